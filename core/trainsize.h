@@ -1,0 +1,404 @@
+/*
+ * trainsize.h - public interface of the trainsize estimation core.
+ *
+ * The core is pure C11: no I/O, no JSON, no allocation, no global state
+ * that holds request data.  A ts_run (what the user wants to train, on what)
+ * goes in, result structs with every term come out.  Every entry point
+ * validates its input and returns a ts_status plus a caller-owned ts_error
+ * naming the offending field (jansson's json_error_t is the model).
+ *
+ * Units: bytes, FLOPs, FLOP/s, seconds, tokens, all as double.  Decimal
+ * units (GB = 1e9 bytes, GB/s = 1e9 bytes/s) on input unless the name says
+ * gib.  Field names in ts_error.field are the public (JSON) input names.
+ */
+#ifndef TRAINSIZE_H
+#define TRAINSIZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                              */
+/* ------------------------------------------------------------------ */
+
+typedef enum ts_status {
+    TS_OK = 0,
+    TS_EINVAL,     /* a value is missing, zero, negative, non-finite, out of range */
+    TS_ERANGE,     /* a result would overflow / be non-finite */
+    TS_EINCOMPAT,  /* degrees or options that cannot go together (heads % tp) */
+    TS_ENOTFOUND,  /* unknown preset or GPU id */
+    TS_ENOFIT      /* solver: no configuration within the limits fits */
+} ts_status;
+
+#define TS_ERROR_FIELD_LEN 48
+#define TS_ERROR_TEXT_LEN 200
+
+typedef struct ts_error {
+    ts_status code;
+    char field[TS_ERROR_FIELD_LEN]; /* public input name, e.g. "tp"; "" if none */
+    char text[TS_ERROR_TEXT_LEN];   /* human-readable reason */
+} ts_error;
+
+/* Static, never NULL. */
+const char *ts_strerror(ts_status code);
+
+/* Fill *err (if non-NULL) and return code.  printf-style text. */
+ts_status ts_error_set(ts_error *err, ts_status code, const char *field,
+                       const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* ------------------------------------------------------------------ */
+/* Enumerations and their public names                                 */
+/* ------------------------------------------------------------------ */
+
+typedef enum ts_precision {
+    TS_PREC_FP32 = 0,
+    TS_PREC_BF16,
+    TS_PREC_FP16,
+    TS_PREC_FP8,
+    TS_PREC_COUNT
+} ts_precision;
+
+typedef enum ts_optimizer {
+    TS_OPT_NONE = 0,      /* inference: weights only */
+    TS_OPT_ADAM,
+    TS_OPT_ADAMW,
+    TS_OPT_ADAM8BIT,      /* bitsandbytes 8-bit Adam: m, v 1 byte each */
+    TS_OPT_SGD,           /* plain SGD, no state */
+    TS_OPT_SGD_MOMENTUM,  /* one fp32 buffer */
+    TS_OPT_ADAFACTOR,     /* factored second moment, no momentum */
+    TS_OPT_LION,          /* one fp32 momentum buffer */
+    TS_OPT_COUNT
+} ts_optimizer;
+
+typedef enum ts_recompute {
+    TS_RECOMPUTE_NONE = 0,
+    TS_RECOMPUTE_SELECTIVE,
+    TS_RECOMPUTE_FULL,
+    TS_RECOMPUTE_COUNT
+} ts_recompute;
+
+/* Public names ("bf16", "adamw", "selective") and parsers.  The parsers
+ * return TS_OK or TS_EINVAL (unknown name). */
+const char *ts_precision_name(ts_precision p);
+const char *ts_optimizer_name(ts_optimizer o);
+const char *ts_recompute_name(ts_recompute r);
+ts_status ts_precision_parse(const char *s, ts_precision *out);
+ts_status ts_optimizer_parse(const char *s, ts_optimizer *out);
+ts_status ts_recompute_parse(const char *s, ts_recompute *out);
+double ts_precision_bytes(ts_precision p); /* 4, 2, 2, 1 */
+
+/* ------------------------------------------------------------------ */
+/* GPU catalogue                                                       */
+/* ------------------------------------------------------------------ */
+
+typedef struct ts_gpu {
+    char id[24];           /* "h100-sxm" */
+    char name[48];         /* "NVIDIA H100 SXM5 80GB" */
+    double fp32_flops;     /* dense TF32 tensor-core peak, FLOP/s */
+    double bf16_flops;     /* dense BF16/FP16 peak, FLOP/s */
+    double fp8_flops;      /* dense FP8 peak, FLOP/s; 0 = not supported */
+    double hbm_bytes;      /* decimal: 80 GB = 80e9 */
+    double hbm_bw;         /* bytes/s */
+    const char *source;    /* where the figures come from */
+} ts_gpu;
+
+size_t ts_gpu_count(void);
+const ts_gpu *ts_gpu_at(size_t i);          /* NULL past the end */
+const ts_gpu *ts_gpu_find(const char *id);  /* NULL if unknown */
+/* Dense peak for a compute precision; 0 if the GPU lacks it. */
+double ts_gpu_peak(const ts_gpu *g, ts_precision compute);
+
+/* ------------------------------------------------------------------ */
+/* Model                                                               */
+/* ------------------------------------------------------------------ */
+
+/* Either a plain parameter count (params > 0, layers == 0) or a shape
+ * (layers > 0; params is then ignored on input and computed).  Activation
+ * and attention-aware FLOP terms need a shape. */
+typedef struct ts_model {
+    double params;          /* plain total count */
+    int64_t layers;
+    int64_t hidden;
+    int64_t heads;
+    int64_t kv_heads;       /* GQA; 0 = heads (MHA) */
+    int64_t ffn;            /* FFN inner width; 0 = 4*hidden */
+    int64_t vocab;
+    int64_t experts;        /* MoE experts per layer; 0 or 1 = dense */
+    int64_t top_k;          /* experts active per token; 0 = 1 when MoE */
+    bool gated;             /* SwiGLU: 3 FFN matrices instead of 2 */
+    bool tied_embeddings;   /* output head shares the input embedding */
+} ts_model;
+
+typedef struct ts_params {
+    double total;           /* all parameters */
+    double active;          /* per token (MoE: top_k experts) */
+    double embedding;       /* input embedding vocab*hidden */
+    double output_head;     /* 0 when tied */
+    double per_layer_attn;  /* q,k,v,o */
+    double per_layer_mlp;   /* all experts of one layer (+ router) */
+    double per_layer_norm;  /* 2 RMSNorm/LayerNorm weight vectors */
+    double expert;          /* total parameters inside experts (0 dense) */
+    double dense;           /* total - expert */
+    bool from_shape;
+    const char *formula;    /* static */
+} ts_params;
+
+ts_status ts_model_params(const ts_model *m, ts_params *out, ts_error *err);
+
+/* ------------------------------------------------------------------ */
+/* Presets                                                             */
+/* ------------------------------------------------------------------ */
+
+typedef struct ts_preset {
+    const char *id;            /* "llama3-70b" */
+    const char *name;          /* "Llama 3 70B" */
+    ts_model model;
+    double published_params;   /* the number the authors give */
+    double train_tokens;       /* published pre-training tokens; 0 unknown */
+    int64_t seq;               /* training context length */
+    const char *source;        /* citation */
+} ts_preset;
+
+size_t ts_preset_count(void);
+const ts_preset *ts_preset_at(size_t i);
+const ts_preset *ts_preset_find(const char *id);
+
+/* ------------------------------------------------------------------ */
+/* The run description                                                 */
+/* ------------------------------------------------------------------ */
+
+/* Checkpoint storage and schedule.  Bandwidths in GB/s (1e9 B/s). */
+typedef struct ts_ckpt_cfg {
+    double writer_gbps;        /* one GPU rank's own write path, default 2 */
+    double nvme_gbps;          /* node-local NVMe per node, default 6 */
+    double shared_gbps;        /* shared file system aggregate, default 100 */
+    double object_gbps;        /* object store aggregate, default 20 */
+    double nvme_interval_min;  /* default 5 */
+    double shared_interval_min;/* default 30 */
+    double object_interval_min;/* default 180 */
+    int64_t nvme_keep;         /* retained copies, default 2 */
+    int64_t shared_keep;       /* default 3 */
+    int64_t object_keep;       /* default 5 */
+    bool include_grads;        /* default false */
+    bool parallel_save;        /* every DP rank writes 1/DP of replicated state (default true) */
+    double gpu_mtbf_hours;     /* per-GPU mean time between failures, default 50000 */
+    double job_mtbf_hours;     /* whole-job MTBF; 0 = gpu_mtbf_hours / gpus */
+} ts_ckpt_cfg;
+
+typedef struct ts_run {
+    ts_model model;
+    char preset[32];           /* "" when none; informational */
+
+    /* precision and optimizer */
+    ts_precision precision;         /* weights (and activations) */
+    ts_precision grad_precision;
+    ts_precision compute_precision; /* selects the GPU peak */
+    bool master_weights;            /* fp32 master copy */
+    ts_optimizer optimizer;
+    double trainable_fraction;      /* (0,1]; LoRA-style frozen rest costs weights only */
+
+    /* the work */
+    int64_t seq;
+    int64_t micro_batch;
+    int64_t global_batch;      /* sequences per step; 0 = dp * micro_batch */
+    double tokens;             /* training tokens; 0 = preset's, else 20 * params */
+
+    /* parallel layout; gpus = dp * tp * pp * cp */
+    int64_t gpus;              /* 0 = derived from dp */
+    int64_t dp;                /* 0 = gpus / (tp * pp * cp) */
+    int64_t tp, pp, cp, ep;
+    int zero;                  /* 0..3, FSDP = 3 */
+    bool sequence_parallel;
+    ts_recompute recompute;
+    bool offload_optimizer;    /* master + optimizer states to host RAM */
+    bool offload_params;       /* ZeRO-3 only: weights to host RAM */
+
+    /* hardware */
+    ts_gpu gpu;                /* copy of a catalogue entry, may be overridden */
+    int64_t gpus_per_node;     /* default 8 */
+    double mfu;                /* (0,1], default 0.4 */
+    double overhead_gib;       /* fixed per-GPU overhead (CUDA context, NCCL, ...), default 2 */
+    double fragmentation;      /* [0,0.5): allocator slack as a fraction of the rest, default 0.05 */
+    bool attention_flops;      /* time from the attention-aware FLOPs (default false: 6PT) */
+
+    ts_ckpt_cfg ckpt;
+} ts_run;
+
+/* Documented defaults: bf16 weights/grads/compute, fp32 master, AdamW,
+ * trainable 1, seq 4096, micro-batch 1, gpus 8, tp=pp=cp=ep=1, ZeRO 1,
+ * no SP, no recompute, H100 SXM, 8 GPUs/node, MFU 0.4, overhead 2 GiB,
+ * fragmentation 0.05, and the ts_ckpt_cfg defaults above.  No model. */
+void ts_run_defaults(ts_run *r);
+
+/* Copy a preset's shape, seq and id into r (leaves the rest alone). */
+void ts_run_apply_preset(ts_run *r, const ts_preset *p);
+
+/* Check every field and fill the derived ones (dp or gpus, kv_heads, ffn,
+ * top_k, tokens, global_batch).  Idempotent.  The estimators call it on a
+ * private copy, so callers need not. */
+ts_status ts_run_resolve(ts_run *r, ts_error *err);
+
+/* ------------------------------------------------------------------ */
+/* Results                                                             */
+/* ------------------------------------------------------------------ */
+
+/* One reported figure with its provenance.  Strings are static. */
+typedef struct ts_term {
+    double value;
+    const char *formula;      /* e.g. "P_gpu * 2 / (dp*cp)" */
+    const char *assumptions;  /* short sentence */
+} ts_term;
+
+typedef struct ts_memory {
+    ts_params params;
+    double params_per_gpu;         /* after tp/pp/ep, before ZeRO sharding */
+    int64_t shard_group;           /* ZeRO sharding degree for dense params: dp*cp */
+
+    /* bytes per parameter of the unsharded model state (16 for mixed Adam) */
+    double bpp_weights, bpp_grads, bpp_master, bpp_optimizer, bpp_total;
+    double model_state_bytes;      /* whole model, all replicas counted once: P * bpp_total */
+    double inference_bytes;        /* P * bytes(precision) */
+
+    /* per-GPU bytes, term by term (HBM) */
+    ts_term weights;
+    ts_term grads;
+    ts_term master;
+    ts_term optimizer;
+    ts_term activations;           /* Korthikanti et al. 2022 / Megatron */
+    ts_term overhead;              /* fixed + fragmentation */
+    ts_term total;
+
+    /* activation details */
+    double act_per_layer;          /* bytes, one micro-batch, one layer */
+    int64_t layers_per_stage;
+    int64_t in_flight;             /* micro-batches held by the first PP stage */
+    double act_embedding_logits;   /* embedding + output layer part */
+    ts_term act_seed000;           /* batch*layers*(5sh + 2as^2 + 2sF), labelled */
+    double act_seq2_term;          /* the attention-score (seq^2) part of activations */
+
+    /* host RAM for offload */
+    double host_bytes_per_gpu;
+    double host_bytes_per_node;
+
+    /* cross-check: DeepSpeed's estimate_zero{2,3}_model_states_mem_needs */
+    ts_term deepspeed_gpu;         /* 0 when zero < 2 */
+
+    /* fit */
+    double hbm_bytes;
+    double headroom_bytes;         /* hbm - total, may be negative */
+    bool fits;
+} ts_memory;
+
+typedef struct ts_compute {
+    double tokens;
+    double params_active;
+    ts_term model_flops;           /* 6 * P_active * T (Kaplan et al. 2020) */
+    ts_term model_flops_attn;      /* (6 P + 12 L h s) T (PaLM, Chowdhery et al. 2022, App. B) */
+    ts_term hardware_flops;        /* + recompute forward passes */
+    double peak_flops;             /* per GPU at compute precision */
+    double mfu;
+    double hfu;                    /* mfu * hardware/model */
+    ts_term gpu_hours;             /* FLOPs / (peak * mfu * 3600) */
+    ts_term wall_seconds;          /* gpu_hours * 3600 / gpus */
+    double wall_days;
+    double gpu_years;
+    double tokens_per_second;      /* whole job */
+    double tokens_per_gpu_second;
+    double steps;                  /* tokens / (global_batch * seq) */
+    double step_seconds;
+    double achieved_flops_per_gpu; /* peak * mfu */
+} ts_compute;
+
+typedef enum ts_tier_kind { TS_TIER_NVME = 0, TS_TIER_SHARED, TS_TIER_OBJECT, TS_TIER_COUNT } ts_tier_kind;
+
+typedef struct ts_ckpt_tier {
+    const char *name;              /* "nvme", "shared", "object" */
+    double interval_s;
+    double write_s;                /* one full checkpoint to this tier */
+    double restore_s;              /* read back (same bandwidth model) */
+    double bandwidth_per_writer;   /* bytes/s each writer gets: min(writer, aggregate/writers) */
+    int64_t keep;
+    double storage_bytes;          /* keep * full size; nvme: per node */
+    double overhead_fraction;      /* write_s / interval_s */
+    const char *formula;
+} ts_ckpt_tier;
+
+typedef struct ts_ckpt {
+    ts_term full_bytes;            /* resumable: weights + master + optimizer (+ grads) */
+    ts_term weights_bytes;         /* weights only, at training precision */
+    double bpp_full;               /* 14 for mixed Adam without grads */
+    ts_term shard_bytes_per_gpu;   /* largest per-GPU shard written */
+    int64_t writers;               /* GPUs that write a shard */
+    double bytes_per_node;
+    ts_ckpt_tier tiers[TS_TIER_COUNT];
+    double job_mtbf_s;
+    ts_term young_interval_s;      /* sqrt(2 C M), Young 1974 */
+    ts_term daly_interval_s;       /* Daly 2006 higher-order */
+    double blocking_write_s;       /* C: first tier's write time */
+    ts_term waste_fraction;        /* C/tau + (tau/2 + R)/M at the Daly interval */
+    double waste_fraction_schedule;/* same at the configured nvme interval */
+} ts_ckpt;
+
+#define TS_SWEEP_MAX 24
+
+typedef struct ts_sweep_point {
+    int64_t dp;
+    int64_t gpus;
+    double weights, grads, master, optimizer, activations, overhead, total;
+    double ckpt_shard_bytes;
+    bool fits;
+} ts_sweep_point;
+
+typedef struct ts_plan {
+    ts_run run;                    /* the resolved, effective inputs */
+    ts_memory memory;
+    ts_compute compute;
+    ts_ckpt ckpt;
+    size_t sweep_len;
+    ts_sweep_point sweep[TS_SWEEP_MAX];   /* dp = 1, 2, 4, ... and the run's dp */
+} ts_plan;
+
+/* ------------------------------------------------------------------ */
+/* Estimators                                                          */
+/* ------------------------------------------------------------------ */
+
+ts_status ts_memory_estimate(const ts_run *r, ts_memory *out, ts_error *err);
+ts_status ts_compute_estimate(const ts_run *r, ts_compute *out, ts_error *err);
+ts_status ts_ckpt_estimate(const ts_run *r, ts_ckpt *out, ts_error *err);
+
+/* Per-GPU memory and checkpoint shard for dp = 1, 2, 4, ... up to
+ * max(1024, r->dp), plus r->dp itself, ascending; tp/pp/cp kept. */
+ts_status ts_sweep_dp(const ts_run *r, ts_sweep_point *pts, size_t cap,
+                      size_t *n, ts_error *err);
+
+/* Everything above in one call. */
+ts_status ts_plan_estimate(const ts_run *r, ts_plan *out, ts_error *err);
+
+/* Largest micro-batch in [1, limit] that fits (memory of that run in *mem).
+ * TS_ENOFIT if even 1 does not. */
+ts_status ts_fit_max_micro_batch(const ts_run *r, int64_t limit, int64_t *mb,
+                                 ts_memory *mem, ts_error *err);
+
+/* Smallest dp (tp/pp/cp kept, ep | dp, global_batch divisible by
+ * dp*micro_batch when given) with gpus <= max_gpus that fits. */
+ts_status ts_fit_min_gpus(const ts_run *r, int64_t max_gpus, int64_t *dp,
+                          int64_t *gpus, ts_memory *mem, ts_error *err);
+
+/* Young/Daly helpers, exposed for tests: C write cost, M MTBF, seconds. */
+double ts_young_interval(double c, double m);
+double ts_daly_interval(double c, double m);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TRAINSIZE_H */

@@ -1,0 +1,3 @@
+/* ts_error.c - placeholder until implemented. */
+#include "trainsize.h"
+typedef int ts_error_placeholder;
