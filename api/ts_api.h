@@ -9,6 +9,7 @@
 #ifndef TS_API_H
 #define TS_API_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -47,6 +48,31 @@ void ts_api_response_free(ts_api_response *resp);
 /* Routes the api layer serves, for the server's metrics and the OpenAPI
  * test: NULL-terminated list of "METHOD /path" strings. */
 const char *const *ts_api_routes(void);
+
+/* ---- Request schema, for the OpenAPI test and documentation tools ---- */
+
+typedef enum ts_api_field_type {
+    TS_API_FIELD_INTEGER = 0,  /* JSON integer; 1.5 and 2.0 are rejected */
+    TS_API_FIELD_NUMBER,       /* any finite JSON number */
+    TS_API_FIELD_BOOLEAN,      /* true or false */
+    TS_API_FIELD_STRING        /* an id or one of values[] */
+} ts_api_field_type;
+
+/* One member of the request object of the POST routes. */
+typedef struct ts_api_field {
+    const char *name;              /* "tp" */
+    ts_api_field_type type;
+    double minimum, maximum;       /* integer and number fields */
+    bool exclusive_minimum;        /* value must be > minimum */
+    bool exclusive_maximum;        /* value must be < maximum */
+    const char *const *values;     /* enum strings, NULL-terminated; NULL = free id */
+    bool nullable;                 /* null is accepted and means "not given" */
+    bool fit_only;                 /* accepted by POST /v1/fit only */
+} ts_api_field;
+
+/* i-th request field, NULL past the end (same shape as ts_gpu_at()). */
+const ts_api_field *ts_api_request_field(size_t i);
+size_t ts_api_request_field_count(void);
 
 #ifdef __cplusplus
 }

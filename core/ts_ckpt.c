@@ -1,3 +1,256 @@
-/* ts_ckpt.c - placeholder until implemented. */
+/*
+ * ts_ckpt.c - checkpoint sizes, write/restore times and the interval.
+ *
+ * Sizes come from the same bytes-per-parameter table as the memory estimate
+ * (ts_memory_estimate), so a change of precision or optimizer moves both.
+ * Write time per tier is shard / min(writer_bw, aggregate_bw / writers);
+ * the interval is Young 1974 / Daly 2006 with C = the blocking write to the
+ * node-local tier (later tiers drain from it asynchronously).
+ * See docs/formulas.md, "Checkpoints".
+ */
 #include "trainsize.h"
-typedef int ts_ckpt_placeholder;
+
+#include <math.h>
+
+#define TS_GBPS 1e9
+
+static void ts_ckpt_term(ts_term *t, double value, const char *formula,
+                         const char *assumptions)
+{
+    t->value = value;
+    t->formula = formula;
+    t->assumptions = assumptions;
+}
+
+/* 0 for inputs where the interval is undefined (no write cost, no MTBF),
+ * so callers never see NaN. */
+double ts_young_interval(double c, double m)
+{
+    if (!(c > 0) || !(m > 0) || !isfinite(c) || !isfinite(m))
+        return 0;
+    return sqrt(2.0 * c * m);
+}
+
+double ts_daly_interval(double c, double m)
+{
+    if (!(c > 0) || !(m > 0) || !isfinite(c) || !isfinite(m))
+        return 0;
+    if (c >= 2.0 * m) /* Daly 2006: past this the expansion breaks down */
+        return m;
+    return sqrt(2.0 * c * m) * (1.0 + sqrt(c / (2.0 * m)) / 3.0 + c / (18.0 * m)) - c;
+}
+
+/* Expected fraction of wall time lost: writing (C/tau), redoing half an
+ * interval of work and restoring after each failure ((tau/2 + R)/M). */
+static double ts_ckpt_waste(double c, double tau, double r, double m)
+{
+    if (!(tau > 0) || !(m > 0))
+        return 0;
+    return c / tau + (tau / 2.0 + r) / m;
+}
+
+static ts_status ts_ckpt_check_positive(double v, const char *field, ts_error *err)
+{
+    if (!(v > 0) || !isfinite(v))
+        return ts_error_set(err, TS_EINVAL, field, "%s must be positive and finite", field);
+    return TS_OK;
+}
+
+/* Reject what would divide by zero below.  ts_run_resolve validates these
+ * too; this keeps the module safe on its own. */
+static ts_status ts_ckpt_check(const ts_run *run, ts_error *err)
+{
+    const ts_ckpt_cfg *k = &run->ckpt;
+    ts_status st;
+
+    if ((st = ts_ckpt_check_positive(k->writer_gbps, "writer_gbps", err)) != TS_OK ||
+        (st = ts_ckpt_check_positive(k->nvme_gbps, "nvme_gbps", err)) != TS_OK ||
+        (st = ts_ckpt_check_positive(k->shared_gbps, "shared_gbps", err)) != TS_OK ||
+        (st = ts_ckpt_check_positive(k->object_gbps, "object_gbps", err)) != TS_OK ||
+        (st = ts_ckpt_check_positive(k->nvme_interval_min, "nvme_interval_min", err)) != TS_OK ||
+        (st = ts_ckpt_check_positive(k->shared_interval_min, "shared_interval_min", err)) != TS_OK ||
+        (st = ts_ckpt_check_positive(k->object_interval_min, "object_interval_min", err)) != TS_OK)
+        return st;
+    if (!(k->job_mtbf_hours >= 0) || !isfinite(k->job_mtbf_hours))
+        return ts_error_set(err, TS_EINVAL, "job_mtbf_hours",
+                            "job_mtbf_hours must be 0 (derive from gpu_mtbf_hours) or positive");
+    if (k->job_mtbf_hours == 0 &&
+        (st = ts_ckpt_check_positive(k->gpu_mtbf_hours, "gpu_mtbf_hours", err)) != TS_OK)
+        return st;
+    if (k->nvme_keep < 1 || k->shared_keep < 1 || k->object_keep < 1)
+        return ts_error_set(err, TS_EINVAL,
+                            k->nvme_keep < 1 ? "nvme_keep" : k->shared_keep < 1 ? "shared_keep" : "object_keep",
+                            "checkpoint keep counts must be at least 1");
+    if (run->gpus <= 0 || run->gpus_per_node <= 0 || run->dp <= 0 || run->tp <= 0 ||
+        run->pp <= 0 || run->cp <= 0)
+        return ts_error_set(err, TS_EINVAL, run->gpus_per_node <= 0 ? "gpus_per_node" : "gpus",
+                            "parallel degrees must be positive");
+    return TS_OK;
+}
+
+static int64_t ts_ckpt_ceil_div(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+/* One storage tier: every writer gets min(its own path, its share of the
+ * tier's aggregate bandwidth). */
+static void ts_ckpt_tier_fill(ts_ckpt_tier *t, const char *name, double shard,
+                              int64_t writers, double writer_bw,
+                              double aggregate_bw, double interval_s,
+                              int64_t keep, double storage_bytes,
+                              const char *formula)
+{
+    double share = aggregate_bw / (double)writers;
+
+    t->name = name;
+    t->interval_s = interval_s;
+    t->bandwidth_per_writer = share < writer_bw ? share : writer_bw;
+    t->write_s = shard / t->bandwidth_per_writer;
+    t->restore_s = t->write_s; /* same bandwidth model read back */
+    t->keep = keep;
+    t->storage_bytes = storage_bytes;
+    t->overhead_fraction = t->write_s / interval_s;
+    t->formula = formula;
+}
+
+static int ts_ckpt_all_finite(const ts_ckpt *c)
+{
+    size_t i;
+    const double v[] = {
+        c->full_bytes.value, c->weights_bytes.value, c->bpp_full,
+        c->shard_bytes_per_gpu.value, c->bytes_per_node, c->job_mtbf_s,
+        c->young_interval_s.value, c->daly_interval_s.value,
+        c->blocking_write_s, c->waste_fraction.value, c->waste_fraction_schedule,
+    };
+
+    for (i = 0; i < sizeof v / sizeof v[0]; i++)
+        if (!isfinite(v[i]))
+            return 0;
+    for (i = 0; i < TS_TIER_COUNT; i++) {
+        const ts_ckpt_tier *t = &c->tiers[i];
+        if (!isfinite(t->interval_s) || !isfinite(t->write_s) ||
+            !isfinite(t->restore_s) || !isfinite(t->bandwidth_per_writer) ||
+            !isfinite(t->storage_bytes) || !isfinite(t->overhead_fraction))
+            return 0;
+    }
+    return 1;
+}
+
+ts_status ts_ckpt_estimate(const ts_run *r, ts_ckpt *out, ts_error *err)
+{
+    ts_run run;
+    ts_memory mem;
+    ts_status st;
+    const ts_ckpt_cfg *k;
+    double P, full, weights, replicated_extra, shard, mp, nd, M, C, R;
+    int64_t writers, nodes, writer_nodes, per_node;
+    const char *shard_formula;
+
+    if (r == NULL || out == NULL)
+        return ts_error_set(err, TS_EINVAL, "", "null argument");
+    *out = (ts_ckpt){ 0 };
+
+    run = *r;
+    st = ts_run_resolve(&run, err);
+    if (st != TS_OK)
+        return st;
+    if ((st = ts_ckpt_check(&run, err)) != TS_OK)
+        return st;
+    /* The bytes-per-parameter table lives in the memory estimate. */
+    st = ts_memory_estimate(&run, &mem, err);
+    if (st != TS_OK)
+        return st;
+    k = &run.ckpt;
+
+    P = mem.params.total;
+    out->bpp_full = mem.bpp_weights + mem.bpp_master + mem.bpp_optimizer +
+                    (k->include_grads ? mem.bpp_grads : 0);
+    full = P * out->bpp_full;
+    weights = P * mem.bpp_weights;
+    ts_ckpt_term(&out->full_bytes, full,
+                 k->include_grads ? "P * (weights + grads + master + optimizer bytes/param)"
+                                  : "P * (weights + master + optimizer bytes/param)",
+                 "everything needed to resume bit-exactly: 14 B/param for mixed-precision Adam without grads");
+    ts_ckpt_term(&out->weights_bytes, weights, "P * bytes(precision)",
+                 "weights only, at the training precision (for inference or fine-tuning)");
+
+    mp = (double)(run.tp * run.pp); /* model-parallel split of the state */
+    nd = (double)(run.dp * run.cp); /* ZeRO sharding group */
+    replicated_extra = full - weights;
+    if (run.ckpt.parallel_save) {
+        /* Every rank writes an equal slice of what it holds (DCP-style). */
+        shard = full / (double)run.gpus;
+        writers = run.gpus;
+        shard_formula = "full / (dp * tp * pp * cp)";
+    } else if (run.zero == 0) {
+        /* Only DP rank 0 of each model-parallel group writes. */
+        shard = full / mp;
+        writers = run.tp * run.pp;
+        shard_formula = "full / (tp * pp)";
+    } else if (run.zero < 3) {
+        /* Weights replicated (rank 0 writes them), the rest sharded over Nd. */
+        shard = weights / mp + replicated_extra / (mp * nd);
+        writers = run.gpus;
+        shard_formula = "weights / (tp * pp) + (master + optimizer [+ grads]) / (tp * pp * dp * cp)";
+    } else {
+        shard = full / (mp * nd);
+        writers = run.gpus;
+        shard_formula = "full / (tp * pp * dp * cp)";
+    }
+    ts_ckpt_term(&out->shard_bytes_per_gpu, shard, shard_formula,
+                 run.ckpt.parallel_save
+                     ? "parallel save: every rank writes 1/gpus of the state, so the shard scales as 1/dp"
+                     : "DP rank 0 writes the replicated state; the largest shard is reported");
+    out->writers = writers;
+
+    nodes = ts_ckpt_ceil_div(run.gpus, run.gpus_per_node);
+    /* Node-local NVMe only helps on nodes that hold writers (writers packed
+     * rank-major); equals all nodes whenever every GPU writes. */
+    writer_nodes = ts_ckpt_ceil_div(writers, run.gpus_per_node);
+    if (writer_nodes > nodes)
+        writer_nodes = nodes;
+    per_node = writers < run.gpus_per_node ? writers : run.gpus_per_node;
+    out->bytes_per_node = (double)per_node * shard; /* busiest node */
+
+    ts_ckpt_tier_fill(&out->tiers[TS_TIER_NVME], "nvme", shard, writers,
+                      k->writer_gbps * TS_GBPS,
+                      k->nvme_gbps * TS_GBPS * (double)writer_nodes,
+                      k->nvme_interval_min * 60.0, k->nvme_keep,
+                      (double)k->nvme_keep * full / (double)writer_nodes,
+                      "shard / min(writer_gbps, nvme_gbps * nodes / writers); storage keep * full / nodes per node");
+    ts_ckpt_tier_fill(&out->tiers[TS_TIER_SHARED], "shared", shard, writers,
+                      k->writer_gbps * TS_GBPS, k->shared_gbps * TS_GBPS,
+                      k->shared_interval_min * 60.0, k->shared_keep,
+                      (double)k->shared_keep * full,
+                      "shard / min(writer_gbps, shared_gbps / writers); storage keep * full");
+    ts_ckpt_tier_fill(&out->tiers[TS_TIER_OBJECT], "object", shard, writers,
+                      k->writer_gbps * TS_GBPS, k->object_gbps * TS_GBPS,
+                      k->object_interval_min * 60.0, k->object_keep,
+                      (double)k->object_keep * full,
+                      "shard / min(writer_gbps, object_gbps / writers); storage keep * full");
+
+    M = (k->job_mtbf_hours > 0 ? k->job_mtbf_hours
+                               : k->gpu_mtbf_hours / (double)run.gpus) * 3600.0;
+    C = out->tiers[TS_TIER_NVME].write_s;
+    R = out->tiers[TS_TIER_SHARED].restore_s;
+    out->job_mtbf_s = M;
+    out->blocking_write_s = C;
+    ts_ckpt_term(&out->young_interval_s, ts_young_interval(C, M), "sqrt(2 C M)",
+                 "Young 1974; C = blocking nvme write, M = job MTBF, failures exponential");
+    ts_ckpt_term(&out->daly_interval_s, ts_daly_interval(C, M),
+                 "sqrt(2CM) (1 + sqrt(C/(2M))/3 + C/(18M)) - C if C < 2M, else M",
+                 "Daly 2006 higher-order optimum; C = blocking nvme write, M = job MTBF");
+    ts_ckpt_term(&out->waste_fraction,
+                 ts_ckpt_waste(C, out->daly_interval_s.value, R, M),
+                 "C/tau + (tau/2 + R)/M at tau = Daly interval",
+                 "R = restore from the shared tier; first-order model, can exceed 1 when M is tiny");
+    out->waste_fraction_schedule =
+        ts_ckpt_waste(C, out->tiers[TS_TIER_NVME].interval_s, R, M);
+
+    if (!ts_ckpt_all_finite(out)) {
+        *out = (ts_ckpt){ 0 };
+        return ts_error_set(err, TS_ERANGE, "", "checkpoint figures overflow for these inputs");
+    }
+    return TS_OK;
+}

@@ -1,3 +1,168 @@
-/* ts_compute.c - placeholder until implemented. */
+/*
+ * ts_compute.c - training FLOPs, GPU-hours and wall clock.
+ *
+ * model FLOPs = 6 P_active T (Kaplan et al. 2020): forward 2PT, backward 4PT.
+ * The attention-aware form adds the QK^T and AV matmuls, 12 L h s per token
+ * (PaLM, Chowdhery et al. 2022, App. B).  Recompute adds forward passes that
+ * the hardware executes but MFU does not credit, so it raises HFU only.
+ * See docs/formulas.md, "Compute".
+ */
 #include "trainsize.h"
-typedef int ts_compute_placeholder;
+
+#include <math.h>
+
+#define TS_SECONDS_PER_HOUR 3600.0
+#define TS_SECONDS_PER_DAY 86400.0
+#define TS_HOURS_PER_YEAR (365.25 * 24.0) /* Julian year */
+
+static void ts_compute_term(ts_term *t, double value, const char *formula,
+                            const char *assumptions)
+{
+    t->value = value;
+    t->formula = formula;
+    t->assumptions = assumptions;
+}
+
+/* Every reported double must be finite: a huge token count times a huge
+ * model could overflow, and that must be an error, never "inf" in JSON. */
+static int ts_compute_all_finite(const ts_compute *c)
+{
+    const double v[] = {
+        c->tokens, c->params_active, c->model_flops.value,
+        c->model_flops_attn.value, c->hardware_flops.value, c->peak_flops,
+        c->mfu, c->hfu, c->gpu_hours.value, c->wall_seconds.value,
+        c->wall_days, c->gpu_years, c->tokens_per_second,
+        c->tokens_per_gpu_second, c->steps, c->step_seconds,
+        c->achieved_flops_per_gpu,
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof v / sizeof v[0]; i++)
+        if (!isfinite(v[i]))
+            return 0;
+    return 1;
+}
+
+ts_status ts_compute_estimate(const ts_run *r, ts_compute *out, ts_error *err)
+{
+    ts_run run;
+    ts_params p;
+    ts_status st;
+    double P, T, L, h, s, attn, recompute, base, gpus, seqs_per_step;
+    const char *hw_formula;
+
+    if (r == NULL || out == NULL)
+        return ts_error_set(err, TS_EINVAL, "", "null argument");
+    *out = (ts_compute){ 0 };
+
+    run = *r; /* resolve a private copy: the caller's run is const */
+    st = ts_run_resolve(&run, err);
+    if (st != TS_OK)
+        return st;
+    st = ts_model_params(&run.model, &p, err);
+    if (st != TS_OK)
+        return st;
+
+    P = p.active;
+    T = run.tokens;
+    s = (double)run.seq; /* FLOPs are per token of the full sequence, whatever cp is */
+    gpus = (double)run.gpus;
+    seqs_per_step = (double)run.global_batch;
+
+    /* Guards for everything divided by below; ts_run_resolve should already
+     * reject these, but a division must never produce inf or NaN here. */
+    if (!(T > 0) || !isfinite(T))
+        return ts_error_set(err, TS_EINVAL, "tokens", "tokens must be positive and finite");
+    if (!(P > 0))
+        return ts_error_set(err, TS_EINVAL, "params", "model has no parameters");
+    if (run.seq <= 0)
+        return ts_error_set(err, TS_EINVAL, "seq", "seq must be positive");
+    if (run.gpus <= 0)
+        return ts_error_set(err, TS_EINVAL, "gpus", "gpus must be positive");
+    if (run.global_batch <= 0)
+        return ts_error_set(err, TS_EINVAL, "global_batch", "global_batch must be positive");
+    if (!(run.mfu > 0 && run.mfu <= 1))
+        return ts_error_set(err, TS_EINVAL, "mfu", "mfu must be in (0, 1]");
+
+    out->peak_flops = ts_gpu_peak(&run.gpu, run.compute_precision);
+    if (!(out->peak_flops > 0) || !isfinite(out->peak_flops))
+        return ts_error_set(err, TS_EINCOMPAT, "compute_precision",
+                            "GPU '%s' has no dense %s peak",
+                            run.gpu.id, ts_precision_name(run.compute_precision));
+
+    /* Attention matmuls need L, h and s; a plain parameter count has none. */
+    if (p.from_shape && run.model.layers > 0) {
+        L = (double)run.model.layers;
+        h = (double)run.model.hidden;
+    } else {
+        if (run.attention_flops)
+            return ts_error_set(err, TS_EINVAL, "attention_flops",
+                                "attention-aware FLOPs need a model shape (layers, hidden), not a plain params count");
+        L = 0;
+        h = 0;
+    }
+    attn = 12.0 * L * h * s;
+
+    out->tokens = T;
+    out->params_active = P;
+    out->mfu = run.mfu;
+
+    ts_compute_term(&out->model_flops, 6.0 * P * T, "6 * P_active * T",
+                    "Kaplan et al. 2020: forward 2PT + backward 4PT; attention matmuls and recompute not counted");
+    ts_compute_term(&out->model_flops_attn, (6.0 * P + attn) * T,
+                    "(6 * P_active + 12 * L * h * s) * T",
+                    p.from_shape
+                        ? "PaLM (Chowdhery et al. 2022, App. B): adds the QK^T and AV matmuls, no causal-mask saving"
+                        : "no model shape: the attention term is unknown and taken as 0");
+
+    /* The time basis MFU refers to: 6PT unless attention_flops is set. */
+    base = run.attention_flops ? out->model_flops_attn.value : out->model_flops.value;
+
+    switch (run.recompute) {
+    case TS_RECOMPUTE_SELECTIVE:
+        recompute = 4.0 * L * h * s * T; /* attention-score forward again */
+        hw_formula = run.attention_flops
+            ? "(6 P_active + 12 L h s) T + 4 L h s T (selective recompute)"
+            : "6 P_active T + 4 L h s T (selective recompute)";
+        break;
+    case TS_RECOMPUTE_FULL:
+        recompute = (2.0 * P + 4.0 * L * h * s) * T; /* whole forward again */
+        hw_formula = run.attention_flops
+            ? "(6 P_active + 12 L h s) T + (2 P_active + 4 L h s) T (full recompute)"
+            : "6 P_active T + (2 P_active + 4 L h s) T (full recompute)";
+        break;
+    case TS_RECOMPUTE_NONE:
+    case TS_RECOMPUTE_COUNT:
+    default:
+        recompute = 0;
+        hw_formula = run.attention_flops ? "(6 P_active + 12 L h s) T" : "6 P_active T";
+        break;
+    }
+    ts_compute_term(&out->hardware_flops, base + recompute, hw_formula,
+                    "FLOPs the GPUs execute: the time basis plus recomputed forward passes (Korthikanti et al. 2022)");
+    out->hfu = out->mfu * out->hardware_flops.value / base;
+
+    out->achieved_flops_per_gpu = out->peak_flops * out->mfu;
+    ts_compute_term(&out->gpu_hours,
+                    base / (out->achieved_flops_per_gpu * TS_SECONDS_PER_HOUR),
+                    run.attention_flops ? "(6 P_active + 12 L h s) T / (peak * MFU * 3600)"
+                                        : "6 P_active T / (peak * MFU * 3600)",
+                    "dense peak at the compute precision; MFU constant over the run; no restarts or evaluation");
+    ts_compute_term(&out->wall_seconds,
+                    out->gpu_hours.value * TS_SECONDS_PER_HOUR / gpus,
+                    "gpu_hours * 3600 / gpus",
+                    "all GPUs busy for the whole run; checkpoint and failure time not included");
+    out->wall_days = out->wall_seconds.value / TS_SECONDS_PER_DAY;
+    out->gpu_years = out->gpu_hours.value / TS_HOURS_PER_YEAR;
+    out->tokens_per_second = T / out->wall_seconds.value;
+    out->tokens_per_gpu_second = out->tokens_per_second / gpus;
+    out->steps = T / (seqs_per_step * s);
+    out->step_seconds = out->wall_seconds.value / out->steps;
+
+    if (!ts_compute_all_finite(out)) {
+        *out = (ts_compute){ 0 };
+        return ts_error_set(err, TS_ERANGE, "tokens",
+                            "compute figures overflow for these inputs");
+    }
+    return TS_OK;
+}

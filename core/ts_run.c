@@ -1,3 +1,351 @@
-/* ts_run.c - placeholder until implemented. */
+/*
+ * ts_run.c - run defaults, presets applied to a run, and resolution:
+ * every field validated, the derived ones (dp or gpus, kv_heads, ffn,
+ * top_k, tokens, global_batch) filled in.
+ *
+ * Resolution works on a private copy and writes it back only on success,
+ * so a caller never sees a half-resolved run.  It is idempotent: a
+ * resolved run has dp and gpus both set and consistent, and every default
+ * already filled.  Error fields are the public JSON input names
+ * (api/CONTRACT.md).
+ */
 #include "trainsize.h"
-typedef int ts_run_placeholder;
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Upper limits.  They only exist to keep every product below finite and
+ * every int64 product exact; each is orders of magnitude past real runs. */
+#define TS_RUN_DEGREE_MAX  (INT64_C(1) << 20) /* tp, pp, cp, ep, dp */
+#define TS_RUN_GPUS_MAX    (INT64_C(1) << 20) /* dp * tp * pp * cp */
+#define TS_RUN_SEQ_MAX     (INT64_C(1) << 24)
+#define TS_RUN_MB_MAX      (INT64_C(1) << 20)
+#define TS_RUN_GB_MAX      (INT64_C(1) << 40) /* sequences per step */
+#define TS_RUN_NODE_MAX    (INT64_C(1) << 16) /* GPUs per node */
+#define TS_RUN_KEEP_MAX    (INT64_C(1) << 20)
+#define TS_RUN_TOKENS_MAX  1e20
+#define TS_RUN_OVERHEAD_GIB_MAX 1024.0
+#define TS_RUN_FRAG_MAX    0.5     /* exclusive */
+#define TS_RUN_HBM_MAX     1e15    /* 1 PB per GPU */
+#define TS_RUN_FLOPS_MAX   1e18    /* 1 EFLOP/s per GPU */
+#define TS_RUN_BW_MAX      1e15    /* bytes/s */
+#define TS_RUN_GBPS_MAX    1e6     /* GB/s, 1 PB/s */
+#define TS_RUN_MINUTES_MAX 1e7     /* ~19 years */
+#define TS_RUN_HOURS_MAX   1e9
+
+void ts_run_defaults(ts_run *r)
+{
+    const ts_gpu *g;
+
+    if (r == NULL)
+        return;
+    memset(r, 0, sizeof *r);
+    r->precision = TS_PREC_BF16;
+    r->grad_precision = TS_PREC_BF16;
+    r->compute_precision = TS_PREC_BF16;
+    r->master_weights = true;
+    r->optimizer = TS_OPT_ADAMW;
+    r->trainable_fraction = 1.0;
+    r->seq = 4096;
+    r->micro_batch = 1;
+    r->gpus = 8;
+    r->tp = r->pp = r->cp = r->ep = 1;
+    r->zero = 1;
+    r->recompute = TS_RECOMPUTE_NONE;
+    /* A missing catalogue entry leaves gpu zeroed; resolve then reports
+     * field "gpu" instead of estimating against a made-up device. */
+    g = ts_gpu_find("h100-sxm");
+    if (g != NULL)
+        r->gpu = *g;
+    r->gpus_per_node = 8;
+    r->mfu = 0.4;
+    r->overhead_gib = 2.0;
+    r->fragmentation = 0.05;
+
+    r->ckpt.writer_gbps = 2;
+    r->ckpt.nvme_gbps = 6;
+    r->ckpt.shared_gbps = 100;
+    r->ckpt.object_gbps = 20;
+    r->ckpt.nvme_interval_min = 5;
+    r->ckpt.shared_interval_min = 30;
+    r->ckpt.object_interval_min = 180;
+    r->ckpt.nvme_keep = 2;
+    r->ckpt.shared_keep = 3;
+    r->ckpt.object_keep = 5;
+    r->ckpt.include_grads = false;
+    r->ckpt.parallel_save = true;
+    r->ckpt.gpu_mtbf_hours = 50000;
+    r->ckpt.job_mtbf_hours = 0;
+}
+
+void ts_run_apply_preset(ts_run *r, const ts_preset *p)
+{
+    if (r == NULL || p == NULL)
+        return;
+    r->model = p->model;
+    if (p->seq > 0)
+        r->seq = p->seq;
+    if (p->train_tokens > 0)
+        r->tokens = p->train_tokens;
+    snprintf(r->preset, sizeof r->preset, "%s", p->id != NULL ? p->id : "");
+}
+
+/* ---- field checks ------------------------------------------------- */
+
+static ts_status ts_run_int(int64_t v, int64_t lo, int64_t hi,
+                            const char *field, ts_error *err)
+{
+    if (v < lo || v > hi)
+        return ts_error_set(err, TS_EINVAL, field,
+                            "%s must be in [%lld, %lld], got %lld", field,
+                            (long long)lo, (long long)hi, (long long)v);
+    return TS_OK;
+}
+
+/* v in [lo, hi], or (lo, hi] when lo_open; hi exclusive when hi_open. */
+static ts_status ts_run_real(double v, double lo, bool lo_open, double hi,
+                             bool hi_open, const char *field, ts_error *err)
+{
+    bool ok = isfinite(v) && (lo_open ? v > lo : v >= lo) &&
+              (hi_open ? v < hi : v <= hi);
+
+    if (!ok)
+        return ts_error_set(err, TS_EINVAL, field, "%s must be finite and in %c%g, %g%c, got %g",
+                            field, lo_open ? '(' : '[', lo, hi, hi_open ? ')' : ']', v);
+    return TS_OK;
+}
+
+static ts_status ts_run_check_enums(const ts_run *r, ts_error *err)
+{
+    if ((unsigned)r->precision >= TS_PREC_COUNT)
+        return ts_error_set(err, TS_EINVAL, "precision", "unknown precision");
+    if ((unsigned)r->grad_precision >= TS_PREC_COUNT)
+        return ts_error_set(err, TS_EINVAL, "grad_precision", "unknown grad_precision");
+    if ((unsigned)r->compute_precision >= TS_PREC_COUNT)
+        return ts_error_set(err, TS_EINVAL, "compute_precision", "unknown compute_precision");
+    if ((unsigned)r->optimizer >= TS_OPT_COUNT)
+        return ts_error_set(err, TS_EINVAL, "optimizer", "unknown optimizer");
+    if ((unsigned)r->recompute >= TS_RECOMPUTE_COUNT)
+        return ts_error_set(err, TS_EINVAL, "recompute", "unknown recompute mode");
+    return TS_OK;
+}
+
+static ts_status ts_run_check_work(const ts_run *r, ts_error *err)
+{
+    ts_status st;
+
+    if ((st = ts_run_real(r->trainable_fraction, 0, true, 1, false, "trainable_fraction", err)) != TS_OK ||
+        (st = ts_run_int(r->seq, 1, TS_RUN_SEQ_MAX, "seq", err)) != TS_OK ||
+        (st = ts_run_int(r->micro_batch, 1, TS_RUN_MB_MAX, "micro_batch", err)) != TS_OK ||
+        (st = ts_run_int(r->global_batch, 0, TS_RUN_GB_MAX, "global_batch", err)) != TS_OK ||
+        (st = ts_run_real(r->tokens, 0, false, TS_RUN_TOKENS_MAX, false, "tokens", err)) != TS_OK)
+        return st;
+    return TS_OK;
+}
+
+static ts_status ts_run_check_layout(const ts_run *r, ts_error *err)
+{
+    ts_status st;
+
+    if ((st = ts_run_int(r->gpus, 0, TS_RUN_GPUS_MAX, "gpus", err)) != TS_OK ||
+        (st = ts_run_int(r->dp, 0, TS_RUN_DEGREE_MAX, "dp", err)) != TS_OK ||
+        (st = ts_run_int(r->tp, 1, TS_RUN_DEGREE_MAX, "tp", err)) != TS_OK ||
+        (st = ts_run_int(r->pp, 1, TS_RUN_DEGREE_MAX, "pp", err)) != TS_OK ||
+        (st = ts_run_int(r->cp, 1, TS_RUN_DEGREE_MAX, "cp", err)) != TS_OK ||
+        (st = ts_run_int(r->ep, 1, TS_RUN_DEGREE_MAX, "ep", err)) != TS_OK ||
+        (st = ts_run_int(r->zero, 0, 3, "zero", err)) != TS_OK)
+        return st;
+    return TS_OK;
+}
+
+static ts_status ts_run_check_hardware(const ts_run *r, ts_error *err)
+{
+    const ts_gpu *g = &r->gpu;
+    ts_status st;
+
+    if (g->id[0] == '\0' && g->hbm_bytes == 0 && g->bf16_flops == 0)
+        return ts_error_set(err, TS_EINVAL, "gpu", "no GPU given");
+    if ((st = ts_run_real(g->hbm_bytes, 0, true, TS_RUN_HBM_MAX, false, "hbm_gb", err)) != TS_OK ||
+        (st = ts_run_real(g->bf16_flops, 0, true, TS_RUN_FLOPS_MAX, false, "peak_tflops", err)) != TS_OK ||
+        (st = ts_run_real(g->fp32_flops, 0, false, TS_RUN_FLOPS_MAX, false, "gpu", err)) != TS_OK ||
+        (st = ts_run_real(g->fp8_flops, 0, false, TS_RUN_FLOPS_MAX, false, "gpu", err)) != TS_OK ||
+        (st = ts_run_real(g->hbm_bw, 0, false, TS_RUN_BW_MAX, false, "gpu", err)) != TS_OK ||
+        (st = ts_run_int(r->gpus_per_node, 1, TS_RUN_NODE_MAX, "gpus_per_node", err)) != TS_OK ||
+        (st = ts_run_real(r->mfu, 0, true, 1, false, "mfu", err)) != TS_OK ||
+        (st = ts_run_real(r->overhead_gib, 0, false, TS_RUN_OVERHEAD_GIB_MAX, false, "overhead_gib", err)) != TS_OK ||
+        (st = ts_run_real(r->fragmentation, 0, false, TS_RUN_FRAG_MAX, true, "fragmentation", err)) != TS_OK)
+        return st;
+    /* The compute precision selects the peak: it must exist on this GPU. */
+    if ((r->compute_precision == TS_PREC_FP8 && !(g->fp8_flops > 0)) ||
+        (r->compute_precision == TS_PREC_FP32 && !(g->fp32_flops > 0)))
+        return ts_error_set(err, TS_EINCOMPAT, "compute_precision",
+                            "GPU '%s' has no dense %s peak", g->id,
+                            ts_precision_name(r->compute_precision));
+    return TS_OK;
+}
+
+static ts_status ts_run_check_ckpt(const ts_ckpt_cfg *k, ts_error *err)
+{
+    ts_status st;
+
+    if ((st = ts_run_real(k->writer_gbps, 0, true, TS_RUN_GBPS_MAX, false, "writer_gbps", err)) != TS_OK ||
+        (st = ts_run_real(k->nvme_gbps, 0, true, TS_RUN_GBPS_MAX, false, "nvme_gbps", err)) != TS_OK ||
+        (st = ts_run_real(k->shared_gbps, 0, true, TS_RUN_GBPS_MAX, false, "shared_gbps", err)) != TS_OK ||
+        (st = ts_run_real(k->object_gbps, 0, true, TS_RUN_GBPS_MAX, false, "object_gbps", err)) != TS_OK ||
+        (st = ts_run_real(k->nvme_interval_min, 0, true, TS_RUN_MINUTES_MAX, false, "nvme_interval_min", err)) != TS_OK ||
+        (st = ts_run_real(k->shared_interval_min, 0, true, TS_RUN_MINUTES_MAX, false, "shared_interval_min", err)) != TS_OK ||
+        (st = ts_run_real(k->object_interval_min, 0, true, TS_RUN_MINUTES_MAX, false, "object_interval_min", err)) != TS_OK ||
+        (st = ts_run_int(k->nvme_keep, 1, TS_RUN_KEEP_MAX, "nvme_keep", err)) != TS_OK ||
+        (st = ts_run_int(k->shared_keep, 1, TS_RUN_KEEP_MAX, "shared_keep", err)) != TS_OK ||
+        (st = ts_run_int(k->object_keep, 1, TS_RUN_KEEP_MAX, "object_keep", err)) != TS_OK ||
+        (st = ts_run_real(k->gpu_mtbf_hours, 0, true, TS_RUN_HOURS_MAX, false, "gpu_mtbf_hours", err)) != TS_OK ||
+        (st = ts_run_real(k->job_mtbf_hours, 0, false, TS_RUN_HOURS_MAX, false, "job_mtbf_hours", err)) != TS_OK)
+        return st;
+    return TS_OK;
+}
+
+/* gpus = dp * tp * pp * cp: derive whichever is missing, or check both. */
+static ts_status ts_run_derive_layout(ts_run *r, ts_error *err)
+{
+    /* tp, pp, cp <= 2^20 each: the product of three fits int64 (2^60). */
+    int64_t mp = r->tp * r->pp * r->cp;
+
+    if (mp > TS_RUN_GPUS_MAX)
+        return ts_error_set(err, TS_EINVAL, "gpus",
+                            "tp * pp * cp = %lld exceeds %lld GPUs",
+                            (long long)mp, (long long)TS_RUN_GPUS_MAX);
+    if (r->gpus == 0 && r->dp == 0)
+        return ts_error_set(err, TS_EINVAL, "gpus", "give gpus or dp");
+    if (r->dp == 0) {
+        if (r->gpus % mp != 0)
+            return ts_error_set(err, TS_EINCOMPAT, "gpus",
+                                "gpus %lld is not divisible by tp * pp * cp = %lld",
+                                (long long)r->gpus, (long long)mp);
+        r->dp = r->gpus / mp;
+        return TS_OK;
+    }
+    /* dp, mp <= 2^20: the product fits int64. */
+    if (r->dp * mp > TS_RUN_GPUS_MAX)
+        return ts_error_set(err, TS_EINVAL, "dp",
+                            "dp * tp * pp * cp = %lld exceeds %lld GPUs",
+                            (long long)(r->dp * mp), (long long)TS_RUN_GPUS_MAX);
+    if (r->gpus == 0) {
+        r->gpus = r->dp * mp;
+        return TS_OK;
+    }
+    if (r->gpus != r->dp * mp)
+        return ts_error_set(err, TS_EINCOMPAT, "gpus",
+                            "gpus %lld != dp * tp * pp * cp = %lld",
+                            (long long)r->gpus, (long long)(r->dp * mp));
+    return TS_OK;
+}
+
+/* Degrees the model shape must divide (Megatron-LM's asserts). */
+static ts_status ts_run_check_split(const ts_run *r, bool shape, ts_error *err)
+{
+    const ts_model *m = &r->model;
+    int64_t kv = m->kv_heads != 0 ? m->kv_heads : m->heads;
+
+    if (shape) {
+        if (m->heads % r->tp != 0)
+            return ts_error_set(err, TS_EINCOMPAT, "tp",
+                                "heads %lld is not divisible by tp %lld",
+                                (long long)m->heads, (long long)r->tp);
+        /* KV heads split across TP ranks, or replicated when fewer. */
+        if (kv >= r->tp ? kv % r->tp != 0 : r->tp % kv != 0)
+            return ts_error_set(err, TS_EINCOMPAT, "tp",
+                                "kv_heads %lld and tp %lld: one must divide the other",
+                                (long long)kv, (long long)r->tp);
+        if (m->layers % r->pp != 0)
+            return ts_error_set(err, TS_EINCOMPAT, "pp",
+                                "layers %lld is not divisible by pp %lld",
+                                (long long)m->layers, (long long)r->pp);
+    }
+    if (r->seq % r->cp != 0)
+        return ts_error_set(err, TS_EINCOMPAT, "cp",
+                            "seq %lld is not divisible by cp %lld",
+                            (long long)r->seq, (long long)r->cp);
+    if (r->ep > 1) {
+        if (m->experts <= 1)
+            return ts_error_set(err, TS_EINCOMPAT, "ep",
+                                "ep %lld needs a mixture-of-experts model (experts > 1)",
+                                (long long)r->ep);
+        if (m->experts % r->ep != 0)
+            return ts_error_set(err, TS_EINCOMPAT, "ep",
+                                "experts %lld is not divisible by ep %lld",
+                                (long long)m->experts, (long long)r->ep);
+        if (r->dp % r->ep != 0)
+            return ts_error_set(err, TS_EINCOMPAT, "ep",
+                                "dp %lld is not divisible by ep %lld",
+                                (long long)r->dp, (long long)r->ep);
+    }
+    if (r->offload_params && r->zero != 3)
+        return ts_error_set(err, TS_EINCOMPAT, "offload_params",
+                            "offload_params needs zero 3 (ZeRO-Infinity), got zero %d", r->zero);
+    if (r->offload_optimizer && r->zero == 0)
+        return ts_error_set(err, TS_EINCOMPAT, "offload_optimizer",
+                            "offload_optimizer needs zero >= 1 (ZeRO-Offload)");
+    return TS_OK;
+}
+
+ts_status ts_run_resolve(ts_run *r, ts_error *err)
+{
+    ts_run w;
+    ts_params p;
+    ts_status st;
+    int64_t per_step;
+
+    if (r == NULL)
+        return ts_error_set(err, TS_EINVAL, "", "null argument");
+    w = *r;
+    w.preset[sizeof w.preset - 1] = '\0';
+    w.gpu.id[sizeof w.gpu.id - 1] = '\0';
+    w.gpu.name[sizeof w.gpu.name - 1] = '\0';
+
+    if ((st = ts_run_check_enums(&w, err)) != TS_OK ||
+        (st = ts_model_params(&w.model, &p, err)) != TS_OK ||
+        (st = ts_run_check_work(&w, err)) != TS_OK ||
+        (st = ts_run_check_layout(&w, err)) != TS_OK ||
+        (st = ts_run_check_hardware(&w, err)) != TS_OK ||
+        (st = ts_run_check_ckpt(&w.ckpt, err)) != TS_OK ||
+        (st = ts_run_derive_layout(&w, err)) != TS_OK ||
+        (st = ts_run_check_split(&w, p.from_shape, err)) != TS_OK)
+        return st;
+
+    /* Shape defaults documented in trainsize.h. */
+    if (p.from_shape) {
+        if (w.model.kv_heads == 0)
+            w.model.kv_heads = w.model.heads;
+        if (w.model.ffn == 0)
+            w.model.ffn = 4 * w.model.hidden;
+        if (w.model.experts > 1 && w.model.top_k == 0)
+            w.model.top_k = 1;
+    }
+
+    /* Chinchilla's 20 tokens per parameter when neither the user nor a
+     * preset gave a token count. */
+    if (w.tokens == 0) {
+        w.tokens = 20.0 * p.total;
+        if (w.tokens > TS_RUN_TOKENS_MAX)
+            return ts_error_set(err, TS_ERANGE, "tokens",
+                                "20 tokens per parameter exceeds %g tokens; give tokens",
+                                TS_RUN_TOKENS_MAX);
+    }
+
+    /* dp, micro_batch <= 2^20 each: the product fits int64. */
+    per_step = w.dp * w.micro_batch;
+    if (w.global_batch == 0)
+        w.global_batch = per_step;
+    if (w.global_batch % per_step != 0)
+        return ts_error_set(err, TS_EINCOMPAT, "global_batch",
+                            "global_batch %lld is not divisible by dp * micro_batch = %lld",
+                            (long long)w.global_batch, (long long)per_step);
+
+    /* fp32 weights are their own master copy: a second one is never kept. */
+    if (w.precision == TS_PREC_FP32)
+        w.master_weights = false;
+
+    *r = w;
+    return TS_OK;
+}

@@ -1,3 +1,353 @@
-/* ts_solve.c - placeholder until implemented. */
+/*
+ * ts_solve.c - fit solvers (largest micro-batch, fewest GPUs) and the
+ * data-parallel sweep.
+ *
+ * All three re-run ts_memory_estimate on modified private copies of the
+ * run, so they share its validation and never disagree with it.  They
+ * lean on two properties of the memory model (ts_memory.c):
+ *   - per-GPU memory is non-decreasing in micro_batch, also when the
+ *     global batch is fixed (in_flight * micro_batch = min(pp*b, G/dp));
+ *   - with the global batch derived (one micro-batch per step) per-GPU
+ *     memory is non-increasing in dp, and it is a lower bound for the same
+ *     dp with a fixed global batch (in_flight can only grow).
+ */
 #include "trainsize.h"
-typedef int ts_solve_placeholder;
+
+#include <string.h>
+
+#define TS_SOLVE_MB_MAX   (INT64_C(1) << 20) /* = resolve's micro_batch limit */
+#define TS_SOLVE_GPUS_MAX (INT64_C(1) << 20) /* = resolve's gpus limit */
+#define TS_SOLVE_GB_MAX   (INT64_C(1) << 40) /* = resolve's global_batch limit */
+#define TS_SOLVE_SWEEP_TOP 1024
+
+/* ---- largest micro-batch ------------------------------------------ */
+
+typedef struct ts_mb_ctx {
+    ts_run base;        /* resolved, micro_batch to be set per trial */
+    ts_memory mem;      /* memory of the last trial */
+    ts_error *err;
+} ts_mb_ctx;
+
+/* *fits for micro-batch b; errors (other than not fitting) propagate. */
+static ts_status ts_mb_try(ts_mb_ctx *c, int64_t b, bool *fits)
+{
+    ts_run t = c->base;
+    ts_status st;
+
+    t.micro_batch = b;
+    st = ts_memory_estimate(&t, &c->mem, c->err);
+    *fits = st == TS_OK && c->mem.fits;
+    return st;
+}
+
+/* Largest b in (lo, hi] that fits, given lo fits. */
+static ts_status ts_mb_bisect(ts_mb_ctx *c, int64_t lo, int64_t hi, int64_t *best)
+{
+    ts_status st;
+    bool fits;
+
+    if ((st = ts_mb_try(c, hi, &fits)) != TS_OK)
+        return st;
+    if (fits) {
+        *best = hi;
+        return TS_OK;
+    }
+    /* Invariant: lo fits, hi does not. */
+    while (hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+
+        if ((st = ts_mb_try(c, mid, &fits)) != TS_OK)
+            return st;
+        if (fits)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    *best = lo;
+    return TS_OK;
+}
+
+/* Largest divisor of n (<= limit) that fits, divisors tried from the top.
+ * n <= 2^40 has at most 6720 divisors, so this stays cheap; no table is
+ * kept, the divisors come out of two passes over i <= sqrt(n). */
+static ts_status ts_mb_divisors(ts_mb_ctx *c, int64_t n, int64_t limit, int64_t *best)
+{
+    ts_status st;
+    bool fits;
+    int64_t i, root = 1;
+
+    while ((root + 1) <= n / (root + 1))
+        root++;
+    /* Large divisors n/i, descending as i grows. */
+    for (i = 1; i <= root; i++) {
+        int64_t d = n / i;
+
+        if (n % i != 0 || d <= root || d > limit)
+            continue;
+        if ((st = ts_mb_try(c, d, &fits)) != TS_OK)
+            return st;
+        if (fits) {
+            *best = d;
+            return TS_OK;
+        }
+    }
+    /* Small divisors i <= sqrt(n), descending. */
+    for (i = root; i >= 1; i--) {
+        if (n % i != 0 || i > limit)
+            continue;
+        if ((st = ts_mb_try(c, i, &fits)) != TS_OK)
+            return st;
+        if (fits) {
+            *best = i;
+            return TS_OK;
+        }
+    }
+    *best = 0;
+    return TS_OK;
+}
+
+ts_status ts_fit_max_micro_batch(const ts_run *r, int64_t limit, int64_t *mb,
+                                 ts_memory *mem, ts_error *err)
+{
+    ts_mb_ctx c;
+    ts_status st;
+    bool fixed_gb, fits;
+    int64_t best = 0;
+
+    if (r == NULL || mb == NULL)
+        return ts_error_set(err, TS_EINVAL, "", "null argument");
+    *mb = 0;
+    if (mem != NULL)
+        *mem = (ts_memory){ 0 };
+    if (limit < 1 || limit > TS_SOLVE_MB_MAX)
+        return ts_error_set(err, TS_EINVAL, "max_micro_batch",
+                            "max_micro_batch must be in [1, %lld], got %lld",
+                            (long long)TS_SOLVE_MB_MAX, (long long)limit);
+
+    memset(&c, 0, sizeof c);
+    c.err = err;
+    c.base = *r;
+    /* A global_batch > 0 on input is the user's: only micro-batches that
+     * divide global_batch/dp keep it.  Otherwise it follows the trial. */
+    fixed_gb = r->global_batch > 0;
+    c.base.micro_batch = 1; /* the solved-for field: the input's is ignored */
+    if ((st = ts_run_resolve(&c.base, err)) != TS_OK)
+        return st;
+    if (!fixed_gb)
+        c.base.global_batch = 0;
+
+    if ((st = ts_mb_try(&c, 1, &fits)) != TS_OK)
+        return st;
+    if (!fits) {
+        if (mem != NULL)
+            *mem = c.mem;
+        return ts_error_set(err, TS_ENOFIT, "micro_batch",
+                            "micro_batch 1 needs %.4g bytes per GPU, the GPU has %.4g",
+                            c.mem.total.value, c.mem.hbm_bytes);
+    }
+    if (fixed_gb)
+        st = ts_mb_divisors(&c, c.base.global_batch / c.base.dp, limit, &best);
+    else if (limit > 1)
+        st = ts_mb_bisect(&c, 1, limit, &best);
+    else
+        best = 1;
+    if (st != TS_OK)
+        return st;
+
+    /* Re-run the winner so *mem is its memory, not the last probe's. */
+    if ((st = ts_mb_try(&c, best, &fits)) != TS_OK)
+        return st;
+    *mb = best;
+    if (mem != NULL)
+        *mem = c.mem;
+    return TS_OK;
+}
+
+/* ---- fewest GPUs --------------------------------------------------- */
+
+typedef struct ts_dp_ctx {
+    ts_run base;         /* resolved; dp, gpus, global_batch set per trial */
+    int64_t user_gb;     /* caller's global_batch, 0 = derived */
+    ts_memory mem;
+    ts_error *err;
+} ts_dp_ctx;
+
+/* The user's global batch where dp allows it, else one micro-batch per
+ * step (derived).  The sweep and the min-GPU solver both use this rule so
+ * a fixed global batch does not blank out dp = 1, 2, 4, ... */
+static int64_t ts_dp_global_batch(int64_t user_gb, int64_t dp, int64_t mb)
+{
+    return user_gb > 0 && user_gb % (dp * mb) == 0 ? user_gb : 0;
+}
+
+static ts_status ts_dp_try(ts_dp_ctx *c, int64_t dp, bool derived, bool *fits)
+{
+    ts_run t = c->base;
+    ts_status st;
+
+    t.dp = dp;
+    t.gpus = 0;
+    t.global_batch = derived ? 0 : ts_dp_global_batch(c->user_gb, dp, t.micro_batch);
+    st = ts_memory_estimate(&t, &c->mem, c->err);
+    *fits = st == TS_OK && c->mem.fits;
+    return st;
+}
+
+/* Equivalent to trying dp = ep, 2ep, 3ep, ... in order (ep | dp), but the
+ * prefix that cannot fit is skipped by bisection on the derived-batch
+ * lower bound (see the top of this file). */
+ts_status ts_fit_min_gpus(const ts_run *r, int64_t max_gpus, int64_t *dp,
+                          int64_t *gpus, ts_memory *mem, ts_error *err)
+{
+    ts_dp_ctx c;
+    ts_status st;
+    bool fits;
+    int64_t mp, ep, kmax, lo, hi, k;
+
+    if (r == NULL || dp == NULL || gpus == NULL)
+        return ts_error_set(err, TS_EINVAL, "", "null argument");
+    *dp = *gpus = 0;
+    if (mem != NULL)
+        *mem = (ts_memory){ 0 };
+    if (max_gpus < 1 || max_gpus > TS_SOLVE_GPUS_MAX)
+        return ts_error_set(err, TS_EINVAL, "max_gpus",
+                            "max_gpus must be in [1, %lld], got %lld",
+                            (long long)TS_SOLVE_GPUS_MAX, (long long)max_gpus);
+
+    /* The batch is applied per trial, so resolve below never sees it. */
+    if (r->global_batch < 0 || r->global_batch > TS_SOLVE_GB_MAX)
+        return ts_error_set(err, TS_EINVAL, "global_batch",
+                            "global_batch must be in [0, %lld], got %lld",
+                            (long long)TS_SOLVE_GB_MAX, (long long)r->global_batch);
+
+    memset(&c, 0, sizeof c);
+    c.err = err;
+    c.user_gb = r->global_batch;
+    c.base = *r;
+    /* Validate everything but the solved-for layout at the smallest valid
+     * dp (an out-of-range ep is left for resolve to name). */
+    c.base.gpus = 0;
+    c.base.dp = r->ep >= 1 && r->ep <= TS_SOLVE_GPUS_MAX ? r->ep : 1;
+    c.base.global_batch = 0;
+    if ((st = ts_run_resolve(&c.base, err)) != TS_OK)
+        return st;
+    ep = c.base.ep;
+    mp = c.base.tp * c.base.pp * c.base.cp;
+    kmax = max_gpus / (mp * ep); /* dp = k * ep for k = 1..kmax */
+    if (kmax < 1)
+        return ts_error_set(err, TS_ENOFIT, "gpus",
+                            "tp * pp * cp * ep = %lld exceeds max_gpus %lld",
+                            (long long)(mp * ep), (long long)max_gpus);
+
+    if ((st = ts_dp_try(&c, kmax * ep, true, &fits)) != TS_OK)
+        return st;
+    if (!fits) {
+        if (mem != NULL)
+            *mem = c.mem;
+        return ts_error_set(err, TS_ENOFIT, "gpus",
+                            "does not fit on %lld GPUs: %.4g bytes per GPU, the GPU has %.4g",
+                            (long long)(kmax * ep * mp), c.mem.total.value, c.mem.hbm_bytes);
+    }
+    /* Smallest k whose derived-batch memory fits: kmax fits, lo - 1 not. */
+    lo = 1;
+    hi = kmax;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+
+        if ((st = ts_dp_try(&c, mid * ep, true, &fits)) != TS_OK)
+            return st;
+        if (fits)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    /* From there the first k that fits with its real global batch; a
+     * derived-batch k always does, so this ends at the latest there. */
+    for (k = lo; k <= kmax; k++) {
+        if ((st = ts_dp_try(&c, k * ep, false, &fits)) != TS_OK)
+            return st;
+        if (fits) {
+            *dp = k * ep;
+            *gpus = k * ep * mp;
+            if (mem != NULL)
+                *mem = c.mem;
+            return TS_OK;
+        }
+    }
+    /* Unreachable while the monotonicity above holds; fail closed. */
+    if (mem != NULL)
+        *mem = c.mem;
+    return ts_error_set(err, TS_ENOFIT, "gpus", "no data-parallel degree up to %lld fits",
+                        (long long)(kmax * ep));
+}
+
+/* ---- data-parallel sweep ------------------------------------------- */
+
+ts_status ts_sweep_dp(const ts_run *r, ts_sweep_point *pts, size_t cap,
+                      size_t *n, ts_error *err)
+{
+    ts_dp_ctx c;
+    ts_status st;
+    int64_t dps[TS_SWEEP_MAX + 1];
+    int64_t top, mp, d;
+    size_t count = 0, i;
+
+    if (r == NULL || pts == NULL || n == NULL)
+        return ts_error_set(err, TS_EINVAL, "", "null argument");
+    *n = 0;
+
+    memset(&c, 0, sizeof c);
+    c.err = err;
+    c.base = *r;
+    if ((st = ts_run_resolve(&c.base, err)) != TS_OK)
+        return st;
+    c.user_gb = r->global_batch;
+    mp = c.base.tp * c.base.pp * c.base.cp;
+
+    /* dp = 1, 2, 4, ... up to max(1024, dp), with the run's dp merged in
+     * ascending order.  Points where ep does not divide dp, or that would
+     * exceed the GPU limit, cannot be configured and are left out; the
+     * run's own dp is always valid (it just resolved). */
+    top = c.base.dp > TS_SOLVE_SWEEP_TOP ? c.base.dp : TS_SOLVE_SWEEP_TOP;
+    for (d = 1; d <= top; d *= 2) {
+        if (c.base.dp < d && (count == 0 || dps[count - 1] < c.base.dp))
+            dps[count++] = c.base.dp;
+        if (d % c.base.ep == 0 && d * mp <= TS_SOLVE_GPUS_MAX && d != c.base.dp)
+            dps[count++] = d;
+    }
+    if (count == 0 || dps[count - 1] < c.base.dp)
+        dps[count++] = c.base.dp;
+    if (count > cap || count > TS_SWEEP_MAX)
+        return ts_error_set(err, TS_EINVAL, "", "sweep needs %zu points, room for %zu",
+                            count, cap < TS_SWEEP_MAX ? cap : (size_t)TS_SWEEP_MAX);
+
+    for (i = 0; i < count; i++) {
+        ts_sweep_point *pt = &pts[i];
+        ts_ckpt ck;
+        ts_run t;
+        bool fits;
+
+        if ((st = ts_dp_try(&c, dps[i], false, &fits)) != TS_OK)
+            return st;
+        t = c.base;
+        t.dp = dps[i];
+        t.gpus = 0;
+        t.global_batch = ts_dp_global_batch(c.user_gb, dps[i], t.micro_batch);
+        if ((st = ts_ckpt_estimate(&t, &ck, err)) != TS_OK)
+            return st;
+
+        pt->dp = dps[i];
+        pt->gpus = dps[i] * mp;
+        pt->weights = c.mem.weights.value;
+        pt->grads = c.mem.grads.value;
+        pt->master = c.mem.master.value;
+        pt->optimizer = c.mem.optimizer.value;
+        pt->activations = c.mem.activations.value;
+        pt->overhead = c.mem.overhead.value;
+        pt->total = c.mem.total.value;
+        pt->ckpt_shard_bytes = ck.shard_bytes_per_gpu.value;
+        pt->fits = c.mem.fits;
+    }
+    *n = count;
+    return TS_OK;
+}

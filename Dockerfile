@@ -1,0 +1,53 @@
+# syntax=docker/dockerfile:1
+#
+# trainsize: multi-stage build on Debian bookworm.
+#   build:   compile with meson, run the unit/api/cli tests, stage the install
+#   runtime: runtime libraries only, non-root user, no compiler, no curl
+#
+# deploy/verify-host.sh reads the apt package lists below, so keep one
+# "apt-get install" per stage with one package per line.
+
+FROM debian:bookworm-slim AS build
+ARG DEBIAN_FRONTEND=noninteractive
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends \
+      gcc \
+      libc6-dev \
+      pkg-config \
+      meson \
+      ninja-build \
+      libmicrohttpd-dev \
+      libjansson-dev \
+      libcurl4-openssl-dev \
+      check \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY . .
+# Tests run here so a broken build never becomes an image.
+RUN meson setup /build --prefix=/usr/local --buildtype=release -Dwerror=true \
+ && meson compile -C /build \
+ && meson test -C /build --suite core --suite api --suite cli --print-errorlogs \
+ && DESTDIR=/staging meson install -C /build --no-rebuild
+
+FROM debian:bookworm-slim AS runtime
+ARG DEBIAN_FRONTEND=noninteractive
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends \
+      libmicrohttpd12 \
+      libjansson4 \
+      libcurl4 \
+ && rm -rf /var/lib/apt/lists/* \
+ && groupadd --system --gid 10001 trainsize \
+ && useradd --system --uid 10001 --gid trainsize --no-create-home \
+      --home-dir /nonexistent --shell /usr/sbin/nologin trainsize
+# bin/trainsize-server, bin/trainsize, share/trainsize/{web,openapi.json}
+COPY --from=build /staging/usr/local/ /usr/local/
+ENV TRAINSIZE_BIND=0.0.0.0 \
+    TRAINSIZE_PORT=8080
+EXPOSE 8080
+# Numeric user so Kubernetes' runAsNonRoot can verify it.
+USER 10001:10001
+# The CLI is the probe: it reads TRAINSIZE_PORT, so a changed port still works.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=5s --retries=3 \
+  CMD ["/usr/local/bin/trainsize", "health", "--timeout", "4"]
+ENTRYPOINT ["/usr/local/bin/trainsize-server"]

@@ -1,0 +1,183 @@
+/*
+ * ts_api_int.h - private interfaces shared by the api modules.
+ *
+ * ts_json_in.c   request body -> ts_api_req (validation)
+ * ts_json_out.c  core result structs -> jansson trees
+ * ts_problem.c   RFC 9457 problem bodies, response lifetime
+ * ts_fmt.c       human-readable quantities ("12.3 GiB")
+ * ts_routes.c    the /v1 route table and ts_api_handle()
+ *
+ * Nothing here is installed or used outside api/, tests/api/ and fuzz/.
+ */
+#ifndef TS_API_INT_H
+#define TS_API_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "trainsize.h"
+#include "ts_api.h"
+
+/* ------------------------------------------------------------------ */
+/* Errors of the JSON layer                                            */
+/* ------------------------------------------------------------------ */
+
+#define TS_API_FIELD_LEN 256
+#define TS_API_DETAIL_LEN 768
+
+/* One problem to report: becomes an application/problem+json body. */
+typedef struct ts_api_err {
+    unsigned status;               /* 400, 413, 415, 422, ... */
+    const char *slug;              /* static, "unknown-field" */
+    const char *title;             /* static, "Unknown field" */
+    char field[TS_API_FIELD_LEN];  /* JSON pointer "/tp", "" when none */
+    char detail[TS_API_DETAIL_LEN];
+} ts_api_err;
+
+void ts_api_err_set(ts_api_err *e, unsigned status, const char *slug,
+                    const char *title, const char *field, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+
+/* Map a core error (status + field name) onto a problem. */
+void ts_api_err_from_core(ts_api_err *e, const ts_error *core);
+
+/* Fill resp with the problem body for e.  Returns 0, or -1 when memory ran
+ * out (resp then holds the static 503). */
+int ts_api_err_respond(const ts_api_err *e, ts_api_response *resp);
+
+/* The static 503 used when memory runs out (body needs no freeing). */
+void ts_api_oom_response(ts_api_response *resp);
+
+/* Drop a trailing incomplete UTF-8 sequence (after truncation). */
+void ts_api_utf8_trim(char *s);
+
+/* ------------------------------------------------------------------ */
+/* Requests                                                            */
+/* ------------------------------------------------------------------ */
+
+/* Where a request member lands. */
+typedef enum ts_json_bind {
+    TS_BIND_INT64 = 0,  /* int64_t in ts_run at off */
+    TS_BIND_INT,        /* int in ts_run at off (zero) */
+    TS_BIND_NUM,        /* double in ts_run at off */
+    TS_BIND_PARAMS,     /* double, null = not given */
+    TS_BIND_BOOL,
+    TS_BIND_PREC,
+    TS_BIND_OPT,
+    TS_BIND_RECOMPUTE,
+    TS_BIND_PRESET,     /* "model": preset id or null */
+    TS_BIND_GPU,        /* catalogue id */
+    TS_BIND_HBM,        /* GB onto gpu.hbm_bytes */
+    TS_BIND_PEAK,       /* TFLOP/s onto the compute-precision peak */
+    TS_BIND_SOLVE,      /* fit extras: into ts_api_req */
+    TS_BIND_MAX_MB,
+    TS_BIND_MAX_GPUS
+} ts_json_bind;
+
+typedef struct ts_json_field {
+    ts_api_field f;     /* public description (first: ts_api_request_field) */
+    ts_json_bind kind;
+    size_t off;         /* offsetof(ts_run, ...) for the plain kinds */
+} ts_json_field;
+
+/* Index of every member in ts_json_fields[]: the table is built with
+ * designated initializers on these, so order cannot drift. */
+typedef enum ts_json_fi {
+    TS_FI_MODEL = 0, TS_FI_PARAMS, TS_FI_LAYERS, TS_FI_HIDDEN, TS_FI_HEADS,
+    TS_FI_KV_HEADS, TS_FI_FFN, TS_FI_VOCAB, TS_FI_EXPERTS, TS_FI_TOP_K,
+    TS_FI_GATED, TS_FI_TIED_EMBEDDINGS, TS_FI_PRECISION, TS_FI_GRAD_PRECISION,
+    TS_FI_COMPUTE_PRECISION, TS_FI_MASTER_WEIGHTS, TS_FI_OPTIMIZER,
+    TS_FI_TRAINABLE_FRACTION, TS_FI_SEQ, TS_FI_MICRO_BATCH, TS_FI_GLOBAL_BATCH,
+    TS_FI_TOKENS, TS_FI_GPUS, TS_FI_DP, TS_FI_TP, TS_FI_PP, TS_FI_CP, TS_FI_EP,
+    TS_FI_ZERO, TS_FI_SEQUENCE_PARALLEL, TS_FI_RECOMPUTE, TS_FI_OFFLOAD_OPTIMIZER,
+    TS_FI_OFFLOAD_PARAMS, TS_FI_GPU, TS_FI_HBM_GB, TS_FI_PEAK_TFLOPS,
+    TS_FI_GPUS_PER_NODE, TS_FI_MFU, TS_FI_OVERHEAD_GIB, TS_FI_FRAGMENTATION,
+    TS_FI_ATTENTION_FLOPS, TS_FI_WRITER_GBPS, TS_FI_NVME_GBPS, TS_FI_SHARED_GBPS,
+    TS_FI_OBJECT_GBPS, TS_FI_NVME_INTERVAL_MIN, TS_FI_SHARED_INTERVAL_MIN,
+    TS_FI_OBJECT_INTERVAL_MIN, TS_FI_NVME_KEEP, TS_FI_SHARED_KEEP,
+    TS_FI_OBJECT_KEEP, TS_FI_CKPT_GRADS, TS_FI_PARALLEL_SAVE,
+    TS_FI_GPU_MTBF_HOURS, TS_FI_JOB_MTBF_HOURS,
+    TS_FI_SOLVE, TS_FI_MAX_MICRO_BATCH, TS_FI_MAX_GPUS, /* fit only, last */
+    TS_FI_COUNT
+} ts_json_fi;
+
+extern const ts_json_field ts_json_fields[TS_FI_COUNT];
+
+typedef enum ts_api_solve {
+    TS_API_SOLVE_NONE = 0,
+    TS_API_SOLVE_MICRO_BATCH,
+    TS_API_SOLVE_GPUS
+} ts_api_solve;
+
+/* A parsed request: the run plus the /v1/fit extras. */
+typedef struct ts_api_req {
+    ts_run run;                  /* resolved (ts_run_resolve passed) */
+    ts_run unresolved;           /* before resolution: what fit re-resolves */
+    ts_api_solve solve;
+    int64_t max_micro_batch;     /* default 1024 */
+    int64_t max_gpus;            /* default 65536 */
+} ts_api_req;
+
+/* Parse and validate body into req.  fit: the route is /v1/fit (accepts
+ * and requires its extras).  Returns 0, or -1 with *err filled. */
+int ts_json_parse_run(const char *body, size_t len, bool fit,
+                      ts_api_req *req, ts_api_err *err);
+
+/* Field name of the closest known request field within edit distance 2,
+ * or NULL.  fit selects whether the fit extras count as known. */
+const char *ts_json_suggest(const char *key, bool fit);
+
+/* ------------------------------------------------------------------ */
+/* Responses                                                           */
+/* ------------------------------------------------------------------ */
+
+/* Collects the first problem met while building a response tree: a
+ * non-finite number (json_real refuses them; we report instead of
+ * emitting null) or a failed allocation. */
+typedef struct ts_json_out {
+    bool oom;
+    const char *nonfinite;  /* static key name of the first NaN/Inf */
+} ts_json_out;
+
+json_t *ts_json_inputs(const ts_run *r, ts_json_out *o);
+json_t *ts_json_params(const ts_params *p, ts_json_out *o);
+json_t *ts_json_memory(const ts_memory *m, ts_json_out *o);
+json_t *ts_json_compute(const ts_compute *c, ts_json_out *o);
+json_t *ts_json_checkpoint(const ts_ckpt *k, ts_json_out *o);
+json_t *ts_json_sweep(const ts_sweep_point *pts, size_t n, ts_json_out *o);
+json_t *ts_json_presets(ts_json_out *o, ts_error *err);
+json_t *ts_json_gpus(ts_json_out *o);
+
+/* Set obj[key] = v as a JSON number (integer when exactly integral).
+ * Non-finite v is recorded in o and nothing is set. */
+void ts_json_put_num(json_t *obj, const char *key, double v, ts_json_out *o);
+void ts_json_put_int(json_t *obj, const char *key, int64_t v, ts_json_out *o);
+void ts_json_put_bool(json_t *obj, const char *key, bool v, ts_json_out *o);
+/* NULL s becomes JSON null. */
+void ts_json_put_str(json_t *obj, const char *key, const char *s, ts_json_out *o);
+/* Takes ownership of v (NULL v records oom). */
+void ts_json_put(json_t *obj, const char *key, json_t *v, ts_json_out *o);
+
+/* ------------------------------------------------------------------ */
+/* Human-readable quantities                                           */
+/* ------------------------------------------------------------------ */
+
+typedef enum ts_unit {
+    TS_UNIT_BYTES = 0,   /* binary prefixes: "12.3 GiB" */
+    TS_UNIT_FLOPS,       /* "3.6e25 FLOP" */
+    TS_UNIT_SECONDS,     /* "54.2 days" */
+    TS_UNIT_GPU_HOURS,   /* "30.8M GPU-hours" */
+    TS_UNIT_FRACTION     /* "1.25 %" */
+} ts_unit;
+
+/* Write v in unit u into buf (always NUL-terminated).  Non-finite values
+ * print as "n/a" (callers reject them before this is reached). */
+void ts_fmt_quantity(char *buf, size_t size, double v, ts_unit u);
+
+#endif /* TS_API_INT_H */

@@ -1,0 +1,140 @@
+/*
+ * ts_fmt.c - human-readable quantities for the "human" member of a term.
+ *
+ * Three significant digits are enough for a person reading a dashboard;
+ * the exact figure is always next to it in "value".
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ts_api_int.h"
+
+/* Three significant digits without switching to exponent notation for
+ * values in [0, 1000): 1.23, 12.3, 123. */
+static void fmt_sig3(char *buf, size_t size, double v, const char *suffix)
+{
+    double a = fabs(v);
+    int decimals = a < 10.0 ? 2 : a < 100.0 ? 1 : 0;
+
+    snprintf(buf, size, "%.*f%s", decimals, v, suffix);
+}
+
+/* "3.6e+25" -> "3.6e25": shorter and what the papers write. */
+static void fmt_exp(char *buf, size_t size, double v, const char *suffix)
+{
+    char tmp[64];
+    char *e;
+
+    snprintf(tmp, sizeof tmp, "%.3g", v);
+    e = strchr(tmp, 'e');
+    if (e != NULL) {
+        char *src = e + 1;
+        char *dst = e + 1;
+
+        if (*src == '+')
+            src++;
+        else if (*src == '-')
+            *dst++ = *src++;
+        while (*src == '0' && src[1] != '\0')
+            src++;
+        memmove(dst, src, strlen(src) + 1);
+    }
+    snprintf(buf, size, "%s%s", tmp, suffix);
+}
+
+static void fmt_bytes(char *buf, size_t size, double v)
+{
+    static const char *const units[] = {
+        " B", " KiB", " MiB", " GiB", " TiB", " PiB", " EiB", " ZiB", " YiB"
+    };
+    size_t i = 0;
+    double a = fabs(v);
+
+    while (a >= 1024.0 && i + 1 < sizeof units / sizeof units[0]) {
+        a /= 1024.0;
+        v /= 1024.0;
+        i++;
+    }
+    if (i == 0)
+        snprintf(buf, size, "%.0f B", v);
+    else
+        fmt_sig3(buf, size, v, units[i]);
+}
+
+static void fmt_seconds(char *buf, size_t size, double v)
+{
+    double a = fabs(v);
+
+    if (a < 1e-3)
+        fmt_exp(buf, size, v, " s");
+    else if (a < 1.0)
+        fmt_sig3(buf, size, v * 1e3, " ms");
+    else if (a < 120.0)
+        fmt_sig3(buf, size, v, " s");
+    else if (a < 120.0 * 60.0)
+        fmt_sig3(buf, size, v / 60.0, " min");
+    else if (a < 48.0 * 3600.0)
+        fmt_sig3(buf, size, v / 3600.0, " h");
+    else if (a < 730.0 * 86400.0)
+        fmt_sig3(buf, size, v / 86400.0, " days");
+    else if (a < 1000.0 * 365.25 * 86400.0)
+        fmt_sig3(buf, size, v / (365.25 * 86400.0), " years");
+    else
+        fmt_exp(buf, size, v / (365.25 * 86400.0), " years");
+}
+
+/* Decimal suffixes for counts: 1.72M GPU-hours. */
+static void fmt_count(char *buf, size_t size, double v, const char *unit)
+{
+    static const char *const sfx[] = { "", "k", "M", "B", "T" };
+    char tail[32];
+    size_t i = 0;
+    double a = fabs(v);
+
+    while (a >= 1000.0 && i + 1 < sizeof sfx / sizeof sfx[0]) {
+        a /= 1000.0;
+        v /= 1000.0;
+        i++;
+    }
+    if (a >= 1000.0) {
+        fmt_exp(buf, size, v * 1e12, unit);
+        return;
+    }
+    snprintf(tail, sizeof tail, "%s%s", sfx[i], unit);
+    fmt_sig3(buf, size, v, tail);
+}
+
+void ts_fmt_quantity(char *buf, size_t size, double v, ts_unit u)
+{
+    if (size == 0)
+        return;
+    if (!isfinite(v)) {
+        snprintf(buf, size, "n/a");
+        return;
+    }
+    v += 0.0; /* -0 prints as 0 */
+    switch (u) {
+    case TS_UNIT_BYTES:
+        fmt_bytes(buf, size, v);
+        break;
+    case TS_UNIT_FLOPS:
+        if (fabs(v) < 1000.0)
+            fmt_sig3(buf, size, v, " FLOP");
+        else
+            fmt_exp(buf, size, v, " FLOP");
+        break;
+    case TS_UNIT_SECONDS:
+        fmt_seconds(buf, size, v);
+        break;
+    case TS_UNIT_GPU_HOURS:
+        fmt_count(buf, size, v, " GPU-hours");
+        break;
+    case TS_UNIT_FRACTION:
+        fmt_sig3(buf, size, v * 100.0, " %");
+        break;
+    default:
+        snprintf(buf, size, "%.17g", v);
+        break;
+    }
+}

@@ -1,0 +1,685 @@
+/*
+ * ts_json_in.c - request body -> validated, resolved ts_run.
+ *
+ * One json_loadb() per request.  The object's members are walked by hand
+ * against a single field table (name, JSON type, range, where it lands in
+ * the ts_run), so that unknown members, wrong types and out-of-range
+ * values are each reported with the member's JSON pointer before anything
+ * reaches the core.  The same table drives the "inputs" echo in
+ * ts_json_out.c and is exported for the OpenAPI consistency test.
+ *
+ * Order of application: defaults, preset ("model"), GPU ("gpu"), every
+ * other member, then hbm_gb / peak_tflops on top of the chosen GPU.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ts_api_int.h"
+
+static const char *const prec_values[] = { "fp32", "bf16", "fp16", "fp8", NULL };
+static const char *const opt_values[] = {
+    "adamw", "adam", "adam8bit", "sgd", "sgd_momentum", "adafactor", "lion",
+    "none", NULL
+};
+static const char *const recompute_values[] = { "none", "selective", "full", NULL };
+static const char *const solve_values[] = { "micro_batch", "gpus", NULL };
+
+#define RUN(m) offsetof(ts_run, m)
+#define F_INT(id, n, lo, hi, m) \
+    [id] = { { n, TS_API_FIELD_INTEGER, lo, hi, false, false, NULL, false, false }, TS_BIND_INT64, RUN(m) }
+#define F_NUM(id, n, lo, hi, xlo, xhi, m) \
+    [id] = { { n, TS_API_FIELD_NUMBER, lo, hi, xlo, xhi, NULL, false, false }, TS_BIND_NUM, RUN(m) }
+#define F_BOOL(id, n, m) \
+    [id] = { { n, TS_API_FIELD_BOOLEAN, 0, 0, false, false, NULL, false, false }, TS_BIND_BOOL, RUN(m) }
+#define F_ENUM(id, n, vals, kind, m) \
+    [id] = { { n, TS_API_FIELD_STRING, 0, 0, false, false, vals, false, false }, kind, RUN(m) }
+
+/* Limits are the core's own (core/ts_run.c, core/ts_model.c): generous
+ * sanity bounds that keep every product the core forms exact and finite.
+ * Checking them here too gives the caller the JSON type and range in one
+ * place (and in openapi.json) before anything reaches the core. */
+const ts_json_field ts_json_fields[TS_FI_COUNT] = {
+    [TS_FI_MODEL] = { { "model", TS_API_FIELD_STRING, 0, 0, false, false, NULL, true, false }, TS_BIND_PRESET, 0 },
+    [TS_FI_PARAMS] = { { "params", TS_API_FIELD_NUMBER, 0, 1e15, true, false, NULL, true, false }, TS_BIND_PARAMS, RUN(model.params) },
+    F_INT(TS_FI_LAYERS, "layers", 0, 1048576, model.layers),
+    F_INT(TS_FI_HIDDEN, "hidden", 0, 16777216, model.hidden),
+    F_INT(TS_FI_HEADS, "heads", 0, 1048576, model.heads),
+    F_INT(TS_FI_KV_HEADS, "kv_heads", 0, 1048576, model.kv_heads),
+    F_INT(TS_FI_FFN, "ffn", 0, 67108864, model.ffn),
+    F_INT(TS_FI_VOCAB, "vocab", 0, 1073741824, model.vocab),
+    F_INT(TS_FI_EXPERTS, "experts", 0, 1048576, model.experts),
+    F_INT(TS_FI_TOP_K, "top_k", 0, 1048576, model.top_k),
+    F_BOOL(TS_FI_GATED, "gated", model.gated),
+    F_BOOL(TS_FI_TIED_EMBEDDINGS, "tied_embeddings", model.tied_embeddings),
+    F_ENUM(TS_FI_PRECISION, "precision", prec_values, TS_BIND_PREC, precision),
+    F_ENUM(TS_FI_GRAD_PRECISION, "grad_precision", prec_values, TS_BIND_PREC, grad_precision),
+    F_ENUM(TS_FI_COMPUTE_PRECISION, "compute_precision", prec_values, TS_BIND_PREC, compute_precision),
+    F_BOOL(TS_FI_MASTER_WEIGHTS, "master_weights", master_weights),
+    F_ENUM(TS_FI_OPTIMIZER, "optimizer", opt_values, TS_BIND_OPT, optimizer),
+    F_NUM(TS_FI_TRAINABLE_FRACTION, "trainable_fraction", 0, 1, true, false, trainable_fraction),
+    F_INT(TS_FI_SEQ, "seq", 1, 16777216, seq),
+    F_INT(TS_FI_MICRO_BATCH, "micro_batch", 1, 1048576, micro_batch),
+    F_INT(TS_FI_GLOBAL_BATCH, "global_batch", 0, 1099511627776, global_batch),
+    F_NUM(TS_FI_TOKENS, "tokens", 0, 1e20, false, false, tokens),
+    F_INT(TS_FI_GPUS, "gpus", 0, 1048576, gpus),
+    F_INT(TS_FI_DP, "dp", 0, 1048576, dp),
+    F_INT(TS_FI_TP, "tp", 1, 1048576, tp),
+    F_INT(TS_FI_PP, "pp", 1, 1048576, pp),
+    F_INT(TS_FI_CP, "cp", 1, 1048576, cp),
+    F_INT(TS_FI_EP, "ep", 1, 1048576, ep),
+    [TS_FI_ZERO] = { { "zero", TS_API_FIELD_INTEGER, 0, 3, false, false, NULL, false, false }, TS_BIND_INT, RUN(zero) },
+    F_BOOL(TS_FI_SEQUENCE_PARALLEL, "sequence_parallel", sequence_parallel),
+    F_ENUM(TS_FI_RECOMPUTE, "recompute", recompute_values, TS_BIND_RECOMPUTE, recompute),
+    F_BOOL(TS_FI_OFFLOAD_OPTIMIZER, "offload_optimizer", offload_optimizer),
+    F_BOOL(TS_FI_OFFLOAD_PARAMS, "offload_params", offload_params),
+    [TS_FI_GPU] = { { "gpu", TS_API_FIELD_STRING, 0, 0, false, false, NULL, false, false }, TS_BIND_GPU, 0 },
+    [TS_FI_HBM_GB] = { { "hbm_gb", TS_API_FIELD_NUMBER, 0, 1e6, true, false, NULL, false, false }, TS_BIND_HBM, 0 },
+    [TS_FI_PEAK_TFLOPS] = { { "peak_tflops", TS_API_FIELD_NUMBER, 0, 1e6, true, false, NULL, false, false }, TS_BIND_PEAK, 0 },
+    F_INT(TS_FI_GPUS_PER_NODE, "gpus_per_node", 1, 65536, gpus_per_node),
+    F_NUM(TS_FI_MFU, "mfu", 0, 1, true, false, mfu),
+    F_NUM(TS_FI_OVERHEAD_GIB, "overhead_gib", 0, 1024, false, false, overhead_gib),
+    F_NUM(TS_FI_FRAGMENTATION, "fragmentation", 0, 0.5, false, true, fragmentation),
+    F_BOOL(TS_FI_ATTENTION_FLOPS, "attention_flops", attention_flops),
+    F_NUM(TS_FI_WRITER_GBPS, "writer_gbps", 0, 1e6, true, false, ckpt.writer_gbps),
+    F_NUM(TS_FI_NVME_GBPS, "nvme_gbps", 0, 1e6, true, false, ckpt.nvme_gbps),
+    F_NUM(TS_FI_SHARED_GBPS, "shared_gbps", 0, 1e6, true, false, ckpt.shared_gbps),
+    F_NUM(TS_FI_OBJECT_GBPS, "object_gbps", 0, 1e6, true, false, ckpt.object_gbps),
+    F_NUM(TS_FI_NVME_INTERVAL_MIN, "nvme_interval_min", 0, 1e7, true, false, ckpt.nvme_interval_min),
+    F_NUM(TS_FI_SHARED_INTERVAL_MIN, "shared_interval_min", 0, 1e7, true, false, ckpt.shared_interval_min),
+    F_NUM(TS_FI_OBJECT_INTERVAL_MIN, "object_interval_min", 0, 1e7, true, false, ckpt.object_interval_min),
+    F_INT(TS_FI_NVME_KEEP, "nvme_keep", 1, 1048576, ckpt.nvme_keep),
+    F_INT(TS_FI_SHARED_KEEP, "shared_keep", 1, 1048576, ckpt.shared_keep),
+    F_INT(TS_FI_OBJECT_KEEP, "object_keep", 1, 1048576, ckpt.object_keep),
+    F_BOOL(TS_FI_CKPT_GRADS, "ckpt_grads", ckpt.include_grads),
+    F_BOOL(TS_FI_PARALLEL_SAVE, "parallel_save", ckpt.parallel_save),
+    F_NUM(TS_FI_GPU_MTBF_HOURS, "gpu_mtbf_hours", 0, 1e9, true, false, ckpt.gpu_mtbf_hours),
+    F_NUM(TS_FI_JOB_MTBF_HOURS, "job_mtbf_hours", 0, 1e9, false, false, ckpt.job_mtbf_hours),
+    /* POST /v1/fit only */
+    [TS_FI_SOLVE] = { { "solve", TS_API_FIELD_STRING, 0, 0, false, false, solve_values, false, true }, TS_BIND_SOLVE, 0 },
+    [TS_FI_MAX_MICRO_BATCH] = { { "max_micro_batch", TS_API_FIELD_INTEGER, 1, 1048576, false, false, NULL, false, true }, TS_BIND_MAX_MB, 0 },
+    [TS_FI_MAX_GPUS] = { { "max_gpus", TS_API_FIELD_INTEGER, 1, 1048576, false, false, NULL, false, true }, TS_BIND_MAX_GPUS, 0 },
+};
+
+
+const ts_api_field *ts_api_request_field(size_t i)
+{
+    return i < TS_FI_COUNT ? &ts_json_fields[i].f : NULL;
+}
+
+size_t ts_api_request_field_count(void)
+{
+    return TS_FI_COUNT;
+}
+
+/* Linear search: 59 short names, cheaper than hashing for every key. */
+static size_t field_index(const char *key)
+{
+    size_t i;
+
+    for (i = 0; i < TS_FI_COUNT; i++)
+        if (strcmp(ts_json_fields[i].f.name, key) == 0)
+            return i;
+    return SIZE_MAX;
+}
+
+/* Levenshtein distance, capped: we only care whether it is <= 2. */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    size_t row[64];
+    size_t i, j;
+
+    if (la >= 63 || lb >= 63)
+        return SIZE_MAX;
+    for (j = 0; j <= lb; j++)
+        row[j] = j;
+    for (i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] == b[j - 1] ? 0 : 1);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+const char *ts_json_suggest(const char *key, bool fit)
+{
+    const char *best = NULL;
+    size_t best_d = 3;
+    size_t i;
+
+    for (i = 0; i < TS_FI_COUNT; i++) {
+        const ts_api_field *f = &ts_json_fields[i].f;
+        size_t d;
+
+        if (f->fit_only && !fit)
+            continue;
+        d = edit_distance(key, f->name);
+        if (d < best_d) {
+            best_d = d;
+            best = f->name;
+        }
+    }
+    return best;
+}
+
+/* Copy at most max bytes of s, ending on a UTF-8 boundary, "..." if cut. */
+static void quote_short(char *buf, size_t size, const char *s, size_t max)
+{
+    size_t n = strlen(s);
+    bool cut = false;
+
+    if (n > max) {
+        n = max;
+        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+            n--;
+        cut = true;
+    }
+    snprintf(buf, size, "%.*s%s", (int)n, s, cut ? "..." : "");
+}
+
+/* RFC 6901: "~" -> "~0", "/" -> "~1".  Truncated (on a character
+ * boundary) when the key is absurdly long. */
+static void json_pointer(char *buf, size_t size, const char *key)
+{
+    size_t o = 0;
+
+    if (size < 4) {
+        if (size > 0)
+            buf[0] = '\0';
+        return;
+    }
+    buf[o++] = '/';
+    for (; *key != '\0' && o + 3 < size; key++) {
+        if (*key == '~' || *key == '/') {
+            buf[o++] = '~';
+            buf[o++] = *key == '~' ? '0' : '1';
+        } else {
+            buf[o++] = *key;
+        }
+    }
+    buf[o] = '\0';
+    if (*key != '\0')
+        ts_api_utf8_trim(buf);
+}
+
+static const char *json_kind(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a real number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    case JSON_NULL: return "null";
+    default: return "something else";
+    }
+}
+
+static void list_values(char *buf, size_t size, const char *const *values)
+{
+    size_t o = 0;
+
+    buf[0] = '\0';
+    for (; *values != NULL && o < size; values++) {
+        int n = snprintf(buf + o, size - o, "%s\"%s\"", o ? ", " : "", *values);
+        if (n < 0)
+            break;
+        o += (size_t)n;
+    }
+}
+
+static void type_error(ts_api_err *err, const ts_api_field *f, const json_t *v,
+                       const char *want)
+{
+    char ptr[64];
+
+    snprintf(ptr, sizeof ptr, "/%s", f->name);
+    ts_api_err_set(err, 400, "invalid-type", "Wrong type", ptr,
+                   "%s must be %s%s, got %s", f->name, want,
+                   f->nullable ? " or null" : "", json_kind(v));
+}
+
+static void range_error(ts_api_err *err, const ts_api_field *f, double v)
+{
+    char ptr[64];
+
+    snprintf(ptr, sizeof ptr, "/%s", f->name);
+    ts_api_err_set(err, 400, "out-of-range", "Value out of range", ptr,
+                   "%s must be %s %.17g and %s %.17g, got %.17g", f->name,
+                   f->exclusive_minimum ? ">" : ">=", f->minimum,
+                   f->exclusive_maximum ? "<" : "<=", f->maximum, v);
+}
+
+/* Type and range check of one member; no side effects on the run. */
+static int check_value(const ts_api_field *f, const json_t *v, ts_api_err *err)
+{
+    char ptr[64];
+
+    if (json_is_null(v)) {
+        if (f->nullable)
+            return 0;
+    }
+    switch (f->type) {
+    case TS_API_FIELD_INTEGER: {
+        json_int_t i;
+        if (json_is_real(v)) {
+            snprintf(ptr, sizeof ptr, "/%s", f->name);
+            ts_api_err_set(err, 400, "invalid-type", "Wrong type", ptr,
+                           "%s must be a JSON integer (no fraction or exponent), "
+                           "got %.17g", f->name, json_real_value(v));
+            return -1;
+        }
+        if (!json_is_integer(v)) {
+            type_error(err, f, v, "an integer");
+            return -1;
+        }
+        i = json_integer_value(v);
+        /* Compare as integers: no rounding surprises near 2^63. */
+        if (i < (json_int_t)f->minimum || i > (json_int_t)f->maximum) {
+            snprintf(ptr, sizeof ptr, "/%s", f->name);
+            ts_api_err_set(err, 400, "out-of-range", "Value out of range", ptr,
+                           "%s must be an integer from %.0f to %.0f, got %"
+                           JSON_INTEGER_FORMAT, f->name, f->minimum, f->maximum, i);
+            return -1;
+        }
+        return 0;
+    }
+    case TS_API_FIELD_NUMBER: {
+        double d;
+        if (!json_is_number(v)) {
+            type_error(err, f, v, "a number");
+            return -1;
+        }
+        d = json_number_value(v);
+        if (!isfinite(d)) {
+            /* jansson refuses NaN/Infinity literals and overflowing reals;
+             * this guards against a future parser that does not. */
+            snprintf(ptr, sizeof ptr, "/%s", f->name);
+            ts_api_err_set(err, 400, "out-of-range", "Value out of range", ptr,
+                           "%s must be a finite number", f->name);
+            return -1;
+        }
+        if ((f->exclusive_minimum ? d <= f->minimum : d < f->minimum) ||
+            (f->exclusive_maximum ? d >= f->maximum : d > f->maximum)) {
+            range_error(err, f, d);
+            return -1;
+        }
+        return 0;
+    }
+    case TS_API_FIELD_BOOLEAN:
+        if (!json_is_boolean(v)) {
+            type_error(err, f, v, "true or false");
+            return -1;
+        }
+        return 0;
+    case TS_API_FIELD_STRING:
+        if (!json_is_string(v)) {
+            type_error(err, f, v, "a string");
+            return -1;
+        }
+        if (f->values != NULL) {
+            const char *s = json_string_value(v);
+            const char *const *e;
+            char list[256];
+            char got[80];
+
+            for (e = f->values; *e != NULL; e++)
+                if (strcmp(*e, s) == 0)
+                    return 0;
+            list_values(list, sizeof list, f->values);
+            quote_short(got, sizeof got, s, 64);
+            snprintf(ptr, sizeof ptr, "/%s", f->name);
+            ts_api_err_set(err, 400, "invalid-value", "Invalid value", ptr,
+                           "%s must be one of %s; got \"%s\"", f->name, list, got);
+            return -1;
+        }
+        return 0;
+    default:
+        break;
+    }
+    type_error(err, f, v, "a valid value");
+    return -1;
+}
+
+static void unknown_field(ts_api_err *err, const char *key, bool fit)
+{
+    char ptr[TS_API_FIELD_LEN];
+    char shown[96];
+    size_t idx = field_index(key);
+    const char *near;
+
+    json_pointer(ptr, sizeof ptr, key);
+    quote_short(shown, sizeof shown, key, 64);
+    if (idx != SIZE_MAX && ts_json_fields[idx].f.fit_only && !fit) {
+        ts_api_err_set(err, 400, "unknown-field", "Unknown field", ptr,
+                       "\"%s\" is only accepted by POST /v1/fit", shown);
+        return;
+    }
+    near = ts_json_suggest(key, fit);
+    if (near != NULL)
+        ts_api_err_set(err, 400, "unknown-field", "Unknown field", ptr,
+                       "unknown field \"%s\"; did you mean \"%s\"?", shown, near);
+    else
+        ts_api_err_set(err, 400, "unknown-field", "Unknown field", ptr,
+                       "unknown field \"%s\"; the accepted fields are listed "
+                       "in the request schema of openapi.json", shown);
+}
+
+/* jansson reports duplicates as: duplicate object key near '"tp"'.  The
+ * quoted token is a JSON string literal: decode it for the pointer. */
+static void duplicate_key(ts_api_err *err, const json_error_t *je)
+{
+    char ptr[TS_API_FIELD_LEN] = "";
+    const char *start = strstr(je->text, "near '");
+    const char *end = strrchr(je->text, '\'');
+
+    if (start != NULL && end != NULL && end > start + 6) {
+        json_error_t e2;
+        json_t *k;
+
+        start += 6;
+        k = json_loadb(start, (size_t)(end - start), JSON_DECODE_ANY, &e2);
+        if (json_is_string(k))
+            json_pointer(ptr, sizeof ptr, json_string_value(k));
+        json_decref(k);
+    }
+    ts_api_err_set(err, 400, "duplicate-key", "Duplicate key", ptr,
+                   "line %d, column %d: %s", je->line, je->column, je->text);
+}
+
+static void list_ids(char *buf, size_t size, bool presets)
+{
+    size_t o = 0;
+    size_t i;
+    size_t n = presets ? ts_preset_count() : ts_gpu_count();
+
+    buf[0] = '\0';
+    for (i = 0; i < n && o < size; i++) {
+        const char *id = presets ? ts_preset_at(i)->id : ts_gpu_at(i)->id;
+        int w = snprintf(buf + o, size - o, "%s%s", i ? ", " : "", id);
+        if (w < 0)
+            break;
+        o += (size_t)w;
+    }
+}
+
+static int apply_preset(ts_run *r, const json_t *v, ts_api_err *err)
+{
+    const ts_preset *p;
+    char ids[512];
+    char got[80];
+
+    if (v == NULL || json_is_null(v))
+        return 0;
+    p = ts_preset_find(json_string_value(v));
+    if (p == NULL) {
+        list_ids(ids, sizeof ids, true);
+        quote_short(got, sizeof got, json_string_value(v), 64);
+        ts_api_err_set(err, 400, "unknown-preset", "Unknown model preset",
+                       "/model", "unknown model preset \"%s\"; valid: %s "
+                       "(GET /v1/presets)", got, ids);
+        return -1;
+    }
+    ts_run_apply_preset(r, p);
+    return 0;
+}
+
+static int apply_gpu(ts_run *r, const json_t *v, ts_api_err *err)
+{
+    const ts_gpu *g;
+    char ids[512];
+    char got[80];
+
+    if (v == NULL)
+        return 0;
+    g = ts_gpu_find(json_string_value(v));
+    if (g == NULL) {
+        list_ids(ids, sizeof ids, false);
+        quote_short(got, sizeof got, json_string_value(v), 64);
+        ts_api_err_set(err, 400, "unknown-gpu", "Unknown GPU", "/gpu",
+                       "unknown GPU \"%s\"; valid: %s (GET /v1/gpus)", got, ids);
+        return -1;
+    }
+    r->gpu = *g;
+    return 0;
+}
+
+/* Store one checked member into the run (fit extras into req). */
+static void store(const ts_json_field *b, const json_t *v, ts_api_req *req)
+{
+    char *base = (char *)&req->run;
+    const char *s;
+
+    switch (b->kind) {
+    case TS_BIND_INT64:
+        *(int64_t *)(void *)(base + b->off) = (int64_t)json_integer_value(v);
+        break;
+    case TS_BIND_INT:
+        *(int *)(void *)(base + b->off) = (int)json_integer_value(v);
+        break;
+    case TS_BIND_NUM:
+    case TS_BIND_PARAMS:
+        if (!json_is_null(v))
+            *(double *)(void *)(base + b->off) = json_number_value(v) + 0.0;
+        break;
+    case TS_BIND_BOOL:
+        *(bool *)(void *)(base + b->off) = json_is_true(v);
+        break;
+    case TS_BIND_PREC:
+        /* Already checked against the same names the core parses. */
+        (void)ts_precision_parse(json_string_value(v),
+                                 (ts_precision *)(void *)(base + b->off));
+        break;
+    case TS_BIND_OPT:
+        (void)ts_optimizer_parse(json_string_value(v),
+                                 (ts_optimizer *)(void *)(base + b->off));
+        break;
+    case TS_BIND_RECOMPUTE:
+        (void)ts_recompute_parse(json_string_value(v),
+                                 (ts_recompute *)(void *)(base + b->off));
+        break;
+    case TS_BIND_SOLVE:
+        s = json_string_value(v);
+        req->solve = strcmp(s, "gpus") == 0 ? TS_API_SOLVE_GPUS
+                                            : TS_API_SOLVE_MICRO_BATCH;
+        break;
+    case TS_BIND_MAX_MB:
+        req->max_micro_batch = (int64_t)json_integer_value(v);
+        break;
+    case TS_BIND_MAX_GPUS:
+        req->max_gpus = (int64_t)json_integer_value(v);
+        break;
+    case TS_BIND_PRESET:
+    case TS_BIND_GPU:
+    case TS_BIND_HBM:
+    case TS_BIND_PEAK:
+    default:
+        break; /* applied separately, in order */
+    }
+}
+
+/* The peak the run will use: the one for its compute precision. */
+static void set_peak(ts_gpu *g, ts_precision compute, double flops)
+{
+    switch (compute) {
+    case TS_PREC_FP32:
+        g->fp32_flops = flops;
+        break;
+    case TS_PREC_FP8:
+        g->fp8_flops = flops;
+        break;
+    case TS_PREC_BF16:
+    case TS_PREC_FP16:
+    case TS_PREC_COUNT:
+    default:
+        g->bf16_flops = flops;
+        break;
+    }
+}
+
+static int fit_seed(ts_api_req *req, const json_t *const *given,
+                    ts_api_err *err)
+{
+    /* Members the solver would overwrite or ignore: a request we would
+     * silently not honour, so refuse it.  TS_FI_COUNT ends each list. */
+    static const ts_json_fi mb_clash[] = { TS_FI_MICRO_BATCH, TS_FI_MAX_GPUS, TS_FI_COUNT };
+    static const ts_json_fi gpus_clash[] = { TS_FI_DP, TS_FI_GPUS, TS_FI_MAX_MICRO_BATCH, TS_FI_COUNT };
+    bool mb = req->solve == TS_API_SOLVE_MICRO_BATCH;
+    const ts_json_fi *c;
+
+    if (given[TS_FI_SOLVE] == NULL) {
+        ts_api_err_set(err, 400, "missing-field", "Missing field", "/solve",
+                       "solve is required: \"micro_batch\" (largest micro-batch "
+                       "that fits) or \"gpus\" (fewest GPUs that fit)");
+        return -1;
+    }
+    for (c = mb ? mb_clash : gpus_clash; *c != TS_FI_COUNT; c++) {
+        const char *name = ts_json_fields[*c].f.name;
+        char ptr[64];
+
+        if (given[*c] == NULL)
+            continue;
+        snprintf(ptr, sizeof ptr, "/%s", name);
+        ts_api_err_set(err, 400, "incompatible-options", "Incompatible options",
+                       ptr, "%s cannot be given with solve=\"%s\" (%s)", name,
+                       mb ? "micro_batch" : "gpus",
+                       strncmp(name, "max_", 4) == 0
+                           ? "it limits the other solve mode"
+                           : "it is what the solver computes");
+        return -1;
+    }
+    if (mb) {
+        req->run.micro_batch = 1;
+    } else {
+        /* Smallest layout the solver may start from: ep must divide dp. */
+        req->run.dp = req->run.ep;
+        req->run.gpus = 0;
+    }
+    return 0;
+}
+
+int ts_json_parse_run(const char *body, size_t len, bool fit,
+                      ts_api_req *req, ts_api_err *err)
+{
+    const json_t *given[TS_FI_COUNT];
+    json_error_t je;
+    json_t *root;
+    const char *key;
+    json_t *val;
+    ts_error cerr;
+    size_t i;
+    int rc = -1;
+
+    memset(given, 0, sizeof given);
+    memset(req, 0, sizeof *req);
+    req->max_micro_batch = 1024;
+    req->max_gpus = 65536;
+
+    root = json_loadb(body != NULL ? body : "", body != NULL ? len : 0,
+                      JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
+    if (root == NULL) {
+        if (json_error_code(&je) == json_error_duplicate_key)
+            duplicate_key(err, &je);
+        else if (json_error_code(&je) == json_error_out_of_memory)
+            ts_api_err_set(err, 503, "out-of-memory", "Out of memory", NULL,
+                           "out of memory parsing the request");
+        else
+            ts_api_err_set(err, 400, "invalid-json", "Invalid JSON", NULL,
+                           "line %d, column %d: %s", je.line, je.column, je.text);
+        return -1;
+    }
+    if (!json_is_object(root)) {
+        ts_api_err_set(err, 400, "not-an-object", "Request is not an object",
+                       "", "the request body must be a JSON object, got %s",
+                       json_kind(root));
+        goto out;
+    }
+
+    /* Pass 1: every member known, well-typed and in range. */
+    json_object_foreach(root, key, val) {
+        size_t idx = field_index(key);
+
+        if (idx == SIZE_MAX || (ts_json_fields[idx].f.fit_only && !fit)) {
+            unknown_field(err, key, fit);
+            goto out;
+        }
+        if (check_value(&ts_json_fields[idx].f, val, err) != 0)
+            goto out;
+        given[idx] = val;
+    }
+
+    /* Pass 2: apply in a fixed order (see the file comment). */
+    ts_run_defaults(&req->run);
+    if (apply_preset(&req->run, given[TS_FI_MODEL], err) != 0)
+        goto out;
+    if (apply_gpu(&req->run, given[TS_FI_GPU], err) != 0)
+        goto out;
+    for (i = 0; i < TS_FI_COUNT; i++)
+        if (given[i] != NULL)
+            store(&ts_json_fields[i], given[i], req);
+
+    /* Defaults that follow other members (docs/formulas.md): grads and
+     * compute follow the weight precision, master weights are on unless
+     * the weights are already fp32. */
+    if (given[TS_FI_PRECISION] != NULL) {
+        if (given[TS_FI_GRAD_PRECISION] == NULL)
+            req->run.grad_precision = req->run.precision;
+        if (given[TS_FI_COMPUTE_PRECISION] == NULL)
+            req->run.compute_precision = req->run.precision;
+        if (given[TS_FI_MASTER_WEIGHTS] == NULL)
+            req->run.master_weights = req->run.precision != TS_PREC_FP32;
+    }
+    /* gpus = dp*tp*pp*cp: one given, derive the other. */
+    if (given[TS_FI_DP] != NULL && given[TS_FI_GPUS] == NULL)
+        req->run.gpus = 0;
+    if (given[TS_FI_GPUS] != NULL && given[TS_FI_DP] == NULL)
+        req->run.dp = 0;
+
+    if (given[TS_FI_HBM_GB] != NULL)
+        req->run.gpu.hbm_bytes = json_number_value(given[TS_FI_HBM_GB]) * 1e9;
+    if (given[TS_FI_PEAK_TFLOPS] != NULL)
+        set_peak(&req->run.gpu, req->run.compute_precision,
+                 json_number_value(given[TS_FI_PEAK_TFLOPS]) * 1e12);
+
+    {
+        const json_t *p = given[TS_FI_PARAMS];
+        if (p != NULL && !json_is_null(p) && req->run.model.layers > 0) {
+            ts_api_err_set(err, 400, "incompatible-options",
+                           "Incompatible options", "/params",
+                           "params is computed from the shape (layers = %lld%s); "
+                           "give either params (with layers 0 and no model "
+                           "preset) or a shape",
+                           (long long)req->run.model.layers,
+                           given[TS_FI_MODEL] != NULL ? ", from the preset" : "");
+            goto out;
+        }
+    }
+
+    if (fit) {
+        if (fit_seed(req, given, err) != 0)
+            goto out;
+    }
+
+    req->unresolved = req->run;
+    memset(&cerr, 0, sizeof cerr);
+    if (ts_run_resolve(&req->run, &cerr) != TS_OK) {
+        ts_api_err_from_core(err, &cerr);
+        goto out;
+    }
+    rc = 0;
+out:
+    json_decref(root);
+    return rc;
+}

@@ -1,0 +1,181 @@
+/*
+ * ts_problem.c - RFC 9457 problem details and response lifetime.
+ *
+ * Every error the api layer reports leaves through here as
+ * {"type","title","status","detail","field"} with content type
+ * application/problem+json.  "field" is a JSON pointer to the offending
+ * input member, or null when no single member is to blame.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ts_api_int.h"
+
+#define TS_PROBLEM_BASE "https://trainsize.dev/problems/"
+
+/* Written nowhere: a body we can hand out when malloc fails.  Not const
+ * only because ts_api_response.body is char *. */
+static char ts_oom_body[] =
+    "{\"type\":\"" TS_PROBLEM_BASE "out-of-memory\",\"title\":\"Out of memory\","
+    "\"status\":503,\"detail\":\"the server ran out of memory answering this "
+    "request\",\"field\":null}";
+
+void ts_api_oom_response(ts_api_response *resp)
+{
+    const char *route = resp->route;
+
+    memset(resp, 0, sizeof *resp);
+    resp->status = 503;
+    resp->content_type = "application/problem+json";
+    resp->body = ts_oom_body;
+    resp->body_len = sizeof ts_oom_body - 1;
+    resp->route = route != NULL ? route : "other";
+}
+
+void ts_api_response_free(ts_api_response *resp)
+{
+    if (resp == NULL)
+        return;
+    if (resp->body != ts_oom_body)
+        free(resp->body);
+    resp->body = NULL;
+    resp->body_len = 0;
+}
+
+/* After truncation a buffer may end inside a UTF-8 sequence, which
+ * json_string() would refuse: drop the incomplete tail. */
+void ts_api_utf8_trim(char *s)
+{
+    size_t n = strlen(s);
+    size_t i = n;
+    unsigned char lead;
+    size_t need;
+
+    while (i > 0 && ((unsigned char)s[i - 1] & 0xC0) == 0x80)
+        i--;
+    if (i == 0)
+        return;
+    lead = (unsigned char)s[i - 1];
+    need = lead < 0x80 ? 1
+         : (lead & 0xE0) == 0xC0 ? 2
+         : (lead & 0xF0) == 0xE0 ? 3
+         : (lead & 0xF8) == 0xF0 ? 4 : 1;
+    if (n - (i - 1) < need)
+        s[i - 1] = '\0';
+}
+
+void ts_api_err_set(ts_api_err *e, unsigned status, const char *slug,
+                    const char *title, const char *field, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    e->status = status;
+    e->slug = slug;
+    e->title = title;
+    n = snprintf(e->field, sizeof e->field, "%s", field != NULL ? field : "");
+    if (n < 0 || (size_t)n >= sizeof e->field)
+        ts_api_utf8_trim(e->field);
+    va_start(ap, fmt);
+    n = vsnprintf(e->detail, sizeof e->detail, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= sizeof e->detail)
+        ts_api_utf8_trim(e->detail);
+}
+
+void ts_api_err_from_core(ts_api_err *e, const ts_error *core)
+{
+    char ptr[TS_ERROR_FIELD_LEN + 1];
+    unsigned status = 400;
+    const char *slug = "invalid-value";
+    const char *title = "Invalid value";
+
+    switch (core->code) {
+    case TS_EINCOMPAT:
+        slug = "incompatible-options";
+        title = "Incompatible options";
+        break;
+    case TS_ENOTFOUND:
+        slug = "unknown-id";
+        title = "Unknown preset or GPU";
+        break;
+    case TS_ERANGE:
+        /* The input was well-formed but a result cannot be represented:
+         * the request is understood, not processable (422). */
+        status = 422;
+        slug = "result-out-of-range";
+        title = "Result out of range";
+        break;
+    case TS_ENOFIT:
+        status = 422;
+        slug = "no-fit";
+        title = "Nothing fits";
+        break;
+    case TS_OK:
+    case TS_EINVAL:
+    default:
+        break;
+    }
+    ptr[0] = '\0';
+    if (core->field[0] != '\0')
+        snprintf(ptr, sizeof ptr, "/%.*s", TS_ERROR_FIELD_LEN - 1, core->field);
+    ts_api_err_set(e, status, slug, title, ptr, "%s",
+                   core->text[0] != '\0' ? core->text : ts_strerror(core->code));
+}
+
+int ts_api_problem(ts_api_response *resp, unsigned status, const char *slug,
+                   const char *title, const char *detail, const char *field)
+{
+    char type[160];
+    json_t *o;
+    json_t *f;
+    char *body;
+    int bad = 0;
+
+    if (resp->route == NULL)
+        resp->route = "other";
+    resp->status = status;
+    resp->content_type = "application/problem+json";
+    resp->body = NULL;
+    resp->body_len = 0;
+
+    snprintf(type, sizeof type, TS_PROBLEM_BASE "%s",
+             slug != NULL ? slug : "about:blank");
+    o = json_object();
+    if (o == NULL) {
+        ts_api_oom_response(resp);
+        return -1;
+    }
+    /* json_string() validates UTF-8; a detail quoting bad input falls back
+     * to a lossless-but-safe form rather than failing the response. */
+    f = field != NULL && field[0] != '\0' ? json_string(field) : json_null();
+    if (f == NULL)
+        f = json_string("(field name not valid UTF-8)");
+    bad |= json_object_set_new(o, "type", json_string(type));
+    bad |= json_object_set_new(o, "title", json_string(title != NULL ? title : ""));
+    bad |= json_object_set_new(o, "status", json_integer((json_int_t)status));
+    {
+        json_t *d = json_string(detail != NULL ? detail : "");
+        if (d == NULL)
+            d = json_string("(detail not valid UTF-8)");
+        bad |= json_object_set_new(o, "detail", d);
+    }
+    bad |= json_object_set_new(o, "field", f);
+    body = bad ? NULL : json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    if (body == NULL) {
+        ts_api_oom_response(resp);
+        return -1;
+    }
+    resp->body = body;
+    resp->body_len = strlen(body);
+    return 0;
+}
+
+int ts_api_err_respond(const ts_api_err *e, ts_api_response *resp)
+{
+    return ts_api_problem(resp, e->status, e->slug, e->title, e->detail,
+                          e->field[0] != '\0' ? e->field : NULL);
+}

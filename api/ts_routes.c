@@ -1,0 +1,356 @@
+/*
+ * ts_routes.c - the /v1 route table and ts_api_handle().
+ *
+ * Order of checks for a request: route (404), method (405 + Allow), body
+ * size (413), media type (415), then the body (400/422).  Each request
+ * lives entirely on this function's stack plus one jansson tree, so the
+ * handler is reentrant.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ts_api_int.h"
+
+typedef enum ts_route_id {
+    TS_ROUTE_PRESETS = 0,
+    TS_ROUTE_GPUS,
+    TS_ROUTE_MEMORY,
+    TS_ROUTE_COMPUTE,
+    TS_ROUTE_CHECKPOINT,
+    TS_ROUTE_PLAN,
+    TS_ROUTE_FIT,
+    TS_ROUTE_COUNT
+} ts_route_id;
+
+typedef struct ts_route {
+    const char *method;
+    const char *path;   /* also the metrics label */
+} ts_route;
+
+static const ts_route ts_routes[TS_ROUTE_COUNT] = {
+    [TS_ROUTE_PRESETS] = { "GET", "/v1/presets" },
+    [TS_ROUTE_GPUS] = { "GET", "/v1/gpus" },
+    [TS_ROUTE_MEMORY] = { "POST", "/v1/memory" },
+    [TS_ROUTE_COMPUTE] = { "POST", "/v1/compute" },
+    [TS_ROUTE_CHECKPOINT] = { "POST", "/v1/checkpoint" },
+    [TS_ROUTE_PLAN] = { "POST", "/v1/plan" },
+    [TS_ROUTE_FIT] = { "POST", "/v1/fit" },
+};
+
+static const char *const ts_route_list[TS_ROUTE_COUNT + 1] = {
+    "GET /v1/presets", "GET /v1/gpus", "POST /v1/memory", "POST /v1/compute",
+    "POST /v1/checkpoint", "POST /v1/plan", "POST /v1/fit", NULL
+};
+
+const char *const *ts_api_routes(void)
+{
+    return ts_route_list;
+}
+
+static int ascii_lower(int c)
+{
+    return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
+/* "application/json", any case, optionally followed by parameters
+ * ("; charset=utf-8").  "application/jsonx" or "text/json" are not. */
+static bool is_json_media_type(const char *ct)
+{
+    static const char want[] = "application/json";
+    size_t i;
+
+    if (ct == NULL)
+        return false;
+    while (*ct == ' ' || *ct == '\t')
+        ct++;
+    for (i = 0; want[i] != '\0'; i++)
+        if (ascii_lower((unsigned char)ct[i]) != want[i])
+            return false;
+    ct += i;
+    while (*ct == ' ' || *ct == '\t')
+        ct++;
+    return *ct == '\0' || *ct == ';';
+}
+
+static int respond_tree(json_t *root, const ts_json_out *o,
+                        ts_api_response *resp)
+{
+    char *body;
+
+    if (o->oom || root == NULL) {
+        json_decref(root);
+        ts_api_oom_response(resp);
+        return -1;
+    }
+    if (o->nonfinite != NULL) {
+        char detail[160];
+
+        json_decref(root);
+        /* json_real() refuses NaN/Inf and we will not print null for a
+         * number: the inputs lead to a result that cannot be represented. */
+        snprintf(detail, sizeof detail,
+                 "the result \"%s\" is not a finite number for these inputs",
+                 o->nonfinite);
+        return ts_api_problem(resp, 422, "non-finite-result",
+                              "Result not representable", detail, NULL);
+    }
+    body = json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    json_decref(root);
+    if (body == NULL) {
+        ts_api_oom_response(resp);
+        return -1;
+    }
+    resp->status = 200;
+    resp->content_type = "application/json";
+    resp->body = body;
+    resp->body_len = strlen(body);
+    return 0;
+}
+
+static int respond_core_error(const ts_error *cerr, ts_api_response *resp)
+{
+    ts_api_err e;
+
+    ts_api_err_from_core(&e, cerr);
+    return ts_api_err_respond(&e, resp);
+}
+
+/* Start of every estimate answer: {"inputs":..,"params":..}. */
+static json_t *estimate_root(const ts_run *r, const ts_params *p,
+                             ts_json_out *o)
+{
+    json_t *root = json_object();
+
+    ts_json_put(root, "inputs", ts_json_inputs(r, o), o);
+    if (p != NULL)
+        ts_json_put(root, "params", ts_json_params(p, o), o);
+    return root;
+}
+
+static int handle_estimate(ts_route_id id, const ts_api_req *req,
+                           ts_api_response *resp)
+{
+    ts_json_out o = { false, NULL };
+    ts_error cerr;
+    json_t *root;
+
+    memset(&cerr, 0, sizeof cerr);
+    switch (id) {
+    case TS_ROUTE_MEMORY: {
+        ts_memory m;
+        if (ts_memory_estimate(&req->run, &m, &cerr) != TS_OK)
+            return respond_core_error(&cerr, resp);
+        root = estimate_root(&req->run, &m.params, &o);
+        ts_json_put(root, "memory", ts_json_memory(&m, &o), &o);
+        break;
+    }
+    case TS_ROUTE_COMPUTE:
+    case TS_ROUTE_CHECKPOINT: {
+        ts_params p;
+        ts_compute c;
+        ts_ckpt k;
+        ts_status st;
+
+        if (ts_model_params(&req->run.model, &p, &cerr) != TS_OK)
+            return respond_core_error(&cerr, resp);
+        st = id == TS_ROUTE_COMPUTE ? ts_compute_estimate(&req->run, &c, &cerr)
+                                    : ts_ckpt_estimate(&req->run, &k, &cerr);
+        if (st != TS_OK)
+            return respond_core_error(&cerr, resp);
+        root = estimate_root(&req->run, &p, &o);
+        if (id == TS_ROUTE_COMPUTE)
+            ts_json_put(root, "compute", ts_json_compute(&c, &o), &o);
+        else
+            ts_json_put(root, "checkpoint", ts_json_checkpoint(&k, &o), &o);
+        break;
+    }
+    case TS_ROUTE_PLAN: {
+        /* ~5 KB: too big to be polite on a server thread's stack twice. */
+        ts_plan *plan = malloc(sizeof *plan);
+
+        if (plan == NULL) {
+            ts_api_oom_response(resp);
+            return -1;
+        }
+        if (ts_plan_estimate(&req->run, plan, &cerr) != TS_OK) {
+            free(plan);
+            return respond_core_error(&cerr, resp);
+        }
+        root = estimate_root(&plan->run, &plan->memory.params, &o);
+        ts_json_put(root, "memory", ts_json_memory(&plan->memory, &o), &o);
+        ts_json_put(root, "compute", ts_json_compute(&plan->compute, &o), &o);
+        ts_json_put(root, "checkpoint", ts_json_checkpoint(&plan->ckpt, &o), &o);
+        ts_json_put(root, "sweep", ts_json_sweep(plan->sweep, plan->sweep_len, &o), &o);
+        free(plan);
+        break;
+    }
+    case TS_ROUTE_PRESETS:
+    case TS_ROUTE_GPUS:
+    case TS_ROUTE_FIT:
+    case TS_ROUTE_COUNT:
+    default:
+        return ts_api_problem(resp, 500, "internal-error", "Internal error",
+                              "route has no estimator", NULL);
+    }
+    return respond_tree(root, &o, resp);
+}
+
+static int handle_fit(const ts_api_req *req, ts_api_response *resp)
+{
+    ts_json_out o = { false, NULL };
+    ts_error cerr;
+    ts_memory mem;
+    ts_run solved = req->unresolved;
+    int64_t mb = 0, dp = 0, gpus = 0;
+    bool mb_mode = req->solve == TS_API_SOLVE_MICRO_BATCH;
+    ts_status st;
+    json_t *root;
+
+    memset(&cerr, 0, sizeof cerr);
+    /* The solvers take the run as the user gave it: a resolved run has
+     * global_batch filled in, which they would treat as user-fixed. */
+    if (mb_mode)
+        st = ts_fit_max_micro_batch(&req->unresolved, req->max_micro_batch,
+                                    &mb, &mem, &cerr);
+    else
+        st = ts_fit_min_gpus(&req->unresolved, req->max_gpus, &dp, &gpus,
+                             &mem, &cerr);
+    if (st != TS_OK && st != TS_ENOFIT)
+        return respond_core_error(&cerr, resp);
+
+    root = json_object();
+    if (st == TS_OK) {
+        ts_error rerr;
+
+        /* Echo the configuration that fits, resolved like a request, so
+         * it can be sent as-is to /v1/plan. */
+        if (mb_mode) {
+            solved.micro_batch = mb;
+        } else {
+            solved.dp = dp;
+            solved.gpus = 0;
+        }
+        memset(&rerr, 0, sizeof rerr);
+        if (ts_run_resolve(&solved, &rerr) != TS_OK) {
+            json_decref(root);
+            return respond_core_error(&rerr, resp);
+        }
+        ts_json_put(root, "inputs", ts_json_inputs(&solved, &o), &o);
+    } else {
+        ts_json_put(root, "inputs", ts_json_inputs(&req->run, &o), &o);
+    }
+    ts_json_put_str(root, "solve", mb_mode ? "micro_batch" : "gpus", &o);
+    ts_json_put_bool(root, "found", st == TS_OK, &o);
+    if (st == TS_OK) {
+        if (mb_mode) {
+            ts_json_put_int(root, "micro_batch", mb, &o);
+        } else {
+            ts_json_put_int(root, "dp", dp, &o);
+            ts_json_put_int(root, "gpus", gpus, &o);
+        }
+        ts_json_put(root, "memory", ts_json_memory(&mem, &o), &o);
+    } else {
+        ts_json_put_str(root, "reason",
+                        cerr.text[0] != '\0' ? cerr.text : ts_strerror(st), &o);
+    }
+    return respond_tree(root, &o, resp);
+}
+
+static int handle_get(ts_route_id id, ts_api_response *resp)
+{
+    ts_json_out o = { false, NULL };
+    json_t *root;
+
+    if (id == TS_ROUTE_PRESETS) {
+        ts_error cerr;
+
+        memset(&cerr, 0, sizeof cerr);
+        root = ts_json_presets(&o, &cerr);
+        if (cerr.code != TS_OK) {
+            /* A broken built-in catalogue is our bug, not the caller's. */
+            json_decref(root);
+            return ts_api_problem(resp, 500, "internal-error", "Internal error",
+                                  cerr.text, NULL);
+        }
+    } else {
+        root = ts_json_gpus(&o);
+    }
+    return respond_tree(root, &o, resp);
+}
+
+int ts_api_handle(const char *method, const char *path,
+                  const char *content_type,
+                  const char *body, size_t body_len,
+                  ts_api_response *resp)
+{
+    const ts_route *r = NULL;
+    ts_route_id id = TS_ROUTE_COUNT;
+    size_t plen;
+    size_t i;
+
+    if (resp == NULL)
+        return -1;
+    memset(resp, 0, sizeof *resp);
+    resp->route = "other";
+
+    /* The query string never selects a route. */
+    plen = path != NULL ? strcspn(path, "?") : 0;
+    for (i = 0; i < TS_ROUTE_COUNT; i++) {
+        if (strlen(ts_routes[i].path) == plen &&
+            memcmp(ts_routes[i].path, path, plen) == 0) {
+            r = &ts_routes[i];
+            id = (ts_route_id)i;
+            break;
+        }
+    }
+    if (r == NULL) {
+        char detail[160];
+
+        snprintf(detail, sizeof detail, "no such resource: %.*s", 96,
+                 path != NULL ? path : "(none)");
+        ts_api_utf8_trim(detail);
+        return ts_api_problem(resp, 404, "not-found", "Not found", detail, NULL);
+    }
+    resp->route = r->path;
+
+    if (method == NULL || strcmp(method, r->method) != 0) {
+        char detail[96];
+
+        snprintf(detail, sizeof detail, "%s accepts %s only", r->path, r->method);
+        resp->allow = r->method;
+        return ts_api_problem(resp, 405, "method-not-allowed",
+                              "Method not allowed", detail, NULL);
+    }
+    if (id == TS_ROUTE_PRESETS || id == TS_ROUTE_GPUS)
+        return handle_get(id, resp);
+
+    if (body_len > TS_API_BODY_MAX) {
+        char detail[96];
+
+        snprintf(detail, sizeof detail, "request body of %zu bytes exceeds %u",
+                 body_len, TS_API_BODY_MAX);
+        return ts_api_problem(resp, 413, "payload-too-large",
+                              "Payload too large", detail, NULL);
+    }
+    if (!is_json_media_type(content_type))
+        return ts_api_problem(resp, 415, "unsupported-media-type",
+                              "Unsupported media type",
+                              "send the request body as Content-Type: "
+                              "application/json", NULL);
+    {
+        ts_api_req req;
+        ts_api_err err;
+
+        if (ts_json_parse_run(body, body_len, id == TS_ROUTE_FIT, &req, &err) != 0) {
+            if (err.status == 503) {
+                ts_api_oom_response(resp);
+                return -1;
+            }
+            return ts_api_err_respond(&err, resp);
+        }
+        if (id == TS_ROUTE_FIT)
+            return handle_fit(&req, resp);
+        return handle_estimate(id, &req, resp);
+    }
+}

@@ -1,0 +1,128 @@
+/*
+ * bench_core.c - how fast the estimation core answers.
+ *
+ * Times ts_memory_estimate and ts_plan_estimate for a Llama 3 70B run over
+ * many iterations with CLOCK_MONOTONIC and prints ns per estimate and
+ * estimates per second.  It only reports: a slow machine is not a failure,
+ * but an estimate that errors is (exit 1).
+ *
+ * usage: bench_core [iterations]   (default 200000; plan gets 1/20 of them)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "trainsize.h"
+
+/* Results land here so the optimiser cannot drop the estimate calls. */
+static volatile double bench_sink;
+
+static double bench_now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static void bench_report(const char *what, long n, double ns)
+{
+    double per = ns / (double)n;
+
+    printf("%-22s %8ld iterations  %10.1f ns/estimate  %12.0f estimates/s\n",
+           what, n, per, 1e9 / per);
+}
+
+static int bench_run(ts_run *r, const char *what)
+{
+    ts_error err;
+    ts_status st = ts_run_resolve(r, &err);
+
+    if (st != TS_OK)
+        fprintf(stderr, "bench: %s: %s (%s)\n", what, err.text, err.field);
+    return st == TS_OK ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+    long iters = 200000, plan_iters, i;
+    const ts_preset *p = ts_preset_find("llama3-70b");
+    ts_run base, r;
+    ts_memory mem;
+    ts_plan *plan;
+    ts_error err;
+    double t0, t1;
+
+    if (argc > 1) {
+        char *end;
+        iters = strtol(argv[1], &end, 10);
+        if (*end != '\0' || iters < 20 || iters > 100000000) {
+            fprintf(stderr, "usage: %s [iterations >= 20]\n", argv[0]);
+            return 2;
+        }
+    }
+    plan_iters = iters / 20;
+    if (p == NULL) {
+        fprintf(stderr, "bench: preset llama3-70b missing\n");
+        return 1;
+    }
+
+    ts_run_defaults(&base);
+    ts_run_apply_preset(&base, p);
+    base.gpus = 0;
+    base.dp = 64;
+    base.tp = 8;
+    base.zero = 1;
+    if (bench_run(&base, "llama3-70b") != 0)
+        return 1;
+
+    plan = malloc(sizeof *plan);
+    if (plan == NULL)
+        return 1;
+
+    /* Warm up caches and branch predictors. */
+    for (i = 0; i < 1000; i++) {
+        if (ts_memory_estimate(&base, &mem, &err) != TS_OK) {
+            fprintf(stderr, "bench: memory: %s\n", err.text);
+            free(plan);
+            return 1;
+        }
+        bench_sink = mem.total.value;
+    }
+
+    /* The micro-batch varies so no call can be hoisted out of the loop. */
+    r = base;
+    t0 = bench_now_ns();
+    for (i = 0; i < iters; i++) {
+        r.micro_batch = 1 + (i & 3);
+        r.global_batch = 0;
+        if (ts_memory_estimate(&r, &mem, &err) != TS_OK) {
+            fprintf(stderr, "bench: memory: %s\n", err.text);
+            free(plan);
+            return 1;
+        }
+        bench_sink = mem.total.value;
+    }
+    t1 = bench_now_ns();
+    bench_report("ts_memory_estimate", iters, t1 - t0);
+
+    r = base;
+    t0 = bench_now_ns();
+    for (i = 0; i < plan_iters; i++) {
+        r.micro_batch = 1 + (i & 3);
+        r.global_batch = 0;
+        if (ts_plan_estimate(&r, plan, &err) != TS_OK) {
+            fprintf(stderr, "bench: plan: %s\n", err.text);
+            free(plan);
+            return 1;
+        }
+        bench_sink = plan->compute.gpu_hours.value + plan->ckpt.full_bytes.value;
+    }
+    t1 = bench_now_ns();
+    bench_report("ts_plan_estimate", plan_iters, t1 - t0);
+    printf("(sizeof(ts_plan) = %zu bytes; sink %g)\n", sizeof *plan, bench_sink);
+
+    free(plan);
+    return 0;
+}

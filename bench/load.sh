@@ -1,0 +1,74 @@
+#!/bin/sh
+# bench/load.sh - HTTP load test of trainsize-server on loopback.
+#
+# usage: bench/load.sh [path/to/trainsize-server]
+#        (default: $TRAINSIZE_SERVER, else build/server/trainsize-server)
+# env:   LOAD_SECONDS (10), LOAD_CONNS (64), LOAD_THREADS (2 wrk threads),
+#        SERVER_THREADS (2)
+#
+# Builds nothing.  Starts the server on 127.0.0.1 with a free port, access
+# log off, runs wrk against POST /v1/memory, prints req/s and p50/p99, and
+# stops the server.  Exits non-zero if wrk fails, any answer is not 200,
+# or the server does not shut down cleanly.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+bin=${1:-${TRAINSIZE_SERVER:-$here/../build/server/trainsize-server}}
+secs=${LOAD_SECONDS:-10}
+conns=${LOAD_CONNS:-64}
+wthreads=${LOAD_THREADS:-2}
+sthreads=${SERVER_THREADS:-2}
+
+[ -x "$bin" ] || { echo "load.sh: no server binary at $bin" >&2; exit 2; }
+command -v wrk >/dev/null 2>&1 || { echo "load.sh: wrk not installed" >&2; exit 2; }
+
+tmp=$(mktemp -d)
+pid=
+cleanup() {
+    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+        kill -TERM "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    fi
+    rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+
+"$bin" --port 0 --bind 127.0.0.1 --threads "$sthreads" --access-log 0 \
+    >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+
+# The server prints "listening on http://127.0.0.1:PORT" once bound.
+url=
+i=0
+while [ $i -lt 100 ]; do
+    url=$(sed -n 's/^listening on //p' "$tmp/out")
+    [ -n "$url" ] && break
+    kill -0 "$pid" 2>/dev/null || { cat "$tmp/err" >&2; echo "load.sh: server exited" >&2; exit 1; }
+    sleep 0.05
+    i=$((i + 1))
+done
+[ -n "$url" ] || { echo "load.sh: server did not start" >&2; exit 1; }
+
+echo "load.sh: $url, server threads $sthreads, wrk -t$wthreads -c$conns -d${secs}s"
+rc=0
+wrk -t"$wthreads" -c"$conns" -d"${secs}s" --latency -s "$here/load.lua" \
+    "$url/v1/memory" >"$tmp/wrk" 2>&1 || rc=$?
+cat "$tmp/wrk"
+[ $rc -eq 0 ] || { echo "load.sh: wrk failed ($rc)" >&2; exit 1; }
+
+rps=$(awk '/^Requests\/sec:/ {print $2}' "$tmp/wrk")
+p50=$(awk '$1 == "50%" {print $2}' "$tmp/wrk")
+p99=$(awk '$1 == "99%" {print $2}' "$tmp/wrk")
+bad=$(awk '/^non-200 responses:/ {print $3}' "$tmp/wrk")
+errs=$(grep -c '^  Socket errors\|^  Non-2xx' "$tmp/wrk" || true)
+echo "RESULT req/s=$rps p50=$p50 p99=$p99 non200=${bad:-?}"
+
+kill -TERM "$pid"
+src=0
+wait "$pid" || src=$?
+pid=
+[ $src -eq 0 ] || { cat "$tmp/err" >&2; echo "load.sh: server exit $src" >&2; exit 1; }
+[ -n "$rps" ] || { echo "load.sh: could not parse wrk output" >&2; exit 1; }
+[ "${bad:-1}" = 0 ] || { echo "load.sh: non-200 answers under load" >&2; exit 1; }
+[ "$errs" = 0 ] || { echo "load.sh: wrk reported socket errors or non-2xx" >&2; exit 1; }
+exit 0

@@ -1,0 +1,251 @@
+/*
+ * ts_cli_http.c - libcurl transport for the trainsize CLI.
+ */
+#include "ts_cli_http.h"
+
+#include <curl/curl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define TS_HTTP_URL_MAX 2048
+
+/* Growable response buffer with a hard cap (curl's dynbuf idea). */
+typedef struct ts_http_buf {
+    char *data;
+    size_t len;
+    size_t cap;
+    bool too_big;
+    bool nomem;
+} ts_http_buf;
+
+static ts_http_status http_fail(ts_http_error *err, ts_http_status code,
+                                const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static ts_http_status http_fail(ts_http_error *err, ts_http_status code,
+                                const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        err->code = code;
+        va_start(ap, fmt);
+        vsnprintf(err->text, sizeof err->text, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+static size_t http_write(char *ptr, size_t size, size_t nmemb, void *userdata)
+{
+    ts_http_buf *b = userdata;
+    size_t n = size * nmemb;
+
+    if (n == 0)
+        return 0;
+    if (b->len + n > TS_HTTP_BODY_MAX) {
+        b->too_big = true;
+        return 0; /* makes curl abort with CURLE_WRITE_ERROR */
+    }
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        char *p;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        p = realloc(b->data, cap);
+        if (!p) {
+            b->nomem = true;
+            return 0;
+        }
+        b->data = p;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, ptr, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+    return n;
+}
+
+bool ts_http_global_init(void)
+{
+    return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
+}
+
+void ts_http_global_cleanup(void)
+{
+    curl_global_cleanup();
+}
+
+bool ts_http_url_ok(const char *base)
+{
+    const char *host;
+
+    if (!base)
+        return false;
+    if (strncasecmp(base, "http://", 7) == 0)
+        host = base + 7;
+    else if (strncasecmp(base, "https://", 8) == 0)
+        host = base + 8;
+    else
+        return false;
+    /* a host is needed; the rest is curl's to judge */
+    return *host != '\0' && *host != '/' && strlen(base) < TS_HTTP_URL_MAX / 2;
+}
+
+static ts_http_status http_map(CURLcode rc, const ts_http_buf *b,
+                               const char *url, const char *detail,
+                               ts_http_error *err)
+{
+    const char *why = detail[0] ? detail : curl_easy_strerror(rc);
+
+    if (b->too_big)
+        return http_fail(err, TS_HTTP_ETOOBIG,
+                         "response from %s is larger than %u bytes", url,
+                         TS_HTTP_BODY_MAX);
+    if (b->nomem || rc == CURLE_OUT_OF_MEMORY)
+        return http_fail(err, TS_HTTP_ENOMEM, "out of memory");
+    switch (rc) {
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_URL_MALFORMAT:
+    case CURLE_UNSUPPORTED_PROTOCOL:
+        return http_fail(err, TS_HTTP_ECONNECT, "cannot reach %s: %s", url, why);
+    case CURLE_OPERATION_TIMEDOUT:
+        return http_fail(err, TS_HTTP_ETIMEOUT, "no answer from %s in time: %s",
+                         url, why);
+    default:
+        return http_fail(err, TS_HTTP_EOTHER, "request to %s failed: %s", url, why);
+    }
+}
+
+ts_http_status ts_http_request(const ts_http_client *c, const char *method,
+                               const char *path, const char *body,
+                               ts_http_response *resp, ts_http_error *err)
+{
+    char url[TS_HTTP_URL_MAX];
+    char detail[CURL_ERROR_SIZE];
+    size_t blen;
+    ts_http_buf buf = {0};
+    struct curl_slist *hdrs = NULL, *tmp;
+    CURL *h;
+    CURLcode rc;
+    char *ctype = NULL;
+    ts_http_status st = TS_HTTP_OK;
+    int n;
+
+    memset(resp, 0, sizeof *resp);
+    if (!ts_http_url_ok(c->base_url))
+        return http_fail(err, TS_HTTP_EURL,
+                         "URL must start with http:// or https://: '%s'",
+                         c->base_url ? c->base_url : "");
+
+    /* join without doubling the slash: base "http://h:1/" + "/v1/plan" */
+    blen = strlen(c->base_url);
+    while (blen > 0 && c->base_url[blen - 1] == '/')
+        blen--;
+    n = snprintf(url, sizeof url, "%.*s%s", (int)blen, c->base_url, path);
+    if (n < 0 || (size_t)n >= sizeof url)
+        return http_fail(err, TS_HTTP_EURL, "URL too long");
+
+    h = curl_easy_init();
+    if (!h)
+        return http_fail(err, TS_HTTP_ENOMEM, "cannot start libcurl");
+
+    hdrs = curl_slist_append(NULL, "Accept: application/json, application/problem+json");
+    if (hdrs && body) {
+        tmp = curl_slist_append(hdrs, "Content-Type: application/json");
+        if (!tmp) {
+            curl_slist_free_all(hdrs);
+            hdrs = NULL;
+        } else {
+            hdrs = tmp;
+        }
+    }
+    if (!hdrs) {
+        curl_easy_cleanup(h);
+        return http_fail(err, TS_HTTP_ENOMEM, "out of memory");
+    }
+
+    detail[0] = '\0';
+    curl_easy_setopt(h, CURLOPT_URL, url);
+    /* only talk HTTP: no file://, no redirects to other schemes */
+    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
+                     c->connect_timeout_ms > 0 ? c->connect_timeout_ms
+                                               : TS_HTTP_CONNECT_TIMEOUT_MS);
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS,
+                     c->timeout_ms > 0 ? c->timeout_ms : TS_HTTP_TIMEOUT_MS);
+    curl_easy_setopt(h, CURLOPT_USERAGENT, "trainsize-cli/" TS_CLI_VERSION);
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, http_write);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, &buf);
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, detail);
+    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
+    if (body) {
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
+    }
+
+    rc = curl_easy_perform(h);
+    if (rc != CURLE_OK) {
+        st = http_map(rc, &buf, url, detail, err);
+        free(buf.data);
+        goto out;
+    }
+
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &resp->status);
+    if (curl_easy_getinfo(h, CURLINFO_CONTENT_TYPE, &ctype) == CURLE_OK && ctype)
+        snprintf(resp->content_type, sizeof resp->content_type, "%s", ctype);
+    if (!buf.data) {
+        /* empty body: still hand back a valid string */
+        buf.data = calloc(1, 1);
+        if (!buf.data) {
+            st = http_fail(err, TS_HTTP_ENOMEM, "out of memory");
+            memset(resp, 0, sizeof *resp);
+            goto out;
+        }
+    }
+    resp->body = buf.data;
+    resp->len = buf.len;
+
+out:
+    curl_slist_free_all(hdrs);
+    curl_easy_cleanup(h);
+    return st;
+}
+
+void ts_http_response_free(ts_http_response *resp)
+{
+    if (!resp)
+        return;
+    free(resp->body);
+    resp->body = NULL;
+    resp->len = 0;
+}
+
+bool ts_http_is_problem(const ts_http_response *resp)
+{
+    static const char want[] = "application/problem+json";
+    return strncasecmp(resp->content_type, want, sizeof want - 1) == 0;
+}
+
+const char *ts_http_strerror(ts_http_status code)
+{
+    switch (code) {
+    case TS_HTTP_OK:       return "ok";
+    case TS_HTTP_EURL:     return "bad URL";
+    case TS_HTTP_ECONNECT: return "server unreachable";
+    case TS_HTTP_ETIMEOUT: return "timed out";
+    case TS_HTTP_ETOOBIG:  return "response too large";
+    case TS_HTTP_ENOMEM:   return "out of memory";
+    case TS_HTTP_EOTHER:   return "transfer failed";
+    }
+    return "unknown error";
+}

@@ -1,0 +1,32 @@
+/*
+ * ts_cli_report.h - render /v1 answers as text tables.
+ *
+ * Pure formatting: a parsed JSON answer in, text out.  Missing fields print
+ * as "n/a" so an older or newer server never crashes the client.
+ */
+#ifndef TS_CLI_REPORT_H
+#define TS_CLI_REPORT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Dotted lookup: "memory.total.value".  NULL when any step is missing. */
+const json_t *ts_report_get(const json_t *root, const char *path);
+/* Number at path (integer or real); NAN when missing or not a number. */
+double ts_report_num(const json_t *root, const char *path);
+
+/* /v1/plan answer -> the estimate table. */
+void ts_report_plan(FILE *out, const json_t *plan);
+
+/* /v1/memory or /v1/plan answer -> one verdict line plus the terms.
+ * *fits gets memory.fits; returns false when the answer has no fits flag. */
+bool ts_report_check(FILE *out, const json_t *answer, bool *fits);
+
+void ts_report_presets(FILE *out, const json_t *answer);
+void ts_report_gpus(FILE *out, const json_t *answer);
+
+/* problem+json -> "error: <detail> (field /x)". */
+void ts_report_problem(FILE *out, const json_t *problem, long status);
+
+#endif /* TS_CLI_REPORT_H */

@@ -1,0 +1,197 @@
+/*
+ * ts_metrics.c - lock-free request counters and latency histogram.
+ */
+#include "ts_metrics.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ts_buf.h"
+
+#define ROUTES_MAX 48
+#define STATUS_LO 100u
+#define STATUS_SLOTS 500u /* 100..599 */
+#define RENDER_MAX (1024u * 1024u)
+
+/* Bucket bounds: 100 us .. 10 s covers a cached estimate through a stuck
+ * client.  Strings are what Prometheus sees; ns what we compare. */
+static const struct {
+    const char *le;
+    uint64_t ns;
+} buckets[] = {
+    {"0.0001", 100000u},      {"0.00025", 250000u},
+    {"0.0005", 500000u},      {"0.001", 1000000u},
+    {"0.0025", 2500000u},     {"0.005", 5000000u},
+    {"0.01", 10000000u},      {"0.025", 25000000u},
+    {"0.05", 50000000u},      {"0.1", 100000000u},
+    {"0.25", 250000000u},     {"0.5", 500000000u},
+    {"1", 1000000000u},       {"2.5", 2500000000u},
+    {"5", 5000000000u},       {"10", 10000000000u},
+};
+#define NBUCKETS (sizeof buckets / sizeof buckets[0])
+
+static const char *const fixed_routes[] = {
+    "/livez", "/readyz", "/metrics", "static", "other",
+};
+#define NFIXED (sizeof fixed_routes / sizeof fixed_routes[0])
+
+struct ts_metrics {
+    const char *routes[ROUTES_MAX];
+    size_t nroutes;
+    size_t other;                          /* index of "other" */
+    const char *version;
+    _Atomic uint_least64_t *requests;      /* nroutes * STATUS_SLOTS */
+    _Atomic uint_least64_t hist[NBUCKETS + 1]; /* last = above all bounds */
+    _Atomic uint_least64_t sum_ns;
+    _Atomic long inflight;
+};
+
+static int add_route(ts_metrics *m, const char *label)
+{
+    for (size_t i = 0; i < m->nroutes; i++)
+        if (strcmp(m->routes[i], label) == 0)
+            return 0;
+    if (m->nroutes == ROUTES_MAX)
+        return -1;
+    m->routes[m->nroutes++] = label;
+    return 0;
+}
+
+ts_metrics *ts_metrics_new(const char *const *api_routes, const char *version)
+{
+    ts_metrics *m = calloc(1, sizeof *m);
+    if (m == NULL)
+        return NULL;
+    m->version = version ? version : "unknown";
+    for (size_t i = 0; api_routes != NULL && api_routes[i] != NULL; i++) {
+        /* "POST /v1/plan" -> "/v1/plan"; the label stays static. */
+        const char *sp = strchr(api_routes[i], ' ');
+        const char *path = sp ? sp + 1 : api_routes[i];
+        if (*path != '\0')
+            (void)add_route(m, path); /* full table: counted as "other" */
+    }
+    /* Reserve the fixed labels even if the api table filled the array. */
+    if (m->nroutes > ROUTES_MAX - NFIXED)
+        m->nroutes = ROUTES_MAX - NFIXED;
+    for (size_t i = 0; i < NFIXED; i++)
+        (void)add_route(m, fixed_routes[i]);
+    m->other = ts_metrics_route(m, "other");
+
+    size_t n = m->nroutes * STATUS_SLOTS;
+    m->requests = malloc(n * sizeof *m->requests);
+    if (m->requests == NULL) {
+        free(m);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        atomic_init(&m->requests[i], 0);
+    for (size_t i = 0; i <= NBUCKETS; i++)
+        atomic_init(&m->hist[i], 0);
+    atomic_init(&m->sum_ns, 0);
+    atomic_init(&m->inflight, 0);
+    return m;
+}
+
+void ts_metrics_free(ts_metrics *m)
+{
+    if (m == NULL)
+        return;
+    free(m->requests);
+    free(m);
+}
+
+size_t ts_metrics_route(const ts_metrics *m, const char *label)
+{
+    if (label != NULL)
+        for (size_t i = 0; i < m->nroutes; i++)
+            if (strcmp(m->routes[i], label) == 0)
+                return i;
+    return m->other;
+}
+
+const char *ts_metrics_route_label(const ts_metrics *m, size_t route)
+{
+    return route < m->nroutes ? m->routes[route] : "other";
+}
+
+void ts_metrics_observe(ts_metrics *m, size_t route, unsigned status,
+                        uint64_t duration_ns)
+{
+    if (route >= m->nroutes)
+        route = m->other;
+    if (status >= STATUS_LO && status < STATUS_LO + STATUS_SLOTS)
+        atomic_fetch_add_explicit(
+            &m->requests[route * STATUS_SLOTS + (status - STATUS_LO)], 1,
+            memory_order_relaxed);
+    size_t b = 0;
+    while (b < NBUCKETS && duration_ns > buckets[b].ns)
+        b++;
+    atomic_fetch_add_explicit(&m->hist[b], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&m->sum_ns, duration_ns, memory_order_relaxed);
+}
+
+void ts_metrics_inflight_add(ts_metrics *m, long delta)
+{
+    atomic_fetch_add_explicit(&m->inflight, delta, memory_order_relaxed);
+}
+
+long ts_metrics_inflight(const ts_metrics *m)
+{
+    return atomic_load_explicit(&m->inflight, memory_order_relaxed);
+}
+
+char *ts_metrics_render(const ts_metrics *m, size_t *len)
+{
+    ts_buf b;
+    ts_buf_init(&b, RENDER_MAX);
+    int bad = 0;
+
+    bad |= ts_buf_printf(&b,
+        "# HELP trainsize_build_info Build information.\n"
+        "# TYPE trainsize_build_info gauge\n"
+        "trainsize_build_info{version=\"%s\"} 1\n"
+        "# HELP trainsize_inflight_requests Requests being served now.\n"
+        "# TYPE trainsize_inflight_requests gauge\n"
+        "trainsize_inflight_requests %ld\n"
+        "# HELP trainsize_http_requests_total HTTP requests answered, by route and status.\n"
+        "# TYPE trainsize_http_requests_total counter\n",
+        m->version, ts_metrics_inflight(m)) != TS_BUF_OK;
+
+    for (size_t r = 0; r < m->nroutes && !bad; r++)
+        for (unsigned s = 0; s < STATUS_SLOTS && !bad; s++) {
+            uint_least64_t v = atomic_load_explicit(
+                &m->requests[r * STATUS_SLOTS + s], memory_order_relaxed);
+            if (v == 0)
+                continue; /* absent series read as 0 in PromQL */
+            bad |= ts_buf_printf(&b,
+                "trainsize_http_requests_total{route=\"%s\",status=\"%u\"} %llu\n",
+                m->routes[r], s + STATUS_LO, (unsigned long long)v) != TS_BUF_OK;
+        }
+
+    bad |= ts_buf_printf(&b,
+        "# HELP trainsize_http_request_duration_seconds Time from request headers to response sent.\n"
+        "# TYPE trainsize_http_request_duration_seconds histogram\n") != TS_BUF_OK;
+    /* Cumulative counts; _count is their total so +Inf == _count always,
+     * even while other threads keep adding. */
+    unsigned long long cum = 0;
+    for (size_t i = 0; i <= NBUCKETS && !bad; i++) {
+        cum += atomic_load_explicit(&m->hist[i], memory_order_relaxed);
+        bad |= ts_buf_printf(&b,
+            "trainsize_http_request_duration_seconds_bucket{le=\"%s\"} %llu\n",
+            i < NBUCKETS ? buckets[i].le : "+Inf", cum) != TS_BUF_OK;
+    }
+    uint_least64_t sum = atomic_load_explicit(&m->sum_ns, memory_order_relaxed);
+    if (!bad)
+        bad |= ts_buf_printf(&b,
+            "trainsize_http_request_duration_seconds_sum %llu.%09llu\n"
+            "trainsize_http_request_duration_seconds_count %llu\n",
+            (unsigned long long)(sum / 1000000000u),
+            (unsigned long long)(sum % 1000000000u), cum) != TS_BUF_OK;
+
+    if (bad) {
+        ts_buf_free(&b);
+        return NULL;
+    }
+    return ts_buf_steal(&b, len);
+}

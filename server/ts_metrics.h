@@ -1,0 +1,38 @@
+/*
+ * ts_metrics.h - Prometheus counters for the HTTP server.
+ *
+ * Lock-free: every update is a relaxed C11 atomic add on memory that is
+ * allocated once at start-up, so the hot path never locks or mallocs.
+ * The registry is owned by the server, not a global.
+ */
+#ifndef TS_METRICS_H
+#define TS_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ts_metrics ts_metrics;
+
+/* Route labels: the paths of api_routes ("METHOD /path", NULL-terminated,
+ * static), deduplicated, then "/livez", "/readyz", "/metrics", "static",
+ * "other".  version goes into trainsize_build_info.  NULL if out of memory. */
+ts_metrics *ts_metrics_new(const char *const *api_routes, const char *version);
+void ts_metrics_free(ts_metrics *m);
+
+/* Index of a route label; unknown labels (and NULL) map to "other". */
+size_t ts_metrics_route(const ts_metrics *m, const char *label);
+const char *ts_metrics_route_label(const ts_metrics *m, size_t route);
+
+/* One finished request: its route index, HTTP status (100..599; others
+ * are ignored) and duration in nanoseconds. */
+void ts_metrics_observe(ts_metrics *m, size_t route, unsigned status,
+                        uint64_t duration_ns);
+
+void ts_metrics_inflight_add(ts_metrics *m, long delta);
+long ts_metrics_inflight(const ts_metrics *m);
+
+/* Text exposition format 0.0.4; malloc'd, caller frees.  NULL if out of
+ * memory. */
+char *ts_metrics_render(const ts_metrics *m, size_t *len);
+
+#endif /* TS_METRICS_H */

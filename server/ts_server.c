@@ -1,0 +1,654 @@
+/*
+ * ts_server.c - libmicrohttpd front end for the /v1 api.
+ *
+ * Per request the daemon calls on_request() several times: once when the
+ * headers are in (we allocate the request state and check Content-Length),
+ * once per body chunk (appended to a capped buffer, or discarded once the
+ * cap is crossed), and once with no data, when we answer.  on_completed()
+ * then records metrics, writes the access-log line and frees the state.
+ * Nothing request-specific lives outside the ts_req hung on the connection.
+ */
+#include "ts_server.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "ts_api.h"
+#include "ts_buf.h"
+#include "ts_metrics.h"
+#include "ts_static.h"
+
+#ifndef TS_VERSION
+#define TS_VERSION "unknown"
+#endif
+
+#define CONN_MEMORY_LIMIT (64u * 1024u)
+#define LOG_PATH_MAX 200
+
+struct ts_server {
+    ts_config cfg;
+    struct MHD_Daemon *daemon;
+    ts_metrics *metrics;
+    char *web_root;          /* realpath of cfg.web_root, NULL if missing */
+    atomic_bool draining;
+    MHD_socket quiesced_fd;  /* ours to close after MHD_stop_daemon */
+    unsigned port;
+    char url[96];
+    size_t r_livez, r_readyz, r_metrics, r_static, r_other;
+};
+
+/* State of one request, owned by its connection. */
+typedef struct ts_req {
+    struct timespec t0;
+    ts_buf body;
+    int too_big;             /* body crossed the cap: discard the rest */
+    int answered;            /* a response is queued */
+    unsigned status;         /* 0 until answered */
+    size_t bytes;            /* response body length */
+    size_t route;            /* metrics route index */
+    char method[16];
+    char path[LOG_PATH_MAX + 1];
+} ts_req;
+
+typedef struct reply {
+    unsigned status;
+    const char *content_type;
+    char *body;
+    size_t len;
+    enum MHD_ResponseMemoryMode mode;
+    const char *allow;
+    const char *cache_control;
+    const char *etag;
+} reply;
+
+static const char livez_body[] = "{\"status\":\"ok\"}";
+static const char ready_body[] = "{\"status\":\"ready\"}";
+static const char draining_body[] = "{\"status\":\"draining\"}";
+static const char ops_allow[] = "GET, HEAD";
+
+static uint64_t elapsed_ns(const struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    int64_t ns = (int64_t)(t1.tv_sec - t0->tv_sec) * 1000000000
+                 + (t1.tv_nsec - t0->tv_nsec);
+    return ns > 0 ? (uint64_t)ns : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Responses                                                           */
+/* ------------------------------------------------------------------ */
+
+static enum MHD_Result queue(ts_server *s, struct MHD_Connection *c,
+                             ts_req *rq, const reply *r)
+{
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(r->len, r->body, r->mode);
+    if (resp == NULL) {
+        /* MHD took no ownership on failure. */
+        if (r->mode == MHD_RESPMEM_MUST_FREE)
+            free(r->body);
+        return MHD_NO;
+    }
+    int ok = 1;
+    if (r->content_type != NULL)
+        ok &= MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+                                      r->content_type) == MHD_YES;
+    ok &= MHD_add_response_header(resp, "X-Content-Type-Options",
+                                  "nosniff") == MHD_YES;
+    if (r->allow != NULL)
+        ok &= MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW,
+                                      r->allow) == MHD_YES;
+    if (r->cache_control != NULL)
+        ok &= MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL,
+                                      r->cache_control) == MHD_YES;
+    if (r->etag != NULL)
+        ok &= MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG,
+                                      r->etag) == MHD_YES;
+    /* While draining, tell keep-alive clients to reconnect elsewhere. */
+    if (atomic_load(&s->draining))
+        ok &= MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION,
+                                      "close") == MHD_YES;
+    enum MHD_Result ret = MHD_NO;
+    if (ok)
+        ret = MHD_queue_response(c, r->status, resp);
+    MHD_destroy_response(resp);
+    if (ret == MHD_YES) {
+        rq->answered = 1;
+        rq->status = r->status;
+        rq->bytes = r->len;
+    }
+    return ret;
+}
+
+/* Send an api response, taking over its malloc'd body (ts_api.h). */
+static enum MHD_Result queue_api(ts_server *s, struct MHD_Connection *c,
+                                 ts_req *rq, ts_api_response *ar, int rc,
+                                 const char *allow)
+{
+    reply r = {
+        .status = ar->status,
+        .content_type = ar->content_type,
+        .body = ar->body,
+        .len = ar->body_len,
+        /* rc == -1: a static out-of-memory body that must not be freed. */
+        .mode = rc == 0 ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT,
+        .allow = allow != NULL ? allow : ar->allow,
+        .cache_control = "no-store",
+    };
+    if (rc == 0)
+        ar->body = NULL; /* now MHD's */
+    ts_api_response_free(ar);
+    return queue(s, c, rq, &r);
+}
+
+static enum MHD_Result queue_problem(ts_server *s, struct MHD_Connection *c,
+                                     ts_req *rq, unsigned status,
+                                     const char *slug, const char *title,
+                                     const char *detail, const char *allow)
+{
+    ts_api_response ar;
+    memset(&ar, 0, sizeof ar);
+    int rc = ts_api_problem(&ar, status, slug, title, detail, NULL);
+    return queue_api(s, c, rq, &ar, rc, allow);
+}
+
+static enum MHD_Result queue_too_big(ts_server *s, struct MHD_Connection *c,
+                                     ts_req *rq)
+{
+    char detail[96];
+    snprintf(detail, sizeof detail,
+             "request body exceeds the %zu byte limit", s->cfg.body_max);
+    return queue_problem(s, c, rq, MHD_HTTP_CONTENT_TOO_LARGE,
+                         "body-too-large", "Payload Too Large", detail, NULL);
+}
+
+static enum MHD_Result queue_not_found(ts_server *s, struct MHD_Connection *c,
+                                       ts_req *rq)
+{
+    rq->route = s->r_other;
+    return queue_problem(s, c, rq, MHD_HTTP_NOT_FOUND, "not-found",
+                         "Not Found", "no such resource", NULL);
+}
+
+static enum MHD_Result queue_const(ts_server *s, struct MHD_Connection *c,
+                                   ts_req *rq, unsigned status,
+                                   const char *body, size_t len)
+{
+    reply r = {
+        .status = status,
+        .content_type = "application/json",
+        .body = (char *)(uintptr_t)body, /* PERSISTENT: MHD only reads it */
+        .len = len,
+        .mode = MHD_RESPMEM_PERSISTENT,
+        .cache_control = "no-store",
+    };
+    return queue(s, c, rq, &r);
+}
+
+/* ------------------------------------------------------------------ */
+/* Routes                                                              */
+/* ------------------------------------------------------------------ */
+
+static int is_get(const char *method)
+{
+    return strcmp(method, MHD_HTTP_METHOD_GET) == 0
+           || strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
+}
+
+static enum MHD_Result serve_file(ts_server *s, struct MHD_Connection *c,
+                                  ts_req *rq, ts_static_status st,
+                                  ts_static_file *f)
+{
+    if (st == TS_STATIC_NOTFOUND)
+        return queue_not_found(s, c, rq);
+    rq->route = s->r_static;
+    if (st == TS_STATIC_NOMEM)
+        return queue_problem(s, c, rq, MHD_HTTP_SERVICE_UNAVAILABLE,
+                             "out-of-memory", "Service Unavailable",
+                             "out of memory, retry later", NULL);
+    if (st == TS_STATIC_TOOBIG) {
+        fprintf(stderr, "trainsize-server: %s: file over %u bytes, not served\n",
+                rq->path, TS_STATIC_FILE_MAX);
+        return queue_problem(s, c, rq, MHD_HTTP_INTERNAL_SERVER_ERROR,
+                             "file-too-large", "Internal Server Error",
+                             "static file too large to serve", NULL);
+    }
+    const char *inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                  MHD_HTTP_HEADER_IF_NONE_MATCH);
+    reply r = {
+        .status = MHD_HTTP_OK,
+        .content_type = f->content_type,
+        .body = f->data,
+        .len = f->len,
+        .mode = MHD_RESPMEM_MUST_FREE,
+        .cache_control = f->cache_control,
+        .etag = f->etag,
+    };
+    if (inm != NULL && strcmp(inm, f->etag) == 0) {
+        free(f->data);
+        r.status = MHD_HTTP_NOT_MODIFIED;
+        r.content_type = NULL;
+        r.body = NULL;
+        r.len = 0;
+        r.mode = MHD_RESPMEM_PERSISTENT;
+    }
+    f->data = NULL; /* queue() owns it now, success or not */
+    return queue(s, c, rq, &r);
+}
+
+static enum MHD_Result route_ops(ts_server *s, struct MHD_Connection *c,
+                                 ts_req *rq, const char *method,
+                                 size_t route)
+{
+    rq->route = route;
+    if (!is_get(method))
+        return queue_problem(s, c, rq, MHD_HTTP_METHOD_NOT_ALLOWED,
+                             "method-not-allowed", "Method Not Allowed",
+                             "use GET or HEAD", ops_allow);
+    if (route == s->r_livez)
+        return queue_const(s, c, rq, MHD_HTTP_OK, livez_body,
+                           sizeof livez_body - 1);
+    if (route == s->r_readyz) {
+        if (atomic_load(&s->draining))
+            return queue_const(s, c, rq, MHD_HTTP_SERVICE_UNAVAILABLE,
+                               draining_body, sizeof draining_body - 1);
+        return queue_const(s, c, rq, MHD_HTTP_OK, ready_body,
+                           sizeof ready_body - 1);
+    }
+    size_t len = 0;
+    char *text = ts_metrics_render(s->metrics, &len);
+    if (text == NULL)
+        return queue_problem(s, c, rq, MHD_HTTP_SERVICE_UNAVAILABLE,
+                             "out-of-memory", "Service Unavailable",
+                             "out of memory, retry later", NULL);
+    reply r = {
+        .status = MHD_HTTP_OK,
+        .content_type = "text/plain; version=0.0.4; charset=utf-8",
+        .body = text,
+        .len = len,
+        .mode = MHD_RESPMEM_MUST_FREE,
+        .cache_control = "no-store",
+    };
+    return queue(s, c, rq, &r);
+}
+
+static enum MHD_Result route_static(ts_server *s, struct MHD_Connection *c,
+                                    ts_req *rq, const char *url,
+                                    const char *method)
+{
+    ts_static_file f;
+    ts_static_status st;
+    if (strcmp(url, "/openapi.json") == 0)
+        st = ts_static_load_file(s->cfg.openapi, &f);
+    else
+        st = ts_static_load(s->web_root, url, &f);
+    if (!is_get(method)) {
+        /* Existing resource, wrong verb: 405; otherwise plain 404. */
+        free(f.data);
+        if (st == TS_STATIC_NOTFOUND)
+            return queue_not_found(s, c, rq);
+        rq->route = s->r_static;
+        return queue_problem(s, c, rq, MHD_HTTP_METHOD_NOT_ALLOWED,
+                             "method-not-allowed", "Method Not Allowed",
+                             "static files take GET or HEAD", ops_allow);
+    }
+    return serve_file(s, c, rq, st, &f);
+}
+
+static enum MHD_Result dispatch(ts_server *s, struct MHD_Connection *c,
+                                ts_req *rq, const char *url,
+                                const char *method)
+{
+    if (strncmp(url, "/v1/", 4) == 0 || strcmp(url, "/v1") == 0) {
+        const char *ct = MHD_lookup_connection_value(
+            c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+        /* HEAD is GET without the body; MHD drops the body for us. */
+        const char *m = strcmp(method, MHD_HTTP_METHOD_HEAD) == 0
+                            ? MHD_HTTP_METHOD_GET
+                            : method;
+        ts_api_response ar;
+        memset(&ar, 0, sizeof ar);
+        int rc = ts_api_handle(m, url, ct != NULL ? ct : "",
+                               rq->body.data != NULL ? rq->body.data : "",
+                               rq->body.len, &ar);
+        rq->route = ts_metrics_route(s->metrics, ar.route);
+        return queue_api(s, c, rq, &ar, rc, NULL);
+    }
+    if (strcmp(url, "/livez") == 0)
+        return route_ops(s, c, rq, method, s->r_livez);
+    if (strcmp(url, "/readyz") == 0)
+        return route_ops(s, c, rq, method, s->r_readyz);
+    if (strcmp(url, "/metrics") == 0)
+        return route_ops(s, c, rq, method, s->r_metrics);
+    return route_static(s, c, rq, url, method);
+}
+
+/* ------------------------------------------------------------------ */
+/* MHD callbacks                                                       */
+/* ------------------------------------------------------------------ */
+
+/* Copy for the log: printable ASCII only, truncated. */
+static void copy_printable(char *dst, size_t cap, const char *src)
+{
+    size_t i = 0;
+    for (; src != NULL && src[i] != '\0' && i + 1 < cap; i++) {
+        unsigned char u = (unsigned char)src[i];
+        dst[i] = (u < 0x21 || u > 0x7e) ? '?' : (char)u;
+    }
+    dst[i] = '\0';
+}
+
+static ts_req *req_new(ts_server *s, const char *method, const char *url)
+{
+    ts_req *rq = calloc(1, sizeof *rq);
+    if (rq == NULL)
+        return NULL;
+    clock_gettime(CLOCK_MONOTONIC, &rq->t0);
+    ts_buf_init(&rq->body, s->cfg.body_max);
+    rq->route = s->r_other;
+    copy_printable(rq->method, sizeof rq->method, method);
+    copy_printable(rq->path, sizeof rq->path, url);
+    return rq;
+}
+
+/* Content-Length over the cap?  MHD has already rejected malformed
+ * values with 400, so only the size matters here. */
+static int declared_too_big(struct MHD_Connection *c, size_t max)
+{
+    const char *cl = MHD_lookup_connection_value(
+        c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    if (cl == NULL)
+        return 0;
+    errno = 0;
+    char *end = NULL;
+    unsigned long long n = strtoull(cl, &end, 10);
+    if (errno == ERANGE)
+        return 1;
+    return end != cl && n > (unsigned long long)max;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
+                                  const char *url, const char *method,
+                                  const char *version,
+                                  const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls)
+{
+    ts_server *s = cls;
+    ts_req *rq = *con_cls;
+    (void)version;
+
+    if (rq == NULL) {
+        rq = req_new(s, method, url);
+        if (rq == NULL)
+            return MHD_NO; /* out of memory: drop the connection */
+        *con_cls = rq;
+        ts_metrics_inflight_add(s->metrics, 1);
+        /* Refuse a declared oversize body before reading any of it. */
+        if (declared_too_big(c, s->cfg.body_max))
+            return queue_too_big(s, c, rq);
+        return MHD_YES;
+    }
+
+    if (*upload_data_size != 0) {
+        if (!rq->too_big && !rq->answered) {
+            ts_buf_status st =
+                ts_buf_append(&rq->body, upload_data, *upload_data_size);
+            if (st == TS_BUF_NOMEM)
+                return MHD_NO;
+            if (st == TS_BUF_FULL) {
+                /* Chunked or lying client: keep reading, answer 413 at
+                 * the end, and give the memory back now. */
+                rq->too_big = 1;
+                ts_buf_free(&rq->body);
+            }
+        }
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+
+    if (rq->answered)
+        return MHD_YES;
+    if (rq->too_big)
+        return queue_too_big(s, c, rq);
+    return dispatch(s, c, rq, url, method);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    ts_server *s = cls;
+    ts_req *rq = *con_cls;
+    (void)c;
+    if (rq == NULL)
+        return;
+    uint64_t ns = elapsed_ns(&rq->t0);
+    if (rq->status != 0)
+        ts_metrics_observe(s->metrics, rq->route, rq->status, ns);
+    ts_metrics_inflight_add(s->metrics, -1);
+
+    if (s->cfg.access_log) {
+        static const char *const why[] = {
+            [MHD_REQUEST_TERMINATED_COMPLETED_OK] = "",
+            [MHD_REQUEST_TERMINATED_WITH_ERROR] = " error",
+            [MHD_REQUEST_TERMINATED_TIMEOUT_REACHED] = " timeout",
+            [MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN] = " shutdown",
+            [MHD_REQUEST_TERMINATED_READ_ERROR] = " read-error",
+            [MHD_REQUEST_TERMINATED_CLIENT_ABORT] = " client-abort",
+        };
+        const char *note = (unsigned)toe < sizeof why / sizeof why[0]
+                               && why[toe] != NULL ? why[toe] : " aborted";
+        char line[LOG_PATH_MAX + 96];
+        int n = snprintf(line, sizeof line, "%s %s %u %zu %llu%s\n",
+                         rq->method, rq->path, rq->status, rq->bytes,
+                         (unsigned long long)(ns / 1000u), note);
+        /* One write() per line keeps lines whole across threads. */
+        if (n > 0) {
+            size_t len = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
+            ssize_t w = write(STDERR_FILENO, line, len);
+            (void)w;
+        }
+    }
+    ts_buf_free(&rq->body);
+    free(rq);
+    *con_cls = NULL;
+}
+
+static int hexval(char ch)
+{
+    if (ch >= '0' && ch <= '9')
+        return ch - '0';
+    if (ch >= 'a' && ch <= 'f')
+        return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F')
+        return ch - 'A' + 10;
+    return -1;
+}
+
+/* Percent-decoding that leaves %00..%1F and %7F encoded: a decoded NUL
+ * would cut the C string ("/index.html%00.png" -> "/index.html"), so we
+ * keep it visible and the static lookup fails with 404. */
+static size_t unescape(void *cls, struct MHD_Connection *c, char *uri)
+{
+    (void)cls;
+    (void)c;
+    char *w = uri;
+    for (const char *r = uri; *r != '\0';) {
+        if (r[0] == '%') {
+            int hi = hexval(r[1]);
+            int lo = hi >= 0 ? hexval(r[2]) : -1;
+            if (lo >= 0) {
+                int v = hi * 16 + lo;
+                if (v >= 0x20 && v != 0x7f) {
+                    *w++ = (char)v;
+                    r += 3;
+                    continue;
+                }
+            }
+        }
+        *w++ = *r++;
+    }
+    *w = '\0';
+    return (size_t)(w - uri);
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 0)))
+#endif
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    (void)cls;
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    size_t n = strlen(msg);
+    while (n > 0 && msg[n - 1] == '\n')
+        msg[--n] = '\0';
+    fprintf(stderr, "trainsize-server: mhd: %s\n", msg);
+}
+
+/* ------------------------------------------------------------------ */
+/* Life cycle                                                          */
+/* ------------------------------------------------------------------ */
+
+static void server_free(ts_server *s)
+{
+    if (s == NULL)
+        return;
+    ts_metrics_free(s->metrics);
+    free(s->web_root);
+    free(s);
+}
+
+ts_server_status ts_server_start(const ts_config *cfg, ts_server **out,
+                                 char err[TS_SERVER_ERR_LEN])
+{
+    *out = NULL;
+    err[0] = '\0';
+    ts_server *s = calloc(1, sizeof *s);
+    if (s == NULL) {
+        snprintf(err, TS_SERVER_ERR_LEN, "out of memory");
+        return TS_SERVER_ENOMEM;
+    }
+    s->cfg = *cfg;
+    s->quiesced_fd = MHD_INVALID_SOCKET;
+    atomic_init(&s->draining, false);
+    s->metrics = ts_metrics_new(ts_api_routes(), TS_VERSION);
+    if (s->metrics == NULL) {
+        server_free(s);
+        snprintf(err, TS_SERVER_ERR_LEN, "out of memory");
+        return TS_SERVER_ENOMEM;
+    }
+    s->r_livez = ts_metrics_route(s->metrics, "/livez");
+    s->r_readyz = ts_metrics_route(s->metrics, "/readyz");
+    s->r_metrics = ts_metrics_route(s->metrics, "/metrics");
+    s->r_static = ts_metrics_route(s->metrics, "static");
+    s->r_other = ts_metrics_route(s->metrics, "other");
+
+    s->web_root = ts_static_root(cfg->web_root);
+    if (s->web_root == NULL)
+        fprintf(stderr,
+                "trainsize-server: web root '%s' not found; the dashboard "
+                "(GET /) will answer 404\n", cfg->web_root);
+
+    struct sockaddr_storage ss;
+    memset(&ss, 0, sizeof ss);
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC
+                     | MHD_USE_ERROR_LOG;
+    flags |= MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES
+                 ? MHD_USE_EPOLL
+                 : MHD_USE_POLL;
+    int v6 = strchr(cfg->bind, ':') != NULL;
+    if (v6) {
+        struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+        a->sin6_family = AF_INET6;
+        a->sin6_port = htons((uint16_t)cfg->port);
+        inet_pton(AF_INET6, cfg->bind, &a->sin6_addr);
+        flags |= MHD_USE_IPv6;
+    } else {
+        struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+        a->sin_family = AF_INET;
+        a->sin_port = htons((uint16_t)cfg->port);
+        inet_pton(AF_INET, cfg->bind, &a->sin_addr);
+    }
+
+    /* A pool of 1 is no pool; MHD wants the option absent then. */
+    unsigned pool = cfg->threads > 1 ? cfg->threads : 0;
+    s->daemon = MHD_start_daemon(
+        flags, (uint16_t)cfg->port, NULL, NULL, on_request, s,
+        /* First, so that MHD's own option errors use it too. */
+        MHD_OPTION_EXTERNAL_LOGGER, mhd_log, (void *)NULL,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+        MHD_OPTION_THREAD_POOL_SIZE, pool,
+        MHD_OPTION_CONNECTION_TIMEOUT, cfg->timeout_s,
+        MHD_OPTION_CONNECTION_LIMIT, cfg->max_conns,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, cfg->per_ip,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY_LIMIT,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+        MHD_OPTION_UNESCAPE_CALLBACK, unescape, (void *)NULL,
+        MHD_OPTION_END);
+    if (s->daemon == NULL) {
+        snprintf(err, TS_SERVER_ERR_LEN,
+                 "cannot listen on %s port %u (in use, or no permission)",
+                 cfg->bind, cfg->port);
+        server_free(s);
+        return TS_SERVER_EBIND;
+    }
+    const union MHD_DaemonInfo *info =
+        MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    s->port = info != NULL ? info->port : cfg->port;
+    snprintf(s->url, sizeof s->url, v6 ? "http://[%s]:%u" : "http://%s:%u",
+             cfg->bind, s->port);
+    *out = s;
+    return TS_SERVER_OK;
+}
+
+unsigned ts_server_port(const ts_server *s)
+{
+    return s->port;
+}
+
+const char *ts_server_url(const ts_server *s)
+{
+    return s->url;
+}
+
+void ts_server_drain(ts_server *s)
+{
+    if (atomic_exchange(&s->draining, true))
+        return;
+    s->quiesced_fd = MHD_quiesce_daemon(s->daemon);
+}
+
+bool ts_server_wait_idle(ts_server *s, unsigned timeout_ms)
+{
+    const struct timespec tick = {0, 5 * 1000 * 1000};
+    for (unsigned waited = 0; ts_metrics_inflight(s->metrics) > 0; waited += 5) {
+        if (waited >= timeout_ms)
+            return false;
+        nanosleep(&tick, NULL);
+    }
+    return true;
+}
+
+void ts_server_stop(ts_server *s)
+{
+    if (s == NULL)
+        return;
+    MHD_stop_daemon(s->daemon);
+    /* Only now: worker threads may touch the socket until they stop. */
+    if (s->quiesced_fd != MHD_INVALID_SOCKET)
+        close(s->quiesced_fd);
+    server_free(s);
+}

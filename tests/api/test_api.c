@@ -1,0 +1,1060 @@
+/*
+ * test_api.c - the JSON layer through ts_api_handle(), as the server and
+ * the fuzzer call it.
+ *
+ * Every response, good or bad, goes through send(), which checks the
+ * invariants of the contract (api/CONTRACT.md): a body that is valid
+ * JSON, the content type that matches the status, no bare NaN/Infinity
+ * token and, for errors, a complete RFC 9457 problem object.
+ *
+ * Expected values cite their source next to them: docs/formulas.md,
+ * /work/shared/oracles.md (copied into the repo as the oracles the core
+ * tests use), or arithmetic done by hand in the comment.
+ */
+#include <check.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trainsize.h"
+#include "ts_api.h"
+#include "ts_api_int.h"
+
+#define PROBLEM_BASE "https://trainsize.dev/problems/"
+
+/* ------------------------------------------------------------------ */
+/* helpers                                                             */
+/* ------------------------------------------------------------------ */
+
+/* Outside string literals the only words JSON has are true/false/null
+ * and the exponent marker: anything else ("nan", "inf", "Infinity")
+ * means a non-finite number leaked into the output. */
+static void assert_no_bare_words(const char *s, size_t n)
+{
+    size_t i = 0;
+
+    while (i < n) {
+        char c = s[i];
+
+        if (c == '"') {
+            for (i++; i < n && s[i] != '"'; i++)
+                if (s[i] == '\\')
+                    i++;
+            i++;
+            continue;
+        }
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+            size_t j = i;
+            while (j < n && ((s[j] >= 'a' && s[j] <= 'z') || (s[j] >= 'A' && s[j] <= 'Z')))
+                j++;
+            if (!((j - i == 4 && memcmp(s + i, "true", 4) == 0) ||
+                  (j - i == 5 && memcmp(s + i, "false", 5) == 0) ||
+                  (j - i == 4 && memcmp(s + i, "null", 4) == 0) ||
+                  (j - i == 1 && (c == 'e' || c == 'E'))))
+                ck_abort_msg("bare word \"%.*s\" in output", (int)(j - i), s + i);
+            i = j;
+            continue;
+        }
+        i++;
+    }
+}
+
+/* "human" members are for people: a NaN there would be a lie too. */
+static void assert_humans_finite(const json_t *j)
+{
+    const char *key;
+    json_t *v;
+    size_t i;
+
+    if (json_is_object(j)) {
+        json_object_foreach((json_t *)j, key, v) {
+            if (strcmp(key, "human") == 0) {
+                const char *h = json_string_value(v);
+                ck_assert_ptr_nonnull(h);
+                ck_assert_msg(strstr(h, "nan") == NULL && strstr(h, "inf") == NULL &&
+                              strstr(h, "n/a") == NULL, "human \"%s\"", h);
+            }
+            assert_humans_finite(v);
+        }
+    } else if (json_is_array(j)) {
+        json_array_foreach(j, i, v)
+            assert_humans_finite(v);
+    }
+}
+
+static json_t *send(const char *method, const char *path, const char *ct,
+                    const char *body, size_t len, ts_api_response *resp)
+{
+    json_error_t je;
+    json_t *j;
+
+    ck_assert_int_eq(ts_api_handle(method, path, ct, body, len, resp), 0);
+    ck_assert_ptr_nonnull(resp->body);
+    ck_assert_uint_eq(strlen(resp->body), resp->body_len);
+    ck_assert_ptr_nonnull(resp->route);
+    /* Bad input is never a 5xx. */
+    ck_assert_msg(resp->status == 200 || (resp->status >= 400 && resp->status < 500),
+                  "status %u for %s %s: %s", resp->status, method, path, resp->body);
+    assert_no_bare_words(resp->body, resp->body_len);
+    j = json_loadb(resp->body, resp->body_len, JSON_REJECT_DUPLICATES, &je);
+    ck_assert_msg(j != NULL, "invalid JSON out: %s (%s)", je.text, resp->body);
+    ck_assert(json_is_object(j));
+    assert_humans_finite(j);
+    if (resp->status == 200) {
+        ck_assert_str_eq(resp->content_type, "application/json");
+    } else {
+        const char *type = json_string_value(json_object_get(j, "type"));
+        json_t *field = json_object_get(j, "field");
+
+        ck_assert_str_eq(resp->content_type, "application/problem+json");
+        ck_assert_uint_eq(json_object_size(j), 5);
+        ck_assert_ptr_nonnull(type);
+        ck_assert(strncmp(type, PROBLEM_BASE, strlen(PROBLEM_BASE)) == 0);
+        ck_assert(json_is_string(json_object_get(j, "title")));
+        ck_assert(json_is_string(json_object_get(j, "detail")));
+        ck_assert_int_eq(json_integer_value(json_object_get(j, "status")), resp->status);
+        ck_assert(json_is_null(field) || (json_is_string(field) &&
+                                          json_string_value(field)[0] == '/'));
+    }
+    return j;
+}
+
+static json_t *post(const char *path, const char *body, ts_api_response *resp)
+{
+    return send("POST", path, "application/json", body, strlen(body), resp);
+}
+
+/* Walk a dotted path ("memory.bytes_per_param.total"). */
+static json_t *at(json_t *j, const char *path)
+{
+    char buf[128];
+    char *save = NULL;
+    char *tok;
+
+    snprintf(buf, sizeof buf, "%s", path);
+    for (tok = strtok_r(buf, ".", &save); tok != NULL; tok = strtok_r(NULL, ".", &save)) {
+        j = json_object_get(j, tok);
+        ck_assert_msg(j != NULL, "missing %s (at %s)", path, tok);
+    }
+    return j;
+}
+
+static double num(json_t *j, const char *path)
+{
+    json_t *v = at(j, path);
+
+    ck_assert_msg(json_is_number(v), "%s is not a number", path);
+    return json_number_value(v);
+}
+
+static const char *str(json_t *j, const char *path)
+{
+    json_t *v = at(j, path);
+
+    ck_assert_msg(json_is_string(v), "%s is not a string", path);
+    return json_string_value(v);
+}
+
+static void assert_rel(double got, double want, double tol, const char *what)
+{
+    ck_assert_msg(fabs(got - want) <= tol * fabs(want),
+                  "%s: got %.17g, want %.17g (rel tol %g)", what, got, want, tol);
+}
+
+/* ------------------------------------------------------------------ */
+/* error classes: one table row each                                   */
+/* ------------------------------------------------------------------ */
+
+typedef struct err_case {
+    const char *method;
+    const char *path;
+    const char *ct;
+    const char *body;
+    unsigned status;
+    const char *slug;
+    const char *field;   /* NULL: "field" must be null */
+    const char *detail;  /* substring of detail, or NULL */
+} err_case;
+
+#define J "application/json"
+
+static const err_case err_cases[] = {
+    /* parsing */
+    { "POST", "/v1/memory", J, "{\"tp\":", 400, "invalid-json", NULL, "line 1, column" },
+    { "POST", "/v1/memory", J, "", 400, "invalid-json", NULL, "line 1" },
+    { "POST", "/v1/memory", J, "{\"tp\":1,\"tp\":2}", 400, "duplicate-key", "/tp", "duplicate" },
+    { "POST", "/v1/memory", J, "[1,2]", 400, "not-an-object", NULL, "an array" },
+    { "POST", "/v1/memory", J, "3", 400, "not-an-object", NULL, "an integer" },
+    { "POST", "/v1/memory", J, "{\"params\":NaN}", 400, "invalid-json", NULL, "NaN" },
+    { "POST", "/v1/memory", J, "{\"params\":Infinity}", 400, "invalid-json", NULL, NULL },
+    { "POST", "/v1/memory", J, "{\"params\":1e400}", 400, "invalid-json", NULL, "overflow" },
+    /* 2^63 does not fit json_int_t: jansson refuses it while parsing */
+    { "POST", "/v1/memory", J, "{\"tp\":9223372036854775808}", 400, "invalid-json", NULL, "too big integer" },
+    /* unknown members */
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"tpp\":2}", 400, "unknown-field", "/tpp", "did you mean \"tp\"" },
+    { "POST", "/v1/memory", J, "{\"optimiser\":\"adamw\"}", 400, "unknown-field", "/optimiser", "did you mean \"optimizer\"" },
+    { "POST", "/v1/memory", J, "{\"banana\":1}", 400, "unknown-field", "/banana", "openapi.json" },
+    /* RFC 6901 escaping of the pointer */
+    { "POST", "/v1/memory", J, "{\"a/b~c\":1}", 400, "unknown-field", "/a~1b~0c", NULL },
+    { "POST", "/v1/memory", J, "{\"solve\":\"gpus\"}", 400, "unknown-field", "/solve", "only accepted by POST /v1/fit" },
+    /* strict types */
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":1.5}", 400, "invalid-type", "/tp", "JSON integer" },
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":2.0}", 400, "invalid-type", "/tp", "JSON integer" },
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":\"2\"}", 400, "invalid-type", "/tp", "a string" },
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":[[[[1]]]]}", 400, "invalid-type", "/tp", "an array" },
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"gated\":1}", 400, "invalid-type", "/gated", "true or false" },
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"mfu\":\"0.4\"}", 400, "invalid-type", "/mfu", "a number" },
+    { "POST", "/v1/memory", J, "{\"model\":5}", 400, "invalid-type", "/model", "or null" },
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"gpu\":null}", 400, "invalid-type", "/gpu", "null" },
+    /* ranges */
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":0}", 400, "out-of-range", "/tp", "from 1 to 1048576" },
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":-0}", 400, "out-of-range", "/tp", NULL },
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":9223372036854775807}", 400, "out-of-range", "/tp", "9223372036854775807" },
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"zero\":4}", 400, "out-of-range", "/zero", "from 0 to 3" },
+    { "POST", "/v1/memory", J, "{\"params\":1e308}", 400, "out-of-range", "/params", "<= 1e+15" },
+    { "POST", "/v1/memory", J, "{\"params\":0}", 400, "out-of-range", "/params", "> 0" },
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"mfu\":1.5}", 400, "out-of-range", "/mfu", "<= 1" },
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"mfu\":0}", 400, "out-of-range", "/mfu", NULL },
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"fragmentation\":0.5}", 400, "out-of-range", "/fragmentation", "< 0.5" },
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"hbm_gb\":-80}", 400, "out-of-range", "/hbm_gb", NULL },
+    /* enums list their values */
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"precision\":\"bf17\"}", 400, "invalid-value", "/precision",
+      "\"fp32\", \"bf16\", \"fp16\", \"fp8\"" },
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"optimizer\":\"adamx\"}", 400, "invalid-value", "/optimizer",
+      "\"adamw\", \"adam\", \"adam8bit\", \"sgd\", \"sgd_momentum\", \"adafactor\", \"lion\", \"none\"" },
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"recompute\":\"some\"}", 400, "invalid-value", "/recompute", "\"selective\"" },
+    /* catalogue ids */
+    { "POST", "/v1/memory", J, "{\"model\":\"llama9-1t\"}", 400, "unknown-preset", "/model", "llama3-70b" },
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"gpu\":\"h900\"}", 400, "unknown-gpu", "/gpu", "h100-sxm" },
+    /* semantic checks: ours, then the core's (ts_error.field -> pointer) */
+    { "POST", "/v1/memory", J, "{\"model\":\"llama3-70b\",\"params\":7e9}", 400, "incompatible-options", "/params", "shape" },
+    { "POST", "/v1/memory", J, "{}", 400, "invalid-value", "/model", "params or a shape" },
+    /* Llama 3 70B has 64 heads: tp 3 does not divide them (core EINCOMPAT) */
+    { "POST", "/v1/memory", J, "{\"model\":\"llama3-70b\",\"tp\":3}", 400, "incompatible-options", "/tp", "heads" },
+    { "POST", "/v1/plan", J, "{\"params\":7e9,\"gpus\":12,\"tp\":8}", 400, "incompatible-options", "/gpus", "divisible" },
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"offload_params\":true}", 400, "incompatible-options", "/offload_params", "zero 3" },
+    /* A100 has no FP8 peak (oracles.md: A100 312 BF16, no FP8 listed) */
+    { "POST", "/v1/compute", J, "{\"params\":7e9,\"gpu\":\"a100-80\",\"compute_precision\":\"fp8\"}", 400,
+      "incompatible-options", "/compute_precision", "fp8" },
+    /* /v1/fit extras */
+    { "POST", "/v1/fit", J, "{\"params\":7e9}", 400, "missing-field", "/solve", "micro_batch" },
+    { "POST", "/v1/fit", J, "{\"params\":7e9,\"solve\":\"tokens\"}", 400, "invalid-value", "/solve", "\"gpus\"" },
+    { "POST", "/v1/fit", J, "{\"params\":7e9,\"solve\":\"micro_batch\",\"micro_batch\":4}", 400,
+      "incompatible-options", "/micro_batch", "solver computes" },
+    { "POST", "/v1/fit", J, "{\"params\":7e9,\"solve\":\"gpus\",\"dp\":4}", 400, "incompatible-options", "/dp", NULL },
+    { "POST", "/v1/fit", J, "{\"params\":7e9,\"solve\":\"gpus\",\"max_micro_batch\":4}", 400,
+      "incompatible-options", "/max_micro_batch", "other solve mode" },
+    { "POST", "/v1/fit", J, "{\"params\":7e9,\"solve\":\"gpus\",\"max_gpus\":0}", 400, "out-of-range", "/max_gpus", NULL },
+    /* transport-level classes */
+    { "POST", "/v1/memory", "text/plain", "{\"params\":7e9}", 415, "unsupported-media-type", NULL, "application/json" },
+    { "POST", "/v1/memory", NULL, "{\"params\":7e9}", 415, "unsupported-media-type", NULL, NULL },
+    { "POST", "/v1/memory", "application/jsonx", "{\"params\":7e9}", 415, "unsupported-media-type", NULL, NULL },
+    { "POST", "/v1/memory", "text/json", "{\"params\":7e9}", 415, "unsupported-media-type", NULL, NULL },
+    { "GET", "/v1/memory", NULL, "", 405, "method-not-allowed", NULL, "POST" },
+    { "DELETE", "/v1/plan", J, "", 405, "method-not-allowed", NULL, "POST" },
+    { "POST", "/v1/presets", J, "{}", 405, "method-not-allowed", NULL, "GET" },
+    { "GET", "/v1/nope", NULL, "", 404, "not-found", NULL, "/v1/nope" },
+    { "POST", "/v1/memory/", J, "{\"params\":7e9}", 404, "not-found", NULL, NULL },
+    { "GET", "/v1", NULL, "", 404, "not-found", NULL, NULL },
+};
+
+START_TEST(test_error_classes)
+{
+    const err_case *c = &err_cases[_i];
+    ts_api_response r;
+    json_t *j = send(c->method, c->path, c->ct, c->body, strlen(c->body), &r);
+    char type[128];
+    json_t *field = json_object_get(j, "field");
+    const char *detail = json_string_value(json_object_get(j, "detail"));
+
+    ck_assert_msg(r.status == c->status, "case %d (%s): status %u, want %u: %s",
+                  _i, c->body, r.status, c->status, r.body);
+    snprintf(type, sizeof type, PROBLEM_BASE "%s", c->slug);
+    ck_assert_str_eq(json_string_value(json_object_get(j, "type")), type);
+    if (c->field == NULL)
+        ck_assert_msg(json_is_null(field), "case %d: field should be null: %s", _i, r.body);
+    else
+        ck_assert_str_eq(json_string_value(field), c->field);
+    if (c->detail != NULL)
+        ck_assert_msg(strstr(detail, c->detail) != NULL, "case %d: detail \"%s\" lacks \"%s\"",
+                      _i, detail, c->detail);
+    if (r.status == 405) {
+        ck_assert_ptr_nonnull(r.allow);
+        ck_assert_str_eq(r.allow, c->detail);
+    } else {
+        ck_assert_ptr_null(r.allow);
+    }
+    json_decref(j);
+    ts_api_response_free(&r);
+}
+END_TEST
+
+/* The unknown-member detail only suggests a name within distance 2. */
+START_TEST(test_suggestions)
+{
+    ck_assert_str_eq(ts_json_suggest("mfuu", false), "mfu");
+    ck_assert_str_eq(ts_json_suggest("micro_bacth", false), "micro_batch"); /* transposition = 2 edits */
+    ck_assert_str_eq(ts_json_suggest("seq_len", false) == NULL ? "none" : "some", "none");
+    ck_assert_ptr_null(ts_json_suggest("banana", false));
+    /* fit extras only count on /v1/fit */
+    ck_assert_str_eq(ts_json_suggest("max_gpu", true), "max_gpus");
+    ck_assert_str_ne(ts_json_suggest("max_gpu", false) ? ts_json_suggest("max_gpu", false) : "", "max_gpus");
+}
+END_TEST
+
+/* Large and odd inputs: 4xx, never a crash. */
+START_TEST(test_odd_inputs)
+{
+    ts_api_response r;
+    json_t *j;
+    size_t n, i;
+    char *buf;
+
+    /* 64 KiB of whitespace: exactly the cap, so parsed, and empty. */
+    buf = malloc(TS_API_BODY_MAX + 2);
+    ck_assert_ptr_nonnull(buf);
+    memset(buf, ' ', TS_API_BODY_MAX + 1);
+    j = send("POST", "/v1/memory", J, buf, TS_API_BODY_MAX, &r);
+    ck_assert_uint_eq(r.status, 400);
+    ck_assert_str_eq(str(j, "type"), PROBLEM_BASE "invalid-json");
+    json_decref(j);
+    ts_api_response_free(&r);
+
+    /* One byte over the cap: 413 without parsing. */
+    j = send("POST", "/v1/memory", J, buf, TS_API_BODY_MAX + 1, &r);
+    ck_assert_uint_eq(r.status, 413);
+    ck_assert_str_eq(str(j, "type"), PROBLEM_BASE "payload-too-large");
+    json_decref(j);
+    ts_api_response_free(&r);
+
+    /* 30000 nested arrays: past jansson's depth limit (2048). */
+    n = 30000;
+    for (i = 0; i < n; i++)
+        buf[i] = '[';
+    for (i = 0; i < n; i++)
+        buf[n + i] = ']';
+    j = send("POST", "/v1/plan", J, buf, 2 * n, &r);
+    ck_assert_uint_eq(r.status, 400);
+    ck_assert_str_eq(str(j, "type"), PROBLEM_BASE "invalid-json");
+    json_decref(j);
+    ts_api_response_free(&r);
+
+    /* 1000 nested arrays as a member value: parsed, then a type error. */
+    n = (size_t)snprintf(buf, 16, "{\"tp\":");
+    for (i = 0; i < 1000; i++)
+        buf[n++] = '[';
+    for (i = 0; i < 1000; i++)
+        buf[n++] = ']';
+    buf[n++] = '}';
+    j = send("POST", "/v1/memory", J, buf, n, &r);
+    ck_assert_uint_eq(r.status, 400);
+    ck_assert_str_eq(str(j, "field"), "/tp");
+    json_decref(j);
+    ts_api_response_free(&r);
+
+    /* A 5000-byte unknown key: reported, pointer truncated but valid. */
+    n = 0;
+    buf[n++] = '{';
+    buf[n++] = '"';
+    for (i = 0; i < 5000; i++)
+        buf[n++] = 'k';
+    memcpy(buf + n, "\":1}", 4);
+    n += 4;
+    j = send("POST", "/v1/memory", J, buf, n, &r);
+    ck_assert_uint_eq(r.status, 400);
+    ck_assert(strncmp(str(j, "field"), "/kkkk", 5) == 0);
+    json_decref(j);
+    ts_api_response_free(&r);
+    free(buf);
+
+    /* A NUL inside the body length: not JSON. */
+    j = send("POST", "/v1/memory", J, "{\"params\":7e9}\0x", 16, &r);
+    ck_assert_uint_eq(r.status, 400);
+    json_decref(j);
+    ts_api_response_free(&r);
+
+    /* Non-ASCII unknown key: pointer keeps the UTF-8 (U+00E9). */
+    j = post("/v1/memory", "{\"d\\u00e9j\\u00e0\":1}", &r);
+    ck_assert_uint_eq(r.status, 400);
+    ck_assert_str_eq(str(j, "field"), "/d\xc3\xa9j\xc3\xa0");
+    json_decref(j);
+    ts_api_response_free(&r);
+
+    /* NULL body and NULL path do not crash. */
+    j = send("POST", "/v1/memory", J, NULL, 0, &r);
+    ck_assert_uint_eq(r.status, 400);
+    json_decref(j);
+    ts_api_response_free(&r);
+    j = send("GET", NULL, NULL, NULL, 0, &r);
+    ck_assert_uint_eq(r.status, 404);
+    ck_assert_str_eq(r.route, "other");
+    json_decref(j);
+    ts_api_response_free(&r);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* successful requests                                                 */
+/* ------------------------------------------------------------------ */
+
+/* The contract's own example: preset + GPU + an override. */
+START_TEST(test_preset_overrides)
+{
+    ts_api_response r;
+    json_t *j = post("/v1/memory", "{\"model\":\"llama3-70b\",\"gpu\":\"h100-sxm\",\"dp\":64}", &r);
+
+    ck_assert_uint_eq(r.status, 200);
+    ck_assert_str_eq(r.route, "/v1/memory");
+    ck_assert_str_eq(str(j, "inputs.model"), "llama3-70b");
+    ck_assert_str_eq(str(j, "inputs.gpu"), "h100-sxm");
+    /* gpus = dp * tp * pp * cp = 64 * 1 * 1 * 1 (trainsize.h) */
+    ck_assert_int_eq((int)num(j, "inputs.dp"), 64);
+    ck_assert_int_eq((int)num(j, "inputs.gpus"), 64);
+    /* the preset's shape: Llama 3 70B has 80 layers, 64 heads, 8 KV heads
+     * (Dubey et al. 2024, Table 3) */
+    ck_assert_int_eq((int)num(j, "inputs.layers"), 80);
+    ck_assert_int_eq((int)num(j, "inputs.kv_heads"), 8);
+    ck_assert(json_is_null(at(j, "inputs.params")));
+    /* H100 SXM: 80 GB HBM, 989 dense BF16 TFLOP/s (oracles.md) */
+    ck_assert(num(j, "inputs.hbm_gb") == 80.0);
+    ck_assert(num(j, "inputs.peak_tflops") == 989.0);
+    /* 16 B/param for mixed-precision AdamW (oracles.md, seeds 000/003) */
+    ck_assert(num(j, "memory.bytes_per_param.total") == 16.0);
+    ck_assert(num(j, "memory.bytes_per_param.weights") == 2.0);
+    ck_assert(num(j, "memory.bytes_per_param.master") == 4.0);
+    ck_assert(num(j, "memory.bytes_per_param.optimizer") == 8.0);
+    /* model state = P * 16; both are doubles of exact integers < 2^53 */
+    ck_assert(num(j, "memory.model_state_bytes") == 16.0 * num(j, "params.total"));
+    /* ZeRO shards over the data-parallel group dp*cp = 64 */
+    ck_assert_int_eq((int)num(j, "memory.shard_group"), 64);
+    ck_assert(json_is_boolean(at(j, "memory.fits")));
+    ck_assert_str_ne(str(j, "memory.total.human"), "");
+    ck_assert_str_ne(str(j, "memory.total.formula"), "");
+    ck_assert_str_ne(str(j, "memory.total.assumptions"), "");
+    json_decref(j);
+    ts_api_response_free(&r);
+}
+END_TEST
+
+/* seed 000 / oracles.md: 70B -> 1.12e12 B model state, 140 GB inference. */
+START_TEST(test_memory_70b_oracle)
+{
+    ts_api_response r;
+    json_t *j = post("/v1/memory", "{\"params\":70e9}", &r);
+
+    ck_assert_uint_eq(r.status, 200);
+    ck_assert(json_is_null(at(j, "inputs.model")));
+    ck_assert(num(j, "inputs.params") == 70e9);
+    /* 16 * 70e9 = 1.12e12 and 2 * 70e9 = 1.4e11 are exact in double */
+    ck_assert(num(j, "memory.model_state_bytes") == 1.12e12);
+    ck_assert(num(j, "memory.inference_bytes") == 1.4e11);
+    /* Chinchilla default tokens: 20 * P = 1.4e12 (docs/formulas.md) */
+    ck_assert(num(j, "inputs.tokens") == 1.4e12);
+    json_decref(j);
+    ts_api_response_free(&r);
+
+    /* fp32 grads: 18 B/param (oracles.md, Megatron-LM) */
+    j = post("/v1/memory", "{\"params\":70e9,\"grad_precision\":\"fp32\"}", &r);
+    ck_assert_uint_eq(r.status, 200);
+    ck_assert(num(j, "memory.bytes_per_param.total") == 18.0);
+    json_decref(j);
+    ts_api_response_free(&r);
+}
+END_TEST
+
+/* Members whose default follows precision (docs/formulas.md). */
+START_TEST(test_precision_follows)
+{
+    ts_api_response r;
+    json_t *j = post("/v1/memory", "{\"params\":7e9,\"precision\":\"fp32\"}", &r);
+
+    ck_assert_uint_eq(r.status, 200);
+    ck_assert_str_eq(str(j, "inputs.grad_precision"), "fp32");
+    ck_assert_str_eq(str(j, "inputs.compute_precision"), "fp32");
+    ck_assert(json_is_false(at(j, "inputs.master_weights")));
+    /* fp32 weights 4 + fp32 grads 4 + no master + Adam 8 = 16 (formulas.md) */
+    ck_assert(num(j, "memory.bytes_per_param.total") == 16.0);
+    /* the time estimate now uses the TF32 peak: H100 SXM 494.7 (catalogue) */
+    ck_assert(num(j, "inputs.peak_tflops") == 494.7);
+    json_decref(j);
+    ts_api_response_free(&r);
+
+    /* An explicit grad_precision is kept. */
+    j = post("/v1/memory", "{\"params\":7e9,\"precision\":\"fp16\",\"grad_precision\":\"fp32\"}", &r);
+    ck_assert_uint_eq(r.status, 200);
+    ck_assert_str_eq(str(j, "inputs.grad_precision"), "fp32");
+    ck_assert_str_eq(str(j, "inputs.compute_precision"), "fp16");
+    ck_assert(json_is_true(at(j, "inputs.master_weights")));
+    json_decref(j);
+    ts_api_response_free(&r);
+}
+END_TEST
+
+START_TEST(test_gpu_overrides)
+{
+    ts_api_response r;
+    json_t *j = post("/v1/compute",
+                     "{\"params\":7e9,\"gpu\":\"a100-80\",\"hbm_gb\":40,\"peak_tflops\":250}", &r);
+
+    ck_assert_uint_eq(r.status, 200);
+    ck_assert_str_eq(str(j, "inputs.gpu"), "a100-80");
+    ck_assert(num(j, "inputs.hbm_gb") == 40.0);
+    ck_assert(num(j, "inputs.peak_tflops") == 250.0);
+    /* 250 TFLOP/s = 2.5e14 FLOP/s, exact */
+    ck_assert(num(j, "compute.peak_flops") == 2.5e14);
+    json_decref(j);
+    ts_api_response_free(&r);
+
+    j = post("/v1/memory", "{\"params\":7e9,\"gpu\":\"a100-80\",\"hbm_gb\":40}", &r);
+    ck_assert_uint_eq(r.status, 200);
+    ck_assert(num(j, "memory.hbm_bytes") == 40e9); /* decimal GB */
+    json_decref(j);
+    ts_api_response_free(&r);
+}
+END_TEST
+
+/* GPT-3: 6 P T = 3.14e23 FLOPs (oracles.md; Brown et al. 2020). */
+START_TEST(test_compute_gpt3)
+{
+    ts_api_response r;
+    json_t *j = post("/v1/compute", "{\"model\":\"gpt3-175b\",\"tokens\":300e9}", &r);
+    double flops, hours;
+
+    ck_assert_uint_eq(r.status, 200);
+    flops = num(j, "compute.model_flops.value");
+    /* oracle given to 3 significant digits: +-0.005e23 -> 0.2% */
+    assert_rel(flops, 3.14e23, 2e-3, "GPT-3 model FLOPs");
+    ck_assert(num(j, "inputs.tokens") == 300e9);
+    /* GPU-hours = FLOPs / (peak * MFU * 3600), H100 989e12, MFU 0.4
+     * (oracles.md); only rounding of one division apart */
+    hours = num(j, "compute.gpu_hours.value");
+    assert_rel(hours, flops / (989e12 * 0.4 * 3600.0), 1e-12, "GPU-hours");
+    ck_assert(strstr(str(j, "compute.model_flops.human"), "FLOP") != NULL);
+    ck_assert(strstr(str(j, "compute.gpu_hours.human"), "GPU-hours") != NULL);
+    json_decref(j);
+    ts_api_response_free(&r);
+}
+END_TEST
+
+/* Resumable checkpoint: 14 B/param for mixed Adam (oracles.md). */
+START_TEST(test_checkpoint)
+{
+    ts_api_response r;
+    json_t *j = post("/v1/checkpoint", "{\"params\":70e9}", &r);
+    json_t *tiers;
+
+    ck_assert_uint_eq(r.status, 200);
+    ck_assert(num(j, "checkpoint.bpp_full") == 14.0);
+    ck_assert(num(j, "checkpoint.full_bytes.value") == 14.0 * 70e9); /* 9.8e11, exact */
+    ck_assert(num(j, "checkpoint.weights_bytes.value") == 2.0 * 70e9);
+    tiers = at(j, "checkpoint.tiers");
+    ck_assert_uint_eq(json_array_size(tiers), 3);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(tiers, 0), "name")), "nvme");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(tiers, 2), "name")), "object");
+    ck_assert(json_object_get(j, "memory") == NULL);
+    ck_assert(json_object_get(j, "params") != NULL);
+    json_decref(j);
+    ts_api_response_free(&r);
+}
+END_TEST
+
+START_TEST(test_plan)
+{
+    ts_api_response r;
+    json_t *j = post("/v1/plan", "{\"model\":\"llama3-8b\",\"dp\":48}", &r);
+    json_t *sweep, *p;
+    size_t i;
+    bool has_run_dp = false;
+    double prev = 0;
+
+    ck_assert_uint_eq(r.status, 200);
+    ck_assert_str_eq(r.route, "/v1/plan");
+    ck_assert(json_object_get(j, "memory") != NULL);
+    ck_assert(json_object_get(j, "compute") != NULL);
+    ck_assert(json_object_get(j, "checkpoint") != NULL);
+    sweep = at(j, "sweep");
+    ck_assert(json_array_size(sweep) > 1);
+    /* dp = 1, 2, 4, ... and the run's dp, ascending (trainsize.h) */
+    json_array_foreach(sweep, i, p) {
+        double dp = json_number_value(json_object_get(p, "dp"));
+        ck_assert(dp > prev);
+        prev = dp;
+        if (dp == 48)
+            has_run_dp = true;
+    }
+    ck_assert(has_run_dp);
+    /* plan and memory agree on the same run */
+    {
+        ts_api_response r2;
+        json_t *m = post("/v1/memory", "{\"model\":\"llama3-8b\",\"dp\":48}", &r2);
+        ck_assert(num(m, "memory.total.value") == num(j, "memory.total.value"));
+        ck_assert(json_equal(at(m, "inputs"), at(j, "inputs")));
+        json_decref(m);
+        ts_api_response_free(&r2);
+    }
+    json_decref(j);
+    ts_api_response_free(&r);
+}
+END_TEST
+
+/* Numbers survive core double -> JSON text -> double unchanged. */
+START_TEST(test_round_trip)
+{
+    static const char body[] =
+        "{\"model\":\"mixtral-8x7b\",\"gpus\":16,\"ep\":8,\"mfu\":0.123456789012345678,"
+        "\"fragmentation\":0.1,\"overhead_gib\":-0.0,\"tokens\":-0.0}";
+    ts_api_response r;
+    json_t *j = post("/v1/plan", body, &r);
+    ts_run run;
+    ts_plan *plan = malloc(sizeof *plan);
+    ts_error err;
+    const ts_preset *p = ts_preset_find("mixtral-8x7b");
+
+    ck_assert_uint_eq(r.status, 200);
+    ck_assert(num(j, "inputs.mfu") == strtod("0.123456789012345678", NULL));
+    ck_assert(num(j, "inputs.fragmentation") == 0.1);
+    /* -0 is accepted as 0 and never printed as "-0" */
+    ck_assert(strstr(r.body, "\"overhead_gib\":0,") != NULL);
+    ck_assert(strstr(r.body, "-0") == NULL || strstr(r.body, "-0.") != NULL ||
+              strstr(r.body, "e-0") != NULL);
+
+    /* The same run straight through the core. */
+    ck_assert_ptr_nonnull(p);
+    ck_assert_ptr_nonnull(plan);
+    ts_run_defaults(&run);
+    ts_run_apply_preset(&run, p);
+    run.gpus = 16;
+    run.dp = 0;
+    run.ep = 8;
+    run.mfu = 0.123456789012345678;
+    run.fragmentation = 0.1;
+    run.overhead_gib = 0;
+    ck_assert_int_eq(ts_plan_estimate(&run, plan, &err), TS_OK);
+    /* bit-identical: 17 significant digits round-trip every double */
+    ck_assert(num(j, "memory.total.value") == plan->memory.total.value);
+    ck_assert(num(j, "memory.activations.value") == plan->memory.activations.value);
+    ck_assert(num(j, "memory.overhead.value") == plan->memory.overhead.value);
+    ck_assert(num(j, "compute.gpu_hours.value") == plan->compute.gpu_hours.value);
+    ck_assert(num(j, "compute.hfu") == plan->compute.hfu);
+    ck_assert(num(j, "checkpoint.daly_interval_s.value") == plan->ckpt.daly_interval_s.value);
+    ck_assert(num(j, "checkpoint.waste_fraction.value") == plan->ckpt.waste_fraction.value);
+    /* Mixtral: 46.7e9 total / 12.9e9 active (formulas.md; 3 digits: 0.2%) */
+    assert_rel(num(j, "params.total"), 46.7e9, 2e-3, "Mixtral total");
+    assert_rel(num(j, "params.active"), 12.9e9, 2e-3, "Mixtral active");
+    free(plan);
+
+    /* Dumping what we parsed gives the same text again. */
+    {
+        json_t *again = json_loads(r.body, 0, NULL);
+        char *s = json_dumps(again, JSON_COMPACT | JSON_REAL_PRECISION(17));
+        ck_assert_str_eq(s, r.body);
+        free(s);
+        json_decref(again);
+    }
+    json_decref(j);
+    ts_api_response_free(&r);
+}
+END_TEST
+
+START_TEST(test_content_type_params)
+{
+    static const char *const ok[] = {
+        "application/json; charset=utf-8", "Application/JSON", " application/json ",
+        "application/json;charset=UTF-8",
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        ts_api_response r;
+        json_t *j = send("POST", "/v1/memory", ok[i], "{\"params\":7e9}", 14, &r);
+        ck_assert_msg(r.status == 200, "%s -> %u", ok[i], r.status);
+        json_decref(j);
+        ts_api_response_free(&r);
+    }
+}
+END_TEST
+
+/* The solved configuration, sent back to /v1/memory, fits; one step
+ * further does not (the solver's definition in trainsize.h). */
+START_TEST(test_fit_micro_batch)
+{
+    ts_api_response r, r2;
+    json_t *j = post("/v1/fit", "{\"model\":\"llama3-8b\",\"solve\":\"micro_batch\","
+                     "\"zero\":3,\"gpus\":8,\"recompute\":\"full\"}", &r);
+    json_t *in, *m;
+    char *body;
+    int64_t mb;
+
+    ck_assert_uint_eq(r.status, 200);
+    ck_assert_str_eq(str(j, "solve"), "micro_batch");
+    ck_assert(json_is_true(at(j, "found")));
+    mb = (int64_t)num(j, "micro_batch");
+    ck_assert(mb >= 1 && mb < 1024);
+    ck_assert(num(j, "inputs.micro_batch") == (double)mb);
+    ck_assert(num(j, "memory.total.value") <= num(j, "memory.hbm_bytes"));
+    ck_assert(json_object_get(j, "reason") == NULL);
+
+    in = json_deep_copy(at(j, "inputs"));
+    body = json_dumps(in, JSON_COMPACT);
+    m = post("/v1/memory", body, &r2);
+    ck_assert_uint_eq(r2.status, 200);
+    ck_assert(json_is_true(at(m, "memory.fits")));
+    ck_assert(num(m, "memory.total.value") == num(j, "memory.total.value"));
+    json_decref(m);
+    ts_api_response_free(&r2);
+    free(body);
+
+    json_object_set_new(in, "micro_batch", json_integer(mb + 1));
+    json_object_set_new(in, "global_batch", json_integer(0));
+    body = json_dumps(in, JSON_COMPACT);
+    m = post("/v1/memory", body, &r2);
+    ck_assert_uint_eq(r2.status, 200);
+    ck_assert(json_is_false(at(m, "memory.fits")));
+    json_decref(m);
+    ts_api_response_free(&r2);
+    free(body);
+    json_decref(in);
+    json_decref(j);
+    ts_api_response_free(&r);
+}
+END_TEST
+
+START_TEST(test_fit_gpus)
+{
+    ts_api_response r, r2;
+    json_t *j = post("/v1/fit", "{\"model\":\"llama3-70b\",\"solve\":\"gpus\","
+                     "\"zero\":3,\"tp\":8,\"recompute\":\"full\"}", &r);
+    json_t *in, *m;
+    char *body;
+    int64_t dp, gpus;
+
+    ck_assert_uint_eq(r.status, 200);
+    ck_assert_str_eq(str(j, "solve"), "gpus");
+    ck_assert(json_is_true(at(j, "found")));
+    dp = (int64_t)num(j, "dp");
+    gpus = (int64_t)num(j, "gpus");
+    ck_assert_int_eq(gpus, dp * 8); /* gpus = dp * tp, tp = 8 */
+    ck_assert(num(j, "inputs.dp") == (double)dp);
+    ck_assert(num(j, "inputs.gpus") == (double)gpus);
+    ck_assert(dp > 1); /* 70B does not fit one 8-way TP group at ZeRO-3 dp 1 */
+
+    in = json_deep_copy(at(j, "inputs"));
+    json_object_set_new(in, "dp", json_integer(dp - 1));
+    json_object_set_new(in, "gpus", json_integer(0));
+    json_object_set_new(in, "global_batch", json_integer(0));
+    body = json_dumps(in, JSON_COMPACT);
+    m = post("/v1/memory", body, &r2);
+    ck_assert_uint_eq(r2.status, 200);
+    ck_assert(json_is_false(at(m, "memory.fits")));
+    json_decref(m);
+    ts_api_response_free(&r2);
+    free(body);
+    json_decref(in);
+    json_decref(j);
+    ts_api_response_free(&r);
+}
+END_TEST
+
+/* Nothing fits: 200 with found false and a reason, not an error. */
+START_TEST(test_fit_not_found)
+{
+    static const char *const bodies[] = {
+        /* 405B at 16 B/param = 6.5 TB of state: not on 8 x 80 GB */
+        "{\"model\":\"llama3-405b\",\"solve\":\"gpus\",\"zero\":0,\"max_gpus\":8}",
+        "{\"model\":\"llama3-405b\",\"solve\":\"micro_batch\",\"gpus\":8}",
+    };
+    size_t i;
+
+    for (i = 0; i < 2; i++) {
+        ts_api_response r;
+        json_t *j = post("/v1/fit", bodies[i], &r);
+
+        ck_assert_uint_eq(r.status, 200);
+        ck_assert(json_is_false(at(j, "found")));
+        ck_assert_str_ne(str(j, "reason"), "");
+        ck_assert(json_object_get(j, "memory") == NULL);
+        ck_assert(json_object_get(j, "inputs") != NULL);
+        json_decref(j);
+        ts_api_response_free(&r);
+    }
+}
+END_TEST
+
+START_TEST(test_catalogues)
+{
+    ts_api_response r;
+    json_t *j = send("GET", "/v1/presets", NULL, NULL, 0, &r);
+    json_t *a, *p;
+    size_t i;
+    bool seen = false;
+
+    ck_assert_uint_eq(r.status, 200);
+    a = at(j, "presets");
+    ck_assert_uint_eq(json_array_size(a), ts_preset_count());
+    json_array_foreach(a, i, p) {
+        if (strcmp(str(p, "id"), "llama3-8b") == 0) {
+            /* Llama 3 8B -> 8.03e9 (formulas.md; 3 digits: 0.1%) */
+            assert_rel(num(p, "params"), 8.03e9, 1e-3, "Llama 3 8B");
+            ck_assert_int_eq((int)num(p, "layers"), 32);
+            seen = true;
+        }
+        ck_assert(json_object_size(p) == 18);
+    }
+    ck_assert(seen);
+    json_decref(j);
+    ts_api_response_free(&r);
+
+    j = send("GET", "/v1/gpus?x=1", NULL, NULL, 0, &r); /* query ignored */
+    ck_assert_uint_eq(r.status, 200);
+    ck_assert_str_eq(r.route, "/v1/gpus");
+    seen = false;
+    json_array_foreach(at(j, "gpus"), i, p) {
+        if (strcmp(str(p, "id"), "h100-sxm") == 0) {
+            /* oracles.md: H100 SXM 989 BF16 / 1979 FP8 dense, 80 GB */
+            ck_assert(num(p, "bf16_tflops") == 989.0);
+            ck_assert(num(p, "fp8_tflops") == 1979.0);
+            ck_assert(num(p, "hbm_bytes") == 80e9);
+            seen = true;
+        }
+    }
+    ck_assert(seen);
+    json_decref(j);
+    ts_api_response_free(&r);
+}
+END_TEST
+
+/* Every route of the table answers through ts_api_handle. */
+START_TEST(test_route_table)
+{
+    const char *const *routes = ts_api_routes();
+    size_t n = 0;
+
+    for (; *routes != NULL; routes++, n++) {
+        char method[8], path[32];
+        ts_api_response r;
+        json_t *j;
+        bool fit;
+
+        ck_assert_int_eq(sscanf(*routes, "%7s %31s", method, path), 2);
+        fit = strcmp(path, "/v1/fit") == 0;
+        j = send(method, path, J, fit ? "{\"params\":7e9,\"solve\":\"gpus\"}" : "{\"params\":7e9}",
+                 fit ? 29 : 14, &r);
+        ck_assert_msg(r.status == 200, "%s -> %u %s", *routes, r.status, r.body);
+        ck_assert_str_eq(r.route, path);
+        json_decref(j);
+        ts_api_response_free(&r);
+    }
+    ck_assert_uint_eq(n, 7);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* problem+json and the formatter                                      */
+/* ------------------------------------------------------------------ */
+
+START_TEST(test_problem_builder)
+{
+    ts_api_response r;
+    json_t *j;
+
+    memset(&r, 0, sizeof r);
+    ck_assert_int_eq(ts_api_problem(&r, 408, "request-timeout", "Request timeout",
+                                    "body not received in 10 s", NULL), 0);
+    ck_assert_uint_eq(r.status, 408);
+    ck_assert_str_eq(r.content_type, "application/problem+json");
+    ck_assert_str_eq(r.route, "other");
+    j = json_loads(r.body, 0, NULL);
+    ck_assert_str_eq(str(j, "type"), PROBLEM_BASE "request-timeout");
+    ck_assert_str_eq(str(j, "title"), "Request timeout");
+    ck_assert_str_eq(str(j, "detail"), "body not received in 10 s");
+    ck_assert_int_eq((int)num(j, "status"), 408);
+    ck_assert(json_is_null(at(j, "field")));
+    json_decref(j);
+    ts_api_response_free(&r);
+    ts_api_response_free(&r); /* idempotent */
+
+    memset(&r, 0, sizeof r);
+    ck_assert_int_eq(ts_api_problem(&r, 400, "x", "X", "d", "/tp"), 0);
+    j = json_loads(r.body, 0, NULL);
+    ck_assert_str_eq(str(j, "field"), "/tp");
+    json_decref(j);
+    ts_api_response_free(&r);
+
+    /* Invalid UTF-8 in a detail never fails the response. */
+    memset(&r, 0, sizeof r);
+    ck_assert_int_eq(ts_api_problem(&r, 400, "x", "X", "bad \xff byte", NULL), 0);
+    j = json_loads(r.body, 0, NULL);
+    ck_assert_ptr_nonnull(j);
+    json_decref(j);
+    ts_api_response_free(&r);
+    ts_api_response_free(NULL);
+}
+END_TEST
+
+START_TEST(test_human_format)
+{
+    char b[64];
+
+    /* 12.3 GiB = 12.3 * 2^30 B (CONTRACT.md's example) */
+    ts_fmt_quantity(b, sizeof b, 12.3 * 1073741824.0, TS_UNIT_BYTES);
+    ck_assert_str_eq(b, "12.3 GiB");
+    /* 1.12e12 B / 2^40 = 1.0186 TiB */
+    ts_fmt_quantity(b, sizeof b, 1.12e12, TS_UNIT_BYTES);
+    ck_assert_str_eq(b, "1.02 TiB");
+    ts_fmt_quantity(b, sizeof b, 512, TS_UNIT_BYTES);
+    ck_assert_str_eq(b, "512 B");
+    ts_fmt_quantity(b, sizeof b, -0.0, TS_UNIT_BYTES);
+    ck_assert_str_eq(b, "0 B");
+    /* negative headroom keeps its sign: -2 * 2^30 */
+    ts_fmt_quantity(b, sizeof b, -2147483648.0, TS_UNIT_BYTES);
+    ck_assert_str_eq(b, "-2.00 GiB");
+    /* CONTRACT.md: FLOPs -> "3.6e25 FLOP" */
+    ts_fmt_quantity(b, sizeof b, 3.6e25, TS_UNIT_FLOPS);
+    ck_assert_str_eq(b, "3.6e25 FLOP");
+    ts_fmt_quantity(b, sizeof b, 3.142e23, TS_UNIT_FLOPS);
+    ck_assert_str_eq(b, "3.14e23 FLOP");
+    /* CONTRACT.md: seconds -> "54.2 days" */
+    ts_fmt_quantity(b, sizeof b, 54.2 * 86400.0, TS_UNIT_SECONDS);
+    ck_assert_str_eq(b, "54.2 days");
+    ts_fmt_quantity(b, sizeof b, 90.0, TS_UNIT_SECONDS);
+    ck_assert_str_eq(b, "90.0 s");
+    ts_fmt_quantity(b, sizeof b, 3.0 * 3600.0, TS_UNIT_SECONDS);
+    ck_assert_str_eq(b, "3.00 h");
+    ts_fmt_quantity(b, sizeof b, 0.25, TS_UNIT_SECONDS);
+    ck_assert_str_eq(b, "250 ms");
+    /* Llama 3.1 405B: 30.84M H100 GPU-hours (oracles.md) */
+    ts_fmt_quantity(b, sizeof b, 30.84e6, TS_UNIT_GPU_HOURS);
+    ck_assert_str_eq(b, "30.8M GPU-hours");
+    ts_fmt_quantity(b, sizeof b, 0.0125, TS_UNIT_FRACTION);
+    ck_assert_str_eq(b, "1.25 %");
+    ts_fmt_quantity(b, sizeof b, NAN, TS_UNIT_BYTES);
+    ck_assert_str_eq(b, "n/a");
+    /* a tiny buffer is still terminated */
+    ts_fmt_quantity(b, 4, 1e12, TS_UNIT_BYTES);
+    ck_assert_uint_eq(strlen(b), 3);
+}
+END_TEST
+
+/* The output layer refuses NaN/Inf instead of printing them. */
+START_TEST(test_nonfinite_refused)
+{
+    ts_json_out o = { false, NULL };
+    json_t *j = json_object();
+    ts_memory m;
+
+    ts_json_put_num(j, "a", 1.5, &o);
+    ts_json_put_num(j, "b", NAN, &o);
+    ts_json_put_num(j, "c", INFINITY, &o);
+    ck_assert_ptr_nonnull(o.nonfinite);
+    ck_assert_str_eq(o.nonfinite, "b");
+    ck_assert(json_object_get(j, "b") == NULL);
+    ck_assert(json_object_get(j, "c") == NULL);
+    /* integral values below 2^53 are written as integers */
+    ts_json_put_num(j, "d", 1e15, &o);
+    ck_assert(json_is_integer(json_object_get(j, "d")));
+    ts_json_put_num(j, "e", 1e300, &o);
+    ck_assert(json_is_real(json_object_get(j, "e")));
+    ck_assert(!o.oom);
+    json_decref(j);
+
+    /* A term with an infinite value names itself. */
+    memset(&m, 0, sizeof m);
+    m.activations.value = INFINITY;
+    o.nonfinite = NULL;
+    j = ts_json_memory(&m, &o);
+    ck_assert_str_eq(o.nonfinite, "activations");
+    json_decref(j);
+}
+END_TEST
+
+/* Every enum value the api lists is one the core parses, and back. */
+START_TEST(test_enum_lists_match_core)
+{
+    size_t i;
+
+    for (i = 0; i < ts_api_request_field_count(); i++) {
+        const ts_api_field *f = ts_api_request_field(i);
+        const char *const *v;
+        size_t n = 0;
+        size_t want = 0;
+
+        if (f->values == NULL)
+            continue;
+        for (v = f->values; *v != NULL; v++, n++) {
+            ts_precision p;
+            ts_optimizer o;
+            ts_recompute rc;
+
+            if (strstr(f->name, "precision") != NULL) {
+                ck_assert_int_eq(ts_precision_parse(*v, &p), TS_OK);
+                ck_assert_str_eq(ts_precision_name(p), *v);
+                want = TS_PREC_COUNT;
+            } else if (strcmp(f->name, "optimizer") == 0) {
+                ck_assert_int_eq(ts_optimizer_parse(*v, &o), TS_OK);
+                ck_assert_str_eq(ts_optimizer_name(o), *v);
+                want = TS_OPT_COUNT;
+            } else if (strcmp(f->name, "recompute") == 0) {
+                ck_assert_int_eq(ts_recompute_parse(*v, &rc), TS_OK);
+                ck_assert_str_eq(ts_recompute_name(rc), *v);
+                want = TS_RECOMPUTE_COUNT;
+            } else {
+                ck_assert_str_eq(f->name, "solve");
+                want = 2;
+            }
+        }
+        ck_assert_uint_eq(n, want);
+    }
+    ck_assert_ptr_null(ts_api_request_field(ts_api_request_field_count()));
+}
+END_TEST
+
+static Suite *api_suite(void)
+{
+    Suite *s = suite_create("api");
+    TCase *tc = tcase_create("errors");
+
+    tcase_add_loop_test(tc, test_error_classes, 0,
+                        (int)(sizeof err_cases / sizeof err_cases[0]));
+    tcase_add_test(tc, test_suggestions);
+    tcase_add_test(tc, test_odd_inputs);
+    tcase_add_test(tc, test_content_type_params);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("estimates");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, test_preset_overrides);
+    tcase_add_test(tc, test_memory_70b_oracle);
+    tcase_add_test(tc, test_precision_follows);
+    tcase_add_test(tc, test_gpu_overrides);
+    tcase_add_test(tc, test_compute_gpt3);
+    tcase_add_test(tc, test_checkpoint);
+    tcase_add_test(tc, test_plan);
+    tcase_add_test(tc, test_round_trip);
+    tcase_add_test(tc, test_fit_micro_batch);
+    tcase_add_test(tc, test_fit_gpus);
+    tcase_add_test(tc, test_fit_not_found);
+    tcase_add_test(tc, test_catalogues);
+    tcase_add_test(tc, test_route_table);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("output");
+    tcase_add_test(tc, test_problem_builder);
+    tcase_add_test(tc, test_human_format);
+    tcase_add_test(tc, test_nonfinite_refused);
+    tcase_add_test(tc, test_enum_lists_match_core);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(api_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,773 @@
+/*
+ * test_cli.c - the `trainsize` CLI against the real server on loopback.
+ *
+ * The parent process starts trainsize-server on port 0 once (unchecked
+ * fixture); every test runs the built CLI binary as a child process and
+ * compares what it prints and its exit code with the API's own JSON
+ * answer for the same run, fetched directly.  So the expected values are
+ * the server's, and the test proves the CLI neither drops nor distorts
+ * them.  Paths come from meson: TS_SERVER and TS_CLI.  TS_CLI_WRAP (e.g.
+ * "valgrind --error-exitcode=99 ...") prefixes every CLI run.
+ */
+#include "ts_cli_http.h"
+#include "ts_cli_report.h"
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define URL_LEN 128
+#define MAX_ARGS 64
+
+/* Test-process state (not request state): the one server all tests share. */
+static pid_t server_pid = -1;
+static int server_out = -1;
+static char server_url[URL_LEN];
+static char server_port[16];
+
+typedef struct run_result {
+    int code;        /* exit status, or 128 + signal */
+    char *out;
+    char *err;
+} run_result;
+
+static void result_free(run_result *r)
+{
+    free(r->out);
+    free(r->err);
+    r->out = r->err = NULL;
+}
+
+/* ---------- process helpers ---------- */
+
+static void append(char **buf, size_t *len, const char *p, size_t n)
+{
+    char *nb = realloc(*buf, *len + n + 1);
+    ck_assert_ptr_nonnull(nb);
+    memcpy(nb + *len, p, n);
+    *len += n;
+    nb[*len] = '\0';
+    *buf = nb;
+}
+
+/* Run the CLI with args (NULL-terminated) and extra env "K=V" strings (NULL
+ * value in "K" form unsets K).  Captures stdout and stderr. */
+static run_result run_cli_env(const char *const *args, const char *const *env)
+{
+    const char *cli = getenv("TS_CLI");
+    const char *wrap = getenv("TS_CLI_WRAP");
+    char *argv[MAX_ARGS];
+    char *wrapcopy = NULL;
+    int argc = 0, po[2], pe[2];
+    run_result r = {0};
+    size_t olen = 0, elen = 0;
+    pid_t pid;
+    int status;
+
+    ck_assert_msg(cli != NULL, "TS_CLI not set");
+    if (wrap && *wrap) {
+        wrapcopy = strdup(wrap);
+        ck_assert_ptr_nonnull(wrapcopy);
+        for (char *tok = strtok(wrapcopy, " "); tok && argc < MAX_ARGS - 2;
+             tok = strtok(NULL, " "))
+            argv[argc++] = tok;
+    }
+    argv[argc++] = (char *)cli;
+    for (size_t i = 0; args[i]; i++) {
+        ck_assert_int_lt(argc, MAX_ARGS - 1);
+        argv[argc++] = (char *)args[i];
+    }
+    argv[argc] = NULL;
+
+    ck_assert_int_eq(pipe(po), 0);
+    ck_assert_int_eq(pipe(pe), 0);
+    pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        dup2(po[1], 1);
+        dup2(pe[1], 2);
+        close(po[0]); close(po[1]); close(pe[0]); close(pe[1]);
+        for (size_t i = 0; env && env[i]; i++) {
+            const char *eq = strchr(env[i], '=');
+            if (eq) {
+                char key[64];
+                snprintf(key, sizeof key, "%.*s", (int)(eq - env[i]), env[i]);
+                setenv(key, eq + 1, 1);
+            } else {
+                unsetenv(env[i]);
+            }
+        }
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    close(po[1]);
+    close(pe[1]);
+    r.out = calloc(1, 1);
+    r.err = calloc(1, 1);
+    ck_assert(r.out && r.err);
+    {
+        struct pollfd fds[2] = {{po[0], POLLIN, 0}, {pe[0], POLLIN, 0}};
+        int open_fds = 2;
+        while (open_fds > 0) {
+            char chunk[4096];
+            int pr = poll(fds, 2, 60000);
+            ck_assert_msg(pr > 0, "CLI produced no output for 60 s");
+            for (int k = 0; k < 2; k++) {
+                ssize_t n;
+                if (fds[k].fd < 0 || !(fds[k].revents & (POLLIN | POLLHUP | POLLERR)))
+                    continue;
+                n = read(fds[k].fd, chunk, sizeof chunk);
+                if (n <= 0) {
+                    close(fds[k].fd);
+                    fds[k].fd = -1;
+                    open_fds--;
+                } else if (k == 0) {
+                    append(&r.out, &olen, chunk, (size_t)n);
+                } else {
+                    append(&r.err, &elen, chunk, (size_t)n);
+                }
+            }
+        }
+    }
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    free(wrapcopy);
+    return r;
+}
+
+/* Default env for tests: no TRAINSIZE_* leaking in from the caller. */
+static const char *const clean_env[] = {"TRAINSIZE_URL", "TRAINSIZE_PORT", NULL};
+
+static run_result run_cli(const char *const *args)
+{
+    return run_cli_env(args, clean_env);
+}
+
+/* A loopback port with nothing listening: bind port 0, read it, close. */
+static int closed_port(void)
+{
+    struct sockaddr_in a = {0};
+    socklen_t len = sizeof a;
+    int fd = socket(AF_INET, SOCK_STREAM, 0), port;
+
+    ck_assert_int_ge(fd, 0);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+    ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+    port = ntohs(a.sin_port);
+    close(fd);
+    return port;
+}
+
+/* ---------- server fixture ---------- */
+
+static void server_start(void)
+{
+    const char *srv = getenv("TS_SERVER");
+    char buf[1024];
+    size_t len = 0;
+    int p[2];
+    struct timespec t0, t1;
+
+    if (!srv || access(srv, X_OK) != 0) {
+        fprintf(stderr, "test_cli: TS_SERVER '%s' is not an executable\n", srv ? srv : "");
+        exit(1);
+    }
+    if (pipe(p) != 0)
+        exit(1);
+    server_pid = fork();
+    if (server_pid < 0)
+        exit(1);
+    if (server_pid == 0) {
+        dup2(p[1], 1);
+        close(p[0]);
+        close(p[1]);
+        setenv("TRAINSIZE_ACCESS_LOG", "0", 1);
+        execl(srv, srv, "--port", "0", "--bind", "127.0.0.1", (char *)NULL);
+        _exit(127);
+    }
+    close(p[1]);
+    server_out = p[0];
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    /* read stdout until the "listening on http://ADDR:PORT" line */
+    for (;;) {
+        struct pollfd pfd = {server_out, POLLIN, 0};
+        char *line, *nl;
+        ssize_t n;
+
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        if (t1.tv_sec - t0.tv_sec > 15 || poll(&pfd, 1, 1000) < 0) {
+            fprintf(stderr, "test_cli: server did not print its address\n");
+            exit(1);
+        }
+        if (!(pfd.revents & (POLLIN | POLLHUP)))
+            continue;
+        n = read(server_out, buf + len, sizeof buf - 1 - len);
+        if (n <= 0) {
+            fprintf(stderr, "test_cli: server exited before listening\n");
+            exit(1);
+        }
+        len += (size_t)n;
+        buf[len] = '\0';
+        line = strstr(buf, "listening on http://");
+        if (line && (nl = strchr(line, '\n')) != NULL) {
+            char *url = line + strlen("listening on ");
+            char *colon;
+            size_t ulen = strcspn(url, " \r\n");
+            if (ulen >= sizeof server_url)
+                exit(1);
+            memcpy(server_url, url, ulen);
+            server_url[ulen] = '\0';
+            colon = strrchr(server_url, ':');
+            snprintf(server_port, sizeof server_port, "%s", colon ? colon + 1 : "");
+            break;
+        }
+        if (len >= sizeof buf - 1)
+            len = 0;
+    }
+}
+
+static void server_stop(void)
+{
+    int status;
+
+    if (server_pid <= 0)
+        return;
+    kill(server_pid, SIGTERM);
+    for (int i = 0; i < 100; i++) {
+        if (waitpid(server_pid, &status, WNOHANG) == server_pid) {
+            server_pid = -1;
+            break;
+        }
+        nanosleep(&(struct timespec){0, 100000000L}, NULL);
+    }
+    if (server_pid > 0) {
+        kill(server_pid, SIGKILL);
+        waitpid(server_pid, &status, 0);
+    }
+    if (server_out >= 0)
+        close(server_out);
+}
+
+/* ---------- direct API access for the expected values ---------- */
+
+static json_t *api(const char *method, const char *path, const char *body,
+                   long *status)
+{
+    ts_http_client c = {server_url, 0, 0};
+    ts_http_response resp;
+    ts_http_error err;
+    json_error_t jerr;
+    json_t *j;
+
+    ck_assert_msg(ts_http_request(&c, method, path, body, &resp, &err) == TS_HTTP_OK,
+                  "API %s %s: %s", method, path, err.text);
+    j = json_loadb(resp.body, resp.len, 0, &jerr);
+    ck_assert_msg(j != NULL, "API %s %s: bad JSON: %s", method, path, jerr.text);
+    if (status)
+        *status = resp.status;
+    ts_http_response_free(&resp);
+    return j;
+}
+
+static json_t *api_ok(const char *method, const char *path, const char *body)
+{
+    long st = 0;
+    json_t *j = api(method, path, body, &st);
+    ck_assert_int_eq(st, 200);
+    return j;
+}
+
+/* The CLI table row "  <label> <human> <exact>": returns the exact column
+ * (offset 48 by the CLI's fixed "%-26s %16s   " layout), NAN if absent. */
+static double table_exact(const char *out, const char *label)
+{
+    const char *p = out;
+    size_t ll = strlen(label);
+
+    while ((p = strstr(p, label)) != NULL) {
+        bool at_row = p >= out + 2 && p[-1] == ' ' && p[-2] == ' ' &&
+                      (p == out + 2 || p[-3] == '\n') && p[ll] == ' ';
+        if (at_row) {
+            const char *line = p - 2;
+            const char *nl = strchr(line, '\n');
+            if (!nl || nl - line <= 48)
+                return NAN;
+            return strtod(line + 48, NULL);
+        }
+        p += ll;
+    }
+    return NAN;
+}
+
+static const char *table_text(const char *out, const char *label, char *buf, size_t len)
+{
+    const char *p = out;
+    size_t ll = strlen(label);
+
+    while ((p = strstr(p, label)) != NULL) {
+        if (p >= out + 2 && p[-1] == ' ' && p[-2] == ' ' && p[ll] == ' ') {
+            const char *v = p + ll;
+            size_t n;
+            while (*v == ' ')
+                v++;
+            n = strcspn(v, " \n");
+            snprintf(buf, len, "%.*s", (int)n, v);
+            return buf;
+        }
+        p += ll;
+    }
+    return NULL;
+}
+
+/* |got - want| within tol absolute or rel relative. */
+static void expect_close(const char *what, double got, double want, double abs_tol,
+                         double rel_tol)
+{
+    double d = fabs(got - want);
+    ck_assert_msg(isfinite(got), "%s: row missing in CLI output", what);
+    ck_assert_msg(d <= abs_tol || d <= rel_tol * fabs(want),
+                  "%s: CLI %.17g vs API %.17g", what, got, want);
+}
+
+/* ---------- tests ---------- */
+
+/* llama3-8b, ZeRO 3 on 8 GPUs: every figure of the table equals the API's
+ * /v1/plan answer.  Tolerances: bytes print as %.0f, so 0.5 B; the other
+ * exact values print as %.6g, i.e. 6 significant digits, so a relative
+ * error of at most 5e-6 (we allow 1e-5). */
+START_TEST(estimate_table_matches_api)
+{
+    static const char body[] = "{\"model\":\"llama3-8b\",\"gpu\":\"h100-sxm\",\"gpus\":8,\"zero\":3}";
+    const char *args[] = {"--url", server_url, "estimate", "--model", "llama3-8b",
+                          "--gpu", "h100-sxm", "--gpus", "8", "--zero", "3", NULL};
+    static const struct { const char *label; const char *path; bool bytes; } rows[] = {
+        {"weights", "memory.weights.value", true},
+        {"gradients", "memory.grads.value", true},
+        {"master weights", "memory.master.value", true},
+        {"optimizer states", "memory.optimizer.value", true},
+        {"activations", "memory.activations.value", true},
+        {"overhead", "memory.overhead.value", true},
+        {"total", "memory.total.value", true},
+        {"HBM", "memory.hbm_bytes", true},
+        {"headroom", "memory.headroom_bytes", true},
+        {"model FLOPs", "compute.model_flops.value", false},
+        {"hardware FLOPs", "compute.hardware_flops.value", false},
+        {"GPU-hours", "compute.gpu_hours.value", false},
+        {"wall time", "compute.wall_seconds.value", false},
+        {"full size (resumable)", "checkpoint.full_bytes.value", true},
+        {"weights only", "checkpoint.weights_bytes.value", true},
+        {"shard per GPU", "checkpoint.shard_bytes_per_gpu.value", true},
+        {"Young interval", "checkpoint.young_interval_s.value", false},
+        {"Daly interval", "checkpoint.daly_interval_s.value", false},
+    };
+    json_t *plan = api_ok("POST", "/v1/plan", body);
+    run_result r = run_cli(args);
+    char fits[16];
+
+    ck_assert_msg(r.code == 0, "exit %d, stderr: %s", r.code, r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "llama3-8b on 8 x h100-sxm"));
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        double want = ts_report_num(plan, rows[i].path);
+        ck_assert_msg(isfinite(want), "API answer lacks %s", rows[i].path);
+        if (rows[i].bytes)
+            expect_close(rows[i].label, table_exact(r.out, rows[i].label), want, 0.5, 0);
+        else
+            expect_close(rows[i].label, table_exact(r.out, rows[i].label), want, 0, 1e-5);
+    }
+    ck_assert_ptr_nonnull(table_text(r.out, "fits", fits, sizeof fits));
+    ck_assert_str_eq(fits, json_is_true(ts_report_get(plan, "memory.fits")) ? "yes" : "no");
+    result_free(&r);
+    json_decref(plan);
+}
+END_TEST
+
+/* --json prints the server's answer unchanged. */
+START_TEST(estimate_json_is_api_answer)
+{
+    static const char body[] = "{\"model\":\"llama3-70b\",\"gpus\":64,\"zero\":1}";
+    const char *args[] = {"estimate", "--json", "--model", "llama3-70b", "--gpus", "64",
+                          "--zero", "1", "--url", server_url, NULL};
+    json_t *want = api_ok("POST", "/v1/plan", body), *got;
+    run_result r = run_cli(args);
+    json_error_t jerr;
+
+    ck_assert_msg(r.code == 0, "exit %d, stderr: %s", r.code, r.err);
+    got = json_loads(r.out, 0, &jerr);
+    ck_assert_msg(got != NULL, "CLI --json output is not JSON: %s", jerr.text);
+    ck_assert_msg(json_equal(got, want), "CLI --json differs from the API answer");
+    json_decref(got);
+    json_decref(want);
+    result_free(&r);
+}
+END_TEST
+
+/* Options and --set reach the server with the right JSON types: the
+ * resolved inputs echo them back. */
+START_TEST(options_are_typed)
+{
+    const char *args[] = {"--url", server_url, "estimate", "--json", "--model", "llama3-8b",
+                          "--set", "tp=2", "--set", "sequence_parallel=true",
+                          "--set", "mfu=0.5", "--tokens", "1T", "--micro-batch=2",
+                          "--recompute", "selective", "--gpus", "16", NULL};
+    const char *args2[] = {"--url", server_url, "estimate", "--json", "--model", "llama3-8b",
+                           "--sequence-parallel", "--no-sequence-parallel", NULL};
+    run_result r = run_cli(args);
+    json_t *a;
+    json_error_t jerr;
+
+    ck_assert_msg(r.code == 0, "exit %d, stderr: %s", r.code, r.err);
+    a = json_loads(r.out, 0, &jerr);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_int_eq((int)ts_report_num(a, "inputs.tp"), 2);
+    ck_assert(json_is_true(ts_report_get(a, "inputs.sequence_parallel")));
+    ck_assert_double_eq_tol(ts_report_num(a, "inputs.mfu"), 0.5, 1e-12);
+    /* 1T = 1e12 tokens (decimal suffix, as model cards write it) */
+    ck_assert_double_eq_tol(ts_report_num(a, "inputs.tokens"), 1e12, 1.0);
+    ck_assert_int_eq((int)ts_report_num(a, "inputs.micro_batch"), 2);
+    ck_assert_str_eq(json_string_value(ts_report_get(a, "inputs.recompute")), "selective");
+    /* gpus 16 = dp * tp with tp 2 -> dp 8 */
+    ck_assert_int_eq((int)ts_report_num(a, "inputs.dp"), 8);
+    json_decref(a);
+    result_free(&r);
+
+    /* the last of --x / --no-x wins */
+    r = run_cli(args2);
+    ck_assert_msg(r.code == 0, "exit %d, stderr: %s", r.code, r.err);
+    a = json_loads(r.out, 0, &jerr);
+    ck_assert_ptr_nonnull(a);
+    ck_assert(json_is_false(ts_report_get(a, "inputs.sequence_parallel")));
+    json_decref(a);
+    result_free(&r);
+}
+END_TEST
+
+/* llama3-70b on 8 H100 with ZeRO 0: 16 B/param * 70e9 = 1.12e12 B of model
+ * state per GPU (oracles.md, seed 000) against 80 GB of HBM: cannot fit.
+ * The API must agree, and check exits 1 saying so. */
+START_TEST(check_does_not_fit)
+{
+    static const char body[] = "{\"model\":\"llama3-70b\",\"gpu\":\"h100-sxm\",\"gpus\":8,\"zero\":0}";
+    const char *args[] = {"--url", server_url, "check", "--model", "llama3-70b",
+                          "--gpu", "h100-sxm", "--gpus", "8", "--zero", "0", NULL};
+    json_t *mem = api_ok("POST", "/v1/memory", body);
+    run_result r;
+    char total[64];
+
+    ck_assert(json_is_false(ts_report_get(mem, "memory.fits")));
+    /* lower bound by hand: model state alone is 16 B * 70e9 = 1.12e12 B */
+    ck_assert_double_ge(ts_report_num(mem, "memory.total.value"), 1.12e12);
+    r = run_cli(args);
+    ck_assert_msg(r.code == 1, "exit %d, stderr: %s", r.code, r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "DOES NOT FIT"));
+    ck_assert_ptr_nonnull(strstr(r.out, "short by"));
+    expect_close("check total", table_exact(r.out, "total"),
+                 ts_report_num(mem, "memory.total.value"), 0.5, 0);
+    expect_close("check headroom", table_exact(r.out, "headroom"),
+                 ts_report_num(mem, "memory.headroom_bytes"), 0.5, 0);
+    ck_assert_ptr_nonnull(table_text(r.out, "fits", total, sizeof total));
+    ck_assert_str_eq(total, "no");
+    result_free(&r);
+    json_decref(mem);
+}
+END_TEST
+
+/* llama3-8b (h 4096, 32 layers, preset seq 8192), ZeRO 3 over 8 GPUs with
+ * selective recompute.  By hand: model state 16 B * 8.03e9 / 8 = 16.1e9 B
+ * (oracles.md, ZeRO stage 3); activations s*b*h*34 per layer (Korthikanti
+ * et al. 2022, Table 2, selective) = 8192*4096*34*32 = 36.5e9 B; plus 2 GiB
+ * and 5 % overhead ~ 57e9 B < 80e9 B of HBM.  (Without recompute the
+ * 5as/h = 320 attention term makes it ~380e9 B: no fit.)  The API must
+ * agree, and check exits 0. */
+START_TEST(check_fits)
+{
+    static const char body[] = "{\"model\":\"llama3-8b\",\"gpu\":\"h100-sxm\",\"gpus\":8,"
+                               "\"zero\":3,\"recompute\":\"selective\"}";
+    const char *args[] = {"--url", server_url, "check", "--model", "llama3-8b",
+                          "--gpu", "h100-sxm", "--gpus", "8", "--zero", "3",
+                          "--recompute", "selective", NULL};
+    const char *jargs[] = {"--url", server_url, "check", "--json", "--model", "llama3-8b",
+                           "--gpu", "h100-sxm", "--gpus", "8", "--zero", "3",
+                           "--recompute", "selective", NULL};
+    json_t *mem = api_ok("POST", "/v1/memory", body), *got;
+    run_result r;
+
+    ck_assert(json_is_true(ts_report_get(mem, "memory.fits")));
+    /* the hand estimate above, within 10 % (the overhead and embedding
+     * terms are only approximated there) */
+    ck_assert_double_eq_tol(ts_report_num(mem, "memory.total.value"), 57e9, 5.7e9);
+    r = run_cli(args);
+    ck_assert_msg(r.code == 0, "exit %d, stderr: %s", r.code, r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "FITS"));
+    ck_assert_ptr_null(strstr(r.out, "DOES NOT FIT"));
+    result_free(&r);
+
+    r = run_cli(jargs);
+    ck_assert_msg(r.code == 0, "exit %d, stderr: %s", r.code, r.err);
+    got = json_loads(r.out, 0, NULL);
+    ck_assert_ptr_nonnull(got);
+    ck_assert(json_equal(got, mem));
+    json_decref(got);
+    result_free(&r);
+    json_decref(mem);
+}
+END_TEST
+
+START_TEST(health_live_and_closed)
+{
+    char dead[URL_LEN], port_env[32], url_env[URL_LEN + 16], dead_env[URL_LEN + 16];
+    const char *live[] = {"health", "--url", server_url, NULL};
+    const char *ready[] = {"health", "--ready", "--url", server_url, NULL};
+    const char *dflt[] = {"health", NULL};
+    const char *down[] = {"health", "--url", dead, NULL};
+    const char *env_url[] = {"TRAINSIZE_PORT", url_env, NULL};
+    const char *env_dead[] = {"TRAINSIZE_PORT", dead_env, NULL};
+    const char *env_port[] = {"TRAINSIZE_URL", port_env, NULL};
+    run_result r;
+
+    snprintf(dead, sizeof dead, "http://127.0.0.1:%d", closed_port());
+    snprintf(url_env, sizeof url_env, "TRAINSIZE_URL=%s", server_url);
+    snprintf(dead_env, sizeof dead_env, "TRAINSIZE_URL=%s", dead);
+    snprintf(port_env, sizeof port_env, "TRAINSIZE_PORT=%s", server_port);
+
+    r = run_cli(live);
+    ck_assert_msg(r.code == 0, "exit %d, stderr: %s", r.code, r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "ok:"));
+    result_free(&r);
+
+    r = run_cli(ready);
+    ck_assert_msg(r.code == 0, "exit %d, stderr: %s", r.code, r.err);
+    result_free(&r);
+
+    r = run_cli(down);
+    ck_assert_int_eq(r.code, 1);
+    ck_assert_ptr_nonnull(strstr(r.err, "unhealthy"));
+    result_free(&r);
+
+    /* the URL comes from TRAINSIZE_URL ... */
+    r = run_cli_env(dflt, env_url);
+    ck_assert_msg(r.code == 0, "TRAINSIZE_URL: exit %d, stderr: %s", r.code, r.err);
+    result_free(&r);
+    r = run_cli_env(dflt, env_dead);
+    ck_assert_int_eq(r.code, 1);
+    result_free(&r);
+    /* ... else from TRAINSIZE_PORT, as inside the container */
+    r = run_cli_env(dflt, env_port);
+    ck_assert_msg(r.code == 0, "TRAINSIZE_PORT: exit %d, stderr: %s", r.code, r.err);
+    result_free(&r);
+}
+END_TEST
+
+START_TEST(unreachable_exits_3)
+{
+    char dead[URL_LEN];
+    const char *args[] = {"--url", dead, "estimate", "--model", "llama3-8b", NULL};
+    const char *args2[] = {"--url", dead, "presets", NULL};
+    run_result r;
+
+    snprintf(dead, sizeof dead, "http://127.0.0.1:%d", closed_port());
+    r = run_cli(args);
+    ck_assert_int_eq(r.code, 3);
+    ck_assert_ptr_nonnull(strstr(r.err, "cannot reach"));
+    ck_assert_str_eq(r.out, "");
+    result_free(&r);
+    r = run_cli(args2);
+    ck_assert_int_eq(r.code, 3);
+    result_free(&r);
+}
+END_TEST
+
+/* A problem+json answer prints exactly "error: <detail> (field <ptr>)" with
+ * the server's own detail, and exits 2. */
+static void expect_problem(const char *body, const char *const *args, const char *field)
+{
+    long st = 0;
+    json_t *p = api("POST", "/v1/plan", body, &st);
+    const char *detail = json_string_value(json_object_get(p, "detail"));
+    const char *f = json_string_value(json_object_get(p, "field"));
+    char want[512];
+    run_result r;
+
+    ck_assert_int_eq(st, 400);
+    ck_assert_ptr_nonnull(detail);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_str_eq(f, field);
+    snprintf(want, sizeof want, "error: %s (field %s)\n", detail, field);
+    r = run_cli(args);
+    ck_assert_msg(r.code == 2, "exit %d, stderr: %s", r.code, r.err);
+    ck_assert_str_eq(r.err, want);
+    ck_assert_str_eq(r.out, "");
+    result_free(&r);
+    json_decref(p);
+}
+
+START_TEST(server_problem_exits_2)
+{
+    /* llama3-8b has 32 heads: tp 3 does not divide them */
+    const char *tp3[] = {"--url", server_url, "estimate", "--model", "llama3-8b",
+                         "--tp", "3", "--gpus", "3", NULL};
+    const char *neg[] = {"--url", server_url, "estimate", "--model", "llama3-8b",
+                         "--seq", "-5", NULL};
+    const char *unk[] = {"--url", server_url, "estimate", "--model", "llama3-8b",
+                         "--set", "bogus_field=1", NULL};
+    const char *chk[] = {"--url", server_url, "check", "--model", "no-such-model", NULL};
+    run_result r;
+
+    expect_problem("{\"model\":\"llama3-8b\",\"tp\":3,\"gpus\":3}", tp3, "/tp");
+    expect_problem("{\"model\":\"llama3-8b\",\"seq\":-5}", neg, "/seq");
+    expect_problem("{\"model\":\"llama3-8b\",\"bogus_field\":1}", unk, "/bogus_field");
+
+    /* check: a problem is exit 2, not "does not fit" (1) */
+    r = run_cli(chk);
+    ck_assert_msg(r.code == 2, "exit %d, stderr: %s", r.code, r.err);
+    ck_assert_ptr_nonnull(strstr(r.err, "(field /model)"));
+    result_free(&r);
+}
+END_TEST
+
+/* Bad usage: exit 64 (EX_USAGE), usage text on stderr, nothing sent. */
+START_TEST(usage_errors_exit_64)
+{
+    static const char *const cases[][8] = {
+        {NULL},                                       /* no command */
+        {"frobnicate", NULL},                         /* unknown command */
+        {"estimate", "--frobnicate", "1", NULL},      /* unknown option */
+        {"estimate", "--tp", "abc", NULL},            /* not an integer */
+        {"estimate", "--mfu", "nan", NULL},           /* not finite */
+        {"estimate", "--tokens", "5X", NULL},         /* bad suffix */
+        {"estimate", "--set", "noequals", NULL},      /* --set needs = */
+        {"estimate", "--set", "=3", NULL},            /* empty key */
+        {"estimate", "--model", NULL},                /* missing value */
+        {"estimate", "--gated=maybe", NULL},          /* bad bool */
+        {"--url", "ftp://127.0.0.1", "health", NULL}, /* not http */
+        {"--timeout", "-1", "health", NULL},          /* bad timeout */
+        {"health", "extra", NULL},                    /* stray argument */
+        {"presets", "--tp", "2", NULL},               /* run option on a list */
+    };
+    static const char *const mention[] = {
+        "no command", "frobnicate", "--frobnicate", "--tp", "--mfu", "--tokens",
+        "--set", "--set", "--model", "--gated", "--url", "--timeout", "extra", "--tp",
+    };
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        /* point at the live server: a usage error must not depend on it */
+        const char *args[12] = {"--url", server_url};
+        size_t n = 2;
+        run_result r;
+
+        if (i == 10 || i == 11)
+            n = 0; /* these test the global options themselves */
+        for (size_t k = 0; cases[i][k]; k++)
+            args[n++] = cases[i][k];
+        args[n] = NULL;
+        r = run_cli(args);
+        ck_assert_msg(r.code == 64, "case %zu: exit %d, stderr: %s", i, r.code, r.err);
+        ck_assert_msg(strstr(r.err, "usage:") != NULL, "case %zu: no usage text", i);
+        ck_assert_msg(strstr(r.err, mention[i]) != NULL,
+                      "case %zu: message does not name '%s': %s", i, mention[i], r.err);
+        ck_assert_str_eq(r.out, "");
+        result_free(&r);
+    }
+}
+END_TEST
+
+START_TEST(help_exits_0)
+{
+    const char *args[] = {"--help", NULL};
+    run_result r = run_cli(args);
+
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "--micro-batch"));
+    ck_assert_ptr_nonnull(strstr(r.out, "--set KEY=VALUE"));
+    result_free(&r);
+}
+END_TEST
+
+/* Every catalogue id the API lists starts a line of the CLI's table. */
+static void expect_listed(const char *cmd, const char *path, const char *key)
+{
+    const char *args[] = {"--url", server_url, cmd, NULL};
+    const char *jargs[] = {"--url", server_url, cmd, "--json", NULL};
+    json_t *want = api_ok("GET", path, NULL), *got;
+    json_t *list = json_object_get(want, key), *item;
+    run_result r = run_cli(args);
+    size_t i;
+
+    ck_assert_msg(r.code == 0, "exit %d, stderr: %s", r.code, r.err);
+    ck_assert_int_gt(json_array_size(list), 0);
+    json_array_foreach(list, i, item) {
+        const char *id = json_string_value(json_object_get(item, "id"));
+        char needle[64];
+        ck_assert_ptr_nonnull(id);
+        snprintf(needle, sizeof needle, "\n%s ", id);
+        ck_assert_msg(strstr(r.out, needle) != NULL, "%s: '%s' not listed", cmd, id);
+    }
+    result_free(&r);
+
+    r = run_cli(jargs);
+    ck_assert_int_eq(r.code, 0);
+    got = json_loads(r.out, 0, NULL);
+    ck_assert_ptr_nonnull(got);
+    ck_assert(json_equal(got, want));
+    json_decref(got);
+    result_free(&r);
+    json_decref(want);
+}
+
+START_TEST(presets_and_gpus)
+{
+    expect_listed("presets", "/v1/presets", "presets");
+    expect_listed("gpus", "/v1/gpus", "gpus");
+}
+END_TEST
+
+static Suite *cli_suite(void)
+{
+    Suite *s = suite_create("cli");
+    TCase *tc = tcase_create("against-server");
+
+    tcase_add_unchecked_fixture(tc, server_start, server_stop);
+    /* generous: TS_CLI_WRAP may run every CLI call under valgrind */
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, estimate_table_matches_api);
+    tcase_add_test(tc, estimate_json_is_api_answer);
+    tcase_add_test(tc, options_are_typed);
+    tcase_add_test(tc, check_does_not_fit);
+    tcase_add_test(tc, check_fits);
+    tcase_add_test(tc, health_live_and_closed);
+    tcase_add_test(tc, unreachable_exits_3);
+    tcase_add_test(tc, server_problem_exits_2);
+    tcase_add_test(tc, usage_errors_exit_64);
+    tcase_add_test(tc, help_exits_0);
+    tcase_add_test(tc, presets_and_gpus);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(cli_suite());
+    int failed;
+
+    /* a dead server must not hang the CLI runs into SIGPIPE territory */
+    signal(SIGPIPE, SIG_IGN);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

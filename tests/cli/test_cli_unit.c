@@ -1,0 +1,244 @@
+/*
+ * test_cli_unit.c - the CLI's option parser and number formatting, and the
+ * option table against the API's request schema.
+ *
+ * Expected values are worked out by hand next to each case.  The schema
+ * test links the api layer (the CLI binary itself never does): every
+ * request field the API accepts must have a CLI option of the same JSON
+ * type, and the CLI must not invent fields, so the two cannot drift.
+ */
+#include "ts_api.h"
+#include "ts_cli_fmt.h"
+#include "ts_cli_opts.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Parse one option line ("--tp 8" as separate words) into a fresh object. */
+static ts_cli_status parse1(const char *a, const char *b, json_t **out, ts_cli_error *err)
+{
+    char *argv[3] = {(char *)a, (char *)b, NULL};
+    int argc = b ? 2 : 1, i = 0;
+    ts_cli_status st;
+
+    *out = json_object();
+    ck_assert_ptr_nonnull(*out);
+    st = ts_cli_parse_run_option(argc, argv, &i, *out, err);
+    if (st == TS_CLI_OK)
+        ck_assert_int_eq(i, argc - 1); /* consumed exactly what it needed */
+    return st;
+}
+
+static const struct {
+    const char *a, *b;
+    const char *json;  /* the object the option must produce */
+} good[] = {
+    {"--micro-batch", "4", "{\"micro_batch\":4}"},
+    {"--micro-batch=4", NULL, "{\"micro_batch\":4}"},
+    {"--tp", "-2", "{\"tp\":-2}"},                   /* ranges are the server's job */
+    {"--tokens", "15T", "{\"tokens\":15000000000000}"}, /* 15 * 1e12 */
+    {"--params", "7.5B", "{\"params\":7500000000}"},    /* 7.5 * 1e9 */
+    {"--params", "7e9", "{\"params\":7000000000}"},
+    {"--tokens", "1.5M", "{\"tokens\":1500000}"},
+    {"--mfu", "0.45", "{\"mfu\":0.45}"},
+    {"--hbm-gb=141", NULL, "{\"hbm_gb\":141}"},
+    {"--gated", NULL, "{\"gated\":true}"},
+    {"--no-gated", NULL, "{\"gated\":false}"},
+    {"--gated=false", NULL, "{\"gated\":false}"},
+    {"--offload-optimizer=yes", NULL, "{\"offload_optimizer\":true}"},
+    {"--model", "llama3-70b", "{\"model\":\"llama3-70b\"}"},
+    {"--recompute=full", NULL, "{\"recompute\":\"full\"}"},
+    {"--set", "tp=8", "{\"tp\":8}"},
+    {"--set=tp=8", NULL, "{\"tp\":8}"},
+    {"--set", "mfu=0.5", "{\"mfu\":0.5}"},
+    {"--set", "gated=true", "{\"gated\":true}"},
+    {"--set", "gpu=h100-sxm", "{\"gpu\":\"h100-sxm\"}"},   /* not JSON -> string */
+    {"--set", "model=\"8\"", "{\"model\":\"8\"}"},         /* quoted -> string */
+    {"--set", "anything=1", "{\"anything\":1}"},           /* server rejects unknowns */
+    {"--set", "gpu=", "{\"gpu\":\"\"}"},
+};
+
+START_TEST(parse_good)
+{
+    json_t *obj, *want;
+    ts_cli_error err;
+    ts_cli_status st = parse1(good[_i].a, good[_i].b, &obj, &err);
+
+    ck_assert_msg(st == TS_CLI_OK, "%s %s: %s", good[_i].a, good[_i].b ? good[_i].b : "",
+                  err.text);
+    want = json_loads(good[_i].json, 0, NULL);
+    ck_assert_ptr_nonnull(want);
+    {
+        char *got = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS);
+        ck_assert_msg(json_equal(obj, want), "%s: got %s want %s", good[_i].a, got,
+                      good[_i].json);
+        free(got);
+    }
+    /* integers stay integers: the API rejects 4.0 for micro_batch */
+    if (strchr(good[_i].json, '.') == NULL) {
+        const char *k;
+        json_t *v;
+        json_object_foreach(obj, k, v)
+            ck_assert(!json_is_real(v));
+    }
+    json_decref(want);
+    json_decref(obj);
+}
+END_TEST
+
+static const struct {
+    const char *a, *b;
+    ts_cli_status st;
+    const char *mention;  /* the message must name the option */
+} bad[] = {
+    {"--tp", "1.5", TS_CLI_EUSAGE, "--tp"},
+    {"--tp", "8x", TS_CLI_EUSAGE, "--tp"},
+    {"--tp", "", TS_CLI_EUSAGE, "--tp"},
+    {"--tp", "99999999999999999999", TS_CLI_EUSAGE, "--tp"},  /* > 2^63 */
+    {"--tp", NULL, TS_CLI_EUSAGE, "--tp"},                    /* missing */
+    {"--micro-batch=", NULL, TS_CLI_EUSAGE, "--micro-batch"},
+    {"--mfu", "inf", TS_CLI_EUSAGE, "--mfu"},
+    {"--mfu", "nan", TS_CLI_EUSAGE, "--mfu"},
+    {"--mfu", "1e999", TS_CLI_EUSAGE, "--mfu"},               /* overflows */
+    {"--mfu", "0.4B", TS_CLI_EUSAGE, "--mfu"},                /* no suffix here */
+    {"--tokens", "5X", TS_CLI_EUSAGE, "--tokens"},
+    {"--tokens", "5TT", TS_CLI_EUSAGE, "--tokens"},
+    {"--gated=maybe", NULL, TS_CLI_EUSAGE, "--gated"},
+    {"--no-gated=1", NULL, TS_CLI_EUSAGE, "--no-gated"},
+    {"--model", "", TS_CLI_EUSAGE, "--model"},
+    {"--set", "noequals", TS_CLI_EUSAGE, "--set"},
+    {"--set", "=1", TS_CLI_EUSAGE, "--set"},
+    {"--set", NULL, TS_CLI_EUSAGE, "--set"},
+    {"--frobnicate", "1", TS_CLI_NOMATCH, NULL},
+    {"--no-tp", NULL, TS_CLI_NOMATCH, NULL},                  /* not a flag */
+    {"--json", NULL, TS_CLI_NOMATCH, NULL},                   /* main's, not a field */
+    {"tp", "8", TS_CLI_NOMATCH, NULL},
+    {"--", NULL, TS_CLI_NOMATCH, NULL},
+};
+
+START_TEST(parse_bad)
+{
+    json_t *obj;
+    ts_cli_error err;
+    ts_cli_status st;
+
+    err.text[0] = '\0';
+    st = parse1(bad[_i].a, bad[_i].b, &obj, &err);
+    ck_assert_msg(st == bad[_i].st, "%s: status %d, want %d", bad[_i].a, st, bad[_i].st);
+    if (bad[_i].mention)
+        ck_assert_msg(strstr(err.text, bad[_i].mention) != NULL, "%s: message '%s'",
+                      bad[_i].a, err.text);
+    ck_assert_int_eq(json_object_size(obj), 0); /* nothing half-set */
+    json_decref(obj);
+}
+END_TEST
+
+/* Every API request field has a CLI option of the same type, and the
+ * other way round (fit-only fields belong to /v1/fit, which the CLI does
+ * not call). */
+START_TEST(fields_match_api_schema)
+{
+    size_t n_api = ts_api_request_field_count(), n_cli, seen = 0;
+    const ts_cli_field *cli = ts_cli_fields(&n_cli);
+
+    ck_assert_int_gt(n_api, 0);
+    for (size_t i = 0; i < n_api; i++) {
+        const ts_api_field *f = ts_api_request_field(i);
+        const ts_cli_field *c;
+        ts_cli_kind want = TS_CLI_STR;
+
+        ck_assert_ptr_nonnull(f);
+        if (f->fit_only)
+            continue;
+        c = ts_cli_field_find(f->name);
+        ck_assert_msg(c != NULL, "API field '%s' has no CLI option", f->name);
+        switch (f->type) {
+        case TS_API_FIELD_INTEGER: want = TS_CLI_INT; break;
+        case TS_API_FIELD_NUMBER:  want = TS_CLI_NUM; break;
+        case TS_API_FIELD_BOOLEAN: want = TS_CLI_BOOL; break;
+        case TS_API_FIELD_STRING:  want = TS_CLI_STR; break;
+        }
+        ck_assert_msg(c->kind == want, "field '%s': CLI kind %d, API type %d", f->name,
+                      c->kind, f->type);
+        seen++;
+    }
+    for (size_t k = 0; k < n_cli; k++) {
+        bool found = false;
+        for (size_t i = 0; i < n_api && !found; i++)
+            found = strcmp(ts_api_request_field(i)->name, cli[k].name) == 0 &&
+                    !ts_api_request_field(i)->fit_only;
+        ck_assert_msg(found, "CLI option for '%s' is not an API run field", cli[k].name);
+    }
+    ck_assert_int_eq(seen, n_cli);
+}
+END_TEST
+
+/* Formatting, by hand: 80e9 / 2^30 = 74.5058 GiB; 2^31 B = 2.00 GiB;
+ * 54.2 days = 54.2 * 86400 s; 90 s = 1.5 min; 7200 s = 2.0 h (under the
+ * 2-day switch to days). */
+static const struct {
+    int kind; /* 0 bytes, 1 count, 2 flops, 3 seconds */
+    double v;
+    const char *want;
+} fmts[] = {
+    {0, 80e9, "74.51 GiB"},
+    {0, 1023, "1023 B"},
+    {0, 1024, "1.00 KiB"},
+    {0, -2147483648.0, "-2.00 GiB"},
+    {0, 1.12e12, "1.02 TiB"},          /* 1.12e12 / 2^40 = 1.0186 */
+    {0, NAN, "n/a"},
+    {0, INFINITY, "n/a"},
+    {1, 8.03e9, "8.03 B"},
+    {1, 15e12, "15.00 T"},
+    {1, 999, "999"},
+    {1, 65684.9, "65.68 k"},
+    {2, 3.6e25, "3.600e+25 FLOP"},
+    {2, NAN, "n/a"},
+    {3, 59, "59.0 s"},
+    {3, 90, "1.5 min"},
+    {3, 7200, "2.0 h"},
+    {3, 54.2 * 86400, "54.2 days"},
+    {3, -INFINITY, "n/a"},
+};
+
+START_TEST(formatting)
+{
+    char buf[TS_FMT_LEN];
+
+    switch (fmts[_i].kind) {
+    case 0: ts_fmt_bytes(buf, sizeof buf, fmts[_i].v); break;
+    case 1: ts_fmt_count(buf, sizeof buf, fmts[_i].v); break;
+    case 2: ts_fmt_flops(buf, sizeof buf, fmts[_i].v); break;
+    default: ts_fmt_seconds(buf, sizeof buf, fmts[_i].v); break;
+    }
+    ck_assert_str_eq(buf, fmts[_i].want);
+}
+END_TEST
+
+static Suite *unit_suite(void)
+{
+    Suite *s = suite_create("cli-unit");
+    TCase *tc = tcase_create("opts");
+
+    tcase_add_loop_test(tc, parse_good, 0, (int)(sizeof good / sizeof good[0]));
+    tcase_add_loop_test(tc, parse_bad, 0, (int)(sizeof bad / sizeof bad[0]));
+    tcase_add_test(tc, fields_match_api_schema);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("fmt");
+    tcase_add_loop_test(tc, formatting, 0, (int)(sizeof fmts / sizeof fmts[0]));
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(unit_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

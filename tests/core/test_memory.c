@@ -1,0 +1,619 @@
+/*
+ * test_memory.c - ts_memory_estimate: bytes per parameter, ZeRO sharding,
+ * offload, activations, overhead, fit, DeepSpeed cross-check.
+ *
+ * Expected values are from /work/shared/oracles.md (cited per case, with
+ * the tolerance the source's rounding allows) or worked by hand in the
+ * comment next to the check.  Hand-worked values are sums and products of
+ * exactly representable numbers, so they get 1e-12 relative (summation
+ * order only).
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trainsize.h"
+
+#define REL_CLOSE(got, want, rel)                                             \
+    ck_assert_msg(fabs((got) - (want)) <= (rel) * fabs(want),                 \
+                  "%s = %.12g, want %.12g (rel tol %g)", #got, (double)(got), \
+                  (double)(want), (double)(rel))
+#define ABS_CLOSE(got, want, tol)                                             \
+    ck_assert_msg(fabs((got) - (want)) <= (tol),                              \
+                  "%s = %.12g, want %.12g (abs tol %g)", #got, (double)(got), \
+                  (double)(want), (double)(tol))
+#define EXACT 1e-12
+#define GIB 1073741824.0
+
+static void plain_run(ts_run *r, double params, int64_t gpus)
+{
+    ts_run_defaults(r);
+    r->model.params = params;
+    r->gpus = gpus;
+}
+
+/* GPT-3 175B (Brown et al. 2020): L 96, h 12288, a 96, F 4h, V 50257. */
+static void gpt3_run(ts_run *r, int64_t tp, bool sp, ts_recompute rc)
+{
+    ts_run_defaults(r);
+    r->model = (ts_model){ .layers = 96, .hidden = 12288, .heads = 96, .vocab = 50257,
+                           .tied_embeddings = true };
+    r->seq = 2048;
+    r->micro_batch = 1;
+    r->tp = tp;
+    r->gpus = tp; /* dp 1 */
+    r->sequence_parallel = sp;
+    r->recompute = rc;
+}
+
+static double states(const ts_memory *m)
+{
+    return m->weights.value + m->grads.value + m->master.value + m->optimizer.value;
+}
+
+static void assert_sane(const ts_memory *m)
+{
+    const ts_term *t[] = { &m->weights, &m->grads, &m->master, &m->optimizer,
+                           &m->activations, &m->overhead, &m->total, &m->act_seed000,
+                           &m->deepspeed_gpu };
+    size_t i;
+
+    for (i = 0; i < sizeof t / sizeof t[0]; i++) {
+        ck_assert_msg(isfinite(t[i]->value) && t[i]->value >= 0, "term %zu = %g", i, t[i]->value);
+        ck_assert_ptr_nonnull(t[i]->formula);
+        ck_assert_ptr_nonnull(t[i]->assumptions);
+        ck_assert(t[i]->formula[0] != '\0' && t[i]->assumptions[0] != '\0');
+    }
+    ck_assert(isfinite(m->headroom_bytes) && isfinite(m->host_bytes_per_node));
+    /* The total is the sum of its terms. */
+    REL_CLOSE(m->total.value, states(m) + m->activations.value + m->overhead.value, EXACT);
+}
+
+/* ---- bytes per parameter -------------------------------------------- */
+
+typedef struct bpp_case {
+    const char *what;
+    ts_optimizer opt;
+    ts_precision prec, grad;
+    bool master;
+    double w, g, m, o, total; /* expected bytes per parameter */
+} bpp_case;
+
+static const bpp_case bpps[] = {
+    /* oracles.md (seeds 000, 003): 2 + 2 + 4 + 4 + 4 = 16. */
+    { "adamw", TS_OPT_ADAMW, TS_PREC_BF16, TS_PREC_BF16, true, 2, 2, 4, 8, 16 },
+    { "adam", TS_OPT_ADAM, TS_PREC_BF16, TS_PREC_BF16, true, 2, 2, 4, 8, 16 },
+    /* oracles.md: with fp32 grads 18 (Megatron-LM). */
+    { "adamw fp32 grads", TS_OPT_ADAMW, TS_PREC_BF16, TS_PREC_FP32, true, 2, 4, 4, 8, 18 },
+    /* docs/formulas.md: 8-bit Adam m, v 1 byte each -> 2 + 2 + 4 + 2. */
+    { "adam8bit", TS_OPT_ADAM8BIT, TS_PREC_BF16, TS_PREC_BF16, true, 2, 2, 4, 2, 10 },
+    /* SGD no state: 2 + 2 + 4. */
+    { "sgd", TS_OPT_SGD, TS_PREC_BF16, TS_PREC_BF16, true, 2, 2, 4, 0, 8 },
+    /* SGD momentum / Lion: one fp32 buffer, 2 + 2 + 4 + 4. */
+    { "sgd_momentum", TS_OPT_SGD_MOMENTUM, TS_PREC_BF16, TS_PREC_BF16, true, 2, 2, 4, 4, 12 },
+    { "lion", TS_OPT_LION, TS_PREC_BF16, TS_PREC_BF16, true, 2, 2, 4, 4, 12 },
+    /* Adafactor without a shape: 8/4096 B per param. */
+    { "adafactor", TS_OPT_ADAFACTOR, TS_PREC_BF16, TS_PREC_BF16, true, 2, 2, 4, 8.0 / 4096,
+      8 + 8.0 / 4096 },
+    /* Pure fp32 Adam: fp32 weights are their own master: 4 + 4 + 0 + 8. */
+    { "fp32 adamw", TS_OPT_ADAMW, TS_PREC_FP32, TS_PREC_FP32, true, 4, 4, 0, 8, 16 },
+    /* bf16 without a master copy: 2 + 2 + 0 + 8. */
+    { "no master", TS_OPT_ADAMW, TS_PREC_BF16, TS_PREC_BF16, false, 2, 2, 0, 8, 12 },
+    /* fp8 weights, bf16 grads: 1 + 2 + 4 + 8. */
+    { "fp8 weights", TS_OPT_ADAMW, TS_PREC_FP8, TS_PREC_BF16, true, 1, 2, 4, 8, 15 },
+    /* oracles.md: inference bf16 2 B/param, nothing else. */
+    { "inference", TS_OPT_NONE, TS_PREC_BF16, TS_PREC_BF16, true, 2, 0, 0, 0, 2 },
+};
+
+START_TEST(test_bpp)
+{
+    const bpp_case *c = &bpps[_i];
+    ts_run r;
+    ts_memory m;
+    ts_error err;
+
+    plain_run(&r, 1e9, 8);
+    r.optimizer = c->opt;
+    r.precision = c->prec;
+    r.grad_precision = c->grad;
+    r.master_weights = c->master;
+    ck_assert_msg(ts_memory_estimate(&r, &m, &err) == TS_OK, "%s: %s", c->what, err.text);
+    REL_CLOSE(m.bpp_weights, c->w, EXACT);
+    ck_assert(m.bpp_grads == c->g);
+    ck_assert(m.bpp_master == c->m);
+    REL_CLOSE(m.bpp_optimizer + 1, c->o + 1, EXACT); /* +1: c->o may be 0 */
+    REL_CLOSE(m.bpp_total, c->total, EXACT);
+    REL_CLOSE(m.model_state_bytes, 1e9 * c->total, EXACT);
+    assert_sane(&m);
+}
+END_TEST
+
+START_TEST(test_adafactor_shape)
+{
+    ts_run r;
+    ts_memory m;
+
+    /* With a shape, 8/h: h 256 -> 0.03125 B per param. */
+    ts_run_defaults(&r);
+    r.model = (ts_model){ .layers = 4, .hidden = 256, .heads = 8, .vocab = 1000 };
+    r.seq = 512;
+    r.optimizer = TS_OPT_ADAFACTOR;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    REL_CLOSE(m.bpp_optimizer, 8.0 / 256, EXACT);
+}
+END_TEST
+
+START_TEST(test_70b)
+{
+    ts_run r;
+    ts_memory m;
+
+    /* oracles.md (seed 000): 16 x 70e9 = 1.12e12 B model state;
+     * 2 x 70e9 = 140e9 B inference. */
+    plain_run(&r, 70e9, 8);
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    REL_CLOSE(m.model_state_bytes, 1.12e12, EXACT);
+    REL_CLOSE(m.inference_bytes, 140e9, EXACT);
+    ck_assert(!m.fits); /* ZeRO-1 on 8: 2P + 2P + 12P/8 = 385e9 per GPU */
+    REL_CLOSE(states(&m), 4 * 70e9 + 12 * 70e9 / 8, EXACT);
+
+    /* Inference with tp 8 on 8x H100 (640 GB): 140e9 / 8 = 17.5e9 per GPU. */
+    plain_run(&r, 70e9, 8);
+    r.optimizer = TS_OPT_NONE;
+    r.tp = 8;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    REL_CLOSE(m.weights.value, 17.5e9, EXACT);
+    ck_assert(m.grads.value == 0 && m.master.value == 0 && m.optimizer.value == 0);
+    ck_assert(m.activations.value == 0);
+    ck_assert_ptr_nonnull(strstr(m.activations.assumptions, "not modelled"));
+    ck_assert(m.fits);
+    assert_sane(&m);
+}
+END_TEST
+
+/* ---- ZeRO ------------------------------------------------------------ */
+
+START_TEST(test_zero_paper)
+{
+    /* oracles.md, ZeRO paper Figure 1: P 7.5e9, Nd 64, K 12:
+     * 120, 31.4, 16.6, 1.9 GB (rounded to 0.1 GB -> +-0.05e9).
+     * Exact: 16P = 120e9; 4P + 12P/64 = 31.40625e9; 2P + 14P/64 =
+     * 16.640625e9; 16P/64 = 1.875e9. */
+    static const double paper[4] = { 120e9, 31.4e9, 16.6e9, 1.9e9 };
+    static const double exact[4] = { 120e9, 31.40625e9, 16.640625e9, 1.875e9 };
+    ts_run r;
+    ts_memory m;
+    int z;
+
+    for (z = 0; z <= 3; z++) {
+        plain_run(&r, 7.5e9, 64);
+        r.zero = z;
+        ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+        ABS_CLOSE(states(&m), paper[z], 0.05e9);
+        REL_CLOSE(states(&m), exact[z], EXACT);
+        ck_assert_int_eq(m.shard_group, 64);
+        REL_CLOSE(m.params_per_gpu, 7.5e9, EXACT);
+        assert_sane(&m);
+    }
+}
+END_TEST
+
+START_TEST(test_zero_shard_group)
+{
+    ts_run r;
+    ts_memory m;
+
+    /* ZeRO shards over dp*cp, not over all GPUs: 64 GPUs, tp 4, cp 2 ->
+     * dp 8, Nd 16.  ZeRO-3 per GPU: 16 * 7.5e9 / 4 / 16 = 1.875e9. */
+    plain_run(&r, 7.5e9, 64);
+    r.tp = 4;
+    r.cp = 2;
+    r.zero = 3;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    ck_assert_int_eq(m.shard_group, 16);
+    REL_CLOSE(m.params_per_gpu, 7.5e9 / 4, EXACT);
+    REL_CLOSE(states(&m), 16 * 7.5e9 / 4 / 16, EXACT);
+}
+END_TEST
+
+START_TEST(test_moe_expert_sharding)
+{
+    ts_run r;
+    ts_memory m;
+
+    /* Mixtral 8x7B shape (test_model.c: total 46702792704, experts
+     * 45097156608, dense 1605636096).  dp 8, ep 8, ZeRO-3: dense over
+     * Nd 8, experts first split by ep 8 then over Nd/ep = 1.
+     * P_gpu = 1605636096 + 45097156608/8 = 7242780672.
+     * weights = 2 (1605636096/8 + 5637144576/1) = 11675698176. */
+    ts_run_defaults(&r);
+    r.model = (ts_model){ .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8,
+                          .ffn = 14336, .vocab = 32000, .experts = 8, .top_k = 2,
+                          .gated = true };
+    r.gpus = 8;
+    r.ep = 8;
+    r.zero = 3;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    REL_CLOSE(m.params_per_gpu, 7242780672.0, EXACT);
+    REL_CLOSE(m.weights.value, 11675698176.0, EXACT);
+    /* grads same split, 2 B: equal to weights. */
+    REL_CLOSE(m.grads.value, 11675698176.0, EXACT);
+    assert_sane(&m);
+}
+END_TEST
+
+START_TEST(test_deepspeed)
+{
+    ts_run r;
+    ts_memory m;
+
+    /* oracles.md: estimate_zero2 t5-3b P 2851e6 on 8 GPUs: 4P + 16P/8 =
+     * 17.106e9 B = 15.93 GiB (printed to 0.01 GiB -> +-0.005). */
+    plain_run(&r, 2851e6, 8);
+    r.zero = 2;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    ABS_CLOSE(m.deepspeed_gpu.value / GIB, 15.93, 0.005);
+    REL_CLOSE(m.deepspeed_gpu.value, 17.106e9, EXACT);
+    /* ZeRO-3 without a shape: largest layer unknown (0), 18P/8. */
+    r.zero = 3;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    REL_CLOSE(m.deepspeed_gpu.value, 18 * 2851e6 / 8, EXACT);
+    /* Stages 0 and 1 have no DeepSpeed estimator: 0. */
+    r.zero = 1;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    ck_assert(m.deepspeed_gpu.value == 0);
+}
+END_TEST
+
+START_TEST(test_lora)
+{
+    ts_run r;
+    ts_memory m;
+
+    /* trainable 0.01: weights full, the rest scaled: 2 + 0.01 * 14 = 2.14. */
+    plain_run(&r, 7e9, 1);
+    r.trainable_fraction = 0.01;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    REL_CLOSE(m.bpp_total, 2.14, EXACT);
+    REL_CLOSE(m.weights.value, 14e9, EXACT);
+    REL_CLOSE(m.grads.value, 0.02 * 7e9, EXACT);
+    REL_CLOSE(m.master.value + m.optimizer.value, 0.12 * 7e9, EXACT);
+}
+END_TEST
+
+START_TEST(test_offload)
+{
+    ts_run r;
+    ts_memory m;
+
+    /* ZeRO-2 + offload_optimizer, 7.5e9 on 64: master + optimizer leave
+     * HBM; host per GPU 12 * 7.5e9 / 64 = 1.40625e9, per node x8 = 11.25e9. */
+    plain_run(&r, 7.5e9, 64);
+    r.zero = 2;
+    r.offload_optimizer = true;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    ck_assert(m.master.value == 0 && m.optimizer.value == 0);
+    REL_CLOSE(m.host_bytes_per_gpu, 1.40625e9, EXACT);
+    REL_CLOSE(m.host_bytes_per_node, 11.25e9, EXACT);
+    /* GPU keeps 2P + 2P/64 = 15.234375e9. */
+    REL_CLOSE(states(&m), 15.234375e9, EXACT);
+    assert_sane(&m);
+
+    /* ZeRO-3 + both offloads: weights too, host 14 * 7.5e9 / 64 =
+     * 1.640625e9 per GPU; GPU keeps grads 2P/64 = 0.234375e9. */
+    r.zero = 3;
+    r.offload_params = true;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    ck_assert(m.weights.value == 0);
+    REL_CLOSE(m.host_bytes_per_gpu, 1.640625e9, EXACT);
+    REL_CLOSE(states(&m), 0.234375e9, EXACT);
+
+    /* 4 GPUs on an 8-GPU node: host RAM for 4, 12 * 7.5e9 / 4 * 4 = 90e9. */
+    plain_run(&r, 7.5e9, 4);
+    r.zero = 1;
+    r.offload_optimizer = true;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    REL_CLOSE(m.host_bytes_per_gpu, 22.5e9, EXACT);
+    REL_CLOSE(m.host_bytes_per_node, 90e9, EXACT);
+
+    /* No offload, no host RAM. */
+    plain_run(&r, 7.5e9, 64);
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    ck_assert(m.host_bytes_per_gpu == 0 && m.host_bytes_per_node == 0);
+}
+END_TEST
+
+/* ---- activations ----------------------------------------------------- */
+
+#define GPT3_SBH (2048.0 * 1 * 12288) /* s b h = 25165824 */
+
+typedef struct act_case {
+    const char *what;
+    int64_t tp;
+    bool sp;
+    ts_recompute rc;
+    double coef; /* per-layer bytes / (s b h), Korthikanti Table 2 */
+} act_case;
+
+/* oracles.md "Activations per layer", GPT-3 175B: 5as/h = 5*96*2048/12288
+ * = 80; c1 = 34 (F = 4h); t = 8. */
+static const act_case acts[] = {
+    { "none", 1, false, TS_RECOMPUTE_NONE, 34 + 80 },                  /* 114 */
+    { "tp", 8, false, TS_RECOMPUTE_NONE, 10 + 24.0 / 8 + 80.0 / 8 },    /* 23 */
+    { "tp+sp", 8, true, TS_RECOMPUTE_NONE, 34.0 / 8 + 80.0 / 8 },       /* 14.25 */
+    { "selective", 1, false, TS_RECOMPUTE_SELECTIVE, 34 },
+    { "tp selective", 8, false, TS_RECOMPUTE_SELECTIVE, 10 + 24.0 / 8 }, /* 13 */
+    { "tp+sp selective", 8, true, TS_RECOMPUTE_SELECTIVE, 34.0 / 8 },   /* 4.25 */
+    { "full", 1, false, TS_RECOMPUTE_FULL, 2 },
+    { "tp full", 8, false, TS_RECOMPUTE_FULL, 2 },
+    { "tp+sp full", 8, true, TS_RECOMPUTE_FULL, 2.0 / 8 },
+    { "sp tp1 no-op", 1, true, TS_RECOMPUTE_NONE, 34 + 80 },
+};
+
+START_TEST(test_activations_table)
+{
+    const act_case *c = &acts[_i];
+    ts_run r;
+    ts_memory m;
+    double t = (double)c->tp, emb, seq2;
+
+    gpt3_run(&r, c->tp, c->sp, c->rc);
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    REL_CLOSE(m.act_per_layer, GPT3_SBH * c->coef, EXACT);
+    ck_assert_int_eq(m.layers_per_stage, 96);
+    ck_assert_int_eq(m.in_flight, 1);
+    /* pp 1: (8 s b + s b h) + 4 s b h (1 + V/h), all / t. */
+    emb = (8.0 * 2048 + GPT3_SBH + 4.0 * GPT3_SBH * (1.0 + 50257.0 / 12288)) / t;
+    REL_CLOSE(m.act_embedding_logits, emb, EXACT);
+    REL_CLOSE(m.activations.value, 96 * GPT3_SBH * c->coef + emb, EXACT);
+    /* seq^2 part: 96 layers * s b h * 80 / t, gone with any recompute. */
+    seq2 = c->rc == TS_RECOMPUTE_NONE ? 96 * GPT3_SBH * 80 / t : 0;
+    REL_CLOSE(m.act_seq2_term + 1, seq2 + 1, EXACT);
+    assert_sane(&m);
+}
+END_TEST
+
+START_TEST(test_activation_score_term)
+{
+    ts_run r;
+    ts_memory m;
+
+    /* oracles.md: GPT-3 5as/h = 80, recovered from the seq^2 part. */
+    gpt3_run(&r, 1, false, TS_RECOMPUTE_NONE);
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    REL_CLOSE(m.act_seq2_term / (96 * GPT3_SBH), 80.0, EXACT);
+    /* Recompute shrinks activations (a complaint about other tools). */
+    {
+        ts_memory sel, full;
+        gpt3_run(&r, 1, false, TS_RECOMPUTE_SELECTIVE);
+        ck_assert_int_eq(ts_memory_estimate(&r, &sel, NULL), TS_OK);
+        gpt3_run(&r, 1, false, TS_RECOMPUTE_FULL);
+        ck_assert_int_eq(ts_memory_estimate(&r, &full, NULL), TS_OK);
+        ck_assert(full.activations.value < sel.activations.value);
+        ck_assert(sel.activations.value < m.activations.value);
+    }
+}
+END_TEST
+
+START_TEST(test_seed000)
+{
+    ts_run r;
+    ts_memory m;
+    double s = 2048, h = 12288, a = 96, F = 4 * 12288.0;
+
+    /* oracles.md, seed 000's form: b L (5 s h + 2 a s^2 + 2 s F). */
+    gpt3_run(&r, 8, true, TS_RECOMPUTE_SELECTIVE);
+    r.micro_batch = 2;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    REL_CLOSE(m.act_seed000.value, 2 * 96 * (5 * s * h + 2 * a * s * s + 2 * s * F), EXACT);
+    ck_assert_ptr_nonnull(strstr(m.act_seed000.assumptions, "seed 000"));
+}
+END_TEST
+
+START_TEST(test_seq_doubling)
+{
+    ts_run r;
+    ts_memory m1, m2;
+
+    /* No recompute: per layer s b h (34 + 5as/h) grows faster than s, so
+     * doubling seq more than doubles it; the seq^2 part quadruples.
+     * Selective recompute is linear in s: exactly 2x per layer. */
+    gpt3_run(&r, 1, false, TS_RECOMPUTE_NONE);
+    ck_assert_int_eq(ts_memory_estimate(&r, &m1, NULL), TS_OK);
+    r.seq = 4096;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m2, NULL), TS_OK);
+    ck_assert(m2.activations.value > 2 * m1.activations.value);
+    /* 2s: 2 s b h (34 + 160) vs s b h (114): ratio 388/114. */
+    REL_CLOSE(m2.act_per_layer / m1.act_per_layer, 388.0 / 114.0, EXACT);
+    REL_CLOSE(m2.act_seq2_term, 4 * m1.act_seq2_term, EXACT);
+
+    gpt3_run(&r, 1, false, TS_RECOMPUTE_SELECTIVE);
+    ck_assert_int_eq(ts_memory_estimate(&r, &m1, NULL), TS_OK);
+    r.seq = 4096;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m2, NULL), TS_OK);
+    REL_CLOSE(m2.act_per_layer, 2 * m1.act_per_layer, EXACT);
+}
+END_TEST
+
+START_TEST(test_context_parallel)
+{
+    ts_run r;
+    ts_memory a, b;
+
+    /* cp 2 holds s = seq/2 per GPU: same per-layer bytes as seq 1024. */
+    gpt3_run(&r, 1, false, TS_RECOMPUTE_NONE);
+    r.cp = 2;
+    r.gpus = 2;
+    ck_assert_int_eq(ts_memory_estimate(&r, &a, NULL), TS_OK);
+    gpt3_run(&r, 1, false, TS_RECOMPUTE_NONE);
+    r.seq = 1024;
+    ck_assert_int_eq(ts_memory_estimate(&r, &b, NULL), TS_OK);
+    REL_CLOSE(a.act_per_layer, b.act_per_layer, EXACT);
+    ck_assert_int_eq(a.shard_group, 2); /* dp 1 * cp 2 */
+}
+END_TEST
+
+START_TEST(test_pipeline_in_flight)
+{
+    ts_run r;
+    ts_memory m;
+    double s = 2048, per_layer = GPT3_SBH * 114;
+
+    /* pp 8: 96/8 = 12 layers per stage; global_batch 4 (dp 1, b 1) ->
+     * in_flight min(8, 4) = 4; no logits (pp > 1): emb (8sb + sbh) * 4. */
+    gpt3_run(&r, 1, false, TS_RECOMPUTE_NONE);
+    r.pp = 8;
+    r.gpus = 8;
+    r.global_batch = 4;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    ck_assert_int_eq(m.layers_per_stage, 12);
+    ck_assert_int_eq(m.in_flight, 4);
+    REL_CLOSE(m.act_embedding_logits, (8 * s + GPT3_SBH) * 4, EXACT);
+    REL_CLOSE(m.activations.value, 12 * 4 * per_layer + (8 * s + GPT3_SBH) * 4, EXACT);
+    /* global_batch 64 -> in_flight capped at pp = 8. */
+    r.global_batch = 64;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    ck_assert_int_eq(m.in_flight, 8);
+    REL_CLOSE(m.activations.value, 12 * 8 * per_layer + (8 * s + GPT3_SBH) * 8, EXACT);
+    /* global_batch derived (= dp * b = 1): one micro-batch in flight. */
+    r.global_batch = 0;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    ck_assert_int_eq(m.in_flight, 1);
+}
+END_TEST
+
+START_TEST(test_no_shape_activations)
+{
+    ts_run r;
+    ts_memory m;
+
+    plain_run(&r, 7e9, 8);
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    ck_assert(m.activations.value == 0 && m.act_per_layer == 0 && m.act_seq2_term == 0);
+    ck_assert_ptr_nonnull(strstr(m.activations.assumptions, "shape"));
+    assert_sane(&m);
+}
+END_TEST
+
+/* ---- overhead and fit ------------------------------------------------ */
+
+START_TEST(test_overhead_fit)
+{
+    ts_run r;
+    ts_memory m;
+    double sum;
+
+    /* 1e9 params on 8 GPUs, ZeRO 1: 4e9 + 12e9/8 = 5.5e9 states; no
+     * activations (plain).  Overhead 2 GiB + 0.05 * 5.5e9. */
+    plain_run(&r, 1e9, 8);
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    sum = 5.5e9;
+    REL_CLOSE(states(&m), sum, EXACT);
+    REL_CLOSE(m.overhead.value, 2 * GIB + 0.05 * sum, EXACT);
+    REL_CLOSE(m.total.value, sum + 2 * GIB + 0.05 * sum, EXACT);
+    ck_assert(m.hbm_bytes == 80e9);
+    REL_CLOSE(m.headroom_bytes, 80e9 - m.total.value, EXACT);
+    ck_assert(m.fits);
+
+    /* Exactly full fits; one byte short does not. */
+    r.gpu.hbm_bytes = m.total.value;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    ck_assert(m.fits);
+    ck_assert(m.headroom_bytes == 0);
+    r.gpu.hbm_bytes = m.total.value - 1;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    ck_assert(!m.fits);
+    ck_assert(m.headroom_bytes < 0);
+
+    /* No overhead at all: total = states. */
+    plain_run(&r, 1e9, 8);
+    r.overhead_gib = 0;
+    r.fragmentation = 0;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    REL_CLOSE(m.total.value, sum, EXACT);
+}
+END_TEST
+
+START_TEST(test_errors)
+{
+    ts_run r;
+    ts_memory m;
+    ts_error err;
+
+    /* Resolution errors come through with their field. */
+    plain_run(&r, 7e9, 8);
+    r.tp = 0;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, &err), TS_EINVAL);
+    ck_assert_str_eq(err.field, "tp");
+    plain_run(&r, 7e9, 8);
+    r.model.params = NAN;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, &err), TS_EINVAL);
+    ck_assert_str_eq(err.field, "params");
+    ck_assert_int_eq(ts_memory_estimate(NULL, &m, &err), TS_EINVAL);
+    ck_assert_int_eq(ts_memory_estimate(&r, NULL, &err), TS_EINVAL);
+}
+END_TEST
+
+START_TEST(test_extremes_finite)
+{
+    ts_run r;
+    ts_memory m;
+    ts_error err;
+
+    /* Every size at its limit: finite figures, never NaN/Inf.  20 P tokens
+     * would pass 1e20, so the default is refused with field "tokens". */
+    ts_run_defaults(&r);
+    r.model = (ts_model){ .layers = INT64_C(1) << 20, .hidden = INT64_C(1) << 24,
+                          .heads = INT64_C(1) << 20, .ffn = INT64_C(1) << 26,
+                          .vocab = INT64_C(1) << 30, .gated = true };
+    r.seq = INT64_C(1) << 24;
+    r.micro_batch = INT64_C(1) << 20;
+    r.gpus = 1;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, &err), TS_ERANGE);
+    ck_assert_str_eq(err.field, "tokens");
+    r.tokens = 1e20;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, &err), TS_OK);
+    assert_sane(&m);
+    ck_assert(!m.fits);
+}
+END_TEST
+
+static Suite *memory_suite(void)
+{
+    Suite *s = suite_create("memory");
+    TCase *tc = tcase_create("memory");
+
+    tcase_add_loop_test(tc, test_bpp, 0, (int)(sizeof bpps / sizeof bpps[0]));
+    tcase_add_test(tc, test_adafactor_shape);
+    tcase_add_test(tc, test_70b);
+    tcase_add_test(tc, test_zero_paper);
+    tcase_add_test(tc, test_zero_shard_group);
+    tcase_add_test(tc, test_moe_expert_sharding);
+    tcase_add_test(tc, test_deepspeed);
+    tcase_add_test(tc, test_lora);
+    tcase_add_test(tc, test_offload);
+    tcase_add_loop_test(tc, test_activations_table, 0, (int)(sizeof acts / sizeof acts[0]));
+    tcase_add_test(tc, test_activation_score_term);
+    tcase_add_test(tc, test_seed000);
+    tcase_add_test(tc, test_seq_doubling);
+    tcase_add_test(tc, test_context_parallel);
+    tcase_add_test(tc, test_pipeline_in_flight);
+    tcase_add_test(tc, test_no_shape_activations);
+    tcase_add_test(tc, test_overhead_fit);
+    tcase_add_test(tc, test_errors);
+    tcase_add_test(tc, test_extremes_finite);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(memory_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

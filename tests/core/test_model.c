@@ -1,0 +1,250 @@
+/*
+ * test_model.c - parameter counts from a shape (ts_model_params).
+ *
+ * Shapes are entered by hand from each model's paper / config.json, not
+ * taken from the preset table, so this file checks the formula itself.
+ * Published totals are rounded to 3 significant figures (e.g. "6.74B"),
+ * hence the 0.5% tolerance on them; the exact integer counts worked by hand
+ * in the comments are checked to 1e-12 relative (double represents these
+ * integers exactly, the tolerance only absorbs summation order).
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trainsize.h"
+
+#define REL_CLOSE(got, want, rel)                                           \
+    ck_assert_msg(fabs((got) - (want)) <= (rel) * fabs(want),               \
+                  "%s = %.12g, want %.12g (rel tol %g)", #got, (double)(got), \
+                  (double)(want), (double)(rel))
+
+#define EXACT 1e-12
+#define PUBLISHED 0.005 /* published figures have 3 significant digits */
+
+typedef struct shape_case {
+    const char *name;
+    ts_model m;
+    double published_total;  /* as the authors give it */
+    double exact_total;      /* worked by hand below */
+    double published_active; /* 0 = same as total */
+    double exact_active;
+} shape_case;
+
+static const shape_case shapes[] = {
+    /* Llama 2 7B (Touvron et al. 2023; HF config: L 32, h 4096, a 32,
+     * F 11008, V 32000, SwiGLU, untied).  Per layer 4 h^2 = 67108864 +
+     * 3 h F = 135266304 + 2h = 8192 -> 202383360; x32 = 6476267520;
+     * + 2 V h = 262144000 + final norm 4096 = 6738415616. Paper: 6.74B. */
+    { "llama2-7b",
+      { .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 32, .ffn = 11008,
+        .vocab = 32000, .gated = true },
+      6.74e9, 6738415616.0, 0, 6738415616.0 },
+    /* Llama 3 8B (Meta 2024; config: L 32, h 4096, a 32, a_kv 8, F 14336,
+     * V 128256).  attn 2h^2 + 2h*1024 = 41943040, MLP 3hF = 176160768,
+     * norm 8192 -> 218112000 x 32 = 6979584000; 2Vh = 1050673152; + 4096
+     * = 8030261248.  Published: 8.03B. */
+    { "llama3-8b",
+      { .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8, .ffn = 14336,
+        .vocab = 128256, .gated = true },
+      8.03e9, 8030261248.0, 0, 8030261248.0 },
+    /* GPT-3 175B (Brown et al. 2020, Table 2.1: L 96, h 12288, a 96,
+     * F = 4h, V 50257, tied).  12 L h^2 = 173946175488, norms 2hL + h =
+     * 2371584, Vh = 617558016 -> 174566105088.  docs/formulas.md: 174.6e9. */
+    { "gpt3-175b",
+      { .layers = 96, .hidden = 12288, .heads = 96, .vocab = 50257,
+        .tied_embeddings = true },
+      174.6e9, 174566105088.0, 0, 174566105088.0 },
+    /* Mixtral 8x7B (Jiang et al. 2024: L 32, h 4096, a 32, a_kv 8,
+     * F 14336, V 32000, E 8, k 2).  Per layer attn 41943040 + 8 x 176160768
+     * + router 32768 + 8192 = 1451270144, x32 = 46440644608, + 2Vh
+     * 262144000 + 4096 = 46702792704.  Active: minus 6 experts x 32 layers x
+     * 176160768 = 33822867456 -> 12879925248.  Paper: 46.7B / 12.9B. */
+    { "mixtral-8x7b",
+      { .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8, .ffn = 14336,
+        .vocab = 32000, .experts = 8, .top_k = 2, .gated = true },
+      46.7e9, 46702792704.0, 12.9e9, 12879925248.0 },
+};
+
+START_TEST(test_published_shapes)
+{
+    const shape_case *c = &shapes[_i];
+    ts_params p;
+    ts_error err;
+
+    ck_assert_int_eq(ts_model_params(&c->m, &p, &err), TS_OK);
+    ck_assert(p.from_shape);
+    ck_assert_ptr_nonnull(p.formula);
+    REL_CLOSE(p.total, c->exact_total, EXACT);
+    REL_CLOSE(p.total, c->published_total, PUBLISHED);
+    REL_CLOSE(p.active, c->exact_active, EXACT);
+    if (c->published_active > 0)
+        REL_CLOSE(p.active, c->published_active, PUBLISHED);
+    /* The parts add up to the whole. */
+    REL_CLOSE((double)c->m.layers * (p.per_layer_attn + p.per_layer_mlp + p.per_layer_norm) +
+                  (double)c->m.hidden + p.embedding + p.output_head,
+              p.total, EXACT);
+    REL_CLOSE(p.dense + p.expert, p.total, EXACT);
+}
+END_TEST
+
+START_TEST(test_mixtral_parts)
+{
+    ts_params p;
+
+    ck_assert_int_eq(ts_model_params(&shapes[3].m, &p, NULL), TS_OK);
+    /* Experts: 32 layers x 8 x 3 h F = 32 * 8 * 176160768 = 45097156608. */
+    REL_CLOSE(p.expert, 45097156608.0, EXACT);
+    /* Per-layer MLP: 8 * 176160768 + router 4096 * 8 = 1409318912. */
+    REL_CLOSE(p.per_layer_mlp, 1409318912.0, EXACT);
+    /* top_k 0 means 1 (trainsize.h): active drops 7 experts per layer:
+     * 46702792704 - 7 * 32 * 176160768 = 7242780672. */
+    {
+        ts_model m = shapes[3].m;
+        m.top_k = 0;
+        ck_assert_int_eq(ts_model_params(&m, &p, NULL), TS_OK);
+        REL_CLOSE(p.active, 7242780672.0, EXACT);
+    }
+}
+END_TEST
+
+START_TEST(test_defaults_and_ties)
+{
+    ts_model m = { .layers = 2, .hidden = 64, .heads = 4, .vocab = 100 };
+    ts_params p;
+
+    /* kv_heads 0 = MHA, ffn 0 = 4h, not gated: per layer 4h^2 + 8h^2 + 2h
+     * = 12*4096 + 128 = 49280; x2 = 98560; + h 64 + Vh 6400 x 2 = 111424. */
+    ck_assert_int_eq(ts_model_params(&m, &p, NULL), TS_OK);
+    REL_CLOSE(p.total, 111424.0, EXACT);
+    REL_CLOSE(p.output_head, 6400.0, EXACT);
+    ck_assert(p.expert == 0);
+    /* Tying drops the output head: 111424 - 6400 = 105024. */
+    m.tied_embeddings = true;
+    ck_assert_int_eq(ts_model_params(&m, &p, NULL), TS_OK);
+    REL_CLOSE(p.total, 105024.0, EXACT);
+    ck_assert(p.output_head == 0);
+    /* Gated adds a third h x F matrix per layer: + 2 * h * 4h = 32768. */
+    m.gated = true;
+    ck_assert_int_eq(ts_model_params(&m, &p, NULL), TS_OK);
+    REL_CLOSE(p.total, 105024.0 + 32768.0, EXACT);
+}
+END_TEST
+
+START_TEST(test_plain_params)
+{
+    ts_model m = { .params = 70e9 };
+    ts_params p;
+
+    ck_assert_int_eq(ts_model_params(&m, &p, NULL), TS_OK);
+    ck_assert(!p.from_shape);
+    ck_assert(p.total == 70e9 && p.active == 70e9 && p.dense == 70e9);
+    ck_assert(p.embedding == 0 && p.expert == 0);
+    /* With a shape, params is ignored (trainsize.h). */
+    m = shapes[0].m;
+    m.params = 1.0;
+    ck_assert_int_eq(ts_model_params(&m, &p, NULL), TS_OK);
+    REL_CLOSE(p.total, 6738415616.0, EXACT);
+}
+END_TEST
+
+typedef struct bad_case {
+    ts_model m;
+    ts_status code;
+    const char *field;
+} bad_case;
+
+/* Each row changes one thing from a valid shape or plain count. */
+static const bad_case bad[] = {
+    { { 0 }, TS_EINVAL, "model" },                              /* nothing at all */
+    { { .params = -1 }, TS_EINVAL, "params" },
+    { { .params = 2e15 }, TS_EINVAL, "params" },                 /* past 1e15 limit */
+    { { .params = 1e9, .hidden = 4096 }, TS_EINVAL, "hidden" },  /* shape without layers */
+    { { .params = 1e9, .experts = 8 }, TS_EINVAL, "experts" },
+    { { .layers = -1, .hidden = 64, .heads = 4, .vocab = 10 }, TS_EINVAL, "layers" },
+    { { .layers = 2, .hidden = 0, .heads = 4, .vocab = 10 }, TS_EINVAL, "hidden" },
+    { { .layers = 2, .hidden = 64, .heads = 0, .vocab = 10 }, TS_EINVAL, "heads" },
+    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 0 }, TS_EINVAL, "vocab" },
+    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .ffn = -5 }, TS_EINVAL, "ffn" },
+    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .kv_heads = -1 }, TS_EINVAL, "kv_heads" },
+    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .experts = -2 }, TS_EINVAL, "experts" },
+    { { .layers = INT64_C(1) << 21, .hidden = 64, .heads = 4, .vocab = 10 }, TS_EINVAL, "layers" },
+    { { .layers = 2, .hidden = INT64_C(1) << 40, .heads = 4, .vocab = 10 }, TS_EINVAL, "hidden" },
+    { { .layers = 2, .hidden = 64, .heads = 5, .vocab = 10 }, TS_EINCOMPAT, "heads" },   /* 64 % 5 */
+    { { .layers = 2, .hidden = 64, .heads = 4, .kv_heads = 3, .vocab = 10 }, TS_EINCOMPAT, "kv_heads" },
+    { { .layers = 2, .hidden = 64, .heads = 4, .kv_heads = 8, .vocab = 10 }, TS_EINCOMPAT, "kv_heads" },
+    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .experts = 4, .top_k = 5 }, TS_EINCOMPAT, "top_k" },
+    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .top_k = 2 }, TS_EINCOMPAT, "top_k" },
+};
+
+START_TEST(test_bad_models)
+{
+    ts_params p;
+    ts_error err;
+
+    memset(&err, 0, sizeof err);
+    ck_assert_int_eq(ts_model_params(&bad[_i].m, &p, &err), bad[_i].code);
+    ck_assert_int_eq(err.code, bad[_i].code);
+    ck_assert_str_eq(err.field, bad[_i].field);
+    ck_assert(err.text[0] != '\0');
+}
+END_TEST
+
+START_TEST(test_nan_params)
+{
+    ts_model m = { .params = NAN };
+    ts_error err;
+    ts_params p;
+
+    ck_assert_int_eq(ts_model_params(&m, &p, &err), TS_EINVAL);
+    ck_assert_str_eq(err.field, "params");
+    m.params = INFINITY;
+    ck_assert_int_eq(ts_model_params(&m, &p, &err), TS_EINVAL);
+    ck_assert_str_eq(err.field, "params");
+    ck_assert_int_eq(ts_model_params(NULL, &p, &err), TS_EINVAL);
+    ck_assert_int_eq(ts_model_params(&m, NULL, NULL), TS_EINVAL);
+}
+END_TEST
+
+START_TEST(test_extreme_shape_finite)
+{
+    /* Every field at its limit still gives a finite count. */
+    ts_model m = { .layers = INT64_C(1) << 20, .hidden = INT64_C(1) << 24,
+                   .heads = INT64_C(1) << 20, .ffn = INT64_C(1) << 26,
+                   .vocab = INT64_C(1) << 30, .experts = INT64_C(1) << 20,
+                   .top_k = INT64_C(1) << 20, .gated = true };
+    ts_params p;
+
+    ck_assert_int_eq(ts_model_params(&m, &p, NULL), TS_OK);
+    ck_assert(isfinite(p.total) && p.total > 0);
+    ck_assert(isfinite(p.active) && p.active > 0);
+}
+END_TEST
+
+static Suite *model_suite(void)
+{
+    Suite *s = suite_create("model");
+    TCase *tc = tcase_create("params");
+
+    tcase_add_loop_test(tc, test_published_shapes, 0, (int)(sizeof shapes / sizeof shapes[0]));
+    tcase_add_test(tc, test_mixtral_parts);
+    tcase_add_test(tc, test_defaults_and_ties);
+    tcase_add_test(tc, test_plain_params);
+    tcase_add_loop_test(tc, test_bad_models, 0, (int)(sizeof bad / sizeof bad[0]));
+    tcase_add_test(tc, test_nan_params);
+    tcase_add_test(tc, test_extreme_shape_finite);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(model_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

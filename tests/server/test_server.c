@@ -1,0 +1,823 @@
+/*
+ * test_server.c - integration tests: the real trainsize-server binary on
+ * loopback, driven with libcurl and raw sockets.
+ *
+ * Expected numbers come from /work/shared/oracles.md (cited per check)
+ * or from the request itself (an override must come back in "inputs").
+ * Check runs each test in a forked child; the shared server is started
+ * by an unchecked fixture in the parent and its exit status is checked
+ * by main() after the run, so a leak under valgrind or a crash at
+ * shutdown fails the suite too.
+ */
+#include <check.h>
+#include <jansson.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "th_harness.h"
+
+/* Server body cap (api/ts_api.h TS_API_BODY_MAX, the --body-max default). */
+#define BODY_MAX (64u * 1024u)
+
+static th_server g_srv;
+static int g_bad_exits;  /* shared servers that did not exit 0 */
+
+static const char preset_body[] =
+    "{\"model\":\"llama3-70b\",\"gpu\":\"h100-sxm\",\"dp\":8,\"seq\":2048}";
+
+static void shared_start(void)
+{
+    if (th_start(&g_srv, NULL) != 0) {
+        fprintf(stderr, "test_server: cannot start the server\n");
+        exit(1);
+    }
+}
+
+static void shared_stop(void)
+{
+    int rc = th_stop(&g_srv, 20000);
+    if (rc != 0) {
+        fprintf(stderr, "test_server: shared server exit status %d\n", rc);
+        g_bad_exits++;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* helpers                                                             */
+/* ------------------------------------------------------------------ */
+
+static th_resp get(const char *path)
+{
+    th_req rq = {.path = path};
+    th_resp r;
+    th_http(g_srv.port, &rq, &r);
+    return r;
+}
+
+static th_resp post(const char *path, const char *body)
+{
+    th_req rq = {.method = "POST", .path = path,
+                 .content_type = "application/json",
+                 .body = body, .body_len = strlen(body)};
+    th_resp r;
+    th_http(g_srv.port, &rq, &r);
+    return r;
+}
+
+static json_t *parse(const th_resp *r)
+{
+    json_error_t e;
+    json_t *j = json_loadb(r->body, r->len, 0, &e);
+    ck_assert_msg(j != NULL, "response is not JSON (%s): %.200s", e.text, r->body);
+    return j;
+}
+
+static double num(json_t *obj, const char *key)
+{
+    json_t *v = json_object_get(obj, key);
+    ck_assert_msg(json_is_number(v), "'%s' missing or not a number", key);
+    return json_number_value(v);
+}
+
+/* Every answer carries nosniff, whatever the route. */
+static void assert_nosniff(const th_resp *r)
+{
+    char v[64];
+    ck_assert(th_header(r, "X-Content-Type-Options", v, sizeof v));
+    ck_assert_str_eq(v, "nosniff");
+}
+
+/* A problem+json error: status, content type, body status, and the
+ * field pointer or a word the detail must mention. */
+static void assert_problem(th_resp *r, long status, const char *field)
+{
+    char ct[128];
+    ck_assert_msg(r->status == status, "status %ld, want %ld: %.300s",
+                  r->status, status, r->body);
+    ck_assert(th_header(r, "Content-Type", ct, sizeof ct));
+    ck_assert_str_eq(ct, "application/problem+json");
+    assert_nosniff(r);
+    json_t *j = parse(r);
+    ck_assert_int_eq((long)num(j, "status"), status);
+    ck_assert(json_is_string(json_object_get(j, "title")));
+    ck_assert(json_is_string(json_object_get(j, "type")));
+    if (field != NULL) {
+        const char *f = json_string_value(json_object_get(j, "field"));
+        ck_assert_msg(f != NULL && strcmp(f, field) == 0,
+                      "field %s, want %s: %.300s", f ? f : "(none)", field,
+                      r->body);
+    }
+    json_decref(j);
+}
+
+/* ------------------------------------------------------------------ */
+/* routes                                                              */
+/* ------------------------------------------------------------------ */
+
+START_TEST(test_presets)
+{
+    th_resp r = get("/v1/presets");
+    ck_assert_int_eq(r.status, 200);
+    assert_nosniff(&r);
+    json_t *j = parse(&r);
+    json_t *list = json_object_get(j, "presets");
+    ck_assert(json_is_array(list));
+    json_t *found = NULL;
+    size_t i;
+    json_t *p;
+    json_array_foreach(list, i, p)
+        if (strcmp(json_string_value(json_object_get(p, "id")), "llama3-70b") == 0)
+            found = p;
+    ck_assert_msg(found != NULL, "llama3-70b not in /v1/presets");
+    /* Llama 3 paper, Table 3: 70B has 80 layers, model dim 8192. */
+    ck_assert_int_eq((long)num(found, "layers"), 80);
+    ck_assert_int_eq((long)num(found, "hidden"), 8192);
+    json_decref(j);
+    th_resp_free(&r);
+}
+END_TEST
+
+START_TEST(test_gpus)
+{
+    th_resp r = get("/v1/gpus");
+    ck_assert_int_eq(r.status, 200);
+    json_t *j = parse(&r);
+    json_t *list = json_object_get(j, "gpus");
+    ck_assert(json_is_array(list));
+    json_t *h100 = NULL;
+    size_t i;
+    json_t *g;
+    json_array_foreach(list, i, g)
+        if (strcmp(json_string_value(json_object_get(g, "id")), "h100-sxm") == 0)
+            h100 = g;
+    ck_assert(h100 != NULL);
+    /* oracles.md: H100 SXM 989 dense BF16 TFLOP/s, 80 GB (decimal). */
+    ck_assert_double_eq_tol(num(h100, "bf16_tflops"), 989.0, 1e-9);
+    ck_assert_double_eq_tol(num(h100, "hbm_bytes"), 80e9, 1.0);
+    json_decref(j);
+    th_resp_free(&r);
+}
+END_TEST
+
+/* The override (seq 2048) must reach the core: it comes back in inputs. */
+static json_t *estimate(const char *path, const char *section)
+{
+    th_resp r = post(path, preset_body);
+    ck_assert_msg(r.status == 200, "%s: %ld %.300s", path, r.status, r.body);
+    char ct[128];
+    ck_assert(th_header(&r, "Content-Type", ct, sizeof ct));
+    ck_assert_str_eq(ct, "application/json");
+    assert_nosniff(&r);
+    json_t *j = parse(&r);
+    json_t *in = json_object_get(j, "inputs");
+    ck_assert_int_eq((long)num(in, "seq"), 2048);
+    ck_assert_int_eq((long)num(in, "dp"), 8);
+    ck_assert_str_eq(json_string_value(json_object_get(in, "model")), "llama3-70b");
+    ck_assert_msg(json_is_object(json_object_get(j, section)), "no '%s'", section);
+    th_resp_free(&r);
+    return j;
+}
+
+START_TEST(test_memory)
+{
+    json_t *j = estimate("/v1/memory", "memory");
+    json_t *bpp = json_object_get(json_object_get(j, "memory"), "bytes_per_param");
+    /* oracles.md: mixed-precision Adam = 2 + 2 + 4 + 4 + 4 = 16 B/param
+     * (defaults: bf16 weights and grads, fp32 master, AdamW).  Exact. */
+    ck_assert_double_eq_tol(num(bpp, "total"), 16.0, 1e-12);
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_compute)
+{
+    json_t *j = estimate("/v1/compute", "compute");
+    json_t *c = json_object_get(j, "compute");
+    double p = num(json_object_get(j, "params"), "active");
+    double t = num(c, "tokens");
+    double f = num(json_object_get(c, "model_flops"), "value");
+    /* Kaplan et al. 2020 (oracles.md): model FLOPs = 6 P T; the same
+     * doubles multiplied, so only rounding (1e-12 relative) separates them. */
+    ck_assert_double_eq_tol(f / (6.0 * p * t), 1.0, 1e-12);
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_checkpoint)
+{
+    json_t *j = estimate("/v1/checkpoint", "checkpoint");
+    /* oracles.md: resumable checkpoint without grads = 2 + 4 + 4 + 4 =
+     * 14 B/param.  Exact. */
+    ck_assert_double_eq_tol(num(json_object_get(j, "checkpoint"), "bpp_full"),
+                            14.0, 1e-12);
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_plan)
+{
+    json_t *j = estimate("/v1/plan", "memory");
+    ck_assert(json_is_object(json_object_get(j, "compute")));
+    ck_assert(json_is_object(json_object_get(j, "checkpoint")));
+    json_t *sweep = json_object_get(j, "sweep");
+    ck_assert(json_is_array(sweep));
+    ck_assert_uint_gt(json_array_size(sweep), 1);
+    /* trainsize.h: the sweep is ascending in dp and starts at dp = 1. */
+    ck_assert_int_eq((long)num(json_array_get(sweep, 0), "dp"), 1);
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_fit)
+{
+    th_resp r = post("/v1/fit", "{\"model\":\"llama3-8b\",\"gpu\":\"h100-sxm\","
+                                "\"dp\":8,\"seq\":2048,\"recompute\":\"full\","
+                                "\"solve\":\"micro_batch\"}");
+    ck_assert_msg(r.status == 200, "%ld %.300s", r.status, r.body);
+    json_t *j = parse(&r);
+    json_t *found = json_object_get(j, "found");
+    ck_assert(json_is_boolean(found));
+    /* 8B, ZeRO-1, dp 8 (oracles.md ZeRO stage 1: 2P + 2P + 12P/Nd):
+     * 16 + 16 + 12 = 44 GB, plus full-recompute activations 2sbh per layer
+     * (Korthikanti Table 2) = 2 * 2048 * 4096 * 32 layers = 0.54 GB and
+     * 2 GiB overhead: ~47 GB < 80 GB at micro-batch 1, so the solver must
+     * find something >= 1. */
+    ck_assert(json_is_true(found));
+    ck_assert_int_ge((long)num(j, "micro_batch"), 1);
+    json_decref(j);
+    th_resp_free(&r);
+}
+END_TEST
+
+START_TEST(test_ops)
+{
+    th_resp r = get("/livez");
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "{\"status\":\"ok\"}");
+    assert_nosniff(&r);
+    th_resp_free(&r);
+
+    r = get("/readyz");
+    ck_assert_int_eq(r.status, 200);
+    th_resp_free(&r);
+
+    /* HEAD: same status and length, no body. */
+    th_req rq = {.method = "HEAD", .path = "/livez"};
+    th_http(g_srv.port, &rq, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_uint_eq(r.len, 0);
+    char cl[32];
+    ck_assert(th_header(&r, "Content-Length", cl, sizeof cl));
+    ck_assert_str_eq(cl, "15");
+    th_resp_free(&r);
+}
+END_TEST
+
+START_TEST(test_metrics)
+{
+    const char *gpus = "trainsize_http_requests_total{route=\"/v1/gpus\",status=\"200\"}";
+    const char *count = "trainsize_http_request_duration_seconds_count";
+    th_resp a = get("/metrics");
+    ck_assert_int_eq(a.status, 200);
+    char ct[128];
+    ck_assert(th_header(&a, "Content-Type", ct, sizeof ct));
+    ck_assert_str_eq(ct, "text/plain; version=0.0.4; charset=utf-8");
+    for (int i = 0; i < 3; i++) {
+        th_resp g = get("/v1/gpus");
+        ck_assert_int_eq(g.status, 200);
+        th_resp_free(&g);
+    }
+    th_resp b = get("/metrics");
+    ck_assert_int_eq(b.status, 200);
+    /* Tests run one at a time, so the deltas are exact: 3 GETs of
+     * /v1/gpus, and those 3 plus the first /metrics (counted when it
+     * completed, after it was rendered) in the histogram. */
+    ck_assert_double_eq(th_metric(b.body, gpus) - th_metric(a.body, gpus), 3.0);
+    ck_assert_double_eq(th_metric(b.body, count) - th_metric(a.body, count), 4.0);
+    /* Only the /metrics request itself is in flight while it renders. */
+    ck_assert_double_eq(th_metric(b.body, "trainsize_inflight_requests"), 1.0);
+    /* The cumulative +Inf bucket equals _count by construction. */
+    ck_assert_double_eq(
+        th_metric(b.body, "trainsize_http_request_duration_seconds_bucket{le=\"+Inf\"}"),
+        th_metric(b.body, count));
+    ck_assert_ptr_nonnull(strstr(b.body, "# TYPE trainsize_http_requests_total counter\n"));
+    ck_assert_ptr_nonnull(strstr(b.body,
+        "# TYPE trainsize_http_request_duration_seconds histogram\n"));
+    ck_assert_ptr_nonnull(strstr(b.body, "trainsize_build_info{version=\""));
+    ck_assert_ptr_nonnull(strstr(b.body, "trainsize_http_request_duration_seconds_sum "));
+    th_resp_free(&a);
+    th_resp_free(&b);
+}
+END_TEST
+
+START_TEST(test_static_index)
+{
+    size_t flen = 0;
+    char *file = th_read_src("web/index.html", &flen);
+    th_resp r = get("/");
+    if (file == NULL) {
+        /* No dashboard checked in yet: a clean 404, not a crash. */
+        assert_problem(&r, 404, NULL);
+        th_resp_free(&r);
+        return;
+    }
+    ck_assert_int_eq(r.status, 200);
+    char v[128];
+    ck_assert(th_header(&r, "Content-Type", v, sizeof v));
+    ck_assert_str_eq(v, "text/html; charset=utf-8");
+    ck_assert(th_header(&r, "Cache-Control", v, sizeof v));
+    ck_assert_str_eq(v, "no-cache");
+    assert_nosniff(&r);
+    ck_assert_uint_eq(r.len, flen);
+    ck_assert(memcmp(r.body, file, flen) == 0);
+
+    /* Revalidation with the ETag: 304, no body. */
+    char etag[128], hdr[160];
+    ck_assert(th_header(&r, "ETag", etag, sizeof etag));
+    snprintf(hdr, sizeof hdr, "If-None-Match: %s", etag);
+    th_resp_free(&r);
+    th_req rq = {.path = "/index.html", .header = hdr};
+    th_http(g_srv.port, &rq, &r);
+    ck_assert_int_eq(r.status, 304);
+    ck_assert_uint_eq(r.len, 0);
+    th_resp_free(&r);
+    free(file);
+}
+END_TEST
+
+START_TEST(test_static_escape)
+{
+    /* Traversal in every spelling MHD might hand us: literal, %-encoded,
+     * NUL-truncation, dot-file.  All 404, none leaks meson.build. */
+    static const char *const paths[] = {
+        "/../meson.build", "/%2e%2e/meson.build", "/..%2fmeson.build",
+        "/index.html%00.png", "/./index.html", "/.hidden", "//etc/passwd",
+        "/web/../../meson.build",
+    };
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        th_req rq = {.path = paths[i], .path_as_is = true};
+        th_resp r;
+        th_http(g_srv.port, &rq, &r);
+        ck_assert_msg(r.status == 404, "%s: %ld", paths[i], r.status);
+        ck_assert(strstr(r.body, "project(") == NULL);
+        th_resp_free(&r);
+    }
+}
+END_TEST
+
+START_TEST(test_openapi)
+{
+    size_t flen = 0;
+    char *file = th_read_src("api/openapi.json", &flen);
+    th_resp r = get("/openapi.json");
+    if (file == NULL) {
+        assert_problem(&r, 404, NULL);
+    } else {
+        ck_assert_int_eq(r.status, 200);
+        char ct[64];
+        ck_assert(th_header(&r, "Content-Type", ct, sizeof ct));
+        ck_assert_str_eq(ct, "application/json");
+        ck_assert_uint_eq(r.len, flen);
+        free(file);
+    }
+    th_resp_free(&r);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* errors                                                              */
+/* ------------------------------------------------------------------ */
+
+START_TEST(test_bad_json)
+{
+    static const struct {
+        const char *body;
+        const char *field;   /* expected JSON pointer, NULL = not checked */
+        const char *why;
+    } cases[] = {
+        {"{\"model\":", NULL, "truncated JSON"},
+        {"{\"model\":\"llama3-70b\",\"model\":\"llama3-8b\"}", NULL, "duplicate key"},
+        {"{\"model\":\"llama3-70b\",\"bogus\":1}", "/bogus", "unknown field"},
+        {"{\"model\":\"llama3-70b\",\"tp\":\"eight\"}", "/tp", "wrong type"},
+        /* CONTRACT.md: mfu is in (0,1]. */
+        {"{\"model\":\"llama3-70b\",\"mfu\":1.5}", "/mfu", "out of range"},
+        {"{\"model\":\"llama3-70b\",\"dp\":-4}", "/dp", "negative degree"},
+        {"[1,2,3]", NULL, "not an object"},
+        {"", NULL, "empty body"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        th_resp r = post("/v1/memory", cases[i].body);
+        if (r.status != 400)
+            ck_abort_msg("%s: status %ld: %.300s", cases[i].why, r.status, r.body);
+        assert_problem(&r, 400, cases[i].field);
+        th_resp_free(&r);
+    }
+}
+END_TEST
+
+START_TEST(test_missing_model)
+{
+    th_resp r = post("/v1/memory", "{\"gpu\":\"h100-sxm\",\"dp\":8}");
+    assert_problem(&r, 400, NULL);
+    /* The error must say what is missing. */
+    ck_assert_msg(strstr(r.body, "model") != NULL, "%s", r.body);
+    th_resp_free(&r);
+}
+END_TEST
+
+START_TEST(test_unsupported_media)
+{
+    th_req rq = {.method = "POST", .path = "/v1/memory",
+                 .content_type = "text/plain",
+                 .body = preset_body, .body_len = strlen(preset_body)};
+    th_resp r;
+    th_http(g_srv.port, &rq, &r);
+    assert_problem(&r, 415, NULL);
+    th_resp_free(&r);
+}
+END_TEST
+
+/* A body of exactly n bytes: a valid request padded with spaces. */
+static char *padded_body(size_t n)
+{
+    char *b = malloc(n + 1);
+    ck_assert_ptr_nonnull(b);
+    memset(b, ' ', n);
+    memcpy(b, preset_body, strlen(preset_body));
+    b[n] = '\0';
+    return b;
+}
+
+START_TEST(test_body_cap_content_length)
+{
+    /* At the cap: accepted (the limit is inclusive, TS_API_BODY_MAX). */
+    char *b = padded_body(BODY_MAX);
+    th_resp r = post("/v1/memory", b);
+    ck_assert_msg(r.status == 200, "%ld %.300s", r.status, r.body);
+    th_resp_free(&r);
+    free(b);
+
+    /* One byte over: 413. */
+    b = padded_body(BODY_MAX + 1);
+    r = post("/v1/memory", b);
+    assert_problem(&r, 413, NULL);
+    th_resp_free(&r);
+    free(b);
+}
+END_TEST
+
+START_TEST(test_body_cap_early)
+{
+    /* Content-Length over the cap is refused before any body is sent:
+     * the answer arrives although we never send a byte of it. */
+    int fd = th_connect(g_srv.port);
+    ck_assert_int_ge(fd, 0);
+    const char *head = "POST /v1/memory HTTP/1.1\r\nHost: t\r\n"
+                       "Content-Type: application/json\r\n"
+                       "Content-Length: 1000000\r\n\r\n";
+    ck_assert_int_eq(th_send_all(fd, head, strlen(head)), 0);
+    char buf[4096];
+    th_recv_all(fd, buf, sizeof buf, 3000);
+    close(fd);
+    ck_assert_msg(strncmp(buf, "HTTP/1.1 413 ", 13) == 0, "%.200s", buf);
+    ck_assert_ptr_nonnull(strstr(buf, "application/problem+json"));
+}
+END_TEST
+
+START_TEST(test_body_cap_chunked)
+{
+    /* Chunked below the cap works... */
+    th_req rq = {.method = "POST", .path = "/v1/memory",
+                 .content_type = "application/json", .chunked = true,
+                 .body = preset_body, .body_len = strlen(preset_body)};
+    th_resp r;
+    th_http(g_srv.port, &rq, &r);
+    ck_assert_msg(r.status == 200, "%ld %.300s", r.status, r.body);
+    th_resp_free(&r);
+
+    /* ...and 100 KiB of chunks crosses it mid-stream: 413 at the end. */
+    char *b = padded_body(100u * 1024u);
+    rq.body = b;
+    rq.body_len = 100u * 1024u;
+    th_http(g_srv.port, &rq, &r);
+    assert_problem(&r, 413, NULL);
+    th_resp_free(&r);
+    free(b);
+}
+END_TEST
+
+START_TEST(test_huge_content_length)
+{
+    /* Overflowing Content-Length: a 4xx from MHD or from us, never 5xx. */
+    int fd = th_connect(g_srv.port);
+    ck_assert_int_ge(fd, 0);
+    const char *head = "POST /v1/memory HTTP/1.1\r\nHost: t\r\n"
+                       "Content-Length: 99999999999999999999999999\r\n\r\n";
+    ck_assert_int_eq(th_send_all(fd, head, strlen(head)), 0);
+    char buf[4096];
+    th_recv_all(fd, buf, sizeof buf, 3000);
+    close(fd);
+    ck_assert_msg(strncmp(buf, "HTTP/1.1 4", 10) == 0, "%.200s", buf);
+}
+END_TEST
+
+START_TEST(test_method_not_allowed)
+{
+    static const struct {
+        const char *method, *path, *allow;
+    } cases[] = {
+        {"POST", "/livez", "GET, HEAD"},
+        {"DELETE", "/readyz", "GET, HEAD"},
+        {"PUT", "/metrics", "GET, HEAD"},
+        {"GET", "/v1/memory", "POST"},   /* CONTRACT.md: POST only */
+        {"POST", "/v1/presets", "GET"},  /* CONTRACT.md: GET only */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        th_req rq = {.method = cases[i].method, .path = cases[i].path,
+                     .content_type = "application/json"};
+        if (strcmp(cases[i].method, "GET") != 0) {
+            rq.body = "{}";
+            rq.body_len = 2;
+        }
+        th_resp r;
+        th_http(g_srv.port, &rq, &r);
+        assert_problem(&r, 405, NULL);
+        char allow[64];
+        ck_assert_msg(th_header(&r, "Allow", allow, sizeof allow),
+                      "%s %s: no Allow", cases[i].method, cases[i].path);
+        ck_assert_msg(strstr(allow, cases[i].allow) != NULL,
+                      "%s %s: Allow '%s'", cases[i].method, cases[i].path, allow);
+        th_resp_free(&r);
+    }
+}
+END_TEST
+
+START_TEST(test_not_found)
+{
+    static const char *const paths[] = {"/nope", "/v1/nope", "/v2/memory",
+                                        "/v1/memory/extra", "/livez/x"};
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        th_resp r = get(paths[i]);
+        if (r.status != 404)
+            ck_abort_msg("%s: %ld", paths[i], r.status);
+        assert_problem(&r, 404, NULL);
+        th_resp_free(&r);
+    }
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* concurrency                                                         */
+/* ------------------------------------------------------------------ */
+
+#define CONC_THREADS 16
+#define CONC_REQUESTS 50
+
+typedef struct conc_arg {
+    const char *want;   /* reference body */
+    size_t want_len;
+    int ok;             /* 200 with an identical body */
+    long last_status;
+} conc_arg;
+
+static void *conc_worker(void *p)
+{
+    conc_arg *a = p;
+    CURL *h = curl_easy_init(); /* one keep-alive connection per thread */
+    for (int i = 0; h != NULL && i < CONC_REQUESTS; i++) {
+        th_req rq = {.method = "POST", .path = "/v1/memory",
+                     .content_type = "application/json", .body = preset_body,
+                     .body_len = strlen(preset_body), .handle = h};
+        th_resp r;
+        th_http(g_srv.port, &rq, &r);
+        a->last_status = r.status;
+        if (r.status == 200 && r.len == a->want_len
+            && memcmp(r.body, a->want, r.len) == 0)
+            a->ok++;
+        th_resp_free(&r);
+    }
+    if (h != NULL)
+        curl_easy_cleanup(h);
+    return NULL;
+}
+
+START_TEST(test_concurrency)
+{
+    th_resp ref = post("/v1/memory", preset_body);
+    ck_assert_int_eq(ref.status, 200);
+    pthread_t t[CONC_THREADS];
+    conc_arg a[CONC_THREADS];
+    for (int i = 0; i < CONC_THREADS; i++) {
+        a[i] = (conc_arg){ref.body, ref.len, 0, 0};
+        ck_assert_int_eq(pthread_create(&t[i], NULL, conc_worker, &a[i]), 0);
+    }
+    int total = 0;
+    for (int i = 0; i < CONC_THREADS; i++) {
+        pthread_join(t[i], NULL);
+        ck_assert_msg(a[i].ok == CONC_REQUESTS, "thread %d: %d/%d ok, last %ld",
+                      i, a[i].ok, CONC_REQUESTS, a[i].last_status);
+        total += a[i].ok;
+    }
+    ck_assert_int_eq(total, CONC_THREADS * CONC_REQUESTS);
+    th_resp_free(&ref);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* slow clients and shutdown (own servers)                             */
+/* ------------------------------------------------------------------ */
+
+START_TEST(test_slow_client_timeout)
+{
+    th_server s;
+    const char *const args[] = {"--timeout", "1", "--threads", "2", NULL};
+    ck_assert_int_eq(th_start(&s, args), 0);
+    int fd = th_connect(s.port);
+    ck_assert_int_ge(fd, 0);
+    /* Half a request line block, then silence. */
+    const char *half = "GET /livez HTTP/1.1\r\nHost: t\r\n";
+    ck_assert_int_eq(th_send_all(fd, half, strlen(half)), 0);
+    double t0 = th_now_ms();
+    char buf[1024];
+    size_t n = th_recv_all(fd, buf, sizeof buf, 8000);
+    double dt = th_now_ms() - t0;
+    close(fd);
+    /* Closed by the server after the 1 s idle timeout; MHD checks
+     * timeouts about once a second, so allow up to ~3 s, and no answer. */
+    ck_assert_uint_eq(n, 0);
+    ck_assert_msg(dt >= 900.0 && dt < 4000.0, "closed after %.0f ms", dt);
+
+    /* The server is still healthy. */
+    th_req rq = {.path = "/livez"};
+    th_resp r;
+    th_http(s.port, &rq, &r);
+    ck_assert_int_eq(r.status, 200);
+    th_resp_free(&r);
+    ck_assert_int_eq(th_stop(&s, 20000), 0);
+}
+END_TEST
+
+static double inflight(unsigned port)
+{
+    th_req rq = {.path = "/metrics"};
+    th_resp r;
+    th_http(port, &rq, &r);
+    double v = r.status == 200 ? th_metric(r.body, "trainsize_inflight_requests") : -1;
+    th_resp_free(&r);
+    return v;
+}
+
+START_TEST(test_graceful_shutdown)
+{
+    th_server s;
+    const char *const args[] = {"--threads", "2", NULL};
+    ck_assert_int_eq(th_start(&s, args), 0);
+
+    /* A keep-alive connection opened before the signal, to watch readyz. */
+    CURL *keep = curl_easy_init();
+    th_req ready = {.path = "/readyz", .handle = keep};
+    th_resp r;
+    th_http(s.port, &ready, &r);
+    ck_assert_int_eq(r.status, 200);
+    th_resp_free(&r);
+
+    /* A slow request: headers and half the body, then a pause. */
+    size_t blen = strlen(preset_body), half = blen / 2;
+    char head[256];
+    snprintf(head, sizeof head,
+             "POST /v1/memory HTTP/1.1\r\nHost: t\r\n"
+             "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n",
+             blen);
+    int fd = th_connect(s.port);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(th_send_all(fd, head, strlen(head)), 0);
+    ck_assert_int_eq(th_send_all(fd, preset_body, half), 0);
+    /* It is in flight once the gauge shows it next to /metrics itself. */
+    double t0 = th_now_ms();
+    while (inflight(s.port) < 2.0 && th_now_ms() - t0 < 5000)
+        th_sleep_ms(10);
+    ck_assert_double_eq(inflight(s.port), 2.0);
+
+    ck_assert_int_eq(kill(s.pid, SIGTERM), 0);
+    /* Draining: readyz on the old connection turns 503. */
+    long st = 0;
+    t0 = th_now_ms();
+    do {
+        th_http(s.port, &ready, &r);
+        st = r.status;
+        th_resp_free(&r);
+        if (st != 503)
+            th_sleep_ms(10);
+    } while (st == 200 && th_now_ms() - t0 < 5000);
+    curl_easy_cleanup(keep);
+    ck_assert_int_eq(st, 503);
+    /* It waits for the slow request rather than exiting. */
+    th_sleep_ms(200);
+    ck_assert(th_alive(&s));
+
+    ck_assert_int_eq(th_send_all(fd, preset_body + half, blen - half), 0);
+    char buf[65536];
+    th_recv_all(fd, buf, sizeof buf, 5000);
+    close(fd);
+    ck_assert_msg(strncmp(buf, "HTTP/1.1 200 ", 13) == 0, "%.200s", buf);
+    ck_assert_ptr_nonnull(strstr(buf, "\"memory\""));
+    /* ...then exits 0 by itself. */
+    ck_assert_int_eq(th_wait(&s, 20000), 0);
+}
+END_TEST
+
+START_TEST(test_cli_flags)
+{
+    char out[4096], err[4096];
+    const char *const bad_port[] = {"--port", "70000", NULL};
+    ck_assert_int_eq(th_run(bad_port, NULL, out, sizeof out, err, sizeof err), 2);
+    ck_assert_msg(strstr(err, "--port") != NULL, "%s", err);
+
+    const char *const none[] = {NULL};
+    ck_assert_int_eq(th_run(none, "TRAINSIZE_THREADS=zero", out, sizeof out,
+                            err, sizeof err), 2);
+    ck_assert_msg(strstr(err, "TRAINSIZE_THREADS") != NULL, "%s", err);
+
+    const char *const unknown[] = {"--frobnicate", NULL};
+    ck_assert_int_eq(th_run(unknown, NULL, out, sizeof out, err, sizeof err), 2);
+    ck_assert_msg(strstr(err, "--frobnicate") != NULL, "%s", err);
+
+    const char *const version[] = {"--version", NULL};
+    ck_assert_int_eq(th_run(version, NULL, out, sizeof out, err, sizeof err), 0);
+    ck_assert_msg(strncmp(out, "trainsize-server ", 17) == 0, "%s", out);
+
+    const char *const help[] = {"--help", NULL};
+    ck_assert_int_eq(th_run(help, NULL, out, sizeof out, err, sizeof err), 0);
+    ck_assert_ptr_nonnull(strstr(out, "--body-max"));
+}
+END_TEST
+
+static Suite *server_suite(void)
+{
+    Suite *s = suite_create("server");
+
+    TCase *routes = tcase_create("routes");
+    tcase_add_unchecked_fixture(routes, shared_start, shared_stop);
+    tcase_set_timeout(routes, 20);
+    tcase_add_test(routes, test_presets);
+    tcase_add_test(routes, test_gpus);
+    tcase_add_test(routes, test_memory);
+    tcase_add_test(routes, test_compute);
+    tcase_add_test(routes, test_checkpoint);
+    tcase_add_test(routes, test_plan);
+    tcase_add_test(routes, test_fit);
+    tcase_add_test(routes, test_ops);
+    tcase_add_test(routes, test_metrics);
+    tcase_add_test(routes, test_static_index);
+    tcase_add_test(routes, test_static_escape);
+    tcase_add_test(routes, test_openapi);
+    suite_add_tcase(s, routes);
+
+    TCase *errors = tcase_create("errors");
+    tcase_add_unchecked_fixture(errors, shared_start, shared_stop);
+    tcase_set_timeout(errors, 20);
+    tcase_add_test(errors, test_bad_json);
+    tcase_add_test(errors, test_missing_model);
+    tcase_add_test(errors, test_unsupported_media);
+    tcase_add_test(errors, test_body_cap_content_length);
+    tcase_add_test(errors, test_body_cap_early);
+    tcase_add_test(errors, test_body_cap_chunked);
+    tcase_add_test(errors, test_huge_content_length);
+    tcase_add_test(errors, test_method_not_allowed);
+    tcase_add_test(errors, test_not_found);
+    suite_add_tcase(s, errors);
+
+    TCase *conc = tcase_create("concurrency");
+    tcase_add_unchecked_fixture(conc, shared_start, shared_stop);
+    tcase_set_timeout(conc, 60);
+    tcase_add_test(conc, test_concurrency);
+    suite_add_tcase(s, conc);
+
+    TCase *life = tcase_create("lifecycle");
+    tcase_set_timeout(life, 60);
+    tcase_add_test(life, test_slow_client_timeout);
+    tcase_add_test(life, test_graceful_shutdown);
+    tcase_add_test(life, test_cli_flags);
+    suite_add_tcase(s, life);
+    return s;
+}
+
+int main(void)
+{
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+        return 1;
+    SRunner *sr = srunner_create(server_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    curl_global_cleanup();
+    if (g_bad_exits > 0)
+        fprintf(stderr, "test_server: %d shared server(s) exited non-zero\n",
+                g_bad_exits);
+    return failed == 0 && g_bad_exits == 0 ? 0 : 1;
+}

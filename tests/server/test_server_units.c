@@ -1,0 +1,370 @@
+/*
+ * test_server_units.c - unit tests of the server's own modules: config
+ * parsing, the capped buffer, the metrics registry and static files.
+ * No network; expected values are worked out by hand next to each check.
+ */
+#define _XOPEN_SOURCE 700 /* mkdtemp, symlink */
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ts_api.h"
+#include "ts_buf.h"
+#include "ts_config.h"
+#include "ts_metrics.h"
+#include "ts_static.h"
+
+/* ------------------------------------------------------------------ */
+/* config                                                              */
+/* ------------------------------------------------------------------ */
+
+/* Environment for a test: NAME=value pairs, NULL-terminated. */
+static const char *const *g_env;
+
+static const char *fake_env(const char *name)
+{
+    size_t nl = strlen(name);
+    for (size_t i = 0; g_env != NULL && g_env[i] != NULL; i++)
+        if (strncmp(g_env[i], name, nl) == 0 && g_env[i][nl] == '=')
+            return g_env[i] + nl + 1;
+    return NULL;
+}
+
+static ts_config_status load(ts_config *cfg, const char *const *args,
+                             const char *const *env, char *err)
+{
+    char *argv[32] = {(char *)"trainsize-server"};
+    int argc = 1;
+    for (size_t i = 0; args != NULL && args[i] != NULL; i++)
+        argv[argc++] = (char *)(uintptr_t)args[i];
+    g_env = env;
+    return ts_config_load(cfg, argc, argv, fake_env, err);
+}
+
+START_TEST(test_config_defaults)
+{
+    ts_config c;
+    char err[TS_CONFIG_ERR_LEN];
+    ck_assert_int_eq(load(&c, NULL, NULL, err), TS_CONFIG_OK);
+    /* The documented defaults (task brief / --help). */
+    ck_assert_uint_eq(c.port, 8080);
+    ck_assert_str_eq(c.bind, "127.0.0.1");
+    ck_assert_uint_eq(c.body_max, TS_API_BODY_MAX);
+    ck_assert_uint_eq(c.timeout_s, 10);
+    ck_assert_uint_eq(c.max_conns, 1024);
+    ck_assert_uint_eq(c.per_ip, 256);
+    ck_assert(c.access_log);
+    ck_assert_uint_eq(c.threads, (unsigned)sysconf(_SC_NPROCESSORS_ONLN));
+}
+END_TEST
+
+START_TEST(test_config_flags_beat_env)
+{
+    ts_config c;
+    char err[TS_CONFIG_ERR_LEN];
+    const char *const env[] = {"TRAINSIZE_PORT=9000", "TRAINSIZE_THREADS=3",
+                               "TRAINSIZE_BIND=0.0.0.0",
+                               "TRAINSIZE_ACCESS_LOG=0", NULL};
+    const char *const args[] = {"--port", "9100", "--timeout=5",
+                                "--body-max", "1024", "--bind", "::1", NULL};
+    ck_assert_int_eq(load(&c, args, env, err), TS_CONFIG_OK);
+    ck_assert_uint_eq(c.port, 9100);      /* flag over env */
+    ck_assert_uint_eq(c.threads, 3);      /* env only */
+    ck_assert_str_eq(c.bind, "::1");      /* flag over env */
+    ck_assert(!c.access_log);             /* env "0" disables */
+    ck_assert_uint_eq(c.timeout_s, 5);    /* --flag=value form */
+    ck_assert_uint_eq(c.body_max, 1024);
+
+    const char *const zero[] = {"--port", "0", NULL};
+    ck_assert_int_eq(load(&c, zero, NULL, err), TS_CONFIG_OK);
+    ck_assert_uint_eq(c.port, 0); /* 0 = pick a free port */
+}
+END_TEST
+
+START_TEST(test_config_rejects)
+{
+    static const struct {
+        const char *arg, *value, *env, *name; /* name must be in the error */
+    } cases[] = {
+        {"--port", "65536", NULL, "--port"},
+        {"--port", "-1", NULL, "--port"},
+        {"--port", "80x", NULL, "--port"},
+        {"--port", " 80", NULL, "--port"},
+        {"--threads", "0", NULL, "--threads"},
+        {"--threads", "257", NULL, "--threads"},
+        /* Above TS_API_BODY_MAX would be a silent clamp: refused. */
+        {"--body-max", "65537", NULL, "--body-max"},
+        {"--body-max", "0", NULL, "--body-max"},
+        {"--timeout", "0", NULL, "--timeout"},
+        {"--timeout", "ten", NULL, "--timeout"},
+        {"--max-conns", "0", NULL, "--max-conns"},
+        {"--per-ip", "", NULL, "--per-ip"},
+        {"--access-log", "yes", NULL, "--access-log"},
+        {"--bind", "localhost", NULL, "--bind"},
+        {"--web-root", "", NULL, "--web-root"},
+        {NULL, NULL, "TRAINSIZE_PORT=http", "TRAINSIZE_PORT"},
+        {NULL, NULL, "TRAINSIZE_TIMEOUT=99999", "TRAINSIZE_TIMEOUT"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ts_config c;
+        char err[TS_CONFIG_ERR_LEN];
+        const char *const args[] = {cases[i].arg, cases[i].value, NULL};
+        const char *const env[] = {cases[i].env, NULL};
+        ts_config_status st = load(&c, cases[i].arg ? args : NULL, env, err);
+        ck_assert_msg(st == TS_CONFIG_EINVAL, "case %zu accepted", i);
+        ck_assert_msg(strstr(err, cases[i].name) != NULL, "case %zu: '%s'", i, err);
+    }
+
+    ts_config c;
+    char err[TS_CONFIG_ERR_LEN];
+    const char *const unknown[] = {"--prot", "80", NULL};
+    ck_assert_int_eq(load(&c, unknown, NULL, err), TS_CONFIG_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err, "--prot"));
+    const char *const dangling[] = {"--port", NULL};
+    ck_assert_int_eq(load(&c, dangling, NULL, err), TS_CONFIG_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err, "--port"));
+    const char *const help[] = {"--help", NULL};
+    ck_assert_int_eq(load(&c, help, NULL, err), TS_CONFIG_HELP);
+    const char *const version[] = {"--version", NULL};
+    ck_assert_int_eq(load(&c, version, NULL, err), TS_CONFIG_VERSION);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* buffer                                                              */
+/* ------------------------------------------------------------------ */
+
+START_TEST(test_buf_cap)
+{
+    ts_buf b;
+    ts_buf_init(&b, 10);
+    ck_assert_int_eq(ts_buf_append(&b, "12345", 5), TS_BUF_OK);
+    ck_assert_int_eq(ts_buf_append(&b, "67890", 5), TS_BUF_OK); /* == cap */
+    ck_assert_uint_eq(b.len, 10);
+    ck_assert_str_eq(b.data, "1234567890");
+    /* One byte over: refused, contents unchanged. */
+    ck_assert_int_eq(ts_buf_append(&b, "x", 1), TS_BUF_FULL);
+    ck_assert_uint_eq(b.len, 10);
+    ck_assert_str_eq(b.data, "1234567890");
+    ts_buf_free(&b);
+
+    ts_buf_init(&b, 8);
+    ck_assert_int_eq(ts_buf_printf(&b, "%d-%s", 42, "ab"), TS_BUF_OK);
+    ck_assert_str_eq(b.data, "42-ab");
+    ck_assert_int_eq(ts_buf_printf(&b, "%s", "xyzw"), TS_BUF_FULL); /* 5+4 > 8 */
+    size_t len = 0;
+    char *s = ts_buf_steal(&b, &len);
+    ck_assert_str_eq(s, "42-ab");
+    ck_assert_uint_eq(len, 5);
+    ck_assert_ptr_null(b.data);
+    free(s);
+    s = ts_buf_steal(&b, &len); /* empty buffer: "" not NULL */
+    ck_assert_str_eq(s, "");
+    ck_assert_uint_eq(len, 0);
+    free(s);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* metrics                                                             */
+/* ------------------------------------------------------------------ */
+
+START_TEST(test_metrics_render)
+{
+    static const char *const routes[] = {"GET /v1/gpus", "POST /v1/plan",
+                                         "GET /v1/plan", NULL};
+    ts_metrics *m = ts_metrics_new(routes, "9.9.9");
+    ck_assert_ptr_nonnull(m);
+    size_t plan = ts_metrics_route(m, "/v1/plan");
+    ck_assert_str_eq(ts_metrics_route_label(m, plan), "/v1/plan");
+    /* Duplicate paths share one label; unknown labels fall to "other". */
+    ck_assert_uint_eq(ts_metrics_route(m, "/v1/nowhere"),
+                      ts_metrics_route(m, "other"));
+    ck_assert_uint_eq(ts_metrics_route(m, NULL), ts_metrics_route(m, "other"));
+
+    /* 3 requests: 50 us, 1 ms (on a bound: le is inclusive), 3 s. */
+    ts_metrics_observe(m, plan, 200, 50000u);
+    ts_metrics_observe(m, plan, 200, 1000000u);
+    ts_metrics_observe(m, ts_metrics_route(m, "/livez"), 503, 3000000000u);
+    ts_metrics_observe(m, plan, 999, 1u); /* no status series, still timed */
+    ts_metrics_inflight_add(m, 2);
+    ts_metrics_inflight_add(m, -1);
+
+    size_t len = 0;
+    char *t = ts_metrics_render(m, &len);
+    ck_assert_ptr_nonnull(t);
+    ck_assert_uint_eq(len, strlen(t));
+    ck_assert_ptr_nonnull(strstr(t, "trainsize_build_info{version=\"9.9.9\"} 1\n"));
+    ck_assert_ptr_nonnull(strstr(t, "\ntrainsize_inflight_requests 1\n"));
+    ck_assert_ptr_nonnull(strstr(t,
+        "trainsize_http_requests_total{route=\"/v1/plan\",status=\"200\"} 2\n"));
+    ck_assert_ptr_nonnull(strstr(t,
+        "trainsize_http_requests_total{route=\"/livez\",status=\"503\"} 1\n"));
+    ck_assert_ptr_null(strstr(t, "status=\"999\""));
+    ck_assert_ptr_null(strstr(t, "route=\"/v1/gpus\"")); /* zero: omitted */
+    /* Cumulative: 1 ns and 50 us <= 100 us; 1 ms <= 1 ms; 3 s <= 5 s. */
+    ck_assert_ptr_nonnull(strstr(t,
+        "trainsize_http_request_duration_seconds_bucket{le=\"0.0001\"} 2\n"));
+    ck_assert_ptr_nonnull(strstr(t,
+        "trainsize_http_request_duration_seconds_bucket{le=\"0.001\"} 3\n"));
+    ck_assert_ptr_nonnull(strstr(t,
+        "trainsize_http_request_duration_seconds_bucket{le=\"2.5\"} 3\n"));
+    ck_assert_ptr_nonnull(strstr(t,
+        "trainsize_http_request_duration_seconds_bucket{le=\"5\"} 4\n"));
+    ck_assert_ptr_nonnull(strstr(t,
+        "trainsize_http_request_duration_seconds_bucket{le=\"+Inf\"} 4\n"));
+    /* Sum: 50000 + 1000000 + 3000000000 + 1 ns = 3.001050001 s. */
+    ck_assert_ptr_nonnull(strstr(t,
+        "trainsize_http_request_duration_seconds_sum 3.001050001\n"));
+    ck_assert_ptr_nonnull(strstr(t,
+        "trainsize_http_request_duration_seconds_count 4\n"));
+    free(t);
+    ts_metrics_free(m);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* static files                                                        */
+/* ------------------------------------------------------------------ */
+
+static char g_tmp[64];
+static char g_root[128];
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "wb");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* tmp/secret.txt outside the root, tmp/root/{index.html,app.js,...},
+ * tmp/root/sub/index.html, and a symlink root/leak -> ../secret.txt. */
+static void static_setup(void)
+{
+    snprintf(g_tmp, sizeof g_tmp, "/tmp/ts-static-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(g_tmp));
+    snprintf(g_root, sizeof g_root, "%s/root", g_tmp);
+    ck_assert_int_eq(mkdir(g_root, 0700), 0);
+    char sub[160];
+    snprintf(sub, sizeof sub, "%s/sub", g_root);
+    ck_assert_int_eq(mkdir(sub, 0700), 0);
+    write_file(g_tmp, "secret.txt", "secret");
+    write_file(g_root, "index.html", "<h1>hi</h1>");
+    write_file(g_root, "app.js", "let a = 1;");
+    write_file(g_root, "style.css", "b{}");
+    write_file(g_root, "logo.svg", "<svg/>");
+    write_file(g_root, "data.json", "{}");
+    write_file(g_root, "icon.png", "PNG");
+    write_file(g_root, "favicon.ico", "ICO");
+    write_file(g_root, "blob.bin", "?");
+    write_file(g_root, ".env", "TOKEN=x");
+    write_file(sub, "index.html", "<p>sub</p>");
+    char link[160];
+    snprintf(link, sizeof link, "%s/leak", g_root);
+    ck_assert_int_eq(symlink("../secret.txt", link), 0);
+}
+
+static void static_teardown(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", g_tmp);
+}
+
+START_TEST(test_static_serve)
+{
+    static const struct {
+        const char *path, *type, *cache, *body;
+    } ok[] = {
+        {"/", "text/html; charset=utf-8", "no-cache", "<h1>hi</h1>"},
+        {"/index.html", "text/html; charset=utf-8", "no-cache", "<h1>hi</h1>"},
+        {"/sub/", "text/html; charset=utf-8", "no-cache", "<p>sub</p>"},
+        {"/app.js", "text/javascript; charset=utf-8", "max-age=3600", "let a = 1;"},
+        {"/style.css", "text/css; charset=utf-8", "max-age=3600", "b{}"},
+        {"/logo.svg", "image/svg+xml", "max-age=3600", "<svg/>"},
+        {"/data.json", "application/json", "max-age=3600", "{}"},
+        {"/icon.png", "image/png", "max-age=3600", "PNG"},
+        {"/favicon.ico", "image/x-icon", "max-age=3600", "ICO"},
+        {"/blob.bin", "application/octet-stream", "max-age=3600", "?"},
+    };
+    char *root = ts_static_root(g_root);
+    ck_assert_ptr_nonnull(root);
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        ts_static_file f;
+        ck_assert_msg(ts_static_load(root, ok[i].path, &f) == TS_STATIC_OK,
+                      "%s", ok[i].path);
+        ck_assert_str_eq(f.content_type, ok[i].type);
+        ck_assert_str_eq(f.cache_control, ok[i].cache);
+        ck_assert_uint_eq(f.len, strlen(ok[i].body));
+        ck_assert_str_eq(f.data, ok[i].body);
+        ck_assert_int_eq(f.etag[0], '"');
+        free(f.data);
+    }
+    free(root);
+}
+END_TEST
+
+START_TEST(test_static_refuse)
+{
+    static const char *const bad[] = {
+        "/../secret.txt", "/sub/../../secret.txt", "/sub/..", "/..",
+        "/leak",         /* symlink resolving outside the root */
+        "/.env",         /* dot-files are never served */
+        "/sub",          /* a directory, not a file */
+        "/missing.html", "relative.html", "/a\\b", "/index.html%00.png",
+        "/x\x01y",
+    };
+    char *root = ts_static_root(g_root);
+    ck_assert_ptr_nonnull(root);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ts_static_file f;
+        ck_assert_msg(ts_static_load(root, bad[i], &f) == TS_STATIC_NOTFOUND,
+                      "%s was served", bad[i]);
+        ck_assert_ptr_null(f.data);
+    }
+    free(root);
+    /* No web root at all: everything is "not found". */
+    ts_static_file f;
+    ck_assert_int_eq(ts_static_load(NULL, "/", &f), TS_STATIC_NOTFOUND);
+    ck_assert_ptr_null(ts_static_root("/nonexistent/trainsize/web"));
+}
+END_TEST
+
+static Suite *units_suite(void)
+{
+    Suite *s = suite_create("server-units");
+    TCase *cfg = tcase_create("config");
+    tcase_add_test(cfg, test_config_defaults);
+    tcase_add_test(cfg, test_config_flags_beat_env);
+    tcase_add_test(cfg, test_config_rejects);
+    suite_add_tcase(s, cfg);
+
+    TCase *misc = tcase_create("buf-metrics");
+    tcase_add_test(misc, test_buf_cap);
+    tcase_add_test(misc, test_metrics_render);
+    suite_add_tcase(s, misc);
+
+    TCase *st = tcase_create("static");
+    tcase_add_checked_fixture(st, static_setup, static_teardown);
+    tcase_add_test(st, test_static_serve);
+    tcase_add_test(st, test_static_refuse);
+    suite_add_tcase(s, st);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(units_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? 0 : 1;
+}
