@@ -145,7 +145,7 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name,
     const char *arg = argv[*i];
 
     *missing = false;
-    if (strncmp(arg, name, n) != 0)
+    if (!arg || strncmp(arg, name, n) != 0)
         return NULL;
     if (arg[n] == '=')
         return arg + n + 1;

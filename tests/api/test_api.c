@@ -213,7 +213,7 @@ static const err_case err_cases[] = {
     { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":-0}", 400, "out-of-range", "/tp", NULL },
     { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":9223372036854775807}", 400, "out-of-range", "/tp", "9223372036854775807" },
     { "POST", "/v1/memory", J, "{\"params\":7e9,\"zero\":4}", 400, "out-of-range", "/zero", "from 0 to 3" },
-    { "POST", "/v1/memory", J, "{\"params\":1e308}", 400, "out-of-range", "/params", "<= 1e+15" },
+    { "POST", "/v1/memory", J, "{\"params\":1e308}", 400, "out-of-range", "/params", "<= 1000000000000000" },
     { "POST", "/v1/memory", J, "{\"params\":0}", 400, "out-of-range", "/params", "> 0" },
     { "POST", "/v1/memory", J, "{\"params\":7e9,\"mfu\":1.5}", 400, "out-of-range", "/mfu", "<= 1" },
     { "POST", "/v1/memory", J, "{\"params\":7e9,\"mfu\":0}", 400, "out-of-range", "/mfu", NULL },
@@ -231,8 +231,9 @@ static const err_case err_cases[] = {
     /* semantic checks: ours, then the core's (ts_error.field -> pointer) */
     { "POST", "/v1/memory", J, "{\"model\":\"llama3-70b\",\"params\":7e9}", 400, "incompatible-options", "/params", "shape" },
     { "POST", "/v1/memory", J, "{}", 400, "invalid-value", "/model", "params or a shape" },
-    /* Llama 3 70B has 64 heads: tp 3 does not divide them (core EINCOMPAT) */
-    { "POST", "/v1/memory", J, "{\"model\":\"llama3-70b\",\"tp\":3}", 400, "incompatible-options", "/tp", "heads" },
+    /* Llama 3 70B has 64 heads: tp 3 does not divide them (core EINCOMPAT;
+     * gpus 24 so the layout check, which comes first, passes) */
+    { "POST", "/v1/memory", J, "{\"model\":\"llama3-70b\",\"tp\":3,\"gpus\":24}", 400, "incompatible-options", "/tp", "heads" },
     { "POST", "/v1/plan", J, "{\"params\":7e9,\"gpus\":12,\"tp\":8}", 400, "incompatible-options", "/gpus", "divisible" },
     { "POST", "/v1/memory", J, "{\"params\":7e9,\"offload_params\":true}", 400, "incompatible-options", "/offload_params", "zero 3" },
     /* A100 has no FP8 peak (oracles.md: A100 312 BF16, no FP8 listed) */
