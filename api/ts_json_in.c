@@ -341,7 +341,7 @@ static int check_value(const ts_api_field *f, const json_t *v, ts_api_err *err)
             list_values(list, sizeof list, f->values);
             quote_short(got, sizeof got, s, 64);
             snprintf(ptr, sizeof ptr, "/%s", f->name);
-            ts_api_err_set(err, 400, "invalid-value", "Invalid value", ptr,
+            ts_api_err_set(err, 400, "invalid-enum", "Not an allowed value", ptr,
                            "%s must be one of %s; got \"%s\"", f->name, list, got);
             return -1;
         }

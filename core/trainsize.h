@@ -388,8 +388,10 @@ ts_status ts_plan_estimate(const ts_run *r, ts_plan *out, ts_error *err);
 ts_status ts_fit_max_micro_batch(const ts_run *r, int64_t limit, int64_t *mb,
                                  ts_memory *mem, ts_error *err);
 
-/* Smallest dp (tp/pp/cp kept, ep | dp, global_batch divisible by
- * dp*micro_batch when given) with gpus <= max_gpus that fits. */
+/* Smallest dp (tp/pp/cp kept, ep | dp) with gpus <= max_gpus that fits.
+ * A user-fixed global_batch that dp*micro_batch does not divide is
+ * re-derived (dp * micro_batch) for that candidate rather than skipping it,
+ * so the answer is not hostage to one batch size. */
 ts_status ts_fit_min_gpus(const ts_run *r, int64_t max_gpus, int64_t *dp,
                           int64_t *gpus, ts_memory *mem, ts_error *err);
 

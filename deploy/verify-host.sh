@@ -19,7 +19,8 @@
 # env:   INSTALL=1     apt-get install missing packages (root only)
 #        SKIP_TESTS=1  skip the Dockerfile's "meson test" step
 #        KEEP=1        keep the scratch directory
-#        SCRATCH=DIR   use DIR instead of a fresh mktemp -d
+#        BUILD_DIR=DIR (or SCRATCH=DIR) build and stage in DIR, kept afterwards,
+#                      instead of a fresh mktemp -d removed at exit
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -109,8 +110,9 @@ step "all Dockerfile packages installed"
 
 # ---------------------------------------------------------------------------
 # 2. build, test, stage - with the Dockerfile's own meson commands
-if [ -n "${SCRATCH:-}" ]; then
-    scratch=$SCRATCH
+persist=${SCRATCH:-${BUILD_DIR:-}}
+if [ -n "$persist" ]; then
+    scratch=$persist
     mkdir -p "$scratch"
 else
     scratch=$(mktemp -d /tmp/trainsize-verify.XXXXXX)
@@ -121,7 +123,7 @@ cleanup() {
     if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
         { kill -KILL "$server_pid"; wait "$server_pid"; } 2>/dev/null || true
     fi
-    if [ "${KEEP:-0}" != 1 ] && [ -z "${SCRATCH:-}" ]; then rm -rf "$scratch"; fi
+    if [ "${KEEP:-0}" != 1 ] && [ -z "$persist" ]; then rm -rf "$scratch"; fi
 }
 trap cleanup EXIT
 # the unprivileged user must be able to reach the staged tree
@@ -136,8 +138,12 @@ setup_opts=("${setup_words[@]:3}")
 printf '%s\n' "${setup_opts[@]}" | grep -qx -- "--prefix=$prefix" ||
     fail "Dockerfile's meson setup does not use --prefix=$prefix"
 
+# a kept directory is wiped so every run starts like a fresh image build
+wipe=()
+[ -d "$build/meson-private" ] && wipe=(--wipe)
+rm -rf "$stage"
 step "meson setup ${setup_opts[*]}"
-meson setup "$build" "$repo" "${setup_opts[@]}" >"$scratch/setup.log" 2>&1 ||
+meson setup "${wipe[@]}" "$build" "$repo" "${setup_opts[@]}" >"$scratch/setup.log" 2>&1 ||
     { tail -30 "$scratch/setup.log"; fail "meson setup"; }
 step "meson compile"
 meson compile -C "$build" >"$scratch/compile.log" 2>&1 ||

@@ -220,11 +220,11 @@ static const err_case err_cases[] = {
     { "POST", "/v1/memory", J, "{\"params\":7e9,\"fragmentation\":0.5}", 400, "out-of-range", "/fragmentation", "< 0.5" },
     { "POST", "/v1/memory", J, "{\"params\":7e9,\"hbm_gb\":-80}", 400, "out-of-range", "/hbm_gb", NULL },
     /* enums list their values */
-    { "POST", "/v1/memory", J, "{\"params\":7e9,\"precision\":\"bf17\"}", 400, "invalid-value", "/precision",
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"precision\":\"bf17\"}", 400, "invalid-enum", "/precision",
       "\"fp32\", \"bf16\", \"fp16\", \"fp8\"" },
-    { "POST", "/v1/memory", J, "{\"params\":7e9,\"optimizer\":\"adamx\"}", 400, "invalid-value", "/optimizer",
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"optimizer\":\"adamx\"}", 400, "invalid-enum", "/optimizer",
       "\"adamw\", \"adam\", \"adam8bit\", \"sgd\", \"sgd_momentum\", \"adafactor\", \"lion\", \"none\"" },
-    { "POST", "/v1/memory", J, "{\"params\":7e9,\"recompute\":\"some\"}", 400, "invalid-value", "/recompute", "\"selective\"" },
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"recompute\":\"some\"}", 400, "invalid-enum", "/recompute", "\"selective\"" },
     /* catalogue ids */
     { "POST", "/v1/memory", J, "{\"model\":\"llama9-1t\"}", 400, "unknown-preset", "/model", "llama3-70b" },
     { "POST", "/v1/memory", J, "{\"params\":7e9,\"gpu\":\"h900\"}", 400, "unknown-gpu", "/gpu", "h100-sxm" },
@@ -241,7 +241,7 @@ static const err_case err_cases[] = {
       "incompatible-options", "/compute_precision", "fp8" },
     /* /v1/fit extras */
     { "POST", "/v1/fit", J, "{\"params\":7e9}", 400, "missing-field", "/solve", "micro_batch" },
-    { "POST", "/v1/fit", J, "{\"params\":7e9,\"solve\":\"tokens\"}", 400, "invalid-value", "/solve", "\"gpus\"" },
+    { "POST", "/v1/fit", J, "{\"params\":7e9,\"solve\":\"tokens\"}", 400, "invalid-enum", "/solve", "\"gpus\"" },
     { "POST", "/v1/fit", J, "{\"params\":7e9,\"solve\":\"micro_batch\",\"micro_batch\":4}", 400,
       "incompatible-options", "/micro_batch", "solver computes" },
     { "POST", "/v1/fit", J, "{\"params\":7e9,\"solve\":\"gpus\",\"dp\":4}", 400, "incompatible-options", "/dp", NULL },
