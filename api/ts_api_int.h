@@ -2,7 +2,8 @@
  * ts_api_int.h - private interfaces shared by the api modules.
  *
  * ts_json_in.c   request body -> ts_api_req (validation)
- * ts_json_out.c  core result structs -> jansson trees
+ * ts_json_out.c  core result structs -> JSON text (via ts_jw.c)
+ * ts_jw.c        compact streaming JSON writer
  * ts_problem.c   RFC 9457 problem bodies, response lifetime
  * ts_fmt.c       human-readable quantities ("12.3 GiB")
  * ts_routes.c    the /v1 route table and ts_api_handle()
@@ -134,35 +135,43 @@ int ts_json_parse_run(const char *body, size_t len, bool fit,
 const char *ts_json_suggest(const char *key, bool fit);
 
 /* ------------------------------------------------------------------ */
-/* Responses                                                           */
+/* Responses: a compact streaming JSON writer (ts_jw.c)                */
 /* ------------------------------------------------------------------ */
 
-/* Collects the first problem met while building a response tree: a
- * non-finite number (json_real refuses them; we report instead of
- * emitting null) or a failed allocation. */
-typedef struct ts_json_out {
-    bool oom;
-    const char *nonfinite;  /* static key name of the first NaN/Inf */
-} ts_json_out;
+typedef struct ts_jw {
+    char *buf;
+    size_t len, cap;
+    bool first;             /* next value is the first in its container */
+    bool oom;               /* malloc failed or the hard cap was reached */
+    const char *nonfinite;  /* static key of the first NaN/Inf, or NULL */
+} ts_jw;
 
-json_t *ts_json_inputs(const ts_run *r, ts_json_out *o);
-json_t *ts_json_params(const ts_params *p, ts_json_out *o);
-json_t *ts_json_memory(const ts_memory *m, ts_json_out *o);
-json_t *ts_json_compute(const ts_compute *c, ts_json_out *o);
-json_t *ts_json_checkpoint(const ts_ckpt *k, ts_json_out *o);
-json_t *ts_json_sweep(const ts_sweep_point *pts, size_t n, ts_json_out *o);
-json_t *ts_json_presets(ts_json_out *o, ts_error *err);
-json_t *ts_json_gpus(ts_json_out *o);
+void ts_jw_init(ts_jw *w);
+void ts_jw_discard(ts_jw *w);
+/* The NUL-terminated text (caller frees), or NULL after oom. */
+char *ts_jw_finish(ts_jw *w, size_t *len);
 
-/* Set obj[key] = v as a JSON number (integer when exactly integral).
- * Non-finite v is recorded in o and nothing is set. */
-void ts_json_put_num(json_t *obj, const char *key, double v, ts_json_out *o);
-void ts_json_put_int(json_t *obj, const char *key, int64_t v, ts_json_out *o);
-void ts_json_put_bool(json_t *obj, const char *key, bool v, ts_json_out *o);
-/* NULL s becomes JSON null. */
-void ts_json_put_str(json_t *obj, const char *key, const char *s, ts_json_out *o);
-/* Takes ownership of v (NULL v records oom). */
-void ts_json_put(json_t *obj, const char *key, json_t *v, ts_json_out *o);
+/* key is the member name inside an object, NULL inside an array or at
+ * the top.  Keys are static literals: they are not escaped-checked. */
+void ts_jw_open(ts_jw *w, const char *key, char bracket);   /* '{' or '[' */
+void ts_jw_close(ts_jw *w, char bracket);                   /* '}' or ']' */
+void ts_jw_num(ts_jw *w, const char *key, double v);
+void ts_jw_int(ts_jw *w, const char *key, int64_t v);
+void ts_jw_bool(ts_jw *w, const char *key, bool v);
+void ts_jw_null(ts_jw *w, const char *key);
+void ts_jw_str(ts_jw *w, const char *key, const char *s);   /* NULL -> null */
+void ts_jw_strn(ts_jw *w, const char *key, const char *s, size_t cap);
+
+/* The response objects of api/CONTRACT.md, each written as member key. */
+void ts_json_inputs(ts_jw *w, const char *key, const ts_run *r);
+void ts_json_params(ts_jw *w, const char *key, const ts_params *p);
+void ts_json_memory(ts_jw *w, const char *key, const ts_memory *m);
+void ts_json_compute(ts_jw *w, const char *key, const ts_compute *c);
+void ts_json_checkpoint(ts_jw *w, const char *key, const ts_ckpt *k);
+void ts_json_sweep(ts_jw *w, const char *key, const ts_sweep_point *pts, size_t n);
+/* Returns TS_OK, or the core's error for a broken catalogue entry. */
+ts_status ts_json_presets(ts_jw *w, const char *key, ts_error *err);
+void ts_json_gpus(ts_jw *w, const char *key);
 
 /* ------------------------------------------------------------------ */
 /* Human-readable quantities                                           */

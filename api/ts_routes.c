@@ -2,9 +2,9 @@
  * ts_routes.c - the /v1 route table and ts_api_handle().
  *
  * Order of checks for a request: route (404), method (405 + Allow), body
- * size (413), media type (415), then the body (400/422).  Each request
- * lives entirely on this function's stack plus one jansson tree, so the
- * handler is reentrant.
+ * size (413), media type (415), then the body (400/422).  A request
+ * lives on this function's stack plus one parsed jansson tree and one
+ * output buffer, so the handler is reentrant.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,30 +73,25 @@ static bool is_json_media_type(const char *ct)
     return *ct == '\0' || *ct == ';';
 }
 
-static int respond_tree(json_t *root, const ts_json_out *o,
-                        ts_api_response *resp)
+/* Hand the writer's text out as a 200, or the problem it ran into. */
+static int respond_json(ts_jw *w, ts_api_response *resp)
 {
+    size_t len = 0;
     char *body;
 
-    if (o->oom || root == NULL) {
-        json_decref(root);
-        ts_api_oom_response(resp);
-        return -1;
-    }
-    if (o->nonfinite != NULL) {
+    if (w->nonfinite != NULL && !w->oom) {
         char detail[160];
 
-        json_decref(root);
-        /* json_real() refuses NaN/Inf and we will not print null for a
-         * number: the inputs lead to a result that cannot be represented. */
+        /* We will not print NaN/Inf (not JSON) or null for a number: the
+         * inputs lead to a result that cannot be represented. */
         snprintf(detail, sizeof detail,
                  "the result \"%s\" is not a finite number for these inputs",
-                 o->nonfinite);
+                 w->nonfinite);
+        ts_jw_discard(w);
         return ts_api_problem(resp, 422, "non-finite-result",
                               "Result not representable", detail, NULL);
     }
-    body = json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(17));
-    json_decref(root);
+    body = ts_jw_finish(w, &len);
     if (body == NULL) {
         ts_api_oom_response(resp);
         return -1;
@@ -104,7 +99,7 @@ static int respond_tree(json_t *root, const ts_json_out *o,
     resp->status = 200;
     resp->content_type = "application/json";
     resp->body = body;
-    resp->body_len = strlen(body);
+    resp->body_len = len;
     return 0;
 }
 
@@ -116,33 +111,24 @@ static int respond_core_error(const ts_error *cerr, ts_api_response *resp)
     return ts_api_err_respond(&e, resp);
 }
 
-/* Start of every estimate answer: {"inputs":..,"params":..}. */
-static json_t *estimate_root(const ts_run *r, const ts_params *p,
-                             ts_json_out *o)
-{
-    json_t *root = json_object();
-
-    ts_json_put(root, "inputs", ts_json_inputs(r, o), o);
-    if (p != NULL)
-        ts_json_put(root, "params", ts_json_params(p, o), o);
-    return root;
-}
-
 static int handle_estimate(ts_route_id id, const ts_api_req *req,
                            ts_api_response *resp)
 {
-    ts_json_out o = { false, NULL };
     ts_error cerr;
-    json_t *root;
+    ts_jw w;
 
     memset(&cerr, 0, sizeof cerr);
+    ts_jw_init(&w);
     switch (id) {
     case TS_ROUTE_MEMORY: {
         ts_memory m;
+
         if (ts_memory_estimate(&req->run, &m, &cerr) != TS_OK)
             return respond_core_error(&cerr, resp);
-        root = estimate_root(&req->run, &m.params, &o);
-        ts_json_put(root, "memory", ts_json_memory(&m, &o), &o);
+        ts_jw_open(&w, NULL, '{');
+        ts_json_inputs(&w, "inputs", &req->run);
+        ts_json_params(&w, "params", &m.params);
+        ts_json_memory(&w, "memory", &m);
         break;
     }
     case TS_ROUTE_COMPUTE:
@@ -158,15 +144,17 @@ static int handle_estimate(ts_route_id id, const ts_api_req *req,
                                     : ts_ckpt_estimate(&req->run, &k, &cerr);
         if (st != TS_OK)
             return respond_core_error(&cerr, resp);
-        root = estimate_root(&req->run, &p, &o);
+        ts_jw_open(&w, NULL, '{');
+        ts_json_inputs(&w, "inputs", &req->run);
+        ts_json_params(&w, "params", &p);
         if (id == TS_ROUTE_COMPUTE)
-            ts_json_put(root, "compute", ts_json_compute(&c, &o), &o);
+            ts_json_compute(&w, "compute", &c);
         else
-            ts_json_put(root, "checkpoint", ts_json_checkpoint(&k, &o), &o);
+            ts_json_checkpoint(&w, "checkpoint", &k);
         break;
     }
     case TS_ROUTE_PLAN: {
-        /* ~5 KB: too big to be polite on a server thread's stack twice. */
+        /* ~5 KB: kept off the server thread's stack. */
         ts_plan *plan = malloc(sizeof *plan);
 
         if (plan == NULL) {
@@ -177,11 +165,13 @@ static int handle_estimate(ts_route_id id, const ts_api_req *req,
             free(plan);
             return respond_core_error(&cerr, resp);
         }
-        root = estimate_root(&plan->run, &plan->memory.params, &o);
-        ts_json_put(root, "memory", ts_json_memory(&plan->memory, &o), &o);
-        ts_json_put(root, "compute", ts_json_compute(&plan->compute, &o), &o);
-        ts_json_put(root, "checkpoint", ts_json_checkpoint(&plan->ckpt, &o), &o);
-        ts_json_put(root, "sweep", ts_json_sweep(plan->sweep, plan->sweep_len, &o), &o);
+        ts_jw_open(&w, NULL, '{');
+        ts_json_inputs(&w, "inputs", &plan->run);
+        ts_json_params(&w, "params", &plan->memory.params);
+        ts_json_memory(&w, "memory", &plan->memory);
+        ts_json_compute(&w, "compute", &plan->compute);
+        ts_json_checkpoint(&w, "checkpoint", &plan->ckpt);
+        ts_json_sweep(&w, "sweep", plan->sweep, plan->sweep_len);
         free(plan);
         break;
     }
@@ -193,19 +183,19 @@ static int handle_estimate(ts_route_id id, const ts_api_req *req,
         return ts_api_problem(resp, 500, "internal-error", "Internal error",
                               "route has no estimator", NULL);
     }
-    return respond_tree(root, &o, resp);
+    ts_jw_close(&w, '}');
+    return respond_json(&w, resp);
 }
 
 static int handle_fit(const ts_api_req *req, ts_api_response *resp)
 {
-    ts_json_out o = { false, NULL };
     ts_error cerr;
     ts_memory mem;
     ts_run solved = req->unresolved;
     int64_t mb = 0, dp = 0, gpus = 0;
     bool mb_mode = req->solve == TS_API_SOLVE_MICRO_BATCH;
     ts_status st;
-    json_t *root;
+    ts_jw w;
 
     memset(&cerr, 0, sizeof cerr);
     /* The solvers take the run as the user gave it: a resolved run has
@@ -219,7 +209,6 @@ static int handle_fit(const ts_api_req *req, ts_api_response *resp)
     if (st != TS_OK && st != TS_ENOFIT)
         return respond_core_error(&cerr, resp);
 
-    root = json_object();
     if (st == TS_OK) {
         ts_error rerr;
 
@@ -232,51 +221,53 @@ static int handle_fit(const ts_api_req *req, ts_api_response *resp)
             solved.gpus = 0;
         }
         memset(&rerr, 0, sizeof rerr);
-        if (ts_run_resolve(&solved, &rerr) != TS_OK) {
-            json_decref(root);
+        if (ts_run_resolve(&solved, &rerr) != TS_OK)
             return respond_core_error(&rerr, resp);
-        }
-        ts_json_put(root, "inputs", ts_json_inputs(&solved, &o), &o);
     } else {
-        ts_json_put(root, "inputs", ts_json_inputs(&req->run, &o), &o);
+        solved = req->run;
     }
-    ts_json_put_str(root, "solve", mb_mode ? "micro_batch" : "gpus", &o);
-    ts_json_put_bool(root, "found", st == TS_OK, &o);
+    ts_jw_init(&w);
+    ts_jw_open(&w, NULL, '{');
+    ts_json_inputs(&w, "inputs", &solved);
+    ts_jw_str(&w, "solve", mb_mode ? "micro_batch" : "gpus");
+    ts_jw_bool(&w, "found", st == TS_OK);
     if (st == TS_OK) {
         if (mb_mode) {
-            ts_json_put_int(root, "micro_batch", mb, &o);
+            ts_jw_int(&w, "micro_batch", mb);
         } else {
-            ts_json_put_int(root, "dp", dp, &o);
-            ts_json_put_int(root, "gpus", gpus, &o);
+            ts_jw_int(&w, "dp", dp);
+            ts_jw_int(&w, "gpus", gpus);
         }
-        ts_json_put(root, "memory", ts_json_memory(&mem, &o), &o);
+        ts_json_memory(&w, "memory", &mem);
     } else {
-        ts_json_put_str(root, "reason",
-                        cerr.text[0] != '\0' ? cerr.text : ts_strerror(st), &o);
+        ts_jw_strn(&w, "reason", cerr.text[0] != '\0' ? cerr.text : ts_strerror(st),
+                   sizeof cerr.text);
     }
-    return respond_tree(root, &o, resp);
+    ts_jw_close(&w, '}');
+    return respond_json(&w, resp);
 }
 
 static int handle_get(ts_route_id id, ts_api_response *resp)
 {
-    ts_json_out o = { false, NULL };
-    json_t *root;
+    ts_jw w;
 
+    ts_jw_init(&w);
+    ts_jw_open(&w, NULL, '{');
     if (id == TS_ROUTE_PRESETS) {
         ts_error cerr;
 
         memset(&cerr, 0, sizeof cerr);
-        root = ts_json_presets(&o, &cerr);
-        if (cerr.code != TS_OK) {
+        if (ts_json_presets(&w, "presets", &cerr) != TS_OK) {
             /* A broken built-in catalogue is our bug, not the caller's. */
-            json_decref(root);
+            ts_jw_discard(&w);
             return ts_api_problem(resp, 500, "internal-error", "Internal error",
                                   cerr.text, NULL);
         }
     } else {
-        root = ts_json_gpus(&o);
+        ts_json_gpus(&w, "gpus");
     }
-    return respond_tree(root, &o, resp);
+    ts_jw_close(&w, '}');
+    return respond_json(&w, resp);
 }
 
 int ts_api_handle(const char *method, const char *path,
@@ -333,11 +324,16 @@ int ts_api_handle(const char *method, const char *path,
         return ts_api_problem(resp, 413, "payload-too-large",
                               "Payload too large", detail, NULL);
     }
-    if (!is_json_media_type(content_type))
+    if (!is_json_media_type(content_type)) {
+        char detail[160];
+
+        snprintf(detail, sizeof detail, "send the request body as Content-Type: "
+                 "application/json (got %s%.64s%s)", content_type != NULL ? "\"" : "",
+                 content_type != NULL ? content_type : "none",
+                 content_type != NULL ? "\"" : "");
         return ts_api_problem(resp, 415, "unsupported-media-type",
-                              "Unsupported media type",
-                              "send the request body as Content-Type: "
-                              "application/json", NULL);
+                              "Unsupported media type", detail, NULL);
+    }
     {
         ts_api_req req;
         ts_api_err err;

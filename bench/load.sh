@@ -22,12 +22,23 @@ sthreads=${SERVER_THREADS:-2}
 [ -x "$bin" ] || { echo "load.sh: no server binary at $bin" >&2; exit 2; }
 command -v wrk >/dev/null 2>&1 || { echo "load.sh: wrk not installed" >&2; exit 2; }
 
-tmp=$(mktemp -d)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/trainsize-load.XXXXXX")
 pid=
+# Bounded stop: a TERM sent while the shell is still between fork and exec
+# can be swallowed, so fall back to KILL rather than wait forever.
+stop_server() {
+    kill -TERM "$1" 2>/dev/null || return 0
+    n=0
+    while kill -0 "$1" 2>/dev/null && [ $n -lt 150 ]; do
+        sleep 0.1
+        n=$((n + 1))
+    done
+    kill -0 "$1" 2>/dev/null && kill -KILL "$1" 2>/dev/null
+    wait "$1" 2>/dev/null
+}
 cleanup() {
-    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-        kill -TERM "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
+    if [ -n "$pid" ]; then
+        stop_server "$pid" || true
     fi
     rm -rf "$tmp"
 }
@@ -41,7 +52,7 @@ pid=$!
 url=
 i=0
 while [ $i -lt 100 ]; do
-    url=$(sed -n 's/^listening on //p' "$tmp/out")
+    url=$(sed -n 's/^listening on //p' "$tmp/out" 2>/dev/null || true)
     [ -n "$url" ] && break
     kill -0 "$pid" 2>/dev/null || { cat "$tmp/err" >&2; echo "load.sh: server exited" >&2; exit 1; }
     sleep 0.05
@@ -63,9 +74,8 @@ bad=$(awk '/^non-200 responses:/ {print $3}' "$tmp/wrk")
 errs=$(grep -c '^  Socket errors\|^  Non-2xx' "$tmp/wrk" || true)
 echo "RESULT req/s=$rps p50=$p50 p99=$p99 non200=${bad:-?}"
 
-kill -TERM "$pid"
 src=0
-wait "$pid" || src=$?
+stop_server "$pid" || src=$?
 pid=
 [ $src -eq 0 ] || { cat "$tmp/err" >&2; echo "load.sh: server exit $src" >&2; exit 1; }
 [ -n "$rps" ] || { echo "load.sh: could not parse wrk output" >&2; exit 1; }

@@ -128,7 +128,8 @@ static enum MHD_Result queue(ts_server *s, struct MHD_Connection *c,
     if (ret == MHD_YES) {
         rq->answered = 1;
         rq->status = r->status;
-        rq->bytes = r->len;
+        /* MHD sends headers only for HEAD; log what went on the wire. */
+        rq->bytes = strcmp(rq->method, MHD_HTTP_METHOD_HEAD) == 0 ? 0 : r->len;
     }
     return ret;
 }

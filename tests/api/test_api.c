@@ -14,6 +14,7 @@
 #include <check.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -586,6 +587,18 @@ START_TEST(test_plan)
             has_run_dp = true;
     }
     ck_assert(has_run_dp);
+    /* The echo is a valid request that resolves to itself (CONTRACT.md). */
+    {
+        ts_api_response r2;
+        char *b = json_dumps(at(j, "inputs"), JSON_COMPACT | JSON_REAL_PRECISION(17));
+        json_t *again = post("/v1/plan", b, &r2);
+        ck_assert_uint_eq(r2.status, 200);
+        ck_assert(json_equal(at(again, "inputs"), at(j, "inputs")));
+        ck_assert(json_equal(at(again, "memory"), at(j, "memory")));
+        json_decref(again);
+        ts_api_response_free(&r2);
+        free(b);
+    }
     /* plan and memory agree on the same run */
     {
         ts_api_response r2;
@@ -646,11 +659,11 @@ START_TEST(test_round_trip)
     assert_rel(num(j, "params.active"), 12.9e9, 2e-3, "Mixtral active");
     free(plan);
 
-    /* Dumping what we parsed gives the same text again. */
+    /* Parse, dump with 17 digits, parse again: the same values. */
     {
-        json_t *again = json_loads(r.body, 0, NULL);
-        char *s = json_dumps(again, JSON_COMPACT | JSON_REAL_PRECISION(17));
-        ck_assert_str_eq(s, r.body);
+        char *s = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(17));
+        json_t *again = json_loads(s, 0, NULL);
+        ck_assert(json_equal(again, j));
         free(s);
         json_decref(again);
     }
@@ -938,35 +951,138 @@ START_TEST(test_human_format)
 }
 END_TEST
 
-/* The output layer refuses NaN/Inf instead of printing them. */
+/* ts_status -> HTTP: 400 for bad input, 422 for TS_ERANGE (a result
+ * that cannot be represented; unreachable with in-range inputs, so the
+ * mapping is tested directly). */
+START_TEST(test_core_status_mapping)
+{
+    static const struct { ts_status st; unsigned http; const char *slug; } map[] = {
+        { TS_EINVAL, 400, "invalid-value" },
+        { TS_EINCOMPAT, 400, "incompatible-options" },
+        { TS_ENOTFOUND, 400, "unknown-id" },
+        { TS_ERANGE, 422, "result-out-of-range" },
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof map / sizeof map[0]; i++) {
+        ts_error ce;
+        ts_api_err e;
+        ts_api_response r;
+        json_t *j;
+
+        memset(&r, 0, sizeof r);
+        ts_error_set(&ce, map[i].st, "tokens", "reason %d", (int)i);
+        ts_api_err_from_core(&e, &ce);
+        ck_assert_uint_eq(e.status, map[i].http);
+        ck_assert_str_eq(e.slug, map[i].slug);
+        ck_assert_str_eq(e.field, "/tokens");
+        ck_assert_int_eq(ts_api_err_respond(&e, &r), 0);
+        ck_assert_uint_eq(r.status, map[i].http);
+        j = json_loads(r.body, 0, NULL);
+        ck_assert_str_eq(str(j, "field"), "/tokens");
+        ck_assert_str_eq(str(j, "detail"), i == 0 ? "reason 0" : i == 1 ? "reason 1"
+                                           : i == 2 ? "reason 2" : "reason 3");
+        json_decref(j);
+        ts_api_response_free(&r);
+    }
+}
+END_TEST
+
+/* The response writer: exact text for the tricky values. */
+START_TEST(test_writer_text)
+{
+    ts_jw w;
+    size_t len = 0;
+    char *out;
+
+    ts_jw_init(&w);
+    ts_jw_open(&w, NULL, '{');
+    ts_jw_num(&w, "a", 1.5);
+    ts_jw_num(&w, "b", 0.4);            /* shortest: 15 digits suffice */
+    ts_jw_num(&w, "c", 0.1 + 0.2);      /* needs 17: 0.30000000000000004 */
+    ts_jw_num(&w, "d", 1e15);           /* integral < 2^53: an integer */
+    ts_jw_num(&w, "e", 1e300);
+    ts_jw_num(&w, "f", -0.0);           /* never "-0" */
+    ts_jw_num(&w, "g", -2.5e-7);
+    ts_jw_int(&w, "h", INT64_MIN);
+    ts_jw_str(&w, "i", "q\"\\\n\x01\xc3\xa9");
+    ts_jw_open(&w, "j", '[');
+    ts_jw_int(&w, NULL, 1);
+    ts_jw_bool(&w, NULL, true);
+    ts_jw_null(&w, NULL);
+    ts_jw_open(&w, NULL, '{');
+    ts_jw_close(&w, '}');
+    ts_jw_close(&w, ']');
+    ts_jw_str(&w, "k", NULL);
+    ts_jw_strn(&w, "l", "abcdef", 3);
+    ts_jw_close(&w, '}');
+    ck_assert_ptr_null(w.nonfinite);
+    out = ts_jw_finish(&w, &len);
+    ck_assert_ptr_nonnull(out);
+    ck_assert_str_eq(out,
+        "{\"a\":1.5,\"b\":0.4,\"c\":0.30000000000000004,\"d\":1000000000000000,"
+        "\"e\":1e+300,\"f\":0,\"g\":-2.5e-07,\"h\":-9223372036854775808,"
+        "\"i\":\"q\\\"\\\\\\n\\u0001\xc3\xa9\",\"j\":[1,true,null,{}],\"k\":null,\"l\":\"abc\"}");
+    ck_assert_uint_eq(len, strlen(out));
+    free(out);
+}
+END_TEST
+
+/* Every finite double survives writer -> strtod bit-identically. */
+START_TEST(test_writer_round_trip)
+{
+    uint64_t x = 0x9e3779b97f4a7c15u;
+    int i, checked = 0;
+
+    for (i = 0; i < 20000; i++) {
+        double d, back;
+        ts_jw w;
+        size_t len;
+        char *out;
+
+        /* xorshift64: a reproducible spread over all exponents */
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        memcpy(&d, &x, sizeof d);
+        if (!isfinite(d))
+            continue;
+        ts_jw_init(&w);
+        ts_jw_num(&w, NULL, d);
+        out = ts_jw_finish(&w, &len);
+        ck_assert_ptr_nonnull(out);
+        back = strtod(out, NULL);
+        ck_assert_msg(back == d || (d == 0 && back == 0), "%.17g written as %s", d, out);
+        free(out);
+        checked++;
+    }
+    ck_assert_int_gt(checked, 19000);
+}
+END_TEST
+
+/* The writer refuses NaN/Inf and names the first one. */
 START_TEST(test_nonfinite_refused)
 {
-    ts_json_out o = { false, NULL };
-    json_t *j = json_object();
+    ts_jw w;
     ts_memory m;
 
-    ts_json_put_num(j, "a", 1.5, &o);
-    ts_json_put_num(j, "b", NAN, &o);
-    ts_json_put_num(j, "c", INFINITY, &o);
-    ck_assert_ptr_nonnull(o.nonfinite);
-    ck_assert_str_eq(o.nonfinite, "b");
-    ck_assert(json_object_get(j, "b") == NULL);
-    ck_assert(json_object_get(j, "c") == NULL);
-    /* integral values below 2^53 are written as integers */
-    ts_json_put_num(j, "d", 1e15, &o);
-    ck_assert(json_is_integer(json_object_get(j, "d")));
-    ts_json_put_num(j, "e", 1e300, &o);
-    ck_assert(json_is_real(json_object_get(j, "e")));
-    ck_assert(!o.oom);
-    json_decref(j);
+    ts_jw_init(&w);
+    ts_jw_open(&w, NULL, '{');
+    ts_jw_num(&w, "a", 1.5);
+    ts_jw_num(&w, "b", NAN);
+    ts_jw_num(&w, "c", INFINITY);
+    ck_assert_ptr_nonnull(w.nonfinite);
+    ck_assert_str_eq(w.nonfinite, "b");
+    ts_jw_discard(&w);
 
-    /* A term with an infinite value names itself. */
+    /* A term with an infinite value names the term. */
     memset(&m, 0, sizeof m);
     m.activations.value = INFINITY;
-    o.nonfinite = NULL;
-    j = ts_json_memory(&m, &o);
-    ck_assert_str_eq(o.nonfinite, "activations");
-    json_decref(j);
+    m.total.value = NAN;
+    ts_jw_init(&w);
+    ts_json_memory(&w, NULL, &m);
+    ck_assert_str_eq(w.nonfinite, "activations");
+    ts_jw_discard(&w);
 }
 END_TEST
 
@@ -1043,6 +1159,9 @@ static Suite *api_suite(void)
     tc = tcase_create("output");
     tcase_add_test(tc, test_problem_builder);
     tcase_add_test(tc, test_human_format);
+    tcase_add_test(tc, test_core_status_mapping);
+    tcase_add_test(tc, test_writer_text);
+    tcase_add_test(tc, test_writer_round_trip);
     tcase_add_test(tc, test_nonfinite_refused);
     tcase_add_test(tc, test_enum_lists_match_core);
     suite_add_tcase(s, tc);

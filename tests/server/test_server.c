@@ -278,25 +278,39 @@ START_TEST(test_ops)
 }
 END_TEST
 
+/* GET on a kept-alive handle.  MHD finishes a request (and so counts it
+ * in on_completed) before it reads the next one on the same connection,
+ * which makes the counter deltas below deterministic. */
+static th_resp get_on(CURL *h, const char *path)
+{
+    th_req rq = {.path = path, .handle = h};
+    th_resp r;
+    th_http(g_srv.port, &rq, &r);
+    return r;
+}
+
 START_TEST(test_metrics)
 {
     const char *gpus = "trainsize_http_requests_total{route=\"/v1/gpus\",status=\"200\"}";
     const char *count = "trainsize_http_request_duration_seconds_count";
-    th_resp a = get("/metrics");
+    CURL *h = curl_easy_init();
+    ck_assert_ptr_nonnull(h);
+    th_resp a = get_on(h, "/metrics");
     ck_assert_int_eq(a.status, 200);
     char ct[128];
     ck_assert(th_header(&a, "Content-Type", ct, sizeof ct));
     ck_assert_str_eq(ct, "text/plain; version=0.0.4; charset=utf-8");
     for (int i = 0; i < 3; i++) {
-        th_resp g = get("/v1/gpus");
+        th_resp g = get_on(h, "/v1/gpus");
         ck_assert_int_eq(g.status, 200);
         th_resp_free(&g);
     }
-    th_resp b = get("/metrics");
+    th_resp b = get_on(h, "/metrics");
     ck_assert_int_eq(b.status, 200);
-    /* Tests run one at a time, so the deltas are exact: 3 GETs of
-     * /v1/gpus, and those 3 plus the first /metrics (counted when it
-     * completed, after it was rendered) in the histogram. */
+    curl_easy_cleanup(h);
+    /* Tests run one at a time on one connection, so the deltas are exact:
+     * 3 GETs of /v1/gpus, and those 3 plus the first /metrics (counted
+     * when it completed, after it was rendered) in the histogram. */
     ck_assert_double_eq(th_metric(b.body, gpus) - th_metric(a.body, gpus), 3.0);
     ck_assert_double_eq(th_metric(b.body, count) - th_metric(a.body, count), 4.0);
     /* Only the /metrics request itself is in flight while it renders. */
@@ -662,9 +676,11 @@ START_TEST(test_slow_client_timeout)
 }
 END_TEST
 
-static double inflight(unsigned port)
+/* On one kept-alive handle, so the previous poll has completed (and left
+ * the gauge) before the next one is rendered. */
+static double inflight(unsigned port, CURL *h)
 {
-    th_req rq = {.path = "/metrics"};
+    th_req rq = {.path = "/metrics", .handle = h};
     th_resp r;
     th_http(port, &rq, &r);
     double v = r.status == 200 ? th_metric(r.body, "trainsize_inflight_requests") : -1;
@@ -698,10 +714,12 @@ START_TEST(test_graceful_shutdown)
     ck_assert_int_eq(th_send_all(fd, head, strlen(head)), 0);
     ck_assert_int_eq(th_send_all(fd, preset_body, half), 0);
     /* It is in flight once the gauge shows it next to /metrics itself. */
+    CURL *mh = curl_easy_init();
     double t0 = th_now_ms();
-    while (inflight(s.port) < 2.0 && th_now_ms() - t0 < 5000)
+    while (inflight(s.port, mh) < 2.0 && th_now_ms() - t0 < 5000)
         th_sleep_ms(10);
-    ck_assert_double_eq(inflight(s.port), 2.0);
+    ck_assert_double_eq(inflight(s.port, mh), 2.0);
+    curl_easy_cleanup(mh);
 
     ck_assert_int_eq(kill(s.pid, SIGTERM), 0);
     /* Draining: readyz on the old connection turns 503. */
