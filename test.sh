@@ -30,7 +30,7 @@ count() {
     local log=$1 n
     n=$(awk '/^Ok:/{s+=$2} END{print s+0}' "$log"); tests_ok=$((tests_ok + n))
     n=$(awk '/^(Fail|Unexpected Pass|Timeout):/{s+=$NF} END{print s+0}' "$log"); tests_bad=$((tests_bad + n))
-    n=$(sed -nE 's/^[a-z-]+: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$log" |
+    n=$(sed -nE 's/^[A-Za-z0-9_-]+: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$log" |
         awk '{p+=$1; f+=$2} END{print p+0, f+0}')
     tests_ok=$((tests_ok + ${n% *})); tests_bad=$((tests_bad + ${n#* }))
 }

@@ -141,7 +141,8 @@ static void ts_mem_activations(const ts_run *run, const ts_params *p,
     }
 
     out->act_per_layer = sbh * (coef + score / t);
-    out->layers_per_stage = m->layers / run->pp; /* exact: layers % pp == 0 */
+    /* The heaviest stage sets the peak: ceil(L / pp) layers. */
+    out->layers_per_stage = (m->layers + run->pp - 1) / run->pp;
     /* 1F1B: the first stage holds up to pp micro-batches, fewer when the
      * step has fewer. */
     per_step = (double)(run->global_batch / (run->dp * run->micro_batch));

@@ -257,10 +257,12 @@ static ts_status ts_run_check_split(const ts_run *r, bool shape, ts_error *err)
             return ts_error_set(err, TS_EINCOMPAT, "tp",
                                 "kv_heads %lld and tp %lld: one must divide the other",
                                 (long long)kv, (long long)r->tp);
-        if (m->layers % r->pp != 0)
+        /* Uneven splits are allowed (Llama 3 405B: 126 layers on pp 16);
+         * every stage needs at least one layer. */
+        if (r->pp > m->layers)
             return ts_error_set(err, TS_EINCOMPAT, "pp",
-                                "layers %lld is not divisible by pp %lld",
-                                (long long)m->layers, (long long)r->pp);
+                                "pp %lld exceeds layers %lld: a stage would be empty",
+                                (long long)r->pp, (long long)m->layers);
     }
     if (r->seq % r->cp != 0)
         return ts_error_set(err, TS_EINCOMPAT, "cp",

@@ -480,6 +480,15 @@ START_TEST(test_pipeline_in_flight)
     r.global_batch = 0;
     ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
     ck_assert_int_eq(m.in_flight, 1);
+    /* Uneven split, as Llama 3 405B's 126 layers on pp 16 (Llama 3 paper,
+     * Sec. 3.3.2): 96 layers on pp 7 -> heaviest stage ceil(96/7) = 14. */
+    r.pp = 7;
+    r.gpus = 7;
+    r.global_batch = 64;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    ck_assert_int_eq(m.layers_per_stage, 14);
+    ck_assert_int_eq(m.in_flight, 7);
+    REL_CLOSE(m.activations.value, 14 * 7 * per_layer + (8 * s + GPT3_SBH) * 7, EXACT);
 }
 END_TEST
 

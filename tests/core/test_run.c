@@ -401,7 +401,7 @@ BAD(kv_tp_rep, r->gpus = 16; r->tp = 16; r->model.heads = 48; r->model.kv_heads 
                                              /* kv 6 < tp 16, 16 % 6 */
 BAD(heads_kv, r->model.kv_heads = 3)         /* 8 % 3 */
 BAD(hidden_heads, r->model.heads = 6)        /* 256 % 6 */
-BAD(layers_pp, r->pp = 8)                    /* 4 % 8 (gpus 8, dp 1) */
+BAD(layers_pp, r->pp = 8)                    /* 8 stages > 4 layers (gpus 8, dp 1) */
 BAD(seq_cp, r->seq = 500; r->cp = 8)         /* 500 % 8 */
 BAD(ep_dense, r->ep = 2)
 BAD(ep_experts, r->model.experts = 6; r->ep = 4)  /* 6 % 4 */
@@ -473,7 +473,7 @@ static const bad_case bad[] = {
     { "tp % kv_heads", bad_kv_tp_rep, TS_EINCOMPAT, "tp" },
     { "heads % kv_heads", bad_heads_kv, TS_EINCOMPAT, "kv_heads" },
     { "hidden % heads", bad_hidden_heads, TS_EINCOMPAT, "heads" },
-    { "layers % pp", bad_layers_pp, TS_EINCOMPAT, "pp" },
+    { "pp > layers", bad_layers_pp, TS_EINCOMPAT, "pp" },
     { "seq % cp", bad_seq_cp, TS_EINCOMPAT, "cp" },
     { "ep without experts", bad_ep_dense, TS_EINCOMPAT, "ep" },
     { "experts % ep", bad_ep_experts, TS_EINCOMPAT, "ep" },
