@@ -8,19 +8,11 @@
  * node-local tier (later tiers drain from it asynchronously).
  * See docs/formulas.md, "Checkpoints".
  */
-#include "trainsize.h"
+#include "ts_internal.h"
 
 #include <math.h>
 
 #define TS_GBPS 1e9
-
-static void ts_ckpt_term(ts_term *t, double value, const char *formula,
-                         const char *assumptions)
-{
-    t->value = value;
-    t->formula = formula;
-    t->assumptions = assumptions;
-}
 
 /* 0 for inputs where the interval is undefined (no write cost, no MTBF),
  * so callers never see NaN. */
@@ -168,11 +160,11 @@ ts_status ts_ckpt_estimate(const ts_run *r, ts_ckpt *out, ts_error *err)
                     (k->include_grads ? mem.bpp_grads : 0);
     full = P * out->bpp_full;
     weights = P * mem.bpp_weights;
-    ts_ckpt_term(&out->full_bytes, full,
+    ts_term_set(&out->full_bytes, full,
                  k->include_grads ? "P * (weights + grads + master + optimizer bytes/param)"
                                   : "P * (weights + master + optimizer bytes/param)",
                  "everything needed to resume bit-exactly: 14 B/param for mixed-precision Adam without grads");
-    ts_ckpt_term(&out->weights_bytes, weights, "P * bytes(precision)",
+    ts_term_set(&out->weights_bytes, weights, "P * bytes(precision)",
                  "weights only, at the training precision (for inference or fine-tuning)");
 
     mp = (double)(run.tp * run.pp); /* model-parallel split of the state */
@@ -198,7 +190,7 @@ ts_status ts_ckpt_estimate(const ts_run *r, ts_ckpt *out, ts_error *err)
         writers = run.gpus;
         shard_formula = "full / (tp * pp * dp * cp)";
     }
-    ts_ckpt_term(&out->shard_bytes_per_gpu, shard, shard_formula,
+    ts_term_set(&out->shard_bytes_per_gpu, shard, shard_formula,
                  run.ckpt.parallel_save
                      ? "parallel save: every rank writes 1/gpus of the state, so the shard scales as 1/dp"
                      : "DP rank 0 writes the replicated state; the largest shard is reported");
@@ -236,12 +228,12 @@ ts_status ts_ckpt_estimate(const ts_run *r, ts_ckpt *out, ts_error *err)
     R = out->tiers[TS_TIER_SHARED].restore_s;
     out->job_mtbf_s = M;
     out->blocking_write_s = C;
-    ts_ckpt_term(&out->young_interval_s, ts_young_interval(C, M), "sqrt(2 C M)",
+    ts_term_set(&out->young_interval_s, ts_young_interval(C, M), "sqrt(2 C M)",
                  "Young 1974; C = blocking nvme write, M = job MTBF, failures exponential");
-    ts_ckpt_term(&out->daly_interval_s, ts_daly_interval(C, M),
+    ts_term_set(&out->daly_interval_s, ts_daly_interval(C, M),
                  "sqrt(2CM) (1 + sqrt(C/(2M))/3 + C/(18M)) - C if C < 2M, else M",
                  "Daly 2006 higher-order optimum; C = blocking nvme write, M = job MTBF");
-    ts_ckpt_term(&out->waste_fraction,
+    ts_term_set(&out->waste_fraction,
                  ts_ckpt_waste(C, out->daly_interval_s.value, R, M),
                  "C/tau + (tau/2 + R)/M at tau = Daly interval",
                  "R = restore from the shared tier; first-order model, can exceed 1 when M is tiny");

@@ -7,21 +7,13 @@
  * the hardware executes but MFU does not credit, so it raises HFU only.
  * See docs/formulas.md, "Compute".
  */
-#include "trainsize.h"
+#include "ts_internal.h"
 
 #include <math.h>
 
 #define TS_SECONDS_PER_HOUR 3600.0
 #define TS_SECONDS_PER_DAY 86400.0
 #define TS_HOURS_PER_YEAR (365.25 * 24.0) /* Julian year */
-
-static void ts_compute_term(ts_term *t, double value, const char *formula,
-                            const char *assumptions)
-{
-    t->value = value;
-    t->formula = formula;
-    t->assumptions = assumptions;
-}
 
 /* Every reported double must be finite: a huge token count times a huge
  * model could overflow, and that must be an error, never "inf" in JSON. */
@@ -107,9 +99,9 @@ ts_status ts_compute_estimate(const ts_run *r, ts_compute *out, ts_error *err)
     out->params_active = P;
     out->mfu = run.mfu;
 
-    ts_compute_term(&out->model_flops, 6.0 * P * T, "6 * P_active * T",
+    ts_term_set(&out->model_flops, 6.0 * P * T, "6 * P_active * T",
                     "Kaplan et al. 2020: forward 2PT + backward 4PT; attention matmuls and recompute not counted");
-    ts_compute_term(&out->model_flops_attn, (6.0 * P + attn) * T,
+    ts_term_set(&out->model_flops_attn, (6.0 * P + attn) * T,
                     "(6 * P_active + 12 * L * h * s) * T",
                     p.from_shape
                         ? "PaLM (Chowdhery et al. 2022, App. B): adds the QK^T and AV matmuls, no causal-mask saving"
@@ -138,17 +130,17 @@ ts_status ts_compute_estimate(const ts_run *r, ts_compute *out, ts_error *err)
         hw_formula = run.attention_flops ? "(6 P_active + 12 L h s) T" : "6 P_active T";
         break;
     }
-    ts_compute_term(&out->hardware_flops, base + recompute, hw_formula,
+    ts_term_set(&out->hardware_flops, base + recompute, hw_formula,
                     "FLOPs the GPUs execute: the time basis plus recomputed forward passes (Korthikanti et al. 2022)");
     out->hfu = out->mfu * out->hardware_flops.value / base;
 
     out->achieved_flops_per_gpu = out->peak_flops * out->mfu;
-    ts_compute_term(&out->gpu_hours,
+    ts_term_set(&out->gpu_hours,
                     base / (out->achieved_flops_per_gpu * TS_SECONDS_PER_HOUR),
                     run.attention_flops ? "(6 P_active + 12 L h s) T / (peak * MFU * 3600)"
                                         : "6 P_active T / (peak * MFU * 3600)",
                     "dense peak at the compute precision; MFU constant over the run; no restarts or evaluation");
-    ts_compute_term(&out->wall_seconds,
+    ts_term_set(&out->wall_seconds,
                     out->gpu_hours.value * TS_SECONDS_PER_HOUR / gpus,
                     "gpu_hours * 3600 / gpus",
                     "all GPUs busy for the whole run; checkpoint and failure time not included");

@@ -4,7 +4,7 @@
  * Modelled on jansson's json_error_t: the callee fills a fixed-size struct
  * the caller owns, so reporting an error never allocates and never fails.
  */
-#include "trainsize.h"
+#include "ts_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -40,4 +40,24 @@ ts_status ts_error_set(ts_error *err, ts_status code, const char *field,
     vsnprintf(err->text, sizeof err->text, fmt, ap);
     va_end(ap);
     return code;
+}
+
+/* ---- helpers shared by the modules (ts_internal.h) ----------------- */
+
+void ts_term_set(ts_term *t, double value, const char *formula,
+                 const char *assumptions)
+{
+    t->value = value;
+    t->formula = formula;
+    t->assumptions = assumptions;
+}
+
+ts_status ts_check_int(int64_t v, int64_t lo, int64_t hi, const char *field,
+                       ts_error *err)
+{
+    if (v < lo || v > hi)
+        return ts_error_set(err, TS_EINVAL, field,
+                            "%s must be in [%lld, %lld], got %lld", field,
+                            (long long)lo, (long long)hi, (long long)v);
+    return TS_OK;
 }

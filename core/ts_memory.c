@@ -9,7 +9,7 @@
  * figure is a ts_term with a static formula and assumption string, and
  * nothing non-finite ever leaves this file (TS_ERANGE instead).
  */
-#include "trainsize.h"
+#include "ts_internal.h"
 
 #include <math.h>
 
@@ -67,14 +67,6 @@ static ts_mem_opt ts_mem_optimizer(ts_optimizer o, const ts_params *p,
     return r;
 }
 
-static void ts_mem_term(ts_term *t, double value, const char *formula,
-                        const char *assumptions)
-{
-    t->value = value;
-    t->formula = formula;
-    t->assumptions = assumptions;
-}
-
 /* Activations of the first pipeline stage (the one that holds the most). */
 static void ts_mem_activations(const ts_run *run, const ts_params *p,
                                ts_memory *out)
@@ -87,16 +79,16 @@ static void ts_mem_activations(const ts_run *run, const ts_params *p,
     out->layers_per_stage = 0;
     out->in_flight = 0;
     if (run->optimizer == TS_OPT_NONE) {
-        ts_mem_term(&out->activations, 0, "0",
+        ts_term_set(&out->activations, 0, "0",
                     "inference: activations and KV cache not modelled");
-        ts_mem_term(&out->act_seed000, 0, "0",
+        ts_term_set(&out->act_seed000, 0, "0",
                     "inference: activations and KV cache not modelled");
         return;
     }
     if (!p->from_shape) {
-        ts_mem_term(&out->activations, 0, "0",
+        ts_term_set(&out->activations, 0, "0",
                     "no model shape: activations need layers, hidden and heads, reported as 0");
-        ts_mem_term(&out->act_seed000, 0, "0",
+        ts_term_set(&out->act_seed000, 0, "0",
                     "no model shape: activations need layers, hidden and heads, reported as 0");
         return;
     }
@@ -157,7 +149,7 @@ static void ts_mem_activations(const ts_run *run, const ts_params *p,
 
     out->act_seq2_term = (double)out->layers_per_stage * (double)out->in_flight *
                          sbh * score / t;
-    ts_mem_term(&out->activations,
+    ts_term_set(&out->activations,
                 (double)out->layers_per_stage * (double)out->in_flight *
                         out->act_per_layer + out->act_embedding_logits,
                 formula,
@@ -166,7 +158,7 @@ static void ts_mem_activations(const ts_run *run, const ts_params *p,
 
     /* Seed 000's simple whole-model form, reported for comparison only. */
     s = (double)run->seq;
-    ts_mem_term(&out->act_seed000,
+    ts_term_set(&out->act_seed000,
                 b * L * (5.0 * s * h + 2.0 * a * s * s + 2.0 * s * F),
                 "b L (5 s h + 2 a s^2 + 2 s F)",
                 "seed 000's simple form: whole model, no parallelism or recompute; not used in the total");
@@ -180,12 +172,12 @@ static void ts_mem_deepspeed(const ts_run *run, const ts_params *p,
     double P = out->params_per_gpu, N = (double)out->shard_group, largest;
 
     if (run->zero < 2) {
-        ts_mem_term(&out->deepspeed_gpu, 0, "0",
+        ts_term_set(&out->deepspeed_gpu, 0, "0",
                     "DeepSpeed's estimators cover ZeRO-2 and ZeRO-3 only");
         return;
     }
     if (run->zero == 2) {
-        ts_mem_term(&out->deepspeed_gpu, 4.0 * P + 16.0 * P / N, "4 P_gpu + 16 P_gpu / (dp*cp)",
+        ts_term_set(&out->deepspeed_gpu, 4.0 * P + 16.0 * P / N, "4 P_gpu + 16 P_gpu / (dp*cp)",
                     "DeepSpeed estimate_zero2_model_states_mem_needs, no offload; fixed mixed-precision Adam");
         return;
     }
@@ -194,7 +186,7 @@ static void ts_mem_deepspeed(const ts_run *run, const ts_params *p,
         double layer = p->per_layer_attn + p->per_layer_mlp + p->per_layer_norm;
         largest = fmax(p->embedding, layer) / (double)run->tp;
     }
-    ts_mem_term(&out->deepspeed_gpu, 4.0 * largest + 18.0 * P / N,
+    ts_term_set(&out->deepspeed_gpu, 4.0 * largest + 18.0 * P / N,
                 "4 largest_layer + 18 P_gpu / (dp*cp); largest_layer = max(V h, one layer) / tp",
                 p->from_shape
                     ? "DeepSpeed estimate_zero3_model_states_mem_needs, no offload; fixed mixed-precision Adam"
@@ -281,21 +273,21 @@ ts_status ts_memory_estimate(const ts_run *r, ts_memory *out, ts_error *err)
         w = 0;
     }
 
-    ts_mem_term(&out->weights, w,
+    ts_term_set(&out->weights, w,
                 run.offload_params ? "0 on GPU; host: bytes(precision) * P_gpu / (dp*cp)"
                 : run.zero >= 3 ? "bytes(precision) * (P_dense/(tp pp dp cp) + P_expert/(tp pp dp cp/ep))"
                                 : "bytes(precision) * P_gpu; P_gpu = P_dense/(tp pp) + P_expert/(tp pp ep)",
                 run.offload_params ? "ZeRO-Infinity: weights offloaded to host RAM, fetched per layer"
                 : run.zero >= 3 ? "ZeRO-3: weights sharded over the data-parallel group"
                                 : "weights replicated across data-parallel ranks; uniform split over stages");
-    ts_mem_term(&out->grads, g,
+    ts_term_set(&out->grads, g,
                 !training ? "0"
                 : run.zero >= 2 ? "bytes(grad_precision) * f * P_gpu / (dp*cp) (experts / (dp*cp/ep))"
                                 : "bytes(grad_precision) * f * P_gpu",
                 !training ? "inference: no gradients"
                 : run.zero >= 2 ? "ZeRO-2/3: gradients sharded; f = trainable_fraction"
                                 : "gradients replicated; f = trainable_fraction");
-    ts_mem_term(&out->master, m,
+    ts_term_set(&out->master, m,
                 out->bpp_master == 0 ? "0"
                 : run.offload_optimizer ? "0 on GPU; host: 4 * f * P_gpu / (dp*cp)"
                 : run.zero >= 1 ? "4 * f * P_gpu / (dp*cp) (experts / (dp*cp/ep))"
@@ -304,7 +296,7 @@ ts_status ts_memory_estimate(const ts_run *r, ts_memory *out, ts_error *err)
                 : run.offload_optimizer ? "ZeRO-Offload: fp32 master weights in host RAM"
                 : run.zero >= 1 ? "ZeRO-1+: fp32 master weights sharded"
                                 : "fp32 master weights replicated");
-    ts_mem_term(&out->optimizer, o,
+    ts_term_set(&out->optimizer, o,
                 opt.bpp == 0 ? "0"
                 : run.offload_optimizer ? "0 on GPU; host: bpp_optimizer * f * P_gpu / (dp*cp)"
                 : run.zero >= 1 ? "bpp_optimizer * f * P_gpu / (dp*cp) (experts / (dp*cp/ep))"
@@ -314,10 +306,10 @@ ts_status ts_memory_estimate(const ts_run *r, ts_memory *out, ts_error *err)
     ts_mem_activations(&run, &p, out);
 
     states = w + g + m + o + out->activations.value;
-    ts_mem_term(&out->overhead, run.overhead_gib * TS_MEM_GIB + run.fragmentation * states,
+    ts_term_set(&out->overhead, run.overhead_gib * TS_MEM_GIB + run.fragmentation * states,
                 "overhead_gib * 2^30 + fragmentation * (weights + grads + master + optimizer + activations)",
                 "CUDA context, NCCL buffers and workspace, plus allocator fragmentation");
-    ts_mem_term(&out->total, states + out->overhead.value,
+    ts_term_set(&out->total, states + out->overhead.value,
                 "weights + grads + master + optimizer + activations + overhead",
                 "per GPU, first pipeline stage");
 

@@ -11,7 +11,7 @@
  * far from overflow and far from int64 limits in the callers, and the
  * result is still checked for finiteness.
  */
-#include "trainsize.h"
+#include "ts_internal.h"
 
 #include <math.h>
 
@@ -31,16 +31,6 @@ static const char ts_model_formula_shape[] =
     "L (2 h^2 + 2 h a_kv d + MLP + 2 h) + h + V h (+ V h untied); "
     "MLP = (3 if gated else 2) h F, MoE: E of those + h E";
 static const char ts_model_formula_plain[] = "params as given";
-
-static ts_status ts_model_check_range(int64_t v, int64_t lo, int64_t hi,
-                                      const char *field, ts_error *err)
-{
-    if (v < lo || v > hi)
-        return ts_error_set(err, TS_EINVAL, field,
-                            "%s must be in [%lld, %lld], got %lld", field,
-                            (long long)lo, (long long)hi, (long long)v);
-    return TS_OK;
-}
 
 /* Shape fields without layers would be silently ignored: refuse them. */
 static ts_status ts_model_check_plain(const ts_model *m, ts_error *err)
@@ -70,14 +60,14 @@ static ts_status ts_model_check_shape(const ts_model *m, ts_error *err)
     int64_t kv = m->kv_heads != 0 ? m->kv_heads : m->heads;
     int64_t experts = m->experts > 1 ? m->experts : 1;
 
-    if ((st = ts_model_check_range(m->layers, 1, TS_MODEL_LAYERS_MAX, "layers", err)) != TS_OK ||
-        (st = ts_model_check_range(m->hidden, 1, TS_MODEL_HIDDEN_MAX, "hidden", err)) != TS_OK ||
-        (st = ts_model_check_range(m->heads, 1, TS_MODEL_HEADS_MAX, "heads", err)) != TS_OK ||
-        (st = ts_model_check_range(m->kv_heads, 0, TS_MODEL_HEADS_MAX, "kv_heads", err)) != TS_OK ||
-        (st = ts_model_check_range(m->ffn, 0, TS_MODEL_FFN_MAX, "ffn", err)) != TS_OK ||
-        (st = ts_model_check_range(m->vocab, 1, TS_MODEL_VOCAB_MAX, "vocab", err)) != TS_OK ||
-        (st = ts_model_check_range(m->experts, 0, TS_MODEL_EXPERTS_MAX, "experts", err)) != TS_OK ||
-        (st = ts_model_check_range(m->top_k, 0, TS_MODEL_EXPERTS_MAX, "top_k", err)) != TS_OK)
+    if ((st = ts_check_int(m->layers, 1, TS_MODEL_LAYERS_MAX, "layers", err)) != TS_OK ||
+        (st = ts_check_int(m->hidden, 1, TS_MODEL_HIDDEN_MAX, "hidden", err)) != TS_OK ||
+        (st = ts_check_int(m->heads, 1, TS_MODEL_HEADS_MAX, "heads", err)) != TS_OK ||
+        (st = ts_check_int(m->kv_heads, 0, TS_MODEL_HEADS_MAX, "kv_heads", err)) != TS_OK ||
+        (st = ts_check_int(m->ffn, 0, TS_MODEL_FFN_MAX, "ffn", err)) != TS_OK ||
+        (st = ts_check_int(m->vocab, 1, TS_MODEL_VOCAB_MAX, "vocab", err)) != TS_OK ||
+        (st = ts_check_int(m->experts, 0, TS_MODEL_EXPERTS_MAX, "experts", err)) != TS_OK ||
+        (st = ts_check_int(m->top_k, 0, TS_MODEL_EXPERTS_MAX, "top_k", err)) != TS_OK)
         return st;
     if (m->hidden % m->heads != 0)
         return ts_error_set(err, TS_EINCOMPAT, "heads",

@@ -9,7 +9,7 @@
  * already filled.  Error fields are the public JSON input names
  * (api/CONTRACT.md).
  */
-#include "trainsize.h"
+#include "ts_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -93,16 +93,6 @@ void ts_run_apply_preset(ts_run *r, const ts_preset *p)
 
 /* ---- field checks ------------------------------------------------- */
 
-static ts_status ts_run_int(int64_t v, int64_t lo, int64_t hi,
-                            const char *field, ts_error *err)
-{
-    if (v < lo || v > hi)
-        return ts_error_set(err, TS_EINVAL, field,
-                            "%s must be in [%lld, %lld], got %lld", field,
-                            (long long)lo, (long long)hi, (long long)v);
-    return TS_OK;
-}
-
 /* v in [lo, hi], or (lo, hi] when lo_open; hi exclusive when hi_open. */
 static ts_status ts_run_real(double v, double lo, bool lo_open, double hi,
                              bool hi_open, const char *field, ts_error *err)
@@ -136,9 +126,9 @@ static ts_status ts_run_check_work(const ts_run *r, ts_error *err)
     ts_status st;
 
     if ((st = ts_run_real(r->trainable_fraction, 0, true, 1, false, "trainable_fraction", err)) != TS_OK ||
-        (st = ts_run_int(r->seq, 1, TS_RUN_SEQ_MAX, "seq", err)) != TS_OK ||
-        (st = ts_run_int(r->micro_batch, 1, TS_RUN_MB_MAX, "micro_batch", err)) != TS_OK ||
-        (st = ts_run_int(r->global_batch, 0, TS_RUN_GB_MAX, "global_batch", err)) != TS_OK ||
+        (st = ts_check_int(r->seq, 1, TS_RUN_SEQ_MAX, "seq", err)) != TS_OK ||
+        (st = ts_check_int(r->micro_batch, 1, TS_RUN_MB_MAX, "micro_batch", err)) != TS_OK ||
+        (st = ts_check_int(r->global_batch, 0, TS_RUN_GB_MAX, "global_batch", err)) != TS_OK ||
         (st = ts_run_real(r->tokens, 0, false, TS_RUN_TOKENS_MAX, false, "tokens", err)) != TS_OK)
         return st;
     return TS_OK;
@@ -148,13 +138,13 @@ static ts_status ts_run_check_layout(const ts_run *r, ts_error *err)
 {
     ts_status st;
 
-    if ((st = ts_run_int(r->gpus, 0, TS_RUN_GPUS_MAX, "gpus", err)) != TS_OK ||
-        (st = ts_run_int(r->dp, 0, TS_RUN_DEGREE_MAX, "dp", err)) != TS_OK ||
-        (st = ts_run_int(r->tp, 1, TS_RUN_DEGREE_MAX, "tp", err)) != TS_OK ||
-        (st = ts_run_int(r->pp, 1, TS_RUN_DEGREE_MAX, "pp", err)) != TS_OK ||
-        (st = ts_run_int(r->cp, 1, TS_RUN_DEGREE_MAX, "cp", err)) != TS_OK ||
-        (st = ts_run_int(r->ep, 1, TS_RUN_DEGREE_MAX, "ep", err)) != TS_OK ||
-        (st = ts_run_int(r->zero, 0, 3, "zero", err)) != TS_OK)
+    if ((st = ts_check_int(r->gpus, 0, TS_RUN_GPUS_MAX, "gpus", err)) != TS_OK ||
+        (st = ts_check_int(r->dp, 0, TS_RUN_DEGREE_MAX, "dp", err)) != TS_OK ||
+        (st = ts_check_int(r->tp, 1, TS_RUN_DEGREE_MAX, "tp", err)) != TS_OK ||
+        (st = ts_check_int(r->pp, 1, TS_RUN_DEGREE_MAX, "pp", err)) != TS_OK ||
+        (st = ts_check_int(r->cp, 1, TS_RUN_DEGREE_MAX, "cp", err)) != TS_OK ||
+        (st = ts_check_int(r->ep, 1, TS_RUN_DEGREE_MAX, "ep", err)) != TS_OK ||
+        (st = ts_check_int(r->zero, 0, 3, "zero", err)) != TS_OK)
         return st;
     return TS_OK;
 }
@@ -171,7 +161,7 @@ static ts_status ts_run_check_hardware(const ts_run *r, ts_error *err)
         (st = ts_run_real(g->fp32_flops, 0, false, TS_RUN_FLOPS_MAX, false, "gpu", err)) != TS_OK ||
         (st = ts_run_real(g->fp8_flops, 0, false, TS_RUN_FLOPS_MAX, false, "gpu", err)) != TS_OK ||
         (st = ts_run_real(g->hbm_bw, 0, false, TS_RUN_BW_MAX, false, "gpu", err)) != TS_OK ||
-        (st = ts_run_int(r->gpus_per_node, 1, TS_RUN_NODE_MAX, "gpus_per_node", err)) != TS_OK ||
+        (st = ts_check_int(r->gpus_per_node, 1, TS_RUN_NODE_MAX, "gpus_per_node", err)) != TS_OK ||
         (st = ts_run_real(r->mfu, 0, true, 1, false, "mfu", err)) != TS_OK ||
         (st = ts_run_real(r->overhead_gib, 0, false, TS_RUN_OVERHEAD_GIB_MAX, false, "overhead_gib", err)) != TS_OK ||
         (st = ts_run_real(r->fragmentation, 0, false, TS_RUN_FRAG_MAX, true, "fragmentation", err)) != TS_OK)
@@ -196,9 +186,9 @@ static ts_status ts_run_check_ckpt(const ts_ckpt_cfg *k, ts_error *err)
         (st = ts_run_real(k->nvme_interval_min, 0, true, TS_RUN_MINUTES_MAX, false, "nvme_interval_min", err)) != TS_OK ||
         (st = ts_run_real(k->shared_interval_min, 0, true, TS_RUN_MINUTES_MAX, false, "shared_interval_min", err)) != TS_OK ||
         (st = ts_run_real(k->object_interval_min, 0, true, TS_RUN_MINUTES_MAX, false, "object_interval_min", err)) != TS_OK ||
-        (st = ts_run_int(k->nvme_keep, 1, TS_RUN_KEEP_MAX, "nvme_keep", err)) != TS_OK ||
-        (st = ts_run_int(k->shared_keep, 1, TS_RUN_KEEP_MAX, "shared_keep", err)) != TS_OK ||
-        (st = ts_run_int(k->object_keep, 1, TS_RUN_KEEP_MAX, "object_keep", err)) != TS_OK ||
+        (st = ts_check_int(k->nvme_keep, 1, TS_RUN_KEEP_MAX, "nvme_keep", err)) != TS_OK ||
+        (st = ts_check_int(k->shared_keep, 1, TS_RUN_KEEP_MAX, "shared_keep", err)) != TS_OK ||
+        (st = ts_check_int(k->object_keep, 1, TS_RUN_KEEP_MAX, "object_keep", err)) != TS_OK ||
         (st = ts_run_real(k->gpu_mtbf_hours, 0, true, TS_RUN_HOURS_MAX, false, "gpu_mtbf_hours", err)) != TS_OK ||
         (st = ts_run_real(k->job_mtbf_hours, 0, false, TS_RUN_HOURS_MAX, false, "job_mtbf_hours", err)) != TS_OK)
         return st;

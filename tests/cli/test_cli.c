@@ -6,11 +6,12 @@
  * compares what it prints and its exit code with the API's own JSON
  * answer for the same run, fetched directly.  So the expected values are
  * the server's, and the test proves the CLI neither drops nor distorts
- * them.  Paths come from meson: TS_SERVER and TS_CLI.  TS_CLI_WRAP (e.g.
+ * them.  Paths come from meson: TRAINSIZE_SERVER (with TRAINSIZE_SRCDIR, for the shared harness) and TS_CLI.  TS_CLI_WRAP (e.g.
  * "valgrind --error-exitcode=99 ...") prefixes every CLI run.
  */
 #include "ts_cli_http.h"
 #include "ts_cli_report.h"
+#include "th_harness.h"
 
 #include <check.h>
 #include <errno.h>
@@ -34,8 +35,7 @@
 #define MAX_ARGS 64
 
 /* Test-process state (not request state): the one server all tests share. */
-static pid_t server_pid = -1;
-static int server_out = -1;
+static th_server server;
 static char server_url[URL_LEN];
 static char server_port[16];
 
@@ -176,92 +176,21 @@ static int closed_port(void)
 
 /* ---------- server fixture ---------- */
 
+/* The real server, started by the shared harness (tests/server). */
 static void server_start(void)
 {
-    const char *srv = getenv("TS_SERVER");
-    char buf[1024];
-    size_t len = 0;
-    int p[2];
-    struct timespec t0, t1;
-
-    if (!srv || access(srv, X_OK) != 0) {
-        fprintf(stderr, "test_cli: TS_SERVER '%s' is not an executable\n", srv ? srv : "");
+    if (th_start(&server, NULL) != 0) {
+        fprintf(stderr, "test_cli: could not start $TRAINSIZE_SERVER\n");
         exit(1);
     }
-    if (pipe(p) != 0)
-        exit(1);
-    server_pid = fork();
-    if (server_pid < 0)
-        exit(1);
-    if (server_pid == 0) {
-        dup2(p[1], 1);
-        close(p[0]);
-        close(p[1]);
-        setenv("TRAINSIZE_ACCESS_LOG", "0", 1);
-        execl(srv, srv, "--port", "0", "--bind", "127.0.0.1", (char *)NULL);
-        _exit(127);
-    }
-    close(p[1]);
-    server_out = p[0];
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    /* read stdout until the "listening on http://ADDR:PORT" line */
-    for (;;) {
-        struct pollfd pfd = {server_out, POLLIN, 0};
-        char *line, *nl;
-        ssize_t n;
-
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        if (t1.tv_sec - t0.tv_sec > 15 || poll(&pfd, 1, 1000) < 0) {
-            fprintf(stderr, "test_cli: server did not print its address\n");
-            exit(1);
-        }
-        if (!(pfd.revents & (POLLIN | POLLHUP)))
-            continue;
-        n = read(server_out, buf + len, sizeof buf - 1 - len);
-        if (n <= 0) {
-            fprintf(stderr, "test_cli: server exited before listening\n");
-            exit(1);
-        }
-        len += (size_t)n;
-        buf[len] = '\0';
-        line = strstr(buf, "listening on http://");
-        if (line && (nl = strchr(line, '\n')) != NULL) {
-            char *url = line + strlen("listening on ");
-            char *colon;
-            size_t ulen = strcspn(url, " \r\n");
-            if (ulen >= sizeof server_url)
-                exit(1);
-            memcpy(server_url, url, ulen);
-            server_url[ulen] = '\0';
-            colon = strrchr(server_url, ':');
-            snprintf(server_port, sizeof server_port, "%s", colon ? colon + 1 : "");
-            break;
-        }
-        if (len >= sizeof buf - 1)
-            len = 0;
-    }
+    snprintf(server_url, sizeof server_url, "http://127.0.0.1:%u", server.port);
+    snprintf(server_port, sizeof server_port, "%u", server.port);
 }
 
 static void server_stop(void)
 {
-    int status;
-
-    if (server_pid <= 0)
-        return;
-    kill(server_pid, SIGTERM);
-    for (int i = 0; i < 100; i++) {
-        if (waitpid(server_pid, &status, WNOHANG) == server_pid) {
-            server_pid = -1;
-            break;
-        }
-        nanosleep(&(struct timespec){0, 100000000L}, NULL);
-    }
-    if (server_pid > 0) {
-        kill(server_pid, SIGKILL);
-        waitpid(server_pid, &status, 0);
-    }
-    if (server_out >= 0)
-        close(server_out);
+    if (server.pid > 0)
+        th_stop(&server, 10000);
 }
 
 /* ---------- direct API access for the expected values ---------- */
