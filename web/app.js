@@ -278,7 +278,12 @@ function renderMemory(m) {
     rows.push(figure('mem-params-gpu', 'Parameters per GPU (before ZeRO)', fmtCount(m.params_per_gpu), 'P_dense/(tp·pp) + P_expert/(tp·pp·ep)',
         'layers split evenly across pipeline stages'));
     rows.push(termFigure('mem-seed000', 'Activations, simple form (seed 000)', m.activations_seed000, fmtBytes));
-    rows.push(termFigure('mem-deepspeed', 'DeepSpeed cross-check', m.deepspeed_gpu, fmtBytes));
+    // The core reports 0 when DeepSpeed has no estimator for the stage
+    // (ZeRO 0/1): say so rather than show "0 B" as if it were a figure.
+    const ds = m.deepspeed_gpu;
+    rows.push(ds && ds.value === 0
+        ? figure('mem-deepspeed', 'DeepSpeed cross-check', `${DASH} (ZeRO 2 and 3 only)`, ds.formula, ds.assumptions)
+        : termFigure('mem-deepspeed', 'DeepSpeed cross-check', ds, fmtBytes));
     if (isNum(m.host_bytes_per_node) && m.host_bytes_per_node > 0) {
         rows.push(figure('mem-host', 'Host RAM per node (offload)', fmtBytes(m.host_bytes_per_node), 'offloaded bytes per GPU × GPUs per node', 'ZeRO-Offload / ZeRO-Infinity keep them in host RAM'));
     }
