@@ -14,8 +14,6 @@
 #include "th_harness.h"
 
 #include <check.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <netinet/in.h>
@@ -28,7 +26,6 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #define URL_LEN 128
