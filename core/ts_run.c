@@ -339,6 +339,11 @@ static ts_status ts_run_check_split(const ts_run *r, bool shape, ts_error *err)
     }
     if ((st = ts_run_check_pipeline(r, shape, err)) != TS_OK)
         return st;
+    /* Every route refuses it alike (the audit found /v1/fit accepting
+     * what /v1/plan rejected). */
+    if (r->attention_flops && !shape)
+        return ts_error_set(err, TS_EINCOMPAT, "attention_flops",
+                            "attention-aware FLOPs need a model shape (layers, hidden), not a plain params count");
     if (r->seq % r->cp != 0)
         return ts_error_set(err, TS_EINCOMPAT, "cp",
                             "seq %lld is not divisible by cp %lld",
