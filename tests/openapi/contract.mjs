@@ -26,12 +26,16 @@
  * Every answer in every phase is also checked here against the document
  * (status documented, media type as documented, body valid by its schema
  * with ajv, required headers, problem type and title as in
- * x-problem-types).  The typed client (openapi-typescript + tsc --strict)
- * is client/ and runs from run.sh.
+ * x-problem-types).
+ *   5. a typed client: openapi-typescript generates types from the
+ *      document into a scratch folder, client/client.ts compiles against
+ *      them under tsc --strict (its @ts-expect-error lines must still be
+ *      errors) and then calls the server.
  * Prints "openapi: N passed, M failed" and exits non-zero on any failure.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -680,12 +684,12 @@ function mutations(schema, rnd) {
     return out[Math.floor(rnd() * out.length)];
 }
 
-async function phaseGenerator(base) {
+async function phaseGenerator(base, prism) {
     const rnd = prng(SEED);
     jsf.option({ random: rnd, failOnInvalidTypes: false, useExamplesValue: false, useDefaultValue: false });
     const posts = Object.entries(doc.paths).filter(([, item]) => jsonRequest(item.post || {}));
     const t = new Tally(`generator (seed ${SEED})`);
-    const stats = { valid: 0, ok200: 0, valid4xx: 0, invalid: 0, blamed: 0 };
+    const stats = { valid: 0, ok200: 0, valid4xx: 0, invalid: 0, blamed: 0, prism: 0 };
     const deadline = Date.now() + GEN_MS;
     const perRoute = Math.max(1, Math.floor(GEN_MS / posts.length));
     for (const [key, item] of posts) {
@@ -718,11 +722,21 @@ async function phaseGenerator(base) {
             }
             const valid = isValid(body);
             const text = JSON.stringify(body);
-            const r = await send(base, 'POST', key, { body: text });
+            /* One in 8 goes through Prism for its independent verdict
+             * (it is ~10x slower than the server). */
+            const viaPrism = i % 8 === 0;
+            const r = await send(viaPrism ? prism.base : base, 'POST', key, { body: text });
             const prob = answerProblem('POST', key, r.status, r.headers, r.text);
-            const what = `${key} ${text.slice(0, 160)}`;
+            const what = `${viaPrism ? 'via Prism ' : ''}${key} ${text.slice(0, 160)}`;
             if (!t.add(prob === null, `${what}: ${prob}`))
                 continue;
+            if (viaPrism) {
+                const v = violations(r);
+                stats.prism++;
+                t.add(v.response.length === 0, `${what}: Prism response violations: ${fmtViol(v.response)}`);
+                t.add(valid === (v.request.length === 0),
+                      `${what}: ajv says ${valid ? 'valid' : 'invalid'}, Prism request violations: ${fmtViol(v.request) || 'none'}`);
+            }
             const j = JSON.parse(r.text);
             if (valid) {
                 stats.valid++;
@@ -752,7 +766,51 @@ async function phaseGenerator(base) {
     check(`generator reached 200s (${stats.ok200}) and invalid bodies (${stats.invalid})`,
           stats.ok200 > 0 && stats.invalid > 0);
     t.report(`: ${stats.valid} schema-valid (${stats.ok200} -> 200, ${stats.valid4xx} -> 4xx naming a field), ` +
-             `${stats.invalid} schema-invalid (${stats.blamed} with the mutated member named)`);
+             `${stats.invalid} schema-invalid (${stats.blamed} with the mutated member named); ${stats.prism} through Prism`);
+}
+
+/* ------------------------------------------------------------------ */
+/* phase 5: a typed client                                             */
+/* ------------------------------------------------------------------ */
+
+async function phaseClient(base) {
+    const dir = mkdtempSync(join(tmpdir(), 'trainsize-client-'));
+    try {
+        copyFileSync(join(HERE, 'client', 'client.ts'), join(dir, 'client.ts'));
+        copyFileSync(join(HERE, 'client', 'tsconfig.json'), join(dir, 'tsconfig.json'));
+        const bin = (m, f) => join(HERE, 'node_modules', m, 'bin', f);
+        const gen = spawnSync(process.execPath, [bin('openapi-typescript', 'cli.js'), DOC_PATH, '-o', join(dir, 'api.d.ts')],
+                              { cwd: HERE, encoding: 'utf8', timeout: 60000 });
+        if (!check('openapi-typescript generates types', gen.status === 0, (gen.stderr || '') + (gen.stdout || '')))
+            return;
+        log('ok   openapi-typescript: api.d.ts from the document');
+        const tsc = spawnSync(process.execPath, [join(HERE, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(dir, 'tsconfig.json')],
+                              { cwd: dir, encoding: 'utf8', timeout: 120000 });
+        if (!check('client.ts compiles under tsc --strict', tsc.status === 0, (tsc.stdout || '') + (tsc.stderr || '')))
+            return;
+        log('ok   tsc --strict: client.ts against the generated types');
+        await new Promise((res) => {
+            const child = spawn(process.execPath, [join(dir, 'out', 'client.js'), base], { stdio: ['ignore', 'pipe', 'pipe'] });
+            let out = '';
+            child.stdout.on('data', (d) => { out += d; });
+            child.stderr.on('data', (d) => { out += d; });
+            child.on('exit', () => {
+                for (const line of out.split('\n').filter(Boolean))
+                    if (!/^client: \d+ \d+$/.test(line))
+                        log(line);
+                const m = out.match(/^client: (\d+) (\d+)$/m);
+                if (m) {
+                    results.passed += Number(m[1]);
+                    results.failed += Number(m[2]);
+                } else {
+                    check('typed client ran', false, out.slice(-1000));
+                }
+                res();
+            });
+        });
+    } finally {
+        rmSync(dir, { recursive: true, force: true });
+    }
 }
 
 /* ------------------------------------------------------------------ */
@@ -771,7 +829,8 @@ async function main() {
     log(`     server ${base}, prism ${prism.base} (${Date.now() - t0} ms)`);
     await phasePrism(prism);
     await phaseDirect(base);
-    await phaseGenerator(base);
+    await phaseGenerator(base, prism);
+    await phaseClient(base);
     log(`     contract checks took ${Date.now() - t0} ms`);
 }
 
