@@ -184,8 +184,27 @@ async function startPrism(upstream) {
 
 function stopAll() {
     for (const c of children)
-        if (c.exitCode === null)
+        if (c.exitCode === null && c.signalCode === null)
             c.kill('SIGTERM');
+}
+
+/* SIGTERM drains and exits 0; a sanitizer report (ASan build) or a crash
+ * shows up here as a non-zero status. */
+function stopServer() {
+    const c = children[0];
+    if (!c || c.exitCode !== null || c.signalCode !== null)
+        return Promise.resolve(c ? c.exitCode : null);
+    let err = '';
+    c.stderr.on('data', (d) => { err += d; });
+    return new Promise((res) => {
+        const timer = setTimeout(() => c.kill('SIGKILL'), 15000);
+        c.on('exit', (code, sig) => {
+            clearTimeout(timer);
+            check('server exits 0 on SIGTERM', code === 0, `status ${code} ${sig || ''} ${err.slice(-3000)}`);
+            res(code);
+        });
+        c.kill('SIGTERM');
+    });
 }
 
 /* ------------------------------------------------------------------ */
@@ -479,18 +498,26 @@ async function phasePrism(prism) {
                     cases.push({ what: `GET ${path} If-None-Match`, method: 'GET', path, etag: true, expectReqViolation: false });
                 continue;
             }
-            const media = jsonRequest(op);
-            if (!media) {
-                t.add(false, `${m.toUpperCase()} ${key}: no application/json request body to test with`);
-                continue;
+            /* Every documented request media type with its examples
+             * (a JSON value is sent as JSON, a string as it is). */
+            const content = op.requestBody?.content || {};
+            const types = Object.keys(content);
+            let first = null;
+            for (const mt of types) {
+                const exs = Object.entries(content[mt].examples || {});
+                if (content[mt].example !== undefined)
+                    exs.push(['example', { value: content[mt].example }]);
+                for (const [name, ex] of exs) {
+                    const body = /json/.test(mt) || typeof ex.value !== 'string' ? JSON.stringify(ex.value) : ex.value;
+                    first = first || { mt, body };
+                    cases.push({ what: `${key} ${mt} example ${name}`, method: m.toUpperCase(), path, body, ct: mt,
+                                 expect: [200], expectReqViolation: mt === 'application/json' && !schemaValid(op, body) });
+                }
             }
-            const exs = Object.entries(media.examples || {});
-            if (exs.length === 0)
-                t.add(false, `${m.toUpperCase()} ${key}: no request example`);
-            for (const [name, ex] of exs) {
-                const body = JSON.stringify(ex.value);
-                cases.push({ what: `${key} example ${name}`, method: m.toUpperCase(), path, body,
-                             expect: [200], expectReqViolation: !schemaValid(op, body) });
+            if (!first) {
+                if (op.requestBody)
+                    t.add(false, `${m.toUpperCase()} ${key}: no request example to test with`);
+                continue;
             }
             const bad = op.responses['400']?.content?.['application/problem+json']?.examples || {};
             for (const [name, ex] of Object.entries(bad)) {
@@ -501,10 +528,12 @@ async function phasePrism(prism) {
                              expect: [400], field: ex.value?.field, expectReqViolation: !schemaValid(op, body) });
             }
             /* wrong content types: 415 */
-            const good = JSON.stringify(exs[0]?.[1]?.value ?? {});
-            for (const ct of ['text/plain', 'application/x-www-form-urlencoded', null])
-                cases.push({ what: `${key} Content-Type ${ct}`, method: m.toUpperCase(), path, body: good, ct,
+            for (const ct of ['text/plain', 'application/x-www-form-urlencoded', 'application/jsonx', null]) {
+                if (ct !== null && types.includes(ct))
+                    continue;
+                cases.push({ what: `${key} Content-Type ${ct}`, method: m.toUpperCase(), path, body: first.body, ct,
                              expect: [415], expectReqViolation: true });
+            }
         }
         /* wrong methods: 405 with Allow */
         const path = concretePath(key, item.get || item.post || Object.values(item)[0]);
@@ -581,6 +610,18 @@ async function phaseDirect(base) {
               (key === '/metrics' || h.headers.get('content-length') === String(Buffer.byteLength(g.text))),
               `HEAD ${path}: ${h.status} ${h.headers.get('content-type')} ${h.headers.get('content-length')} vs GET ` +
               `${g.status} ${g.headers.get('content-type')} ${Buffer.byteLength(g.text)}`);
+    }
+    /* HEAD and OPTIONS where the document has neither: 405 with Allow
+     * (Prism answers OPTIONS itself, as a CORS preflight). */
+    for (const [key, item] of Object.entries(doc.paths)) {
+        const path = concretePath(key, item.get || item.post || Object.values(item)[0]);
+        for (const wm of ['HEAD', 'OPTIONS']) {
+            if (item[wm.toLowerCase()])
+                continue;
+            const r = await send(base, wm, path);
+            const prob = answerProblem(wm, path, r.status, r.headers, r.text);
+            t.add(prob === null && r.status === 405, `${wm} ${path}: ${r.status} ${prob}`);
+        }
     }
     /* Bodies Prism would re-serialise: raw-text 400 examples, duplicates
      * of long keys, integral reals, huge integer literals. */
@@ -831,6 +872,7 @@ async function main() {
     await phaseDirect(base);
     await phaseGenerator(base, prism);
     await phaseClient(base);
+    await stopServer();
     log(`     contract checks took ${Date.now() - t0} ms`);
 }
 
