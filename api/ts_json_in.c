@@ -419,6 +419,8 @@ static size_t skip_value(const char *s, size_t n, size_t i)
 {
     size_t depth = 0;
 
+    if (i >= n)
+        return n;
     if (s[i] == '"')
         return i + string_token_len(s + i, n - i);
     if (s[i] != '{' && s[i] != '[') {

@@ -18,6 +18,13 @@ if [ ! -x "$server" ]; then
     echo "run.sh: $server is not an executable" >&2
     exit 2
 fi
+# @redocly/cli 2.x wants Node.js >= 20.19 (its package.json engines);
+# tested with 20.20.  Say so plainly rather than fail deep inside a tool.
+if ! node -e 'const [a, b] = process.versions.node.split(".").map(Number);
+              process.exit(a > 20 || (a === 20 && b >= 19) ? 0 : 1)' 2>/dev/null; then
+    echo "run.sh: Node.js >= 20.19 is needed, found $(node --version 2>/dev/null || echo none)" >&2
+    exit 2
+fi
 # Reinstall when the lock file changed since the last install.
 if ! cmp -s "$here/package-lock.json" "$here/node_modules/.package-lock.json.installed" 2>/dev/null; then
     (cd "$here" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error)
