@@ -545,7 +545,7 @@ async function phasePrism(prism) {
         }
     }
     /* unknown paths: 404 (Prism has no route for them either) */
-    for (const path of ['/v1/nope', '/v1/memory/extra', '/v2/memory', '/no/such/file.js'])
+    for (const path of ['/v1/nope', '/v1/memory/extra', '/v2/memory', '/no/such/file.js', '/nope.js', '/.hidden'])
         cases.push({ what: `GET ${path}`, method: 'GET', path, expect: [404], routeMissing: true });
 
     for (const c of readmeCurls()) {
@@ -610,6 +610,17 @@ async function phaseDirect(base) {
               (key === '/metrics' || h.headers.get('content-length') === String(Buffer.byteLength(g.text))),
               `HEAD ${path}: ${h.status} ${h.headers.get('content-type')} ${h.headers.get('content-length')} vs GET ` +
               `${g.status} ${g.headers.get('content-type')} ${Buffer.byteLength(g.text)}`);
+    }
+    /* The document the server hands out is the one tested here. */
+    {
+        const r = await send(base, 'GET', '/openapi.json');
+        let same = false;
+        try {
+            same = JSON.stringify(JSON.parse(r.text)) === JSON.stringify(raw);
+        } catch {
+            /* reported below */
+        }
+        t.add(r.status === 200 && same, `GET /openapi.json: ${r.status}, ${same ? 'same' : 'not the same'} document`);
     }
     /* HEAD and OPTIONS where the document has neither: 405 with Allow
      * (Prism answers OPTIONS itself, as a CORS preflight). */
