@@ -248,6 +248,10 @@ START_TEST(test_routes_both_ways)
             ck_assert_msg(found, "openapi.json has %s, the route table does not", want);
         }
     }
+    /* HEAD is served wherever GET is: documented beside it. */
+    json_object_foreach(paths, path, item)
+        ck_assert_msg(json_object_get(item, "get") == NULL || json_object_get(item, "head") != NULL,
+                      "%s: GET documented without HEAD", path);
     /* The server's own routes are documented too. */
     for (i = 0; i < sizeof server_paths / sizeof server_paths[0]; i++)
         ck_assert_msg(json_object_get(json_object_get(paths, server_paths[i]), "get") != NULL,
