@@ -294,6 +294,37 @@ START_TEST(test_lora)
 }
 END_TEST
 
+/* LoRA on Llama 3 8B, r 16 on q, k, v, o and the three MLP matrices: per
+ * layer 16 ((4096 + 4096) + 2 (4096 + 1024) + (4096 + 4096)) + 16 * 3 *
+ * (4096 + 14336) = 1310720, times 32 = 41,943,040 adapters (what HF peft
+ * prints for target_modules all-linear).  One GPU, ZeRO 0: bf16 base
+ * 2 * 8030261248, adapters 2 + grads 2 + master 4 + Adam 8 bytes each. */
+START_TEST(test_lora_rank)
+{
+    ts_run r;
+    ts_memory m;
+    double ad = 41943040.0, P = 8030261248.0, emb = 2 * 128256.0 * 4096 + 4096; /* + final norm */
+
+    ts_run_defaults(&r);
+    ts_run_apply_preset(&r, ts_preset_find("llama3-8b"));
+    r.gpus = 1;
+    r.zero = 0;
+    r.lora_rank = 16;
+    r.global_batch = 1;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    REL_CLOSE(m.weights.value, 2 * P + 2 * ad, EXACT);
+    REL_CLOSE(m.master.value, 4 * ad, EXACT);
+    REL_CLOSE(m.optimizer.value, 8 * ad, EXACT);
+    ck_assert(m.grads.value == 2 * ad || m.grads.value == 0);
+    /* QLoRA: the linear base in NF4 (0.5 + 1/64 + 4/16384 B per weight,
+     * Dettmers et al. 2023), embeddings, head and final norm stay bf16. */
+    r.frozen_precision = TS_QUANT_NF4;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    REL_CLOSE(m.weights.value, (0.5 + 1.0 / 64 + 4.0 / 16384) * (P - emb) + 2 * emb + 2 * ad, 1e-9);
+    assert_sane(&m);
+}
+END_TEST
+
 START_TEST(test_offload)
 {
     ts_run r;
@@ -658,6 +689,7 @@ static Suite *memory_suite(void)
     tcase_add_test(tc, test_deepspeed);
     tcase_add_test(tc, test_lora);
     tcase_add_test(tc, test_offload);
+    tcase_add_test(tc, test_lora_rank);
     tcase_add_loop_test(tc, test_activations_table, 0, (int)(sizeof acts / sizeof acts[0]));
     tcase_add_test(tc, test_activation_score_term);
     tcase_add_test(tc, test_seed000);
