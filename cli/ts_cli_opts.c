@@ -1,5 +1,10 @@
 /*
- * ts_cli_opts.c - run options table and parser.
+ * ts_cli_opts.c - run options parser.
+ *
+ * The table itself, ts_cli_field_table[], is generated at build time from
+ * the api's field registry (tools/ts_gen_fields.c cli-c, into the build
+ * dir as ts_cli_fields.c): one row per run field, with its JSON type and
+ * help, so an input added to the API is an option here without an edit.
  */
 #include "ts_cli_opts.h"
 
@@ -10,79 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Every run field of api/CONTRACT.md, in the contract's order. */
-static const ts_cli_field ts_cli_field_table[] = {
-    {"model", TS_CLI_STR, false, "preset id, e.g. llama3-70b (see: trainsize presets)"},
-    {"params", TS_CLI_NUM, true, "plain parameter count, e.g. 7e9 or 7B"},
-    {"layers", TS_CLI_INT, false, "shape: transformer layers"},
-    {"hidden", TS_CLI_INT, false, "shape: hidden size"},
-    {"heads", TS_CLI_INT, false, "shape: attention heads"},
-    {"kv_heads", TS_CLI_INT, false, "shape: KV heads (GQA)"},
-    {"ffn", TS_CLI_INT, false, "shape: FFN inner width"},
-    {"vocab", TS_CLI_INT, false, "shape: vocabulary size"},
-    {"experts", TS_CLI_INT, false, "shape: MoE experts per layer"},
-    {"top_k", TS_CLI_INT, false, "shape: experts active per token"},
-    {"gated", TS_CLI_BOOL, false, "shape: SwiGLU FFN"},
-    {"tied_embeddings", TS_CLI_BOOL, false, "shape: output head tied to embedding"},
-    {"precision", TS_CLI_STR, false, "weights: fp32|bf16|fp16|fp8"},
-    {"grad_precision", TS_CLI_STR, false, "gradients: fp32|bf16|fp16|fp8"},
-    {"compute_precision", TS_CLI_STR, false, "selects the GPU peak: fp32|bf16|fp16|fp8"},
-    {"master_weights", TS_CLI_BOOL, false, "fp32 master copy"},
-    {"optimizer", TS_CLI_STR, false, "adamw|adam|adam8bit|sgd|sgd_momentum|adafactor|lion|none"},
-    {"trainable_fraction", TS_CLI_NUM, false, "(0,1], LoRA-style"},
-    {"seq", TS_CLI_INT, false, "sequence length"},
-    {"micro_batch", TS_CLI_INT, false, "sequences per GPU per micro-step"},
-    {"global_batch", TS_CLI_INT, false, "sequences per step"},
-    {"tokens", TS_CLI_NUM, true, "training tokens, e.g. 15e12 or 15T"},
-    {"gpus", TS_CLI_INT, false, "total GPUs"},
-    {"dp", TS_CLI_INT, false, "data parallel degree"},
-    {"tp", TS_CLI_INT, false, "tensor parallel degree"},
-    {"pp", TS_CLI_INT, false, "pipeline parallel degree"},
-    {"cp", TS_CLI_INT, false, "context parallel degree"},
-    {"ep", TS_CLI_INT, false, "expert parallel degree"},
-    {"zero", TS_CLI_INT, false, "ZeRO stage 0..3 (3 = FSDP)"},
-    {"sequence_parallel", TS_CLI_BOOL, false, "Megatron sequence parallelism"},
-    {"recompute", TS_CLI_STR, false, "none|selective|full"},
-    {"offload_optimizer", TS_CLI_BOOL, false, "master + optimizer to host RAM"},
-    {"offload_params", TS_CLI_BOOL, false, "ZeRO-3: weights to host RAM"},
-    {"gpu", TS_CLI_STR, false, "GPU id, e.g. h100-sxm (see: trainsize gpus)"},
-    {"hbm_gb", TS_CLI_NUM, false, "override the GPU's HBM, GB"},
-    {"peak_tflops", TS_CLI_NUM, false, "override the GPU's bf16-class peak, TFLOP/s"},
-    {"gpus_per_node", TS_CLI_INT, false, "GPUs per node"},
-    {"mfu", TS_CLI_NUM, false, "model FLOPs utilisation (0,1]"},
-    {"overhead_gib", TS_CLI_NUM, false, "fixed per-GPU overhead, GiB"},
-    {"fragmentation", TS_CLI_NUM, false, "allocator slack fraction [0,0.5)"},
-    {"attention_flops", TS_CLI_BOOL, false, "time from attention-aware FLOPs"},
-    {"writer_gbps", TS_CLI_NUM, false, "checkpoint: per-rank write GB/s"},
-    {"nvme_gbps", TS_CLI_NUM, false, "checkpoint: node NVMe GB/s"},
-    {"shared_gbps", TS_CLI_NUM, false, "checkpoint: shared FS aggregate GB/s"},
-    {"object_gbps", TS_CLI_NUM, false, "checkpoint: object store aggregate GB/s"},
-    {"nvme_interval_min", TS_CLI_NUM, false, "checkpoint: NVMe interval, minutes"},
-    {"shared_interval_min", TS_CLI_NUM, false, "checkpoint: shared FS interval, minutes"},
-    {"object_interval_min", TS_CLI_NUM, false, "checkpoint: object store interval, minutes"},
-    {"nvme_keep", TS_CLI_INT, false, "checkpoint: NVMe copies kept"},
-    {"shared_keep", TS_CLI_INT, false, "checkpoint: shared FS copies kept"},
-    {"object_keep", TS_CLI_INT, false, "checkpoint: object store copies kept"},
-    {"ckpt_grads", TS_CLI_BOOL, false, "checkpoint: include gradients"},
-    {"parallel_save", TS_CLI_BOOL, false, "checkpoint: DP ranks split the write"},
-    {"gpu_mtbf_hours", TS_CLI_NUM, false, "per-GPU MTBF, hours"},
-    {"job_mtbf_hours", TS_CLI_NUM, false, "whole-job MTBF, hours"},
-    {"framework", TS_CLI_STR, false, "megatron|fsdp|deepspeed (buffers it holds)"},
-    {"attention", TS_CLI_STR, false, "flash|eager"},
-    {"dropout", TS_CLI_BOOL, false, "dropout masks kept"},
-    {"norm", TS_CLI_STR, false, "rmsnorm|layernorm"},
-    {"pp_schedule", TS_CLI_STR, false, "1f1b|interleaved"},
-    {"vpp", TS_CLI_INT, false, "virtual pipeline stages per rank"},
-    {"first_stage_layers", TS_CLI_INT, false, "layers on the first stage (0 = even)"},
-    {"last_stage_layers", TS_CLI_INT, false, "layers on the last stage (0 = even)"},
-    {"loss_chunks", TS_CLI_INT, false, "chunked cross-entropy chunks"},
-    {"optimizer_precision", TS_CLI_STR, false, "optimizer states: fp32|bf16"},
-    {"lora_rank", TS_CLI_INT, false, "LoRA rank (0 = full training)"},
-    {"frozen_precision", TS_CLI_STR, false, "frozen base under LoRA: bf16|int8|nf4"},
-    {"hbm_gib", TS_CLI_NUM, false, "override the GPU's HBM, GiB"},
-};
-
-#define TS_CLI_NFIELDS (sizeof ts_cli_field_table / sizeof ts_cli_field_table[0])
+#define TS_CLI_NFIELDS ts_cli_field_count
 #define TS_CLI_NAME_MAX 40
 
 static ts_cli_status opt_fail(ts_cli_error *err, const char *fmt, ...)

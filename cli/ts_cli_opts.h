@@ -1,7 +1,8 @@
 /*
  * ts_cli_opts.h - command-line options -> the /v1 run object.
  *
- * One table lists every run field of api/CONTRACT.md with its JSON type;
+ * One table lists every run field of the API with its JSON type (generated
+ * from api/ts_json_in.c + api/ts_fields_doc.c by tools/ts_gen_fields);
  * "--micro-batch 4" becomes {"micro_batch":4}.  The CLI checks only the
  * syntax (is it an integer?); ranges and combinations are the server's to
  * judge, so the answer and its error naming the field come from one place.
@@ -38,6 +39,10 @@ typedef enum ts_cli_status {
 typedef struct ts_cli_error {
     char text[256];
 } ts_cli_error;
+
+/* Generated from the api's field registry (ts_cli_fields.c, build dir). */
+extern const ts_cli_field ts_cli_field_table[];
+extern const size_t ts_cli_field_count;
 
 const ts_cli_field *ts_cli_fields(size_t *count);
 const ts_cli_field *ts_cli_field_find(const char *json_name);

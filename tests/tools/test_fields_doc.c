@@ -1,0 +1,70 @@
+/*
+ * test_fields_doc.c - every request field has its documentation row.
+ *
+ * ts_field_docs[] (api/ts_fields_doc.c) is a separate designated-initializer
+ * table, so a field added to ts_json_fields[] without docs still compiles;
+ * this test is where that shows.  The texts go verbatim into openapi.json
+ * and the CLI's --help (tools/ts_gen_fields.c).
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ts_fields_doc.h"
+
+static bool known_group(const char *g)
+{
+    for (const char *const *k = ts_field_groups; *k != NULL; k++)
+        if (strcmp(*k, g) == 0)
+            return true;
+    return false;
+}
+
+START_TEST(every_field_documented)
+{
+    size_t i = (size_t)_i;
+    const ts_api_field *f = &ts_json_fields[i].f;
+    const ts_field_doc *d = &ts_field_docs[i];
+    size_t n;
+
+    ck_assert_msg(f->name != NULL, "TS_FI index %zu has no ts_json_fields row", i);
+    ck_assert_msg(d->doc != NULL && d->doc[0] != '\0',
+                  "field '%s' has no doc: add its row to api/ts_fields_doc.c", f->name);
+    n = strlen(d->doc);
+    ck_assert_msg(d->doc[n - 1] == '.' || d->doc[n - 1] == ')',
+                  "field '%s': doc is a sentence, ends in '.': \"%s\"", f->name, d->doc);
+    ck_assert_msg(strchr(d->doc, '\n') == NULL, "field '%s': doc is one line", f->name);
+    ck_assert_msg(d->group != NULL && known_group(d->group),
+                  "field '%s': group '%s' is not one of ts_field_groups", f->name,
+                  d->group ? d->group : "(none)");
+    ck_assert_msg(d->def != NULL && d->def[0] != '\0', "field '%s' has no default text", f->name);
+    /* Fit extras are /v1/fit's, which the CLI does not call; every run
+     * field is a CLI option with help. */
+    if (f->fit_only) {
+        ck_assert_msg(d->cli == NULL, "fit-only field '%s' has CLI help", f->name);
+        ck_assert_str_eq(d->group, "fit");
+    } else {
+        ck_assert_msg(d->cli != NULL && d->cli[0] != '\0', "field '%s' has no CLI help", f->name);
+        ck_assert_msg(strchr(d->cli, '\n') == NULL && strchr(d->cli, '"') == NULL,
+                      "field '%s': CLI help is one line without quotes", f->name);
+    }
+    ck_assert_msg(!d->cli_suffix || f->type == TS_API_FIELD_NUMBER,
+                  "field '%s': k/M/B/T suffixes only for numbers", f->name);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("fields-docs");
+    TCase *tc = tcase_create("docs");
+    SRunner *sr;
+    int failed;
+
+    tcase_add_loop_test(tc, every_field_documented, 0, TS_FI_COUNT);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,592 @@
+/*
+ * ts_gen_fields.c - write every copy of the request-field registry.
+ *
+ * The registry is ts_json_fields[] (api/ts_json_in.c: name, JSON type,
+ * range, enum values) plus ts_field_docs[] (api/ts_fields_doc.c: doc,
+ * unit, default, CLI help, dashboard group).  From them:
+ *
+ *   ts_gen_fields openapi SRC OUT   SRC with the "properties" of the Run,
+ *                                   FitRequest and Inputs schemas (and
+ *                                   Inputs' "required") regenerated; every
+ *                                   other byte is copied.  OUT may be SRC.
+ *   ts_gen_fields dict OUT          the libFuzzer dictionary (fuzz/api.dict)
+ *   ts_gen_fields cli-c OUT         the CLI's option table (C, build dir)
+ *   ts_gen_fields cli-help OUT      the CLI's run-option list, as --help
+ *   ts_gen_fields check KIND COMMITTED OUT
+ *                                   generate KIND (openapi: from COMMITTED)
+ *                                   into OUT; exit 1 with a diff hint when
+ *                                   COMMITTED differs (meson test).
+ * OUT "-" is stdout.
+ *
+ * openapi.json is written as Python's json.dumps(indent=2) writes it (the
+ * file's style), so a line-exact splice at fixed indentation is enough;
+ * the generator refuses (exit 1) rather than guess when the anchors move.
+ * In the spirit of redis' utils/generate-command-code.py and curl's
+ * tool_listhelp.c: one table, generated listings.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ts_fields_doc.h"
+
+#define GEN_BY "tools/ts_gen_fields.c from api/ts_json_in.c + api/ts_fields_doc.c"
+#define GEN_REFRESH "ninja -C BUILDDIR regen-fields"
+
+/* ------------------------------------------------------------------ */
+/* A growing text buffer                                               */
+/* ------------------------------------------------------------------ */
+
+typedef struct gen_buf {
+    char *p;
+    size_t len, cap;
+} gen_buf;
+
+static void die(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2), noreturn))
+#endif
+    ;
+
+static void die(const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "ts_gen_fields: ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(1);
+}
+
+static void buf_add(gen_buf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        char *p;
+
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        p = realloc(b->p, cap);
+        if (p == NULL)
+            die("out of memory");
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+static void buf_printf(gen_buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void buf_printf(gen_buf *b, const char *fmt, ...)
+{
+    char tmp[1024];
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= sizeof tmp)
+        die("line too long");
+    buf_add(b, tmp, (size_t)n);
+}
+
+static void buf_indent(gen_buf *b, int n)
+{
+    while (n-- > 0)
+        buf_add(b, " ", 1);
+}
+
+/* A JSON string literal as Python's json.dumps(ensure_ascii=False). */
+static void buf_json_str(gen_buf *b, const char *s)
+{
+    buf_add(b, "\"", 1);
+    for (; *s != '\0'; s++) {
+        unsigned char c = (unsigned char)*s;
+
+        switch (c) {
+        case '"': buf_add(b, "\\\"", 2); break;
+        case '\\': buf_add(b, "\\\\", 2); break;
+        case '\n': buf_add(b, "\\n", 2); break;
+        case '\r': buf_add(b, "\\r", 2); break;
+        case '\t': buf_add(b, "\\t", 2); break;
+        case '\b': buf_add(b, "\\b", 2); break;
+        case '\f': buf_add(b, "\\f", 2); break;
+        default:
+            if (c < 0x20)
+                buf_printf(b, "\\u%04x", c);
+            else
+                buf_add(b, s, 1);
+        }
+    }
+    buf_add(b, "\"", 1);
+}
+
+/* Integral values below 1e16 as integers (1000000), others as the
+ * shortest %g that round-trips (1e+20, 0.5), as Python's repr does. */
+static void buf_json_num(gen_buf *b, double v)
+{
+    if (v == floor(v) && fabs(v) < 1e16) {
+        buf_printf(b, "%.0f", v);
+        return;
+    }
+    for (int prec = 1; prec <= 17; prec++) {
+        char tmp[40];
+
+        snprintf(tmp, sizeof tmp, "%.*g", prec, v);
+        if (strtod(tmp, NULL) == v || prec == 17) {
+            buf_add(b, tmp, strlen(tmp));
+            return;
+        }
+    }
+}
+
+static void write_out(const char *path, const gen_buf *b)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "wb");
+
+    if (f == NULL)
+        die("cannot write %s", path);
+    if (b->len > 0 && fwrite(b->p, 1, b->len, f) != b->len)
+        die("short write to %s", path);
+    if (f != stdout ? fclose(f) != 0 : fflush(f) != 0)
+        die("cannot write %s", path);
+}
+
+static void read_file(const char *path, gen_buf *b)
+{
+    char chunk[65536];
+    FILE *f = fopen(path, "rb");
+    size_t n;
+
+    if (f == NULL)
+        die("cannot read %s", path);
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        buf_add(b, chunk, n);
+    if (ferror(f))
+        die("cannot read %s", path);
+    fclose(f);
+}
+
+/* ------------------------------------------------------------------ */
+/* openapi.json request schemas                                        */
+/* ------------------------------------------------------------------ */
+
+/* One property, its "{ ... }" at indent (the member's key is written by
+ * the caller).  described: Run and FitRequest carry the doc; Inputs is
+ * the echo and carries types and ranges only. */
+static void openapi_property(gen_buf *b, int ind, const ts_json_field *jf,
+                             const ts_field_doc *d, bool described)
+{
+    const ts_api_field *f = &jf->f;
+    static const char *const type_names[] = { "integer", "number", "boolean", "string" };
+    const char *type = type_names[f->type];
+    bool ranged = f->type == TS_API_FIELD_INTEGER || f->type == TS_API_FIELD_NUMBER;
+    bool more;
+
+    buf_add(b, "{\n", 2);
+    buf_indent(b, ind + 2);
+    if (f->nullable) {
+        buf_add(b, "\"type\": [\n", 10);
+        buf_indent(b, ind + 4);
+        buf_json_str(b, type);
+        buf_add(b, ",\n", 2);
+        buf_indent(b, ind + 4);
+        buf_add(b, "\"null\"\n", 7);
+        buf_indent(b, ind + 2);
+        buf_add(b, "]", 1);
+    } else {
+        buf_add(b, "\"type\": ", 8);
+        buf_json_str(b, type);
+    }
+    if (f->values != NULL) {
+        buf_add(b, ",\n", 2);
+        buf_indent(b, ind + 2);
+        buf_add(b, "\"enum\": [\n", 10);
+        for (const char *const *v = f->values; *v != NULL; v++) {
+            buf_indent(b, ind + 4);
+            buf_json_str(b, *v);
+            buf_add(b, v[1] != NULL ? ",\n" : "\n", v[1] != NULL ? 2 : 1);
+        }
+        buf_indent(b, ind + 2);
+        buf_add(b, "]", 1);
+    }
+    if (ranged) {
+        buf_add(b, ",\n", 2);
+        buf_indent(b, ind + 2);
+        buf_printf(b, "\"%s\": ", f->exclusive_minimum ? "exclusiveMinimum" : "minimum");
+        buf_json_num(b, f->minimum);
+        buf_add(b, ",\n", 2);
+        buf_indent(b, ind + 2);
+        buf_printf(b, "\"%s\": ", f->exclusive_maximum ? "exclusiveMaximum" : "maximum");
+        buf_json_num(b, f->maximum);
+    }
+    more = described && d->doc != NULL;
+    if (more) {
+        buf_add(b, ",\n", 2);
+        buf_indent(b, ind + 2);
+        buf_add(b, "\"description\": ", 15);
+        buf_json_str(b, d->doc);
+    }
+    buf_add(b, "\n", 1);
+    buf_indent(b, ind);
+    buf_add(b, "}", 1);
+}
+
+typedef enum schema_kind { SCHEMA_RUN, SCHEMA_FIT, SCHEMA_INPUTS } schema_kind;
+
+static bool in_schema(const ts_json_field *jf, schema_kind k)
+{
+    return k == SCHEMA_FIT || !jf->f.fit_only;
+}
+
+/* The lines between "properties": { and its closing brace, at ind. */
+static void openapi_properties(gen_buf *b, int ind, schema_kind k)
+{
+    size_t last = 0;
+
+    for (size_t i = 0; i < TS_FI_COUNT; i++)
+        if (in_schema(&ts_json_fields[i], k))
+            last = i;
+    for (size_t i = 0; i < TS_FI_COUNT; i++) {
+        const ts_json_field *jf = &ts_json_fields[i];
+
+        if (!in_schema(jf, k))
+            continue;
+        buf_indent(b, ind);
+        buf_json_str(b, jf->f.name);
+        buf_add(b, ": ", 2);
+        openapi_property(b, ind, jf, &ts_field_docs[i], k != SCHEMA_INPUTS);
+        buf_add(b, i == last ? "\n" : ",\n", i == last ? 1 : 2);
+    }
+}
+
+/* Inputs' "required": the echo has every run member. */
+static void openapi_required(gen_buf *b, int ind)
+{
+    size_t last = 0;
+
+    for (size_t i = 0; i < TS_FI_COUNT; i++)
+        if (!ts_json_fields[i].f.fit_only)
+            last = i;
+    for (size_t i = 0; i < TS_FI_COUNT; i++) {
+        if (ts_json_fields[i].f.fit_only)
+            continue;
+        buf_indent(b, ind);
+        buf_json_str(b, ts_json_fields[i].f.name);
+        buf_add(b, i == last ? "\n" : ",\n", i == last ? 1 : 2);
+    }
+}
+
+/* Offset of the line that equals line (without its newline) at or after
+ * from and before end; SIZE_MAX when there is none. */
+static size_t find_line(const char *s, size_t from, size_t end, const char *line)
+{
+    size_t n = strlen(line);
+
+    while (from < end) {
+        const char *nl = memchr(s + from, '\n', end - from);
+        size_t len = nl ? (size_t)(nl - (s + from)) : end - from;
+
+        if (len == n && memcmp(s + from, line, n) == 0)
+            return from;
+        if (nl == NULL)
+            break;
+        from += len + 1;
+    }
+    return SIZE_MAX;
+}
+
+static size_t next_line(const char *s, size_t at)
+{
+    const char *nl = strchr(s + at, '\n');
+    return nl ? (size_t)(nl - s) + 1 : strlen(s);
+}
+
+/* Closing line of a block opened at `open` with ind spaces: the first
+ * later line of exactly ind spaces then the bracket (and maybe ','). */
+static size_t find_close(const char *s, size_t open, size_t end, int ind, char bracket)
+{
+    char want[64], want_comma[64];
+    size_t a, c;
+
+    snprintf(want, sizeof want, "%*s%c", ind, "", bracket);
+    snprintf(want_comma, sizeof want_comma, "%*s%c,", ind, "", bracket);
+    a = find_line(s, next_line(s, open), end, want);
+    c = find_line(s, next_line(s, open), end, want_comma);
+    return a < c ? a : c;
+}
+
+static const char *const schema_names[] = { "Run", "FitRequest", "Inputs" };
+
+static void openapi_splice(const char *src_path, const gen_buf *src, gen_buf *out)
+{
+    const char *s = src->p;
+    size_t end = src->len;
+    size_t schemas = find_line(s, 0, end, "    \"schemas\": {");
+    size_t at = 0;
+
+    if (schemas == SIZE_MAX)
+        die("%s: no line '    \"schemas\": {' (components.schemas at indent 4)", src_path);
+    for (int k = SCHEMA_RUN; k <= SCHEMA_INPUTS; k++) {
+        char anchor[64];
+        size_t open, close, props, props_end;
+
+        snprintf(anchor, sizeof anchor, "      \"%s\": {", schema_names[k]);
+        open = find_line(s, schemas, end, anchor);
+        if (open == SIZE_MAX || open < at)
+            die("%s: schema %s not found at indent 6 after the previous one "
+                "(order Run, FitRequest, Inputs)", src_path, schema_names[k]);
+        close = find_close(s, open, end, 6, '}');
+        props = find_line(s, open, close, "        \"properties\": {");
+        if (close == SIZE_MAX || props == SIZE_MAX)
+            die("%s: %s has no \"properties\" object at indent 8", src_path, schema_names[k]);
+        props_end = find_close(s, props, close, 8, '}');
+        if (props_end == SIZE_MAX)
+            die("%s: %s.properties is not closed at indent 8", src_path, schema_names[k]);
+
+        /* Copy up to the properties, dropping an earlier generated mark. */
+        {
+            size_t line = open, copy_to = props;
+
+            /* The line before "properties" is ours if it is x-generated. */
+            for (size_t p = open; p < props; p = next_line(s, p))
+                line = p;
+            if (strncmp(s + line, "        \"x-generated\": ", 23) == 0)
+                copy_to = line;
+            buf_add(out, s + at, copy_to - at);
+        }
+        buf_add(out, "        \"x-generated\": ", 23);
+        buf_json_str(out, "properties"
+                     " (and Inputs.required) are generated by " GEN_BY
+                     "; do not edit them here: edit the registry, then " GEN_REFRESH);
+        buf_printf(out, ",\n        \"properties\": {\n");
+        openapi_properties(out, 10, (schema_kind)k);
+        at = props_end;
+        if (k == SCHEMA_INPUTS) {
+            size_t req = find_line(s, props_end, close, "        \"required\": [");
+            size_t req_end;
+
+            if (req == SIZE_MAX)
+                die("%s: Inputs has no multi-line \"required\" array at indent 8", src_path);
+            req_end = find_close(s, req, close, 8, ']');
+            if (req_end == SIZE_MAX)
+                die("%s: Inputs.required is not closed at indent 8", src_path);
+            buf_add(out, s + at, next_line(s, req) - at);
+            openapi_required(out, 10);
+            at = req_end;
+        }
+    }
+    buf_add(out, s + at, end - at);
+}
+
+/* ------------------------------------------------------------------ */
+/* fuzz/api.dict                                                       */
+/* ------------------------------------------------------------------ */
+
+static void dict(gen_buf *b)
+{
+    static const char *const literals[] = {
+        "true", "false", "null", "1e308", "-0", "9223372036854775807", "0.5", NULL
+    };
+
+    buf_add(b, "# Generated by " GEN_BY ": do not edit.\n", strlen("# Generated by " GEN_BY ": do not edit.\n"));
+    buf_add(b, "# Refresh: " GEN_REFRESH ".\n", strlen("# Refresh: " GEN_REFRESH ".\n"));
+    buf_printf(b, "# libFuzzer dictionary: request member names, enum values, catalogue ids.\n");
+    for (size_t i = 0; i < TS_FI_COUNT; i++) {
+        const ts_api_field *f = &ts_json_fields[i].f;
+
+        buf_printf(b, "\"\\\"%s\\\":\"\n", f->name);
+        for (const char *const *v = f->values; v != NULL && *v != NULL; v++) {
+            bool seen = false;
+
+            /* Each value once, where it first appears. */
+            for (size_t j = 0; j < i && !seen; j++)
+                for (const char *const *w = ts_json_fields[j].f.values; w != NULL && *w != NULL; w++)
+                    seen = seen || strcmp(*w, *v) == 0;
+            for (const char *const *w = f->values; w != v && !seen; w++)
+                seen = strcmp(*w, *v) == 0;
+            if (!seen)
+                buf_printf(b, "\"\\\"%s\\\"\"\n", *v);
+        }
+    }
+    for (size_t i = 0; i < ts_preset_count(); i++)
+        buf_printf(b, "\"\\\"%s\\\"\"\n", ts_preset_at(i)->id);
+    for (size_t i = 0; i < ts_gpu_count(); i++)
+        buf_printf(b, "\"\\\"%s\\\"\"\n", ts_gpu_at(i)->id);
+    for (const char *const *l = literals; *l != NULL; l++)
+        buf_printf(b, "\"%s\"\n", *l);
+}
+
+/* ------------------------------------------------------------------ */
+/* The CLI                                                             */
+/* ------------------------------------------------------------------ */
+
+static const char *cli_kind(const ts_api_field *f)
+{
+    switch (f->type) {
+    case TS_API_FIELD_INTEGER: return "TS_CLI_INT";
+    case TS_API_FIELD_NUMBER: return "TS_CLI_NUM";
+    case TS_API_FIELD_BOOLEAN: return "TS_CLI_BOOL";
+    case TS_API_FIELD_STRING:
+    default: return "TS_CLI_STR";
+    }
+}
+
+/* The help line: the CLI text, else the doc, then the default. */
+static void cli_help(gen_buf *b, size_t i)
+{
+    const ts_field_doc *d = &ts_field_docs[i];
+    const char *text = d->cli != NULL ? d->cli : d->doc != NULL ? d->doc : "";
+
+    buf_add(b, text, strlen(text));
+    if (d->def != NULL && *d->def != '\0')
+        buf_printf(b, " [default: %s]", d->def);
+}
+
+static bool cli_has(size_t i)
+{
+    return !ts_json_fields[i].f.fit_only;
+}
+
+static void cli_c(gen_buf *b)
+{
+    size_t n = 0;
+
+    buf_add(b, "/* Generated by " GEN_BY ": do not edit. */\n",
+            strlen("/* Generated by " GEN_BY ": do not edit. */\n"));
+    buf_printf(b, "#include \"ts_cli_opts.h\"\n\n");
+    buf_printf(b, "/* Every run field of the API (fit extras excepted), in its order. */\n");
+    buf_printf(b, "const ts_cli_field ts_cli_field_table[] = {\n");
+    for (size_t i = 0; i < TS_FI_COUNT; i++) {
+        gen_buf h = { NULL, 0, 0 };
+
+        if (!cli_has(i))
+            continue;
+        cli_help(&h, i);
+        buf_printf(b, "    {\"%s\", %s, %s, ", ts_json_fields[i].f.name,
+                   cli_kind(&ts_json_fields[i].f),
+                   ts_field_docs[i].cli_suffix ? "true" : "false");
+        buf_json_str(b, h.p != NULL ? h.p : ""); /* also a C literal: no control characters */
+        buf_printf(b, "},\n");
+        free(h.p);
+        n++;
+    }
+    buf_printf(b, "};\n\nconst size_t ts_cli_field_count = %zu;\n", n);
+}
+
+/* The same lines ts_cli_print_run_options() prints (cli/ts_cli_opts.c). */
+static void cli_help_text(gen_buf *b)
+{
+    for (size_t i = 0; i < TS_FI_COUNT; i++) {
+        const ts_api_field *f = &ts_json_fields[i].f;
+        const char *arg = "";
+        char opt[64];
+        size_t j;
+        int pad;
+
+        if (!cli_has(i))
+            continue;
+        for (j = 0; f->name[j] != '\0' && j + 1 < sizeof opt; j++)
+            opt[j] = f->name[j] == '_' ? '-' : f->name[j];
+        opt[j] = '\0';
+        switch (f->type) {
+        case TS_API_FIELD_STRING: arg = " NAME"; break;
+        case TS_API_FIELD_INTEGER: arg = " N"; break;
+        case TS_API_FIELD_NUMBER: arg = " X"; break;
+        case TS_API_FIELD_BOOLEAN:
+        default: arg = ""; break;
+        }
+        pad = 24 - (int)(strlen(opt) + strlen(arg));
+        buf_printf(b, "  --%s%s%*s", opt, arg, pad > 1 ? pad : 1, "");
+        cli_help(b, i);
+        buf_add(b, "\n", 1);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+
+static void generate(const char *kind, const char *src, gen_buf *out)
+{
+    if (strcmp(kind, "openapi") == 0) {
+        gen_buf in = { NULL, 0, 0 };
+
+        if (src == NULL)
+            die("openapi needs the source openapi.json");
+        read_file(src, &in);
+        openapi_splice(src, &in, out);
+        free(in.p);
+    } else if (strcmp(kind, "dict") == 0) {
+        dict(out);
+    } else if (strcmp(kind, "cli-c") == 0) {
+        cli_c(out);
+    } else if (strcmp(kind, "cli-help") == 0) {
+        cli_help_text(out);
+    } else {
+        die("unknown kind '%s' (openapi, dict, cli-c, cli-help)", kind);
+    }
+}
+
+/* 1-based number of the first line where a and b differ. */
+static size_t first_diff_line(const gen_buf *a, const gen_buf *b)
+{
+    size_t line = 1;
+
+    for (size_t i = 0; i < a->len && i < b->len && a->p[i] == b->p[i]; i++)
+        if (a->p[i] == '\n')
+            line++;
+    return line;
+}
+
+int main(int argc, char **argv)
+{
+    gen_buf out = { NULL, 0, 0 };
+
+    if (argc == 5 && strcmp(argv[1], "check") == 0) {
+        gen_buf committed = { NULL, 0, 0 };
+        int rc = 0;
+
+        read_file(argv[3], &committed);
+        generate(argv[2], argv[3], &out);
+        write_out(argv[4], &out);
+        if (committed.len != out.len || memcmp(committed.p, out.p, out.len) != 0) {
+            fprintf(stderr,
+                    "%s is stale: it differs from the registry from line %zu.\n"
+                    "  see:     diff -u %s %s\n"
+                    "  refresh: " GEN_REFRESH " (then commit %s)\n",
+                    argv[3], first_diff_line(&committed, &out), argv[3], argv[4],
+                    argv[3]);
+            rc = 1;
+        } else {
+            printf("%s is up to date with the registry\n", argv[3]);
+        }
+        free(committed.p);
+        free(out.p);
+        return rc;
+    }
+    if (argc == 4 && strcmp(argv[1], "openapi") == 0) {
+        generate("openapi", argv[2], &out);
+        write_out(argv[3], &out);
+    } else if (argc == 3) {
+        generate(argv[1], NULL, &out);
+        write_out(argv[2], &out);
+    } else {
+        fprintf(stderr,
+                "usage: ts_gen_fields openapi SRC OUT | dict OUT | cli-c OUT | cli-help OUT\n"
+                "       ts_gen_fields check KIND COMMITTED OUT\n");
+        free(out.p);
+        return 64;
+    }
+    free(out.p);
+    return 0;
+}
