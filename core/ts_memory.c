@@ -149,14 +149,17 @@ static void ts_mem_layer(const ts_run *run, ts_mem_act *o)
     o->full = rep / tr + shard + eager;
     if (run->framework == TS_FW_FSDP) {
         /* PyTorch eager modules (torchtitan, torchtune, HF), uncompiled:
-         * RMSNorm upcasts (x.float() kept by pow/mul, 4h, plus the
-         * normalised act_b h), RoPE works on fp32 copies of q and k, GQA
+         * the norms (below), RoPE works on fp32 copies of q and k, GQA
          * K/V are expanded to all heads before SDPA (repeat_kv copies),
          * the attention output is made contiguous for the output
          * projection (a copy), and SwiGLU keeps w1's output, silu's
          * output, w3's output and their product (4 act_b F; GeLU 2). */
         double mlp_e = (m->gated ? 4.0 : 2.0) * act_b * F / t * k;
-        o->full = 2.0 * (4.0 * h + act_b * h) / tr + 2.0 * act_b * h / tr +
+        /* nn.LayerNorm is one native kernel: its input and fp32 mean and
+         * rstd.  The eager RMSNorm of these codebases upcasts: x.float()
+         * (4h) and the normalised act_b h. */
+        double norm = run->norm == TS_NORM_LAYERNORM ? act_b * h + 8.0 : 4.0 * h + act_b * h;
+        o->full = 2.0 * norm / tr + 2.0 * act_b * h / tr +
                   4.0 * (q + kv) + act_b * (q + 2.0 * q + q) + act_b * q + mlp_e + eager;
     }
     o->work = act_b * (2.0 * h / tr +

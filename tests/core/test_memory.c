@@ -325,6 +325,33 @@ START_TEST(test_lora_rank)
 }
 END_TEST
 
+/* FSDP's eager modules: RMSNorm keeps an fp32 copy of its input (4h) and
+ * the normalised act_b h; LayerNorm is one kernel keeping its input and
+ * 8 B of statistics.  Two norms per layer: the full set differs by
+ * 2 (4h + 2h - 2h - 8) = 8h - 16 bytes per token (h 4096: 32752). */
+START_TEST(test_fsdp_norms)
+{
+    ts_run r;
+    ts_memory rms, ln;
+    double tokens = 8192;
+
+    ts_run_defaults(&r);
+    ts_run_apply_preset(&r, ts_preset_find("llama3-8b"));
+    r.framework = TS_FW_FSDP;
+    r.zero = 3;
+    ck_assert_int_eq(ts_memory_estimate(&r, &rms, NULL), TS_OK);
+    r.norm = TS_NORM_LAYERNORM;
+    ck_assert_int_eq(ts_memory_estimate(&r, &ln, NULL), TS_OK);
+    REL_CLOSE(rms.act_layer_full - ln.act_layer_full, (8.0 * 4096 - 16) * tokens, EXACT);
+    /* Megatron fuses both: no difference. */
+    r.framework = TS_FW_MEGATRON;
+    ck_assert_int_eq(ts_memory_estimate(&r, &ln, NULL), TS_OK);
+    r.norm = TS_NORM_RMSNORM;
+    ck_assert_int_eq(ts_memory_estimate(&r, &rms, NULL), TS_OK);
+    ck_assert(rms.act_layer_full == ln.act_layer_full);
+}
+END_TEST
+
 START_TEST(test_offload)
 {
     ts_run r;
@@ -690,6 +717,7 @@ static Suite *memory_suite(void)
     tcase_add_test(tc, test_lora);
     tcase_add_test(tc, test_offload);
     tcase_add_test(tc, test_lora_rank);
+    tcase_add_test(tc, test_fsdp_norms);
     tcase_add_loop_test(tc, test_activations_table, 0, (int)(sizeof acts / sizeof acts[0]));
     tcase_add_test(tc, test_activation_score_term);
     tcase_add_test(tc, test_seed000);
