@@ -247,7 +247,7 @@ const ts_field_doc ts_field_docs[TS_FI_COUNT] = {
         .group = "work", .def = "false",
         .cli = "dropout masks kept",
     },
-    [TS_FI_NORM] = { .doc = "Normalisation layer. Default rmsnorm.",
+    [TS_FI_NORM] = { .doc = "Normalisation layer: rmsnorm (default; PyTorch eager modules upcast it to fp32) or layernorm (one native kernel). Changes the FSDP activation count; Megatron fuses both.",
         .group = "model", .def = "rmsnorm",
         .cli = "rmsnorm|layernorm",
     },
