@@ -250,24 +250,8 @@ ts_cli_status ts_cli_parse_run_option(int argc, char **argv, int *i,
 
 void ts_cli_print_run_options(FILE *out)
 {
-    for (size_t i = 0; i < TS_CLI_NFIELDS; i++) {
-        const ts_cli_field *f = &ts_cli_field_table[i];
-        char opt[TS_CLI_NAME_MAX + 1];
-        const char *arg = "";
-        size_t j;
-        int pad;
-
-        for (j = 0; f->name[j] && j < TS_CLI_NAME_MAX; j++)
-            opt[j] = f->name[j] == '_' ? '-' : f->name[j];
-        opt[j] = '\0';
-        switch (f->kind) {
-        case TS_CLI_STR: arg = " NAME"; break;
-        case TS_CLI_INT: arg = " N"; break;
-        case TS_CLI_NUM: arg = " X"; break;
-        case TS_CLI_BOOL: arg = ""; break;
-        }
-        pad = 24 - (int)(strlen(opt) + strlen(arg));
-        fprintf(out, "  --%s%s%*s%s\n", opt, arg, pad > 1 ? pad : 1, "", f->help);
-    }
+    /* The lines are laid out by the generator (tools/ts_gen_fields.c). */
+    for (const char *const *line = ts_cli_run_options_help; *line != NULL; line++)
+        fputs(*line, out);
     fprintf(out, "  --set KEY=VALUE           any run field; VALUE as JSON (8, 0.4, true, \"x\") else a string\n");
 }

@@ -43,6 +43,7 @@ typedef struct ts_cli_error {
 /* Generated from the api's field registry (ts_cli_fields.c, build dir). */
 extern const ts_cli_field ts_cli_field_table[];
 extern const size_t ts_cli_field_count;
+extern const char *const ts_cli_run_options_help[];  /* --help lines, NULL-ended */
 
 const ts_cli_field *ts_cli_fields(size_t *count);
 const ts_cli_field *ts_cli_field_find(const char *json_name);

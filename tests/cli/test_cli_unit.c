@@ -175,6 +175,33 @@ START_TEST(fields_match_api_schema)
 }
 END_TEST
 
+/* --help lists the generated table: line k is option k, its flag the JSON
+ * name with '-' for '_', then the argument word and the field's help. */
+START_TEST(help_lines_follow_table)
+{
+    size_t n_cli, k = 0;
+    const ts_cli_field *cli = ts_cli_fields(&n_cli);
+
+    for (const char *const *line = ts_cli_run_options_help; *line != NULL; line++, k++) {
+        char flag[64] = "  --";
+        size_t j = strlen(flag);
+
+        ck_assert_uint_lt(k, n_cli);
+        for (const char *c = cli[k].name; *c != '\0' && j + 1 < sizeof flag; c++)
+            flag[j++] = *c == '_' ? '-' : *c;
+        flag[j] = '\0';
+        ck_assert_msg(strncmp(*line, flag, j) == 0 &&
+                      ((*line)[j] == ' ' && (cli[k].kind != TS_CLI_BOOL ||
+                                             (*line)[j + 1] == ' ')),
+                      "help line %zu '%s' is not for %s", k, *line, flag + 2);
+        ck_assert_msg(strstr(*line, cli[k].help) != NULL, "%s: help text missing", flag + 2);
+        ck_assert_msg(strchr(*line, '\n') == strrchr(*line, '\n') &&
+                      (*line)[strlen(*line) - 1] == '\n', "%s: one line", flag + 2);
+    }
+    ck_assert_uint_eq(k, n_cli);
+}
+END_TEST
+
 /* Formatting, by hand: 80e9 / 2^30 = 74.5058 GiB; 2^31 B = 2.00 GiB;
  * 54.2 days = 54.2 * 86400 s; 90 s = 1.5 min; 7200 s = 2.0 h (under the
  * 2-day switch to days). */
@@ -225,6 +252,7 @@ static Suite *unit_suite(void)
     tcase_add_loop_test(tc, parse_good, 0, (int)(sizeof good / sizeof good[0]));
     tcase_add_loop_test(tc, parse_bad, 0, (int)(sizeof bad / sizeof bad[0]));
     tcase_add_test(tc, fields_match_api_schema);
+    tcase_add_test(tc, help_lines_follow_table);
     suite_add_tcase(s, tc);
     tc = tcase_create("fmt");
     tcase_add_loop_test(tc, formatting, 0, (int)(sizeof fmts / sizeof fmts[0]));
