@@ -7,6 +7,9 @@
  * values are each reported with the member's JSON pointer before anything
  * reaches the core.  The same table drives the "inputs" echo in
  * ts_json_out.c and is exported for the OpenAPI consistency test.
+ * With ts_field_docs[] (ts_fields_doc.c) it is the field registry that
+ * tools/ts_gen_fields turns into openapi.json's request schemas, the fuzz
+ * dictionary and the CLI's options (README, "Contributing").
  *
  * Order of application: defaults, preset ("model"), GPU ("gpu"), every
  * other member, then hbm_gb / peak_tflops on top of the chosen GPU.
