@@ -10,8 +10,15 @@
 
 #include "ts_fields_doc.h"
 
-const char *const ts_field_groups[] = {
-    "model", "work", "parallel", "hardware", "ckpt", "fit", NULL
+/* The fieldsets of web/index.html, and the /v1/fit extras. */
+const ts_field_group ts_field_groups[] = {
+    { "model", "Model" },
+    { "work", "Precision, optimizer and data" },
+    { "parallel", "Parallelism and memory savers" },
+    { "hardware", "Hardware" },
+    { "ckpt", "Checkpoints and failures" },
+    { "fit", "POST /v1/fit only" },
+    { NULL, NULL }
 };
 
 const ts_field_doc ts_field_docs[TS_FI_COUNT] = {

@@ -31,7 +31,13 @@ typedef struct ts_field_doc {
 
 extern const ts_field_doc ts_field_docs[TS_FI_COUNT];
 
-/* Dashboard groups, in the dashboard's order (a field's group is one). */
-extern const char *const ts_field_groups[];
+/* Dashboard groups, in the dashboard's order (a field's group is an id);
+ * the last has id NULL. */
+typedef struct ts_field_group {
+    const char *id;      /* "ckpt" */
+    const char *legend;  /* "Checkpoints and failures" */
+} ts_field_group;
+
+extern const ts_field_group ts_field_groups[];
 
 #endif /* TS_FIELDS_DOC_H */

@@ -14,8 +14,8 @@
 
 static bool known_group(const char *g)
 {
-    for (const char *const *k = ts_field_groups; *k != NULL; k++)
-        if (strcmp(*k, g) == 0)
+    for (const ts_field_group *k = ts_field_groups; k->id != NULL; k++)
+        if (strcmp(k->id, g) == 0)
             return true;
     return false;
 }
