@@ -13,6 +13,9 @@
  *   ts_gen_fields md OUT            the reference table (docs/fields.md)
  *   ts_gen_fields cli-c OUT         the CLI's option table (C, build dir)
  *   ts_gen_fields cli-help OUT      the CLI's run-option list, as --help
+ *   ts_gen_fields docs-stub SRC OUT rows to paste into ts_fields_doc.c for
+ *                                   fields that have none, doc and default
+ *                                   taken from SRC's hand-written schema
  *   ts_gen_fields check KIND COMMITTED OUT
  *                                   generate KIND (openapi: from COMMITTED)
  *                                   into OUT; exit 1 with a diff hint when
@@ -605,6 +608,51 @@ static void cli_c(gen_buf *b)
 }
 
 /* ------------------------------------------------------------------ */
+/* Migration aid: docs rows for fields that have none yet              */
+/* ------------------------------------------------------------------ */
+
+/* For every field without a ts_field_docs[] row, a row to paste into
+ * api/ts_fields_doc.c, its doc taken from the description a hand edit
+ * left in SRC (openapi.json) and its default from that doc's "Default X."
+ * The TODOs fail the fields-docs test until someone fills them in. */
+static void docs_stub(const char *src, gen_buf *b)
+{
+    json_error_t je;
+    json_t *spec = json_load_file(src, 0, &je);
+    json_t *props = json_object_get(json_object_get(json_object_get(json_object_get(
+        spec, "components"), "schemas"), "FitRequest"), "properties");
+
+    if (props == NULL)
+        die("%s: no components.schemas.FitRequest.properties (%s)", src, je.text);
+    for (size_t i = 0; i < TS_FI_COUNT; i++) {
+        const char *name = ts_json_fields[i].f.name;
+        const char *doc = json_string_value(json_object_get(json_object_get(props, name), "description"));
+        const char *dflt = doc != NULL ? strstr(doc, "Default ") : NULL;
+        char upper[64];
+        size_t j;
+
+        if (ts_field_docs[i].doc != NULL || name == NULL)
+            continue;
+        for (j = 0; name[j] != '\0' && j + 1 < sizeof upper; j++)
+            upper[j] = name[j] >= 'a' && name[j] <= 'z' ? (char)(name[j] - 'a' + 'A') : name[j];
+        upper[j] = '\0';
+        buf_printf(b, "    [TS_FI_%s] = { .doc = ", upper);
+        buf_json_str(b, doc != NULL ? doc : "TODO.");
+        buf_printf(b, ",\n        .group = \"TODO\", .def = ");
+        if (dflt != NULL) {
+            const char *end = strchr(dflt + 8, '.');
+            size_t len = end ? (size_t)(end - dflt - 8) : strlen(dflt + 8);
+
+            buf_printf(b, "\"%.*s\"", (int)len, dflt + 8);
+        } else {
+            buf_printf(b, "\"TODO\"");
+        }
+        buf_printf(b, ",%s\n    },\n", ts_json_fields[i].f.fit_only ? "" : " .cli = \"TODO\",");
+    }
+    json_decref(spec);
+}
+
+/* ------------------------------------------------------------------ */
 
 static void generate(const char *kind, const char *src, gen_buf *out)
 {
@@ -618,6 +666,8 @@ static void generate(const char *kind, const char *src, gen_buf *out)
         free(in.p);
     } else if (strcmp(kind, "dict") == 0) {
         dict(out);
+    } else if (strcmp(kind, "docs-stub") == 0) {
+        docs_stub(src, out);
     } else if (strcmp(kind, "md") == 0) {
         markdown(out);
     } else if (strcmp(kind, "cli-c") == 0) {
@@ -666,8 +716,8 @@ int main(int argc, char **argv)
         free(out.p);
         return rc;
     }
-    if (argc == 4 && strcmp(argv[1], "openapi") == 0) {
-        generate("openapi", argv[2], &out);
+    if (argc == 4 && (strcmp(argv[1], "openapi") == 0 || strcmp(argv[1], "docs-stub") == 0)) {
+        generate(argv[1], argv[2], &out);
         write_out(argv[3], &out);
     } else if (argc == 3) {
         generate(argv[1], NULL, &out);
@@ -675,6 +725,7 @@ int main(int argc, char **argv)
     } else {
         fprintf(stderr,
                 "usage: ts_gen_fields openapi SRC OUT | dict OUT | md OUT | cli-c OUT | cli-help OUT\n"
+                "       ts_gen_fields docs-stub SRC OUT\n"
                 "       ts_gen_fields check KIND COMMITTED OUT\n");
         free(out.p);
         return 64;
