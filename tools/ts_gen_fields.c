@@ -508,13 +508,16 @@ static const char *cli_kind(const ts_api_field *f)
     }
 }
 
-/* The help line: the CLI text, else the doc, then the default. */
+/* The help line: the CLI text (else the doc), an enum's values from the
+ * parser's table, then the default. */
 static void cli_help(gen_buf *b, size_t i)
 {
     const ts_field_doc *d = &ts_field_docs[i];
     const char *text = d->cli != NULL ? d->cli : d->doc != NULL ? d->doc : "";
 
     buf_add(b, text, strlen(text));
+    for (const char *const *v = ts_json_fields[i].f.values; v != NULL && *v != NULL; v++)
+        buf_printf(b, "%s%s", v == ts_json_fields[i].f.values ? ": " : "|", *v);
     if (d->def != NULL && *d->def != '\0')
         buf_printf(b, " [default: %s]", d->def);
 }

@@ -47,6 +47,9 @@ START_TEST(every_field_documented)
         ck_assert_msg(d->cli != NULL && d->cli[0] != '\0', "field '%s' has no CLI help", f->name);
         ck_assert_msg(strchr(d->cli, '\n') == NULL && strchr(d->cli, '"') == NULL,
                       "field '%s': CLI help is one line without quotes", f->name);
+        /* The generator appends an enum's values from ts_json_fields[]. */
+        ck_assert_msg(f->values == NULL || strchr(d->cli, '|') == NULL,
+                      "field '%s': CLI help repeats the enum values", f->name);
     }
     ck_assert_msg(!d->cli_suffix || f->type == TS_API_FIELD_NUMBER,
                   "field '%s': k/M/B/T suffixes only for numbers", f->name);
