@@ -72,6 +72,8 @@ typedef enum ts_json_bind {
     TS_BIND_PREC,
     TS_BIND_OPT,
     TS_BIND_RECOMPUTE,
+    TS_BIND_ENUM,       /* enum in ts_run at off; value = index in f.values */
+    TS_BIND_HBM_GIB,    /* GiB onto gpu.hbm_bytes */
     TS_BIND_PRESET,     /* "model": preset id or null */
     TS_BIND_GPU,        /* catalogue id */
     TS_BIND_HBM,        /* GB onto gpu.hbm_bytes */
@@ -104,6 +106,10 @@ typedef enum ts_json_fi {
     TS_FI_OBJECT_INTERVAL_MIN, TS_FI_NVME_KEEP, TS_FI_SHARED_KEEP,
     TS_FI_OBJECT_KEEP, TS_FI_CKPT_GRADS, TS_FI_PARALLEL_SAVE,
     TS_FI_GPU_MTBF_HOURS, TS_FI_JOB_MTBF_HOURS,
+    TS_FI_FRAMEWORK, TS_FI_ATTENTION, TS_FI_DROPOUT, TS_FI_NORM,
+    TS_FI_PP_SCHEDULE, TS_FI_VPP, TS_FI_FIRST_STAGE_LAYERS,
+    TS_FI_LAST_STAGE_LAYERS, TS_FI_LOSS_CHUNKS, TS_FI_OPTIMIZER_PRECISION,
+    TS_FI_LORA_RANK, TS_FI_FROZEN_PRECISION, TS_FI_HBM_GIB,
     TS_FI_SOLVE, TS_FI_MAX_MICRO_BATCH, TS_FI_MAX_GPUS, /* fit only, last */
     TS_FI_COUNT
 } ts_json_fi;

@@ -23,6 +23,13 @@ static const char *const opt_values[] = {
     "none", NULL
 };
 static const char *const recompute_values[] = { "none", "selective", "full", NULL };
+/* Indexed by the core's enum values (TS_BIND_ENUM stores the index). */
+static const char *const framework_values[] = { "megatron", "fsdp", "deepspeed", NULL };
+static const char *const attention_values[] = { "flash", "eager", NULL };
+static const char *const norm_values[] = { "rmsnorm", "layernorm", NULL };
+static const char *const pp_schedule_values[] = { "1f1b", "interleaved", NULL };
+static const char *const quant_values[] = { "bf16", "int8", "nf4", NULL };
+static const char *const optprec_values[] = { "fp32", "bf16", NULL };
 static const char *const solve_values[] = { "micro_batch", "gpus", NULL };
 
 #define RUN(m) offsetof(ts_run, m)
@@ -95,6 +102,19 @@ const ts_json_field ts_json_fields[TS_FI_COUNT] = {
     F_BOOL(TS_FI_PARALLEL_SAVE, "parallel_save", ckpt.parallel_save),
     F_NUM(TS_FI_GPU_MTBF_HOURS, "gpu_mtbf_hours", 0, 1e9, true, false, ckpt.gpu_mtbf_hours),
     F_NUM(TS_FI_JOB_MTBF_HOURS, "job_mtbf_hours", 0, 1e9, false, false, ckpt.job_mtbf_hours),
+    F_ENUM(TS_FI_FRAMEWORK, "framework", framework_values, TS_BIND_ENUM, framework),
+    F_ENUM(TS_FI_ATTENTION, "attention", attention_values, TS_BIND_ENUM, attention),
+    F_BOOL(TS_FI_DROPOUT, "dropout", dropout),
+    F_ENUM(TS_FI_NORM, "norm", norm_values, TS_BIND_ENUM, norm),
+    F_ENUM(TS_FI_PP_SCHEDULE, "pp_schedule", pp_schedule_values, TS_BIND_ENUM, pp_schedule),
+    F_INT(TS_FI_VPP, "vpp", 1, 1048576, vpp),
+    F_INT(TS_FI_FIRST_STAGE_LAYERS, "first_stage_layers", 0, 1048576, first_stage_layers),
+    F_INT(TS_FI_LAST_STAGE_LAYERS, "last_stage_layers", 0, 1048576, last_stage_layers),
+    F_INT(TS_FI_LOSS_CHUNKS, "loss_chunks", 1, 16777216, loss_chunks),
+    F_ENUM(TS_FI_OPTIMIZER_PRECISION, "optimizer_precision", optprec_values, TS_BIND_PREC, optimizer_precision),
+    F_INT(TS_FI_LORA_RANK, "lora_rank", 0, 1048576, lora_rank),
+    F_ENUM(TS_FI_FROZEN_PRECISION, "frozen_precision", quant_values, TS_BIND_ENUM, frozen_precision),
+    [TS_FI_HBM_GIB] = { { "hbm_gib", TS_API_FIELD_NUMBER, 0, 1e6, true, false, NULL, false, false }, TS_BIND_HBM_GIB, 0 },
     /* POST /v1/fit only */
     [TS_FI_SOLVE] = { { "solve", TS_API_FIELD_STRING, 0, 0, false, false, solve_values, false, true }, TS_BIND_SOLVE, 0 },
     [TS_FI_MAX_MICRO_BATCH] = { { "max_micro_batch", TS_API_FIELD_INTEGER, 1, 1048576, false, false, NULL, false, true }, TS_BIND_MAX_MB, 0 },
@@ -490,6 +510,16 @@ static void store(const ts_json_field *b, const json_t *v, ts_api_req *req)
         (void)ts_recompute_parse(json_string_value(v),
                                  (ts_recompute *)(void *)(base + b->off));
         break;
+    case TS_BIND_ENUM: {
+        const char *const *e;
+        int idx = 0;
+
+        s = json_string_value(v);
+        for (e = b->f.values; *e != NULL && strcmp(*e, s) != 0; e++)
+            idx++;
+        *(int *)(void *)(base + b->off) = idx; /* checked: *e matched */
+        break;
+    }
     case TS_BIND_SOLVE:
         s = json_string_value(v);
         req->solve = strcmp(s, "gpus") == 0 ? TS_API_SOLVE_GPUS
@@ -504,6 +534,7 @@ static void store(const ts_json_field *b, const json_t *v, ts_api_req *req)
     case TS_BIND_PRESET:
     case TS_BIND_GPU:
     case TS_BIND_HBM:
+    case TS_BIND_HBM_GIB:
     case TS_BIND_PEAK:
     default:
         break; /* applied separately, in order */
@@ -649,6 +680,18 @@ int ts_json_parse_run(const char *body, size_t len, bool fit,
 
     if (given[TS_FI_HBM_GB] != NULL)
         req->run.gpu.hbm_bytes = json_number_value(given[TS_FI_HBM_GB]) * 1e9;
+    if (given[TS_FI_HBM_GIB] != NULL) {
+        double gib = json_number_value(given[TS_FI_HBM_GIB]) * 1073741824.0;
+
+        /* Both may come back from an echo; they must then agree. */
+        if (given[TS_FI_HBM_GB] != NULL &&
+            fabs(gib - req->run.gpu.hbm_bytes) > 1e-9 * gib) {
+            ts_api_err_set(err, 400, "incompatible-options", "Incompatible options",
+                           "/hbm_gib", "hbm_gb (decimal GB) and hbm_gib (GiB) disagree: give one");
+            goto out;
+        }
+        req->run.gpu.hbm_bytes = gib;
+    }
     if (given[TS_FI_PEAK_TFLOPS] != NULL)
         set_peak(&req->run.gpu, req->run.compute_precision,
                  json_number_value(given[TS_FI_PEAK_TFLOPS]) * 1e12);

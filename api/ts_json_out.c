@@ -68,6 +68,12 @@ void ts_json_inputs(ts_jw *w, const char *key, const ts_run *r)
         case TS_BIND_RECOMPUTE:
             ts_jw_str(w, name, ts_recompute_name(*(const ts_recompute *)at));
             break;
+        case TS_BIND_ENUM:
+            ts_jw_str(w, name, b->f.values[*(const int *)at]);
+            break;
+        case TS_BIND_HBM_GIB:
+            ts_jw_num(w, name, r->gpu.hbm_bytes / 1073741824.0);
+            break;
         case TS_BIND_PRESET:
             if (r->preset[0] != '\0')
                 ts_jw_strn(w, name, r->preset, sizeof r->preset);

@@ -67,6 +67,19 @@ static const ts_cli_field ts_cli_field_table[] = {
     {"parallel_save", TS_CLI_BOOL, false, "checkpoint: DP ranks split the write"},
     {"gpu_mtbf_hours", TS_CLI_NUM, false, "per-GPU MTBF, hours"},
     {"job_mtbf_hours", TS_CLI_NUM, false, "whole-job MTBF, hours"},
+    {"framework", TS_CLI_STR, false, "megatron|fsdp|deepspeed (buffers it holds)"},
+    {"attention", TS_CLI_STR, false, "flash|eager"},
+    {"dropout", TS_CLI_BOOL, false, "dropout masks kept"},
+    {"norm", TS_CLI_STR, false, "rmsnorm|layernorm"},
+    {"pp_schedule", TS_CLI_STR, false, "1f1b|interleaved"},
+    {"vpp", TS_CLI_INT, false, "virtual pipeline stages per rank"},
+    {"first_stage_layers", TS_CLI_INT, false, "layers on the first stage (0 = even)"},
+    {"last_stage_layers", TS_CLI_INT, false, "layers on the last stage (0 = even)"},
+    {"loss_chunks", TS_CLI_INT, false, "chunked cross-entropy chunks"},
+    {"optimizer_precision", TS_CLI_STR, false, "optimizer states: fp32|bf16"},
+    {"lora_rank", TS_CLI_INT, false, "LoRA rank (0 = full training)"},
+    {"frozen_precision", TS_CLI_STR, false, "frozen base under LoRA: bf16|int8|nf4"},
+    {"hbm_gib", TS_CLI_NUM, false, "override the GPU's HBM, GiB"},
 };
 
 #define TS_CLI_NFIELDS (sizeof ts_cli_field_table / sizeof ts_cli_field_table[0])

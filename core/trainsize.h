@@ -86,6 +86,41 @@ typedef enum ts_recompute {
     TS_RECOMPUTE_COUNT
 } ts_recompute;
 
+/* Training framework: decides which buffers it holds (issue 10; see
+ * docs/formulas.md "What the framework holds"). */
+typedef enum ts_framework {
+    TS_FW_MEGATRON = 0,   /* Megatron-LM / NeMo: distributed optimizer, fp32 main grads */
+    TS_FW_FSDP,           /* PyTorch FSDP / FSDP2 (torchtitan, torchtune, HF) */
+    TS_FW_DEEPSPEED,      /* DeepSpeed ZeRO */
+    TS_FW_COUNT
+} ts_framework;
+
+typedef enum ts_attention {
+    TS_ATTN_FLASH = 0,    /* FlashAttention / SDPA: no s^2 scores kept */
+    TS_ATTN_EAGER,        /* scores, softmax (and dropout mask) materialised */
+    TS_ATTN_COUNT
+} ts_attention;
+
+typedef enum ts_pp_schedule {
+    TS_PP_1F1B = 0,
+    TS_PP_INTERLEAVED,    /* Megatron interleaved 1F1B with vpp virtual stages */
+    TS_PP_COUNT
+} ts_pp_schedule;
+
+/* Storage of frozen base weights under LoRA / QLoRA. */
+typedef enum ts_quant {
+    TS_QUANT_BF16 = 0,    /* 2 bytes */
+    TS_QUANT_INT8,        /* 1 byte (LLM.int8) */
+    TS_QUANT_NF4,         /* 4-bit NormalFloat + double-quantised scales (QLoRA) */
+    TS_QUANT_COUNT
+} ts_quant;
+
+typedef enum ts_norm {
+    TS_NORM_RMSNORM = 0,
+    TS_NORM_LAYERNORM,
+    TS_NORM_COUNT
+} ts_norm;
+
 /* Public names ("bf16", "adamw", "selective") and parsers.  The parsers
  * return TS_OK or TS_EINVAL (unknown name). */
 const char *ts_precision_name(ts_precision p);
@@ -95,6 +130,12 @@ ts_status ts_precision_parse(const char *s, ts_precision *out);
 ts_status ts_optimizer_parse(const char *s, ts_optimizer *out);
 ts_status ts_recompute_parse(const char *s, ts_recompute *out);
 double ts_precision_bytes(ts_precision p); /* 4, 2, 2, 1 */
+const char *ts_framework_name(ts_framework f);
+const char *ts_attention_name(ts_attention a);
+const char *ts_pp_schedule_name(ts_pp_schedule s);
+const char *ts_quant_name(ts_quant q);
+const char *ts_norm_name(ts_norm n);
+double ts_quant_bytes(ts_quant q); /* 2, 1, 0.5 + scales */
 
 /* ------------------------------------------------------------------ */
 /* GPU catalogue                                                       */
@@ -230,6 +271,9 @@ typedef struct ts_run {
     bool master_weights;            /* fp32 master copy */
     ts_optimizer optimizer;
     double trainable_fraction;      /* (0,1]; LoRA-style frozen rest costs weights only */
+    ts_precision optimizer_precision; /* fp32 (default) or bf16 (pure-bf16 AdamW) states */
+    int64_t lora_rank;              /* 0 = no adapters; else LoRA on attention + MLP matrices */
+    ts_quant frozen_precision;      /* storage of the frozen base under LoRA */
 
     /* the work */
     int64_t seq;
@@ -244,6 +288,15 @@ typedef struct ts_run {
     int zero;                  /* 0..3, FSDP = 3 */
     bool sequence_parallel;
     ts_recompute recompute;
+    ts_framework framework;    /* default megatron */
+    ts_attention attention;    /* default flash */
+    bool dropout;              /* default false (modern LLMs train without) */
+    ts_norm norm;              /* default rmsnorm */
+    ts_pp_schedule pp_schedule;/* default 1f1b */
+    int64_t vpp;               /* virtual stages per PP rank, default 1 */
+    int64_t first_stage_layers;/* 0 = even split */
+    int64_t last_stage_layers; /* 0 = even split */
+    int64_t loss_chunks;       /* chunked cross-entropy, default 1 (unchunked) */
     bool offload_optimizer;    /* master + optimizer states to host RAM */
     bool offload_params;       /* ZeRO-3 only: weights to host RAM */
 

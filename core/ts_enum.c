@@ -33,6 +33,33 @@ static const char *const ts_recompute_names[TS_RECOMPUTE_COUNT] = {
     [TS_RECOMPUTE_FULL] = "full",
 };
 
+static const char *const ts_framework_names[TS_FW_COUNT] = {
+    [TS_FW_MEGATRON] = "megatron",
+    [TS_FW_FSDP] = "fsdp",
+    [TS_FW_DEEPSPEED] = "deepspeed",
+};
+
+static const char *const ts_attention_names[TS_ATTN_COUNT] = {
+    [TS_ATTN_FLASH] = "flash",
+    [TS_ATTN_EAGER] = "eager",
+};
+
+static const char *const ts_pp_schedule_names[TS_PP_COUNT] = {
+    [TS_PP_1F1B] = "1f1b",
+    [TS_PP_INTERLEAVED] = "interleaved",
+};
+
+static const char *const ts_quant_names[TS_QUANT_COUNT] = {
+    [TS_QUANT_BF16] = "bf16",
+    [TS_QUANT_INT8] = "int8",
+    [TS_QUANT_NF4] = "nf4",
+};
+
+static const char *const ts_norm_names[TS_NORM_COUNT] = {
+    [TS_NORM_RMSNORM] = "rmsnorm",
+    [TS_NORM_LAYERNORM] = "layernorm",
+};
+
 /* Out-of-range values get a fixed marker rather than NULL so callers can
  * print any enum without a check. */
 #define TS_ENUM_UNKNOWN "unknown"
@@ -50,6 +77,31 @@ const char *ts_optimizer_name(ts_optimizer o)
 const char *ts_recompute_name(ts_recompute r)
 {
     return (unsigned)r < TS_RECOMPUTE_COUNT ? ts_recompute_names[r] : TS_ENUM_UNKNOWN;
+}
+
+const char *ts_framework_name(ts_framework f)
+{
+    return (unsigned)f < TS_FW_COUNT ? ts_framework_names[f] : TS_ENUM_UNKNOWN;
+}
+
+const char *ts_attention_name(ts_attention a)
+{
+    return (unsigned)a < TS_ATTN_COUNT ? ts_attention_names[a] : TS_ENUM_UNKNOWN;
+}
+
+const char *ts_pp_schedule_name(ts_pp_schedule s)
+{
+    return (unsigned)s < TS_PP_COUNT ? ts_pp_schedule_names[s] : TS_ENUM_UNKNOWN;
+}
+
+const char *ts_quant_name(ts_quant q)
+{
+    return (unsigned)q < TS_QUANT_COUNT ? ts_quant_names[q] : TS_ENUM_UNKNOWN;
+}
+
+const char *ts_norm_name(ts_norm n)
+{
+    return (unsigned)n < TS_NORM_COUNT ? ts_norm_names[n] : TS_ENUM_UNKNOWN;
 }
 
 /* Exact, case-sensitive match: the JSON contract spells names in lower case. */
@@ -109,4 +161,20 @@ double ts_precision_bytes(ts_precision p)
     case TS_PREC_COUNT: break;
     }
     return 0; /* not a precision: callers validate first */
+}
+
+/* NF4 (Dettmers et al. 2023, QLoRA section 3): 4-bit values, one fp8
+ * scale per 64 weights and one fp32 second-level scale per 256 blocks:
+ * 0.5 + 1/64 + 4/(64*256) bytes = 0.5159 B/param (paper: 0.127 bits of
+ * scales per parameter on top of 4).  int8 (LLM.int8): 1 byte plus an fp32
+ * scale per row, negligible. */
+double ts_quant_bytes(ts_quant q)
+{
+    switch (q) {
+    case TS_QUANT_BF16: return 2;
+    case TS_QUANT_INT8: return 1;
+    case TS_QUANT_NF4:  return 0.5 + 1.0 / 64.0 + 4.0 / (64.0 * 256.0);
+    case TS_QUANT_COUNT: break;
+    }
+    return 0;
 }

@@ -33,6 +33,8 @@
 #define TS_RUN_GBPS_MAX    1e6     /* GB/s, 1 PB/s */
 #define TS_RUN_MINUTES_MAX 1e7     /* ~19 years */
 #define TS_RUN_HOURS_MAX   1e9
+#define TS_RUN_LAYERS_MAX  (INT64_C(1) << 20)
+#define TS_RUN_LORA_MAX    (INT64_C(1) << 20)
 
 void ts_run_defaults(ts_run *r)
 {
@@ -53,6 +55,14 @@ void ts_run_defaults(ts_run *r)
     r->tp = r->pp = r->cp = r->ep = 1;
     r->zero = 1;
     r->recompute = TS_RECOMPUTE_NONE;
+    r->optimizer_precision = TS_PREC_FP32;
+    r->frozen_precision = TS_QUANT_BF16;
+    r->framework = TS_FW_MEGATRON;
+    r->attention = TS_ATTN_FLASH;
+    r->norm = TS_NORM_RMSNORM;
+    r->pp_schedule = TS_PP_1F1B;
+    r->vpp = 1;
+    r->loss_chunks = 1;
     /* A missing catalogue entry leaves gpu zeroed; resolve then reports
      * field "gpu" instead of estimating against a made-up device. */
     g = ts_gpu_find("h100-sxm");
@@ -118,6 +128,21 @@ static ts_status ts_run_check_enums(const ts_run *r, ts_error *err)
         return ts_error_set(err, TS_EINVAL, "optimizer", "unknown optimizer");
     if ((unsigned)r->recompute >= TS_RECOMPUTE_COUNT)
         return ts_error_set(err, TS_EINVAL, "recompute", "unknown recompute mode");
+    /* Optimizer states are kept in fp32 or bf16 (torchtune's pure-bf16
+     * AdamW); other widths are not what any framework ships. */
+    if (r->optimizer_precision != TS_PREC_FP32 && r->optimizer_precision != TS_PREC_BF16)
+        return ts_error_set(err, TS_EINVAL, "optimizer_precision",
+                            "optimizer_precision must be fp32 or bf16");
+    if ((unsigned)r->frozen_precision >= TS_QUANT_COUNT)
+        return ts_error_set(err, TS_EINVAL, "frozen_precision", "unknown frozen_precision");
+    if ((unsigned)r->framework >= TS_FW_COUNT)
+        return ts_error_set(err, TS_EINVAL, "framework", "unknown framework");
+    if ((unsigned)r->attention >= TS_ATTN_COUNT)
+        return ts_error_set(err, TS_EINVAL, "attention", "unknown attention");
+    if ((unsigned)r->norm >= TS_NORM_COUNT)
+        return ts_error_set(err, TS_EINVAL, "norm", "unknown norm");
+    if ((unsigned)r->pp_schedule >= TS_PP_COUNT)
+        return ts_error_set(err, TS_EINVAL, "pp_schedule", "unknown pp_schedule");
     return TS_OK;
 }
 
@@ -144,7 +169,12 @@ static ts_status ts_run_check_layout(const ts_run *r, ts_error *err)
         (st = ts_check_int(r->pp, 1, TS_RUN_DEGREE_MAX, "pp", err)) != TS_OK ||
         (st = ts_check_int(r->cp, 1, TS_RUN_DEGREE_MAX, "cp", err)) != TS_OK ||
         (st = ts_check_int(r->ep, 1, TS_RUN_DEGREE_MAX, "ep", err)) != TS_OK ||
-        (st = ts_check_int(r->zero, 0, 3, "zero", err)) != TS_OK)
+        (st = ts_check_int(r->zero, 0, 3, "zero", err)) != TS_OK ||
+        (st = ts_check_int(r->vpp, 1, TS_RUN_DEGREE_MAX, "vpp", err)) != TS_OK ||
+        (st = ts_check_int(r->first_stage_layers, 0, TS_RUN_LAYERS_MAX, "first_stage_layers", err)) != TS_OK ||
+        (st = ts_check_int(r->last_stage_layers, 0, TS_RUN_LAYERS_MAX, "last_stage_layers", err)) != TS_OK ||
+        (st = ts_check_int(r->loss_chunks, 1, TS_RUN_SEQ_MAX, "loss_chunks", err)) != TS_OK ||
+        (st = ts_check_int(r->lora_rank, 0, TS_RUN_LORA_MAX, "lora_rank", err)) != TS_OK)
         return st;
     return TS_OK;
 }
@@ -231,10 +261,58 @@ static ts_status ts_run_derive_layout(ts_run *r, ts_error *err)
     return TS_OK;
 }
 
+/* Pipeline schedule and uneven stages, as Megatron-LM accepts them
+ * (megatron/training/arguments.py: decoder_first/last_pipeline_num_layers,
+ * num_layers_per_virtual_pipeline_stage; interleaving needs pp > 1). */
+static ts_status ts_run_check_pipeline(const ts_run *r, bool shape, ts_error *err)
+{
+    int64_t edge, middle;
+
+    if (r->pp_schedule == TS_PP_INTERLEAVED && r->pp < 2)
+        return ts_error_set(err, TS_EINCOMPAT, "pp_schedule",
+                            "the interleaved schedule needs pp >= 2, got pp %lld",
+                            (long long)r->pp);
+    if (r->vpp > 1 && r->pp_schedule != TS_PP_INTERLEAVED)
+        return ts_error_set(err, TS_EINCOMPAT, "vpp",
+                            "vpp %lld needs pp_schedule \"interleaved\"", (long long)r->vpp);
+    if (r->pp == 1 && (r->first_stage_layers > 0 || r->last_stage_layers > 0))
+        return ts_error_set(err, TS_EINCOMPAT, r->first_stage_layers > 0 ? "first_stage_layers"
+                                                                          : "last_stage_layers",
+                            "stage layer counts need pp >= 2");
+    if (!shape) {
+        if (r->first_stage_layers > 0 || r->last_stage_layers > 0 || r->vpp > 1)
+            return ts_error_set(err, TS_EINCOMPAT,
+                                r->vpp > 1 ? "vpp" : r->first_stage_layers > 0 ? "first_stage_layers"
+                                                                                : "last_stage_layers",
+                                "pipeline stage layouts need a model shape (layers)");
+        return TS_OK;
+    }
+    edge = r->first_stage_layers + r->last_stage_layers;
+    middle = r->pp - (r->first_stage_layers > 0) - (r->last_stage_layers > 0);
+    /* Layers left for the stages whose count was not given: at least one
+     * each (a stage cannot be empty). */
+    if (edge > 0 && r->model.layers - edge < middle)
+        return ts_error_set(err, TS_EINCOMPAT,
+                            r->first_stage_layers > 0 ? "first_stage_layers" : "last_stage_layers",
+                            "first_stage_layers + last_stage_layers = %lld leaves %lld layers "
+                            "for %lld other stages", (long long)edge,
+                            (long long)(r->model.layers - edge), (long long)middle);
+    if (edge > 0 && middle == 0 && edge != r->model.layers)
+        return ts_error_set(err, TS_EINCOMPAT, "last_stage_layers",
+                            "with pp 2 the two stage counts must add up to layers %lld, got %lld",
+                            (long long)r->model.layers, (long long)edge);
+    if (r->vpp > 1 && r->vpp * r->pp > r->model.layers)
+        return ts_error_set(err, TS_EINCOMPAT, "vpp",
+                            "vpp * pp = %lld exceeds layers %lld: a virtual stage would be empty",
+                            (long long)(r->vpp * r->pp), (long long)r->model.layers);
+    return TS_OK;
+}
+
 /* Degrees the model shape must divide (Megatron-LM's asserts). */
 static ts_status ts_run_check_split(const ts_run *r, bool shape, ts_error *err)
 {
     const ts_model *m = &r->model;
+    ts_status st;
     int64_t kv = m->kv_heads != 0 ? m->kv_heads : m->heads;
 
     if (shape) {
@@ -253,7 +331,13 @@ static ts_status ts_run_check_split(const ts_run *r, bool shape, ts_error *err)
             return ts_error_set(err, TS_EINCOMPAT, "pp",
                                 "pp %lld exceeds layers %lld: a stage would be empty",
                                 (long long)r->pp, (long long)m->layers);
+        if (r->lora_rank > m->hidden)
+            return ts_error_set(err, TS_EINCOMPAT, "lora_rank",
+                                "lora_rank %lld exceeds hidden %lld",
+                                (long long)r->lora_rank, (long long)m->hidden);
     }
+    if ((st = ts_run_check_pipeline(r, shape, err)) != TS_OK)
+        return st;
     if (r->seq % r->cp != 0)
         return ts_error_set(err, TS_EINCOMPAT, "cp",
                             "seq %lld is not divisible by cp %lld",

@@ -1104,7 +1104,25 @@ START_TEST(test_enum_lists_match_core)
             ts_optimizer o;
             ts_recompute rc;
 
-            if (strstr(f->name, "precision") != NULL) {
+            if (strcmp(f->name, "frozen_precision") == 0) {
+                ck_assert_str_eq(ts_quant_name((ts_quant)n), *v);
+                want = TS_QUANT_COUNT;
+            } else if (strcmp(f->name, "optimizer_precision") == 0) {
+                ck_assert_int_eq(ts_precision_parse(*v, &p), TS_OK);
+                want = 2; /* fp32 and bf16 only */
+            } else if (strcmp(f->name, "framework") == 0) {
+                ck_assert_str_eq(ts_framework_name((ts_framework)n), *v);
+                want = TS_FW_COUNT;
+            } else if (strcmp(f->name, "attention") == 0) {
+                ck_assert_str_eq(ts_attention_name((ts_attention)n), *v);
+                want = TS_ATTN_COUNT;
+            } else if (strcmp(f->name, "norm") == 0) {
+                ck_assert_str_eq(ts_norm_name((ts_norm)n), *v);
+                want = TS_NORM_COUNT;
+            } else if (strcmp(f->name, "pp_schedule") == 0) {
+                ck_assert_str_eq(ts_pp_schedule_name((ts_pp_schedule)n), *v);
+                want = TS_PP_COUNT;
+            } else if (strstr(f->name, "precision") != NULL) {
                 ck_assert_int_eq(ts_precision_parse(*v, &p), TS_OK);
                 ck_assert_str_eq(ts_precision_name(p), *v);
                 want = TS_PREC_COUNT;
