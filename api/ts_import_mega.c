@@ -295,7 +295,15 @@ static int scan(const mega_words *t, mega_val *vals, ts_api_notes *notes,
     size_t i;
     bool seen_flag = false;
 
-    for (i = 0; i < t->n; i++) {
+    /* A pasted launch line: everything up to the training script
+     * (torchrun and its options, pretrain_gpt.py) is the launcher's. */
+    for (i = t->n; i > 0; i--) {
+        size_t wl = strlen(t->w[i - 1]);
+
+        if (wl > 3 && strcmp(t->w[i - 1] + wl - 3, ".py") == 0)
+            break;
+    }
+    for (; i < t->n; i++) {
         const char *w = t->w[i];
         const char *eq, *name, *val;
         char key[80];
