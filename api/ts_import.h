@@ -19,8 +19,8 @@
 
 #include "ts_api_int.h"
 
-#define TS_IMPORT_ORIGIN_LEN 128
-#define TS_IMPORT_BASE_LEN 40
+#define TS_IMPORT_ORIGIN_LEN 160
+#define TS_IMPORT_BASE_LEN 64
 
 /* Caps on an imported document, on top of the 64 KiB body cap: far above
  * any real config (a DeepSeek-V3 config.json has ~50 members, a long

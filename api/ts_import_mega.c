@@ -20,7 +20,8 @@
  *     stages per rank with the interleaved schedule;
  *   - hidden/attention dropout default to 0.1.
  * Model-shape defaults are applied only when the string defines a model
- * (--num-layers), so a parallelism-only string can sit on a preset.
+ * (--num-layers) and no hf_config gives it, so a parallelism-only string
+ * can sit on a preset and explicit flags can adjust an imported shape.
  * Every flag that is not mapped is reported in a note, never dropped
  * silently; a value that is not what the flag takes is a 400.
  */
@@ -407,10 +408,12 @@ static int emit_direct(ts_import *im, const mega_val *v, ts_api_err *err)
     return 0;
 }
 
-static int emit_shape(ts_import *im, const mega_val *v, ts_api_notes *notes,
-                      ts_api_err *err)
+/* hf: an hf_config gave the shape.  Then it is the checkpoint's, and
+ * Megatron's defaults for flags the string leaves out would contradict it. */
+static int emit_shape(ts_import *im, const mega_val *v, bool hf,
+                      ts_api_notes *notes, ts_api_err *err)
 {
-    bool model = v[M_NUM_LAYERS].set;
+    bool model = v[M_NUM_LAYERS].set && !hf;
     int64_t tp = v[M_TP].set && v[M_TP].i > 0 ? v[M_TP].i : 1;
 
     if (v[M_GQA].set) {
@@ -469,8 +472,13 @@ static int emit_shape(ts_import *im, const mega_val *v, ts_api_notes *notes,
         return -1;
     if (v[M_SWIGLU].set && set_b(im, TS_FI_GATED, true, "--swiglu", err) != 0)
         return -1;
-    if (!model)
+    if (!model) {
+        if (hf && v[M_NUM_LAYERS].set)
+            ts_import_note(notes, "megatron_args: with hf_config, only the flags "
+                           "given override its shape (Megatron's defaults for the "
+                           "others are not applied)");
         return 0;
+    }
 
     /* Megatron's own defaults for a model the string defines. */
     {
@@ -644,6 +652,7 @@ int ts_import_mega(ts_import *im, const char *args, size_t len, ts_api_err *err)
 {
     mega_val vals[M_COUNT];
     mega_words t;
+    bool hf = im->vals[TS_FI_LAYERS] != NULL && im->src[TS_FI_LAYERS] == TS_SRC_HF;
     int rc = -1;
 
     if (len > TS_IMPORT_ARGS_MAX) {
@@ -658,7 +667,7 @@ int ts_import_mega(ts_import *im, const char *args, size_t len, ts_api_err *err)
         goto out;
     if (set_s(im, TS_FI_FRAMEWORK, "megatron", "Megatron-LM", err) != 0 ||
         emit_direct(im, vals, err) != 0 ||
-        emit_shape(im, vals, im->notes, err) != 0 ||
+        emit_shape(im, vals, hf, im->notes, err) != 0 ||
         emit_layout(im, vals, im->notes, err) != 0 ||
         emit_precision(im, vals, im->notes, err) != 0)
         goto out;
