@@ -15,6 +15,11 @@ const char *const ts_import_members[] = {
     "hf_config", "deepspeed_config", "megatron_args", NULL
 };
 
+const char *const *ts_api_import_members(void)
+{
+    return ts_import_members;
+}
+
 static const char *const ts_src_names[TS_SRC_COUNT] = {
     [TS_SRC_DEFAULT] = "default",
     [TS_SRC_PRESET] = "preset",

@@ -319,6 +319,16 @@ static void check_request_schema(const char *name, bool fit)
         check_property(f, p);
         n++;
     }
+    /* The import members sit outside the field table (api/ts_import.c). */
+    for (i = 0; ts_api_import_members()[i] != NULL; i++) {
+        const json_t *p = json_object_get(props, ts_api_import_members()[i]);
+        const char *t = json_string_value(json_object_get(p, "type"));
+
+        ck_assert_msg(p != NULL, "%s: import member %s missing", name, ts_api_import_members()[i]);
+        ck_assert_str_eq(t, strcmp(ts_api_import_members()[i], "megatron_args") == 0
+                                ? "string" : "object");
+        n++;
+    }
     /* same count: no property the parser does not know */
     ck_assert_uint_eq(json_object_size(props), n);
 }
@@ -333,8 +343,8 @@ START_TEST(test_request_schema)
     ck_assert_uint_eq(json_array_size(req), 1);
     ck_assert_str_eq(json_string_value(json_array_get(req, 0)), "solve");
     ck_assert_uint_eq(json_array_size(json_object_get(schema("Run"), "required")), 0);
-    /* Inputs (the echo) has every Run member and nothing else. */
-    ck_assert_uint_eq(json_object_size(json_object_get(schema("Inputs"), "properties")),
+    /* Inputs (the echo) has every Run member but the imports, nothing else. */
+    ck_assert_uint_eq(json_object_size(json_object_get(schema("Inputs"), "properties")) + 3,
                       json_object_size(json_object_get(schema("Run"), "properties")));
 }
 END_TEST
@@ -536,7 +546,7 @@ START_TEST(test_examples)
         }
         ck_assert_msg(has_200 && has_400, "%s: needs a 200 and a 400 example", path);
     }
-    ck_assert_uint_eq(posts, 5);
+    ck_assert_uint_eq(posts, 6); /* memory compute checkpoint plan fit import */
 }
 END_TEST
 
