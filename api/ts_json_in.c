@@ -852,6 +852,37 @@ int ts_json_parse_run(const char *body, size_t len, bool fit,
         if (given[TS_FI_MASTER_WEIGHTS] == NULL)
             req->run.master_weights = req->run.precision != TS_PREC_FP32;
     }
+    /* What each framework does unless told otherwise (docs/formulas.md,
+     * "What the framework holds"): Megatron accumulates and reduces
+     * gradients in an fp32 main_grad buffer with bf16/fp16 weights
+     * (arguments.py: accumulate_allreduce_grads_in_fp32); FSDP's gradients
+     * have the sharded parameters' dtype (fp32 when they are the master
+     * copy) and FSDP means full sharding; DeepSpeed's 16-bit gradients
+     * follow the weights (its fp32 partition is modelled separately). */
+    if (given[TS_FI_GRAD_PRECISION] == NULL) {
+        bool half = req->run.precision != TS_PREC_FP32;
+
+        /* fp8 (Transformer Engine) casts GEMM inputs; gradients stay
+         * 16-bit at least, never 1 byte. */
+        if (req->run.grad_precision == TS_PREC_FP8)
+            req->run.grad_precision = TS_PREC_BF16;
+        switch (req->run.framework) {
+        case TS_FW_MEGATRON:
+            if (half)
+                req->run.grad_precision = TS_PREC_FP32;
+            break;
+        case TS_FW_FSDP:
+            req->run.grad_precision = req->run.master_weights ? TS_PREC_FP32 : req->run.precision;
+            break;
+        case TS_FW_DEEPSPEED:
+        case TS_FW_COUNT:
+        default:
+            break;
+        }
+    }
+    if (given[TS_FI_ZERO] == NULL && req->run.framework == TS_FW_FSDP)
+        req->run.zero = 3;
+
     /* gpus = dp*tp*pp*cp: one given, derive the other. */
     if (given[TS_FI_DP] != NULL && given[TS_FI_GPUS] == NULL)
         req->run.gpus = 0;

@@ -33,6 +33,7 @@
 #define TS_RUN_GBPS_MAX    1e6     /* GB/s, 1 PB/s */
 #define TS_RUN_MINUTES_MAX 1e7     /* ~19 years */
 #define TS_RUN_HOURS_MAX   1e9
+#define TS_RUN_BATCH_TOKENS (INT64_C(1) << 22)
 #define TS_RUN_LAYERS_MAX  (INT64_C(1) << 20)
 #define TS_RUN_LORA_MAX    (INT64_C(1) << 20)
 
@@ -71,7 +72,7 @@ void ts_run_defaults(ts_run *r)
     r->gpus_per_node = 8;
     r->mfu = 0.4;
     r->overhead_gib = 2.0;
-    r->fragmentation = 0.05;
+    r->fragmentation = 0;
 
     r->ckpt.writer_gbps = 2;
     r->ckpt.nvme_gbps = 6;
@@ -409,10 +410,15 @@ ts_status ts_run_resolve(ts_run *r, ts_error *err)
                                 TS_RUN_TOKENS_MAX);
     }
 
-    /* dp, micro_batch <= 2^20 each: the product fits int64. */
+    /* dp, micro_batch <= 2^20 each: the product fits int64.  No global
+     * batch given: about 4M tokens per step (2^22, Llama 2's batch,
+     * Touvron et al. 2023b section 2.2; Llama 3 405B started there),
+     * rounded up to whole micro-batches on every data-parallel rank. */
     per_step = w.dp * w.micro_batch;
-    if (w.global_batch == 0)
-        w.global_batch = per_step;
+    if (w.global_batch == 0) {
+        int64_t seqs = (TS_RUN_BATCH_TOKENS + w.seq - 1) / w.seq;
+        w.global_batch = (seqs + per_step - 1) / per_step * per_step;
+    }
     if (w.global_batch % per_step != 0)
         return ts_error_set(err, TS_EINCOMPAT, "global_batch",
                             "global_batch %lld is not divisible by dp * micro_batch = %lld",

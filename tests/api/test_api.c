@@ -419,16 +419,22 @@ START_TEST(test_preset_overrides)
     ck_assert_int_eq((int)num(j, "inputs.layers"), 80);
     ck_assert_int_eq((int)num(j, "inputs.kv_heads"), 8);
     ck_assert(json_is_null(at(j, "inputs.params")));
-    /* H100 SXM: 80 GB HBM, 989 dense BF16 TFLOP/s (oracles.md) */
-    ck_assert(num(j, "inputs.hbm_gb") == 80.0);
+    /* H100 SXM: 81559 MiB as nvidia-smi reports it, 989 dense BF16
+     * TFLOP/s (oracles.md) */
+    ck_assert(num(j, "inputs.hbm_gb") == 81559.0 * 1048576 / 1e9);
+    ck_assert(num(j, "inputs.hbm_gib") == 81559.0 / 1024);
     ck_assert(num(j, "inputs.peak_tflops") == 989.0);
-    /* 16 B/param for mixed-precision AdamW (oracles.md, seeds 000/003) */
-    ck_assert(num(j, "memory.bytes_per_param.total") == 16.0);
+    /* Megatron (the default framework) keeps fp32 main grads: 18 B/param
+     * (oracles.md, Megatron-LM) rather than the ZeRO paper's 16. */
+    ck_assert_str_eq(str(j, "inputs.framework"), "megatron");
+    ck_assert_str_eq(str(j, "inputs.grad_precision"), "fp32");
+    ck_assert(num(j, "memory.bytes_per_param.total") == 18.0);
+    ck_assert(num(j, "memory.bytes_per_param.grads") == 4.0);
     ck_assert(num(j, "memory.bytes_per_param.weights") == 2.0);
     ck_assert(num(j, "memory.bytes_per_param.master") == 4.0);
     ck_assert(num(j, "memory.bytes_per_param.optimizer") == 8.0);
-    /* model state = P * 16; both are doubles of exact integers < 2^53 */
-    ck_assert(num(j, "memory.model_state_bytes") == 16.0 * num(j, "params.total"));
+    /* model state = P * 18; both are doubles of exact integers < 2^53 */
+    ck_assert(num(j, "memory.model_state_bytes") == 18.0 * num(j, "params.total"));
     /* ZeRO shards over the data-parallel group dp*cp = 64 */
     ck_assert_int_eq((int)num(j, "memory.shard_group"), 64);
     ck_assert(json_is_boolean(at(j, "memory.fits")));
@@ -444,12 +450,13 @@ END_TEST
 START_TEST(test_memory_70b_oracle)
 {
     ts_api_response r;
-    json_t *j = post("/v1/memory", "{\"params\":70e9}", &r);
+    json_t *j = post("/v1/memory", "{\"params\":70e9,\"grad_precision\":\"bf16\"}", &r);
 
     ck_assert_uint_eq(r.status, 200);
     ck_assert(json_is_null(at(j, "inputs.model")));
     ck_assert(num(j, "inputs.params") == 70e9);
-    /* 16 * 70e9 = 1.12e12 and 2 * 70e9 = 1.4e11 are exact in double */
+    /* bf16 grads (the seed's setting): 16 * 70e9 = 1.12e12 and 2 * 70e9 =
+     * 1.4e11 are exact in double */
     ck_assert(num(j, "memory.model_state_bytes") == 1.12e12);
     ck_assert(num(j, "memory.inference_bytes") == 1.4e11);
     /* Chinchilla default tokens: 20 * P = 1.4e12 (docs/formulas.md) */
@@ -639,6 +646,7 @@ START_TEST(test_round_trip)
     ck_assert_ptr_nonnull(plan);
     ts_run_defaults(&run);
     ts_run_apply_preset(&run, p);
+    run.grad_precision = TS_PREC_FP32; /* the api's Megatron default */
     run.gpus = 16;
     run.dp = 0;
     run.ep = 8;
@@ -826,10 +834,10 @@ START_TEST(test_catalogues)
     seen = false;
     json_array_foreach(at(j, "gpus"), i, p) {
         if (strcmp(str(p, "id"), "h100-sxm") == 0) {
-            /* oracles.md: H100 SXM 989 BF16 / 1979 FP8 dense, 80 GB */
+            /* oracles.md: H100 SXM 989 BF16 / 1979 FP8 dense, 81559 MiB */
             ck_assert(num(p, "bf16_tflops") == 989.0);
             ck_assert(num(p, "fp8_tflops") == 1979.0);
-            ck_assert(num(p, "hbm_bytes") == 80e9);
+            ck_assert(num(p, "hbm_bytes") == 81559.0 * 1048576);
             seen = true;
         }
     }
