@@ -91,7 +91,8 @@ static json_t *build_body(const json_t *c)
             ck_assert_msg(doc != NULL, "%s: %s", json_string_value(v), je.text);
             json_object_set_new(req, k, doc);
         }
-        }
+        free(text);
+    }
     json_object_foreach((json_t *)patch, k, v) {
         json_t *target = json_object_get(req, k);
         const char *pk;
