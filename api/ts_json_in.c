@@ -11,6 +11,7 @@
  * Order of application: defaults, preset ("model"), GPU ("gpu"), every
  * other member, then hbm_gb / peak_tflops on top of the chosen GPU.
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -348,6 +349,15 @@ static int check_value(const ts_api_field *f, const json_t *v, ts_api_err *err)
             snprintf(ptr, sizeof ptr, "/%s", f->name);
             ts_api_err_set(err, 400, "out-of-range", "Value out of range", ptr,
                            "%s must be a finite number", f->name);
+            return -1;
+        }
+        if (d != 0 && fabs(d) < DBL_MIN) {
+            /* Subnormals (5e-324) pass every range test and then blow
+             * up a division: no real quantity is that small. */
+            snprintf(ptr, sizeof ptr, "/%s", f->name);
+            ts_api_err_set(err, 400, "out-of-range", "Value out of range", ptr,
+                           "%s must be 0 or at least %g in magnitude, got %.17g",
+                           f->name, DBL_MIN, d);
             return -1;
         }
         if ((f->exclusive_minimum ? d <= f->minimum : d < f->minimum) ||

@@ -516,9 +516,8 @@ ts_status ts_fit_max_micro_batch(const ts_run *r, int64_t limit, int64_t *mb,
                                  ts_memory *mem, ts_error *err);
 
 /* Smallest dp (tp/pp/cp kept, ep | dp) with gpus <= max_gpus that fits.
- * A user-fixed global_batch that dp*micro_batch does not divide is
- * re-derived (dp * micro_batch) for that candidate rather than skipping it,
- * so the answer is not hostage to one batch size. */
+ * A user-fixed global_batch is kept: only dp with dp*micro_batch dividing
+ * it are answers (TS_ENOFIT naming global_batch when none fits). */
 ts_status ts_fit_min_gpus(const ts_run *r, int64_t max_gpus, int64_t *dp,
                           int64_t *gpus, ts_memory *mem, ts_error *err);
 

@@ -182,6 +182,14 @@ typedef struct err_case {
 #define J "application/json"
 
 static const err_case err_cases[] = {
+    /* audit (issue 10 item 7): each once answered 200 or named the wrong field */
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"mfu\":5e-324}", 400, "out-of-range", "/mfu", "at least" },
+    { "POST", "/v1/plan", J, "{\"params\":7e9,\"peak_tflops\":4e-320}", 400, "out-of-range", "/peak_tflops", "at least" },
+    { "POST", "/v1/memory", J, "{\"layers\":1048576,\"hidden\":16777216,\"heads\":1,\"vocab\":1}", 400, "invalid-value", "/layers", "above" },
+    { "POST", "/v1/plan", J, "{\"params\":7e9,\"attention_flops\":true}", 400, "incompatible-options", "/attention_flops", "shape" },
+    { "POST", "/v1/fit", J, "{\"params\":7e9,\"attention_flops\":true,\"solve\":\"gpus\"}", 400, "incompatible-options", "/attention_flops", "shape" },
+    { "POST", "/v1/compute", J, "{\"params\":7e9,\"mfu\":1,\"recompute\":\"full\"}", 400, "incompatible-options", "/mfu", "above 1" },
+    { "POST", "/v1/compute", J, "{\"params\":1e15,\"tokens\":1e20,\"mfu\":1e-300,\"peak_tflops\":1e-6}", 422, "result-out-of-range", "/mfu", "overflow" },
     /* parsing */
     { "POST", "/v1/memory", J, "{\"tp\":", 400, "invalid-json", NULL, "line 1, column" },
     { "POST", "/v1/memory", J, "", 400, "invalid-json", NULL, "line 1" },
@@ -780,6 +788,30 @@ START_TEST(test_fit_gpus)
 END_TEST
 
 /* Nothing fits: 200 with found false and a reason, not an error. */
+/* A global batch the user fixed is kept (audit, issue 10): 12e9 params at
+ * 18 B/param (Megatron's fp32 grads) need 216e9 / dp + 2 GiB <= 81559 MiB,
+ * so dp 3 fits on memory alone, but 5 sequences do not split over 3 (nor
+ * 4) ranks: the answer is dp 5, and it holds the user's batch. */
+START_TEST(test_fit_gpus_keeps_batch)
+{
+    ts_api_response r;
+    json_t *j = post("/v1/fit", "{\"params\":12e9,\"zero\":3,\"solve\":\"gpus\",\"global_batch\":5}", &r);
+
+    ck_assert_uint_eq(r.status, 200);
+    ck_assert(json_is_true(at(j, "found")));
+    ck_assert_int_eq((int)num(j, "dp"), 5);
+    ck_assert_int_eq((int)num(j, "inputs.global_batch"), 5);
+    json_decref(j);
+    ts_api_response_free(&r);
+    /* Without a batch, memory alone decides: dp 3. */
+    j = post("/v1/fit", "{\"params\":12e9,\"zero\":3,\"solve\":\"gpus\"}", &r);
+    ck_assert_uint_eq(r.status, 200);
+    ck_assert_int_eq((int)num(j, "dp"), 3);
+    json_decref(j);
+    ts_api_response_free(&r);
+}
+END_TEST
+
 START_TEST(test_fit_not_found)
 {
     static const char *const bodies[] = {
@@ -1177,6 +1209,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, test_round_trip);
     tcase_add_test(tc, test_fit_micro_batch);
     tcase_add_test(tc, test_fit_gpus);
+    tcase_add_test(tc, test_fit_gpus_keeps_batch);
     tcase_add_test(tc, test_fit_not_found);
     tcase_add_test(tc, test_catalogues);
     tcase_add_test(tc, test_route_table);

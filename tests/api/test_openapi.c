@@ -17,6 +17,7 @@
  */
 #include <check.h>
 #include <jansson.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -406,8 +407,12 @@ START_TEST(test_schema_values_accepted)
             bad[2] = json_real(f->minimum + 0.5);
             break;
         case TS_API_FIELD_NUMBER:
-            /* exclusive bounds: the next double inside is valid */
-            good[0] = json_real(f->exclusive_minimum ? nextafter(f->minimum, INFINITY) : f->minimum);
+            /* exclusive bounds: the next double inside is valid, except
+             * that subnormals are refused (README, Limits): past an
+             * exclusive 0 the smallest normal double is */
+            good[0] = json_real(f->exclusive_minimum
+                                    ? (f->minimum == 0 ? DBL_MIN : nextafter(f->minimum, INFINITY))
+                                    : f->minimum);
             good[1] = json_real(f->exclusive_maximum ? nextafter(f->maximum, -INFINITY) : f->maximum);
             bad[0] = json_real(f->exclusive_minimum ? f->minimum : nextafter(f->minimum, -INFINITY));
             bad[1] = json_real(f->exclusive_maximum ? f->maximum : nextafter(f->maximum, INFINITY));
