@@ -466,6 +466,11 @@ static int emit_shape(ts_import *im, const mega_val *v, bool hf,
         if (set_i(im, TS_FI_SHARED_EXPERTS, v[M_SHARED_FFN].i / fe, M_SHARED_FFN, err) != 0)
             return -1;
     }
+    /* Megatron routes each token to --moe-router-topk experts, default 2. */
+    if (v[M_EXPERTS].set && v[M_EXPERTS].i > 1 && !v[M_TOPK].set &&
+        ts_import_set_int(im, TS_FI_TOP_K, 2, TS_SRC_MEGATRON,
+                          MEGA_PTR " (--moe-router-topk default 2)", err) != 0)
+        return -1;
     if (v[M_QKV_BIAS].set && set_b(im, TS_FI_QKV_BIAS, true, "--add-qkv-bias", err) != 0)
         return -1;
     if (v[M_QK_LN].set && set_b(im, TS_FI_QK_NORM, true, "--qk-layernorm", err) != 0)
