@@ -135,6 +135,7 @@ typedef enum ts_api_src {
     TS_SRC_DEFAULT = 0,          /* documented default, or derived from others */
     TS_SRC_PRESET,               /* "model": a preset */
     TS_SRC_HF,                   /* "hf_config" (ts_import_hf.c) */
+    TS_SRC_AXOLOTL,              /* "axolotl_config" (ts_import_yaml.c) */
     TS_SRC_DS,                   /* "deepspeed_config" (ts_import_ds.c) */
     TS_SRC_MEGATRON,             /* "megatron_args" (ts_import_mega.c) */
     TS_SRC_REQUEST,              /* the member itself */
@@ -171,9 +172,9 @@ typedef struct ts_api_req {
 int ts_json_parse_run(const char *body, size_t len, bool fit,
                       ts_api_req *req, ts_api_err *err);
 
-/* Names of the import members ("hf_config", "deepspeed_config",
- * "megatron_args"), NULL-terminated: request members outside the field
- * table (ts_import.c). */
+/* Names of the import members ("hf_config", "axolotl_config",
+ * "deepspeed_config", "megatron_args"), NULL-terminated, in the order they
+ * apply: request members outside the field table (ts_import.c). */
 extern const char *const ts_import_members[];
 
 

@@ -5,6 +5,7 @@
  * ts_import_hf.c    Hugging Face config.json ("hf_config")
  * ts_import_ds.c    DeepSpeed JSON config ("deepspeed_config")
  * ts_import_mega.c  Megatron-LM argument string ("megatron_args")
+ * ts_import_yaml.c  axolotl YAML ("axolotl_config", libyaml)
  *
  * An importer does not write into the ts_run: it proposes values for
  * request members (by field-table index), each with the JSON pointer of
@@ -12,12 +13,22 @@
  * the same type and range checks as a request member (an error then
  * names the imported key, e.g. /hf_config/num_hidden_layers) and applies
  * it unless the request gives that member itself.  Order: defaults,
- * preset, hf_config, deepspeed_config, megatron_args, request.
+ * preset, hf_config, axolotl_config, deepspeed_config, megatron_args,
+ * request.
  */
 #ifndef TS_IMPORT_H
 #define TS_IMPORT_H
 
 #include "ts_api_int.h"
+
+/* The import members, in the order they apply (ts_import_members). */
+typedef enum ts_import_member {
+    TS_IMP_HF = 0,       /* hf_config: object */
+    TS_IMP_AXOLOTL,      /* axolotl_config: YAML text */
+    TS_IMP_DS,           /* deepspeed_config: object */
+    TS_IMP_MEGA,         /* megatron_args: text */
+    TS_IMP_COUNT
+} ts_import_member;
 
 #define TS_IMPORT_ORIGIN_LEN 160
 #define TS_IMPORT_BASE_LEN 64
@@ -34,9 +45,11 @@ typedef struct ts_import {
     json_t *vals[TS_FI_COUNT];        /* owned; NULL = not proposed */
     ts_api_src src[TS_FI_COUNT];
     char origin[TS_FI_COUNT][TS_IMPORT_ORIGIN_LEN];
-    /* DeepSpeed gradient_accumulation_steps: global batch = micro x gas
-     * x dp, known only once dp is (ts_json_in.c applies it). */
+    /* gradient_accumulation_steps (DeepSpeed, axolotl): global batch =
+     * micro x gas x dp, known only once dp is (ts_json_in.c applies it). */
     int64_t ds_gas;
+    ts_api_src gas_src;
+    char gas_origin[TS_IMPORT_ORIGIN_LEN];
     bool ds_train_batch;              /* global_batch came from train_batch_size */
     ts_api_notes *notes;              /* the request's */
 } ts_import;
@@ -92,6 +105,8 @@ int ts_import_check_size(const json_t *doc, const char *ptr, ts_api_err *err);
 int ts_import_hf(ts_import *im, const json_t *cfg, ts_api_err *err);
 int ts_import_ds(ts_import *im, const json_t *cfg, ts_api_err *err);
 int ts_import_mega(ts_import *im, const char *args, size_t len, ts_api_err *err);
+/* 400 unsupported-config when built without libyaml. */
+int ts_import_axolotl(ts_import *im, const char *yaml, size_t len, ts_api_err *err);
 
 /* Supported Hugging Face model_type values, NULL-terminated. */
 extern const char *const ts_import_hf_types[];

@@ -268,8 +268,16 @@ int ts_import_ds(ts_import *im, const json_t *cfg, ts_api_err *err)
     if ((rc = ds_int(im, &root, "gradient_accumulation_steps", 1, 1048576,
                      "global_batch", &v, err)) < 0)
         return -1;
-    if (rc > 0)
+    if (rc > 0) {
+        if (im->ds_gas > 0 && im->ds_gas != v)
+            ts_import_note(im->notes, "gradient_accumulation_steps: %lld from "
+                           "/deepspeed_config overrides %lld from %s", (long long)v,
+                           (long long)im->ds_gas, im->gas_origin);
         im->ds_gas = v;
+        im->gas_src = TS_SRC_DS;
+        snprintf(im->gas_origin, sizeof im->gas_origin,
+                 "/deepspeed_config/gradient_accumulation_steps");
+    }
     if ((rc = ds_int(im, &root, "train_batch_size", 1, DS_BIG,
                      "global_batch", &v, err)) < 0)
         return -1;

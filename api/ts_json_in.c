@@ -666,33 +666,42 @@ static void blame_import(ts_api_err *err, const char *origin)
 static int apply_imports(const json_t *const *imp, ts_import *im,
                          const json_t **given, ts_api_req *req, ts_api_err *err)
 {
-    static const char *const want[] = { "an object", "an object", "a string" };
+    static const struct { bool object; const char *what; } want[TS_IMP_COUNT] = {
+        [TS_IMP_HF] = { true, "a Hugging Face config.json" },
+        [TS_IMP_AXOLOTL] = { false, "an axolotl YAML config" },
+        [TS_IMP_DS] = { true, "a DeepSpeed config" },
+        [TS_IMP_MEGA] = { false, "Megatron-LM arguments" },
+    };
     size_t i;
 
-    for (i = 0; i < 3; i++) {
+    for (i = 0; i < TS_IMP_COUNT; i++) {
         char ptr[32];
         bool ok;
 
         if (imp[i] == NULL)
             continue;
-        ok = i < 2 ? json_is_object(imp[i]) : json_is_string(imp[i]);
+        ok = want[i].object ? json_is_object(imp[i]) : json_is_string(imp[i]);
         if (!ok) {
             snprintf(ptr, sizeof ptr, "/%s", ts_import_members[i]);
             ts_api_err_set(err, 400, "invalid-type", "Wrong type", ptr,
-                           "%s must be %s (%s), got %s", ts_import_members[i], want[i],
-                           i == 0 ? "a Hugging Face config.json"
-                           : i == 1 ? "a DeepSpeed config" : "Megatron-LM arguments",
+                           "%s must be %s (%s), got %s", ts_import_members[i],
+                           want[i].object ? "an object" : "a string", want[i].what,
                            json_kind(imp[i]));
             return -1;
         }
         req->imported = true;
     }
-    if (imp[0] != NULL && ts_import_hf(im, imp[0], err) != 0)
+    if (imp[TS_IMP_HF] != NULL && ts_import_hf(im, imp[TS_IMP_HF], err) != 0)
         return -1;
-    if (imp[1] != NULL && ts_import_ds(im, imp[1], err) != 0)
+    if (imp[TS_IMP_AXOLOTL] != NULL &&
+        ts_import_axolotl(im, json_string_value(imp[TS_IMP_AXOLOTL]),
+                          json_string_length(imp[TS_IMP_AXOLOTL]), err) != 0)
         return -1;
-    if (imp[2] != NULL && ts_import_mega(im, json_string_value(imp[2]),
-                                         json_string_length(imp[2]), err) != 0)
+    if (imp[TS_IMP_DS] != NULL && ts_import_ds(im, imp[TS_IMP_DS], err) != 0)
+        return -1;
+    if (imp[TS_IMP_MEGA] != NULL &&
+        ts_import_mega(im, json_string_value(imp[TS_IMP_MEGA]),
+                       json_string_length(imp[TS_IMP_MEGA]), err) != 0)
         return -1;
     for (i = 0; i < TS_FI_COUNT; i++) {
         if (im->vals[i] == NULL)
@@ -716,6 +725,16 @@ static int apply_imports(const json_t *const *imp, ts_import *im,
     return 0;
 }
 
+static bool req_has_import(const json_t *const *imp)
+{
+    size_t i;
+
+    for (i = 0; i < TS_IMP_COUNT; i++)
+        if (imp[i] != NULL)
+            return true;
+    return false;
+}
+
 /* DeepSpeed: train_batch_size = micro x gradient_accumulation_steps x dp
  * (runtime/config.py _batch_assertion), once dp is known. */
 static int apply_ds_batch(ts_api_req *req, const ts_import *im, ts_api_err *err)
@@ -729,8 +748,8 @@ static int apply_ds_batch(ts_api_req *req, const ts_import *im, ts_api_err *err)
         return 0;
     if (req->source[TS_FI_GLOBAL_BATCH] == TS_SRC_REQUEST ||
         req->source[TS_FI_GLOBAL_BATCH] == TS_SRC_MEGATRON) {
-        ts_import_note(&req->notes, "/deepspeed_config/gradient_accumulation_steps "
-                       "is not used: global_batch is given");
+        ts_import_note(&req->notes, "%s is not used: global_batch is given",
+                       im->gas_origin);
         return 0;
     }
     if (im->ds_train_batch && req->source[TS_FI_GLOBAL_BATCH] == TS_SRC_DS) {
@@ -755,7 +774,7 @@ static int apply_ds_batch(ts_api_req *req, const ts_import *im, ts_api_err *err)
         return 0;
     }
     r->global_batch = r->micro_batch * gas * dp;
-    req->source[TS_FI_GLOBAL_BATCH] = TS_SRC_DS;
+    req->source[TS_FI_GLOBAL_BATCH] = (unsigned char)im->gas_src;
     return 0;
 }
 
@@ -770,7 +789,7 @@ int ts_json_parse_run(const char *body, size_t len, bool fit,
                       ts_api_req *req, ts_api_err *err)
 {
     const json_t *given[TS_FI_COUNT];
-    const json_t *imp[3] = { NULL, NULL, NULL };
+    const json_t *imp[TS_IMP_COUNT] = { NULL };
     ts_import *im = NULL;
     json_error_t je;
     json_t *root;
@@ -829,7 +848,7 @@ int ts_json_parse_run(const char *body, size_t len, bool fit,
                 req->source[i] = TS_SRC_PRESET;
 
     /* Imports: proposed values, checked like members, under the request's. */
-    if (imp[0] != NULL || imp[1] != NULL || imp[2] != NULL) {
+    if (req_has_import(imp)) {
         im = malloc(sizeof *im);
         if (im == NULL) {
             ts_api_err_set(err, 503, "out-of-memory", "Out of memory", NULL,

@@ -89,6 +89,7 @@ static void usage(FILE *out)
         "  --hf-config FILE      a Hugging Face config.json (hf_config)\n"
         "  --deepspeed FILE      a DeepSpeed JSON config (deepspeed_config)\n"
         "  --megatron-args FILE  Megatron-LM arguments, as in a launch script (megatron_args)\n"
+        "  --axolotl FILE        an axolotl YAML config (axolotl_config)\n"
         "  --margin 10%%          share of HBM that must stay free (or a fraction: 0.1)\n"
         "  --format FORMAT       text (default), junit (JUnit XML) or github (annotations)\n"
         "\n"

@@ -91,7 +91,8 @@ int ts_check_parse_option(int argc, char **argv, int *i, ts_check_opts *o,
                           char *err, size_t errlen)
 {
     static const char *const names[] = {
-        "--hf-config", "--deepspeed", "--megatron-args", "--file", "--margin", "--format"
+        "--hf-config", "--deepspeed", "--megatron-args", "--file", "--margin", "--format",
+        "--axolotl"
     };
     size_t k;
 
@@ -109,6 +110,7 @@ int ts_check_parse_option(int argc, char **argv, int *i, ts_check_opts *o,
         case 0: o->hf_config = v; return 1;
         case 1: o->deepspeed = v; return 1;
         case 2: o->megatron_args = v; return 1;
+        case 6: o->axolotl = v; return 1;
         case 3: return ts_check_add_file(o, v, err, errlen) == 0 ? 1 : -1;
         case 4:
             if (!ts_check_parse_margin(v, &o->margin)) {
@@ -117,6 +119,7 @@ int ts_check_parse_option(int argc, char **argv, int *i, ts_check_opts *o,
                 return -1;
             }
             return 1;
+        case 5:
         default:
             if (strcmp(v, "text") == 0)
                 o->format = TS_CHECK_TEXT;
@@ -291,8 +294,24 @@ static json_t *load_json_file(const char *path, bool object, char *err, size_t e
 
 /* The command line's imports, read once. */
 typedef struct check_imports {
-    json_t *hf, *ds, *mega;
+    json_t *hf, *ds, *mega, *axolotl;
 } check_imports;
+
+/* A text file as a JSON string (megatron_args, axolotl_config). */
+static json_t *load_text_file(const char *path, char *err, size_t errlen)
+{
+    size_t n = 0;
+    char *text = slurp(path, &n, err, errlen);
+    json_t *s;
+
+    if (text == NULL)
+        return NULL;
+    s = json_stringn(text, n);
+    free(text);
+    if (s == NULL)
+        snprintf(err, errlen, "%s is not UTF-8 text", path);
+    return s;
+}
 
 static int load_imports(const ts_check_opts *o, check_imports *im, char *err, size_t errlen)
 {
@@ -303,19 +322,12 @@ static int load_imports(const ts_check_opts *o, check_imports *im, char *err, si
     if (o->deepspeed != NULL &&
         (im->ds = load_json_file(o->deepspeed, true, err, errlen)) == NULL)
         return -1;
-    if (o->megatron_args != NULL) {
-        size_t n = 0;
-        char *text = slurp(o->megatron_args, &n, err, errlen);
-
-        if (text == NULL)
-            return -1;
-        im->mega = json_stringn(text, n);
-        free(text);
-        if (im->mega == NULL) {
-            snprintf(err, errlen, "%s is not UTF-8 text", o->megatron_args);
-            return -1;
-        }
-    }
+    if (o->megatron_args != NULL &&
+        (im->mega = load_text_file(o->megatron_args, err, errlen)) == NULL)
+        return -1;
+    if (o->axolotl != NULL &&
+        (im->axolotl = load_text_file(o->axolotl, err, errlen)) == NULL)
+        return -1;
     return 0;
 }
 
@@ -324,6 +336,7 @@ static void free_imports(check_imports *im)
     json_decref(im->hf);
     json_decref(im->ds);
     json_decref(im->mega);
+    json_decref(im->axolotl);
 }
 
 static double now_s(void)
@@ -432,6 +445,8 @@ static void check_one(const ts_check_opts *o, const check_imports *im,
         json_object_set(plan, "deepspeed_config", im->ds);
     if (im->mega != NULL)
         json_object_set(plan, "megatron_args", im->mega);
+    if (im->axolotl != NULL)
+        json_object_set(plan, "axolotl_config", im->axolotl);
     json_object_update(plan, (json_t *)run_opts);
     body = json_dumps(plan, JSON_COMPACT);
     if (body == NULL) {

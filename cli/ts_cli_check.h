@@ -2,8 +2,8 @@
  * ts_cli_check.h - `trainsize check`: a CI gate over one or many plans.
  *
  * A plan is the API's request JSON (imports allowed inside it).  Each
- * plan, with the command line's imports (--hf-config, --deepspeed,
- * --megatron-args) and run options on top, is sent to POST /v1/memory and
+ * plan, with the command line's imports (--hf-config, --axolotl,
+ * --deepspeed, --megatron-args) and run options on top, is sent to POST /v1/memory and
  * passes when the worst pipeline stage fits with the margin:
  *     memory.total <= (1 - margin) * memory.hbm_bytes   (and memory.fits)
  * Exit status, worst over all plans: 0 every plan fits with the margin,
@@ -33,13 +33,14 @@ typedef struct ts_check_opts {
     const char *hf_config;      /* file paths, NULL when not given */
     const char *deepspeed;
     const char *megatron_args;
+    const char *axolotl;        /* axolotl YAML (axolotl_config) */
     const char *files[TS_CHECK_FILES_MAX];
     size_t n_files;
     double margin;              /* fraction of HBM kept free, [0, 1) */
     ts_check_format format;
 } ts_check_opts;
 
-/* "--hf-config F", "--deepspeed F", "--megatron-args F", "--file F",
+/* "--hf-config F", "--deepspeed F", "--megatron-args F", "--axolotl F", "--file F",
  * "--margin 10%", "--format junit" (also --name=value).  1 consumed (and
  * *i on its last word), 0 not a check option, -1 usage error in err. */
 int ts_check_parse_option(int argc, char **argv, int *i, ts_check_opts *o,

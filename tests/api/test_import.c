@@ -82,7 +82,7 @@ static json_t *build_body(const json_t *c)
     json_object_foreach((json_t *)files, k, v) {
         char *text = read_data(json_string_value(v));
 
-        if (strcmp(k, "megatron_args") == 0) {
+        if (strcmp(k, "megatron_args") == 0 || strcmp(k, "axolotl_config") == 0) {
             json_object_set_new(req, k, json_string(text));
         } else {
             json_error_t je;

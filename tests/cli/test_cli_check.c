@@ -378,6 +378,29 @@ START_TEST(imports_and_stages)
         json_decref(m);
         json_decref(p);
     }
+    /* an axolotl YAML next to the config.json: the API's verdict */
+    {
+        json_t *q = json_object();
+        char *yml = read_file(dpath("axolotl/llama3-qlora.yml"));
+        json_t *m;
+
+        json_object_set_new(q, "hf_config", json_load_file(dpath("hf/llama3-8b.json"), 0, NULL));
+        json_object_set_new(q, "axolotl_config", json_string(yml));
+        json_object_set_new(q, "gpus", json_integer(1));
+        m = memory(q);
+        ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(m, "inputs"),
+                                                            "lora_rank")), 32);
+        r = check((const char *[]){ "--hf-config", dpath("hf/llama3-8b.json"),
+                                    "--axolotl", dpath("axolotl/llama3-qlora.yml"),
+                                    "--gpus", "1", NULL });
+        ck_assert_int_eq(r.code, json_is_true(json_object_get(json_object_get(m, "memory"),
+                                                              "fits")) ? 0 : 1);
+        ck_assert_ptr_nonnull(strstr(r.out, "note: /axolotl_config/base_model"));
+        run_free(&r);
+        json_decref(m);
+        json_decref(q);
+        free(yml);
+    }
     /* an import file that does not exist is a rejected check */
     r = check((const char *[]){ "--hf-config", dpath("hf/none.json"), "--model", "llama3-8b", NULL });
     ck_assert_int_eq(r.code, 2);
