@@ -4,6 +4,7 @@
  * imported key on error, size caps, and the "inputs_source" /
  * "import_notes" answer members.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,7 +178,7 @@ int ts_import_int(const ts_import_obj *o, const char *key, int64_t lo,
 {
     const json_t *v = json_object_get(o->obj, key);
     char ptr[TS_IMPORT_ORIGIN_LEN];
-    json_int_t i;
+    double d;
 
     if (v == NULL || json_is_null(v)) {
         if (required) {
@@ -187,19 +188,27 @@ int ts_import_int(const ts_import_obj *o, const char *key, int64_t lo,
         return 0;
     }
     ts_import_ptr(ptr, sizeof ptr, o, key);
-    if (!json_is_integer(v)) {
+    /* The request decodes every number as a double (ts_json_in.c): an
+     * integer is a number without a fraction (JSON Schema's rule), and
+     * the bounds here are far below 2^53, where that is exact. */
+    if (!json_is_number(v)) {
         ts_api_err_set(err, 400, "invalid-type", "Wrong type", ptr,
                        "%s must be an integer, got %s", ptr, kind(v));
         return -1;
     }
-    i = json_integer_value(v);
-    if (i < lo || i > hi) {
-        ts_api_err_set(err, 400, "out-of-range", "Value out of range", ptr,
-                       "%s must be an integer from %lld to %lld, got %"
-                       JSON_INTEGER_FORMAT, ptr, (long long)lo, (long long)hi, i);
+    d = json_number_value(v);
+    if (!isfinite(d) || d != floor(d)) {
+        ts_api_err_set(err, 400, "invalid-type", "Wrong type", ptr,
+                       "%s must be an integer (no fractional part), got %.17g", ptr, d);
         return -1;
     }
-    *out = (int64_t)i;
+    if (d < (double)lo || d > (double)hi) {
+        ts_api_err_set(err, 400, "out-of-range", "Value out of range", ptr,
+                       "%s must be an integer from %lld to %lld, got %.17g", ptr,
+                       (long long)lo, (long long)hi, d);
+        return -1;
+    }
+    *out = (int64_t)d;
     return 1;
 }
 

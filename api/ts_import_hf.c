@@ -363,10 +363,10 @@ static void hf_notes(const ts_import_obj *o, const ts_import_obj *root,
                        "the training precision is the precision member", root->base,
                        json_string_value(v));
     if ((v = json_object_get(o->obj, "max_position_embeddings")) != NULL &&
-        json_is_integer(v))
-        ts_import_note(notes, "%s/max_position_embeddings %" JSON_INTEGER_FORMAT
-                       " is the context limit, not the training sequence length "
-                       "(give seq)", o->base, json_integer_value(v));
+        json_is_number(v))
+        ts_import_note(notes, "%s/max_position_embeddings %.0f is the context limit, "
+                       "not the training sequence length (give seq)", o->base,
+                       json_number_value(v));
     if (json_object_get(root->obj, "vision_config") != NULL)
         ts_import_note(notes, "%s/vision_config: the vision tower and projector are "
                        "not counted, only the language model", root->base);

@@ -149,14 +149,17 @@ static void ts_mem_layer(const ts_run *run, ts_mem_act *o)
     o->full = rep / tr + shard + eager;
     if (run->framework == TS_FW_FSDP) {
         /* PyTorch eager modules (torchtitan, torchtune, HF), uncompiled:
-         * RMSNorm upcasts (x.float() kept by pow/mul, 4h, plus the
-         * normalised act_b h), RoPE works on fp32 copies of q and k, GQA
+         * the norms (below), RoPE works on fp32 copies of q and k, GQA
          * K/V are expanded to all heads before SDPA (repeat_kv copies),
          * the attention output is made contiguous for the output
          * projection (a copy), and SwiGLU keeps w1's output, silu's
          * output, w3's output and their product (4 act_b F; GeLU 2). */
         double mlp_e = (m->gated ? 4.0 : 2.0) * act_b * F / t * k;
-        o->full = 2.0 * (4.0 * h + act_b * h) / tr + 2.0 * act_b * h / tr +
+        /* nn.LayerNorm is one native kernel: its input and fp32 mean and
+         * rstd.  The eager RMSNorm of these codebases upcasts: x.float()
+         * (4h) and the normalised act_b h. */
+        double norm = run->norm == TS_NORM_LAYERNORM ? act_b * h + 8.0 : 4.0 * h + act_b * h;
+        o->full = 2.0 * norm / tr + 2.0 * act_b * h / tr +
                   4.0 * (q + kv) + act_b * (q + 2.0 * q + q) + act_b * q + mlp_e + eager;
     }
     o->work = act_b * (2.0 * h / tr +
@@ -233,7 +236,10 @@ typedef struct ts_mem_ctx {
     double tokens;                 /* tokens per micro-batch on one GPU: seq/cp * b */
     double micro_per_step;         /* 0: not known (no global batch given) */
     ts_mem_act act;
-    double lora_bpp;               /* trainable adapter params per frozen param */
+    bool lora;                     /* LoRA adapters train, the base is frozen */
+    double lora_layer;             /* adapter params per layer on one GPU */
+    double frozen_b;               /* bytes per frozen base param */
+    double opt_bpp;                /* optimizer state bytes per trained param */
 } ts_mem_ctx;
 
 /* Layers of stage i: first/last counts as given, the rest even, the
@@ -321,7 +327,7 @@ static void ts_mem_stage_eval(const ts_mem_ctx *c, int64_t i, ts_mem_stage *st)
     G = c->bg * (r->zero >= 2 ? share : st->params);
     M = c->bm * (r->zero >= 1 ? share : st->params);
     O = c->bo * (r->zero >= 1 ? share : st->params);
-    if (fsdp && r->master_weights) {
+    if (fsdp && r->master_weights && !c->lora) {
         /* FSDP keeps the sharded parameter in fp32 as the master copy and
          * no persistent 16-bit copy (MixedPrecisionPolicy param_dtype
          * casts at all-gather time). */
@@ -333,6 +339,23 @@ static void ts_mem_stage_eval(const ts_mem_ctx *c, int64_t i, ts_mem_stage *st)
          * stage3.py fp32_partitioned_groups_flat): estimate_zero2/3's 18
          * bytes = 2 + 4 + 12. */
         G += 4.0 * c->f * (r->zero >= 1 ? share : st->params);
+    }
+    if (c->lora) {
+        /* Adapters train (sharded like any trained state); the frozen
+         * base is stored at frozen_precision (sharded under ZeRO-3 /
+         * FSDP as the base itself is), embeddings at the training
+         * precision. */
+        double ad = n * c->lora_layer, ad_sh = ad / c->nd;
+        double pb = ts_precision_bytes(r->precision);
+        double emb = (first ? c->emb : 0) + (last ? c->head : 0);
+        double lin = st->params - emb;
+
+        W = (r->zero >= 3 ? 1.0 / c->nd : 1.0) * (c->frozen_b * lin + pb * emb) +
+            pb * (r->zero >= 3 ? ad_sh : ad);
+        G = ts_precision_bytes(r->grad_precision) * (r->zero >= 2 ? ad_sh : ad);
+        M = r->master_weights ? 4.0 * (r->zero >= 1 ? ad_sh : ad) : 0;
+        O = c->opt_bpp * (r->zero >= 1 ? ad_sh : ad);
+        st->params += ad;
     }
     if (r->offload_optimizer) {
         /* ZeRO-Offload: master, moments and the fp32 gradient partition
@@ -390,6 +413,13 @@ static void ts_mem_stage_eval(const ts_mem_ctx *c, int64_t i, ts_mem_stage *st)
     fwd_ws += c->training ? (c->act.full - c->act.saved) * c->tokens : 0;
     bwd_ws += (c->act.full - c->act.saved + c->act.work) * c->tokens;
     loss_ws = last && c->shape ? c->act.loss * c->tokens : 0;
+    if (c->lora && r->frozen_precision != TS_QUANT_BF16) {
+        /* A quantised base is dequantised to 16 bits one matrix at a time
+         * for its matmul (bitsandbytes / torchao NF4): the largest, h x F. */
+        double deq = 2.0 * (double)r->model.hidden * (double)r->model.ffn / (double)r->tp;
+        fwd_ws += deq;
+        bwd_ws += deq;
+    }
 
     /* Gradients: Megatron's main_grad buffer is persistent; PyTorch
      * optimizers' zero_grad(set_to_none) frees them, so they exist in
@@ -531,7 +561,7 @@ static void ts_mem_context(const ts_run *run, const ts_params *p, ts_mem_ctx *c,
 {
     const ts_model *m = &run->model;
     ts_mem_opt opt = ts_mem_optimizer(run, p);
-    double t = (double)run->tp, frozen_b;
+    double t = (double)run->tp;
 
     *c = (ts_mem_ctx){ 0 };
     c->run = run;
@@ -541,26 +571,30 @@ static void ts_mem_context(const ts_run *run, const ts_params *p, ts_mem_ctx *c,
     c->f = c->training ? run->trainable_fraction : 0.0;
 
     /* LoRA: adapters A (r x in) and B (out x r) on every attention and
-     * MLP matrix are what trains; the base is frozen at frozen_precision
-     * (Hu et al. 2021; QLoRA: Dettmers et al. 2023). */
-    c->lora_bpp = 0;
-    if (run->lora_rank > 0 && c->shape && c->training) {
+     * MLP matrix are all that trains; the base is frozen at
+     * frozen_precision, embeddings and norms at the training precision
+     * (Hu et al. 2021; QLoRA, Dettmers et al. 2023; HF peft with
+     * target_modules all-linear: 41,943,040 adapters for Llama 3 8B at
+     * r 16). */
+    c->lora_layer = 0;
+    c->lora = run->lora_rank > 0 && c->shape && c->training;
+    if (c->lora) {
         double h = (double)m->hidden, F = (double)m->ffn, r = (double)run->lora_rank;
         double kvd = (double)m->kv_heads * h / (double)m->heads;
         double E = m->experts > 1 ? (double)m->experts : 1.0;
-        /* q, k, v, o and the MLP matrices: sum of (in + out) times r. */
-        double attn = r * ((h + h) + (h + kvd) * 2.0 + (h + h));
+        double attn = r * ((h + h) + (h + kvd) * 2.0 + (h + h)); /* q, k, v, o */
         double mlp = r * E * (m->gated ? 3.0 : 2.0) * (h + F);
-        c->lora_bpp = (attn + mlp) / (p->per_layer_attn + p->per_layer_mlp);
-        c->f = c->lora_bpp / (1.0 + c->lora_bpp); /* trainable share of all params held */
-    }
-    frozen_b = run->lora_rank > 0 ? ts_quant_bytes(run->frozen_precision)
-                                  : ts_precision_bytes(run->precision);
-    if (run->lora_rank > 0) {
-        /* Per parameter held: frozen base at frozen_b plus adapters in
-         * the training precision. */
-        double tr = c->lora_bpp;
-        out->bpp_weights = (frozen_b + tr * ts_precision_bytes(run->precision)) / (1.0 + tr);
+        double adapters = (attn + mlp) * (double)m->layers;
+        double linear = p->total - p->embedding - p->output_head;
+
+        c->lora_layer = (attn + mlp) / t;
+        c->f = 1.0;
+        c->frozen_b = ts_quant_bytes(run->frozen_precision);
+        /* Reported per parameter of base + adapters. */
+        out->bpp_weights = (c->frozen_b * linear +
+                            ts_precision_bytes(run->precision) * (p->embedding + p->output_head + adapters)) /
+                           (p->total + adapters);
+        c->f = adapters / (p->total + adapters);
     } else {
         out->bpp_weights = ts_precision_bytes(run->precision);
     }
@@ -568,6 +602,7 @@ static void ts_mem_context(const ts_run *run, const ts_params *p, ts_mem_ctx *c,
     out->bpp_master = run->master_weights ? c->f * 4.0 : 0.0;
     out->bpp_optimizer = c->f * opt.bpp;
     out->bpp_total = out->bpp_weights + out->bpp_grads + out->bpp_master + out->bpp_optimizer;
+    c->opt_bpp = opt.bpp;
     c->bw = out->bpp_weights;
     c->bg = out->bpp_grads;
     c->bm = out->bpp_master;
@@ -578,10 +613,9 @@ static void ts_mem_context(const ts_run *run, const ts_params *p, ts_mem_ctx *c,
     if (c->shape) {
         double L = (double)m->layers;
         double per_layer_expert = p->expert / L;
-        double lora = run->lora_rank > 0 ? c->lora_bpp : 0.0;
         c->layer_dense = (p->per_layer_attn + p->per_layer_norm +
-                          p->per_layer_mlp - per_layer_expert) * (1.0 + lora) / t;
-        c->layer_expert = per_layer_expert * (1.0 + lora) / (t * (double)run->ep);
+                          p->per_layer_mlp - per_layer_expert) / t;
+        c->layer_expert = per_layer_expert / (t * (double)run->ep);
         c->emb = p->embedding / t;
         /* Tied embeddings: with pp > 1 the last stage holds its own copy
          * of the word embeddings (Megatron shared_embedding). */
@@ -666,7 +700,7 @@ ts_status ts_memory_estimate(const ts_run *r, ts_memory *out, ts_error *err)
     ts_term_set(&out->weights, worst.weights,
                 run.offload_params ? "0 on GPU; host: bytes(precision) * P_stage / (dp*cp)"
                 : run.framework == TS_FW_FSDP && run.master_weights ? "0: the fp32 shard is the master copy"
-                : run.lora_rank > 0 ? "P_stage * (bytes(frozen_precision) + r_lora bytes(precision)) / (1 + r_lora)"
+                : c.lora ? "bytes(frozen_precision) * P_linear + bytes(precision) * (P_embedding + adapters), stage share"
                 : run.zero >= 3 ? "bytes(precision) * (P_dense/(dp cp) + P_expert/(dp cp/ep)), stage share"
                                 : "bytes(precision) * P_stage; P_stage = its layers/tp (experts /ep) + embedding (first) + head (last)",
                 ts_mem_fw_text(&run));

@@ -195,12 +195,24 @@ static const err_case err_cases[] = {
     { "POST", "/v1/memory", J, "", 400, "invalid-json", NULL, "line 1" },
     { "POST", "/v1/memory", J, "{\"tp\":1,\"tp\":2}", 400, "duplicate-key", "/tp", "duplicate" },
     { "POST", "/v1/memory", J, "[1,2]", 400, "not-an-object", NULL, "an array" },
-    { "POST", "/v1/memory", J, "3", 400, "not-an-object", NULL, "an integer" },
+    { "POST", "/v1/memory", J, "3", 400, "not-an-object", NULL, "a number" },
     { "POST", "/v1/memory", J, "{\"params\":NaN}", 400, "invalid-json", NULL, "NaN" },
     { "POST", "/v1/memory", J, "{\"params\":Infinity}", 400, "invalid-json", NULL, NULL },
     { "POST", "/v1/memory", J, "{\"params\":1e400}", 400, "invalid-json", NULL, "overflow" },
-    /* 2^63 does not fit json_int_t: jansson refuses it while parsing */
-    { "POST", "/v1/memory", J, "{\"tp\":9223372036854775808}", 400, "invalid-json", NULL, "too big integer" },
+    /* 2^63 does not fit json_int_t: numbers decode as reals, so it is
+     * a number, out of tp's range (JSON.stringify(1e19) writes this) */
+    { "POST", "/v1/memory", J, "{\"tp\":9223372036854775808}", 400, "out-of-range", "/tp", "1048576" },
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"tokens\":200000000000000000000}", 400, "out-of-range", "/tokens", "got 2e+20" },
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"global_batch\":99999999999999999999999}", 400, "out-of-range", "/global_batch", NULL },
+    /* duplicates name the key however long it is (jansson's message
+     * text cuts it), with RFC 6901 escaping */
+    { "POST", "/v1/memory", J, "{\"shared_interval_min\":5,\"shared_interval_min\":6}", 400, "duplicate-key",
+      "/shared_interval_min", "shared_interval_min" },
+    { "POST", "/v1/memory", J, "{\"a_key_well_over_twenty_five_bytes\":1, \"tp\": {\"x\":[1,\"}\"]},\n"
+      " \"a_key_well_over_twenty_five_bytes\" : 2}", 400, "duplicate-key", "/a_key_well_over_twenty_five_bytes", NULL },
+    { "POST", "/v1/memory", J, "{\"a/b\":1,\"a\\u002fb\":2}", 400, "duplicate-key", "/a~1b", NULL },
+    /* a nested duplicate is inside a value no member accepts */
+    { "POST", "/v1/memory", J, "{\"tp\":{\"a\":1,\"a\":2}}", 400, "invalid-type", "/tp", "an object" },
     /* unknown members */
     { "POST", "/v1/memory", J, "{\"params\":7e9,\"tpp\":2}", 400, "unknown-field", "/tpp", "did you mean \"tp\"" },
     { "POST", "/v1/memory", J, "{\"optimiser\":\"adamw\"}", 400, "unknown-field", "/optimiser", "did you mean \"optimizer\"" },
@@ -209,8 +221,9 @@ static const err_case err_cases[] = {
     { "POST", "/v1/memory", J, "{\"a/b~c\":1}", 400, "unknown-field", "/a~1b~0c", NULL },
     { "POST", "/v1/memory", J, "{\"solve\":\"gpus\"}", 400, "unknown-field", "/solve", "only accepted by POST /v1/fit" },
     /* strict types */
-    { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":1.5}", 400, "invalid-type", "/tp", "JSON integer" },
-    { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":2.0}", 400, "invalid-type", "/tp", "JSON integer" },
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":1.5}", 400, "invalid-type", "/tp", "integer" },
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":2.5e0}", 400, "invalid-type", "/tp", "no fractional part" },
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"zero\":0.5}", 400, "invalid-type", "/zero", "got 0.5" },
     { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":\"2\"}", 400, "invalid-type", "/tp", "a string" },
     { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":[[[[1]]]]}", 400, "invalid-type", "/tp", "an array" },
     { "POST", "/v1/memory", J, "{\"params\":7e9,\"gated\":1}", 400, "invalid-type", "/gated", "true or false" },
@@ -220,7 +233,7 @@ static const err_case err_cases[] = {
     /* ranges */
     { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":0}", 400, "out-of-range", "/tp", "from 1 to 1048576" },
     { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":-0}", 400, "out-of-range", "/tp", NULL },
-    { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":9223372036854775807}", 400, "out-of-range", "/tp", "9223372036854775807" },
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":9223372036854775807}", 400, "out-of-range", "/tp", "9.2233720368547758e+18" },
     { "POST", "/v1/memory", J, "{\"params\":7e9,\"zero\":4}", 400, "out-of-range", "/zero", "from 0 to 3" },
     { "POST", "/v1/memory", J, "{\"params\":1e308}", 400, "out-of-range", "/params", "<= 1000000000000000" },
     { "POST", "/v1/memory", J, "{\"params\":0}", 400, "out-of-range", "/params", "> 0" },
@@ -264,7 +277,7 @@ static const err_case err_cases[] = {
     { "POST", "/v1/memory", "text/json", "{\"params\":7e9}", 415, "unsupported-media-type", NULL, NULL },
     { "GET", "/v1/memory", NULL, "", 405, "method-not-allowed", NULL, "POST" },
     { "DELETE", "/v1/plan", J, "", 405, "method-not-allowed", NULL, "POST" },
-    { "POST", "/v1/presets", J, "{}", 405, "method-not-allowed", NULL, "GET" },
+    { "POST", "/v1/presets", J, "{}", 405, "method-not-allowed", NULL, "GET, HEAD" },
     { "GET", "/v1/nope", NULL, "", 404, "not-found", NULL, "/v1/nope" },
     { "POST", "/v1/memory/", J, "{\"params\":7e9}", 404, "not-found", NULL, NULL },
     { "GET", "/v1", NULL, "", 404, "not-found", NULL, NULL },
@@ -947,6 +960,64 @@ START_TEST(test_problem_builder)
 }
 END_TEST
 
+/* One title per problem type: a known slug gets the table's title
+ * whatever the caller passes (the server once said "Not Found" where the
+ * api said "Not found"). */
+START_TEST(test_problem_titles)
+{
+    const ts_api_problem_type *t;
+    ts_api_response r;
+    json_t *j;
+    size_t i, k;
+
+    for (i = 0; (t = ts_api_problem_type_at(i)) != NULL; i++) {
+        ck_assert(t->status >= 400 && t->status <= 599);
+        ck_assert_str_eq(ts_api_problem_title(t->slug), t->title);
+        for (k = 0; k < i; k++)
+            ck_assert_str_ne(ts_api_problem_type_at(k)->slug, t->slug);
+    }
+    ck_assert_uint_ge(i, 20);
+    ck_assert_ptr_null(ts_api_problem_title("no-such-type"));
+    ck_assert_ptr_null(ts_api_problem_title(NULL));
+
+    memset(&r, 0, sizeof r);
+    ck_assert_int_eq(ts_api_problem(&r, 404, "not-found", "Not Found", "d", NULL), 0);
+    j = json_loads(r.body, 0, NULL);
+    ck_assert_str_eq(str(j, "title"), "Not found");
+    json_decref(j);
+    ts_api_response_free(&r);
+}
+END_TEST
+
+/* JSON Schema's "integer" is any number with a zero fraction (draft
+ * 2020-12 validation 6.1.1): 2.0 and 2e0 are integers, and an integer
+ * literal past 2^63 is still a number (JSON.stringify(1e19)). */
+START_TEST(test_integral_numbers)
+{
+    ts_api_response r;
+    json_t *j;
+
+    j = post("/v1/memory", "{\"params\":7e9,\"gpus\":8.0,\"tp\":2e0,\"zero\":1.0,"
+             "\"global_batch\":6.4e1}", &r);
+    ck_assert_uint_eq(r.status, 200);
+    ck_assert(num(j, "inputs.gpus") == 8);
+    ck_assert(num(j, "inputs.tp") == 2);
+    ck_assert(num(j, "inputs.dp") == 4);
+    ck_assert(num(j, "inputs.zero") == 1);
+    ck_assert(num(j, "inputs.global_batch") == 64);
+    /* written back as integers (CONTRACT.md: integral values < 2^53) */
+    ck_assert_ptr_nonnull(strstr(r.body, "\"tp\":2,"));
+    json_decref(j);
+    ts_api_response_free(&r);
+
+    j = post("/v1/compute", "{\"params\":7e9,\"tokens\":10000000000000000000}", &r);
+    ck_assert_uint_eq(r.status, 200);
+    ck_assert(num(j, "inputs.tokens") == 1e19);
+    json_decref(j);
+    ts_api_response_free(&r);
+}
+END_TEST
+
 START_TEST(test_human_format)
 {
     char b[64];
@@ -1217,6 +1288,8 @@ static Suite *api_suite(void)
 
     tc = tcase_create("output");
     tcase_add_test(tc, test_problem_builder);
+    tcase_add_test(tc, test_problem_titles);
+    tcase_add_test(tc, test_integral_numbers);
     tcase_add_test(tc, test_human_format);
     tcase_add_test(tc, test_core_status_mapping);
     tcase_add_test(tc, test_writer_text);

@@ -259,6 +259,39 @@ START_TEST(test_import_route)
 }
 END_TEST
 
+/* Duplicate keys inside an import (jansson alone would keep the last):
+ * raw text, since a duplicate cannot be built as a JSON value. */
+START_TEST(test_nested_duplicates)
+{
+    static const struct { const char *body, *field; } dups[] = {
+        { "{\"hf_config\":{\"model_type\":\"llama\",\"hidden_size\":1,\"hidden_size\":2}}",
+          "/hf_config/hidden_size" },
+        { "{\"model\":\"llama3-8b\",\"deepspeed_config\":{\"zero_optimization\":"
+          "{\"stage\":1,\"offload_param\":{\"device\":\"cpu\"},\"stage\":3}}}",
+          "/deepspeed_config/zero_optimization/stage" },
+        { "{\"hf_config\":{\"model_type\":\"gemma3\",\"text_config\":{\"a/b\":1,\"a/b\":2}}}",
+          "/hf_config/text_config/a~1b" },
+        { "{\"hf_config\":{},\"hf_config\":{}}", "/hf_config" },
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof dups / sizeof dups[0]; i++) {
+        ts_api_response r;
+        json_t *a;
+
+        ck_assert_int_eq(ts_api_handle("POST", "/v1/import", "application/json", dups[i].body,
+                                       strlen(dups[i].body), &r), 0);
+        ck_assert_msg(r.status == 400, "%s: %u", dups[i].body, r.status);
+        a = json_loads(r.body, 0, NULL);
+        ck_assert_str_eq(json_string_value(json_object_get(a, "type")),
+                         "https://trainsize.dev/problems/duplicate-key");
+        ck_assert_str_eq(json_string_value(json_object_get(a, "field")), dups[i].field);
+        json_decref(a);
+        ts_api_response_free(&r);
+    }
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     json_error_t je;
@@ -293,6 +326,7 @@ int main(int argc, char **argv)
     tc = tcase_create("cases");
     tcase_add_loop_test(tc, test_case, 0, (int)json_array_size(cases));
     tcase_add_test(tc, test_import_route);
+    tcase_add_test(tc, test_nested_duplicates);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

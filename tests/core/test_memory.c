@@ -208,6 +208,26 @@ START_TEST(test_zero_paper)
 }
 END_TEST
 
+/* Megatron-LM's distributed optimizer with its fp32 main grads: 6 + 12/d
+ * bytes per parameter (megatron/training/theoretical_memory_usage.py;
+ * mbridge's estimator prints 7.5 at d = 8). */
+START_TEST(test_megatron_distributed_optimizer)
+{
+    ts_run r;
+    ts_memory m;
+
+    plain_run(&r, 1e9, 8);
+    r.framework = TS_FW_MEGATRON;
+    r.grad_precision = TS_PREC_FP32;
+    r.zero = 1;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    REL_CLOSE(states(&m), (6 + 12.0 / 8) * 1e9, EXACT);
+    r.zero = 0; /* no distributed optimizer: 18 */
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    REL_CLOSE(states(&m), 18e9, EXACT);
+}
+END_TEST
+
 START_TEST(test_zero_shard_group)
 {
     ts_run r;
@@ -291,6 +311,64 @@ START_TEST(test_lora)
     REL_CLOSE(m.weights.value, 14e9, EXACT);
     REL_CLOSE(m.grads.value, 0.02 * 7e9, EXACT);
     REL_CLOSE(m.master.value + m.optimizer.value, 0.12 * 7e9, EXACT);
+}
+END_TEST
+
+/* LoRA on Llama 3 8B, r 16 on q, k, v, o and the three MLP matrices: per
+ * layer 16 ((4096 + 4096) + 2 (4096 + 1024) + (4096 + 4096)) + 16 * 3 *
+ * (4096 + 14336) = 1310720, times 32 = 41,943,040 adapters (what HF peft
+ * prints for target_modules all-linear).  One GPU, ZeRO 0: bf16 base
+ * 2 * 8030261248, adapters 2 + grads 2 + master 4 + Adam 8 bytes each. */
+START_TEST(test_lora_rank)
+{
+    ts_run r;
+    ts_memory m;
+    double ad = 41943040.0, P = 8030261248.0, emb = 2 * 128256.0 * 4096 + 4096; /* + final norm */
+
+    ts_run_defaults(&r);
+    ts_run_apply_preset(&r, ts_preset_find("llama3-8b"));
+    r.gpus = 1;
+    r.zero = 0;
+    r.lora_rank = 16;
+    r.global_batch = 1;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    REL_CLOSE(m.weights.value, 2 * P + 2 * ad, EXACT);
+    REL_CLOSE(m.master.value, 4 * ad, EXACT);
+    REL_CLOSE(m.optimizer.value, 8 * ad, EXACT);
+    ck_assert(m.grads.value == 2 * ad || m.grads.value == 0);
+    /* QLoRA: the linear base in NF4 (0.5 + 1/64 + 4/16384 B per weight,
+     * Dettmers et al. 2023), embeddings, head and final norm stay bf16. */
+    r.frozen_precision = TS_QUANT_NF4;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    REL_CLOSE(m.weights.value, (0.5 + 1.0 / 64 + 4.0 / 16384) * (P - emb) + 2 * emb + 2 * ad, 1e-9);
+    assert_sane(&m);
+}
+END_TEST
+
+/* FSDP's eager modules: RMSNorm keeps an fp32 copy of its input (4h) and
+ * the normalised act_b h; LayerNorm is one kernel keeping its input and
+ * 8 B of statistics.  Two norms per layer: the full set differs by
+ * 2 (4h + 2h - 2h - 8) = 8h - 16 bytes per token (h 4096: 32752). */
+START_TEST(test_fsdp_norms)
+{
+    ts_run r;
+    ts_memory rms, ln;
+    double tokens = 8192;
+
+    ts_run_defaults(&r);
+    ts_run_apply_preset(&r, ts_preset_find("llama3-8b"));
+    r.framework = TS_FW_FSDP;
+    r.zero = 3;
+    ck_assert_int_eq(ts_memory_estimate(&r, &rms, NULL), TS_OK);
+    r.norm = TS_NORM_LAYERNORM;
+    ck_assert_int_eq(ts_memory_estimate(&r, &ln, NULL), TS_OK);
+    REL_CLOSE(rms.act_layer_full - ln.act_layer_full, (8.0 * 4096 - 16) * tokens, EXACT);
+    /* Megatron fuses both: no difference. */
+    r.framework = TS_FW_MEGATRON;
+    ck_assert_int_eq(ts_memory_estimate(&r, &ln, NULL), TS_OK);
+    r.norm = TS_NORM_RMSNORM;
+    ck_assert_int_eq(ts_memory_estimate(&r, &rms, NULL), TS_OK);
+    ck_assert(rms.act_layer_full == ln.act_layer_full);
 }
 END_TEST
 
@@ -658,6 +736,9 @@ static Suite *memory_suite(void)
     tcase_add_test(tc, test_deepspeed);
     tcase_add_test(tc, test_lora);
     tcase_add_test(tc, test_offload);
+    tcase_add_test(tc, test_lora_rank);
+    tcase_add_test(tc, test_megatron_distributed_optimizer);
+    tcase_add_test(tc, test_fsdp_norms);
     tcase_add_loop_test(tc, test_activations_table, 0, (int)(sizeof acts / sizeof acts[0]));
     tcase_add_test(tc, test_activation_score_term);
     tcase_add_test(tc, test_seed000);

@@ -256,14 +256,19 @@ END_TEST
 
 START_TEST(test_ops)
 {
+    /* text/plain, one word (api/openapi.json /livez, /readyz). */
+    char ct[64];
     th_resp r = get("/livez");
     ck_assert_int_eq(r.status, 200);
-    ck_assert_str_eq(r.body, "{\"status\":\"ok\"}");
+    ck_assert_str_eq(r.body, "ok\n");
+    ck_assert(th_header(&r, "Content-Type", ct, sizeof ct));
+    ck_assert_str_eq(ct, "text/plain; charset=utf-8");
     assert_nosniff(&r);
     th_resp_free(&r);
 
     r = get("/readyz");
     ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "ready\n");
     th_resp_free(&r);
 
     /* HEAD: same status and length, no body. */
@@ -273,7 +278,7 @@ START_TEST(test_ops)
     ck_assert_uint_eq(r.len, 0);
     char cl[32];
     ck_assert(th_header(&r, "Content-Length", cl, sizeof cl));
-    ck_assert_str_eq(cl, "15");
+    ck_assert_str_eq(cl, "3");
     th_resp_free(&r);
 }
 END_TEST
@@ -549,7 +554,8 @@ START_TEST(test_method_not_allowed)
         {"DELETE", "/readyz", "GET, HEAD"},
         {"PUT", "/metrics", "GET, HEAD"},
         {"GET", "/v1/memory", "POST"},   /* CONTRACT.md: POST only */
-        {"POST", "/v1/presets", "GET"},  /* CONTRACT.md: GET only */
+        {"POST", "/v1/presets", "GET, HEAD"},  /* GET (and so HEAD) only */
+        {"PUT", "/v1/gpus", "GET, HEAD"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         th_req rq = {.method = cases[i].method, .path = cases[i].path,
