@@ -19,6 +19,7 @@
 typedef enum hf_moe {
     HF_MOE_NONE = 0,
     HF_MOE_MIXTRAL,     /* num_local_experts, num_experts_per_tok */
+    HF_MOE_QWEN3,       /* num_experts, moe_intermediate_size, every layer sparse */
     HF_MOE_DEEPSEEK     /* routed + shared experts, first dense layers, MLA */
 } hf_moe;
 
@@ -51,6 +52,8 @@ static const hf_spec hf_specs[] = {
     { .type = "qwen2", .gated = true, .qkv_bias = true, .norms = 2 },
     { .type = "qwen3", .gated = true, .attention_bias_key = true, .norms = 2, .qk_norm = true,
       .head_dim_default = 128 },
+    { .type = "qwen3_moe", .gated = true, .attention_bias_key = true, .norms = 2, .qk_norm = true,
+      .head_dim_default = 128, .moe = HF_MOE_QWEN3 },
     { .type = "gemma", .tie_default = true, .gated = true, .attention_bias_key = true, .norms = 2,
       .head_dim_default = 256 },
     { .type = "gemma2", .tie_default = true, .gated = true, .attention_bias_key = true, .norms = 4,
@@ -74,7 +77,7 @@ static const hf_spec hf_specs[] = {
 #define HF_N (sizeof hf_specs / sizeof hf_specs[0])
 
 const char *const ts_import_hf_types[HF_N + 1] = {
-    "llama", "mistral", "mixtral", "qwen2", "qwen3", "gemma", "gemma2",
+    "llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "gemma", "gemma2",
     "gemma3_text", "gemma3", "phi3", "gpt2", "gpt_neox", "deepseek_v2",
     "deepseek_v3", NULL
 };
@@ -153,6 +156,31 @@ static int hf_read_moe(const ts_import_obj *o, const hf_spec *s, hf_shape *h,
             return -1;
         if (rc > 0)
             ts_import_ptr(h->o[K_TOPK], TS_IMPORT_ORIGIN_LEN, o, "num_experts_per_tok");
+        return 0;
+    }
+    if (s->moe == HF_MOE_QWEN3) {
+        const json_t *only = json_object_get(o->obj, "mlp_only_layers");
+        int64_t step = 1;
+        char ptr[TS_IMPORT_ORIGIN_LEN];
+
+        /* modeling_qwen3_moe.py: a layer is sparse unless listed in
+         * mlp_only_layers or off the decoder_sparse_step grid. */
+        if (ts_import_int(o, "num_experts", 1, big, true, &h->experts, err) < 0 ||
+            ts_import_int(o, "num_experts_per_tok", 1, big, true, &h->top_k, err) < 0 ||
+            ts_import_int(o, "moe_intermediate_size", 1, big, true, &h->moe_ffn, err) < 0 ||
+            ts_import_int(o, "decoder_sparse_step", 1, big, false, &step, err) < 0)
+            return -1;
+        ts_import_ptr(h->o[K_EXPERTS], TS_IMPORT_ORIGIN_LEN, o, "num_experts");
+        ts_import_ptr(h->o[K_TOPK], TS_IMPORT_ORIGIN_LEN, o, "num_experts_per_tok");
+        ts_import_ptr(h->o[K_MOE_FFN], TS_IMPORT_ORIGIN_LEN, o, "moe_intermediate_size");
+        if (step != 1 || (only != NULL && !json_is_null(only) &&
+                          !(json_is_array(only) && json_array_size(only) == 0))) {
+            ts_import_ptr(ptr, sizeof ptr, o, step != 1 ? "decoder_sparse_step" : "mlp_only_layers");
+            ts_api_err_set(err, 400, "unsupported-config", "Unsupported config", ptr,
+                           "dense layers between sparse ones are not modelled: "
+                           "decoder_sparse_step must be 1 and mlp_only_layers empty");
+            return -1;
+        }
         return 0;
     }
     /* DeepSeek-V2/V3 (modeling_deepseek.py): MLA everywhere, MoE in every
