@@ -18,6 +18,7 @@
 #include <stdbool.h>
 
 #include "ts_api_int.h"
+#include "ts_import.h"
 
 typedef struct ts_field_doc {
     const char *doc;    /* one line, a sentence; openapi "description" */
@@ -30,6 +31,17 @@ typedef struct ts_field_doc {
 } ts_field_doc;
 
 extern const ts_field_doc ts_field_docs[TS_FI_COUNT];
+
+/* The import members (hf_config, ...: api/ts_import.c) sit outside
+ * ts_json_fields[]: an object or a text, applied before the run's own
+ * members.  Indexed by TS_IMP_*; the name is ts_api_import_members()[i]. */
+typedef struct ts_import_doc {
+    bool text;          /* a JSON string (YAML, a launch line); else an object */
+    unsigned max_len;   /* text: the cap in bytes the parser enforces */
+    const char *doc;    /* one line; openapi "description" */
+} ts_import_doc;
+
+extern const ts_import_doc ts_import_docs[TS_IMP_COUNT];
 
 /* Dashboard groups, in the dashboard's order (a field's group is an id);
  * the last has id NULL. */

@@ -9,14 +9,15 @@
  *                                   FitRequest and Inputs schemas (and
  *                                   Inputs' "required") regenerated; every
  *                                   other byte is copied.  OUT may be SRC.
- *   ts_gen_fields dict OUT          the libFuzzer dictionary (fuzz/api.dict)
+ *   ts_gen_fields dict OUT [WORDS]  the libFuzzer dictionary (fuzz/api.dict),
+ *                                   hand-written WORDS appended
  *   ts_gen_fields md OUT            the reference table (docs/fields.md)
  *   ts_gen_fields cli-c OUT         the CLI's option table (C, build dir)
  *   ts_gen_fields cli-help OUT      the CLI's run-option list, as --help
  *   ts_gen_fields docs-stub SRC OUT rows to paste into ts_fields_doc.c for
  *                                   fields that have none, doc and default
  *                                   taken from SRC's hand-written schema
- *   ts_gen_fields check KIND COMMITTED OUT
+ *   ts_gen_fields check KIND COMMITTED OUT [WORDS]
  *                                   generate KIND (openapi: from COMMITTED)
  *                                   into OUT; exit 1 with a diff hint when
  *                                   COMMITTED differs (meson test).
@@ -247,30 +248,66 @@ static void openapi_property(gen_buf *b, int ind, const ts_json_field *jf,
 
 typedef enum schema_kind { SCHEMA_RUN, SCHEMA_FIT, SCHEMA_INPUTS } schema_kind;
 
-static bool in_schema(const ts_json_field *jf, schema_kind k)
+/* An import member: an object, or a capped text. */
+static void openapi_import(gen_buf *b, int ind, const ts_import_doc *d)
 {
-    return k == SCHEMA_FIT || !jf->f.fit_only;
+    buf_add(b, "{\n", 2);
+    buf_indent(b, ind + 2);
+    buf_printf(b, "\"type\": \"%s\"", d->text ? "string" : "object");
+    if (d->text) {
+        buf_add(b, ",\n", 2);
+        buf_indent(b, ind + 2);
+        buf_printf(b, "\"maxLength\": %u", d->max_len);
+    }
+    if (d->doc != NULL) {
+        buf_add(b, ",\n", 2);
+        buf_indent(b, ind + 2);
+        buf_add(b, "\"description\": ", 15);
+        buf_json_str(b, d->doc);
+    }
+    buf_add(b, "\n", 1);
+    buf_indent(b, ind);
+    buf_add(b, "}", 1);
 }
 
-/* The lines between "properties": { and its closing brace, at ind. */
+static void openapi_key(gen_buf *b, int ind, bool *first, const char *name)
+{
+    buf_add(b, *first ? "" : ",\n", *first ? 0 : 2);
+    *first = false;
+    buf_indent(b, ind);
+    buf_json_str(b, name);
+    buf_add(b, ": ", 2);
+}
+
+/* The lines between "properties": { and its closing brace, at ind: the
+ * run fields, the import members (requests only: the echo has none),
+ * then the fit extras (FitRequest). */
 static void openapi_properties(gen_buf *b, int ind, schema_kind k)
 {
-    size_t last = 0;
+    const char *const *imports = ts_api_import_members();
+    bool first = true;
 
-    for (size_t i = 0; i < TS_FI_COUNT; i++)
-        if (in_schema(&ts_json_fields[i], k))
-            last = i;
     for (size_t i = 0; i < TS_FI_COUNT; i++) {
         const ts_json_field *jf = &ts_json_fields[i];
 
-        if (!in_schema(jf, k))
+        if (jf->f.fit_only)
             continue;
-        buf_indent(b, ind);
-        buf_json_str(b, jf->f.name);
-        buf_add(b, ": ", 2);
+        openapi_key(b, ind, &first, jf->f.name);
         openapi_property(b, ind, jf, &ts_field_docs[i], k != SCHEMA_INPUTS);
-        buf_add(b, i == last ? "\n" : ",\n", i == last ? 1 : 2);
     }
+    for (size_t i = 0; k != SCHEMA_INPUTS && i < TS_IMP_COUNT && imports[i] != NULL; i++) {
+        openapi_key(b, ind, &first, imports[i]);
+        openapi_import(b, ind, &ts_import_docs[i]);
+    }
+    for (size_t i = 0; k == SCHEMA_FIT && i < TS_FI_COUNT; i++) {
+        const ts_json_field *jf = &ts_json_fields[i];
+
+        if (!jf->f.fit_only)
+            continue;
+        openapi_key(b, ind, &first, jf->f.name);
+        openapi_property(b, ind, jf, &ts_field_docs[i], true);
+    }
+    buf_add(b, "\n", 1);
 }
 
 /* Inputs' "required": the echo has every run member. */
@@ -398,7 +435,8 @@ static void openapi_splice(const char *src_path, const gen_buf *src, gen_buf *ou
 /* fuzz/api.dict                                                       */
 /* ------------------------------------------------------------------ */
 
-static void dict(gen_buf *b)
+/* words: a hand-written dictionary appended verbatim (NULL: none). */
+static void dict(gen_buf *b, const char *words)
 {
     static const char *const literals[] = {
         "true", "false", "null", "1e308", "-0", "9223372036854775807", "0.5", NULL
@@ -423,12 +461,21 @@ static void dict(gen_buf *b)
                 buf_printf(b, "\"\\\"%s\\\"\"\n", *v);
         }
     }
+    for (const char *const *m = ts_api_import_members(); *m != NULL; m++)
+        buf_printf(b, "\"\\\"%s\\\":\"\n", *m);
     for (size_t i = 0; i < ts_preset_count(); i++)
         buf_printf(b, "\"\\\"%s\\\"\"\n", ts_preset_at(i)->id);
     for (size_t i = 0; i < ts_gpu_count(); i++)
         buf_printf(b, "\"\\\"%s\\\"\"\n", ts_gpu_at(i)->id);
     for (const char *const *l = literals; *l != NULL; l++)
         buf_printf(b, "\"%s\"\n", *l);
+    if (words != NULL) {
+        const char *base = strrchr(words, '/');
+
+        /* The name only: the output must not depend on the checkout's path. */
+        buf_printf(b, "# Appended from fuzz/%s (hand-written):\n", base != NULL ? base + 1 : words);
+        read_file(words, b);
+    }
 }
 
 /* ------------------------------------------------------------------ */
@@ -486,6 +533,20 @@ static void markdown(gen_buf *b)
             md_cell(b, d->doc);
             buf_add(b, " |\n", 3);
         }
+    }
+    buf_printf(b, "\n## Imported configs\n\nApplied in this order, after the preset and before the run's own\n"
+               "members.\n\n| field | type | description |\n| --- | --- | --- |\n");
+    for (size_t i = 0; i < TS_IMP_COUNT && ts_api_import_members()[i] != NULL; i++) {
+        const ts_import_doc *d = &ts_import_docs[i];
+
+        buf_printf(b, "| `%s` | ", ts_api_import_members()[i]);
+        if (d->text)
+            buf_printf(b, "string, at most %u bytes", d->max_len);
+        else
+            buf_printf(b, "object");
+        buf_add(b, " | ", 3);
+        md_cell(b, d->doc);
+        buf_add(b, " |\n", 3);
     }
     /* A field without docs still gets a row, so the table stays complete. */
     for (size_t i = 0; i < TS_FI_COUNT; i++)
@@ -655,7 +716,7 @@ static void docs_stub(const char *src, gen_buf *b)
 
 /* ------------------------------------------------------------------ */
 
-static void generate(const char *kind, const char *src, gen_buf *out)
+static void generate(const char *kind, const char *src, const char *words, gen_buf *out)
 {
     if (strcmp(kind, "openapi") == 0) {
         gen_buf in = { NULL, 0, 0 };
@@ -666,7 +727,7 @@ static void generate(const char *kind, const char *src, gen_buf *out)
         openapi_splice(src, &in, out);
         free(in.p);
     } else if (strcmp(kind, "dict") == 0) {
-        dict(out);
+        dict(out, words);
     } else if (strcmp(kind, "docs-stub") == 0) {
         docs_stub(src, out);
     } else if (strcmp(kind, "md") == 0) {
@@ -695,12 +756,12 @@ int main(int argc, char **argv)
 {
     gen_buf out = { NULL, 0, 0 };
 
-    if (argc == 5 && strcmp(argv[1], "check") == 0) {
+    if ((argc == 5 || argc == 6) && strcmp(argv[1], "check") == 0) {
         gen_buf committed = { NULL, 0, 0 };
         int rc = 0;
 
         read_file(argv[3], &committed);
-        generate(argv[2], argv[3], &out);
+        generate(argv[2], argv[3], argc == 6 ? argv[5] : NULL, &out);
         write_out(argv[4], &out);
         if (committed.len != out.len || memcmp(committed.p, out.p, out.len) != 0) {
             fprintf(stderr,
@@ -718,16 +779,16 @@ int main(int argc, char **argv)
         return rc;
     }
     if (argc == 4 && (strcmp(argv[1], "openapi") == 0 || strcmp(argv[1], "docs-stub") == 0)) {
-        generate(argv[1], argv[2], &out);
+        generate(argv[1], argv[2], NULL, &out);
         write_out(argv[3], &out);
-    } else if (argc == 3) {
-        generate(argv[1], NULL, &out);
+    } else if (argc == 3 || (argc == 4 && strcmp(argv[1], "dict") == 0)) {
+        generate(argv[1], NULL, argc == 4 ? argv[3] : NULL, &out);
         write_out(argv[2], &out);
     } else {
         fprintf(stderr,
-                "usage: ts_gen_fields openapi SRC OUT | dict OUT | md OUT | cli-c OUT | cli-help OUT\n"
-                "       ts_gen_fields docs-stub SRC OUT\n"
-                "       ts_gen_fields check KIND COMMITTED OUT\n");
+                "usage: ts_gen_fields openapi SRC OUT | dict OUT [WORDS] | md OUT | cli-c OUT\n"
+                "       ts_gen_fields cli-help OUT | docs-stub SRC OUT\n"
+                "       ts_gen_fields check KIND COMMITTED OUT [WORDS]\n");
         free(out.p);
         return 64;
     }

@@ -56,6 +56,24 @@ START_TEST(every_field_documented)
 }
 END_TEST
 
+/* The import members (hf_config, ...) have their docs too, one per name. */
+START_TEST(every_import_documented)
+{
+    const char *const *names = ts_api_import_members();
+    size_t n = 0;
+
+    while (names[n] != NULL)
+        n++;
+    ck_assert_uint_eq(n, TS_IMP_COUNT);
+    for (size_t i = 0; i < TS_IMP_COUNT; i++) {
+        const ts_import_doc *d = &ts_import_docs[i];
+
+        ck_assert_msg(d->doc != NULL && d->doc[0] != '\0', "import '%s' has no doc", names[i]);
+        ck_assert_msg(!d->text || d->max_len > 0, "import '%s': text without a cap", names[i]);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("fields-docs");
@@ -64,6 +82,7 @@ int main(void)
     int failed;
 
     tcase_add_loop_test(tc, every_field_documented, 0, TS_FI_COUNT);
+    tcase_add_test(tc, every_import_documented);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
