@@ -28,6 +28,8 @@ typedef struct ts_config {
     const char *web_root;      /* borrowed from argv/env or the default */
     const char *openapi;       /* path of openapi.json, borrowed */
     unsigned timeout_s;        /* idle connection timeout */
+    unsigned request_timeout_s; /* headers + body must arrive within this */
+    unsigned drain_timeout_s;  /* SIGTERM: longest wait for in-flight work */
     unsigned max_conns;
     unsigned per_ip;
     bool access_log;
