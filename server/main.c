@@ -63,7 +63,7 @@ int main(int argc, char **argv)
     fflush(stdout);
     fprintf(stderr, "trainsize-server %s: %u threads, body max %zu, "
             "timeout %us, request timeout %us, access log %s\n", TS_VERSION,
-            cfg.threads, cfg.body_max, cfg.timeout_s, cfg.request_timeout_s,
+            cfg.threads, cfg.body_max, cfg.timeout_s, cfg.request_timeout_ms / 1000u,
             cfg.access_log ? "on" : "off");
 
     int sig = 0;

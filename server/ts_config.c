@@ -152,7 +152,7 @@ static ts_config_status set_value(ts_config *cfg, cfg_key k, const char *v,
         if (parse_uint(v, 1, CFG_TIMEOUT_MAX, &n) != 0)
             return fail(err, k, from_env, v, "expected seconds 1..3600");
         if (k == K_REQUEST_TIMEOUT)
-            cfg->request_timeout_s = (unsigned)n;
+            cfg->request_timeout_ms = (unsigned)n * 1000u;
         else
             cfg->drain_timeout_s = (unsigned)n;
         break;
@@ -204,7 +204,7 @@ ts_config_status ts_config_load(ts_config *cfg, int argc, char **argv,
      * with every byte; this one does not move.  15 s is ample for a 64 KiB
      * body on any real link and well under nginx's 60 s defaults
      * (client_header_timeout, client_body_timeout). */
-    cfg->request_timeout_s = 15;
+    cfg->request_timeout_ms = 15000u;
     cfg->drain_timeout_s = 10;
     cfg->max_conns = 1024;
     cfg->per_ip = 256;

@@ -674,7 +674,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     if (rq->conn != NULL) {
         rq->conn->completed++;
         /* The next request on this connection gets a fresh deadline. */
-        ts_guard_arm(rq->conn->gc, s->cfg.request_timeout_s * 1000u);
+        ts_guard_arm(rq->conn->gc, s->cfg.request_timeout_ms);
     }
 
     if (s->cfg.access_log && !mhd_made) {
@@ -723,7 +723,7 @@ static void on_connection(void *cls, struct MHD_Connection *c,
             MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
         if (k != NULL && ci != NULL) {
             k->gc = ts_guard_open(s->guard, ci->connect_fd);
-            ts_guard_arm(k->gc, s->cfg.request_timeout_s * 1000u);
+            ts_guard_arm(k->gc, s->cfg.request_timeout_ms);
         }
         *socket_context = k;
         return;
