@@ -264,7 +264,7 @@ static enum MHD_Result queue_not_found(ts_server *s, struct MHD_Connection *c,
 {
     rq->route = s->r_other;
     return queue_problem(s, c, rq, MHD_HTTP_NOT_FOUND, "not-found",
-                         "Not Found", "no such resource", NULL);
+                         "Not found", "no such resource", NULL);
 }
 
 static enum MHD_Result queue_const(ts_server *s, struct MHD_Connection *c,
@@ -301,13 +301,13 @@ static enum MHD_Result serve_file(ts_server *s, struct MHD_Connection *c,
     rq->route = s->r_static;
     if (st == TS_STATIC_NOMEM)
         return queue_problem(s, c, rq, MHD_HTTP_SERVICE_UNAVAILABLE,
-                             "out-of-memory", "Service Unavailable",
+                             "out-of-memory", "Out of memory",
                              "out of memory, retry later", NULL);
     if (st == TS_STATIC_TOOBIG) {
         fprintf(stderr, "trainsize-server: %s: file over %u bytes, not served\n",
                 rq->path, TS_STATIC_FILE_MAX);
         return queue_problem(s, c, rq, MHD_HTTP_INTERNAL_SERVER_ERROR,
-                             "file-too-large", "Internal Server Error",
+                             "file-too-large", "Internal error",
                              "static file too large to serve", NULL);
     }
     const char *inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
@@ -341,7 +341,7 @@ static enum MHD_Result route_ops(ts_server *s, struct MHD_Connection *c,
     rq->route = route;
     if (!is_get(method))
         return queue_problem(s, c, rq, MHD_HTTP_METHOD_NOT_ALLOWED,
-                             "method-not-allowed", "Method Not Allowed",
+                             "method-not-allowed", "Method not allowed",
                              "use GET or HEAD", ops_allow);
     if (route == s->r_livez)
         return queue_const(s, c, rq, MHD_HTTP_OK, livez_body,
@@ -357,7 +357,7 @@ static enum MHD_Result route_ops(ts_server *s, struct MHD_Connection *c,
     char *text = ts_metrics_render(s->metrics, &len);
     if (text == NULL)
         return queue_problem(s, c, rq, MHD_HTTP_SERVICE_UNAVAILABLE,
-                             "out-of-memory", "Service Unavailable",
+                             "out-of-memory", "Out of memory",
                              "out of memory, retry later", NULL);
     reply r = {
         .status = MHD_HTTP_OK,
@@ -387,7 +387,7 @@ static enum MHD_Result route_static(ts_server *s, struct MHD_Connection *c,
             return queue_not_found(s, c, rq);
         rq->route = s->r_static;
         return queue_problem(s, c, rq, MHD_HTTP_METHOD_NOT_ALLOWED,
-                             "method-not-allowed", "Method Not Allowed",
+                             "method-not-allowed", "Method not allowed",
                              "static files take GET or HEAD", ops_allow);
     }
     return serve_file(s, c, rq, st, &f);
@@ -902,6 +902,12 @@ ts_server_status ts_server_start(const ts_config *cfg, ts_server **out,
         {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)(uintptr_t)on_connection, s},
         {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)(uintptr_t)on_uri, s},
         {MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)(uintptr_t)unescape, NULL},
+#if MHD_VERSION >= 0x01000000
+        /* 1.0 can be strict where 0.9.75 cannot: level 1 ("suitable for
+         * highly loaded public servers", microhttpd.h) rejects obsolete
+         * line folding, bare LF and whitespace before the colon. */
+        {MHD_OPTION_CLIENT_DISCIPLINE_LVL, 1, NULL},
+#endif
         {cfg->threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END,
          (intptr_t)cfg->threads, NULL},
         {MHD_OPTION_END, 0, NULL},
