@@ -120,9 +120,11 @@ typedef struct reply {
     int close;               /* send "Connection: close" and close */
 } reply;
 
-static const char livez_body[] = "{\"status\":\"ok\"}";
-static const char ready_body[] = "{\"status\":\"ready\"}";
-static const char draining_body[] = "{\"status\":\"draining\"}";
+/* Probes read the status only (Kubernetes: 200-399 passes); the body is
+ * one word of text/plain, as api/openapi.json documents. */
+static const char livez_body[] = "ok\n";
+static const char ready_body[] = "ready\n";
+static const char draining_body[] = "draining\n";
 static const char ops_allow[] = "GET, HEAD";
 
 static uint64_t elapsed_ns(const struct timespec *t0)
@@ -273,7 +275,7 @@ static enum MHD_Result queue_const(ts_server *s, struct MHD_Connection *c,
 {
     reply r = {
         .status = status,
-        .content_type = "application/json",
+        .content_type = "text/plain; charset=utf-8",
         .body = (char *)(uintptr_t)body, /* PERSISTENT: MHD only reads it */
         .len = len,
         .mode = MHD_RESPMEM_PERSISTENT,
