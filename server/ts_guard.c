@@ -14,6 +14,7 @@ struct ts_guard_conn {
     ts_guard_conn *prev, *next;  /* guarded by ts_guard.lock */
     int fd;
     _Atomic uint_least64_t deadline_ms; /* 0 = none */
+    _Atomic uint_least64_t armed_ms;    /* when armed; 0 = disarmed */
     atomic_bool expired;
 };
 
@@ -21,8 +22,10 @@ struct ts_guard {
     pthread_mutex_t lock;
     pthread_cond_t wake;
     ts_guard_conn *head;
+    size_t count;                /* connections on the list */
     bool stop;                   /* guarded by lock */
     unsigned tick_ms;
+    unsigned pressure_conns, pressure_ms;
     ts_guard_expired_fn on_expired;
     void *cls;
     pthread_t thread;
@@ -51,29 +54,37 @@ static void *watchdog(void *p)
         if (g->stop)
             break;
         uint64_t now = ts_guard_now_ms();
+        bool pressed = g->pressure_conns > 0 && g->count >= g->pressure_conns;
         for (ts_guard_conn *c = g->head; c != NULL; c = c->next) {
             uint64_t d = atomic_load(&c->deadline_ms);
-            if (d == 0 || now < d || atomic_load(&c->expired))
+            uint64_t a = atomic_load(&c->armed_ms);
+            if (d == 0 || atomic_load(&c->expired))
+                continue;
+            bool early = pressed && now >= a + g->pressure_ms;
+            if (now < d && !early)
                 continue;
             atomic_store(&c->expired, true);
             /* Not close(): MHD owns the fd; this only makes its next
              * recv() return 0 so it tears the connection down itself. */
             shutdown(c->fd, SHUT_RDWR);
             if (g->on_expired != NULL)
-                g->on_expired(g->cls);
+                g->on_expired(g->cls, now < d);
         }
     }
     pthread_mutex_unlock(&g->lock);
     return NULL;
 }
 
-ts_guard *ts_guard_new(unsigned tick_ms, ts_guard_expired_fn on_expired,
+ts_guard *ts_guard_new(unsigned tick_ms, unsigned pressure_conns,
+                       unsigned pressure_ms, ts_guard_expired_fn on_expired,
                        void *cls)
 {
     ts_guard *g = calloc(1, sizeof *g);
     if (g == NULL)
         return NULL;
     g->tick_ms = tick_ms > 0 ? tick_ms : 1;
+    g->pressure_conns = pressure_conns;
+    g->pressure_ms = pressure_ms;
     g->on_expired = on_expired;
     g->cls = cls;
     pthread_condattr_t ca;
@@ -128,12 +139,14 @@ ts_guard_conn *ts_guard_open(ts_guard *g, int fd)
         return NULL;
     c->fd = fd;
     atomic_init(&c->deadline_ms, 0);
+    atomic_init(&c->armed_ms, 0);
     atomic_init(&c->expired, false);
     pthread_mutex_lock(&g->lock);
     c->next = g->head;
     if (g->head != NULL)
         g->head->prev = c;
     g->head = c;
+    g->count++;
     pthread_mutex_unlock(&g->lock);
     return c;
 }
@@ -149,6 +162,7 @@ void ts_guard_close(ts_guard *g, ts_guard_conn *c)
         g->head = c->next;
     if (c->next != NULL)
         c->next->prev = c->prev;
+    g->count--;
     pthread_mutex_unlock(&g->lock);
     free(c);
 }
@@ -157,8 +171,10 @@ void ts_guard_arm(ts_guard_conn *c, unsigned timeout_ms)
 {
     if (c == NULL)
         return;
-    atomic_store(&c->deadline_ms,
-                 timeout_ms == 0 ? 0 : ts_guard_now_ms() + timeout_ms);
+    uint64_t now = ts_guard_now_ms();
+    /* armed first: the watchdog never sees a deadline with a stale start */
+    atomic_store(&c->armed_ms, timeout_ms == 0 ? 0 : now);
+    atomic_store(&c->deadline_ms, timeout_ms == 0 ? 0 : now + timeout_ms);
 }
 
 void ts_guard_kill(ts_guard_conn *c)

@@ -8,6 +8,12 @@
  * of any connection still reading its request past it.  MHD then sees
  * end-of-file, closes the connection and frees its slot.
  *
+ * Under pressure (at least pressure_conns connections open, e.g. 3/4 of
+ * the connection limit) any connection that has spent pressure_ms
+ * reading its request is shut down too: a real client sends a request in
+ * milliseconds, and without this a flood of slow connections could hold
+ * every slot for a full deadline, again and again.
+ *
  * The fd is only ever shut down, never closed, and only while the
  * connection is on the list: MHD removes it (ts_guard_close, from the
  * NOTIFY_CONNECTION "closed" callback) before it closes the fd, and both
@@ -23,12 +29,14 @@ typedef struct ts_guard ts_guard;
 typedef struct ts_guard_conn ts_guard_conn;
 
 /* Called by the watchdog (with the guard's lock held: keep it short) for
- * each connection it shuts down. */
-typedef void (*ts_guard_expired_fn)(void *cls);
+ * each connection it shuts down; pressure is true when the connection was
+ * cut early because too many are open, false at its deadline. */
+typedef void (*ts_guard_expired_fn)(void *cls, bool pressure);
 
-/* Start the watchdog; it checks every tick_ms.  NULL if out of memory or
- * no thread could be started. */
-ts_guard *ts_guard_new(unsigned tick_ms, ts_guard_expired_fn on_expired,
+/* Start the watchdog; it checks every tick_ms.  pressure_conns 0 turns
+ * the pressure rule off.  NULL if out of memory or no thread started. */
+ts_guard *ts_guard_new(unsigned tick_ms, unsigned pressure_conns,
+                       unsigned pressure_ms, ts_guard_expired_fn on_expired,
                        void *cls);
 /* Stop the watchdog and free the guard; all connections must be closed. */
 void ts_guard_free(ts_guard *g);

@@ -52,6 +52,7 @@ static const char *const close_labels[TS_CLOSE_COUNT] = {
     [TS_CLOSE_REQUEST_TIMEOUT] = "request_timeout",
     [TS_CLOSE_BODY_TOO_LARGE] = "body_too_large",
     [TS_CLOSE_BAD_REQUEST] = "bad_request",
+    [TS_CLOSE_OVERLOAD] = "overload",
 };
 
 static int add_route(ts_metrics *m, const char *label)

@@ -33,6 +33,7 @@ typedef enum ts_close_reason {
     TS_CLOSE_REQUEST_TIMEOUT = 0, /* headers + body not in by the deadline */
     TS_CLOSE_BODY_TOO_LARGE,      /* chunked body crossed the cap mid-upload */
     TS_CLOSE_BAD_REQUEST,         /* request line MHD would hold (too many args) */
+    TS_CLOSE_OVERLOAD,            /* slow request cut early: slots nearly full */
     TS_CLOSE_COUNT
 } ts_close_reason;
 void ts_metrics_closed(ts_metrics *m, ts_close_reason why);

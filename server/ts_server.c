@@ -60,6 +60,8 @@
 /* How often the watchdog looks at deadlines: the close lands within one
  * tick of the deadline. */
 #define GUARD_TICK_MS 100u
+/* Under pressure (3/4 of --max-conns open) a request gets this long. */
+#define PRESSURE_MS 1000u
 
 /* Headers for every response.  The dashboard loads its own scripts and
  * styles only (no inline code, no third parties): 'self' is all it
@@ -708,10 +710,11 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 }
 
 /* Watchdog, lock held: a connection passed its request deadline. */
-static void on_expired(void *cls)
+static void on_expired(void *cls, bool pressure)
 {
     ts_server *s = cls;
-    ts_metrics_closed(s->metrics, TS_CLOSE_REQUEST_TIMEOUT);
+    ts_metrics_closed(s->metrics, pressure ? TS_CLOSE_OVERLOAD
+                                           : TS_CLOSE_REQUEST_TIMEOUT);
 }
 
 static void on_connection(void *cls, struct MHD_Connection *c,
@@ -856,7 +859,13 @@ ts_server_status ts_server_start(const ts_config *cfg, ts_server **out,
     s->r_other = ts_metrics_route(s->metrics, "other");
     s->r_mhd = ts_metrics_route(s->metrics, "mhd");
 
-    s->guard = ts_guard_new(GUARD_TICK_MS, on_expired, s);
+    /* With 3/4 of the connection slots taken, a request still arriving
+     * after PRESSURE_MS is cut: slots go to clients that send. */
+    unsigned pressure_conns = cfg->max_conns - cfg->max_conns / 4;
+    unsigned pressure_ms = cfg->request_timeout_ms < PRESSURE_MS
+                               ? cfg->request_timeout_ms : PRESSURE_MS;
+    s->guard = ts_guard_new(GUARD_TICK_MS, pressure_conns, pressure_ms,
+                            on_expired, s);
     if (s->guard == NULL) {
         server_free(s);
         snprintf(err, TS_SERVER_ERR_LEN, "out of memory");

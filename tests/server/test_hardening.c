@@ -163,6 +163,63 @@ START_TEST(test_slowloris)
 }
 END_TEST
 
+/* A flood: as many slow connections as --max-conns.  Before, nobody got
+ * in until they gave up; now, with 3/4 of the slots taken, a request
+ * still arriving after 1 s is cut, although the deadline is 30 s. */
+#define FLOOD_CONNS 8
+
+START_TEST(test_connection_flood)
+{
+    th_server s;
+    const char *const args[] = {"--max-conns", "8", "--request-timeout", "30",
+                                "--timeout", "30", "--threads", "2", NULL};
+    ck_assert_int_eq(th_start(&s, args), 0);
+    int fd[FLOOD_CONNS];
+    const char *head = "POST /v1/memory HTTP/1.1\r\nHost: t\r\nX-Slow: ";
+    for (int i = 0; i < FLOOD_CONNS; i++) {
+        fd[i] = th_connect(s.port);
+        ck_assert_int_ge(fd[i], 0);
+        ck_assert_int_eq(th_send_all(fd[i], head, strlen(head)), 0);
+    }
+    double t0 = th_now_ms(), served_at = -1;
+    int open = FLOOD_CONNS;
+    while (th_now_ms() - t0 < 5000 && (open > 0 || served_at < 0)) {
+        th_sleep_ms(200);
+        for (int i = 0; i < FLOOD_CONNS; i++) {
+            if (fd[i] < 0)
+                continue;
+            struct pollfd pf = {fd[i], POLLIN, 0};
+            char c;
+            if ((poll(&pf, 1, 0) > 0 && recv(fd[i], &c, 1, 0) <= 0)
+                || send(fd[i], "a", 1, MSG_NOSIGNAL) != 1) {
+                close(fd[i]);
+                fd[i] = -1;
+                open--;
+            }
+        }
+        if (served_at < 0) {
+            th_req rq = {.path = "/livez"};
+            th_resp r;
+            th_http(s.port, &rq, &r);
+            if (r.status == 200)
+                served_at = th_now_ms() - t0;
+            th_resp_free(&r);
+        }
+    }
+    for (int i = 0; i < FLOOD_CONNS; i++)
+        if (fd[i] >= 0)
+            close(fd[i]);
+    ck_assert_msg(open == 0, "%d flood connections still open after 5 s", open);
+    /* Cut at ~1 s (+ a 100 ms tick, + our 200 ms polling). */
+    ck_assert_msg(served_at >= 0 && served_at < 2500,
+                  "a normal request got through only at %.0f ms", served_at);
+    ck_assert_double_eq(
+        metric(s.port, "trainsize_connections_closed_total{reason=\"overload\"}"),
+        FLOOD_CONNS);
+    ck_assert_int_eq(th_stop(&s, 20000), 0);
+}
+END_TEST
+
 /* A slow body (headers in, body trickling) meets the same deadline, and a
  * kept-alive connection gets a fresh deadline per request. */
 START_TEST(test_slow_body_and_keepalive)
@@ -629,6 +686,7 @@ static Suite *hardening_suite(void)
     tcase_set_timeout(own, 30);
     tcase_add_test(own, test_slowloris);
     tcase_add_test(own, test_slow_body_and_keepalive);
+    tcase_add_test(own, test_connection_flood);
     tcase_add_test(own, test_drain_refuses_new_and_has_deadline);
     tcase_add_test(own, test_unanswerable_closed_at_deadline);
     tcase_add_test(own, test_fifo_in_web_root);

@@ -380,9 +380,9 @@ END_TEST
 /* guard (request deadlines)                                           */
 /* ------------------------------------------------------------------ */
 
-static void count_expired(void *cls)
+static void count_expired(void *cls, bool pressure)
 {
-    (*(int *)cls)++;
+    (*(int *)cls) += pressure ? 100 : 1;
 }
 
 /* Is the peer of fd shut down (EOF readable now)? */
@@ -396,7 +396,7 @@ static int peer_shut(int fd)
 START_TEST(test_guard_deadlines)
 {
     int expired = 0;
-    ts_guard *g = ts_guard_new(10, count_expired, &expired);
+    ts_guard *g = ts_guard_new(10, 0, 0, count_expired, &expired);
     ck_assert_ptr_nonnull(g);
     int a[2], b[2];
     ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, a), 0);
@@ -433,6 +433,39 @@ START_TEST(test_guard_deadlines)
 }
 END_TEST
 
+START_TEST(test_guard_pressure)
+{
+    /* Two connections, pressure from 2 on after 50 ms: both armed for
+     * 100 s are cut at ~50 ms; with one closed first, the other is not. */
+    int expired = 0;
+    ts_guard *g = ts_guard_new(10, 2, 50, count_expired, &expired);
+    ck_assert_ptr_nonnull(g);
+    int a[2], b[2];
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, a), 0);
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, b), 0);
+    ts_guard_conn *ca = ts_guard_open(g, a[0]);
+    ts_guard_conn *cb = ts_guard_open(g, b[0]);
+    ts_guard_arm(ca, 100000);
+    ts_guard_arm(cb, 0); /* disarmed: answering, never cut */
+    struct timespec t = {0, 200 * 1000 * 1000};
+    nanosleep(&t, NULL);
+    ck_assert(ts_guard_expired(ca));
+    ck_assert(!ts_guard_expired(cb));
+    ck_assert_int_eq(expired, 100); /* one, flagged as pressure */
+    ts_guard_close(g, ca);
+    /* Alone now: below the pressure mark, only its deadline counts. */
+    ts_guard_arm(cb, 100000);
+    nanosleep(&t, NULL);
+    ck_assert(!ts_guard_expired(cb));
+    ts_guard_close(g, cb);
+    ts_guard_free(g);
+    for (int i = 0; i < 2; i++) {
+        close(a[i]);
+        close(b[i]);
+    }
+}
+END_TEST
+
 static Suite *units_suite(void)
 {
     Suite *s = suite_create("server-units");
@@ -446,6 +479,7 @@ static Suite *units_suite(void)
     tcase_add_test(misc, test_buf_cap);
     tcase_add_test(misc, test_metrics_render);
     tcase_add_test(misc, test_guard_deadlines);
+    tcase_add_test(misc, test_guard_pressure);
     suite_add_tcase(s, misc);
 
     TCase *st = tcase_create("static");
