@@ -125,8 +125,7 @@ const char *ts_metrics_route_label(const ts_metrics *m, size_t route)
     return route < m->nroutes ? m->routes[route] : "other";
 }
 
-void ts_metrics_observe(ts_metrics *m, size_t route, unsigned status,
-                        uint64_t duration_ns)
+void ts_metrics_count(ts_metrics *m, size_t route, unsigned status)
 {
     if (route >= m->nroutes)
         route = m->other;
@@ -134,6 +133,12 @@ void ts_metrics_observe(ts_metrics *m, size_t route, unsigned status,
         atomic_fetch_add_explicit(
             &m->requests[route * STATUS_SLOTS + (status - STATUS_LO)], 1,
             memory_order_relaxed);
+}
+
+void ts_metrics_observe(ts_metrics *m, size_t route, unsigned status,
+                        uint64_t duration_ns)
+{
+    ts_metrics_count(m, route, status);
     size_t b = 0;
     while (b < NBUCKETS && duration_ns > buckets[b].ns)
         b++;

@@ -27,6 +27,9 @@ const char *ts_metrics_route_label(const ts_metrics *m, size_t route);
  * are ignored) and duration in nanoseconds. */
 void ts_metrics_observe(ts_metrics *m, size_t route, unsigned status,
                         uint64_t duration_ns);
+/* The same without a duration (answers libmicrohttpd made itself, whose
+ * timing we never see): counted, kept out of the histogram. */
+void ts_metrics_count(ts_metrics *m, size_t route, unsigned status);
 
 /* Connections the server closed without an answer, by reason. */
 typedef enum ts_close_reason {

@@ -804,7 +804,7 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
         va_copy(aq, ap);
         unsigned st = va_arg(aq, unsigned);
         va_end(aq);
-        ts_metrics_observe(s->metrics, s->r_mhd, st, 0);
+        ts_metrics_count(s->metrics, s->r_mhd, st);
         if (s->cfg.access_log) {
             char line[64];
             int n = snprintf(line, sizeof line, "- - %u 0 0 mhd\n", st);
