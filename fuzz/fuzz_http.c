@@ -140,7 +140,15 @@ static size_t roundtrip(const uint8_t *p, size_t n, char *buf, size_t cap,
     return got;
 }
 
-/* Every response in a keep-alive stream must be well formed. */
+static int status_line(const char *p)
+{
+    return strncmp(p, "HTTP/1.", 7) == 0 && (p[7] == '0' || p[7] == '1')
+           && p[8] == ' ' && p[9] >= '1' && p[9] <= '5' && p[10] >= '0'
+           && p[10] <= '9' && p[11] >= '0' && p[11] <= '9' && p[12] == ' ';
+}
+
+/* Every response in a keep-alive stream must be well formed (the first
+ * strictly; later ones once found, see the resync below). */
 static void check_answers(const char *buf, size_t len)
 {
     const char *p = buf;
@@ -163,9 +171,11 @@ static void check_answers(const char *buf, size_t len)
         if (strstr(p, "HTTP/1.1 304") == p || strstr(p, "HTTP/1.1 204") == p)
             body = 0;
         p = end + 4 + body;
-        /* HEAD answers carry Content-Length without a body: resync. */
-        if (p < buf + len && strncmp(p, "HTTP/1.", 7) != 0)
-            p = strstr(p, "HTTP/1.");
+        /* HEAD answers carry Content-Length without a body: resync on the
+         * next thing shaped like a status line (bodies may quote
+         * "HTTP/1.1" in prose). */
+        while (p != NULL && p < buf + len && !status_line(p))
+            p = strstr(p + 1, "HTTP/1.");
     }
 }
 
