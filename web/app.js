@@ -336,21 +336,11 @@ function markField(name, detail) {
     return true;
 }
 
-/* Field errors (client parsing or problem+json): message at each field,
- * a summary that links them. */
-function showFieldErrors(errors, title) {
-    const s = $('#summary');
-    clearNode(s);
-    s.appendChild(h('h2', { text: title }));
-    for (const [name, detail] of Object.entries(errors)) {
-        const f = FIELD_BY_NAME.get(name);
-        if (f && markField(name, detail)) {
-            s.appendChild(h('p', {}, h('a', { href: `#f-${name}`, text: f.label }), `: ${detail}`));
-        } else {
-            s.appendChild(h('p', { text: (name ? `${name}: ` : '') + detail }));
-        }
-    }
-    s.hidden = false;
+/* Field errors (client parsing or problem+json): the message at each
+ * field; the sticky verdict bar's note links them (markStale).  Nothing is
+ * inserted above the results, so the page does not jump while typing. */
+function showFieldErrors(errors) {
+    for (const [name, detail] of Object.entries(errors)) markField(name, detail);
 }
 
 function problemErrors(problem, httpStatus) {
@@ -386,7 +376,8 @@ function markStale(errors) {
         if (i) note.appendChild(document.createTextNode(', '));
         note.appendChild(f ? h('a', { href: `#f-${name}`, text: f.label }) : h('span', { text: name || 'the inputs' }));
     });
-    note.appendChild(document.createTextNode('.'));
+    const msgs = Object.values(errors);
+    note.appendChild(document.createTextNode(msgs.length === 1 ? `: ${msgs[0]}` : '.'));
     note.hidden = false;
 }
 
@@ -794,7 +785,7 @@ async function runPlan() {
         /* nothing to ask the API: keep the last answer, flag the fields */
         if (page.planCtl) page.planCtl.abort();
         page.planCtl = null;
-        if (page.formReady) showFieldErrors(req.errors, 'Some inputs are not numbers yet');
+        if (page.formReady) showFieldErrors(req.errors);
         markStale(req.errors);
         results.dataset.status = 'invalid';
         results.removeAttribute('aria-busy');
@@ -820,7 +811,7 @@ async function runPlan() {
             }
         } else if (r.data && (r.data.detail || r.data.title)) {
             const errs = problemErrors(r.data, r.status);
-            if (page.formReady) showFieldErrors(errs, 'The API could not estimate this run');
+            if (page.formReady) showFieldErrors(errs);
             markStale(errs);
             results.dataset.status = 'error';
         } else {
@@ -870,7 +861,7 @@ async function runFit(solve) {
         clearNode(out);
         if (!r.ok || !r.data) {
             const d = r.data || {};
-            if (d.detail || d.title) showFieldErrors(problemErrors(d, r.status), 'The solver could not answer');
+            if (d.detail || d.title) showFieldErrors(problemErrors(d, r.status));
             out.textContent = `${DASH} no answer: ${readable(d.detail || d.title || 'HTTP ' + r.status)}`;
             out.dataset.status = 'error';
             return;
@@ -1304,31 +1295,31 @@ function onInput(ev) {
     }
 }
 
-async function loadCatalogues() {
+/* Presets and GPUs: a cached copy (localStorage) builds the form at once
+ * and the first estimate goes out alone; the network copy refreshes the
+ * cache after it.  Without a cache both load in parallel with the plan. */
+function fetchCatalogues() {
     const get = async (path) => {
         const r = await fetch(path, { headers: { Accept: 'application/json' } });
         if (!r.ok) throw new Error(`${path}: HTTP ${r.status}`);
         return r.json();
     };
-    const fresh = Promise.all([get('/v1/presets'), get('/v1/gpus')]).then(([p, g]) => {
+    return Promise.all([get('/v1/presets'), get('/v1/gpus')]).then(([p, g]) => {
         const c = { presets: Array.isArray(p.presets) ? p.presets : [], gpus: Array.isArray(g.gpus) ? g.gpus : [] };
         try {
             localStorage.setItem(CATALOGUE_KEY, JSON.stringify(c));
         } catch { /* private mode: no cache */ }
         return c;
     });
-    let cached = null;
+}
+
+function cachedCatalogues() {
     try {
-        cached = JSON.parse(localStorage.getItem(CATALOGUE_KEY) || 'null');
+        const c = JSON.parse(localStorage.getItem(CATALOGUE_KEY) || 'null');
+        return c && Array.isArray(c.presets) && Array.isArray(c.gpus) ? c : null;
     } catch {
-        cached = null;
+        return null;
     }
-    /* a cached copy answers at once; the network copy refreshes it for next time */
-    if (cached && Array.isArray(cached.presets) && Array.isArray(cached.gpus)) {
-        fresh.catch(() => {});
-        return cached;
-    }
-    return fresh;
 }
 
 async function main() {
@@ -1338,8 +1329,9 @@ async function main() {
     /* the first estimate does not wait for the catalogues: one request */
     const first = runPlan();
     renderLegend();
+    const cached = cachedCatalogues();
     try {
-        const c = await loadCatalogues();
+        const c = cached || await fetchCatalogues();
         page.presets = c.presets;
         page.gpus = c.gpus;
     } catch (e) {
@@ -1351,12 +1343,13 @@ async function main() {
     showPresetInfo();
     renderImported();
     await first;
+    if (cached) fetchCatalogues().catch(() => {});
     if (page.lastPlan) {
         renderParams(page.lastPlan);
         showResolved(page.lastPlan.inputs);
     } else {
         const req = requestFor(page.state);
-        if (Object.keys(req.errors).length) showFieldErrors(req.errors, 'Some inputs are not numbers yet');
+        if (Object.keys(req.errors).length) showFieldErrors(req.errors);
     }
     document.documentElement.dataset.ready = '1';
 
