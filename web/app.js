@@ -802,13 +802,19 @@ async function runPlan() {
         if (page.formReady) clearErrors();
         if (r.ok && r.data && r.data.memory) {
             page.lastBody = body;
+            if (!page.firstResultMs) {
+                /* first visit: the verdict now, the panels on the next task */
+                const state = renderVerdict(r.data, req.margin);
+                renderWarnings(r.data, state, req.margin);
+                renderParams(r.data);
+                page.firstResultMs = Math.round(performance.now());
+                document.documentElement.dataset.firstResultMs = String(page.firstResultMs);
+                await new Promise((res) => setTimeout(res, 0));
+                if (ctl.signal.aborted) return;
+            }
             renderPlan(r.data, req.margin);
             markStale(null);
             results.dataset.status = 'ready';
-            if (!page.firstResultMs) {
-                page.firstResultMs = Math.round(performance.now());
-                document.documentElement.dataset.firstResultMs = String(page.firstResultMs);
-            }
         } else if (r.data && (r.data.detail || r.data.title)) {
             const errs = problemErrors(r.data, r.status);
             if (page.formReady) showFieldErrors(errs);
@@ -1329,6 +1335,10 @@ async function main() {
     /* the first estimate does not wait for the catalogues: one request */
     const first = runPlan();
     renderLegend();
+    /* let the first answer render before the form is built (the form is
+     * hundreds of nodes; the verdict is what the user waits for), but do
+     * not hold the form back long if the API is slow */
+    await Promise.race([first, new Promise((res) => setTimeout(res, 300))]);
     const cached = cachedCatalogues();
     try {
         const c = cached || await fetchCatalogues();
@@ -1429,4 +1439,5 @@ async function main() {
     history.replaceState(null, '', `${location.pathname}?${queryFromState(page.state)}${importQuery()}`);
 }
 
+performance.mark('app-start');
 main();
