@@ -492,13 +492,15 @@ function renderMemory(m) {
     for (const t of TERMS) terms[t.key] = pick(m, `${t.key}.value`);
     drawMemoryBar($('#mem-bar'), terms, m.hbm_bytes);
     const rows = TERMS.map((t) => {
+        if (m[t.key] === undefined && t.key === 'buffers') return null;
         const r = termFigure(`mem-${t.key}`, t.label, m[t.key], fmtBytes);
         r[0].prepend(h('span', { class: `swatch sw-${t.key}`, 'aria-hidden': 'true' }));
         return r;
-    });
+    }).filter(Boolean);
     rows.push(termFigure('mem-total', 'Total per GPU', m.total, fmtBytes));
     if (m.allocated_peak) rows.push(termFigure('mem-alloc-peak', 'Allocated peak', m.allocated_peak, fmtBytes));
     if (m.reserved_peak) rows.push(termFigure('mem-reserved-peak', 'Reserved peak', m.reserved_peak, fmtBytes));
+    if (m.runtime) rows.push(termFigure('mem-runtime', 'Runtime context (in overhead)', m.runtime, fmtBytes));
     rows.push(figure('mem-hbm', 'GPU HBM', isNum(m.hbm_bytes) ? `${fmtGB(m.hbm_bytes)} (${fmtBytes(m.hbm_bytes)})` : DASH,
         'catalogue HBM, or hbm_gb / hbm_gib', 'as nvidia-smi reports it; GB = 1e9 bytes, GiB = 2^30'));
     rows.push(figure('mem-headroom', 'Headroom', fmtBytes(m.headroom_bytes), 'HBM - total per GPU', 'negative: short by that much'));
@@ -547,7 +549,7 @@ function renderMemory(m) {
             h('th', { scope: 'row', text: `${s.stage}${worst ? ' (worst)' : ''}` }),
             h('td', { text: isNum(s.layers) ? String(s.layers) : DASH }),
             h('td', { text: b(s.weights) }), h('td', { text: b(s.grads) }), h('td', { text: b(s.master) }),
-            h('td', { text: b(s.optimizer) }), h('td', { text: b(s.activations) }),
+            h('td', { text: b(s.optimizer) }), h('td', { text: b(s.activations) }), h('td', { text: b(s.buffers) }),
             h('td', { text: s.total_human || fmtBytes(s.total) }),
             h('td', { text: fmtBytes(s.headroom) }),
             h('td', { text: s.fits === true ? 'yes' : s.fits === false ? 'no' : DASH })));
@@ -699,7 +701,7 @@ function renderLegend() {
         clearNode(ul);
         for (const t of TERMS) {
             ul.appendChild(h('li', {}, h('span', { class: `swatch sw-${t.key}`, 'aria-hidden': 'true' }),
-                t.label + (t.pattern ? ` (${t.pattern === 'diag' ? 'striped' : t.pattern === 'cross' ? 'cross-hatched' : 'dotted'})` : '')));
+                t.label + (t.pattern ? ` (${({ diag: 'striped', cross: 'cross-hatched', dots: 'dotted', vlines: 'vertical lines' })[t.pattern]})` : '')));
         }
         ul.appendChild(h('li', {}, h('span', { class: 'swatch hbm', 'aria-hidden': 'true' }), 'GPU HBM (dashed)'));
     }

@@ -16,6 +16,7 @@ export const TERMS = [
     { key: 'master', label: 'Master weights', color: '#009E73', pattern: null },
     { key: 'optimizer', label: 'Optimizer states', color: '#E69F00', pattern: 'cross' },
     { key: 'activations', label: 'Activations', color: '#CC79A7', pattern: 'dots' },
+    { key: 'buffers', label: 'Working buffers', color: '#D55E00', pattern: 'vlines' },
     { key: 'overhead', label: 'Overhead', color: '#7a7a7a', pattern: null },
 ];
 
@@ -31,6 +32,7 @@ function addPatterns(svg) {
         p.appendChild(el('rect', { width: 8, height: 8, fill: t.color }));
         if (t.pattern === 'diag') p.appendChild(el('path', { d: 'M-2,2 l4,-4 M0,8 l8,-8 M6,10 l4,-4', stroke: '#0b3552', 'stroke-width': 1.4 }));
         if (t.pattern === 'cross') p.appendChild(el('path', { d: 'M0,0 L8,8 M8,0 L0,8', stroke: '#5a3d00', 'stroke-width': 1.2 }));
+        if (t.pattern === 'vlines') p.appendChild(el('path', { d: 'M2,0 V8 M6,0 V8', stroke: '#5c2800', 'stroke-width': 1.2 }));
         if (t.pattern === 'dots') p.appendChild(el('circle', { cx: 4, cy: 4, r: 1.6, fill: '#4d1f3c' }));
         defs.appendChild(p);
     }
@@ -200,8 +202,13 @@ export function drawSweep(svg, sweep, hbm, runDp, fixed) {
         const cx = left + slot * i + slot / 2;
         const g = el('g', { 'data-dp': p.dp });
         let acc = 0;
+        /* sweep points may list fewer terms than their total: the rest is
+         * the working buffers, drawn so the stack adds up to the total */
+        const listed = TERMS.reduce((a, t) => a + (t.key !== 'buffers' && isNum(p[t.key]) ? p[t.key] : 0), 0);
+        const vals = { ...p };
+        if (!isNum(vals.buffers) && p.total > listed) vals.buffers = p.total - listed;
         for (const t of TERMS) {
-            const v = p[t.key];
+            const v = vals[t.key];
             if (!isNum(v) || v <= 0) continue;
             g.appendChild(el('rect', {
                 x: cx - barW / 2, y: sy(acc + v), width: barW, height: Math.max(0.3, sy(acc) - sy(acc + v)), fill: fillOf(svg, t),

@@ -148,7 +148,7 @@ function noJunk(s, where) {
 async function assertMatchesApi(page, plan) {
     const m = plan.memory, c = plan.compute, k = plan.checkpoint;
     assert.equal(await text(page, '#mem-total'), m.total.human, 'per-GPU total');
-    for (const t of ['weights', 'grads', 'master', 'optimizer', 'activations', 'overhead']) {
+    for (const t of ['weights', 'grads', 'master', 'optimizer', 'activations', 'buffers', 'overhead'].filter((k) => m[k])) {
         assert.equal(await text(page, `#mem-${t}`), m[t].human, `memory term ${t}`);
     }
     assert.equal(await text(page, '#mem-headroom'), fmtBytes(m.headroom_bytes), 'headroom');
