@@ -16,7 +16,7 @@ export const TERMS = [
     { key: 'master', label: 'Master weights', color: '#009E73', pattern: null },
     { key: 'optimizer', label: 'Optimizer states', color: '#E69F00', pattern: 'cross' },
     { key: 'activations', label: 'Activations', color: '#CC79A7', pattern: 'dots' },
-    { key: 'buffers', label: 'Working buffers', color: '#D55E00', pattern: 'vlines' },
+    { key: 'buffers', label: 'Working buffers', color: '#F0E442', pattern: 'vlines' },
     { key: 'overhead', label: 'Overhead', color: '#7a7a7a', pattern: null },
 ];
 
@@ -32,7 +32,7 @@ function addPatterns(svg) {
         p.appendChild(el('rect', { width: 8, height: 8, fill: t.color }));
         if (t.pattern === 'diag') p.appendChild(el('path', { d: 'M-2,2 l4,-4 M0,8 l8,-8 M6,10 l4,-4', stroke: '#0b3552', 'stroke-width': 1.4 }));
         if (t.pattern === 'cross') p.appendChild(el('path', { d: 'M0,0 L8,8 M8,0 L0,8', stroke: '#5a3d00', 'stroke-width': 1.2 }));
-        if (t.pattern === 'vlines') p.appendChild(el('path', { d: 'M2,0 V8 M6,0 V8', stroke: '#5c2800', 'stroke-width': 1.2 }));
+        if (t.pattern === 'vlines') p.appendChild(el('path', { d: 'M2,0 V8 M6,0 V8', stroke: '#5e5600', 'stroke-width': 1.2 }));
         if (t.pattern === 'dots') p.appendChild(el('circle', { cx: 4, cy: 4, r: 1.6, fill: '#4d1f3c' }));
         defs.appendChild(p);
     }
@@ -161,6 +161,13 @@ export function drawSweep(svg, sweep, hbm, runDp, fixed) {
         pts.push(p);
     }
     pts.sort((a, b) => a.dp - b.dp);
+    /* sweep points may list fewer terms than their total: the rest is the
+     * working buffers, drawn so each stack adds up to its total */
+    for (let i = 0; i < pts.length; i++) {
+        const p = pts[i];
+        const listed = TERMS.reduce((a, t) => a + (t.key !== 'buffers' && isNum(p[t.key]) ? p[t.key] : 0), 0);
+        if (!isNum(p.buffers) && p.total > listed) pts[i] = { ...p, buffers: p.total - listed };
+    }
     const W = widthOf(svg, 640), H = W < 500 ? 270 : 310, left = 52, right = 12, top = 30, bottom = 44;
     svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
     if (pts.length === 0) {
@@ -202,11 +209,7 @@ export function drawSweep(svg, sweep, hbm, runDp, fixed) {
         const cx = left + slot * i + slot / 2;
         const g = el('g', { 'data-dp': p.dp });
         let acc = 0;
-        /* sweep points may list fewer terms than their total: the rest is
-         * the working buffers, drawn so the stack adds up to the total */
-        const listed = TERMS.reduce((a, t) => a + (t.key !== 'buffers' && isNum(p[t.key]) ? p[t.key] : 0), 0);
-        const vals = { ...p };
-        if (!isNum(vals.buffers) && p.total > listed) vals.buffers = p.total - listed;
+        const vals = p;
         for (const t of TERMS) {
             const v = vals[t.key];
             if (!isNum(v) || v <= 0) continue;
@@ -248,20 +251,32 @@ export function drawSweep(svg, sweep, hbm, runDp, fixed) {
         svg.appendChild(el('line', {
             x1: kx, x2: kx, y1: top - 14, y2: top + plotH, stroke: '#111', 'stroke-width': 1.5, 'stroke-dasharray': '3 3', 'data-knee': knee.dp,
         }));
-        const anchor = kx > left + plotW * 0.6 ? 'end' : 'start';
+        /* ~6.6 px per character at 12 px: flip or shorten so the label stays inside */
+        let txt = `sharding stops helping past dp ${knee.dp}`;
+        const fitsRight = (t) => kx + 4 + t.length * 6.6 <= W - right;
+        const fitsLeft = (t) => kx - 4 - t.length * 6.6 >= 0;
+        if (!fitsRight(txt) && !fitsLeft(txt)) txt = `flat past dp ${knee.dp}`;
+        const anchor = fitsRight(txt) ? 'start' : 'end';
         svg.appendChild(label({ x: anchor === 'end' ? kx - 4 : kx + 4, y: top - 16, 'text-anchor': anchor, 'font-size': 12, fill: '#111',
-            'data-knee-label': knee.dp }, `sharding stops helping past dp ${knee.dp}`));
+            'data-knee-label': knee.dp }, txt));
     }
 
     const last = pts[pts.length - 1];
-    const floor = (isNum(last.activations) ? last.activations : 0) + (isNum(last.overhead) ? last.overhead : 0);
+    const first = pts[0];
+    /* what the bars show dp does not shard: the terms that hardly shrink
+     * from the first to the last point (named from the bars themselves) */
+    const flat = TERMS.filter((t) => isNum(last[t.key]) && last[t.key] > 0 &&
+        (!isNum(first[t.key]) || last[t.key] >= 0.9 * first[t.key]));
+    const flatSum = flat.reduce((a, t) => a + last[t.key], 0);
+    const names = flat.map((t) => t.label.toLowerCase());
+    const list = names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}` : names[0] || 'nothing';
     const firstFit = pts.find((p) => p.fits);
     /* say what is held fixed, so the GPU counts under the bars add up under tp/pp */
     const held = fixed && fixed.other > 1 ? ` Each bar keeps tp × pp × cp = ${fixed.other} (${fixed.text}); GPUs = dp × ${fixed.other}.` : '';
     const fitText = firstFit ? `Fits from dp = ${firstFit.dp} (${isNum(firstFit.gpus) ? firstFit.gpus : '—'} GPUs).` : 'No dp in the sweep fits.';
     if (knee) {
         return `${fitText}${held} Sharding stops helping past dp = ${knee.dp}: the next doubling saves under 5% per GPU; ` +
-            `what is left is mostly activations + overhead (${fmtBytes(floor)} of ${fmtBytes(last.total)} at dp = ${last.dp}), which dp does not shard.`;
+            `at dp = ${last.dp}, ${fmtBytes(flatSum)} of the ${fmtBytes(last.total)} is ${list}, which more dp does not shard at this ZeRO stage.`;
     }
     return `${fitText}${held} Every doubling of dp up to ${last.dp} still saves at least 5% per GPU.`;
 }
