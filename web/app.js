@@ -584,7 +584,8 @@ function renderCompute(c, inputs) {
     }
     if (c.predicted_mfu !== undefined) {
         rows.push(figure('cmp-pred-mfu', 'Predicted MFU', anyText(c.predicted_mfu, fmtPct),
-            pick(c, 'predicted_mfu.formula') || 'model FLOPs per step / (step time × GPUs × peak)', pick(c, 'predicted_mfu.assumptions') || 'model FLOPs, no recompute counted'));
+            pick(c, 'predicted_mfu.formula') || 'model FLOPs per step / (step time × GPUs × peak)',
+            pick(c, 'predicted_mfu.assumptions') || c.mfu_convention || pick(c, 'step.mfu_convention') || 'model FLOPs, no recompute counted'));
     }
     rows.push(
         figure('cmp-tps', 'Tokens per second (job)', fmtRate(c.tokens_per_second, 'tokens/s'), 'tokens / wall seconds', 'steady state'),
@@ -616,11 +617,12 @@ function renderCompute(c, inputs) {
         r[0].prepend(h('span', { class: `swatch sw-step-${drawn.indexOf(p)}`, 'aria-hidden': 'true' }));
         return r;
     });
-    for (const [key, val] of Object.entries(step)) {
-        if (STEP_PARTS.some(([k]) => k === key)) continue;
-        if (!isNum(anyValue(val))) continue;
-        srows.push(figure(`step-${key}`, key.replace(/_/g, ' '), anyText(val, fmtDuration), pick(step, `${key}.formula`) || 'seconds per step',
-            pick(step, `${key}.assumptions`) || 'from the step-time model'));
+    /* the sums beside the parts (seconds); other step members are not times */
+    for (const [key, lab, how] of [['exposed_comm', 'Exposed communication (sum)', 'communication not hidden behind compute'],
+        ['overlapped_comm', 'Overlapped communication', 'hidden behind compute: not in the step time'],
+        ['pp_p2p', 'of the bubble: point-to-point', 'pipeline sends between stages']]) {
+        if (!isNum(anyValue(step[key]))) continue;
+        srows.push(figure(`step-${key}`, lab, anyText(step[key], fmtDuration), pick(step, `${key}.formula`) || 'seconds per optimizer step', how));
     }
     fill($('#step-figs'), srows);
     $('#step-cap').textContent = drawn.length
@@ -753,7 +755,9 @@ async function postJson(path, body, signal) {
 }
 
 /* Imported documents travel in the state as text; the API gets them parsed. */
-const IMPORT_KINDS = ['hf_config', 'deepspeed_config', 'megatron_args'];
+const IMPORT_KINDS = ['hf_config', 'deepspeed_config', 'megatron_args', 'axolotl_config'];
+/* sent as text, not parsed as JSON */
+const TEXT_KINDS = ['megatron_args', 'axolotl_config'];
 
 function requestFor(state) {
     const r = buildRequest(state);
@@ -762,7 +766,7 @@ function requestFor(state) {
     if (custom && state.layers && (state.gated === undefined || state.gated === '')) r.body.gated = true;
     for (const k of IMPORT_KINDS) {
         if (!state[k]) continue;
-        if (k === 'megatron_args') r.body[k] = state[k];
+        if (TEXT_KINDS.includes(k)) r.body[k] = state[k];
         else {
             try {
                 r.body[k] = JSON.parse(state[k]);
@@ -931,7 +935,8 @@ const SEARCH_COLS = [
     { key: 'predicted_mfu', label: 'MFU', get: (r) => anyValue(r.predicted_mfu), show: (r) => anyText(r.predicted_mfu, fmtPct) },
     { key: 'total', label: 'Memory / GPU', get: (r) => memOf(r).total, show: (r) => memOf(r).text },
     { key: 'headroom', label: 'Headroom', get: (r) => memOf(r).head, show: (r) => fmtBytes(memOf(r).head) },
-    { key: 'cost', label: 'Cost', get: (r) => anyValue(r.cost_usd), show: (r) => anyText(r.cost_usd, fmtUsd) },
+    { key: 'cost', label: 'Cost / step', get: (r) => anyValue(r.cost_usd), show: (r) => (anyValue(r.cost_usd) > 0 ? anyText(r.cost_usd, fmtUsd) : DASH) },
+    { key: 'why', label: 'Why this rank', get: (r) => (typeof r.why === 'string' ? r.why : '') },
 ];
 
 function layoutOf(r) {
@@ -946,6 +951,7 @@ function memOf(r) {
     const m = r.memory && typeof r.memory === 'object' ? r.memory : {};
     const tot = m.total !== undefined ? m.total : (r.memory_total !== undefined ? r.memory_total : r.total);
     const head = isNum(m.headroom_bytes) ? m.headroom_bytes : (isNum(r.headroom_bytes) ? r.headroom_bytes : anyValue(r.headroom));
+    /* a search row's own verdict, in words (not colour alone) */
     return { total: anyValue(tot), text: anyText(tot, fmtBytes), head };
 }
 
@@ -1189,7 +1195,7 @@ async function runImport() {
         return;
     }
     let doc = text;
-    if (kind !== 'megatron_args') {
+    if (!TEXT_KINDS.includes(kind)) {
         try {
             doc = JSON.parse(text);
         } catch (e) {
@@ -1198,8 +1204,13 @@ async function runImport() {
             return;
         }
     }
+    /* the import plus what it needs to resolve: the model (unless the
+     * document is one) and the GPUs; not the rest of the form, so that
+     * inputs_source shows what the document itself sets */
+    const cur = requestFor(page.state).body;
     const body = { [kind]: doc };
-    for (const k of ['gpu', 'gpus']) if (page.state[k]) body[k] = buildRequest(page.state).body[k];
+    const ctxKeys = ['gpu', 'gpus', ...(kind === 'hf_config' ? [] : ['model', 'params', ...SHAPE_FIELDS, ...IMPORT_KINDS])];
+    for (const k of ctxKeys) if (k !== kind && cur[k] !== undefined) body[k] = cur[k];
     let r;
     try {
         r = await postJson('/v1/import', body);
@@ -1229,11 +1240,15 @@ async function runImport() {
         for (const k of [...SHAPE_FIELDS, 'params']) delete page.state[k];
         page.customFrom = null;
     }
-    page.state[kind] = kind === 'megatron_args' ? doc : JSON.stringify(doc);
+    page.state[kind] = TEXT_KINDS.includes(kind) ? doc : JSON.stringify(doc);
     writeForm();
     renderImported();
-    const what = set.length ? set.join(', ') : Object.keys(inputs).length + ' inputs resolved';
-    status.textContent = `Imported (${kind}): ${what}.`;
+    const shown = set.filter((k) => FIELD_BY_NAME.has(k));
+    const what = shown.length ? `${set.length} inputs (${shown.slice(0, 8).join(', ')}${shown.length > 8 ? ', …' : ''})` : `${Object.keys(inputs).length} inputs resolved`;
+    const total = pick(r.data, 'params.total');
+    const notes = Array.isArray(r.data.import_notes) ? r.data.import_notes.filter((n) => typeof n === 'string') : [];
+    status.textContent = `Imported (${kind})${isNum(total) ? `: ${fmtCount(total)} parameters (${fmtExact(total)})` : ''}; set ${what}.` +
+        (notes.length ? ` Notes: ${notes.join(' · ')}` : '');
     status.dataset.status = 'ready';
     changed(true);
 }
@@ -1420,7 +1435,8 @@ async function main() {
             return;
         }
         $('#import-text').value = await file.text();
-        if (/\.json$/i.test(file.name) && $('#import-kind').value === 'megatron_args') $('#import-kind').value = 'hf_config';
+        if (/\.json$/i.test(file.name) && TEXT_KINDS.includes($('#import-kind').value)) $('#import-kind').value = 'hf_config';
+        if (/\.ya?ml$/i.test(file.name)) $('#import-kind').value = 'axolotl_config';
     };
     $('#import-file').addEventListener('change', (ev) => loadFile(ev.target.files[0]));
     const ta = $('#import-text');

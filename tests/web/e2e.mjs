@@ -750,6 +750,35 @@ async function main() {
                 'hf_config' in JSON.parse(document.getElementById('results').dataset.request), null, { timeout: STEP_TIMEOUT_MS });
             /* Llama 3 8B: 8,030,261,248 (issue 12, the released checkpoint) */
             assert.ok((await text(page, '#model-params')).includes('8,030,261,248'), await text(page, '#model-params'));
+            assert.equal(await page.inputValue('#f-model'), '', 'the imported shape replaces the preset');
+            /* a DeepSpeed JSON from a file: ZeRO 3 and the micro-batch come from it */
+            const ds = { zero_optimization: { stage: 3 }, train_micro_batch_size_per_gpu: 2, bf16: { enabled: true } };
+            const dir = mkdtempSync(join(tmpdir(), 'ts-ds-'));
+            try {
+                writeFileSync(join(dir, 'ds_config.json'), JSON.stringify(ds));
+                await page.selectOption('#import-kind', 'deepspeed_config');
+                await page.setInputFiles('#import-file', join(dir, 'ds_config.json'));
+                await page.waitForFunction(() => document.getElementById('import-text').value.includes('zero_optimization'));
+            } finally {
+                rmSync(dir, { recursive: true, force: true });
+            }
+            await page.click('#import-go');
+            await page.waitForFunction(() => document.getElementById('results').dataset.status === 'ready' &&
+                'deepspeed_config' in JSON.parse(document.getElementById('results').dataset.request), null, { timeout: STEP_TIMEOUT_MS });
+            const sent = JSON.parse(await page.locator('#results').getAttribute('data-request'));
+            assert.ok(!('zero' in sent), 'the form no longer overrides the imported ZeRO stage');
+            const r = await api(base, '/v1/plan', sent);
+            assert.equal(r.data.inputs.zero, 3);
+            assert.equal(r.data.inputs.micro_batch, 2);
+            assert.equal(await page.locator('#f-zero option:checked').textContent(), 'default (3)');
+            await assertMatchesApi(page, r.data);
+            /* a malformed import: the API's pointer into the document */
+            expectBadRequests = true;
+            await page.selectOption('#import-kind', 'hf_config');
+            await page.fill('#import-text', JSON.stringify({ ...LLAMA3_8B_HF, num_hidden_layers: -4 }));
+            await page.click('#import-go');
+            await page.waitForSelector('#import-status[data-status="error"]', { timeout: STEP_TIMEOUT_MS });
+            assert.match(await text(page, '#import-status'), /\/hf_config\/num_hidden_layers/);
             expectBadRequests = false;
         });
         await auditStateCheck(page, 'import');
