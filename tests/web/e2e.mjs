@@ -523,6 +523,7 @@ async function main() {
                 const r1 = spawnSync('/bin/bash', ['--noprofile', '--norc', '-c', cmd], {
                     cwd: work, env: { PATH: `${bin}:/usr/bin:/bin`, ARGS: join(dir, 'args') }, timeout: 5000,
                 });
+                assert.deepEqual(readdirSync(work), [], 'nothing ran: no PWNED files');
                 assert.equal(r1.status, 0, String(r1.stderr));
                 const argv = readFileSync(join(dir, 'args'), 'utf8').split('\0').slice(0, -1);
                 assert.deepEqual(argv.slice(0, 6), ['-s', '-X', 'POST', `${base}/v1/plan`, '-H', 'Content-Type: application/json']);
@@ -683,6 +684,25 @@ async function main() {
                 assert.ok(cap.includes(`past dp = ${dp}`), cap);
             }
             assert.ok(cap.includes('tp × pp × cp = 2'), cap);
+            /* the caption's "what is left" is the terms the API's sweep shows hardly shrinking */
+            const pts = [...r.data.sweep].sort((a, b) => a.dp - b.dp);
+            const lo = pts[0], hi = pts[pts.length - 1];
+            const listed = ['weights', 'grads', 'master', 'optimizer', 'activations', 'overhead'].reduce((a, k) => a + hi[k], 0);
+            const hiAll = { ...hi, buffers: hi.buffers ?? hi.total - listed };
+            const loAll = { ...lo, buffers: lo.buffers ?? lo.total - ['weights', 'grads', 'master', 'optimizer', 'activations', 'overhead'].reduce((a, k) => a + lo[k], 0) };
+            const flat = ['weights', 'grads', 'master', 'optimizer', 'activations', 'buffers', 'overhead'].filter((k) => hiAll[k] > 0 && hiAll[k] >= 0.9 * loAll[k]);
+            if (knee) assert.ok(cap.includes(`${fmtBytes(flat.reduce((a, k) => a + hiAll[k], 0))} of the ${fmtBytes(hi.total)}`), cap);
+            assert.ok(flat.includes('grads') && /gradients/.test(cap), 'ZeRO 1 does not shard gradients: the caption says so');
+            await page.locator('section[aria-labelledby="h-sweep"]').screenshot({ path: join(ARTIFACTS, 'chart-sweep-desktop.png') });
+            await page.locator('section[aria-labelledby="h-mem"] figure').screenshot({ path: join(ARTIFACTS, 'chart-memory-desktop.png') });
+            await page.setViewportSize(PHONE);
+            await page.waitForTimeout(250);
+            const kl = await page.locator('#sweep [data-knee-label]').boundingBox();
+            const sv = await page.locator('#sweep').boundingBox();
+            if (kl) assert.ok(kl.x >= sv.x - 1 && kl.x + kl.width <= sv.x + sv.width + 1, 'knee label inside the chart on a phone');
+            await page.locator('section[aria-labelledby="h-sweep"] figure').screenshot({ path: join(ARTIFACTS, 'chart-sweep-phone.png') });
+            await page.setViewportSize(DESKTOP);
+            await page.waitForTimeout(250);
             const firstFit = r.data.sweep.find((p) => p.fits);
             if (firstFit) assert.ok(cap.includes(`Fits from dp = ${firstFit.dp} (${firstFit.gpus} GPUs)`), cap);
             const fills = await page.locator('#mem-bar rect[data-term]').evaluateAll((rs) => Object.fromEntries(rs.map((x) => [x.dataset.term, x.getAttribute('fill')])));
