@@ -453,7 +453,11 @@ function renderVerdict(plan, margin) {
     let t = m.fits
         ? `${total} of ${hbm} per GPU; ${fmtBytes(head)} headroom${pct}`
         : `${total} per GPU needs more than ${hbm}; short by ${fmtBytes(isNum(head) ? -head : NaN)}${pct}`;
-    if (ws && Array.isArray(m.stages) && m.stages.length > 1) t += `; worst: pipeline stage ${ws.stage} of ${m.stages.length}`;
+    if (ws && Array.isArray(m.stages) && m.stages.length > 1) {
+        const n = m.stages.length;
+        const where = ws.stage === 0 ? 'first' : ws.stage === n - 1 ? 'last' : 'middle';
+        t += `; worst: pipeline stage ${ws.stage} (the ${where} of ${n}, numbered from 0)`;
+    }
     if (typeof m.peak_phase === 'string') t += `; peak in ${m.peak_phase}`;
     if (state === 'tight') t += `; under your ${fmtPct(margin)} margin`;
     d.textContent = t + '.';
