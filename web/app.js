@@ -1115,7 +1115,8 @@ function renderCompare() {
         vals.forEach((v, i) => {
             const diff = i > 0 && v !== vals[0];
             row.appendChild(h('td', { class: diff ? 'diff' : null, 'data-diff': diff ? '1' : null },
-                diff ? h('span', { class: 'diff-mark', 'aria-label': 'differs', text: '≠ ' }) : null, v));
+                diff ? h('span', { class: 'diff-mark', 'aria-hidden': 'true', text: '≠ ' }) : null,
+                diff ? h('span', { class: 'visually-hidden', text: 'differs: ' }) : null, v));
         });
         body.appendChild(row);
     }

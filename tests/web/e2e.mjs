@@ -817,6 +817,23 @@ async function main() {
             assert.ok(shown.length > 10, shown);
         });
 
+        await check('typing fast sends one final request (debounce + abort)', async () => {
+            let plans = 0;
+            const count = (r) => { if (r.url().endsWith('/v1/plan')) plans++; };
+            page.on('request', count);
+            const loc = page.locator('#f-micro_batch');
+            await loc.click();
+            await loc.pressSequentially('12', { delay: 30 });
+            await page.keyboard.press('Backspace');
+            const body = { model: 'llama3-405b', micro_batch: 1, gpus: 1, zero: 0, recompute: 'full', gpu: 'h100-sxm' };
+            await waitForBody(page, body, 'ready');
+            page.off('request', count);
+            assert.ok(plans <= 2, `${plans} plan requests for 3 keystrokes`);
+            const r = await api(base, '/v1/plan', body);
+            assert.equal(await text(page, '#mem-total'), r.data.memory.total.human);
+            await setField(page, 'micro_batch', '');
+        });
+
         await check('"Max micro-batch" and "Min GPUs" show the /v1/fit answer', async () => {
             await setField(page, 'model', 'llama3-70b');
             await setField(page, 'gpus', '64');
