@@ -412,6 +412,11 @@ function modelLine(plan) {
     if (!isNum(p.total)) return `${name}: ${DASH} parameters`;
     let t = `${name}: ${fmtCount(p.total)} parameters`;
     if (isNum(p.active) && p.active !== p.total) t += `, ${fmtCount(p.active)} active per token`;
+    const mode = MODES.find((x) => x.id === modeOf(page.state));
+    if (mode && mode.id !== 'pretrain') {
+        t += ` · ${mode.label.replace(/^Fine-tune, /, 'fine-tune: ')}`;
+        if (isNum(inputs.lora_rank) && inputs.lora_rank > 0) t += `, rank ${inputs.lora_rank}`;
+    }
     return t;
 }
 
@@ -548,8 +553,8 @@ function renderMemory(m) {
     clearNode(body);
     const b = (x) => (x && typeof x === 'object' ? termText(x, fmtBytes) : fmtBytes(x));
     for (const s of st) {
-        const worst = s.stage === m.worst_stage;
-        body.appendChild(h('tr', { 'data-stage': s.stage, class: worst ? 'worst' : null },
+        const worst = st.length > 1 && s.stage === m.worst_stage;
+        body.appendChild(h('tr', { 'data-stage': s.stage, class: worst ? (s.fits === false ? 'worst nofit' : 'worst') : null },
             h('th', { scope: 'row', text: `${s.stage}${worst ? ' (worst)' : ''}` }),
             h('td', { text: isNum(s.layers) ? String(s.layers) : DASH }),
             h('td', { text: b(s.weights) }), h('td', { text: b(s.grads) }), h('td', { text: b(s.master) }),
