@@ -599,8 +599,9 @@ function renderCompute(c, inputs) {
     rows.push(
         figure('cmp-tps', 'Tokens per second (job)', fmtRate(c.tokens_per_second, 'tokens/s'), 'tokens / wall seconds', 'steady state'),
         figure('cmp-tpgs', 'Tokens per GPU-second', fmtRate(c.tokens_per_gpu_second, 'tokens/s'), 'tokens per second / GPUs', 'per GPU'),
-        figure('cmp-mfu', 'MFU / HFU', isNum(c.mfu) && isNum(c.hfu) ? `${fmtPct(c.mfu)} / ${fmtPct(c.hfu)}` : DASH,
-            'HFU = MFU × hardware FLOPs / model FLOPs', 'HFU counts recomputed forward passes'),
+        figure('cmp-mfu', c.mfu_source === 'predicted' ? 'MFU / HFU (predicted)' : 'MFU / HFU', isNum(c.mfu) && isNum(c.hfu) ? `${fmtPct(c.mfu)} / ${fmtPct(c.hfu)}` : DASH,
+            'HFU = MFU × hardware FLOPs / model FLOPs', c.mfu_source === 'input' ? 'MFU as given (mfu input); HFU counts recomputed forward passes'
+                : 'HFU counts recomputed forward passes'),
         figure('cmp-peak', 'Peak per GPU', fmtFlopRate(c.peak_flops), 'dense peak at the compute precision, or peak_tflops',
             'dense, not the 2:4-sparse figure some catalogues list'),
         figure('cmp-tokens', 'Training tokens', fmtCount(c.tokens), 'tokens, else the preset\'s published count, else 20 × P',
@@ -940,11 +941,13 @@ const SEARCH_COLS = [
     { key: 'rank', label: '#', get: (r, i) => i + 1 },
     ...['tp', 'pp', 'cp', 'dp', 'ep', 'zero', 'framework', 'recompute', 'micro_batch', 'vpp']
         .map((k) => ({ key: k, label: k === 'micro_batch' ? 'micro-batch' : k, get: (r) => layoutOf(r)[k] })),
-    { key: 'step_time', label: 'Step time', get: (r) => anyValue(r.step_time), show: (r) => anyText(r.step_time, fmtDuration) },
+    { key: 'step_time', label: 'Step time', get: (r) => anyValue(r.step_time),
+      show: (r) => (typeof r.step_time_human === 'string' ? r.step_time_human : anyText(r.step_time, fmtDuration)) },
     { key: 'predicted_mfu', label: 'MFU', get: (r) => anyValue(r.predicted_mfu), show: (r) => anyText(r.predicted_mfu, fmtPct) },
     { key: 'total', label: 'Memory / GPU', get: (r) => memOf(r).total, show: (r) => memOf(r).text },
     { key: 'headroom', label: 'Headroom', get: (r) => memOf(r).head, show: (r) => fmtBytes(memOf(r).head) },
-    { key: 'cost', label: 'Cost / step', get: (r) => anyValue(r.cost_usd), show: (r) => (anyValue(r.cost_usd) > 0 ? anyText(r.cost_usd, fmtUsd) : DASH) },
+    { key: 'cost', label: 'Cost / step', get: (r) => anyValue(r.cost_usd_per_step ?? r.cost_usd),
+      show: (r) => (anyValue(r.cost_usd_per_step ?? r.cost_usd) > 0 ? anyText(r.cost_usd_per_step ?? r.cost_usd, fmtUsd) : DASH) },
     { key: 'why', label: 'Why this rank', get: (r) => (typeof r.why === 'string' ? r.why : '') },
 ];
 
@@ -961,7 +964,8 @@ function memOf(r) {
     const tot = m.total !== undefined ? m.total : (r.memory_total !== undefined ? r.memory_total : r.total);
     const head = isNum(m.headroom_bytes) ? m.headroom_bytes : (isNum(r.headroom_bytes) ? r.headroom_bytes : anyValue(r.headroom));
     /* a search row's own verdict, in words (not colour alone) */
-    return { total: anyValue(tot), text: anyText(tot, fmtBytes), head };
+    const text = typeof r.memory_total_human === 'string' ? r.memory_total_human : anyText(tot, fmtBytes);
+    return { total: anyValue(tot), text, head };
 }
 
 async function runSearch() {
@@ -1045,7 +1049,7 @@ function renderSearch() {
             const v = c.show ? c.show(r, i) : c.get(r, i);
             row.appendChild(h(c.key === 'rank' ? 'th' : 'td', { scope: c.key === 'rank' ? 'row' : null, text: v === undefined || v === null ? DASH : String(v) }));
         }
-        const use = h('button', { type: 'button', class: 'apply', text: 'Use this layout', 'aria-label': `Use layout ${i + 1}` });
+        const use = h('button', { type: 'button', class: 'apply', text: 'Use this layout', 'aria-label': `Use this layout, rank ${i + 1}` });
         use.addEventListener('click', () => {
             const lay = layoutOf(r);
             const apply = {};
