@@ -939,8 +939,8 @@ const LAYOUT_KEYS = ['tp', 'pp', 'cp', 'dp', 'ep', 'vpp', 'zero', 'framework', '
 
 const SEARCH_COLS = [
     { key: 'rank', label: '#', get: (r, i) => i + 1 },
-    ...['tp', 'pp', 'cp', 'dp', 'ep', 'zero', 'framework', 'recompute', 'micro_batch', 'vpp']
-        .map((k) => ({ key: k, label: k === 'micro_batch' ? 'micro-batch' : k, get: (r) => layoutOf(r)[k] })),
+    { key: 'gpus', label: 'GPUs', get: (r) => (isNum(r.gpus) ? r.gpus : undefined) },
+    { key: 'layout', label: 'Layout', get: (r) => layoutText(layoutOf(r)) },
     { key: 'step_time', label: 'Step time', get: (r) => anyValue(r.step_time),
       show: (r) => (typeof r.step_time_human === 'string' ? r.step_time_human : anyText(r.step_time, fmtDuration)) },
     { key: 'predicted_mfu', label: 'MFU', get: (r) => anyValue(r.predicted_mfu), show: (r) => anyText(r.predicted_mfu, fmtPct) },
@@ -950,6 +950,18 @@ const SEARCH_COLS = [
       show: (r) => (anyValue(r.cost_usd_per_step ?? r.cost_usd) > 0 ? anyText(r.cost_usd_per_step ?? r.cost_usd, fmtUsd) : DASH) },
     { key: 'why', label: 'Why this rank', get: (r) => (typeof r.why === 'string' ? r.why : '') },
 ];
+
+/* "tp 8 · pp 2 · dp 4 · ZeRO 1 · megatron · full recompute · mb 1" */
+function layoutText(l) {
+    const parts = [];
+    for (const k of ['tp', 'pp', 'cp', 'dp', 'ep', 'vpp']) if (isNum(l[k]) && (l[k] > 1 || k === 'dp' || k === 'tp')) parts.push(`${k} ${l[k]}`);
+    if (isNum(l.zero)) parts.push(`ZeRO ${l.zero}`);
+    if (l.framework) parts.push(String(l.framework));
+    if (l.recompute) parts.push(`${l.recompute} recompute`);
+    if (isNum(l.micro_batch)) parts.push(`mb ${l.micro_batch}`);
+    if (l.sequence_parallel === true) parts.push('SP');
+    return parts.join(' · ');
+}
 
 function layoutOf(r) {
     const src = r.layout && typeof r.layout === 'object' ? r.layout : (r.inputs && typeof r.inputs === 'object' ? r.inputs : r);
@@ -1039,7 +1051,7 @@ function renderSearch() {
         });
         tr.appendChild(h('th', { scope: 'col', 'aria-sort': sorted }, b));
     }
-    tr.appendChild(h('th', { scope: 'col', text: 'Layout' }));
+    tr.appendChild(h('th', { scope: 'col', text: 'Apply' }));
     head.appendChild(tr);
     const body = $('#search-table tbody');
     clearNode(body);

@@ -621,6 +621,9 @@ async function main() {
             if (c.step) {
                 assert.ok(await page.locator('#step-block').isVisible());
                 assert.ok((await page.locator('#step-bar rect[data-part]').count()) >= 1);
+                assert.equal(await text(page, '#step-compute'), fmtDuration(c.step.compute), 'compute seconds per step');
+                if (c.step.pp_bubble > 0) assert.equal(await text(page, '#step-pp_bubble'), fmtDuration(c.step.pp_bubble), 'bubble under pp 2');
+                assert.equal(await text(page, '#cmp-step-time'), c.step_time.human);
             } else log('     note: this API has no compute.step yet');
             if (c.predicted_mfu !== undefined) {
                 assert.equal(await text(page, '#cmp-pred-mfu'), typeof c.predicted_mfu === 'object' ? termText(c.predicted_mfu, fmtPct) : fmtPct(c.predicted_mfu));
@@ -629,7 +632,7 @@ async function main() {
             if (priced.status === 200 && priced.data.compute.cost_usd !== undefined) {
                 await setField(page, 'gpu_hour_usd', '2');
                 await waitForBody(page, { ...body, gpu_hour_usd: 2 }, 'ready');
-                assert.ok(await page.locator('#cmp-cost').count() === 1);
+                assert.equal(await text(page, '#cmp-cost'), priced.data.compute.cost_usd.human ?? String(priced.data.compute.cost_usd));
                 await setField(page, 'gpu_hour_usd', '');
             } else log('     note: this API has no gpu_hour_usd / cost_usd yet');
             await setField(page, 'pp', '');
@@ -657,7 +660,14 @@ async function main() {
             await page.click('#search-table tbody tr:first-child button.apply');
             await page.waitForSelector('#results[data-status="ready"]');
             const sent = JSON.parse(await page.locator('#results').getAttribute('data-request'));
-            assert.ok('tp' in sent || 'pp' in sent || 'dp' in sent || 'zero' in sent, JSON.stringify(sent));
+            assert.equal(n, probe.data.results.length, 'one row per result');
+            /* descending step time: the first row is the slowest result; its layout is what was applied */
+            const slow = probe.data.results.reduce((a, b) => (b.step_time > a.step_time ? b : a));
+            for (const k of ['tp', 'pp', 'cp', 'zero', 'micro_batch', 'gpus']) assert.equal(sent[k], slow[k], `${k} of the applied layout`);
+            assert.equal(sent.recompute, slow.recompute);
+            const r = await api(base, '/v1/plan', sent);
+            assert.equal(r.status, 200, JSON.stringify(r.data));
+            assert.equal(r.data.memory.total.human, slow.memory_total_human, 'the plan of the applied layout has the row\'s memory');
             expectBadRequests = false;
         });
         await auditStateCheck(page, 'search');
