@@ -1333,6 +1333,18 @@ function onInput(ev) {
             toCustom(p, name);
         }
     }
+    if (ev.target.id === 'f-model' && ev.target.value && presetById(ev.target.value)) {
+        /* custom -> preset: the copied shape would silently override the
+         * preset, so it goes; seq/tokens only if they were the copy's */
+        const from = page.customFrom && presetById(page.customFrom);
+        for (const k of [...SHAPE_FIELDS, 'params']) delete page.state[k];
+        if (from && page.state.seq === String(from.seq)) delete page.state.seq;
+        if (from && page.state.tokens === fmtCount(from.train_tokens).replace(/\.?0+([kMBTP])$/, '$1')) delete page.state.tokens;
+        page.state.model = ev.target.value;
+        page.customFrom = null;
+        writeForm();
+        return;
+    }
     if (ev.target.id === 'f-model' && !ev.target.value) {
         /* preset -> custom from the select: keep the shape we came from */
         const from = presetById(page.state.model);

@@ -352,6 +352,14 @@ async function main() {
             await page.fill('#f-hidden', '4096');
             await waitForBody(page, { ...body, hidden: 4096 }, 'ready');
             assert.ok((await text(page, '#model-params')).includes('8,030,261,248'));
+            /* choosing a preset again drops the copied shape (it would override the preset) */
+            await setField(page, 'model', 'llama3-70b');
+            await waitForBody(page, { model: 'llama3-70b', gpus: 8, zero: 1, recompute: 'full', gpu: 'h100-sxm' });
+            assert.equal(await page.inputValue('#f-hidden'), '');
+            await setField(page, 'model', 'llama3-8b');
+            await waitForBody(page, DEFAULT_BODY, 'ready');
+            await page.fill('#f-layers', '16');
+            await waitForBody(page, { ...body, hidden: 4096, layers: 16 }, 'ready');
             await page.click('#back-to-preset');
             await waitForBody(page, DEFAULT_BODY, 'ready');
             assert.equal(await page.inputValue('#f-model'), 'llama3-8b');
