@@ -55,6 +55,7 @@ export const FIELDS = [
     { name: 'gated', group: 'model', kind: 'bool', label: 'Gated FFN (SwiGLU)', advanced: true,
       hint: 'Yes for Llama, Mistral, Qwen, Gemma; no for GPT-2/3 style.' },
     { name: 'tied_embeddings', group: 'model', kind: 'bool', label: 'Tied embeddings', advanced: true },
+    { name: 'norm', group: 'model', kind: 'enum', options: ['rmsnorm', 'layernorm'], label: 'Normalisation', advanced: true },
 
     /* fine-tuning (page-only fields are not sent as such: see buildBody) */
     { name: 'mode', group: 'mode', kind: 'mode', label: 'What the run does', page: true },
@@ -95,6 +96,7 @@ export const FIELDS = [
     { name: 'offload_optimizer', group: 'parallel', kind: 'bool', label: 'Offload optimizer to host' },
     { name: 'offload_params', group: 'parallel', kind: 'bool', label: 'Offload params to host (ZeRO-3)' },
     { name: 'framework', group: 'parallel', kind: 'enum', options: ['megatron', 'fsdp', 'deepspeed'], label: 'Framework', advanced: true },
+    { name: 'dropout', group: 'parallel', kind: 'bool', label: 'Dropout (stores masks)', advanced: true },
     { name: 'attention', group: 'parallel', kind: 'enum', options: ['flash', 'eager'], label: 'Attention kernel', advanced: true },
     { name: 'pp_schedule', group: 'parallel', kind: 'enum', options: ['1f1b', 'interleaved'], label: 'Pipeline schedule', advanced: true },
     { name: 'vpp', group: 'parallel', kind: 'int', label: 'Virtual stages per rank (vpp)', advanced: true },
@@ -108,6 +110,8 @@ export const FIELDS = [
       hint: 'share of HBM, e.g. 10%; default 10%' },
     { name: 'gpu_hour_usd', group: 'hardware', kind: 'num', label: 'Price per GPU-hour (USD)', hint: 'for the cost, e.g. 2.5' },
     { name: 'hbm_gb', group: 'hardware', kind: 'num', label: 'HBM override (GB)', advanced: true },
+    { name: 'hbm_gib', group: 'hardware', kind: 'num', label: 'HBM override (GiB)', advanced: true,
+      hint: 'as nvidia-smi shows it: 81559 MiB = 79.6 GiB' },
     { name: 'peak_tflops', group: 'hardware', kind: 'num', label: 'Peak override (TFLOP/s)', advanced: true },
     { name: 'gpus_per_node', group: 'hardware', kind: 'int', label: 'GPUs per node', advanced: true },
     { name: 'overhead_gib', group: 'hardware', kind: 'num', label: 'Fixed overhead (GiB)', advanced: true },
