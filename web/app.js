@@ -471,7 +471,6 @@ function renderVerdict(plan, margin) {
 
 function renderWarnings(plan, state, margin) {
     const list = [];
-    const m = plan.memory || {};
     if (state === 'tight') {
         list.push({ id: 'w-tight', text: `Tight: headroom is under ${fmtPct(margin)} of HBM; allocator fragmentation, a longer sequence or a framework buffer can still run out of memory.` });
     }
@@ -485,9 +484,6 @@ function renderWarnings(plan, state, margin) {
         } else if (isNum(t.overhead_fraction) && t.overhead_fraction > CKPT_WASTE_WARN) {
             list.push({ id: `w-ckpt-${t.name}`, text: `${t.name} checkpoints alone cost ${fmtPct(t.overhead_fraction)} of the time.` });
         }
-    }
-    if (isNum(m.host_bytes_per_node) && m.host_bytes_per_node > 0 && isNum(pick(plan, 'inputs.gpus_per_node'))) {
-        /* nothing to compare with: host RAM is not an input */
     }
     const ul = $('#warnings');
     clearNode(ul);
@@ -572,7 +568,7 @@ const STEP_PARTS = [
     ['optimizer', 'Optimizer step'], ['offload', 'Offload'],
 ];
 
-function renderCompute(c, inputs) {
+function renderCompute(c) {
     const gpuHours = anyValue(c.gpu_hours);
     const rows = [
         termFigure('cmp-flops', 'Model FLOPs', c.model_flops),
@@ -638,7 +634,6 @@ function renderCompute(c, inputs) {
     $('#step-cap').textContent = drawn.length
         ? `One step: ${drawn.map((p) => `${p.label.toLowerCase()} ${p.text}`).join(', ')}.`
         : 'The answer has no step breakdown.';
-    void inputs;
 }
 
 function renderCheckpoint(k) {
@@ -697,7 +692,7 @@ function redrawCharts() {
     for (const t of TERMS) terms[t.key] = pick(plan, `memory.${t.key}.value`);
     drawMemoryBar($('#mem-bar'), terms, pick(plan, 'memory.hbm_bytes'));
     renderSweep(plan);
-    if (plan.compute && plan.compute.step) renderCompute(plan.compute, plan.inputs);
+    if (plan.compute && plan.compute.step) renderCompute(plan.compute);
 }
 
 function renderSweep(plan) {
@@ -726,7 +721,7 @@ function renderPlan(plan, margin) {
     renderWarnings(plan, state, margin);
     renderParams(plan);
     renderMemory(m);
-    renderCompute(plan.compute || {}, plan.inputs || {});
+    renderCompute(plan.compute || {});
     renderCheckpoint(plan.checkpoint || {});
     renderSweep(plan);
     showResolved(plan.inputs);
