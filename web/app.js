@@ -241,6 +241,11 @@ function showResolved(inputs) {
         if (typeof v === 'number' && isNum(v)) text = Math.abs(v) >= 1e6 && f.kind === 'num' ? fmtCount(v).replace(/\.?0+([kMBTP])$/, '$1') : String(Number(v.toPrecision(6)));
         else if (typeof v === 'boolean') text = v ? 'yes' : 'no';
         else if (typeof v === 'string') text = v;
+        /* 0 / null that mean "not given" read as what the API does instead */
+        if (f.name === 'mfu' && (v === null || v === 0)) text = 'predicted';
+        if (f.name === 'gpu_hour_usd' && (v === null || v === 0)) text = 'none';
+        if (f.name === 'job_mtbf_hours' && v === 0) text = 'from per-GPU MTBF';
+        if ((f.name === 'first_stage_layers' || f.name === 'last_stage_layers') && v === 0) text = 'even split';
         if (c.tagName === 'SELECT') {
             if (f.kind === 'model') continue;
             c.options[0].textContent = text ? `default (${text})` : 'default';
