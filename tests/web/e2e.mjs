@@ -28,6 +28,7 @@ const RUN_TIMEOUT_MS = 110000;
 const AXE_SRC = readFileSync(join(HERE, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 const DESKTOP = { width: 1366, height: 900 };
 const PHONE = { width: 390, height: 844 };
+const DESKTOP_H = DESKTOP.height;
 
 /* What the page sends on a first visit: only the fields it sets, numbers
  * as JSON numbers (web/fields.js DEFAULT_STATE; see the task: llama3-8b on
@@ -401,6 +402,16 @@ async function main() {
             assert.ok(vb.height < PHONE.height * 0.3, `bar takes ${vb.height}px`);
             await p.screenshot({ path: join(ARTIFACTS, 'phone-editing.png') });
             await phone.close();
+        });
+
+        await check('2: desktop 1366x900: the verdict stays in view at the bottom of the page', async () => {
+            await page.locator('#f-object_interval_min').scrollIntoViewIfNeeded();
+            await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+            const vb = await page.locator('#verdict-bar').boundingBox();
+            assert.ok(await page.evaluate(() => window.scrollY > 800), 'scrolled');
+            assert.ok(vb.y >= -1 && vb.y + vb.height <= DESKTOP_H, `verdict bar at ${vb.y}`);
+            assert.match(await text(page, '#verdict'), /FITS|TIGHT|DOES NOT FIT/);
+            await page.evaluate(() => window.scrollTo(0, 0));
         });
 
         await check('5: suffixes and separators: 8k, 15T, 4,096, 40%', async () => {
