@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { fmtBytes, fmtCount, fmtDays, fmtDuration, fmtPct, fmtRate, fmtExact, termText } from '../../web/format.js';
+import { fmtBytes, fmtCount, fmtDays, fmtDuration, fmtPct, fmtRate, termText, readable } from '../../web/format.js';
 import { parseField, FIELD_BY_NAME } from '../../web/fields.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -844,6 +844,8 @@ async function main() {
             const shown = await text(page, '#fit-readout');
             assert.ok(!/\d(\.\d+)?e\+?\d+\s*bytes/i.test(shown) && !/\d{7,}\s*bytes/.test(shown), shown);
             assert.ok(shown.length > 10, shown);
+            /* the example: 1.664e11 / 2^30 = 154.97 -> "155 GiB" */
+            assert.equal(readable('needs 1.664e+11 bytes'), 'needs 155 GiB');
         });
 
         await check('typing fast sends one final request (debounce + abort)', async () => {
