@@ -379,10 +379,12 @@ function markStale(errors) {
     Object.keys(errors).forEach((name, i) => {
         const f = FIELD_BY_NAME.get(name);
         if (i) note.appendChild(document.createTextNode(', '));
-        note.appendChild(f ? h('a', { href: `#f-${name}`, text: f.label }) : h('span', { text: name || 'the inputs' }));
+        /* a field in the form: its message sits there; otherwise say it here */
+        note.appendChild(f ? h('a', { href: `#f-${name}`, text: f.label })
+            : h('span', { text: `${name || 'the inputs'} (${errors[name]})` }));
     });
-    const msgs = Object.values(errors);
-    note.appendChild(document.createTextNode(msgs.length === 1 ? `: ${msgs[0]}` : '.'));
+    /* the message itself sits at the field; the note only points there */
+    note.appendChild(document.createTextNode('.'));
     note.hidden = false;
 }
 
