@@ -375,6 +375,11 @@ function markStale(errors) {
     }
     results.dataset.stale = 'true';
     $('#verdict-bar').dataset.stale = 'true';
+    if (Object.keys(errors).every((k) => k === '')) {
+        note.textContent = `${page.lastPlan ? 'Showing the last good estimate' : 'No estimate yet'}: ${errors['']}.`;
+        note.hidden = false;
+        return;
+    }
     note.appendChild(document.createTextNode(page.lastPlan ? 'Showing the last good estimate. Fix ' : 'No estimate yet. Fix '));
     Object.keys(errors).forEach((name, i) => {
         const f = FIELD_BY_NAME.get(name);

@@ -960,6 +960,16 @@ async function main() {
             assert.deepEqual(await page.evaluate(() => window.__csp), []);
             log(`     axe: ${axeSummary.join(', ')}`);
         });
+
+        await check('5: the API going away keeps the last answer and says why', async () => {
+            const before = await text(page, '#mem-total');
+            child.kill('SIGTERM');
+            await new Promise((res) => child.once('exit', res));
+            await setField(page, 'gpu_mtbf_hours', '12345');
+            await page.waitForSelector('#results[data-status="error"]', { timeout: STEP_TIMEOUT_MS });
+            assert.match(await text(page, '#stale-note'), /^Showing the last good estimate: the API is unreachable\.$/);
+            assert.equal(await text(page, '#mem-total'), before);
+        });
         await ctx.close();
     } finally {
         await browser.close();
