@@ -419,8 +419,15 @@ function modelLine(plan) {
     const p = plan.params || {};
     const inputs = plan.inputs || {};
     const preset = presetById(inputs.model);
-    const name = preset ? preset.name : (page.customFrom && presetById(page.customFrom)
+    let name = preset ? preset.name : (page.customFrom && presetById(page.customFrom)
         ? `Custom (from ${presetById(page.customFrom).name})` : 'Custom model');
+    if (!preset && page.state.hf_config) {
+        let type = '';
+        try {
+            type = String(JSON.parse(page.state.hf_config).model_type || '');
+        } catch { /* flagged at the field */ }
+        name = `Imported config.json${type ? ` (${type})` : ''}`;
+    }
     if (!isNum(p.total)) return `${name}: ${DASH} parameters`;
     let t = `${name}: ${fmtCount(p.total)} parameters`;
     if (isNum(p.active) && p.active !== p.total) t += `, ${fmtCount(p.active)} active per token`;

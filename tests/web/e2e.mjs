@@ -800,6 +800,7 @@ async function main() {
             /* Llama 3 8B: 8,030,261,248 (issue 12, the released checkpoint) */
             assert.ok((await text(page, '#model-params')).includes('8,030,261,248'), await text(page, '#model-params'));
             assert.equal(await page.inputValue('#f-model'), '', 'the imported shape replaces the preset');
+            assert.ok((await text(page, '#verdict-model')).startsWith('Imported config.json (llama): 8.03B parameters'));
             /* a DeepSpeed JSON from a file: ZeRO 3 and the micro-batch come from it */
             const ds = { zero_optimization: { stage: 3 }, train_micro_batch_size_per_gpu: 2, bf16: { enabled: true } };
             const dir = mkdtempSync(join(tmpdir(), 'ts-ds-'));
