@@ -1199,8 +1199,9 @@ function chartSvg() {
 
 async function exportPng() {
     const { text, w, h: hh } = chartSvg();
-    const url = URL.createObjectURL(new Blob([text], { type: 'image/svg+xml' }));
-    try {
+    /* a data: URL, which the page's img-src allows (blob: it does not) */
+    const url = 'data:image/svg+xml;base64,' + btoa(unescape(encodeURIComponent(text)));
+    {
         const img = new Image();
         await new Promise((res, rej) => {
             img.onload = res;
@@ -1215,8 +1216,6 @@ async function exportPng() {
         g.drawImage(img, 0, 0, w, hh);
         const blob = await new Promise((res) => canvas.toBlob(res, 'image/png'));
         download('trainsize-memory.png', 'image/png', blob);
-    } finally {
-        URL.revokeObjectURL(url);
     }
 }
 
