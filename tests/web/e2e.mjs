@@ -213,7 +213,7 @@ async function auditState(page, state) {
             return r.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).slice(0, 4).join(', ')})`);
         });
         axeSummary.push(`${state}@${tag}: ${res.length}`);
-        await page.screenshot({ path: join(ARTIFACTS, `${state}-${tag}.png`), fullPage: tag === 'desktop' ? false : false });
+        await page.screenshot({ path: join(ARTIFACTS, `${state}-${tag}.png`) });
         assert.deepEqual(res, [], `axe violations in "${state}" at ${vp.width}x${vp.height}`);
     }
     await page.setViewportSize(DESKTOP);
@@ -390,6 +390,7 @@ async function main() {
             const m = await p.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
             assert.ok(m.scroll <= m.client, `page is ${m.scroll}px wide in a ${m.client}px viewport`);
             await p.screenshot({ path: join(ARTIFACTS, 'phone-first-screen.png') });
+            await p.screenshot({ path: join(ARTIFACTS, 'dashboard-phone.png'), fullPage: true });
             /* edit a field far down the form: the verdict follows */
             await p.locator('#f-gpu_mtbf_hours').scrollIntoViewIfNeeded();
             await p.fill('#f-gpu_mtbf_hours', '20000');
