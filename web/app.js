@@ -1002,6 +1002,7 @@ async function runSearch() {
     const req = requestFor(page.state);
     const body = { ...req.body };
     for (const k of LAYOUT_KEYS) delete body[k];
+    if ($('#search-objective').value === 'cost') body.objective = 'cost';
     /* drop what this server's search does not take, and say so */
     const dropped = [];
     for (let attempt = 0; attempt < 8; attempt++) {
@@ -1032,7 +1033,7 @@ async function runSearch() {
         page.searchSort = { key: null, dir: 1 };
         const tried = r.data.tried ?? pick(r.data, 'counts.tried') ?? r.data.layouts_tried;
         const fitting = r.data.fitting ?? pick(r.data, 'counts.fitting') ?? r.data.layouts_fitting;
-        status.textContent = `${page.search.length} layouts, fastest first` +
+        status.textContent = `${page.search.length} layouts, ${body.objective === 'cost' ? 'cheapest' : 'fastest'} first` +
             (isNum(tried) ? ` (${fmtExact(tried)} tried${isNum(fitting) ? `, ${fmtExact(fitting)} fit` : ''})` : '') +
             (dropped.length ? `; not sent: ${dropped.join(', ')}` : '') + '.';
         panel.dataset.status = 'ready';

@@ -688,6 +688,16 @@ async function main() {
             const r = await api(base, '/v1/plan', sent);
             assert.equal(r.status, 200, JSON.stringify(r.data));
             assert.equal(r.data.memory.total.human, slow.memory_total_human, 'the plan of the applied layout has the row\'s memory');
+            /* ranked by cost: the API's order, cheapest first */
+            const cheap = await apiStatus(base, '/v1/search', { model: 'llama3-70b', gpu: 'h100-sxm', gpus: sent.gpus, objective: 'cost' });
+            await page.selectOption('#search-objective', 'cost');
+            await page.click('#search-go');
+            await page.waitForFunction(() => /cheapest first/.test(document.getElementById('search-status').textContent), null, { timeout: STEP_TIMEOUT_MS });
+            if (cheap.status === 200 && cheap.data.results.length) {
+                const firstRow = await page.locator('#search-table tbody tr').first().textContent();
+                assert.ok(firstRow.includes(cheap.data.results[0].step_time_human), firstRow);
+            }
+            await page.selectOption('#search-objective', 'time');
             expectBadRequests = false;
         });
         await auditStateCheck(page, 'search');
