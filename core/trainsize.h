@@ -150,6 +150,15 @@ typedef struct ts_gpu {
     double hbm_bytes;      /* decimal: 80 GB = 80e9 */
     double hbm_bw;         /* bytes/s */
     const char *source;    /* where the figures come from */
+    /* Step-time model (issue 11; core/ts_step.c).  Zero = unknown, then
+     * the step model uses the documented fallbacks. */
+    double nvlink_bw;      /* scale-up link per GPU, bidirectional, bytes/s */
+    double net_bw;         /* scale-out NIC per GPU, one direction, bytes/s */
+    double pcie_bw;        /* host link per GPU, one direction, bytes/s */
+    double mamf;           /* measured max achievable BF16 matmul / dense peak */
+    double mamf_m, mamf_n, mamf_k; /* the GEMM shape that measured it */
+    double attn_eff;       /* fused attention kernel fwd+bwd / dense peak */
+    const char *net_source;
 } ts_gpu;
 
 size_t ts_gpu_count(void);
@@ -278,7 +287,11 @@ typedef struct ts_run {
     /* hardware */
     ts_gpu gpu;                /* copy of a catalogue entry, may be overridden */
     int64_t gpus_per_node;     /* default 8 */
-    double mfu;                /* (0,1], default 0.4 */
+    double mfu;                /* [0,1]; 0 (default) = predicted from the step-time model */
+    double nvlink_gbps;        /* GB/s bidirectional per GPU; 0 = the GPU's catalogue figure */
+    double net_gbps;           /* GB/s per GPU one direction (400 Gb/s = 50); 0 = catalogue */
+    double gemm_efficiency;    /* (0,1] override of the catalogue matmul fraction; 0 = catalogue */
+    double gpu_hour_usd;       /* price of one GPU-hour; 0 = no cost reported */
     double overhead_gib;       /* fixed per-GPU overhead (CUDA context, NCCL, ...), default 2 */
     double fragmentation;      /* [0,0.5): allocator slack as a fraction of the rest, default 0.05 */
     bool attention_flops;      /* time from the attention-aware FLOPs (default false: 6PT) */
@@ -351,6 +364,52 @@ typedef struct ts_memory {
     bool fits;
 } ts_memory;
 
+/* Step time of one optimizer step, term by term (core/ts_step.c).  All
+ * seconds on the critical path of the slowest pipeline stage unless the
+ * name says overlapped. */
+typedef struct ts_step {
+    ts_term step_time;             /* seconds per optimizer step */
+    double compute;                /* forward + backward matmuls, attention, elementwise */
+    double recompute;              /* forward work done again (selective / full) */
+    double tp_comm;                /* tensor-parallel collectives, exposed */
+    double pp_bubble;              /* (p-1)/v stage times + exposed p2p */
+    double pp_p2p;                 /* part of pp_bubble: point-to-point sends */
+    double dp_comm;                /* data-parallel / ZeRO / FSDP collectives, exposed */
+    double cp_comm;                /* context-parallel ring, exposed */
+    double ep_comm;                /* expert all-to-all, exposed */
+    double optimizer;              /* optimizer step, memory-bound */
+    double offload;                /* host transfers and CPU optimizer when offloading */
+    double exposed_comm;           /* sum of the exposed communication above */
+    double overlapped_comm;        /* communication hidden behind compute */
+    double micro_batches;          /* per pipeline per step: global_batch / (dp * micro_batch) */
+    double gemm_efficiency;        /* FLOP-weighted matmul fraction of peak reached */
+    double model_flops;            /* per step, the compute estimate's MFU basis */
+    double predicted_mfu;          /* model_flops / (step_time * gpus * peak) */
+    const char *mfu_convention;    /* static */
+    double tokens_per_second;      /* whole job */
+    double tokens_per_gpu_second;
+    double nvlink_bw, net_bw;      /* bytes/s used (after inputs and fallbacks) */
+    bool from_shape;               /* false: plain params, matmul-bound estimate only */
+} ts_step;
+
+/* Step time for one run (resolves a private copy). */
+ts_status ts_step_estimate(const ts_run *r, ts_step *out, ts_error *err);
+
+/* Collective and kernel cost models, exposed for tests.  bytes is the
+ * full buffer (all-gather: the gathered result), bw the per-GPU one-way
+ * bandwidth in bytes/s, alpha the per-hop latency in seconds. */
+double ts_step_allreduce_s(double bytes, int64_t n, double bw, double alpha);
+double ts_step_allgather_s(double bytes, int64_t n, double bw, double alpha);
+double ts_step_alltoall_s(double bytes, int64_t n, double bw, double alpha);
+/* Seconds for an M x K by K x N bf16 GEMM: 2MNK / (peak * core) + 2(MK + KN + MN) / hbm_bw. */
+double ts_step_gemm_s(double m, double n, double k, double peak, double core,
+                      double hbm_bw);
+/* Matmul core fraction implied by a measured MAMF at its shape under the
+ * additive roofline above. */
+double ts_step_core_eff(const ts_gpu *g);
+/* Pipeline bubble fraction (p - 1) / (m * v). */
+double ts_step_bubble_fraction(int64_t p, int64_t m, int64_t v);
+
 typedef struct ts_compute {
     double tokens;
     double params_active;
@@ -369,6 +428,11 @@ typedef struct ts_compute {
     double steps;                  /* tokens / (global_batch * seq) */
     double step_seconds;
     double achieved_flops_per_gpu; /* peak * mfu */
+    bool mfu_predicted;            /* mfu came from the step model, not the input */
+    double predicted_mfu;          /* step model's, whatever mfu was used */
+    ts_term step_time;             /* predicted seconds per optimizer step */
+    ts_step step;                  /* its terms */
+    ts_term cost_usd;              /* gpu_hours * gpu_hour_usd; 0 when no price */
 } ts_compute;
 
 typedef enum ts_tier_kind { TS_TIER_NVME = 0, TS_TIER_SHARED, TS_TIER_OBJECT, TS_TIER_COUNT } ts_tier_kind;

@@ -1,0 +1,2 @@
+/* placeholder, replaced below */
+#include "ts_internal.h"
