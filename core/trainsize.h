@@ -512,6 +512,73 @@ ts_status ts_fit_max_micro_batch(const ts_run *r, int64_t limit, int64_t *mb,
 ts_status ts_fit_min_gpus(const ts_run *r, int64_t max_gpus, int64_t *dp,
                           int64_t *gpus, ts_memory *mem, ts_error *err);
 
+/* ------------------------------------------------------------------ */
+/* Layout search (core/ts_search.c)                                    */
+/* ------------------------------------------------------------------ */
+
+typedef enum ts_search_objective {
+    TS_SEARCH_TIME = 0,        /* fastest step */
+    TS_SEARCH_COST,            /* fewest GPU-seconds (dollars) per step */
+    TS_SEARCH_OBJECTIVE_COUNT
+} ts_search_objective;
+
+#define TS_SEARCH_MAX_RESULTS 100
+#define TS_SEARCH_WHY_LEN 160
+
+/* What to enumerate.  A fixed dimension (> 0, or >= 0 for the enum ones)
+ * is kept as given; 0 / -1 means "search it". */
+typedef struct ts_search_cfg {
+    ts_search_objective objective;
+    size_t limit;              /* results kept, 1..TS_SEARCH_MAX_RESULTS, default 20 */
+    int64_t max_gpus;          /* 0 = exactly the run's gpus; else any gpus <= max_gpus */
+    int64_t max_tp;            /* 0 = gpus_per_node (TP inside a node) */
+    int64_t max_pp;            /* 0 = layers */
+    int64_t max_cp;            /* 0 = 8 */
+    int64_t max_micro_batch;   /* 0 = 64 */
+    int64_t max_vpp;           /* 0 = 8 */
+    int64_t tp, pp, cp, ep, micro_batch, vpp; /* fixed when > 0 */
+    int zero;                  /* fixed when >= 0 (framework then follows) */
+    int framework;             /* fixed when >= 0 (a ts_framework) */
+    unsigned recompute_mask;   /* bit (1u << ts_recompute) allowed; 0 = all */
+} ts_search_cfg;
+
+typedef struct ts_search_result {
+    int64_t tp, pp, cp, dp, ep, micro_batch, vpp, gpus;
+    int64_t first_stage_layers, last_stage_layers;
+    int zero;
+    ts_framework framework;
+    ts_recompute recompute;
+    ts_pp_schedule pp_schedule;
+    bool sequence_parallel;
+    double step_time;          /* seconds per optimizer step */
+    double predicted_mfu;
+    double tokens_per_gpu_second;
+    double gpu_seconds;        /* step_time * gpus: the cost objective */
+    double cost_usd;           /* per step; 0 without gpu_hour_usd */
+    double memory_total, headroom, hbm;
+    bool fits;
+    /* step terms, for the comparison text */
+    double compute, recompute_s, tp_comm, pp_bubble, dp_comm, cp_comm, ep_comm, optimizer, offload;
+    char why[TS_SEARCH_WHY_LEN];  /* why it ranks above the next one */
+} ts_search_result;
+
+typedef struct ts_search_out {
+    size_t n;
+    ts_search_result results[TS_SEARCH_MAX_RESULTS];
+    uint64_t enumerated;       /* layouts reached by the enumeration */
+    uint64_t tried;            /* memory estimated */
+    uint64_t fitting;          /* fit, and were costed */
+    uint64_t pruned;           /* skipped without an estimate (cannot fit) */
+} ts_search_out;
+
+void ts_search_defaults(ts_search_cfg *c);
+/* Enumerate layouts of r (its model, GPU, seq, global_batch, precision
+ * and optimizer are kept), keep those that fit, rank by cfg->objective.
+ * TS_ENOFIT when nothing fits (out->n = 0, counts filled).  No
+ * allocation: out is the caller's (about 40 KB). */
+ts_status ts_search_run(const ts_run *r, const ts_search_cfg *cfg,
+                        ts_search_out *out, ts_error *err);
+
 /* Young/Daly helpers, exposed for tests: C write cost, M MTBF, seconds. */
 double ts_young_interval(double c, double m);
 double ts_daly_interval(double c, double m);
