@@ -457,9 +457,10 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
     out->from_shape = p->from_shape && r->model.layers > 0;
 
     wb = ts_step_bytes(r->precision);
-    /* Megatron keeps fp32 main grads and reduces them in fp32 (its default
-     * without --grad-reduce-in-bf16); FSDP/DeepSpeed reduce at grad precision. */
-    gb = r->framework == TS_FW_MEGATRON ? 4.0 : ts_step_bytes(r->grad_precision);
+    /* Gradients are reduced at their own precision: Megatron's fp32
+     * main_grad (accumulate_allreduce_grads_in_fp32), FSDP's reduce_dtype,
+     * DeepSpeed's 16-bit grads; the api sets those per framework. */
+    gb = ts_step_bytes(r->grad_precision);
     P_gpu = (p->dense / ((double)r->tp * (double)r->pp)) +
             p->expert / ((double)r->tp * (double)r->pp * (double)r->ep);
     P_train = P_gpu * r->trainable_fraction;
