@@ -23,6 +23,9 @@ void ts_report_plan(FILE *out, const json_t *plan);
  * *fits gets memory.fits; returns false when the answer has no fits flag. */
 bool ts_report_check(FILE *out, const json_t *answer, bool *fits);
 
+/* /v1/search answer -> the ranked table, one layout per line. */
+void ts_report_search(FILE *out, const json_t *answer);
+
 void ts_report_presets(FILE *out, const json_t *answer);
 void ts_report_gpus(FILE *out, const json_t *answer);
 

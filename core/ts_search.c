@@ -296,8 +296,23 @@ ts_status ts_search_run(const ts_run *r, const ts_search_cfg *cfg,
     if (r == NULL || cfg == NULL || out == NULL)
         return ts_error_set(err, TS_EINVAL, "", "null argument");
     memset(out, 0, sizeof *out);
+    /* Everything but the layout must be valid (model, GPU, precision,
+     * batch ...): resolve a one-GPU copy, then lay candidates over it. */
+    G_max = cfg->max_gpus > 0 ? cfg->max_gpus : r->gpus;
+    if (G_max <= 0)
+        return ts_error_set(err, TS_EINVAL, "gpus", "a layout search needs gpus (or max_gpus)");
+    /* No global_batch: the run's default (about 4M tokens, ts_run_resolve)
+     * for one GPU, i.e. not rounded to any dp. */
     base = *r;
-    /* The base itself must be a valid run (model, GPU, batch...). */
+    base.tp = base.pp = base.cp = base.ep = base.dp = 1;
+    base.gpus = 0;
+    base.micro_batch = 1;
+    base.vpp = 1;
+    base.pp_schedule = TS_PP_1F1B;
+    base.first_stage_layers = base.last_stage_layers = 0;
+    base.sequence_parallel = false;
+    if (base.offload_params)
+        base.zero = 3;
     if ((st = ts_run_resolve(&base, err)) != TS_OK)
         return st;
     if (base.model.layers <= 0)
@@ -326,15 +341,7 @@ ts_status ts_search_run(const ts_run *r, const ts_search_cfg *cfg,
     max_tp = cfg->max_tp > 0 ? cfg->max_tp : base.gpus_per_node;
     max_pp = cfg->max_pp > 0 ? cfg->max_pp : L;
     max_cp = cfg->max_cp > 0 ? cfg->max_cp : TS_SEARCH_CP_DEFAULT;
-    G_fixed = cfg->max_gpus > 0 ? 0 : base.gpus;
-    G_max = cfg->max_gpus > 0 ? cfg->max_gpus : base.gpus;
-
-    /* The base's global_batch was derived from its own dp when not given;
-     * a search needs it fixed. */
-    if (r->global_batch <= 0)
-        return ts_error_set(err, TS_EINVAL, "global_batch",
-                            "a layout search needs global_batch (sequences per step)");
-    base.global_batch = r->global_batch;
+    G_fixed = cfg->max_gpus > 0 ? 0 : r->gpus;
 
     for (tp = 1; tp <= max_tp && tp <= G_max; tp++) {
         if ((cfg->tp > 0 && tp != cfg->tp) || !ts_search_tp_ok(&base.model, tp))

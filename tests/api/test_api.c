@@ -549,7 +549,7 @@ END_TEST
 START_TEST(test_compute_gpt3)
 {
     ts_api_response r;
-    json_t *j = post("/v1/compute", "{\"model\":\"gpt3-175b\",\"tokens\":300e9}", &r);
+    json_t *j = post("/v1/compute", "{\"model\":\"gpt3-175b\",\"tokens\":300e9,\"mfu\":0.4}", &r);
     double flops, hours;
 
     ck_assert_uint_eq(r.status, 200);
@@ -906,14 +906,17 @@ START_TEST(test_route_table)
 
         ck_assert_int_eq(sscanf(*routes, "%7s %31s", method, path), 2);
         fit = strcmp(path, "/v1/fit") == 0;
-        j = send(method, path, J, fit ? "{\"params\":7e9,\"solve\":\"gpus\"}" : "{\"params\":7e9}",
-                 fit ? 29 : 14, &r);
+        if (strcmp(path, "/v1/search") == 0) /* a search needs a shape */
+            j = send(method, path, J, "{\"model\":\"llama3-8b\"}", 21, &r);
+        else
+            j = send(method, path, J, fit ? "{\"params\":7e9,\"solve\":\"gpus\"}" : "{\"params\":7e9}",
+                     fit ? 29 : 14, &r);
         ck_assert_msg(r.status == 200, "%s -> %u %s", *routes, r.status, r.body);
         ck_assert_str_eq(r.route, path);
         json_decref(j);
         ts_api_response_free(&r);
     }
-    ck_assert_uint_eq(n, 7);
+    ck_assert_uint_eq(n, 8);
 }
 END_TEST
 
@@ -1245,6 +1248,8 @@ START_TEST(test_enum_lists_match_core)
                 ck_assert_int_eq(ts_recompute_parse(*v, &rc), TS_OK);
                 ck_assert_str_eq(ts_recompute_name(rc), *v);
                 want = TS_RECOMPUTE_COUNT;
+            } else if (strcmp(f->name, "objective") == 0) {
+                want = TS_SEARCH_OBJECTIVE_COUNT;
             } else {
                 ck_assert_str_eq(f->name, "solve");
                 want = 2;
