@@ -36,21 +36,21 @@ static const char *const objective_values[] = { "time", "cost", NULL };
 
 #define RUN(m) offsetof(ts_run, m)
 #define F_INT(id, n, lo, hi, m) \
-    [id] = { { n, TS_API_FIELD_INTEGER, lo, hi, false, false, NULL, false, false }, TS_BIND_INT64, RUN(m) }
+    [id] = { { n, TS_API_FIELD_INTEGER, lo, hi, false, false, NULL, false, false, false }, TS_BIND_INT64, RUN(m) }
 #define F_NUM(id, n, lo, hi, xlo, xhi, m) \
-    [id] = { { n, TS_API_FIELD_NUMBER, lo, hi, xlo, xhi, NULL, false, false }, TS_BIND_NUM, RUN(m) }
+    [id] = { { n, TS_API_FIELD_NUMBER, lo, hi, xlo, xhi, NULL, false, false, false }, TS_BIND_NUM, RUN(m) }
 #define F_BOOL(id, n, m) \
-    [id] = { { n, TS_API_FIELD_BOOLEAN, 0, 0, false, false, NULL, false, false }, TS_BIND_BOOL, RUN(m) }
+    [id] = { { n, TS_API_FIELD_BOOLEAN, 0, 0, false, false, NULL, false, false, false }, TS_BIND_BOOL, RUN(m) }
 #define F_ENUM(id, n, vals, kind, m) \
-    [id] = { { n, TS_API_FIELD_STRING, 0, 0, false, false, vals, false, false }, kind, RUN(m) }
+    [id] = { { n, TS_API_FIELD_STRING, 0, 0, false, false, vals, false, false, false }, kind, RUN(m) }
 
 /* Limits are the core's own (core/ts_run.c, core/ts_model.c): generous
  * sanity bounds that keep every product the core forms exact and finite.
  * Checking them here too gives the caller the JSON type and range in one
  * place (and in openapi.json) before anything reaches the core. */
 const ts_json_field ts_json_fields[TS_FI_COUNT] = {
-    [TS_FI_MODEL] = { { "model", TS_API_FIELD_STRING, 0, 0, false, false, NULL, true, false }, TS_BIND_PRESET, 0 },
-    [TS_FI_PARAMS] = { { "params", TS_API_FIELD_NUMBER, 0, 1e15, true, false, NULL, true, false }, TS_BIND_PARAMS, RUN(model.params) },
+    [TS_FI_MODEL] = { { "model", TS_API_FIELD_STRING, 0, 0, false, false, NULL, true, false, false }, TS_BIND_PRESET, 0 },
+    [TS_FI_PARAMS] = { { "params", TS_API_FIELD_NUMBER, 0, 1e15, true, false, NULL, true, false, false }, TS_BIND_PARAMS, RUN(model.params) },
     F_INT(TS_FI_LAYERS, "layers", 0, 1048576, model.layers),
     F_INT(TS_FI_HIDDEN, "hidden", 0, 16777216, model.hidden),
     F_INT(TS_FI_HEADS, "heads", 0, 1048576, model.heads),
@@ -77,14 +77,14 @@ const ts_json_field ts_json_fields[TS_FI_COUNT] = {
     F_INT(TS_FI_PP, "pp", 1, 1048576, pp),
     F_INT(TS_FI_CP, "cp", 1, 1048576, cp),
     F_INT(TS_FI_EP, "ep", 1, 1048576, ep),
-    [TS_FI_ZERO] = { { "zero", TS_API_FIELD_INTEGER, 0, 3, false, false, NULL, false, false }, TS_BIND_INT, RUN(zero) },
+    [TS_FI_ZERO] = { { "zero", TS_API_FIELD_INTEGER, 0, 3, false, false, NULL, false, false, false }, TS_BIND_INT, RUN(zero) },
     F_BOOL(TS_FI_SEQUENCE_PARALLEL, "sequence_parallel", sequence_parallel),
     F_ENUM(TS_FI_RECOMPUTE, "recompute", recompute_values, TS_BIND_RECOMPUTE, recompute),
     F_BOOL(TS_FI_OFFLOAD_OPTIMIZER, "offload_optimizer", offload_optimizer),
     F_BOOL(TS_FI_OFFLOAD_PARAMS, "offload_params", offload_params),
-    [TS_FI_GPU] = { { "gpu", TS_API_FIELD_STRING, 0, 0, false, false, NULL, false, false }, TS_BIND_GPU, 0 },
-    [TS_FI_HBM_GB] = { { "hbm_gb", TS_API_FIELD_NUMBER, 0, 1e6, true, false, NULL, false, false }, TS_BIND_HBM, 0 },
-    [TS_FI_PEAK_TFLOPS] = { { "peak_tflops", TS_API_FIELD_NUMBER, 0, 1e6, true, false, NULL, false, false }, TS_BIND_PEAK, 0 },
+    [TS_FI_GPU] = { { "gpu", TS_API_FIELD_STRING, 0, 0, false, false, NULL, false, false, false }, TS_BIND_GPU, 0 },
+    [TS_FI_HBM_GB] = { { "hbm_gb", TS_API_FIELD_NUMBER, 0, 1e6, true, false, NULL, false, false, false }, TS_BIND_HBM, 0 },
+    [TS_FI_PEAK_TFLOPS] = { { "peak_tflops", TS_API_FIELD_NUMBER, 0, 1e6, true, false, NULL, false, false, false }, TS_BIND_PEAK, 0 },
     F_INT(TS_FI_GPUS_PER_NODE, "gpus_per_node", 1, 65536, gpus_per_node),
     [TS_FI_MFU] = { { "mfu", TS_API_FIELD_NUMBER, 0, 1, true, false, NULL, true, false, false }, TS_BIND_NUM_OPT, RUN(mfu) },
     F_NUM(TS_FI_OVERHEAD_GIB, "overhead_gib", 0, 1024, false, false, overhead_gib),
@@ -116,16 +116,16 @@ const ts_json_field ts_json_fields[TS_FI_COUNT] = {
     F_ENUM(TS_FI_OPTIMIZER_PRECISION, "optimizer_precision", optprec_values, TS_BIND_PREC, optimizer_precision),
     F_INT(TS_FI_LORA_RANK, "lora_rank", 0, 1048576, lora_rank),
     F_ENUM(TS_FI_FROZEN_PRECISION, "frozen_precision", quant_values, TS_BIND_ENUM, frozen_precision),
-    [TS_FI_HBM_GIB] = { { "hbm_gib", TS_API_FIELD_NUMBER, 0, 1e6, true, false, NULL, false, false }, TS_BIND_HBM_GIB, 0 },
+    [TS_FI_HBM_GIB] = { { "hbm_gib", TS_API_FIELD_NUMBER, 0, 1e6, true, false, NULL, false, false, false }, TS_BIND_HBM_GIB, 0 },
     /* Step-time model (issue 11): null / absent = the GPU's catalogue figure. */
     [TS_FI_NVLINK_GBPS] = { { "nvlink_gbps", TS_API_FIELD_NUMBER, 0, 1e6, true, false, NULL, true, false, false }, TS_BIND_NUM_OPT, RUN(nvlink_gbps) },
     [TS_FI_NET_GBPS] = { { "net_gbps", TS_API_FIELD_NUMBER, 0, 1e6, true, false, NULL, true, false, false }, TS_BIND_NUM_OPT, RUN(net_gbps) },
     [TS_FI_GEMM_EFFICIENCY] = { { "gemm_efficiency", TS_API_FIELD_NUMBER, 0, 1, true, false, NULL, true, false, false }, TS_BIND_NUM_OPT, RUN(gemm_efficiency) },
     F_NUM(TS_FI_GPU_HOUR_USD, "gpu_hour_usd", 0, 1e6, false, false, gpu_hour_usd),
     /* POST /v1/fit only */
-    [TS_FI_SOLVE] = { { "solve", TS_API_FIELD_STRING, 0, 0, false, false, solve_values, false, true }, TS_BIND_SOLVE, 0 },
-    [TS_FI_MAX_MICRO_BATCH] = { { "max_micro_batch", TS_API_FIELD_INTEGER, 1, 1048576, false, false, NULL, false, true }, TS_BIND_MAX_MB, 0 },
-    [TS_FI_MAX_GPUS] = { { "max_gpus", TS_API_FIELD_INTEGER, 1, 1048576, false, false, NULL, false, true }, TS_BIND_MAX_GPUS, 0 },
+    [TS_FI_SOLVE] = { { "solve", TS_API_FIELD_STRING, 0, 0, false, false, solve_values, false, true, false }, TS_BIND_SOLVE, 0 },
+    [TS_FI_MAX_MICRO_BATCH] = { { "max_micro_batch", TS_API_FIELD_INTEGER, 1, 1048576, false, false, NULL, false, true, false }, TS_BIND_MAX_MB, 0 },
+    [TS_FI_MAX_GPUS] = { { "max_gpus", TS_API_FIELD_INTEGER, 1, 1048576, false, false, NULL, false, true, false }, TS_BIND_MAX_GPUS, 0 },
     /* POST /v1/search only */
     [TS_FI_OBJECTIVE] = { { "objective", TS_API_FIELD_STRING, 0, 0, false, false, objective_values, false, false, true }, TS_BIND_SEARCH, 0 },
     [TS_FI_LIMIT] = { { "limit", TS_API_FIELD_INTEGER, 1, TS_SEARCH_MAX_RESULTS, false, false, NULL, false, false, true }, TS_BIND_SEARCH, 0 },
