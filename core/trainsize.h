@@ -519,7 +519,7 @@ typedef struct ts_ckpt {
 typedef struct ts_sweep_point {
     int64_t dp;
     int64_t gpus;
-    double weights, grads, master, optimizer, activations, overhead, total;
+    double weights, grads, master, optimizer, activations, buffers, overhead, total;
     double ckpt_shard_bytes;
     bool fits;
 } ts_sweep_point;
