@@ -287,6 +287,7 @@ void ts_json_search(ts_jw *w, const ts_search_cfg *cfg, const ts_search_out *o)
     ts_jw_int(w, "fitting", (int64_t)o->fitting);
     ts_jw_int(w, "pruned", (int64_t)o->pruned);
     ts_jw_close(w, '}');
+    ts_jw_bool(w, "truncated", o->truncated);
     ts_jw_open(w, "results", '[');
     for (i = 0; i < o->n; i++) {
         const ts_search_result *r = &o->results[i];

@@ -617,6 +617,7 @@ typedef struct ts_search_out {
     uint64_t tried;            /* memory estimated */
     uint64_t fitting;          /* fit, and were costed */
     uint64_t pruned;           /* skipped without an estimate (cannot fit) */
+    bool truncated;            /* the search's budget ran out: results are the best seen */
 } ts_search_out;
 
 void ts_search_defaults(ts_search_cfg *c);

@@ -27,6 +27,13 @@
 #define TS_SEARCH_MB_DEFAULT 64
 #define TS_SEARCH_CP_DEFAULT 8
 #define TS_SEARCH_VPP_DEFAULT 8
+/* Memory estimates one search may spend (~0.5 s on one core): bounds a
+ * request like max_gpus 2^20 with a global batch of many divisors.  When
+ * reached the search stops and says so (out->truncated). */
+#define TS_SEARCH_BUDGET 250000
+/* Divisors of the global batch kept (numbers below 2^40 have at most
+ * 6720). */
+#define TS_SEARCH_DIVISORS 8192
 
 void ts_search_defaults(ts_search_cfg *c)
 {
@@ -45,6 +52,7 @@ typedef struct ts_search_ctx {
     ts_params params;
     ts_search_out *out;
     size_t limit;
+    bool over;          /* budget spent */
     int64_t max_mb, max_vpp;
 } ts_search_ctx;
 
@@ -97,6 +105,10 @@ static bool ts_search_fits(ts_search_ctx *c, ts_run *cand, ts_memory *mem)
 {
     ts_error e;
 
+    if (c->out->tried >= TS_SEARCH_BUDGET) {
+        c->over = true;
+        return false;
+    }
     c->out->tried++;
     if (ts_run_resolve(cand, &e) != TS_OK)
         return false;
@@ -275,6 +287,17 @@ static bool ts_search_split(int64_t L, int64_t pp, int64_t *first)
     return *first >= 1;
 }
 
+static int64_t ts_search_gcd(int64_t a, int64_t b)
+{
+    while (b != 0) {
+        int64_t t = a % b;
+
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
 static bool ts_search_tp_ok(const ts_model *m, int64_t tp)
 {
     int64_t kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
@@ -291,7 +314,8 @@ ts_status ts_search_run(const ts_run *r, const ts_search_cfg *cfg,
     ts_run base;
     ts_status st;
     int64_t tp, cp, pp, dp, ep, max_tp, max_pp, max_cp, L, G_fixed, G_max;
-    size_t i;
+    int64_t div[TS_SEARCH_DIVISORS], d;
+    size_t i, ndiv = 0, di;
 
     if (r == NULL || cfg == NULL || out == NULL)
         return ts_error_set(err, TS_EINVAL, "", "null argument");
@@ -337,6 +361,22 @@ ts_status ts_search_run(const ts_run *r, const ts_search_cfg *cfg,
     if ((st = ts_model_params(&base.model, &c.params, err)) != TS_OK)
         return st;
 
+    /* dp must divide the global batch: its divisors, ascending (the
+     * small ones counted up, their cofactors down from sqrt). */
+    {
+        int64_t gb = base.global_batch, hi[TS_SEARCH_DIVISORS / 2];
+        size_t nhi = 0;
+
+        for (d = 1; d * d <= gb && ndiv < TS_SEARCH_DIVISORS / 2; d++) {
+            if (gb % d != 0)
+                continue;
+            div[ndiv++] = d;
+            if (d != gb / d)
+                hi[nhi++] = gb / d;
+        }
+        while (nhi > 0 && ndiv < TS_SEARCH_DIVISORS)
+            div[ndiv++] = hi[--nhi];
+    }
     L = base.model.layers;
     max_tp = cfg->max_tp > 0 ? cfg->max_tp : base.gpus_per_node;
     max_pp = cfg->max_pp > 0 ? cfg->max_pp : L;
@@ -349,7 +389,7 @@ ts_status ts_search_run(const ts_run *r, const ts_search_cfg *cfg,
         for (cp = 1; cp <= max_cp && tp * cp <= G_max; cp *= 2) {
             if ((cfg->cp > 0 && cp != cfg->cp) || base.seq % cp != 0)
                 continue;
-            for (pp = 1; pp <= max_pp && pp <= L && tp * cp * pp <= G_max; pp++) {
+            for (pp = 1; pp <= max_pp && pp <= L && tp * cp * pp <= G_max && !c.over; pp++) {
                 int64_t first;
 
                 if (cfg->pp > 0 && pp != cfg->pp)
@@ -358,16 +398,31 @@ ts_status ts_search_run(const ts_run *r, const ts_search_cfg *cfg,
                     continue;
                 if (!ts_search_split(L, pp, &first))
                     continue;
-                for (dp = G_fixed > 0 ? G_fixed / (tp * cp * pp) : 1;
-                     tp * cp * pp * dp <= G_max; dp++) {
-                    if (base.global_batch % dp == 0) {
-                        int64_t e_max = base.model.experts > 1 ? base.model.experts : 1;
+                for (di = 0; di < ndiv && !c.over; di++) {
+                    dp = div[di];
+                    if (tp * cp * pp * dp > G_max)
+                        break; /* ascending */
+                    if (G_fixed > 0 && tp * cp * pp * dp != G_fixed)
+                        continue;
+                    {
+                        /* ep divides both experts and dp: the divisors of
+                         * their gcd, by trial division up to its root. */
+                        int64_t g = base.model.experts > 1 ? ts_search_gcd(base.model.experts, dp) : 1;
+                        int64_t eps[512];
+                        size_t neps = 0, ei;
 
-                        for (ep = 1; ep <= e_max; ep++) {
+                        for (ep = 1; ep * ep <= g && neps + 2 <= sizeof eps / sizeof eps[0]; ep++) {
+                            if (g % ep != 0)
+                                continue;
+                            eps[neps++] = ep;
+                            if (ep != g / ep)
+                                eps[neps++] = g / ep;
+                        }
+                        for (ei = 0; ei < neps && !c.over; ei++) {
                             ts_run lay;
 
-                            if ((cfg->ep > 0 && ep != cfg->ep) ||
-                                (ep > 1 && (base.model.experts % ep != 0 || dp % ep != 0)))
+                            ep = eps[ei];
+                            if (cfg->ep > 0 && ep != cfg->ep)
                                 continue;
                             lay = base;
                             lay.tp = tp;
@@ -382,8 +437,6 @@ ts_status ts_search_run(const ts_run *r, const ts_search_cfg *cfg,
                             ts_search_layout(&c, &lay);
                         }
                     }
-                    if (G_fixed > 0)
-                        break;
                 }
             }
         }
@@ -425,6 +478,7 @@ ts_status ts_search_run(const ts_run *r, const ts_search_cfg *cfg,
                          a->gpus < b->gpus ? "fewer GPUs" : "same terms, listed first");
         }
     }
+    out->truncated = c.over;
     if (out->n == 0)
         return ts_error_set(err, TS_ENOFIT, "gpus",
                             "no layout of %lld GPUs fits (%llu tried)",

@@ -423,7 +423,7 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
     double tp_hid_max = 0, cp_hid_max = 0;
     double hidden = 0, bubble, p2p = 0, dp_exposed = 0, dp_hidden = 0, total;
     double basis, stage_factor;
-    int64_t i, n_dp_i, stages;
+    int64_t n_dp_i, stages;
     bool in_node_dp;
 
     *out = (ts_step){ 0 };
@@ -473,40 +473,73 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
 
         ts_step_layer_cost(r, &hw, &ly);
         ts_step_head_cost(r, &hw, &head_f, &head_b, &head_tp);
-        for (i = 0; i < stages; i++) {
-            double nl = (double)ts_step_stage_layers(r, i);
-            double f = nl * ly.fwd + (i == stages - 1 ? head_f : 0);
-            double bk = nl * ly.bwd + (i == stages - 1 ? head_b : 0);
-            double rec = 0, tp, cp, ep, t_mb;
+        /* Stages come in at most four sizes (first, last, and the two
+         * of the even split between), so each size is costed once and
+         * counted: O(1) in pp.  Middle sizes fall monotonically, the
+         * boundary is found by bisection. */
+        {
+            int64_t idx[4], cnt[4], nk = 0, k;
 
-            if (r->recompute == TS_RECOMPUTE_FULL)
-                rec = nl * (ly.fwd + ly.tp_fwd + ly.ep_fwd);
-            else if (r->recompute == TS_RECOMPUTE_SELECTIVE)
-                rec = nl * ly.attn_fwd;
-            tp = nl * ly.tp_exposed + (i == stages - 1 ? head_tp : 0);
-            cp = nl * ly.cp_exposed;
-            ep = nl * ly.ep;
-            t_mb = f + bk + rec + tp + cp + ep;
-            t_mb_sum += t_mb;
-            if (t_mb > t_mb_max) {
-                t_mb_max = t_mb;
-                fwd_max = f;
-                bwd_max = bk;
-                comp_max = f + bk;
-                /* Full recompute's redone collectives count as TP/EP time. */
-                if (r->recompute == TS_RECOMPUTE_FULL) {
-                    rec_max = nl * ly.fwd;
-                    tp_max = tp + nl * ly.tp_fwd;
-                    ep_max = ep + nl * ly.ep_fwd;
-                } else {
-                    rec_max = rec;
-                    tp_max = tp;
-                    ep_max = ep;
+            if (stages == 1) {
+                idx[nk] = 0; cnt[nk++] = 1;
+            } else {
+                idx[nk] = 0; cnt[nk++] = 1;
+                idx[nk] = stages - 1; cnt[nk++] = 1;
+                if (stages > 2) {
+                    int64_t lo = 1, hi = stages - 2;
+                    int64_t big = ts_step_stage_layers(r, 1);
+
+                    /* last index in [1, stages-2] with the first middle's size */
+                    while (lo < hi) {
+                        int64_t mid = lo + (hi - lo + 1) / 2;
+
+                        if (ts_step_stage_layers(r, mid) == big)
+                            lo = mid;
+                        else
+                            hi = mid - 1;
+                    }
+                    idx[nk] = 1; cnt[nk++] = lo;
+                    if (lo < stages - 2) {
+                        idx[nk] = lo + 1; cnt[nk++] = stages - 2 - lo;
+                    }
                 }
-                cp_max = cp;
-                tp_hid_max = nl * ly.tp_hidden;
-                cp_hid_max = nl * ly.cp_hidden;
-                hidden = nl * (ly.tp_hidden + ly.cp_hidden);
+            }
+            for (k = 0; k < nk; k++) {
+                int64_t si = idx[k];
+                double nl = (double)ts_step_stage_layers(r, si);
+                double f = nl * ly.fwd + (si == stages - 1 ? head_f : 0);
+                double bk = nl * ly.bwd + (si == stages - 1 ? head_b : 0);
+                double rec = 0, tp, cp, ep, t_mb;
+
+                if (r->recompute == TS_RECOMPUTE_FULL)
+                    rec = nl * (ly.fwd + ly.tp_fwd + ly.ep_fwd);
+                else if (r->recompute == TS_RECOMPUTE_SELECTIVE)
+                    rec = nl * ly.attn_fwd;
+                tp = nl * ly.tp_exposed + (si == stages - 1 ? head_tp : 0);
+                cp = nl * ly.cp_exposed;
+                ep = nl * ly.ep;
+                t_mb = f + bk + rec + tp + cp + ep;
+                t_mb_sum += (double)cnt[k] * t_mb;
+                if (t_mb > t_mb_max) {
+                    t_mb_max = t_mb;
+                    fwd_max = f;
+                    bwd_max = bk;
+                    comp_max = f + bk;
+                    /* Full recompute's redone collectives count as TP/EP time. */
+                    if (r->recompute == TS_RECOMPUTE_FULL) {
+                        rec_max = nl * ly.fwd;
+                        tp_max = tp + nl * ly.tp_fwd;
+                        ep_max = ep + nl * ly.ep_fwd;
+                    } else {
+                        rec_max = rec;
+                        tp_max = tp;
+                        ep_max = ep;
+                    }
+                    cp_max = cp;
+                    tp_hid_max = nl * ly.tp_hidden;
+                    cp_hid_max = nl * ly.cp_hidden;
+                    hidden = nl * (ly.tp_hidden + ly.cp_hidden);
+                }
             }
         }
         layer_mb = t_mb_max;
