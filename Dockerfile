@@ -19,7 +19,9 @@ RUN apt-get update \
       libmicrohttpd-dev \
       libjansson-dev \
       libcurl4-openssl-dev \
+      libyaml-dev \
       check \
+      libxml2-utils \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -36,6 +38,7 @@ RUN apt-get update \
       libmicrohttpd12 \
       libjansson4 \
       libcurl4 \
+      libyaml-0-2 \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 trainsize \
  && useradd --system --uid 10001 --gid trainsize --no-create-home \

@@ -25,6 +25,8 @@ bool ts_report_check(FILE *out, const json_t *answer, bool *fits);
 
 /* /v1/search answer -> the ranked table, one layout per line. */
 void ts_report_search(FILE *out, const json_t *answer);
+/* memory.stages -> one row per pipeline stage (nothing when absent). */
+void ts_report_stages(FILE *out, const json_t *memory);
 
 void ts_report_presets(FILE *out, const json_t *answer);
 void ts_report_gpus(FILE *out, const json_t *answer);

@@ -128,7 +128,8 @@ static void check(const ts_api_response *r)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const char *const posts[] = {
-        "/v1/memory", "/v1/compute", "/v1/checkpoint", "/v1/plan", "/v1/fit", "/v1/search"
+        "/v1/memory", "/v1/compute", "/v1/checkpoint", "/v1/plan", "/v1/fit",
+        "/v1/import", "/v1/search"
     };
     char path[128];
     size_t i, n;

@@ -7,9 +7,11 @@
 set -euo pipefail
 
 build_pkgs=(meson ninja-build pkg-config gcc libc6-dev
-            libmicrohttpd-dev libjansson-dev libcurl4-openssl-dev)
+            libmicrohttpd-dev libjansson-dev libcurl4-openssl-dev
+            libyaml-dev)  # axolotl_config (optional at build time)
 test_pkgs=(check clang libclang-rt-14-dev libfuzzer-14-dev wrk chromium
-           fonts-liberation valgrind procps util-linux)
+           fonts-liberation valgrind procps util-linux
+           libxml2-utils)  # xmllint: the JUnit report against tests/data/junit.xsd
 
 want=("${build_pkgs[@]}")
 if [ "${1:-build}" = test ]; then

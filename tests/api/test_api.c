@@ -989,7 +989,7 @@ START_TEST(test_route_table)
         json_decref(j);
         ts_api_response_free(&r);
     }
-    ck_assert_uint_eq(n, 8);
+    ck_assert_uint_eq(n, 9); /* presets gpus memory compute checkpoint plan fit search import */
 }
 END_TEST
 
