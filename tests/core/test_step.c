@@ -152,6 +152,41 @@ START_TEST(test_bubble_independent_of_m)
 }
 END_TEST
 
+START_TEST(test_uneven_stages)
+{
+    ts_run r;
+    ts_step even, uneven, last;
+    ts_error e;
+
+    /* 12 layers on pp 4: even [3 3 3 3]; first_stage_layers 1 gives
+     * [1 4 4 3] (the rest split evenly, larger first).  The bubble is
+     * (p-1) x the mean stage time, and the mean only depends on the 12
+     * layers in total, so it is the same; the slowest stage (a middle
+     * one with 4 layers, or the last with 3 plus the output layer) sets
+     * the rest. */
+    ts_run_defaults(&r);
+    r.model.layers = 12;
+    r.model.hidden = 2048;
+    r.model.heads = 16;
+    r.model.vocab = 1000; /* a small output layer: a 4-layer stage is the slowest */
+    r.seq = 2048;
+    r.pp = 4;
+    r.gpus = 4;
+    r.dp = 0;
+    r.global_batch = 8;
+    ck_assert_int_eq(ts_step_estimate(&r, &even, &e), TS_OK);
+    r.first_stage_layers = 1;
+    ck_assert_int_eq(ts_step_estimate(&r, &uneven, &e), TS_OK);
+    REL_CLOSE(uneven.pp_bubble - uneven.pp_p2p, even.pp_bubble - even.pp_p2p, 1e-12);
+    ck_assert(uneven.compute > even.compute);
+    /* [5 3 2 2] via last_stage_layers 2 and first 5: same mean again. */
+    r.first_stage_layers = 5;
+    r.last_stage_layers = 2;
+    ck_assert_int_eq(ts_step_estimate(&r, &last, &e), TS_OK);
+    REL_CLOSE(last.pp_bubble - last.pp_p2p, even.pp_bubble - even.pp_p2p, 1e-12);
+}
+END_TEST
+
 START_TEST(test_recompute_adds_forward)
 {
     ts_run r;
@@ -398,6 +433,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_catalogue_network);
     tcase_add_test(tc, test_no_shape_matmul_bound);
     tcase_add_test(tc, test_bubble_independent_of_m);
+    tcase_add_test(tc, test_uneven_stages);
     tcase_add_test(tc, test_recompute_adds_forward);
     tcase_add_test(tc, test_tp_allreduce_per_layer);
     tcase_add_test(tc, test_compute_uses_prediction);
