@@ -66,7 +66,7 @@ static const ts_cli_field ts_cli_field_table[] = {
     {"hbm_gb", TS_CLI_NUM, false, "override the GPU's HBM, GB"},
     {"peak_tflops", TS_CLI_NUM, false, "override the GPU's bf16-class peak, TFLOP/s"},
     {"gpus_per_node", TS_CLI_INT, false, "GPUs per node"},
-    {"mfu", TS_CLI_NUM, false, "model FLOPs utilisation (0,1]"},
+    {"mfu", TS_CLI_NUM, false, "model FLOPs utilisation (0,1]; default: predicted"},
     {"overhead_gib", TS_CLI_NUM, false, "fixed per-GPU overhead, GiB"},
     {"fragmentation", TS_CLI_NUM, false, "allocator slack fraction [0,0.5)"},
     {"attention_flops", TS_CLI_BOOL, false, "time from attention-aware FLOPs"},
@@ -97,6 +97,16 @@ static const ts_cli_field ts_cli_field_table[] = {
     {"lora_rank", TS_CLI_INT, false, "LoRA rank (0 = full training)"},
     {"frozen_precision", TS_CLI_STR, false, "frozen base under LoRA: bf16|int8|nf4"},
     {"hbm_gib", TS_CLI_NUM, false, "override the GPU's HBM, GiB"},
+    {"nvlink_gbps", TS_CLI_NUM, false, "step model: NVLink GB/s per GPU, bidirectional"},
+    {"net_gbps", TS_CLI_NUM, false, "step model: scale-out GB/s per GPU (400 Gb/s = 50)"},
+    {"gemm_efficiency", TS_CLI_NUM, false, "step model: achievable matmul fraction of peak"},
+    {"gpu_hour_usd", TS_CLI_NUM, false, "price of a GPU-hour, USD (cost)"},
+    {"objective", TS_CLI_STR, false, "search: time|cost"},
+    {"limit", TS_CLI_INT, false, "search: results shown (default 20)"},
+    {"max_tp", TS_CLI_INT, false, "search: largest tp (default GPUs per node)"},
+    {"max_pp", TS_CLI_INT, false, "search: largest pp"},
+    {"max_cp", TS_CLI_INT, false, "search: largest cp (default 8)"},
+    {"max_vpp", TS_CLI_INT, false, "search: largest vpp (default 8)"},
 };
 
 #define TS_CLI_NFIELDS (sizeof ts_cli_field_table / sizeof ts_cli_field_table[0])
