@@ -311,6 +311,7 @@ static int handle_search(const ts_api_req *req, ts_api_response *resp)
     ts_jw_init(&w);
     ts_jw_open(&w, NULL, '{');
     ts_json_inputs(&w, "inputs", &req->run);
+    put_import(&w, req);
     ts_json_search(&w, &req->search, out);
     ts_jw_bool(&w, "found", st == TS_OK);
     if (st != TS_OK)
