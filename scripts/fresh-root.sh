@@ -115,7 +115,7 @@ live=0
 while [ \$(( \$(date +%s) - t0 )) -lt $RUN_TIMEOUT ]; do
     kill -0 \$rp 2>/dev/null || break
     # bash's /dev/tcp: the new root has no curl until test.sh installs it
-    if exec 3<>/dev/tcp/127.0.0.1/$port 2>/dev/null; then
+    if { exec 3<>/dev/tcp/127.0.0.1/$port; } 2>/dev/null; then
         printf 'GET /livez HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&3
         line=\$(head -1 <&3 | tr -d '\r'); exec 3<&- 3>&-
         case "\$line" in "HTTP/1."[01]" 200"*) live=1; break ;; esac
@@ -136,7 +136,7 @@ fi
 
 # 2. CI=true ./test.sh
 t1=\$(date +%s)
-env $(printf '%q ' ${INNER_ENV:-}) timeout $TEST_TIMEOUT ./test.sh >/tmp/test.log 2>&1
+env ${INNER_ENV:-} timeout $TEST_TIMEOUT ./test.sh >/tmp/test.log 2>&1
 trc=\$?
 tt=\$(( \$(date +%s) - t1 ))
 echo "fresh-root-test: ./test.sh exit status \$trc after \$tt s; its summary:"

