@@ -25,7 +25,7 @@ typedef struct ts_api_response {
     const char *content_type;  /* static: "application/json" or "application/problem+json" */
     char *body;                /* malloc'd, NUL-terminated; free with ts_api_response_free() */
     size_t body_len;
-    const char *allow;         /* static "GET" / "POST" for 405, else NULL */
+    const char *allow;         /* static "GET, HEAD" / "POST" for 405, else NULL */
     const char *route;         /* static route label for metrics, e.g. "/v1/plan" or "other" */
 } ts_api_response;
 
@@ -45,6 +45,20 @@ int ts_api_problem(ts_api_response *resp, unsigned status, const char *slug,
 
 void ts_api_response_free(ts_api_response *resp);
 
+/* The problem types (slug after https://trainsize.dev/problems/), each
+ * with its one title; ts_api_problem() uses that title for a known slug
+ * whatever the caller passes. */
+typedef struct ts_api_problem_type {
+    const char *slug;
+    unsigned status;
+    const char *title;
+} ts_api_problem_type;
+
+/* i-th problem type, NULL past the end. */
+const ts_api_problem_type *ts_api_problem_type_at(size_t i);
+/* Title for slug, NULL when slug is not in the table. */
+const char *ts_api_problem_title(const char *slug);
+
 /* Routes the api layer serves, for the server's metrics and the OpenAPI
  * test: NULL-terminated list of "METHOD /path" strings. */
 const char *const *ts_api_routes(void);
@@ -52,7 +66,7 @@ const char *const *ts_api_routes(void);
 /* ---- Request schema, for the OpenAPI test and documentation tools ---- */
 
 typedef enum ts_api_field_type {
-    TS_API_FIELD_INTEGER = 0,  /* JSON integer; 1.5 and 2.0 are rejected */
+    TS_API_FIELD_INTEGER = 0,  /* integral JSON number (2, 2.0, 2e0); 1.5 is rejected */
     TS_API_FIELD_NUMBER,       /* any finite JSON number */
     TS_API_FIELD_BOOLEAN,      /* true or false */
     TS_API_FIELD_STRING        /* an id or one of values[] */

@@ -11,6 +11,7 @@
  * Order of application: defaults, preset ("model"), GPU ("gpu"), every
  * other member, then hbm_gb / peak_tflops on top of the chosen GPU.
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -238,8 +239,8 @@ static const char *json_kind(const json_t *v)
     case JSON_OBJECT: return "an object";
     case JSON_ARRAY: return "an array";
     case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a real number";
+    case JSON_INTEGER:
+    case JSON_REAL: return "a number"; /* all numbers decode as reals */
     case JSON_TRUE:
     case JSON_FALSE: return "a boolean";
     case JSON_NULL: return "null";
@@ -293,25 +294,29 @@ static int check_value(const ts_api_field *f, const json_t *v, ts_api_err *err)
     }
     switch (f->type) {
     case TS_API_FIELD_INTEGER: {
-        json_int_t i;
-        if (json_is_real(v)) {
-            snprintf(ptr, sizeof ptr, "/%s", f->name);
-            ts_api_err_set(err, 400, "invalid-type", "Wrong type", ptr,
-                           "%s must be a JSON integer (no fraction or exponent), "
-                           "got %.17g", f->name, json_real_value(v));
-            return -1;
-        }
-        if (!json_is_integer(v)) {
+        double d;
+        /* JSON Schema counts any number with a zero fraction as an
+         * integer (2.0, 2e0; draft 2020-12 validation 6.1.1), and the
+         * body is decoded with JSON_DECODE_INT_AS_REAL so that literals
+         * past 2^63 still parse: check integrality and range here.  The
+         * limits are below 2^53, where doubles hold integers exactly. */
+        if (!json_is_number(v)) {
             type_error(err, f, v, "an integer");
             return -1;
         }
-        i = json_integer_value(v);
-        /* Compare as integers: no rounding surprises near 2^63. */
-        if (i < (json_int_t)f->minimum || i > (json_int_t)f->maximum) {
+        d = json_number_value(v);
+        if (!isfinite(d) || d != floor(d)) {
+            snprintf(ptr, sizeof ptr, "/%s", f->name);
+            ts_api_err_set(err, 400, "invalid-type", "Wrong type", ptr,
+                           "%s must be an integer (no fractional part), got %.17g",
+                           f->name, d);
+            return -1;
+        }
+        if (d < f->minimum || d > f->maximum) {
             snprintf(ptr, sizeof ptr, "/%s", f->name);
             ts_api_err_set(err, 400, "out-of-range", "Value out of range", ptr,
-                           "%s must be an integer from %.0f to %.0f, got %"
-                           JSON_INTEGER_FORMAT, f->name, f->minimum, f->maximum, i);
+                           "%s must be an integer from %.0f to %.0f, got %.17g",
+                           f->name, f->minimum, f->maximum, d);
             return -1;
         }
         return 0;
@@ -329,6 +334,15 @@ static int check_value(const ts_api_field *f, const json_t *v, ts_api_err *err)
             snprintf(ptr, sizeof ptr, "/%s", f->name);
             ts_api_err_set(err, 400, "out-of-range", "Value out of range", ptr,
                            "%s must be a finite number", f->name);
+            return -1;
+        }
+        if (d != 0 && fabs(d) < DBL_MIN) {
+            /* Subnormals (5e-324) pass every range test and then blow
+             * up a division: no real quantity is that small. */
+            snprintf(ptr, sizeof ptr, "/%s", f->name);
+            ts_api_err_set(err, 400, "out-of-range", "Value out of range", ptr,
+                           "%s must be 0 or at least %g in magnitude, got %.17g",
+                           f->name, DBL_MIN, d);
             return -1;
         }
         if ((f->exclusive_minimum ? d <= f->minimum : d < f->minimum) ||
@@ -397,26 +411,148 @@ static void unknown_field(ts_api_err *err, const char *key, bool fit)
                        "in the request schema of openapi.json", shown);
 }
 
-/* jansson reports duplicates as: duplicate object key near '"tp"'.  The
- * quoted token is a JSON string literal: decode it for the pointer. */
-static void duplicate_key(ts_api_err *err, const json_error_t *je)
+/* Length of the JSON string token at s[0] == '"' (quotes included).
+ * The text has already been accepted by jansson, so it is well formed. */
+static size_t string_token_len(const char *s, size_t n)
 {
-    char ptr[TS_API_FIELD_LEN] = "";
-    const char *start = strstr(je->text, "near '");
-    const char *end = strrchr(je->text, '\'');
+    size_t i = 1;
 
-    if (start != NULL && end != NULL && end > start + 6) {
-        json_error_t e2;
-        json_t *k;
+    while (i < n && s[i] != '"')
+        i += s[i] == '\\' ? 2 : 1;
+    return i < n ? i + 1 : n;
+}
 
-        start += 6;
-        k = json_loadb(start, (size_t)(end - start), JSON_DECODE_ANY, &e2);
-        if (json_is_string(k))
-            json_pointer(ptr, sizeof ptr, json_string_value(k));
-        json_decref(k);
+/* Offset just past the value that starts at s[i]: a string, or a nested
+ * array/object skipped by bracket depth (iteratively: jansson allows
+ * 2048 levels), or a scalar literal. */
+static size_t skip_value(const char *s, size_t n, size_t i)
+{
+    size_t depth = 0;
+
+    if (i >= n)
+        return n;
+    if (s[i] == '"')
+        return i + string_token_len(s + i, n - i);
+    if (s[i] != '{' && s[i] != '[') {
+        while (i < n && strchr(",}] \t\r\n", s[i]) == NULL)
+            i++;
+        return i;
     }
-    ts_api_err_set(err, 400, "duplicate-key", "Duplicate key", ptr,
-                   "line %d, column %d: %s", je->line, je->column, je->text);
+    while (i < n) {
+        char c = s[i];
+
+        if (c == '"') {
+            i += string_token_len(s + i, n - i);
+            continue;
+        }
+        if (c == '{' || c == '[')
+            depth++;
+        else if ((c == '}' || c == ']') && --depth == 0)
+            return i + 1;
+        i++;
+    }
+    return n;
+}
+
+static size_t skip_ws(const char *s, size_t n, size_t i)
+{
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
+        i++;
+    return i;
+}
+
+/* Walk the top-level members of the (valid) object text and call back
+ * for each key token; stops when the callback returns non-zero. */
+typedef int (*key_fn)(const char *tok, size_t len, size_t off, void *ctx);
+
+static int each_key(const char *s, size_t n, key_fn fn, void *ctx)
+{
+    size_t i = skip_ws(s, n, 0);
+
+    if (i >= n || s[i] != '{')
+        return 0;
+    i = skip_ws(s, n, i + 1);
+    while (i < n && s[i] == '"') {
+        size_t len = string_token_len(s + i, n - i);
+        int rc = fn(s + i, len, i, ctx);
+
+        if (rc != 0)
+            return rc;
+        i = skip_ws(s, n, i + len);
+        if (i < n && s[i] == ':')
+            i = skip_ws(s, n, i + 1);
+        i = skip_ws(s, n, skip_value(s, n, i));
+        if (i < n && s[i] == ',')
+            i = skip_ws(s, n, i + 1);
+    }
+    return 0;
+}
+
+static int count_key(const char *tok, size_t len, size_t off, void *ctx)
+{
+    (void)tok;
+    (void)len;
+    (void)off;
+    ++*(size_t *)ctx;
+    return 0;
+}
+
+typedef struct dup_scan {
+    json_t *seen;     /* decoded keys met so far */
+    ts_api_err *err;
+} dup_scan;
+
+static int find_dup(const char *tok, size_t len, size_t off, void *ctx)
+{
+    dup_scan *d = ctx;
+    json_error_t je;
+    /* The key token is a JSON string literal: let jansson decode it
+     * (escapes, surrogate pairs) rather than a second decoder here. */
+    json_t *k = json_loadb(tok, len, JSON_DECODE_ANY, &je);
+    const char *key = json_string_value(k);
+    int rc = 0;
+
+    if (key == NULL) {
+        rc = -1; /* out of memory: jansson accepted this token before */
+    } else if (json_object_get(d->seen, key) != NULL) {
+        char ptr[TS_API_FIELD_LEN];
+        char shown[96];
+
+        json_pointer(ptr, sizeof ptr, key);
+        quote_short(shown, sizeof shown, key, 64);
+        ts_api_err_set(d->err, 400, "duplicate-key", "Duplicate key", ptr,
+                       "duplicate object key \"%s\" at byte %zu", shown, off);
+        rc = 1;
+    } else if (json_object_set_new(d->seen, key, json_null()) != 0) {
+        rc = -1;
+    }
+    json_decref(k);
+    return rc;
+}
+
+/* jansson keeps the last of duplicated keys when JSON_REJECT_DUPLICATES
+ * is off, and with it on names the key only inside its message text,
+ * truncated.  So: count the top-level keys of the text; only when there
+ * are more than the object holds, find the first repeated one.  Nested
+ * objects need no check: no member takes an object (invalid-type).
+ * Returns 0 (none), 1 (err set) or -1 (out of memory). */
+static int check_duplicates(const char *body, size_t len, const json_t *root,
+                            ts_api_err *err)
+{
+    size_t keys = 0;
+    dup_scan d;
+    int rc;
+
+    (void)each_key(body, len, count_key, &keys);
+    if (keys <= json_object_size(root))
+        return 0;
+    d.seen = json_object();
+    d.err = err;
+    if (d.seen == NULL)
+        return -1;
+    rc = each_key(body, len, find_dup, &d);
+    json_decref(d.seen);
+    return rc;
 }
 
 static void list_ids(char *buf, size_t size, bool presets)
@@ -484,10 +620,10 @@ static void store(const ts_json_field *b, const json_t *v, ts_api_req *req)
 
     switch (b->kind) {
     case TS_BIND_INT64:
-        *(int64_t *)(void *)(base + b->off) = (int64_t)json_integer_value(v);
+        *(int64_t *)(void *)(base + b->off) = (int64_t)json_number_value(v);
         break;
     case TS_BIND_INT:
-        *(int *)(void *)(base + b->off) = (int)json_integer_value(v);
+        *(int *)(void *)(base + b->off) = (int)json_number_value(v);
         break;
     case TS_BIND_NUM:
     case TS_BIND_PARAMS:
@@ -526,10 +662,10 @@ static void store(const ts_json_field *b, const json_t *v, ts_api_req *req)
                                             : TS_API_SOLVE_MICRO_BATCH;
         break;
     case TS_BIND_MAX_MB:
-        req->max_micro_batch = (int64_t)json_integer_value(v);
+        req->max_micro_batch = (int64_t)json_number_value(v);
         break;
     case TS_BIND_MAX_GPUS:
-        req->max_gpus = (int64_t)json_integer_value(v);
+        req->max_gpus = (int64_t)json_number_value(v);
         break;
     case TS_BIND_PRESET:
     case TS_BIND_GPU:
@@ -618,12 +754,13 @@ int ts_json_parse_run(const char *body, size_t len, bool fit,
     req->max_micro_batch = 1024;
     req->max_gpus = 65536;
 
+    /* Every number decodes as a double: integer literals of 2^63 and
+     * more (JSON.stringify(1e19)) are valid numbers for number members;
+     * check_value() checks integer members for integrality instead. */
     root = json_loadb(body != NULL ? body : "", body != NULL ? len : 0,
-                      JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
+                      JSON_DECODE_INT_AS_REAL | JSON_DECODE_ANY, &je);
     if (root == NULL) {
-        if (json_error_code(&je) == json_error_duplicate_key)
-            duplicate_key(err, &je);
-        else if (json_error_code(&je) == json_error_out_of_memory)
+        if (json_error_code(&je) == json_error_out_of_memory)
             ts_api_err_set(err, 503, "out-of-memory", "Out of memory", NULL,
                            "out of memory parsing the request");
         else
@@ -635,6 +772,16 @@ int ts_json_parse_run(const char *body, size_t len, bool fit,
         ts_api_err_set(err, 400, "not-an-object", "Request is not an object",
                        "", "the request body must be a JSON object, got %s",
                        json_kind(root));
+        goto out;
+    }
+    switch (check_duplicates(body, len, root, err)) {
+    case 0:
+        break;
+    case 1:
+        goto out;
+    default:
+        ts_api_err_set(err, 503, "out-of-memory", "Out of memory", NULL,
+                       "out of memory parsing the request");
         goto out;
     }
 
@@ -672,6 +819,37 @@ int ts_json_parse_run(const char *body, size_t len, bool fit,
         if (given[TS_FI_MASTER_WEIGHTS] == NULL)
             req->run.master_weights = req->run.precision != TS_PREC_FP32;
     }
+    /* What each framework does unless told otherwise (docs/formulas.md,
+     * "What the framework holds"): Megatron accumulates and reduces
+     * gradients in an fp32 main_grad buffer with bf16/fp16 weights
+     * (arguments.py: accumulate_allreduce_grads_in_fp32); FSDP's gradients
+     * have the sharded parameters' dtype (fp32 when they are the master
+     * copy) and FSDP means full sharding; DeepSpeed's 16-bit gradients
+     * follow the weights (its fp32 partition is modelled separately). */
+    if (given[TS_FI_GRAD_PRECISION] == NULL) {
+        bool half = req->run.precision != TS_PREC_FP32;
+
+        /* fp8 (Transformer Engine) casts GEMM inputs; gradients stay
+         * 16-bit at least, never 1 byte. */
+        if (req->run.grad_precision == TS_PREC_FP8)
+            req->run.grad_precision = TS_PREC_BF16;
+        switch (req->run.framework) {
+        case TS_FW_MEGATRON:
+            if (half)
+                req->run.grad_precision = TS_PREC_FP32;
+            break;
+        case TS_FW_FSDP:
+            req->run.grad_precision = req->run.master_weights ? TS_PREC_FP32 : req->run.precision;
+            break;
+        case TS_FW_DEEPSPEED:
+        case TS_FW_COUNT:
+        default:
+            break;
+        }
+    }
+    if (given[TS_FI_ZERO] == NULL && req->run.framework == TS_FW_FSDP)
+        req->run.zero = 3;
+
     /* gpus = dp*tp*pp*cp: one given, derive the other. */
     if (given[TS_FI_DP] != NULL && given[TS_FI_GPUS] == NULL)
         req->run.gpus = 0;

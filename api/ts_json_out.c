@@ -10,6 +10,33 @@
 
 #include "ts_api_int.h"
 
+static void put_stage(ts_jw *w, const ts_mem_stage *st)
+{
+    char human[64];
+
+    ts_jw_open(w, NULL, '{');
+    ts_jw_int(w, "stage", st->stage);
+    ts_jw_int(w, "layers", st->layers);
+    ts_jw_num(w, "in_flight", st->in_flight);
+    ts_jw_num(w, "params", st->params);
+    ts_jw_num(w, "weights", st->weights);
+    ts_jw_num(w, "grads", st->grads);
+    ts_jw_num(w, "master", st->master);
+    ts_jw_num(w, "optimizer", st->optimizer);
+    ts_jw_num(w, "activations", st->activations);
+    ts_jw_num(w, "buffers", st->buffers);
+    ts_jw_num(w, "overhead", st->overhead);
+    ts_jw_num(w, "allocated_peak", st->allocated_peak);
+    ts_jw_num(w, "reserved_peak", st->reserved_peak);
+    ts_jw_num(w, "total", st->total);
+    ts_fmt_quantity(human, sizeof human, st->total, TS_UNIT_BYTES);
+    ts_jw_str(w, "total_human", human);
+    ts_jw_str(w, "peak_phase", ts_phase_name(st->peak_phase));
+    ts_jw_num(w, "headroom", st->headroom);
+    ts_jw_bool(w, "fits", st->fits);
+    ts_jw_close(w, '}');
+}
+
 static void put_term(ts_jw *w, const char *key, const ts_term *t, ts_unit unit)
 {
     char human[64];
@@ -135,10 +162,42 @@ void ts_json_memory(ts_jw *w, const char *key, const ts_memory *m)
     put_term(w, "master", &m->master, TS_UNIT_BYTES);
     put_term(w, "optimizer", &m->optimizer, TS_UNIT_BYTES);
     put_term(w, "activations", &m->activations, TS_UNIT_BYTES);
+    put_term(w, "buffers", &m->buffers, TS_UNIT_BYTES);
     put_term(w, "overhead", &m->overhead, TS_UNIT_BYTES);
     put_term(w, "total", &m->total, TS_UNIT_BYTES);
+    put_term(w, "allocated_peak", &m->allocated_peak, TS_UNIT_BYTES);
+    put_term(w, "reserved_peak", &m->reserved_peak, TS_UNIT_BYTES);
+    put_term(w, "runtime", &m->runtime, TS_UNIT_BYTES);
+    ts_jw_open(w, "phases", '[');
+    {
+        int k;
+        for (k = 0; k < TS_PHASE_COUNT; k++) {
+            if (m->phases[k] <= 0)
+                continue; /* the phase does not occur (loss off the last stage, inference) */
+            char human[64];
+
+            ts_fmt_quantity(human, sizeof human, m->phases[k], TS_UNIT_BYTES);
+            ts_jw_open(w, NULL, '{');
+            ts_jw_str(w, "name", ts_phase_name((ts_phase)k));
+            ts_jw_num(w, "bytes", m->phases[k]);
+            ts_jw_str(w, "human", human);
+            ts_jw_close(w, '}');
+        }
+    }
+    ts_jw_close(w, ']');
+    ts_jw_str(w, "peak_phase", ts_phase_name(m->peak_phase));
+    ts_jw_int(w, "stages_count", m->stages_count);
+    ts_jw_int(w, "worst_stage", m->worst_stage);
+    ts_jw_open(w, "stages", '[');
+    {
+        size_t i;
+        for (i = 0; i < m->stages_len; i++)
+            put_stage(w, &m->stages[i]);
+    }
+    ts_jw_close(w, ']');
     ts_jw_open(w, "activation_detail", '{');
     ts_jw_num(w, "per_layer", m->act_per_layer);
+    ts_jw_num(w, "per_layer_full", m->act_layer_full);
     ts_jw_int(w, "layers_per_stage", m->layers_per_stage);
     ts_jw_int(w, "in_flight", m->in_flight);
     ts_jw_num(w, "embedding_logits", m->act_embedding_logits);

@@ -15,6 +15,54 @@
 
 #define TS_PROBLEM_BASE "https://trainsize.dev/problems/"
 
+/* One title per problem type, whoever raises it (api or server): a
+ * client may key on "type" and show "title" (RFC 9457 3.1.3: the title
+ * should not change from occurrence to occurrence).  api/openapi.json
+ * lists the same table (components.schemas.Problem, x-problem-types);
+ * tests/api/test_openapi.c checks they agree. */
+static const ts_api_problem_type ts_problem_types[] = {
+    { "invalid-json", 400, "Invalid JSON" },
+    { "duplicate-key", 400, "Duplicate key" },
+    { "not-an-object", 400, "Request is not an object" },
+    { "unknown-field", 400, "Unknown field" },
+    { "invalid-type", 400, "Wrong type" },
+    { "out-of-range", 400, "Value out of range" },
+    { "invalid-enum", 400, "Not an allowed value" },
+    { "unknown-preset", 400, "Unknown model preset" },
+    { "unknown-gpu", 400, "Unknown GPU" },
+    { "missing-field", 400, "Missing field" },
+    { "incompatible-options", 400, "Incompatible options" },
+    { "invalid-value", 400, "Invalid value" },
+    { "unknown-id", 400, "Unknown preset or GPU" },
+    { "not-found", 404, "Not found" },
+    { "method-not-allowed", 405, "Method not allowed" },
+    { "request-timeout", 408, "Request timeout" },
+    { "payload-too-large", 413, "Payload too large" },
+    { "unsupported-media-type", 415, "Unsupported media type" },
+    { "result-out-of-range", 422, "Result out of range" },
+    { "non-finite-result", 422, "Result not representable" },
+    { "no-fit", 422, "Nothing fits" },
+    { "internal-error", 500, "Internal error" },
+    { "file-too-large", 500, "Internal error" },
+    { "out-of-memory", 503, "Out of memory" },
+};
+
+const ts_api_problem_type *ts_api_problem_type_at(size_t i)
+{
+    return i < sizeof ts_problem_types / sizeof ts_problem_types[0]
+               ? &ts_problem_types[i] : NULL;
+}
+
+const char *ts_api_problem_title(const char *slug)
+{
+    size_t i;
+
+    for (i = 0; slug != NULL && i < sizeof ts_problem_types / sizeof ts_problem_types[0]; i++)
+        if (strcmp(ts_problem_types[i].slug, slug) == 0)
+            return ts_problem_types[i].title;
+    return NULL;
+}
+
 /* Written nowhere: a body we can hand out when malloc fails.  Not const
  * only because ts_api_response.body is char *. */
 static char ts_oom_body[] =
@@ -143,6 +191,8 @@ int ts_api_problem(ts_api_response *resp, unsigned status, const char *slug,
 
     snprintf(type, sizeof type, TS_PROBLEM_BASE "%s",
              slug != NULL ? slug : "about:blank");
+    if (ts_api_problem_title(slug) != NULL)
+        title = ts_api_problem_title(slug);
     o = json_object();
     if (o == NULL) {
         ts_api_oom_response(resp);

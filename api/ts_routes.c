@@ -277,6 +277,7 @@ int ts_api_handle(const char *method, const char *path,
 {
     const ts_route *r = NULL;
     ts_route_id id = TS_ROUTE_COUNT;
+    bool is_get;
     size_t plen;
     size_t i;
 
@@ -305,11 +306,15 @@ int ts_api_handle(const char *method, const char *path,
     }
     resp->route = r->path;
 
-    if (method == NULL || strcmp(method, r->method) != 0) {
+    /* HEAD is served wherever GET is (the server sends the headers
+     * only), so Allow names both (RFC 9110 9.3.2, 15.5.6). */
+    is_get = strcmp(r->method, "GET") == 0;
+    if (method == NULL || (strcmp(method, r->method) != 0 &&
+                           !(is_get && strcmp(method, "HEAD") == 0))) {
         char detail[96];
 
-        snprintf(detail, sizeof detail, "%s accepts %s only", r->path, r->method);
-        resp->allow = r->method;
+        resp->allow = is_get ? "GET, HEAD" : r->method;
+        snprintf(detail, sizeof detail, "%s accepts %s only", r->path, resp->allow);
         return ts_api_problem(resp, 405, "method-not-allowed",
                               "Method not allowed", detail, NULL);
     }

@@ -253,7 +253,7 @@ typedef struct ts_run {
     /* the work */
     int64_t seq;
     int64_t micro_batch;
-    int64_t global_batch;      /* sequences per step; 0 = dp * micro_batch */
+    int64_t global_batch;      /* sequences per step; 0 = about 4M tokens (see ts_run_resolve) */
     double tokens;             /* training tokens; 0 = preset's, else 20 * params */
 
     /* parallel layout; gpus = dp * tp * pp * cp */
@@ -311,9 +311,41 @@ typedef struct ts_term {
     const char *assumptions;  /* short sentence */
 } ts_term;
 
+/* The phases of one optimizer step whose allocated bytes are compared
+ * (docs/formulas.md, "Peak over the step"). */
+typedef enum ts_phase {
+    TS_PHASE_FORWARD = 0, /* end of the forward of the micro-batches in flight */
+    TS_PHASE_LOSS,        /* logits, fp32 upcast, softmax and its gradient (last stage) */
+    TS_PHASE_BACKWARD,    /* backward of the heaviest layer, recompute working set */
+    TS_PHASE_OPTIMIZER,   /* optimizer step and its temporaries */
+    TS_PHASE_COUNT
+} ts_phase;
+
+const char *ts_phase_name(ts_phase p);
+
+typedef struct ts_mem_stage {
+    int64_t stage;                 /* 0 = first pipeline stage */
+    int64_t layers;
+    double in_flight;              /* micro-batches of activations held (interleaved: fractional) */
+    double params;                 /* parameters held by this stage's GPU, before sharding */
+    /* bytes at this stage's peak phase; they add up to total */
+    double weights, grads, master, optimizer, activations, buffers, overhead;
+    double allocated_peak;         /* tensors at the peak phase */
+    double reserved_peak;          /* what the caching allocator holds then */
+    double total;                  /* reserved_peak + runtime context: compared with HBM */
+    double phase_bytes[TS_PHASE_COUNT]; /* allocated bytes per phase (0: phase absent) */
+    ts_phase peak_phase;
+    double headroom;
+    bool fits;
+} ts_mem_stage;
+
+/* Stages listed in full up to this many; past it the first and last
+ * TS_STAGES_MAX/2 (the worst stage is always found among all of them). */
+#define TS_STAGES_MAX 64
+
 typedef struct ts_memory {
     ts_params params;
-    double params_per_gpu;         /* after tp/pp/ep, before ZeRO sharding */
+    double params_per_gpu;         /* worst stage, after tp/pp/ep, before ZeRO sharding */
     int64_t shard_group;           /* ZeRO sharding degree for dense params: dp*cp */
 
     /* bytes per parameter of the unsharded model state (16 for mixed Adam) */
@@ -321,20 +353,37 @@ typedef struct ts_memory {
     double model_state_bytes;      /* whole model, all replicas counted once: P * bpp_total */
     double inference_bytes;        /* P * bytes(precision) */
 
-    /* per-GPU bytes, term by term (HBM) */
+    /* per-GPU bytes of the worst stage at its peak phase, term by term;
+     * weights + grads + master + optimizer + activations + buffers +
+     * overhead = total */
     ts_term weights;
     ts_term grads;
     ts_term master;
     ts_term optimizer;
-    ts_term activations;           /* Korthikanti et al. 2022 / Megatron */
-    ts_term overhead;              /* fixed + fragmentation */
+    ts_term activations;           /* saved activations at the peak phase */
+    ts_term buffers;               /* working set: logits/loss, recompute, unsharded params, buckets */
+    ts_term overhead;              /* allocator reserve + runtime context */
     ts_term total;
+    ts_term allocated_peak;        /* tensors only (torch max_memory_allocated) */
+    ts_term reserved_peak;         /* caching allocator (torch max_memory_reserved) */
+    ts_term runtime;               /* CUDA context, communicator buffers (outside the allocator) */
+
+    /* phases of the worst stage */
+    double phases[TS_PHASE_COUNT];
+    ts_phase peak_phase;
+
+    /* pipeline stages */
+    size_t stages_len;             /* entries filled in stages[] */
+    int64_t stages_count;          /* = pp */
+    int64_t worst_stage;           /* index (stage number) of the worst stage */
+    ts_mem_stage stages[TS_STAGES_MAX];
 
     /* activation details */
-    double act_per_layer;          /* bytes, one micro-batch, one layer */
-    int64_t layers_per_stage;
-    int64_t in_flight;             /* micro-batches held by the first PP stage */
-    double act_embedding_logits;   /* embedding + output layer part */
+    double act_per_layer;          /* bytes saved per layer, one micro-batch */
+    double act_layer_full;         /* bytes of one layer's activations with nothing recomputed */
+    int64_t layers_per_stage;      /* layers of the worst stage */
+    int64_t in_flight;             /* micro-batches held by the first stage (rounded up) */
+    double act_embedding_logits;   /* loss-phase logits buffers of the last stage */
     ts_term act_seed000;           /* batch*layers*(5sh + 2as^2 + 2sF), labelled */
     double act_seq2_term;          /* the attention-score (seq^2) part of activations */
 
@@ -442,9 +491,8 @@ ts_status ts_fit_max_micro_batch(const ts_run *r, int64_t limit, int64_t *mb,
                                  ts_memory *mem, ts_error *err);
 
 /* Smallest dp (tp/pp/cp kept, ep | dp) with gpus <= max_gpus that fits.
- * A user-fixed global_batch that dp*micro_batch does not divide is
- * re-derived (dp * micro_batch) for that candidate rather than skipping it,
- * so the answer is not hostage to one batch size. */
+ * A user-fixed global_batch is kept: only dp with dp*micro_batch dividing
+ * it are answers (TS_ENOFIT naming global_batch when none fits). */
 ts_status ts_fit_min_gpus(const ts_run *r, int64_t max_gpus, int64_t *dp,
                           int64_t *gpus, ts_memory *mem, ts_error *err);
 

@@ -34,11 +34,25 @@ double ts_daly_interval(double c, double m)
 
 /* Expected fraction of wall time lost: writing (C/tau), redoing half an
  * interval of work and restoring after each failure ((tau/2 + R)/M). */
+/* Fraction of wall time lost to checkpoints, lost work and restarts, with
+ * exponential failures (Daly 2006, eq. 7): a segment of tau work + C write
+ * takes M e^(R/M) (e^((tau+C)/M) - 1) on average, so the useful fraction
+ * is tau over that.  Exact for every C, tau, R, M, always in [0, 1); to
+ * first order it is C/tau + (tau/2 + R)/M.  expm1 keeps the small-rate end
+ * exact; a segment too long to ever finish loses everything (1). */
 static double ts_ckpt_waste(double c, double tau, double r, double m)
 {
+    double x, expected;
+
     if (!(tau > 0) || !(m > 0))
         return 0;
-    return c / tau + (tau / 2.0 + r) / m;
+    x = (tau + c) / m;
+    if (x > 700 || r / m > 700)
+        return 1;
+    expected = m * exp(r / m) * expm1(x);
+    if (!(expected > 0) || !isfinite(expected))
+        return 1;
+    return fmin(1.0, fmax(0.0, 1.0 - tau / expected));
 }
 
 static ts_status ts_ckpt_check_positive(double v, const char *field, ts_error *err)
@@ -135,7 +149,7 @@ ts_status ts_ckpt_estimate(const ts_run *r, ts_ckpt *out, ts_error *err)
     ts_memory mem;
     ts_status st;
     const ts_ckpt_cfg *k;
-    double P, full, weights, replicated_extra, shard, mp, nd, M, C, R;
+    double P, full, weights, replicated_extra, shard, mp, nd, ef, ep, M, C, R;
     int64_t writers, nodes, writer_nodes, per_node;
     const char *shard_formula;
 
@@ -169,6 +183,10 @@ ts_status ts_ckpt_estimate(const ts_run *r, ts_ckpt *out, ts_error *err)
 
     mp = (double)(run.tp * run.pp); /* model-parallel split of the state */
     nd = (double)(run.dp * run.cp); /* ZeRO sharding group */
+    /* Experts are split over ep as well: ep ranks of one data-parallel
+     * group hold different experts and each writes its own. */
+    ef = P > 0 ? mem.params.expert / P : 0.0;
+    ep = (double)run.ep;
     replicated_extra = full - weights;
     if (run.ckpt.parallel_save) {
         /* Every rank writes an equal slice of what it holds (DCP-style). */
@@ -176,15 +194,15 @@ ts_status ts_ckpt_estimate(const ts_run *r, ts_ckpt *out, ts_error *err)
         writers = run.gpus;
         shard_formula = "full / (dp * tp * pp * cp)";
     } else if (run.zero == 0) {
-        /* Only DP rank 0 of each model-parallel group writes. */
-        shard = full / mp;
-        writers = run.tp * run.pp;
-        shard_formula = "full / (tp * pp)";
+        /* Only DP rank 0 of each model-parallel (and expert) group writes. */
+        shard = full * ((1.0 - ef) / mp + ef / (mp * ep));
+        writers = run.tp * run.pp * run.ep;
+        shard_formula = "full_dense / (tp * pp) + full_expert / (tp * pp * ep)";
     } else if (run.zero < 3) {
         /* Weights replicated (rank 0 writes them), the rest sharded over Nd. */
-        shard = weights / mp + replicated_extra / (mp * nd);
+        shard = weights * ((1.0 - ef) / mp + ef / (mp * ep)) + replicated_extra / (mp * nd);
         writers = run.gpus;
-        shard_formula = "weights / (tp * pp) + (master + optimizer [+ grads]) / (tp * pp * dp * cp)";
+        shard_formula = "weights_dense / (tp * pp) + weights_expert / (tp * pp * ep) + (master + optimizer [+ grads]) / (tp * pp * dp * cp)";
     } else {
         shard = full / (mp * nd);
         writers = run.gpus;
@@ -235,8 +253,8 @@ ts_status ts_ckpt_estimate(const ts_run *r, ts_ckpt *out, ts_error *err)
                  "Daly 2006 higher-order optimum; C = blocking nvme write, M = job MTBF");
     ts_term_set(&out->waste_fraction,
                  ts_ckpt_waste(C, out->daly_interval_s.value, R, M),
-                 "C/tau + (tau/2 + R)/M at tau = Daly interval",
-                 "R = restore from the shared tier; first-order model, can exceed 1 when M is tiny");
+                 "1 - tau / (M e^(R/M) (e^((tau+C)/M) - 1)) at tau = Daly interval (~ C/tau + (tau/2 + R)/M)",
+                 "Daly 2006 exact expected time, exponential failures; R = restore from the shared tier");
     out->waste_fraction_schedule =
         ts_ckpt_waste(C, out->tiers[TS_TIER_NVME].interval_s, R, M);
 

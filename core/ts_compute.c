@@ -133,6 +133,17 @@ ts_status ts_compute_estimate(const ts_run *r, ts_compute *out, ts_error *err)
     ts_term_set(&out->hardware_flops, base + recompute, hw_formula,
                     "FLOPs the GPUs execute: the time basis plus recomputed forward passes (Korthikanti et al. 2022)");
     out->hfu = out->mfu * out->hardware_flops.value / base;
+    /* Recompute makes the GPUs execute more than the model needs: an mfu
+     * that implies more than the peak cannot be reached. */
+    if (out->hfu > 1.0) {
+        double hfu = out->hfu;
+
+        *out = (ts_compute){ 0 };
+        return ts_error_set(err, TS_EINCOMPAT, "mfu",
+                            "mfu %g with %s recompute means the GPUs execute %.3g of their peak "
+                            "(hardware FLOPs utilisation above 1)", run.mfu,
+                            ts_recompute_name(run.recompute), hfu);
+    }
 
     out->achieved_flops_per_gpu = out->peak_flops * out->mfu;
     ts_term_set(&out->gpu_hours,
@@ -152,9 +163,16 @@ ts_status ts_compute_estimate(const ts_run *r, ts_compute *out, ts_error *err)
     out->step_seconds = out->wall_seconds.value / out->steps;
 
     if (!ts_compute_all_finite(out)) {
+        /* Name the input furthest (in orders of magnitude) from a real
+         * run's: tokens ~1e12, mfu ~0.4, peak ~1e15 FLOP/s. */
+        double dt = fabs(log10(T / 1e12)), dm = fabs(log10(run.mfu / 0.4));
+        double dp = fabs(log10(out->peak_flops / 1e15));
+        const char *field = dt >= dm && dt >= dp ? "tokens" : dm >= dp ? "mfu" : "peak_tflops";
+
         *out = (ts_compute){ 0 };
-        return ts_error_set(err, TS_ERANGE, "tokens",
-                            "compute figures overflow for these inputs");
+        return ts_error_set(err, TS_ERANGE, field,
+                            "compute figures overflow for these inputs (%s is the most extreme)",
+                            field);
     }
     return TS_OK;
 }

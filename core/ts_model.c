@@ -145,5 +145,15 @@ ts_status ts_model_params(const ts_model *m, ts_params *out, ts_error *err)
         *out = (ts_params){ 0 };
         return ts_error_set(err, TS_ERANGE, "model", "parameter count overflows");
     }
+    /* The same ceiling as a plain params count: a shape must not reach
+     * what params may not (the audit found 3.7e27 from a shape). */
+    if (out->total > TS_MODEL_PARAMS_MAX) {
+        double total = out->total;
+
+        *out = (ts_params){ 0 };
+        return ts_error_set(err, TS_EINVAL, "layers",
+                            "the shape gives %.4g parameters, above the %g limit", total,
+                            TS_MODEL_PARAMS_MAX);
+    }
     return TS_OK;
 }

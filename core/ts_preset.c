@@ -20,35 +20,38 @@
 #define LLAMA31_SRC "Dubey et al. 2024, The Llama 3 Herd of Models (Table 3 shapes; 405B on 15.6T tokens)"
 
 static const ts_preset ts_preset_table[] = {
-    /* 6.74e9 is the count of the released checkpoint; the paper says "7B". */
+    /* published_params: the exact count of the released checkpoint (the
+     * papers round: "7B" is 6,738,415,616, "70B" 68,976,648,192). */
     { "llama2-7b", "Llama 2 7B",
       TS_SHAPE(32, 4096, 32, 32, 11008, 32000, true, false),
-      6.74e9, 2e12, 4096, LLAMA2_SRC },
+      6738415616.0, 2e12, 4096, LLAMA2_SRC },
     { "llama2-13b", "Llama 2 13B",
       TS_SHAPE(40, 5120, 40, 40, 13824, 32000, true, false),
-      13e9, 2e12, 4096, LLAMA2_SRC },
+      13015864320.0, 2e12, 4096, LLAMA2_SRC },
     { "llama2-70b", "Llama 2 70B",
       TS_SHAPE(80, 8192, 64, 8, 28672, 32000, true, false),
-      70e9, 2e12, 4096, LLAMA2_SRC },
+      68976648192.0, 2e12, 4096, LLAMA2_SRC },
     { "llama3-8b", "Llama 3 8B",
       TS_SHAPE(32, 4096, 32, 8, 14336, 128256, true, false),
-      8e9, 15e12, 8192, LLAMA3_SRC },
+      8030261248.0, 15e12, 8192, LLAMA3_SRC },
     { "llama3-70b", "Llama 3 70B",
       TS_SHAPE(80, 8192, 64, 8, 28672, 128256, true, false),
-      70e9, 15e12, 8192, LLAMA3_SRC },
+      70553706496.0, 15e12, 8192, LLAMA3_SRC },
     { "llama3-405b", "Llama 3 405B",
       TS_SHAPE(126, 16384, 128, 8, 53248, 128256, true, false),
-      405e9, 15e12, 8192, LLAMA3_SRC },
+      405853388800.0, 15e12, 8192, LLAMA3_SRC },
     { "llama3.1-8b", "Llama 3.1 8B",
       TS_SHAPE(32, 4096, 32, 8, 14336, 128256, true, false),
-      8e9, 15e12, 8192, LLAMA31_SRC },
+      8030261248.0, 15e12, 8192, LLAMA31_SRC },
     { "llama3.1-70b", "Llama 3.1 70B",
       TS_SHAPE(80, 8192, 64, 8, 28672, 128256, true, false),
-      70e9, 15e12, 8192, LLAMA31_SRC },
+      70553706496.0, 15e12, 8192, LLAMA31_SRC },
     { "llama3.1-405b", "Llama 3.1 405B",
       TS_SHAPE(126, 16384, 128, 8, 53248, 128256, true, false),
-      405e9, 15.6e12, 8192, LLAMA31_SRC },
-    /* GPT-3 uses learned positions and tied embeddings; F = 4h, plain GELU. */
+      405853388800.0, 15.6e12, 8192, LLAMA31_SRC },
+    /* GPT-3 uses learned positions and tied embeddings; F = 4h, plain GELU.
+     * No released checkpoint: 175e9 is the paper's rounded figure (the
+     * shape gives 174.6e9 without biases and positions). */
     { "gpt3-175b", "GPT-3 175B",
       TS_SHAPE(96, 12288, 96, 96, 49152, 50257, false, true),
       175e9, 300e9, 2048,
@@ -58,7 +61,7 @@ static const ts_preset ts_preset_table[] = {
       { .params = 0, .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8,
         .ffn = 14336, .vocab = 32000, .experts = 8, .top_k = 2,
         .gated = true, .tied_embeddings = false },
-      46.7e9, 0, 32768,
+      46702792704.0, 0, 32768,
       "Jiang et al. 2024, Mixtral of Experts (Table 1; 46.7B total / 12.9B active per Mistral AI's announcement; 32k context)" },
 };
 

@@ -264,6 +264,11 @@ ts_status ts_fit_min_gpus(const ts_run *r, int64_t max_gpus, int64_t *dp,
     /* From there the first k that fits with its real global batch; a
      * derived-batch k always does, so this ends at the latest there. */
     for (k = lo; k <= kmax; k++) {
+        /* A global batch the user fixed is kept: only a dp whose
+         * dp * micro_batch divides it is an answer (one that silently
+         * re-derived the batch would be refused by the very request). */
+        if (c.user_gb > 0 && c.user_gb % (k * ep * c.base.micro_batch) != 0)
+            continue;
         if ((st = ts_dp_try(&c, k * ep, false, &fits)) != TS_OK)
             return st;
         if (fits) {
@@ -274,9 +279,14 @@ ts_status ts_fit_min_gpus(const ts_run *r, int64_t max_gpus, int64_t *dp,
             return TS_OK;
         }
     }
-    /* Unreachable while the monotonicity above holds; fail closed. */
     if (mem != NULL)
         *mem = c.mem;
+    if (c.user_gb > 0)
+        return ts_error_set(err, TS_ENOFIT, "global_batch",
+                            "no data-parallel degree up to %lld that divides global_batch %lld "
+                            "(with micro_batch %lld) fits", (long long)(kmax * ep),
+                            (long long)c.user_gb, (long long)c.base.micro_batch);
+    /* Unreachable while the monotonicity above holds; fail closed. */
     return ts_error_set(err, TS_ENOFIT, "gpus", "no data-parallel degree up to %lld fits",
                         (long long)(kmax * ep));
 }

@@ -73,9 +73,11 @@ typedef struct reply {
     const char *etag;
 } reply;
 
-static const char livez_body[] = "{\"status\":\"ok\"}";
-static const char ready_body[] = "{\"status\":\"ready\"}";
-static const char draining_body[] = "{\"status\":\"draining\"}";
+/* Probes read the status only (Kubernetes: 200-399 passes); the body is
+ * one word of text/plain, as api/openapi.json documents. */
+static const char livez_body[] = "ok\n";
+static const char ready_body[] = "ready\n";
+static const char draining_body[] = "draining\n";
 static const char ops_allow[] = "GET, HEAD";
 
 static uint64_t elapsed_ns(const struct timespec *t0)
@@ -173,7 +175,7 @@ static enum MHD_Result queue_too_big(ts_server *s, struct MHD_Connection *c,
     snprintf(detail, sizeof detail,
              "request body exceeds the %zu byte limit", s->cfg.body_max);
     return queue_problem(s, c, rq, MHD_HTTP_CONTENT_TOO_LARGE,
-                         "body-too-large", "Payload Too Large", detail, NULL);
+                         "payload-too-large", "Payload too large", detail, NULL);
 }
 
 static enum MHD_Result queue_not_found(ts_server *s, struct MHD_Connection *c,
@@ -190,7 +192,7 @@ static enum MHD_Result queue_const(ts_server *s, struct MHD_Connection *c,
 {
     reply r = {
         .status = status,
-        .content_type = "application/json",
+        .content_type = "text/plain; charset=utf-8",
         .body = (char *)(uintptr_t)body, /* PERSISTENT: MHD only reads it */
         .len = len,
         .mode = MHD_RESPMEM_PERSISTENT,

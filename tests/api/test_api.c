@@ -182,17 +182,37 @@ typedef struct err_case {
 #define J "application/json"
 
 static const err_case err_cases[] = {
+    /* audit (issue 10 item 7): each once answered 200 or named the wrong field */
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"mfu\":5e-324}", 400, "out-of-range", "/mfu", "at least" },
+    { "POST", "/v1/plan", J, "{\"params\":7e9,\"peak_tflops\":4e-320}", 400, "out-of-range", "/peak_tflops", "at least" },
+    { "POST", "/v1/memory", J, "{\"layers\":1048576,\"hidden\":16777216,\"heads\":1,\"vocab\":1}", 400, "invalid-value", "/layers", "above" },
+    { "POST", "/v1/plan", J, "{\"params\":7e9,\"attention_flops\":true}", 400, "incompatible-options", "/attention_flops", "shape" },
+    { "POST", "/v1/fit", J, "{\"params\":7e9,\"attention_flops\":true,\"solve\":\"gpus\"}", 400, "incompatible-options", "/attention_flops", "shape" },
+    { "POST", "/v1/compute", J, "{\"params\":7e9,\"mfu\":1,\"recompute\":\"full\"}", 400, "incompatible-options", "/mfu", "above 1" },
+    { "POST", "/v1/compute", J, "{\"params\":1e15,\"tokens\":1e20,\"mfu\":1e-300,\"peak_tflops\":1e-6}", 422, "result-out-of-range", "/mfu", "overflow" },
     /* parsing */
     { "POST", "/v1/memory", J, "{\"tp\":", 400, "invalid-json", NULL, "line 1, column" },
     { "POST", "/v1/memory", J, "", 400, "invalid-json", NULL, "line 1" },
     { "POST", "/v1/memory", J, "{\"tp\":1,\"tp\":2}", 400, "duplicate-key", "/tp", "duplicate" },
     { "POST", "/v1/memory", J, "[1,2]", 400, "not-an-object", NULL, "an array" },
-    { "POST", "/v1/memory", J, "3", 400, "not-an-object", NULL, "an integer" },
+    { "POST", "/v1/memory", J, "3", 400, "not-an-object", NULL, "a number" },
     { "POST", "/v1/memory", J, "{\"params\":NaN}", 400, "invalid-json", NULL, "NaN" },
     { "POST", "/v1/memory", J, "{\"params\":Infinity}", 400, "invalid-json", NULL, NULL },
     { "POST", "/v1/memory", J, "{\"params\":1e400}", 400, "invalid-json", NULL, "overflow" },
-    /* 2^63 does not fit json_int_t: jansson refuses it while parsing */
-    { "POST", "/v1/memory", J, "{\"tp\":9223372036854775808}", 400, "invalid-json", NULL, "too big integer" },
+    /* 2^63 does not fit json_int_t: numbers decode as reals, so it is
+     * a number, out of tp's range (JSON.stringify(1e19) writes this) */
+    { "POST", "/v1/memory", J, "{\"tp\":9223372036854775808}", 400, "out-of-range", "/tp", "1048576" },
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"tokens\":200000000000000000000}", 400, "out-of-range", "/tokens", "got 2e+20" },
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"global_batch\":99999999999999999999999}", 400, "out-of-range", "/global_batch", NULL },
+    /* duplicates name the key however long it is (jansson's message
+     * text cuts it), with RFC 6901 escaping */
+    { "POST", "/v1/memory", J, "{\"shared_interval_min\":5,\"shared_interval_min\":6}", 400, "duplicate-key",
+      "/shared_interval_min", "shared_interval_min" },
+    { "POST", "/v1/memory", J, "{\"a_key_well_over_twenty_five_bytes\":1, \"tp\": {\"x\":[1,\"}\"]},\n"
+      " \"a_key_well_over_twenty_five_bytes\" : 2}", 400, "duplicate-key", "/a_key_well_over_twenty_five_bytes", NULL },
+    { "POST", "/v1/memory", J, "{\"a/b\":1,\"a\\u002fb\":2}", 400, "duplicate-key", "/a~1b", NULL },
+    /* a nested duplicate is inside a value no member accepts */
+    { "POST", "/v1/memory", J, "{\"tp\":{\"a\":1,\"a\":2}}", 400, "invalid-type", "/tp", "an object" },
     /* unknown members */
     { "POST", "/v1/memory", J, "{\"params\":7e9,\"tpp\":2}", 400, "unknown-field", "/tpp", "did you mean \"tp\"" },
     { "POST", "/v1/memory", J, "{\"optimiser\":\"adamw\"}", 400, "unknown-field", "/optimiser", "did you mean \"optimizer\"" },
@@ -201,8 +221,9 @@ static const err_case err_cases[] = {
     { "POST", "/v1/memory", J, "{\"a/b~c\":1}", 400, "unknown-field", "/a~1b~0c", NULL },
     { "POST", "/v1/memory", J, "{\"solve\":\"gpus\"}", 400, "unknown-field", "/solve", "only accepted by POST /v1/fit" },
     /* strict types */
-    { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":1.5}", 400, "invalid-type", "/tp", "JSON integer" },
-    { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":2.0}", 400, "invalid-type", "/tp", "JSON integer" },
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":1.5}", 400, "invalid-type", "/tp", "integer" },
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":2.5e0}", 400, "invalid-type", "/tp", "no fractional part" },
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"zero\":0.5}", 400, "invalid-type", "/zero", "got 0.5" },
     { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":\"2\"}", 400, "invalid-type", "/tp", "a string" },
     { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":[[[[1]]]]}", 400, "invalid-type", "/tp", "an array" },
     { "POST", "/v1/memory", J, "{\"params\":7e9,\"gated\":1}", 400, "invalid-type", "/gated", "true or false" },
@@ -212,7 +233,7 @@ static const err_case err_cases[] = {
     /* ranges */
     { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":0}", 400, "out-of-range", "/tp", "from 1 to 1048576" },
     { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":-0}", 400, "out-of-range", "/tp", NULL },
-    { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":9223372036854775807}", 400, "out-of-range", "/tp", "9223372036854775807" },
+    { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":9223372036854775807}", 400, "out-of-range", "/tp", "9.2233720368547758e+18" },
     { "POST", "/v1/memory", J, "{\"params\":7e9,\"zero\":4}", 400, "out-of-range", "/zero", "from 0 to 3" },
     { "POST", "/v1/memory", J, "{\"params\":1e308}", 400, "out-of-range", "/params", "<= 1000000000000000" },
     { "POST", "/v1/memory", J, "{\"params\":0}", 400, "out-of-range", "/params", "> 0" },
@@ -256,7 +277,7 @@ static const err_case err_cases[] = {
     { "POST", "/v1/memory", "text/json", "{\"params\":7e9}", 415, "unsupported-media-type", NULL, NULL },
     { "GET", "/v1/memory", NULL, "", 405, "method-not-allowed", NULL, "POST" },
     { "DELETE", "/v1/plan", J, "", 405, "method-not-allowed", NULL, "POST" },
-    { "POST", "/v1/presets", J, "{}", 405, "method-not-allowed", NULL, "GET" },
+    { "POST", "/v1/presets", J, "{}", 405, "method-not-allowed", NULL, "GET, HEAD" },
     { "GET", "/v1/nope", NULL, "", 404, "not-found", NULL, "/v1/nope" },
     { "POST", "/v1/memory/", J, "{\"params\":7e9}", 404, "not-found", NULL, NULL },
     { "GET", "/v1", NULL, "", 404, "not-found", NULL, NULL },
@@ -419,16 +440,22 @@ START_TEST(test_preset_overrides)
     ck_assert_int_eq((int)num(j, "inputs.layers"), 80);
     ck_assert_int_eq((int)num(j, "inputs.kv_heads"), 8);
     ck_assert(json_is_null(at(j, "inputs.params")));
-    /* H100 SXM: 80 GB HBM, 989 dense BF16 TFLOP/s (oracles.md) */
-    ck_assert(num(j, "inputs.hbm_gb") == 80.0);
+    /* H100 SXM: 81559 MiB as nvidia-smi reports it, 989 dense BF16
+     * TFLOP/s (oracles.md) */
+    ck_assert(num(j, "inputs.hbm_gb") == 81559.0 * 1048576 / 1e9);
+    ck_assert(num(j, "inputs.hbm_gib") == 81559.0 / 1024);
     ck_assert(num(j, "inputs.peak_tflops") == 989.0);
-    /* 16 B/param for mixed-precision AdamW (oracles.md, seeds 000/003) */
-    ck_assert(num(j, "memory.bytes_per_param.total") == 16.0);
+    /* Megatron (the default framework) keeps fp32 main grads: 18 B/param
+     * (oracles.md, Megatron-LM) rather than the ZeRO paper's 16. */
+    ck_assert_str_eq(str(j, "inputs.framework"), "megatron");
+    ck_assert_str_eq(str(j, "inputs.grad_precision"), "fp32");
+    ck_assert(num(j, "memory.bytes_per_param.total") == 18.0);
+    ck_assert(num(j, "memory.bytes_per_param.grads") == 4.0);
     ck_assert(num(j, "memory.bytes_per_param.weights") == 2.0);
     ck_assert(num(j, "memory.bytes_per_param.master") == 4.0);
     ck_assert(num(j, "memory.bytes_per_param.optimizer") == 8.0);
-    /* model state = P * 16; both are doubles of exact integers < 2^53 */
-    ck_assert(num(j, "memory.model_state_bytes") == 16.0 * num(j, "params.total"));
+    /* model state = P * 18; both are doubles of exact integers < 2^53 */
+    ck_assert(num(j, "memory.model_state_bytes") == 18.0 * num(j, "params.total"));
     /* ZeRO shards over the data-parallel group dp*cp = 64 */
     ck_assert_int_eq((int)num(j, "memory.shard_group"), 64);
     ck_assert(json_is_boolean(at(j, "memory.fits")));
@@ -444,12 +471,13 @@ END_TEST
 START_TEST(test_memory_70b_oracle)
 {
     ts_api_response r;
-    json_t *j = post("/v1/memory", "{\"params\":70e9}", &r);
+    json_t *j = post("/v1/memory", "{\"params\":70e9,\"grad_precision\":\"bf16\"}", &r);
 
     ck_assert_uint_eq(r.status, 200);
     ck_assert(json_is_null(at(j, "inputs.model")));
     ck_assert(num(j, "inputs.params") == 70e9);
-    /* 16 * 70e9 = 1.12e12 and 2 * 70e9 = 1.4e11 are exact in double */
+    /* bf16 grads (the seed's setting): 16 * 70e9 = 1.12e12 and 2 * 70e9 =
+     * 1.4e11 are exact in double */
     ck_assert(num(j, "memory.model_state_bytes") == 1.12e12);
     ck_assert(num(j, "memory.inference_bytes") == 1.4e11);
     /* Chinchilla default tokens: 20 * P = 1.4e12 (docs/formulas.md) */
@@ -639,6 +667,7 @@ START_TEST(test_round_trip)
     ck_assert_ptr_nonnull(plan);
     ts_run_defaults(&run);
     ts_run_apply_preset(&run, p);
+    run.grad_precision = TS_PREC_FP32; /* the api's Megatron default */
     run.gpus = 16;
     run.dp = 0;
     run.ep = 8;
@@ -772,6 +801,30 @@ START_TEST(test_fit_gpus)
 END_TEST
 
 /* Nothing fits: 200 with found false and a reason, not an error. */
+/* A global batch the user fixed is kept (audit, issue 10): 12e9 params at
+ * 18 B/param (Megatron's fp32 grads) need 216e9 / dp + 2 GiB <= 81559 MiB,
+ * so dp 3 fits on memory alone, but 5 sequences do not split over 3 (nor
+ * 4) ranks: the answer is dp 5, and it holds the user's batch. */
+START_TEST(test_fit_gpus_keeps_batch)
+{
+    ts_api_response r;
+    json_t *j = post("/v1/fit", "{\"params\":12e9,\"zero\":3,\"solve\":\"gpus\",\"global_batch\":5}", &r);
+
+    ck_assert_uint_eq(r.status, 200);
+    ck_assert(json_is_true(at(j, "found")));
+    ck_assert_int_eq((int)num(j, "dp"), 5);
+    ck_assert_int_eq((int)num(j, "inputs.global_batch"), 5);
+    json_decref(j);
+    ts_api_response_free(&r);
+    /* Without a batch, memory alone decides: dp 3. */
+    j = post("/v1/fit", "{\"params\":12e9,\"zero\":3,\"solve\":\"gpus\"}", &r);
+    ck_assert_uint_eq(r.status, 200);
+    ck_assert_int_eq((int)num(j, "dp"), 3);
+    json_decref(j);
+    ts_api_response_free(&r);
+}
+END_TEST
+
 START_TEST(test_fit_not_found)
 {
     static const char *const bodies[] = {
@@ -826,10 +879,10 @@ START_TEST(test_catalogues)
     seen = false;
     json_array_foreach(at(j, "gpus"), i, p) {
         if (strcmp(str(p, "id"), "h100-sxm") == 0) {
-            /* oracles.md: H100 SXM 989 BF16 / 1979 FP8 dense, 80 GB */
+            /* oracles.md: H100 SXM 989 BF16 / 1979 FP8 dense, 81559 MiB */
             ck_assert(num(p, "bf16_tflops") == 989.0);
             ck_assert(num(p, "fp8_tflops") == 1979.0);
-            ck_assert(num(p, "hbm_bytes") == 80e9);
+            ck_assert(num(p, "hbm_bytes") == 81559.0 * 1048576);
             seen = true;
         }
     }
@@ -904,6 +957,64 @@ START_TEST(test_problem_builder)
     json_decref(j);
     ts_api_response_free(&r);
     ts_api_response_free(NULL);
+}
+END_TEST
+
+/* One title per problem type: a known slug gets the table's title
+ * whatever the caller passes (the server once said "Not Found" where the
+ * api said "Not found"). */
+START_TEST(test_problem_titles)
+{
+    const ts_api_problem_type *t;
+    ts_api_response r;
+    json_t *j;
+    size_t i, k;
+
+    for (i = 0; (t = ts_api_problem_type_at(i)) != NULL; i++) {
+        ck_assert(t->status >= 400 && t->status <= 599);
+        ck_assert_str_eq(ts_api_problem_title(t->slug), t->title);
+        for (k = 0; k < i; k++)
+            ck_assert_str_ne(ts_api_problem_type_at(k)->slug, t->slug);
+    }
+    ck_assert_uint_ge(i, 20);
+    ck_assert_ptr_null(ts_api_problem_title("no-such-type"));
+    ck_assert_ptr_null(ts_api_problem_title(NULL));
+
+    memset(&r, 0, sizeof r);
+    ck_assert_int_eq(ts_api_problem(&r, 404, "not-found", "Not Found", "d", NULL), 0);
+    j = json_loads(r.body, 0, NULL);
+    ck_assert_str_eq(str(j, "title"), "Not found");
+    json_decref(j);
+    ts_api_response_free(&r);
+}
+END_TEST
+
+/* JSON Schema's "integer" is any number with a zero fraction (draft
+ * 2020-12 validation 6.1.1): 2.0 and 2e0 are integers, and an integer
+ * literal past 2^63 is still a number (JSON.stringify(1e19)). */
+START_TEST(test_integral_numbers)
+{
+    ts_api_response r;
+    json_t *j;
+
+    j = post("/v1/memory", "{\"params\":7e9,\"gpus\":8.0,\"tp\":2e0,\"zero\":1.0,"
+             "\"global_batch\":6.4e1}", &r);
+    ck_assert_uint_eq(r.status, 200);
+    ck_assert(num(j, "inputs.gpus") == 8);
+    ck_assert(num(j, "inputs.tp") == 2);
+    ck_assert(num(j, "inputs.dp") == 4);
+    ck_assert(num(j, "inputs.zero") == 1);
+    ck_assert(num(j, "inputs.global_batch") == 64);
+    /* written back as integers (CONTRACT.md: integral values < 2^53) */
+    ck_assert_ptr_nonnull(strstr(r.body, "\"tp\":2,"));
+    json_decref(j);
+    ts_api_response_free(&r);
+
+    j = post("/v1/compute", "{\"params\":7e9,\"tokens\":10000000000000000000}", &r);
+    ck_assert_uint_eq(r.status, 200);
+    ck_assert(num(j, "inputs.tokens") == 1e19);
+    json_decref(j);
+    ts_api_response_free(&r);
 }
 END_TEST
 
@@ -1169,6 +1280,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, test_round_trip);
     tcase_add_test(tc, test_fit_micro_batch);
     tcase_add_test(tc, test_fit_gpus);
+    tcase_add_test(tc, test_fit_gpus_keeps_batch);
     tcase_add_test(tc, test_fit_not_found);
     tcase_add_test(tc, test_catalogues);
     tcase_add_test(tc, test_route_table);
@@ -1176,6 +1288,8 @@ static Suite *api_suite(void)
 
     tc = tcase_create("output");
     tcase_add_test(tc, test_problem_builder);
+    tcase_add_test(tc, test_problem_titles);
+    tcase_add_test(tc, test_integral_numbers);
     tcase_add_test(tc, test_human_format);
     tcase_add_test(tc, test_core_status_mapping);
     tcase_add_test(tc, test_writer_text);

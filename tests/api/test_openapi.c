@@ -9,14 +9,16 @@
  *    parser's field table (name, type, nullability, range, enum), every
  *    schema-valid boundary value passes the parser's checks and every
  *    value just outside fails with the member's pointer;
- *  - examples: each request example gets the status under which the spec
- *    files its same-named response example, and every actual and
- *    documented response validates against the response schema (a small
+ *  - examples: each request example is valid and gets its same-named 200
+ *    answer; each 400 example's x-request (or raw x-request-text) gets that
+ *    problem type and field; every actual and documented response
+ *    validates against the response schema (a small
  *    JSON Schema subset: $ref, type, enum, ranges, required, properties,
  *    additionalProperties false, items, minItems/maxItems).
  */
 #include <check.h>
 #include <jansson.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,6 +234,11 @@ START_TEST(test_routes_both_ways)
             size_t k;
 
             (void)op;
+            /* HEAD is served wherever GET is (the server drops the body) */
+            if (strcmp(m, "head") == 0) {
+                ck_assert_msg(json_object_get(item, "get") != NULL, "HEAD %s without GET", path);
+                continue;
+            }
             for (k = 0; m[k] != '\0' && k < sizeof upper - 1; k++)
                 upper[k] = (char)(m[k] >= 'a' && m[k] <= 'z' ? m[k] - 'a' + 'A' : m[k]);
             upper[k] = '\0';
@@ -241,6 +248,10 @@ START_TEST(test_routes_both_ways)
             ck_assert_msg(found, "openapi.json has %s, the route table does not", want);
         }
     }
+    /* HEAD is served wherever GET is: documented beside it. */
+    json_object_foreach(paths, path, item)
+        ck_assert_msg(json_object_get(item, "get") == NULL || json_object_get(item, "head") != NULL,
+                      "%s: GET documented without HEAD", path);
     /* The server's own routes are documented too. */
     for (i = 0; i < sizeof server_paths / sizeof server_paths[0]; i++)
         ck_assert_msg(json_object_get(json_object_get(paths, server_paths[i]), "get") != NULL,
@@ -396,8 +407,12 @@ START_TEST(test_schema_values_accepted)
             bad[2] = json_real(f->minimum + 0.5);
             break;
         case TS_API_FIELD_NUMBER:
-            /* exclusive bounds: the next double inside is valid */
-            good[0] = json_real(f->exclusive_minimum ? nextafter(f->minimum, INFINITY) : f->minimum);
+            /* exclusive bounds: the next double inside is valid, except
+             * that subnormals are refused (README, Limits): past an
+             * exclusive 0 the smallest normal double is */
+            good[0] = json_real(f->exclusive_minimum
+                                    ? (f->minimum == 0 ? DBL_MIN : nextafter(f->minimum, INFINITY))
+                                    : f->minimum);
             good[1] = json_real(f->exclusive_maximum ? nextafter(f->maximum, -INFINITY) : f->maximum);
             bad[0] = json_real(f->exclusive_minimum ? f->minimum : nextafter(f->minimum, -INFINITY));
             bad[1] = json_real(f->exclusive_maximum ? f->maximum : nextafter(f->maximum, INFINITY));
@@ -472,6 +487,38 @@ static const char *status_of_example(json_t *op, const char *name, json_t **doc)
     return NULL;
 }
 
+/* Send one documented 400 example's request: x-request is a JSON value,
+ * x-request-text raw body text (a duplicated key is no JSON value). */
+static void check_bad_example(const char *path, json_t *op, const char *name, json_t *ex)
+{
+    json_t *value = json_object_get(ex, "x-request");
+    const char *text = json_string_value(json_object_get(ex, "x-request-text"));
+    json_t *doc = json_object_get(ex, "value");
+    json_t *ps = response_schema(op, "400", "application/problem+json");
+    char *body = value != NULL ? json_dumps(value, JSON_COMPACT | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY)
+                               : NULL;
+    const char *sent = body != NULL ? body : text;
+    ts_api_response r;
+    json_t *got;
+    char what[128];
+
+    ck_assert_msg(sent != NULL, "%s: 400 example %s has neither x-request nor x-request-text", path, name);
+    ck_assert_int_eq(ts_api_handle("POST", path, "application/json", sent, strlen(sent), &r), 0);
+    ck_assert_msg(r.status == 400, "%s 400 example %s: got %u: %s", path, name, r.status, r.body);
+    got = json_loads(r.body, 0, NULL);
+    ck_assert_ptr_nonnull(got);
+    snprintf(what, sizeof what, "%s %s", path, name);
+    assert_valid(ps, got, what);
+    assert_valid(ps, doc, what);
+    /* the same problem as documented, naming the same member */
+    ck_assert_msg(json_equal(json_object_get(got, "type"), json_object_get(doc, "type")), "%s: type", what);
+    ck_assert_msg(json_equal(json_object_get(got, "field"), json_object_get(doc, "field")), "%s: field", what);
+    ck_assert_msg(json_is_string(json_object_get(got, "field")), "%s: a 400 example names a field", what);
+    json_decref(got);
+    ts_api_response_free(&r);
+    free(body);
+}
+
 START_TEST(test_examples)
 {
     const char *path;
@@ -480,9 +527,9 @@ START_TEST(test_examples)
 
     json_object_foreach(json_object_get(spec, "paths"), path, item) {
         json_t *op = json_object_get(item, "post");
-        json_t *media, *exs, *ex;
+        json_t *media, *exs, *ex, *bad;
         const char *name;
-        bool has_200 = false, has_400 = false;
+        size_t n400 = 0;
 
         if (op == NULL)
             continue;
@@ -490,8 +537,10 @@ START_TEST(test_examples)
         media = json_object_get(json_object_get(json_object_get(op, "requestBody"), "content"),
                                 "application/json");
         ck_assert_ptr_nonnull(media);
+        /* Request examples are valid requests (linters check them against
+         * the schema); each has its same-named 200 answer. */
         exs = json_object_get(media, "examples");
-        ck_assert_msg(json_object_size(exs) >= 2, "%s: examples", path);
+        ck_assert_msg(json_object_size(exs) >= 1, "%s: examples", path);
         json_object_foreach(exs, name, ex) {
             json_t *doc = NULL;
             const char *code = status_of_example(op, name, &doc);
@@ -501,42 +550,59 @@ START_TEST(test_examples)
             json_t *got;
             char what[128];
 
-            ck_assert_msg(code != NULL, "%s: example %s has no response", path, name);
-            /* the documented request is valid (or not) by the schema too */
+            ck_assert_msg(code != NULL && strcmp(code, "200") == 0,
+                          "%s: request example %s has no 200 answer (invalid requests "
+                          "belong in a 400 example's x-request)", path, name);
             body = json_dumps(value, JSON_COMPACT | JSON_REAL_PRECISION(17));
             ck_assert_int_eq(ts_api_handle("POST", path, "application/json", body,
                                            strlen(body), &r), 0);
-            ck_assert_msg(r.status == (unsigned)atoi(code), "%s example %s: got %u, documented %s: %s",
-                          path, name, r.status, code, r.body);
+            ck_assert_msg(r.status == 200, "%s example %s: got %u: %s", path, name, r.status, r.body);
             got = json_loads(r.body, 0, NULL);
             ck_assert_ptr_nonnull(got);
             snprintf(what, sizeof what, "%s %s", path, name);
-            if (r.status == 200) {
-                has_200 = true;
-                assert_valid(response_schema(op, "200", "application/json"), got, what);
-                assert_valid(response_schema(op, "200", "application/json"), doc, what);
-                /* a request the api accepts is valid by the request schema */
-                assert_valid(json_object_get(media, "schema"), value, what);
-                /* the documented answer is the one the api gives today, so
-                 * a formula change cannot leave stale numbers in the spec */
-                ck_assert_msg(json_equal(got, doc), "%s: documented 200 example differs "
-                              "from the api's answer; regenerate it", what);
-            } else {
-                json_t *ps = response_schema(op, code, "application/problem+json");
-                has_400 = has_400 || r.status == 400;
-                assert_valid(ps, got, what);
-                assert_valid(ps, doc, what);
-                /* the same problem as documented */
-                ck_assert(json_equal(json_object_get(got, "type"), json_object_get(doc, "type")));
-                ck_assert(json_equal(json_object_get(got, "field"), json_object_get(doc, "field")));
-            }
+            assert_valid(response_schema(op, "200", "application/json"), got, what);
+            assert_valid(response_schema(op, "200", "application/json"), doc, what);
+            /* a request the api accepts is valid by the request schema */
+            assert_valid(json_object_get(media, "schema"), value, what);
+            /* the documented answer is the one the api gives today, so
+             * a formula change cannot leave stale numbers in the spec */
+            ck_assert_msg(json_equal(got, doc), "%s: documented 200 example differs "
+                          "from the api's answer; regenerate it", what);
             json_decref(got);
             ts_api_response_free(&r);
             free(body);
         }
-        ck_assert_msg(has_200 && has_400, "%s: needs a 200 and a 400 example", path);
+        bad = json_object_get(json_object_get(json_object_get(json_object_get(
+                  json_object_get(op, "responses"), "400"), "content"), "application/problem+json"),
+                  "examples");
+        json_object_foreach(bad, name, ex) {
+            check_bad_example(path, op, name, ex);
+            n400++;
+        }
+        ck_assert_msg(n400 >= 1, "%s: needs a documented 400 example", path);
     }
-    ck_assert_uint_eq(posts, 5);
+    ck_assert_uint_ge(posts, 5);
+}
+END_TEST
+
+/* x-problem-types in the Problem schema is the api's table, both ways. */
+START_TEST(test_problem_types)
+{
+    json_t *doc = json_object_get(schema("Problem"), "x-problem-types");
+    const ts_api_problem_type *t;
+    size_t i;
+
+    ck_assert_msg(json_is_object(doc), "Problem.x-problem-types missing");
+    for (i = 0; (t = ts_api_problem_type_at(i)) != NULL; i++) {
+        json_t *e = json_object_get(doc, t->slug);
+
+        ck_assert_msg(e != NULL, "problem type %s not in x-problem-types", t->slug);
+        ck_assert_msg(json_integer_value(json_object_get(e, "status")) == (json_int_t)t->status,
+                      "%s: status", t->slug);
+        ck_assert_msg(strcmp(json_string_value(json_object_get(e, "title")), t->title) == 0,
+                      "%s: title", t->slug);
+    }
+    ck_assert_uint_eq(json_object_size(doc), i);
 }
 END_TEST
 
@@ -607,6 +673,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_request_schema);
     tcase_add_test(tc, test_schema_values_accepted);
     tcase_add_test(tc, test_examples);
+    tcase_add_test(tc, test_problem_types);
     tcase_add_test(tc, test_get_schemas);
     tcase_add_test(tc, test_problem_schema);
     suite_add_tcase(s, tc);

@@ -183,6 +183,34 @@ START_TEST(test_shard_rank0_rule)
 }
 END_TEST
 
+/* MoE without parallel save: the experts of one data-parallel group are
+ * spread over its ep ranks, so each writes 1/ep of them (the audit found
+ * the whole expert state charged to one rank).  Mixtral 8x7B (test_model.c:
+ * dense 1605636096, experts 45097156608), bf16 + master + AdamW = 14 B,
+ * ZeRO 0, ep 8 on 8 GPUs: 14 * (1605636096 + 45097156608 / 8) =
+ * 101398929408 B; writers tp * pp * ep = 8. */
+START_TEST(test_moe_shard_ep)
+{
+    ts_run r;
+    ts_ckpt c;
+
+    ts_run_defaults(&r);
+    ts_run_apply_preset(&r, ts_preset_find("mixtral-8x7b"));
+    r.gpus = 8;
+    r.ep = 8;
+    r.zero = 0;
+    r.ckpt.parallel_save = false;
+    c = estimate_ok(&r);
+    REL_CLOSE(c.shard_bytes_per_gpu.value, 101398929408.0, 1e-12);
+    ck_assert_int_eq(c.writers, 8);
+    /* ZeRO 1: weights 2 * 7242780672 + the 12 B rest over Nd 8:
+     * 12 * 46702792704 / 8 = 70054189056 -> 84539750400. */
+    r.zero = 1;
+    c = estimate_ok(&r);
+    REL_CLOSE(c.shard_bytes_per_gpu.value, 2 * 7242780672.0 + 12 * 46702792704.0 / 8, 1e-12);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* Tiers, MTBF, Young/Daly, worked by hand                             */
 /* ------------------------------------------------------------------ */
@@ -246,11 +274,17 @@ START_TEST(test_write_times_by_hand)
     daly = young * (1 + sqrt(C / (2 * M)) / 3 + C / (18 * M)) - C;
     REL_CLOSE(daly, 5122.6976347, 1e-9);
     REL_CLOSE(c.daly_interval_s.value, daly, 1e-9);
-    /* Waste at Daly: C/tau + (tau/2 + R)/M = 2.2775e-4 + 2.2771e-4 = 4.5546e-4. */
-    REL_CLOSE(c.waste_fraction.value, C / daly + (daly / 2 + R) / M, 1e-9);
-    REL_CLOSE(c.waste_fraction.value, 4.554589e-4, 1e-6);
-    /* At the 5-minute schedule: 1.16667/300 + (150 + 0.4375)/1.125e7 = 3.9023e-3. */
-    REL_CLOSE(c.waste_fraction_schedule, C / 300 + (150 + R) / M, 1e-9);
+    /* Waste at Daly (Daly 2006, eq. 7, exact):
+     * 1 - tau / (M e^(R/M) (e^((tau+C)/M) - 1)) = 0.0004553898; to first order
+     * C/tau + (tau/2 + R)/M = 2.2775e-4 + 2.2771e-4 = 4.5546e-4 (the
+     * second-order terms are 1.5e-4 of it). */
+    REL_CLOSE(c.waste_fraction.value, 1 - daly / (M * exp(R / M) * expm1((daly + C) / M)), 1e-9);
+    REL_CLOSE(c.waste_fraction.value, 0.000455389772, 1e-6);
+    REL_CLOSE(c.waste_fraction.value, C / daly + (daly / 2 + R) / M, 2e-4);
+    /* At the 5-minute schedule: 0.003887196 exact; first order
+     * 1.16667/300 + (150 + 0.4375)/1.125e7 = 3.9023e-3. */
+    REL_CLOSE(c.waste_fraction_schedule, 0.003887196029, 1e-6);
+    REL_CLOSE(c.waste_fraction_schedule, C / 300 + (150 + R) / M, 5e-3); /* (C/tau)^2 terms */
     ck_assert_ptr_nonnull(c.young_interval_s.formula);
     ck_assert_ptr_nonnull(c.daly_interval_s.formula);
     ck_assert_ptr_nonnull(c.waste_fraction.formula);
@@ -381,6 +415,28 @@ START_TEST(test_null_args)
 }
 END_TEST
 
+/* A job that fails every second with a 5-minute schedule loses
+ * (almost) everything: the waste tends to 1, it never exceeds it. */
+START_TEST(test_waste_bounded)
+{
+    ts_run r;
+    ts_ckpt c;
+
+    ts_run_defaults(&r);
+    ts_run_apply_preset(&r, ts_preset_find("llama3-405b"));
+    r.gpus = 16384;
+    r.tp = 8;
+    r.pp = 16;
+    r.ckpt.job_mtbf_hours = 1.0 / 3600;
+    c = estimate_ok(&r);
+    ck_assert(c.waste_fraction_schedule > 0.99 && c.waste_fraction_schedule <= 1);
+    ck_assert(c.waste_fraction.value > 0 && c.waste_fraction.value <= 1);
+    r.ckpt.job_mtbf_hours = 1e-9;
+    c = estimate_ok(&r);
+    ck_assert(c.waste_fraction_schedule == 1 && c.waste_fraction.value <= 1);
+}
+END_TEST
+
 /* Every preset with defaults: finite figures. */
 START_TEST(test_all_presets_finite)
 {
@@ -396,6 +452,10 @@ START_TEST(test_all_presets_finite)
         ck_assert(isfinite(c.full_bytes.value) && c.full_bytes.value > 0);
         ck_assert(isfinite(c.daly_interval_s.value) && c.daly_interval_s.value > 0);
         ck_assert(isfinite(c.waste_fraction.value));
+        /* A fraction of time: never above 1 (the first-order form gave
+         * 3.16 for the default llama3-405b plan). */
+        ck_assert(c.waste_fraction.value >= 0 && c.waste_fraction.value <= 1);
+        ck_assert(c.waste_fraction_schedule >= 0 && c.waste_fraction_schedule <= 1);
         for (j = 0; j < TS_TIER_COUNT; j++)
             ck_assert(isfinite(c.tiers[j].write_s) && c.tiers[j].write_s > 0);
     }
@@ -421,6 +481,8 @@ static Suite *ckpt_suite(void)
                         (int)(sizeof bad_cases / sizeof bad_cases[0]));
     tcase_add_test(tc, test_null_args);
     tcase_add_test(tc, test_all_presets_finite);
+    tcase_add_test(tc, test_waste_bounded);
+    tcase_add_test(tc, test_moe_shard_ep);
     suite_add_tcase(s, tc);
     return s;
 }

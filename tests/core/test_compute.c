@@ -396,9 +396,12 @@ START_TEST(test_attention_flops_needs_shape)
     ck_assert_int_eq(ts_compute_estimate(&r, &out, &err), TS_OK);
     /* Plain count: the PaLM term has no L h s, so it equals 6PT... */
     ck_assert(out.model_flops_attn.value == out.model_flops.value);
-    /* ...and asking to time with it is an error, not a silent 6PT. */
+    /* ...and asking to time with it is an error, not a silent 6PT; the
+     * run itself is inconsistent, so every estimator says so alike. */
     r.attention_flops = true;
-    ck_assert_int_eq(ts_compute_estimate(&r, &out, &err), TS_EINVAL);
+    ck_assert_int_eq(ts_compute_estimate(&r, &out, &err), TS_EINCOMPAT);
+    ck_assert_str_eq(err.field, "attention_flops");
+    ck_assert_int_eq(ts_run_resolve(&r, &err), TS_EINCOMPAT);
     ck_assert_str_eq(err.field, "attention_flops");
 }
 END_TEST

@@ -209,16 +209,23 @@ END_TEST
 
 START_TEST(test_extreme_shape_finite)
 {
-    /* Every field at its limit still gives a finite count. */
+    /* Every field at its limit gives a finite count, which is then
+     * refused: above the 1e15 that params itself may not pass (naming
+     * layers, with the count). */
     ts_model m = { .layers = INT64_C(1) << 20, .hidden = INT64_C(1) << 24,
                    .heads = INT64_C(1) << 20, .ffn = INT64_C(1) << 26,
                    .vocab = INT64_C(1) << 30, .experts = INT64_C(1) << 20,
                    .top_k = INT64_C(1) << 20, .gated = true };
     ts_params p;
+    ts_error err;
 
+    ck_assert_int_eq(ts_model_params(&m, &p, &err), TS_EINVAL);
+    ck_assert_str_eq(err.field, "layers");
+    ck_assert_ptr_nonnull(strstr(err.text, "above"));
+    /* Just under the limit is fine: 1e15 / (12 h^2) layers at h 65536. */
+    m = (ts_model){ .layers = 19000, .hidden = 65536, .heads = 512, .vocab = 1000 };
     ck_assert_int_eq(ts_model_params(&m, &p, NULL), TS_OK);
-    ck_assert(isfinite(p.total) && p.total > 0);
-    ck_assert(isfinite(p.active) && p.active > 0);
+    ck_assert(isfinite(p.total) && p.total > 0 && p.total <= 1e15);
 }
 END_TEST
 

@@ -38,11 +38,12 @@ START_TEST(test_plan_matches_estimators)
     ck_assert_msg(ts_plan_estimate(&r, plan, &err) == TS_OK, "%s: %s", err.field, err.text);
 
     /* plan.run is resolved: gpus = dp * tp * pp * cp = 64, tokens from the
-     * preset (Llama 3 model card: 15T), global batch = dp * micro_batch. */
+     * preset (Llama 3 model card: 15T), global batch about 4M tokens:
+     * ceil(2^22 / 8192) = 512 sequences, a multiple of dp * b = 64. */
     ck_assert_int_eq(plan->run.dp, 64);
     ck_assert_int_eq(plan->run.gpus, 64);
     ck_assert(plan->run.tokens == 15e12);
-    ck_assert_int_eq(plan->run.global_batch, 64);
+    ck_assert_int_eq(plan->run.global_batch, 512);
     ck_assert_int_eq(plan->run.model.kv_heads, 8);
     ck_assert_str_eq(plan->run.gpu.id, "h100-sxm");
 
@@ -96,7 +97,7 @@ START_TEST(test_plan_run_is_effective)
     ck_assert(plan->run.tokens == 1e12);
     ck_assert(plan->compute.tokens == 1e12);
     /* H200: 141 GB (oracles.md) */
-    ck_assert(plan->memory.hbm_bytes == 141e9);
+    ck_assert(plan->memory.hbm_bytes == 143771.0 * 1048576); /* nvidia-smi: 143771 MiB */
     /* 6 * 8.03e9 * 1e12 = 4.82e22 (Llama 3 8B count from formulas.md, 3 s.f.). */
     ck_assert(fabs(plan->compute.model_flops.value - 4.818e22) < 1e-3 * 4.818e22);
     free(plan);

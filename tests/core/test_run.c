@@ -160,11 +160,16 @@ START_TEST(test_defaults)
     ck_assert(!r.sequence_parallel);
     ck_assert_int_eq(r.recompute, TS_RECOMPUTE_NONE);
     ck_assert_str_eq(r.gpu.id, "h100-sxm");
-    ck_assert(r.gpu.hbm_bytes == 80e9); /* oracles.md: H100 SXM 80 GB */
+    ck_assert(r.gpu.hbm_bytes == 81559.0 * 1048576); /* oracles.md: H100 SXM 81559 MiB */
     ck_assert_int_eq(r.gpus_per_node, 8);
     ck_assert(r.mfu == 0.4);
     ck_assert(r.overhead_gib == 2.0);
-    ck_assert(r.fragmentation == 0.05);
+    ck_assert(r.fragmentation == 0);
+    ck_assert_int_eq(r.framework, TS_FW_MEGATRON);
+    ck_assert_int_eq(r.attention, TS_ATTN_FLASH);
+    ck_assert_int_eq(r.vpp, 1);
+    ck_assert_int_eq(r.loss_chunks, 1);
+    ck_assert_int_eq(r.optimizer_precision, TS_PREC_FP32);
     ck_assert(r.ckpt.writer_gbps == 2 && r.ckpt.nvme_gbps == 6);
     ck_assert(r.ckpt.shared_gbps == 100 && r.ckpt.object_gbps == 20);
     ck_assert(r.ckpt.nvme_interval_min == 5 && r.ckpt.shared_interval_min == 30 &&
@@ -274,7 +279,9 @@ START_TEST(test_resolve_defaults)
     ck_assert_int_eq(r.model.ffn, 4 * 256);    /* = 4 h */
     ck_assert_int_eq(r.model.top_k, 0);        /* dense: untouched */
     ck_assert_int_eq(r.dp, 8);                 /* 8 GPUs / 1 */
-    ck_assert_int_eq(r.global_batch, 8);       /* dp * micro_batch = 8 * 1 */
+    /* About 4M tokens: ceil(2^22 / seq) sequences, a multiple of dp * b. */
+    ck_assert_int_eq(r.global_batch, (4194304 + r.seq - 1) / r.seq);
+    ck_assert_int_eq(r.global_batch % 8, 0);
     /* Idempotent: a resolved run resolves to itself. */
     again = r;
     ck_assert_int_eq(ts_run_resolve(&again, NULL), TS_OK);

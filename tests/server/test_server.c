@@ -156,9 +156,9 @@ START_TEST(test_gpus)
         if (strcmp(json_string_value(json_object_get(g, "id")), "h100-sxm") == 0)
             h100 = g;
     ck_assert(h100 != NULL);
-    /* oracles.md: H100 SXM 989 dense BF16 TFLOP/s, 80 GB (decimal). */
+    /* oracles.md: H100 SXM 989 dense BF16 TFLOP/s, 81559 MiB as the driver reports. */
     ck_assert_double_eq_tol(num(h100, "bf16_tflops"), 989.0, 1e-9);
-    ck_assert_double_eq_tol(num(h100, "hbm_bytes"), 80e9, 1.0);
+    ck_assert_double_eq_tol(num(h100, "hbm_bytes"), 81559.0 * 1048576, 1.0); /* nvidia-smi MiB */
     json_decref(j);
     th_resp_free(&r);
 }
@@ -187,9 +187,9 @@ START_TEST(test_memory)
 {
     json_t *j = estimate("/v1/memory", "memory");
     json_t *bpp = json_object_get(json_object_get(j, "memory"), "bytes_per_param");
-    /* oracles.md: mixed-precision Adam = 2 + 2 + 4 + 4 + 4 = 16 B/param
-     * (defaults: bf16 weights and grads, fp32 master, AdamW).  Exact. */
-    ck_assert_double_eq_tol(num(bpp, "total"), 16.0, 1e-12);
+    /* oracles.md: mixed-precision Adam with fp32 grads (Megatron-LM, the
+     * default framework) = 2 + 4 + 4 + 4 + 4 = 18 B/param.  Exact. */
+    ck_assert_double_eq_tol(num(bpp, "total"), 18.0, 1e-12);
     json_decref(j);
 }
 END_TEST
@@ -256,14 +256,19 @@ END_TEST
 
 START_TEST(test_ops)
 {
+    /* text/plain, one word (api/openapi.json /livez, /readyz). */
+    char ct[64];
     th_resp r = get("/livez");
     ck_assert_int_eq(r.status, 200);
-    ck_assert_str_eq(r.body, "{\"status\":\"ok\"}");
+    ck_assert_str_eq(r.body, "ok\n");
+    ck_assert(th_header(&r, "Content-Type", ct, sizeof ct));
+    ck_assert_str_eq(ct, "text/plain; charset=utf-8");
     assert_nosniff(&r);
     th_resp_free(&r);
 
     r = get("/readyz");
     ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "ready\n");
     th_resp_free(&r);
 
     /* HEAD: same status and length, no body. */
@@ -273,7 +278,7 @@ START_TEST(test_ops)
     ck_assert_uint_eq(r.len, 0);
     char cl[32];
     ck_assert(th_header(&r, "Content-Length", cl, sizeof cl));
-    ck_assert_str_eq(cl, "15");
+    ck_assert_str_eq(cl, "3");
     th_resp_free(&r);
 }
 END_TEST
@@ -549,7 +554,8 @@ START_TEST(test_method_not_allowed)
         {"DELETE", "/readyz", "GET, HEAD"},
         {"PUT", "/metrics", "GET, HEAD"},
         {"GET", "/v1/memory", "POST"},   /* CONTRACT.md: POST only */
-        {"POST", "/v1/presets", "GET"},  /* CONTRACT.md: GET only */
+        {"POST", "/v1/presets", "GET, HEAD"},  /* GET (and so HEAD) only */
+        {"PUT", "/v1/gpus", "GET, HEAD"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         th_req rq = {.method = cases[i].method, .path = cases[i].path,
