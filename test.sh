@@ -42,7 +42,8 @@ passed=0 failed=0 failures=()
 tests_ok=0 tests_bad=0 unknown=() notes=() timings=()
 
 # Sum meson's "Ok:/Fail:" counters and our runners' "N passed, N failed".
-# A stage that fails without reporting any failed test (it crashed, or its
+# Skipped meson tests count as failed.  A stage that fails without
+# reporting any failed test (it crashed, or its
 # build broke, before printing counts) adds one failed test and is named
 # in the summary as "count unknown", so the tests line can never read
 # "0 failed" after a failed stage.
@@ -50,6 +51,9 @@ count() { # log, stage status, stage name
     local log=$1 rc=$2 name=$3 n ok=0 bad=0
     n=$(awk '/^Ok:/{s+=$2} END{print s+0}' "$log"); ok=$((ok + n))
     n=$(awk '/^(Fail|Unexpected Pass|Timeout):/{s+=$NF} END{print s+0}' "$log"); bad=$((bad + n))
+    # a skipped test is a missing dependency: scripts/deps.sh installs them all
+    n=$(awk '/^Skipped:/{s+=$NF} END{print s+0}' "$log"); bad=$((bad + n))
+    [ "$n" = 0 ] || echo "!! $n meson test(s) skipped in '$name': counted as failed"
     n=$(sed -nE 's/^[A-Za-z0-9_-]+: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$log" |
         awk '{p+=$1; f+=$2} END{print p+0, f+0}')
     ok=$((ok + ${n% *})); bad=$((bad + ${n#* }))
