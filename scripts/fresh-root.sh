@@ -139,7 +139,8 @@ t1=\$(date +%s)
 env ${INNER_ENV:-} timeout $TEST_TIMEOUT ./test.sh >/tmp/test.log 2>&1
 trc=\$?
 tt=\$(( \$(date +%s) - t1 ))
-echo "fresh-root-test: ./test.sh exit status \$trc after \$tt s; what it installed and its summary:"
+echo "fresh-root-test: ./test.sh exit status \$trc after \$tt s (\$(grep -E '^tests: ' /tmp/test.log | tail -1))"
+echo "inner ./test.sh: what deps.sh installed, then its summary:"
 grep -E '^deps: (installing|/|Node)|^test.sh: node' /tmp/test.log | cut -c1-300 | sed 's/^/    /'
 sed -n '/^stage times:/,\$p' /tmp/test.log | sed 's/^/    /'
 if [ \$trc != 0 ]; then
