@@ -23,7 +23,9 @@ RUN apt-get update \
       libmicrohttpd-dev \
       libjansson-dev \
       libcurl4-openssl-dev \
+      libyaml-dev \
       check \
+      libxml2-utils \
  && apt-get clean \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
@@ -41,6 +43,7 @@ RUN apt-get update \
       libmicrohttpd12 \
       libjansson4 \
       libcurl4 \
+      libyaml-0-2 \
  && apt-get clean \
  && rm -rf /var/lib/apt/lists/* /var/log/apt/* /var/log/dpkg.log /var/cache/debconf/*-old \
  && groupadd --system --gid 10001 trainsize \

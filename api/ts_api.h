@@ -84,6 +84,11 @@ typedef struct ts_api_field {
     bool fit_only;                 /* accepted by POST /v1/fit only */
 } ts_api_field;
 
+/* Request members that import a launch config instead of naming one
+ * field ("hf_config", "deepspeed_config", "megatron_args"),
+ * NULL-terminated; they are not in the field table below. */
+const char *const *ts_api_import_members(void);
+
 /* i-th request field, NULL past the end (same shape as ts_gpu_at()). */
 const ts_api_field *ts_api_request_field(size_t i);
 size_t ts_api_request_field_count(void);

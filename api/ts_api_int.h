@@ -94,7 +94,14 @@ typedef struct ts_json_field {
 typedef enum ts_json_fi {
     TS_FI_MODEL = 0, TS_FI_PARAMS, TS_FI_LAYERS, TS_FI_HIDDEN, TS_FI_HEADS,
     TS_FI_KV_HEADS, TS_FI_FFN, TS_FI_VOCAB, TS_FI_EXPERTS, TS_FI_TOP_K,
-    TS_FI_GATED, TS_FI_TIED_EMBEDDINGS, TS_FI_PRECISION, TS_FI_GRAD_PRECISION,
+    TS_FI_GATED, TS_FI_TIED_EMBEDDINGS,
+    /* finer shape detail (imported configs) */
+    TS_FI_HEAD_DIM, TS_FI_QKV_BIAS, TS_FI_OUT_BIAS, TS_FI_MLP_BIAS,
+    TS_FI_NORM_BIAS, TS_FI_NORMS_PER_LAYER, TS_FI_QK_NORM, TS_FI_POS_EMBEDDINGS,
+    TS_FI_MOE_FFN, TS_FI_SHARED_EXPERTS, TS_FI_DENSE_LAYERS, TS_FI_ROUTER_BIAS,
+    TS_FI_Q_LORA_RANK, TS_FI_KV_LORA_RANK, TS_FI_QK_NOPE_DIM, TS_FI_QK_ROPE_DIM,
+    TS_FI_V_HEAD_DIM,
+    TS_FI_PRECISION, TS_FI_GRAD_PRECISION,
     TS_FI_COMPUTE_PRECISION, TS_FI_MASTER_WEIGHTS, TS_FI_OPTIMIZER,
     TS_FI_TRAINABLE_FRACTION, TS_FI_SEQ, TS_FI_MICRO_BATCH, TS_FI_GLOBAL_BATCH,
     TS_FI_TOKENS, TS_FI_GPUS, TS_FI_DP, TS_FI_TP, TS_FI_PP, TS_FI_CP, TS_FI_EP,
@@ -122,8 +129,37 @@ typedef enum ts_api_solve {
     TS_API_SOLVE_GPUS
 } ts_api_solve;
 
+/* Where a resolved input came from (the "inputs_source" answer member),
+ * in the order they are applied: later ones override earlier ones. */
+typedef enum ts_api_src {
+    TS_SRC_DEFAULT = 0,          /* documented default, or derived from others */
+    TS_SRC_PRESET,               /* "model": a preset */
+    TS_SRC_HF,                   /* "hf_config" (ts_import_hf.c) */
+    TS_SRC_AXOLOTL,              /* "axolotl_config" (ts_import_yaml.c) */
+    TS_SRC_DS,                   /* "deepspeed_config" (ts_import_ds.c) */
+    TS_SRC_MEGATRON,             /* "megatron_args" (ts_import_mega.c) */
+    TS_SRC_REQUEST,              /* the member itself */
+    TS_SRC_COUNT
+} ts_api_src;
+
+const char *ts_api_src_name(ts_api_src s);
+
+/* What an import could not map exactly: reported, never silently dropped
+ * ("import_notes" in the answer). */
+#define TS_API_NOTES_MAX 16
+#define TS_API_NOTE_LEN 240
+
+typedef struct ts_api_notes {
+    size_t n;
+    bool truncated;              /* more notes than TS_API_NOTES_MAX */
+    char text[TS_API_NOTES_MAX][TS_API_NOTE_LEN];
+} ts_api_notes;
+
 /* A parsed request: the run plus the /v1/fit extras. */
 typedef struct ts_api_req {
+    unsigned char source[TS_FI_COUNT]; /* ts_api_src of every member */
+    bool imported;               /* an import member was given */
+    ts_api_notes notes;
     ts_run run;                  /* resolved (ts_run_resolve passed) */
     ts_run unresolved;           /* before resolution: what fit re-resolves */
     ts_api_solve solve;
@@ -135,6 +171,12 @@ typedef struct ts_api_req {
  * and requires its extras).  Returns 0, or -1 with *err filled. */
 int ts_json_parse_run(const char *body, size_t len, bool fit,
                       ts_api_req *req, ts_api_err *err);
+
+/* Names of the import members ("hf_config", "axolotl_config",
+ * "deepspeed_config", "megatron_args"), NULL-terminated, in the order they
+ * apply: request members outside the field table (ts_import.c). */
+extern const char *const ts_import_members[];
+
 
 /* Field name of the closest known request field within edit distance 2,
  * or NULL.  fit selects whether the fit extras count as known. */
@@ -170,6 +212,10 @@ void ts_jw_strn(ts_jw *w, const char *key, const char *s, size_t cap);
 
 /* The response objects of api/CONTRACT.md, each written as member key. */
 void ts_json_inputs(ts_jw *w, const char *key, const ts_run *r);
+/* "inputs_source" (every echoed member's ts_api_src) and "import_notes"
+ * (ts_import.c). */
+void ts_json_inputs_source(ts_jw *w, const char *key, const ts_api_req *req);
+void ts_json_import_notes(ts_jw *w, const char *key, const ts_api_notes *n);
 void ts_json_params(ts_jw *w, const char *key, const ts_params *p);
 void ts_json_memory(ts_jw *w, const char *key, const ts_memory *m);
 void ts_json_compute(ts_jw *w, const char *key, const ts_compute *c);

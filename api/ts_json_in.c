@@ -14,9 +14,11 @@
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ts_api_int.h"
+#include "ts_import.h"
 
 static const char *const prec_values[] = { "fp32", "bf16", "fp16", "fp8", NULL };
 static const char *const opt_values[] = {
@@ -60,6 +62,23 @@ const ts_json_field ts_json_fields[TS_FI_COUNT] = {
     F_INT(TS_FI_TOP_K, "top_k", 0, 1048576, model.top_k),
     F_BOOL(TS_FI_GATED, "gated", model.gated),
     F_BOOL(TS_FI_TIED_EMBEDDINGS, "tied_embeddings", model.tied_embeddings),
+    F_INT(TS_FI_HEAD_DIM, "head_dim", 0, 16777216, model.head_dim),
+    F_BOOL(TS_FI_QKV_BIAS, "qkv_bias", model.qkv_bias),
+    F_BOOL(TS_FI_OUT_BIAS, "out_bias", model.out_bias),
+    F_BOOL(TS_FI_MLP_BIAS, "mlp_bias", model.mlp_bias),
+    F_BOOL(TS_FI_NORM_BIAS, "norm_bias", model.norm_bias),
+    F_INT(TS_FI_NORMS_PER_LAYER, "norms_per_layer", 0, 16, model.norms_per_layer),
+    F_BOOL(TS_FI_QK_NORM, "qk_norm", model.qk_norm),
+    F_INT(TS_FI_POS_EMBEDDINGS, "pos_embeddings", 0, 1073741824, model.pos_embeddings),
+    F_INT(TS_FI_MOE_FFN, "moe_ffn", 0, 67108864, model.moe_ffn),
+    F_INT(TS_FI_SHARED_EXPERTS, "shared_experts", 0, 1048576, model.shared_experts),
+    F_INT(TS_FI_DENSE_LAYERS, "dense_layers", 0, 1048576, model.dense_layers),
+    F_BOOL(TS_FI_ROUTER_BIAS, "router_bias", model.router_bias),
+    F_INT(TS_FI_Q_LORA_RANK, "q_lora_rank", 0, 16777216, model.q_lora_rank),
+    F_INT(TS_FI_KV_LORA_RANK, "kv_lora_rank", 0, 16777216, model.kv_lora_rank),
+    F_INT(TS_FI_QK_NOPE_DIM, "qk_nope_dim", 0, 16777216, model.qk_nope_dim),
+    F_INT(TS_FI_QK_ROPE_DIM, "qk_rope_dim", 0, 16777216, model.qk_rope_dim),
+    F_INT(TS_FI_V_HEAD_DIM, "v_head_dim", 0, 16777216, model.v_head_dim),
     F_ENUM(TS_FI_PRECISION, "precision", prec_values, TS_BIND_PREC, precision),
     F_ENUM(TS_FI_GRAD_PRECISION, "grad_precision", prec_values, TS_BIND_PREC, grad_precision),
     F_ENUM(TS_FI_COMPUTE_PRECISION, "compute_precision", prec_values, TS_BIND_PREC, compute_precision),
@@ -555,6 +574,63 @@ static int check_duplicates(const char *body, size_t len, const json_t *root,
     return rc;
 }
 
+static int import_index(const char *key);
+
+/* Duplicate keys inside the imported objects (hf_config,
+ * deepspeed_config): jansson keeps the last one, which would silently
+ * pick one of two values.  Walks the object text at s depth-first; at the
+ * top (ptr "") only into the import members, whose own duplicates
+ * check_duplicates() has already refused.  0, 1 (err set) or -1 (out of
+ * memory). */
+static int import_duplicates(const char *s, size_t n, const char *ptr, int depth,
+                             ts_api_err *err)
+{
+    size_t i = skip_ws(s, n, 0);
+    json_t *seen;
+    int rc = 0;
+
+    if (i >= n || s[i] != '{' || depth > TS_IMPORT_DEPTH_MAX)
+        return 0; /* deeper than the size cap, which refuses it anyway */
+    if ((seen = json_object()) == NULL)
+        return -1;
+    i = skip_ws(s, n, i + 1);
+    while (rc == 0 && i < n && s[i] == '"') {
+        size_t len = string_token_len(s + i, n - i);
+        json_t *k = json_loadb(s + i, len, JSON_DECODE_ANY, NULL);
+        const char *key = json_string_value(k);
+        char sub[TS_API_FIELD_LEN], tok[TS_API_FIELD_LEN / 2];
+        bool descend;
+
+        if (key == NULL) {
+            json_decref(k);
+            rc = -1;
+            break;
+        }
+        json_pointer(tok, sizeof tok, key);
+        snprintf(sub, sizeof sub, "%.*s%s", (int)(sizeof sub / 2), ptr, tok);
+        ts_api_utf8_trim(sub);
+        if (depth > 0 && json_object_get(seen, key) != NULL) {
+            ts_api_err_set(err, 400, "duplicate-key", "Duplicate key", sub,
+                           "duplicate object key %s in an imported config", sub);
+            rc = 1;
+        } else if (json_object_set_new(seen, key, json_null()) != 0) {
+            rc = -1;
+        }
+        descend = depth > 0 || import_index(key) >= 0;
+        json_decref(k);
+        i = skip_ws(s, n, i + len);
+        if (i < n && s[i] == ':')
+            i = skip_ws(s, n, i + 1);
+        if (rc == 0 && descend && i < n && s[i] == '{')
+            rc = import_duplicates(s + i, n - i, sub, depth + 1, err);
+        i = skip_ws(s, n, skip_value(s, n, i));
+        if (i < n && s[i] == ',')
+            i = skip_ws(s, n, i + 1);
+    }
+    json_decref(seen);
+    return rc;
+}
+
 static void list_ids(char *buf, size_t size, bool presets)
 {
     size_t o = 0;
@@ -716,7 +792,9 @@ static int fit_seed(ts_api_req *req, const json_t *const *given,
         const char *name = ts_json_fields[*c].f.name;
         char ptr[64];
 
-        if (given[*c] == NULL)
+        /* An imported value (a DeepSpeed micro-batch) is what the solver
+         * replaces; only the request's own members clash. */
+        if (given[*c] == NULL || req->source[*c] != TS_SRC_REQUEST)
             continue;
         snprintf(ptr, sizeof ptr, "/%s", name);
         ts_api_err_set(err, 400, "incompatible-options", "Incompatible options",
@@ -737,10 +815,165 @@ static int fit_seed(ts_api_req *req, const json_t *const *given,
     return 0;
 }
 
+/* Index of an import member ("hf_config", ...), or -1. */
+static int import_index(const char *key)
+{
+    int i;
+
+    for (i = 0; ts_import_members[i] != NULL; i++)
+        if (strcmp(ts_import_members[i], key) == 0)
+            return i;
+    return -1;
+}
+
+/* Point an error raised for an imported value at where it came from:
+ * origin is "/hf_config/num_hidden_layers" or "/megatron_args (--tp)". */
+static void blame_import(ts_api_err *err, const char *origin)
+{
+    char detail[TS_API_DETAIL_LEN];
+    size_t plen = strcspn(origin, " ");
+    int n = snprintf(detail, sizeof detail, "from %s: ", origin);
+
+    if (n > 0 && (size_t)n < sizeof detail) {
+        size_t room = sizeof detail - (size_t)n;
+
+        memcpy(detail + n, err->detail, strnlen(err->detail, room - 1));
+        detail[(size_t)n + strnlen(err->detail, room - 1)] = '\0';
+        ts_api_utf8_trim(detail);
+        memcpy(err->detail, detail, sizeof err->detail);
+    }
+    snprintf(err->field, sizeof err->field, "%.*s", (int)plen, origin);
+}
+
+/* Run the importers and merge their values under the request's own. */
+static int apply_imports(const json_t *const *imp, ts_import *im,
+                         const json_t **given, ts_api_req *req, ts_api_err *err)
+{
+    static const struct { bool object; const char *what; } want[TS_IMP_COUNT] = {
+        [TS_IMP_HF] = { true, "a Hugging Face config.json" },
+        [TS_IMP_AXOLOTL] = { false, "an axolotl YAML config" },
+        [TS_IMP_DS] = { true, "a DeepSpeed config" },
+        [TS_IMP_MEGA] = { false, "Megatron-LM arguments" },
+    };
+    size_t i;
+
+    for (i = 0; i < TS_IMP_COUNT; i++) {
+        char ptr[32];
+        bool ok;
+
+        if (imp[i] == NULL)
+            continue;
+        ok = want[i].object ? json_is_object(imp[i]) : json_is_string(imp[i]);
+        if (!ok) {
+            snprintf(ptr, sizeof ptr, "/%s", ts_import_members[i]);
+            ts_api_err_set(err, 400, "invalid-type", "Wrong type", ptr,
+                           "%s must be %s (%s), got %s", ts_import_members[i],
+                           want[i].object ? "an object" : "a string", want[i].what,
+                           json_kind(imp[i]));
+            return -1;
+        }
+        req->imported = true;
+    }
+    if (imp[TS_IMP_HF] != NULL && ts_import_hf(im, imp[TS_IMP_HF], err) != 0)
+        return -1;
+    if (imp[TS_IMP_AXOLOTL] != NULL &&
+        ts_import_axolotl(im, json_string_value(imp[TS_IMP_AXOLOTL]),
+                          json_string_length(imp[TS_IMP_AXOLOTL]), err) != 0)
+        return -1;
+    if (imp[TS_IMP_DS] != NULL && ts_import_ds(im, imp[TS_IMP_DS], err) != 0)
+        return -1;
+    if (imp[TS_IMP_MEGA] != NULL &&
+        ts_import_mega(im, json_string_value(imp[TS_IMP_MEGA]),
+                       json_string_length(imp[TS_IMP_MEGA]), err) != 0)
+        return -1;
+    for (i = 0; i < TS_FI_COUNT; i++) {
+        if (im->vals[i] == NULL)
+            continue;
+        if (given[i] != NULL) {
+            /* The request overrides: say so when it differs. */
+            if (!json_equal(given[i], im->vals[i]))
+                ts_import_note(&req->notes, "%s: the request's value overrides %s",
+                               ts_json_fields[i].f.name, im->origin[i]);
+            continue;
+        }
+        if (ts_json_fields[i].f.fit_only)
+            continue;
+        if (check_value(&ts_json_fields[i].f, im->vals[i], err) != 0) {
+            blame_import(err, im->origin[i]);
+            return -1;
+        }
+        given[i] = im->vals[i];
+        req->source[i] = (unsigned char)im->src[i];
+    }
+    return 0;
+}
+
+static bool req_has_import(const json_t *const *imp)
+{
+    size_t i;
+
+    for (i = 0; i < TS_IMP_COUNT; i++)
+        if (imp[i] != NULL)
+            return true;
+    return false;
+}
+
+/* DeepSpeed: train_batch_size = micro x gradient_accumulation_steps x dp
+ * (runtime/config.py _batch_assertion), once dp is known. */
+static int apply_ds_batch(ts_api_req *req, const ts_import *im, ts_api_err *err)
+{
+    ts_run *r = &req->run;
+    int64_t mp = r->tp * r->pp * r->cp;
+    int64_t dp = r->dp > 0 ? r->dp : (mp > 0 && r->gpus % mp == 0 ? r->gpus / mp : 0);
+    int64_t gas = im->ds_gas;
+
+    if (gas <= 0 || dp <= 0)
+        return 0;
+    if (req->source[TS_FI_GLOBAL_BATCH] == TS_SRC_REQUEST ||
+        req->source[TS_FI_GLOBAL_BATCH] == TS_SRC_MEGATRON) {
+        ts_import_note(&req->notes, "%s is not used: global_batch is given",
+                       im->gas_origin);
+        return 0;
+    }
+    if (im->ds_train_batch && req->source[TS_FI_GLOBAL_BATCH] == TS_SRC_DS) {
+        int64_t per = gas * dp;
+
+        if (req->source[TS_FI_MICRO_BATCH] == TS_SRC_DEFAULT && r->global_batch % per == 0) {
+            /* DeepSpeed derives the micro-batch from the other two. */
+            r->micro_batch = r->global_batch / per;
+            req->source[TS_FI_MICRO_BATCH] = TS_SRC_DS;
+            return 0;
+        }
+        if (r->global_batch != r->micro_batch * per) {
+            ts_api_err_set(err, 400, "incompatible-options", "Incompatible options",
+                           "/deepspeed_config/train_batch_size",
+                           "train_batch_size %lld != micro-batch %lld x "
+                           "gradient_accumulation_steps %lld x dp %lld = %lld "
+                           "(DeepSpeed asserts this)", (long long)r->global_batch,
+                           (long long)r->micro_batch, (long long)gas, (long long)dp,
+                           (long long)(r->micro_batch * per));
+            return -1;
+        }
+        return 0;
+    }
+    r->global_batch = r->micro_batch * gas * dp;
+    req->source[TS_FI_GLOBAL_BATCH] = (unsigned char)im->gas_src;
+    return 0;
+}
+
+/* Members a preset sets: the whole shape, seq and tokens. */
+static bool preset_sets(size_t i)
+{
+    return (i >= TS_FI_PARAMS && i <= TS_FI_V_HEAD_DIM) || i == TS_FI_SEQ ||
+           i == TS_FI_TOKENS || i == TS_FI_MODEL;
+}
+
 int ts_json_parse_run(const char *body, size_t len, bool fit,
                       ts_api_req *req, ts_api_err *err)
 {
     const json_t *given[TS_FI_COUNT];
+    const json_t *imp[TS_IMP_COUNT] = { NULL };
+    ts_import *im = NULL;
     json_error_t je;
     json_t *root;
     const char *key;
@@ -788,7 +1021,12 @@ int ts_json_parse_run(const char *body, size_t len, bool fit,
     /* Pass 1: every member known, well-typed and in range. */
     json_object_foreach(root, key, val) {
         size_t idx = field_index(key);
+        int ii = import_index(key);
 
+        if (ii >= 0) {
+            imp[ii] = val;
+            continue;
+        }
         if (idx == SIZE_MAX || (ts_json_fields[idx].f.fit_only && !fit)) {
             unknown_field(err, key, fit);
             goto out;
@@ -796,6 +1034,34 @@ int ts_json_parse_run(const char *body, size_t len, bool fit,
         if (check_value(&ts_json_fields[idx].f, val, err) != 0)
             goto out;
         given[idx] = val;
+        req->source[idx] = TS_SRC_REQUEST;
+    }
+    if (given[TS_FI_MODEL] != NULL && !json_is_null(given[TS_FI_MODEL]))
+        for (i = 0; i < TS_FI_COUNT; i++)
+            if (given[i] == NULL && preset_sets(i))
+                req->source[i] = TS_SRC_PRESET;
+
+    /* Imports: proposed values, checked like members, under the request's. */
+    if (req_has_import(imp)) {
+        switch (import_duplicates(body, len, "", 0, err)) {
+        case 0:
+            break;
+        case 1:
+            goto out;
+        default:
+            ts_api_err_set(err, 503, "out-of-memory", "Out of memory", NULL,
+                           "out of memory parsing the request");
+            goto out;
+        }
+        im = malloc(sizeof *im);
+        if (im == NULL) {
+            ts_api_err_set(err, 503, "out-of-memory", "Out of memory", NULL,
+                           "out of memory parsing the request");
+            goto out;
+        }
+        ts_import_init(im, &req->notes);
+        if (apply_imports(imp, im, given, req, err) != 0)
+            goto out;
     }
 
     /* Pass 2: apply in a fixed order (see the file comment). */
@@ -888,6 +1154,9 @@ int ts_json_parse_run(const char *body, size_t len, bool fit,
         }
     }
 
+    if (im != NULL && apply_ds_batch(req, im, err) != 0)
+        goto out;
+
     if (fit) {
         if (fit_seed(req, given, err) != 0)
             goto out;
@@ -896,11 +1165,21 @@ int ts_json_parse_run(const char *body, size_t len, bool fit,
     req->unresolved = req->run;
     memset(&cerr, 0, sizeof cerr);
     if (ts_run_resolve(&req->run, &cerr) != TS_OK) {
+        size_t idx = field_index(cerr.field);
+
         ts_api_err_from_core(err, &cerr);
+        /* A core check on an imported value names the imported key. */
+        if (im != NULL && idx != SIZE_MAX && im->vals[idx] != NULL &&
+            req->source[idx] == im->src[idx] && req->source[idx] != TS_SRC_REQUEST)
+            blame_import(err, im->origin[idx]);
         goto out;
     }
     rc = 0;
 out:
+    if (im != NULL) {
+        ts_import_free(im);
+        free(im);
+    }
     json_decref(root);
     return rc;
 }

@@ -290,6 +290,7 @@ void ts_json_sweep(ts_jw *w, const char *key, const ts_sweep_point *pts, size_t 
         ts_jw_num(w, "master", p->master);
         ts_jw_num(w, "optimizer", p->optimizer);
         ts_jw_num(w, "activations", p->activations);
+        ts_jw_num(w, "buffers", p->buffers);
         ts_jw_num(w, "overhead", p->overhead);
         ts_jw_num(w, "total", p->total);
         ts_jw_num(w, "ckpt_shard_bytes", p->ckpt_shard_bytes);

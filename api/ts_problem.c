@@ -34,6 +34,9 @@ static const ts_api_problem_type ts_problem_types[] = {
     { "incompatible-options", 400, "Incompatible options" },
     { "invalid-value", 400, "Invalid value" },
     { "unknown-id", 400, "Unknown preset or GPU" },
+    { "unsupported-model-type", 400, "Unsupported model type" },   /* imports */
+    { "unsupported-config", 400, "Unsupported config" },
+    { "import-too-large", 400, "Imported config too large" },
     { "not-found", 404, "Not found" },
     { "method-not-allowed", 405, "Method not allowed" },
     { "request-timeout", 408, "Request timeout" },

@@ -20,6 +20,7 @@ typedef enum ts_route_id {
     TS_ROUTE_CHECKPOINT,
     TS_ROUTE_PLAN,
     TS_ROUTE_FIT,
+    TS_ROUTE_IMPORT,
     TS_ROUTE_COUNT
 } ts_route_id;
 
@@ -36,11 +37,12 @@ static const ts_route ts_routes[TS_ROUTE_COUNT] = {
     [TS_ROUTE_CHECKPOINT] = { "POST", "/v1/checkpoint" },
     [TS_ROUTE_PLAN] = { "POST", "/v1/plan" },
     [TS_ROUTE_FIT] = { "POST", "/v1/fit" },
+    [TS_ROUTE_IMPORT] = { "POST", "/v1/import" },
 };
 
 static const char *const ts_route_list[TS_ROUTE_COUNT + 1] = {
     "GET /v1/presets", "GET /v1/gpus", "POST /v1/memory", "POST /v1/compute",
-    "POST /v1/checkpoint", "POST /v1/plan", "POST /v1/fit", NULL
+    "POST /v1/checkpoint", "POST /v1/plan", "POST /v1/fit", "POST /v1/import", NULL
 };
 
 const char *const *ts_api_routes(void)
@@ -111,6 +113,37 @@ static int respond_core_error(const ts_error *cerr, ts_api_response *resp)
     return ts_api_err_respond(&e, resp);
 }
 
+/* With an import in the request: where each input came from, and what
+ * the import could not map exactly (ts_import.c). */
+static void put_import(ts_jw *w, const ts_api_req *req)
+{
+    if (!req->imported)
+        return;
+    ts_json_inputs_source(w, "inputs_source", req);
+    ts_json_import_notes(w, "import_notes", &req->notes);
+}
+
+/* POST /v1/import: the resolved inputs only, and the model's count so the
+ * import can be checked against the checkpoint. */
+static int handle_import(const ts_api_req *req, ts_api_response *resp)
+{
+    ts_error cerr;
+    ts_params p;
+    ts_jw w;
+
+    memset(&cerr, 0, sizeof cerr);
+    if (ts_model_params(&req->run.model, &p, &cerr) != TS_OK)
+        return respond_core_error(&cerr, resp);
+    ts_jw_init(&w);
+    ts_jw_open(&w, NULL, '{');
+    ts_json_inputs(&w, "inputs", &req->run);
+    ts_json_inputs_source(&w, "inputs_source", req);
+    ts_json_import_notes(&w, "import_notes", &req->notes);
+    ts_json_params(&w, "params", &p);
+    ts_jw_close(&w, '}');
+    return respond_json(&w, resp);
+}
+
 static int handle_estimate(ts_route_id id, const ts_api_req *req,
                            ts_api_response *resp)
 {
@@ -127,6 +160,7 @@ static int handle_estimate(ts_route_id id, const ts_api_req *req,
             return respond_core_error(&cerr, resp);
         ts_jw_open(&w, NULL, '{');
         ts_json_inputs(&w, "inputs", &req->run);
+        put_import(&w, req);
         ts_json_params(&w, "params", &m.params);
         ts_json_memory(&w, "memory", &m);
         break;
@@ -146,6 +180,7 @@ static int handle_estimate(ts_route_id id, const ts_api_req *req,
             return respond_core_error(&cerr, resp);
         ts_jw_open(&w, NULL, '{');
         ts_json_inputs(&w, "inputs", &req->run);
+        put_import(&w, req);
         ts_json_params(&w, "params", &p);
         if (id == TS_ROUTE_COMPUTE)
             ts_json_compute(&w, "compute", &c);
@@ -167,6 +202,7 @@ static int handle_estimate(ts_route_id id, const ts_api_req *req,
         }
         ts_jw_open(&w, NULL, '{');
         ts_json_inputs(&w, "inputs", &plan->run);
+        put_import(&w, req);
         ts_json_params(&w, "params", &plan->memory.params);
         ts_json_memory(&w, "memory", &plan->memory);
         ts_json_compute(&w, "compute", &plan->compute);
@@ -178,6 +214,7 @@ static int handle_estimate(ts_route_id id, const ts_api_req *req,
     case TS_ROUTE_PRESETS:
     case TS_ROUTE_GPUS:
     case TS_ROUTE_FIT:
+    case TS_ROUTE_IMPORT:
     case TS_ROUTE_COUNT:
     default:
         return ts_api_problem(resp, 500, "internal-error", "Internal error",
@@ -229,6 +266,7 @@ static int handle_fit(const ts_api_req *req, ts_api_response *resp)
     ts_jw_init(&w);
     ts_jw_open(&w, NULL, '{');
     ts_json_inputs(&w, "inputs", &solved);
+    put_import(&w, req);
     ts_jw_str(&w, "solve", mb_mode ? "micro_batch" : "gpus");
     ts_jw_bool(&w, "found", st == TS_OK);
     if (st == TS_OK) {
@@ -352,6 +390,8 @@ int ts_api_handle(const char *method, const char *path,
         }
         if (id == TS_ROUTE_FIT)
             return handle_fit(&req, resp);
+        if (id == TS_ROUTE_IMPORT)
+            return handle_import(&req, resp);
         return handle_estimate(id, &req, resp);
     }
 }

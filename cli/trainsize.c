@@ -9,6 +9,7 @@
  * server answered with an error, 3 the server could not be reached or sent
  * something unreadable, 64 bad usage (sysexits EX_USAGE).
  */
+#include "ts_cli_check.h"
 #include "ts_cli_http.h"
 #include "ts_cli_opts.h"
 #include "ts_cli_report.h"
@@ -52,6 +53,7 @@ typedef struct ts_cli {
     bool ready;
     ts_cmd cmd;
     json_t *run;
+    ts_check_opts check;       /* trainsize check: plans, imports, margin */
 } ts_cli;
 
 static void usage_short(FILE *out)
@@ -69,7 +71,9 @@ static void usage(FILE *out)
         "\n"
         "commands:\n"
         "  estimate [RUN OPTIONS] [--json]  memory, compute and checkpoint plan (POST /v1/plan)\n"
-        "  check [RUN OPTIONS] [--json]     exit 0 if the run fits in GPU memory, 1 if not\n"
+        "  check [RUN OPTIONS] [CHECK OPTIONS] [PLAN.json ...] [--json]\n"
+        "                                   exit 0 if every plan fits in GPU memory (with the\n"
+        "                                   margin), 1 if one does not, 2 rejected, 3 unreachable\n"
         "  health [--ready]                 exit 0 if the server is live (and ready), 1 if not\n"
         "  presets [--json]                 list model presets\n"
         "  gpus [--json]                    list the GPU catalogue\n"
@@ -79,6 +83,15 @@ static void usage(FILE *out)
         "                     else " TS_DEFAULT_URL "\n"
         "  --timeout SECONDS  whole-request timeout (default 30; connect timeout 3)\n"
         "  --json             print the server's JSON answer unchanged\n"
+        "\n"
+        "check options (a plan is the API's request JSON; the command line overrides it):\n"
+        "  --file PLAN.json      a plan (also as bare arguments: trainsize check plans/*.json)\n"
+        "  --hf-config FILE      a Hugging Face config.json (hf_config)\n"
+        "  --deepspeed FILE      a DeepSpeed JSON config (deepspeed_config)\n"
+        "  --megatron-args FILE  Megatron-LM arguments, as in a launch script (megatron_args)\n"
+        "  --axolotl FILE        an axolotl YAML config (axolotl_config)\n"
+        "  --margin 10%%          share of HBM that must stay free (or a fraction: 0.1)\n"
+        "  --format FORMAT       text (default), junit (JUnit XML) or github (annotations)\n"
         "\n"
         "run options (JSON field names with '-' for '_'; flags take --no-NAME):\n");
     ts_cli_print_run_options(out);
@@ -236,6 +249,23 @@ static int parse_args(ts_cli *cli, int argc, char **argv)
         if (!strcmp(a, "--ready") && cli->cmd == TS_CMD_HEALTH) {
             cli->ready = true;
             continue;
+        }
+        if (cli->cmd == TS_CMD_CHECK) {
+            char cerr[256];
+
+            switch (ts_check_parse_option(argc, argv, &i, &cli->check, cerr, sizeof cerr)) {
+            case 1:
+                continue;
+            case -1:
+                return usage_error("%s", cerr);
+            default:
+                break;
+            }
+            if (a[0] != '-') {
+                if (ts_check_add_file(&cli->check, a, cerr, sizeof cerr) != 0)
+                    return usage_error("%s", cerr);
+                continue;
+            }
         }
         if (cli->cmd == TS_CMD_ESTIMATE || cli->cmd == TS_CMD_CHECK) {
             ts_cli_error err;
@@ -431,7 +461,10 @@ int main(int argc, char **argv)
 
     switch (cli.cmd) {
     case TS_CMD_ESTIMATE: rc = cmd_estimate(&cli, false); break;
-    case TS_CMD_CHECK:    rc = cmd_estimate(&cli, true); break;
+    case TS_CMD_CHECK:
+        rc = ts_check_run(&cli.check, cli.url, cli.timeout_ms, cli.run, cli.json,
+                          stdout, stderr);
+        break;
     case TS_CMD_HEALTH:   rc = cmd_health(&cli); break;
     case TS_CMD_PRESETS:  rc = cmd_list(&cli, "/v1/presets", ts_report_presets); break;
     case TS_CMD_GPUS:     rc = cmd_list(&cli, "/v1/gpus", ts_report_gpus); break;

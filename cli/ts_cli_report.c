@@ -144,6 +144,38 @@ static void memory_rows(FILE *out, const json_t *mem)
     }
 }
 
+void ts_report_stages(FILE *out, const json_t *mem)
+{
+    const json_t *stages = ts_report_get(mem, "stages");
+    double worst = ts_report_num(mem, "worst_stage");
+    size_t i;
+    const json_t *st;
+
+    if (!json_is_array(stages) || json_array_size(stages) == 0)
+        return;
+    fprintf(out, "\nPer pipeline stage (the verdict is the worst stage's)\n");
+    fprintf(out, "  %5s %6s %12s %12s %12s %12s %12s %5s\n", "stage", "layers",
+            "weights", "states", "activations", "total", "headroom", "fits");
+    json_array_foreach(stages, i, st) {
+        char w[TS_FMT_LEN], os[TS_FMT_LEN], act[TS_FMT_LEN], tot[TS_FMT_LEN], room[TS_FMT_LEN];
+        double stage = ts_report_num(st, "stage");
+        double headroom = ts_report_num(st, "headroom");
+        /* grads + fp32 master + optimizer moments: the sharded states */
+        double states = ts_report_num(st, "grads") + ts_report_num(st, "master") +
+                        ts_report_num(st, "optimizer");
+
+        ts_fmt_bytes(w, sizeof w, ts_report_num(st, "weights"));
+        ts_fmt_bytes(os, sizeof os, states);
+        ts_fmt_bytes(act, sizeof act, ts_report_num(st, "activations"));
+        ts_fmt_bytes(tot, sizeof tot, ts_report_num(st, "total"));
+        ts_fmt_bytes(room, sizeof room, fabs(headroom));
+        fprintf(out, "  %5.0f %6.0f %12s %12s %12s %12s %s%11s %5s%s\n", stage,
+                ts_report_num(st, "layers"), w, os, act, tot,
+                headroom < 0 ? "-" : " ", room, yes_no(st, "fits"),
+                stage == worst ? "  <- worst" : "");
+    }
+}
+
 void ts_report_plan(FILE *out, const json_t *a)
 {
     const json_t *mem = ts_report_get(a, "memory");
@@ -154,6 +186,7 @@ void ts_report_plan(FILE *out, const json_t *a)
 
     fprintf(out, "\nMemory per GPU\n");
     memory_rows(out, mem);
+    ts_report_stages(out, mem);
 
     fprintf(out, "\nCompute\n");
     row(out, "model FLOPs", ts_fmt_flops, ts_report_num(cmp, "model_flops.value"), "FLOP");

@@ -23,6 +23,9 @@ void ts_report_plan(FILE *out, const json_t *plan);
  * *fits gets memory.fits; returns false when the answer has no fits flag. */
 bool ts_report_check(FILE *out, const json_t *answer, bool *fits);
 
+/* memory.stages -> one row per pipeline stage (nothing when absent). */
+void ts_report_stages(FILE *out, const json_t *memory);
+
 void ts_report_presets(FILE *out, const json_t *answer);
 void ts_report_gpus(FILE *out, const json_t *answer);
 

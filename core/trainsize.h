@@ -177,6 +177,29 @@ typedef struct ts_model {
     int64_t top_k;          /* experts active per token; 0 = 1 when MoE */
     bool gated;             /* SwiGLU: 3 FFN matrices instead of 2 */
     bool tied_embeddings;   /* output head shares the input embedding */
+
+    /* Finer shape detail, all optional (0 / false = the Llama-style
+     * default above), so that imported configs (Hugging Face config.json,
+     * Megatron-LM arguments) count exactly what the released checkpoints
+     * hold.  See core/ts_model.c for the formula. */
+    int64_t head_dim;       /* per-head width; 0 = hidden / heads (Gemma: 256) */
+    bool qkv_bias;          /* biases on q, k, v (Qwen2, GPT-2, GPT-NeoX) */
+    bool out_bias;          /* bias on the attention output projection */
+    bool mlp_bias;          /* biases on the MLP matrices */
+    bool norm_bias;         /* LayerNorm with a bias (2 vectors per norm), not RMSNorm */
+    int64_t norms_per_layer;/* 0 = 2 (pre-attention, pre-MLP); Gemma 2/3: 4 */
+    bool qk_norm;           /* RMSNorm on q and k per head (Qwen3, Gemma 3) */
+    int64_t pos_embeddings; /* learned absolute positions (GPT-2 n_positions); 0 = rotary */
+    int64_t moe_ffn;        /* inner width of one expert; 0 = ffn */
+    int64_t shared_experts; /* always-active experts of width moe_ffn (DeepSeek) */
+    int64_t dense_layers;   /* first layers with a dense FFN of width ffn (DeepSeek first_k_dense_replace) */
+    bool router_bias;       /* per-expert router bias (DeepSeek-V3 e_score_correction_bias) */
+    /* Multi-head latent attention (DeepSeek-V2/V3); on when kv_lora_rank > 0. */
+    int64_t q_lora_rank;    /* 0 = full-rank q projection */
+    int64_t kv_lora_rank;
+    int64_t qk_nope_dim;    /* per-head q/k width without rotary part */
+    int64_t qk_rope_dim;    /* per-head rotary part (shared k_pe) */
+    int64_t v_head_dim;     /* 0 = qk_nope_dim */
 } ts_model;
 
 typedef struct ts_params {
@@ -184,9 +207,11 @@ typedef struct ts_params {
     double active;          /* per token (MoE: top_k experts) */
     double embedding;       /* input embedding vocab*hidden */
     double output_head;     /* 0 when tied */
-    double per_layer_attn;  /* q,k,v,o */
-    double per_layer_mlp;   /* all experts of one layer (+ router) */
-    double per_layer_norm;  /* 2 RMSNorm/LayerNorm weight vectors */
+    double per_layer_attn;  /* q,k,v,o (+ biases, q/k norms, MLA down/up projections) */
+    double per_layer_mlp;   /* one MoE layer: all experts + shared + router; dense: the MLP */
+    double per_layer_norm;  /* the layer's RMSNorm/LayerNorm vectors */
+    double dense_layer_mlp; /* MLP of one of the first dense_layers (0 when none) */
+    int64_t dense_layers;   /* layers whose MLP is dense_layer_mlp, the first ones */
     double expert;          /* total parameters inside experts (0 dense) */
     double dense;           /* total - expert */
     bool from_shape;
@@ -455,7 +480,7 @@ typedef struct ts_ckpt {
 typedef struct ts_sweep_point {
     int64_t dp;
     int64_t gpus;
-    double weights, grads, master, optimizer, activations, overhead, total;
+    double weights, grads, master, optimizer, activations, buffers, overhead, total;
     double ckpt_shard_bytes;
     bool fits;
 } ts_sweep_point;

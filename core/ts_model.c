@@ -1,10 +1,15 @@
 /*
  * ts_model.c - parameter counts from a transformer shape.
  *
- * Llama-style decoder: q/o projections h x h, k/v h x (a_kv d) (GQA),
+ * Llama-style decoder: q/o projections h x (a d), k/v h x (a_kv d) (GQA),
  * an MLP of 2 (or 3 when gated, SwiGLU) h x F matrices, E of them plus a
  * router for MoE, two norm vectors per layer, a final norm, the input
- * embedding and an output head unless tied.  Biases are ignored.
+ * embedding and an output head unless tied.  Optional detail so that
+ * imported Hugging Face configs count what the checkpoint holds: biases
+ * (Qwen2 q/k/v, GPT-2 and GPT-NeoX everywhere), LayerNorm biases, extra
+ * norms (Gemma 2), q/k norms (Qwen3), learned positions (GPT-2), an
+ * explicit head_dim (Gemma), shared experts, dense first layers and
+ * router bias (DeepSeek-V3), and latent attention (MLA).
  * See docs/formulas.md, "Parameters from a shape".
  *
  * Every count is computed in double; the limits below keep each product
@@ -24,22 +29,36 @@
 #define TS_MODEL_FFN_MAX    (INT64_C(1) << 26)
 #define TS_MODEL_VOCAB_MAX  (INT64_C(1) << 30)
 #define TS_MODEL_EXPERTS_MAX (INT64_C(1) << 20)
+#define TS_MODEL_NORMS_MAX 16
 /* A quadrillion parameters: 1000x the largest published dense model. */
 #define TS_MODEL_PARAMS_MAX 1e15
 
 static const char ts_model_formula_shape[] =
-    "L (2 h^2 + 2 h a_kv d + MLP + 2 h) + h + V h (+ V h untied); "
-    "MLP = (3 if gated else 2) h F, MoE: E of those + h E";
+    "L (attn + 2 h) + MLP layers + h + V h (+ V h untied); attn = 2 h a d + 2 h a_kv d "
+    "(+ biases, q/k norms; MLA: low-rank q/kv); MLP = (3 if gated else 2) h F, "
+    "MoE layer: (E + shared) of those at moe_ffn + h E router";
 static const char ts_model_formula_plain[] = "params as given";
 
 /* Shape fields without layers would be silently ignored: refuse them. */
 static ts_status ts_model_check_plain(const ts_model *m, ts_error *err)
 {
     static const char *const names[] = {
-        "hidden", "heads", "kv_heads", "ffn", "vocab", "experts", "top_k"
+        "hidden", "heads", "kv_heads", "ffn", "vocab", "experts", "top_k",
+        "head_dim", "norms_per_layer", "pos_embeddings", "moe_ffn",
+        "shared_experts", "dense_layers", "q_lora_rank", "kv_lora_rank",
+        "qk_nope_dim", "qk_rope_dim", "v_head_dim"
     };
     const int64_t vals[] = {
-        m->hidden, m->heads, m->kv_heads, m->ffn, m->vocab, m->experts, m->top_k
+        m->hidden, m->heads, m->kv_heads, m->ffn, m->vocab, m->experts, m->top_k,
+        m->head_dim, m->norms_per_layer, m->pos_embeddings, m->moe_ffn,
+        m->shared_experts, m->dense_layers, m->q_lora_rank, m->kv_lora_rank,
+        m->qk_nope_dim, m->qk_rope_dim, m->v_head_dim
+    };
+    static const char *const flag_names[] = {
+        "qkv_bias", "out_bias", "mlp_bias", "norm_bias", "qk_norm", "router_bias"
+    };
+    const bool flags[] = {
+        m->qkv_bias, m->out_bias, m->mlp_bias, m->norm_bias, m->qk_norm, m->router_bias
     };
     size_t i;
 
@@ -51,6 +70,51 @@ static ts_status ts_model_check_plain(const ts_model *m, ts_error *err)
             return ts_error_set(err, TS_EINVAL, names[i],
                                 "%s given without layers: give the whole shape or only params",
                                 names[i]);
+    for (i = 0; i < sizeof flags / sizeof flags[0]; i++)
+        if (flags[i])
+            return ts_error_set(err, TS_EINVAL, flag_names[i],
+                                "%s given without layers: give the whole shape or only params",
+                                flag_names[i]);
+    return TS_OK;
+}
+
+/* MoE-only and MLA-only fields on a model that is neither. */
+static ts_status ts_model_check_variants(const ts_model *m, ts_error *err)
+{
+    bool moe = m->experts > 1;
+    bool mla = m->kv_lora_rank > 0;
+
+    if (!moe) {
+        if (m->moe_ffn != 0 || m->shared_experts != 0 || m->dense_layers != 0 ||
+            m->router_bias)
+            return ts_error_set(err, TS_EINCOMPAT,
+                                m->moe_ffn != 0 ? "moe_ffn" :
+                                m->shared_experts != 0 ? "shared_experts" :
+                                m->dense_layers != 0 ? "dense_layers" : "router_bias",
+                                "this field needs a mixture-of-experts model (experts > 1)");
+    } else if (m->dense_layers > m->layers) {
+        return ts_error_set(err, TS_EINCOMPAT, "dense_layers",
+                            "dense_layers %lld exceeds layers %lld",
+                            (long long)m->dense_layers, (long long)m->layers);
+    }
+    if (mla) {
+        if (m->qk_nope_dim < 1)
+            return ts_error_set(err, TS_EINCOMPAT, "qk_nope_dim",
+                                "latent attention (kv_lora_rank > 0) needs qk_nope_dim >= 1");
+        if (m->head_dim != 0)
+            return ts_error_set(err, TS_EINCOMPAT, "head_dim",
+                                "with latent attention the head width is qk_nope_dim + qk_rope_dim: leave head_dim 0");
+        if (m->qkv_bias || m->qk_norm)
+            return ts_error_set(err, TS_EINCOMPAT, m->qkv_bias ? "qkv_bias" : "qk_norm",
+                                "not modelled with latent attention (kv_lora_rank > 0)");
+    } else if (m->q_lora_rank != 0 || m->qk_nope_dim != 0 || m->qk_rope_dim != 0 ||
+               m->v_head_dim != 0) {
+        return ts_error_set(err, TS_EINCOMPAT,
+                            m->q_lora_rank != 0 ? "q_lora_rank" :
+                            m->qk_nope_dim != 0 ? "qk_nope_dim" :
+                            m->qk_rope_dim != 0 ? "qk_rope_dim" : "v_head_dim",
+                            "latent-attention fields need kv_lora_rank > 0");
+    }
     return TS_OK;
 }
 
@@ -67,11 +131,24 @@ static ts_status ts_model_check_shape(const ts_model *m, ts_error *err)
         (st = ts_check_int(m->ffn, 0, TS_MODEL_FFN_MAX, "ffn", err)) != TS_OK ||
         (st = ts_check_int(m->vocab, 1, TS_MODEL_VOCAB_MAX, "vocab", err)) != TS_OK ||
         (st = ts_check_int(m->experts, 0, TS_MODEL_EXPERTS_MAX, "experts", err)) != TS_OK ||
-        (st = ts_check_int(m->top_k, 0, TS_MODEL_EXPERTS_MAX, "top_k", err)) != TS_OK)
+        (st = ts_check_int(m->top_k, 0, TS_MODEL_EXPERTS_MAX, "top_k", err)) != TS_OK ||
+        (st = ts_check_int(m->head_dim, 0, TS_MODEL_HIDDEN_MAX, "head_dim", err)) != TS_OK ||
+        (st = ts_check_int(m->norms_per_layer, 0, TS_MODEL_NORMS_MAX, "norms_per_layer", err)) != TS_OK ||
+        (st = ts_check_int(m->pos_embeddings, 0, TS_MODEL_VOCAB_MAX, "pos_embeddings", err)) != TS_OK ||
+        (st = ts_check_int(m->moe_ffn, 0, TS_MODEL_FFN_MAX, "moe_ffn", err)) != TS_OK ||
+        (st = ts_check_int(m->shared_experts, 0, TS_MODEL_EXPERTS_MAX, "shared_experts", err)) != TS_OK ||
+        (st = ts_check_int(m->dense_layers, 0, TS_MODEL_LAYERS_MAX, "dense_layers", err)) != TS_OK ||
+        (st = ts_check_int(m->q_lora_rank, 0, TS_MODEL_HIDDEN_MAX, "q_lora_rank", err)) != TS_OK ||
+        (st = ts_check_int(m->kv_lora_rank, 0, TS_MODEL_HIDDEN_MAX, "kv_lora_rank", err)) != TS_OK ||
+        (st = ts_check_int(m->qk_nope_dim, 0, TS_MODEL_HIDDEN_MAX, "qk_nope_dim", err)) != TS_OK ||
+        (st = ts_check_int(m->qk_rope_dim, 0, TS_MODEL_HIDDEN_MAX, "qk_rope_dim", err)) != TS_OK ||
+        (st = ts_check_int(m->v_head_dim, 0, TS_MODEL_HIDDEN_MAX, "v_head_dim", err)) != TS_OK)
         return st;
-    if (m->hidden % m->heads != 0)
+    /* An explicit head width (Gemma: 16 x 256 on hidden 3072) or latent
+     * attention frees hidden from being heads x head_dim. */
+    if (m->head_dim == 0 && m->kv_lora_rank == 0 && m->hidden % m->heads != 0)
         return ts_error_set(err, TS_EINCOMPAT, "heads",
-                            "hidden %lld is not divisible by heads %lld",
+                            "hidden %lld is not divisible by heads %lld (give head_dim)",
                             (long long)m->hidden, (long long)m->heads);
     if (kv > m->heads || m->heads % kv != 0)
         return ts_error_set(err, TS_EINCOMPAT, "kv_heads",
@@ -81,13 +158,61 @@ static ts_status ts_model_check_shape(const ts_model *m, ts_error *err)
         return ts_error_set(err, TS_EINCOMPAT, "top_k",
                             "top_k %lld exceeds the %lld expert(s) per layer",
                             (long long)m->top_k, (long long)experts);
-    return TS_OK;
+    return ts_model_check_variants(m, err);
+}
+
+/* One MLP of inner width w: 2 or 3 h x w matrices, optional biases
+ * (w per up/gate matrix, h on the down projection). */
+static double ts_model_mlp(const ts_model *m, double h, double w)
+{
+    double mats = m->gated ? 3.0 : 2.0;
+    double bias = m->mlp_bias ? (mats - 1.0) * w + h : 0.0;
+
+    return mats * h * w + bias;
+}
+
+/* Attention of one layer.  MHA/GQA: q and o are h x a d, k and v
+ * h x a_kv d.  MLA (DeepSeek-V2 paper, section 2.1; HF
+ * modeling_deepseek.py): q = h x q_lora (+ norm) then q_lora x a (nope +
+ * rope); kv = h x (kv_lora + rope) (+ norm) then kv_lora x a (nope + v);
+ * o = a v x h. */
+static double ts_model_attn(const ts_model *m, double h, double a, double kv)
+{
+    double attn;
+
+    if (m->kv_lora_rank > 0) {
+        double qk = (double)(m->qk_nope_dim + m->qk_rope_dim);
+        double v = (double)(m->v_head_dim != 0 ? m->v_head_dim : m->qk_nope_dim);
+        double qr = (double)m->q_lora_rank;
+        double kvr = (double)m->kv_lora_rank;
+
+        attn = qr > 0 ? h * qr + qr + qr * a * qk : h * a * qk;
+        attn += h * (kvr + (double)m->qk_rope_dim) + kvr +
+                kvr * a * ((double)m->qk_nope_dim + v);
+        attn += a * v * h;
+        if (m->out_bias)
+            attn += h;
+        return attn;
+    }
+    {
+        double d = m->head_dim != 0 ? (double)m->head_dim : h / a;
+
+        attn = 2.0 * h * (a * d) + 2.0 * h * (kv * d);
+        if (m->qkv_bias)
+            attn += a * d + 2.0 * kv * d;
+        if (m->out_bias)
+            attn += h;
+        if (m->qk_norm)
+            attn += 2.0 * d;
+    }
+    return attn;
 }
 
 ts_status ts_model_params(const ts_model *m, ts_params *out, ts_error *err)
 {
     ts_status st;
-    double L, h, a, kv, d, F, V, E, k, attn, mlp_one, mlp, norm;
+    double L, Ld, Lm, h, a, kv, F, Fe, V, E, S, k, attn, mlp_one, mlp, norm,
+           norm_vec, dense_mlp;
 
     if (m == NULL || out == NULL)
         return ts_error_set(err, TS_EINVAL, "", "null argument");
@@ -118,26 +243,43 @@ ts_status ts_model_params(const ts_model *m, ts_params *out, ts_error *err)
     h = (double)m->hidden;
     a = (double)m->heads;
     kv = (double)(m->kv_heads != 0 ? m->kv_heads : m->heads);
-    d = h / a; /* exact: hidden % heads == 0 checked above */
     F = (double)(m->ffn != 0 ? m->ffn : 4 * m->hidden);
+    Fe = m->moe_ffn != 0 ? (double)m->moe_ffn : F;
     V = (double)m->vocab;
     E = m->experts > 1 ? (double)m->experts : 1.0;
+    S = (double)m->shared_experts;
     k = m->experts > 1 ? (double)(m->top_k != 0 ? m->top_k : 1) : 1.0;
+    Ld = m->experts > 1 ? (double)m->dense_layers : 0.0; /* dense first layers */
+    Lm = L - Ld;
 
-    attn = 2.0 * h * h + 2.0 * h * (kv * d);
-    mlp_one = (m->gated ? 3.0 : 2.0) * h * F;
-    mlp = E > 1 ? E * mlp_one + h * E : mlp_one; /* router h x E */
-    norm = 2.0 * h;
+    attn = ts_model_attn(m, h, a, kv);
+    norm_vec = m->norm_bias ? 2.0 * h : h; /* LayerNorm: weight + bias */
+    norm = (double)(m->norms_per_layer != 0 ? m->norms_per_layer : 2) * norm_vec;
+    if (E > 1) {
+        mlp_one = ts_model_mlp(m, h, Fe);
+        /* routed + shared experts, router h x E (+ E bias) */
+        mlp = (E + S) * mlp_one + h * E + (m->router_bias ? E : 0.0);
+        dense_mlp = Ld > 0 ? ts_model_mlp(m, h, F) : 0.0;
+    } else {
+        mlp_one = ts_model_mlp(m, h, F);
+        mlp = mlp_one;
+        dense_mlp = 0.0;
+    }
 
-    out->embedding = V * h;
+    out->embedding = (V + (double)m->pos_embeddings) * h;
     out->output_head = m->tied_embeddings ? 0.0 : V * h;
     out->per_layer_attn = attn;
     out->per_layer_mlp = mlp;
     out->per_layer_norm = norm;
-    out->total = L * (attn + mlp + norm) + h + out->embedding + out->output_head;
-    out->expert = E > 1 ? L * E * mlp_one : 0.0;
+    out->dense_layer_mlp = dense_mlp;
+    out->dense_layers = m->experts > 1 ? m->dense_layers : 0;
+    out->total = L * (attn + norm) + Lm * mlp + Ld * dense_mlp + norm_vec +
+                 out->embedding + out->output_head;
+    /* Routed experts only: shared experts and the router are replicated
+     * like dense weights under expert parallelism. */
+    out->expert = E > 1 ? Lm * E * mlp_one : 0.0;
     out->dense = out->total - out->expert;
-    out->active = out->total - (E - k) * mlp_one * L;
+    out->active = out->total - (E - k) * mlp_one * Lm;
     out->from_shape = true;
     out->formula = ts_model_formula_shape;
 

@@ -353,6 +353,7 @@ ts_status ts_sweep_dp(const ts_run *r, ts_sweep_point *pts, size_t cap,
         pt->master = c.mem.master.value;
         pt->optimizer = c.mem.optimizer.value;
         pt->activations = c.mem.activations.value;
+        pt->buffers = c.mem.buffers.value;
         pt->overhead = c.mem.overhead.value;
         pt->total = c.mem.total.value;
         pt->ckpt_shard_bytes = ck.shard_bytes_per_gpu.value;

@@ -7,6 +7,7 @@
  * JSON of the advertised content type, it contains no bare NaN/Infinity
  * token, and every response frees cleanly (ASan/LSan check the rest).
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +56,54 @@ static int has_bare_word(const char *s, size_t n)
     return 0;
 }
 
+static double term(const json_t *m, const char *key)
+{
+    return json_number_value(json_object_get(json_object_get(m, key), "value"));
+}
+
+/* The memory answer adds up: the terms sum to the total, none is
+ * negative, the reserved peak holds the allocated one, and no stage
+ * exceeds the worst. */
+static void check_memory(const json_t *m, const ts_api_response *r)
+{
+    static const char *const terms[] = {
+        "weights", "grads", "master", "optimizer", "activations", "buffers", "overhead"
+    };
+    double sum = 0, total;
+    const json_t *st;
+    size_t i;
+
+    if (m == NULL)
+        return;
+    for (i = 0; i < sizeof terms / sizeof terms[0]; i++) {
+        double v = term(m, terms[i]);
+        if (v < 0)
+            fail("negative memory term", r);
+        sum += v;
+    }
+    total = term(m, "total");
+    if (fabs(sum - total) > 1e-9 * total + 1)
+        fail("memory terms do not add up to the total", r);
+    if (term(m, "reserved_peak") < term(m, "allocated_peak"))
+        fail("reserved peak below allocated peak", r);
+    json_array_foreach(json_object_get(m, "stages"), i, st)
+        if (json_number_value(json_object_get(st, "total")) > total * (1 + 1e-12))
+            fail("a stage exceeds the worst stage", r);
+}
+
+/* Fractions stay fractions. */
+static void check_fractions(const json_t *j, const ts_api_response *r)
+{
+    const json_t *c = json_object_get(j, "checkpoint"), *k = json_object_get(j, "compute");
+
+    if (c != NULL && (term(c, "waste_fraction") > 1 ||
+                      json_number_value(json_object_get(c, "waste_fraction_schedule")) > 1))
+        fail("checkpoint waste above 1", r);
+    if (k != NULL && (json_number_value(json_object_get(k, "mfu")) > 1 ||
+                      json_number_value(json_object_get(k, "hfu")) > 1))
+        fail("mfu or hfu above 1", r);
+}
+
 static void check(const ts_api_response *r)
 {
     json_t *j;
@@ -71,13 +120,16 @@ static void check(const ts_api_response *r)
     j = json_loadb(r->body, r->body_len, JSON_REJECT_DUPLICATES, NULL);
     if (!json_is_object(j))
         fail("body is not a JSON object", r);
+    check_memory(json_object_get(j, "memory"), r);
+    check_fractions(j, r);
     json_decref(j);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const char *const posts[] = {
-        "/v1/memory", "/v1/compute", "/v1/checkpoint", "/v1/plan", "/v1/fit"
+        "/v1/memory", "/v1/compute", "/v1/checkpoint", "/v1/plan", "/v1/fit",
+        "/v1/import"
     };
     char path[128];
     size_t i, n;

@@ -23,10 +23,12 @@ NODE_SHA512=xuNO04Y9YvjAKVFwOP15sC4AY0dfdmrlxiQOxuiW+wjjHUx9XxO6jEvb57PmeQMm6wMz
 TOOLS=build/tools
 
 build_pkgs=(meson ninja-build pkg-config gcc libc6-dev
-            libmicrohttpd-dev libjansson-dev libcurl4-openssl-dev)
+            libmicrohttpd-dev libjansson-dev libcurl4-openssl-dev
+            libyaml-dev)  # axolotl_config (optional at build time)
 test_pkgs=(check clang libclang-rt-14-dev libfuzzer-14-dev wrk chromium
            fonts-liberation valgrind procps util-linux curl ca-certificates
-           xz-utils)
+           xz-utils
+           libxml2-utils)  # xmllint: the JUnit report against tests/data/junit.xsd
 # the container stage; not inside the fresh-root check, where it cannot run
 container_pkgs=(docker.io docker-compose mmdebstrap)
 

@@ -913,7 +913,7 @@ START_TEST(test_route_table)
         json_decref(j);
         ts_api_response_free(&r);
     }
-    ck_assert_uint_eq(n, 7);
+    ck_assert_uint_eq(n, 8); /* presets gpus memory compute checkpoint plan fit import */
 }
 END_TEST
 

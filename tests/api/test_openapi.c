@@ -330,6 +330,18 @@ static void check_request_schema(const char *name, bool fit)
         check_property(f, p);
         n++;
     }
+    /* The import members sit outside the field table (api/ts_import.c). */
+    for (i = 0; ts_api_import_members()[i] != NULL; i++) {
+        const json_t *p = json_object_get(props, ts_api_import_members()[i]);
+        const char *t = json_string_value(json_object_get(p, "type"));
+
+        ck_assert_msg(p != NULL, "%s: import member %s missing", name, ts_api_import_members()[i]);
+        /* configs that are JSON are objects; YAML and argument text are strings */
+        ck_assert_str_eq(t, strcmp(ts_api_import_members()[i], "megatron_args") == 0 ||
+                            strcmp(ts_api_import_members()[i], "axolotl_config") == 0
+                                ? "string" : "object");
+        n++;
+    }
     /* same count: no property the parser does not know */
     ck_assert_uint_eq(json_object_size(props), n);
 }
@@ -344,9 +356,15 @@ START_TEST(test_request_schema)
     ck_assert_uint_eq(json_array_size(req), 1);
     ck_assert_str_eq(json_string_value(json_array_get(req, 0)), "solve");
     ck_assert_uint_eq(json_array_size(json_object_get(schema("Run"), "required")), 0);
-    /* Inputs (the echo) has every Run member and nothing else. */
-    ck_assert_uint_eq(json_object_size(json_object_get(schema("Inputs"), "properties")),
-                      json_object_size(json_object_get(schema("Run"), "properties")));
+    /* Inputs (the echo) has every Run member but the imports, nothing else. */
+    {
+        size_t imports = 0;
+
+        while (ts_api_import_members()[imports] != NULL)
+            imports++;
+        ck_assert_uint_eq(json_object_size(json_object_get(schema("Inputs"), "properties")) + imports,
+                          json_object_size(json_object_get(schema("Run"), "properties")));
+    }
 }
 END_TEST
 

@@ -208,6 +208,26 @@ START_TEST(test_zero_paper)
 }
 END_TEST
 
+/* Megatron-LM's distributed optimizer with its fp32 main grads: 6 + 12/d
+ * bytes per parameter (megatron/training/theoretical_memory_usage.py;
+ * mbridge's estimator prints 7.5 at d = 8). */
+START_TEST(test_megatron_distributed_optimizer)
+{
+    ts_run r;
+    ts_memory m;
+
+    plain_run(&r, 1e9, 8);
+    r.framework = TS_FW_MEGATRON;
+    r.grad_precision = TS_PREC_FP32;
+    r.zero = 1;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    REL_CLOSE(states(&m), (6 + 12.0 / 8) * 1e9, EXACT);
+    r.zero = 0; /* no distributed optimizer: 18 */
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    REL_CLOSE(states(&m), 18e9, EXACT);
+}
+END_TEST
+
 START_TEST(test_zero_shard_group)
 {
     ts_run r;
@@ -717,6 +737,7 @@ static Suite *memory_suite(void)
     tcase_add_test(tc, test_lora);
     tcase_add_test(tc, test_offload);
     tcase_add_test(tc, test_lora_rank);
+    tcase_add_test(tc, test_megatron_distributed_optimizer);
     tcase_add_test(tc, test_fsdp_norms);
     tcase_add_loop_test(tc, test_activations_table, 0, (int)(sizeof acts / sizeof acts[0]));
     tcase_add_test(tc, test_activation_score_term);

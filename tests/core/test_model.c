@@ -149,6 +149,82 @@ START_TEST(test_plain_params)
 }
 END_TEST
 
+/* Shapes with the finer detail, from the released config.json files in
+ * tests/data/hf (tests/api/test_import.c reads those end to end); here
+ * entered by hand to pin the formula.  Totals are the checkpoints'. */
+static const shape_case detailed[] = {
+    /* Qwen2.5-7B: q/k/v biases (a d + 2 a_kv d = 3584 + 1024 per layer).
+     * 28 x (29360128 + 4608 + 203685888 + 7168) + 2 x 152064 x 3584 + 3584
+     * = 7615616512 (model card: 7.61B). */
+    { "qwen2.5-7b",
+      { .layers = 28, .hidden = 3584, .heads = 28, .kv_heads = 4, .ffn = 18944,
+        .vocab = 152064, .gated = true, .qkv_bias = true },
+      7.61e9, 7615616512.0, 0, 7615616512.0 },
+    /* Gemma 2 9B: head_dim 256 (16 x 256 != 3584), 4 norms per layer, tied.
+     * 42 x (44040192 + 154140672 + 14336) + 256000 x 3584 + 3584 = 9241705984. */
+    { "gemma2-9b",
+      { .layers = 42, .hidden = 3584, .heads = 16, .kv_heads = 8, .ffn = 14336,
+        .vocab = 256000, .gated = true, .tied_embeddings = true, .head_dim = 256,
+        .norms_per_layer = 4 },
+      9.24e9, 9241705984.0, 0, 9241705984.0 },
+    /* GPT-2 small: biases everywhere, LayerNorm weight + bias, 1024 learned
+     * positions, tied: 12 x 7087872 + (50257 + 1024) x 768 + 1536
+     * = 124439808. */
+    { "gpt2",
+      { .layers = 12, .hidden = 768, .heads = 12, .vocab = 50257, .tied_embeddings = true,
+        .qkv_bias = true, .out_bias = true, .mlp_bias = true, .norm_bias = true,
+        .pos_embeddings = 1024 },
+      124e6, 124439808.0, 0, 124439808.0 },
+    /* DeepSeek-V3: MLA (q 1536, kv 512, nope 128, rope 64, v 128) =
+     * 187107328 per layer; 3 dense layers of F 18432; 58 MoE layers of
+     * 256 routed + 1 shared experts of 2048, router 256 x 7168 + 256 bias.
+     * Total 671026419200 (report: 671B); active: minus 248 x 44040192 x 58
+     * = 37552297472 (report: 37B). */
+    { "deepseek-v3",
+      { .layers = 61, .hidden = 7168, .heads = 128, .kv_heads = 128, .ffn = 18432,
+        .vocab = 129280, .experts = 256, .top_k = 8, .gated = true, .moe_ffn = 2048,
+        .shared_experts = 1, .dense_layers = 3, .router_bias = true, .q_lora_rank = 1536,
+        .kv_lora_rank = 512, .qk_nope_dim = 128, .qk_rope_dim = 64, .v_head_dim = 128 },
+      671e9, 671026419200.0, 37e9, 37552297472.0 },
+};
+
+START_TEST(test_detailed_shapes)
+{
+    const shape_case *c = &detailed[_i];
+    const ts_model *m = &c->m;
+    ts_params p;
+    double L = (double)m->layers, Ld;
+
+    ck_assert_int_eq(ts_model_params(m, &p, NULL), TS_OK);
+    REL_CLOSE(p.total, c->exact_total, EXACT);
+    REL_CLOSE(p.total, c->published_total, 0.02); /* "9.24B", "671B", "124M" */
+    REL_CLOSE(p.active, c->exact_active, EXACT);
+    if (c->published_active > 0)
+        REL_CLOSE(p.active, c->published_active, 0.02);
+    /* The parts add up: dense first layers carry their own MLP, the final
+     * norm is a LayerNorm pair when norm_bias. */
+    Ld = (double)p.dense_layers;
+    REL_CLOSE(L * (p.per_layer_attn + p.per_layer_norm) + (L - Ld) * p.per_layer_mlp +
+                  Ld * p.dense_layer_mlp + (m->norm_bias ? 2.0 : 1.0) * (double)m->hidden +
+                  p.embedding + p.output_head,
+              p.total, EXACT);
+    REL_CLOSE(p.dense + p.expert, p.total, EXACT);
+}
+END_TEST
+
+/* An explicit head_dim frees hidden from heads x head_dim (Gemma 7B:
+ * 16 x 256 on hidden 3072): the hidden % heads check no longer applies. */
+START_TEST(test_head_dim_frees_hidden)
+{
+    ts_model m = { .layers = 1, .hidden = 64, .heads = 5, .vocab = 10, .head_dim = 16 };
+    ts_params p;
+
+    ck_assert_int_eq(ts_model_params(&m, &p, NULL), TS_OK);
+    /* q, o: 64 x 80 each; k, v: 64 x 80 each (MHA) = 4 x 5120 = 20480. */
+    REL_CLOSE(p.per_layer_attn, 20480.0, EXACT);
+}
+END_TEST
+
 typedef struct bad_case {
     ts_model m;
     ts_status code;
@@ -176,6 +252,20 @@ static const bad_case bad[] = {
     { { .layers = 2, .hidden = 64, .heads = 4, .kv_heads = 8, .vocab = 10 }, TS_EINCOMPAT, "kv_heads" },
     { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .experts = 4, .top_k = 5 }, TS_EINCOMPAT, "top_k" },
     { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .top_k = 2 }, TS_EINCOMPAT, "top_k" },
+    /* finer shape detail */
+    { { .params = 1e9, .qkv_bias = true }, TS_EINVAL, "qkv_bias" },       /* without layers */
+    { { .params = 1e9, .head_dim = 128 }, TS_EINVAL, "head_dim" },
+    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .norms_per_layer = 17 }, TS_EINVAL, "norms_per_layer" },
+    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .moe_ffn = 32 }, TS_EINCOMPAT, "moe_ffn" },
+    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .shared_experts = 1 }, TS_EINCOMPAT, "shared_experts" },
+    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .router_bias = true }, TS_EINCOMPAT, "router_bias" },
+    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .experts = 4, .dense_layers = 3 }, TS_EINCOMPAT, "dense_layers" },
+    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .q_lora_rank = 8 }, TS_EINCOMPAT, "q_lora_rank" },
+    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .kv_lora_rank = 8 }, TS_EINCOMPAT, "qk_nope_dim" },
+    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .kv_lora_rank = 8, .qk_nope_dim = 16,
+        .head_dim = 16 }, TS_EINCOMPAT, "head_dim" },
+    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .kv_lora_rank = 8, .qk_nope_dim = 16,
+        .qkv_bias = true }, TS_EINCOMPAT, "qkv_bias" },
 };
 
 START_TEST(test_bad_models)
@@ -236,6 +326,8 @@ static Suite *model_suite(void)
 
     tcase_add_loop_test(tc, test_published_shapes, 0, (int)(sizeof shapes / sizeof shapes[0]));
     tcase_add_test(tc, test_mixtral_parts);
+    tcase_add_loop_test(tc, test_detailed_shapes, 0, (int)(sizeof detailed / sizeof detailed[0]));
+    tcase_add_test(tc, test_head_dim_frees_hidden);
     tcase_add_test(tc, test_defaults_and_ties);
     tcase_add_test(tc, test_plain_params);
     tcase_add_loop_test(tc, test_bad_models, 0, (int)(sizeof bad / sizeof bad[0]));

@@ -1,0 +1,331 @@
+/*
+ * ts_import.c - the shared part of the importers (see ts_import.h):
+ * proposed values with their origin, notes, typed getters that name the
+ * imported key on error, size caps, and the "inputs_source" /
+ * "import_notes" answer members.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ts_import.h"
+
+const char *const ts_import_members[TS_IMP_COUNT + 1] = {
+    [TS_IMP_HF] = "hf_config", [TS_IMP_AXOLOTL] = "axolotl_config",
+    [TS_IMP_DS] = "deepspeed_config", [TS_IMP_MEGA] = "megatron_args",
+    [TS_IMP_COUNT] = NULL
+};
+
+const char *const *ts_api_import_members(void)
+{
+    return ts_import_members;
+}
+
+static const char *const ts_src_names[TS_SRC_COUNT] = {
+    [TS_SRC_DEFAULT] = "default",
+    [TS_SRC_PRESET] = "preset",
+    [TS_SRC_HF] = "hf_config",
+    [TS_SRC_AXOLOTL] = "axolotl_config",
+    [TS_SRC_DS] = "deepspeed_config",
+    [TS_SRC_MEGATRON] = "megatron_args",
+    [TS_SRC_REQUEST] = "request",
+};
+
+const char *ts_api_src_name(ts_api_src s)
+{
+    return (unsigned)s < TS_SRC_COUNT ? ts_src_names[s] : "default";
+}
+
+void ts_import_init(ts_import *im, ts_api_notes *notes)
+{
+    memset(im, 0, sizeof *im);
+    im->notes = notes;
+}
+
+void ts_import_free(ts_import *im)
+{
+    size_t i;
+
+    for (i = 0; i < TS_FI_COUNT; i++) {
+        json_decref(im->vals[i]);
+        im->vals[i] = NULL;
+    }
+}
+
+void ts_import_note(ts_api_notes *n, const char *fmt, ...)
+{
+    va_list ap;
+    int len;
+
+    if (n == NULL)
+        return;
+    if (n->n >= TS_API_NOTES_MAX) {
+        n->truncated = true;
+        return;
+    }
+    va_start(ap, fmt);
+    len = vsnprintf(n->text[n->n], TS_API_NOTE_LEN, fmt, ap);
+    va_end(ap);
+    if (len < 0)
+        n->text[n->n][0] = '\0';
+    else if ((size_t)len >= TS_API_NOTE_LEN)
+        ts_api_utf8_trim(n->text[n->n]);
+    n->n++;
+}
+
+static void oom(ts_api_err *err)
+{
+    ts_api_err_set(err, 503, "out-of-memory", "Out of memory", NULL,
+                   "out of memory reading an imported config");
+}
+
+int ts_import_set(ts_import *im, ts_json_fi fi, json_t *v, ts_api_src src,
+                  const char *origin, ts_api_err *err)
+{
+    if (v == NULL) {
+        oom(err);
+        return -1;
+    }
+    if (im->vals[fi] != NULL) {
+        /* Two imports say different things: the later one (Megatron over
+         * DeepSpeed over HF) wins, and the user is told. */
+        if (!json_equal(im->vals[fi], v)) {
+            char a[64], b[64];
+            char *sa = json_dumps(im->vals[fi], JSON_ENCODE_ANY | JSON_COMPACT);
+            char *sb = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+
+            snprintf(a, sizeof a, "%s", sa != NULL ? sa : "?");
+            snprintf(b, sizeof b, "%s", sb != NULL ? sb : "?");
+            free(sa);
+            free(sb);
+            ts_import_note(im->notes, "%s: %s from %s overrides %s from %s",
+                           ts_json_fields[fi].f.name, b, origin, a,
+                           im->origin[fi]);
+        }
+        json_decref(im->vals[fi]);
+    }
+    im->vals[fi] = v;
+    im->src[fi] = src;
+    snprintf(im->origin[fi], sizeof im->origin[fi], "%s", origin);
+    return 0;
+}
+
+int ts_import_set_int(ts_import *im, ts_json_fi fi, int64_t v, ts_api_src src,
+                      const char *origin, ts_api_err *err)
+{
+    return ts_import_set(im, fi, json_integer((json_int_t)v), src, origin, err);
+}
+
+int ts_import_set_bool(ts_import *im, ts_json_fi fi, bool v, ts_api_src src,
+                       const char *origin, ts_api_err *err)
+{
+    return ts_import_set(im, fi, json_boolean(v), src, origin, err);
+}
+
+int ts_import_set_str(ts_import *im, ts_json_fi fi, const char *v,
+                      ts_api_src src, const char *origin, ts_api_err *err)
+{
+    return ts_import_set(im, fi, json_string(v), src, origin, err);
+}
+
+/* RFC 6901 escaping of one reference token. */
+void ts_import_ptr(char *buf, size_t size, const ts_import_obj *o, const char *key)
+{
+    size_t n;
+
+    snprintf(buf, size, "%s/", o->base);
+    n = strlen(buf);
+    for (; *key != '\0' && n + 3 < size; key++) {
+        if (*key == '~' || *key == '/') {
+            buf[n++] = '~';
+            buf[n++] = *key == '~' ? '0' : '1';
+        } else {
+            buf[n++] = *key;
+        }
+    }
+    buf[n] = '\0';
+    ts_api_utf8_trim(buf);
+}
+
+static const char *kind(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a real number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    case JSON_NULL: return "null";
+    default: return "something else";
+    }
+}
+
+static void missing(const ts_import_obj *o, const char *key, ts_api_err *err)
+{
+    char ptr[TS_IMPORT_ORIGIN_LEN];
+
+    ts_import_ptr(ptr, sizeof ptr, o, key);
+    ts_api_err_set(err, 400, "missing-field", "Missing field", ptr,
+                   "%s is required in %s", key, o->base);
+}
+
+int ts_import_int(const ts_import_obj *o, const char *key, int64_t lo,
+                  int64_t hi, bool required, int64_t *out, ts_api_err *err)
+{
+    const json_t *v = json_object_get(o->obj, key);
+    char ptr[TS_IMPORT_ORIGIN_LEN];
+    double d;
+
+    if (v == NULL || json_is_null(v)) {
+        if (required) {
+            missing(o, key, err);
+            return -1;
+        }
+        return 0;
+    }
+    ts_import_ptr(ptr, sizeof ptr, o, key);
+    /* The request decodes every number as a double (ts_json_in.c): an
+     * integer is a number without a fraction (JSON Schema's rule), and
+     * the bounds here are far below 2^53, where that is exact. */
+    if (!json_is_number(v)) {
+        ts_api_err_set(err, 400, "invalid-type", "Wrong type", ptr,
+                       "%s must be an integer, got %s", ptr, kind(v));
+        return -1;
+    }
+    d = json_number_value(v);
+    if (!isfinite(d) || d != floor(d)) {
+        ts_api_err_set(err, 400, "invalid-type", "Wrong type", ptr,
+                       "%s must be an integer (no fractional part), got %.17g", ptr, d);
+        return -1;
+    }
+    if (d < (double)lo || d > (double)hi) {
+        ts_api_err_set(err, 400, "out-of-range", "Value out of range", ptr,
+                       "%s must be an integer from %lld to %lld, got %.17g", ptr,
+                       (long long)lo, (long long)hi, d);
+        return -1;
+    }
+    *out = (int64_t)d;
+    return 1;
+}
+
+int ts_import_bool(const ts_import_obj *o, const char *key, bool *out,
+                   ts_api_err *err)
+{
+    const json_t *v = json_object_get(o->obj, key);
+    char ptr[TS_IMPORT_ORIGIN_LEN];
+
+    if (v == NULL || json_is_null(v))
+        return 0;
+    if (!json_is_boolean(v)) {
+        ts_import_ptr(ptr, sizeof ptr, o, key);
+        ts_api_err_set(err, 400, "invalid-type", "Wrong type", ptr,
+                       "%s must be true or false, got %s", ptr, kind(v));
+        return -1;
+    }
+    *out = json_is_true(v);
+    return 1;
+}
+
+int ts_import_str(const ts_import_obj *o, const char *key, bool required,
+                  const char **out, ts_api_err *err)
+{
+    const json_t *v = json_object_get(o->obj, key);
+    char ptr[TS_IMPORT_ORIGIN_LEN];
+
+    if (v == NULL || json_is_null(v)) {
+        if (required) {
+            missing(o, key, err);
+            return -1;
+        }
+        return 0;
+    }
+    if (!json_is_string(v)) {
+        ts_import_ptr(ptr, sizeof ptr, o, key);
+        ts_api_err_set(err, 400, "invalid-type", "Wrong type", ptr,
+                       "%s must be a string, got %s", ptr, kind(v));
+        return -1;
+    }
+    *out = json_string_value(v);
+    return 1;
+}
+
+int ts_import_sub(const ts_import_obj *o, const char *key,
+                  ts_import_obj *sub, ts_api_err *err)
+{
+    const json_t *v = json_object_get(o->obj, key);
+    char ptr[TS_IMPORT_ORIGIN_LEN];
+
+    ts_import_ptr(ptr, sizeof ptr, o, key);
+    if (v == NULL || json_is_null(v))
+        return 0;
+    if (!json_is_object(v)) {
+        ts_api_err_set(err, 400, "invalid-type", "Wrong type", ptr,
+                       "%s must be an object, got %s", ptr, kind(v));
+        return -1;
+    }
+    sub->obj = v;
+    snprintf(sub->base, sizeof sub->base, "%.*s", TS_IMPORT_BASE_LEN - 1, ptr);
+    return 1;
+}
+
+/* Count values depth-first, stopping as soon as a cap is passed. */
+static bool walk(const json_t *v, size_t depth, size_t *nodes)
+{
+    if (++*nodes > TS_IMPORT_NODES_MAX || depth > TS_IMPORT_DEPTH_MAX)
+        return false;
+    if (json_is_object(v)) {
+        const char *k;
+        const json_t *m;
+
+        json_object_foreach((json_t *)v, k, m)
+            if (!walk(m, depth + 1, nodes))
+                return false;
+    } else if (json_is_array(v)) {
+        size_t i;
+
+        for (i = 0; i < json_array_size(v); i++)
+            if (!walk(json_array_get(v, i), depth + 1, nodes))
+                return false;
+    }
+    return true;
+}
+
+int ts_import_check_size(const json_t *doc, const char *ptr, ts_api_err *err)
+{
+    size_t nodes = 0;
+
+    if (walk(doc, 1, &nodes))
+        return 0;
+    ts_api_err_set(err, 400, "import-too-large", "Imported config too large", ptr,
+                   "%s exceeds %d JSON values or %d levels of nesting",
+                   ptr, TS_IMPORT_NODES_MAX, TS_IMPORT_DEPTH_MAX);
+    return -1;
+}
+
+void ts_json_inputs_source(ts_jw *w, const char *key, const ts_api_req *req)
+{
+    size_t i;
+
+    ts_jw_open(w, key, '{');
+    /* The same members as the "inputs" echo (all but the fit extras). */
+    for (i = 0; i < TS_FI_SOLVE; i++)
+        ts_jw_str(w, ts_json_fields[i].f.name,
+                  ts_api_src_name((ts_api_src)req->source[i]));
+    ts_jw_close(w, '}');
+}
+
+void ts_json_import_notes(ts_jw *w, const char *key, const ts_api_notes *n)
+{
+    size_t i;
+
+    ts_jw_open(w, key, '[');
+    for (i = 0; i < n->n; i++)
+        ts_jw_strn(w, NULL, n->text[i], TS_API_NOTE_LEN);
+    if (n->truncated)
+        ts_jw_str(w, NULL, "(more notes left out)");
+    ts_jw_close(w, ']');
+}

@@ -1,0 +1,114 @@
+/*
+ * ts_import.h - launch configs users already have -> request members.
+ *
+ * ts_import.c       the shared part: collected values, notes, typed getters
+ * ts_import_hf.c    Hugging Face config.json ("hf_config")
+ * ts_import_ds.c    DeepSpeed JSON config ("deepspeed_config")
+ * ts_import_mega.c  Megatron-LM argument string ("megatron_args")
+ * ts_import_yaml.c  axolotl YAML ("axolotl_config", libyaml)
+ *
+ * An importer does not write into the ts_run: it proposes values for
+ * request members (by field-table index), each with the JSON pointer of
+ * where it came from.  ts_json_in.c then runs every proposed value through
+ * the same type and range checks as a request member (an error then
+ * names the imported key, e.g. /hf_config/num_hidden_layers) and applies
+ * it unless the request gives that member itself.  Order: defaults,
+ * preset, hf_config, axolotl_config, deepspeed_config, megatron_args,
+ * request.
+ */
+#ifndef TS_IMPORT_H
+#define TS_IMPORT_H
+
+#include "ts_api_int.h"
+
+/* The import members, in the order they apply (ts_import_members). */
+typedef enum ts_import_member {
+    TS_IMP_HF = 0,       /* hf_config: object */
+    TS_IMP_AXOLOTL,      /* axolotl_config: YAML text */
+    TS_IMP_DS,           /* deepspeed_config: object */
+    TS_IMP_MEGA,         /* megatron_args: text */
+    TS_IMP_COUNT
+} ts_import_member;
+
+#define TS_IMPORT_ORIGIN_LEN 160
+#define TS_IMPORT_BASE_LEN 64
+
+/* Caps on an imported document, on top of the 64 KiB body cap: far above
+ * any real config (a DeepSeek-V3 config.json has ~50 members, a long
+ * Megatron launch line ~150 tokens), low enough to bound the work. */
+#define TS_IMPORT_NODES_MAX 2048      /* JSON values in one document */
+#define TS_IMPORT_DEPTH_MAX 8         /* nesting of objects/arrays */
+#define TS_IMPORT_ARGS_MAX 32768      /* bytes of megatron_args */
+#define TS_IMPORT_TOKENS_MAX 2048     /* words of megatron_args */
+
+typedef struct ts_import {
+    json_t *vals[TS_FI_COUNT];        /* owned; NULL = not proposed */
+    ts_api_src src[TS_FI_COUNT];
+    char origin[TS_FI_COUNT][TS_IMPORT_ORIGIN_LEN];
+    /* gradient_accumulation_steps (DeepSpeed, axolotl): global batch =
+     * micro x gas x dp, known only once dp is (ts_json_in.c applies it). */
+    int64_t ds_gas;
+    ts_api_src gas_src;
+    char gas_origin[TS_IMPORT_ORIGIN_LEN];
+    bool ds_train_batch;              /* global_batch came from train_batch_size */
+    ts_api_notes *notes;              /* the request's */
+} ts_import;
+
+void ts_import_init(ts_import *im, ts_api_notes *notes);
+void ts_import_free(ts_import *im);
+
+/* Propose v (reference stolen) for member fi.  A later import that
+ * proposes a different value wins and the clash is noted.  0, or -1 out
+ * of memory (err set). */
+int ts_import_set(ts_import *im, ts_json_fi fi, json_t *v, ts_api_src src,
+                  const char *origin, ts_api_err *err);
+int ts_import_set_int(ts_import *im, ts_json_fi fi, int64_t v, ts_api_src src,
+                      const char *origin, ts_api_err *err);
+int ts_import_set_bool(ts_import *im, ts_json_fi fi, bool v, ts_api_src src,
+                       const char *origin, ts_api_err *err);
+int ts_import_set_str(ts_import *im, ts_json_fi fi, const char *v,
+                      ts_api_src src, const char *origin, ts_api_err *err);
+
+void ts_import_note(ts_api_notes *n, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* A JSON object being read, and the pointer that names it in the request
+ * ("/hf_config", "/hf_config/text_config"). */
+typedef struct ts_import_obj {
+    const json_t *obj;
+    char base[TS_IMPORT_BASE_LEN];
+} ts_import_obj;
+
+/* Pointer of member key of o, into buf. */
+void ts_import_ptr(char *buf, size_t size, const ts_import_obj *o, const char *key);
+
+/* Typed getters: 1 = present (in *out), 0 = absent or null (unless
+ * required: then a 400 missing-field), -1 = error (err set, naming the
+ * member's pointer).  Integers must be JSON integers in [lo, hi]. */
+int ts_import_int(const ts_import_obj *o, const char *key, int64_t lo,
+                  int64_t hi, bool required, int64_t *out, ts_api_err *err);
+int ts_import_bool(const ts_import_obj *o, const char *key, bool *out,
+                   ts_api_err *err);
+int ts_import_str(const ts_import_obj *o, const char *key, bool required,
+                  const char **out, ts_api_err *err);
+/* A sub-object: 1 present, 0 absent/null, -1 not an object. */
+int ts_import_sub(const ts_import_obj *o, const char *key,
+                  ts_import_obj *sub, ts_api_err *err);
+
+/* 0 when doc is within TS_IMPORT_NODES_MAX / TS_IMPORT_DEPTH_MAX, else a
+ * 400 too-large naming ptr. */
+int ts_import_check_size(const json_t *doc, const char *ptr, ts_api_err *err);
+
+int ts_import_hf(ts_import *im, const json_t *cfg, ts_api_err *err);
+int ts_import_ds(ts_import *im, const json_t *cfg, ts_api_err *err);
+int ts_import_mega(ts_import *im, const char *args, size_t len, ts_api_err *err);
+/* 400 unsupported-config when built without libyaml. */
+int ts_import_axolotl(ts_import *im, const char *yaml, size_t len, ts_api_err *err);
+
+/* Supported Hugging Face model_type values, NULL-terminated. */
+extern const char *const ts_import_hf_types[];
+
+#endif /* TS_IMPORT_H */

@@ -1,0 +1,575 @@
+/*
+ * test_cli_check.c - `trainsize check` as a CI gate, against the real
+ * server on loopback.
+ *
+ * Expected verdicts are the API's own: each plan is also sent to
+ * /v1/memory directly, and the CLI's exit code, stage table and margin
+ * decision must follow from that answer (memory.total <= (1 - margin) *
+ * memory.hbm_bytes).  The JUnit report is validated with xmllint against
+ * tests/data/junit.xsd (the Ant JUnit structure CI systems read); the
+ * GitHub format against the workflow-command syntax and its escapes.
+ * Environment (tests/cli/meson.build): TRAINSIZE_SERVER, TRAINSIZE_SRCDIR,
+ * TS_CLI, XMLLINT, and optionally TS_CLI_WRAP (valgrind).
+ */
+#include "th_harness.h"
+#include "ts_cli_check.h"
+
+#include <check.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Test-process state: the one server every test uses. */
+static th_server server;
+static char url[64];
+static char data[1024];   /* $TRAINSIZE_SRCDIR/tests/data */
+static char tmpdir[256];
+
+typedef struct run_out {
+    int code;
+    char *out, *err;
+} run_out;
+
+static void run_free(run_out *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+static char *slurp_fd(int fd)
+{
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    ssize_t k;
+
+    ck_assert_ptr_nonnull(buf);
+    lseek(fd, 0, SEEK_SET);
+    while ((k = read(fd, buf + n, cap - n - 1)) > 0) {
+        n += (size_t)k;
+        if (n + 1 == cap) {
+            buf = realloc(buf, cap *= 2);
+            ck_assert_ptr_nonnull(buf);
+        }
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+/* Run argv (NULL-terminated; argv[0] is the program) with stdout and
+ * stderr captured through temporary files.  TS_CLI_WRAP prefixes the CLI. */
+static run_out run_argv(const char *const *argv, bool wrap)
+{
+    char opath[320], epath[320];
+    char *args[80];
+    char *wcopy = NULL;
+    int of, ef, st, n = 0;
+    const char *w = wrap ? getenv("TS_CLI_WRAP") : NULL;
+    run_out r;
+    pid_t pid;
+
+    snprintf(opath, sizeof opath, "%s/outXXXXXX", tmpdir);
+    snprintf(epath, sizeof epath, "%s/errXXXXXX", tmpdir);
+    of = mkstemp(opath);
+    ef = mkstemp(epath);
+    ck_assert(of >= 0 && ef >= 0);
+    if (w != NULL && *w != '\0') {
+        char *save = NULL, *t;
+
+        wcopy = strdup(w);
+        for (t = strtok_r(wcopy, " ", &save); t != NULL && n < 16; t = strtok_r(NULL, " ", &save))
+            args[n++] = t;
+    }
+    for (size_t i = 0; argv[i] != NULL && n < 79; i++)
+        args[n++] = (char *)(uintptr_t)argv[i];
+    args[n] = NULL;
+    pid = fork();
+    ck_assert(pid >= 0);
+    if (pid == 0) {
+        dup2(of, STDOUT_FILENO);
+        dup2(ef, STDERR_FILENO);
+        execvp(args[0], args);
+        _exit(127);
+    }
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    r.code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    r.out = slurp_fd(of);
+    r.err = slurp_fd(ef);
+    close(of);
+    close(ef);
+    unlink(opath);
+    unlink(epath);
+    free(wcopy);
+    return r;
+}
+
+/* trainsize --url URL check EXTRA... */
+static run_out check(const char *const *extra)
+{
+    const char *argv[64] = { getenv("TS_CLI"), "--url", url, "check" };
+    size_t n = 4;
+
+    ck_assert_ptr_nonnull(argv[0]);
+    for (size_t i = 0; extra[i] != NULL && n < 63; i++)
+        argv[n++] = extra[i];
+    argv[n] = NULL;
+    return run_argv(argv, true);
+}
+
+static const char *dpath(const char *rel)
+{
+    /* a few live at once: rotate through buffers */
+    static char bufs[8][1200];
+    static unsigned k;
+    char *b = bufs[k++ % 8];
+
+    snprintf(b, sizeof bufs[0], "%s/%s", data, rel);
+    return b;
+}
+
+static char *read_file(const char *path)
+{
+    int fd = open(path, O_RDONLY);
+    char *s;
+
+    ck_assert_msg(fd >= 0, "open %s", path);
+    s = slurp_fd(fd);
+    close(fd);
+    return s;
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* POST body to /v1/memory; the parsed 200 answer. */
+static json_t *memory(json_t *body)
+{
+    char *text = json_dumps(body, JSON_COMPACT);
+    th_req q = { "POST", "/v1/memory", "application/json", text, strlen(text),
+                 false, false, NULL, NULL };
+    th_resp resp;
+    json_t *a;
+
+    ck_assert_int_eq(th_http(server.port, &q, &resp), 0);
+    ck_assert_msg(resp.status == 200, "memory: %ld %s", resp.status, resp.body);
+    a = json_loads(resp.body, 0, NULL);
+    ck_assert_ptr_nonnull(a);
+    th_resp_free(&resp);
+    free(text);
+    return a;
+}
+
+static json_t *plan(const char *rel)
+{
+    json_t *j = json_load_file(dpath(rel), 0, NULL);
+
+    ck_assert_ptr_nonnull(j);
+    return j;
+}
+
+static double num(const json_t *a, const char *k1, const char *k2, const char *k3)
+{
+    const json_t *v = json_object_get(json_object_get(a, k1), k2);
+
+    if (k3 != NULL)
+        v = json_object_get(v, k3);
+    ck_assert_msg(json_is_number(v), "%s.%s not a number", k1, k2);
+    return json_number_value(v);
+}
+
+static void server_start(void)
+{
+    const char *src = getenv("TRAINSIZE_SRCDIR");
+    char tmpl[] = "/tmp/ts-check-XXXXXX";
+
+    ck_assert_ptr_nonnull(src);
+    snprintf(data, sizeof data, "%s/tests/data", src);
+    ck_assert_ptr_nonnull(mkdtemp(tmpl));
+    snprintf(tmpdir, sizeof tmpdir, "%s", tmpl);
+    ck_assert_int_eq(th_start(&server, NULL), 0);
+    snprintf(url, sizeof url, "http://127.0.0.1:%u", server.port);
+}
+
+static void server_stop(void)
+{
+    char cmd[320];
+
+    th_stop(&server, 5000);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", tmpdir);
+}
+
+/* ------------------------------------------------------------------ */
+
+/* One plan each: the exit code is the API's verdict (0 fits, 1 does not),
+ * 2 for a plan the API rejects or a file that is not a plan, 3 when no
+ * server answers. */
+START_TEST(exit_codes)
+{
+    json_t *fits_plan = plan("plans/llama3-8b-zero3.json");
+    json_t *nofit_plan = plan("plans/llama3-70b-zero0.json");
+    json_t *a = memory(fits_plan), *b = memory(nofit_plan);
+    char bad_json[320], not_obj[320];
+    run_out r;
+
+    ck_assert(json_is_true(json_object_get(json_object_get(a, "memory"), "fits")));
+    ck_assert(json_is_false(json_object_get(json_object_get(b, "memory"), "fits")));
+
+    r = check((const char *[]){ dpath("plans/llama3-8b-zero3.json"), NULL });
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "PASS: fits"));
+    run_free(&r);
+
+    r = check((const char *[]){ "--file", dpath("plans/llama3-70b-zero0.json"), NULL });
+    ck_assert_msg(r.code == 1, "exit %d: %s", r.code, r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "FAIL: does not fit"));
+    run_free(&r);
+
+    r = check((const char *[]){ dpath("plans/bad-tp.json"), NULL });
+    ck_assert_msg(r.code == 2, "exit %d: %s", r.code, r.err);
+    ck_assert_ptr_nonnull(strstr(r.err, "(field /tp)"));
+    run_free(&r);
+
+    snprintf(bad_json, sizeof bad_json, "%s/bad.json", tmpdir);
+    write_file(bad_json, "{\"model\": ");
+    r = check((const char *[]){ bad_json, NULL });
+    ck_assert_msg(r.code == 2, "exit %d: %s", r.code, r.err);
+    ck_assert_ptr_nonnull(strstr(r.err, "invalid JSON"));
+    run_free(&r);
+
+    snprintf(not_obj, sizeof not_obj, "%s/array.json", tmpdir);
+    write_file(not_obj, "[1, 2]");
+    r = check((const char *[]){ not_obj, NULL });
+    ck_assert_msg(r.code == 2, "exit %d: %s", r.code, r.err);
+    run_free(&r);
+
+    r = check((const char *[]){ dpath("plans/no-such-plan.json"), NULL });
+    ck_assert_msg(r.code == 2, "exit %d: %s", r.code, r.err);
+    run_free(&r);
+
+    {
+        /* port 1 on loopback: nothing listens (connection refused) */
+        const char *argv[] = { getenv("TS_CLI"), "--url", "http://127.0.0.1:1", "check",
+                               dpath("plans/llama3-8b-zero3.json"), NULL };
+
+        r = run_argv(argv, true);
+        ck_assert_msg(r.code == 3, "exit %d: %s", r.code, r.err);
+        run_free(&r);
+    }
+    json_decref(a);
+    json_decref(b);
+    json_decref(fits_plan);
+    json_decref(nofit_plan);
+}
+END_TEST
+
+/* --margin m passes when total <= (1 - m) * HBM: one point either side of
+ * the plan's own free share, from the API's numbers. */
+START_TEST(margin)
+{
+    json_t *p = plan("plans/llama3-8b-zero3.json");
+    json_t *a = memory(p);
+    double total = num(a, "memory", "total", "value");
+    double hbm = num(a, "memory", "hbm_bytes", NULL);
+    double free_share = 1.0 - total / hbm;
+    char below[32], above[32];
+    run_out r;
+
+    ck_assert(free_share > 0.02 && free_share < 0.98);
+    snprintf(below, sizeof below, "%.4f%%", (free_share - 0.01) * 100);
+    snprintf(above, sizeof above, "%.4f", free_share + 0.01);
+    r = check((const char *[]){ "--margin", below, dpath("plans/llama3-8b-zero3.json"), NULL });
+    ck_assert_msg(r.code == 0, "margin %s: exit %d", below, r.code);
+    run_free(&r);
+    r = check((const char *[]){ "--margin", above, dpath("plans/llama3-8b-zero3.json"), NULL });
+    ck_assert_msg(r.code == 1, "margin %s: exit %d", above, r.code);
+    ck_assert_ptr_nonnull(strstr(r.out, "not with a"));
+    run_free(&r);
+    json_decref(a);
+    json_decref(p);
+}
+END_TEST
+
+/* Several plans: the worst verdict wins (rejected 2 > does not fit 1). */
+START_TEST(many_plans)
+{
+    run_out r;
+
+    r = check((const char *[]){ dpath("plans/llama3-8b-zero3.json"),
+                                dpath("plans/llama3-70b-zero0.json"), NULL });
+    ck_assert_msg(r.code == 1, "exit %d", r.code);
+    ck_assert_ptr_nonnull(strstr(r.out, "2 plans: 1 fit, 1 do not fit, 0 rejected"));
+    run_free(&r);
+    r = check((const char *[]){ dpath("plans/llama3-8b-zero3.json"),
+                                dpath("plans/llama3-70b-zero0.json"),
+                                dpath("plans/bad-tp.json"), NULL });
+    ck_assert_msg(r.code == 2, "exit %d", r.code);
+    ck_assert_ptr_nonnull(strstr(r.out, "3 plans: 1 fit, 1 do not fit, 1 rejected, 0 unreachable"));
+    run_free(&r);
+}
+END_TEST
+
+/* Imports on the command line (over a plan file's own members) give the
+ * same answer as the API for the same body; the Megatron layout (PP 2)
+ * shows a per-stage table whose worst row is the API's worst_stage. */
+START_TEST(imports_and_stages)
+{
+    json_t *body = json_object();
+    json_t *a;
+    char *mega = read_file(dpath("megatron/llama3-8b.txt"));
+    char worst_row[64];
+    size_t stages, i;
+    run_out r;
+
+    json_object_set_new(body, "hf_config", json_load_file(dpath("hf/llama3-8b.json"), 0, NULL));
+    json_object_set_new(body, "megatron_args", json_string(mega));
+    json_object_set_new(body, "gpus", json_integer(64));
+    a = memory(body);
+    stages = json_array_size(json_object_get(json_object_get(a, "memory"), "stages"));
+    ck_assert_uint_eq(stages, 2); /* --pipeline-model-parallel-size 2 */
+
+    r = check((const char *[]){ "--hf-config", dpath("hf/llama3-8b.json"),
+                                "--megatron-args", dpath("megatron/llama3-8b.txt"),
+                                "--gpus", "64", NULL });
+    ck_assert_int_eq(r.code, json_is_true(json_object_get(json_object_get(a, "memory"), "fits"))
+                             ? 0 : 1);
+    ck_assert_ptr_nonnull(strstr(r.out, "Per pipeline stage"));
+    for (i = 0; i < stages; i++) {
+        char row[32];
+
+        snprintf(row, sizeof row, "\n  %5zu %6.0f ", i,
+                 json_number_value(json_object_get(json_array_get(json_object_get(
+                     json_object_get(a, "memory"), "stages"), i), "layers")));
+        ck_assert_msg(strstr(r.out, row) != NULL, "no row for stage %zu in\n%s", i, r.out);
+    }
+    snprintf(worst_row, sizeof worst_row, "worst stage %.0f",
+             num(a, "memory", "worst_stage", NULL));
+    ck_assert_ptr_nonnull(strstr(r.out, worst_row));
+    ck_assert_ptr_nonnull(strstr(r.out, "note: megatron_args: unknown flags ignored"));
+    run_free(&r);
+    json_decref(a);
+
+    /* imports inside a plan file */
+    {
+        json_t *p = plan("plans/mixtral-8x7b-zero3-imports.json");
+        json_t *m = memory(p);
+        bool fits = json_is_true(json_object_get(json_object_get(m, "memory"), "fits"));
+
+        ck_assert_double_eq(num(m, "params", "total", NULL), 46702792704.0);
+        r = check((const char *[]){ dpath("plans/mixtral-8x7b-zero3-imports.json"), NULL });
+        ck_assert_int_eq(r.code, fits ? 0 : 1);
+        run_free(&r);
+        /* the command line overrides the plan: 4 GPUs cannot hold it */
+        r = check((const char *[]){ dpath("plans/mixtral-8x7b-zero3-imports.json"),
+                                    "--gpus", "2", NULL });
+        ck_assert_msg(r.code == 1, "exit %d: %s", r.code, r.out);
+        run_free(&r);
+        json_decref(m);
+        json_decref(p);
+    }
+    /* an axolotl YAML next to the config.json: the API's verdict */
+    {
+        json_t *q = json_object();
+        char *yml = read_file(dpath("axolotl/llama3-qlora.yml"));
+        json_t *m;
+
+        json_object_set_new(q, "hf_config", json_load_file(dpath("hf/llama3-8b.json"), 0, NULL));
+        json_object_set_new(q, "axolotl_config", json_string(yml));
+        json_object_set_new(q, "gpus", json_integer(1));
+        m = memory(q);
+        ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(m, "inputs"),
+                                                            "lora_rank")), 32);
+        r = check((const char *[]){ "--hf-config", dpath("hf/llama3-8b.json"),
+                                    "--axolotl", dpath("axolotl/llama3-qlora.yml"),
+                                    "--gpus", "1", NULL });
+        ck_assert_int_eq(r.code, json_is_true(json_object_get(json_object_get(m, "memory"),
+                                                              "fits")) ? 0 : 1);
+        ck_assert_ptr_nonnull(strstr(r.out, "note: /axolotl_config/base_model"));
+        run_free(&r);
+        json_decref(m);
+        json_decref(q);
+        free(yml);
+    }
+    /* an import file that does not exist is a rejected check */
+    r = check((const char *[]){ "--hf-config", dpath("hf/none.json"), "--model", "llama3-8b", NULL });
+    ck_assert_int_eq(r.code, 2);
+    run_free(&r);
+    free(mega);
+    json_decref(body);
+}
+END_TEST
+
+static void count_attr(const char *xml, const char *attr, const char *want)
+{
+    char needle[64];
+
+    snprintf(needle, sizeof needle, "%s=\"%s\"", attr, want);
+    ck_assert_msg(strstr(xml, needle) != NULL, "no %s in\n%s", needle, xml);
+}
+
+/* --format junit validates against the JUnit schema, with one testcase
+ * per plan: failure for "does not fit", error for rejected. */
+START_TEST(junit_report)
+{
+    const char *xmllint = getenv("XMLLINT");
+    char odd[320], xml_path[320];
+    run_out r;
+
+    /* a file name that needs XML escaping */
+    snprintf(odd, sizeof odd, "%s/a&b<c>\"q\".json", tmpdir);
+    write_file(odd, "{\"model\":\"llama3-8b\",\"gpus\":8,\"zero\":3,\"recompute\":\"selective\"}");
+    r = check((const char *[]){ "--format", "junit", dpath("plans/llama3-8b-zero3.json"),
+                                dpath("plans/llama3-70b-zero0.json"), dpath("plans/bad-tp.json"),
+                                odd, NULL });
+    ck_assert_int_eq(r.code, 2);
+    ck_assert_ptr_nonnull(strstr(r.out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"));
+    count_attr(r.out, "tests", "4");
+    count_attr(r.out, "failures", "1");
+    count_attr(r.out, "errors", "1");
+    ck_assert_ptr_nonnull(strstr(r.out, "a&amp;b&lt;c&gt;&quot;q&quot;.json"));
+    ck_assert_ptr_nonnull(strstr(r.out, "type=\"does-not-fit\""));
+    ck_assert_ptr_nonnull(strstr(r.out, "type=\"rejected\""));
+    snprintf(xml_path, sizeof xml_path, "%s/report.xml", tmpdir);
+    write_file(xml_path, r.out);
+    run_free(&r);
+
+    ck_assert_msg(xmllint != NULL && *xmllint != '\0', "XMLLINT not set (libxml2-utils)");
+    {
+        const char *argv[] = { xmllint, "--noout", "--schema", dpath("junit.xsd"), xml_path, NULL };
+
+        r = run_argv(argv, false);
+        ck_assert_msg(r.code == 0, "xmllint: %s", r.err);
+        run_free(&r);
+    }
+    /* and the schema is strict: a report missing system-err fails it */
+    {
+        char *x = read_file(xml_path);
+        char *p = strstr(x, "    <system-err></system-err>\n");
+        const char *argv[] = { xmllint, "--noout", "--schema", dpath("junit.xsd"), xml_path, NULL };
+
+        ck_assert_ptr_nonnull(p);
+        memmove(p, p + strlen("    <system-err></system-err>\n"),
+                strlen(p + strlen("    <system-err></system-err>\n")) + 1);
+        write_file(xml_path, x);
+        free(x);
+        r = run_argv(argv, false);
+        ck_assert_int_ne(r.code, 0);
+        run_free(&r);
+    }
+}
+END_TEST
+
+/* --format github: one workflow command per plan, error or notice, with
+ * the file property escaped (, and : as %2C, %3A) and data escaped (%). */
+START_TEST(github_report)
+{
+    char odd[320], want[640], esc[400];
+    run_out r;
+
+    snprintf(odd, sizeof odd, "%s/x,y:z.json", tmpdir);
+    write_file(odd, "{\"model\":\"llama3-70b\",\"gpus\":8,\"zero\":0}");
+    r = check((const char *[]){ "--format", "github", "--margin", "5%",
+                                dpath("plans/llama3-8b-zero3.json"), odd, NULL });
+    ck_assert_int_eq(r.code, 1);
+    ts_check_gh_escape(esc, sizeof esc, dpath("plans/llama3-8b-zero3.json"), true);
+    snprintf(want, sizeof want, "::notice file=%s,title=trainsize check PASS::fits with a 5%%25 margin", esc);
+    ck_assert_msg(strstr(r.out, want) != NULL, "no '%s' in\n%s", want, r.out);
+    ck_assert_ptr_nonnull(strstr(r.out, "x%2Cy%3Az.json,title=trainsize check FAIL::does not fit"));
+    /* every line is a workflow command */
+    {
+        const char *line = r.out;
+
+        while (*line != '\0') {
+            ck_assert_msg(strncmp(line, "::", 2) == 0, "not a command: %s", line);
+            line = strchr(line, '\n');
+            ck_assert_ptr_nonnull(line);
+            line++;
+        }
+    }
+    run_free(&r);
+}
+END_TEST
+
+START_TEST(usage)
+{
+    static const char *const bad[][3] = {
+        { "--margin", "150%", NULL }, { "--margin", "abc", NULL },
+        { "--margin", "-1%", NULL }, { "--format", "xml", NULL }, { "--file", NULL, NULL },
+    };
+
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *args[4] = { bad[i][0], bad[i][1], dpath("plans/llama3-8b-zero3.json"), NULL };
+        run_out r;
+
+        if (bad[i][1] == NULL)
+            args[1] = NULL;
+        r = check(args);
+        ck_assert_msg(r.code == 64, "%s %s: exit %d", bad[i][0], bad[i][1], r.code);
+        run_free(&r);
+    }
+}
+END_TEST
+
+/* Escapes and the margin parser, by hand. */
+START_TEST(units)
+{
+    char b[128];
+    double m = -1;
+
+    ts_check_xml_escape(b, sizeof b, "a<b&\"c'>\x01\n");
+    ck_assert_str_eq(b, "a&lt;b&amp;&quot;c&apos;&gt;&#10;");
+    ts_check_xml_escape(b, 8, "&&&&");
+    ck_assert_str_eq(b, "&amp;"); /* never half an entity */
+    ts_check_gh_escape(b, sizeof b, "50%\r\nx:y,z", false);
+    ck_assert_str_eq(b, "50%25%0D%0Ax:y,z");
+    ts_check_gh_escape(b, sizeof b, "a:b,c%", true);
+    ck_assert_str_eq(b, "a%3Ab%2Cc%25");
+    ck_assert(ts_check_parse_margin("10%", &m));
+    ck_assert_double_eq(m, 0.1);
+    ck_assert(ts_check_parse_margin("0.25", &m));
+    ck_assert_double_eq(m, 0.25);
+    ck_assert(ts_check_parse_margin("0", &m));
+    ck_assert_double_eq(m, 0);
+    ck_assert(!ts_check_parse_margin("100%", &m));
+    ck_assert(!ts_check_parse_margin("1", &m));
+    ck_assert(!ts_check_parse_margin("-1%", &m));
+    ck_assert(!ts_check_parse_margin("10%%", &m));
+    ck_assert(!ts_check_parse_margin("nan", &m));
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("cli-check");
+    TCase *tc = tcase_create("check");
+    SRunner *sr;
+    int failed;
+
+    tcase_set_timeout(tc, 120);
+    tcase_add_unchecked_fixture(tc, server_start, server_stop);
+    tcase_add_test(tc, units);
+    tcase_add_test(tc, exit_codes);
+    tcase_add_test(tc, margin);
+    tcase_add_test(tc, many_plans);
+    tcase_add_test(tc, imports_and_stages);
+    tcase_add_test(tc, junit_report);
+    tcase_add_test(tc, github_report);
+    tcase_add_test(tc, usage);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? 0 : 1;
+}
