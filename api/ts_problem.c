@@ -37,6 +37,8 @@ static const ts_api_problem_type ts_problem_types[] = {
     { "unsupported-model-type", 400, "Unsupported model type" },   /* imports */
     { "unsupported-config", 400, "Unsupported config" },
     { "import-too-large", 400, "Imported config too large" },
+    /* HTTP framing the server refuses (server/ts_server.c, issue 14). */
+    { "malformed-request", 400, "Malformed request" },
     { "not-found", 404, "Not found" },
     { "method-not-allowed", 405, "Method not allowed" },
     { "request-timeout", 408, "Request timeout" },
@@ -47,6 +49,7 @@ static const ts_api_problem_type ts_problem_types[] = {
     { "no-fit", 422, "Nothing fits" },
     { "internal-error", 500, "Internal error" },
     { "file-too-large", 500, "Internal error" },
+    { "unsupported-transfer-coding", 501, "Unsupported transfer coding" },
     { "out-of-memory", 503, "Out of memory" },
 };
 

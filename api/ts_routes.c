@@ -327,7 +327,8 @@ int ts_api_handle(const char *method, const char *path,
     /* The query string never selects a route. */
     plen = path != NULL ? strcspn(path, "?") : 0;
     for (i = 0; i < TS_ROUTE_COUNT; i++) {
-        if (strlen(ts_routes[i].path) == plen &&
+        /* path may be NULL (plen 0): memcmp must not see it even then. */
+        if (path != NULL && strlen(ts_routes[i].path) == plen &&
             memcmp(ts_routes[i].path, path, plen) == 0) {
             r = &ts_routes[i];
             id = (ts_route_id)i;

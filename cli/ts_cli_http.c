@@ -173,24 +173,43 @@ ts_http_status ts_http_request(const ts_http_client *c, const char *method,
     }
 
     detail[0] = '\0';
-    curl_easy_setopt(h, CURLOPT_URL, url);
+    /* Every option must take: a libcurl built without one (say, an old
+     * one without CURLOPT_PROTOCOLS_STR, 7.85.0) would otherwise run the
+     * request with a weaker setting than we asked for.  meson.build sets
+     * the version floor; this catches the rest. */
+    rc = curl_easy_setopt(h, CURLOPT_URL, url);
     /* only talk HTTP: no file://, no redirects to other schemes */
-    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
-                     c->connect_timeout_ms > 0 ? c->connect_timeout_ms
-                                               : TS_HTTP_CONNECT_TIMEOUT_MS);
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS,
-                     c->timeout_ms > 0 ? c->timeout_ms : TS_HTTP_TIMEOUT_MS);
-    curl_easy_setopt(h, CURLOPT_USERAGENT, "trainsize-cli/" TS_CLI_VERSION);
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, http_write);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, &buf);
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, detail);
-    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
-    if (body) {
-        curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
-        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
+    if (rc == CURLE_OK)
+        rc = curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    if (rc == CURLE_OK)
+        rc = curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    if (rc == CURLE_OK)
+        rc = curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
+                              c->connect_timeout_ms > 0 ? c->connect_timeout_ms
+                                                        : TS_HTTP_CONNECT_TIMEOUT_MS);
+    if (rc == CURLE_OK)
+        rc = curl_easy_setopt(h, CURLOPT_TIMEOUT_MS,
+                              c->timeout_ms > 0 ? c->timeout_ms : TS_HTTP_TIMEOUT_MS);
+    if (rc == CURLE_OK)
+        rc = curl_easy_setopt(h, CURLOPT_USERAGENT, "trainsize-cli/" TS_CLI_VERSION);
+    if (rc == CURLE_OK)
+        rc = curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
+    if (rc == CURLE_OK)
+        rc = curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, http_write);
+    if (rc == CURLE_OK)
+        rc = curl_easy_setopt(h, CURLOPT_WRITEDATA, &buf);
+    if (rc == CURLE_OK)
+        rc = curl_easy_setopt(h, CURLOPT_ERRORBUFFER, detail);
+    if (rc == CURLE_OK)
+        rc = curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
+    if (rc == CURLE_OK && body)
+        rc = curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+    if (rc == CURLE_OK && body)
+        rc = curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
+    if (rc != CURLE_OK) {
+        st = http_fail(err, rc == CURLE_OUT_OF_MEMORY ? TS_HTTP_ENOMEM : TS_HTTP_EOTHER,
+                       "libcurl refused an option: %s", curl_easy_strerror(rc));
+        goto out;
     }
 
     rc = curl_easy_perform(h);

@@ -361,6 +361,7 @@ typedef struct ts_mem_stage {
     double phase_bytes[TS_PHASE_COUNT]; /* allocated bytes per phase (0: phase absent) */
     ts_phase peak_phase;
     double headroom;
+    double host_share;             /* this stage's parameters after ZeRO sharding (offload) */
     bool fits;
 } ts_mem_stage;
 

@@ -123,27 +123,40 @@ typedef struct ts_mem_act {
  * eager attention, dropout, MHA and F = 4h this is exactly Table 2:
  * s b h (34 + 5 a s / h) with t = 1.
  */
-static void ts_mem_layer(const ts_run *run, ts_mem_act *o)
+/* dense: one of a MoE model's first dense layers (DeepSeek
+ * first_k_dense_replace), whose MLP is a plain FFN of width ffn. */
+static void ts_mem_layer(const ts_run *run, bool dense, ts_mem_act *o)
 {
     const ts_model *m = &run->model;
+    bool moe = m->experts > 1 && !dense, mla = m->kv_lora_rank > 0;
     double t = (double)run->tp, h = (double)m->hidden, a = (double)m->heads;
-    double hd = h / a, s = (double)run->seq;
+    double hd = m->head_dim > 0 ? (double)m->head_dim : h / a, s = (double)run->seq;
     double kvh = (double)m->kv_heads;
-    double F = (double)m->ffn;
+    /* MLA: per head q and k are nope + rope wide, v v_head_dim; the
+     * latent is expanded to full heads before attention. */
+    double qk_hd = mla ? (double)(m->qk_nope_dim + m->qk_rope_dim) : hd;
+    double v_hd = mla ? (double)(m->v_head_dim > 0 ? m->v_head_dim : m->qk_nope_dim) : hd;
     double act_b = run->precision == TS_PREC_FP32 ? 4.0 : 2.0;
     bool sp = run->sequence_parallel || run->tp == 1;
     double tr = sp ? t : 1.0;              /* divisor of replicated tensors */
-    double q = h / t;                       /* query / output width per rank */
-    double kv = (kvh >= t ? kvh / t : 1.0) * hd; /* replicated when kv_heads < tp */
-    double k = m->experts > 1 ? (double)m->top_k : 1.0;
-    double mlp_b = (m->gated ? 3.0 : 2.0) * F / t * k;
+    double q = a * qk_hd / t;              /* query width per rank */
+    double ov = a * v_hd / t;              /* attention output width per rank */
+    double kv = mla ? a * qk_hd / t        /* k, v per rank (v below) */
+                    : (kvh >= t ? kvh / t : 1.0) * hd; /* replicated when kv_heads < tp */
+    double vv = mla ? ov : kv;
+    double k = moe ? (double)m->top_k : 1.0;
+    double F = moe && m->moe_ffn > 0 ? (double)m->moe_ffn : (double)m->ffn;
+    double mlp_b = (m->gated ? 3.0 : 2.0) * F / t *
+                   (k + (moe ? (double)m->shared_experts : 0.0));
     double eager = 0, rep, shard, V = (double)m->vocab / t;
     double kc = (double)run->loss_chunks;
 
     rep = 4.0 * act_b * h + (run->dropout ? 2.0 * h : 0.0);
-    if (m->experts > 1)
+    if (moe)
         rep += act_b * h * k; /* tokens permuted to their experts (Megatron token dispatcher) */
-    shard = act_b * (q + 2.0 * kv + q) + act_b * mlp_b;
+    if (mla)
+        rep += act_b * (double)(m->kv_lora_rank + m->q_lora_rank); /* latents, normed */
+    shard = act_b * (q + kv + vv + ov) + act_b * mlp_b;
     if (run->attention == TS_ATTN_EAGER)
         eager = (act_b + (run->dropout ? 1.0 + act_b : 0.0)) * a * s / t;
     o->full = rep / tr + shard + eager;
@@ -154,16 +167,17 @@ static void ts_mem_layer(const ts_run *run, ts_mem_act *o)
          * the attention output is made contiguous for the output
          * projection (a copy), and SwiGLU keeps w1's output, silu's
          * output, w3's output and their product (4 act_b F; GeLU 2). */
-        double mlp_e = (m->gated ? 4.0 : 2.0) * act_b * F / t * k;
+        double mlp_e = (m->gated ? 4.0 : 2.0) * act_b * F / t *
+                       (k + (moe ? (double)m->shared_experts : 0.0));
         /* nn.LayerNorm is one native kernel: its input and fp32 mean and
          * rstd.  The eager RMSNorm of these codebases upcasts: x.float()
          * (4h) and the normalised act_b h. */
         double norm = run->norm == TS_NORM_LAYERNORM ? act_b * h + 8.0 : 4.0 * h + act_b * h;
         o->full = 2.0 * norm / tr + 2.0 * act_b * h / tr +
-                  4.0 * (q + kv) + act_b * (q + 2.0 * q + q) + act_b * q + mlp_e + eager;
+                  4.0 * (q + kv) + act_b * (q + q + a * v_hd / t + ov) + act_b * ov + mlp_e + eager;
     }
     o->work = act_b * (2.0 * h / tr +
-                       fmax(mlp_b, q + 2.0 * kv + q + (eager > 0 ? 2.0 * act_b * a * s / t : 0)));
+                       fmax(mlp_b, q + kv + vv + ov + (eager > 0 ? 2.0 * act_b * a * s / t : 0)));
     o->score = 0;
 
     switch (run->recompute) {
@@ -179,8 +193,8 @@ static void ts_mem_layer(const ts_run *run, ts_mem_act *o)
              * _custom_policy): the layer input, the SDPA output and every
              * other matmul output (1st, 3rd, ...: wq, wv, w1, w2 for a gated
              * MLP; wq, wv, fc1 for GeLU). */
-            double mm = q + kv + F / t * k + (m->gated ? h / tr : 0.0);
-            o->saved = act_b * (h / tr + q + mm);
+            double mm = q + vv + F / t * k + (m->gated ? h / tr : 0.0);
+            o->saved = act_b * (h / tr + ov + mm);
             o->formula = "selective op AC (torchtitan): act_b (h/t_sp + q + wq + wv + w1 [+ w2]) per token per layer";
         } else {
             /* Megatron selective: core attention recomputed, so only the
@@ -231,7 +245,10 @@ typedef struct ts_mem_ctx {
     double f;                      /* trainable fraction */
     double bw, bg, bm, bo;         /* bytes per param: weights, grads, master, optimizer */
     double nd, nde;                /* shard degrees: dense, expert */
-    double layer_dense, layer_expert; /* params per layer on one GPU (after tp / ep) */
+    double layer_dense, layer_expert; /* params per (MoE) layer on one GPU (after tp / ep) */
+    double layer_dense_d;          /* params of one of the first dense-FFN layers (DeepSeek) */
+    int64_t dense_layers;          /* how many first layers are dense in a MoE model */
+    ts_mem_act act_dense;          /* activations of such a dense layer */
     double emb, head;              /* embedding / output head on one GPU */
     double tokens;                 /* tokens per micro-batch on one GPU: seq/cp * b */
     double micro_per_step;         /* 0: not known (no global batch given) */
@@ -295,13 +312,14 @@ static double ts_mem_in_flight(const ts_mem_ctx *c, int64_t i)
     return n;
 }
 
-static void ts_mem_stage_eval(const ts_mem_ctx *c, int64_t i, ts_mem_stage *st)
+/* Stage i holds layers start .. start + its count - 1. */
+static void ts_mem_stage_eval(const ts_mem_ctx *c, int64_t i, int64_t start, ts_mem_stage *st)
 {
     const ts_run *r = c->run;
     bool first = i == 0, last = i == r->pp - 1;
     bool fsdp = r->framework == TS_FW_FSDP, ds = r->framework == TS_FW_DEEPSPEED;
     bool pytorch_opt = r->framework != TS_FW_MEGATRON;
-    double n, dense, expert, share, W, G, M, O;
+    double n, nd_l, dense, expert, share, W, G, M, O;
     double fl, saved, fwd_ws, bwd_ws, loss_ws, layer_p, persist, grads_live;
     double ph[TS_PHASE_COUNT] = { 0 };
     double reserve = 0, cached_layer;
@@ -310,19 +328,23 @@ static void ts_mem_stage_eval(const ts_mem_ctx *c, int64_t i, ts_mem_stage *st)
     n = (double)(c->shape ? ts_mem_stage_layers(r, i) : 0);
     st->stage = i;
     st->layers = (int64_t)n;
+    /* A MoE model's first dense layers (DeepSeek) sit on the first stages. */
+    nd_l = c->dense_layers > start ? fmin(n, (double)(c->dense_layers - start)) : 0;
     if (c->shape) {
-        dense = n * c->layer_dense + (first ? c->emb : 0) + (last ? c->head : 0);
-        expert = n * c->layer_expert;
+        dense = (n - nd_l) * c->layer_dense + nd_l * c->layer_dense_d +
+                (first ? c->emb : 0) + (last ? c->head : 0);
+        expert = (n - nd_l) * c->layer_expert;
     } else {
         /* A plain count: spread evenly over the stages. */
         dense = c->p.dense / (double)(r->tp * r->pp);
         expert = c->p.expert / (double)(r->tp * r->pp * r->ep);
     }
     st->params = dense + expert;
-    layer_p = c->layer_dense + c->layer_expert;
+    layer_p = fmax(c->layer_dense + c->layer_expert, nd_l > 0 ? c->layer_dense_d : 0);
 
     /* Sharded share of this stage's parameters. */
     share = dense / c->nd + expert / c->nde;
+    st->host_share = share;
     W = c->bw * (r->zero >= 3 ? share : st->params);
     G = c->bg * (r->zero >= 2 ? share : st->params);
     M = c->bm * (r->zero >= 1 ? share : st->params);
@@ -405,13 +427,22 @@ static void ts_mem_stage_eval(const ts_mem_ctx *c, int64_t i, ts_mem_stage *st)
     /* Activations. */
     fl = ts_mem_in_flight(c, i);
     st->in_flight = fl;
-    saved = fl * n * c->act.saved * c->tokens;
+    saved = fl * ((n - nd_l) * c->act.saved + nd_l * c->act_dense.saved) * c->tokens;
     if (first && c->shape)
         saved += fl * 8.0 * c->tokens; /* input ids (int64) */
     if (!c->training)
         saved = 0;
-    fwd_ws += c->training ? (c->act.full - c->act.saved) * c->tokens : 0;
-    bwd_ws += (c->act.full - c->act.saved + c->act.work) * c->tokens;
+    {
+        /* One layer's working set: the larger of the two layer kinds. */
+        double fw = c->act.full - c->act.saved, bw = fw + c->act.work;
+
+        if (nd_l > 0) {
+            fw = fmax(fw, c->act_dense.full - c->act_dense.saved);
+            bw = fmax(bw, c->act_dense.full - c->act_dense.saved + c->act_dense.work);
+        }
+        fwd_ws += c->training ? fw * c->tokens : 0;
+        bwd_ws += bw * c->tokens;
+    }
     loss_ws = last && c->shape ? c->act.loss * c->tokens : 0;
     if (c->lora && r->frozen_precision != TS_QUANT_BF16) {
         /* A quantised base is dequantised to 16 bits one matrix at a time
@@ -611,11 +642,13 @@ static void ts_mem_context(const ts_run *run, const ts_params *p, ts_mem_ctx *c,
     c->nd = (double)(run->dp * run->cp);
     c->nde = c->nd / (double)run->ep; /* exact: dp % ep == 0 */
     if (c->shape) {
-        double L = (double)m->layers;
-        double per_layer_expert = p->expert / L;
+        double moe_layers = (double)(m->layers - p->dense_layers);
+        double per_layer_expert = moe_layers > 0 ? p->expert / moe_layers : 0.0;
         c->layer_dense = (p->per_layer_attn + p->per_layer_norm +
                           p->per_layer_mlp - per_layer_expert) / t;
         c->layer_expert = per_layer_expert / (t * (double)run->ep);
+        c->layer_dense_d = (p->per_layer_attn + p->per_layer_norm + p->dense_layer_mlp) / t;
+        c->dense_layers = p->dense_layers;
         c->emb = p->embedding / t;
         /* Tied embeddings: with pp > 1 the last stage holds its own copy
          * of the word embeddings (Megatron shared_embedding). */
@@ -626,9 +659,10 @@ static void ts_mem_context(const ts_run *run, const ts_params *p, ts_mem_ctx *c,
     c->tokens = (double)(run->seq / run->cp) * (double)run->micro_batch;
     c->micro_per_step = run->global_batch > 0
         ? (double)(run->global_batch / (run->dp * run->micro_batch)) : 0;
-    if (c->shape)
-        ts_mem_layer(run, &c->act);
-    else
+    if (c->shape) {
+        ts_mem_layer(run, false, &c->act);
+        ts_mem_layer(run, true, &c->act_dense);
+    } else
         c->act = (ts_mem_act){ 0, 0, 0, 0, 0, 0, 0, "no model shape: activations not modelled" };
     out->optimizer.assumptions = opt.assumptions;
 }
@@ -655,7 +689,7 @@ ts_status ts_memory_estimate(const ts_run *r, ts_memory *out, ts_error *err)
     ts_mem_ctx c;
     ts_mem_stage s, worst;
     double host, share_all;
-    int64_t on_node, i, half = TS_STAGES_MAX / 2;
+    int64_t on_node, i, start, half = TS_STAGES_MAX / 2;
     const char *opt_text;
     int k;
 
@@ -677,8 +711,9 @@ ts_status ts_memory_estimate(const ts_run *r, ts_memory *out, ts_error *err)
     /* Every stage; the worst (largest total) sets the verdict. */
     out->stages_count = run.pp;
     worst = (ts_mem_stage){ 0 };
-    for (i = 0; i < run.pp; i++) {
-        ts_mem_stage_eval(&c, i, &s);
+    for (i = 0, start = 0; i < run.pp; i++) {
+        ts_mem_stage_eval(&c, i, start, &s);
+        start += s.layers;
         if (i == 0 || s.total > worst.total)
             worst = s;
         if (run.pp <= TS_STAGES_MAX || i < half || i >= run.pp - half)
@@ -752,21 +787,7 @@ ts_status ts_memory_estimate(const ts_run *r, ts_memory *out, ts_error *err)
      * master, moments and the fp32 gradient partition, 16 B per trainable
      * param of the shard; + 16-bit params with offload_params (18). */
     host = 0;
-    {
-        double dense_share = 0, expert_share = 0;
-        if (c.shape) {
-            dense_share = (double)worst.layers * c.layer_dense;
-            expert_share = (double)worst.layers * c.layer_expert;
-            if (worst.stage == 0)
-                dense_share += c.emb;
-            if (worst.stage == run.pp - 1)
-                dense_share += c.head;
-        } else {
-            dense_share = p.dense / (double)(run.tp * run.pp);
-            expert_share = p.expert / (double)(run.tp * run.pp * run.ep);
-        }
-        share_all = dense_share / c.nd + expert_share / c.nde;
-    }
+    share_all = worst.host_share;
     if (run.offload_optimizer)
         host += (out->bpp_master + out->bpp_optimizer + 4.0 * c.f) * share_all;
     if (run.offload_params)

@@ -18,9 +18,6 @@
 #define TS_VERSION "unknown"
 #endif
 
-/* How long in-flight requests get to finish once draining starts. */
-#define DRAIN_TIMEOUT_MS 10000u
-
 static const char *env_lookup(const char *name)
 {
     return getenv(name);
@@ -65,18 +62,21 @@ int main(int argc, char **argv)
     printf("listening on %s\n", ts_server_url(srv));
     fflush(stdout);
     fprintf(stderr, "trainsize-server %s: %u threads, body max %zu, "
-            "timeout %us, access log %s\n", TS_VERSION, cfg.threads,
-            cfg.body_max, cfg.timeout_s, cfg.access_log ? "on" : "off");
+            "timeout %us, request timeout %us, access log %s\n", TS_VERSION,
+            cfg.threads, cfg.body_max, cfg.timeout_s, cfg.request_timeout_ms / 1000u,
+            cfg.access_log ? "on" : "off");
 
     int sig = 0;
     while (sigwait(&stop, &sig) != 0)
         ;
     fprintf(stderr, "trainsize-server: %s, draining\n",
             sig == SIGINT ? "SIGINT" : "SIGTERM");
+    /* New connections are refused from here; in-flight requests get
+     * --drain-timeout seconds, then MHD_stop_daemon closes them. */
     ts_server_drain(srv);
-    if (!ts_server_wait_idle(srv, DRAIN_TIMEOUT_MS))
+    if (!ts_server_wait_idle(srv, cfg.drain_timeout_s * 1000u))
         fprintf(stderr, "trainsize-server: requests still in flight after "
-                "%u ms, closing them\n", DRAIN_TIMEOUT_MS);
+                "%u s, closing them\n", cfg.drain_timeout_s);
     ts_server_stop(srv);
     fprintf(stderr, "trainsize-server: stopped\n");
     return 0;

@@ -31,7 +31,7 @@
 
 typedef enum cfg_key {
     K_PORT, K_BIND, K_THREADS, K_BODY_MAX, K_WEB_ROOT, K_OPENAPI,
-    K_TIMEOUT, K_MAX_CONNS, K_PER_IP, K_ACCESS_LOG, K_COUNT
+    K_TIMEOUT, K_REQUEST_TIMEOUT, K_DRAIN_TIMEOUT, K_MAX_CONNS, K_PER_IP, K_ACCESS_LOG, K_COUNT
 } cfg_key;
 
 static const struct cfg_opt {
@@ -45,6 +45,8 @@ static const struct cfg_opt {
     [K_WEB_ROOT] = {"--web-root", "TRAINSIZE_WEB_ROOT"},
     [K_OPENAPI] = {"--openapi", "TRAINSIZE_OPENAPI"},
     [K_TIMEOUT] = {"--timeout", "TRAINSIZE_TIMEOUT"},
+    [K_REQUEST_TIMEOUT] = {"--request-timeout", "TRAINSIZE_REQUEST_TIMEOUT"},
+    [K_DRAIN_TIMEOUT] = {"--drain-timeout", "TRAINSIZE_DRAIN_TIMEOUT"},
     [K_MAX_CONNS] = {"--max-conns", "TRAINSIZE_MAX_CONNS"},
     [K_PER_IP] = {"--per-ip", "TRAINSIZE_PER_IP"},
     [K_ACCESS_LOG] = {"--access-log", "TRAINSIZE_ACCESS_LOG"},
@@ -61,6 +63,12 @@ const char *ts_config_usage(void)
            "  --web-root DIR  dashboard files (TRAINSIZE_WEB_ROOT, " TS_DEFAULT_WEBROOT ")\n"
            "  --openapi FILE  OpenAPI document (TRAINSIZE_OPENAPI, " TS_DEFAULT_OPENAPI ")\n"
            "  --timeout S     idle connection timeout, seconds (TRAINSIZE_TIMEOUT, 10)\n"
+           "  --request-timeout S  a request's headers and body must arrive within\n"
+           "                  S seconds of the connection opening or the previous\n"
+           "                  response, or the connection is closed\n"
+           "                  (TRAINSIZE_REQUEST_TIMEOUT, 15)\n"
+           "  --drain-timeout S  after SIGTERM, in-flight requests get S seconds\n"
+           "                  (TRAINSIZE_DRAIN_TIMEOUT, 10)\n"
            "  --max-conns N   connection limit (TRAINSIZE_MAX_CONNS, 1024)\n"
            "  --per-ip N      connections per client address (TRAINSIZE_PER_IP, 256)\n"
            "  --access-log B  1 = one log line per request on stderr, 0 = off\n"
@@ -139,6 +147,15 @@ static ts_config_status set_value(ts_config *cfg, cfg_key k, const char *v,
             return fail(err, k, from_env, v, "expected seconds 1..3600");
         cfg->timeout_s = (unsigned)n;
         break;
+    case K_REQUEST_TIMEOUT:
+    case K_DRAIN_TIMEOUT:
+        if (parse_uint(v, 1, CFG_TIMEOUT_MAX, &n) != 0)
+            return fail(err, k, from_env, v, "expected seconds 1..3600");
+        if (k == K_REQUEST_TIMEOUT)
+            cfg->request_timeout_ms = (unsigned)n * 1000u;
+        else
+            cfg->drain_timeout_s = (unsigned)n;
+        break;
     case K_MAX_CONNS:
         if (parse_uint(v, 1, CFG_CONNS_MAX, &n) != 0)
             return fail(err, k, from_env, v, "expected an integer 1..65536");
@@ -183,6 +200,12 @@ ts_config_status ts_config_load(ts_config *cfg, int argc, char **argv,
     cfg->web_root = TS_DEFAULT_WEBROOT;
     cfg->openapi = TS_DEFAULT_OPENAPI;
     cfg->timeout_s = 10;
+    /* A slow-header/slow-body client (slowloris) resets the idle timeout
+     * with every byte; this one does not move.  15 s is ample for a 64 KiB
+     * body on any real link and well under nginx's 60 s defaults
+     * (client_header_timeout, client_body_timeout). */
+    cfg->request_timeout_ms = 15000u;
+    cfg->drain_timeout_s = 10;
     cfg->max_conns = 1024;
     cfg->per_ip = 256;
     cfg->access_log = true;

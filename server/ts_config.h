@@ -28,6 +28,9 @@ typedef struct ts_config {
     const char *web_root;      /* borrowed from argv/env or the default */
     const char *openapi;       /* path of openapi.json, borrowed */
     unsigned timeout_s;        /* idle connection timeout */
+    unsigned request_timeout_ms; /* headers + body must arrive within this
+                                  * (flag in seconds; ms for the fuzzer) */
+    unsigned drain_timeout_s;  /* SIGTERM: longest wait for in-flight work */
     unsigned max_conns;
     unsigned per_ip;
     bool access_log;

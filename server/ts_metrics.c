@@ -32,7 +32,7 @@ static const struct {
 #define NBUCKETS (sizeof buckets / sizeof buckets[0])
 
 static const char *const fixed_routes[] = {
-    "/livez", "/readyz", "/metrics", "static", "other",
+    "/livez", "/readyz", "/metrics", "static", "mhd", "other",
 };
 #define NFIXED (sizeof fixed_routes / sizeof fixed_routes[0])
 
@@ -45,6 +45,14 @@ struct ts_metrics {
     _Atomic uint_least64_t hist[NBUCKETS + 1]; /* last = above all bounds */
     _Atomic uint_least64_t sum_ns;
     _Atomic long inflight;
+    _Atomic uint_least64_t closed[TS_CLOSE_COUNT];
+};
+
+static const char *const close_labels[TS_CLOSE_COUNT] = {
+    [TS_CLOSE_REQUEST_TIMEOUT] = "request_timeout",
+    [TS_CLOSE_BODY_TOO_LARGE] = "body_too_large",
+    [TS_CLOSE_BAD_REQUEST] = "bad_request",
+    [TS_CLOSE_OVERLOAD] = "overload",
 };
 
 static int add_route(ts_metrics *m, const char *label)
@@ -90,6 +98,8 @@ ts_metrics *ts_metrics_new(const char *const *api_routes, const char *version)
         atomic_init(&m->hist[i], 0);
     atomic_init(&m->sum_ns, 0);
     atomic_init(&m->inflight, 0);
+    for (size_t i = 0; i < TS_CLOSE_COUNT; i++)
+        atomic_init(&m->closed[i], 0);
     return m;
 }
 
@@ -115,8 +125,7 @@ const char *ts_metrics_route_label(const ts_metrics *m, size_t route)
     return route < m->nroutes ? m->routes[route] : "other";
 }
 
-void ts_metrics_observe(ts_metrics *m, size_t route, unsigned status,
-                        uint64_t duration_ns)
+void ts_metrics_count(ts_metrics *m, size_t route, unsigned status)
 {
     if (route >= m->nroutes)
         route = m->other;
@@ -124,6 +133,12 @@ void ts_metrics_observe(ts_metrics *m, size_t route, unsigned status,
         atomic_fetch_add_explicit(
             &m->requests[route * STATUS_SLOTS + (status - STATUS_LO)], 1,
             memory_order_relaxed);
+}
+
+void ts_metrics_observe(ts_metrics *m, size_t route, unsigned status,
+                        uint64_t duration_ns)
+{
+    ts_metrics_count(m, route, status);
     size_t b = 0;
     while (b < NBUCKETS && duration_ns > buckets[b].ns)
         b++;
@@ -139,6 +154,19 @@ void ts_metrics_inflight_add(ts_metrics *m, long delta)
 long ts_metrics_inflight(const ts_metrics *m)
 {
     return atomic_load_explicit(&m->inflight, memory_order_relaxed);
+}
+
+void ts_metrics_closed(ts_metrics *m, ts_close_reason why)
+{
+    if ((unsigned)why < TS_CLOSE_COUNT)
+        atomic_fetch_add_explicit(&m->closed[why], 1, memory_order_relaxed);
+}
+
+uint64_t ts_metrics_closed_count(const ts_metrics *m, ts_close_reason why)
+{
+    if ((unsigned)why >= TS_CLOSE_COUNT)
+        return 0;
+    return atomic_load_explicit(&m->closed[why], memory_order_relaxed);
 }
 
 char *ts_metrics_render(const ts_metrics *m, size_t *len)
@@ -168,6 +196,16 @@ char *ts_metrics_render(const ts_metrics *m, size_t *len)
                 "trainsize_http_requests_total{route=\"%s\",status=\"%u\"} %llu\n",
                 m->routes[r], s + STATUS_LO, (unsigned long long)v) != TS_BUF_OK;
         }
+
+    bad |= ts_buf_printf(&b,
+        "# HELP trainsize_connections_closed_total Connections closed by the server without an answer, by reason.\n"
+        "# TYPE trainsize_connections_closed_total counter\n") != TS_BUF_OK;
+    for (size_t i = 0; i < TS_CLOSE_COUNT && !bad; i++)
+        bad |= ts_buf_printf(&b,
+            "trainsize_connections_closed_total{reason=\"%s\"} %llu\n",
+            close_labels[i],
+            (unsigned long long)ts_metrics_closed_count(m, (ts_close_reason)i))
+               != TS_BUF_OK;
 
     bad |= ts_buf_printf(&b,
         "# HELP trainsize_http_request_duration_seconds Time from request headers to response sent.\n"

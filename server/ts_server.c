@@ -7,6 +7,21 @@
  * cap is crossed), and once with no data, when we answer.  on_completed()
  * then records metrics, writes the access-log line and frees the state.
  * Nothing request-specific lives outside the ts_req hung on the connection.
+ *
+ * Hardening (issue 14), each closing a hole libmicrohttpd 0.9.75 leaves:
+ *  - every connection is on a ts_guard list with a deadline for the whole
+ *    request (headers and body), armed when it opens and after each
+ *    response; slow clients are shut down past it (slowloris);
+ *  - the URI log callback sees the raw request line first: requests MHD
+ *    would hold unanswered (a thousand query arguments exhaust its pool
+ *    and it then never replies) are closed at once;
+ *  - framing that a proxy may read differently (two Content-Lengths,
+ *    Transfer-Encoding with Content-Length, a coding other than
+ *    "chunked", no Host in HTTP/1.1) is answered 400/501 and closed
+ *    (RFC 9112 6.1, 6.3; RFC 9110 7.2);
+ *  - a chunked body crossing the cap drops the connection (MHD cannot
+ *    queue a response mid-upload);
+ *  - responses MHD makes itself are still logged and counted.
  */
 #include "ts_server.h"
 
@@ -19,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,6 +43,7 @@
 
 #include "ts_api.h"
 #include "ts_buf.h"
+#include "ts_guard.h"
 #include "ts_metrics.h"
 #include "ts_static.h"
 
@@ -36,6 +53,25 @@
 
 #define CONN_MEMORY_LIMIT (64u * 1024u)
 #define LOG_PATH_MAX 200
+/* More query arguments than any route reads (none does today) by far;
+ * MHD needs ~50 B of its 64 KiB pool per argument and stalls when the
+ * pool runs out, so we stop well before. */
+#define QUERY_ARGS_MAX 128
+/* How often the watchdog looks at deadlines: the close lands within one
+ * tick of the deadline. */
+#define GUARD_TICK_MS 100u
+/* Under pressure (3/4 of --max-conns open) a request gets this long. */
+#define PRESSURE_MS 1000u
+
+/* Headers for every response.  The dashboard loads its own scripts and
+ * styles only (no inline code, no third parties): 'self' is all it
+ * needs, and nothing may frame it (clickjacking) or learn our URLs from
+ * a Referer.  API answers are data, never documents: 'none'. */
+static const char csp_dashboard[] =
+    "default-src 'self'; script-src 'self'; style-src 'self'; "
+    "img-src 'self' data:; connect-src 'self'; object-src 'none'; "
+    "base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+static const char csp_api[] = "default-src 'none'; frame-ancestors 'none'";
 
 struct ts_server {
     ts_config cfg;
@@ -44,13 +80,24 @@ struct ts_server {
     char *web_root;          /* realpath of cfg.web_root, NULL if missing */
     atomic_bool draining;
     MHD_socket quiesced_fd;  /* ours to close after MHD_stop_daemon */
+    ts_guard *guard;         /* request deadlines */
     unsigned port;
     char url[96];
-    size_t r_livez, r_readyz, r_metrics, r_static, r_other;
+    size_t r_livez, r_readyz, r_metrics, r_static, r_other, r_mhd;
 };
+
+/* State of one connection (MHD's socket context). */
+typedef struct ts_conn {
+    ts_guard_conn *gc;       /* NULL if the guard had no memory */
+    unsigned requests;       /* requests seen by the URI callback */
+    unsigned completed;      /* ...and finished through on_completed */
+} ts_conn;
 
 /* State of one request, owned by its connection. */
 typedef struct ts_req {
+    ts_conn *conn;           /* may be NULL (out of memory at accept) */
+    int started;             /* on_request has seen the headers */
+    const char *dropped;     /* why we closed without an answer, or NULL */
     struct timespec t0;
     ts_buf body;
     int too_big;             /* body crossed the cap: discard the rest */
@@ -71,6 +118,8 @@ typedef struct reply {
     const char *allow;
     const char *cache_control;
     const char *etag;
+    const char *csp;         /* NULL: csp_api */
+    int close;               /* send "Connection: close" and close */
 } reply;
 
 /* Probes read the status only (Kubernetes: 200-399 passes); the body is
@@ -110,6 +159,12 @@ static enum MHD_Result queue(ts_server *s, struct MHD_Connection *c,
                                       r->content_type) == MHD_YES;
     ok &= MHD_add_response_header(resp, "X-Content-Type-Options",
                                   "nosniff") == MHD_YES;
+    ok &= MHD_add_response_header(resp, "Content-Security-Policy",
+                                  r->csp != NULL ? r->csp : csp_api) == MHD_YES;
+    /* Older browsers ignore frame-ancestors; X-Frame-Options covers them. */
+    ok &= MHD_add_response_header(resp, "X-Frame-Options", "DENY") == MHD_YES;
+    ok &= MHD_add_response_header(resp, "Referrer-Policy",
+                                  "no-referrer") == MHD_YES;
     if (r->allow != NULL)
         ok &= MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW,
                                       r->allow) == MHD_YES;
@@ -119,8 +174,9 @@ static enum MHD_Result queue(ts_server *s, struct MHD_Connection *c,
     if (r->etag != NULL)
         ok &= MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG,
                                       r->etag) == MHD_YES;
-    /* While draining, tell keep-alive clients to reconnect elsewhere. */
-    if (atomic_load(&s->draining))
+    /* While draining, tell keep-alive clients to reconnect elsewhere;
+     * after a framing error, the rest of the stream cannot be trusted. */
+    if (atomic_load(&s->draining) || r->close)
         ok &= MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION,
                                       "close") == MHD_YES;
     enum MHD_Result ret = MHD_NO;
@@ -168,14 +224,43 @@ static enum MHD_Result queue_problem(ts_server *s, struct MHD_Connection *c,
     return queue_api(s, c, rq, &ar, rc, allow);
 }
 
+/* A problem answer after which the connection is closed: the bytes that
+ * follow (an unread body, a smuggled request) are never parsed. */
+static enum MHD_Result queue_problem_close(ts_server *s,
+                                           struct MHD_Connection *c,
+                                           ts_req *rq, unsigned status,
+                                           const char *slug,
+                                           const char *title,
+                                           const char *detail)
+{
+    ts_api_response ar;
+    memset(&ar, 0, sizeof ar);
+    int rc = ts_api_problem(&ar, status, slug, title, detail, NULL);
+    reply r = {
+        .status = ar.status,
+        .content_type = ar.content_type,
+        .body = ar.body,
+        .len = ar.body_len,
+        .mode = rc == 0 ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT,
+        .cache_control = "no-store",
+        .close = 1,
+    };
+    if (rc == 0)
+        ar.body = NULL; /* now MHD's */
+    ts_api_response_free(&ar);
+    return queue(s, c, rq, &r);
+}
+
 static enum MHD_Result queue_too_big(ts_server *s, struct MHD_Connection *c,
                                      ts_req *rq)
 {
     char detail[96];
     snprintf(detail, sizeof detail,
              "request body exceeds the %zu byte limit", s->cfg.body_max);
-    return queue_problem(s, c, rq, MHD_HTTP_CONTENT_TOO_LARGE,
-                         "payload-too-large", "Payload too large", detail, NULL);
+    /* Closed after: the body behind it is never read. */
+    return queue_problem_close(s, c, rq, MHD_HTTP_CONTENT_TOO_LARGE,
+                               "payload-too-large", "Payload too large",
+                               detail);
 }
 
 static enum MHD_Result queue_not_found(ts_server *s, struct MHD_Connection *c,
@@ -183,7 +268,7 @@ static enum MHD_Result queue_not_found(ts_server *s, struct MHD_Connection *c,
 {
     rq->route = s->r_other;
     return queue_problem(s, c, rq, MHD_HTTP_NOT_FOUND, "not-found",
-                         "Not Found", "no such resource", NULL);
+                         "Not found", "no such resource", NULL);
 }
 
 static enum MHD_Result queue_const(ts_server *s, struct MHD_Connection *c,
@@ -220,13 +305,13 @@ static enum MHD_Result serve_file(ts_server *s, struct MHD_Connection *c,
     rq->route = s->r_static;
     if (st == TS_STATIC_NOMEM)
         return queue_problem(s, c, rq, MHD_HTTP_SERVICE_UNAVAILABLE,
-                             "out-of-memory", "Service Unavailable",
+                             "out-of-memory", "Out of memory",
                              "out of memory, retry later", NULL);
     if (st == TS_STATIC_TOOBIG) {
         fprintf(stderr, "trainsize-server: %s: file over %u bytes, not served\n",
                 rq->path, TS_STATIC_FILE_MAX);
         return queue_problem(s, c, rq, MHD_HTTP_INTERNAL_SERVER_ERROR,
-                             "file-too-large", "Internal Server Error",
+                             "file-too-large", "Internal error",
                              "static file too large to serve", NULL);
     }
     const char *inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
@@ -239,6 +324,7 @@ static enum MHD_Result serve_file(ts_server *s, struct MHD_Connection *c,
         .mode = MHD_RESPMEM_MUST_FREE,
         .cache_control = f->cache_control,
         .etag = f->etag,
+        .csp = csp_dashboard,
     };
     if (inm != NULL && strcmp(inm, f->etag) == 0) {
         free(f->data);
@@ -259,7 +345,7 @@ static enum MHD_Result route_ops(ts_server *s, struct MHD_Connection *c,
     rq->route = route;
     if (!is_get(method))
         return queue_problem(s, c, rq, MHD_HTTP_METHOD_NOT_ALLOWED,
-                             "method-not-allowed", "Method Not Allowed",
+                             "method-not-allowed", "Method not allowed",
                              "use GET or HEAD", ops_allow);
     if (route == s->r_livez)
         return queue_const(s, c, rq, MHD_HTTP_OK, livez_body,
@@ -275,7 +361,7 @@ static enum MHD_Result route_ops(ts_server *s, struct MHD_Connection *c,
     char *text = ts_metrics_render(s->metrics, &len);
     if (text == NULL)
         return queue_problem(s, c, rq, MHD_HTTP_SERVICE_UNAVAILABLE,
-                             "out-of-memory", "Service Unavailable",
+                             "out-of-memory", "Out of memory",
                              "out of memory, retry later", NULL);
     reply r = {
         .status = MHD_HTTP_OK,
@@ -305,7 +391,7 @@ static enum MHD_Result route_static(ts_server *s, struct MHD_Connection *c,
             return queue_not_found(s, c, rq);
         rq->route = s->r_static;
         return queue_problem(s, c, rq, MHD_HTTP_METHOD_NOT_ALLOWED,
-                             "method-not-allowed", "Method Not Allowed",
+                             "method-not-allowed", "Method not allowed",
                              "static files take GET or HEAD", ops_allow);
     }
     return serve_file(s, c, rq, st, &f);
@@ -354,7 +440,14 @@ static void copy_printable(char *dst, size_t cap, const char *src)
     dst[i] = '\0';
 }
 
-static ts_req *req_new(ts_server *s, const char *method, const char *url)
+static ts_conn *conn_of(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return ci != NULL ? ci->socket_context : NULL;
+}
+
+static ts_req *req_new(ts_server *s, struct MHD_Connection *c)
 {
     ts_req *rq = calloc(1, sizeof *rq);
     if (rq == NULL)
@@ -362,9 +455,108 @@ static ts_req *req_new(ts_server *s, const char *method, const char *url)
     clock_gettime(CLOCK_MONOTONIC, &rq->t0);
     ts_buf_init(&rq->body, s->cfg.body_max);
     rq->route = s->r_other;
-    copy_printable(rq->method, sizeof rq->method, method);
-    copy_printable(rq->path, sizeof rq->path, url);
+    rq->conn = conn_of(c);
+    if (rq->conn != NULL)
+        rq->conn->requests++;
+    ts_metrics_inflight_add(s->metrics, 1);
     return rq;
+}
+
+/* Route label for a request we answer before dispatch (413, framing):
+ * the api path when it is one, so a 413 on /v1/memory is counted there. */
+static size_t route_of(ts_server *s, const char *url)
+{
+    if (strcmp(url, "/livez") == 0)
+        return s->r_livez;
+    if (strcmp(url, "/readyz") == 0)
+        return s->r_readyz;
+    if (strcmp(url, "/metrics") == 0)
+        return s->r_metrics;
+    if (strncmp(url, "/v1/", 4) == 0)
+        return ts_metrics_route(s->metrics, url);
+    return s->r_other;
+}
+
+/* Fires first, on the raw request line (before MHD splits the query):
+ * the request state starts here so that whatever MHD does next, even
+ * answering by itself, ends in on_completed and the log. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
+{
+    ts_server *s = cls;
+    ts_req *rq = req_new(s, c);
+    if (rq == NULL)
+        return NULL; /* on_request tries again */
+    copy_printable(rq->path, sizeof rq->path, uri);
+    const char *q = strchr(uri, '?');
+    size_t args = 0;
+    for (; q != NULL && *q != '\0'; q++)
+        args += *q == '&' || *q == ';' || *q == '?';
+    if (args > QUERY_ARGS_MAX && rq->conn != NULL) {
+        /* MHD would fill its pool, fail to build its own 431 and hold the
+         * connection: close it now.  We are on the connection's thread. */
+        rq->dropped = "too-many-query-args";
+        ts_metrics_closed(s->metrics, TS_CLOSE_BAD_REQUEST);
+        ts_guard_kill(rq->conn->gc);
+    }
+    return rq;
+}
+
+typedef struct framing {
+    unsigned cl;             /* Content-Length fields */
+    unsigned te;             /* Transfer-Encoding fields */
+    int cl_differ;           /* two Content-Length values differ */
+    const char *cl_first;
+    const char *te_value;
+    unsigned host;
+} framing;
+
+static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind,
+                                     const char *key, const char *value)
+{
+    framing *f = cls;
+    (void)kind;
+    if (value == NULL)
+        value = "";
+    if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
+        if (f->cl++ == 0)
+            f->cl_first = value;
+        else if (strcmp(value, f->cl_first) != 0)
+            f->cl_differ = 1;
+    } else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0) {
+        f->te++;
+        f->te_value = value;
+    } else if (strcasecmp(key, MHD_HTTP_HEADER_HOST) == 0) {
+        f->host++;
+    }
+    return MHD_YES;
+}
+
+/* Message framing a front proxy could read differently from MHD
+ * (request smuggling): RFC 9112 6.3 says such a message must be treated
+ * as an error and the connection closed.  NULL when fine; else the
+ * detail, and *status the code (501 for an unknown transfer coding,
+ * RFC 9112 6.1). */
+static const char *bad_framing(struct MHD_Connection *c, const char *version,
+                               unsigned *status)
+{
+    framing f = {0};
+    MHD_get_connection_values(c, MHD_HEADER_KIND, count_framing, &f);
+    *status = MHD_HTTP_BAD_REQUEST;
+    if (f.cl_differ)
+        return "conflicting Content-Length fields";
+    if (f.te > 0 && f.cl > 0)
+        return "Transfer-Encoding together with Content-Length";
+    if (f.te > 1)
+        return "more than one Transfer-Encoding field";
+    if (f.te == 1 && strcasecmp(f.te_value, "chunked") != 0) {
+        *status = MHD_HTTP_NOT_IMPLEMENTED;
+        return "only Transfer-Encoding: chunked is supported";
+    }
+    /* RFC 9112 3.2: a 1.1 request without exactly one Host is a 400. */
+    if (strcmp(version, MHD_HTTP_VERSION_1_1) == 0 && f.host != 1)
+        return f.host == 0 ? "HTTP/1.1 request without Host"
+                           : "more than one Host field";
+    return NULL;
 }
 
 /* Content-Length over the cap?  MHD has already rejected malformed
@@ -391,14 +583,30 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 {
     ts_server *s = cls;
     ts_req *rq = *con_cls;
-    (void)version;
 
     if (rq == NULL) {
-        rq = req_new(s, method, url);
+        rq = req_new(s, c);
         if (rq == NULL)
             return MHD_NO; /* out of memory: drop the connection */
         *con_cls = rq;
-        ts_metrics_inflight_add(s->metrics, 1);
+    }
+    if (!rq->started) {
+        rq->started = 1;
+        copy_printable(rq->method, sizeof rq->method, method);
+        copy_printable(rq->path, sizeof rq->path, url);
+        rq->route = route_of(s, url);
+        if (rq->dropped != NULL)
+            return MHD_NO;
+        unsigned status = 0;
+        const char *why = bad_framing(c, version, &status);
+        if (why != NULL)
+            return status == MHD_HTTP_NOT_IMPLEMENTED
+                       ? queue_problem_close(s, c, rq, status,
+                                             "unsupported-transfer-coding",
+                                             "Unsupported transfer coding", why)
+                       : queue_problem_close(s, c, rq, status,
+                                             "malformed-request",
+                                             "Malformed request", why);
         /* Refuse a declared oversize body before reading any of it. */
         if (declared_too_big(c, s->cfg.body_max))
             return queue_too_big(s, c, rq);
@@ -412,10 +620,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
             if (st == TS_BUF_NOMEM)
                 return MHD_NO;
             if (st == TS_BUF_FULL) {
-                /* Chunked or lying client: keep reading, answer 413 at
-                 * the end, and give the memory back now. */
+                /* Chunked upload past the cap.  MHD 0.9.75 cannot queue
+                 * a 413 before the whole body is in (MHD_queue_response
+                 * wants HEADERS_PROCESSED or FULL_REQ_RECEIVED), and
+                 * reading on would let one client stream for ever:
+                 * drop the connection. */
                 rq->too_big = 1;
+                rq->dropped = "body-over-cap";
                 ts_buf_free(&rq->body);
+                ts_metrics_closed(s->metrics, TS_CLOSE_BODY_TOO_LARGE);
+                return MHD_NO;
             }
         }
         *upload_data_size = 0;
@@ -424,9 +638,22 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 
     if (rq->answered)
         return MHD_YES;
+    /* The request is in: from here the time is ours, not the client's. */
+    if (rq->conn != NULL)
+        ts_guard_arm(rq->conn->gc, 0);
     if (rq->too_big)
         return queue_too_big(s, c, rq);
     return dispatch(s, c, rq, url, method);
+}
+
+static void log_line(const char *line, int n, size_t cap)
+{
+    /* One write() per line keeps lines whole across threads. */
+    if (n > 0) {
+        size_t len = (size_t)n < cap ? (size_t)n : cap - 1;
+        ssize_t w = write(STDERR_FILENO, line, len);
+        (void)w;
+    }
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
@@ -434,15 +661,27 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 {
     ts_server *s = cls;
     ts_req *rq = *con_cls;
-    (void)c;
     if (rq == NULL)
         return;
     uint64_t ns = elapsed_ns(&rq->t0);
+    int mhd_made = 0;
+    if (rq->status == 0 && rq->dropped == NULL) {
+        /* Not ours: MHD answered by itself (bad chunk framing, header
+         * pool full...); mhd_log() has counted and logged it. */
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_HTTP_STATUS);
+        mhd_made = ci != NULL && ci->http_status != 0;
+    }
     if (rq->status != 0)
         ts_metrics_observe(s->metrics, rq->route, rq->status, ns);
     ts_metrics_inflight_add(s->metrics, -1);
+    if (rq->conn != NULL) {
+        rq->conn->completed++;
+        /* The next request on this connection gets a fresh deadline. */
+        ts_guard_arm(rq->conn->gc, s->cfg.request_timeout_ms);
+    }
 
-    if (s->cfg.access_log) {
+    if (s->cfg.access_log && !mhd_made) {
         static const char *const why[] = {
             [MHD_REQUEST_TERMINATED_COMPLETED_OK] = "",
             [MHD_REQUEST_TERMINATED_WITH_ERROR] = " error",
@@ -453,20 +692,61 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
         };
         const char *note = (unsigned)toe < sizeof why / sizeof why[0]
                                && why[toe] != NULL ? why[toe] : " aborted";
-        char line[LOG_PATH_MAX + 96];
-        int n = snprintf(line, sizeof line, "%s %s %u %zu %llu%s\n",
-                         rq->method, rq->path, rq->status, rq->bytes,
-                         (unsigned long long)(ns / 1000u), note);
-        /* One write() per line keeps lines whole across threads. */
-        if (n > 0) {
-            size_t len = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
-            ssize_t w = write(STDERR_FILENO, line, len);
-            (void)w;
-        }
+        if (rq->conn != NULL && ts_guard_expired(rq->conn->gc))
+            note = " request-deadline";
+        char line[LOG_PATH_MAX + 128];
+        int n = snprintf(line, sizeof line, "%s %s %u %zu %llu%s%s%s\n",
+                         rq->method[0] != '\0' ? rq->method : "-",
+                         rq->path[0] != '\0' ? rq->path : "-",
+                         rq->status, rq->bytes,
+                         (unsigned long long)(ns / 1000u), note,
+                         rq->dropped != NULL ? " dropped:" : "",
+                         rq->dropped != NULL ? rq->dropped : "");
+        log_line(line, n, sizeof line);
     }
     ts_buf_free(&rq->body);
     free(rq);
     *con_cls = NULL;
+}
+
+/* Watchdog, lock held: a connection passed its request deadline. */
+static void on_expired(void *cls, bool pressure)
+{
+    ts_server *s = cls;
+    ts_metrics_closed(s->metrics, pressure ? TS_CLOSE_OVERLOAD
+                                           : TS_CLOSE_REQUEST_TIMEOUT);
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c,
+                          void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    ts_server *s = cls;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        ts_conn *k = calloc(1, sizeof *k);
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        if (k != NULL && ci != NULL) {
+            k->gc = ts_guard_open(s->guard, ci->connect_fd);
+            ts_guard_arm(k->gc, s->cfg.request_timeout_ms);
+        }
+        *socket_context = k;
+        return;
+    }
+    ts_conn *k = *socket_context;
+    if (k == NULL)
+        return;
+    if (k->requests == k->completed) {
+        /* Nothing of ours was open: a slow client shut out before its
+         * request line was in.  Counted by on_expired; logged here. */
+        if (ts_guard_expired(k->gc) && s->cfg.access_log) {
+            static const char line[] = "- - 0 0 0 request-deadline\n";
+            log_line(line, (int)sizeof line - 1, sizeof line);
+        }
+    }
+    ts_guard_close(s->guard, k->gc);
+    free(k);
+    *socket_context = NULL;
 }
 
 static int hexval(char ch)
@@ -512,7 +792,25 @@ __attribute__((format(printf, 2, 0)))
 #endif
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
-    (void)cls;
+    ts_server *s = cls;
+    /* The one place where every answer libmicrohttpd builds by itself
+     * (malformed request line, 414, 431, 505, bad chunk sizes...) shows
+     * up, with its status: the first argument of this message
+     * (transmit_error_response() in MHD's connection.c).  Counted under
+     * route "mhd" and logged, so no response goes unrecorded. */
+    static const char err_fmt[] = "Error processing request (HTTP response code is %u";
+    if (s != NULL && strncmp(fmt, err_fmt, sizeof err_fmt - 1) == 0) {
+        va_list aq;
+        va_copy(aq, ap);
+        unsigned st = va_arg(aq, unsigned);
+        va_end(aq);
+        ts_metrics_count(s->metrics, s->r_mhd, st);
+        if (s->cfg.access_log) {
+            char line[64];
+            int n = snprintf(line, sizeof line, "- - %u 0 0 mhd\n", st);
+            log_line(line, n, sizeof line);
+        }
+    }
     char msg[512];
     vsnprintf(msg, sizeof msg, fmt, ap);
     size_t n = strlen(msg);
@@ -529,6 +827,7 @@ static void server_free(ts_server *s)
 {
     if (s == NULL)
         return;
+    ts_guard_free(s->guard);
     ts_metrics_free(s->metrics);
     free(s->web_root);
     free(s);
@@ -558,6 +857,20 @@ ts_server_status ts_server_start(const ts_config *cfg, ts_server **out,
     s->r_metrics = ts_metrics_route(s->metrics, "/metrics");
     s->r_static = ts_metrics_route(s->metrics, "static");
     s->r_other = ts_metrics_route(s->metrics, "other");
+    s->r_mhd = ts_metrics_route(s->metrics, "mhd");
+
+    /* With 3/4 of the connection slots taken, a request still arriving
+     * after PRESSURE_MS is cut: slots go to clients that send. */
+    unsigned pressure_conns = cfg->max_conns - cfg->max_conns / 4;
+    unsigned pressure_ms = cfg->request_timeout_ms < PRESSURE_MS
+                               ? cfg->request_timeout_ms : PRESSURE_MS;
+    s->guard = ts_guard_new(GUARD_TICK_MS, pressure_conns, pressure_ms,
+                            on_expired, s);
+    if (s->guard == NULL) {
+        server_free(s);
+        snprintf(err, TS_SERVER_ERR_LEN, "out of memory");
+        return TS_SERVER_ENOMEM;
+    }
 
     s->web_root = ts_static_root(cfg->web_root);
     if (s->web_root == NULL)
@@ -586,21 +899,33 @@ ts_server_status ts_server_start(const ts_config *cfg, ts_server **out,
         inet_pton(AF_INET, cfg->bind, &a->sin_addr);
     }
 
-    /* A pool of 1 is no pool; MHD wants the option absent then. */
-    unsigned pool = cfg->threads > 1 ? cfg->threads : 0;
+    /* MHD_OPTION_ARRAY so that the pool size can be left out for one
+     * thread: MHD warns at every start about a pool of size 0. */
+    struct MHD_OptionItem opts[] = {
+        /* First, so that MHD's own option errors use it too. */
+        {MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)(uintptr_t)mhd_log, s},
+        {MHD_OPTION_SOCK_ADDR, 0, &ss},
+        {MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)cfg->timeout_s, NULL},
+        {MHD_OPTION_CONNECTION_LIMIT, (intptr_t)cfg->max_conns, NULL},
+        {MHD_OPTION_PER_IP_CONNECTION_LIMIT, (intptr_t)cfg->per_ip, NULL},
+        {MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)CONN_MEMORY_LIMIT, NULL},
+        {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)(uintptr_t)on_completed, s},
+        {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)(uintptr_t)on_connection, s},
+        {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)(uintptr_t)on_uri, s},
+        {MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)(uintptr_t)unescape, NULL},
+#if MHD_VERSION >= 0x01000000
+        /* 1.0 can be strict where 0.9.75 cannot: level 1 ("suitable for
+         * highly loaded public servers", microhttpd.h) rejects obsolete
+         * line folding, bare LF and whitespace before the colon. */
+        {MHD_OPTION_CLIENT_DISCIPLINE_LVL, 1, NULL},
+#endif
+        {cfg->threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END,
+         (intptr_t)cfg->threads, NULL},
+        {MHD_OPTION_END, 0, NULL},
+    };
     s->daemon = MHD_start_daemon(
         flags, (uint16_t)cfg->port, NULL, NULL, on_request, s,
-        /* First, so that MHD's own option errors use it too. */
-        MHD_OPTION_EXTERNAL_LOGGER, mhd_log, (void *)NULL,
-        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-        MHD_OPTION_THREAD_POOL_SIZE, pool,
-        MHD_OPTION_CONNECTION_TIMEOUT, cfg->timeout_s,
-        MHD_OPTION_CONNECTION_LIMIT, cfg->max_conns,
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, cfg->per_ip,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY_LIMIT,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
-        MHD_OPTION_UNESCAPE_CALLBACK, unescape, (void *)NULL,
-        MHD_OPTION_END);
+        MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
     if (s->daemon == NULL) {
         snprintf(err, TS_SERVER_ERR_LEN,
                  "cannot listen on %s port %u (in use, or no permission)",
@@ -631,7 +956,15 @@ void ts_server_drain(ts_server *s)
 {
     if (atomic_exchange(&s->draining, true))
         return;
+    /* Quiescing only takes the socket out of MHD's poll sets: the kernel
+     * would go on completing handshakes into the backlog, and those
+     * clients would hang until exit and then be reset.  shutdown() on a
+     * listening socket stops it listening (Linux: new SYNs are refused,
+     * queued connections reset) while the fd stays ours, so no worker
+     * can see it reused; it is closed after MHD_stop_daemon. */
     s->quiesced_fd = MHD_quiesce_daemon(s->daemon);
+    if (s->quiesced_fd != MHD_INVALID_SOCKET)
+        shutdown(s->quiesced_fd, SHUT_RDWR);
 }
 
 bool ts_server_wait_idle(ts_server *s, unsigned timeout_ms)

@@ -73,7 +73,11 @@ static int path_ok(const char *p)
 
 static ts_static_status read_file(const char *path, ts_static_file *out)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO (or a device) for reading would block
+     * this worker until a writer appears; with it, open returns at once
+     * and fstat below turns away anything but a regular file.  Reads of
+     * a regular file ignore the flag. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
         return errno == ENOMEM ? TS_STATIC_NOMEM : TS_STATIC_NOTFOUND;
     struct stat st;

@@ -519,12 +519,15 @@ START_TEST(test_body_cap_chunked)
     ck_assert_msg(r.status == 200, "%ld %.300s", r.status, r.body);
     th_resp_free(&r);
 
-    /* ...and 100 KiB of chunks crosses it mid-stream: 413 at the end. */
+    /* ...and 100 KiB of chunks crosses it mid-stream: libmicrohttpd
+     * cannot queue a 413 before the body ends, so the server drops the
+     * connection (issue 14; tests/server/test_hardening.c streams 32 MiB
+     * to show it stops reading).  No answer at all, never a 200. */
     char *b = padded_body(100u * 1024u);
     rq.body = b;
     rq.body_len = 100u * 1024u;
     th_http(g_srv.port, &rq, &r);
-    assert_problem(&r, 413, NULL);
+    ck_assert_msg(r.status == 0, "status %ld: %.200s", r.status, r.body);
     th_resp_free(&r);
     free(b);
 }

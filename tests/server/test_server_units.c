@@ -9,12 +9,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ts_api.h"
 #include "ts_buf.h"
 #include "ts_config.h"
+#include "ts_guard.h"
 #include "ts_metrics.h"
 #include "ts_static.h"
 
@@ -55,6 +59,8 @@ START_TEST(test_config_defaults)
     ck_assert_str_eq(c.bind, "127.0.0.1");
     ck_assert_uint_eq(c.body_max, TS_API_BODY_MAX);
     ck_assert_uint_eq(c.timeout_s, 10);
+    ck_assert_uint_eq(c.request_timeout_ms, 15000); /* README: 15 s */
+    ck_assert_uint_eq(c.drain_timeout_s, 10);
     ck_assert_uint_eq(c.max_conns, 1024);
     ck_assert_uint_eq(c.per_ip, 256);
     ck_assert(c.access_log);
@@ -79,6 +85,16 @@ START_TEST(test_config_flags_beat_env)
     ck_assert_uint_eq(c.timeout_s, 5);    /* --flag=value form */
     ck_assert_uint_eq(c.body_max, 1024);
 
+    const char *const env2[] = {"TRAINSIZE_REQUEST_TIMEOUT=3",
+                                "TRAINSIZE_DRAIN_TIMEOUT=4", NULL};
+    ck_assert_int_eq(load(&c, NULL, env2, err), TS_CONFIG_OK);
+    ck_assert_uint_eq(c.request_timeout_ms, 3000);
+    ck_assert_uint_eq(c.drain_timeout_s, 4);
+    const char *const args2[] = {"--request-timeout=7", "--drain-timeout", "1", NULL};
+    ck_assert_int_eq(load(&c, args2, env2, err), TS_CONFIG_OK);
+    ck_assert_uint_eq(c.request_timeout_ms, 7000); /* flag over env */
+    ck_assert_uint_eq(c.drain_timeout_s, 1);
+
     const char *const zero[] = {"--port", "0", NULL};
     ck_assert_int_eq(load(&c, zero, NULL, err), TS_CONFIG_OK);
     ck_assert_uint_eq(c.port, 0); /* 0 = pick a free port */
@@ -101,6 +117,10 @@ START_TEST(test_config_rejects)
         {"--body-max", "0", NULL, "--body-max"},
         {"--timeout", "0", NULL, "--timeout"},
         {"--timeout", "ten", NULL, "--timeout"},
+        {"--request-timeout", "0", NULL, "--request-timeout"},
+        {"--request-timeout", "3601", NULL, "--request-timeout"},
+        {"--drain-timeout", "1.5", NULL, "--drain-timeout"},
+        {NULL, NULL, "TRAINSIZE_REQUEST_TIMEOUT=", "TRAINSIZE_REQUEST_TIMEOUT"},
         {"--max-conns", "0", NULL, "--max-conns"},
         {"--per-ip", "", NULL, "--per-ip"},
         {"--access-log", "yes", NULL, "--access-log"},
@@ -223,6 +243,24 @@ START_TEST(test_metrics_render)
     ck_assert_ptr_nonnull(strstr(t,
         "trainsize_http_request_duration_seconds_count 4\n"));
     free(t);
+    /* Closed connections: every reason rendered (0 too), counted apart
+     * from the requests; an out-of-range reason is ignored. */
+    ts_metrics_closed(m, TS_CLOSE_REQUEST_TIMEOUT);
+    ts_metrics_closed(m, TS_CLOSE_REQUEST_TIMEOUT);
+    ts_metrics_closed(m, TS_CLOSE_BODY_TOO_LARGE);
+    ts_metrics_closed(m, TS_CLOSE_COUNT);
+    t = ts_metrics_render(m, &len);
+    ck_assert_ptr_nonnull(t);
+    ck_assert_ptr_nonnull(strstr(t,
+        "trainsize_connections_closed_total{reason=\"request_timeout\"} 2\n"));
+    ck_assert_ptr_nonnull(strstr(t,
+        "trainsize_connections_closed_total{reason=\"body_too_large\"} 1\n"));
+    ck_assert_ptr_nonnull(strstr(t,
+        "trainsize_connections_closed_total{reason=\"bad_request\"} 0\n"));
+    ck_assert_ptr_nonnull(strstr(t,
+        "trainsize_http_request_duration_seconds_count 4\n"));
+    ck_assert_uint_eq(ts_metrics_route(m, "mhd") == ts_metrics_route(m, "other"), 0);
+    free(t);
     ts_metrics_free(m);
 }
 END_TEST
@@ -338,6 +376,96 @@ START_TEST(test_static_refuse)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* guard (request deadlines)                                           */
+/* ------------------------------------------------------------------ */
+
+static void count_expired(void *cls, bool pressure)
+{
+    (*(int *)cls) += pressure ? 100 : 1;
+}
+
+/* Is the peer of fd shut down (EOF readable now)? */
+static int peer_shut(int fd)
+{
+    struct pollfd pf = {fd, POLLIN, 0};
+    char c;
+    return poll(&pf, 1, 0) > 0 && recv(fd, &c, 1, MSG_DONTWAIT) == 0;
+}
+
+START_TEST(test_guard_deadlines)
+{
+    int expired = 0;
+    ts_guard *g = ts_guard_new(10, 0, 0, count_expired, &expired);
+    ck_assert_ptr_nonnull(g);
+    int a[2], b[2];
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, a), 0);
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, b), 0);
+    ts_guard_conn *ca = ts_guard_open(g, a[0]);
+    ts_guard_conn *cb = ts_guard_open(g, b[0]);
+    ck_assert_ptr_nonnull(ca);
+    ck_assert_ptr_nonnull(cb);
+    /* a: 50 ms deadline; b: disarmed after arming (request complete). */
+    ts_guard_arm(ca, 50);
+    ts_guard_arm(cb, 50);
+    ts_guard_arm(cb, 0);
+    struct timespec t = {0, 200 * 1000 * 1000};
+    nanosleep(&t, NULL);
+    ck_assert(ts_guard_expired(ca));
+    ck_assert(!ts_guard_expired(cb));
+    ck_assert(peer_shut(a[1]));   /* the watchdog shut a's socket */
+    ck_assert(!peer_shut(b[1]));
+    ck_assert_int_eq(expired, 1); /* once, not once per tick */
+    /* Re-arming far ahead does not fire. */
+    ts_guard_arm(cb, 100000);
+    nanosleep(&t, NULL);
+    ck_assert(!ts_guard_expired(cb));
+    ts_guard_kill(cb);            /* from the connection's own thread */
+    ck_assert(peer_shut(b[1]));
+    ts_guard_close(g, ca);
+    ts_guard_close(g, cb);
+    ts_guard_close(g, NULL);      /* no-op */
+    ts_guard_free(g);
+    for (int i = 0; i < 2; i++) {
+        close(a[i]);
+        close(b[i]);
+    }
+}
+END_TEST
+
+START_TEST(test_guard_pressure)
+{
+    /* Two connections, pressure from 2 on after 50 ms: both armed for
+     * 100 s are cut at ~50 ms; with one closed first, the other is not. */
+    int expired = 0;
+    ts_guard *g = ts_guard_new(10, 2, 50, count_expired, &expired);
+    ck_assert_ptr_nonnull(g);
+    int a[2], b[2];
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, a), 0);
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, b), 0);
+    ts_guard_conn *ca = ts_guard_open(g, a[0]);
+    ts_guard_conn *cb = ts_guard_open(g, b[0]);
+    ts_guard_arm(ca, 100000);
+    ts_guard_arm(cb, 0); /* disarmed: answering, never cut */
+    struct timespec t = {0, 200 * 1000 * 1000};
+    nanosleep(&t, NULL);
+    ck_assert(ts_guard_expired(ca));
+    ck_assert(!ts_guard_expired(cb));
+    ck_assert_int_eq(expired, 100); /* one, flagged as pressure */
+    ts_guard_close(g, ca);
+    /* Alone now: below the pressure mark, only its deadline counts. */
+    ts_guard_arm(cb, 100000);
+    nanosleep(&t, NULL);
+    ck_assert(!ts_guard_expired(cb));
+    ts_guard_close(g, cb);
+    ts_guard_free(g);
+    for (int i = 0; i < 2; i++) {
+        close(a[i]);
+        close(b[i]);
+    }
+}
+END_TEST
+
 static Suite *units_suite(void)
 {
     Suite *s = suite_create("server-units");
@@ -350,6 +478,8 @@ static Suite *units_suite(void)
     TCase *misc = tcase_create("buf-metrics");
     tcase_add_test(misc, test_buf_cap);
     tcase_add_test(misc, test_metrics_render);
+    tcase_add_test(misc, test_guard_deadlines);
+    tcase_add_test(misc, test_guard_pressure);
     suite_add_tcase(s, misc);
 
     TCase *st = tcase_create("static");
