@@ -4,7 +4,9 @@
 #      against the real server over libcurl, CLI and deployment tests;
 #   2. the same suites under clang with AddressSanitizer + UBSan;
 #   3. a bounded libFuzzer run on body -> validate -> estimate -> JSON;
-#   4. the dashboard end-to-end in headless Chromium (playwright-core);
+#   4. the dashboard end-to-end in headless Chromium (playwright-core), and
+#      the OpenAPI document through two validators, a linter, a Prism
+#      contract proxy, a schema-driven generator and a typed client;
 #   5. the container image: built with Debian's docker from a locally made
 #      bookworm-slim and run as the README says (deploy/container-test.sh);
 #      where no engine can run, the host replay of the Dockerfile's steps
@@ -99,6 +101,7 @@ fuzz_run() {
     FUZZ_SECONDS=$FUZZ_SECONDS bash fuzz/run.sh "$B/fuzz"
 }
 web_e2e() { bash tests/web/run.sh "$B/gcc/server/trainsize-server"; }
+openapi_checks() { bash tests/openapi/run.sh "$B/gcc/server/trainsize-server"; }
 container() {
     BUILD_DIR="$B/container" HOST_SERVER="$B/gcc/server/trainsize-server" bash deploy/container-test.sh
 }
@@ -124,6 +127,7 @@ stage "gcc build + unit/integration/cli/deploy tests" gcc_suites
 stage "clang ASan+UBSan build + same tests" asan_suites
 stage "libFuzzer (${FUZZ_SECONDS}s)" fuzz_run
 stage "dashboard e2e in headless Chromium" web_e2e
+stage "OpenAPI: validators, lint, Prism contract, generator, typed client" openapi_checks
 stage "container image (docker; host replay where no engine runs)" container
 stage "benchmarks (report only)" benchmarks
 [ -n "${TRAINSIZE_FRESH_ROOT:-}" ] || stage "README commands on a fresh bookworm root" fresh_root
