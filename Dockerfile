@@ -1,11 +1,15 @@
-# syntax=docker/dockerfile:1
-#
 # trainsize: multi-stage build on Debian bookworm.
 #   build:   compile with meson, run the unit/api/cli tests, stage the install
 #   runtime: runtime libraries only, non-root user, no compiler, no curl
 #
 # deploy/verify-host.sh reads the apt package lists below, so keep one
 # "apt-get install" per stage with one package per line.
+#
+# No "# syntax=" line: it makes BuildKit fetch a frontend image from a
+# registry.  debian:bookworm-slim can be made offline with
+# deploy/base-image.sh (mmdebstrap; see deploy/README.md).  Its apt settings
+# (/etc/apt/apt.conf.d/docker-clean) keep no .deb files; each RUN removes
+# the package lists it fetched so no layer carries them.
 
 FROM debian:bookworm-slim AS build
 ARG DEBIAN_FRONTEND=noninteractive
@@ -22,13 +26,14 @@ RUN apt-get update \
       libyaml-dev \
       check \
       libxml2-utils \
+ && apt-get clean \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
 # Tests run here so a broken build never becomes an image.
 RUN meson setup /build --prefix=/usr/local --buildtype=release -Dwerror=true \
  && meson compile -C /build \
- && meson test -C /build --suite core --suite api --suite cli --print-errorlogs \
+ && meson test -C /build --suite core --suite api --suite server --suite cli --print-errorlogs \
  && DESTDIR=/staging meson install -C /build --no-rebuild
 
 FROM debian:bookworm-slim AS runtime
@@ -39,7 +44,8 @@ RUN apt-get update \
       libjansson4 \
       libcurl4 \
       libyaml-0-2 \
- && rm -rf /var/lib/apt/lists/* \
+ && apt-get clean \
+ && rm -rf /var/lib/apt/lists/* /var/log/apt/* /var/log/dpkg.log /var/cache/debconf/*-old \
  && groupadd --system --gid 10001 trainsize \
  && useradd --system --uid 10001 --gid trainsize --no-create-home \
       --home-dir /nonexistent --shell /usr/sbin/nologin trainsize

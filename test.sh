@@ -4,16 +4,34 @@
 #      against the real server over libcurl, CLI and deployment tests;
 #   2. the same suites under clang with AddressSanitizer + UBSan;
 #   3. a bounded libFuzzer run on body -> validate -> estimate -> JSON;
-#   4. the dashboard end-to-end in headless Chromium (playwright-core);
-#   5. the host build of the Dockerfile's steps (deploy/verify-host.sh);
-#   6. benchmarks (report only, never pass/fail on speed).
+#   4. the dashboard end-to-end in headless Chromium (playwright-core), and
+#      the OpenAPI document through two validators, a linter, a Prism
+#      contract proxy, a schema-driven generator and a typed client;
+#   5. the container image: built with Debian's docker from a locally made
+#      bookworm-slim and run as the README says (deploy/container-test.sh);
+#      where no engine can run, the host replay of the Dockerfile's steps
+#      (deploy/verify-host.sh) instead, and the summary says which ran;
+#   6. benchmarks (report only, never pass/fail on speed);
+#   7. the README's two commands on a brand-new bookworm root
+#      (scripts/fresh-root.sh), as root with mmdebstrap, not when nested.
 # Stages keep going after a failure so one run shows everything; the exit
-# status is non-zero if any stage failed.
+# status is non-zero if any stage failed.  Each stage's time is reported.
+# env: FRESH_ROOT=0 skips stage 7; FUZZ_SECONDS, LOAD_SECONDS bound 3 and 6.
 set -uo pipefail
 cd "$(dirname "$0")"
 root=$PWD
 
+t_all=$(date +%s)
 bash scripts/deps.sh test || { echo "deps: install failed"; exit 1; }
+# deps.sh puts a Node.js >= 20 there when the system's is older (bookworm: 18)
+[ -x build/tools/node/bin/node ] && export PATH="$root/build/tools/node/bin:$PATH"
+node_v=$(node -e 'console.log(process.versions.node)' 2>/dev/null || echo none)
+case "$node_v" in
+    none|1[0-9].*|[0-9].*)
+        echo "deps: Node.js >= 20 is needed (playwright-core, deploy checks); found $node_v"
+        exit 1 ;;
+esac
+echo "test.sh: node $node_v ($(command -v node))"
 
 B=${BUILD_ROOT:-$root/build}
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
@@ -23,29 +41,45 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:halt_on_erro
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 
 passed=0 failed=0 failures=()
-tests_ok=0 tests_bad=0
+tests_ok=0 tests_bad=0 unknown=() notes=() timings=()
 
 # Sum meson's "Ok:/Fail:" counters and our runners' "N passed, N failed".
-count() {
-    local log=$1 n
-    n=$(awk '/^Ok:/{s+=$2} END{print s+0}' "$log"); tests_ok=$((tests_ok + n))
-    n=$(awk '/^(Fail|Unexpected Pass|Timeout):/{s+=$NF} END{print s+0}' "$log"); tests_bad=$((tests_bad + n))
+# Skipped meson tests count as failed.  A stage that fails without
+# reporting any failed test (it crashed, or its
+# build broke, before printing counts) adds one failed test and is named
+# in the summary as "count unknown", so the tests line can never read
+# "0 failed" after a failed stage.
+count() { # log, stage status, stage name
+    local log=$1 rc=$2 name=$3 n ok=0 bad=0
+    n=$(awk '/^Ok:/{s+=$2} END{print s+0}' "$log"); ok=$((ok + n))
+    n=$(awk '/^(Fail|Unexpected Pass|Timeout):/{s+=$NF} END{print s+0}' "$log"); bad=$((bad + n))
+    # a skipped test is a missing dependency: scripts/deps.sh installs them all
+    n=$(awk '/^Skipped:/{s+=$NF} END{print s+0}' "$log"); bad=$((bad + n))
+    [ "$n" = 0 ] || echo "!! $n meson test(s) skipped in '$name': counted as failed"
     n=$(sed -nE 's/^[A-Za-z0-9_-]+: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$log" |
         awk '{p+=$1; f+=$2} END{print p+0, f+0}')
-    tests_ok=$((tests_ok + ${n% *})); tests_bad=$((tests_bad + ${n#* }))
+    ok=$((ok + ${n% *})); bad=$((bad + ${n#* }))
+    if [ "$rc" != 0 ] && [ "$bad" = 0 ]; then bad=1; unknown+=("$name"); fi
+    tests_ok=$((tests_ok + ok)); tests_bad=$((tests_bad + bad))
 }
 
 stage() {
     local name=$1; shift
-    local log; log=$(mktemp)
+    local log rc t0; log=$(mktemp); t0=$(date +%s)
     echo "==> $name"
-    if "$@" 2>&1 | tee "$log"; then
+    "$@" 2>&1 | tee "$log"
+    rc=${PIPESTATUS[0]}
+    if [ "$rc" = 0 ]; then
         passed=$((passed + 1))
     else
         failed=$((failed + 1)); failures+=("$name")
-        echo "!! stage failed: $name"
+        echo "!! stage failed: $name (status $rc)"
     fi
-    count "$log"; rm -f "$log"
+    timings+=("$(printf '%5d s  %s%s' $(( $(date +%s) - t0 )) "$name" "$([ "$rc" = 0 ] || echo '  [failed]')")")
+    count "$log" "$rc" "$name"
+    # lines a stage wants in the summary ("container-stage: ...", ...)
+    while IFS= read -r l; do notes+=("$l"); done < <(grep -E '^(container-stage|fresh-root-(run|test)|fresh-root-stage): ' "$log")
+    rm -f "$log"
 }
 
 setup() { # dir, extra meson args...
@@ -67,7 +101,23 @@ fuzz_run() {
     FUZZ_SECONDS=$FUZZ_SECONDS bash fuzz/run.sh "$B/fuzz"
 }
 web_e2e() { bash tests/web/run.sh "$B/gcc/server/trainsize-server"; }
-deploy_host() { BUILD_DIR="$B/deploy" bash deploy/verify-host.sh; }
+openapi_checks() { bash tests/openapi/run.sh "$B/gcc/server/trainsize-server"; }
+container() {
+    BUILD_DIR="$B/container" HOST_SERVER="$B/gcc/server/trainsize-server" bash deploy/container-test.sh
+}
+fresh_root() {
+    local why=
+    if [ -n "${TRAINSIZE_FRESH_ROOT:-}" ]; then why="already inside the fresh root"
+    elif [ "${FRESH_ROOT:-1}" = 0 ]; then why="FRESH_ROOT=0"
+    elif [ "$(id -u)" != 0 ]; then why="needs root"
+    elif ! command -v mmdebstrap >/dev/null; then why="mmdebstrap missing"
+    fi
+    if [ -n "$why" ]; then echo "fresh-root-stage: not run: $why"; return 0; fi
+    # Budget: the inner run repeats every stage; shorter fuzz and load runs
+    # keep the whole command near 20 minutes on 2 cores.
+    FRESH_DIR="$B/fresh-root" INNER_ENV="FUZZ_SECONDS=${INNER_FUZZ_SECONDS:-5} LOAD_SECONDS=${INNER_LOAD_SECONDS:-2}" \
+        bash scripts/fresh-root.sh
+}
 benchmarks() {
     meson test -C "$B/gcc" --benchmark --verbose &&
     LOAD_SECONDS=$LOAD_SECONDS bash bench/load.sh "$B/gcc/server/trainsize-server"
@@ -77,10 +127,18 @@ stage "gcc build + unit/integration/cli/deploy tests" gcc_suites
 stage "clang ASan+UBSan build + same tests" asan_suites
 stage "libFuzzer (${FUZZ_SECONDS}s)" fuzz_run
 stage "dashboard e2e in headless Chromium" web_e2e
-stage "Dockerfile steps on the host" deploy_host
+stage "OpenAPI: validators, lint, Prism contract, generator, typed client" openapi_checks
+stage "container image (docker; host replay where no engine runs)" container
 stage "benchmarks (report only)" benchmarks
+[ -n "${TRAINSIZE_FRESH_ROOT:-}" ] || stage "README commands on a fresh bookworm root" fresh_root
 
 echo
+echo "stage times:"
+printf '  %s\n' "${timings[@]}"
+printf '  %5d s  total\n' $(( $(date +%s) - t_all ))
+for l in "${notes[@]}"; do echo "$l"; done
 echo "stages: $passed passed, $failed failed${failures[*]:+ (${failures[*]})}"
-echo "tests: $tests_ok passed, $tests_bad failed"
+unk=
+[ "${#unknown[@]}" -eq 0 ] || unk=" (count unknown, 1 failed each: $(printf '%s; ' "${unknown[@]}" | sed 's/; $//'))"
+echo "tests: $tests_ok passed, $tests_bad failed$unk"
 [ "$failed" -eq 0 ] && [ "$tests_bad" -eq 0 ]

@@ -81,7 +81,8 @@ typedef struct ts_api_field {
     bool exclusive_maximum;        /* value must be < maximum */
     const char *const *values;     /* enum strings, NULL-terminated; NULL = free id */
     bool nullable;                 /* null is accepted and means "not given" */
-    bool fit_only;                 /* accepted by POST /v1/fit only */
+    bool fit_only;                 /* accepted by POST /v1/fit (and /v1/search, but "solve") only */
+    bool search_only;              /* accepted by POST /v1/search only */
 } ts_api_field;
 
 /* Request members that import a launch config instead of naming one

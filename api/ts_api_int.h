@@ -80,7 +80,9 @@ typedef enum ts_json_bind {
     TS_BIND_PEAK,       /* TFLOP/s onto the compute-precision peak */
     TS_BIND_SOLVE,      /* fit extras: into ts_api_req */
     TS_BIND_MAX_MB,
-    TS_BIND_MAX_GPUS
+    TS_BIND_MAX_GPUS,
+    TS_BIND_NUM_OPT,    /* double in ts_run at off; null or absent = 0 = "not given" */
+    TS_BIND_SEARCH      /* search extras: into ts_api_req.search */
 } ts_json_bind;
 
 typedef struct ts_json_field {
@@ -117,7 +119,10 @@ typedef enum ts_json_fi {
     TS_FI_PP_SCHEDULE, TS_FI_VPP, TS_FI_FIRST_STAGE_LAYERS,
     TS_FI_LAST_STAGE_LAYERS, TS_FI_LOSS_CHUNKS, TS_FI_OPTIMIZER_PRECISION,
     TS_FI_LORA_RANK, TS_FI_FROZEN_PRECISION, TS_FI_HBM_GIB,
-    TS_FI_SOLVE, TS_FI_MAX_MICRO_BATCH, TS_FI_MAX_GPUS, /* fit only, last */
+    TS_FI_NVLINK_GBPS, TS_FI_NET_GBPS, TS_FI_GEMM_EFFICIENCY, TS_FI_GPU_HOUR_USD,
+    TS_FI_SOLVE, TS_FI_MAX_MICRO_BATCH, TS_FI_MAX_GPUS, /* fit only, after the run's */
+    TS_FI_OBJECTIVE, TS_FI_LIMIT, TS_FI_MAX_TP, TS_FI_MAX_PP, TS_FI_MAX_CP,
+    TS_FI_MAX_VPP,                                       /* search only, last */
     TS_FI_COUNT
 } ts_json_fi;
 
@@ -165,12 +170,20 @@ typedef struct ts_api_req {
     ts_api_solve solve;
     int64_t max_micro_batch;     /* default 1024 */
     int64_t max_gpus;            /* default 65536 */
+    ts_search_cfg search;        /* POST /v1/search: limits and fixed dimensions */
 } ts_api_req;
 
 /* Parse and validate body into req.  fit: the route is /v1/fit (accepts
  * and requires its extras).  Returns 0, or -1 with *err filled. */
 int ts_json_parse_run(const char *body, size_t len, bool fit,
                       ts_api_req *req, ts_api_err *err);
+
+/* POST /v1/search: like ts_json_parse_run, but the layout members that
+ * are given fix that dimension of the search (req->search), the others
+ * are searched, and req->run is left unresolved (the search resolves
+ * every candidate). */
+int ts_json_parse_search(const char *body, size_t len, ts_api_req *req,
+                         ts_api_err *err);
 
 /* Names of the import members ("hf_config", "axolotl_config",
  * "deepspeed_config", "megatron_args"), NULL-terminated, in the order they
@@ -221,6 +234,8 @@ void ts_json_memory(ts_jw *w, const char *key, const ts_memory *m);
 void ts_json_compute(ts_jw *w, const char *key, const ts_compute *c);
 void ts_json_checkpoint(ts_jw *w, const char *key, const ts_ckpt *k);
 void ts_json_sweep(ts_jw *w, const char *key, const ts_sweep_point *pts, size_t n);
+void ts_json_step(ts_jw *w, const char *key, const ts_step *s);
+void ts_json_search(ts_jw *w, const ts_search_cfg *cfg, const ts_search_out *o);
 /* Returns TS_OK, or the core's error for a broken catalogue entry. */
 ts_status ts_json_presets(ts_jw *w, const char *key, ts_error *err);
 void ts_json_gpus(ts_jw *w, const char *key);
@@ -234,7 +249,8 @@ typedef enum ts_unit {
     TS_UNIT_FLOPS,       /* "3.6e25 FLOP" */
     TS_UNIT_SECONDS,     /* "54.2 days" */
     TS_UNIT_GPU_HOURS,   /* "30.8M GPU-hours" */
-    TS_UNIT_FRACTION     /* "1.25 %" */
+    TS_UNIT_FRACTION,    /* "1.25 %" */
+    TS_UNIT_USD          /* "$1.23M" */
 } ts_unit;
 
 /* Write v in unit u into buf (always NUL-terminated).  Non-finite values

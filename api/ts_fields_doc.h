@@ -22,12 +22,14 @@
 
 typedef struct ts_field_doc {
     const char *doc;    /* one line, a sentence; openapi "description" */
-    const char *group;  /* dashboard fieldset: model, work, parallel, hardware, ckpt, fit */
+    const char *group;  /* dashboard fieldset: model, work, parallel, hardware, ckpt;
+                         * fit, search: the routes' extras */
     const char *def;    /* the default, as text ("4096", "the preset's") */
     const char *unit;   /* "GB/s", "tokens"; NULL for counts, flags, names */
     const char *cli;    /* --help text; NULL = no CLI option (fit extras).
                          * The flag is the name with '-' for '_'. */
     bool cli_suffix;    /* the CLI accepts k/M/B/T multipliers (7B, 15T) */
+    const char *search_doc; /* the doc in SearchRequest when it differs */
 } ts_field_doc;
 
 extern const ts_field_doc ts_field_docs[TS_FI_COUNT];

@@ -133,6 +133,9 @@ void ts_fmt_quantity(char *buf, size_t size, double v, ts_unit u)
     case TS_UNIT_FRACTION:
         fmt_sig3(buf, size, v * 100.0, " %");
         break;
+    case TS_UNIT_USD:
+        fmt_count(buf, size, v, " USD");
+        break;
     default:
         snprintf(buf, size, "%.17g", v);
         break;

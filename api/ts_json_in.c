@@ -37,24 +37,25 @@ static const char *const pp_schedule_values[] = { "1f1b", "interleaved", NULL };
 static const char *const quant_values[] = { "bf16", "int8", "nf4", NULL };
 static const char *const optprec_values[] = { "fp32", "bf16", NULL };
 static const char *const solve_values[] = { "micro_batch", "gpus", NULL };
+static const char *const objective_values[] = { "time", "cost", NULL };
 
 #define RUN(m) offsetof(ts_run, m)
 #define F_INT(id, n, lo, hi, m) \
-    [id] = { { n, TS_API_FIELD_INTEGER, lo, hi, false, false, NULL, false, false }, TS_BIND_INT64, RUN(m) }
+    [id] = { { n, TS_API_FIELD_INTEGER, lo, hi, false, false, NULL, false, false, false }, TS_BIND_INT64, RUN(m) }
 #define F_NUM(id, n, lo, hi, xlo, xhi, m) \
-    [id] = { { n, TS_API_FIELD_NUMBER, lo, hi, xlo, xhi, NULL, false, false }, TS_BIND_NUM, RUN(m) }
+    [id] = { { n, TS_API_FIELD_NUMBER, lo, hi, xlo, xhi, NULL, false, false, false }, TS_BIND_NUM, RUN(m) }
 #define F_BOOL(id, n, m) \
-    [id] = { { n, TS_API_FIELD_BOOLEAN, 0, 0, false, false, NULL, false, false }, TS_BIND_BOOL, RUN(m) }
+    [id] = { { n, TS_API_FIELD_BOOLEAN, 0, 0, false, false, NULL, false, false, false }, TS_BIND_BOOL, RUN(m) }
 #define F_ENUM(id, n, vals, kind, m) \
-    [id] = { { n, TS_API_FIELD_STRING, 0, 0, false, false, vals, false, false }, kind, RUN(m) }
+    [id] = { { n, TS_API_FIELD_STRING, 0, 0, false, false, vals, false, false, false }, kind, RUN(m) }
 
 /* Limits are the core's own (core/ts_run.c, core/ts_model.c): generous
  * sanity bounds that keep every product the core forms exact and finite.
  * Checking them here too gives the caller the JSON type and range in one
  * place (and in openapi.json) before anything reaches the core. */
 const ts_json_field ts_json_fields[TS_FI_COUNT] = {
-    [TS_FI_MODEL] = { { "model", TS_API_FIELD_STRING, 0, 0, false, false, NULL, true, false }, TS_BIND_PRESET, 0 },
-    [TS_FI_PARAMS] = { { "params", TS_API_FIELD_NUMBER, 0, 1e15, true, false, NULL, true, false }, TS_BIND_PARAMS, RUN(model.params) },
+    [TS_FI_MODEL] = { { "model", TS_API_FIELD_STRING, 0, 0, false, false, NULL, true, false, false }, TS_BIND_PRESET, 0 },
+    [TS_FI_PARAMS] = { { "params", TS_API_FIELD_NUMBER, 0, 1e15, true, false, NULL, true, false, false }, TS_BIND_PARAMS, RUN(model.params) },
     F_INT(TS_FI_LAYERS, "layers", 0, 1048576, model.layers),
     F_INT(TS_FI_HIDDEN, "hidden", 0, 16777216, model.hidden),
     F_INT(TS_FI_HEADS, "heads", 0, 1048576, model.heads),
@@ -98,16 +99,16 @@ const ts_json_field ts_json_fields[TS_FI_COUNT] = {
     F_INT(TS_FI_PP, "pp", 1, 1048576, pp),
     F_INT(TS_FI_CP, "cp", 1, 1048576, cp),
     F_INT(TS_FI_EP, "ep", 1, 1048576, ep),
-    [TS_FI_ZERO] = { { "zero", TS_API_FIELD_INTEGER, 0, 3, false, false, NULL, false, false }, TS_BIND_INT, RUN(zero) },
+    [TS_FI_ZERO] = { { "zero", TS_API_FIELD_INTEGER, 0, 3, false, false, NULL, false, false, false }, TS_BIND_INT, RUN(zero) },
     F_BOOL(TS_FI_SEQUENCE_PARALLEL, "sequence_parallel", sequence_parallel),
     F_ENUM(TS_FI_RECOMPUTE, "recompute", recompute_values, TS_BIND_RECOMPUTE, recompute),
     F_BOOL(TS_FI_OFFLOAD_OPTIMIZER, "offload_optimizer", offload_optimizer),
     F_BOOL(TS_FI_OFFLOAD_PARAMS, "offload_params", offload_params),
-    [TS_FI_GPU] = { { "gpu", TS_API_FIELD_STRING, 0, 0, false, false, NULL, false, false }, TS_BIND_GPU, 0 },
-    [TS_FI_HBM_GB] = { { "hbm_gb", TS_API_FIELD_NUMBER, 0, 1e6, true, false, NULL, false, false }, TS_BIND_HBM, 0 },
-    [TS_FI_PEAK_TFLOPS] = { { "peak_tflops", TS_API_FIELD_NUMBER, 0, 1e6, true, false, NULL, false, false }, TS_BIND_PEAK, 0 },
+    [TS_FI_GPU] = { { "gpu", TS_API_FIELD_STRING, 0, 0, false, false, NULL, false, false, false }, TS_BIND_GPU, 0 },
+    [TS_FI_HBM_GB] = { { "hbm_gb", TS_API_FIELD_NUMBER, 0, 1e6, true, false, NULL, false, false, false }, TS_BIND_HBM, 0 },
+    [TS_FI_PEAK_TFLOPS] = { { "peak_tflops", TS_API_FIELD_NUMBER, 0, 1e6, true, false, NULL, false, false, false }, TS_BIND_PEAK, 0 },
     F_INT(TS_FI_GPUS_PER_NODE, "gpus_per_node", 1, 65536, gpus_per_node),
-    F_NUM(TS_FI_MFU, "mfu", 0, 1, true, false, mfu),
+    [TS_FI_MFU] = { { "mfu", TS_API_FIELD_NUMBER, 0, 1, true, false, NULL, true, false, false }, TS_BIND_NUM_OPT, RUN(mfu) },
     F_NUM(TS_FI_OVERHEAD_GIB, "overhead_gib", 0, 1024, false, false, overhead_gib),
     F_NUM(TS_FI_FRAGMENTATION, "fragmentation", 0, 0.5, false, true, fragmentation),
     F_BOOL(TS_FI_ATTENTION_FLOPS, "attention_flops", attention_flops),
@@ -137,11 +138,23 @@ const ts_json_field ts_json_fields[TS_FI_COUNT] = {
     F_ENUM(TS_FI_OPTIMIZER_PRECISION, "optimizer_precision", optprec_values, TS_BIND_PREC, optimizer_precision),
     F_INT(TS_FI_LORA_RANK, "lora_rank", 0, 1048576, lora_rank),
     F_ENUM(TS_FI_FROZEN_PRECISION, "frozen_precision", quant_values, TS_BIND_ENUM, frozen_precision),
-    [TS_FI_HBM_GIB] = { { "hbm_gib", TS_API_FIELD_NUMBER, 0, 1e6, true, false, NULL, false, false }, TS_BIND_HBM_GIB, 0 },
+    [TS_FI_HBM_GIB] = { { "hbm_gib", TS_API_FIELD_NUMBER, 0, 1e6, true, false, NULL, false, false, false }, TS_BIND_HBM_GIB, 0 },
+    /* Step-time model (issue 11): null / absent = the GPU's catalogue figure. */
+    [TS_FI_NVLINK_GBPS] = { { "nvlink_gbps", TS_API_FIELD_NUMBER, 0, 1e6, true, false, NULL, true, false, false }, TS_BIND_NUM_OPT, RUN(nvlink_gbps) },
+    [TS_FI_NET_GBPS] = { { "net_gbps", TS_API_FIELD_NUMBER, 0, 1e6, true, false, NULL, true, false, false }, TS_BIND_NUM_OPT, RUN(net_gbps) },
+    [TS_FI_GEMM_EFFICIENCY] = { { "gemm_efficiency", TS_API_FIELD_NUMBER, 0, 1, true, false, NULL, true, false, false }, TS_BIND_NUM_OPT, RUN(gemm_efficiency) },
+    F_NUM(TS_FI_GPU_HOUR_USD, "gpu_hour_usd", 0, 1e6, false, false, gpu_hour_usd),
     /* POST /v1/fit only */
-    [TS_FI_SOLVE] = { { "solve", TS_API_FIELD_STRING, 0, 0, false, false, solve_values, false, true }, TS_BIND_SOLVE, 0 },
-    [TS_FI_MAX_MICRO_BATCH] = { { "max_micro_batch", TS_API_FIELD_INTEGER, 1, 1048576, false, false, NULL, false, true }, TS_BIND_MAX_MB, 0 },
-    [TS_FI_MAX_GPUS] = { { "max_gpus", TS_API_FIELD_INTEGER, 1, 1048576, false, false, NULL, false, true }, TS_BIND_MAX_GPUS, 0 },
+    [TS_FI_SOLVE] = { { "solve", TS_API_FIELD_STRING, 0, 0, false, false, solve_values, false, true, false }, TS_BIND_SOLVE, 0 },
+    [TS_FI_MAX_MICRO_BATCH] = { { "max_micro_batch", TS_API_FIELD_INTEGER, 1, 1048576, false, false, NULL, false, true, false }, TS_BIND_MAX_MB, 0 },
+    [TS_FI_MAX_GPUS] = { { "max_gpus", TS_API_FIELD_INTEGER, 1, 1048576, false, false, NULL, false, true, false }, TS_BIND_MAX_GPUS, 0 },
+    /* POST /v1/search only */
+    [TS_FI_OBJECTIVE] = { { "objective", TS_API_FIELD_STRING, 0, 0, false, false, objective_values, false, false, true }, TS_BIND_SEARCH, 0 },
+    [TS_FI_LIMIT] = { { "limit", TS_API_FIELD_INTEGER, 1, TS_SEARCH_MAX_RESULTS, false, false, NULL, false, false, true }, TS_BIND_SEARCH, 0 },
+    [TS_FI_MAX_TP] = { { "max_tp", TS_API_FIELD_INTEGER, 1, 1048576, false, false, NULL, false, false, true }, TS_BIND_SEARCH, 0 },
+    [TS_FI_MAX_PP] = { { "max_pp", TS_API_FIELD_INTEGER, 1, 1048576, false, false, NULL, false, false, true }, TS_BIND_SEARCH, 0 },
+    [TS_FI_MAX_CP] = { { "max_cp", TS_API_FIELD_INTEGER, 1, 1048576, false, false, NULL, false, false, true }, TS_BIND_SEARCH, 0 },
+    [TS_FI_MAX_VPP] = { { "max_vpp", TS_API_FIELD_INTEGER, 1, 1048576, false, false, NULL, false, false, true }, TS_BIND_SEARCH, 0 },
 };
 
 
@@ -204,7 +217,7 @@ const char *ts_json_suggest(const char *key, bool fit)
         const ts_api_field *f = &ts_json_fields[i].f;
         size_t d;
 
-        if (f->fit_only && !fit)
+        if ((f->fit_only && !fit) || f->search_only)
             continue;
         d = edit_distance(key, f->name);
         if (d < best_d) {
@@ -409,7 +422,7 @@ static int check_value(const ts_api_field *f, const json_t *v, ts_api_err *err)
     return -1;
 }
 
-static void unknown_field(ts_api_err *err, const char *key, bool fit)
+static void unknown_field(ts_api_err *err, const char *key, bool fit, bool search)
 {
     char ptr[TS_API_FIELD_LEN];
     char shown[96];
@@ -420,7 +433,13 @@ static void unknown_field(ts_api_err *err, const char *key, bool fit)
     quote_short(shown, sizeof shown, key, 64);
     if (idx != SIZE_MAX && ts_json_fields[idx].f.fit_only && !fit) {
         ts_api_err_set(err, 400, "unknown-field", "Unknown field", ptr,
-                       "\"%s\" is only accepted by POST /v1/fit", shown);
+                       search ? "\"%s\" is only accepted by POST /v1/fit (a search explores every layout)"
+                              : "\"%s\" is only accepted by POST /v1/fit", shown);
+        return;
+    }
+    if (idx != SIZE_MAX && ts_json_fields[idx].f.search_only && !search) {
+        ts_api_err_set(err, 400, "unknown-field", "Unknown field", ptr,
+                       "\"%s\" is only accepted by POST /v1/search", shown);
         return;
     }
     near = ts_json_suggest(key, fit);
@@ -746,6 +765,11 @@ static void store(const ts_json_field *b, const json_t *v, ts_api_req *req)
     case TS_BIND_MAX_GPUS:
         req->max_gpus = (int64_t)json_number_value(v);
         break;
+    case TS_BIND_NUM_OPT:
+        *(double *)(void *)(base + b->off) = json_is_null(v) ? 0.0 : json_number_value(v) + 0.0;
+        break;
+    case TS_BIND_SEARCH:
+        break; /* search_seed() reads them */
     case TS_BIND_PRESET:
     case TS_BIND_GPU:
     case TS_BIND_HBM:
@@ -971,9 +995,47 @@ static bool preset_sets(size_t i)
            i == TS_FI_TOKENS || i == TS_FI_MODEL;
 }
 
-int ts_json_parse_run(const char *body, size_t len, bool fit,
+typedef enum ts_json_mode { TS_JSON_RUN = 0, TS_JSON_FIT, TS_JSON_SEARCH } ts_json_mode;
+
+/* The search's fixed dimensions: the layout members the caller gave. */
+static void search_seed(ts_api_req *req, const json_t *const *given)
+{
+    ts_search_cfg *c = &req->search;
+    const ts_run *r = &req->run;
+
+    ts_search_defaults(c);
+    if (given[TS_FI_OBJECTIVE] != NULL)
+        c->objective = strcmp(json_string_value(given[TS_FI_OBJECTIVE]), "cost") == 0
+                           ? TS_SEARCH_COST : TS_SEARCH_TIME;
+    if (given[TS_FI_LIMIT] != NULL)
+        c->limit = (size_t)json_number_value(given[TS_FI_LIMIT]);
+    if (given[TS_FI_MAX_TP] != NULL)
+        c->max_tp = (int64_t)json_number_value(given[TS_FI_MAX_TP]);
+    if (given[TS_FI_MAX_PP] != NULL)
+        c->max_pp = (int64_t)json_number_value(given[TS_FI_MAX_PP]);
+    if (given[TS_FI_MAX_CP] != NULL)
+        c->max_cp = (int64_t)json_number_value(given[TS_FI_MAX_CP]);
+    if (given[TS_FI_MAX_VPP] != NULL)
+        c->max_vpp = (int64_t)json_number_value(given[TS_FI_MAX_VPP]);
+    if (given[TS_FI_MAX_MICRO_BATCH] != NULL)
+        c->max_micro_batch = req->max_micro_batch;
+    if (given[TS_FI_MAX_GPUS] != NULL)
+        c->max_gpus = req->max_gpus;
+    c->tp = given[TS_FI_TP] != NULL ? r->tp : 0;
+    c->pp = given[TS_FI_PP] != NULL ? r->pp : 0;
+    c->cp = given[TS_FI_CP] != NULL ? r->cp : 0;
+    c->ep = given[TS_FI_EP] != NULL ? r->ep : 0;
+    c->micro_batch = given[TS_FI_MICRO_BATCH] != NULL ? r->micro_batch : 0;
+    c->vpp = given[TS_FI_VPP] != NULL ? r->vpp : 0;
+    c->zero = given[TS_FI_ZERO] != NULL ? r->zero : -1;
+    c->framework = given[TS_FI_FRAMEWORK] != NULL ? (int)r->framework : -1;
+    c->recompute_mask = given[TS_FI_RECOMPUTE] != NULL ? 1u << r->recompute : 0;
+}
+
+static int parse_body(const char *body, size_t len, ts_json_mode mode,
                       ts_api_req *req, ts_api_err *err)
 {
+    bool fit = mode == TS_JSON_FIT;
     const json_t *given[TS_FI_COUNT];
     const json_t *imp[TS_IMP_COUNT] = { NULL };
     ts_import *im = NULL;
@@ -1030,8 +1092,11 @@ int ts_json_parse_run(const char *body, size_t len, bool fit,
             imp[ii] = val;
             continue;
         }
-        if (idx == SIZE_MAX || (ts_json_fields[idx].f.fit_only && !fit)) {
-            unknown_field(err, key, fit);
+        if (idx == SIZE_MAX ||
+            (ts_json_fields[idx].f.fit_only && !fit &&
+             !(mode == TS_JSON_SEARCH && idx != TS_FI_SOLVE)) ||
+            (ts_json_fields[idx].f.search_only && mode != TS_JSON_SEARCH)) {
+            unknown_field(err, key, fit, mode == TS_JSON_SEARCH);
             goto out;
         }
         if (check_value(&ts_json_fields[idx].f, val, err) != 0)
@@ -1166,6 +1231,13 @@ int ts_json_parse_run(const char *body, size_t len, bool fit,
     }
 
     req->unresolved = req->run;
+    if (mode == TS_JSON_SEARCH) {
+        /* Every candidate is resolved by the search; the given layout
+         * members fix their dimension. */
+        search_seed(req, given);
+        rc = 0;
+        goto out;
+    }
     memset(&cerr, 0, sizeof cerr);
     if (ts_run_resolve(&req->run, &cerr) != TS_OK) {
         size_t idx = field_index(cerr.field);
@@ -1185,4 +1257,16 @@ out:
     }
     json_decref(root);
     return rc;
+}
+
+int ts_json_parse_run(const char *body, size_t len, bool fit,
+                      ts_api_req *req, ts_api_err *err)
+{
+    return parse_body(body, len, fit ? TS_JSON_FIT : TS_JSON_RUN, req, err);
+}
+
+int ts_json_parse_search(const char *body, size_t len, ts_api_req *req,
+                         ts_api_err *err)
+{
+    return parse_body(body, len, TS_JSON_SEARCH, req, err);
 }

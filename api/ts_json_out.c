@@ -116,9 +116,17 @@ void ts_json_inputs(ts_jw *w, const char *key, const ts_run *r)
         case TS_BIND_PEAK:
             ts_jw_num(w, name, ts_gpu_peak(&r->gpu, r->compute_precision) / 1e12);
             break;
+        case TS_BIND_NUM_OPT:
+            /* 0 means "not given" (predicted / catalogue): null round-trips. */
+            if (*(const double *)at == 0)
+                ts_jw_null(w, name);
+            else
+                ts_jw_num(w, name, *(const double *)at);
+            break;
         case TS_BIND_SOLVE:
         case TS_BIND_MAX_MB:
         case TS_BIND_MAX_GPUS:
+        case TS_BIND_SEARCH:
         default:
             break;
         }
@@ -233,7 +241,102 @@ void ts_json_compute(ts_jw *w, const char *key, const ts_compute *c)
     ts_jw_num(w, "steps", c->steps);
     ts_jw_num(w, "step_seconds", c->step_seconds);
     ts_jw_num(w, "achieved_flops_per_gpu", c->achieved_flops_per_gpu);
+    ts_jw_str(w, "mfu_source", c->mfu_predicted ? "predicted" : "input");
+    ts_jw_num(w, "predicted_mfu", c->predicted_mfu);
+    ts_jw_str(w, "mfu_convention", c->step.mfu_convention);
+    put_term(w, "step_time", &c->step_time, TS_UNIT_SECONDS);
+    ts_json_step(w, "step", &c->step);
+    put_term(w, "cost_usd", &c->cost_usd, TS_UNIT_USD);
     ts_jw_close(w, '}');
+}
+
+void ts_json_step(ts_jw *w, const char *key, const ts_step *s)
+{
+    ts_jw_open(w, key, '{');
+    ts_jw_num(w, "compute", s->compute);
+    ts_jw_num(w, "recompute", s->recompute);
+    ts_jw_num(w, "tp_comm", s->tp_comm);
+    ts_jw_num(w, "pp_bubble", s->pp_bubble);
+    ts_jw_num(w, "pp_p2p", s->pp_p2p);
+    ts_jw_num(w, "dp_comm", s->dp_comm);
+    ts_jw_num(w, "cp_comm", s->cp_comm);
+    ts_jw_num(w, "ep_comm", s->ep_comm);
+    ts_jw_num(w, "optimizer", s->optimizer);
+    ts_jw_num(w, "offload", s->offload);
+    ts_jw_num(w, "exposed_comm", s->exposed_comm);
+    ts_jw_num(w, "overlapped_comm", s->overlapped_comm);
+    ts_jw_num(w, "micro_batches", s->micro_batches);
+    ts_jw_num(w, "gemm_efficiency", s->gemm_efficiency);
+    ts_jw_num(w, "model_flops_per_step", s->model_flops);
+    ts_jw_num(w, "tokens_per_second", s->tokens_per_second);
+    ts_jw_num(w, "tokens_per_gpu_second", s->tokens_per_gpu_second);
+    ts_jw_num(w, "nvlink_bus_bytes_per_s", s->nvlink_bw);
+    ts_jw_num(w, "net_bus_bytes_per_s", s->net_bw);
+    ts_jw_bool(w, "from_shape", s->from_shape);
+    ts_jw_close(w, '}');
+}
+
+void ts_json_search(ts_jw *w, const ts_search_cfg *cfg, const ts_search_out *o)
+{
+    size_t i;
+
+    ts_jw_str(w, "objective", cfg->objective == TS_SEARCH_COST ? "cost" : "time");
+    ts_jw_open(w, "counts", '{');
+    ts_jw_int(w, "enumerated", (int64_t)o->enumerated);
+    ts_jw_int(w, "tried", (int64_t)o->tried);
+    ts_jw_int(w, "fitting", (int64_t)o->fitting);
+    ts_jw_int(w, "pruned", (int64_t)o->pruned);
+    ts_jw_close(w, '}');
+    ts_jw_bool(w, "truncated", o->truncated);
+    ts_jw_open(w, "results", '[');
+    for (i = 0; i < o->n; i++) {
+        const ts_search_result *r = &o->results[i];
+        char human[64];
+
+        ts_jw_open(w, NULL, '{');
+        ts_jw_int(w, "rank", (int64_t)i + 1);
+        ts_jw_int(w, "gpus", r->gpus);
+        ts_jw_int(w, "tp", r->tp);
+        ts_jw_int(w, "pp", r->pp);
+        ts_jw_int(w, "cp", r->cp);
+        ts_jw_int(w, "dp", r->dp);
+        ts_jw_int(w, "ep", r->ep);
+        ts_jw_int(w, "micro_batch", r->micro_batch);
+        ts_jw_int(w, "vpp", r->vpp);
+        ts_jw_str(w, "pp_schedule", ts_pp_schedule_name(r->pp_schedule));
+        ts_jw_int(w, "first_stage_layers", r->first_stage_layers);
+        ts_jw_int(w, "last_stage_layers", r->last_stage_layers);
+        ts_jw_str(w, "framework", ts_framework_name(r->framework));
+        ts_jw_int(w, "zero", r->zero);
+        ts_jw_str(w, "recompute", ts_recompute_name(r->recompute));
+        ts_jw_bool(w, "sequence_parallel", r->sequence_parallel);
+        ts_jw_num(w, "step_time", r->step_time);
+        ts_fmt_quantity(human, sizeof human, r->step_time, TS_UNIT_SECONDS);
+        ts_jw_str(w, "step_time_human", human);
+        ts_jw_num(w, "predicted_mfu", r->predicted_mfu);
+        ts_jw_num(w, "tokens_per_gpu_second", r->tokens_per_gpu_second);
+        ts_jw_num(w, "gpu_seconds_per_step", r->gpu_seconds);
+        ts_jw_num(w, "cost_usd_per_step", r->cost_usd);
+        ts_jw_num(w, "memory_total", r->memory_total);
+        ts_fmt_quantity(human, sizeof human, r->memory_total, TS_UNIT_BYTES);
+        ts_jw_str(w, "memory_total_human", human);
+        ts_jw_num(w, "headroom_bytes", r->headroom);
+        ts_jw_bool(w, "fits", r->fits);
+        ts_jw_open(w, "step", '{');
+        ts_jw_num(w, "compute", r->compute);
+        ts_jw_num(w, "recompute", r->recompute_s);
+        ts_jw_num(w, "tp_comm", r->tp_comm);
+        ts_jw_num(w, "pp_bubble", r->pp_bubble);
+        ts_jw_num(w, "dp_comm", r->dp_comm);
+        ts_jw_num(w, "cp_comm", r->cp_comm);
+        ts_jw_num(w, "ep_comm", r->ep_comm);
+        ts_jw_num(w, "optimizer", r->optimizer);
+        ts_jw_num(w, "offload", r->offload);
+        ts_jw_close(w, '}');
+        ts_jw_strn(w, "why", r->why, sizeof r->why);
+        ts_jw_close(w, '}');
+    }
+    ts_jw_close(w, ']');
 }
 
 void ts_json_checkpoint(ts_jw *w, const char *key, const ts_ckpt *k)

@@ -20,6 +20,7 @@ typedef enum ts_route_id {
     TS_ROUTE_CHECKPOINT,
     TS_ROUTE_PLAN,
     TS_ROUTE_FIT,
+    TS_ROUTE_SEARCH,
     TS_ROUTE_IMPORT,
     TS_ROUTE_COUNT
 } ts_route_id;
@@ -37,12 +38,14 @@ static const ts_route ts_routes[TS_ROUTE_COUNT] = {
     [TS_ROUTE_CHECKPOINT] = { "POST", "/v1/checkpoint" },
     [TS_ROUTE_PLAN] = { "POST", "/v1/plan" },
     [TS_ROUTE_FIT] = { "POST", "/v1/fit" },
+    [TS_ROUTE_SEARCH] = { "POST", "/v1/search" },
     [TS_ROUTE_IMPORT] = { "POST", "/v1/import" },
 };
 
 static const char *const ts_route_list[TS_ROUTE_COUNT + 1] = {
     "GET /v1/presets", "GET /v1/gpus", "POST /v1/memory", "POST /v1/compute",
-    "POST /v1/checkpoint", "POST /v1/plan", "POST /v1/fit", "POST /v1/import", NULL
+    "POST /v1/checkpoint", "POST /v1/plan", "POST /v1/fit", "POST /v1/search",
+    "POST /v1/import", NULL
 };
 
 const char *const *ts_api_routes(void)
@@ -214,6 +217,7 @@ static int handle_estimate(ts_route_id id, const ts_api_req *req,
     case TS_ROUTE_PRESETS:
     case TS_ROUTE_GPUS:
     case TS_ROUTE_FIT:
+    case TS_ROUTE_SEARCH:
     case TS_ROUTE_IMPORT:
     case TS_ROUTE_COUNT:
     default:
@@ -282,6 +286,38 @@ static int handle_fit(const ts_api_req *req, ts_api_response *resp)
                    sizeof cerr.text);
     }
     ts_jw_close(&w, '}');
+    return respond_json(&w, resp);
+}
+
+/* POST /v1/search: the ranked layouts.  Nothing fitting is an answer
+ * (200, results empty, "reason"), like /v1/fit's found: false. */
+static int handle_search(const ts_api_req *req, ts_api_response *resp)
+{
+    ts_error cerr;
+    ts_search_out *out = malloc(sizeof *out); /* ~40 KB: off the thread's stack */
+    ts_status st;
+    ts_jw w;
+
+    if (out == NULL) {
+        ts_api_oom_response(resp);
+        return -1;
+    }
+    memset(&cerr, 0, sizeof cerr);
+    st = ts_search_run(&req->run, &req->search, out, &cerr);
+    if (st != TS_OK && st != TS_ENOFIT) {
+        free(out);
+        return respond_core_error(&cerr, resp);
+    }
+    ts_jw_init(&w);
+    ts_jw_open(&w, NULL, '{');
+    ts_json_inputs(&w, "inputs", &req->run);
+    put_import(&w, req);
+    ts_json_search(&w, &req->search, out);
+    ts_jw_bool(&w, "found", st == TS_OK);
+    if (st != TS_OK)
+        ts_jw_strn(&w, "reason", cerr.text, sizeof cerr.text);
+    ts_jw_close(&w, '}');
+    free(out);
     return respond_json(&w, resp);
 }
 
@@ -382,7 +418,9 @@ int ts_api_handle(const char *method, const char *path,
         ts_api_req req;
         ts_api_err err;
 
-        if (ts_json_parse_run(body, body_len, id == TS_ROUTE_FIT, &req, &err) != 0) {
+        if ((id == TS_ROUTE_SEARCH ? ts_json_parse_search(body, body_len, &req, &err)
+                                   : ts_json_parse_run(body, body_len, id == TS_ROUTE_FIT,
+                                                       &req, &err)) != 0) {
             if (err.status == 503) {
                 ts_api_oom_response(resp);
                 return -1;
@@ -391,6 +429,8 @@ int ts_api_handle(const char *method, const char *path,
         }
         if (id == TS_ROUTE_FIT)
             return handle_fit(&req, resp);
+        if (id == TS_ROUTE_SEARCH)
+            return handle_search(&req, resp);
         if (id == TS_ROUTE_IMPORT)
             return handle_import(&req, resp);
         return handle_estimate(id, &req, resp);

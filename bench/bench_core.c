@@ -123,6 +123,52 @@ int main(int argc, char **argv)
     bench_report("ts_plan_estimate", plan_iters, t1 - t0);
     printf("(sizeof(ts_plan) = %zu bytes; sink %g)\n", sizeof *plan, bench_sink);
 
+    /* Layout search (issue 11): Llama 3 70B on 1024 H100, seq 8192,
+     * 1024 sequences per step.  Reports whole searches per second and
+     * layouts (memory-estimated candidates) per second. */
+    {
+        ts_search_cfg cfg;
+        ts_search_out *so = malloc(sizeof *so);
+        ts_run sr;
+        long n_search = iters / 20000 > 3 ? iters / 20000 : 3;
+        uint64_t layouts = 0;
+
+        if (so == NULL) {
+            free(plan);
+            return 1;
+        }
+        ts_run_defaults(&sr);
+        ts_run_apply_preset(&sr, p);
+        sr.gpus = 1024;
+        sr.global_batch = 1024;
+        ts_search_defaults(&cfg);
+        t0 = bench_now_ns();
+        for (i = 0; i < n_search; i++) {
+            if (ts_search_run(&sr, &cfg, so, &err) != TS_OK) {
+                fprintf(stderr, "bench: search: %s (%s)\n", err.text, err.field);
+                free(so);
+                free(plan);
+                return 1;
+            }
+            layouts += so->tried;
+            bench_sink = so->results[0].step_time;
+        }
+        t1 = bench_now_ns();
+        bench_report("ts_search_run 70B/1024", n_search, t1 - t0);
+        printf("%-22s %8llu layouts     %10.1f ns/layout    %12.0f layouts/s  (%llu enumerated, %llu fit, %llu pruned per search)\n",
+               "  layouts evaluated", (unsigned long long)layouts, (t1 - t0) / (double)layouts,
+               (double)layouts * 1e9 / (t1 - t0), (unsigned long long)so->enumerated,
+               (unsigned long long)so->fitting, (unsigned long long)so->pruned);
+        printf("  best: tp %lld pp %lld cp %lld dp %lld mb %lld vpp %lld %s zero %d recompute %s: %.3f s/step, MFU %.3f, %.2f GiB of %.2f\n",
+               (long long)so->results[0].tp, (long long)so->results[0].pp, (long long)so->results[0].cp,
+               (long long)so->results[0].dp, (long long)so->results[0].micro_batch,
+               (long long)so->results[0].vpp, ts_framework_name(so->results[0].framework),
+               so->results[0].zero, ts_recompute_name(so->results[0].recompute),
+               so->results[0].step_time, so->results[0].predicted_mfu,
+               so->results[0].memory_total / 1073741824.0, so->results[0].hbm / 1073741824.0);
+        free(so);
+    }
+
     free(plan);
     return 0;
 }

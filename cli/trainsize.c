@@ -41,6 +41,7 @@ typedef enum ts_cmd {
     TS_CMD_HEALTH,
     TS_CMD_PRESETS,
     TS_CMD_GPUS,
+    TS_CMD_SEARCH,
     TS_CMD_HELP,
     TS_CMD_VERSION
 } ts_cmd;
@@ -60,7 +61,7 @@ static void usage_short(FILE *out)
 {
     fprintf(out,
         "usage: trainsize [--url URL] [--timeout SECONDS] COMMAND [OPTIONS]\n"
-        "commands: estimate, check, health, presets, gpus (trainsize --help lists every option)\n"
+        "commands: estimate, check, search, health, presets, gpus (trainsize --help lists every option)\n"
         "exit codes: 0 ok, 1 does not fit / unhealthy, 2 server error, 3 unreachable, 64 usage\n");
 }
 
@@ -74,6 +75,9 @@ static void usage(FILE *out)
         "  check [RUN OPTIONS] [CHECK OPTIONS] [PLAN.json ...] [--json]\n"
         "                                   exit 0 if every plan fits in GPU memory (with the\n"
         "                                   margin), 1 if one does not, 2 rejected, 3 unreachable\n"
+        "  search [RUN OPTIONS] [--json]    fastest layouts that fit, ranked (POST /v1/search);\n"
+        "                                   given tp/pp/cp/ep/zero/framework/recompute/micro-batch/vpp\n"
+        "                                   are kept, the rest searched; exit 1 if none fits\n"
         "  health [--ready]                 exit 0 if the server is live (and ready), 1 if not\n"
         "  presets [--json]                 list model presets\n"
         "  gpus [--json]                    list the GPU catalogue\n"
@@ -142,7 +146,7 @@ static ts_cmd parse_cmd(const char *s)
     static const struct { const char *name; ts_cmd cmd; } cmds[] = {
         {"estimate", TS_CMD_ESTIMATE}, {"check", TS_CMD_CHECK},
         {"health", TS_CMD_HEALTH}, {"presets", TS_CMD_PRESETS},
-        {"gpus", TS_CMD_GPUS}, {"help", TS_CMD_HELP},
+        {"gpus", TS_CMD_GPUS}, {"search", TS_CMD_SEARCH}, {"help", TS_CMD_HELP},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (strcmp(s, cmds[i].name) == 0)
@@ -242,6 +246,7 @@ static int parse_args(ts_cli *cli, int argc, char **argv)
 
         if (!strcmp(a, "--json") &&
             (cli->cmd == TS_CMD_ESTIMATE || cli->cmd == TS_CMD_CHECK ||
+             cli->cmd == TS_CMD_SEARCH ||
              cli->cmd == TS_CMD_PRESETS || cli->cmd == TS_CMD_GPUS)) {
             cli->json = true;
             continue;
@@ -267,7 +272,8 @@ static int parse_args(ts_cli *cli, int argc, char **argv)
                 continue;
             }
         }
-        if (cli->cmd == TS_CMD_ESTIMATE || cli->cmd == TS_CMD_CHECK) {
+        if (cli->cmd == TS_CMD_ESTIMATE || cli->cmd == TS_CMD_CHECK ||
+            cli->cmd == TS_CMD_SEARCH) {
             ts_cli_error err;
             switch (ts_cli_parse_run_option(argc, argv, &i, cli->run, &err)) {
             case TS_CLI_OK:
@@ -378,6 +384,32 @@ static int cmd_estimate(const ts_cli *cli, bool check_only)
     return rc;
 }
 
+/* Ranked layouts; exit 1 when nothing fits (like check). */
+static int cmd_search(const ts_cli *cli)
+{
+    char *body = json_dumps(cli->run, JSON_COMPACT);
+    char *raw = NULL;
+    json_t *a = NULL;
+    int rc;
+
+    if (!body) {
+        fprintf(stderr, "trainsize: out of memory\n");
+        return TS_EXIT_UNREACHABLE;
+    }
+    rc = call(cli, "POST", "/v1/search", body, &a, &raw);
+    free(body);
+    if (rc != TS_EXIT_OK)
+        return rc;
+    if (cli->json)
+        print_raw(raw);
+    else
+        ts_report_search(stdout, a);
+    rc = json_is_true(ts_report_get(a, "found")) ? TS_EXIT_OK : TS_EXIT_NO;
+    free(raw);
+    json_decref(a);
+    return rc;
+}
+
 static int cmd_list(const ts_cli *cli, const char *path,
                     void (*report)(FILE *, const json_t *))
 {
@@ -465,6 +497,7 @@ int main(int argc, char **argv)
         rc = ts_check_run(&cli.check, cli.url, cli.timeout_ms, cli.run, cli.json,
                           stdout, stderr);
         break;
+    case TS_CMD_SEARCH:   rc = cmd_search(&cli); break;
     case TS_CMD_HEALTH:   rc = cmd_health(&cli); break;
     case TS_CMD_PRESETS:  rc = cmd_list(&cli, "/v1/presets", ts_report_presets); break;
     case TS_CMD_GPUS:     rc = cmd_list(&cli, "/v1/gpus", ts_report_gpus); break;

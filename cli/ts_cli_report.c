@@ -195,6 +195,13 @@ void ts_report_plan(FILE *out, const json_t *a)
     row(out, "wall time", ts_fmt_seconds, ts_report_num(cmp, "wall_seconds.value"), "s");
     row(out, "wall days", fmt_plain, ts_report_num(cmp, "wall_days"), "days");
     row(out, "MFU", fmt_fraction, ts_report_num(cmp, "mfu"), NULL);
+    row_text(out, "MFU source", str_at(cmp, "mfu_source", "n/a"));
+    row(out, "predicted step", ts_fmt_seconds, ts_report_num(cmp, "step_time.value"), "s");
+    row(out, "  compute", ts_fmt_seconds, ts_report_num(cmp, "step.compute"), "s");
+    row(out, "  recompute", ts_fmt_seconds, ts_report_num(cmp, "step.recompute"), "s");
+    row(out, "  exposed comm", ts_fmt_seconds, ts_report_num(cmp, "step.exposed_comm"), "s");
+    row(out, "  pipeline bubble", ts_fmt_seconds, ts_report_num(cmp, "step.pp_bubble"), "s");
+    row(out, "  optimizer", ts_fmt_seconds, ts_report_num(cmp, "step.optimizer"), "s");
     row(out, "steps", ts_fmt_count, ts_report_num(cmp, "steps"), NULL);
     row(out, "tokens per second", ts_fmt_count, ts_report_num(cmp, "tokens_per_second"), NULL);
 
@@ -235,6 +242,39 @@ bool ts_report_check(FILE *out, const json_t *a, bool *fits)
                 str_at(in, "gpu", "?"), total, hbm, room);
     memory_rows(out, mem);
     return true;
+}
+
+void ts_report_search(FILE *out, const json_t *a)
+{
+    const json_t *list = ts_report_get(a, "results");
+    const json_t *in = ts_report_get(a, "inputs");
+    size_t i;
+    const json_t *r;
+
+    fprintf(out, "%s on %.0f x %s, %s objective: %.0f layouts tried, %.0f fit, %.0f pruned\n",
+            str_at(in, "model", "model"), ts_report_num(in, "gpus"), str_at(in, "gpu", "?"),
+            str_at(a, "objective", "time"), ts_report_num(a, "counts.tried"),
+            ts_report_num(a, "counts.fitting"), ts_report_num(a, "counts.pruned"));
+    if (!json_is_true(ts_report_get(a, "found"))) {
+        fprintf(out, "nothing fits: %s\n", str_at(a, "reason", "no layout fits"));
+        return;
+    }
+    fprintf(out, "%4s %5s %3s %3s %3s %5s %3s %3s %3s %-9s %4s %-9s %10s %6s %9s %10s  %s\n",
+            "rank", "gpus", "tp", "pp", "cp", "dp", "ep", "mb", "vpp", "framework", "zero",
+            "recompute", "step", "MFU", "tok/s/GPU", "memory", "why");
+    json_array_foreach(list, i, r) {
+        char step[TS_FMT_LEN], mem[TS_FMT_LEN];
+
+        ts_fmt_seconds(step, sizeof step, ts_report_num(r, "step_time"));
+        ts_fmt_bytes(mem, sizeof mem, ts_report_num(r, "memory_total"));
+        fprintf(out, "%4.0f %5.0f %3.0f %3.0f %3.0f %5.0f %3.0f %3.0f %3.0f %-9s %4.0f %-9s %10s %5.1f%% %9.0f %10s  %s\n",
+                ts_report_num(r, "rank"), ts_report_num(r, "gpus"), ts_report_num(r, "tp"),
+                ts_report_num(r, "pp"), ts_report_num(r, "cp"), ts_report_num(r, "dp"),
+                ts_report_num(r, "ep"), ts_report_num(r, "micro_batch"), ts_report_num(r, "vpp"),
+                str_at(r, "framework", "?"), ts_report_num(r, "zero"), str_at(r, "recompute", "?"),
+                step, 100.0 * ts_report_num(r, "predicted_mfu"),
+                ts_report_num(r, "tokens_per_gpu_second"), mem, str_at(r, "why", ""));
+    }
 }
 
 void ts_report_presets(FILE *out, const json_t *a)

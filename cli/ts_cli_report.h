@@ -23,6 +23,8 @@ void ts_report_plan(FILE *out, const json_t *plan);
  * *fits gets memory.fits; returns false when the answer has no fits flag. */
 bool ts_report_check(FILE *out, const json_t *answer, bool *fits);
 
+/* /v1/search answer -> the ranked table, one layout per line. */
+void ts_report_search(FILE *out, const json_t *answer);
 /* memory.stages -> one row per pipeline stage (nothing when absent). */
 void ts_report_stages(FILE *out, const json_t *memory);
 

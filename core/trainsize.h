@@ -150,6 +150,15 @@ typedef struct ts_gpu {
     double hbm_bytes;      /* decimal: 80 GB = 80e9 */
     double hbm_bw;         /* bytes/s */
     const char *source;    /* where the figures come from */
+    /* Step-time model (issue 11; core/ts_step.c).  Zero = unknown, then
+     * the step model uses the documented fallbacks. */
+    double nvlink_bw;      /* scale-up link per GPU, bidirectional, bytes/s */
+    double net_bw;         /* scale-out NIC per GPU, one direction, bytes/s */
+    double pcie_bw;        /* host link per GPU, one direction, bytes/s */
+    double mamf;           /* measured max achievable BF16 matmul / dense peak */
+    double mamf_m, mamf_n, mamf_k; /* the GEMM shape that measured it */
+    double attn_eff;       /* fused attention kernel fwd+bwd / dense peak */
+    const char *net_source;
 } ts_gpu;
 
 size_t ts_gpu_count(void);
@@ -303,7 +312,11 @@ typedef struct ts_run {
     /* hardware */
     ts_gpu gpu;                /* copy of a catalogue entry, may be overridden */
     int64_t gpus_per_node;     /* default 8 */
-    double mfu;                /* (0,1], default 0.4 */
+    double mfu;                /* [0,1]; 0 (default) = predicted from the step-time model */
+    double nvlink_gbps;        /* GB/s bidirectional per GPU; 0 = the GPU's catalogue figure */
+    double net_gbps;           /* GB/s per GPU one direction (400 Gb/s = 50); 0 = catalogue */
+    double gemm_efficiency;    /* (0,1] override of the catalogue matmul fraction; 0 = catalogue */
+    double gpu_hour_usd;       /* price of one GPU-hour; 0 = no cost reported */
     double overhead_gib;       /* fixed per-GPU overhead (CUDA context, NCCL, ...), default 2 */
     double fragmentation;      /* [0,0.5): allocator slack as a fraction of the rest, default 0.05 */
     bool attention_flops;      /* time from the attention-aware FLOPs (default false: 6PT) */
@@ -426,6 +439,52 @@ typedef struct ts_memory {
     bool fits;
 } ts_memory;
 
+/* Step time of one optimizer step, term by term (core/ts_step.c).  All
+ * seconds on the critical path of the slowest pipeline stage unless the
+ * name says overlapped. */
+typedef struct ts_step {
+    ts_term step_time;             /* seconds per optimizer step */
+    double compute;                /* forward + backward matmuls, attention, elementwise */
+    double recompute;              /* forward work done again (selective / full) */
+    double tp_comm;                /* tensor-parallel collectives, exposed */
+    double pp_bubble;              /* (p-1)/v stage times + exposed p2p */
+    double pp_p2p;                 /* part of pp_bubble: point-to-point sends */
+    double dp_comm;                /* data-parallel / ZeRO / FSDP collectives, exposed */
+    double cp_comm;                /* context-parallel ring, exposed */
+    double ep_comm;                /* expert all-to-all, exposed */
+    double optimizer;              /* optimizer step, memory-bound */
+    double offload;                /* host transfers and CPU optimizer when offloading */
+    double exposed_comm;           /* sum of the exposed communication above */
+    double overlapped_comm;        /* communication hidden behind compute */
+    double micro_batches;          /* per pipeline per step: global_batch / (dp * micro_batch) */
+    double gemm_efficiency;        /* FLOP-weighted matmul fraction of peak reached */
+    double model_flops;            /* per step, the compute estimate's MFU basis */
+    double predicted_mfu;          /* model_flops / (step_time * gpus * peak) */
+    const char *mfu_convention;    /* static */
+    double tokens_per_second;      /* whole job */
+    double tokens_per_gpu_second;
+    double nvlink_bw, net_bw;      /* bytes/s used (after inputs and fallbacks) */
+    bool from_shape;               /* false: plain params, matmul-bound estimate only */
+} ts_step;
+
+/* Step time for one run (resolves a private copy). */
+ts_status ts_step_estimate(const ts_run *r, ts_step *out, ts_error *err);
+
+/* Collective and kernel cost models, exposed for tests.  bytes is the
+ * full buffer (all-gather: the gathered result), bw the per-GPU one-way
+ * bandwidth in bytes/s, alpha the per-hop latency in seconds. */
+double ts_step_allreduce_s(double bytes, int64_t n, double bw, double alpha);
+double ts_step_allgather_s(double bytes, int64_t n, double bw, double alpha);
+double ts_step_alltoall_s(double bytes, int64_t n, double bw, double alpha);
+/* Seconds for an M x K by K x N bf16 GEMM: 2MNK / (peak * core) + 2(MK + KN + MN) / hbm_bw. */
+double ts_step_gemm_s(double m, double n, double k, double peak, double core,
+                      double hbm_bw);
+/* Matmul core fraction implied by a measured MAMF at its shape under the
+ * additive roofline above. */
+double ts_step_core_eff(const ts_gpu *g);
+/* Pipeline bubble fraction (p - 1) / (m * v). */
+double ts_step_bubble_fraction(int64_t p, int64_t m, int64_t v);
+
 typedef struct ts_compute {
     double tokens;
     double params_active;
@@ -444,6 +503,11 @@ typedef struct ts_compute {
     double steps;                  /* tokens / (global_batch * seq) */
     double step_seconds;
     double achieved_flops_per_gpu; /* peak * mfu */
+    bool mfu_predicted;            /* mfu came from the step model, not the input */
+    double predicted_mfu;          /* step model's, whatever mfu was used */
+    ts_term step_time;             /* predicted seconds per optimizer step */
+    ts_step step;                  /* its terms */
+    ts_term cost_usd;              /* gpu_hours * gpu_hour_usd; 0 when no price */
 } ts_compute;
 
 typedef enum ts_tier_kind { TS_TIER_NVME = 0, TS_TIER_SHARED, TS_TIER_OBJECT, TS_TIER_COUNT } ts_tier_kind;
@@ -521,6 +585,74 @@ ts_status ts_fit_max_micro_batch(const ts_run *r, int64_t limit, int64_t *mb,
  * it are answers (TS_ENOFIT naming global_batch when none fits). */
 ts_status ts_fit_min_gpus(const ts_run *r, int64_t max_gpus, int64_t *dp,
                           int64_t *gpus, ts_memory *mem, ts_error *err);
+
+/* ------------------------------------------------------------------ */
+/* Layout search (core/ts_search.c)                                    */
+/* ------------------------------------------------------------------ */
+
+typedef enum ts_search_objective {
+    TS_SEARCH_TIME = 0,        /* fastest step */
+    TS_SEARCH_COST,            /* fewest GPU-seconds (dollars) per step */
+    TS_SEARCH_OBJECTIVE_COUNT
+} ts_search_objective;
+
+#define TS_SEARCH_MAX_RESULTS 100
+#define TS_SEARCH_WHY_LEN 160
+
+/* What to enumerate.  A fixed dimension (> 0, or >= 0 for the enum ones)
+ * is kept as given; 0 / -1 means "search it". */
+typedef struct ts_search_cfg {
+    ts_search_objective objective;
+    size_t limit;              /* results kept, 1..TS_SEARCH_MAX_RESULTS, default 20 */
+    int64_t max_gpus;          /* 0 = exactly the run's gpus; else any gpus <= max_gpus */
+    int64_t max_tp;            /* 0 = gpus_per_node (TP inside a node) */
+    int64_t max_pp;            /* 0 = layers */
+    int64_t max_cp;            /* 0 = 8 */
+    int64_t max_micro_batch;   /* 0 = 64 */
+    int64_t max_vpp;           /* 0 = 8 */
+    int64_t tp, pp, cp, ep, micro_batch, vpp; /* fixed when > 0 */
+    int zero;                  /* fixed when >= 0 (framework then follows) */
+    int framework;             /* fixed when >= 0 (a ts_framework) */
+    unsigned recompute_mask;   /* bit (1u << ts_recompute) allowed; 0 = all */
+} ts_search_cfg;
+
+typedef struct ts_search_result {
+    int64_t tp, pp, cp, dp, ep, micro_batch, vpp, gpus;
+    int64_t first_stage_layers, last_stage_layers;
+    int zero;
+    ts_framework framework;
+    ts_recompute recompute;
+    ts_pp_schedule pp_schedule;
+    bool sequence_parallel;
+    double step_time;          /* seconds per optimizer step */
+    double predicted_mfu;
+    double tokens_per_gpu_second;
+    double gpu_seconds;        /* step_time * gpus: the cost objective */
+    double cost_usd;           /* per step; 0 without gpu_hour_usd */
+    double memory_total, headroom, hbm;
+    bool fits;
+    /* step terms, for the comparison text */
+    double compute, recompute_s, tp_comm, pp_bubble, dp_comm, cp_comm, ep_comm, optimizer, offload;
+    char why[TS_SEARCH_WHY_LEN];  /* why it ranks above the next one */
+} ts_search_result;
+
+typedef struct ts_search_out {
+    size_t n;
+    ts_search_result results[TS_SEARCH_MAX_RESULTS];
+    uint64_t enumerated;       /* layouts reached by the enumeration */
+    uint64_t tried;            /* memory estimated */
+    uint64_t fitting;          /* fit, and were costed */
+    uint64_t pruned;           /* skipped without an estimate (cannot fit) */
+    bool truncated;            /* the search's budget ran out: results are the best seen */
+} ts_search_out;
+
+void ts_search_defaults(ts_search_cfg *c);
+/* Enumerate layouts of r (its model, GPU, seq, global_batch, precision
+ * and optimizer are kept), keep those that fit, rank by cfg->objective.
+ * TS_ENOFIT when nothing fits (out->n = 0, counts filled).  No
+ * allocation: out is the caller's (about 40 KB). */
+ts_status ts_search_run(const ts_run *r, const ts_search_cfg *cfg,
+                        ts_search_out *out, ts_error *err);
 
 /* Young/Daly helpers, exposed for tests: C write cost, M MTBF, seconds. */
 double ts_young_interval(double c, double m);

@@ -25,7 +25,8 @@ static int ts_compute_all_finite(const ts_compute *c)
         c->mfu, c->hfu, c->gpu_hours.value, c->wall_seconds.value,
         c->wall_days, c->gpu_years, c->tokens_per_second,
         c->tokens_per_gpu_second, c->steps, c->step_seconds,
-        c->achieved_flops_per_gpu,
+        c->achieved_flops_per_gpu, c->predicted_mfu, c->step_time.value,
+        c->cost_usd.value, c->step.tokens_per_second,
     };
     size_t i;
 
@@ -73,14 +74,34 @@ ts_status ts_compute_estimate(const ts_run *r, ts_compute *out, ts_error *err)
         return ts_error_set(err, TS_EINVAL, "gpus", "gpus must be positive");
     if (run.global_batch <= 0)
         return ts_error_set(err, TS_EINVAL, "global_batch", "global_batch must be positive");
-    if (!(run.mfu > 0 && run.mfu <= 1))
-        return ts_error_set(err, TS_EINVAL, "mfu", "mfu must be in (0, 1]");
+    if (!(run.mfu >= 0 && run.mfu <= 1))
+        return ts_error_set(err, TS_EINVAL, "mfu", "mfu must be in [0, 1] (0 = predict)");
 
     out->peak_flops = ts_gpu_peak(&run.gpu, run.compute_precision);
     if (!(out->peak_flops > 0) || !isfinite(out->peak_flops))
         return ts_error_set(err, TS_EINCOMPAT, "compute_precision",
                             "GPU '%s' has no dense %s peak",
                             run.gpu.id, ts_precision_name(run.compute_precision));
+
+    /* The step-time model (core/ts_step.c) always runs; its MFU sets the
+     * GPU-hours unless the caller sent one. */
+    if (ts_step_eval(&run, &p, &out->step) != TS_OK) {
+        *out = (ts_compute){ 0 };
+        return ts_error_set(err, TS_ERANGE, "gpus",
+                            "the step time is not finite for these inputs");
+    }
+    out->step_time = out->step.step_time;
+    out->predicted_mfu = out->step.predicted_mfu;
+    if (run.mfu == 0) {
+        if (!(out->predicted_mfu > 0 && out->predicted_mfu <= 1)) {
+            *out = (ts_compute){ 0 };
+            return ts_error_set(err, TS_ERANGE, "mfu",
+                                "the predicted MFU %g is outside (0, 1]; send mfu",
+                                out->predicted_mfu);
+        }
+        run.mfu = out->predicted_mfu;
+        out->mfu_predicted = true;
+    }
 
     /* Attention matmuls need L, h and s; a plain parameter count has none. */
     if (p.from_shape && run.model.layers > 0) {
@@ -161,6 +182,10 @@ ts_status ts_compute_estimate(const ts_run *r, ts_compute *out, ts_error *err)
     out->tokens_per_gpu_second = out->tokens_per_second / gpus;
     out->steps = T / (seqs_per_step * s);
     out->step_seconds = out->wall_seconds.value / out->steps;
+    ts_term_set(&out->cost_usd, out->gpu_hours.value * run.gpu_hour_usd,
+                "gpu_hours * gpu_hour_usd",
+                run.gpu_hour_usd > 0 ? "compute only: storage, network and idle time not priced"
+                                     : "no gpu_hour_usd given");
 
     if (!ts_compute_all_finite(out)) {
         /* Name the input furthest (in orders of magnitude) from a real

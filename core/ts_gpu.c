@@ -17,55 +17,99 @@
 #define MIB 1048576.0
 #define TBS 1e12 /* TB/s in bytes/s */
 
+#define GBS 1e9 /* GB/s in bytes/s */
+
+/* Network, host link and achievable-efficiency figures (issue 11), one
+ * line per entry so the HBM / compute lines above them stay untouched.
+ * nvlink: scale-up bandwidth per GPU, bidirectional, as datasheets print
+ * it; net: scale-out NIC per GPU, one direction (400 Gb/s = 50 GB/s);
+ * pcie: host link one direction.  mamf: Maximum Achievable Matmul FLOPS
+ * (BF16, best of a shape scan) over the dense peak, and the shape that
+ * reached it (S. Bekman, ml-engineering, compute/accelerator/README.md,
+ * "Maximum Achievable Matmul FLOPS comparison table").  attn: fused
+ * attention forward+backward fraction of peak in FlashAttention-2's FLOP
+ * convention (backward 2.5x forward): ~60 % on A100 (Dao 2023, Fig. 4-5,
+ * causal, head dim 128), ~35 % on H100 (Shah et al. 2024, FlashAttention-3,
+ * Sec. 1). */
+#define NET(nv, ne, pc, mf, mm, mn, mk, at, src) \
+    .nvlink_bw = (nv), .net_bw = (ne), .pcie_bw = (pc), .mamf = (mf), \
+    .mamf_m = (mm), .mamf_n = (mn), .mamf_k = (mk), .attn_eff = (at), .net_source = (src)
+#define TS_NET_A100 "DGX A100: NVLink3 600 GB/s, 8x HDR 200 Gb/s IB (25 GB/s per GPU), PCIe Gen4; MAMF 267.9/312 (ml-engineering)"
+#define TS_NET_H100 "DGX H100: NVLink4 900 GB/s, 8x NDR 400 Gb/s (50 GB/s per GPU), PCIe Gen5; MAMF 792.1/989 (ml-engineering)"
+#define TS_NET_H100_PCIE "H100 PCIe: no NVSwitch, peers over PCIe Gen5 x16 (128 GB/s bidirectional); 400 Gb/s NIC assumed; MAMF ratio of H100 SXM assumed"
+#define TS_NET_B200 "DGX B200: NVLink5 1.8 TB/s, 400 Gb/s ConnectX-7 per GPU; MAMF 1745/2250 (ml-engineering); attention fraction of H100 assumed"
+#define TS_NET_MI300X "AMD MI300X: Infinity Fabric 896 GB/s per GPU, 400 Gb/s NIC assumed; MAMF 781.9/1300 (ml-engineering); attention fraction assumed"
+#define TS_NET_L40S "L40S: no NVLink, PCIe Gen4 x16 (64 GB/s bidirectional); 400 Gb/s NIC assumed; matmul and attention fractions assumed (not measured)"
+#define TS_NET_V100 "V100 SXM2: NVLink2 300 GB/s; 100 Gb/s per GPU and PCIe Gen3 assumed; matmul and attention fractions assumed (not measured)"
+#define TS_NET_GB200 "GB200 NVL72: NVLink5 1.8 TB/s (set gpus_per_node 72 for the NVL72 domain), NVLink-C2C to Grace, 400 Gb/s per GPU; MAMF of B200 assumed"
+#define TS_NET_MI250X "MI250X GCD: Infinity Fabric ~400 GB/s per GCD and 200 Gb/s per GCD pair assumed; MAMF 147.0/191.5 per GCD (ml-engineering)"
+#define TS_NET_GH200 "GH200: NVLink4 900 GB/s, NVLink-C2C 900 GB/s to Grace, 400 Gb/s NIC; MAMF 821.0/989 (ml-engineering)"
+
 static const ts_gpu ts_gpu_catalogue[] = {
     { "a100-40", "NVIDIA A100 SXM4 40GB",
       156 * TFLOPS, 312 * TFLOPS, 0, 40960 * MIB, 1.555 * TBS,
-      "NVIDIA A100 Tensor Core GPU datasheet (dense TF32 156, BF16 312; no FP8)" },
+      "NVIDIA A100 Tensor Core GPU datasheet (dense TF32 156, BF16 312; no FP8)",
+      NET(600 * GBS, 25 * GBS, 32 * GBS, 0.859, 6912, 16384, 2048, 0.60, TS_NET_A100) },
     { "a100-80", "NVIDIA A100 SXM4 80GB",
       156 * TFLOPS, 312 * TFLOPS, 0, 81920 * MIB, 2.039 * TBS,
-      "NVIDIA A100 Tensor Core GPU datasheet (80GB SXM: 2,039 GB/s)" },
+      "NVIDIA A100 Tensor Core GPU datasheet (80GB SXM: 2,039 GB/s)",
+      NET(600 * GBS, 25 * GBS, 32 * GBS, 0.859, 6912, 16384, 2048, 0.60, TS_NET_A100) },
     { "h100-sxm", "NVIDIA H100 SXM5 80GB",
       494.7 * TFLOPS, 989 * TFLOPS, 1979 * TFLOPS, 81559 * MIB, 3.35 * TBS,
-      "NVIDIA H100 Tensor Core GPU datasheet, SXM (sparse figures halved)" },
+      "NVIDIA H100 Tensor Core GPU datasheet, SXM (sparse figures halved)",
+      NET(900 * GBS, 50 * GBS, 64 * GBS, 0.801, 6144, 17920, 2816, 0.35, TS_NET_H100) },
     { "h100-pcie", "NVIDIA H100 PCIe 80GB",
       378 * TFLOPS, 756 * TFLOPS, 1513 * TFLOPS, 81559 * MIB, 2.0 * TBS,
-      "NVIDIA H100 Tensor Core GPU datasheet, PCIe (sparse figures halved)" },
+      "NVIDIA H100 Tensor Core GPU datasheet, PCIe (sparse figures halved)",
+      NET(128 * GBS, 50 * GBS, 64 * GBS, 0.801, 6144, 17920, 2816, 0.35, TS_NET_H100_PCIE) },
     { "h200", "NVIDIA H200 SXM 141GB",
       494.7 * TFLOPS, 989 * TFLOPS, 1979 * TFLOPS, 143771 * MIB, 4.8 * TBS,
-      "NVIDIA H200 Tensor Core GPU datasheet, SXM (sparse figures halved)" },
+      "NVIDIA H200 Tensor Core GPU datasheet, SXM (sparse figures halved)",
+      NET(900 * GBS, 50 * GBS, 64 * GBS, 0.803, 6144, 17920, 2816, 0.35, TS_NET_H100) },
     { "b200", "NVIDIA B200 180GB",
       1100 * TFLOPS, 2250 * TFLOPS, 4500 * TFLOPS, 183359 * MIB, 8.0 * TBS,
-      "NVIDIA DGX B200 / HGX B200 datasheet, per GPU (sparse figures halved)" },
+      "NVIDIA DGX B200 / HGX B200 datasheet, per GPU (sparse figures halved)",
+      NET(1800 * GBS, 50 * GBS, 64 * GBS, 0.776, 6144, 17920, 2816, 0.35, TS_NET_B200) },
     { "mi300x", "AMD Instinct MI300X 192GB",
       653.7 * TFLOPS, 1307.4 * TFLOPS, 2614.9 * TFLOPS, 205822885888.0, 5.3 * TBS,
-      "AMD Instinct MI300X accelerator data sheet (dense matrix peaks)" },
+      "AMD Instinct MI300X accelerator data sheet (dense matrix peaks)",
+      NET(896 * GBS, 50 * GBS, 64 * GBS, 0.601, 4096, 10240, 4864, 0.30, TS_NET_MI300X) },
     { "l40s", "NVIDIA L40S 48GB",
       183 * TFLOPS, 362 * TFLOPS, 733 * TFLOPS, 46068 * MIB, 0.864 * TBS,
-      "NVIDIA L40S GPU datasheet (sparse figures halved)" },
+      "NVIDIA L40S GPU datasheet (sparse figures halved)",
+      NET(64 * GBS, 50 * GBS, 32 * GBS, 0.70, 8192, 8192, 8192, 0.50, TS_NET_L40S) },
     { "gh200", "NVIDIA GH200 Grace Hopper 96GB",
       494.7 * TFLOPS, 989 * TFLOPS, 1979 * TFLOPS, 97871 * MIB, 4.0 * TBS,
-      "NVIDIA GH200 Grace Hopper Superchip datasheet (96GB HBM3; H100 compute)" },
+      "NVIDIA GH200 Grace Hopper Superchip datasheet (96GB HBM3; H100 compute)",
+      NET(900 * GBS, 50 * GBS, 450 * GBS, 0.830, 11264, 19712, 1536, 0.35, TS_NET_GH200) },
     { "v100-16", "NVIDIA V100 SXM2 16GB",
       15.7 * TFLOPS, 125 * TFLOPS, 0, 16160 * MIB, 0.9 * TBS,
-      "NVIDIA Tesla V100 datasheet (FP16 tensor 125 TFLOP/s, FP32 15.7; no BF16 or TF32)" },
+      "NVIDIA Tesla V100 datasheet (FP16 tensor 125 TFLOP/s, FP32 15.7; no BF16 or TF32)",
+      NET(300 * GBS, 12.5 * GBS, 16 * GBS, 0.75, 8192, 8192, 8192, 0.30, TS_NET_V100) },
     { "v100-32", "NVIDIA V100 SXM2 32GB",
       15.7 * TFLOPS, 125 * TFLOPS, 0, 32510 * MIB, 0.9 * TBS,
-      "NVIDIA Tesla V100 datasheet (FP16 tensor 125 TFLOP/s; 32GB: 32510 MiB in nvidia-smi)" },
+      "NVIDIA Tesla V100 datasheet (FP16 tensor 125 TFLOP/s; 32GB: 32510 MiB in nvidia-smi)",
+      NET(300 * GBS, 12.5 * GBS, 16 * GBS, 0.75, 8192, 8192, 8192, 0.30, TS_NET_V100) },
     { "h100-nvl", "NVIDIA H100 NVL 94GB",
       417.5 * TFLOPS, 835 * TFLOPS, 1670 * TFLOPS, 95830 * MIB, 3.9 * TBS,
-      "NVIDIA H100 NVL datasheet, per GPU (sparse figures halved)" },
+      "NVIDIA H100 NVL datasheet, per GPU (sparse figures halved)",
+      NET(128 * GBS, 50 * GBS, 64 * GBS, 0.801, 6144, 17920, 2816, 0.35, TS_NET_H100_PCIE) },
     { "h100-96", "NVIDIA H100 SXM5 96GB",
       494.7 * TFLOPS, 989 * TFLOPS, 1979 * TFLOPS, 97871 * MIB, 3.35 * TBS,
-      "H100 SXM compute; 96GB HBM3 stack as GH200's (97871 MiB)" },
+      "H100 SXM compute; 96GB HBM3 stack as GH200's (97871 MiB)",
+      NET(900 * GBS, 50 * GBS, 64 * GBS, 0.801, 6144, 17920, 2816, 0.35, TS_NET_H100) },
     { "gb200", "NVIDIA GB200 (per Blackwell GPU) 186GB",
       1250 * TFLOPS, 2500 * TFLOPS, 5000 * TFLOPS, 189471 * MIB, 8.0 * TBS,
-      "NVIDIA GB200 NVL72 datasheet, per GPU (sparse figures halved)" },
+      "NVIDIA GB200 NVL72 datasheet, per GPU (sparse figures halved)",
+      NET(1800 * GBS, 50 * GBS, 450 * GBS, 0.776, 6144, 17920, 2816, 0.35, TS_NET_GB200) },
     { "mi250x", "AMD Instinct MI250X (one GCD) 64GB",
       47.9 * TFLOPS, 191.5 * TFLOPS, 0, 68702699520.0, 1.6 * TBS,
-      "AMD Instinct MI250X data sheet, per GCD (each GCD is one device: half the package)" },
+      "AMD Instinct MI250X data sheet, per GCD (each GCD is one device: half the package)",
+      NET(400 * GBS, 25 * GBS, 32 * GBS, 0.767, 1024, 14080, 19968, 0.30, TS_NET_MI250X) },
     { "mi325x", "AMD Instinct MI325X 256GB",
       653.7 * TFLOPS, 1307.4 * TFLOPS, 2614.9 * TFLOPS, 274877906944.0, 6.0 * TBS,
-      "AMD Instinct MI325X data sheet (dense matrix peaks; 256 GB HBM3E)" },
+      "AMD Instinct MI325X data sheet (dense matrix peaks; 256 GB HBM3E)",
+      NET(896 * GBS, 50 * GBS, 64 * GBS, 0.601, 4096, 10240, 4864, 0.30, TS_NET_MI300X) },
 };
 
 #define TS_GPU_N (sizeof ts_gpu_catalogue / sizeof ts_gpu_catalogue[0])

@@ -36,6 +36,7 @@
 #define TS_RUN_BATCH_TOKENS (INT64_C(1) << 22)
 #define TS_RUN_LAYERS_MAX  (INT64_C(1) << 20)
 #define TS_RUN_LORA_MAX    (INT64_C(1) << 20)
+#define TS_RUN_USD_MAX     1e6     /* per GPU-hour */
 
 void ts_run_defaults(ts_run *r)
 {
@@ -70,7 +71,7 @@ void ts_run_defaults(ts_run *r)
     if (g != NULL)
         r->gpu = *g;
     r->gpus_per_node = 8;
-    r->mfu = 0.4;
+    r->mfu = 0; /* predicted by the step-time model (core/ts_step.c) */
     r->overhead_gib = 2.0;
     r->fragmentation = 0;
 
@@ -193,7 +194,11 @@ static ts_status ts_run_check_hardware(const ts_run *r, ts_error *err)
         (st = ts_run_real(g->fp8_flops, 0, false, TS_RUN_FLOPS_MAX, false, "gpu", err)) != TS_OK ||
         (st = ts_run_real(g->hbm_bw, 0, false, TS_RUN_BW_MAX, false, "gpu", err)) != TS_OK ||
         (st = ts_check_int(r->gpus_per_node, 1, TS_RUN_NODE_MAX, "gpus_per_node", err)) != TS_OK ||
-        (st = ts_run_real(r->mfu, 0, true, 1, false, "mfu", err)) != TS_OK ||
+        (st = ts_run_real(r->mfu, 0, false, 1, false, "mfu", err)) != TS_OK ||
+        (st = ts_run_real(r->nvlink_gbps, 0, false, TS_RUN_GBPS_MAX, false, "nvlink_gbps", err)) != TS_OK ||
+        (st = ts_run_real(r->net_gbps, 0, false, TS_RUN_GBPS_MAX, false, "net_gbps", err)) != TS_OK ||
+        (st = ts_run_real(r->gemm_efficiency, 0, false, 1, false, "gemm_efficiency", err)) != TS_OK ||
+        (st = ts_run_real(r->gpu_hour_usd, 0, false, TS_RUN_USD_MAX, false, "gpu_hour_usd", err)) != TS_OK ||
         (st = ts_run_real(r->overhead_gib, 0, false, TS_RUN_OVERHEAD_GIB_MAX, false, "overhead_gib", err)) != TS_OK ||
         (st = ts_run_real(r->fragmentation, 0, false, TS_RUN_FRAG_MAX, true, "fragmentation", err)) != TS_OK)
         return st;

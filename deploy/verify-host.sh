@@ -260,18 +260,16 @@ env -i PATH=/usr/bin:/bin "${run_as[@]}" "$root/bin/trainsize" --url "$url" heal
     fail "trainsize health --ready failed"
 step "HEALTHCHECK passes: ${hc_argv[*]}"
 
-# the staged dashboard and OpenAPI document are what gets served
-if command -v curl >/dev/null; then
-    curl -fsS "$url/" -o "$scratch/index.got" || fail "GET / failed"
-    cmp -s "$scratch/index.got" "$root/share/trainsize/web/index.html" ||
-        fail "GET / is not the staged index.html"
-    curl -fsS "$url/openapi.json" -o "$scratch/openapi.got" || fail "GET /openapi.json failed"
-    cmp -s "$scratch/openapi.got" "$root/share/trainsize/openapi.json" ||
-        fail "GET /openapi.json is not the staged file"
-    step "GET / and /openapi.json serve the staged files"
-else
-    step "curl not on this host: skipped the static file check"
-fi
+# the staged dashboard and OpenAPI document are what gets served (curl is
+# a test dependency: scripts/deps.sh test installs it; no silent skip)
+command -v curl >/dev/null || fail "curl is not installed (scripts/deps.sh test installs it)"
+curl -fsS "$url/" -o "$scratch/index.got" || fail "GET / failed"
+cmp -s "$scratch/index.got" "$root/share/trainsize/web/index.html" ||
+    fail "GET / is not the staged index.html"
+curl -fsS "$url/openapi.json" -o "$scratch/openapi.got" || fail "GET /openapi.json failed"
+cmp -s "$scratch/openapi.got" "$root/share/trainsize/openapi.json" ||
+    fail "GET /openapi.json is not the staged file"
+step "GET / and /openapi.json serve the staged files"
 "$root/bin/trainsize" --url "$url" check --model llama3-8b --gpus 8 --zero 3 --recompute selective >/dev/null ||
     fail "staged CLI check of a fitting run failed"
 

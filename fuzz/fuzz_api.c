@@ -129,7 +129,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const char *const posts[] = {
         "/v1/memory", "/v1/compute", "/v1/checkpoint", "/v1/plan", "/v1/fit",
-        "/v1/import"
+        "/v1/import", "/v1/search"
     };
     char path[128];
     size_t i, n;

@@ -191,7 +191,7 @@ static void read_file(const char *path, gen_buf *b)
  * the caller).  described: Run and FitRequest carry the doc; Inputs is
  * the echo and carries types and ranges only. */
 static void openapi_property(gen_buf *b, int ind, const ts_json_field *jf,
-                             const ts_field_doc *d, bool described)
+                             const ts_field_doc *d, bool described, bool search)
 {
     const ts_api_field *f = &jf->f;
     static const char *const type_names[] = { "integer", "number", "boolean", "string" };
@@ -239,14 +239,23 @@ static void openapi_property(gen_buf *b, int ind, const ts_json_field *jf,
         buf_add(b, ",\n", 2);
         buf_indent(b, ind + 2);
         buf_add(b, "\"description\": ", 15);
-        buf_json_str(b, d->doc);
+        buf_json_str(b, search && d->search_doc != NULL ? d->search_doc : d->doc);
     }
     buf_add(b, "\n", 1);
     buf_indent(b, ind);
     buf_add(b, "}", 1);
 }
 
-typedef enum schema_kind { SCHEMA_RUN, SCHEMA_FIT, SCHEMA_INPUTS } schema_kind;
+/* In the order they appear in openapi.json. */
+typedef enum schema_kind { SCHEMA_RUN, SCHEMA_FIT, SCHEMA_INPUTS, SCHEMA_SEARCH, SCHEMA_COUNT } schema_kind;
+
+/* Which members each request schema has: the parser's rules
+ * (ts_json_parse_run): fit extras on /v1/fit, and on /v1/search all but
+ * solve; search extras on /v1/search only. */
+static bool fit_member(size_t i, schema_kind k)
+{
+    return k == SCHEMA_FIT || (k == SCHEMA_SEARCH && i != TS_FI_SOLVE);
+}
 
 /* An import member: an object, or a capped text. */
 static void openapi_import(gen_buf *b, int ind, const ts_import_doc *d)
@@ -281,31 +290,40 @@ static void openapi_key(gen_buf *b, int ind, bool *first, const char *name)
 
 /* The lines between "properties": { and its closing brace, at ind: the
  * run fields, the import members (requests only: the echo has none),
- * then the fit extras (FitRequest). */
+ * the fit extras (FitRequest, SearchRequest), the search extras. */
 static void openapi_properties(gen_buf *b, int ind, schema_kind k)
 {
     const char *const *imports = ts_api_import_members();
+    bool search = k == SCHEMA_SEARCH;
     bool first = true;
 
     for (size_t i = 0; i < TS_FI_COUNT; i++) {
         const ts_json_field *jf = &ts_json_fields[i];
 
-        if (jf->f.fit_only)
+        if (jf->f.fit_only || jf->f.search_only)
             continue;
         openapi_key(b, ind, &first, jf->f.name);
-        openapi_property(b, ind, jf, &ts_field_docs[i], k != SCHEMA_INPUTS);
+        openapi_property(b, ind, jf, &ts_field_docs[i], k != SCHEMA_INPUTS, search);
     }
     for (size_t i = 0; k != SCHEMA_INPUTS && i < TS_IMP_COUNT && imports[i] != NULL; i++) {
         openapi_key(b, ind, &first, imports[i]);
         openapi_import(b, ind, &ts_import_docs[i]);
     }
-    for (size_t i = 0; k == SCHEMA_FIT && i < TS_FI_COUNT; i++) {
+    for (size_t i = 0; i < TS_FI_COUNT; i++) {
         const ts_json_field *jf = &ts_json_fields[i];
 
-        if (!jf->f.fit_only)
+        if (!(jf->f.fit_only && fit_member(i, k)))
             continue;
         openapi_key(b, ind, &first, jf->f.name);
-        openapi_property(b, ind, jf, &ts_field_docs[i], true);
+        openapi_property(b, ind, jf, &ts_field_docs[i], true, search);
+    }
+    for (size_t i = 0; search && i < TS_FI_COUNT; i++) {
+        const ts_json_field *jf = &ts_json_fields[i];
+
+        if (!jf->f.search_only)
+            continue;
+        openapi_key(b, ind, &first, jf->f.name);
+        openapi_property(b, ind, jf, &ts_field_docs[i], true, true);
     }
     buf_add(b, "\n", 1);
 }
@@ -316,10 +334,10 @@ static void openapi_required(gen_buf *b, int ind)
     size_t last = 0;
 
     for (size_t i = 0; i < TS_FI_COUNT; i++)
-        if (!ts_json_fields[i].f.fit_only)
+        if (!ts_json_fields[i].f.fit_only && !ts_json_fields[i].f.search_only)
             last = i;
     for (size_t i = 0; i < TS_FI_COUNT; i++) {
-        if (ts_json_fields[i].f.fit_only)
+        if (ts_json_fields[i].f.fit_only || ts_json_fields[i].f.search_only)
             continue;
         buf_indent(b, ind);
         buf_json_str(b, ts_json_fields[i].f.name);
@@ -366,7 +384,9 @@ static size_t find_close(const char *s, size_t open, size_t end, int ind, char b
     return a < c ? a : c;
 }
 
-static const char *const schema_names[] = { "Run", "FitRequest", "Inputs" };
+static const char *const schema_names[SCHEMA_COUNT] = {
+    "Run", "FitRequest", "Inputs", "SearchRequest"
+};
 
 static void openapi_splice(const char *src_path, const gen_buf *src, gen_buf *out)
 {
@@ -377,7 +397,7 @@ static void openapi_splice(const char *src_path, const gen_buf *src, gen_buf *ou
 
     if (schemas == SIZE_MAX)
         die("%s: no line '    \"schemas\": {' (components.schemas at indent 4)", src_path);
-    for (int k = SCHEMA_RUN; k <= SCHEMA_INPUTS; k++) {
+    for (int k = SCHEMA_RUN; k < SCHEMA_COUNT; k++) {
         char anchor[64];
         size_t open, close, props, props_end;
 
@@ -385,7 +405,7 @@ static void openapi_splice(const char *src_path, const gen_buf *src, gen_buf *ou
         open = find_line(s, schemas, end, anchor);
         if (open == SIZE_MAX || open < at)
             die("%s: schema %s not found at indent 6 after the previous one "
-                "(order Run, FitRequest, Inputs)", src_path, schema_names[k]);
+                "(order Run, FitRequest, Inputs, SearchRequest)", src_path, schema_names[k]);
         close = find_close(s, open, end, 6, '}');
         if (close == SIZE_MAX)
             die("%s: schema %s is not closed at indent 6", src_path, schema_names[k]);

@@ -7,14 +7,46 @@ import { fmtBytes, isNum, tick } from './format.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
+/* Okabe & Ito's colour-blind-safe palette (Wong, "Points of view: Color
+ * blindness", Nature Methods 8:441, 2011), and a pattern on every other
+ * term so neighbours differ in texture too, not only in hue. */
 export const TERMS = [
-    { key: 'weights', label: 'Weights', color: '#1f5fa8' },
-    { key: 'grads', label: 'Gradients', color: '#7aa6d9' },
-    { key: 'master', label: 'Master weights', color: '#8a4fb0' },
-    { key: 'optimizer', label: 'Optimizer states', color: '#c48be0' },
-    { key: 'activations', label: 'Activations', color: '#c26a12' },
-    { key: 'overhead', label: 'Overhead', color: '#6b6b6b' },
+    { key: 'weights', label: 'Weights', color: '#0072B2', pattern: null },
+    { key: 'grads', label: 'Gradients', color: '#56B4E9', pattern: 'diag' },
+    { key: 'master', label: 'Master weights', color: '#009E73', pattern: null },
+    { key: 'optimizer', label: 'Optimizer states', color: '#E69F00', pattern: 'cross' },
+    { key: 'activations', label: 'Activations', color: '#CC79A7', pattern: 'dots' },
+    { key: 'buffers', label: 'Working buffers', color: '#F0E442', pattern: 'vlines' },
+    { key: 'overhead', label: 'Overhead', color: '#7a7a7a', pattern: null },
 ];
+
+const HBM_COLOR = '#8f0012';
+
+/* <defs> with one pattern per patterned term, ids prefixed by the svg's id
+ * so two charts on the page never share an id. */
+function addPatterns(svg) {
+    const defs = el('defs');
+    for (const t of TERMS) {
+        if (!t.pattern) continue;
+        const p = el('pattern', { id: `${svg.id}-p-${t.key}`, patternUnits: 'userSpaceOnUse', width: 8, height: 8 });
+        p.appendChild(el('rect', { width: 8, height: 8, fill: t.color }));
+        if (t.pattern === 'diag') p.appendChild(el('path', { d: 'M-2,2 l4,-4 M0,8 l8,-8 M6,10 l4,-4', stroke: '#0b3552', 'stroke-width': 1.4 }));
+        if (t.pattern === 'cross') p.appendChild(el('path', { d: 'M0,0 L8,8 M8,0 L0,8', stroke: '#5a3d00', 'stroke-width': 1.2 }));
+        if (t.pattern === 'vlines') p.appendChild(el('path', { d: 'M2,0 V8 M6,0 V8', stroke: '#5e5600', 'stroke-width': 1.2 }));
+        if (t.pattern === 'dots') p.appendChild(el('circle', { cx: 4, cy: 4, r: 1.6, fill: '#4d1f3c' }));
+        defs.appendChild(p);
+    }
+    svg.appendChild(defs);
+}
+
+function fillOf(svg, t) {
+    return t.pattern ? `url(#${svg.id}-p-${t.key})` : t.color;
+}
+
+/* Text on a chart with a white halo, so it reads on bars and gridlines. */
+function label(attrs, text) {
+    return el('text', { 'paint-order': 'stroke', stroke: '#fff', 'stroke-width': 4, 'stroke-linejoin': 'round', ...attrs }, text);
+}
 
 function el(name, attrs, text) {
     const node = document.createElementNS(SVG_NS, name);
@@ -57,7 +89,7 @@ const GIB = 1024 * 1024 * 1024;
  */
 export function drawMemoryBar(svg, terms, hbm) {
     clear(svg);
-    const W = widthOf(svg, 640), H = 120, left = 10, right = 10, top = 28, barH = 40;
+    const W = widthOf(svg, 640), H = 124, left = 10, right = 10, top = 32, barH = 40;
     svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
     const sum = TERMS.reduce((a, t) => a + (isNum(terms[t.key]) ? Math.max(0, terms[t.key]) : 0), 0);
     if (sum <= 0 && !(isNum(hbm) && hbm > 0)) {
@@ -65,6 +97,7 @@ export function drawMemoryBar(svg, terms, hbm) {
             '— no memory figures to draw'));
         return;
     }
+    addPatterns(svg);
     const max = Math.max(sum, isNum(hbm) ? hbm : 0) * 1.08;
     const sx = (v) => left + (v / max) * (W - left - right);
 
@@ -74,7 +107,7 @@ export function drawMemoryBar(svg, terms, hbm) {
         if (!isNum(v) || v <= 0) continue;
         const r = el('rect', {
             x: sx(x), y: top, width: Math.max(0.5, sx(x + v) - sx(x)), height: barH,
-            fill: t.color, 'data-term': t.key,
+            fill: fillOf(svg, t), stroke: '#fff', 'stroke-width': 0.75, 'data-term': t.key,
         });
         titled(r, `${t.label}: ${fmtBytes(v)}`);
         svg.appendChild(r);
@@ -99,15 +132,16 @@ export function drawMemoryBar(svg, terms, hbm) {
     if (isNum(hbm) && hbm > 0) {
         const hx = sx(hbm);
         const line = el('line', {
-            x1: hx, x2: hx, y1: top - 16, y2: top + barH + 6,
-            stroke: '#b00020', 'stroke-width': 2.5, 'stroke-dasharray': '5 3', 'data-hbm': '1',
+            x1: hx, x2: hx, y1: top - 12, y2: top + barH + 6,
+            stroke: HBM_COLOR, 'stroke-width': 2.5, 'stroke-dasharray': '5 3', 'data-hbm': '1',
         });
         titled(line, `GPU HBM: ${fmtBytes(hbm)}`);
         svg.appendChild(line);
+        /* the label lives in the band above the bar, never on it */
         const anchor = hx > W * 0.7 ? 'end' : 'start';
-        svg.appendChild(el('text', {
-            x: anchor === 'end' ? hx - 4 : hx + 4, y: top - 6, 'text-anchor': anchor,
-            'font-size': 12, fill: '#b00020', 'font-weight': 'bold',
+        svg.appendChild(label({
+            x: anchor === 'end' ? hx - 4 : hx + 4, y: top - 14, 'text-anchor': anchor,
+            'font-size': 12, fill: HBM_COLOR, 'font-weight': 'bold', 'data-hbm-label': '1',
         }, `HBM ${fmtBytes(hbm)}`));
     }
 }
@@ -117,7 +151,7 @@ export function drawMemoryBar(svg, terms, hbm) {
  * the run's own dp outlined and the dp past which doubling helps < 5%.
  * Returns a one-sentence reading of the chart for the caption.
  */
-export function drawSweep(svg, sweep, hbm, runDp) {
+export function drawSweep(svg, sweep, hbm, runDp, fixed) {
     clear(svg);
     const pts = [];
     const seen = new Set();
@@ -127,7 +161,14 @@ export function drawSweep(svg, sweep, hbm, runDp) {
         pts.push(p);
     }
     pts.sort((a, b) => a.dp - b.dp);
-    const W = widthOf(svg, 640), H = W < 500 ? 260 : 300, left = 52, right = 12, top = 16, bottom = 44;
+    /* sweep points may list fewer terms than their total: the rest is the
+     * working buffers, drawn so each stack adds up to its total */
+    for (let i = 0; i < pts.length; i++) {
+        const p = pts[i];
+        const listed = TERMS.reduce((a, t) => a + (t.key !== 'buffers' && isNum(p[t.key]) ? p[t.key] : 0), 0);
+        if (!isNum(p.buffers) && p.total > listed) pts[i] = { ...p, buffers: p.total - listed };
+    }
+    const W = widthOf(svg, 640), H = W < 500 ? 270 : 310, left = 52, right = 12, top = 30, bottom = 44;
     svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
     if (pts.length === 0) {
         svg.appendChild(el('text', { x: W / 2, y: H / 2, 'text-anchor': 'middle', 'font-size': 14, fill: '#333' },
@@ -135,6 +176,7 @@ export function drawSweep(svg, sweep, hbm, runDp) {
         return '— the API returned no sweep points.';
     }
 
+    addPatterns(svg);
     const maxV = Math.max(...pts.map((p) => p.total), isNum(hbm) ? hbm : 0) * 1.08 || 1;
     const plotW = W - left - right, plotH = H - top - bottom;
     const slot = plotW / pts.length;
@@ -167,11 +209,13 @@ export function drawSweep(svg, sweep, hbm, runDp) {
         const cx = left + slot * i + slot / 2;
         const g = el('g', { 'data-dp': p.dp });
         let acc = 0;
+        const vals = p;
         for (const t of TERMS) {
-            const v = p[t.key];
+            const v = vals[t.key];
             if (!isNum(v) || v <= 0) continue;
             g.appendChild(el('rect', {
-                x: cx - barW / 2, y: sy(acc + v), width: barW, height: Math.max(0.3, sy(acc) - sy(acc + v)), fill: t.color,
+                x: cx - barW / 2, y: sy(acc + v), width: barW, height: Math.max(0.3, sy(acc) - sy(acc + v)), fill: fillOf(svg, t),
+                stroke: '#fff', 'stroke-width': 0.5,
             }));
             acc += v;
         }
@@ -192,29 +236,71 @@ export function drawSweep(svg, sweep, hbm, runDp) {
     svg.appendChild(el('text', { x: left + plotW / 2, y: H - 6, 'text-anchor': 'middle', 'font-size': 11, fill: '#333' },
         'data-parallel degree (dp); bold = this run'));
 
+    if (isNum(hbm) && hbm > 0) {
+        const hy = sy(hbm);
+        svg.appendChild(el('line', {
+            x1: left, x2: W - right, y1: hy, y2: hy, stroke: HBM_COLOR, 'stroke-width': 2, 'stroke-dasharray': '6 3', 'data-hbm': '1',
+        }));
+        /* above the plot when the line is near the top, else just above the line, with a halo */
+        svg.appendChild(label({ x: W - right - 2, y: Math.max(12, hy - 5), 'text-anchor': 'end', 'font-size': 12, fill: HBM_COLOR,
+            'font-weight': 'bold', 'data-hbm-label': '1' }, `HBM ${fmtBytes(hbm)}`));
+    }
     if (knee) {
         const i = pts.indexOf(knee);
         const kx = left + slot * i + slot;
         svg.appendChild(el('line', {
-            x1: kx, x2: kx, y1: top, y2: top + plotH, stroke: '#111', 'stroke-dasharray': '2 3', 'data-knee': knee.dp,
+            x1: kx, x2: kx, y1: top - 14, y2: top + plotH, stroke: '#111', 'stroke-width': 1.5, 'stroke-dasharray': '3 3', 'data-knee': knee.dp,
         }));
-    }
-    if (isNum(hbm) && hbm > 0) {
-        const hy = sy(hbm);
-        svg.appendChild(el('line', {
-            x1: left, x2: W - right, y1: hy, y2: hy, stroke: '#b00020', 'stroke-width': 2, 'stroke-dasharray': '6 3',
-        }));
-        svg.appendChild(el('text', { x: W - right - 2, y: hy - 4, 'text-anchor': 'end', 'font-size': 12, fill: '#b00020', 'font-weight': 'bold' },
-            `HBM ${fmtBytes(hbm)}`));
+        /* ~6.6 px per character at 12 px: flip or shorten so the label stays inside */
+        let txt = `sharding stops helping past dp ${knee.dp}`;
+        const fitsRight = (t) => kx + 4 + t.length * 6.6 <= W - right;
+        const fitsLeft = (t) => kx - 4 - t.length * 6.6 >= 0;
+        if (!fitsRight(txt) && !fitsLeft(txt)) txt = `flat past dp ${knee.dp}`;
+        const anchor = fitsRight(txt) ? 'start' : 'end';
+        svg.appendChild(label({ x: anchor === 'end' ? kx - 4 : kx + 4, y: top - 16, 'text-anchor': anchor, 'font-size': 12, fill: '#111',
+            'data-knee-label': knee.dp }, txt));
     }
 
     const last = pts[pts.length - 1];
-    const floor = (isNum(last.activations) ? last.activations : 0) + (isNum(last.overhead) ? last.overhead : 0);
+    const first = pts[0];
+    /* what the bars show dp does not shard: the terms that hardly shrink
+     * from the first to the last point (named from the bars themselves) */
+    const flat = TERMS.filter((t) => isNum(last[t.key]) && last[t.key] > 0 &&
+        (!isNum(first[t.key]) || last[t.key] >= 0.9 * first[t.key]));
+    const flatSum = flat.reduce((a, t) => a + last[t.key], 0);
+    const names = flat.map((t) => t.label.toLowerCase());
+    const list = names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}` : names[0] || 'nothing';
     const firstFit = pts.find((p) => p.fits);
-    const fitText = firstFit ? `Fits from dp = ${firstFit.dp}.` : 'No dp in the sweep fits.';
+    /* say what is held fixed, so the GPU counts under the bars add up under tp/pp */
+    const held = fixed && fixed.other > 1 ? ` Each bar keeps tp × pp × cp = ${fixed.other} (${fixed.text}); GPUs = dp × ${fixed.other}.` : '';
+    const fitText = firstFit ? `Fits from dp = ${firstFit.dp} (${isNum(firstFit.gpus) ? firstFit.gpus : '—'} GPUs).` : 'No dp in the sweep fits.';
     if (knee) {
-        return `${fitText} Sharding stops helping past dp = ${knee.dp}: the next doubling saves under 5% per GPU; ` +
-            `activations + overhead (${fmtBytes(floor)} at dp = ${last.dp}) do not shard over dp.`;
+        return `${fitText}${held} Sharding stops helping past dp = ${knee.dp}: the next doubling saves under 5% per GPU; ` +
+            `at dp = ${last.dp}, ${fmtBytes(flatSum)} of the ${fmtBytes(last.total)} is ${list}, which more dp does not shard at this ZeRO stage.`;
     }
-    return `${fitText} Every doubling of dp up to ${last.dp} still saves at least 5% per GPU.`;
+    return `${fitText}${held} Every doubling of dp up to ${last.dp} still saves at least 5% per GPU.`;
+}
+
+/* Step-time breakdown as one horizontal stacked bar (seconds). parts:
+ * [{ key, label, value }]. */
+const STEP_COLORS = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#7a7a7a', '#F0E442'];
+export function drawStepBar(svg, parts) {
+    clear(svg);
+    const W = widthOf(svg, 640), H = 56;
+    svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+    const ps = parts.filter((p) => isNum(p.value) && p.value > 0);
+    const sum = ps.reduce((a, p) => a + p.value, 0);
+    if (!(sum > 0)) return [];
+    let x = 0;
+    const out = [];
+    ps.forEach((p, i) => {
+        const w = (p.value / sum) * (W - 20);
+        const color = STEP_COLORS[i % STEP_COLORS.length];
+        const r = el('rect', { x: 10 + x, y: 8, width: Math.max(0.5, w), height: 36, fill: color, stroke: '#fff', 'stroke-width': 1, 'data-part': p.key });
+        titled(r, `${p.label}: ${p.text}`);
+        svg.appendChild(r);
+        x += w;
+        out.push({ ...p, color });
+    });
+    return out;
 }

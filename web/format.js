@@ -134,3 +134,55 @@ export function termText(term, fallback) {
     if (term && isNum(term.value) && fallback) return fallback(term.value);
     return DASH;
 }
+
+/* A term, or a bare number formatted by fallback (members that the API
+ * may send either way). */
+export function anyText(x, fallback) {
+    if (x && typeof x === 'object') return termText(x, fallback);
+    return isNum(x) && fallback ? fallback(x) : DASH;
+}
+
+export function anyValue(x) {
+    if (x && typeof x === 'object') return isNum(x.value) ? x.value : NaN;
+    return isNum(x) ? x : NaN;
+}
+
+/* Exact integer with thousands separators: 8,030,261,248. */
+export function fmtExact(x) {
+    if (!isNum(x)) return DASH;
+    return Math.round(x).toLocaleString('en-US');
+}
+
+export function fmtUsd(x) {
+    if (!isNum(x)) return DASH;
+    if (Math.abs(x) >= 1e3) return '$' + fmtCount(x);
+    return '$' + x.toFixed(2);
+}
+
+/* Solver and problem texts sometimes carry raw byte counts
+ * ("needs 1.664e+11 bytes"): show them in GiB like every other figure. */
+export function readable(text) {
+    if (typeof text !== 'string') return '';
+    return text.replace(/([0-9]+(?:\.[0-9]+)?(?:e\+?[0-9]+)?)\s*bytes\b/gi, (all, n) => {
+        const v = Number(n);
+        return isNum(v) && v >= 1024 ? fmtBytes(v) : all;
+    });
+}
+
+/*
+ * POSIX shell single quoting: the whole word inside '...', and each ' in
+ * it as '\'' (close, escaped quote, reopen).  Inside single quotes no
+ * character is special (POSIX.1-2017 XCU 2.2.2), so no input can end the
+ * word early or reach $( ), backquotes, ; or newlines.
+ */
+export function shellQuote(s) {
+    return "'" + String(s).replace(/'/g, "'\\''") + "'";
+}
+
+/* One CSV field (RFC 4180): quoted when it holds a comma, quote or newline.
+ * A leading = + - @ is prefixed with ' so a spreadsheet never runs it. */
+export function csvField(v) {
+    let s = v === undefined || v === null ? '' : String(v);
+    if (/^[=+\-@\t\r]/.test(s) && !/^-?[0-9.]+(e[+-]?[0-9]+)?$/i.test(s)) s = "'" + s;
+    return /[",\r\n]/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s;
+}

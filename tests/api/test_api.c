@@ -549,7 +549,7 @@ END_TEST
 START_TEST(test_compute_gpt3)
 {
     ts_api_response r;
-    json_t *j = post("/v1/compute", "{\"model\":\"gpt3-175b\",\"tokens\":300e9}", &r);
+    json_t *j = post("/v1/compute", "{\"model\":\"gpt3-175b\",\"tokens\":300e9,\"mfu\":0.4}", &r);
     double flops, hours;
 
     ck_assert_uint_eq(r.status, 200);
@@ -825,6 +825,79 @@ START_TEST(test_fit_gpus_keeps_batch)
 }
 END_TEST
 
+/* POST /v1/search: ranked layouts, given layout members fixed, the
+ * search-only members refused elsewhere and "solve" refused here. */
+START_TEST(test_search)
+{
+    ts_api_response r;
+    json_t *j, *res, *x;
+    size_t i;
+
+    j = post("/v1/search", "{\"model\":\"llama3-8b\",\"gpus\":16,\"global_batch\":64,"
+                           "\"tp\":2,\"limit\":3,\"objective\":\"time\"}", &r);
+    ck_assert_uint_eq(r.status, 200);
+    ck_assert(json_is_true(at(j, "found")));
+    ck_assert(num(j, "counts.tried") >= num(j, "counts.fitting"));
+    res = at(j, "results");
+    ck_assert(json_array_size(res) >= 1 && json_array_size(res) <= 3);
+    json_array_foreach(res, i, x) {
+        ck_assert(num(x, "tp") == 2);
+        ck_assert(json_is_true(at(x, "fits")));
+        ck_assert(num(x, "tp") * num(x, "pp") * num(x, "cp") * num(x, "dp") == 16);
+        ck_assert(num(x, "step_time") > 0);
+        ck_assert_str_ne(str(x, "why"), "");
+    }
+    json_decref(j);
+    ts_api_response_free(&r);
+
+    /* Nothing fits: an answer, not an error. */
+    j = post("/v1/search", "{\"model\":\"llama3-405b\",\"gpus\":8,\"global_batch\":8}", &r);
+    ck_assert_uint_eq(r.status, 200);
+    ck_assert(json_is_false(at(j, "found")));
+    ck_assert_str_ne(str(j, "reason"), "");
+    ck_assert_uint_eq(json_array_size(at(j, "results")), 0);
+    json_decref(j);
+    ts_api_response_free(&r);
+
+    j = post("/v1/search", "{\"model\":\"llama3-8b\",\"objective\":\"speed\"}", &r);
+    ck_assert_uint_eq(r.status, 400);
+    ck_assert_str_eq(str(j, "field"), "/objective");
+    json_decref(j);
+    ts_api_response_free(&r);
+
+    j = post("/v1/search", "{\"model\":\"llama3-8b\",\"solve\":\"gpus\"}", &r);
+    ck_assert_uint_eq(r.status, 400);
+    ck_assert_str_eq(str(j, "field"), "/solve");
+    json_decref(j);
+    ts_api_response_free(&r);
+
+    j = post("/v1/plan", "{\"model\":\"llama3-8b\",\"limit\":3}", &r);
+    ck_assert_uint_eq(r.status, 400);
+    ck_assert_str_eq(str(j, "field"), "/limit");
+    json_decref(j);
+    ts_api_response_free(&r);
+}
+END_TEST
+
+/* compute: the step model's prediction unless mfu is sent. */
+START_TEST(test_compute_step)
+{
+    ts_api_response r;
+    json_t *j = post("/v1/compute", "{\"model\":\"llama3-8b\",\"gpus\":8,\"mfu\":null,"
+                                    "\"gpu_hour_usd\":2}", &r);
+
+    ck_assert_uint_eq(r.status, 200);
+    ck_assert_str_eq(str(j, "compute.mfu_source"), "predicted");
+    ck_assert(num(j, "compute.mfu") == num(j, "compute.predicted_mfu"));
+    ck_assert(num(j, "compute.step_time.value") > 0);
+    ck_assert(num(j, "compute.step.compute") > 0);
+    assert_rel(num(j, "compute.cost_usd.value"), 2.0 * num(j, "compute.gpu_hours.value"), 1e-12, "cost");
+    ck_assert(json_is_null(at(j, "inputs.mfu")));
+    json_decref(j);
+    ts_api_response_free(&r);
+}
+END_TEST
+
 START_TEST(test_fit_not_found)
 {
     static const char *const bodies[] = {
@@ -906,14 +979,17 @@ START_TEST(test_route_table)
 
         ck_assert_int_eq(sscanf(*routes, "%7s %31s", method, path), 2);
         fit = strcmp(path, "/v1/fit") == 0;
-        j = send(method, path, J, fit ? "{\"params\":7e9,\"solve\":\"gpus\"}" : "{\"params\":7e9}",
-                 fit ? 29 : 14, &r);
+        if (strcmp(path, "/v1/search") == 0) /* a search needs a shape */
+            j = send(method, path, J, "{\"model\":\"llama3-8b\"}", 21, &r);
+        else
+            j = send(method, path, J, fit ? "{\"params\":7e9,\"solve\":\"gpus\"}" : "{\"params\":7e9}",
+                     fit ? 29 : 14, &r);
         ck_assert_msg(r.status == 200, "%s -> %u %s", *routes, r.status, r.body);
         ck_assert_str_eq(r.route, path);
         json_decref(j);
         ts_api_response_free(&r);
     }
-    ck_assert_uint_eq(n, 8); /* presets gpus memory compute checkpoint plan fit import */
+    ck_assert_uint_eq(n, 9); /* presets gpus memory compute checkpoint plan fit search import */
 }
 END_TEST
 
@@ -1245,6 +1321,8 @@ START_TEST(test_enum_lists_match_core)
                 ck_assert_int_eq(ts_recompute_parse(*v, &rc), TS_OK);
                 ck_assert_str_eq(ts_recompute_name(rc), *v);
                 want = TS_RECOMPUTE_COUNT;
+            } else if (strcmp(f->name, "objective") == 0) {
+                want = TS_SEARCH_OBJECTIVE_COUNT;
             } else {
                 ck_assert_str_eq(f->name, "solve");
                 want = 2;
@@ -1282,6 +1360,8 @@ static Suite *api_suite(void)
     tcase_add_test(tc, test_fit_gpus);
     tcase_add_test(tc, test_fit_gpus_keeps_batch);
     tcase_add_test(tc, test_fit_not_found);
+    tcase_add_test(tc, test_search);
+    tcase_add_test(tc, test_compute_step);
     tcase_add_test(tc, test_catalogues);
     tcase_add_test(tc, test_route_table);
     suite_add_tcase(s, tc);

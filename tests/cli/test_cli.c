@@ -456,6 +456,38 @@ START_TEST(check_fits)
 }
 END_TEST
 
+/* search: the table lists the API's ranking in order; nothing fitting
+ * exits 1 like check. */
+START_TEST(search_table_matches_api)
+{
+    static const char body[] = "{\"model\":\"llama3-8b\",\"gpus\":16,\"global_batch\":64,\"limit\":3}";
+    const char *args[] = {"--url", server_url, "search", "--model", "llama3-8b",
+                          "--gpus", "16", "--global-batch", "64", "--limit", "3", NULL};
+    const char *none[] = {"--url", server_url, "search", "--model", "llama3-405b",
+                          "--gpus", "8", "--global-batch", "8", NULL};
+    json_t *a = api_ok("POST", "/v1/search", body);
+    const json_t *first = json_array_get(ts_report_get(a, "results"), 0);
+    char want[96];
+    run_result r;
+
+    ck_assert_ptr_nonnull(first);
+    r = run_cli(args);
+    ck_assert_msg(r.code == 0, "exit %d, stderr: %s", r.code, r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "rank"));
+    /* rank 1's layout columns as the API gave them */
+    snprintf(want, sizeof want, "   1    16 %3.0f %3.0f %3.0f %5.0f", ts_report_num(first, "tp"),
+             ts_report_num(first, "pp"), ts_report_num(first, "cp"), ts_report_num(first, "dp"));
+    ck_assert_msg(strstr(r.out, want) != NULL, "want '%s' in:\n%s", want, r.out);
+    result_free(&r);
+    json_decref(a);
+
+    r = run_cli(none);
+    ck_assert_msg(r.code == 1, "exit %d, stderr: %s", r.code, r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "nothing fits"));
+    result_free(&r);
+}
+END_TEST
+
 START_TEST(health_live_and_closed)
 {
     char dead[URL_LEN], port_env[32], url_env[URL_LEN + 16], dead_env[URL_LEN + 16];
@@ -677,6 +709,7 @@ static Suite *cli_suite(void)
     tcase_add_test(tc, options_are_typed);
     tcase_add_test(tc, check_does_not_fit);
     tcase_add_test(tc, check_fits);
+    tcase_add_test(tc, search_table_matches_api);
     tcase_add_test(tc, health_live_and_closed);
     tcase_add_test(tc, unreachable_exits_3);
     tcase_add_test(tc, server_problem_exits_2);

@@ -411,7 +411,7 @@ static const struct bad_case {
     double tokens;
     const char *field;
 } bad_cases[] = {
-    { 0.0, 1e12, "mfu" },
+    { INFINITY, 1e12, "mfu" },
     { -0.1, 1e12, "mfu" },
     { 1.5, 1e12, "mfu" },
     { NAN, 1e12, "mfu" },

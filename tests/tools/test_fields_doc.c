@@ -39,11 +39,13 @@ START_TEST(every_field_documented)
                   d->group ? d->group : "(none)");
     ck_assert_msg(d->def != NULL && d->def[0] != '\0', "field '%s' has no default text", f->name);
     /* Fit extras are /v1/fit's, which the CLI does not call; every run
-     * field is a CLI option with help. */
+     * field and search extra is a CLI option with help. */
     if (f->fit_only) {
         ck_assert_msg(d->cli == NULL, "fit-only field '%s' has CLI help", f->name);
         ck_assert_str_eq(d->group, "fit");
     } else {
+        if (f->search_only)
+            ck_assert_str_eq(d->group, "search");
         ck_assert_msg(d->cli != NULL && d->cli[0] != '\0', "field '%s' has no CLI help", f->name);
         ck_assert_msg(strchr(d->cli, '\n') == NULL && strchr(d->cli, '"') == NULL,
                       "field '%s': CLI help is one line without quotes", f->name);

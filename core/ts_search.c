@@ -1,0 +1,487 @@
+/*
+ * ts_search.c - enumerate parallel layouts, keep those that fit, rank them
+ * by predicted step time (core/ts_step.c) or by GPU-seconds per step.
+ *
+ * Dimensions, outermost first: tp (divides heads, KV heads compatible,
+ * inside a node unless max_tp says otherwise), cp (powers of two dividing
+ * seq), pp (any count whose split Megatron can express: even, or the first
+ * stage taking the remainder), dp (the rest of the GPUs; must divide
+ * global_batch), ep (MoE: divides experts and dp), framework / ZeRO stage,
+ * recompute, micro-batch (divides global_batch / dp), vpp (interleaved
+ * schedule when pp > 1 and the stage layers split evenly).
+ *
+ * Pruning: memory falls monotonically from none to selective to full
+ * recompute and rises with the micro-batch, so for each structural layout
+ * full recompute at micro-batch 1 is tried first; if that does not fit,
+ * nothing of that layout can, and it is skipped uncosted.  Within a
+ * recompute mode the micro-batch loop stops at the first that does not
+ * fit.  No allocation: the candidate runs live on the stack, the ranked
+ * top-k in the caller's ts_search_out (insertion into a sorted array).
+ */
+#include "ts_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define TS_SEARCH_MB_DEFAULT 64
+#define TS_SEARCH_CP_DEFAULT 8
+#define TS_SEARCH_VPP_DEFAULT 8
+/* Memory estimates one search may spend (~0.5 s on one core): bounds a
+ * request like max_gpus 2^20 with a global batch of many divisors.  When
+ * reached the search stops and says so (out->truncated). */
+#define TS_SEARCH_BUDGET 250000
+/* Divisors of the global batch kept (numbers below 2^40 have at most
+ * 6720). */
+#define TS_SEARCH_DIVISORS 8192
+
+void ts_search_defaults(ts_search_cfg *c)
+{
+    if (c == NULL)
+        return;
+    memset(c, 0, sizeof *c);
+    c->objective = TS_SEARCH_TIME;
+    c->limit = 20;
+    c->zero = -1;
+    c->framework = -1;
+}
+
+typedef struct ts_search_ctx {
+    const ts_run *base;
+    const ts_search_cfg *cfg;
+    ts_params params;
+    ts_search_out *out;
+    size_t limit;
+    bool over;          /* budget spent */
+    int64_t max_mb, max_vpp;
+} ts_search_ctx;
+
+/* Framework and ZeRO stage combinations worth trying: Megatron's
+ * distributed optimizer (ZeRO-1 style), FSDP FULL_SHARD / SHARD_GRAD_OP,
+ * DeepSpeed ZeRO-1/2/3.  ZeRO-0 is dominated (same traffic, more memory). */
+typedef struct ts_search_fw {
+    ts_framework fw;
+    int zero;
+} ts_search_fw;
+
+static const ts_search_fw ts_search_fws[] = {
+    { TS_FW_MEGATRON, 1 }, { TS_FW_FSDP, 3 }, { TS_FW_FSDP, 2 },
+    { TS_FW_DEEPSPEED, 1 }, { TS_FW_DEEPSPEED, 2 }, { TS_FW_DEEPSPEED, 3 },
+};
+
+static double ts_search_key(const ts_search_ctx *c, const ts_search_result *r)
+{
+    return c->cfg->objective == TS_SEARCH_COST ? r->gpu_seconds : r->step_time;
+}
+
+static void ts_search_insert(ts_search_ctx *c, const ts_search_result *r)
+{
+    ts_search_out *o = c->out;
+    double k = ts_search_key(c, r);
+    size_t pos = o->n;
+
+    /* Equal keys keep enumeration order (smaller tp/pp first). */
+    while (pos > 0 && ts_search_key(c, &o->results[pos - 1]) > k)
+        pos--;
+    if (pos >= c->limit)
+        return;
+    if (o->n < c->limit)
+        o->n++;
+    memmove(&o->results[pos + 1], &o->results[pos],
+            (o->n - 1 - pos) * sizeof o->results[0]);
+    o->results[pos] = *r;
+}
+
+/* The worst key currently kept, or +inf while the list is not full. */
+static double ts_search_cutoff(const ts_search_ctx *c)
+{
+    const ts_search_out *o = c->out;
+
+    return o->n < c->limit ? INFINITY : ts_search_key(c, &o->results[o->n - 1]);
+}
+
+/* Memory of one candidate; true when it resolves and fits. */
+static bool ts_search_fits(ts_search_ctx *c, ts_run *cand, ts_memory *mem)
+{
+    ts_error e;
+
+    if (c->out->tried >= TS_SEARCH_BUDGET) {
+        c->over = true;
+        return false;
+    }
+    c->out->tried++;
+    if (ts_run_resolve(cand, &e) != TS_OK)
+        return false;
+    if (ts_memory_estimate(cand, mem, &e) != TS_OK)
+        return false;
+    return mem->fits;
+}
+
+static void ts_search_cost(ts_search_ctx *c, const ts_run *cand, const ts_memory *mem)
+{
+    ts_step st;
+    ts_search_result r;
+    double gsec;
+
+    if (ts_step_eval(cand, &c->params, &st) != TS_OK)
+        return;
+    c->out->fitting++;
+    gsec = st.step_time.value * (double)cand->gpus;
+    {
+        ts_search_result probe;
+
+        probe.step_time = st.step_time.value;
+        probe.gpu_seconds = gsec;
+        if (ts_search_key(c, &probe) >= ts_search_cutoff(c))
+            return;
+    }
+    memset(&r, 0, sizeof r);
+    r.tp = cand->tp;
+    r.pp = cand->pp;
+    r.cp = cand->cp;
+    r.dp = cand->dp;
+    r.ep = cand->ep;
+    r.micro_batch = cand->micro_batch;
+    r.vpp = cand->vpp;
+    r.gpus = cand->gpus;
+    r.first_stage_layers = cand->first_stage_layers;
+    r.last_stage_layers = cand->last_stage_layers;
+    r.zero = cand->zero;
+    r.framework = cand->framework;
+    r.recompute = cand->recompute;
+    r.pp_schedule = cand->pp_schedule;
+    r.sequence_parallel = cand->sequence_parallel;
+    r.step_time = st.step_time.value;
+    r.predicted_mfu = st.predicted_mfu;
+    r.tokens_per_gpu_second = st.tokens_per_gpu_second;
+    r.gpu_seconds = gsec;
+    r.cost_usd = gsec / 3600.0 * cand->gpu_hour_usd;
+    r.memory_total = mem->total.value;
+    r.headroom = mem->headroom_bytes;
+    r.hbm = mem->hbm_bytes;
+    r.fits = mem->fits;
+    r.compute = st.compute;
+    r.recompute_s = st.recompute;
+    r.tp_comm = st.tp_comm;
+    r.pp_bubble = st.pp_bubble;
+    r.dp_comm = st.dp_comm;
+    r.cp_comm = st.cp_comm;
+    r.ep_comm = st.ep_comm;
+    r.optimizer = st.optimizer;
+    r.offload = st.offload;
+    ts_search_insert(c, &r);
+}
+
+static bool ts_search_rec_ok(const ts_search_cfg *cfg, ts_recompute rc)
+{
+    return cfg->recompute_mask == 0 || (cfg->recompute_mask & (1u << rc)) != 0;
+}
+
+/* Micro-batch and vpp loops for one structural layout and recompute mode. */
+static void ts_search_inner(ts_search_ctx *c, ts_run *lay, ts_recompute rc)
+{
+    const ts_search_cfg *cfg = c->cfg;
+    int64_t per_dp = c->base->global_batch / lay->dp;
+    int64_t mb;
+
+    for (mb = 1; mb <= per_dp && mb <= c->max_mb; mb++) {
+        ts_run cand;
+        ts_memory mem;
+        int64_t v, m;
+
+        if (per_dp % mb != 0 || (cfg->micro_batch > 0 && mb != cfg->micro_batch))
+            continue;
+        m = per_dp / mb;
+        cand = *lay;
+        cand.recompute = rc;
+        cand.micro_batch = mb;
+        cand.vpp = 1;
+        cand.pp_schedule = TS_PP_1F1B;
+        c->out->enumerated++;
+        if (!ts_search_fits(c, &cand, &mem))
+            break; /* a larger micro-batch holds more */
+        if (cfg->vpp <= 1)
+            ts_search_cost(c, &cand, &mem);
+        /* Interleaved 1F1B: even stages only, m a multiple of pp
+         * (Megatron's schedule requirement). */
+        if (lay->pp < 2 || lay->first_stage_layers > 0 || m % lay->pp != 0)
+            continue;
+        for (v = 2; v <= c->max_vpp; v++) {
+            ts_run iv;
+            ts_memory imem;
+
+            if (lay->model.layers % (lay->pp * v) != 0 || (cfg->vpp > 0 && v != cfg->vpp))
+                continue;
+            iv = *lay;
+            iv.recompute = rc;
+            iv.micro_batch = mb;
+            iv.vpp = v;
+            iv.pp_schedule = TS_PP_INTERLEAVED;
+            c->out->enumerated++;
+            if (ts_search_fits(c, &iv, &imem))
+                ts_search_cost(c, &iv, &imem);
+        }
+    }
+}
+
+/* One structural layout: every framework, recompute mode, micro-batch. */
+static void ts_search_layout(ts_search_ctx *c, ts_run *lay)
+{
+    const ts_search_cfg *cfg = c->cfg;
+    size_t f;
+
+    for (f = 0; f < sizeof ts_search_fws / sizeof ts_search_fws[0]; f++) {
+        const ts_search_fw *fw = &ts_search_fws[f];
+        ts_run probe;
+        ts_memory mem;
+        int rc;
+
+        if (cfg->framework >= 0 && (int)fw->fw != cfg->framework)
+            continue;
+        if (cfg->zero >= 0 && fw->zero != cfg->zero)
+            continue;
+        /* PP with Megatron or DeepSpeed ZeRO-1 only; CP and EP Megatron only. */
+        if (lay->pp > 1 && !(fw->zero == 1))
+            continue;
+        if ((lay->cp > 1 || lay->ep > 1) && fw->fw != TS_FW_MEGATRON)
+            continue;
+        lay->framework = fw->fw;
+        lay->zero = fw->zero;
+        lay->sequence_parallel = lay->tp > 1;
+
+        /* Prune: the least memory this layout can take (full recompute,
+         * micro-batch 1, or the fixed values). */
+        probe = *lay;
+        probe.recompute = TS_RECOMPUTE_FULL;
+        if (!ts_search_rec_ok(cfg, TS_RECOMPUTE_FULL))
+            probe.recompute = ts_search_rec_ok(cfg, TS_RECOMPUTE_SELECTIVE)
+                                  ? TS_RECOMPUTE_SELECTIVE : TS_RECOMPUTE_NONE;
+        probe.micro_batch = cfg->micro_batch > 0 ? cfg->micro_batch : 1;
+        probe.vpp = 1;
+        probe.pp_schedule = TS_PP_1F1B;
+        if ((c->base->global_batch / lay->dp) % probe.micro_batch != 0)
+            continue;
+        c->out->enumerated++;
+        if (!ts_search_fits(c, &probe, &mem)) {
+            c->out->pruned++;
+            continue;
+        }
+        for (rc = TS_RECOMPUTE_NONE; rc < TS_RECOMPUTE_COUNT; rc++)
+            if (ts_search_rec_ok(cfg, (ts_recompute)rc))
+                ts_search_inner(c, lay, (ts_recompute)rc);
+    }
+}
+
+/* Megatron expresses uneven stages through the first/last stage counts:
+ * the middle stages split the rest evenly.  Returns false when no such
+ * split exists (then that pp is skipped). */
+static bool ts_search_split(int64_t L, int64_t pp, int64_t *first)
+{
+    int64_t per;
+
+    *first = 0;
+    if (pp <= 1 || L % pp == 0)
+        return pp <= L;
+    per = (L + pp - 1) / pp;          /* ceil */
+    *first = L - (pp - 1) * per;      /* the remainder on the first stage */
+    return *first >= 1;
+}
+
+static int64_t ts_search_gcd(int64_t a, int64_t b)
+{
+    while (b != 0) {
+        int64_t t = a % b;
+
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static bool ts_search_tp_ok(const ts_model *m, int64_t tp)
+{
+    int64_t kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
+
+    if (m->heads % tp != 0)
+        return false;
+    return kv >= tp ? kv % tp == 0 : tp % kv == 0;
+}
+
+ts_status ts_search_run(const ts_run *r, const ts_search_cfg *cfg,
+                        ts_search_out *out, ts_error *err)
+{
+    ts_search_ctx c;
+    ts_run base;
+    ts_status st;
+    int64_t tp, cp, pp, dp, ep, max_tp, max_pp, max_cp, L, G_fixed, G_max;
+    int64_t div[TS_SEARCH_DIVISORS], d;
+    size_t i, ndiv = 0, di;
+
+    if (r == NULL || cfg == NULL || out == NULL)
+        return ts_error_set(err, TS_EINVAL, "", "null argument");
+    memset(out, 0, sizeof *out);
+    /* Everything but the layout must be valid (model, GPU, precision,
+     * batch ...): resolve a one-GPU copy, then lay candidates over it. */
+    G_max = cfg->max_gpus > 0 ? cfg->max_gpus : r->gpus;
+    if (G_max <= 0)
+        return ts_error_set(err, TS_EINVAL, "gpus", "a layout search needs gpus (or max_gpus)");
+    /* No global_batch: the run's default (about 4M tokens, ts_run_resolve)
+     * for one GPU, i.e. not rounded to any dp. */
+    base = *r;
+    base.tp = base.pp = base.cp = base.ep = base.dp = 1;
+    base.gpus = 0;
+    base.micro_batch = 1;
+    base.vpp = 1;
+    base.pp_schedule = TS_PP_1F1B;
+    base.first_stage_layers = base.last_stage_layers = 0;
+    base.sequence_parallel = false;
+    if (base.offload_params)
+        base.zero = 3;
+    if ((st = ts_run_resolve(&base, err)) != TS_OK)
+        return st;
+    if (base.model.layers <= 0)
+        return ts_error_set(err, TS_EINVAL, "layers",
+                            "a layout search needs a model shape (layers, hidden, heads)");
+    if (cfg->limit < 1 || cfg->limit > TS_SEARCH_MAX_RESULTS)
+        return ts_error_set(err, TS_EINVAL, "limit", "limit must be from 1 to %d",
+                            TS_SEARCH_MAX_RESULTS);
+    if ((unsigned)cfg->objective >= TS_SEARCH_OBJECTIVE_COUNT)
+        return ts_error_set(err, TS_EINVAL, "objective", "unknown objective");
+    if (cfg->framework >= TS_FW_COUNT || cfg->zero > 3)
+        return ts_error_set(err, TS_EINVAL, cfg->zero > 3 ? "zero" : "framework",
+                            "unknown framework or ZeRO stage");
+
+    memset(&c, 0, sizeof c);
+    c.base = &base;
+    c.cfg = cfg;
+    c.out = out;
+    c.limit = cfg->limit;
+    c.max_mb = cfg->max_micro_batch > 0 ? cfg->max_micro_batch : TS_SEARCH_MB_DEFAULT;
+    c.max_vpp = cfg->max_vpp > 0 ? cfg->max_vpp : TS_SEARCH_VPP_DEFAULT;
+    if ((st = ts_model_params(&base.model, &c.params, err)) != TS_OK)
+        return st;
+
+    /* dp must divide the global batch: its divisors, ascending (the
+     * small ones counted up, their cofactors down from sqrt). */
+    {
+        int64_t gb = base.global_batch, hi[TS_SEARCH_DIVISORS / 2];
+        size_t nhi = 0;
+
+        for (d = 1; d * d <= gb && ndiv < TS_SEARCH_DIVISORS / 2; d++) {
+            if (gb % d != 0)
+                continue;
+            div[ndiv++] = d;
+            if (d != gb / d)
+                hi[nhi++] = gb / d;
+        }
+        while (nhi > 0 && ndiv < TS_SEARCH_DIVISORS)
+            div[ndiv++] = hi[--nhi];
+    }
+    L = base.model.layers;
+    max_tp = cfg->max_tp > 0 ? cfg->max_tp : base.gpus_per_node;
+    max_pp = cfg->max_pp > 0 ? cfg->max_pp : L;
+    max_cp = cfg->max_cp > 0 ? cfg->max_cp : TS_SEARCH_CP_DEFAULT;
+    G_fixed = cfg->max_gpus > 0 ? 0 : r->gpus;
+
+    for (tp = 1; tp <= max_tp && tp <= G_max; tp++) {
+        if ((cfg->tp > 0 && tp != cfg->tp) || !ts_search_tp_ok(&base.model, tp))
+            continue;
+        for (cp = 1; cp <= max_cp && tp * cp <= G_max; cp *= 2) {
+            if ((cfg->cp > 0 && cp != cfg->cp) || base.seq % cp != 0)
+                continue;
+            for (pp = 1; pp <= max_pp && pp <= L && tp * cp * pp <= G_max && !c.over; pp++) {
+                int64_t first;
+
+                if (cfg->pp > 0 && pp != cfg->pp)
+                    continue;
+                if (G_fixed > 0 && G_fixed % (tp * cp * pp) != 0)
+                    continue;
+                if (!ts_search_split(L, pp, &first))
+                    continue;
+                for (di = 0; di < ndiv && !c.over; di++) {
+                    dp = div[di];
+                    if (tp * cp * pp * dp > G_max)
+                        break; /* ascending */
+                    if (G_fixed > 0 && tp * cp * pp * dp != G_fixed)
+                        continue;
+                    {
+                        /* ep divides both experts and dp: the divisors of
+                         * their gcd, by trial division up to its root. */
+                        int64_t g = base.model.experts > 1 ? ts_search_gcd(base.model.experts, dp) : 1;
+                        int64_t eps[512];
+                        size_t neps = 0, ei;
+
+                        for (ep = 1; ep * ep <= g && neps + 2 <= sizeof eps / sizeof eps[0]; ep++) {
+                            if (g % ep != 0)
+                                continue;
+                            eps[neps++] = ep;
+                            if (ep != g / ep)
+                                eps[neps++] = g / ep;
+                        }
+                        for (ei = 0; ei < neps && !c.over; ei++) {
+                            ts_run lay;
+
+                            ep = eps[ei];
+                            if (cfg->ep > 0 && ep != cfg->ep)
+                                continue;
+                            lay = base;
+                            lay.tp = tp;
+                            lay.cp = cp;
+                            lay.pp = pp;
+                            lay.dp = dp;
+                            lay.ep = ep;
+                            lay.gpus = tp * cp * pp * dp;
+                            lay.first_stage_layers = first;
+                            lay.last_stage_layers = 0;
+                            lay.offload_params = base.offload_params;
+                            ts_search_layout(&c, &lay);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /* Why each beats the next: the term that differs most. */
+    for (i = 0; i < out->n; i++) {
+        ts_search_result *a = &out->results[i];
+
+        if (i + 1 == out->n) {
+            snprintf(a->why, sizeof a->why, "%s", i == 0 ? "the only layout that fits"
+                                                         : "last of the ranked results");
+            continue;
+        }
+        {
+            const ts_search_result *b = &out->results[i + 1];
+            const char *names[] = { "compute", "recompute", "tensor-parallel comm", "pipeline bubble",
+                                    "data-parallel comm", "context-parallel comm", "expert all-to-all",
+                                    "optimizer step", "offload" };
+            double da[] = { b->compute - a->compute, b->recompute_s - a->recompute_s,
+                            b->tp_comm - a->tp_comm, b->pp_bubble - a->pp_bubble,
+                            b->dp_comm - a->dp_comm, b->cp_comm - a->cp_comm,
+                            b->ep_comm - a->ep_comm, b->optimizer - a->optimizer,
+                            b->offload - a->offload };
+            size_t j, best = 0;
+            double ka = ts_search_key(&c, a), kb = ts_search_key(&c, b);
+            double gain = kb > 0 ? 100.0 * (kb - ka) / kb : 0;
+
+            for (j = 1; j < sizeof da / sizeof da[0]; j++)
+                if (da[j] > da[best])
+                    best = j;
+            if (da[best] > 0)
+                snprintf(a->why, sizeof a->why, "%.2f %% %s than #%zu: %.3g s less %s per step",
+                         gain, cfg->objective == TS_SEARCH_COST ? "cheaper" : "faster", i + 2,
+                         da[best], names[best]);
+            else
+                snprintf(a->why, sizeof a->why, "%.2f %% %s than #%zu (%s)", gain,
+                         cfg->objective == TS_SEARCH_COST ? "cheaper" : "faster", i + 2,
+                         a->gpus < b->gpus ? "fewer GPUs" : "same terms, listed first");
+        }
+    }
+    out->truncated = c.over;
+    if (out->n == 0)
+        return ts_error_set(err, TS_ENOFIT, "gpus",
+                            "no layout of %lld GPUs fits (%llu tried)",
+                            (long long)G_max, (unsigned long long)out->tried);
+    return TS_OK;
+}

@@ -1,0 +1,740 @@
+/*
+ * ts_step.c - time of one optimizer step from first principles.
+ *
+ * One micro-batch on one GPU of the slowest pipeline stage is costed
+ * kernel by kernel, then composed into the pipeline schedule, the
+ * data-parallel collectives, and the optimizer step:
+ *
+ *   step = m * t_mb(slowest stage) + (p - 1)/v * t_mb(mean stage)   (1F1B bubble)
+ *        + exposed DP/ZeRO/FSDP traffic + optimizer + offload
+ *
+ * Matmuls: additive roofline t = 2MNK / (peak * core) + 2(MK + KN + MN) / BW,
+ * with `core` the fraction implied by the measured Maximum Achievable Matmul
+ * FLOPS (MAMF) at its own shape, so small hidden sizes and the per-GPU
+ * slices left after TP reach less of the peak than the benchmark did, for
+ * a physical reason (less data reuse per byte loaded).  Fused attention
+ * runs at the catalogue's FlashAttention fraction; unfused ("eager")
+ * attention is two batched matmuls plus softmax/dropout traffic.  Norms,
+ * residual adds, activation functions and dropout are memory-bound.
+ *
+ * Collectives: ring bandwidth term ((n-1)/n per all-gather/reduce-scatter,
+ * 2(n-1)/n per all-reduce) at NCCL's achievable bus bandwidth, plus a
+ * per-hop latency (ring n-1 hops, tree 2 log2 n: the smaller).  TP is
+ * exposed (Megatron-LM's default; sequence parallelism's backward
+ * re-gather is overlapped with the dgrad GEMM, as in Megatron's
+ * LinearWithGradAccumulationAndAsyncCommunication).  DP traffic overlaps
+ * what each framework overlaps: Megatron-Core's distributed optimizer
+ * (--overlap-grad-reduce / --overlap-param-gather) hides the grad
+ * reduce-scatter behind the last micro-batch's backward and the param
+ * all-gather behind the first forward; FSDP/ZeRO-3 gather every layer's
+ * weights before its forward and backward and reduce-scatter its grads,
+ * prefetching one layer ahead (torchtitan / PyTorch FSDP2); DeepSpeed
+ * ZeRO-1/2 all-gathers the updated weights after the step, exposed.
+ * See docs/formulas.md, "Step time", and README "Accuracy: step time".
+ */
+#include "ts_internal.h"
+
+#include <math.h>
+
+/* Streaming kernels reach ~90 % of the HBM peak (STREAM-like copies). */
+#define TS_STEP_MEM_EFF 0.9
+/* NCCL bus bandwidth over the link's one-way peak: nccl-tests all_reduce
+ * on DGX A100 reaches ~230-240 GB/s of NVLink3's 300, DGX H100 ~360-370 of
+ * NVLink4's 450 without NVLS, NDR IB ~40-45 of 50 GB/s. */
+#define TS_STEP_LINK_EFF 0.8
+/* Per-hop latency: NCCL's tuning model puts a few microseconds per step
+ * inside a node and more across one (src/graph/tuning.cc hwLat/baseLat). */
+#define TS_STEP_ALPHA_NVLINK 3e-6
+#define TS_STEP_ALPHA_NET 8e-6
+/* Fallbacks for a custom GPU with no network figures. */
+#define TS_STEP_NVLINK_DEFAULT 64e9   /* PCIe Gen4 x16, bidirectional */
+#define TS_STEP_NET_DEFAULT 50e9      /* 400 Gb/s */
+#define TS_STEP_PCIE_DEFAULT 32e9
+#define TS_STEP_MAMF_DEFAULT 0.7
+#define TS_STEP_ATTN_DEFAULT 0.35
+/* Host-side Adam (DeepSpeed CPU-Adam) per GPU's share of the host:
+ * ~25 GB/s of the sockets' memory bandwidth for each of 8 GPUs. */
+#define TS_STEP_HOST_BW 25e9
+/* FlashAttention's backward does 2.5x the forward's FLOPs (it recomputes
+ * the scores; Dao 2023, Sec. 3.1); the catalogue fraction is in that count. */
+#define TS_STEP_FA_BWD 2.5
+#ifndef TS_STEP_KAPPA
+#define TS_STEP_KAPPA 0.7
+#endif
+
+/* ---- collectives ------------------------------------------------- */
+
+static double ts_step_hops(int64_t n, bool tree)
+{
+    double ring = (double)(n - 1);
+
+    if (!tree)
+        return ring;
+    /* Tree: 2 log2 n hops (reduce up, broadcast down); NCCL picks the
+     * faster, which for latency is the smaller hop count. */
+    {
+        double t = 2.0 * ceil(log2((double)n));
+        return t < 2.0 * ring ? t : 2.0 * ring;
+    }
+}
+
+double ts_step_allreduce_s(double bytes, int64_t n, double bw, double alpha)
+{
+    if (n <= 1 || !(bytes > 0) || !(bw > 0))
+        return 0;
+    return 2.0 * (double)(n - 1) / (double)n * bytes / bw +
+           ts_step_hops(n, true) * alpha;
+}
+
+double ts_step_allgather_s(double bytes, int64_t n, double bw, double alpha)
+{
+    if (n <= 1 || !(bytes > 0) || !(bw > 0))
+        return 0;
+    return (double)(n - 1) / (double)n * bytes / bw + (double)(n - 1) * alpha;
+}
+
+double ts_step_alltoall_s(double bytes, int64_t n, double bw, double alpha)
+{
+    /* Each rank keeps 1/n of what it sends and exchanges the rest. */
+    return ts_step_allgather_s(bytes, n, bw, alpha);
+}
+
+/* ---- kernels ----------------------------------------------------- */
+
+double ts_step_gemm_s(double m, double n, double k, double peak, double core,
+                      double hbm_bw)
+{
+    if (!(m > 0 && n > 0 && k > 0 && peak > 0 && core > 0 && hbm_bw > 0))
+        return 0;
+    return 2.0 * m * n * k / (peak * core) +
+           2.0 * (m * k + k * n + m * n) / (hbm_bw * TS_STEP_MEM_EFF);
+}
+
+static double ts_step_mamf(const ts_gpu *g)
+{
+    return g->mamf > 0 && g->mamf <= 1 ? g->mamf : TS_STEP_MAMF_DEFAULT;
+}
+
+/* The matmul core rate: the measured MAMF itself.  The benchmark loops
+ * over the same operands, which stay warm in L2 (40-50 MB on A100/H100),
+ * so it measures the math pipeline; in training every GEMM streams its
+ * operands from HBM, which ts_step_gemm_s() adds on top. */
+double ts_step_core_eff(const ts_gpu *g)
+{
+    if (g == NULL || !(g->bf16_flops > 0))
+        return 0;
+    return ts_step_mamf(g);
+}
+
+double ts_step_bubble_fraction(int64_t p, int64_t m, int64_t v)
+{
+    if (p <= 1 || m <= 0 || v <= 0)
+        return 0;
+    return (double)(p - 1) / ((double)m * (double)v);
+}
+
+/* ---- the per-layer model ----------------------------------------- */
+
+typedef struct ts_step_hw {
+    double peak;      /* dense FLOP/s at the compute precision */
+    double core;      /* matmul core fraction */
+    double hbm;       /* bytes/s */
+    double attn;      /* fused attention fraction */
+    double nvlink;    /* one-way NCCL bus bandwidth inside a node */
+    double net;       /* one-way NCCL bus bandwidth per GPU across nodes */
+    double pcie;
+    double gemm_flops, gemm_ideal; /* FLOPs and their time at peak*core: efficiency */
+} ts_step_hw;
+
+/* Forward GEMM, and its two backward GEMMs (dgrad M x K x N, wgrad K x N x M). */
+static void ts_step_gemm3(ts_step_hw *hw, double m, double n, double k,
+                          double count, double *fwd, double *bwd)
+{
+    double f = ts_step_gemm_s(m, n, k, hw->peak, hw->core, hw->hbm) * count;
+    double b = (ts_step_gemm_s(m, k, n, hw->peak, hw->core, hw->hbm) +
+                ts_step_gemm_s(k, n, m, hw->peak, hw->core, hw->hbm)) * count;
+
+    *fwd += f;
+    *bwd += b;
+    hw->gemm_flops += 6.0 * m * n * k * count;
+    hw->gemm_ideal += f + b;
+}
+
+typedef struct ts_step_layer {
+    double fwd, bwd;       /* compute, one layer, one micro-batch */
+    double attn_fwd;       /* the attention core part of fwd (selective recompute) */
+    double tp_exposed, tp_hidden;
+    double cp_exposed, cp_hidden;
+    double ep;             /* all-to-all, exposed */
+    double tp_fwd;         /* forward TP collectives (redone by full recompute) */
+    double ep_fwd;
+    double wtraffic;       /* weight-sized HBM traffic per micro-batch (in bwd) */
+} ts_step_layer;
+
+static bool ts_step_same_node(int64_t span, int64_t gpn)
+{
+    return span <= gpn;
+}
+
+static void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o)
+{
+    const ts_model *md = &r->model;
+    double t = (double)r->tp, c = (double)r->cp, e = (double)r->ep;
+    double s = (double)r->seq, b = (double)r->micro_batch;
+    double h = (double)md->hidden, a = (double)md->heads;
+    double kv = (double)(md->kv_heads > 0 ? md->kv_heads : md->heads);
+    double F = (double)(md->ffn > 0 ? md->ffn : 4 * md->hidden);
+    double dh = h / a;
+    double tok = s * b / c;                    /* tokens on this GPU per micro-batch */
+    double kv_gpu = kv / t > 1.0 ? kv / t : 1.0; /* KV heads replicated when kv < tp */
+    bool sp = r->sequence_parallel || r->tp == 1;
+    double tok_h = sp ? tok / t : tok;         /* norm/residual regions */
+    bool moe = md->experts > 1;
+    double elem_f, attn_f = 0, attn_b = 0, f = 0, bw = 0;
+    double S, alpha_tp, bw_tp;
+
+    *o = (ts_step_layer){ 0 };
+
+    /* Attention projections. */
+    ts_step_gemm3(hw, tok, h / t + 2.0 * kv_gpu * dh, h, 1, &f, &bw);
+    ts_step_gemm3(hw, tok, h, h / t, 1, &f, &bw);
+
+    /* MLP: dense, or top_k of E experts spread over ep GPUs. */
+    if (moe) {
+        double E = (double)md->experts, k = (double)(md->top_k > 0 ? md->top_k : 1);
+        double per_expert = tok * k * e / E;   /* tokens each local expert sees */
+        double local = E / e;
+
+        ts_step_gemm3(hw, tok, E, h, 1, &f, &bw); /* router */
+        ts_step_gemm3(hw, per_expert, (md->gated ? 2.0 : 1.0) * F / t, h, local, &f, &bw);
+        ts_step_gemm3(hw, per_expert, h, F / t, local, &f, &bw);
+    } else {
+        ts_step_gemm3(hw, tok, (md->gated ? 2.0 : 1.0) * F / t, h, 1, &f, &bw);
+        ts_step_gemm3(hw, tok, h, F / t, 1, &f, &bw);
+    }
+
+    /* Attention core. */
+    if (r->attention == TS_ATTN_FLASH) {
+        /* QK^T and AV: 4 s_kv h/t FLOPs per query token, causal halves s_kv. */
+        double fl = 4.0 * tok * (s / 2.0) * h / t;
+
+        attn_f = fl / (hw->peak * hw->attn);
+        attn_b = TS_STEP_FA_BWD * fl / (hw->peak * hw->attn);
+    } else {
+        /* Materialised scores: full s x s per head (the mask is applied
+         * after the matmul), fused scale-mask-softmax, optional dropout. */
+        double heads = b * a / t, sq = s / c;
+        double scores = heads * sq * s;        /* elements */
+        double pass = (r->dropout ? 9.0 : 4.0) * scores; /* bytes: r+w softmax, dropout r+w+mask */
+        double fw = 0, bk = 0;
+
+        ts_step_gemm3(hw, sq, s, dh, heads, &fw, &bk);
+        ts_step_gemm3(hw, sq, dh, s, heads, &fw, &bk);
+        attn_f = fw + pass / (hw->hbm * TS_STEP_MEM_EFF);
+        attn_b = bk + (r->dropout ? 11.0 : 6.0) * scores / (hw->hbm * TS_STEP_MEM_EFF);
+    }
+
+    /* Memory-bound elementwise work, bf16 activations: two norms (r+w),
+     * two residual adds (2r+w), optional dropout (r+w+1 B mask) on the
+     * h-wide regions; activation function on the F-wide one (gated reads
+     * two halves); rotary on q and k.  Backward moves about twice that. */
+    elem_f = tok_h * h * 2.0 * (2.0 * 2.0 + 2.0 * 3.0 + (r->dropout ? 2.0 * 2.5 : 0.0)) +
+             tok * (F / t) * 2.0 * (md->gated ? 3.0 : 2.0) * (moe ? (double)(md->top_k > 0 ? md->top_k : 1) : 1.0) +
+             tok * (h / t + kv_gpu * dh) * 2.0 * 2.0;
+    elem_f /= hw->hbm * TS_STEP_MEM_EFF;
+
+    /* Weight-sized traffic every micro-batch, beyond the GEMMs' own
+     * operands.  Megatron accumulates wgrad into fp32 main grads inside
+     * the GEMM (gradient-accumulation fusion): C is read and written in
+     * fp32, 6 B/param more than a bf16 store.  FSDP / ZeRO-3 gathers the
+     * unsharded weights into HBM before forward and again before
+     * backward, casts grads to the reduce dtype and reduce-scatters them
+     * from HBM; ZeRO-1/2 (DeepSpeed) copies grads into its reduce buckets. */
+    {
+        double moe_mult = moe ? (double)md->experts / e : 1.0;
+        double P_l = (h * (h + 2.0 * kv * dh) + h * h +
+                      moe_mult * (md->gated ? 3.0 : 2.0) * h * F) / t;
+        double wb = ts_precision_bytes(r->precision);
+        double gb = ts_precision_bytes(r->grad_precision);
+        double extra;
+
+        if (r->zero >= 3)
+            extra = 2.0 * wb + (gb != wb ? wb + gb : 0.0) + gb;
+        else if (r->framework == TS_FW_MEGATRON)
+            extra = 6.0;
+        else
+            extra = 3.0 * gb;
+        o->wtraffic = P_l * extra / (hw->hbm * TS_STEP_MEM_EFF);
+    }
+
+    o->fwd = f + attn_f + elem_f;
+    o->bwd = bw + attn_b + 2.0 * elem_f + o->wtraffic;
+    o->attn_fwd = attn_f;
+
+    /* Tensor parallel: the activation S = tok*h*2 bytes is all-reduced
+     * twice per pass, or reduce-scattered and all-gathered (SP). */
+    S = tok * h * 2.0;
+    if (r->tp > 1) {
+        bool in_node = ts_step_same_node(r->tp, r->gpus_per_node);
+        double one;
+
+        bw_tp = in_node ? hw->nvlink : hw->net;
+        alpha_tp = in_node ? TS_STEP_ALPHA_NVLINK : TS_STEP_ALPHA_NET;
+        if (r->sequence_parallel) {
+            one = ts_step_allgather_s(S, r->tp, bw_tp, alpha_tp); /* = one RS */
+            o->tp_fwd = 4.0 * one;
+            o->tp_exposed = 8.0 * one;
+            o->tp_hidden = 2.0 * one; /* wgrad input re-gather under dgrad */
+        } else {
+            one = ts_step_allreduce_s(S, r->tp, bw_tp, alpha_tp);
+            o->tp_fwd = 2.0 * one;
+            o->tp_exposed = 4.0 * one;
+        }
+    }
+
+    /* Context parallel: ring of K,V blocks, overlapped with the blocks'
+     * attention (Megatron-Core / TE ring attention); backward sends K,V
+     * and their grads. */
+    if (r->cp > 1) {
+        bool in_node = ts_step_same_node(r->tp * r->cp, r->gpus_per_node);
+        double bwc = in_node ? hw->nvlink : hw->net;
+        double al = in_node ? TS_STEP_ALPHA_NVLINK : TS_STEP_ALPHA_NET;
+        double kvb = 2.0 * tok * kv_gpu * dh * 2.0;
+        double fwdc = (c - 1.0) * (kvb / bwc + al);
+        double bwdc = 2.0 * fwdc;
+        double ef = fwdc > attn_f ? fwdc - attn_f : 0;
+        double eb = bwdc > attn_b ? bwdc - attn_b : 0;
+
+        o->cp_exposed = ef + eb;
+        o->cp_hidden = fwdc + bwdc - ef - eb;
+    }
+
+    /* Expert parallel: dispatch and combine, forward and backward. */
+    if (moe && r->ep > 1) {
+        bool in_node = ts_step_same_node(r->tp * r->ep, r->gpus_per_node);
+        double k = (double)(md->top_k > 0 ? md->top_k : 1);
+        double one = ts_step_alltoall_s(tok * k * h * 2.0, r->ep,
+                                        in_node ? hw->nvlink : hw->net,
+                                        in_node ? TS_STEP_ALPHA_NVLINK : TS_STEP_ALPHA_NET);
+
+        o->ep_fwd = 2.0 * one;
+        o->ep = 4.0 * one;
+    }
+}
+
+/* Output layer and cross-entropy of the last stage, one micro-batch. */
+static void ts_step_head_cost(const ts_run *r, ts_step_hw *hw, double *fwd, double *bwd,
+                              double *tp)
+{
+    const ts_model *md = &r->model;
+    double t = (double)r->tp, tok = (double)r->seq * (double)r->micro_batch / (double)r->cp;
+    double V = (double)md->vocab, h = (double)md->hidden;
+    double f = 0, b = 0;
+
+    *tp = 0;
+    if (V > 0)
+        ts_step_gemm3(hw, tok, V / t, h, 1, &f, &b);
+    /* Softmax cross-entropy over fp32 logits: ~12 bytes per logit, both passes. */
+    f += tok * (V / t) * 6.0 / (hw->hbm * TS_STEP_MEM_EFF);
+    b += tok * (V / t) * 6.0 / (hw->hbm * TS_STEP_MEM_EFF);
+    if (r->tp > 1) {
+        bool in_node = ts_step_same_node(r->tp, r->gpus_per_node);
+        /* Vocab-parallel loss: small all-reduces of max and sum per token. */
+        *tp = 2.0 * ts_step_allreduce_s(tok * 4.0, r->tp, in_node ? hw->nvlink : hw->net,
+                                         in_node ? TS_STEP_ALPHA_NVLINK : TS_STEP_ALPHA_NET);
+    }
+    *fwd = f;
+    *bwd = b;
+}
+
+/* Layers of pipeline stage i (Megatron's even split, or the given edges). */
+static int64_t ts_step_stage_layers(const ts_run *r, int64_t i)
+{
+    int64_t L = r->model.layers, p = r->pp;
+    int64_t fsl = r->first_stage_layers, lsl = r->last_stage_layers;
+    int64_t middle, rest, base, extra, j;
+
+    if (p <= 1)
+        return L;
+    if (i == 0 && fsl > 0)
+        return fsl;
+    if (i == p - 1 && lsl > 0)
+        return lsl;
+    middle = p - (fsl > 0) - (lsl > 0);
+    rest = L - fsl - lsl;
+    if (middle <= 0)
+        return 0;
+    base = rest / middle;
+    extra = rest % middle;
+    /* Index among the stages without a given count; the first `extra` get one more. */
+    j = i - (fsl > 0);
+    return base + (j < extra ? 1 : 0);
+}
+
+static double ts_step_bytes(ts_precision p)
+{
+    return ts_precision_bytes(p);
+}
+
+/* Optimizer state bytes moved per parameter in the update: read grad,
+ * read+write master, read+write each state buffer, write the weights. */
+static double ts_step_opt_bytes(const ts_run *r, double grad_b)
+{
+    double state = r->optimizer_precision == TS_PREC_BF16 ? 2.0 : 4.0;
+    double n_state;
+
+    switch (r->optimizer) {
+    case TS_OPT_ADAM:
+    case TS_OPT_ADAMW:
+        n_state = 2;
+        break;
+    case TS_OPT_ADAM8BIT:
+        n_state = 2;
+        state = 1;
+        break;
+    case TS_OPT_SGD_MOMENTUM:
+    case TS_OPT_LION:
+        n_state = 1;
+        break;
+    case TS_OPT_ADAFACTOR:
+        n_state = 0.05; /* factored: tiny */
+        break;
+    case TS_OPT_NONE:
+        return 0;
+    case TS_OPT_SGD:
+    case TS_OPT_COUNT:
+    default:
+        n_state = 0;
+        break;
+    }
+    return 2.0 * grad_b /* grad read for the norm/clip, then for the update */ +
+           (r->master_weights ? 8.0 : 0.0) + 2.0 * n_state * state +
+           ts_step_bytes(r->precision);
+}
+
+ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
+{
+    const ts_gpu *g = &r->gpu;
+    ts_step_hw hw;
+    ts_step_layer ly;
+    double m, tokens_step, gpus, P_gpu, P_train, n_dp, wb, gb, t_opt, t_off = 0;
+    double t_mb_max = 0, t_mb_sum = 0, fwd_max = 0, bwd_max = 0;
+    double comp_max = 0, rec_max = 0, tp_max = 0, cp_max = 0, ep_max = 0;
+    double tp_hid_max = 0, cp_hid_max = 0;
+    double hidden = 0, bubble, p2p = 0, dp_exposed = 0, dp_hidden = 0, total;
+    double basis, stage_factor;
+    int64_t n_dp_i, stages;
+    bool in_node_dp;
+
+    *out = (ts_step){ 0 };
+    hw.peak = ts_gpu_peak(g, r->compute_precision);
+    hw.hbm = g->hbm_bw > 0 ? g->hbm_bw : 2e12;
+    {
+        ts_gpu gg = *g;
+
+        if (r->gemm_efficiency > 0)
+            gg.mamf = r->gemm_efficiency;
+        hw.core = ts_step_core_eff(&gg);
+    }
+    /* FP8/FP32 runs use the BF16 fractions at their own peak (no MAMF
+     * figures for them in the catalogue). */
+    hw.attn = g->attn_eff > 0 && g->attn_eff <= 1 ? g->attn_eff : TS_STEP_ATTN_DEFAULT;
+    hw.nvlink = (r->nvlink_gbps > 0 ? r->nvlink_gbps * 1e9
+                 : g->nvlink_bw > 0 ? g->nvlink_bw : TS_STEP_NVLINK_DEFAULT) / 2.0 * TS_STEP_LINK_EFF;
+    hw.net = (r->net_gbps > 0 ? r->net_gbps * 1e9
+              : g->net_bw > 0 ? g->net_bw : TS_STEP_NET_DEFAULT) * TS_STEP_LINK_EFF;
+    hw.pcie = g->pcie_bw > 0 ? g->pcie_bw : TS_STEP_PCIE_DEFAULT;
+    hw.gemm_flops = hw.gemm_ideal = 0;
+    if (!(hw.peak > 0) || !(hw.core > 0))
+        return TS_EINCOMPAT;
+    out->nvlink_bw = hw.nvlink;
+    out->net_bw = hw.net;
+
+    gpus = (double)r->gpus;
+    m = (double)r->global_batch / ((double)r->dp * (double)r->micro_batch);
+    tokens_step = (double)r->global_batch * (double)r->seq;
+    out->micro_batches = m;
+    out->from_shape = p->from_shape && r->model.layers > 0;
+
+    wb = ts_step_bytes(r->precision);
+    /* Gradients are reduced at their own precision: Megatron's fp32
+     * main_grad (accumulate_allreduce_grads_in_fp32), FSDP's reduce_dtype,
+     * DeepSpeed's 16-bit grads; the api sets those per framework. */
+    gb = ts_step_bytes(r->grad_precision);
+    P_gpu = (p->dense / ((double)r->tp * (double)r->pp)) +
+            p->expert / ((double)r->tp * (double)r->pp * (double)r->ep);
+    P_train = P_gpu * r->trainable_fraction;
+    n_dp_i = r->dp * r->cp;
+    n_dp = (double)n_dp_i;
+    stages = r->pp;
+
+    if (out->from_shape) {
+        double head_f, head_b, head_tp, layer_mb;
+
+        ts_step_layer_cost(r, &hw, &ly);
+        ts_step_head_cost(r, &hw, &head_f, &head_b, &head_tp);
+        /* Stages come in at most four sizes (first, last, and the two
+         * of the even split between), so each size is costed once and
+         * counted: O(1) in pp.  Middle sizes fall monotonically, the
+         * boundary is found by bisection. */
+        {
+            int64_t idx[4], cnt[4], nk = 0, k;
+
+            if (stages == 1) {
+                idx[nk] = 0; cnt[nk++] = 1;
+            } else {
+                idx[nk] = 0; cnt[nk++] = 1;
+                idx[nk] = stages - 1; cnt[nk++] = 1;
+                if (stages > 2) {
+                    int64_t lo = 1, hi = stages - 2;
+                    int64_t big = ts_step_stage_layers(r, 1);
+
+                    /* last index in [1, stages-2] with the first middle's size */
+                    while (lo < hi) {
+                        int64_t mid = lo + (hi - lo + 1) / 2;
+
+                        if (ts_step_stage_layers(r, mid) == big)
+                            lo = mid;
+                        else
+                            hi = mid - 1;
+                    }
+                    idx[nk] = 1; cnt[nk++] = lo;
+                    if (lo < stages - 2) {
+                        idx[nk] = lo + 1; cnt[nk++] = stages - 2 - lo;
+                    }
+                }
+            }
+            for (k = 0; k < nk; k++) {
+                int64_t si = idx[k];
+                double nl = (double)ts_step_stage_layers(r, si);
+                double f = nl * ly.fwd + (si == stages - 1 ? head_f : 0);
+                double bk = nl * ly.bwd + (si == stages - 1 ? head_b : 0);
+                double rec = 0, tp, cp, ep, t_mb;
+
+                if (r->recompute == TS_RECOMPUTE_FULL)
+                    rec = nl * (ly.fwd + ly.tp_fwd + ly.ep_fwd);
+                else if (r->recompute == TS_RECOMPUTE_SELECTIVE)
+                    rec = nl * ly.attn_fwd;
+                tp = nl * ly.tp_exposed + (si == stages - 1 ? head_tp : 0);
+                cp = nl * ly.cp_exposed;
+                ep = nl * ly.ep;
+                t_mb = f + bk + rec + tp + cp + ep;
+                t_mb_sum += (double)cnt[k] * t_mb;
+                if (t_mb > t_mb_max) {
+                    t_mb_max = t_mb;
+                    fwd_max = f;
+                    bwd_max = bk;
+                    comp_max = f + bk;
+                    /* Full recompute's redone collectives count as TP/EP time. */
+                    if (r->recompute == TS_RECOMPUTE_FULL) {
+                        rec_max = nl * ly.fwd;
+                        tp_max = tp + nl * ly.tp_fwd;
+                        ep_max = ep + nl * ly.ep_fwd;
+                    } else {
+                        rec_max = rec;
+                        tp_max = tp;
+                        ep_max = ep;
+                    }
+                    cp_max = cp;
+                    tp_hid_max = nl * ly.tp_hidden;
+                    cp_hid_max = nl * ly.cp_hidden;
+                    hidden = nl * (ly.tp_hidden + ly.cp_hidden);
+                }
+            }
+        }
+        layer_mb = t_mb_max;
+        /* Pipeline point-to-point: one activation (1/t of it with SP,
+         * Megatron's scatter-gather) each way per micro-batch per stage
+         * boundary; across nodes when a stage fills a node. */
+        if (r->pp > 1) {
+            int64_t span = r->tp * r->cp * r->dp;
+            bool in_node = ts_step_same_node(span * 2, r->gpus_per_node);
+            double act = (double)r->seq * (double)r->micro_batch / (double)r->cp *
+                         (double)r->model.hidden * 2.0 /
+                         (r->sequence_parallel ? (double)r->tp : 1.0);
+            double one = act / (in_node ? hw.nvlink : hw.net) +
+                         (in_node ? TS_STEP_ALPHA_NVLINK : TS_STEP_ALPHA_NET);
+
+            if (r->vpp > 1)
+                /* Interleaved: Megatron overlaps p2p with compute
+                 * (--overlap-p2p-communication) but for the warm-up. */
+                p2p = 2.0 * (double)(r->pp - 1) * one;
+            else
+                p2p = 2.0 * (m + (double)(r->pp - 1)) * one;
+        }
+        bubble = (double)(r->pp - 1) / (double)r->vpp * (t_mb_sum / (double)stages);
+        out->compute = m * comp_max;
+        out->recompute = m * rec_max;
+        out->tp_comm = m * (tp_max + TS_STEP_KAPPA * tp_hid_max);
+        out->cp_comm = m * (cp_max + TS_STEP_KAPPA * cp_hid_max);
+        out->ep_comm = m * ep_max;
+        out->pp_p2p = p2p;
+        out->pp_bubble = bubble + p2p;
+        hidden *= m;
+        (void)layer_mb;
+    } else {
+        /* No shape: matmul-bound 6 P per token (+2 P with full recompute)
+         * at the catalogue matmul fraction, nothing else resolvable. */
+        double per_gpu_tok = tokens_step / gpus;
+
+        fwd_max = 2.0 * p->active * per_gpu_tok / (hw.peak * hw.core) / m;
+        bwd_max = 2.0 * fwd_max;
+        out->compute = m * (fwd_max + bwd_max);
+        out->recompute = r->recompute == TS_RECOMPUTE_FULL ? m * fwd_max : 0;
+        hw.gemm_flops = 6.0 * p->active * per_gpu_tok;
+        hw.gemm_ideal = out->compute;
+    }
+
+    /* Data parallel over dp*cp ranks.  Inside a node when the group fits
+     * one; otherwise every GPU's own NIC carries its share, and the k
+     * ranks a node holds split the ring into k channels (NCCL). */
+    {
+        int64_t span = r->tp * r->cp * r->dp;
+        int64_t per_node = r->gpus_per_node / (r->tp * r->cp);
+        double bw_dp, al;
+        double ag_w, rs_g, ar;
+
+        in_node_dp = ts_step_same_node(span, r->gpus_per_node);
+        if (per_node < 1)
+            per_node = 1;
+        if (per_node > n_dp_i)
+            per_node = n_dp_i;
+        bw_dp = in_node_dp ? hw.nvlink
+                           : ((double)per_node * hw.net < hw.nvlink ? (double)per_node * hw.net
+                                                                   : hw.nvlink);
+        al = in_node_dp ? TS_STEP_ALPHA_NVLINK : TS_STEP_ALPHA_NET;
+        ag_w = ts_step_allgather_s(P_gpu * wb, n_dp_i, bw_dp, al);
+        rs_g = ts_step_allgather_s(P_train * gb, n_dp_i, bw_dp, al);
+        ar = ts_step_allreduce_s(P_train * gb, n_dp_i, bw_dp, al);
+        stage_factor = out->from_shape ? (double)ts_step_stage_layers(r, 0) : 1.0;
+        if (stage_factor < 1)
+            stage_factor = 1;
+
+        if (r->optimizer == TS_OPT_NONE || n_dp_i <= 1) {
+            /* nothing to reduce */
+        } else if (r->zero >= 3) {
+            /* FSDP / ZeRO-3: per micro-batch gather before forward and
+             * backward, reduce-scatter after backward; one layer ahead is
+             * prefetched, so the first gather and last reduce show. */
+            double f_exp = ag_w > fwd_max ? ag_w - fwd_max : 0;
+            double b_need = ag_w + rs_g;
+            double b_exp = b_need > bwd_max ? b_need - bwd_max : 0;
+            double edge = (ag_w + rs_g) / stage_factor;
+
+            dp_exposed = m * (f_exp + b_exp + edge);
+            dp_hidden = m * (ag_w + b_need) - dp_exposed;
+        } else if (r->framework == TS_FW_MEGATRON) {
+            /* Distributed optimizer (zero >= 1): RS grads + AG params;
+             * zero 0: all-reduce.  Overlapped with the last backward /
+             * first forward. */
+            double red = r->zero >= 1 ? rs_g : ar;
+            double gat = r->zero >= 1 ? ag_w : 0;
+            double e1 = red > bwd_max ? red - bwd_max : 0;
+            double e2 = gat > fwd_max ? gat - fwd_max : 0;
+            /* The last bucket cannot overlap (Megatron's default buckets
+             * are ~40M params: a small share of any large model). */
+            double tail = (red + gat) / stage_factor;
+
+            dp_exposed = e1 + e2 + tail;
+            dp_hidden = red + gat - dp_exposed;
+        } else {
+            /* DeepSpeed ZeRO-1/2 (and FSDP SHARD_GRAD_OP): grads reduced
+             * under backward (ZeRO-2 every micro-batch, ZeRO-1 once), the
+             * updated weights all-gathered after the step, exposed. */
+            double red = r->zero >= 1 ? rs_g : ar;
+            double per = r->zero == 2 ? m : 1.0;
+            double e1 = red > bwd_max ? red - bwd_max : 0;
+            double gat = r->zero >= 1 ? ag_w : 0;
+
+            if (r->framework == TS_FW_FSDP && r->zero == 2) {
+                /* SHARD_GRAD_OP keeps weights gathered through the step:
+                 * one gather, under the first forward. */
+                gat = ag_w > fwd_max ? ag_w - fwd_max : 0;
+            }
+            dp_exposed = per * (e1 + red / stage_factor) + gat;
+            dp_hidden = per * red + (r->zero >= 1 ? ag_w : 0) - dp_exposed;
+        }
+        if (dp_hidden < 0)
+            dp_hidden = 0;
+    }
+    /* Contention charge for everything hidden (DP here, TP/CP below). */
+    out->dp_comm = dp_exposed + TS_STEP_KAPPA * dp_hidden;
+
+    /* Optimizer step: memory-bound over this GPU's shard of the states. */
+    {
+        double shard = r->zero >= 1 ? P_train / n_dp : P_train;
+
+        t_opt = r->offload_optimizer ? 0
+                : shard * ts_step_opt_bytes(r, gb) / (hw.hbm * TS_STEP_MEM_EFF);
+        if (r->offload_optimizer) {
+            /* Grads down and weights up over PCIe, Adam on the host. */
+            t_off = shard * (gb + wb) / hw.pcie +
+                    shard * ts_step_opt_bytes(r, gb) / TS_STEP_HOST_BW;
+        }
+        if (r->offload_params) {
+            /* ZeRO-Infinity streams every weight shard in before forward
+             * and backward of each micro-batch. */
+            t_off += m * 2.0 * (P_gpu / n_dp) * wb / hw.pcie;
+        }
+    }
+    out->optimizer = t_opt;
+    out->offload = t_off;
+
+    out->exposed_comm = out->tp_comm + out->cp_comm + out->ep_comm + out->pp_p2p + out->dp_comm;
+    out->overlapped_comm = hidden + dp_hidden;
+    total = out->compute + out->recompute + out->tp_comm + out->cp_comm + out->ep_comm +
+            out->pp_bubble + out->dp_comm + out->optimizer + out->offload;
+    out->gemm_efficiency = hw.gemm_ideal > 0 ? hw.gemm_flops / (hw.gemm_ideal * hw.peak) : 0;
+
+    /* MFU basis: the compute estimate's own (6 P_active per token, plus
+     * PaLM's 12 L h s when attention_flops is set). */
+    basis = 6.0 * p->active;
+    if (r->attention_flops && out->from_shape)
+        basis += 12.0 * (double)r->model.layers * (double)r->model.hidden * (double)r->seq;
+    out->model_flops = basis * tokens_step;
+    out->mfu_convention = r->attention_flops
+        ? "(6 P_active + 12 L h s) per token (PaLM: attention non-causal, no recompute credit)"
+        : "6 P_active per token (Kaplan: attention matmuls and recompute not credited)";
+    if (!(total > 0) || !isfinite(total))
+        return TS_ERANGE;
+    out->predicted_mfu = out->model_flops / (total * gpus * hw.peak);
+    out->tokens_per_second = tokens_step / total;
+    out->tokens_per_gpu_second = out->tokens_per_second / gpus;
+    ts_term_set(&out->step_time, total,
+                out->from_shape
+                    ? "m * t_mb(slowest stage) + (p-1)/v * t_mb(mean) + p2p + exposed DP + optimizer + offload"
+                    : "6 P_active * tokens / (gpus * peak * matmul fraction) + exposed DP + optimizer",
+                out->from_shape
+                    ? "roofline matmuls at the catalogue MAMF-derived core rate, fused attention at the "
+                      "catalogue fraction, memory-bound elementwise; ring/tree collectives at 80 % of link; "
+                      "framework overlap (docs/formulas.md, Step time)"
+                    : "no model shape: attention, TP, PP and elementwise work are not modelled");
+    if (!isfinite(out->predicted_mfu) || !isfinite(out->tokens_per_second))
+        return TS_ERANGE;
+    return TS_OK;
+}
+
+ts_status ts_step_estimate(const ts_run *r, ts_step *out, ts_error *err)
+{
+    ts_run run;
+    ts_params p;
+    ts_status st;
+
+    if (r == NULL || out == NULL)
+        return ts_error_set(err, TS_EINVAL, "", "null argument");
+    *out = (ts_step){ 0 };
+    run = *r;
+    if ((st = ts_run_resolve(&run, err)) != TS_OK)
+        return st;
+    if ((st = ts_model_params(&run.model, &p, err)) != TS_OK)
+        return st;
+    st = ts_step_eval(&run, &p, out);
+    if (st == TS_EINCOMPAT)
+        return ts_error_set(err, st, "compute_precision", "GPU '%s' has no dense %s peak",
+                            run.gpu.id, ts_precision_name(run.compute_precision));
+    if (st != TS_OK) {
+        *out = (ts_step){ 0 };
+        return ts_error_set(err, TS_ERANGE, "gpus", "step time is not finite for these inputs");
+    }
+    return TS_OK;
+}

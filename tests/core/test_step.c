@@ -1,0 +1,460 @@
+/*
+ * test_step.c - the step-time model (core/ts_step.c) and the layout
+ * search (core/ts_search.c).
+ *
+ * Collective and kernel formulas are checked against values worked by
+ * hand in the comment next to each (1e-12 relative: double rounding
+ * only).  The composed step is checked through identities that follow
+ * from the model's definition (the bubble does not depend on the number
+ * of micro-batches; interleaving by v divides it by v; GPU-hours equal
+ * step time x steps x GPUs when the MFU is predicted), so they hold
+ * whatever the catalogue figures are.  The measured-run accuracy lives
+ * in tests/validation/step_time.json.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trainsize.h"
+
+#define REL_CLOSE(got, want, rel)                                      \
+    ck_assert_msg(fabs((double)(got) - (double)(want)) <=                \
+                      (rel) * fabs((double)(want)),                      \
+                  "%s = %.12g, want %.12g (rel tol %g)", #got,           \
+                  (double)(got), (double)(want), (double)(rel))
+
+/* ---- collectives and kernels, by hand ----------------------------- */
+
+START_TEST(test_allreduce_ring)
+{
+    /* 1 GB over 8 ranks at 100 GB/s: 2 * 7/8 * 1e9 / 1e11 = 0.0175 s.
+     * Latency: tree 2 * log2(8) = 6 hops (< ring's 14) * 5 us = 30 us. */
+    REL_CLOSE(ts_step_allreduce_s(1e9, 8, 1e11, 0), 0.0175, 1e-12);
+    REL_CLOSE(ts_step_allreduce_s(1e9, 8, 1e11, 5e-6), 0.0175 + 30e-6, 1e-12);
+    /* 2 ranks: 2 * 1/2 * 1e9 / 1e11 = 0.01 s; hops min(2, 2) = 2. */
+    REL_CLOSE(ts_step_allreduce_s(1e9, 2, 1e11, 1e-6), 0.01 + 2e-6, 1e-12);
+    /* 1024 ranks: bandwidth term 2 * 1023/1024 * 1e-2 = 0.019980469 s;
+     * tree latency 2 * 10 hops * 10 us = 200 us. */
+    REL_CLOSE(ts_step_allreduce_s(1e9, 1024, 1e11, 1e-5), 2.0 * 1023.0 / 1024.0 * 0.01 + 200e-6, 1e-12);
+    ck_assert(ts_step_allreduce_s(1e9, 1, 1e11, 1e-5) == 0);
+    ck_assert(ts_step_allreduce_s(0, 8, 1e11, 1e-5) == 0);
+    ck_assert(ts_step_allreduce_s(1e9, 8, 0, 1e-5) == 0);
+}
+END_TEST
+
+START_TEST(test_allgather_alltoall)
+{
+    /* All-gather of a 1 GB result over 4 ranks at 100 GB/s: each rank
+     * receives 3/4 of it, 0.0075 s, plus 3 ring hops * 10 us. */
+    REL_CLOSE(ts_step_allgather_s(1e9, 4, 1e11, 1e-5), 0.0075 + 30e-6, 1e-12);
+    /* Reduce-scatter moves the same bytes: all-reduce = RS + AG in the
+     * bandwidth term (latency aside). */
+    REL_CLOSE(2.0 * ts_step_allgather_s(1e9, 4, 1e11, 0), ts_step_allreduce_s(1e9, 4, 1e11, 0), 1e-12);
+    /* All-to-all of 800 MB over 8: 7/8 leaves, 0.007 s at 100 GB/s. */
+    REL_CLOSE(ts_step_alltoall_s(8e8, 8, 1e11, 0), 0.007, 1e-12);
+}
+END_TEST
+
+START_TEST(test_gemm_roofline)
+{
+    /* 1000^3 at 1 TFLOP/s peak, core 0.5: 2e9 / 5e11 = 4 ms; operands
+     * 2 * 3e6 bytes at 1 GB/s * 0.9 = 6.6667 ms; sum 10.6667 ms. */
+    REL_CLOSE(ts_step_gemm_s(1000, 1000, 1000, 1e12, 0.5, 1e9), 0.004 + 6e6 / 0.9e9, 1e-12);
+    ck_assert(ts_step_gemm_s(0, 1000, 1000, 1e12, 0.5, 1e9) == 0);
+}
+END_TEST
+
+START_TEST(test_bubble_fraction)
+{
+    /* (p - 1) / (m v): 7/64, 7/256; no pipeline, no bubble. */
+    REL_CLOSE(ts_step_bubble_fraction(8, 64, 1), 7.0 / 64.0, 1e-15);
+    REL_CLOSE(ts_step_bubble_fraction(8, 64, 4), 7.0 / 256.0, 1e-15);
+    ck_assert(ts_step_bubble_fraction(1, 64, 1) == 0);
+}
+END_TEST
+
+START_TEST(test_catalogue_network)
+{
+    /* oracles.md, "Interconnect": NVLink per GPU, bidirectional. */
+    ck_assert(ts_gpu_find("a100-80")->nvlink_bw == 600e9);
+    ck_assert(ts_gpu_find("h100-sxm")->nvlink_bw == 900e9);
+    ck_assert(ts_gpu_find("h200")->nvlink_bw == 900e9);
+    ck_assert(ts_gpu_find("b200")->nvlink_bw == 1800e9);
+    ck_assert(ts_gpu_find("mi300x")->nvlink_bw == 896e9);
+    /* 400 Gb/s = 50 GB/s per H100. */
+    ck_assert(ts_gpu_find("h100-sxm")->net_bw == 50e9);
+    /* The core matmul rate is the catalogue MAMF: 792.1 / 989. */
+    REL_CLOSE(ts_step_core_eff(ts_gpu_find("h100-sxm")), 0.801, 1e-12);
+}
+END_TEST
+
+/* ---- composed step ------------------------------------------------ */
+
+static void llama_run(ts_run *r, const char *preset, int64_t gpus)
+{
+    ts_run_defaults(r);
+    ts_run_apply_preset(r, ts_preset_find(preset));
+    r->gpus = gpus;
+    r->dp = 0;
+}
+
+START_TEST(test_no_shape_matmul_bound)
+{
+    ts_run r;
+    ts_step s;
+    ts_error e;
+
+    /* 1e9 params on one H100, 1000-token sequences, one per step:
+     * compute = 6 * 1e9 * 1000 / (989e12 * 0.801) s, nothing to reduce,
+     * optimizer = 1e9 params * (2*2 grad reads + 8 master + 2*2*4 Adam +
+     * 2 weights = 30 B) / (3.35e12 * 0.9). */
+    ts_run_defaults(&r);
+    r.model.params = 1e9;
+    r.gpus = 1;
+    r.dp = 0;
+    r.seq = 1000;
+    r.global_batch = 1;
+    r.grad_precision = TS_PREC_BF16;
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
+    ck_assert(!s.from_shape);
+    REL_CLOSE(s.compute, 6e12 / (989e12 * 0.801), 1e-12);
+    ck_assert(s.dp_comm == 0 && s.tp_comm == 0 && s.pp_bubble == 0);
+    REL_CLOSE(s.optimizer, 1e9 * 30.0 / (3.35e12 * 0.9), 1e-12);
+    REL_CLOSE(s.step_time.value, s.compute + s.optimizer, 1e-12);
+    /* 6 P per token over step * peak: the matmul fraction, less the optimizer share. */
+    REL_CLOSE(s.predicted_mfu, 6e12 / (s.step_time.value * 989e12), 1e-12);
+}
+END_TEST
+
+START_TEST(test_bubble_independent_of_m)
+{
+    ts_run r;
+    ts_step a, b, c;
+    ts_error e;
+
+    /* Llama 3 8B, tp 1 pp 4 dp 2: the bubble is (p-1)/v stage-times,
+     * whatever the number of micro-batches; compute doubles with m. */
+    llama_run(&r, "llama3-8b", 8);
+    r.pp = 4;
+    r.global_batch = 16;
+    ck_assert_int_eq(ts_step_estimate(&r, &a, &e), TS_OK);
+    r.global_batch = 32;
+    ck_assert_int_eq(ts_step_estimate(&r, &b, &e), TS_OK);
+    REL_CLOSE(b.pp_bubble - b.pp_p2p, a.pp_bubble - a.pp_p2p, 1e-12);
+    REL_CLOSE(b.compute, 2.0 * a.compute, 1e-12);
+    ck_assert(a.micro_batches == 8 && b.micro_batches == 16);
+    /* Interleaving with v = 2 halves it (32 layers split evenly). */
+    r.pp_schedule = TS_PP_INTERLEAVED;
+    r.vpp = 2;
+    ck_assert_int_eq(ts_step_estimate(&r, &c, &e), TS_OK);
+    REL_CLOSE(c.pp_bubble - c.pp_p2p, 0.5 * (b.pp_bubble - b.pp_p2p), 1e-12);
+}
+END_TEST
+
+START_TEST(test_uneven_stages)
+{
+    ts_run r;
+    ts_step even, uneven, last;
+    ts_error e;
+
+    /* 12 layers on pp 4: even [3 3 3 3]; first_stage_layers 1 gives
+     * [1 4 4 3] (the rest split evenly, larger first).  The bubble is
+     * (p-1) x the mean stage time, and the mean only depends on the 12
+     * layers in total, so it is the same; the slowest stage (a middle
+     * one with 4 layers, or the last with 3 plus the output layer) sets
+     * the rest. */
+    ts_run_defaults(&r);
+    r.model.layers = 12;
+    r.model.hidden = 2048;
+    r.model.heads = 16;
+    r.model.vocab = 1000; /* a small output layer: a 4-layer stage is the slowest */
+    r.seq = 2048;
+    r.pp = 4;
+    r.gpus = 4;
+    r.dp = 0;
+    r.global_batch = 8;
+    ck_assert_int_eq(ts_step_estimate(&r, &even, &e), TS_OK);
+    r.first_stage_layers = 1;
+    ck_assert_int_eq(ts_step_estimate(&r, &uneven, &e), TS_OK);
+    REL_CLOSE(uneven.pp_bubble - uneven.pp_p2p, even.pp_bubble - even.pp_p2p, 1e-12);
+    ck_assert(uneven.compute > even.compute);
+    /* [5 3 2 2] via last_stage_layers 2 and first 5: same mean again. */
+    r.first_stage_layers = 5;
+    r.last_stage_layers = 2;
+    ck_assert_int_eq(ts_step_estimate(&r, &last, &e), TS_OK);
+    REL_CLOSE(last.pp_bubble - last.pp_p2p, even.pp_bubble - even.pp_p2p, 1e-12);
+}
+END_TEST
+
+START_TEST(test_recompute_adds_forward)
+{
+    ts_run r;
+    ts_step none, full, sel;
+    ts_error e;
+
+    /* Full recompute redoes the forward: recompute = compute's forward
+     * share, i.e. between a quarter and a half of fwd+bwd (backward is
+     * about twice forward). */
+    llama_run(&r, "llama3-8b", 8);
+    r.global_batch = 8;
+    ck_assert_int_eq(ts_step_estimate(&r, &none, &e), TS_OK);
+    r.recompute = TS_RECOMPUTE_FULL;
+    ck_assert_int_eq(ts_step_estimate(&r, &full, &e), TS_OK);
+    r.recompute = TS_RECOMPUTE_SELECTIVE;
+    ck_assert_int_eq(ts_step_estimate(&r, &sel, &e), TS_OK);
+    ck_assert(none.recompute == 0);
+    ck_assert(full.recompute > 0.25 * full.compute && full.recompute < 0.5 * full.compute);
+    ck_assert(sel.recompute > 0 && sel.recompute < full.recompute);
+    REL_CLOSE(full.compute, none.compute, 1e-12);
+    ck_assert(full.step_time.value > sel.step_time.value && sel.step_time.value > none.step_time.value);
+}
+END_TEST
+
+START_TEST(test_tp_allreduce_per_layer)
+{
+    ts_run r;
+    ts_step s;
+    ts_error e;
+    double S, one, head;
+
+    /* 2 layers, h 1024, 8 heads, vocab 1000, seq 1024, tp 2 without SP,
+     * one sequence on 2 GPUs of one node: per layer 4 all-reduces of
+     * S = 1024 tokens * 1024 * 2 B over NVLink at 900/2 GB/s * 0.8 with
+     * 3 us hops, plus the vocab-parallel loss's 2 all-reduces of 4 B per
+     * token. */
+    ts_run_defaults(&r);
+    r.model.layers = 2;
+    r.model.hidden = 1024;
+    r.model.heads = 8;
+    r.model.vocab = 1000;
+    r.seq = 1024;
+    r.tp = 2;
+    r.gpus = 2;
+    r.dp = 0;
+    r.global_batch = 1;
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
+    S = 1024.0 * 1024.0 * 2.0;
+    one = 2.0 * 0.5 * S / 360e9 + 2.0 * 3e-6; /* 2 ranks: 2 hops */
+    head = 2.0 * (2.0 * 0.5 * 1024.0 * 4.0 / 360e9 + 2.0 * 3e-6);
+    REL_CLOSE(s.tp_comm, 2.0 * 4.0 * one + head, 1e-12);
+    /* A user NVLink figure replaces the catalogue's. */
+    r.nvlink_gbps = 450;
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
+    one = 2.0 * 0.5 * S / 180e9 + 2.0 * 3e-6;
+    head = 2.0 * (2.0 * 0.5 * 1024.0 * 4.0 / 180e9 + 2.0 * 3e-6);
+    REL_CLOSE(s.tp_comm, 2.0 * 4.0 * one + head, 1e-12);
+}
+END_TEST
+
+START_TEST(test_compute_uses_prediction)
+{
+    ts_run r;
+    ts_compute c;
+    ts_error e;
+
+    llama_run(&r, "llama3-8b", 64);
+    r.global_batch = 512;
+    ck_assert_int_eq(ts_compute_estimate(&r, &c, &e), TS_OK);
+    ck_assert(c.mfu_predicted);
+    ck_assert(c.mfu == c.predicted_mfu && c.mfu > 0 && c.mfu <= 1);
+    /* GPU-hours * 3600 = step time * steps * GPUs, by construction. */
+    REL_CLOSE(c.gpu_hours.value * 3600.0, c.step_time.value * c.steps * 64.0, 1e-9);
+    REL_CLOSE(c.step_seconds, c.step_time.value, 1e-9);
+    /* An mfu input overrides: 6 P T / (peak * 0.4 * 3600). */
+    r.mfu = 0.4;
+    r.gpu_hour_usd = 2.5;
+    ck_assert_int_eq(ts_compute_estimate(&r, &c, &e), TS_OK);
+    ck_assert(!c.mfu_predicted && c.mfu == 0.4);
+    REL_CLOSE(c.gpu_hours.value, c.model_flops.value / (989e12 * 0.4 * 3600.0), 1e-12);
+    REL_CLOSE(c.cost_usd.value, 2.5 * c.gpu_hours.value, 1e-12);
+    ck_assert(c.predicted_mfu > 0 && c.predicted_mfu != 0.4);
+}
+END_TEST
+
+START_TEST(test_bad_network_inputs)
+{
+    ts_run r;
+    ts_step s;
+    ts_error e;
+
+    llama_run(&r, "llama3-8b", 8);
+    r.nvlink_gbps = -1;
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_EINVAL);
+    ck_assert_str_eq(e.field, "nvlink_gbps");
+    r.nvlink_gbps = 0;
+    r.net_gbps = NAN;
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_EINVAL);
+    ck_assert_str_eq(e.field, "net_gbps");
+    r.net_gbps = 0;
+    r.gemm_efficiency = 1.5;
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_EINVAL);
+    ck_assert_str_eq(e.field, "gemm_efficiency");
+    r.gemm_efficiency = 0;
+    r.gpu_hour_usd = -2;
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_EINVAL);
+    ck_assert_str_eq(e.field, "gpu_hour_usd");
+}
+END_TEST
+
+/* ---- search ------------------------------------------------------- */
+
+static ts_search_out *search_out(void)
+{
+    ts_search_out *o = malloc(sizeof *o);
+
+    ck_assert_ptr_nonnull(o);
+    return o;
+}
+
+START_TEST(test_search_70b_1024)
+{
+    ts_run r;
+    ts_search_cfg cfg;
+    ts_search_out *o = search_out();
+    ts_error e;
+    size_t i;
+
+    /* The case: Llama 3 70B on 1024 H100, 1024 x 8192 per step. */
+    llama_run(&r, "llama3-70b", 1024);
+    r.global_batch = 1024;
+    ts_search_defaults(&cfg);
+    ck_assert_int_eq(ts_search_run(&r, &cfg, o, &e), TS_OK);
+    ck_assert_uint_eq(o->n, 20);
+    ck_assert(o->fitting <= o->tried && o->tried <= o->enumerated);
+    for (i = 0; i < o->n; i++) {
+        const ts_search_result *x = &o->results[i];
+
+        ck_assert(x->fits && x->headroom >= 0 && x->memory_total <= x->hbm);
+        ck_assert_int_eq(x->gpus, 1024);
+        ck_assert_int_eq(x->tp * x->pp * x->cp * x->dp, 1024);
+        ck_assert_int_le(x->tp, 8); /* inside a node by default */
+        ck_assert_int_eq(64 % x->tp, 0);
+        ck_assert_int_eq(1024 % (x->dp * x->micro_batch), 0);
+        if (i > 0)
+            ck_assert(o->results[i - 1].step_time <= x->step_time);
+        ck_assert(x->why[0] != '\0');
+    }
+    /* The best one resolves and fits when sent back as a run. */
+    {
+        ts_run b = r;
+        ts_memory m;
+
+        b.tp = o->results[0].tp;
+        b.pp = o->results[0].pp;
+        b.cp = o->results[0].cp;
+        b.dp = o->results[0].dp;
+        b.gpus = 0;
+        b.micro_batch = o->results[0].micro_batch;
+        b.vpp = o->results[0].vpp;
+        b.pp_schedule = o->results[0].pp_schedule;
+        b.zero = o->results[0].zero;
+        b.framework = o->results[0].framework;
+        b.recompute = o->results[0].recompute;
+        b.sequence_parallel = o->results[0].sequence_parallel;
+        b.first_stage_layers = o->results[0].first_stage_layers;
+        ck_assert_int_eq(ts_memory_estimate(&b, &m, &e), TS_OK);
+        ck_assert(m.fits);
+    }
+    free(o);
+}
+END_TEST
+
+START_TEST(test_search_constraints)
+{
+    ts_run r;
+    ts_search_cfg cfg;
+    ts_search_out *o = search_out();
+    ts_error e;
+    size_t i;
+
+    llama_run(&r, "llama3-8b", 16);
+    r.global_batch = 64;
+    ts_search_defaults(&cfg);
+    cfg.tp = 2;
+    cfg.recompute_mask = 1u << TS_RECOMPUTE_FULL;
+    cfg.framework = TS_FW_MEGATRON;
+    cfg.limit = 5;
+    ck_assert_int_eq(ts_search_run(&r, &cfg, o, &e), TS_OK);
+    ck_assert_uint_le(o->n, 5);
+    for (i = 0; i < o->n; i++) {
+        ck_assert_int_eq(o->results[i].tp, 2);
+        ck_assert_int_eq(o->results[i].recompute, TS_RECOMPUTE_FULL);
+        ck_assert_int_eq(o->results[i].framework, TS_FW_MEGATRON);
+    }
+    /* Cost objective with max_gpus: GPU-seconds ascending. */
+    ts_search_defaults(&cfg);
+    cfg.objective = TS_SEARCH_COST;
+    cfg.max_gpus = 16;
+    ck_assert_int_eq(ts_search_run(&r, &cfg, o, &e), TS_OK);
+    for (i = 1; i < o->n; i++)
+        ck_assert(o->results[i - 1].gpu_seconds <= o->results[i].gpu_seconds);
+    free(o);
+}
+END_TEST
+
+START_TEST(test_search_errors)
+{
+    ts_run r;
+    ts_search_cfg cfg;
+    ts_search_out *o = search_out();
+    ts_error e;
+
+    ts_search_defaults(&cfg);
+    /* No shape: nothing to lay out. */
+    ts_run_defaults(&r);
+    r.model.params = 7e9;
+    ck_assert_int_eq(ts_search_run(&r, &cfg, o, &e), TS_EINVAL);
+    ck_assert_str_eq(e.field, "layers");
+    /* 405B on 8 GPUs of 80 GB: nothing fits (16 B/param alone is 6.5 TB). */
+    llama_run(&r, "llama3-405b", 8);
+    r.global_batch = 8;
+    ck_assert_int_eq(ts_search_run(&r, &cfg, o, &e), TS_ENOFIT);
+    ck_assert_uint_eq(o->n, 0);
+    ck_assert(o->pruned > 0);
+    /* limit out of range. */
+    llama_run(&r, "llama3-8b", 8);
+    cfg.limit = 0;
+    ck_assert_int_eq(ts_search_run(&r, &cfg, o, &e), TS_EINVAL);
+    ck_assert_str_eq(e.field, "limit");
+    free(o);
+}
+END_TEST
+
+static Suite *step_suite(void)
+{
+    Suite *s = suite_create("step");
+    TCase *tc = tcase_create("formulas");
+
+    tcase_add_test(tc, test_allreduce_ring);
+    tcase_add_test(tc, test_allgather_alltoall);
+    tcase_add_test(tc, test_gemm_roofline);
+    tcase_add_test(tc, test_bubble_fraction);
+    tcase_add_test(tc, test_catalogue_network);
+    tcase_add_test(tc, test_no_shape_matmul_bound);
+    tcase_add_test(tc, test_bubble_independent_of_m);
+    tcase_add_test(tc, test_uneven_stages);
+    tcase_add_test(tc, test_recompute_adds_forward);
+    tcase_add_test(tc, test_tp_allreduce_per_layer);
+    tcase_add_test(tc, test_compute_uses_prediction);
+    tcase_add_test(tc, test_bad_network_inputs);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("search");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, test_search_70b_1024);
+    tcase_add_test(tc, test_search_constraints);
+    tcase_add_test(tc, test_search_errors);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(step_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,127 @@
+/*
+ * step_time.c - validation of the step-time model (core/ts_step.c) against
+ * measured runs (tests/validation/step_time.json).
+ *
+ * Every row is a POST /v1/compute body, parsed by the api's own parser so
+ * the rows exercise exactly what a user would send, and a measurement in
+ * seconds per step or tokens/s per GPU (never an MFU: conventions differ).
+ * Prints each row's error; fails when a row is outside the file's
+ * tolerance or the median absolute error is above its median tolerance.
+ * "--markdown" prints the README table instead of the plain listing.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ts_api_int.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+    json_error_t je;
+    json_t *root, *rows;
+    double tol, mtol, errs[256], median;
+    size_t i, n;
+    int bad = 0;
+    bool md = argc > 2 && strcmp(argv[2], "--markdown") == 0;
+
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s step_time.json [--markdown]\n", argv[0]);
+        return 2;
+    }
+    root = json_load_file(argv[1], 0, &je);
+    if (root == NULL) {
+        fprintf(stderr, "%s:%d: %s\n", argv[1], je.line, je.text);
+        return 2;
+    }
+    tol = json_number_value(json_object_get(root, "tolerance"));
+    mtol = json_number_value(json_object_get(root, "median_tolerance"));
+    rows = json_object_get(root, "rows");
+    n = json_array_size(rows);
+    if (n == 0 || n > sizeof errs / sizeof errs[0] || !(tol > 0) || !(mtol > 0)) {
+        fprintf(stderr, "%s: no rows or no tolerance\n", argv[1]);
+        json_decref(root);
+        return 2;
+    }
+    if (md) {
+        printf("| Run | Measured | Predicted | Error | Exposed comm | Bubble | Source |\n");
+        printf("| --- | ---: | ---: | ---: | ---: | ---: | --- |\n");
+    }
+    for (i = 0; i < n; i++) {
+        json_t *row = json_array_get(rows, i);
+        json_t *meas = json_object_get(row, "measured");
+        const char *name = json_string_value(json_object_get(row, "name"));
+        char *body = json_dumps(json_object_get(row, "request"), JSON_COMPACT);
+        ts_api_req *req = malloc(sizeof *req);
+        ts_api_err aerr;
+        ts_error cerr;
+        ts_step st;
+        double meas_s, pred_s, tokens, err;
+        bool tps = json_object_get(meas, "tokens_per_gpu_second") != NULL;
+        json_t *gv = json_object_get(row, "gated");
+        bool gated = gv == NULL || json_is_true(gv);
+
+        if (body == NULL || req == NULL ||
+            ts_json_parse_run(body, strlen(body), false, req, &aerr) != 0) {
+            fprintf(stderr, "row %zu (%s): request rejected: %s %s\n", i,
+                    name != NULL ? name : "?", req != NULL ? aerr.field : "", req != NULL ? aerr.detail : "");
+            free(body);
+            free(req);
+            json_decref(root);
+            return 2;
+        }
+        memset(&cerr, 0, sizeof cerr);
+        if (ts_step_estimate(&req->run, &st, &cerr) != TS_OK) {
+            fprintf(stderr, "row %zu (%s): %s: %s\n", i, name, cerr.field, cerr.text);
+            free(body);
+            free(req);
+            json_decref(root);
+            return 2;
+        }
+        tokens = (double)req->run.global_batch * (double)req->run.seq;
+        meas_s = tps ? tokens / ((double)req->run.gpus *
+                                 json_number_value(json_object_get(meas, "tokens_per_gpu_second")))
+                     : json_number_value(json_object_get(meas, "seconds_per_step"));
+        pred_s = st.step_time.value;
+        err = pred_s / meas_s - 1.0;
+        errs[i] = fabs(err);
+        if (fabs(err) > tol && gated)
+            bad = 1;
+        if (md) {
+            if (tps)
+                printf("| %s%s | %.0f tok/s/GPU | %.0f | %+.1f %% | %.2f s | %.2f s | %s |\n", name, gated ? "" : " (not gated)",
+                       tokens / ((double)req->run.gpus * meas_s), st.tokens_per_gpu_second,
+                       100.0 * err, st.exposed_comm, st.pp_bubble - st.pp_p2p,
+                       strstr(json_string_value(json_object_get(row, "source")), "llm-foundry") ? "llm-foundry" :
+                       strstr(json_string_value(json_object_get(row, "source")), "Korthikanti") ? "Korthikanti T5" : "LLaMA");
+            else
+                printf("| %s | %.2f s/step | %.2f s | %+.1f %% | %.2f s | %.2f s | Korthikanti T5 |\n", name,
+                       meas_s, pred_s, 100.0 * err, st.exposed_comm, st.pp_bubble - st.pp_p2p);
+        } else {
+            printf("%-44s measured %9.3f s/step  predicted %9.3f s  error %+6.1f %%%s\n"
+                   "    compute %.3f recompute %.3f tp %.3f bubble %.3f (p2p %.3f) dp %.3f cp %.3f ep %.3f opt %.3f"
+                   " | gemm eff %.3f, mfu %.3f\n",
+                   name, meas_s, pred_s, 100.0 * err,
+                   fabs(err) > tol ? (gated ? "  OUT OF TOLERANCE" : "  (outside, not gated)") : "",
+                   st.compute, st.recompute, st.tp_comm, st.pp_bubble, st.pp_p2p, st.dp_comm,
+                   st.cp_comm, st.ep_comm, st.optimizer, st.gemm_efficiency, st.predicted_mfu);
+        }
+        free(body);
+        free(req);
+    }
+    qsort(errs, n, sizeof errs[0], cmp_double);
+    median = n % 2 ? errs[n / 2] : 0.5 * (errs[n / 2 - 1] + errs[n / 2]);
+    printf("%s%zu rows, median |error| %.1f %%, max %.1f %% (tolerance %.0f %% per row, %.0f %% median)\n",
+           md ? "\n" : "", n, 100.0 * median, 100.0 * errs[n - 1], 100.0 * tol, 100.0 * mtol);
+    if (median > mtol)
+        bad = 1;
+    json_decref(root);
+    return bad;
+}
