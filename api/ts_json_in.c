@@ -858,8 +858,15 @@ static int import_index(const char *key)
 static void blame_import(ts_api_err *err, const char *origin)
 {
     char detail[TS_API_DETAIL_LEN];
-    size_t plen = strcspn(origin, " ");
-    int n = snprintf(detail, sizeof detail, "from %s: ", origin);
+    size_t plen;
+    int n;
+
+    /* A value the importer derived without a key of its own keeps the
+     * core's pointer: never a problem without a field. */
+    if (origin == NULL || origin[0] == '\0')
+        return;
+    plen = strcspn(origin, " ");
+    n = snprintf(detail, sizeof detail, "from %s: ", origin);
 
     if (n > 0 && (size_t)n < sizeof detail) {
         size_t room = sizeof detail - (size_t)n;

@@ -439,8 +439,11 @@ function readmeCurls() {
     const out = [];
     for (const block of text.matchAll(/```(?:sh|bash|console)?\n([\s\S]*?)```/g)) {
         const lines = block[1].replace(/\\\n\s*/g, ' ').split('\n');
+        let producer = ''; /* the commands piped into the next line */
         for (const line of lines) {
             const l = line.trim();
+            const fed = producer;
+            producer = l.endsWith('|') && !l.startsWith('#') ? `${fed}${l} ` : '';
             if (!l.startsWith('curl '))
                 continue;
             const words = [...l.matchAll(/'([^']*)'|"((?:[^"\\]|\\.)*)"|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]);
@@ -454,6 +457,15 @@ function readmeCurls() {
                     req.headers[k.trim().toLowerCase()] = v.join(':').trim();
                 } else if (w === '-d' || w === '--data' || w === '--data-raw') {
                     req.body = words[++i];
+                    if (req.method === 'GET')
+                        req.method = 'POST';
+                } else if (w === '--data-binary' && words[i + 1] === '@-' && fed !== '') {
+                    /* The body is what the example pipes in: run that part
+                     * of the example as written, from the repository root. */
+                    i++;
+                    const r = spawnSync('bash', ['-c', fed.replace(/\|\s*$/, '')],
+                                        { cwd: ROOT, encoding: 'utf8', timeout: 10000 });
+                    req.body = r.status === 0 ? r.stdout : undefined;
                     if (req.method === 'GET')
                         req.method = 'POST';
                 } else if (/^https?:\/\//.test(w))
