@@ -247,7 +247,7 @@ const ts_field_doc ts_field_docs[TS_FI_COUNT] = {
         .group = "hardware", .def = "2", .unit = "GiB",
         .cli = "fixed per-GPU overhead, GiB",
     },
-    [TS_FI_FRAGMENTATION] = { .doc = "Allocator slack as a fraction of the other terms. Default 0.05.",
+    [TS_FI_FRAGMENTATION] = { .doc = "Extra allocator slack as a fraction of the allocated peak, on top of the modelled cached blocks. Default 0.",
         .group = "hardware", .def = "0", .unit = "fraction",
         .cli = "allocator slack fraction [0,0.5)",
     },
