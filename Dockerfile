@@ -23,6 +23,7 @@ RUN apt-get update \
       libmicrohttpd-dev \
       libjansson-dev \
       libcurl4-openssl-dev \
+      zlib1g-dev \
       libyaml-dev \
       check \
       libxml2-utils \
@@ -43,6 +44,7 @@ RUN apt-get update \
       libmicrohttpd12 \
       libjansson4 \
       libcurl4 \
+      zlib1g \
       libyaml-0-2 \
  && apt-get clean \
  && rm -rf /var/lib/apt/lists/* /var/log/apt/* /var/log/dpkg.log /var/cache/debconf/*-old \

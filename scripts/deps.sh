@@ -23,7 +23,7 @@ NODE_SHA512=xuNO04Y9YvjAKVFwOP15sC4AY0dfdmrlxiQOxuiW+wjjHUx9XxO6jEvb57PmeQMm6wMz
 TOOLS=build/tools
 
 build_pkgs=(meson ninja-build pkg-config gcc libc6-dev
-            libmicrohttpd-dev libjansson-dev libcurl4-openssl-dev
+            libmicrohttpd-dev libjansson-dev libcurl4-openssl-dev zlib1g-dev
             libyaml-dev)  # axolotl_config (optional at build time)
 test_pkgs=(check clang libclang-rt-14-dev libfuzzer-14-dev wrk chromium
            fonts-liberation valgrind procps util-linux curl ca-certificates

@@ -44,6 +44,7 @@
 #include "ts_api.h"
 #include "ts_buf.h"
 #include "ts_guard.h"
+#include "ts_gzip.h"
 #include "ts_metrics.h"
 #include "ts_static.h"
 
@@ -119,6 +120,8 @@ typedef struct reply {
     const char *cache_control;
     const char *etag;
     const char *csp;         /* NULL: csp_api */
+    const char *encoding;    /* Content-Encoding, NULL: identity */
+    const char *vary;        /* Vary, NULL: none */
     int close;               /* send "Connection: close" and close */
 } reply;
 
@@ -174,6 +177,11 @@ static enum MHD_Result queue(ts_server *s, struct MHD_Connection *c,
     if (r->etag != NULL)
         ok &= MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG,
                                       r->etag) == MHD_YES;
+    if (r->encoding != NULL)
+        ok &= MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING,
+                                      r->encoding) == MHD_YES;
+    if (r->vary != NULL)
+        ok &= MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, r->vary) == MHD_YES;
     /* While draining, tell keep-alive clients to reconnect elsewhere;
      * after a framing error, the rest of the stream cannot be trusted. */
     if (atomic_load(&s->draining) || r->close)
@@ -296,6 +304,33 @@ static int is_get(const char *method)
            || strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
 }
 
+/* If-None-Match (RFC 9110 section 13.1.2): "*", or a comma-separated
+ * list of entity tags compared weakly (a W/ prefix matches too). */
+static bool etag_listed(const char *inm, const char *etag)
+{
+    size_t el = strlen(etag);
+    const char *p = inm;
+
+    if (inm == NULL)
+        return false;
+    while (*p != '\0') {
+        const char *tok;
+
+        while (*p == ' ' || *p == '\t' || *p == ',')
+            p++;
+        if (*p == '*')
+            return true;
+        if (strncmp(p, "W/", 2) == 0)
+            p += 2;
+        tok = p;
+        while (*p != '\0' && *p != ',' && *p != ' ' && *p != '\t')
+            p++;
+        if ((size_t)(p - tok) == el && strncmp(tok, etag, el) == 0)
+            return true;
+    }
+    return false;
+}
+
 static enum MHD_Result serve_file(ts_server *s, struct MHD_Connection *c,
                                   ts_req *rq, ts_static_status st,
                                   ts_static_file *f)
@@ -316,6 +351,25 @@ static enum MHD_Result serve_file(ts_server *s, struct MHD_Connection *c,
     }
     const char *inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
                                                   MHD_HTTP_HEADER_IF_NONE_MATCH);
+    const char *enc = NULL, *vary = NULL;
+
+    if (ts_gzip_worth(f->content_type, f->len)) {
+        char *gz;
+        size_t gzn, el = strlen(f->etag);
+
+        vary = MHD_HTTP_HEADER_ACCEPT_ENCODING;
+        if (ts_gzip_accepted(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                         MHD_HTTP_HEADER_ACCEPT_ENCODING)) &&
+            el >= 2 && el + 3 < sizeof f->etag &&
+            ts_gzip_compress(f->data, f->len, &gz, &gzn) == 0) {
+            free(f->data);
+            f->data = gz;
+            f->len = gzn;
+            enc = "gzip";
+            /* Each representation its own strong validator. */
+            memcpy(f->etag + el - 1, "-gz\"", 5);
+        }
+    }
     reply r = {
         .status = MHD_HTTP_OK,
         .content_type = f->content_type,
@@ -325,8 +379,10 @@ static enum MHD_Result serve_file(ts_server *s, struct MHD_Connection *c,
         .cache_control = f->cache_control,
         .etag = f->etag,
         .csp = csp_dashboard,
+        .encoding = enc,
+        .vary = vary,
     };
-    if (inm != NULL && strcmp(inm, f->etag) == 0) {
+    if (etag_listed(inm, f->etag)) {
         free(f->data);
         r.status = MHD_HTTP_NOT_MODIFIED;
         r.content_type = NULL;

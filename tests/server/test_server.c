@@ -17,9 +17,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <unistd.h>
 
+#include <zlib.h>
+
 #include "th_harness.h"
+#include "ts_gzip.h"
 
 /* Server body cap (api/ts_api.h TS_API_BODY_MAX, the --body-max default). */
 #define BODY_MAX (64u * 1024u)
@@ -365,6 +369,90 @@ START_TEST(test_static_index)
     ck_assert_int_eq(r.status, 304);
     ck_assert_uint_eq(r.len, 0);
     th_resp_free(&r);
+    free(file);
+}
+END_TEST
+
+/* gunzip body into a malloc'd buffer (the test's own inflate, not the
+ * server's code). */
+static char *gunzip(const char *in, size_t n, size_t *outn)
+{
+    size_t cap = 4 * n + 65536;
+    char *out = malloc(cap);
+    z_stream z;
+
+    memset(&z, 0, sizeof z);
+    ck_assert_ptr_nonnull(out);
+    ck_assert_int_eq(inflateInit2(&z, 15 + 16), Z_OK);
+    z.next_in = (Bytef *)(void *)(uintptr_t)in;
+    z.avail_in = (uInt)n;
+    z.next_out = (Bytef *)out;
+    z.avail_out = (uInt)cap;
+    ck_assert_int_eq(inflate(&z, Z_FINISH), Z_STREAM_END);
+    *outn = z.total_out;
+    inflateEnd(&z);
+    return out;
+}
+
+/* Issue 13 point 10: the dashboard's text is served gzipped to clients
+ * that accept it, with Vary, its own validator and If-None-Match lists. */
+START_TEST(test_static_gzip)
+{
+    size_t flen = 0, glen = 0;
+    char *file = th_read_src("web/app.js", &flen);
+    char v[128], etag[128], hdr[256];
+    th_resp r;
+    th_req rq = {.path = "/app.js", .header = "Accept-Encoding: br, gzip;q=0.8"};
+
+    ck_assert_ptr_nonnull(file);
+    th_http(g_srv.port, &rq, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert(th_header(&r, "Content-Encoding", v, sizeof v));
+    ck_assert_str_eq(v, "gzip");
+    ck_assert(th_header(&r, "Vary", v, sizeof v));
+    ck_assert_str_eq(v, "Accept-Encoding");
+    ck_assert(r.len < flen / 2); /* JavaScript compresses better than 2:1 */
+    {
+        char *plain = gunzip(r.body, r.len, &glen);
+        ck_assert_uint_eq(glen, flen);
+        ck_assert(memcmp(plain, file, flen) == 0);
+        free(plain);
+    }
+    ck_assert(th_header(&r, "ETag", etag, sizeof etag));
+    ck_assert_ptr_nonnull(strstr(etag, "-gz\""));
+    th_resp_free(&r);
+
+    /* A list, and the W/ form, revalidate; so does "*". */
+    snprintf(hdr, sizeof hdr, "If-None-Match: \"nope\", W/%s", etag);
+    rq = (th_req){.path = "/app.js", .header = hdr};
+    th_http(g_srv.port, &rq, &r);
+    ck_assert_int_eq(r.status, 200); /* no Accept-Encoding: the identity tag differs */
+    ck_assert(!th_header(&r, "Content-Encoding", v, sizeof v));
+    ck_assert(th_header(&r, "Vary", v, sizeof v));
+    ck_assert_uint_eq(r.len, flen);
+    th_resp_free(&r);
+    rq = (th_req){.path = "/app.js", .header = "If-None-Match: *"};
+    th_http(g_srv.port, &rq, &r);
+    ck_assert_int_eq(r.status, 304);
+    th_resp_free(&r);
+
+    /* q=0 refuses gzip: identity. */
+    rq = (th_req){.path = "/app.js", .header = "Accept-Encoding: gzip;q=0, identity"};
+    th_http(g_srv.port, &rq, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert(!th_header(&r, "Content-Encoding", v, sizeof v));
+    ck_assert_uint_eq(r.len, flen);
+    th_resp_free(&r);
+
+    /* The Accept-Encoding parser itself. */
+    ck_assert(ts_gzip_accepted("gzip"));
+    ck_assert(ts_gzip_accepted("deflate, x-gzip"));
+    ck_assert(ts_gzip_accepted("*;q=0.1"));
+    ck_assert(!ts_gzip_accepted("gzip;q=0"));
+    ck_assert(!ts_gzip_accepted("gzipx, br"));
+    ck_assert(!ts_gzip_accepted(NULL));
+    ck_assert(!ts_gzip_worth("text/css", 100));
+    ck_assert(!ts_gzip_worth("image/png", 100000));
     free(file);
 }
 END_TEST
@@ -801,6 +889,7 @@ static Suite *server_suite(void)
     tcase_add_test(routes, test_ops);
     tcase_add_test(routes, test_metrics);
     tcase_add_test(routes, test_static_index);
+    tcase_add_test(routes, test_static_gzip);
     tcase_add_test(routes, test_static_escape);
     tcase_add_test(routes, test_openapi);
     suite_add_tcase(s, routes);
