@@ -618,10 +618,15 @@ async function phaseDirect(base) {
         const h = await send(base, 'HEAD', path);
         t.add(answerProblem('HEAD', path, h.status, h.headers, h.text) === null,
               `HEAD ${path}: ${answerProblem('HEAD', path, h.status, h.headers, h.text)}`);
+        /* fetch asks for gzip and decodes it: compare the wire lengths
+         * then (the static files are served gzipped when asked). */
+        const glen = g.headers.get('content-encoding') ? g.headers.get('content-length')
+                                                       : String(Buffer.byteLength(g.text));
         t.add(h.status === g.status && h.headers.get('content-type') === g.headers.get('content-type') &&
-              (key === '/metrics' || h.headers.get('content-length') === String(Buffer.byteLength(g.text))),
+              h.headers.get('content-encoding') === g.headers.get('content-encoding') &&
+              (key === '/metrics' || h.headers.get('content-length') === glen),
               `HEAD ${path}: ${h.status} ${h.headers.get('content-type')} ${h.headers.get('content-length')} vs GET ` +
-              `${g.status} ${g.headers.get('content-type')} ${Buffer.byteLength(g.text)}`);
+              `${g.status} ${g.headers.get('content-type')} ${glen}`);
     }
     /* The document the server hands out is the one tested here. */
     {
