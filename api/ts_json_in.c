@@ -842,6 +842,18 @@ static int fit_seed(ts_api_req *req, const json_t *const *given,
     return 0;
 }
 
+/* The duplicate-key scans answer 0 (none), 1 (err filled) or -1 (out of
+ * memory): true when the request is refused. */
+static bool duplicates_refused(int rc, ts_api_err *err)
+{
+    if (rc == 0)
+        return false;
+    if (rc != 1)
+        ts_api_err_set(err, 503, "out-of-memory", "Out of memory", NULL,
+                       "out of memory parsing the request");
+    return true;
+}
+
 /* Index of an import member ("hf_config", ...), or -1. */
 static int import_index(const char *key)
 {
@@ -1079,16 +1091,8 @@ static int parse_body(const char *body, size_t len, ts_json_mode mode,
                        json_kind(root));
         goto out;
     }
-    switch (check_duplicates(body, len, root, err)) {
-    case 0:
-        break;
-    case 1:
+    if (duplicates_refused(check_duplicates(body, len, root, err), err))
         goto out;
-    default:
-        ts_api_err_set(err, 503, "out-of-memory", "Out of memory", NULL,
-                       "out of memory parsing the request");
-        goto out;
-    }
 
     /* Pass 1: every member known, well-typed and in range. */
     json_object_foreach(root, key, val) {
@@ -1118,16 +1122,8 @@ static int parse_body(const char *body, size_t len, ts_json_mode mode,
 
     /* Imports: proposed values, checked like members, under the request's. */
     if (req_has_import(imp)) {
-        switch (import_duplicates(body, len, "", 0, err)) {
-        case 0:
-            break;
-        case 1:
+        if (duplicates_refused(import_duplicates(body, len, "", 0, err), err))
             goto out;
-        default:
-            ts_api_err_set(err, 503, "out-of-memory", "Out of memory", NULL,
-                           "out of memory parsing the request");
-            goto out;
-        }
         im = malloc(sizeof *im);
         if (im == NULL) {
             ts_api_err_set(err, 503, "out-of-memory", "Out of memory", NULL,

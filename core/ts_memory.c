@@ -322,7 +322,7 @@ static void ts_mem_stage_eval(const ts_mem_ctx *c, int64_t i, int64_t start, ts_
     double n, nd_l, dense, expert, share, W, G, M, O;
     double fl, saved, fwd_ws, bwd_ws, loss_ws, layer_p, persist, grads_live;
     double ph[TS_PHASE_COUNT] = { 0 };
-    double reserve = 0, cached_layer;
+    double reserve = 0;
     int k, peak;
 
     n = (double)(c->shape ? ts_mem_stage_layers(r, i) : 0);
@@ -486,9 +486,8 @@ static void ts_mem_stage_eval(const ts_mem_ctx *c, int64_t i, int64_t start, ts_
     /* Allocator reserve: at the loss phase, blocks cached from the
      * layers' forward transients (far smaller than a logits buffer) and
      * the freed bf16 logits block cannot serve the fp32 loss buffers. */
-    cached_layer = fwd_ws;
     if (peak == TS_PHASE_LOSS)
-        reserve = cached_layer + c->act.loss_cached * c->tokens;
+        reserve = fwd_ws + c->act.loss_cached * c->tokens;
     if (fsdp && r->zero >= 2 && c->nd > 1 && r->pp == 1 && peak != TS_PHASE_BACKWARD &&
         peak != TS_PHASE_OPTIMIZER) {
         /* FSDP2 allocates the reduce-scatter input and output (the sharded
@@ -688,7 +687,7 @@ ts_status ts_memory_estimate(const ts_run *r, ts_memory *out, ts_error *err)
     ts_params p;
     ts_mem_ctx c;
     ts_mem_stage s, worst;
-    double host, share_all;
+    double host;
     int64_t on_node, i, start, half = TS_STAGES_MAX / 2;
     const char *opt_text;
     int k;
@@ -787,11 +786,10 @@ ts_status ts_memory_estimate(const ts_run *r, ts_memory *out, ts_error *err)
      * master, moments and the fp32 gradient partition, 16 B per trainable
      * param of the shard; + 16-bit params with offload_params (18). */
     host = 0;
-    share_all = worst.host_share;
     if (run.offload_optimizer)
-        host += (out->bpp_master + out->bpp_optimizer + 4.0 * c.f) * share_all;
+        host += (out->bpp_master + out->bpp_optimizer + 4.0 * c.f) * worst.host_share;
     if (run.offload_params)
-        host += out->bpp_weights * share_all;
+        host += out->bpp_weights * worst.host_share;
     out->host_bytes_per_gpu = host;
     /* Only this job's GPUs on a node share its host RAM. */
     on_node = run.gpus < run.gpus_per_node ? run.gpus : run.gpus_per_node;
