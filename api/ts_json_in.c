@@ -31,7 +31,7 @@ static const char *const opt_values[] = {
 static const char *const recompute_values[] = { "none", "selective", "full", NULL };
 /* Indexed by the core's enum values (TS_BIND_ENUM stores the index). */
 static const char *const framework_values[] = { "megatron", "fsdp", "deepspeed", NULL };
-static const char *const attention_values[] = { "flash", "eager", NULL };
+static const char *const attention_values[] = { "flash", "eager", "triton", NULL };
 static const char *const norm_values[] = { "rmsnorm", "layernorm", NULL };
 static const char *const pp_schedule_values[] = { "1f1b", "interleaved", NULL };
 static const char *const quant_values[] = { "bf16", "int8", "nf4", NULL };
@@ -143,6 +143,7 @@ const ts_json_field ts_json_fields[TS_FI_COUNT] = {
     [TS_FI_NVLINK_GBPS] = { { "nvlink_gbps", TS_API_FIELD_NUMBER, 0, 1e6, true, false, NULL, true, false, false }, TS_BIND_NUM_OPT, RUN(nvlink_gbps) },
     [TS_FI_NET_GBPS] = { { "net_gbps", TS_API_FIELD_NUMBER, 0, 1e6, true, false, NULL, true, false, false }, TS_BIND_NUM_OPT, RUN(net_gbps) },
     [TS_FI_GEMM_EFFICIENCY] = { { "gemm_efficiency", TS_API_FIELD_NUMBER, 0, 1, true, false, NULL, true, false, false }, TS_BIND_NUM_OPT, RUN(gemm_efficiency) },
+    [TS_FI_CUDA] = { { "cuda", TS_API_FIELD_NUMBER, 9, 14, false, true, NULL, true, false, false }, TS_BIND_NUM_OPT, RUN(cuda) },
     F_NUM(TS_FI_GPU_HOUR_USD, "gpu_hour_usd", 0, 1e6, false, false, gpu_hour_usd),
     /* POST /v1/fit only */
     [TS_FI_SOLVE] = { { "solve", TS_API_FIELD_STRING, 0, 0, false, false, solve_values, false, true, false }, TS_BIND_SOLVE, 0 },

@@ -98,6 +98,7 @@ typedef enum ts_framework {
 typedef enum ts_attention {
     TS_ATTN_FLASH = 0,    /* FlashAttention / SDPA: no s^2 scores kept */
     TS_ATTN_EAGER,        /* scores, softmax (and dropout mask) materialised */
+    TS_ATTN_TRITON,       /* FlashAttention written in Triton (llm-foundry attn_impl: triton) */
     TS_ATTN_COUNT
 } ts_attention;
 
@@ -159,6 +160,7 @@ typedef struct ts_gpu {
     double mamf_m, mamf_n, mamf_k; /* the GEMM shape that measured it */
     double attn_eff;       /* fused attention kernel fwd+bwd / dense peak */
     const char *net_source;
+    int sm;                /* NVIDIA compute capability x 10 (90 = Hopper); 0 = not NVIDIA */
 } ts_gpu;
 
 size_t ts_gpu_count(void);
@@ -316,6 +318,7 @@ typedef struct ts_run {
     double nvlink_gbps;        /* GB/s bidirectional per GPU; 0 = the GPU's catalogue figure */
     double net_gbps;           /* GB/s per GPU one direction (400 Gb/s = 50); 0 = catalogue */
     double gemm_efficiency;    /* (0,1] override of the catalogue matmul fraction; 0 = catalogue */
+    double cuda;               /* CUDA toolkit of the training stack (11.8, 12.4); 0 = current (>= 12) */
     double gpu_hour_usd;       /* price of one GPU-hour; 0 = no cost reported */
     double overhead_gib;       /* fixed per-GPU overhead (CUDA context, NCCL, ...), default 2 */
     double fragmentation;      /* [0,0.5): allocator slack as a fraction of the rest, default 0.05 */
@@ -482,6 +485,9 @@ double ts_step_gemm_s(double m, double n, double k, double peak, double core,
 /* Matmul core fraction implied by a measured MAMF at its shape under the
  * additive roofline above. */
 double ts_step_core_eff(const ts_gpu *g);
+/* True when the run's CUDA toolkit predates Hopper's wgmma (cuda < 12 on
+ * sm_90): matmuls then reach at most 2/3 of the dense peak. */
+bool ts_step_no_wgmma(const ts_run *r);
 /* Pipeline bubble fraction (p - 1) / (m * v). */
 double ts_step_bubble_fraction(int64_t p, int64_t m, int64_t v);
 

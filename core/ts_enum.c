@@ -42,6 +42,7 @@ static const char *const ts_framework_names[TS_FW_COUNT] = {
 static const char *const ts_attention_names[TS_ATTN_COUNT] = {
     [TS_ATTN_FLASH] = "flash",
     [TS_ATTN_EAGER] = "eager",
+    [TS_ATTN_TRITON] = "triton",
 };
 
 static const char *const ts_pp_schedule_names[TS_PP_COUNT] = {

@@ -31,6 +31,8 @@
 #define TS_RUN_FLOPS_MAX   1e18    /* 1 EFLOP/s per GPU */
 #define TS_RUN_BW_MAX      1e15    /* bytes/s */
 #define TS_RUN_GBPS_MAX    1e6     /* GB/s, 1 PB/s */
+#define TS_RUN_CUDA_MIN    9.0     /* CUDA toolkit versions accepted: [9.0, 14) */
+#define TS_RUN_CUDA_MAX    14.0
 #define TS_RUN_MINUTES_MAX 1e7     /* ~19 years */
 #define TS_RUN_HOURS_MAX   1e9
 #define TS_RUN_BATCH_TOKENS (INT64_C(1) << 22)
@@ -181,6 +183,32 @@ static ts_status ts_run_check_layout(const ts_run *r, ts_error *err)
     return TS_OK;
 }
 
+/* The CUDA toolkit must be able to run on the GPU at all: Ampere (sm_80)
+ * arrived with CUDA 11.0, Hopper (sm_90) with 11.8, Blackwell (sm_100)
+ * with 12.8; CUDA 13.0 dropped Volta (sm_70).  CUDA release notes. */
+static ts_status ts_run_check_cuda(const ts_run *r, ts_error *err)
+{
+    int sm = r->gpu.sm;
+    double lo;
+
+    if (r->cuda == 0)
+        return TS_OK;
+    if (!(r->cuda >= TS_RUN_CUDA_MIN && r->cuda < TS_RUN_CUDA_MAX))
+        return ts_error_set(err, TS_EINVAL, "cuda", "cuda must be finite and in [%g, %g), got %g",
+                            TS_RUN_CUDA_MIN, TS_RUN_CUDA_MAX, r->cuda);
+    if (sm == 0)
+        return ts_error_set(err, TS_EINCOMPAT, "cuda",
+                            "GPU '%s' is not an NVIDIA GPU: cuda does not apply", r->gpu.id);
+    lo = sm >= 100 ? 12.8 : sm >= 90 ? 11.8 : sm >= 80 ? 11.0 : 9.0;
+    if (r->cuda < lo - 1e-9)
+        return ts_error_set(err, TS_EINCOMPAT, "cuda",
+                            "GPU '%s' (sm_%d) needs CUDA %.1f or later", r->gpu.id, sm, lo);
+    if (sm < 75 && r->cuda >= 13.0)
+        return ts_error_set(err, TS_EINCOMPAT, "cuda",
+                            "CUDA 13 no longer supports GPU '%s' (sm_%d)", r->gpu.id, sm);
+    return TS_OK;
+}
+
 static ts_status ts_run_check_hardware(const ts_run *r, ts_error *err)
 {
     const ts_gpu *g = &r->gpu;
@@ -198,6 +226,7 @@ static ts_status ts_run_check_hardware(const ts_run *r, ts_error *err)
         (st = ts_run_real(r->nvlink_gbps, 0, false, TS_RUN_GBPS_MAX, false, "nvlink_gbps", err)) != TS_OK ||
         (st = ts_run_real(r->net_gbps, 0, false, TS_RUN_GBPS_MAX, false, "net_gbps", err)) != TS_OK ||
         (st = ts_run_real(r->gemm_efficiency, 0, false, 1, false, "gemm_efficiency", err)) != TS_OK ||
+        (st = ts_run_check_cuda(r, err)) != TS_OK ||
         (st = ts_run_real(r->gpu_hour_usd, 0, false, TS_RUN_USD_MAX, false, "gpu_hour_usd", err)) != TS_OK ||
         (st = ts_run_real(r->overhead_gib, 0, false, TS_RUN_OVERHEAD_GIB_MAX, false, "overhead_gib", err)) != TS_OK ||
         (st = ts_run_real(r->fragmentation, 0, false, TS_RUN_FRAG_MAX, true, "fragmentation", err)) != TS_OK)

@@ -58,9 +58,27 @@
 /* FlashAttention's backward does 2.5x the forward's FLOPs (it recomputes
  * the scores; Dao 2023, Sec. 3.1); the catalogue fraction is in that count. */
 #define TS_STEP_FA_BWD 2.5
+/* FlashAttention-2 is "1.3-2.5x faster than FlashAttention in Triton"
+ * forward+backward (Dao 2023, Sec. 4.1, A100): the Triton kernel runs at
+ * the catalogue (FA2) fraction over the range's geometric mean, 1.8. */
+#define TS_STEP_TRITON_SLOWDOWN 1.8
 #ifndef TS_STEP_KAPPA
 #define TS_STEP_KAPPA 0.7
 #endif
+
+/* Hopper's full tensor-core rate needs the asynchronous warpgroup MMA
+ * (wgmma, PTX ISA 8.0, CUDA 12.0); a stack built with an older toolkit
+ * runs Ampere-style mma.sync kernels, which "can only reach about 2/3
+ * the peak throughput of the Hopper Tensor Cores" (Shah et al. 2024,
+ * FlashAttention-3, Sec. 2.2).  The catalogue MAMF was measured with
+ * CUDA 12 wgmma kernels, so under CUDA 11 the matmul core is capped.
+ * FlashAttention-2's catalogue fraction (35 %) is already mma.sync. */
+#define TS_STEP_MMA_SYNC_CAP (2.0 / 3.0)
+
+bool ts_step_no_wgmma(const ts_run *r)
+{
+    return r->cuda > 0 && r->cuda < 12.0 && r->gpu.sm >= 90 && r->gpu.sm < 100;
+}
 
 /* ---- collectives ------------------------------------------------- */
 
@@ -214,12 +232,13 @@ static void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o
     }
 
     /* Attention core. */
-    if (r->attention == TS_ATTN_FLASH) {
+    if (r->attention != TS_ATTN_EAGER) {
         /* QK^T and AV: 4 s_kv h/t FLOPs per query token, causal halves s_kv. */
         double fl = 4.0 * tok * (s / 2.0) * h / t;
+        double fa = hw->attn / (r->attention == TS_ATTN_TRITON ? TS_STEP_TRITON_SLOWDOWN : 1.0);
 
-        attn_f = fl / (hw->peak * hw->attn);
-        attn_b = TS_STEP_FA_BWD * fl / (hw->peak * hw->attn);
+        attn_f = fl / (hw->peak * fa);
+        attn_b = TS_STEP_FA_BWD * fl / (hw->peak * fa);
     } else {
         /* Materialised scores: full s x s per head (the mask is applied
          * after the matmul), fused scale-mask-softmax, optional dropout. */
@@ -434,6 +453,8 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
 
         if (r->gemm_efficiency > 0)
             gg.mamf = r->gemm_efficiency;
+        else if (ts_step_no_wgmma(r) && gg.mamf > TS_STEP_MMA_SYNC_CAP)
+            gg.mamf = TS_STEP_MMA_SYNC_CAP;
         hw.core = ts_step_core_eff(&gg);
     }
     /* FP8/FP32 runs use the BF16 fractions at their own peak (no MAMF

@@ -297,6 +297,109 @@ START_TEST(test_bad_network_inputs)
 }
 END_TEST
 
+/* CUDA 11 on Hopper: mma.sync kernels, matmul core capped at 2/3 of the
+ * dense peak (FlashAttention-3, Sec. 2.2); the catalogue's 0.801 otherwise.
+ * No shape: compute = 6 P T / (gpus * peak * core), so the two computes
+ * are in the ratio 0.801 / (2/3) exactly. */
+START_TEST(test_cuda11_hopper_cap)
+{
+    ts_run r;
+    ts_step a, b;
+    ts_error e;
+
+    ts_run_defaults(&r);
+    r.model.params = 1e9;
+    r.seq = 1000;
+    r.global_batch = 1;
+    r.gpus = 1;
+    r.dp = 1;
+    ck_assert_int_eq(ts_step_estimate(&r, &a, &e), TS_OK);
+    REL_CLOSE(a.compute, 6e12 / (989e12 * 0.801), 1e-9);
+    r.cuda = 11.8;
+    ck_assert(ts_step_no_wgmma(&r));
+    ck_assert_int_eq(ts_step_estimate(&r, &b, &e), TS_OK);
+    REL_CLOSE(b.compute, 6e12 / (989e12 * (2.0 / 3.0)), 1e-9);
+    /* CUDA 12 has wgmma; an explicit gemm_efficiency still wins. */
+    r.cuda = 12.0;
+    ck_assert(!ts_step_no_wgmma(&r));
+    r.cuda = 11.8;
+    r.gemm_efficiency = 0.75;
+    ck_assert_int_eq(ts_step_estimate(&r, &b, &e), TS_OK);
+    REL_CLOSE(b.compute, 6e12 / (989e12 * 0.75), 1e-9);
+    /* Ampere has no wgmma to miss: CUDA 11.7 changes nothing on an A100. */
+    r.gemm_efficiency = 0;
+    r.gpu = *ts_gpu_find("a100-80");
+    r.cuda = 11.7;
+    ck_assert(!ts_step_no_wgmma(&r));
+    ck_assert_int_eq(ts_step_estimate(&r, &b, &e), TS_OK);
+    REL_CLOSE(b.compute, 6e12 / (312e12 * 0.859), 1e-9);
+}
+END_TEST
+
+/* The toolkit must run on the GPU (CUDA release notes). */
+START_TEST(test_cuda_compat)
+{
+    static const struct { const char *gpu; double cuda; ts_status st; } c[] = {
+        { "h100-sxm", 11.7, TS_EINCOMPAT },  /* Hopper arrived in 11.8 */
+        { "h100-sxm", 11.8, TS_OK },
+        { "b200", 12.4, TS_EINCOMPAT },      /* Blackwell needs 12.8 */
+        { "b200", 12.8, TS_OK },
+        { "a100-80", 10.2, TS_EINCOMPAT },   /* Ampere needs 11.0 */
+        { "v100-32", 13.0, TS_EINCOMPAT },   /* CUDA 13 dropped Volta */
+        { "v100-32", 12.9, TS_OK },
+        { "mi300x", 12.4, TS_EINCOMPAT },    /* not an NVIDIA GPU */
+        { "h100-sxm", 8.0, TS_EINVAL },      /* below the accepted range */
+        { "h100-sxm", 14.0, TS_EINVAL },
+        { "h100-sxm", NAN, TS_EINVAL },
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof c / sizeof c[0]; i++) {
+        ts_run r;
+        ts_step s;
+        ts_error e;
+
+        llama_run(&r, "llama3-8b", 8);
+        r.gpu = *ts_gpu_find(c[i].gpu);
+        if (r.gpu.sm == 70)
+            r.compute_precision = r.precision = r.grad_precision = TS_PREC_FP16;
+        r.cuda = c[i].cuda;
+        ck_assert_msg(ts_step_estimate(&r, &s, &e) == c[i].st, "%s cuda %g: %s", c[i].gpu, c[i].cuda,
+                      e.text);
+        if (c[i].st != TS_OK)
+            ck_assert_str_eq(e.field, "cuda");
+    }
+}
+END_TEST
+
+/* Triton FlashAttention: the attention core at 1/1.8 of FA2's rate (Dao
+ * 2023, Sec. 4.1), everything else unchanged.  Seq 8192 makes attention
+ * large: the difference in forward+backward compute is exactly 0.8 times
+ * the flash run's attention time. */
+START_TEST(test_triton_attention)
+{
+    ts_run r;
+    ts_step f, t;
+    ts_error e;
+    double L, tok, h, fl, attn;
+
+    llama_run(&r, "llama3-8b", 8);
+    r.seq = 8192;
+    r.global_batch = 8;
+    ck_assert_int_eq(ts_step_estimate(&r, &f, &e), TS_OK);
+    r.attention = TS_ATTN_TRITON;
+    ck_assert_int_eq(ts_step_estimate(&r, &t, &e), TS_OK);
+    /* One micro-batch of 8192 tokens per GPU, 32 layers, h 4096: attention
+     * FLOPs 4 tok (s/2) h forward, 2.5x that backward, at 0.35 of 989e12. */
+    L = 32;
+    tok = 8192;
+    h = 4096;
+    fl = 4.0 * tok * (8192 / 2.0) * h;
+    attn = L * 3.5 * fl / (989e12 * 0.35);
+    REL_CLOSE(t.compute - f.compute, 0.8 * attn, 1e-9);
+}
+END_TEST
+
 /* ---- search ------------------------------------------------------- */
 
 static ts_search_out *search_out(void)
@@ -441,6 +544,9 @@ static Suite *step_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("search");
     tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, test_cuda11_hopper_cap);
+    tcase_add_test(tc, test_cuda_compat);
+    tcase_add_test(tc, test_triton_attention);
     tcase_add_test(tc, test_search_70b_1024);
     tcase_add_test(tc, test_search_constraints);
     tcase_add_test(tc, test_search_errors);
