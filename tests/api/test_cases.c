@@ -57,21 +57,7 @@ static void api_send(void *ctx, const th_case_req *rq, th_case_resp *out)
     ts_api_response_free(&r);
 }
 
-static bool api_problem(const char *slug, unsigned *status, const char **title)
-{
-    const ts_api_problem_type *t;
-    size_t i;
-
-    for (i = 0; (t = ts_api_problem_type_at(i)) != NULL; i++)
-        if (strcmp(t->slug, slug) == 0) {
-            *status = t->status;
-            *title = t->title;
-            return true;
-        }
-    return false;
-}
-
-static const th_transport api_transport = {"api", api_send, NULL, api_problem};
+static const th_transport api_transport = {"api", api_send, NULL};
 
 START_TEST(test_case)
 {

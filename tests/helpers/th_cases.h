@@ -37,9 +37,6 @@ typedef struct th_transport {
     /* Send one request; fail the test when no answer comes back. */
     void (*send)(void *ctx, const th_case_req *req, th_case_resp *resp);
     void *ctx;
-    /* The problem-type table (api/ts_problem.c): false for an unknown
-     * slug, else its one status and title. */
-    bool (*problem)(const char *slug, unsigned *status, const char **title);
 } th_transport;
 
 /* Every *.json file of dir, in name order, each an array of cases; only
@@ -49,7 +46,9 @@ typedef struct th_transport {
 json_t *th_cases_load(const char *dir, const char *transport);
 
 /* Run one case: build the request (data_dir holds the "files"), send it,
- * check the answer against the case and the contract (th_json.h). */
+ * check the answer against the case and the contract (th_json.h), and a
+ * problem against the one problem-type table (api/ts_problem.c): its slug
+ * is listed there, with the status and the title it was answered with. */
 void th_case_run(const json_t *c, const char *data_dir, const th_transport *t);
 
 void th_case_resp_free(th_case_resp *resp);
