@@ -58,8 +58,6 @@ static json_t *parse(const th_resp *r)
     return th_json_parse(r->body, r->len);
 }
 
-#define num th_json_num
-
 /* Every answer carries nosniff, whatever the route. */
 static void assert_nosniff(const th_resp *r)
 {
@@ -79,7 +77,7 @@ static void assert_problem(th_resp *r, long status, const char *field)
     ck_assert_str_eq(ct, "application/problem+json");
     assert_nosniff(r);
     json_t *j = parse(r);
-    ck_assert_int_eq((long)num(j, "status"), status);
+    ck_assert_int_eq((long)th_json_num(j, "status"), status);
     ck_assert(json_is_string(json_object_get(j, "title")));
     ck_assert(json_is_string(json_object_get(j, "type")));
     if (field != NULL) {
@@ -111,8 +109,8 @@ START_TEST(test_presets)
             found = p;
     ck_assert_msg(found != NULL, "llama3-70b not in /v1/presets");
     /* Llama 3 paper, Table 3: 70B has 80 layers, model dim 8192. */
-    ck_assert_int_eq((long)num(found, "layers"), 80);
-    ck_assert_int_eq((long)num(found, "hidden"), 8192);
+    ck_assert_int_eq((long)th_json_num(found, "layers"), 80);
+    ck_assert_int_eq((long)th_json_num(found, "hidden"), 8192);
     json_decref(j);
     th_resp_free(&r);
 }
@@ -133,8 +131,8 @@ START_TEST(test_gpus)
             h100 = g;
     ck_assert(h100 != NULL);
     /* oracles.md: H100 SXM 989 dense BF16 TFLOP/s, 81559 MiB as the driver reports. */
-    ck_assert_double_eq_tol(num(h100, "bf16_tflops"), 989.0, 1e-9);
-    ck_assert_double_eq_tol(num(h100, "hbm_bytes"), 81559.0 * 1048576, 1.0); /* nvidia-smi MiB */
+    ck_assert_double_eq_tol(th_json_num(h100, "bf16_tflops"), 989.0, 1e-9);
+    ck_assert_double_eq_tol(th_json_num(h100, "hbm_bytes"), 81559.0 * 1048576, 1.0); /* nvidia-smi MiB */
     json_decref(j);
     th_resp_free(&r);
 }
@@ -151,8 +149,8 @@ static json_t *estimate(const char *path, const char *section)
     assert_nosniff(&r);
     json_t *j = parse(&r);
     json_t *in = json_object_get(j, "inputs");
-    ck_assert_int_eq((long)num(in, "seq"), 2048);
-    ck_assert_int_eq((long)num(in, "dp"), 8);
+    ck_assert_int_eq((long)th_json_num(in, "seq"), 2048);
+    ck_assert_int_eq((long)th_json_num(in, "dp"), 8);
     ck_assert_str_eq(json_string_value(json_object_get(in, "model")), "llama3-70b");
     ck_assert_msg(json_is_object(json_object_get(j, section)), "no '%s'", section);
     th_resp_free(&r);
@@ -165,7 +163,7 @@ START_TEST(test_memory)
     json_t *bpp = json_object_get(json_object_get(j, "memory"), "bytes_per_param");
     /* oracles.md: mixed-precision Adam with fp32 grads (Megatron-LM, the
      * default framework) = 2 + 4 + 4 + 4 + 4 = 18 B/param.  Exact. */
-    ck_assert_double_eq_tol(num(bpp, "total"), 18.0, 1e-12);
+    ck_assert_double_eq_tol(th_json_num(bpp, "total"), 18.0, 1e-12);
     json_decref(j);
 }
 END_TEST
@@ -174,9 +172,9 @@ START_TEST(test_compute)
 {
     json_t *j = estimate("/v1/compute", "compute");
     json_t *c = json_object_get(j, "compute");
-    double p = num(json_object_get(j, "params"), "active");
-    double t = num(c, "tokens");
-    double f = num(json_object_get(c, "model_flops"), "value");
+    double p = th_json_num(json_object_get(j, "params"), "active");
+    double t = th_json_num(c, "tokens");
+    double f = th_json_num(json_object_get(c, "model_flops"), "value");
     /* Kaplan et al. 2020 (oracles.md): model FLOPs = 6 P T; the same
      * doubles multiplied, so only rounding (1e-12 relative) separates them. */
     ck_assert_double_eq_tol(f / (6.0 * p * t), 1.0, 1e-12);
@@ -189,7 +187,7 @@ START_TEST(test_checkpoint)
     json_t *j = estimate("/v1/checkpoint", "checkpoint");
     /* oracles.md: resumable checkpoint without grads = 2 + 4 + 4 + 4 =
      * 14 B/param.  Exact. */
-    ck_assert_double_eq_tol(num(json_object_get(j, "checkpoint"), "bpp_full"),
+    ck_assert_double_eq_tol(th_json_num(json_object_get(j, "checkpoint"), "bpp_full"),
                             14.0, 1e-12);
     json_decref(j);
 }
@@ -204,7 +202,7 @@ START_TEST(test_plan)
     ck_assert(json_is_array(sweep));
     ck_assert_uint_gt(json_array_size(sweep), 1);
     /* trainsize.h: the sweep is ascending in dp and starts at dp = 1. */
-    ck_assert_int_eq((long)num(json_array_get(sweep, 0), "dp"), 1);
+    ck_assert_int_eq((long)th_json_num(json_array_get(sweep, 0), "dp"), 1);
     json_decref(j);
 }
 END_TEST
@@ -224,7 +222,7 @@ START_TEST(test_fit)
      * 2 GiB overhead: ~47 GB < 80 GB at micro-batch 1, so the solver must
      * find something >= 1. */
     ck_assert(json_is_true(found));
-    ck_assert_int_ge((long)num(j, "micro_batch"), 1);
+    ck_assert_int_ge((long)th_json_num(j, "micro_batch"), 1);
     json_decref(j);
     th_resp_free(&r);
 }
