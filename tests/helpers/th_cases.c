@@ -51,6 +51,26 @@ static void validate(const char *file, const json_t *c)
     }
     if (!json_is_string(json_object_get(c, "route")))
         die(file, name, "no \"route\"");
+    {
+        const json_t *via = json_object_get(c, "via");
+        const json_t *ct = json_object_get(c, "content_type");
+        size_t i, n = json_is_array(via) ? json_array_size(via) : 1;
+
+        for (i = 0; via != NULL && i < n; i++) {
+            const char *w = json_string_value(json_is_array(via) ? json_array_get(via, i) : via);
+
+            if (w == NULL || (strcmp(w, "api") != 0 && strcmp(w, "http") != 0))
+                die(file, name, "\"via\" names \"api\" or \"http\"");
+        }
+        if (ct != NULL && !json_is_string(ct) && !json_is_null(ct))
+            die(file, name, "\"content_type\" is a string or null");
+        if (json_object_get(c, "method") != NULL && !json_is_string(json_object_get(c, "method")))
+            die(file, name, "\"method\" is a string");
+        if (json_object_get(c, "pad_to") != NULL && !json_is_integer(json_object_get(c, "pad_to")))
+            die(file, name, "\"pad_to\" is an integer");
+        if (json_object_get(c, "body_text") != NULL && !json_is_string(json_object_get(c, "body_text")))
+            die(file, name, "\"body_text\" is a string");
+    }
     if (!json_is_integer(json_object_get(c, "status")))
         die(file, name, "no integer \"status\"");
     status = json_integer_value(json_object_get(c, "status"));
