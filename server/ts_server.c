@@ -221,14 +221,17 @@ static enum MHD_Result queue_api(ts_server *s, struct MHD_Connection *c,
     return queue(s, c, rq, &r);
 }
 
+/* A problem answer.  The title comes from the one problem-type table
+ * (api/ts_problem.c, ts_api_problem() looks the slug up), so the server
+ * and the api cannot give one type two titles. */
 static enum MHD_Result queue_problem(ts_server *s, struct MHD_Connection *c,
                                      ts_req *rq, unsigned status,
-                                     const char *slug, const char *title,
-                                     const char *detail, const char *allow)
+                                     const char *slug, const char *detail,
+                                     const char *allow)
 {
     ts_api_response ar;
     memset(&ar, 0, sizeof ar);
-    int rc = ts_api_problem(&ar, status, slug, title, detail, NULL);
+    int rc = ts_api_problem(&ar, status, slug, NULL, detail, NULL);
     return queue_api(s, c, rq, &ar, rc, allow);
 }
 
@@ -238,12 +241,11 @@ static enum MHD_Result queue_problem_close(ts_server *s,
                                            struct MHD_Connection *c,
                                            ts_req *rq, unsigned status,
                                            const char *slug,
-                                           const char *title,
                                            const char *detail)
 {
     ts_api_response ar;
     memset(&ar, 0, sizeof ar);
-    int rc = ts_api_problem(&ar, status, slug, title, detail, NULL);
+    int rc = ts_api_problem(&ar, status, slug, NULL, detail, NULL);
     reply r = {
         .status = ar.status,
         .content_type = ar.content_type,
@@ -267,8 +269,7 @@ static enum MHD_Result queue_too_big(ts_server *s, struct MHD_Connection *c,
              "request body exceeds the %zu byte limit", s->cfg.body_max);
     /* Closed after: the body behind it is never read. */
     return queue_problem_close(s, c, rq, MHD_HTTP_CONTENT_TOO_LARGE,
-                               "payload-too-large", "Payload too large",
-                               detail);
+                               "payload-too-large", detail);
 }
 
 static enum MHD_Result queue_not_found(ts_server *s, struct MHD_Connection *c,
@@ -276,7 +277,7 @@ static enum MHD_Result queue_not_found(ts_server *s, struct MHD_Connection *c,
 {
     rq->route = s->r_other;
     return queue_problem(s, c, rq, MHD_HTTP_NOT_FOUND, "not-found",
-                         "Not found", "no such resource", NULL);
+                         "no such resource", NULL);
 }
 
 static enum MHD_Result queue_const(ts_server *s, struct MHD_Connection *c,
@@ -340,14 +341,12 @@ static enum MHD_Result serve_file(ts_server *s, struct MHD_Connection *c,
     rq->route = s->r_static;
     if (st == TS_STATIC_NOMEM)
         return queue_problem(s, c, rq, MHD_HTTP_SERVICE_UNAVAILABLE,
-                             "out-of-memory", "Out of memory",
-                             "out of memory, retry later", NULL);
+                             "out-of-memory", "out of memory, retry later", NULL);
     if (st == TS_STATIC_TOOBIG) {
         fprintf(stderr, "trainsize-server: %s: file over %u bytes, not served\n",
                 rq->path, TS_STATIC_FILE_MAX);
         return queue_problem(s, c, rq, MHD_HTTP_INTERNAL_SERVER_ERROR,
-                             "file-too-large", "Internal error",
-                             "static file too large to serve", NULL);
+                             "file-too-large", "static file too large to serve", NULL);
     }
     const char *inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
                                                   MHD_HTTP_HEADER_IF_NONE_MATCH);
@@ -401,8 +400,7 @@ static enum MHD_Result route_ops(ts_server *s, struct MHD_Connection *c,
     rq->route = route;
     if (!is_get(method))
         return queue_problem(s, c, rq, MHD_HTTP_METHOD_NOT_ALLOWED,
-                             "method-not-allowed", "Method not allowed",
-                             "use GET or HEAD", ops_allow);
+                             "method-not-allowed", "use GET or HEAD", ops_allow);
     if (route == s->r_livez)
         return queue_const(s, c, rq, MHD_HTTP_OK, livez_body,
                            sizeof livez_body - 1);
@@ -417,8 +415,7 @@ static enum MHD_Result route_ops(ts_server *s, struct MHD_Connection *c,
     char *text = ts_metrics_render(s->metrics, &len);
     if (text == NULL)
         return queue_problem(s, c, rq, MHD_HTTP_SERVICE_UNAVAILABLE,
-                             "out-of-memory", "Out of memory",
-                             "out of memory, retry later", NULL);
+                             "out-of-memory", "out of memory, retry later", NULL);
     reply r = {
         .status = MHD_HTTP_OK,
         .content_type = "text/plain; version=0.0.4; charset=utf-8",
@@ -447,8 +444,7 @@ static enum MHD_Result route_static(ts_server *s, struct MHD_Connection *c,
             return queue_not_found(s, c, rq);
         rq->route = s->r_static;
         return queue_problem(s, c, rq, MHD_HTTP_METHOD_NOT_ALLOWED,
-                             "method-not-allowed", "Method not allowed",
-                             "static files take GET or HEAD", ops_allow);
+                             "method-not-allowed", "static files take GET or HEAD", ops_allow);
     }
     return serve_file(s, c, rq, st, &f);
 }
@@ -658,11 +654,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
         if (why != NULL)
             return status == MHD_HTTP_NOT_IMPLEMENTED
                        ? queue_problem_close(s, c, rq, status,
-                                             "unsupported-transfer-coding",
-                                             "Unsupported transfer coding", why)
+                                             "unsupported-transfer-coding", why)
                        : queue_problem_close(s, c, rq, status,
-                                             "malformed-request",
-                                             "Malformed request", why);
+                                             "malformed-request", why);
         /* Refuse a declared oversize body before reading any of it. */
         if (declared_too_big(c, s->cfg.body_max))
             return queue_too_big(s, c, rq);

@@ -54,9 +54,13 @@ char *ts_static_root(const char *dir)
     return real;
 }
 
-/* Lexical check: absolute, no "..", no segment starting with '.', no
- * backslash or control bytes.  Cheap, and it stops traversal before any
- * system call sees the path. */
+/* Lexical check, per path segment: absolute; no segment that starts with
+ * '.', which refuses the dot-segments "." and ".." (RFC 3986 5.2.4: the
+ * ones that climb) and dot-files alike; no backslash or control bytes.
+ * Only whole segments count: "/a..b.js" is a file name, not a climb (the
+ * check was once strstr(p, ".."), which refused it).  Cheap, and it stops
+ * traversal before any system call sees the path; realpath() below is
+ * the second wall. */
 static int path_ok(const char *p)
 {
     if (p[0] != '/')
@@ -68,7 +72,7 @@ static int path_ok(const char *p)
         if (*c == '/' && c[1] == '.')
             return 0;
     }
-    return strstr(p, "..") == NULL;
+    return 1;
 }
 
 static ts_static_status read_file(const char *path, ts_static_file *out)

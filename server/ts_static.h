@@ -1,7 +1,8 @@
 /*
  * ts_static.h - serve dashboard files from a web root.
  *
- * Paths are checked twice: lexically (no "..", no dot-files, no
+ * Paths are checked twice: lexically (no ".." or "." segment, no
+ * dot-files; "a..b.js" is a name like any other; no
  * backslashes) and after realpath() (must stay under the root, so a
  * symlink cannot lead out).  Files are read whole; they are small.
  */

@@ -19,143 +19,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "th_json.h"
 #include "trainsize.h"
 #include "ts_api.h"
 #include "ts_api_int.h"
 
-#define PROBLEM_BASE "https://trainsize.dev/problems/"
+#define PROBLEM_BASE TH_PROBLEM_BASE
 
 /* ------------------------------------------------------------------ */
 /* helpers                                                             */
 /* ------------------------------------------------------------------ */
 
-/* Outside string literals the only words JSON has are true/false/null
- * and the exponent marker: anything else ("nan", "inf", "Infinity")
- * means a non-finite number leaked into the output. */
-static void assert_no_bare_words(const char *s, size_t n)
-{
-    size_t i = 0;
-
-    while (i < n) {
-        char c = s[i];
-
-        if (c == '"') {
-            for (i++; i < n && s[i] != '"'; i++)
-                if (s[i] == '\\')
-                    i++;
-            i++;
-            continue;
-        }
-        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
-            size_t j = i;
-            while (j < n && ((s[j] >= 'a' && s[j] <= 'z') || (s[j] >= 'A' && s[j] <= 'Z')))
-                j++;
-            if (!((j - i == 4 && memcmp(s + i, "true", 4) == 0) ||
-                  (j - i == 5 && memcmp(s + i, "false", 5) == 0) ||
-                  (j - i == 4 && memcmp(s + i, "null", 4) == 0) ||
-                  (j - i == 1 && (c == 'e' || c == 'E'))))
-                ck_abort_msg("bare word \"%.*s\" in output", (int)(j - i), s + i);
-            i = j;
-            continue;
-        }
-        i++;
-    }
-}
-
-/* "human" members are for people: a NaN there would be a lie too. */
-static void assert_humans_finite(const json_t *j)
-{
-    const char *key;
-    json_t *v;
-    size_t i;
-
-    if (json_is_object(j)) {
-        json_object_foreach((json_t *)j, key, v) {
-            if (strcmp(key, "human") == 0) {
-                const char *h = json_string_value(v);
-                ck_assert_ptr_nonnull(h);
-                ck_assert_msg(strstr(h, "nan") == NULL && strstr(h, "inf") == NULL &&
-                              strstr(h, "n/a") == NULL, "human \"%s\"", h);
-            }
-            assert_humans_finite(v);
-        }
-    } else if (json_is_array(j)) {
-        json_array_foreach(j, i, v)
-            assert_humans_finite(v);
-    }
-}
-
+/* Every answer goes through the contract check (tests/helpers/th_json.c). */
 static json_t *send(const char *method, const char *path, const char *ct,
                     const char *body, size_t len, ts_api_response *resp)
 {
-    json_error_t je;
-    json_t *j;
-
     ck_assert_int_eq(ts_api_handle(method, path, ct, body, len, resp), 0);
     ck_assert_ptr_nonnull(resp->body);
-    ck_assert_uint_eq(strlen(resp->body), resp->body_len);
     ck_assert_ptr_nonnull(resp->route);
     /* Bad input is never a 5xx. */
     ck_assert_msg(resp->status == 200 || (resp->status >= 400 && resp->status < 500),
                   "status %u for %s %s: %s", resp->status, method, path, resp->body);
-    assert_no_bare_words(resp->body, resp->body_len);
-    j = json_loadb(resp->body, resp->body_len, JSON_REJECT_DUPLICATES, &je);
-    ck_assert_msg(j != NULL, "invalid JSON out: %s (%s)", je.text, resp->body);
-    ck_assert(json_is_object(j));
-    assert_humans_finite(j);
-    if (resp->status == 200) {
-        ck_assert_str_eq(resp->content_type, "application/json");
-    } else {
-        const char *type = json_string_value(json_object_get(j, "type"));
-        json_t *field = json_object_get(j, "field");
-
-        ck_assert_str_eq(resp->content_type, "application/problem+json");
-        ck_assert_uint_eq(json_object_size(j), 5);
-        ck_assert_ptr_nonnull(type);
-        ck_assert(strncmp(type, PROBLEM_BASE, strlen(PROBLEM_BASE)) == 0);
-        ck_assert(json_is_string(json_object_get(j, "title")));
-        ck_assert(json_is_string(json_object_get(j, "detail")));
-        ck_assert_int_eq(json_integer_value(json_object_get(j, "status")), resp->status);
-        ck_assert(json_is_null(field) || (json_is_string(field) &&
-                                          json_string_value(field)[0] == '/'));
-    }
-    return j;
+    return th_json_contract(resp->status, resp->content_type, resp->body, resp->body_len);
 }
 
 static json_t *post(const char *path, const char *body, ts_api_response *resp)
 {
     return send("POST", path, "application/json", body, strlen(body), resp);
-}
-
-/* Walk a dotted path ("memory.bytes_per_param.total"). */
-static json_t *at(json_t *j, const char *path)
-{
-    char buf[128];
-    char *save = NULL;
-    char *tok;
-
-    snprintf(buf, sizeof buf, "%s", path);
-    for (tok = strtok_r(buf, ".", &save); tok != NULL; tok = strtok_r(NULL, ".", &save)) {
-        j = json_object_get(j, tok);
-        ck_assert_msg(j != NULL, "missing %s (at %s)", path, tok);
-    }
-    return j;
-}
-
-static double num(json_t *j, const char *path)
-{
-    json_t *v = at(j, path);
-
-    ck_assert_msg(json_is_number(v), "%s is not a number", path);
-    return json_number_value(v);
-}
-
-static const char *str(json_t *j, const char *path)
-{
-    json_t *v = at(j, path);
-
-    ck_assert_msg(json_is_string(v), "%s is not a string", path);
-    return json_string_value(v);
 }
 
 static void assert_rel(double got, double want, double tol, const char *what)
@@ -165,154 +55,11 @@ static void assert_rel(double got, double want, double tol, const char *what)
 }
 
 /* ------------------------------------------------------------------ */
-/* error classes: one table row each                                   */
+/* errors (the table of error classes is data: tests/data/api_cases,   */
+/* run by tests/api/test_cases.c and over HTTP by tests/server)        */
 /* ------------------------------------------------------------------ */
 
-typedef struct err_case {
-    const char *method;
-    const char *path;
-    const char *ct;
-    const char *body;
-    unsigned status;
-    const char *slug;
-    const char *field;   /* NULL: "field" must be null */
-    const char *detail;  /* substring of detail, or NULL */
-} err_case;
-
 #define J "application/json"
-
-static const err_case err_cases[] = {
-    /* audit (issue 10 item 7): each once answered 200 or named the wrong field */
-    { "POST", "/v1/memory", J, "{\"params\":7e9,\"mfu\":5e-324}", 400, "out-of-range", "/mfu", "at least" },
-    { "POST", "/v1/plan", J, "{\"params\":7e9,\"peak_tflops\":4e-320}", 400, "out-of-range", "/peak_tflops", "at least" },
-    { "POST", "/v1/memory", J, "{\"layers\":1048576,\"hidden\":16777216,\"heads\":1,\"vocab\":1}", 400, "invalid-value", "/layers", "above" },
-    { "POST", "/v1/plan", J, "{\"params\":7e9,\"attention_flops\":true}", 400, "incompatible-options", "/attention_flops", "shape" },
-    { "POST", "/v1/fit", J, "{\"params\":7e9,\"attention_flops\":true,\"solve\":\"gpus\"}", 400, "incompatible-options", "/attention_flops", "shape" },
-    { "POST", "/v1/compute", J, "{\"params\":7e9,\"mfu\":1,\"recompute\":\"full\"}", 400, "incompatible-options", "/mfu", "above 1" },
-    { "POST", "/v1/compute", J, "{\"params\":1e15,\"tokens\":1e20,\"mfu\":1e-300,\"peak_tflops\":1e-6}", 422, "result-out-of-range", "/mfu", "overflow" },
-    /* parsing */
-    { "POST", "/v1/memory", J, "{\"tp\":", 400, "invalid-json", NULL, "line 1, column" },
-    { "POST", "/v1/memory", J, "", 400, "invalid-json", NULL, "line 1" },
-    { "POST", "/v1/memory", J, "{\"tp\":1,\"tp\":2}", 400, "duplicate-key", "/tp", "duplicate" },
-    { "POST", "/v1/memory", J, "[1,2]", 400, "not-an-object", NULL, "an array" },
-    { "POST", "/v1/memory", J, "3", 400, "not-an-object", NULL, "a number" },
-    { "POST", "/v1/memory", J, "{\"params\":NaN}", 400, "invalid-json", NULL, "NaN" },
-    { "POST", "/v1/memory", J, "{\"params\":Infinity}", 400, "invalid-json", NULL, NULL },
-    { "POST", "/v1/memory", J, "{\"params\":1e400}", 400, "invalid-json", NULL, "overflow" },
-    /* 2^63 does not fit json_int_t: numbers decode as reals, so it is
-     * a number, out of tp's range (JSON.stringify(1e19) writes this) */
-    { "POST", "/v1/memory", J, "{\"tp\":9223372036854775808}", 400, "out-of-range", "/tp", "1048576" },
-    { "POST", "/v1/memory", J, "{\"params\":7e9,\"tokens\":200000000000000000000}", 400, "out-of-range", "/tokens", "got 2e+20" },
-    { "POST", "/v1/memory", J, "{\"params\":7e9,\"global_batch\":99999999999999999999999}", 400, "out-of-range", "/global_batch", NULL },
-    /* duplicates name the key however long it is (jansson's message
-     * text cuts it), with RFC 6901 escaping */
-    { "POST", "/v1/memory", J, "{\"shared_interval_min\":5,\"shared_interval_min\":6}", 400, "duplicate-key",
-      "/shared_interval_min", "shared_interval_min" },
-    { "POST", "/v1/memory", J, "{\"a_key_well_over_twenty_five_bytes\":1, \"tp\": {\"x\":[1,\"}\"]},\n"
-      " \"a_key_well_over_twenty_five_bytes\" : 2}", 400, "duplicate-key", "/a_key_well_over_twenty_five_bytes", NULL },
-    { "POST", "/v1/memory", J, "{\"a/b\":1,\"a\\u002fb\":2}", 400, "duplicate-key", "/a~1b", NULL },
-    /* a nested duplicate is inside a value no member accepts */
-    { "POST", "/v1/memory", J, "{\"tp\":{\"a\":1,\"a\":2}}", 400, "invalid-type", "/tp", "an object" },
-    /* unknown members */
-    { "POST", "/v1/memory", J, "{\"params\":7e9,\"tpp\":2}", 400, "unknown-field", "/tpp", "did you mean \"tp\"" },
-    { "POST", "/v1/memory", J, "{\"optimiser\":\"adamw\"}", 400, "unknown-field", "/optimiser", "did you mean \"optimizer\"" },
-    { "POST", "/v1/memory", J, "{\"banana\":1}", 400, "unknown-field", "/banana", "openapi.json" },
-    /* RFC 6901 escaping of the pointer */
-    { "POST", "/v1/memory", J, "{\"a/b~c\":1}", 400, "unknown-field", "/a~1b~0c", NULL },
-    { "POST", "/v1/memory", J, "{\"solve\":\"gpus\"}", 400, "unknown-field", "/solve", "only accepted by POST /v1/fit" },
-    /* strict types */
-    { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":1.5}", 400, "invalid-type", "/tp", "integer" },
-    { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":2.5e0}", 400, "invalid-type", "/tp", "no fractional part" },
-    { "POST", "/v1/memory", J, "{\"params\":7e9,\"zero\":0.5}", 400, "invalid-type", "/zero", "got 0.5" },
-    { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":\"2\"}", 400, "invalid-type", "/tp", "a string" },
-    { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":[[[[1]]]]}", 400, "invalid-type", "/tp", "an array" },
-    { "POST", "/v1/memory", J, "{\"params\":7e9,\"gated\":1}", 400, "invalid-type", "/gated", "true or false" },
-    { "POST", "/v1/memory", J, "{\"params\":7e9,\"mfu\":\"0.4\"}", 400, "invalid-type", "/mfu", "a number" },
-    { "POST", "/v1/memory", J, "{\"model\":5}", 400, "invalid-type", "/model", "or null" },
-    { "POST", "/v1/memory", J, "{\"params\":7e9,\"gpu\":null}", 400, "invalid-type", "/gpu", "null" },
-    /* ranges */
-    { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":0}", 400, "out-of-range", "/tp", "from 1 to 1048576" },
-    { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":-0}", 400, "out-of-range", "/tp", NULL },
-    { "POST", "/v1/memory", J, "{\"params\":7e9,\"tp\":9223372036854775807}", 400, "out-of-range", "/tp", "9.2233720368547758e+18" },
-    { "POST", "/v1/memory", J, "{\"params\":7e9,\"zero\":4}", 400, "out-of-range", "/zero", "from 0 to 3" },
-    { "POST", "/v1/memory", J, "{\"params\":1e308}", 400, "out-of-range", "/params", "<= 1000000000000000" },
-    { "POST", "/v1/memory", J, "{\"params\":0}", 400, "out-of-range", "/params", "> 0" },
-    { "POST", "/v1/memory", J, "{\"params\":7e9,\"mfu\":1.5}", 400, "out-of-range", "/mfu", "<= 1" },
-    { "POST", "/v1/memory", J, "{\"params\":7e9,\"mfu\":0}", 400, "out-of-range", "/mfu", NULL },
-    { "POST", "/v1/memory", J, "{\"params\":7e9,\"fragmentation\":0.5}", 400, "out-of-range", "/fragmentation", "< 0.5" },
-    { "POST", "/v1/memory", J, "{\"params\":7e9,\"hbm_gb\":-80}", 400, "out-of-range", "/hbm_gb", NULL },
-    /* enums list their values */
-    { "POST", "/v1/memory", J, "{\"params\":7e9,\"precision\":\"bf17\"}", 400, "invalid-enum", "/precision",
-      "\"fp32\", \"bf16\", \"fp16\", \"fp8\"" },
-    { "POST", "/v1/memory", J, "{\"params\":7e9,\"optimizer\":\"adamx\"}", 400, "invalid-enum", "/optimizer",
-      "\"adamw\", \"adam\", \"adam8bit\", \"sgd\", \"sgd_momentum\", \"adafactor\", \"lion\", \"none\"" },
-    { "POST", "/v1/memory", J, "{\"params\":7e9,\"recompute\":\"some\"}", 400, "invalid-enum", "/recompute", "\"selective\"" },
-    /* catalogue ids */
-    { "POST", "/v1/memory", J, "{\"model\":\"llama9-1t\"}", 400, "unknown-preset", "/model", "llama3-70b" },
-    { "POST", "/v1/memory", J, "{\"params\":7e9,\"gpu\":\"h900\"}", 400, "unknown-gpu", "/gpu", "h100-sxm" },
-    /* semantic checks: ours, then the core's (ts_error.field -> pointer) */
-    { "POST", "/v1/memory", J, "{\"model\":\"llama3-70b\",\"params\":7e9}", 400, "incompatible-options", "/params", "shape" },
-    { "POST", "/v1/memory", J, "{}", 400, "invalid-value", "/model", "params or a shape" },
-    /* Llama 3 70B has 64 heads: tp 3 does not divide them (core EINCOMPAT;
-     * gpus 24 so the layout check, which comes first, passes) */
-    { "POST", "/v1/memory", J, "{\"model\":\"llama3-70b\",\"tp\":3,\"gpus\":24}", 400, "incompatible-options", "/tp", "heads" },
-    { "POST", "/v1/plan", J, "{\"params\":7e9,\"gpus\":12,\"tp\":8}", 400, "incompatible-options", "/gpus", "divisible" },
-    { "POST", "/v1/memory", J, "{\"params\":7e9,\"offload_params\":true}", 400, "incompatible-options", "/offload_params", "zero 3" },
-    /* A100 has no FP8 peak (oracles.md: A100 312 BF16, no FP8 listed) */
-    { "POST", "/v1/compute", J, "{\"params\":7e9,\"gpu\":\"a100-80\",\"compute_precision\":\"fp8\"}", 400,
-      "incompatible-options", "/compute_precision", "fp8" },
-    /* /v1/fit extras */
-    { "POST", "/v1/fit", J, "{\"params\":7e9}", 400, "missing-field", "/solve", "micro_batch" },
-    { "POST", "/v1/fit", J, "{\"params\":7e9,\"solve\":\"tokens\"}", 400, "invalid-enum", "/solve", "\"gpus\"" },
-    { "POST", "/v1/fit", J, "{\"params\":7e9,\"solve\":\"micro_batch\",\"micro_batch\":4}", 400,
-      "incompatible-options", "/micro_batch", "solver computes" },
-    { "POST", "/v1/fit", J, "{\"params\":7e9,\"solve\":\"gpus\",\"dp\":4}", 400, "incompatible-options", "/dp", NULL },
-    { "POST", "/v1/fit", J, "{\"params\":7e9,\"solve\":\"gpus\",\"max_micro_batch\":4}", 400,
-      "incompatible-options", "/max_micro_batch", "other solve mode" },
-    { "POST", "/v1/fit", J, "{\"params\":7e9,\"solve\":\"gpus\",\"max_gpus\":0}", 400, "out-of-range", "/max_gpus", NULL },
-    /* transport-level classes */
-    { "POST", "/v1/memory", "text/plain", "{\"params\":7e9}", 415, "unsupported-media-type", NULL, "application/json" },
-    { "POST", "/v1/memory", NULL, "{\"params\":7e9}", 415, "unsupported-media-type", NULL, NULL },
-    { "POST", "/v1/memory", "application/jsonx", "{\"params\":7e9}", 415, "unsupported-media-type", NULL, NULL },
-    { "POST", "/v1/memory", "text/json", "{\"params\":7e9}", 415, "unsupported-media-type", NULL, NULL },
-    { "GET", "/v1/memory", NULL, "", 405, "method-not-allowed", NULL, "POST" },
-    { "DELETE", "/v1/plan", J, "", 405, "method-not-allowed", NULL, "POST" },
-    { "POST", "/v1/presets", J, "{}", 405, "method-not-allowed", NULL, "GET, HEAD" },
-    { "GET", "/v1/nope", NULL, "", 404, "not-found", NULL, "/v1/nope" },
-    { "POST", "/v1/memory/", J, "{\"params\":7e9}", 404, "not-found", NULL, NULL },
-    { "GET", "/v1", NULL, "", 404, "not-found", NULL, NULL },
-};
-
-START_TEST(test_error_classes)
-{
-    const err_case *c = &err_cases[_i];
-    ts_api_response r;
-    json_t *j = send(c->method, c->path, c->ct, c->body, strlen(c->body), &r);
-    char type[128];
-    json_t *field = json_object_get(j, "field");
-    const char *detail = json_string_value(json_object_get(j, "detail"));
-
-    ck_assert_msg(r.status == c->status, "case %d (%s): status %u, want %u: %s",
-                  _i, c->body, r.status, c->status, r.body);
-    snprintf(type, sizeof type, PROBLEM_BASE "%s", c->slug);
-    ck_assert_str_eq(json_string_value(json_object_get(j, "type")), type);
-    if (c->field == NULL)
-        ck_assert_msg(json_is_null(field), "case %d: field should be null: %s", _i, r.body);
-    else
-        ck_assert_str_eq(json_string_value(field), c->field);
-    if (c->detail != NULL)
-        ck_assert_msg(strstr(detail, c->detail) != NULL, "case %d: detail \"%s\" lacks \"%s\"",
-                      _i, detail, c->detail);
-    if (r.status == 405) {
-        ck_assert_ptr_nonnull(r.allow);
-        ck_assert_str_eq(r.allow, c->detail);
-    } else {
-        ck_assert_ptr_null(r.allow);
-    }
-    json_decref(j);
-    ts_api_response_free(&r);
-}
-END_TEST
 
 /* The unknown-member detail only suggests a name within distance 2. */
 START_TEST(test_suggestions)
@@ -335,22 +82,10 @@ START_TEST(test_odd_inputs)
     size_t n, i;
     char *buf;
 
-    /* 64 KiB of whitespace: exactly the cap, so parsed, and empty. */
+    /* (The cap itself, a NUL in the body and a non-ASCII key are cases
+     * in tests/data/api_cases/transport.json and fields.json.) */
     buf = malloc(TS_API_BODY_MAX + 2);
     ck_assert_ptr_nonnull(buf);
-    memset(buf, ' ', TS_API_BODY_MAX + 1);
-    j = send("POST", "/v1/memory", J, buf, TS_API_BODY_MAX, &r);
-    ck_assert_uint_eq(r.status, 400);
-    ck_assert_str_eq(str(j, "type"), PROBLEM_BASE "invalid-json");
-    json_decref(j);
-    ts_api_response_free(&r);
-
-    /* One byte over the cap: 413 without parsing. */
-    j = send("POST", "/v1/memory", J, buf, TS_API_BODY_MAX + 1, &r);
-    ck_assert_uint_eq(r.status, 413);
-    ck_assert_str_eq(str(j, "type"), PROBLEM_BASE "payload-too-large");
-    json_decref(j);
-    ts_api_response_free(&r);
 
     /* 30000 nested arrays: past jansson's depth limit (2048). */
     n = 30000;
@@ -360,7 +95,7 @@ START_TEST(test_odd_inputs)
         buf[n + i] = ']';
     j = send("POST", "/v1/plan", J, buf, 2 * n, &r);
     ck_assert_uint_eq(r.status, 400);
-    ck_assert_str_eq(str(j, "type"), PROBLEM_BASE "invalid-json");
+    ck_assert_str_eq(th_json_str(j, "type"), PROBLEM_BASE "invalid-json");
     json_decref(j);
     ts_api_response_free(&r);
 
@@ -373,7 +108,7 @@ START_TEST(test_odd_inputs)
     buf[n++] = '}';
     j = send("POST", "/v1/memory", J, buf, n, &r);
     ck_assert_uint_eq(r.status, 400);
-    ck_assert_str_eq(str(j, "field"), "/tp");
+    ck_assert_str_eq(th_json_str(j, "field"), "/tp");
     json_decref(j);
     ts_api_response_free(&r);
 
@@ -387,23 +122,10 @@ START_TEST(test_odd_inputs)
     n += 4;
     j = send("POST", "/v1/memory", J, buf, n, &r);
     ck_assert_uint_eq(r.status, 400);
-    ck_assert(strncmp(str(j, "field"), "/kkkk", 5) == 0);
+    ck_assert(strncmp(th_json_str(j, "field"), "/kkkk", 5) == 0);
     json_decref(j);
     ts_api_response_free(&r);
     free(buf);
-
-    /* A NUL inside the body length: not JSON. */
-    j = send("POST", "/v1/memory", J, "{\"params\":7e9}\0x", 16, &r);
-    ck_assert_uint_eq(r.status, 400);
-    json_decref(j);
-    ts_api_response_free(&r);
-
-    /* Non-ASCII unknown key: pointer keeps the UTF-8 (U+00E9). */
-    j = post("/v1/memory", "{\"d\\u00e9j\\u00e0\":1}", &r);
-    ck_assert_uint_eq(r.status, 400);
-    ck_assert_str_eq(str(j, "field"), "/d\xc3\xa9j\xc3\xa0");
-    json_decref(j);
-    ts_api_response_free(&r);
 
     /* NULL body and NULL path do not crash. */
     j = send("POST", "/v1/memory", J, NULL, 0, &r);
@@ -430,38 +152,38 @@ START_TEST(test_preset_overrides)
 
     ck_assert_uint_eq(r.status, 200);
     ck_assert_str_eq(r.route, "/v1/memory");
-    ck_assert_str_eq(str(j, "inputs.model"), "llama3-70b");
-    ck_assert_str_eq(str(j, "inputs.gpu"), "h100-sxm");
+    ck_assert_str_eq(th_json_str(j, "inputs.model"), "llama3-70b");
+    ck_assert_str_eq(th_json_str(j, "inputs.gpu"), "h100-sxm");
     /* gpus = dp * tp * pp * cp = 64 * 1 * 1 * 1 (trainsize.h) */
-    ck_assert_int_eq((int)num(j, "inputs.dp"), 64);
-    ck_assert_int_eq((int)num(j, "inputs.gpus"), 64);
+    ck_assert_int_eq((int)th_json_num(j, "inputs.dp"), 64);
+    ck_assert_int_eq((int)th_json_num(j, "inputs.gpus"), 64);
     /* the preset's shape: Llama 3 70B has 80 layers, 64 heads, 8 KV heads
      * (Dubey et al. 2024, Table 3) */
-    ck_assert_int_eq((int)num(j, "inputs.layers"), 80);
-    ck_assert_int_eq((int)num(j, "inputs.kv_heads"), 8);
-    ck_assert(json_is_null(at(j, "inputs.params")));
+    ck_assert_int_eq((int)th_json_num(j, "inputs.layers"), 80);
+    ck_assert_int_eq((int)th_json_num(j, "inputs.kv_heads"), 8);
+    ck_assert(json_is_null(th_json_at(j, "inputs.params")));
     /* H100 SXM: 81559 MiB as nvidia-smi reports it, 989 dense BF16
      * TFLOP/s (oracles.md) */
-    ck_assert(num(j, "inputs.hbm_gb") == 81559.0 * 1048576 / 1e9);
-    ck_assert(num(j, "inputs.hbm_gib") == 81559.0 / 1024);
-    ck_assert(num(j, "inputs.peak_tflops") == 989.0);
+    ck_assert(th_json_num(j, "inputs.hbm_gb") == 81559.0 * 1048576 / 1e9);
+    ck_assert(th_json_num(j, "inputs.hbm_gib") == 81559.0 / 1024);
+    ck_assert(th_json_num(j, "inputs.peak_tflops") == 989.0);
     /* Megatron (the default framework) keeps fp32 main grads: 18 B/param
      * (oracles.md, Megatron-LM) rather than the ZeRO paper's 16. */
-    ck_assert_str_eq(str(j, "inputs.framework"), "megatron");
-    ck_assert_str_eq(str(j, "inputs.grad_precision"), "fp32");
-    ck_assert(num(j, "memory.bytes_per_param.total") == 18.0);
-    ck_assert(num(j, "memory.bytes_per_param.grads") == 4.0);
-    ck_assert(num(j, "memory.bytes_per_param.weights") == 2.0);
-    ck_assert(num(j, "memory.bytes_per_param.master") == 4.0);
-    ck_assert(num(j, "memory.bytes_per_param.optimizer") == 8.0);
+    ck_assert_str_eq(th_json_str(j, "inputs.framework"), "megatron");
+    ck_assert_str_eq(th_json_str(j, "inputs.grad_precision"), "fp32");
+    ck_assert(th_json_num(j, "memory.bytes_per_param.total") == 18.0);
+    ck_assert(th_json_num(j, "memory.bytes_per_param.grads") == 4.0);
+    ck_assert(th_json_num(j, "memory.bytes_per_param.weights") == 2.0);
+    ck_assert(th_json_num(j, "memory.bytes_per_param.master") == 4.0);
+    ck_assert(th_json_num(j, "memory.bytes_per_param.optimizer") == 8.0);
     /* model state = P * 18; both are doubles of exact integers < 2^53 */
-    ck_assert(num(j, "memory.model_state_bytes") == 18.0 * num(j, "params.total"));
+    ck_assert(th_json_num(j, "memory.model_state_bytes") == 18.0 * th_json_num(j, "params.total"));
     /* ZeRO shards over the data-parallel group dp*cp = 64 */
-    ck_assert_int_eq((int)num(j, "memory.shard_group"), 64);
-    ck_assert(json_is_boolean(at(j, "memory.fits")));
-    ck_assert_str_ne(str(j, "memory.total.human"), "");
-    ck_assert_str_ne(str(j, "memory.total.formula"), "");
-    ck_assert_str_ne(str(j, "memory.total.assumptions"), "");
+    ck_assert_int_eq((int)th_json_num(j, "memory.shard_group"), 64);
+    ck_assert(json_is_boolean(th_json_at(j, "memory.fits")));
+    ck_assert_str_ne(th_json_str(j, "memory.total.human"), "");
+    ck_assert_str_ne(th_json_str(j, "memory.total.formula"), "");
+    ck_assert_str_ne(th_json_str(j, "memory.total.assumptions"), "");
     json_decref(j);
     ts_api_response_free(&r);
 }
@@ -474,21 +196,21 @@ START_TEST(test_memory_70b_oracle)
     json_t *j = post("/v1/memory", "{\"params\":70e9,\"grad_precision\":\"bf16\"}", &r);
 
     ck_assert_uint_eq(r.status, 200);
-    ck_assert(json_is_null(at(j, "inputs.model")));
-    ck_assert(num(j, "inputs.params") == 70e9);
+    ck_assert(json_is_null(th_json_at(j, "inputs.model")));
+    ck_assert(th_json_num(j, "inputs.params") == 70e9);
     /* bf16 grads (the seed's setting): 16 * 70e9 = 1.12e12 and 2 * 70e9 =
      * 1.4e11 are exact in double */
-    ck_assert(num(j, "memory.model_state_bytes") == 1.12e12);
-    ck_assert(num(j, "memory.inference_bytes") == 1.4e11);
+    ck_assert(th_json_num(j, "memory.model_state_bytes") == 1.12e12);
+    ck_assert(th_json_num(j, "memory.inference_bytes") == 1.4e11);
     /* Chinchilla default tokens: 20 * P = 1.4e12 (docs/formulas.md) */
-    ck_assert(num(j, "inputs.tokens") == 1.4e12);
+    ck_assert(th_json_num(j, "inputs.tokens") == 1.4e12);
     json_decref(j);
     ts_api_response_free(&r);
 
     /* fp32 grads: 18 B/param (oracles.md, Megatron-LM) */
     j = post("/v1/memory", "{\"params\":70e9,\"grad_precision\":\"fp32\"}", &r);
     ck_assert_uint_eq(r.status, 200);
-    ck_assert(num(j, "memory.bytes_per_param.total") == 18.0);
+    ck_assert(th_json_num(j, "memory.bytes_per_param.total") == 18.0);
     json_decref(j);
     ts_api_response_free(&r);
 }
@@ -501,22 +223,22 @@ START_TEST(test_precision_follows)
     json_t *j = post("/v1/memory", "{\"params\":7e9,\"precision\":\"fp32\"}", &r);
 
     ck_assert_uint_eq(r.status, 200);
-    ck_assert_str_eq(str(j, "inputs.grad_precision"), "fp32");
-    ck_assert_str_eq(str(j, "inputs.compute_precision"), "fp32");
-    ck_assert(json_is_false(at(j, "inputs.master_weights")));
+    ck_assert_str_eq(th_json_str(j, "inputs.grad_precision"), "fp32");
+    ck_assert_str_eq(th_json_str(j, "inputs.compute_precision"), "fp32");
+    ck_assert(json_is_false(th_json_at(j, "inputs.master_weights")));
     /* fp32 weights 4 + fp32 grads 4 + no master + Adam 8 = 16 (formulas.md) */
-    ck_assert(num(j, "memory.bytes_per_param.total") == 16.0);
+    ck_assert(th_json_num(j, "memory.bytes_per_param.total") == 16.0);
     /* the time estimate now uses the TF32 peak: H100 SXM 494.7 (catalogue) */
-    ck_assert(num(j, "inputs.peak_tflops") == 494.7);
+    ck_assert(th_json_num(j, "inputs.peak_tflops") == 494.7);
     json_decref(j);
     ts_api_response_free(&r);
 
     /* An explicit grad_precision is kept. */
     j = post("/v1/memory", "{\"params\":7e9,\"precision\":\"fp16\",\"grad_precision\":\"fp32\"}", &r);
     ck_assert_uint_eq(r.status, 200);
-    ck_assert_str_eq(str(j, "inputs.grad_precision"), "fp32");
-    ck_assert_str_eq(str(j, "inputs.compute_precision"), "fp16");
-    ck_assert(json_is_true(at(j, "inputs.master_weights")));
+    ck_assert_str_eq(th_json_str(j, "inputs.grad_precision"), "fp32");
+    ck_assert_str_eq(th_json_str(j, "inputs.compute_precision"), "fp16");
+    ck_assert(json_is_true(th_json_at(j, "inputs.master_weights")));
     json_decref(j);
     ts_api_response_free(&r);
 }
@@ -529,17 +251,17 @@ START_TEST(test_gpu_overrides)
                      "{\"params\":7e9,\"gpu\":\"a100-80\",\"hbm_gb\":40,\"peak_tflops\":250}", &r);
 
     ck_assert_uint_eq(r.status, 200);
-    ck_assert_str_eq(str(j, "inputs.gpu"), "a100-80");
-    ck_assert(num(j, "inputs.hbm_gb") == 40.0);
-    ck_assert(num(j, "inputs.peak_tflops") == 250.0);
+    ck_assert_str_eq(th_json_str(j, "inputs.gpu"), "a100-80");
+    ck_assert(th_json_num(j, "inputs.hbm_gb") == 40.0);
+    ck_assert(th_json_num(j, "inputs.peak_tflops") == 250.0);
     /* 250 TFLOP/s = 2.5e14 FLOP/s, exact */
-    ck_assert(num(j, "compute.peak_flops") == 2.5e14);
+    ck_assert(th_json_num(j, "compute.peak_flops") == 2.5e14);
     json_decref(j);
     ts_api_response_free(&r);
 
     j = post("/v1/memory", "{\"params\":7e9,\"gpu\":\"a100-80\",\"hbm_gb\":40}", &r);
     ck_assert_uint_eq(r.status, 200);
-    ck_assert(num(j, "memory.hbm_bytes") == 40e9); /* decimal GB */
+    ck_assert(th_json_num(j, "memory.hbm_bytes") == 40e9); /* decimal GB */
     json_decref(j);
     ts_api_response_free(&r);
 }
@@ -553,16 +275,16 @@ START_TEST(test_compute_gpt3)
     double flops, hours;
 
     ck_assert_uint_eq(r.status, 200);
-    flops = num(j, "compute.model_flops.value");
+    flops = th_json_num(j, "compute.model_flops.value");
     /* oracle given to 3 significant digits: +-0.005e23 -> 0.2% */
     assert_rel(flops, 3.14e23, 2e-3, "GPT-3 model FLOPs");
-    ck_assert(num(j, "inputs.tokens") == 300e9);
+    ck_assert(th_json_num(j, "inputs.tokens") == 300e9);
     /* GPU-hours = FLOPs / (peak * MFU * 3600), H100 989e12, MFU 0.4
      * (oracles.md); only rounding of one division apart */
-    hours = num(j, "compute.gpu_hours.value");
+    hours = th_json_num(j, "compute.gpu_hours.value");
     assert_rel(hours, flops / (989e12 * 0.4 * 3600.0), 1e-12, "GPU-hours");
-    ck_assert(strstr(str(j, "compute.model_flops.human"), "FLOP") != NULL);
-    ck_assert(strstr(str(j, "compute.gpu_hours.human"), "GPU-hours") != NULL);
+    ck_assert(strstr(th_json_str(j, "compute.model_flops.human"), "FLOP") != NULL);
+    ck_assert(strstr(th_json_str(j, "compute.gpu_hours.human"), "GPU-hours") != NULL);
     json_decref(j);
     ts_api_response_free(&r);
 }
@@ -576,10 +298,10 @@ START_TEST(test_checkpoint)
     json_t *tiers;
 
     ck_assert_uint_eq(r.status, 200);
-    ck_assert(num(j, "checkpoint.bpp_full") == 14.0);
-    ck_assert(num(j, "checkpoint.full_bytes.value") == 14.0 * 70e9); /* 9.8e11, exact */
-    ck_assert(num(j, "checkpoint.weights_bytes.value") == 2.0 * 70e9);
-    tiers = at(j, "checkpoint.tiers");
+    ck_assert(th_json_num(j, "checkpoint.bpp_full") == 14.0);
+    ck_assert(th_json_num(j, "checkpoint.full_bytes.value") == 14.0 * 70e9); /* 9.8e11, exact */
+    ck_assert(th_json_num(j, "checkpoint.weights_bytes.value") == 2.0 * 70e9);
+    tiers = th_json_at(j, "checkpoint.tiers");
     ck_assert_uint_eq(json_array_size(tiers), 3);
     ck_assert_str_eq(json_string_value(json_object_get(json_array_get(tiers, 0), "name")), "nvme");
     ck_assert_str_eq(json_string_value(json_object_get(json_array_get(tiers, 2), "name")), "object");
@@ -604,7 +326,7 @@ START_TEST(test_plan)
     ck_assert(json_object_get(j, "memory") != NULL);
     ck_assert(json_object_get(j, "compute") != NULL);
     ck_assert(json_object_get(j, "checkpoint") != NULL);
-    sweep = at(j, "sweep");
+    sweep = th_json_at(j, "sweep");
     ck_assert(json_array_size(sweep) > 1);
     /* dp = 1, 2, 4, ... and the run's dp, ascending (trainsize.h) */
     json_array_foreach(sweep, i, p) {
@@ -618,11 +340,11 @@ START_TEST(test_plan)
     /* The echo is a valid request that resolves to itself (CONTRACT.md). */
     {
         ts_api_response r2;
-        char *b = json_dumps(at(j, "inputs"), JSON_COMPACT | JSON_REAL_PRECISION(17));
+        char *b = json_dumps(th_json_at(j, "inputs"), JSON_COMPACT | JSON_REAL_PRECISION(17));
         json_t *again = post("/v1/plan", b, &r2);
         ck_assert_uint_eq(r2.status, 200);
-        ck_assert(json_equal(at(again, "inputs"), at(j, "inputs")));
-        ck_assert(json_equal(at(again, "memory"), at(j, "memory")));
+        ck_assert(json_equal(th_json_at(again, "inputs"), th_json_at(j, "inputs")));
+        ck_assert(json_equal(th_json_at(again, "memory"), th_json_at(j, "memory")));
         json_decref(again);
         ts_api_response_free(&r2);
         free(b);
@@ -631,8 +353,8 @@ START_TEST(test_plan)
     {
         ts_api_response r2;
         json_t *m = post("/v1/memory", "{\"model\":\"llama3-8b\",\"dp\":48}", &r2);
-        ck_assert(num(m, "memory.total.value") == num(j, "memory.total.value"));
-        ck_assert(json_equal(at(m, "inputs"), at(j, "inputs")));
+        ck_assert(th_json_num(m, "memory.total.value") == th_json_num(j, "memory.total.value"));
+        ck_assert(json_equal(th_json_at(m, "inputs"), th_json_at(j, "inputs")));
         json_decref(m);
         ts_api_response_free(&r2);
     }
@@ -655,8 +377,8 @@ START_TEST(test_round_trip)
     const ts_preset *p = ts_preset_find("mixtral-8x7b");
 
     ck_assert_uint_eq(r.status, 200);
-    ck_assert(num(j, "inputs.mfu") == strtod("0.123456789012345678", NULL));
-    ck_assert(num(j, "inputs.fragmentation") == 0.1);
+    ck_assert(th_json_num(j, "inputs.mfu") == strtod("0.123456789012345678", NULL));
+    ck_assert(th_json_num(j, "inputs.fragmentation") == 0.1);
     /* -0 is accepted as 0 and never printed as "-0" */
     ck_assert(strstr(r.body, "\"overhead_gib\":0,") != NULL);
     ck_assert(strstr(r.body, "-0") == NULL || strstr(r.body, "-0.") != NULL ||
@@ -676,16 +398,16 @@ START_TEST(test_round_trip)
     run.overhead_gib = 0;
     ck_assert_int_eq(ts_plan_estimate(&run, plan, &err), TS_OK);
     /* bit-identical: 17 significant digits round-trip every double */
-    ck_assert(num(j, "memory.total.value") == plan->memory.total.value);
-    ck_assert(num(j, "memory.activations.value") == plan->memory.activations.value);
-    ck_assert(num(j, "memory.overhead.value") == plan->memory.overhead.value);
-    ck_assert(num(j, "compute.gpu_hours.value") == plan->compute.gpu_hours.value);
-    ck_assert(num(j, "compute.hfu") == plan->compute.hfu);
-    ck_assert(num(j, "checkpoint.daly_interval_s.value") == plan->ckpt.daly_interval_s.value);
-    ck_assert(num(j, "checkpoint.waste_fraction.value") == plan->ckpt.waste_fraction.value);
+    ck_assert(th_json_num(j, "memory.total.value") == plan->memory.total.value);
+    ck_assert(th_json_num(j, "memory.activations.value") == plan->memory.activations.value);
+    ck_assert(th_json_num(j, "memory.overhead.value") == plan->memory.overhead.value);
+    ck_assert(th_json_num(j, "compute.gpu_hours.value") == plan->compute.gpu_hours.value);
+    ck_assert(th_json_num(j, "compute.hfu") == plan->compute.hfu);
+    ck_assert(th_json_num(j, "checkpoint.daly_interval_s.value") == plan->ckpt.daly_interval_s.value);
+    ck_assert(th_json_num(j, "checkpoint.waste_fraction.value") == plan->ckpt.waste_fraction.value);
     /* Mixtral: 46.7e9 total / 12.9e9 active (formulas.md; 3 digits: 0.2%) */
-    assert_rel(num(j, "params.total"), 46.7e9, 2e-3, "Mixtral total");
-    assert_rel(num(j, "params.active"), 12.9e9, 2e-3, "Mixtral active");
+    assert_rel(th_json_num(j, "params.total"), 46.7e9, 2e-3, "Mixtral total");
+    assert_rel(th_json_num(j, "params.active"), 12.9e9, 2e-3, "Mixtral active");
     free(plan);
 
     /* Parse, dump with 17 digits, parse again: the same values. */
@@ -731,20 +453,20 @@ START_TEST(test_fit_micro_batch)
     int64_t mb;
 
     ck_assert_uint_eq(r.status, 200);
-    ck_assert_str_eq(str(j, "solve"), "micro_batch");
-    ck_assert(json_is_true(at(j, "found")));
-    mb = (int64_t)num(j, "micro_batch");
+    ck_assert_str_eq(th_json_str(j, "solve"), "micro_batch");
+    ck_assert(json_is_true(th_json_at(j, "found")));
+    mb = (int64_t)th_json_num(j, "micro_batch");
     ck_assert(mb >= 1 && mb < 1024);
-    ck_assert(num(j, "inputs.micro_batch") == (double)mb);
-    ck_assert(num(j, "memory.total.value") <= num(j, "memory.hbm_bytes"));
+    ck_assert(th_json_num(j, "inputs.micro_batch") == (double)mb);
+    ck_assert(th_json_num(j, "memory.total.value") <= th_json_num(j, "memory.hbm_bytes"));
     ck_assert(json_object_get(j, "reason") == NULL);
 
-    in = json_deep_copy(at(j, "inputs"));
+    in = json_deep_copy(th_json_at(j, "inputs"));
     body = json_dumps(in, JSON_COMPACT);
     m = post("/v1/memory", body, &r2);
     ck_assert_uint_eq(r2.status, 200);
-    ck_assert(json_is_true(at(m, "memory.fits")));
-    ck_assert(num(m, "memory.total.value") == num(j, "memory.total.value"));
+    ck_assert(json_is_true(th_json_at(m, "memory.fits")));
+    ck_assert(th_json_num(m, "memory.total.value") == th_json_num(j, "memory.total.value"));
     json_decref(m);
     ts_api_response_free(&r2);
     free(body);
@@ -754,7 +476,7 @@ START_TEST(test_fit_micro_batch)
     body = json_dumps(in, JSON_COMPACT);
     m = post("/v1/memory", body, &r2);
     ck_assert_uint_eq(r2.status, 200);
-    ck_assert(json_is_false(at(m, "memory.fits")));
+    ck_assert(json_is_false(th_json_at(m, "memory.fits")));
     json_decref(m);
     ts_api_response_free(&r2);
     free(body);
@@ -774,23 +496,23 @@ START_TEST(test_fit_gpus)
     int64_t dp, gpus;
 
     ck_assert_uint_eq(r.status, 200);
-    ck_assert_str_eq(str(j, "solve"), "gpus");
-    ck_assert(json_is_true(at(j, "found")));
-    dp = (int64_t)num(j, "dp");
-    gpus = (int64_t)num(j, "gpus");
+    ck_assert_str_eq(th_json_str(j, "solve"), "gpus");
+    ck_assert(json_is_true(th_json_at(j, "found")));
+    dp = (int64_t)th_json_num(j, "dp");
+    gpus = (int64_t)th_json_num(j, "gpus");
     ck_assert_int_eq(gpus, dp * 8); /* gpus = dp * tp, tp = 8 */
-    ck_assert(num(j, "inputs.dp") == (double)dp);
-    ck_assert(num(j, "inputs.gpus") == (double)gpus);
+    ck_assert(th_json_num(j, "inputs.dp") == (double)dp);
+    ck_assert(th_json_num(j, "inputs.gpus") == (double)gpus);
     ck_assert(dp > 1); /* 70B does not fit one 8-way TP group at ZeRO-3 dp 1 */
 
-    in = json_deep_copy(at(j, "inputs"));
+    in = json_deep_copy(th_json_at(j, "inputs"));
     json_object_set_new(in, "dp", json_integer(dp - 1));
     json_object_set_new(in, "gpus", json_integer(0));
     json_object_set_new(in, "global_batch", json_integer(0));
     body = json_dumps(in, JSON_COMPACT);
     m = post("/v1/memory", body, &r2);
     ck_assert_uint_eq(r2.status, 200);
-    ck_assert(json_is_false(at(m, "memory.fits")));
+    ck_assert(json_is_false(th_json_at(m, "memory.fits")));
     json_decref(m);
     ts_api_response_free(&r2);
     free(body);
@@ -811,15 +533,15 @@ START_TEST(test_fit_gpus_keeps_batch)
     json_t *j = post("/v1/fit", "{\"params\":12e9,\"zero\":3,\"solve\":\"gpus\",\"global_batch\":5}", &r);
 
     ck_assert_uint_eq(r.status, 200);
-    ck_assert(json_is_true(at(j, "found")));
-    ck_assert_int_eq((int)num(j, "dp"), 5);
-    ck_assert_int_eq((int)num(j, "inputs.global_batch"), 5);
+    ck_assert(json_is_true(th_json_at(j, "found")));
+    ck_assert_int_eq((int)th_json_num(j, "dp"), 5);
+    ck_assert_int_eq((int)th_json_num(j, "inputs.global_batch"), 5);
     json_decref(j);
     ts_api_response_free(&r);
     /* Without a batch, memory alone decides: dp 3. */
     j = post("/v1/fit", "{\"params\":12e9,\"zero\":3,\"solve\":\"gpus\"}", &r);
     ck_assert_uint_eq(r.status, 200);
-    ck_assert_int_eq((int)num(j, "dp"), 3);
+    ck_assert_int_eq((int)th_json_num(j, "dp"), 3);
     json_decref(j);
     ts_api_response_free(&r);
 }
@@ -836,16 +558,16 @@ START_TEST(test_search)
     j = post("/v1/search", "{\"model\":\"llama3-8b\",\"gpus\":16,\"global_batch\":64,"
                            "\"tp\":2,\"limit\":3,\"objective\":\"time\"}", &r);
     ck_assert_uint_eq(r.status, 200);
-    ck_assert(json_is_true(at(j, "found")));
-    ck_assert(num(j, "counts.tried") >= num(j, "counts.fitting"));
-    res = at(j, "results");
+    ck_assert(json_is_true(th_json_at(j, "found")));
+    ck_assert(th_json_num(j, "counts.tried") >= th_json_num(j, "counts.fitting"));
+    res = th_json_at(j, "results");
     ck_assert(json_array_size(res) >= 1 && json_array_size(res) <= 3);
     json_array_foreach(res, i, x) {
-        ck_assert(num(x, "tp") == 2);
-        ck_assert(json_is_true(at(x, "fits")));
-        ck_assert(num(x, "tp") * num(x, "pp") * num(x, "cp") * num(x, "dp") == 16);
-        ck_assert(num(x, "step_time") > 0);
-        ck_assert_str_ne(str(x, "why"), "");
+        ck_assert(th_json_num(x, "tp") == 2);
+        ck_assert(json_is_true(th_json_at(x, "fits")));
+        ck_assert(th_json_num(x, "tp") * th_json_num(x, "pp") * th_json_num(x, "cp") * th_json_num(x, "dp") == 16);
+        ck_assert(th_json_num(x, "step_time") > 0);
+        ck_assert_str_ne(th_json_str(x, "why"), "");
     }
     json_decref(j);
     ts_api_response_free(&r);
@@ -853,29 +575,14 @@ START_TEST(test_search)
     /* Nothing fits: an answer, not an error. */
     j = post("/v1/search", "{\"model\":\"llama3-405b\",\"gpus\":8,\"global_batch\":8}", &r);
     ck_assert_uint_eq(r.status, 200);
-    ck_assert(json_is_false(at(j, "found")));
-    ck_assert_str_ne(str(j, "reason"), "");
-    ck_assert_uint_eq(json_array_size(at(j, "results")), 0);
+    ck_assert(json_is_false(th_json_at(j, "found")));
+    ck_assert_str_ne(th_json_str(j, "reason"), "");
+    ck_assert_uint_eq(json_array_size(th_json_at(j, "results")), 0);
     json_decref(j);
     ts_api_response_free(&r);
 
-    j = post("/v1/search", "{\"model\":\"llama3-8b\",\"objective\":\"speed\"}", &r);
-    ck_assert_uint_eq(r.status, 400);
-    ck_assert_str_eq(str(j, "field"), "/objective");
-    json_decref(j);
-    ts_api_response_free(&r);
-
-    j = post("/v1/search", "{\"model\":\"llama3-8b\",\"solve\":\"gpus\"}", &r);
-    ck_assert_uint_eq(r.status, 400);
-    ck_assert_str_eq(str(j, "field"), "/solve");
-    json_decref(j);
-    ts_api_response_free(&r);
-
-    j = post("/v1/plan", "{\"model\":\"llama3-8b\",\"limit\":3}", &r);
-    ck_assert_uint_eq(r.status, 400);
-    ck_assert_str_eq(str(j, "field"), "/limit");
-    json_decref(j);
-    ts_api_response_free(&r);
+    /* objective, solve and limit refused where they do not belong: cases
+     * in tests/data/api_cases/semantic.json. */
 }
 END_TEST
 
@@ -887,12 +594,12 @@ START_TEST(test_compute_step)
                                     "\"gpu_hour_usd\":2}", &r);
 
     ck_assert_uint_eq(r.status, 200);
-    ck_assert_str_eq(str(j, "compute.mfu_source"), "predicted");
-    ck_assert(num(j, "compute.mfu") == num(j, "compute.predicted_mfu"));
-    ck_assert(num(j, "compute.step_time.value") > 0);
-    ck_assert(num(j, "compute.step.compute") > 0);
-    assert_rel(num(j, "compute.cost_usd.value"), 2.0 * num(j, "compute.gpu_hours.value"), 1e-12, "cost");
-    ck_assert(json_is_null(at(j, "inputs.mfu")));
+    ck_assert_str_eq(th_json_str(j, "compute.mfu_source"), "predicted");
+    ck_assert(th_json_num(j, "compute.mfu") == th_json_num(j, "compute.predicted_mfu"));
+    ck_assert(th_json_num(j, "compute.step_time.value") > 0);
+    ck_assert(th_json_num(j, "compute.step.compute") > 0);
+    assert_rel(th_json_num(j, "compute.cost_usd.value"), 2.0 * th_json_num(j, "compute.gpu_hours.value"), 1e-12, "cost");
+    ck_assert(json_is_null(th_json_at(j, "inputs.mfu")));
     json_decref(j);
     ts_api_response_free(&r);
 }
@@ -912,8 +619,8 @@ START_TEST(test_fit_not_found)
         json_t *j = post("/v1/fit", bodies[i], &r);
 
         ck_assert_uint_eq(r.status, 200);
-        ck_assert(json_is_false(at(j, "found")));
-        ck_assert_str_ne(str(j, "reason"), "");
+        ck_assert(json_is_false(th_json_at(j, "found")));
+        ck_assert_str_ne(th_json_str(j, "reason"), "");
         ck_assert(json_object_get(j, "memory") == NULL);
         ck_assert(json_object_get(j, "inputs") != NULL);
         json_decref(j);
@@ -931,13 +638,13 @@ START_TEST(test_catalogues)
     bool seen = false;
 
     ck_assert_uint_eq(r.status, 200);
-    a = at(j, "presets");
+    a = th_json_at(j, "presets");
     ck_assert_uint_eq(json_array_size(a), ts_preset_count());
     json_array_foreach(a, i, p) {
-        if (strcmp(str(p, "id"), "llama3-8b") == 0) {
+        if (strcmp(th_json_str(p, "id"), "llama3-8b") == 0) {
             /* Llama 3 8B -> 8.03e9 (formulas.md; 3 digits: 0.1%) */
-            assert_rel(num(p, "params"), 8.03e9, 1e-3, "Llama 3 8B");
-            ck_assert_int_eq((int)num(p, "layers"), 32);
+            assert_rel(th_json_num(p, "params"), 8.03e9, 1e-3, "Llama 3 8B");
+            ck_assert_int_eq((int)th_json_num(p, "layers"), 32);
             seen = true;
         }
         ck_assert(json_object_size(p) == 18);
@@ -950,12 +657,12 @@ START_TEST(test_catalogues)
     ck_assert_uint_eq(r.status, 200);
     ck_assert_str_eq(r.route, "/v1/gpus");
     seen = false;
-    json_array_foreach(at(j, "gpus"), i, p) {
-        if (strcmp(str(p, "id"), "h100-sxm") == 0) {
+    json_array_foreach(th_json_at(j, "gpus"), i, p) {
+        if (strcmp(th_json_str(p, "id"), "h100-sxm") == 0) {
             /* oracles.md: H100 SXM 989 BF16 / 1979 FP8 dense, 81559 MiB */
-            ck_assert(num(p, "bf16_tflops") == 989.0);
-            ck_assert(num(p, "fp8_tflops") == 1979.0);
-            ck_assert(num(p, "hbm_bytes") == 81559.0 * 1048576);
+            ck_assert(th_json_num(p, "bf16_tflops") == 989.0);
+            ck_assert(th_json_num(p, "fp8_tflops") == 1979.0);
+            ck_assert(th_json_num(p, "hbm_bytes") == 81559.0 * 1048576);
             seen = true;
         }
     }
@@ -993,6 +700,32 @@ START_TEST(test_route_table)
 }
 END_TEST
 
+/* The import route is listed, and /v1/import answers only the inputs
+ * (plus the count that checks them): no memory, compute or checkpoint.
+ * (Its error cases, GET included, are in tests/data/api_cases/import.json.) */
+START_TEST(test_import_route)
+{
+    const char *const *routes = ts_api_routes();
+    bool listed = false;
+    ts_api_response r;
+    json_t *a;
+
+    for (; *routes != NULL; routes++)
+        listed |= strcmp(*routes, "POST /v1/import") == 0;
+    ck_assert(listed);
+    a = post("/v1/import", "{\"model\":\"llama3-8b\"}", &r);
+    ck_assert_uint_eq(r.status, 200);
+    ck_assert_uint_eq(json_object_size(a), 4);
+    ck_assert_ptr_nonnull(json_object_get(a, "inputs"));
+    ck_assert_ptr_nonnull(json_object_get(a, "inputs_source"));
+    ck_assert_ptr_nonnull(json_object_get(a, "import_notes"));
+    ck_assert_ptr_nonnull(json_object_get(a, "params"));
+    ck_assert_str_eq(th_json_str(a, "inputs_source.layers"), "preset");
+    json_decref(a);
+    ts_api_response_free(&r);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* problem+json and the formatter                                      */
 /* ------------------------------------------------------------------ */
@@ -1009,11 +742,11 @@ START_TEST(test_problem_builder)
     ck_assert_str_eq(r.content_type, "application/problem+json");
     ck_assert_str_eq(r.route, "other");
     j = json_loads(r.body, 0, NULL);
-    ck_assert_str_eq(str(j, "type"), PROBLEM_BASE "request-timeout");
-    ck_assert_str_eq(str(j, "title"), "Request timeout");
-    ck_assert_str_eq(str(j, "detail"), "body not received in 10 s");
-    ck_assert_int_eq((int)num(j, "status"), 408);
-    ck_assert(json_is_null(at(j, "field")));
+    ck_assert_str_eq(th_json_str(j, "type"), PROBLEM_BASE "request-timeout");
+    ck_assert_str_eq(th_json_str(j, "title"), "Request timeout");
+    ck_assert_str_eq(th_json_str(j, "detail"), "body not received in 10 s");
+    ck_assert_int_eq((int)th_json_num(j, "status"), 408);
+    ck_assert(json_is_null(th_json_at(j, "field")));
     json_decref(j);
     ts_api_response_free(&r);
     ts_api_response_free(&r); /* idempotent */
@@ -1021,7 +754,7 @@ START_TEST(test_problem_builder)
     memset(&r, 0, sizeof r);
     ck_assert_int_eq(ts_api_problem(&r, 400, "x", "X", "d", "/tp"), 0);
     j = json_loads(r.body, 0, NULL);
-    ck_assert_str_eq(str(j, "field"), "/tp");
+    ck_assert_str_eq(th_json_str(j, "field"), "/tp");
     json_decref(j);
     ts_api_response_free(&r);
 
@@ -1059,7 +792,7 @@ START_TEST(test_problem_titles)
     memset(&r, 0, sizeof r);
     ck_assert_int_eq(ts_api_problem(&r, 404, "not-found", "Not Found", "d", NULL), 0);
     j = json_loads(r.body, 0, NULL);
-    ck_assert_str_eq(str(j, "title"), "Not found");
+    ck_assert_str_eq(th_json_str(j, "title"), "Not found");
     json_decref(j);
     ts_api_response_free(&r);
 }
@@ -1076,11 +809,11 @@ START_TEST(test_integral_numbers)
     j = post("/v1/memory", "{\"params\":7e9,\"gpus\":8.0,\"tp\":2e0,\"zero\":1.0,"
              "\"global_batch\":6.4e1}", &r);
     ck_assert_uint_eq(r.status, 200);
-    ck_assert(num(j, "inputs.gpus") == 8);
-    ck_assert(num(j, "inputs.tp") == 2);
-    ck_assert(num(j, "inputs.dp") == 4);
-    ck_assert(num(j, "inputs.zero") == 1);
-    ck_assert(num(j, "inputs.global_batch") == 64);
+    ck_assert(th_json_num(j, "inputs.gpus") == 8);
+    ck_assert(th_json_num(j, "inputs.tp") == 2);
+    ck_assert(th_json_num(j, "inputs.dp") == 4);
+    ck_assert(th_json_num(j, "inputs.zero") == 1);
+    ck_assert(th_json_num(j, "inputs.global_batch") == 64);
     /* written back as integers (CONTRACT.md: integral values < 2^53) */
     ck_assert_ptr_nonnull(strstr(r.body, "\"tp\":2,"));
     json_decref(j);
@@ -1088,7 +821,7 @@ START_TEST(test_integral_numbers)
 
     j = post("/v1/compute", "{\"params\":7e9,\"tokens\":10000000000000000000}", &r);
     ck_assert_uint_eq(r.status, 200);
-    ck_assert(num(j, "inputs.tokens") == 1e19);
+    ck_assert(th_json_num(j, "inputs.tokens") == 1e19);
     json_decref(j);
     ts_api_response_free(&r);
 }
@@ -1166,8 +899,8 @@ START_TEST(test_core_status_mapping)
         ck_assert_int_eq(ts_api_err_respond(&e, &r), 0);
         ck_assert_uint_eq(r.status, map[i].http);
         j = json_loads(r.body, 0, NULL);
-        ck_assert_str_eq(str(j, "field"), "/tokens");
-        ck_assert_str_eq(str(j, "detail"), i == 0 ? "reason 0" : i == 1 ? "reason 1"
+        ck_assert_str_eq(th_json_str(j, "field"), "/tokens");
+        ck_assert_str_eq(th_json_str(j, "detail"), i == 0 ? "reason 0" : i == 1 ? "reason 1"
                                            : i == 2 ? "reason 2" : "reason 3");
         json_decref(j);
         ts_api_response_free(&r);
@@ -1339,8 +1072,6 @@ static Suite *api_suite(void)
     Suite *s = suite_create("api");
     TCase *tc = tcase_create("errors");
 
-    tcase_add_loop_test(tc, test_error_classes, 0,
-                        (int)(sizeof err_cases / sizeof err_cases[0]));
     tcase_add_test(tc, test_suggestions);
     tcase_add_test(tc, test_odd_inputs);
     tcase_add_test(tc, test_content_type_params);
@@ -1364,6 +1095,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, test_compute_step);
     tcase_add_test(tc, test_catalogues);
     tcase_add_test(tc, test_route_table);
+    tcase_add_test(tc, test_import_route);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("output");

@@ -9,15 +9,13 @@
  * them.  Paths come from meson: TRAINSIZE_SERVER (with TRAINSIZE_SRCDIR, for the shared harness) and TS_CLI.  TS_CLI_WRAP (e.g.
  * "valgrind --error-exitcode=99 ...") prefixes every CLI run.
  */
-#include "ts_cli_http.h"
-#include "ts_cli_report.h"
 #include "th_harness.h"
+#include "th_json.h"
 
 #include <check.h>
 #include <jansson.h>
 #include <math.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -25,124 +23,36 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define URL_LEN 128
 #define MAX_ARGS 64
 
-/* Test-process state (not request state): the one server all tests share. */
-static th_server server;
+/* Test-process state (not request state): the URL of the one server all
+ * tests share (th_shared, tests/helpers/th_harness.h). */
 static char server_url[URL_LEN];
 static char server_port[16];
 
-typedef struct run_result {
-    int code;        /* exit status, or 128 + signal */
-    char *out;
-    char *err;
-} run_result;
-
-static void result_free(run_result *r)
-{
-    free(r->out);
-    free(r->err);
-    r->out = r->err = NULL;
-}
+typedef th_proc run_result;
+#define result_free th_proc_free
 
 /* ---------- process helpers ---------- */
 
-static void append(char **buf, size_t *len, const char *p, size_t n)
-{
-    char *nb = realloc(*buf, *len + n + 1);
-    ck_assert_ptr_nonnull(nb);
-    memcpy(nb + *len, p, n);
-    *len += n;
-    nb[*len] = '\0';
-    *buf = nb;
-}
-
-/* Run the CLI with args (NULL-terminated) and extra env "K=V" strings (NULL
- * value in "K" form unsets K).  Captures stdout and stderr. */
+/* Run the CLI ($TS_CLI, behind $TS_CLI_WRAP) with args (NULL-terminated)
+ * and env edits ("K=V" sets, "K" unsets); stdout and stderr captured. */
 static run_result run_cli_env(const char *const *args, const char *const *env)
 {
-    const char *cli = getenv("TS_CLI");
-    const char *wrap = getenv("TS_CLI_WRAP");
-    char *argv[MAX_ARGS];
-    char *wrapcopy = NULL;
-    int argc = 0, po[2], pe[2];
-    run_result r = {0};
-    size_t olen = 0, elen = 0;
-    pid_t pid;
-    int status;
+    const char *argv[MAX_ARGS] = {getenv("TS_CLI")};
+    size_t n = 1;
+    run_result r;
 
-    ck_assert_msg(cli != NULL, "TS_CLI not set");
-    if (wrap && *wrap) {
-        wrapcopy = strdup(wrap);
-        ck_assert_ptr_nonnull(wrapcopy);
-        for (char *tok = strtok(wrapcopy, " "); tok && argc < MAX_ARGS - 2;
-             tok = strtok(NULL, " "))
-            argv[argc++] = tok;
+    ck_assert_msg(argv[0] != NULL, "TS_CLI not set");
+    for (size_t i = 0; args[i] != NULL; i++) {
+        ck_assert_uint_lt(n, MAX_ARGS - 1);
+        argv[n++] = args[i];
     }
-    argv[argc++] = (char *)cli;
-    for (size_t i = 0; args[i]; i++) {
-        ck_assert_int_lt(argc, MAX_ARGS - 1);
-        argv[argc++] = (char *)args[i];
-    }
-    argv[argc] = NULL;
-
-    ck_assert_int_eq(pipe(po), 0);
-    ck_assert_int_eq(pipe(pe), 0);
-    pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        dup2(po[1], 1);
-        dup2(pe[1], 2);
-        close(po[0]); close(po[1]); close(pe[0]); close(pe[1]);
-        for (size_t i = 0; env && env[i]; i++) {
-            const char *eq = strchr(env[i], '=');
-            if (eq) {
-                char key[64];
-                snprintf(key, sizeof key, "%.*s", (int)(eq - env[i]), env[i]);
-                setenv(key, eq + 1, 1);
-            } else {
-                unsetenv(env[i]);
-            }
-        }
-        execvp(argv[0], argv);
-        _exit(127);
-    }
-    close(po[1]);
-    close(pe[1]);
-    r.out = calloc(1, 1);
-    r.err = calloc(1, 1);
-    ck_assert(r.out && r.err);
-    {
-        struct pollfd fds[2] = {{po[0], POLLIN, 0}, {pe[0], POLLIN, 0}};
-        int open_fds = 2;
-        while (open_fds > 0) {
-            char chunk[4096];
-            int pr = poll(fds, 2, 60000);
-            ck_assert_msg(pr > 0, "CLI produced no output for 60 s");
-            for (int k = 0; k < 2; k++) {
-                ssize_t n;
-                if (fds[k].fd < 0 || !(fds[k].revents & (POLLIN | POLLHUP | POLLERR)))
-                    continue;
-                n = read(fds[k].fd, chunk, sizeof chunk);
-                if (n <= 0) {
-                    close(fds[k].fd);
-                    fds[k].fd = -1;
-                    open_fds--;
-                } else if (k == 0) {
-                    append(&r.out, &olen, chunk, (size_t)n);
-                } else {
-                    append(&r.err, &elen, chunk, (size_t)n);
-                }
-            }
-        }
-    }
-    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    free(wrapcopy);
+    argv[n] = NULL;
+    ck_assert_int_eq(th_exec(argv, "TS_CLI_WRAP", env, &r), 0);
     return r;
 }
 
@@ -173,41 +83,33 @@ static int closed_port(void)
 
 /* ---------- server fixture ---------- */
 
-/* The real server, started by the shared harness (tests/server). */
+/* The real server, started by the shared harness (tests/helpers). */
 static void server_start(void)
 {
-    if (th_start(&server, NULL) != 0) {
-        fprintf(stderr, "test_cli: could not start $TRAINSIZE_SERVER\n");
-        exit(1);
-    }
-    snprintf(server_url, sizeof server_url, "http://127.0.0.1:%u", server.port);
-    snprintf(server_port, sizeof server_port, "%u", server.port);
-}
-
-static void server_stop(void)
-{
-    if (server.pid > 0)
-        th_stop(&server, 10000);
+    th_shared_start();
+    snprintf(server_url, sizeof server_url, "http://127.0.0.1:%u", th_shared.port);
+    snprintf(server_port, sizeof server_port, "%u", th_shared.port);
 }
 
 /* ---------- direct API access for the expected values ---------- */
 
+/* Over libcurl (tests/helpers), not the CLI's own client: the expected
+ * values must not share the code under test. */
 static json_t *api(const char *method, const char *path, const char *body,
                    long *status)
 {
-    ts_http_client c = {server_url, 0, 0};
-    ts_http_response resp;
-    ts_http_error err;
-    json_error_t jerr;
+    th_req rq = {.method = method, .path = path,
+                 .content_type = body != NULL ? "application/json" : NULL,
+                 .body = body, .body_len = body != NULL ? strlen(body) : 0};
+    th_resp resp;
     json_t *j;
 
-    ck_assert_msg(ts_http_request(&c, method, path, body, &resp, &err) == TS_HTTP_OK,
-                  "API %s %s: %s", method, path, err.text);
-    j = json_loadb(resp.body, resp.len, 0, &jerr);
-    ck_assert_msg(j != NULL, "API %s %s: bad JSON: %s", method, path, jerr.text);
+    ck_assert_msg(th_http(th_shared.port, &rq, &resp) == 0, "API %s %s: no answer (curl %d)",
+                  method, path, (int)resp.curl_rc);
+    j = th_json_parse(resp.body, resp.len);
     if (status)
         *status = resp.status;
-    ts_http_response_free(&resp);
+    th_resp_free(&resp);
     return j;
 }
 
@@ -309,15 +211,14 @@ START_TEST(estimate_table_matches_api)
     ck_assert_msg(r.code == 0, "exit %d, stderr: %s", r.code, r.err);
     ck_assert_ptr_nonnull(strstr(r.out, "llama3-8b on 8 x h100-sxm"));
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        double want = ts_report_num(plan, rows[i].path);
-        ck_assert_msg(isfinite(want), "API answer lacks %s", rows[i].path);
+        double want = th_json_num(plan, rows[i].path);
         if (rows[i].bytes)
             expect_close(rows[i].label, table_exact(r.out, rows[i].label), want, 0.5, 0);
         else
             expect_close(rows[i].label, table_exact(r.out, rows[i].label), want, 0, 1e-5);
     }
     ck_assert_ptr_nonnull(table_text(r.out, "fits", fits, sizeof fits));
-    ck_assert_str_eq(fits, json_is_true(ts_report_get(plan, "memory.fits")) ? "yes" : "no");
+    ck_assert_str_eq(fits, json_is_true(th_json_get(plan, "memory.fits")) ? "yes" : "no");
     result_free(&r);
     json_decref(plan);
 }
@@ -360,15 +261,15 @@ START_TEST(options_are_typed)
     ck_assert_msg(r.code == 0, "exit %d, stderr: %s", r.code, r.err);
     a = json_loads(r.out, 0, &jerr);
     ck_assert_ptr_nonnull(a);
-    ck_assert_int_eq((int)ts_report_num(a, "inputs.tp"), 2);
-    ck_assert(json_is_true(ts_report_get(a, "inputs.sequence_parallel")));
-    ck_assert_double_eq_tol(ts_report_num(a, "inputs.mfu"), 0.5, 1e-12);
+    ck_assert_int_eq((int)th_json_num(a, "inputs.tp"), 2);
+    ck_assert(json_is_true(th_json_get(a, "inputs.sequence_parallel")));
+    ck_assert_double_eq_tol(th_json_num(a, "inputs.mfu"), 0.5, 1e-12);
     /* 1T = 1e12 tokens (decimal suffix, as model cards write it) */
-    ck_assert_double_eq_tol(ts_report_num(a, "inputs.tokens"), 1e12, 1.0);
-    ck_assert_int_eq((int)ts_report_num(a, "inputs.micro_batch"), 2);
-    ck_assert_str_eq(json_string_value(ts_report_get(a, "inputs.recompute")), "selective");
+    ck_assert_double_eq_tol(th_json_num(a, "inputs.tokens"), 1e12, 1.0);
+    ck_assert_int_eq((int)th_json_num(a, "inputs.micro_batch"), 2);
+    ck_assert_str_eq(json_string_value(th_json_get(a, "inputs.recompute")), "selective");
     /* gpus 16 = dp * tp with tp 2 -> dp 8 */
-    ck_assert_int_eq((int)ts_report_num(a, "inputs.dp"), 8);
+    ck_assert_int_eq((int)th_json_num(a, "inputs.dp"), 8);
     json_decref(a);
     result_free(&r);
 
@@ -377,7 +278,7 @@ START_TEST(options_are_typed)
     ck_assert_msg(r.code == 0, "exit %d, stderr: %s", r.code, r.err);
     a = json_loads(r.out, 0, &jerr);
     ck_assert_ptr_nonnull(a);
-    ck_assert(json_is_false(ts_report_get(a, "inputs.sequence_parallel")));
+    ck_assert(json_is_false(th_json_get(a, "inputs.sequence_parallel")));
     json_decref(a);
     result_free(&r);
 }
@@ -395,17 +296,17 @@ START_TEST(check_does_not_fit)
     run_result r;
     char total[64];
 
-    ck_assert(json_is_false(ts_report_get(mem, "memory.fits")));
+    ck_assert(json_is_false(th_json_get(mem, "memory.fits")));
     /* lower bound by hand: model state alone is 16 B * 70e9 = 1.12e12 B */
-    ck_assert_double_ge(ts_report_num(mem, "memory.total.value"), 1.12e12);
+    ck_assert_double_ge(th_json_num(mem, "memory.total.value"), 1.12e12);
     r = run_cli(args);
     ck_assert_msg(r.code == 1, "exit %d, stderr: %s", r.code, r.err);
     ck_assert_ptr_nonnull(strstr(r.out, "DOES NOT FIT"));
     ck_assert_ptr_nonnull(strstr(r.out, "short by"));
     expect_close("check total", table_exact(r.out, "total"),
-                 ts_report_num(mem, "memory.total.value"), 0.5, 0);
+                 th_json_num(mem, "memory.total.value"), 0.5, 0);
     expect_close("check headroom", table_exact(r.out, "headroom"),
-                 ts_report_num(mem, "memory.headroom_bytes"), 0.5, 0);
+                 th_json_num(mem, "memory.headroom_bytes"), 0.5, 0);
     ck_assert_ptr_nonnull(table_text(r.out, "fits", total, sizeof total));
     ck_assert_str_eq(total, "no");
     result_free(&r);
@@ -435,10 +336,10 @@ START_TEST(check_fits)
     json_t *mem = api_ok("POST", "/v1/memory", body), *got;
     run_result r;
 
-    ck_assert(json_is_true(ts_report_get(mem, "memory.fits")));
+    ck_assert(json_is_true(th_json_get(mem, "memory.fits")));
     /* the hand estimate above, within 10 % (input ids, the final norm
      * and the output layer's inputs are left out there) */
-    ck_assert_double_eq_tol(ts_report_num(mem, "memory.total.value"), 63e9, 6.3e9);
+    ck_assert_double_eq_tol(th_json_num(mem, "memory.total.value"), 63e9, 6.3e9);
     r = run_cli(args);
     ck_assert_msg(r.code == 0, "exit %d, stderr: %s", r.code, r.err);
     ck_assert_ptr_nonnull(strstr(r.out, "FITS"));
@@ -466,7 +367,7 @@ START_TEST(search_table_matches_api)
     const char *none[] = {"--url", server_url, "search", "--model", "llama3-405b",
                           "--gpus", "8", "--global-batch", "8", NULL};
     json_t *a = api_ok("POST", "/v1/search", body);
-    const json_t *first = json_array_get(ts_report_get(a, "results"), 0);
+    const json_t *first = json_array_get(th_json_get(a, "results"), 0);
     char want[96];
     run_result r;
 
@@ -475,8 +376,8 @@ START_TEST(search_table_matches_api)
     ck_assert_msg(r.code == 0, "exit %d, stderr: %s", r.code, r.err);
     ck_assert_ptr_nonnull(strstr(r.out, "rank"));
     /* rank 1's layout columns as the API gave them */
-    snprintf(want, sizeof want, "   1    16 %3.0f %3.0f %3.0f %5.0f", ts_report_num(first, "tp"),
-             ts_report_num(first, "pp"), ts_report_num(first, "cp"), ts_report_num(first, "dp"));
+    snprintf(want, sizeof want, "   1    16 %3.0f %3.0f %3.0f %5.0f", th_json_num(first, "tp"),
+             th_json_num(first, "pp"), th_json_num(first, "cp"), th_json_num(first, "dp"));
     ck_assert_msg(strstr(r.out, want) != NULL, "want '%s' in:\n%s", want, r.out);
     result_free(&r);
     json_decref(a);
@@ -701,7 +602,7 @@ static Suite *cli_suite(void)
     Suite *s = suite_create("cli");
     TCase *tc = tcase_create("against-server");
 
-    tcase_add_unchecked_fixture(tc, server_start, server_stop);
+    tcase_add_unchecked_fixture(tc, server_start, th_shared_stop);
     /* generous: TS_CLI_WRAP may run every CLI call under valgrind */
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, estimate_table_matches_api);
@@ -730,5 +631,5 @@ int main(void)
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return failed == 0 && th_shared_bad_exits() == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

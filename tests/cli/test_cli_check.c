@@ -11,99 +11,34 @@
  * Environment (tests/cli/meson.build): TRAINSIZE_SERVER, TRAINSIZE_SRCDIR,
  * TS_CLI, XMLLINT, and optionally TS_CLI_WRAP (valgrind).
  */
+#include "th_file.h"
 #include "th_harness.h"
+#include "th_json.h"
 #include "ts_cli_check.h"
 
 #include <check.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-/* Test-process state: the one server every test uses. */
-static th_server server;
+/* Test-process state: the URL of the one server every test uses
+ * (th_shared, tests/helpers/th_harness.h) and our directories. */
 static char url[64];
 static char data[1024];   /* $TRAINSIZE_SRCDIR/tests/data */
 static char tmpdir[256];
 
-typedef struct run_out {
-    int code;
-    char *out, *err;
-} run_out;
+typedef th_proc run_out;
+#define run_free th_proc_free
 
-static void run_free(run_out *r)
-{
-    free(r->out);
-    free(r->err);
-}
-
-static char *slurp_fd(int fd)
-{
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    ssize_t k;
-
-    ck_assert_ptr_nonnull(buf);
-    lseek(fd, 0, SEEK_SET);
-    while ((k = read(fd, buf + n, cap - n - 1)) > 0) {
-        n += (size_t)k;
-        if (n + 1 == cap) {
-            buf = realloc(buf, cap *= 2);
-            ck_assert_ptr_nonnull(buf);
-        }
-    }
-    buf[n] = '\0';
-    return buf;
-}
-
-/* Run argv (NULL-terminated; argv[0] is the program) with stdout and
- * stderr captured through temporary files.  TS_CLI_WRAP prefixes the CLI. */
+/* Run argv (NULL-terminated; argv[0] is the program), behind $TS_CLI_WRAP
+ * when wrap; stdout and stderr captured. */
 static run_out run_argv(const char *const *argv, bool wrap)
 {
-    char opath[320], epath[320];
-    char *args[80];
-    char *wcopy = NULL;
-    int of, ef, st, n = 0;
-    const char *w = wrap ? getenv("TS_CLI_WRAP") : NULL;
     run_out r;
-    pid_t pid;
 
-    snprintf(opath, sizeof opath, "%s/outXXXXXX", tmpdir);
-    snprintf(epath, sizeof epath, "%s/errXXXXXX", tmpdir);
-    of = mkstemp(opath);
-    ef = mkstemp(epath);
-    ck_assert(of >= 0 && ef >= 0);
-    if (w != NULL && *w != '\0') {
-        char *save = NULL, *t;
-
-        wcopy = strdup(w);
-        for (t = strtok_r(wcopy, " ", &save); t != NULL && n < 16; t = strtok_r(NULL, " ", &save))
-            args[n++] = t;
-    }
-    for (size_t i = 0; argv[i] != NULL && n < 79; i++)
-        args[n++] = (char *)(uintptr_t)argv[i];
-    args[n] = NULL;
-    pid = fork();
-    ck_assert(pid >= 0);
-    if (pid == 0) {
-        dup2(of, STDOUT_FILENO);
-        dup2(ef, STDERR_FILENO);
-        execvp(args[0], args);
-        _exit(127);
-    }
-    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-    r.code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    r.out = slurp_fd(of);
-    r.err = slurp_fd(ef);
-    close(of);
-    close(ef);
-    unlink(opath);
-    unlink(epath);
-    free(wcopy);
+    ck_assert_int_eq(th_exec(argv, wrap ? "TS_CLI_WRAP" : NULL, NULL, &r), 0);
     return r;
 }
 
@@ -133,37 +68,26 @@ static const char *dpath(const char *rel)
 
 static char *read_file(const char *path)
 {
-    int fd = open(path, O_RDONLY);
-    char *s;
+    char *s = th_read_file(path, NULL);
 
-    ck_assert_msg(fd >= 0, "open %s", path);
-    s = slurp_fd(fd);
-    close(fd);
+    ck_assert_msg(s != NULL, "read %s", path);
     return s;
 }
 
 static void write_file(const char *path, const char *text)
 {
-    FILE *f = fopen(path, "w");
-
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    fclose(f);
+    th_write_file(path, NULL, text);
 }
 
 /* POST body to /v1/memory; the parsed 200 answer. */
 static json_t *memory(json_t *body)
 {
     char *text = json_dumps(body, JSON_COMPACT);
-    th_req q = { "POST", "/v1/memory", "application/json", text, strlen(text),
-                 false, false, NULL, NULL };
-    th_resp resp;
+    th_resp resp = th_post(th_shared.port, "/v1/memory", text);
     json_t *a;
 
-    ck_assert_int_eq(th_http(server.port, &q, &resp), 0);
     ck_assert_msg(resp.status == 200, "memory: %ld %s", resp.status, resp.body);
-    a = json_loads(resp.body, 0, NULL);
-    ck_assert_ptr_nonnull(a);
+    a = th_json_parse(resp.body, resp.len);
     th_resp_free(&resp);
     free(text);
     return a;
@@ -177,16 +101,6 @@ static json_t *plan(const char *rel)
     return j;
 }
 
-static double num(const json_t *a, const char *k1, const char *k2, const char *k3)
-{
-    const json_t *v = json_object_get(json_object_get(a, k1), k2);
-
-    if (k3 != NULL)
-        v = json_object_get(v, k3);
-    ck_assert_msg(json_is_number(v), "%s.%s not a number", k1, k2);
-    return json_number_value(v);
-}
-
 static void server_start(void)
 {
     const char *src = getenv("TRAINSIZE_SRCDIR");
@@ -196,15 +110,15 @@ static void server_start(void)
     snprintf(data, sizeof data, "%s/tests/data", src);
     ck_assert_ptr_nonnull(mkdtemp(tmpl));
     snprintf(tmpdir, sizeof tmpdir, "%s", tmpl);
-    ck_assert_int_eq(th_start(&server, NULL), 0);
-    snprintf(url, sizeof url, "http://127.0.0.1:%u", server.port);
+    th_shared_start();
+    snprintf(url, sizeof url, "http://127.0.0.1:%u", th_shared.port);
 }
 
 static void server_stop(void)
 {
     char cmd[320];
 
-    th_stop(&server, 5000);
+    th_shared_stop();
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0)
         fprintf(stderr, "could not remove %s\n", tmpdir);
@@ -280,8 +194,8 @@ START_TEST(margin)
 {
     json_t *p = plan("plans/llama3-8b-zero3.json");
     json_t *a = memory(p);
-    double total = num(a, "memory", "total", "value");
-    double hbm = num(a, "memory", "hbm_bytes", NULL);
+    double total = th_json_num(a, "memory.total.value");
+    double hbm = th_json_num(a, "memory.hbm_bytes");
     double free_share = 1.0 - total / hbm;
     char below[32], above[32];
     run_out r;
@@ -354,7 +268,7 @@ START_TEST(imports_and_stages)
         ck_assert_msg(strstr(r.out, row) != NULL, "no row for stage %zu in\n%s", i, r.out);
     }
     snprintf(worst_row, sizeof worst_row, "worst stage %.0f",
-             num(a, "memory", "worst_stage", NULL));
+             th_json_num(a, "memory.worst_stage"));
     ck_assert_ptr_nonnull(strstr(r.out, worst_row));
     ck_assert_ptr_nonnull(strstr(r.out, "note: megatron_args: unknown flags ignored"));
     run_free(&r);
@@ -366,7 +280,7 @@ START_TEST(imports_and_stages)
         json_t *m = memory(p);
         bool fits = json_is_true(json_object_get(json_object_get(m, "memory"), "fits"));
 
-        ck_assert_double_eq(num(m, "params", "total", NULL), 46702792704.0);
+        ck_assert_double_eq(th_json_num(m, "params.total"), 46702792704.0);
         r = check((const char *[]){ dpath("plans/mixtral-8x7b-zero3-imports.json"), NULL });
         ck_assert_int_eq(r.code, fits ? 0 : 1);
         run_free(&r);
@@ -571,5 +485,5 @@ int main(void)
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return failed == 0 && th_shared_bad_exits() == 0 ? 0 : 1;
 }

@@ -291,6 +291,106 @@ START_TEST(test_write_times_by_hand)
 }
 END_TEST
 
+/* Node-local NVMe bandwidth is per node, so it is shared by the nodes
+ * that hold writers, not by every node of the job (formulas.md,
+ * "Checkpoints").  Without parallel save at ZeRO 0 only the t p ep ranks
+ * of DP rank 0 write, which on a large job is a few of its nodes.  P = 1e9
+ * (full 14e9 B), 64 GPUs at 8 per node = 8 nodes; nvme 1 GB/s per node,
+ * below the 2 GB/s writer path, so the tier's share decides. */
+static const struct nvme_case {
+    int64_t tp, pp;
+    int64_t writers, writer_nodes;
+    double shard, bw, write_s, storage;
+    const char *why;
+} nvme_cases[] = {
+    /* t p = 16 writers = 2 nodes; shard 14e9 / 16 = 875e6 B.
+     * bw = min(2e9, 1e9 * 2 / 16 = 125e6) = 125e6 B/s -> 7 s.
+     * (Divided over all 8 nodes it would read 5e8 B/s, 1.75 s.)
+     * storage per node: keep 2 * 14e9 / 2 nodes = 14e9 B (not 3.5e9). */
+    { 8, 2, 16, 2, 875e6, 125e6, 7.0, 14e9, "t p = 16 writers on 2 of 8 nodes" },
+    /* one writer on one node: shard = full = 14e9 B;
+     * bw = min(2e9, 1e9 * 1 / 1) = 1e9 -> 14 s (all nodes: min(2e9, 8e9)
+     * = 2e9, 7 s); storage 2 * 14e9 / 1 = 28e9 B. */
+    { 1, 1, 1, 1, 14e9, 1e9, 14.0, 28e9, "one writer" },
+};
+
+START_TEST(test_nvme_writer_nodes)
+{
+    const struct nvme_case *k = &nvme_cases[_i];
+    const ts_ckpt_tier *t;
+    ts_run r;
+    ts_ckpt c;
+
+    make_run(&r, NULL, 1e9, 64);
+    r.tp = k->tp;
+    r.pp = k->pp;
+    r.zero = 0;
+    r.ckpt.parallel_save = false;
+    r.ckpt.nvme_gbps = 1;
+    c = estimate_ok(&r);
+    ck_assert_msg(c.writers == k->writers, "%s: writers %lld", k->why, (long long)c.writers);
+    REL_CLOSE(c.shard_bytes_per_gpu.value, k->shard, 1e-12);
+    t = &c.tiers[TS_TIER_NVME];
+    REL_CLOSE(t->bandwidth_per_writer, k->bw, 1e-12);
+    REL_CLOSE(t->write_s, k->write_s, 1e-12);
+    REL_CLOSE(c.blocking_write_s, k->write_s, 1e-12);
+    REL_CLOSE(t->storage_bytes, k->storage, 1e-12);
+    /* The shared tier has one aggregate for the whole job: 100 GB/s over
+     * the writers, capped by the 2 GB/s writer path. */
+    REL_CLOSE(c.tiers[TS_TIER_SHARED].bandwidth_per_writer,
+              fmin(2e9, 100e9 / (double)k->writers), 1e-12);
+    /* When every GPU writes (parallel save), every node writes: 64
+     * writers on 8 nodes, min(2e9, 8e9 / 64 = 125e6), shard 14e9 / 64. */
+    r.ckpt.parallel_save = true;
+    c = estimate_ok(&r);
+    REL_CLOSE(c.tiers[TS_TIER_NVME].bandwidth_per_writer, 125e6, 1e-12);
+    REL_CLOSE(c.tiers[TS_TIER_NVME].write_s, (14e9 / 64) / 125e6, 1e-12);
+}
+END_TEST
+
+/* Context parallelism splits the sequence, not the weights: each of the
+ * cp ranks holds the full layer state, so with parallel save the state
+ * is written by dp t p c ranks and the shard is full / (dp t p c)
+ * (formulas.md).  P = 1e9 -> full 14e9 B; dp fixed at 4, so cp = 1, 2,
+ * 4 means 4, 8, 16 GPUs: 3.5e9, 1.75e9, 875e6 B. */
+START_TEST(test_shard_follows_cp)
+{
+    static const struct { int64_t cp; double shard; } k[] = {
+        { 1, 14e9 / 4 }, { 2, 14e9 / 8 }, { 4, 14e9 / 16 },
+    };
+    ts_run r;
+    ts_ckpt c;
+    size_t i;
+
+    for (i = 0; i < sizeof k / sizeof k[0]; i++) {
+        make_run(&r, NULL, 1e9, 0);
+        r.dp = 4;
+        r.cp = k[i].cp;
+        c = estimate_ok(&r);
+        REL_CLOSE(c.shard_bytes_per_gpu.value, k[i].shard, 1e-12);
+        ck_assert_int_eq(c.writers, 4 * k[i].cp);
+    }
+    /* Fixed gpus 16: cp 2 leaves dp 8, and the shard is still 1/16. */
+    make_run(&r, NULL, 1e9, 16);
+    r.cp = 2;
+    c = estimate_ok(&r);
+    REL_CLOSE(c.shard_bytes_per_gpu.value, 14e9 / 16, 1e-12);
+    /* Without parallel save ZeRO shards over Nd = dp cp as well:
+     * stage 3, dp 4, cp 2: 14e9 / 8 = 1.75e9; stage 1: weights 2e9 whole
+     * on DP rank 0 + 12e9 / 8 = 3.5e9. */
+    make_run(&r, NULL, 1e9, 0);
+    r.dp = 4;
+    r.cp = 2;
+    r.ckpt.parallel_save = false;
+    r.zero = 3;
+    c = estimate_ok(&r);
+    REL_CLOSE(c.shard_bytes_per_gpu.value, 14e9 / 8, 1e-12);
+    r.zero = 1;
+    c = estimate_ok(&r);
+    REL_CLOSE(c.shard_bytes_per_gpu.value, 2e9 + 12e9 / 8, 1e-12);
+}
+END_TEST
+
 static const struct interval_case {
     double c, m, young, daly;
     const char *why;
@@ -483,6 +583,9 @@ static Suite *ckpt_suite(void)
     tcase_add_test(tc, test_all_presets_finite);
     tcase_add_test(tc, test_waste_bounded);
     tcase_add_test(tc, test_moe_shard_ep);
+    tcase_add_loop_test(tc, test_nvme_writer_nodes, 0,
+                        (int)(sizeof nvme_cases / sizeof nvme_cases[0]));
+    tcase_add_test(tc, test_shard_follows_cp);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -150,7 +150,7 @@ START_TEST(test_plain_params)
 END_TEST
 
 /* Shapes with the finer detail, from the released config.json files in
- * tests/data/hf (tests/api/test_import.c reads those end to end); here
+ * tests/data/hf (tests/data/api_cases/import.json reads those end to end); here
  * entered by hand to pin the formula.  Totals are the checkpoints'. */
 static const shape_case detailed[] = {
     /* Qwen2.5-7B: q/k/v biases (a d + 2 a_kv d = 3584 + 1024 per layer).

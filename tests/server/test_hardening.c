@@ -28,38 +28,9 @@
 
 #include <microhttpd.h>
 
+#include "th_file.h"
 #include "th_harness.h"
-
-static th_server g_srv;
-static int g_bad_exits;
-
-static void shared_start(void)
-{
-    if (th_start(&g_srv, NULL) != 0) {
-        fprintf(stderr, "test_hardening: cannot start the server\n");
-        exit(1);
-    }
-}
-
-static void shared_stop(void)
-{
-    int rc = th_stop(&g_srv, 20000);
-    if (rc != 0) {
-        fprintf(stderr, "test_hardening: shared server exit status %d\n", rc);
-        g_bad_exits++;
-    }
-}
-
-static double metric(unsigned port, const char *series)
-{
-    th_req rq = {.path = "/metrics"};
-    th_resp r;
-    th_http(port, &rq, &r);
-    ck_assert_int_eq(r.status, 200);
-    double v = th_metric(r.body, series);
-    th_resp_free(&r);
-    return v;
-}
+#include "ts_api.h"
 
 /* Send raw bytes on a fresh connection and read the answer until the
  * server closes or timeout_ms passes.  *closed_ms is how long until EOF
@@ -91,6 +62,19 @@ static size_t exchange(unsigned port, const char *req, size_t len, char *buf,
     }
     close(fd);
     return got;
+}
+
+/* A raw answer carries the problem of this slug with the one title the
+ * problem-type table (api/ts_problem.c) gives it. */
+static void assert_problem_of(const char *buf, const char *slug)
+{
+    char want[192];
+    const char *title = ts_api_problem_title(slug);
+
+    ck_assert_msg(title != NULL, "%s is not in the problem table", slug);
+    snprintf(want, sizeof want, "\"type\":\"https://trainsize.dev/problems/%s\",\"title\":\"%s\"",
+             slug, title);
+    ck_assert_msg(strstr(buf, want) != NULL, "no %s in %.400s", want, buf);
 }
 
 /* ------------------------------------------------------------------ */
@@ -157,7 +141,7 @@ START_TEST(test_slowloris)
     ck_assert_int_eq(r.status, 200);
     th_resp_free(&r);
     ck_assert_double_eq(
-        metric(s.port, "trainsize_connections_closed_total{reason=\"request_timeout\"}"),
+        th_scrape(s.port, NULL, "trainsize_connections_closed_total{reason=\"request_timeout\"}"),
         SLOW_CONNS);
     ck_assert_int_eq(th_stop(&s, 20000), 0);
 }
@@ -214,7 +198,7 @@ START_TEST(test_connection_flood)
     ck_assert_msg(served_at >= 0 && served_at < 2500,
                   "a normal request got through only at %.0f ms", served_at);
     ck_assert_double_eq(
-        metric(s.port, "trainsize_connections_closed_total{reason=\"overload\"}"),
+        th_scrape(s.port, NULL, "trainsize_connections_closed_total{reason=\"overload\"}"),
         FLOOD_CONNS);
     ck_assert_int_eq(th_stop(&s, 20000), 0);
 }
@@ -279,7 +263,7 @@ END_TEST
 
 START_TEST(test_chunked_over_cap_dropped)
 {
-    int fd = th_connect(g_srv.port);
+    int fd = th_connect(th_shared.port);
     ck_assert_int_ge(fd, 0);
     struct timeval tv = {3, 0};
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
@@ -306,7 +290,7 @@ START_TEST(test_chunked_over_cap_dropped)
      * both sides before the reset is at most a few MiB on loopback. */
     ck_assert_msg(sent < 8u << 20, "server read %zu bytes of chunks", sent);
     ck_assert_double_ge(
-        metric(g_srv.port, "trainsize_connections_closed_total{reason=\"body_too_large\"}"),
+        th_scrape(th_shared.port, NULL, "trainsize_connections_closed_total{reason=\"body_too_large\"}"),
         1);
 }
 END_TEST
@@ -378,7 +362,7 @@ START_TEST(test_many_query_args_closed)
     n += (size_t)snprintf(req + n, cap - n, " HTTP/1.1\r\nHost: t\r\n\r\n");
     char buf[4096];
     double closed;
-    exchange(g_srv.port, req, n, buf, sizeof buf, 3000, &closed);
+    exchange(th_shared.port, req, n, buf, sizeof buf, 3000, &closed);
     free(req);
     /* Before: held with no answer until the idle timeout (10 s). */
     ck_assert_msg(closed >= 0 && closed < 1000, "closed after %.0f ms", closed);
@@ -389,7 +373,7 @@ START_TEST(test_many_query_args_closed)
         n += (size_t)snprintf(small + n, sizeof small - n, "%s%d", i ? "&" : "", i);
     n += (size_t)snprintf(small + n, sizeof small - n,
                           " HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
-    exchange(g_srv.port, small, n, buf, sizeof buf, 3000, &closed);
+    exchange(th_shared.port, small, n, buf, sizeof buf, 3000, &closed);
     ck_assert_msg(strncmp(buf, "HTTP/1.1 200 ", 13) == 0, "%.200s", buf);
 }
 END_TEST
@@ -402,10 +386,11 @@ START_TEST(test_te_not_chunked_answered)
                       "5\r\nhello\r\n0\r\n\r\n";
     char buf[4096];
     double closed;
-    exchange(g_srv.port, req, strlen(req), buf, sizeof buf, 3000, &closed);
+    exchange(th_shared.port, req, strlen(req), buf, sizeof buf, 3000, &closed);
     /* RFC 9112 6.1: an unknown transfer coding is a 501; and closed. */
     ck_assert_msg(strncmp(buf, "HTTP/1.1 501 ", 13) == 0, "%.300s", buf);
     ck_assert_ptr_nonnull(strstr(buf, "application/problem+json"));
+    assert_problem_of(buf, "unsupported-transfer-coding");
     ck_assert_msg(closed >= 0 && closed < 1000, "closed after %.0f ms", closed);
 }
 END_TEST
@@ -471,12 +456,13 @@ START_TEST(test_smuggling_framings)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char buf[8192];
         double closed;
-        exchange(g_srv.port, cases[i].req, strlen(cases[i].req), buf,
+        exchange(th_shared.port, cases[i].req, strlen(cases[i].req), buf,
                  sizeof buf, 3000, &closed);
         ck_assert_msg(strncmp(buf, "HTTP/1.1 400 ", 13) == 0, "%s: %.300s",
                       cases[i].name, buf);
         ck_assert_msg(strstr(buf, "application/problem+json") != NULL, "%s",
                       cases[i].name);
+        assert_problem_of(buf, "malformed-request");
         ck_assert_msg(strstr(buf, "Connection: close") != NULL, "%s: %.300s",
                       cases[i].name, buf);
         /* Closed: the smuggled second request is never answered. */
@@ -489,13 +475,13 @@ START_TEST(test_smuggling_framings)
      * value (RFC 9110 8.6) and not an error. */
     char buf[4096];
     double closed;
-    exchange(g_srv.port, "GET /livez HTTP/1.0\r\n\r\n", 23, buf, sizeof buf,
+    exchange(th_shared.port, "GET /livez HTTP/1.0\r\n\r\n", 23, buf, sizeof buf,
              3000, &closed);
     ck_assert_msg(strncmp(buf, "HTTP/1.1 200 ", 13) == 0, "%.300s", buf);
     const char *same = "POST /v1/memory HTTP/1.1\r\nHost: t\r\n"
                        "Content-Type: application/json\r\nConnection: close\r\n"
                        "Content-Length: 2\r\nContent-Length: 2\r\n\r\n{}";
-    exchange(g_srv.port, same, strlen(same), buf, sizeof buf, 3000, &closed);
+    exchange(th_shared.port, same, strlen(same), buf, sizeof buf, 3000, &closed);
     /* the api's own answer to "{}" (400 naming /model), not framing */
     ck_assert_msg(strstr(buf, "\"/model\"") != NULL, "%.400s", buf);
 }
@@ -507,7 +493,7 @@ START_TEST(test_obs_fold)
                       "Connection: close\r\n\r\n";
     char buf[4096];
     double closed;
-    exchange(g_srv.port, req, strlen(req), buf, sizeof buf, 3000, &closed);
+    exchange(th_shared.port, req, strlen(req), buf, sizeof buf, 3000, &closed);
 #if MHD_VERSION >= 0x01000000
     /* libmicrohttpd >= 1.0 at discipline level 1 rejects obs-fold. */
     ck_assert_msg(strncmp(buf, "HTTP/1.1 400 ", 13) == 0, "%.300s", buf);
@@ -527,25 +513,39 @@ END_TEST
 
 START_TEST(test_every_response_counted)
 {
+    const unsigned port = th_shared.port;
     const char *s505 = "trainsize_http_requests_total{route=\"mhd\",status=\"505\"}";
     const char *s413 = "trainsize_http_requests_total{route=\"/v1/memory\",status=\"413\"}";
-    double v505 = metric(g_srv.port, s505), v413 = metric(g_srv.port, s413);
+    const char *o413 = "trainsize_http_requests_total{route=\"other\",status=\"413\"}";
+    double v505 = th_scrape(port, NULL, s505), v413 = th_scrape(port, NULL, s413);
+    double w413 = th_scrape(port, NULL, o413);
 
     /* A version MHD refuses by itself (its HTML page, not ours). */
     char buf[4096];
     double closed;
-    exchange(g_srv.port, "GET /livez HTTP/9.9\r\nHost: t\r\n\r\n", 33, buf,
+    exchange(port, "GET /livez HTTP/9.9\r\nHost: t\r\n\r\n", 33, buf,
              sizeof buf, 3000, &closed);
     ck_assert_msg(strncmp(buf, "HTTP/1.1 505 ", 13) == 0, "%.200s", buf);
-    ck_assert_double_eq(metric(g_srv.port, s505), v505 + 1);
+    ck_assert_double_eq(th_scrape(port, NULL, s505), v505 + 1);
 
-    /* A declared oversize body: our 413, counted under /v1/memory. */
+    /* A declared oversize body: our 413 (the one problem type, api's
+     * payload-too-large), counted under /v1/memory and not "other". */
     const char *big = "POST /v1/memory HTTP/1.1\r\nHost: t\r\n"
                       "Content-Type: application/json\r\n"
                       "Content-Length: 1000000\r\n\r\n";
-    exchange(g_srv.port, big, strlen(big), buf, sizeof buf, 3000, &closed);
+    exchange(port, big, strlen(big), buf, sizeof buf, 3000, &closed);
     ck_assert_msg(strncmp(buf, "HTTP/1.1 413 ", 13) == 0, "%.200s", buf);
-    ck_assert_double_eq(metric(g_srv.port, s413), v413 + 1);
+    assert_problem_of(buf, "payload-too-large");
+    ck_assert_double_eq(th_scrape(port, NULL, s413), v413 + 1);
+    ck_assert_double_eq(th_scrape(port, NULL, o413), w413);
+
+    /* One off the api paths has no route of its own: "other". */
+    const char *big_other = "POST /nope HTTP/1.1\r\nHost: t\r\n"
+                            "Content-Length: 1000000\r\n\r\n";
+    exchange(port, big_other, strlen(big_other), buf, sizeof buf, 3000, &closed);
+    ck_assert_msg(strncmp(buf, "HTTP/1.1 413 ", 13) == 0, "%.200s", buf);
+    ck_assert_double_eq(th_scrape(port, NULL, o413), w413 + 1);
+    ck_assert_double_eq(th_scrape(port, NULL, s413), v413 + 1);
 }
 END_TEST
 
@@ -561,10 +561,7 @@ START_TEST(test_fifo_in_web_root)
     snprintf(path, sizeof path, "%s/pipe.js", dir);
     snprintf(idx, sizeof idx, "%s/index.html", dir);
     ck_assert_int_eq(mkfifo(path, 0600), 0);
-    FILE *f = fopen(idx, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs("<!doctype html><title>t</title>\n", f);
-    fclose(f);
+    th_write_file(idx, NULL, "<!doctype html><title>t</title>\n");
 
     th_server s;
     const char *const args[] = {"--threads", "1", "--web-root", dir, NULL};
@@ -643,7 +640,7 @@ START_TEST(test_security_headers)
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
         th_req rq = {.path = paths[i]};
         th_resp r;
-        th_http(g_srv.port, &rq, &r);
+        th_http(th_shared.port, &rq, &r);
         char v[512];
         ck_assert_msg(th_header(&r, "Content-Security-Policy", v, sizeof v),
                       "%s: no CSP", paths[i]);
@@ -671,7 +668,7 @@ static Suite *hardening_suite(void)
     Suite *s = suite_create("hardening");
 
     TCase *shared = tcase_create("shared");
-    tcase_add_unchecked_fixture(shared, shared_start, shared_stop);
+    tcase_add_unchecked_fixture(shared, th_shared_start, th_shared_stop);
     tcase_set_timeout(shared, 30);
     tcase_add_test(shared, test_chunked_over_cap_dropped);
     tcase_add_test(shared, test_many_query_args_closed);
@@ -704,8 +701,8 @@ int main(void)
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
     curl_global_cleanup();
-    if (g_bad_exits > 0)
+    if (th_shared_bad_exits() > 0)
         fprintf(stderr, "test_hardening: %d shared server(s) exited non-zero\n",
-                g_bad_exits);
-    return failed == 0 && g_bad_exits == 0 ? 0 : 1;
+                th_shared_bad_exits());
+    return failed == 0 && th_shared_bad_exits() == 0 ? 0 : 1;
 }

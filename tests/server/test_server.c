@@ -18,38 +18,26 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <zlib.h>
 
+#include "th_cases.h"
+#include "th_file.h"
 #include "th_harness.h"
+#include "th_json.h"
 #include "ts_gzip.h"
 
-/* Server body cap (api/ts_api.h TS_API_BODY_MAX, the --body-max default). */
-#define BODY_MAX (64u * 1024u)
 
-static th_server g_srv;
-static int g_bad_exits;  /* shared servers that did not exit 0 */
+#define PORT th_shared.port
 
 static const char preset_body[] =
     "{\"model\":\"llama3-70b\",\"gpu\":\"h100-sxm\",\"dp\":8,\"seq\":2048}";
 
-static void shared_start(void)
-{
-    if (th_start(&g_srv, NULL) != 0) {
-        fprintf(stderr, "test_server: cannot start the server\n");
-        exit(1);
-    }
-}
-
-static void shared_stop(void)
-{
-    int rc = th_stop(&g_srv, 20000);
-    if (rc != 0) {
-        fprintf(stderr, "test_server: shared server exit status %d\n", rc);
-        g_bad_exits++;
-    }
-}
+/* Test-process state: the cases of tests/data/api_cases run over HTTP. */
+static json_t *g_cases;
+static char g_data[2048];
 
 /* ------------------------------------------------------------------ */
 /* helpers                                                             */
@@ -57,35 +45,17 @@ static void shared_stop(void)
 
 static th_resp get(const char *path)
 {
-    th_req rq = {.path = path};
-    th_resp r;
-    th_http(g_srv.port, &rq, &r);
-    return r;
+    return th_get(PORT, path);
 }
 
 static th_resp post(const char *path, const char *body)
 {
-    th_req rq = {.method = "POST", .path = path,
-                 .content_type = "application/json",
-                 .body = body, .body_len = strlen(body)};
-    th_resp r;
-    th_http(g_srv.port, &rq, &r);
-    return r;
+    return th_post(PORT, path, body);
 }
 
 static json_t *parse(const th_resp *r)
 {
-    json_error_t e;
-    json_t *j = json_loadb(r->body, r->len, 0, &e);
-    ck_assert_msg(j != NULL, "response is not JSON (%s): %.200s", e.text, r->body);
-    return j;
-}
-
-static double num(json_t *obj, const char *key)
-{
-    json_t *v = json_object_get(obj, key);
-    ck_assert_msg(json_is_number(v), "'%s' missing or not a number", key);
-    return json_number_value(v);
+    return th_json_parse(r->body, r->len);
 }
 
 /* Every answer carries nosniff, whatever the route. */
@@ -107,7 +77,7 @@ static void assert_problem(th_resp *r, long status, const char *field)
     ck_assert_str_eq(ct, "application/problem+json");
     assert_nosniff(r);
     json_t *j = parse(r);
-    ck_assert_int_eq((long)num(j, "status"), status);
+    ck_assert_int_eq((long)th_json_num(j, "status"), status);
     ck_assert(json_is_string(json_object_get(j, "title")));
     ck_assert(json_is_string(json_object_get(j, "type")));
     if (field != NULL) {
@@ -139,8 +109,8 @@ START_TEST(test_presets)
             found = p;
     ck_assert_msg(found != NULL, "llama3-70b not in /v1/presets");
     /* Llama 3 paper, Table 3: 70B has 80 layers, model dim 8192. */
-    ck_assert_int_eq((long)num(found, "layers"), 80);
-    ck_assert_int_eq((long)num(found, "hidden"), 8192);
+    ck_assert_int_eq((long)th_json_num(found, "layers"), 80);
+    ck_assert_int_eq((long)th_json_num(found, "hidden"), 8192);
     json_decref(j);
     th_resp_free(&r);
 }
@@ -161,8 +131,8 @@ START_TEST(test_gpus)
             h100 = g;
     ck_assert(h100 != NULL);
     /* oracles.md: H100 SXM 989 dense BF16 TFLOP/s, 81559 MiB as the driver reports. */
-    ck_assert_double_eq_tol(num(h100, "bf16_tflops"), 989.0, 1e-9);
-    ck_assert_double_eq_tol(num(h100, "hbm_bytes"), 81559.0 * 1048576, 1.0); /* nvidia-smi MiB */
+    ck_assert_double_eq_tol(th_json_num(h100, "bf16_tflops"), 989.0, 1e-9);
+    ck_assert_double_eq_tol(th_json_num(h100, "hbm_bytes"), 81559.0 * 1048576, 1.0); /* nvidia-smi MiB */
     json_decref(j);
     th_resp_free(&r);
 }
@@ -179,8 +149,8 @@ static json_t *estimate(const char *path, const char *section)
     assert_nosniff(&r);
     json_t *j = parse(&r);
     json_t *in = json_object_get(j, "inputs");
-    ck_assert_int_eq((long)num(in, "seq"), 2048);
-    ck_assert_int_eq((long)num(in, "dp"), 8);
+    ck_assert_int_eq((long)th_json_num(in, "seq"), 2048);
+    ck_assert_int_eq((long)th_json_num(in, "dp"), 8);
     ck_assert_str_eq(json_string_value(json_object_get(in, "model")), "llama3-70b");
     ck_assert_msg(json_is_object(json_object_get(j, section)), "no '%s'", section);
     th_resp_free(&r);
@@ -193,7 +163,7 @@ START_TEST(test_memory)
     json_t *bpp = json_object_get(json_object_get(j, "memory"), "bytes_per_param");
     /* oracles.md: mixed-precision Adam with fp32 grads (Megatron-LM, the
      * default framework) = 2 + 4 + 4 + 4 + 4 = 18 B/param.  Exact. */
-    ck_assert_double_eq_tol(num(bpp, "total"), 18.0, 1e-12);
+    ck_assert_double_eq_tol(th_json_num(bpp, "total"), 18.0, 1e-12);
     json_decref(j);
 }
 END_TEST
@@ -202,9 +172,9 @@ START_TEST(test_compute)
 {
     json_t *j = estimate("/v1/compute", "compute");
     json_t *c = json_object_get(j, "compute");
-    double p = num(json_object_get(j, "params"), "active");
-    double t = num(c, "tokens");
-    double f = num(json_object_get(c, "model_flops"), "value");
+    double p = th_json_num(json_object_get(j, "params"), "active");
+    double t = th_json_num(c, "tokens");
+    double f = th_json_num(json_object_get(c, "model_flops"), "value");
     /* Kaplan et al. 2020 (oracles.md): model FLOPs = 6 P T; the same
      * doubles multiplied, so only rounding (1e-12 relative) separates them. */
     ck_assert_double_eq_tol(f / (6.0 * p * t), 1.0, 1e-12);
@@ -217,7 +187,7 @@ START_TEST(test_checkpoint)
     json_t *j = estimate("/v1/checkpoint", "checkpoint");
     /* oracles.md: resumable checkpoint without grads = 2 + 4 + 4 + 4 =
      * 14 B/param.  Exact. */
-    ck_assert_double_eq_tol(num(json_object_get(j, "checkpoint"), "bpp_full"),
+    ck_assert_double_eq_tol(th_json_num(json_object_get(j, "checkpoint"), "bpp_full"),
                             14.0, 1e-12);
     json_decref(j);
 }
@@ -232,7 +202,7 @@ START_TEST(test_plan)
     ck_assert(json_is_array(sweep));
     ck_assert_uint_gt(json_array_size(sweep), 1);
     /* trainsize.h: the sweep is ascending in dp and starts at dp = 1. */
-    ck_assert_int_eq((long)num(json_array_get(sweep, 0), "dp"), 1);
+    ck_assert_int_eq((long)th_json_num(json_array_get(sweep, 0), "dp"), 1);
     json_decref(j);
 }
 END_TEST
@@ -252,7 +222,7 @@ START_TEST(test_fit)
      * 2 GiB overhead: ~47 GB < 80 GB at micro-batch 1, so the solver must
      * find something >= 1. */
     ck_assert(json_is_true(found));
-    ck_assert_int_ge((long)num(j, "micro_batch"), 1);
+    ck_assert_int_ge((long)th_json_num(j, "micro_batch"), 1);
     json_decref(j);
     th_resp_free(&r);
 }
@@ -277,7 +247,7 @@ START_TEST(test_ops)
 
     /* HEAD: same status and length, no body. */
     th_req rq = {.method = "HEAD", .path = "/livez"};
-    th_http(g_srv.port, &rq, &r);
+    th_http(PORT, &rq, &r);
     ck_assert_int_eq(r.status, 200);
     ck_assert_uint_eq(r.len, 0);
     char cl[32];
@@ -294,7 +264,7 @@ static th_resp get_on(CURL *h, const char *path)
 {
     th_req rq = {.path = path, .handle = h};
     th_resp r;
-    th_http(g_srv.port, &rq, &r);
+    th_http(PORT, &rq, &r);
     return r;
 }
 
@@ -365,7 +335,7 @@ START_TEST(test_static_index)
     snprintf(hdr, sizeof hdr, "If-None-Match: %s", etag);
     th_resp_free(&r);
     th_req rq = {.path = "/index.html", .header = hdr};
-    th_http(g_srv.port, &rq, &r);
+    th_http(PORT, &rq, &r);
     ck_assert_int_eq(r.status, 304);
     ck_assert_uint_eq(r.len, 0);
     th_resp_free(&r);
@@ -405,7 +375,7 @@ START_TEST(test_static_gzip)
     th_req rq = {.path = "/app.js", .header = "Accept-Encoding: br, gzip;q=0.8"};
 
     ck_assert_ptr_nonnull(file);
-    th_http(g_srv.port, &rq, &r);
+    th_http(PORT, &rq, &r);
     ck_assert_int_eq(r.status, 200);
     ck_assert(th_header(&r, "Content-Encoding", v, sizeof v));
     ck_assert_str_eq(v, "gzip");
@@ -425,20 +395,20 @@ START_TEST(test_static_gzip)
     /* A list, and the W/ form, revalidate; so does "*". */
     snprintf(hdr, sizeof hdr, "If-None-Match: \"nope\", W/%s", etag);
     rq = (th_req){.path = "/app.js", .header = hdr};
-    th_http(g_srv.port, &rq, &r);
+    th_http(PORT, &rq, &r);
     ck_assert_int_eq(r.status, 200); /* no Accept-Encoding: the identity tag differs */
     ck_assert(!th_header(&r, "Content-Encoding", v, sizeof v));
     ck_assert(th_header(&r, "Vary", v, sizeof v));
     ck_assert_uint_eq(r.len, flen);
     th_resp_free(&r);
     rq = (th_req){.path = "/app.js", .header = "If-None-Match: *"};
-    th_http(g_srv.port, &rq, &r);
+    th_http(PORT, &rq, &r);
     ck_assert_int_eq(r.status, 304);
     th_resp_free(&r);
 
     /* q=0 refuses gzip: identity. */
     rq = (th_req){.path = "/app.js", .header = "Accept-Encoding: gzip;q=0, identity"};
-    th_http(g_srv.port, &rq, &r);
+    th_http(PORT, &rq, &r);
     ck_assert_int_eq(r.status, 200);
     ck_assert(!th_header(&r, "Content-Encoding", v, sizeof v));
     ck_assert_uint_eq(r.len, flen);
@@ -457,23 +427,67 @@ START_TEST(test_static_gzip)
 }
 END_TEST
 
-START_TEST(test_static_escape)
+/* The web root's lexical check over the wire (server/ts_static.c), on a
+ * root of our own: a subdirectory makes "/sub/../index.html" resolve
+ * inside the root, so only the lexical check refuses it; "a..b.js" has
+ * dots in a name, not a dot-segment, and is served; the file beside the
+ * root never is, however the climb is spelt (MHD hands us the path
+ * percent-decoded: server/ts_server.c unescape()).  The spellings against
+ * the repository's web root are cases in tests/data/api_cases/static.json. */
+START_TEST(test_static_names)
 {
-    /* Traversal in every spelling MHD might hand us: literal, %-encoded,
-     * NUL-truncation, dot-file.  All 404, none leaks meson.build. */
-    static const char *const paths[] = {
-        "/../meson.build", "/%2e%2e/meson.build", "/..%2fmeson.build",
-        "/index.html%00.png", "/./index.html", "/.hidden", "//etc/passwd",
-        "/web/../../meson.build",
+    static const char *const refused[] = {
+        "/sub/../index.html", "/sub/%2e%2e/index.html", "/sub/%2E%2E/index.html",
+        "/sub/..%2findex.html", "/sub/.%2e/index.html", "/sub/./index.html",
+        "/sub/..", "/sub/.", "/.", "/..", "/sub/../", "/../secret.txt",
+        "/a/../../secret.txt", "/sub/../../secret.txt", "/%2e%2e/secret.txt",
+        "/..%2fsecret.txt", "/%2e%2e%2fsecret.txt", "/..foo", "/.env", "//secret.txt",
     };
-    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
-        th_req rq = {.path = paths[i], .path_as_is = true};
+    char dir[] = "/tmp/ts-names-XXXXXX";
+    char root[64], sub[80], cmd[128];
+    th_server s;
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(root, sizeof root, "%s/web", dir);
+    snprintf(sub, sizeof sub, "%s/sub", root);
+    ck_assert_int_eq(mkdir(root, 0700), 0);
+    ck_assert_int_eq(mkdir(sub, 0700), 0);
+    th_write_file(dir, "secret.txt", "SECRET outside the root");
+    th_write_file(root, "index.html", "<p>root</p>");
+    th_write_file(root, "a..b.js", "let ab = 2;");
+    th_write_file(root, "..foo", "SECRET dot-file");
+    th_write_file(root, ".env", "SECRET=1");
+    th_write_file(sub, "index.html", "<p>sub</p>");
+    {
+        const char *const args[] = {"--web-root", root, NULL};
+        ck_assert_int_eq(th_start(&s, args), 0);
+    }
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        th_req rq = {.path = refused[i], .path_as_is = true};
         th_resp r;
-        th_http(g_srv.port, &rq, &r);
-        ck_assert_msg(r.status == 404, "%s: %ld", paths[i], r.status);
-        ck_assert(strstr(r.body, "project(") == NULL);
+        th_http(s.port, &rq, &r);
+        ck_assert_msg(r.status == 404, "%s: %ld %.80s", refused[i], r.status, r.body);
+        ck_assert_msg(strstr(r.body, "SECRET") == NULL && strstr(r.body, "<p>") == NULL,
+                      "%s leaked: %.80s", refused[i], r.body);
+        assert_problem(&r, 404, NULL);
         th_resp_free(&r);
     }
+    {
+        th_resp r = th_get(s.port, "/a..b.js");
+        char ct[64];
+        ck_assert_msg(r.status == 200, "/a..b.js: %ld", r.status);
+        ck_assert_str_eq(r.body, "let ab = 2;");
+        ck_assert(th_header(&r, "Content-Type", ct, sizeof ct));
+        ck_assert_str_eq(ct, "text/javascript; charset=utf-8");
+        th_resp_free(&r);
+        r = th_get(s.port, "/sub/");
+        ck_assert_int_eq(r.status, 200);
+        ck_assert_str_eq(r.body, "<p>sub</p>");
+        th_resp_free(&r);
+    }
+    ck_assert_int_eq(th_stop(&s, 20000), 0);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
@@ -500,52 +514,39 @@ END_TEST
 /* errors                                                              */
 /* ------------------------------------------------------------------ */
 
-START_TEST(test_bad_json)
+/* The error classes (and the imports, and a few successes) are data:
+ * every case of tests/data/api_cases that runs "via" http, through the
+ * same runner as tests/api/test_cases.c (tests/helpers/th_cases.c), with
+ * the answer read off the wire: status, Content-Type, Allow, body. */
+static void http_send(void *ctx, const th_case_req *rq, th_case_resp *out)
 {
-    static const struct {
-        const char *body;
-        const char *field;   /* expected JSON pointer, NULL = not checked */
-        const char *why;
-    } cases[] = {
-        {"{\"model\":", NULL, "truncated JSON"},
-        {"{\"model\":\"llama3-70b\",\"model\":\"llama3-8b\"}", NULL, "duplicate key"},
-        {"{\"model\":\"llama3-70b\",\"bogus\":1}", "/bogus", "unknown field"},
-        {"{\"model\":\"llama3-70b\",\"tp\":\"eight\"}", "/tp", "wrong type"},
-        /* CONTRACT.md: mfu is in (0,1]. */
-        {"{\"model\":\"llama3-70b\",\"mfu\":1.5}", "/mfu", "out of range"},
-        {"{\"model\":\"llama3-70b\",\"dp\":-4}", "/dp", "negative degree"},
-        {"[1,2,3]", NULL, "not an object"},
-        {"", NULL, "empty body"},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        th_resp r = post("/v1/memory", cases[i].body);
-        if (r.status != 400)
-            ck_abort_msg("%s: status %ld: %.300s", cases[i].why, r.status, r.body);
-        assert_problem(&r, 400, cases[i].field);
-        th_resp_free(&r);
-    }
-}
-END_TEST
-
-START_TEST(test_missing_model)
-{
-    th_resp r = post("/v1/memory", "{\"gpu\":\"h100-sxm\",\"dp\":8}");
-    assert_problem(&r, 400, NULL);
-    /* The error must say what is missing. */
-    ck_assert_msg(strstr(r.body, "model") != NULL, "%s", r.body);
-    th_resp_free(&r);
-}
-END_TEST
-
-START_TEST(test_unsupported_media)
-{
-    th_req rq = {.method = "POST", .path = "/v1/memory",
-                 .content_type = "text/plain",
-                 .body = preset_body, .body_len = strlen(preset_body)};
+    unsigned port = *(const unsigned *)ctx;
+    bool has_body = rq->body_len > 0 || strcmp(rq->method, "POST") == 0;
+    /* path_as_is: "/../" and "/./" reach the server as the case spells them */
+    th_req q = {.method = rq->method, .path = rq->route, .content_type = rq->content_type,
+                .body = has_body ? rq->body : NULL, .body_len = rq->body_len,
+                .path_as_is = true};
     th_resp r;
-    th_http(g_srv.port, &rq, &r);
-    assert_problem(&r, 415, NULL);
+    char v[256];
+
+    th_http(port, &q, &r);
+    ck_assert_msg(r.status != 0, "%s %s: no answer (curl %d)", rq->method, rq->route,
+                  (int)r.curl_rc);
+    assert_nosniff(&r);
+    out->status = (unsigned)r.status;
+    out->content_type = th_header(&r, "Content-Type", v, sizeof v) ? strdup(v) : NULL;
+    out->allow = th_header(&r, "Allow", v, sizeof v) ? strdup(v) : NULL;
+    out->body = r.body;
+    out->body_len = r.len;
+    r.body = NULL;
     th_resp_free(&r);
+}
+
+START_TEST(test_case)
+{
+    th_transport t = {"http", http_send, &th_shared.port};
+
+    th_case_run(json_array_get(g_cases, (size_t)_i), g_data, &t);
 }
 END_TEST
 
@@ -560,29 +561,11 @@ static char *padded_body(size_t n)
     return b;
 }
 
-START_TEST(test_body_cap_content_length)
-{
-    /* At the cap: accepted (the limit is inclusive, TS_API_BODY_MAX). */
-    char *b = padded_body(BODY_MAX);
-    th_resp r = post("/v1/memory", b);
-    ck_assert_msg(r.status == 200, "%ld %.300s", r.status, r.body);
-    th_resp_free(&r);
-    free(b);
-
-    /* One byte over: 413. */
-    b = padded_body(BODY_MAX + 1);
-    r = post("/v1/memory", b);
-    assert_problem(&r, 413, NULL);
-    th_resp_free(&r);
-    free(b);
-}
-END_TEST
-
 START_TEST(test_body_cap_early)
 {
     /* Content-Length over the cap is refused before any body is sent:
      * the answer arrives although we never send a byte of it. */
-    int fd = th_connect(g_srv.port);
+    int fd = th_connect(PORT);
     ck_assert_int_ge(fd, 0);
     const char *head = "POST /v1/memory HTTP/1.1\r\nHost: t\r\n"
                        "Content-Type: application/json\r\n"
@@ -603,7 +586,7 @@ START_TEST(test_body_cap_chunked)
                  .content_type = "application/json", .chunked = true,
                  .body = preset_body, .body_len = strlen(preset_body)};
     th_resp r;
-    th_http(g_srv.port, &rq, &r);
+    th_http(PORT, &rq, &r);
     ck_assert_msg(r.status == 200, "%ld %.300s", r.status, r.body);
     th_resp_free(&r);
 
@@ -614,7 +597,7 @@ START_TEST(test_body_cap_chunked)
     char *b = padded_body(100u * 1024u);
     rq.body = b;
     rq.body_len = 100u * 1024u;
-    th_http(g_srv.port, &rq, &r);
+    th_http(PORT, &rq, &r);
     ck_assert_msg(r.status == 0, "status %ld: %.200s", r.status, r.body);
     th_resp_free(&r);
     free(b);
@@ -624,7 +607,7 @@ END_TEST
 START_TEST(test_huge_content_length)
 {
     /* Overflowing Content-Length: a 4xx from MHD or from us, never 5xx. */
-    int fd = th_connect(g_srv.port);
+    int fd = th_connect(PORT);
     ck_assert_int_ge(fd, 0);
     const char *head = "POST /v1/memory HTTP/1.1\r\nHost: t\r\n"
                        "Content-Length: 99999999999999999999999999\r\n\r\n";
@@ -633,52 +616,6 @@ START_TEST(test_huge_content_length)
     th_recv_all(fd, buf, sizeof buf, 3000);
     close(fd);
     ck_assert_msg(strncmp(buf, "HTTP/1.1 4", 10) == 0, "%.200s", buf);
-}
-END_TEST
-
-START_TEST(test_method_not_allowed)
-{
-    static const struct {
-        const char *method, *path, *allow;
-    } cases[] = {
-        {"POST", "/livez", "GET, HEAD"},
-        {"DELETE", "/readyz", "GET, HEAD"},
-        {"PUT", "/metrics", "GET, HEAD"},
-        {"GET", "/v1/memory", "POST"},   /* CONTRACT.md: POST only */
-        {"POST", "/v1/presets", "GET, HEAD"},  /* GET (and so HEAD) only */
-        {"PUT", "/v1/gpus", "GET, HEAD"},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        th_req rq = {.method = cases[i].method, .path = cases[i].path,
-                     .content_type = "application/json"};
-        if (strcmp(cases[i].method, "GET") != 0) {
-            rq.body = "{}";
-            rq.body_len = 2;
-        }
-        th_resp r;
-        th_http(g_srv.port, &rq, &r);
-        assert_problem(&r, 405, NULL);
-        char allow[64];
-        ck_assert_msg(th_header(&r, "Allow", allow, sizeof allow),
-                      "%s %s: no Allow", cases[i].method, cases[i].path);
-        ck_assert_msg(strstr(allow, cases[i].allow) != NULL,
-                      "%s %s: Allow '%s'", cases[i].method, cases[i].path, allow);
-        th_resp_free(&r);
-    }
-}
-END_TEST
-
-START_TEST(test_not_found)
-{
-    static const char *const paths[] = {"/nope", "/v1/nope", "/v2/memory",
-                                        "/v1/memory/extra", "/livez/x"};
-    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
-        th_resp r = get(paths[i]);
-        if (r.status != 404)
-            ck_abort_msg("%s: %ld", paths[i], r.status);
-        assert_problem(&r, 404, NULL);
-        th_resp_free(&r);
-    }
 }
 END_TEST
 
@@ -705,7 +642,7 @@ static void *conc_worker(void *p)
                      .content_type = "application/json", .body = preset_body,
                      .body_len = strlen(preset_body), .handle = h};
         th_resp r;
-        th_http(g_srv.port, &rq, &r);
+        th_http(PORT, &rq, &r);
         a->last_status = r.status;
         if (r.status == 200 && r.len == a->want_len
             && memcmp(r.body, a->want, r.len) == 0)
@@ -773,18 +710,6 @@ START_TEST(test_slow_client_timeout)
 }
 END_TEST
 
-/* On one kept-alive handle, so the previous poll has completed (and left
- * the gauge) before the next one is rendered. */
-static double inflight(unsigned port, CURL *h)
-{
-    th_req rq = {.path = "/metrics", .handle = h};
-    th_resp r;
-    th_http(port, &rq, &r);
-    double v = r.status == 200 ? th_metric(r.body, "trainsize_inflight_requests") : -1;
-    th_resp_free(&r);
-    return v;
-}
-
 START_TEST(test_graceful_shutdown)
 {
     th_server s;
@@ -816,7 +741,10 @@ START_TEST(test_graceful_shutdown)
      * wait for exactly 2 rather than reading it once past 2. */
     CURL *mh = curl_easy_init();
     double t0 = th_now_ms(), seen = 0;
-    while ((seen = inflight(s.port, mh)) != 2.0 && th_now_ms() - t0 < 5000)
+    /* (one kept-alive handle: the previous poll has completed, and left
+     * the gauge, before the next one is rendered) */
+    while ((seen = th_scrape(s.port, mh, "trainsize_inflight_requests")) != 2.0 &&
+           th_now_ms() - t0 < 5000)
         th_sleep_ms(10);
     ck_assert_double_eq(seen, 2.0);
     curl_easy_cleanup(mh);
@@ -880,7 +808,7 @@ static Suite *server_suite(void)
     Suite *s = suite_create("server");
 
     TCase *routes = tcase_create("routes");
-    tcase_add_unchecked_fixture(routes, shared_start, shared_stop);
+    tcase_add_unchecked_fixture(routes, th_shared_start, th_shared_stop);
     tcase_set_timeout(routes, 20);
     tcase_add_test(routes, test_presets);
     tcase_add_test(routes, test_gpus);
@@ -893,26 +821,25 @@ static Suite *server_suite(void)
     tcase_add_test(routes, test_metrics);
     tcase_add_test(routes, test_static_index);
     tcase_add_test(routes, test_static_gzip);
-    tcase_add_test(routes, test_static_escape);
     tcase_add_test(routes, test_openapi);
     suite_add_tcase(s, routes);
 
+    TCase *cases = tcase_create("cases");
+    tcase_add_unchecked_fixture(cases, th_shared_start, th_shared_stop);
+    tcase_set_timeout(cases, 20);
+    tcase_add_loop_test(cases, test_case, 0, (int)json_array_size(g_cases));
+    suite_add_tcase(s, cases);
+
     TCase *errors = tcase_create("errors");
-    tcase_add_unchecked_fixture(errors, shared_start, shared_stop);
+    tcase_add_unchecked_fixture(errors, th_shared_start, th_shared_stop);
     tcase_set_timeout(errors, 20);
-    tcase_add_test(errors, test_bad_json);
-    tcase_add_test(errors, test_missing_model);
-    tcase_add_test(errors, test_unsupported_media);
-    tcase_add_test(errors, test_body_cap_content_length);
     tcase_add_test(errors, test_body_cap_early);
     tcase_add_test(errors, test_body_cap_chunked);
     tcase_add_test(errors, test_huge_content_length);
-    tcase_add_test(errors, test_method_not_allowed);
-    tcase_add_test(errors, test_not_found);
     suite_add_tcase(s, errors);
 
     TCase *conc = tcase_create("concurrency");
-    tcase_add_unchecked_fixture(conc, shared_start, shared_stop);
+    tcase_add_unchecked_fixture(conc, th_shared_start, th_shared_stop);
     tcase_set_timeout(conc, 60);
     tcase_add_test(conc, test_concurrency);
     suite_add_tcase(s, conc);
@@ -922,21 +849,30 @@ static Suite *server_suite(void)
     tcase_add_test(life, test_slow_client_timeout);
     tcase_add_test(life, test_graceful_shutdown);
     tcase_add_test(life, test_cli_flags);
+    tcase_add_test(life, test_static_names);
     suite_add_tcase(s, life);
     return s;
 }
 
 int main(void)
 {
+    char dir[2100];
+
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
         return 1;
+    snprintf(g_data, sizeof g_data, "%s/tests/data",
+             getenv("TRAINSIZE_SRCDIR") != NULL ? getenv("TRAINSIZE_SRCDIR") : ".");
+    snprintf(dir, sizeof dir, "%s/api_cases", g_data);
+    g_cases = th_cases_load(dir, "http");
+    fprintf(stderr, "test_server: %zu cases from %s\n", json_array_size(g_cases), dir);
     SRunner *sr = srunner_create(server_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
+    json_decref(g_cases);
     curl_global_cleanup();
-    if (g_bad_exits > 0)
+    if (th_shared_bad_exits() > 0)
         fprintf(stderr, "test_server: %d shared server(s) exited non-zero\n",
-                g_bad_exits);
-    return failed == 0 && g_bad_exits == 0 ? 0 : 1;
+                th_shared_bad_exits());
+    return failed == 0 && th_shared_bad_exits() == 0 ? 0 : 1;
 }

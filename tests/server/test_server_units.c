@@ -21,6 +21,7 @@
 #include "ts_guard.h"
 #include "ts_metrics.h"
 #include "ts_static.h"
+#include "th_file.h"
 
 /* ------------------------------------------------------------------ */
 /* config                                                              */
@@ -272,18 +273,12 @@ END_TEST
 static char g_tmp[64];
 static char g_root[128];
 
-static void write_file(const char *dir, const char *name, const char *text)
-{
-    char p[256];
-    snprintf(p, sizeof p, "%s/%s", dir, name);
-    FILE *f = fopen(p, "wb");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 /* tmp/secret.txt outside the root, tmp/root/{index.html,app.js,...},
- * tmp/root/sub/index.html, and a symlink root/leak -> ../secret.txt. */
+ * tmp/root/sub/index.html, a symlink root/leak -> ../secret.txt, and
+ * tmp/root2/secret.txt beside the root with root/sib -> ../root2/secret.txt
+ * (its real path starts with the root's text, but is not under it).
+ * Names with dots that are not dot-segments: a..b.js, x.., sub/v1..2.css;
+ * and ..foo, a dot-file (refused as one, whatever follows the dots). */
 static void static_setup(void)
 {
     snprintf(g_tmp, sizeof g_tmp, "/tmp/ts-static-XXXXXX");
@@ -293,20 +288,30 @@ static void static_setup(void)
     char sub[160];
     snprintf(sub, sizeof sub, "%s/sub", g_root);
     ck_assert_int_eq(mkdir(sub, 0700), 0);
-    write_file(g_tmp, "secret.txt", "secret");
-    write_file(g_root, "index.html", "<h1>hi</h1>");
-    write_file(g_root, "app.js", "let a = 1;");
-    write_file(g_root, "style.css", "b{}");
-    write_file(g_root, "logo.svg", "<svg/>");
-    write_file(g_root, "data.json", "{}");
-    write_file(g_root, "icon.png", "PNG");
-    write_file(g_root, "favicon.ico", "ICO");
-    write_file(g_root, "blob.bin", "?");
-    write_file(g_root, ".env", "TOKEN=x");
-    write_file(sub, "index.html", "<p>sub</p>");
+    th_write_file(g_tmp, "secret.txt", "secret");
+    th_write_file(g_root, "index.html", "<h1>hi</h1>");
+    th_write_file(g_root, "app.js", "let a = 1;");
+    th_write_file(g_root, "style.css", "b{}");
+    th_write_file(g_root, "logo.svg", "<svg/>");
+    th_write_file(g_root, "data.json", "{}");
+    th_write_file(g_root, "icon.png", "PNG");
+    th_write_file(g_root, "favicon.ico", "ICO");
+    th_write_file(g_root, "blob.bin", "?");
+    th_write_file(g_root, ".env", "TOKEN=x");
+    th_write_file(sub, "index.html", "<p>sub</p>");
+    th_write_file(g_root, "a..b.js", "let ab = 2;");
+    th_write_file(g_root, "x..", "x");
+    th_write_file(sub, "v1..2.css", "i{}");
+    th_write_file(g_root, "..foo", "dots");
     char link[160];
     snprintf(link, sizeof link, "%s/leak", g_root);
     ck_assert_int_eq(symlink("../secret.txt", link), 0);
+    char sib[160];
+    snprintf(sib, sizeof sib, "%s/root2", g_tmp);
+    ck_assert_int_eq(mkdir(sib, 0700), 0);
+    th_write_file(sib, "secret.txt", "sibling");
+    snprintf(link, sizeof link, "%s/sib", g_root);
+    ck_assert_int_eq(symlink("../root2/secret.txt", link), 0);
 }
 
 static void static_teardown(void)
@@ -332,6 +337,10 @@ START_TEST(test_static_serve)
         {"/icon.png", "image/png", "max-age=3600", "PNG"},
         {"/favicon.ico", "image/x-icon", "max-age=3600", "ICO"},
         {"/blob.bin", "application/octet-stream", "max-age=3600", "?"},
+        /* dots inside a name are not a dot-segment */
+        {"/a..b.js", "text/javascript; charset=utf-8", "max-age=3600", "let ab = 2;"},
+        {"/x..", "application/octet-stream", "max-age=3600", "x"},
+        {"/sub/v1..2.css", "text/css; charset=utf-8", "max-age=3600", "i{}"},
     };
     char *root = ts_static_root(g_root);
     ck_assert_ptr_nonnull(root);
@@ -354,7 +363,12 @@ START_TEST(test_static_refuse)
 {
     static const char *const bad[] = {
         "/../secret.txt", "/sub/../../secret.txt", "/sub/..", "/..",
+        "/sub/../index.html", /* resolves inside the root: refused lexically */
+        "/sub/./index.html", "/./index.html", "/.", "/sub/.", "/sub/../",
+        "/a/../../etc/passwd", "/../root2/secret.txt",
         "/leak",         /* symlink resolving outside the root */
+        "/sib",          /* .../root2/secret.txt: the root's text as prefix */
+        "/..foo",        /* a dot-file, though not a dot-segment */
         "/.env",         /* dot-files are never served */
         "/sub",          /* a directory, not a file */
         "/missing.html", "relative.html", "/a\\b", "/index.html%00.png",

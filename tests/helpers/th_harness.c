@@ -1,8 +1,10 @@
 /*
- * th_harness.c - process and HTTP helpers for the server tests.
+ * th_harness.c - process and HTTP helpers for the server and cli tests.
  */
 #include "th_harness.h"
+#include "th_file.h"
 
+#include <check.h>
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -143,6 +145,31 @@ int th_start(th_server *s, const char *const *extra)
     return 0;
 }
 
+th_server th_shared;
+static int shared_bad_exits;
+
+void th_shared_start(void)
+{
+    if (th_start(&th_shared, NULL) != 0) {
+        fprintf(stderr, "th_harness: cannot start $TRAINSIZE_SERVER\n");
+        exit(1);
+    }
+}
+
+void th_shared_stop(void)
+{
+    int rc = th_stop(&th_shared, 20000);
+    if (rc != 0) {
+        fprintf(stderr, "th_harness: shared server exit status %d\n", rc);
+        shared_bad_exits++;
+    }
+}
+
+int th_shared_bad_exits(void)
+{
+    return shared_bad_exits;
+}
+
 bool th_alive(const th_server *s)
 {
     int st;
@@ -181,54 +208,63 @@ int th_stop(th_server *s, unsigned timeout_ms)
     return th_wait(s, timeout_ms);
 }
 
-/* Read two pipes to EOF without either filling up and blocking the child. */
-static void drain_pipes(int fo, char *out, size_t out_cap, int fe, char *err,
-                        size_t err_cap, unsigned timeout_ms)
+/* ------------------------------------------------------------------ */
+/* Child processes                                                     */
+/* ------------------------------------------------------------------ */
+
+#define EXEC_SILENCE_MS 60000
+
+static void grow_append(char **buf, size_t *len, const char *p, size_t n)
 {
-    size_t lo = 0, le = 0;
-    double deadline = th_now_ms() + timeout_ms;
-    while (fo >= 0 || fe >= 0) {
-        struct pollfd pf[2] = {{fo, POLLIN, 0}, {fe, POLLIN, 0}};
-        int left = (int)(deadline - th_now_ms());
-        if (left <= 0 || poll(pf, 2, left) <= 0)
-            break;
-        for (int i = 0; i < 2; i++) {
-            if (pf[i].fd < 0 || pf[i].revents == 0)
-                continue;
-            char tmp[1024];
-            ssize_t n = read(pf[i].fd, tmp, sizeof tmp);
-            if (n <= 0) {
-                close(pf[i].fd);
-                if (i == 0)
-                    fo = -1;
-                else
-                    fe = -1;
-                continue;
-            }
-            char *dst = i == 0 ? out : err;
-            size_t *l = i == 0 ? &lo : &le;
-            size_t cap = i == 0 ? out_cap : err_cap;
-            size_t room = cap - 1 - *l;
-            size_t k = (size_t)n < room ? (size_t)n : room;
-            memcpy(dst + *l, tmp, k);
-            *l += k;
-        }
-    }
-    if (fo >= 0)
-        close(fo);
-    if (fe >= 0)
-        close(fe);
-    out[lo] = '\0';
-    err[le] = '\0';
+    char *nb = realloc(*buf, *len + n + 1);
+    if (nb == NULL)
+        return; /* keep what we have: the test compares text, not bytes */
+    memcpy(nb + *len, p, n);
+    *len += n;
+    nb[*len] = '\0';
+    *buf = nb;
 }
 
-int th_run(const char *const *args, const char *env_assign, char *out,
-           size_t out_cap, char *err, size_t err_cap)
+/* In the child: apply "K=V" / "K" edits. */
+static void edit_env(const char *const *env)
 {
-    char *argv[MAX_ARGS + 1];
+    for (size_t i = 0; env != NULL && env[i] != NULL; i++) {
+        const char *eq = strchr(env[i], '=');
+        char key[128];
+        if (eq == NULL) {
+            unsetenv(env[i]);
+        } else if ((size_t)(eq - env[i]) < sizeof key) {
+            memcpy(key, env[i], (size_t)(eq - env[i]));
+            key[eq - env[i]] = '\0';
+            setenv(key, eq + 1, 1);
+        }
+    }
+}
+
+int th_exec(const char *const *argv, const char *wrap_env, const char *const *env,
+            th_proc *p)
+{
+    char *args[MAX_ARGS + 1];
     char store[1024];
-    build_argv(argv, store, sizeof store, args);
-    int po[2], pe[2];
+    int n = 0, po[2], pe[2];
+    const char *wrap = wrap_env != NULL ? getenv(wrap_env) : NULL;
+    size_t lo = 0, le = 0;
+
+    p->code = -1;
+    p->out = calloc(1, 1);
+    p->err = calloc(1, 1);
+    if (p->out == NULL || p->err == NULL)
+        return -1;
+    if (wrap != NULL && *wrap != '\0' && strlen(wrap) < sizeof store) {
+        char *save = NULL;
+        memcpy(store, wrap, strlen(wrap) + 1);
+        for (char *t = strtok_r(store, " ", &save); t && n < MAX_ARGS / 2;
+             t = strtok_r(NULL, " ", &save))
+            args[n++] = t;
+    }
+    for (size_t i = 0; argv[i] != NULL && n < MAX_ARGS; i++)
+        args[n++] = (char *)(uintptr_t)argv[i];
+    args[n] = NULL;
     if (pipe(po) != 0)
         return -1;
     if (pipe(pe) != 0) {
@@ -237,32 +273,78 @@ int th_run(const char *const *args, const char *env_assign, char *out,
         return -1;
     }
     pid_t pid = fork();
-    if (pid < 0)
+    if (pid < 0) {
+        close(po[0]); close(po[1]); close(pe[0]); close(pe[1]);
         return -1;
+    }
     if (pid == 0) {
         dup2(po[1], STDOUT_FILENO);
         dup2(pe[1], STDERR_FILENO);
-        close(po[0]);
-        close(po[1]);
-        close(pe[0]);
-        close(pe[1]);
-        const char *eq = env_assign ? strchr(env_assign, '=') : NULL;
-        if (eq != NULL) {
-            char name[128];
-            size_t nl = (size_t)(eq - env_assign);
-            if (nl < sizeof name) {
-                memcpy(name, env_assign, nl);
-                name[nl] = '\0';
-                setenv(name, eq + 1, 1);
-            }
-        }
-        exec_child(argv);
+        close(po[0]); close(po[1]); close(pe[0]); close(pe[1]);
+        edit_env(env);
+        exec_child(args);
     }
     close(po[1]);
     close(pe[1]);
-    drain_pipes(po[0], out, out_cap, pe[0], err, err_cap, START_TIMEOUT_MS);
-    th_server s = {pid, 0};
-    return th_wait(&s, 10000);
+    /* Read both pipes as they fill, so neither blocks the child. */
+    struct pollfd fds[2] = {{po[0], POLLIN, 0}, {pe[0], POLLIN, 0}};
+    int open_fds = 2;
+    while (open_fds > 0) {
+        if (poll(fds, 2, EXEC_SILENCE_MS) <= 0) {
+            fprintf(stderr, "th_harness: %s silent for %d s, killed\n", args[0],
+                    EXEC_SILENCE_MS / 1000);
+            kill(pid, SIGKILL);
+            break;
+        }
+        for (int k = 0; k < 2; k++) {
+            char chunk[4096];
+            if (fds[k].fd < 0 || !(fds[k].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            ssize_t got = read(fds[k].fd, chunk, sizeof chunk);
+            if (got <= 0) {
+                close(fds[k].fd);
+                fds[k].fd = -1;
+                open_fds--;
+            } else if (k == 0) {
+                grow_append(&p->out, &lo, chunk, (size_t)got);
+            } else {
+                grow_append(&p->err, &le, chunk, (size_t)got);
+            }
+        }
+    }
+    for (int k = 0; k < 2; k++)
+        if (fds[k].fd >= 0)
+            close(fds[k].fd);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    p->code = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
+    return 0;
+}
+
+void th_proc_free(th_proc *p)
+{
+    free(p->out);
+    free(p->err);
+    p->out = p->err = NULL;
+}
+
+int th_run(const char *const *args, const char *env_assign, char *out,
+           size_t out_cap, char *err, size_t err_cap)
+{
+    const char *argv[MAX_ARGS + 1] = {env_or("TRAINSIZE_SERVER", "trainsize-server")};
+    const char *env[2] = {env_assign, NULL};
+    size_t n = 1;
+    th_proc p;
+
+    for (size_t i = 0; args != NULL && args[i] != NULL && n < MAX_ARGS; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    int rc = th_exec(argv, "TRAINSIZE_SERVER_WRAP", env, &p);
+    snprintf(out, out_cap, "%s", p.out != NULL ? p.out : "");
+    snprintf(err, err_cap, "%s", p.err != NULL ? p.err : "");
+    th_proc_free(&p);
+    return rc == 0 ? p.code : -1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -377,6 +459,24 @@ int th_http(unsigned port, const th_req *req, th_resp *resp)
     return resp->status != 0 ? 0 : -1;
 }
 
+th_resp th_get(unsigned port, const char *path)
+{
+    th_req rq = {.path = path};
+    th_resp r;
+    th_http(port, &rq, &r);
+    return r;
+}
+
+th_resp th_post(unsigned port, const char *path, const char *body)
+{
+    th_req rq = {.method = "POST", .path = path,
+                 .content_type = "application/json",
+                 .body = body, .body_len = strlen(body)};
+    th_resp r;
+    th_http(port, &rq, &r);
+    return r;
+}
+
 void th_resp_free(th_resp *resp)
 {
     free(resp->body);
@@ -486,36 +586,20 @@ double th_metric(const char *text, const char *series)
     return 0;
 }
 
+double th_scrape(unsigned port, CURL *handle, const char *series)
+{
+    th_req rq = {.path = "/metrics", .handle = handle};
+    th_resp r;
+    th_http(port, &rq, &r);
+    ck_assert_msg(r.status == 200, "GET /metrics: %ld", r.status);
+    double v = th_metric(r.body, series);
+    th_resp_free(&r);
+    return v;
+}
+
 char *th_read_src(const char *rel, size_t *len)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", env_or("TRAINSIZE_SRCDIR", "."), rel);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    size_t cap = 4096, n = 0;
-    char *p = malloc(cap);
-    while (p != NULL) {
-        size_t got = fread(p + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0)
-            break;
-        if (cap - n - 1 == 0) {
-            char *q = realloc(p, cap * 2);
-            if (q == NULL) {
-                free(p);
-                p = NULL;
-                break;
-            }
-            p = q;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    if (p != NULL) {
-        p[n] = '\0';
-        if (len != NULL)
-            *len = n;
-    }
-    return p;
+    return th_read_file(path, len);
 }
