@@ -151,6 +151,7 @@ END_TEST
  * in until they gave up; now, with 3/4 of the slots taken, a request
  * still arriving after 1 s is cut, although the deadline is 30 s. */
 #define FLOOD_CONNS 8
+#define FLOOD_PRESSURE 6 /* 3/4 of --max-conns 8 */
 
 START_TEST(test_connection_flood)
 {
@@ -165,9 +166,15 @@ START_TEST(test_connection_flood)
         ck_assert_int_ge(fd[i], 0);
         ck_assert_int_eq(th_send_all(fd[i], head, strlen(head)), 0);
     }
-    double t0 = th_now_ms(), served_at = -1;
+    double t0 = th_now_ms(), served_at = -1, settled = -1;
     int open = FLOOD_CONNS;
-    while (th_now_ms() - t0 < 5000 && (open > 0 || served_at < 0)) {
+    /* Pressure lasts while 3/4 of the slots (6) are taken: on a busy
+     * machine the eight are armed over more than one 100 ms tick, and
+     * once enough are cut the rest are below the pressure line and keep
+     * their 30 s deadline, which is the point (new clients get in).
+     * Poll until relieved, then a little longer to catch a last tick. */
+    while (th_now_ms() - t0 < 5000 &&
+           (settled < 0 || th_now_ms() - settled < 400) && open > 0) {
         th_sleep_ms(200);
         for (int i = 0; i < FLOOD_CONNS; i++) {
             if (fd[i] < 0)
@@ -181,6 +188,8 @@ START_TEST(test_connection_flood)
                 open--;
             }
         }
+        if (settled < 0 && open < FLOOD_PRESSURE && served_at >= 0)
+            settled = th_now_ms();
         if (served_at < 0) {
             th_req rq = {.path = "/livez"};
             th_resp r;
@@ -193,13 +202,13 @@ START_TEST(test_connection_flood)
     for (int i = 0; i < FLOOD_CONNS; i++)
         if (fd[i] >= 0)
             close(fd[i]);
-    ck_assert_msg(open == 0, "%d flood connections still open after 5 s", open);
+    ck_assert_msg(open < FLOOD_PRESSURE, "%d flood connections still open after 5 s", open);
     /* Cut at ~1 s (+ a 100 ms tick, + our 200 ms polling). */
     ck_assert_msg(served_at >= 0 && served_at < 2500,
                   "a normal request got through only at %.0f ms", served_at);
     ck_assert_double_eq(
         th_scrape(s.port, NULL, "trainsize_connections_closed_total{reason=\"overload\"}"),
-        FLOOD_CONNS);
+        FLOOD_CONNS - open);
     ck_assert_int_eq(th_stop(&s, 20000), 0);
 }
 END_TEST
@@ -331,7 +340,9 @@ START_TEST(test_drain_refuses_new_and_has_deadline)
     int e = 0;
     while (th_now_ms() - t0 < 1000 && (e = connect_errno(s.port)) == 0)
         th_sleep_ms(20);
-    ck_assert_msg(e == ECONNREFUSED, "connect after SIGTERM: %s",
+    /* Refused, or reset when the SYN was already queued as the socket
+     * stopped listening (see ts_server_drain): both are immediate. */
+    ck_assert_msg(e == ECONNREFUSED || e == ECONNRESET, "connect after SIGTERM: %s",
                   e == 0 ? "accepted" : strerror(e));
     ck_assert_msg(th_now_ms() - t0 < 500, "refused only after %.0f ms",
                   th_now_ms() - t0);
