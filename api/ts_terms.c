@@ -314,11 +314,11 @@ const ts_term_def ts_terms[TS_T_COUNT] = {
         "the datasheet, in the driver's units", NO),
     [TS_T_GPU_HBM_BW] = NUM(TS_TO_GPU, "hbm_bw", TS_FMT_SI, "B/s", "HBM bandwidth",
         "Memory bandwidth of one GPU.", "the datasheet", NO),
-    [TS_T_GPU_BF16_TFLOPS] = NUM(TS_TO_GPU, "bf16_tflops", TS_FMT_COUNT, "TFLOP/s", "BF16 peak",
+    [TS_T_GPU_BF16_TFLOPS] = NUM(TS_TO_GPU, "bf16_tflops", TS_FMT_INTEGER, "TFLOP/s", "BF16 peak",
         "Dense BF16 peak of one GPU.", "the datasheet", NO),
-    [TS_T_GPU_FP8_TFLOPS] = NUM(TS_TO_GPU, "fp8_tflops", TS_FMT_COUNT, "TFLOP/s", "FP8 peak",
+    [TS_T_GPU_FP8_TFLOPS] = NUM(TS_TO_GPU, "fp8_tflops", TS_FMT_INTEGER, "TFLOP/s", "FP8 peak",
         "Dense FP8 peak of one GPU (0: no FP8).", "the datasheet", NO),
-    [TS_T_GPU_FP32_TFLOPS] = NUM(TS_TO_GPU, "fp32_tflops", TS_FMT_COUNT, "TFLOP/s", "FP32 peak",
+    [TS_T_GPU_FP32_TFLOPS] = NUM(TS_TO_GPU, "fp32_tflops", TS_FMT_INTEGER, "TFLOP/s", "FP32 peak",
         "Dense FP32 (TF32 tensor core) peak of one GPU.", "the datasheet", NO),
 };
 

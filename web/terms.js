@@ -506,17 +506,17 @@ export const TERMS = {
         formula: "the datasheet",
     },
     "gpus[].bf16_tflops": {
-        shape: "map", fmt: "count", unit: "TFLOP/s", label: "BF16 peak",
+        shape: "map", fmt: "integer", unit: "TFLOP/s", label: "BF16 peak",
         doc: "Dense BF16 peak of one GPU.",
         formula: "the datasheet",
     },
     "gpus[].fp8_tflops": {
-        shape: "map", fmt: "count", unit: "TFLOP/s", label: "FP8 peak",
+        shape: "map", fmt: "integer", unit: "TFLOP/s", label: "FP8 peak",
         doc: "Dense FP8 peak of one GPU (0: no FP8).",
         formula: "the datasheet",
     },
     "gpus[].fp32_tflops": {
-        shape: "map", fmt: "count", unit: "TFLOP/s", label: "FP32 peak",
+        shape: "map", fmt: "integer", unit: "TFLOP/s", label: "FP32 peak",
         doc: "Dense FP32 (TF32 tensor core) peak of one GPU.",
         formula: "the datasheet",
     },
