@@ -167,6 +167,9 @@ void ts_fmt_human(char *buf, size_t size, double v, ts_fmt_kind kind, const char
     case TS_FMT_INTEGER:
         snprintf(buf, size, "%.0f%s%s", round(v) + 0.0, *unit != '\0' ? " " : "", unit);
         break;
+    case TS_FMT_PLAIN:
+        snprintf(buf, size, "%.3g%s%s", v, *unit != '\0' ? " " : "", unit);
+        break;
     case TS_FMT_KIND_COUNT:
     default:
         snprintf(buf, size, "%.17g", v);
@@ -179,6 +182,7 @@ const char *ts_fmt_kind_name(ts_fmt_kind kind)
     static const char *const names[TS_FMT_KIND_COUNT] = {
         [TS_FMT_BYTES] = "bytes", [TS_FMT_FLOPS] = "flops", [TS_FMT_SECONDS] = "seconds",
         [TS_FMT_COUNT] = "count", [TS_FMT_FRACTION] = "fraction", [TS_FMT_SI] = "si", [TS_FMT_INTEGER] = "integer",
+        [TS_FMT_PLAIN] = "plain",
     };
 
     return (unsigned)kind < TS_FMT_KIND_COUNT ? names[kind] : "?";

@@ -22,6 +22,7 @@ typedef enum ts_fmt_kind {
     TS_FMT_FRACTION,   /* as a percentage: 0.0125 -> "1.25 %" */
     TS_FMT_SI,         /* SI prefix on the unit: 9.89e14 FLOP/s -> "989 TFLOP/s", 80e9 B -> "80.0 GB" */
     TS_FMT_INTEGER,    /* rounded to a whole number, then the unit: "8", "3 copies" */
+    TS_FMT_PLAIN,      /* small numbers, 3 significant digits, no padding zeros: "16 B", "2.5 B" */
     TS_FMT_KIND_COUNT
 } ts_fmt_kind;
 

@@ -212,13 +212,18 @@ void ts_json_memory(ts_jw *w, const char *key, const ts_memory *m)
     ts_jw_open(w, key, '{');
     put_num(w, &h, TS_T_MEM_PARAMS_PER_GPU, m->params_per_gpu);
     ts_jw_int(w, "shard_group", m->shard_group);
-    ts_jw_open(w, "bytes_per_param", '{');
-    ts_jw_num(w, "weights", m->bpp_weights);
-    ts_jw_num(w, "grads", m->bpp_grads);
-    ts_jw_num(w, "master", m->bpp_master);
-    ts_jw_num(w, "optimizer", m->bpp_optimizer);
-    ts_jw_num(w, "total", m->bpp_total);
-    ts_jw_close(w, '}');
+    {
+        human_acc bh = { 0 };
+
+        ts_jw_open(w, "bytes_per_param", '{');
+        put_num(w, &bh, TS_T_BPP_WEIGHTS, m->bpp_weights);
+        put_num(w, &bh, TS_T_BPP_GRADS, m->bpp_grads);
+        put_num(w, &bh, TS_T_BPP_MASTER, m->bpp_master);
+        put_num(w, &bh, TS_T_BPP_OPTIMIZER, m->bpp_optimizer);
+        put_num(w, &bh, TS_T_BPP_TOTAL, m->bpp_total);
+        put_human(w, &bh);
+        ts_jw_close(w, '}');
+    }
     put_num(w, &h, TS_T_MEM_MODEL_STATE_BYTES, m->model_state_bytes);
     put_num(w, &h, TS_T_MEM_INFERENCE_BYTES, m->inference_bytes);
     put_term(w, TS_T_MEM_WEIGHTS, &m->weights);

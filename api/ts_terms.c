@@ -17,6 +17,7 @@
 const ts_term_objdef ts_term_objs[TS_TO_COUNT] = {
     [TS_TO_PARAMS] = { "params", "ParamsHuman", "Parameters" },
     [TS_TO_MEMORY] = { "memory", "MemoryHuman", "Memory per GPU" },
+    [TS_TO_BPP] = { "memory.bytes_per_param", "BytesPerParamHuman", "Bytes per parameter (unsharded)" },
     [TS_TO_STAGE] = { "memory.stages[]", "StageHuman", "Per pipeline stage" },
     [TS_TO_PHASE] = { "memory.phases[]", NULL, "Phases of a step" },
     [TS_TO_COMPUTE] = { "compute", "ComputeHuman", "Compute" },
@@ -108,6 +109,22 @@ const ts_term_def ts_terms[TS_T_COUNT] = {
     [TS_T_MEM_DEEPSPEED_GPU] = TERM(TS_TO_MEMORY, "deepspeed_gpu", TS_FMT_BYTES, "B",
         "DeepSpeed cross-check",
         "DeepSpeed's own estimator for ZeRO 2 and 3 (0 for other stages), for comparison.", NO),
+
+    /* memory.bytes_per_param: before any sharding (core/ts_memory.c) */
+    [TS_T_BPP_TOTAL] = NUM(TS_TO_BPP, "total", TS_FMT_PLAIN, "B", "Bytes per parameter (unsharded)",
+        "Model state per parameter before ZeRO shards it: mixed-precision AdamW is 2 + 2 + 4 + 8 = 16.",
+        "weights + grads + master + optimizer", NO),
+    [TS_T_BPP_WEIGHTS] = NUM(TS_TO_BPP, "weights", TS_FMT_PLAIN, "B", "Weights",
+        "Bytes per parameter of the weights (LoRA: the frozen base's precision).",
+        "bytes(precision); LoRA: bytes(frozen_precision) on the frozen matrices", NO),
+    [TS_T_BPP_GRADS] = NUM(TS_TO_BPP, "grads", TS_FMT_PLAIN, "B", "Gradients",
+        "Bytes per parameter of the gradients, per trained parameter share.",
+        "bytes(grad_precision) * trainable fraction", NO),
+    [TS_T_BPP_MASTER] = NUM(TS_TO_BPP, "master", TS_FMT_PLAIN, "B", "Master weights",
+        "Bytes per parameter of the fp32 master copy.", "4 * trainable fraction with master_weights, else 0", NO),
+    [TS_T_BPP_OPTIMIZER] = NUM(TS_TO_BPP, "optimizer", TS_FMT_PLAIN, "B", "Optimizer states",
+        "Bytes per parameter of the optimizer states (AdamW: 8).",
+        "the optimizer's states * bytes(optimizer_precision) * trainable fraction", NO),
 
     /* every pipeline stage (core/ts_memory.c ts_mem_stage_eval) */
     [TS_T_STAGE_WEIGHTS] = NUM(TS_TO_STAGE, "weights", TS_FMT_BYTES, "B", "Weights",

@@ -13,6 +13,7 @@
 export const TERM_OBJECTS = {
     "params": { title: "Parameters" },
     "memory": { title: "Memory per GPU" },
+    "memory.bytes_per_param": { title: "Bytes per parameter (unsharded)" },
     "memory.stages[]": { title: "Per pipeline stage" },
     "memory.phases[]": { title: "Phases of a step" },
     "compute": { title: "Compute" },
@@ -134,6 +135,31 @@ export const TERMS = {
         shape: "term", fmt: "bytes", unit: "B", label: "DeepSpeed cross-check",
         doc: "DeepSpeed's own estimator for ZeRO 2 and 3 (0 for other stages), for comparison.",
         formula: null,
+    },
+    "memory.bytes_per_param.total": {
+        shape: "map", fmt: "plain", unit: "B", label: "Bytes per parameter (unsharded)",
+        doc: "Model state per parameter before ZeRO shards it: mixed-precision AdamW is 2 + 2 + 4 + 8 = 16.",
+        formula: "weights + grads + master + optimizer",
+    },
+    "memory.bytes_per_param.weights": {
+        shape: "map", fmt: "plain", unit: "B", label: "Weights",
+        doc: "Bytes per parameter of the weights (LoRA: the frozen base's precision).",
+        formula: "bytes(precision); LoRA: bytes(frozen_precision) on the frozen matrices",
+    },
+    "memory.bytes_per_param.grads": {
+        shape: "map", fmt: "plain", unit: "B", label: "Gradients",
+        doc: "Bytes per parameter of the gradients, per trained parameter share.",
+        formula: "bytes(grad_precision) * trainable fraction",
+    },
+    "memory.bytes_per_param.master": {
+        shape: "map", fmt: "plain", unit: "B", label: "Master weights",
+        doc: "Bytes per parameter of the fp32 master copy.",
+        formula: "4 * trainable fraction with master_weights, else 0",
+    },
+    "memory.bytes_per_param.optimizer": {
+        shape: "map", fmt: "plain", unit: "B", label: "Optimizer states",
+        doc: "Bytes per parameter of the optimizer states (AdamW: 8).",
+        formula: "the optimizer's states * bytes(optimizer_precision) * trainable fraction",
     },
     "memory.stages[].weights": {
         shape: "map", fmt: "bytes", unit: "B", label: "Weights",

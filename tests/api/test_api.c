@@ -1166,6 +1166,11 @@ START_TEST(test_human_format)
     ck_assert_str_eq(b, "8");
     ts_fmt_human(b, sizeof b, -0.4, TS_FMT_INTEGER, "copies");
     ck_assert_str_eq(b, "0 copies");
+    /* small numbers as they are: bytes per parameter 16, 2.5 (no "16.0") */
+    ts_fmt_human(b, sizeof b, 16.0, TS_FMT_PLAIN, "B");
+    ck_assert_str_eq(b, "16 B");
+    ts_fmt_human(b, sizeof b, 2.5, TS_FMT_PLAIN, "B");
+    ck_assert_str_eq(b, "2.5 B");
     ts_fmt_human(b, sizeof b, NAN, TS_FMT_BYTES, "B");
     ck_assert_str_eq(b, "n/a");
     /* a tiny buffer is still terminated */
