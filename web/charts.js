@@ -157,7 +157,9 @@ export function drawMemoryBar(svg, mem) {
 /*
  * Per-GPU memory (stacked by term) for each sweep point, with the HBM line,
  * the run's own dp outlined and the dp past which doubling helps < 5%.
- * Returns a one-sentence reading of the chart for the caption.
+ * Returns a one-sentence reading of the chart for the caption.  hbmText:
+ * the answer's text for the HBM (memory.human.hbm_bytes); the sweep's own
+ * points have no texts, so their labels are formatted here.
  */
 export function drawSweep(svg, sweep, hbm, runDp, fixed, hbmText) {
     clear(svg);
