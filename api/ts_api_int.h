@@ -5,7 +5,8 @@
  * ts_json_out.c  core result structs -> JSON text (via ts_jw.c)
  * ts_jw.c        compact streaming JSON writer
  * ts_problem.c   RFC 9457 problem bodies, response lifetime
- * ts_fmt.c       human-readable quantities ("12.3 GiB")
+ * ts_fmt.c       human-readable quantities ("12.3 GiB"), ts_fmt.h
+ * ts_terms.c     the output-terms table (ts_terms.h)
  * ts_routes.c    the /v1 route table and ts_api_handle()
  *
  * Nothing here is installed or used outside api/, tests/api/ and fuzz/.
@@ -21,6 +22,7 @@
 
 #include "trainsize.h"
 #include "ts_api.h"
+#include "ts_fmt.h"
 
 /* ------------------------------------------------------------------ */
 /* Errors of the JSON layer                                            */
@@ -240,21 +242,7 @@ void ts_json_search(ts_jw *w, const ts_search_cfg *cfg, const ts_search_out *o);
 ts_status ts_json_presets(ts_jw *w, const char *key, ts_error *err);
 void ts_json_gpus(ts_jw *w, const char *key);
 
-/* ------------------------------------------------------------------ */
-/* Human-readable quantities                                           */
-/* ------------------------------------------------------------------ */
-
-typedef enum ts_unit {
-    TS_UNIT_BYTES = 0,   /* binary prefixes: "12.3 GiB" */
-    TS_UNIT_FLOPS,       /* "3.6e25 FLOP" */
-    TS_UNIT_SECONDS,     /* "54.2 days" */
-    TS_UNIT_GPU_HOURS,   /* "30.8M GPU-hours" */
-    TS_UNIT_FRACTION,    /* "1.25 %" */
-    TS_UNIT_USD          /* "$1.23M" */
-} ts_unit;
-
-/* Write v in unit u into buf (always NUL-terminated).  Non-finite values
- * print as "n/a" (callers reject them before this is reached). */
-void ts_fmt_quantity(char *buf, size_t size, double v, ts_unit u);
+/* Human-readable quantities: ts_fmt.h (shared with the CLI); which
+ * figure gets which: the output-terms table, ts_terms.h. */
 
 #endif /* TS_API_INT_H */

@@ -9,8 +9,9 @@
  * still compiles; tests/api (fields-docs) fails until its docs exist.
  *
  * tools/ts_gen_fields.c reads both tables and writes every copy: the
- * request schemas of api/openapi.json, fuzz/api.dict and the CLI's option
- * table (see README, "Contributing").
+ * request schemas of api/openapi.json, fuzz/api.dict, docs/fields.md, the
+ * CLI's option table and the dashboard's form (web/fields.js; see README,
+ * "Contributing").
  */
 #ifndef TS_FIELDS_DOC_H
 #define TS_FIELDS_DOC_H
@@ -20,16 +21,29 @@
 #include "ts_api_int.h"
 #include "ts_import.h"
 
+/* How the dashboard shows a field (web/fields.js, generated). */
+enum {
+    TS_DASH_ADVANCED = 1u << 0,  /* inside its fieldset's "more options" */
+    TS_DASH_BINARY_K = 1u << 1,  /* "8k" is 8192 (sequence length), not 8000 */
+    TS_DASH_FRACTION = 1u << 2,  /* "40%" is 0.4 */
+    TS_DASH_PRETRAIN = 1u << 3,  /* shown in pre-training only */
+    TS_DASH_LORA = 1u << 4       /* shown in the LoRA / QLoRA modes only */
+};
+
 typedef struct ts_field_doc {
     const char *doc;    /* one line, a sentence; openapi "description" */
-    const char *group;  /* dashboard fieldset: model, work, parallel, hardware, ckpt;
-                         * fit, search: the routes' extras */
+    const char *group;  /* dashboard fieldset: model, mode, work, parallel, hardware,
+                         * ckpt; fit, search: the routes' extras */
     const char *def;    /* the default, as text ("4096", "the preset's") */
     const char *unit;   /* "GB/s", "tokens"; NULL for counts, flags, names */
     const char *cli;    /* --help text; NULL = no CLI option (fit extras).
                          * The flag is the name with '-' for '_'. */
     bool cli_suffix;    /* the CLI accepts k/M/B/T multipliers (7B, 15T) */
     const char *search_doc; /* the doc in SearchRequest when it differs */
+    const char *label;  /* the dashboard's label; NULL = not on the dashboard */
+    const char *hint;   /* the dashboard's hint under the control, or NULL */
+    unsigned dash;      /* TS_DASH_* */
+    const char *dash_kind; /* the control when not derived from the type ("zero") */
 } ts_field_doc;
 
 extern const ts_field_doc ts_field_docs[TS_FI_COUNT];

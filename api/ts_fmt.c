@@ -1,14 +1,15 @@
 /*
- * ts_fmt.c - human-readable quantities for the "human" member of a term.
+ * ts_fmt.c - human-readable quantities (ts_fmt.h): every "human" string.
  *
  * Three significant digits are enough for a person reading a dashboard;
- * the exact figure is always next to it in "value".
+ * the exact figure is always next to it in "value".  libc and libm only:
+ * the CLI compiles this file too.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "ts_api_int.h"
+#include "ts_fmt.h"
 
 /* Three significant digits without switching to exponent notation for
  * values in [0, 1000): 1.23, 12.3, 123. */
@@ -84,11 +85,12 @@ static void fmt_seconds(char *buf, size_t size, double v)
         fmt_exp(buf, size, v / (365.25 * 86400.0), " years");
 }
 
-/* Decimal suffixes for counts: 1.72M GPU-hours. */
+/* Decimal suffixes for counts: 1.72M GPU-hours, 8.03B (short scale, as
+ * parameter counts are written).  unit is " GPU-hours" or "". */
 static void fmt_count(char *buf, size_t size, double v, const char *unit)
 {
     static const char *const sfx[] = { "", "k", "M", "B", "T" };
-    char tail[32];
+    char tail[40];
     size_t i = 0;
     double a = fabs(v);
 
@@ -105,39 +107,83 @@ static void fmt_count(char *buf, size_t size, double v, const char *unit)
     fmt_sig3(buf, size, v, tail);
 }
 
-void ts_fmt_quantity(char *buf, size_t size, double v, ts_unit u)
+/* SI prefixes on the unit (BIPM SI Brochure, 9th ed., Table 7): 989
+ * TFLOP/s, 80.0 GB, 3.35 TB/s.  unit is "FLOP/s", "B", "B/s". */
+static void fmt_si(char *buf, size_t size, double v, const char *unit)
 {
+    static const char *const pfx[] = { "", "k", "M", "G", "T", "P", "E", "Z", "Y" };
+    char tail[40];
+    size_t i = 0;
+    double a = fabs(v);
+
+    while (a >= 1000.0 && i + 1 < sizeof pfx / sizeof pfx[0]) {
+        a /= 1000.0;
+        v /= 1000.0;
+        i++;
+    }
+    snprintf(tail, sizeof tail, " %s%s", pfx[i], unit);
+    if (a >= 1000.0)
+        fmt_exp(buf, size, v, tail);
+    else
+        fmt_sig3(buf, size, v, tail);
+}
+
+void ts_fmt_human(char *buf, size_t size, double v, ts_fmt_kind kind, const char *unit)
+{
+    char spaced[32];
+
     if (size == 0)
         return;
     if (!isfinite(v)) {
         snprintf(buf, size, "n/a");
         return;
     }
+    if (unit == NULL)
+        unit = "";
     v += 0.0; /* -0 prints as 0 */
-    switch (u) {
-    case TS_UNIT_BYTES:
+    switch (kind) {
+    case TS_FMT_BYTES:
         fmt_bytes(buf, size, v);
         break;
-    case TS_UNIT_FLOPS:
+    case TS_FMT_FLOPS:
         if (fabs(v) < 1000.0)
             fmt_sig3(buf, size, v, " FLOP");
         else
             fmt_exp(buf, size, v, " FLOP");
         break;
-    case TS_UNIT_SECONDS:
+    case TS_FMT_SECONDS:
         fmt_seconds(buf, size, v);
         break;
-    case TS_UNIT_GPU_HOURS:
-        fmt_count(buf, size, v, " GPU-hours");
+    case TS_FMT_COUNT:
+        snprintf(spaced, sizeof spaced, "%s%s", *unit != '\0' ? " " : "", unit);
+        fmt_count(buf, size, v, spaced);
         break;
-    case TS_UNIT_FRACTION:
+    case TS_FMT_FRACTION:
         fmt_sig3(buf, size, v * 100.0, " %");
         break;
-    case TS_UNIT_USD:
-        fmt_count(buf, size, v, " USD");
+    case TS_FMT_SI:
+        fmt_si(buf, size, v, unit);
         break;
+    case TS_FMT_INTEGER:
+        snprintf(buf, size, "%.0f%s%s", round(v) + 0.0, *unit != '\0' ? " " : "", unit);
+        break;
+    case TS_FMT_PLAIN:
+        snprintf(buf, size, "%.3g%s%s", v, *unit != '\0' ? " " : "", unit);
+        break;
+    case TS_FMT_KIND_COUNT:
     default:
         snprintf(buf, size, "%.17g", v);
         break;
     }
+}
+
+const char *ts_fmt_kind_name(ts_fmt_kind kind)
+{
+    static const char *const names[TS_FMT_KIND_COUNT] = {
+        [TS_FMT_BYTES] = "bytes", [TS_FMT_FLOPS] = "flops", [TS_FMT_SECONDS] = "seconds",
+        [TS_FMT_COUNT] = "count", [TS_FMT_FRACTION] = "fraction", [TS_FMT_SI] = "si", [TS_FMT_INTEGER] = "integer",
+        [TS_FMT_PLAIN] = "plain",
+    };
+
+    return (unsigned)kind < TS_FMT_KIND_COUNT ? names[kind] : "?";
 }

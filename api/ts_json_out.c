@@ -3,46 +3,37 @@
  *
  * Written with ts_jw (ts_jw.c): numbers round-trip, NaN/Inf are never
  * emitted (the writer records the first one and the caller answers 422).
- * Member order follows CONTRACT.md.
+ * Member order follows CONTRACT.md.  Every figure with a human text is
+ * written through its row of the output-terms table (ts_terms.c): the key,
+ * and the text in the row's kind and unit, as a term, beside the number,
+ * or in the object's "human" map (put_num, then put_human at the end).
  */
 #include <math.h>
 #include <string.h>
 
 #include "ts_api_int.h"
+#include "ts_terms.h"
 
-static void put_stage(ts_jw *w, const ts_mem_stage *st)
+/* The numbers of one object whose texts go in its "human" map; a local of
+ * the writing function (no state outlives a response).  More than the
+ * largest object has (TS_TO_STEP: 13 rows); tests/api checks that every
+ * map is complete. */
+#define TS_HUMAN_MAX 24
+
+typedef struct human_acc {
+    size_t n;
+    ts_term_id id[TS_HUMAN_MAX];
+    double v[TS_HUMAN_MAX];
+} human_acc;
+
+/* A term object {value, human, formula, assumptions}. */
+static void put_term(ts_jw *w, ts_term_id id, const ts_term *t)
 {
-    char human[64];
-
-    ts_jw_open(w, NULL, '{');
-    ts_jw_int(w, "stage", st->stage);
-    ts_jw_int(w, "layers", st->layers);
-    ts_jw_num(w, "in_flight", st->in_flight);
-    ts_jw_num(w, "params", st->params);
-    ts_jw_num(w, "weights", st->weights);
-    ts_jw_num(w, "grads", st->grads);
-    ts_jw_num(w, "master", st->master);
-    ts_jw_num(w, "optimizer", st->optimizer);
-    ts_jw_num(w, "activations", st->activations);
-    ts_jw_num(w, "buffers", st->buffers);
-    ts_jw_num(w, "overhead", st->overhead);
-    ts_jw_num(w, "allocated_peak", st->allocated_peak);
-    ts_jw_num(w, "reserved_peak", st->reserved_peak);
-    ts_jw_num(w, "total", st->total);
-    ts_fmt_quantity(human, sizeof human, st->total, TS_UNIT_BYTES);
-    ts_jw_str(w, "total_human", human);
-    ts_jw_str(w, "peak_phase", ts_phase_name(st->peak_phase));
-    ts_jw_num(w, "headroom", st->headroom);
-    ts_jw_bool(w, "fits", st->fits);
-    ts_jw_close(w, '}');
-}
-
-static void put_term(ts_jw *w, const char *key, const ts_term *t, ts_unit unit)
-{
-    char human[64];
+    const char *key = ts_terms[id].key;
+    char human[TS_FMT_HUMAN_LEN];
     bool had = w->nonfinite != NULL;
 
-    ts_fmt_quantity(human, sizeof human, t->value, unit);
+    ts_term_human(human, sizeof human, id, t->value);
     ts_jw_open(w, key, '{');
     ts_jw_num(w, "value", t->value);
     if (!had && w->nonfinite != NULL)
@@ -50,6 +41,66 @@ static void put_term(ts_jw *w, const char *key, const ts_term *t, ts_unit unit)
     ts_jw_str(w, "human", human);
     ts_jw_str(w, "formula", t->formula != NULL ? t->formula : "");
     ts_jw_str(w, "assumptions", t->assumptions != NULL ? t->assumptions : "");
+    ts_jw_close(w, '}');
+}
+
+/* A number of the table: its text beside it (a sibling row), or kept in h
+ * for the object's "human" map. */
+static void put_num(ts_jw *w, human_acc *h, ts_term_id id, double v)
+{
+    const ts_term_def *d = &ts_terms[id];
+
+    ts_jw_num(w, d->key, v);
+    if (d->shape == TS_TERM_SIBLING) {
+        char human[TS_FMT_HUMAN_LEN];
+
+        ts_term_human(human, sizeof human, id, v);
+        ts_jw_str(w, d->human_key, human);
+    } else if (h->n < TS_HUMAN_MAX) {
+        h->id[h->n] = id;
+        h->v[h->n] = v;
+        h->n++;
+    }
+}
+
+/* "human": {key: text, ...} for the numbers put_num kept. */
+static void put_human(ts_jw *w, const human_acc *h)
+{
+    size_t i;
+
+    ts_jw_open(w, "human", '{');
+    for (i = 0; i < h->n; i++) {
+        char human[TS_FMT_HUMAN_LEN];
+
+        ts_term_human(human, sizeof human, h->id[i], h->v[i]);
+        ts_jw_str(w, ts_terms[h->id[i]].key, human);
+    }
+    ts_jw_close(w, '}');
+}
+
+static void put_stage(ts_jw *w, const ts_mem_stage *st)
+{
+    human_acc h = { 0 };
+
+    ts_jw_open(w, NULL, '{');
+    ts_jw_int(w, "stage", st->stage);
+    ts_jw_int(w, "layers", st->layers);
+    ts_jw_num(w, "in_flight", st->in_flight);
+    ts_jw_num(w, "params", st->params);
+    put_num(w, &h, TS_T_STAGE_WEIGHTS, st->weights);
+    put_num(w, &h, TS_T_STAGE_GRADS, st->grads);
+    put_num(w, &h, TS_T_STAGE_MASTER, st->master);
+    put_num(w, &h, TS_T_STAGE_OPTIMIZER, st->optimizer);
+    put_num(w, &h, TS_T_STAGE_ACTIVATIONS, st->activations);
+    put_num(w, &h, TS_T_STAGE_BUFFERS, st->buffers);
+    put_num(w, &h, TS_T_STAGE_OVERHEAD, st->overhead);
+    put_num(w, &h, TS_T_STAGE_ALLOCATED_PEAK, st->allocated_peak);
+    put_num(w, &h, TS_T_STAGE_RESERVED_PEAK, st->reserved_peak);
+    put_num(w, &h, TS_T_STAGE_TOTAL, st->total);
+    ts_jw_str(w, "peak_phase", ts_phase_name(st->peak_phase));
+    put_num(w, &h, TS_T_STAGE_HEADROOM, st->headroom);
+    ts_jw_bool(w, "fits", st->fits);
+    put_human(w, &h);
     ts_jw_close(w, '}');
 }
 
@@ -136,9 +187,11 @@ void ts_json_inputs(ts_jw *w, const char *key, const ts_run *r)
 
 void ts_json_params(ts_jw *w, const char *key, const ts_params *p)
 {
+    human_acc h = { 0 };
+
     ts_jw_open(w, key, '{');
-    ts_jw_num(w, "total", p->total);
-    ts_jw_num(w, "active", p->active);
+    put_num(w, &h, TS_T_PARAMS_TOTAL, p->total);
+    put_num(w, &h, TS_T_PARAMS_ACTIVE, p->active);
     ts_jw_num(w, "embedding", p->embedding);
     ts_jw_num(w, "output_head", p->output_head);
     ts_jw_num(w, "per_layer_attn", p->per_layer_attn);
@@ -148,47 +201,53 @@ void ts_json_params(ts_jw *w, const char *key, const ts_params *p)
     ts_jw_num(w, "dense", p->dense);
     ts_jw_bool(w, "from_shape", p->from_shape);
     ts_jw_str(w, "formula", p->formula != NULL ? p->formula : "");
+    put_human(w, &h);
     ts_jw_close(w, '}');
 }
 
 void ts_json_memory(ts_jw *w, const char *key, const ts_memory *m)
 {
+    human_acc h = { 0 };
+
     ts_jw_open(w, key, '{');
-    ts_jw_num(w, "params_per_gpu", m->params_per_gpu);
+    put_num(w, &h, TS_T_MEM_PARAMS_PER_GPU, m->params_per_gpu);
     ts_jw_int(w, "shard_group", m->shard_group);
-    ts_jw_open(w, "bytes_per_param", '{');
-    ts_jw_num(w, "weights", m->bpp_weights);
-    ts_jw_num(w, "grads", m->bpp_grads);
-    ts_jw_num(w, "master", m->bpp_master);
-    ts_jw_num(w, "optimizer", m->bpp_optimizer);
-    ts_jw_num(w, "total", m->bpp_total);
-    ts_jw_close(w, '}');
-    ts_jw_num(w, "model_state_bytes", m->model_state_bytes);
-    ts_jw_num(w, "inference_bytes", m->inference_bytes);
-    put_term(w, "weights", &m->weights, TS_UNIT_BYTES);
-    put_term(w, "grads", &m->grads, TS_UNIT_BYTES);
-    put_term(w, "master", &m->master, TS_UNIT_BYTES);
-    put_term(w, "optimizer", &m->optimizer, TS_UNIT_BYTES);
-    put_term(w, "activations", &m->activations, TS_UNIT_BYTES);
-    put_term(w, "buffers", &m->buffers, TS_UNIT_BYTES);
-    put_term(w, "overhead", &m->overhead, TS_UNIT_BYTES);
-    put_term(w, "total", &m->total, TS_UNIT_BYTES);
-    put_term(w, "allocated_peak", &m->allocated_peak, TS_UNIT_BYTES);
-    put_term(w, "reserved_peak", &m->reserved_peak, TS_UNIT_BYTES);
-    put_term(w, "runtime", &m->runtime, TS_UNIT_BYTES);
+    {
+        human_acc bh = { 0 };
+
+        ts_jw_open(w, "bytes_per_param", '{');
+        put_num(w, &bh, TS_T_BPP_WEIGHTS, m->bpp_weights);
+        put_num(w, &bh, TS_T_BPP_GRADS, m->bpp_grads);
+        put_num(w, &bh, TS_T_BPP_MASTER, m->bpp_master);
+        put_num(w, &bh, TS_T_BPP_OPTIMIZER, m->bpp_optimizer);
+        put_num(w, &bh, TS_T_BPP_TOTAL, m->bpp_total);
+        put_human(w, &bh);
+        ts_jw_close(w, '}');
+    }
+    put_num(w, &h, TS_T_MEM_MODEL_STATE_BYTES, m->model_state_bytes);
+    put_num(w, &h, TS_T_MEM_INFERENCE_BYTES, m->inference_bytes);
+    put_term(w, TS_T_MEM_WEIGHTS, &m->weights);
+    put_term(w, TS_T_MEM_GRADS, &m->grads);
+    put_term(w, TS_T_MEM_MASTER, &m->master);
+    put_term(w, TS_T_MEM_OPTIMIZER, &m->optimizer);
+    put_term(w, TS_T_MEM_ACTIVATIONS, &m->activations);
+    put_term(w, TS_T_MEM_BUFFERS, &m->buffers);
+    put_term(w, TS_T_MEM_OVERHEAD, &m->overhead);
+    put_term(w, TS_T_MEM_TOTAL, &m->total);
+    put_term(w, TS_T_MEM_ALLOCATED_PEAK, &m->allocated_peak);
+    put_term(w, TS_T_MEM_RESERVED_PEAK, &m->reserved_peak);
+    put_term(w, TS_T_MEM_RUNTIME, &m->runtime);
     ts_jw_open(w, "phases", '[');
     {
         int k;
         for (k = 0; k < TS_PHASE_COUNT; k++) {
+            human_acc none = { 0 }; /* a phase's only number has its text beside it */
+
             if (m->phases[k] <= 0)
                 continue; /* the phase does not occur (loss off the last stage, inference) */
-            char human[64];
-
-            ts_fmt_quantity(human, sizeof human, m->phases[k], TS_UNIT_BYTES);
             ts_jw_open(w, NULL, '{');
             ts_jw_str(w, "name", ts_phase_name((ts_phase)k));
-            ts_jw_num(w, "bytes", m->phases[k]);
-            ts_jw_str(w, "human", human);
+            put_num(w, &none, TS_T_PHASE_BYTES, m->phases[k]);
             ts_jw_close(w, '}');
         }
     }
@@ -211,68 +270,75 @@ void ts_json_memory(ts_jw *w, const char *key, const ts_memory *m)
     ts_jw_num(w, "embedding_logits", m->act_embedding_logits);
     ts_jw_num(w, "seq2_term", m->act_seq2_term);
     ts_jw_close(w, '}');
-    put_term(w, "activations_seed000", &m->act_seed000, TS_UNIT_BYTES);
-    ts_jw_num(w, "host_bytes_per_gpu", m->host_bytes_per_gpu);
-    ts_jw_num(w, "host_bytes_per_node", m->host_bytes_per_node);
-    put_term(w, "deepspeed_gpu", &m->deepspeed_gpu, TS_UNIT_BYTES);
-    ts_jw_num(w, "hbm_bytes", m->hbm_bytes);
-    ts_jw_num(w, "headroom_bytes", m->headroom_bytes);
+    put_term(w, TS_T_MEM_ACTIVATIONS_SEED000, &m->act_seed000);
+    put_num(w, &h, TS_T_MEM_HOST_BYTES_PER_GPU, m->host_bytes_per_gpu);
+    put_num(w, &h, TS_T_MEM_HOST_BYTES_PER_NODE, m->host_bytes_per_node);
+    put_term(w, TS_T_MEM_DEEPSPEED_GPU, &m->deepspeed_gpu);
+    put_num(w, &h, TS_T_MEM_HBM_BYTES, m->hbm_bytes);
+    put_num(w, &h, TS_T_MEM_HEADROOM_BYTES, m->headroom_bytes);
     ts_jw_bool(w, "fits", m->fits);
+    put_human(w, &h);
     ts_jw_close(w, '}');
 }
 
 void ts_json_compute(ts_jw *w, const char *key, const ts_compute *c)
 {
+    human_acc h = { 0 };
+
     ts_jw_open(w, key, '{');
-    ts_jw_num(w, "tokens", c->tokens);
+    put_num(w, &h, TS_T_CMP_TOKENS, c->tokens);
     ts_jw_num(w, "params_active", c->params_active);
-    put_term(w, "model_flops", &c->model_flops, TS_UNIT_FLOPS);
-    put_term(w, "model_flops_attn", &c->model_flops_attn, TS_UNIT_FLOPS);
-    put_term(w, "hardware_flops", &c->hardware_flops, TS_UNIT_FLOPS);
-    put_term(w, "gpu_hours", &c->gpu_hours, TS_UNIT_GPU_HOURS);
-    put_term(w, "wall_seconds", &c->wall_seconds, TS_UNIT_SECONDS);
-    ts_jw_num(w, "peak_flops", c->peak_flops);
-    ts_jw_num(w, "mfu", c->mfu);
-    ts_jw_num(w, "hfu", c->hfu);
+    put_term(w, TS_T_CMP_MODEL_FLOPS, &c->model_flops);
+    put_term(w, TS_T_CMP_MODEL_FLOPS_ATTN, &c->model_flops_attn);
+    put_term(w, TS_T_CMP_HARDWARE_FLOPS, &c->hardware_flops);
+    put_term(w, TS_T_CMP_GPU_HOURS, &c->gpu_hours);
+    put_term(w, TS_T_CMP_WALL_SECONDS, &c->wall_seconds);
+    put_num(w, &h, TS_T_CMP_PEAK_FLOPS, c->peak_flops);
+    put_num(w, &h, TS_T_CMP_MFU, c->mfu);
+    put_num(w, &h, TS_T_CMP_HFU, c->hfu);
     ts_jw_num(w, "wall_days", c->wall_days);
-    ts_jw_num(w, "gpu_years", c->gpu_years);
-    ts_jw_num(w, "tokens_per_second", c->tokens_per_second);
-    ts_jw_num(w, "tokens_per_gpu_second", c->tokens_per_gpu_second);
-    ts_jw_num(w, "steps", c->steps);
-    ts_jw_num(w, "step_seconds", c->step_seconds);
-    ts_jw_num(w, "achieved_flops_per_gpu", c->achieved_flops_per_gpu);
+    put_num(w, &h, TS_T_CMP_GPU_YEARS, c->gpu_years);
+    put_num(w, &h, TS_T_CMP_TOKENS_PER_SECOND, c->tokens_per_second);
+    put_num(w, &h, TS_T_CMP_TOKENS_PER_GPU_SECOND, c->tokens_per_gpu_second);
+    put_num(w, &h, TS_T_CMP_STEPS, c->steps);
+    put_num(w, &h, TS_T_CMP_STEP_SECONDS, c->step_seconds);
+    put_num(w, &h, TS_T_CMP_ACHIEVED_FLOPS_PER_GPU, c->achieved_flops_per_gpu);
     ts_jw_str(w, "mfu_source", c->mfu_predicted ? "predicted" : "input");
-    ts_jw_num(w, "predicted_mfu", c->predicted_mfu);
+    put_num(w, &h, TS_T_CMP_PREDICTED_MFU, c->predicted_mfu);
     ts_jw_str(w, "mfu_convention", c->step.mfu_convention);
-    put_term(w, "step_time", &c->step_time, TS_UNIT_SECONDS);
+    put_term(w, TS_T_CMP_STEP_TIME, &c->step_time);
     ts_json_step(w, "step", &c->step);
-    put_term(w, "cost_usd", &c->cost_usd, TS_UNIT_USD);
+    put_term(w, TS_T_CMP_COST_USD, &c->cost_usd);
+    put_human(w, &h);
     ts_jw_close(w, '}');
 }
 
 void ts_json_step(ts_jw *w, const char *key, const ts_step *s)
 {
+    human_acc h = { 0 };
+
     ts_jw_open(w, key, '{');
-    ts_jw_num(w, "compute", s->compute);
-    ts_jw_num(w, "recompute", s->recompute);
-    ts_jw_num(w, "tp_comm", s->tp_comm);
-    ts_jw_num(w, "pp_bubble", s->pp_bubble);
-    ts_jw_num(w, "pp_p2p", s->pp_p2p);
-    ts_jw_num(w, "dp_comm", s->dp_comm);
-    ts_jw_num(w, "cp_comm", s->cp_comm);
-    ts_jw_num(w, "ep_comm", s->ep_comm);
-    ts_jw_num(w, "optimizer", s->optimizer);
-    ts_jw_num(w, "offload", s->offload);
-    ts_jw_num(w, "exposed_comm", s->exposed_comm);
-    ts_jw_num(w, "overlapped_comm", s->overlapped_comm);
+    put_num(w, &h, TS_T_STEP_COMPUTE, s->compute);
+    put_num(w, &h, TS_T_STEP_RECOMPUTE, s->recompute);
+    put_num(w, &h, TS_T_STEP_TP_COMM, s->tp_comm);
+    put_num(w, &h, TS_T_STEP_PP_BUBBLE, s->pp_bubble);
+    put_num(w, &h, TS_T_STEP_PP_P2P, s->pp_p2p);
+    put_num(w, &h, TS_T_STEP_DP_COMM, s->dp_comm);
+    put_num(w, &h, TS_T_STEP_CP_COMM, s->cp_comm);
+    put_num(w, &h, TS_T_STEP_EP_COMM, s->ep_comm);
+    put_num(w, &h, TS_T_STEP_OPTIMIZER, s->optimizer);
+    put_num(w, &h, TS_T_STEP_OFFLOAD, s->offload);
+    put_num(w, &h, TS_T_STEP_EXPOSED_COMM, s->exposed_comm);
+    put_num(w, &h, TS_T_STEP_OVERLAPPED_COMM, s->overlapped_comm);
     ts_jw_num(w, "micro_batches", s->micro_batches);
-    ts_jw_num(w, "gemm_efficiency", s->gemm_efficiency);
+    put_num(w, &h, TS_T_STEP_GEMM_EFFICIENCY, s->gemm_efficiency);
     ts_jw_num(w, "model_flops_per_step", s->model_flops);
     ts_jw_num(w, "tokens_per_second", s->tokens_per_second);
     ts_jw_num(w, "tokens_per_gpu_second", s->tokens_per_gpu_second);
     ts_jw_num(w, "nvlink_bus_bytes_per_s", s->nvlink_bw);
     ts_jw_num(w, "net_bus_bytes_per_s", s->net_bw);
     ts_jw_bool(w, "from_shape", s->from_shape);
+    put_human(w, &h);
     ts_jw_close(w, '}');
 }
 
@@ -291,7 +357,7 @@ void ts_json_search(ts_jw *w, const ts_search_cfg *cfg, const ts_search_out *o)
     ts_jw_open(w, "results", '[');
     for (i = 0; i < o->n; i++) {
         const ts_search_result *r = &o->results[i];
-        char human[64];
+        human_acc h = { 0 };
 
         ts_jw_open(w, NULL, '{');
         ts_jw_int(w, "rank", (int64_t)i + 1);
@@ -310,17 +376,13 @@ void ts_json_search(ts_jw *w, const ts_search_cfg *cfg, const ts_search_out *o)
         ts_jw_int(w, "zero", r->zero);
         ts_jw_str(w, "recompute", ts_recompute_name(r->recompute));
         ts_jw_bool(w, "sequence_parallel", r->sequence_parallel);
-        ts_jw_num(w, "step_time", r->step_time);
-        ts_fmt_quantity(human, sizeof human, r->step_time, TS_UNIT_SECONDS);
-        ts_jw_str(w, "step_time_human", human);
-        ts_jw_num(w, "predicted_mfu", r->predicted_mfu);
-        ts_jw_num(w, "tokens_per_gpu_second", r->tokens_per_gpu_second);
-        ts_jw_num(w, "gpu_seconds_per_step", r->gpu_seconds);
-        ts_jw_num(w, "cost_usd_per_step", r->cost_usd);
-        ts_jw_num(w, "memory_total", r->memory_total);
-        ts_fmt_quantity(human, sizeof human, r->memory_total, TS_UNIT_BYTES);
-        ts_jw_str(w, "memory_total_human", human);
-        ts_jw_num(w, "headroom_bytes", r->headroom);
+        put_num(w, &h, TS_T_SR_STEP_TIME, r->step_time);
+        put_num(w, &h, TS_T_SR_PREDICTED_MFU, r->predicted_mfu);
+        put_num(w, &h, TS_T_SR_TOKENS_PER_GPU_SECOND, r->tokens_per_gpu_second);
+        put_num(w, &h, TS_T_SR_GPU_SECONDS_PER_STEP, r->gpu_seconds);
+        put_num(w, &h, TS_T_SR_COST_USD_PER_STEP, r->cost_usd);
+        put_num(w, &h, TS_T_SR_MEMORY_TOTAL, r->memory_total);
+        put_num(w, &h, TS_T_SR_HEADROOM_BYTES, r->headroom);
         ts_jw_bool(w, "fits", r->fits);
         ts_jw_open(w, "step", '{');
         ts_jw_num(w, "compute", r->compute);
@@ -334,6 +396,7 @@ void ts_json_search(ts_jw *w, const ts_search_cfg *cfg, const ts_search_out *o)
         ts_jw_num(w, "offload", r->offload);
         ts_jw_close(w, '}');
         ts_jw_strn(w, "why", r->why, sizeof r->why);
+        put_human(w, &h);
         ts_jw_close(w, '}');
     }
     ts_jw_close(w, ']');
@@ -342,38 +405,42 @@ void ts_json_search(ts_jw *w, const ts_search_cfg *cfg, const ts_search_out *o)
 void ts_json_checkpoint(ts_jw *w, const char *key, const ts_ckpt *k)
 {
     static const char *const tier_names[TS_TIER_COUNT] = { "nvme", "shared", "object" };
+    human_acc h = { 0 };
     size_t i;
 
     ts_jw_open(w, key, '{');
-    put_term(w, "full_bytes", &k->full_bytes, TS_UNIT_BYTES);
-    put_term(w, "weights_bytes", &k->weights_bytes, TS_UNIT_BYTES);
-    put_term(w, "shard_bytes_per_gpu", &k->shard_bytes_per_gpu, TS_UNIT_BYTES);
-    put_term(w, "young_interval_s", &k->young_interval_s, TS_UNIT_SECONDS);
-    put_term(w, "daly_interval_s", &k->daly_interval_s, TS_UNIT_SECONDS);
-    put_term(w, "waste_fraction", &k->waste_fraction, TS_UNIT_FRACTION);
+    put_term(w, TS_T_CK_FULL_BYTES, &k->full_bytes);
+    put_term(w, TS_T_CK_WEIGHTS_BYTES, &k->weights_bytes);
+    put_term(w, TS_T_CK_SHARD_BYTES_PER_GPU, &k->shard_bytes_per_gpu);
+    put_term(w, TS_T_CK_YOUNG_INTERVAL_S, &k->young_interval_s);
+    put_term(w, TS_T_CK_DALY_INTERVAL_S, &k->daly_interval_s);
+    put_term(w, TS_T_CK_WASTE_FRACTION, &k->waste_fraction);
     ts_jw_num(w, "bpp_full", k->bpp_full);
-    ts_jw_int(w, "writers", k->writers);
-    ts_jw_num(w, "bytes_per_node", k->bytes_per_node);
-    ts_jw_num(w, "job_mtbf_s", k->job_mtbf_s);
-    ts_jw_num(w, "blocking_write_s", k->blocking_write_s);
-    ts_jw_num(w, "waste_fraction_schedule", k->waste_fraction_schedule);
+    put_num(w, &h, TS_T_CK_WRITERS, (double)k->writers); /* < 2^53: written as an integer */
+    put_num(w, &h, TS_T_CK_BYTES_PER_NODE, k->bytes_per_node);
+    put_num(w, &h, TS_T_CK_JOB_MTBF_S, k->job_mtbf_s);
+    put_num(w, &h, TS_T_CK_BLOCKING_WRITE_S, k->blocking_write_s);
+    put_num(w, &h, TS_T_CK_WASTE_FRACTION_SCHEDULE, k->waste_fraction_schedule);
     ts_jw_open(w, "tiers", '[');
     for (i = 0; i < TS_TIER_COUNT; i++) {
         const ts_ckpt_tier *t = &k->tiers[i];
+        human_acc th = { 0 };
 
         ts_jw_open(w, NULL, '{');
         ts_jw_str(w, "name", t->name != NULL ? t->name : tier_names[i]);
-        ts_jw_num(w, "interval_s", t->interval_s);
-        ts_jw_num(w, "write_s", t->write_s);
-        ts_jw_num(w, "restore_s", t->restore_s);
-        ts_jw_num(w, "bandwidth_per_writer", t->bandwidth_per_writer);
-        ts_jw_int(w, "keep", t->keep);
-        ts_jw_num(w, "storage_bytes", t->storage_bytes);
-        ts_jw_num(w, "overhead_fraction", t->overhead_fraction);
+        put_num(w, &th, TS_T_TIER_INTERVAL_S, t->interval_s);
+        put_num(w, &th, TS_T_TIER_WRITE_S, t->write_s);
+        put_num(w, &th, TS_T_TIER_RESTORE_S, t->restore_s);
+        put_num(w, &th, TS_T_TIER_BANDWIDTH_PER_WRITER, t->bandwidth_per_writer);
+        put_num(w, &th, TS_T_TIER_KEEP, (double)t->keep);
+        put_num(w, &th, TS_T_TIER_STORAGE_BYTES, t->storage_bytes);
+        put_num(w, &th, TS_T_TIER_OVERHEAD_FRACTION, t->overhead_fraction);
         ts_jw_str(w, "formula", t->formula != NULL ? t->formula : "");
+        put_human(w, &th);
         ts_jw_close(w, '}');
     }
     ts_jw_close(w, ']');
+    put_human(w, &h);
     ts_jw_close(w, '}');
 }
 
@@ -413,16 +480,17 @@ ts_status ts_json_presets(ts_jw *w, const char *key, ts_error *err)
         const ts_model *m = &p->model;
         ts_params pr;
         ts_status st = ts_model_params(m, &pr, err);
+        human_acc h = { 0 };
 
         if (st != TS_OK)
             return st; /* a catalogue defect: the caller reports it */
         ts_jw_open(w, NULL, '{');
         ts_jw_str(w, "id", p->id);
         ts_jw_str(w, "name", p->name);
-        ts_jw_num(w, "params", pr.total);
-        ts_jw_num(w, "active_params", pr.active);
-        ts_jw_num(w, "published_params", p->published_params);
-        ts_jw_num(w, "train_tokens", p->train_tokens);
+        put_num(w, &h, TS_T_PRESET_PARAMS, pr.total);
+        put_num(w, &h, TS_T_PRESET_ACTIVE_PARAMS, pr.active);
+        put_num(w, &h, TS_T_PRESET_PUBLISHED_PARAMS, p->published_params);
+        put_num(w, &h, TS_T_PRESET_TRAIN_TOKENS, p->train_tokens);
         ts_jw_int(w, "seq", p->seq);
         ts_jw_int(w, "layers", m->layers);
         ts_jw_int(w, "hidden", m->hidden);
@@ -435,6 +503,7 @@ ts_status ts_json_presets(ts_jw *w, const char *key, ts_error *err)
         ts_jw_bool(w, "gated", m->gated);
         ts_jw_bool(w, "tied_embeddings", m->tied_embeddings);
         ts_jw_str(w, "source", p->source);
+        put_human(w, &h);
         ts_jw_close(w, '}');
     }
     ts_jw_close(w, ']');
@@ -448,16 +517,18 @@ void ts_json_gpus(ts_jw *w, const char *key)
     ts_jw_open(w, key, '[');
     for (i = 0; i < ts_gpu_count(); i++) {
         const ts_gpu *g = ts_gpu_at(i);
+        human_acc h = { 0 };
 
         ts_jw_open(w, NULL, '{');
         ts_jw_strn(w, "id", g->id, sizeof g->id);
         ts_jw_strn(w, "name", g->name, sizeof g->name);
-        ts_jw_num(w, "hbm_bytes", g->hbm_bytes);
-        ts_jw_num(w, "hbm_bw", g->hbm_bw);
-        ts_jw_num(w, "bf16_tflops", g->bf16_flops / 1e12);
-        ts_jw_num(w, "fp8_tflops", g->fp8_flops / 1e12);
-        ts_jw_num(w, "fp32_tflops", g->fp32_flops / 1e12);
+        put_num(w, &h, TS_T_GPU_HBM_BYTES, g->hbm_bytes);
+        put_num(w, &h, TS_T_GPU_HBM_BW, g->hbm_bw);
+        put_num(w, &h, TS_T_GPU_BF16_TFLOPS, g->bf16_flops / 1e12);
+        put_num(w, &h, TS_T_GPU_FP8_TFLOPS, g->fp8_flops / 1e12);
+        put_num(w, &h, TS_T_GPU_FP32_TFLOPS, g->fp32_flops / 1e12);
         ts_jw_str(w, "source", g->source);
+        put_human(w, &h);
         ts_jw_close(w, '}');
     }
     ts_jw_close(w, ']');

@@ -51,6 +51,7 @@ typedef struct ts_cli {
     char url[TS_URL_LEN];
     long timeout_ms;
     bool json;
+    bool formulas;             /* estimate: each row's formula under it */
     bool ready;
     ts_cmd cmd;
     json_t *run;
@@ -71,7 +72,9 @@ static void usage(FILE *out)
         "usage: trainsize [--url URL] [--timeout SECONDS] COMMAND [OPTIONS]\n"
         "\n"
         "commands:\n"
-        "  estimate [RUN OPTIONS] [--json]  memory, compute and checkpoint plan (POST /v1/plan)\n"
+        "  estimate [RUN OPTIONS] [--json] [--formulas]\n"
+        "                                   memory, compute and checkpoint plan (POST /v1/plan);\n"
+        "                                   --formulas: each figure's formula under it\n"
         "  check [RUN OPTIONS] [CHECK OPTIONS] [PLAN.json ...] [--json]\n"
         "                                   exit 0 if every plan fits in GPU memory (with the\n"
         "                                   margin), 1 if one does not, 2 rejected, 3 unreachable\n"
@@ -251,6 +254,10 @@ static int parse_args(ts_cli *cli, int argc, char **argv)
             cli->json = true;
             continue;
         }
+        if (!strcmp(a, "--formulas") && cli->cmd == TS_CMD_ESTIMATE) {
+            cli->formulas = true;
+            continue;
+        }
         if (!strcmp(a, "--ready") && cli->cmd == TS_CMD_HEALTH) {
             cli->ready = true;
             continue;
@@ -377,7 +384,7 @@ static int cmd_estimate(const ts_cli *cli, bool check_only)
     } else if (cli->json) {
         print_raw(raw);
     } else {
-        ts_report_plan(stdout, a);
+        ts_report_plan(stdout, a, cli->formulas);
     }
     free(raw);
     json_decref(a);

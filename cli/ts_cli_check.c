@@ -9,7 +9,7 @@
  * actions/toolkit's command.ts does).
  */
 #include "ts_cli_check.h"
-#include "ts_cli_fmt.h"
+#include "ts_fmt.h"
 #include "ts_cli_http.h"
 #include "ts_cli_report.h"
 
@@ -373,7 +373,9 @@ static int judge(const ts_check_opts *o, const json_t *a, check_result *r, FILE 
     double hbm = ts_report_num(mem, "hbm_bytes");
     double worst = ts_report_num(mem, "worst_stage");
     double allowed = hbm * (1.0 - o->margin);
-    char t[TS_FMT_LEN], h[TS_FMT_LEN], al[TS_FMT_LEN], gap[TS_FMT_LEN];
+    const json_t *t_human = ts_report_get(mem, "total.human");
+    const json_t *h_human = ts_report_get(mem, "human.hbm_bytes");
+    char t[TS_FMT_HUMAN_LEN], h[TS_FMT_HUMAN_LEN], al[TS_FMT_HUMAN_LEN], gap[TS_FMT_HUMAN_LEN];
     bool fits = false;
 
     if (!ts_report_check(rep, a, &fits) || !isfinite(total) || !isfinite(hbm)) {
@@ -382,10 +384,12 @@ static int judge(const ts_check_opts *o, const json_t *a, check_result *r, FILE 
         return CK_UNREACHABLE;
     }
     ts_report_stages(rep, mem);
-    ts_fmt_bytes(t, sizeof t, total);
-    ts_fmt_bytes(h, sizeof h, hbm);
-    ts_fmt_bytes(al, sizeof al, allowed);
-    ts_fmt_bytes(gap, sizeof gap, fabs(allowed - total));
+    /* the answer's texts; the margin's figures are the CLI's own, written
+     * by the API's formatter */
+    snprintf(t, sizeof t, "%s", json_is_string(t_human) ? json_string_value(t_human) : "n/a");
+    snprintf(h, sizeof h, "%s", json_is_string(h_human) ? json_string_value(h_human) : "n/a");
+    ts_fmt_human(al, sizeof al, allowed, TS_FMT_BYTES, "B");
+    ts_fmt_human(gap, sizeof gap, fabs(allowed - total), TS_FMT_BYTES, "B");
     if (fits && total <= allowed) {
         snprintf(r->summary, sizeof r->summary,
                  "fits with a %.4g%% margin: %s per GPU (worst stage %.0f) of %s allowed "

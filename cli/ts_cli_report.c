@@ -1,15 +1,19 @@
 /*
  * ts_cli_report.c - text tables for the trainsize CLI.
+ *
+ * Every figure is printed as the API's text ("human": api/ts_terms.c, the
+ * output-terms table); the rows of the estimate table and their labels are
+ * that table's (ts_cli_terms.h, generated).  The CLI formats only what it
+ * derives itself, with the API's own formatter (ts_fmt.h).
  */
 #include "ts_cli_report.h"
-#include "ts_cli_fmt.h"
+#include "ts_cli_terms.h"
+#include "ts_fmt.h"
 
 #include <math.h>
 #include <string.h>
 
 #define TS_PATH_MAX 128
-
-typedef void (*ts_fmt_fn)(char *buf, size_t len, double v);
 
 const json_t *ts_report_get(const json_t *root, const char *path)
 {
@@ -53,53 +57,107 @@ static const char *yes_no(const json_t *root, const char *path)
     return json_is_true(v) ? "yes" : "no";
 }
 
-/* "  label ..... human   exact" - the exact column is what scripts and the
- * tests compare against the API's JSON. */
-static void row(FILE *out, const char *label, ts_fmt_fn fmt, double v,
-                const char *exact_unit)
+/* The figure's text as the answer carries it (ts_cli_terms.h), or NULL. */
+static const char *term_text(const json_t *obj, const ts_cli_term *t)
 {
-    char human[TS_FMT_LEN], exact[TS_FMT_LEN];
+    const json_t *v;
 
-    fmt(human, sizeof human, v);
+    switch (t->shape) {
+    case TS_CLI_TERM_OBJECT:
+        v = json_object_get(json_object_get(obj, t->key), "human");
+        break;
+    case TS_CLI_TERM_SIBLING:
+        v = json_object_get(obj, t->human_key);
+        break;
+    case TS_CLI_TERM_MAP:
+    default:
+        v = json_object_get(json_object_get(obj, "human"), t->key);
+        break;
+    }
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static double term_value(const json_t *obj, const ts_cli_term *t)
+{
+    const json_t *v = json_object_get(obj, t->key);
+
+    if (t->shape == TS_CLI_TERM_OBJECT)
+        v = json_object_get(v, "value");
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* The text of the number at key of obj from its "human" map, or "n/a". */
+static const char *map_text(const json_t *obj, const char *key)
+{
+    const json_t *v = json_object_get(json_object_get(obj, "human"), key);
+
+    return json_is_string(v) ? json_string_value(v) : "n/a";
+}
+
+/* "  label ..... human   exact" - the human column is the API's text, the
+ * exact one what scripts and the tests compare against the JSON. */
+static void row(FILE *out, const char *label, const char *human, double v, const char *unit)
+{
+    char exact[TS_FMT_HUMAN_LEN];
+
     if (!isfinite(v))
         snprintf(exact, sizeof exact, "n/a");
-    else if (exact_unit && strcmp(exact_unit, "B") == 0)
+    else if (strcmp(unit, "B") == 0)
         snprintf(exact, sizeof exact, "%.0f B", v);
     else
-        snprintf(exact, sizeof exact, "%.6g%s%s", v,
-                 exact_unit ? " " : "", exact_unit ? exact_unit : "");
-    fprintf(out, "  %-26s %16s   %s\n", label, human, exact);
+        snprintf(exact, sizeof exact, "%.6g%s%s", v, *unit ? " " : "", unit);
+    fprintf(out, "  %-*s %16s   %s\n", TS_REPORT_LABEL_W, label, human != NULL ? human : "n/a",
+            exact);
 }
 
 static void row_text(FILE *out, const char *label, const char *text)
 {
-    fprintf(out, "  %-26s %16s\n", label, text);
+    fprintf(out, "  %-*s %16s\n", TS_REPORT_LABEL_W, label, text);
 }
 
-static void fmt_fraction(char *buf, size_t len, double v)
+/* Every row of the object at path (ts_cli_terms[], the terms table's
+ * order); with formulas, each one's formula under it: the answer's for a
+ * term, the table's for a number. */
+static void section(FILE *out, const json_t *a, const char *path, bool formulas)
 {
-    if (!isfinite(v))
-        snprintf(buf, len, "n/a");
-    else
-        snprintf(buf, len, "%.2f %%", v * 100.0);
+    const json_t *obj = ts_report_get(a, path);
+
+    for (size_t i = 0; i < ts_cli_term_count; i++) {
+        const ts_cli_term *t = &ts_cli_terms[i];
+        double v;
+        const char *f;
+
+        if (strcmp(t->obj, path) != 0)
+            continue;
+        v = term_value(obj, t);
+        if (t->nonzero && !(isfinite(v) && v != 0))
+            continue;
+        row(out, t->label, term_text(obj, t), v, t->unit);
+        if (!formulas)
+            continue;
+        f = t->formula;
+        if (t->shape == TS_CLI_TERM_OBJECT) {
+            const json_t *fj = json_object_get(json_object_get(obj, t->key), "formula");
+            f = json_is_string(fj) ? json_string_value(fj) : NULL;
+        }
+        if (f != NULL && *f != '\0')
+            fprintf(out, "      = %s\n", f);
+    }
 }
 
-static void fmt_plain(char *buf, size_t len, double v)
+static const char *title_of(const char *path)
 {
-    if (!isfinite(v))
-        snprintf(buf, len, "n/a");
-    else
-        snprintf(buf, len, "%.1f", v);
+    for (const ts_cli_term_obj *o = ts_cli_term_objs; o->path != NULL; o++)
+        if (strcmp(o->path, path) == 0)
+            return o->title;
+    return path;
 }
 
 static void header(FILE *out, const json_t *a)
 {
     const json_t *in = ts_report_get(a, "inputs");
-    char params[TS_FMT_LEN], active[TS_FMT_LEN], tokens[TS_FMT_LEN];
+    const json_t *params = ts_report_get(a, "params");
 
-    ts_fmt_count(params, sizeof params, ts_report_num(a, "params.total"));
-    ts_fmt_count(active, sizeof active, ts_report_num(a, "params.active"));
-    ts_fmt_count(tokens, sizeof tokens, ts_report_num(in, "tokens"));
     fprintf(out, "trainsize: %s on %.0f x %s\n",
             str_at(in, "model", "custom model"), ts_report_num(in, "gpus"),
             str_at(in, "gpu", "?"));
@@ -110,38 +168,15 @@ static void header(FILE *out, const json_t *a)
             ts_report_num(in, "micro_batch"), ts_report_num(in, "global_batch"),
             ts_report_num(in, "seq"));
     fprintf(out, "  model: %s params (%s active), %s weights, %s, recompute %s, %s tokens\n",
-            params, active, str_at(in, "precision", "?"), str_at(in, "optimizer", "?"),
-            str_at(in, "recompute", "?"), tokens);
+            map_text(params, "total"), map_text(params, "active"),
+            str_at(in, "precision", "?"), str_at(in, "optimizer", "?"),
+            str_at(in, "recompute", "?"), map_text(ts_report_get(a, "compute"), "tokens"));
 }
 
-static const struct { const char *key; const char *label; } mem_terms[] = {
-    {"weights", "weights"},
-    {"grads", "gradients"},
-    {"master", "master weights"},
-    {"optimizer", "optimizer states"},
-    {"activations", "activations"},
-    {"overhead", "overhead"},
-    {"total", "total"},
-};
-
-static void memory_rows(FILE *out, const json_t *mem)
+static void memory_rows(FILE *out, const json_t *a, bool formulas)
 {
-    char path[TS_PATH_MAX];
-    double host;
-
-    for (size_t i = 0; i < sizeof mem_terms / sizeof mem_terms[0]; i++) {
-        snprintf(path, sizeof path, "%s.value", mem_terms[i].key);
-        row(out, mem_terms[i].label, ts_fmt_bytes, ts_report_num(mem, path), "B");
-    }
-    row(out, "HBM", ts_fmt_bytes, ts_report_num(mem, "hbm_bytes"), "B");
-    row(out, "headroom", ts_fmt_bytes, ts_report_num(mem, "headroom_bytes"), "B");
-    row_text(out, "fits", yes_no(mem, "fits"));
-    host = ts_report_num(mem, "host_bytes_per_gpu");
-    if (isfinite(host) && host > 0) {
-        row(out, "host RAM per GPU", ts_fmt_bytes, host, "B");
-        row(out, "host RAM per node", ts_fmt_bytes,
-            ts_report_num(mem, "host_bytes_per_node"), "B");
-    }
+    section(out, a, "memory", formulas);
+    row_text(out, "Fits", yes_no(ts_report_get(a, "memory"), "fits"));
 }
 
 void ts_report_stages(FILE *out, const json_t *mem)
@@ -157,62 +192,47 @@ void ts_report_stages(FILE *out, const json_t *mem)
     fprintf(out, "  %5s %6s %12s %12s %12s %12s %12s %5s\n", "stage", "layers",
             "weights", "states", "activations", "total", "headroom", "fits");
     json_array_foreach(stages, i, st) {
-        char w[TS_FMT_LEN], os[TS_FMT_LEN], act[TS_FMT_LEN], tot[TS_FMT_LEN], room[TS_FMT_LEN];
+        char states[TS_FMT_HUMAN_LEN];
         double stage = ts_report_num(st, "stage");
-        double headroom = ts_report_num(st, "headroom");
-        /* grads + fp32 master + optimizer moments: the sharded states */
-        double states = ts_report_num(st, "grads") + ts_report_num(st, "master") +
-                        ts_report_num(st, "optimizer");
 
-        ts_fmt_bytes(w, sizeof w, ts_report_num(st, "weights"));
-        ts_fmt_bytes(os, sizeof os, states);
-        ts_fmt_bytes(act, sizeof act, ts_report_num(st, "activations"));
-        ts_fmt_bytes(tot, sizeof tot, ts_report_num(st, "total"));
-        ts_fmt_bytes(room, sizeof room, fabs(headroom));
-        fprintf(out, "  %5.0f %6.0f %12s %12s %12s %12s %s%11s %5s%s\n", stage,
-                ts_report_num(st, "layers"), w, os, act, tot,
-                headroom < 0 ? "-" : " ", room, yes_no(st, "fits"),
+        /* grads + fp32 master + optimizer moments: the sharded states, a
+         * sum the answer does not carry, written by the API's formatter */
+        ts_fmt_human(states, sizeof states, ts_report_num(st, "grads") +
+                     ts_report_num(st, "master") + ts_report_num(st, "optimizer"),
+                     TS_FMT_BYTES, "B");
+        fprintf(out, "  %5.0f %6.0f %12s %12s %12s %12s %12s %5s%s\n", stage,
+                ts_report_num(st, "layers"), map_text(st, "weights"), states,
+                map_text(st, "activations"), str_at(st, "total_human", "n/a"),
+                map_text(st, "headroom"), yes_no(st, "fits"),
                 stage == worst ? "  <- worst" : "");
     }
 }
 
-void ts_report_plan(FILE *out, const json_t *a)
+void ts_report_plan(FILE *out, const json_t *a, bool formulas)
 {
     const json_t *mem = ts_report_get(a, "memory");
-    const json_t *cmp = ts_report_get(a, "compute");
-    const json_t *ck = ts_report_get(a, "checkpoint");
 
     header(out, a);
 
-    fprintf(out, "\nMemory per GPU\n");
-    memory_rows(out, mem);
+    fprintf(out, "\n%s\n", title_of("memory"));
+    memory_rows(out, a, formulas);
     ts_report_stages(out, mem);
 
-    fprintf(out, "\nCompute\n");
-    row(out, "model FLOPs", ts_fmt_flops, ts_report_num(cmp, "model_flops.value"), "FLOP");
-    row(out, "hardware FLOPs", ts_fmt_flops, ts_report_num(cmp, "hardware_flops.value"), "FLOP");
-    row(out, "GPU-hours", ts_fmt_count, ts_report_num(cmp, "gpu_hours.value"), "h");
-    row(out, "wall time", ts_fmt_seconds, ts_report_num(cmp, "wall_seconds.value"), "s");
-    row(out, "wall days", fmt_plain, ts_report_num(cmp, "wall_days"), "days");
-    row(out, "MFU", fmt_fraction, ts_report_num(cmp, "mfu"), NULL);
-    row_text(out, "MFU source", str_at(cmp, "mfu_source", "n/a"));
-    row(out, "predicted step", ts_fmt_seconds, ts_report_num(cmp, "step_time.value"), "s");
-    row(out, "  compute", ts_fmt_seconds, ts_report_num(cmp, "step.compute"), "s");
-    row(out, "  recompute", ts_fmt_seconds, ts_report_num(cmp, "step.recompute"), "s");
-    row(out, "  exposed comm", ts_fmt_seconds, ts_report_num(cmp, "step.exposed_comm"), "s");
-    row(out, "  pipeline bubble", ts_fmt_seconds, ts_report_num(cmp, "step.pp_bubble"), "s");
-    row(out, "  optimizer", ts_fmt_seconds, ts_report_num(cmp, "step.optimizer"), "s");
-    row(out, "steps", ts_fmt_count, ts_report_num(cmp, "steps"), NULL);
-    row(out, "tokens per second", ts_fmt_count, ts_report_num(cmp, "tokens_per_second"), NULL);
+    fprintf(out, "\n%s\n", title_of("compute"));
+    section(out, a, "compute", formulas);
+    row_text(out, "MFU source", str_at(ts_report_get(a, "compute"), "mfu_source", "n/a"));
 
-    fprintf(out, "\nCheckpoint\n");
-    row(out, "full size (resumable)", ts_fmt_bytes, ts_report_num(ck, "full_bytes.value"), "B");
-    row(out, "weights only", ts_fmt_bytes, ts_report_num(ck, "weights_bytes.value"), "B");
-    row(out, "shard per GPU", ts_fmt_bytes, ts_report_num(ck, "shard_bytes_per_gpu.value"), "B");
-    row(out, "job MTBF", ts_fmt_seconds, ts_report_num(ck, "job_mtbf_s"), "s");
-    row(out, "Young interval", ts_fmt_seconds, ts_report_num(ck, "young_interval_s.value"), "s");
-    row(out, "Daly interval", ts_fmt_seconds, ts_report_num(ck, "daly_interval_s.value"), "s");
-    row(out, "waste at Daly interval", fmt_fraction, ts_report_num(ck, "waste_fraction.value"), NULL);
+    fprintf(out, "\n%s\n", title_of("compute.step"));
+    section(out, a, "compute.step", formulas);
+
+    fprintf(out, "\n%s\n", title_of("checkpoint"));
+    section(out, a, "checkpoint", formulas);
+}
+
+/* A negative headroom's text without its sign: "short by 2.00 GiB". */
+static const char *unsigned_text(const char *s)
+{
+    return s[0] == '-' ? s + 1 : s;
 }
 
 bool ts_report_check(FILE *out, const json_t *a, bool *fits)
@@ -220,17 +240,15 @@ bool ts_report_check(FILE *out, const json_t *a, bool *fits)
     const json_t *mem = ts_report_get(a, "memory");
     const json_t *in = ts_report_get(a, "inputs");
     const json_t *f = ts_report_get(mem, "fits");
-    char total[TS_FMT_LEN], hbm[TS_FMT_LEN], room[TS_FMT_LEN];
-    double headroom = ts_report_num(mem, "headroom_bytes");
+    const char *total = str_at(mem, "total.human", "n/a");
+    const char *hbm = map_text(mem, "hbm_bytes");
+    const char *room = unsigned_text(map_text(mem, "headroom_bytes"));
 
     if (!json_is_boolean(f)) {
         fprintf(out, "answer has no memory.fits flag\n");
         return false;
     }
     *fits = json_is_true(f);
-    ts_fmt_bytes(total, sizeof total, ts_report_num(mem, "total.value"));
-    ts_fmt_bytes(hbm, sizeof hbm, ts_report_num(mem, "hbm_bytes"));
-    ts_fmt_bytes(room, sizeof room, fabs(headroom));
     if (*fits)
         fprintf(out, "FITS: %s on %.0f x %s needs %s per GPU of %s HBM, headroom %s\n",
                 str_at(in, "model", "model"), ts_report_num(in, "gpus"),
@@ -240,7 +258,7 @@ bool ts_report_check(FILE *out, const json_t *a, bool *fits)
                      "short by %s\n",
                 str_at(in, "model", "model"), ts_report_num(in, "gpus"),
                 str_at(in, "gpu", "?"), total, hbm, room);
-    memory_rows(out, mem);
+    memory_rows(out, a, false);
     return true;
 }
 
@@ -259,21 +277,18 @@ void ts_report_search(FILE *out, const json_t *a)
         fprintf(out, "nothing fits: %s\n", str_at(a, "reason", "no layout fits"));
         return;
     }
-    fprintf(out, "%4s %5s %3s %3s %3s %5s %3s %3s %3s %-9s %4s %-9s %10s %6s %9s %10s  %s\n",
+    fprintf(out, "%4s %5s %3s %3s %3s %5s %3s %3s %3s %-9s %4s %-9s %10s %7s %15s %10s  %s\n",
             "rank", "gpus", "tp", "pp", "cp", "dp", "ep", "mb", "vpp", "framework", "zero",
-            "recompute", "step", "MFU", "tok/s/GPU", "memory", "why");
+            "recompute", "step", "MFU", "per GPU", "memory", "why");
     json_array_foreach(list, i, r) {
-        char step[TS_FMT_LEN], mem[TS_FMT_LEN];
-
-        ts_fmt_seconds(step, sizeof step, ts_report_num(r, "step_time"));
-        ts_fmt_bytes(mem, sizeof mem, ts_report_num(r, "memory_total"));
-        fprintf(out, "%4.0f %5.0f %3.0f %3.0f %3.0f %5.0f %3.0f %3.0f %3.0f %-9s %4.0f %-9s %10s %5.1f%% %9.0f %10s  %s\n",
+        fprintf(out, "%4.0f %5.0f %3.0f %3.0f %3.0f %5.0f %3.0f %3.0f %3.0f %-9s %4.0f %-9s %10s %7s %15s %10s  %s\n",
                 ts_report_num(r, "rank"), ts_report_num(r, "gpus"), ts_report_num(r, "tp"),
                 ts_report_num(r, "pp"), ts_report_num(r, "cp"), ts_report_num(r, "dp"),
                 ts_report_num(r, "ep"), ts_report_num(r, "micro_batch"), ts_report_num(r, "vpp"),
                 str_at(r, "framework", "?"), ts_report_num(r, "zero"), str_at(r, "recompute", "?"),
-                step, 100.0 * ts_report_num(r, "predicted_mfu"),
-                ts_report_num(r, "tokens_per_gpu_second"), mem, str_at(r, "why", ""));
+                str_at(r, "step_time_human", "n/a"), map_text(r, "predicted_mfu"),
+                map_text(r, "tokens_per_gpu_second"), str_at(r, "memory_total_human", "n/a"),
+                str_at(r, "why", ""));
     }
 }
 
@@ -286,17 +301,11 @@ void ts_report_presets(FILE *out, const json_t *a)
     fprintf(out, "%-20s %-28s %10s %10s %7s %10s\n", "id", "name", "params",
             "active", "seq", "tokens");
     json_array_foreach(list, i, p) {
-        char params[TS_FMT_LEN], active[TS_FMT_LEN], tokens[TS_FMT_LEN];
         double t = ts_report_num(p, "train_tokens");
 
-        ts_fmt_count(params, sizeof params, ts_report_num(p, "params"));
-        ts_fmt_count(active, sizeof active, ts_report_num(p, "active_params"));
-        if (isfinite(t) && t > 0)
-            ts_fmt_count(tokens, sizeof tokens, t);
-        else
-            snprintf(tokens, sizeof tokens, "-");
         fprintf(out, "%-20s %-28s %10s %10s %7.0f %10s\n", str_at(p, "id", "?"),
-                str_at(p, "name", ""), params, active, ts_report_num(p, "seq"), tokens);
+                str_at(p, "name", ""), map_text(p, "params"), map_text(p, "active_params"),
+                ts_report_num(p, "seq"), isfinite(t) && t > 0 ? map_text(p, "train_tokens") : "-");
     }
 }
 
@@ -306,19 +315,14 @@ void ts_report_gpus(FILE *out, const json_t *a)
     size_t i;
     const json_t *g;
 
-    fprintf(out, "%-14s %-28s %8s %9s %11s %10s\n", "id", "name", "HBM GB",
-            "HBM TB/s", "BF16 TFLOPs", "FP8 TFLOPs");
+    fprintf(out, "%-14s %-28s %10s %10s %13s %13s\n", "id", "name", "HBM",
+            "HBM bw", "BF16 peak", "FP8 peak");
     json_array_foreach(list, i, g) {
         double fp8 = ts_report_num(g, "fp8_tflops");
-        char fp8s[TS_FMT_LEN];
 
-        if (isfinite(fp8) && fp8 > 0)
-            snprintf(fp8s, sizeof fp8s, "%.0f", fp8);
-        else
-            snprintf(fp8s, sizeof fp8s, "-");
-        fprintf(out, "%-14s %-28s %8.0f %9.2f %11.0f %10s\n", str_at(g, "id", "?"),
-                str_at(g, "name", ""), ts_report_num(g, "hbm_bytes") / 1e9,
-                ts_report_num(g, "hbm_bw") / 1e12, ts_report_num(g, "bf16_tflops"), fp8s);
+        fprintf(out, "%-14s %-28s %10s %10s %13s %13s\n", str_at(g, "id", "?"),
+                str_at(g, "name", ""), map_text(g, "hbm_bytes"), map_text(g, "hbm_bw"),
+                map_text(g, "bf16_tflops"), isfinite(fp8) && fp8 > 0 ? map_text(g, "fp8_tflops") : "-");
     }
 }
 

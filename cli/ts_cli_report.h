@@ -1,8 +1,9 @@
 /*
  * ts_cli_report.h - render /v1 answers as text tables.
  *
- * Pure formatting: a parsed JSON answer in, text out.  Missing fields print
- * as "n/a" so an older or newer server never crashes the client.
+ * A parsed JSON answer in, text out: the figures are the answer's own
+ * texts ("human").  Missing fields print as "n/a" so an older or newer
+ * server never crashes the client.
  */
 #ifndef TS_CLI_REPORT_H
 #define TS_CLI_REPORT_H
@@ -16,8 +17,13 @@ const json_t *ts_report_get(const json_t *root, const char *path);
 /* Number at path (integer or real); NAN when missing or not a number. */
 double ts_report_num(const json_t *root, const char *path);
 
-/* /v1/plan answer -> the estimate table. */
-void ts_report_plan(FILE *out, const json_t *plan);
+/* Width of the label column of the estimate table (its labels are the
+ * terms table's, at most this long). */
+#define TS_REPORT_LABEL_W 32
+
+/* /v1/plan answer -> the estimate table; formulas: each row's formula
+ * under it. */
+void ts_report_plan(FILE *out, const json_t *plan, bool formulas);
 
 /* /v1/memory or /v1/plan answer -> one verdict line plus the terms.
  * *fits gets memory.fits; returns false when the answer has no fits flag. */

@@ -2,7 +2,9 @@
  * app.js - the dashboard: form <-> URL state <-> POST /v1/plan <-> panels.
  *
  * All estimation is the API's; this file only builds request bodies from
- * what the user set, and lays out the answer.  One in-flight plan request
+ * what the user set, and lays out the answer: every figure is the API's
+ * text for it, labelled and explained by the output-terms table
+ * (terms.js, generated from api/ts_terms.c; format.js textOf).  One in-flight plan request
  * at a time: a newer input aborts the older fetch.  While a field does not
  * parse, or the API rejects the inputs, the last good answer stays on
  * screen marked as stale and the error sits at the field.
@@ -10,18 +12,23 @@
 import {
     FIELDS, FIELD_BY_NAME, GROUPS, DEFAULT_STATE, SHAPE_FIELDS, MODES, FT_DEFAULTS,
     buildRequest, stateFromQuery, queryFromState, modeOf,
-} from './fields.js';
+} from './form.js';
 import {
-    DASH, isNum, pick, termText, fmtBytes, fmtGB, fmtCount, fmtFlopRate, fmtPct,
-    fmtDuration, fmtDays, fmtRate, fmtBandwidth, tick, anyText, anyValue, fmtExact, fmtUsd,
-    readable, shellQuote, csvField,
+    DASH, isNum, pick, fmtCount, fmtPct, fmtExact, readable, shellQuote, csvField,
+    textOf, valueOf, formulaOf, assumptionsOf, labelOf, termRow,
 } from './format.js';
 import { TERMS, drawMemoryBar, drawSweep, drawStepBar } from './charts.js';
 
 const DEBOUNCE_MS = 200;
-const CATALOGUE_KEY = 'trainsize.catalogues.v1';
+/* v2: catalogue entries carry their "human" texts (older copies do not) */
+const CATALOGUE_KEY = 'trainsize.catalogues.v2';
 /* Checkpointing that loses more than this share of time gets a warning. */
 const CKPT_WASTE_WARN = 0.10;
+/* Where the objects of an answer sit (the terms table's object paths). */
+const STAGE = 'memory.stages[]', PHASE = 'memory.phases[]', TIER = 'checkpoint.tiers[]', STEP = 'compute.step';
+/* The columns of the stage and tier tables: members of those objects. */
+const STAGE_COLS = ['weights', 'grads', 'master', 'optimizer', 'activations', 'buffers', 'total', 'headroom'];
+const TIER_COLS = ['interval_s', 'write_s', 'restore_s', 'bandwidth_per_writer', 'keep', 'storage_bytes', 'overhead_fraction'];
 
 const $ = (sel) => document.querySelector(sel);
 
@@ -82,8 +89,13 @@ function figure(id, label, text, formula, assumptions, extraClass) {
     return [h('dt', { text: label }), dd];
 }
 
-function termFigure(id, label, term, fallback) {
-    return figure(id, label, termText(term, fallback), term && term.formula, term && term.assumptions);
+/* Member key of obj (an object at path of the answer): the terms table's
+ * label, the answer's text, the formula (the answer's for a term, the
+ * table's for a number) and what it assumes.  opts: label, text (a
+ * composite of the answer's texts), cls. */
+function fig(id, obj, path, key, opts = {}) {
+    return figure(id, opts.label || labelOf(path, key), opts.text || textOf(obj, path, key),
+        formulaOf(obj, path, key), assumptionsOf(obj, path, key), opts.cls);
 }
 
 function fill(dl, rows) {
@@ -106,12 +118,12 @@ function optionsFor(f) {
     case 'model':
         opts[0].textContent = 'custom shape (fields below)';
         for (const p of page.presets) {
-            opts.push(h('option', { value: p.id, text: `${p.name} (${fmtCount(p.params)} params)` }));
+            opts.push(h('option', { value: p.id, text: `${p.name} (${textOf(p, 'presets[]', 'params')} params)` }));
         }
         break;
     case 'gpu':
         for (const g of page.gpus) {
-            opts.push(h('option', { value: g.id, text: `${g.name} — ${fmtGB(g.hbm_bytes)}` }));
+            opts.push(h('option', { value: g.id, text: `${g.name} — ${textOf(g, 'gpus[]', 'hbm_bytes')}` }));
         }
         break;
     case 'mode':
@@ -279,8 +291,14 @@ function showPresetInfo() {
             : 'Custom model: give layers, hidden, heads, vocab … (gated FFN defaults to yes) or a parameter count.');
         return;
     }
-    const tokens = isNum(p.train_tokens) && p.train_tokens > 0 ? `${fmtCount(p.train_tokens)} tokens` : 'tokens unpublished';
+    const tokens = isNum(p.train_tokens) && p.train_tokens > 0 ? `${textOf(p, 'presets[]', 'train_tokens')} tokens` : 'tokens unpublished';
     info.textContent = `${p.name}: seq ${isNum(p.seq) ? p.seq : DASH}, ${tokens}. Source: ${p.source || DASH}`;
+}
+
+/* A preset's token count as the tokens field takes it: the API's text
+ * without padding zeros ("15.0T" -> "15T"). */
+function tokensInput(p) {
+    return textOf(p, 'presets[]', 'train_tokens').replace(/\.?0+([kMBTP])$/, '$1');
 }
 
 /* Typing a shape field over a preset: the model becomes an explicit custom
@@ -297,7 +315,7 @@ function toCustom(p, keep) {
     for (const k of SHAPE_FIELDS) set(k, p[k]);
     set('seq', p.seq);
     if (modeOf(page.state) === 'pretrain' && !page.state.tokens && isNum(p.train_tokens) && p.train_tokens > 0) {
-        set('tokens', fmtCount(p.train_tokens).replace(/\.?0+([kMBTP])$/, '$1'));
+        set('tokens', tokensInput(p));
     }
     const typed = document.getElementById(`f-${keep}`);
     const caret = typed && typed.selectionStart;
@@ -429,8 +447,8 @@ function modelLine(plan) {
         name = `Imported config.json${type ? ` (${type})` : ''}`;
     }
     if (!isNum(p.total)) return `${name}: ${DASH} parameters`;
-    let t = `${name}: ${fmtCount(p.total)} parameters`;
-    if (isNum(p.active) && p.active !== p.total) t += `, ${fmtCount(p.active)} active per token`;
+    let t = `${name}: ${textOf(p, 'params', 'total')} parameters`;
+    if (isNum(p.active) && p.active !== p.total) t += `, ${textOf(p, 'params', 'active')} active per token`;
     const mode = MODES.find((x) => x.id === modeOf(page.state));
     if (mode && mode.id !== 'pretrain') {
         t += ` · ${mode.label.replace(/^Fine-tune, /, 'fine-tune: ')}`;
@@ -446,11 +464,11 @@ function renderParams(plan) {
     const p = plan.params || {};
     const el = $('#model-params');
     clearNode(el);
-    el.appendChild(h('strong', { id: 'params-total', text: isNum(p.total) ? `${fmtCount(p.total)} parameters` : `${DASH} parameters` }));
+    el.appendChild(h('strong', { id: 'params-total', text: `${textOf(p, 'params', 'total')} parameters` }));
     if (isNum(p.total)) el.appendChild(h('span', { class: 'muted', text: ` (${fmtExact(p.total)})` }));
     if (isNum(p.active)) {
         el.appendChild(document.createTextNode(' · '));
-        el.appendChild(h('strong', { id: 'params-active', text: `${fmtCount(p.active)} active` }));
+        el.appendChild(h('strong', { id: 'params-active', text: `${textOf(p, 'params', 'active')} active` }));
     }
     el.appendChild(h('span', { class: 'muted', text: p.from_shape ? ' — counted from the shape' : ' — as given' }));
 }
@@ -470,13 +488,15 @@ function renderVerdict(plan, margin) {
     v.className = 'verdict ' + state;
     v.textContent = state === 'fits' ? '✓ FITS' : state === 'tight' ? '⚠ TIGHT' : '✗ DOES NOT FIT';
     const ws = worstStage(m);
-    const total = ws && ws.total_human ? ws.total_human : termText(m.total, fmtBytes);
+    const total = ws ? textOf(ws, 'memory.stages[]', 'total') : textOf(m, 'memory', 'total');
     const head = ws && isNum(ws.headroom) ? ws.headroom : m.headroom_bytes;
-    const hbm = fmtBytes(m.hbm_bytes);
+    const headText = ws ? textOf(ws, 'memory.stages[]', 'headroom') : textOf(m, 'memory', 'headroom_bytes');
+    const hbm = textOf(m, 'memory', 'hbm_bytes');
+    /* the share of HBM is the page's own ratio of two of the answer's numbers */
     const pct = isNum(head) && isNum(m.hbm_bytes) && m.hbm_bytes > 0 ? ` (${fmtPct(Math.abs(head) / m.hbm_bytes)} of HBM)` : '';
     let t = m.fits
-        ? `${total} of ${hbm} per GPU; ${fmtBytes(head)} headroom${pct}`
-        : `${total} per GPU needs more than ${hbm}; short by ${fmtBytes(isNum(head) ? -head : NaN)}${pct}`;
+        ? `${total} of ${hbm} per GPU; ${headText} headroom${pct}`
+        : `${total} per GPU needs more than ${hbm}; short by ${headText.replace(/^-/, '')}${pct}`;
     if (ws && Array.isArray(m.stages) && m.stages.length > 1) {
         const n = m.stages.length;
         const where = ws.stage === 0 ? 'first' : ws.stage === n - 1 ? 'last' : 'middle';
@@ -495,13 +515,13 @@ function renderWarnings(plan, state, margin) {
     }
     const k = plan.checkpoint || {};
     if (isNum(k.waste_fraction_schedule) && k.waste_fraction_schedule > CKPT_WASTE_WARN) {
-        list.push({ id: 'w-ckpt-waste', text: `The checkpoint schedule loses ${fmtPct(k.waste_fraction_schedule)} of the run's time (over ${fmtPct(CKPT_WASTE_WARN)}); the Daly interval is ${termText(k.daly_interval_s, fmtDuration)}.` });
+        list.push({ id: 'w-ckpt-waste', text: `The checkpoint schedule loses ${textOf(k, 'checkpoint', 'waste_fraction_schedule')} of the run's time (over ${fmtPct(CKPT_WASTE_WARN)}); the Daly interval is ${textOf(k, 'checkpoint', 'daly_interval_s')}.` });
     }
     for (const t of Array.isArray(k.tiers) ? k.tiers : []) {
         if (isNum(t.interval_s) && isNum(t.write_s) && t.interval_s > 0 && t.write_s > t.interval_s) {
-            list.push({ id: `w-ckpt-${t.name}`, text: `${t.name} checkpoints are due every ${fmtDuration(t.interval_s)} but a write takes ${fmtDuration(t.write_s)}: writes pile up.` });
+            list.push({ id: `w-ckpt-${t.name}`, text: `${t.name} checkpoints are due every ${textOf(t, TIER, 'interval_s')} but a write takes ${textOf(t, TIER, 'write_s')}: writes pile up.` });
         } else if (isNum(t.overhead_fraction) && t.overhead_fraction > CKPT_WASTE_WARN) {
-            list.push({ id: `w-ckpt-${t.name}`, text: `${t.name} checkpoints alone cost ${fmtPct(t.overhead_fraction)} of the time.` });
+            list.push({ id: `w-ckpt-${t.name}`, text: `${t.name} checkpoints alone cost ${textOf(t, TIER, 'overhead_fraction')} of the time.` });
         }
     }
     const ul = $('#warnings');
@@ -512,39 +532,34 @@ function renderWarnings(plan, state, margin) {
 }
 
 function renderMemory(m) {
-    const terms = {};
-    for (const t of TERMS) terms[t.key] = pick(m, `${t.key}.value`);
-    drawMemoryBar($('#mem-bar'), terms, m.hbm_bytes);
+    drawMemoryBar($('#mem-bar'), m);
     const rows = TERMS.map((t) => {
         if (m[t.key] === undefined && t.key === 'buffers') return null;
-        const r = termFigure(`mem-${t.key}`, t.label, m[t.key], fmtBytes);
+        const r = fig(`mem-${t.key}`, m, 'memory', t.key);
         r[0].prepend(h('span', { class: `swatch sw-${t.key}`, 'aria-hidden': 'true' }));
         return r;
     }).filter(Boolean);
-    rows.push(termFigure('mem-total', 'Total per GPU', m.total, fmtBytes));
-    if (m.allocated_peak) rows.push(termFigure('mem-alloc-peak', 'Allocated peak', m.allocated_peak, fmtBytes));
-    if (m.reserved_peak) rows.push(termFigure('mem-reserved-peak', 'Reserved peak', m.reserved_peak, fmtBytes));
-    if (m.runtime) rows.push(termFigure('mem-runtime', 'Runtime context (in overhead)', m.runtime, fmtBytes));
-    rows.push(figure('mem-hbm', 'GPU HBM', isNum(m.hbm_bytes) ? `${fmtGB(m.hbm_bytes)} (${fmtBytes(m.hbm_bytes)})` : DASH,
-        'catalogue HBM, or hbm_gb / hbm_gib', 'as nvidia-smi reports it; GB = 1e9 bytes, GiB = 2^30'));
-    rows.push(figure('mem-headroom', 'Headroom', fmtBytes(m.headroom_bytes), 'HBM - total per GPU', 'negative: short by that much'));
+    rows.push(fig('mem-total', m, 'memory', 'total'));
+    if (m.allocated_peak) rows.push(fig('mem-alloc-peak', m, 'memory', 'allocated_peak'));
+    if (m.reserved_peak) rows.push(fig('mem-reserved-peak', m, 'memory', 'reserved_peak'));
+    if (m.runtime) rows.push(fig('mem-runtime', m, 'memory', 'runtime'));
+    rows.push(fig('mem-hbm', m, 'memory', 'hbm_bytes'));
+    rows.push(fig('mem-headroom', m, 'memory', 'headroom_bytes'));
     const bpp = m.bytes_per_param || {};
-    rows.push(figure('mem-bpp', 'Bytes per parameter (unsharded)',
-        isNum(bpp.total) ? `${tick(bpp.total)} = ${tick(bpp.weights)} + ${tick(bpp.grads)} + ${tick(bpp.master)} + ${tick(bpp.optimizer)}` : DASH,
-        'weights + grads + master + optimizer', 'mixed-precision AdamW is 2 + 2 + 4 + 8 = 16'));
-    rows.push(figure('mem-state', 'Model state, whole model', fmtBytes(m.model_state_bytes), 'P × bytes per parameter',
-        'all replicas counted once; compare with the HBM of all GPUs'));
-    rows.push(figure('mem-params-gpu', 'Parameters per GPU (before ZeRO)', fmtCount(m.params_per_gpu), 'P_dense/(tp·pp) + P_expert/(tp·pp·ep)',
-        'the heaviest pipeline stage'));
-    rows.push(termFigure('mem-seed000', 'Activations, simple form (seed 000)', m.activations_seed000, fmtBytes));
+    const BPP = 'memory.bytes_per_param';
+    rows.push(fig('mem-bpp', bpp, BPP, 'total', {
+        text: isNum(bpp.total) ? `${textOf(bpp, BPP, 'total')} = ${['weights', 'grads', 'master', 'optimizer'].map((k) => textOf(bpp, BPP, k)).join(' + ')}` : DASH,
+    }));
+    rows.push(fig('mem-state', m, 'memory', 'model_state_bytes'));
+    rows.push(fig('mem-params-gpu', m, 'memory', 'params_per_gpu'));
+    rows.push(fig('mem-seed000', m, 'memory', 'activations_seed000'));
     // The core reports 0 when DeepSpeed has no estimator for the stage
     // (ZeRO 0/1): say so rather than show "0 B" as if it were a figure.
     const ds = m.deepspeed_gpu;
-    rows.push(ds && ds.value === 0
-        ? figure('mem-deepspeed', 'DeepSpeed cross-check', `${DASH} (ZeRO 2 and 3 only)`, ds.formula, ds.assumptions)
-        : termFigure('mem-deepspeed', 'DeepSpeed cross-check', ds, fmtBytes));
+    rows.push(fig('mem-deepspeed', m, 'memory', 'deepspeed_gpu',
+        ds && ds.value === 0 ? { text: `${DASH} (ZeRO 2 and 3 only)` } : {}));
     if (isNum(m.host_bytes_per_node) && m.host_bytes_per_node > 0) {
-        rows.push(figure('mem-host', 'Host RAM per node (offload)', fmtBytes(m.host_bytes_per_node), 'offloaded bytes per GPU × GPUs per node', 'ZeRO-Offload / ZeRO-Infinity keep them in host RAM'));
+        rows.push(fig('mem-host', m, 'memory', 'host_bytes_per_node'));
     }
     fill($('#mem-figs'), rows);
 
@@ -557,7 +572,7 @@ function renderMemory(m) {
         const peak = ph.name === m.peak_phase;
         ul.appendChild(h('li', { class: peak ? 'peak' : null, 'data-phase': ph.name },
             h('span', { class: 'ph-name', text: ph.name }), ' ',
-            h('strong', { text: typeof ph.human === 'string' ? ph.human : fmtBytes(ph.bytes) }),
+            h('strong', { text: textOf(ph, PHASE, 'bytes') }),
             peak ? h('span', { class: 'peak-tag', text: ' ← sets the peak' }) : null));
     }
 
@@ -566,63 +581,44 @@ function renderMemory(m) {
     $('#stages-block').hidden = st.length === 0;
     const body = $('#stages tbody');
     clearNode(body);
-    const b = (x) => (x && typeof x === 'object' ? termText(x, fmtBytes) : fmtBytes(x));
     for (const s of st) {
         const worst = st.length > 1 && s.stage === m.worst_stage;
+        const cell = (key) => h('td', { text: textOf(s, STAGE, key) });
         body.appendChild(h('tr', { 'data-stage': s.stage, class: worst ? (s.fits === false ? 'worst nofit' : 'worst') : null },
             h('th', { scope: 'row', text: `${s.stage}${worst ? ' (worst)' : ''}` }),
             h('td', { text: isNum(s.layers) ? String(s.layers) : DASH }),
-            h('td', { text: b(s.weights) }), h('td', { text: b(s.grads) }), h('td', { text: b(s.master) }),
-            h('td', { text: b(s.optimizer) }), h('td', { text: b(s.activations) }), h('td', { text: b(s.buffers) }),
-            h('td', { text: s.total_human || fmtBytes(s.total) }),
-            h('td', { text: fmtBytes(s.headroom) }),
+            ...STAGE_COLS.map(cell),
             h('td', { text: s.fits === true ? 'yes' : s.fits === false ? 'no' : DASH })));
     }
 }
 
-/* step breakdown members the API may send, in the order they add up */
-const STEP_PARTS = [
-    ['compute', 'Compute'], ['recompute', 'Recompute'], ['tp_comm', 'TP communication'], ['pp_bubble', 'Pipeline bubble'],
-    ['dp_comm', 'DP / FSDP communication'], ['cp_comm', 'CP communication'], ['ep_comm', 'EP all-to-all'],
-    ['optimizer', 'Optimizer step'], ['offload', 'Offload'],
-];
+/* step breakdown members, in the order they add up (labels: the terms table) */
+const STEP_PARTS = ['compute', 'recompute', 'tp_comm', 'pp_bubble', 'dp_comm', 'cp_comm', 'ep_comm', 'optimizer', 'offload'];
+/* the sums beside the parts; other step members are not times */
+const STEP_SUMS = ['exposed_comm', 'overlapped_comm', 'pp_p2p'];
 
 function renderCompute(c) {
-    const gpuHours = anyValue(c.gpu_hours);
+    const C = 'compute';
     const rows = [
-        termFigure('cmp-flops', 'Model FLOPs', c.model_flops),
-        termFigure('cmp-flops-attn', 'Model FLOPs, attention-aware', c.model_flops_attn),
-        termFigure('cmp-hw-flops', 'Hardware FLOPs (with recompute)', c.hardware_flops),
-        termFigure('cmp-gpu-hours', 'GPU-hours', c.gpu_hours),
-        figure('cmp-gpu-days', 'GPU-days', isNum(gpuHours) ? `${fmtCount(gpuHours / 24)} GPU-days` : DASH,
-            'GPU-hours / 24', 'the same work counted in days of one GPU'),
-        figure('cmp-days', 'Wall-clock', fmtDays(c.wall_days), pick(c, 'wall_seconds.formula'), pick(c, 'wall_seconds.assumptions')),
+        fig('cmp-flops', c, C, 'model_flops'),
+        fig('cmp-flops-attn', c, C, 'model_flops_attn'),
+        fig('cmp-hw-flops', c, C, 'hardware_flops'),
+        fig('cmp-gpu-hours', c, C, 'gpu_hours'),
+        fig('cmp-gpu-years', c, C, 'gpu_years'),
+        fig('cmp-days', c, C, 'wall_seconds'),
     ];
-    if (c.cost_usd !== undefined) {
-        rows.push(figure('cmp-cost', 'Cost', anyText(c.cost_usd, fmtUsd), pick(c, 'cost_usd.formula') || 'GPU-hours × price per GPU-hour',
-            pick(c, 'cost_usd.assumptions') || 'gpu_hour_usd'));
-    }
-    if (c.step_time !== undefined) {
-        rows.push(figure('cmp-step-time', 'Predicted step time', anyText(c.step_time, fmtDuration),
-            pick(c, 'step_time.formula') || 'compute + exposed communication + bubble + optimizer', pick(c, 'step_time.assumptions') || 'per optimizer step'));
-    }
-    if (c.predicted_mfu !== undefined) {
-        rows.push(figure('cmp-pred-mfu', 'Predicted MFU', anyText(c.predicted_mfu, fmtPct),
-            pick(c, 'predicted_mfu.formula') || 'model FLOPs per step / (step time × GPUs × peak)',
-            pick(c, 'predicted_mfu.assumptions') || c.mfu_convention || pick(c, 'step.mfu_convention') || 'model FLOPs, no recompute counted'));
-    }
+    if (c.cost_usd !== undefined) rows.push(fig('cmp-cost', c, C, 'cost_usd'));
+    if (c.step_time !== undefined) rows.push(fig('cmp-step-time', c, C, 'step_time'));
+    if (c.predicted_mfu !== undefined) rows.push(fig('cmp-pred-mfu', c, C, 'predicted_mfu'));
     rows.push(
-        figure('cmp-tps', 'Tokens per second (job)', fmtRate(c.tokens_per_second, 'tokens/s'), 'tokens / wall seconds', 'steady state'),
-        figure('cmp-tpgs', 'Tokens per GPU-second', fmtRate(c.tokens_per_gpu_second, 'tokens/s'), 'tokens per second / GPUs', 'per GPU'),
-        figure('cmp-mfu', c.mfu_source === 'predicted' ? 'MFU / HFU (predicted)' : 'MFU / HFU', isNum(c.mfu) && isNum(c.hfu) ? `${fmtPct(c.mfu)} / ${fmtPct(c.hfu)}` : DASH,
-            'HFU = MFU × hardware FLOPs / model FLOPs', c.mfu_source === 'input' ? 'MFU as given (mfu input); HFU counts recomputed forward passes'
-                : 'HFU counts recomputed forward passes'),
-        figure('cmp-peak', 'Peak per GPU', fmtFlopRate(c.peak_flops), 'dense peak at the compute precision, or peak_tflops',
-            'dense, not the 2:4-sparse figure some catalogues list'),
-        figure('cmp-tokens', 'Training tokens', fmtCount(c.tokens), 'tokens, else the preset\'s published count, else 20 × P',
-            modeOf(page.state) === 'pretrain' ? 'Chinchilla-optimal 20 tokens per parameter when nothing is known' : 'fine-tuning: dataset tokens × epochs'),
-        figure('cmp-steps', 'Steps / step time', isNum(c.steps) ? `${fmtCount(c.steps)} / ${fmtDuration(c.step_seconds)}` : DASH,
-            'steps = tokens / (global batch × seq); step time = wall seconds / steps', 'at the MFU used'),
+        fig('cmp-tps', c, C, 'tokens_per_second'),
+        fig('cmp-tpgs', c, C, 'tokens_per_gpu_second'),
+        fig('cmp-mfu', c, C, 'mfu', { label: `${labelOf(C, 'mfu')}${c.mfu_source === 'predicted' ? ' (predicted)' : ' (as given)'}` }),
+        fig('cmp-hfu', c, C, 'hfu'),
+        fig('cmp-peak', c, C, 'peak_flops'),
+        fig('cmp-tokens', c, C, 'tokens'),
+        fig('cmp-steps', c, C, 'steps'),
+        fig('cmp-step-seconds', c, C, 'step_seconds'),
     );
     fill($('#compute-figs'), rows);
 
@@ -631,23 +627,19 @@ function renderCompute(c) {
     $('#step-block').hidden = !step;
     if (!step) return;
     const parts = [];
-    for (const [key, lab] of STEP_PARTS) {
+    for (const key of STEP_PARTS) {
         if (step[key] === undefined) continue;
-        parts.push({ key, label: lab, value: anyValue(step[key]), text: anyText(step[key], fmtDuration) });
+        parts.push({ key, label: labelOf(STEP, key), value: valueOf(step, STEP, key), text: textOf(step, STEP, key) });
     }
     const drawn = drawStepBar($('#step-bar'), parts);
     const srows = drawn.map((p) => {
-        const r = figure(`step-${p.key}`, p.label, p.text, pick(step, `${p.key}.formula`) || 'seconds per optimizer step',
-            pick(step, `${p.key}.assumptions`) || 'exposed time only: what overlaps with compute is not counted');
+        const r = fig(`step-${p.key}`, step, STEP, p.key);
         r[0].prepend(h('span', { class: `swatch sw-step-${drawn.indexOf(p)}`, 'aria-hidden': 'true' }));
         return r;
     });
-    /* the sums beside the parts (seconds); other step members are not times */
-    for (const [key, lab, how] of [['exposed_comm', 'Exposed communication (sum)', 'communication not hidden behind compute'],
-        ['overlapped_comm', 'Overlapped communication', 'hidden behind compute: not in the step time'],
-        ['pp_p2p', 'of the bubble: point-to-point', 'pipeline sends between stages']]) {
-        if (!isNum(anyValue(step[key]))) continue;
-        srows.push(figure(`step-${key}`, lab, anyText(step[key], fmtDuration), pick(step, `${key}.formula`) || 'seconds per optimizer step', how));
+    for (const key of STEP_SUMS) {
+        if (!isNum(valueOf(step, STEP, key))) continue;
+        srows.push(fig(`step-${key}`, step, STEP, key));
     }
     fill($('#step-figs'), srows);
     $('#step-cap').textContent = drawn.length
@@ -656,22 +648,20 @@ function renderCompute(c) {
 }
 
 function renderCheckpoint(k) {
+    const K = 'checkpoint';
     const wasteWarn = isNum(k.waste_fraction_schedule) && k.waste_fraction_schedule > CKPT_WASTE_WARN;
     const rows = [
-        termFigure('ck-full', 'Full (resumable) checkpoint', k.full_bytes, fmtBytes),
-        termFigure('ck-weights', 'Weights only', k.weights_bytes, fmtBytes),
-        termFigure('ck-shard', 'Largest per-GPU shard', k.shard_bytes_per_gpu, fmtBytes),
-        figure('ck-writers', 'Writers', isNum(k.writers) ? String(k.writers) : DASH, 'GPUs that write a shard',
-            'parallel_save: every rank writes 1/dp of the replicated state; otherwise DP rank 0 of each model-parallel group'),
-        figure('ck-mtbf', 'Job MTBF', fmtDuration(k.job_mtbf_s), 'job_mtbf_hours, or per-GPU MTBF / GPUs',
-            'independent failures; any one GPU stops the job'),
-        figure('ck-blocking', 'Blocking write C (first tier)', fmtDuration(k.blocking_write_s), 'C = NVMe tier write time', 'later tiers drain from NVMe asynchronously'),
-        termFigure('ck-young', 'Young interval', k.young_interval_s, fmtDuration),
-        termFigure('ck-daly', 'Daly interval', k.daly_interval_s, fmtDuration),
-        figure('ck-waste', 'Time lost at the Daly interval', termText(k.waste_fraction, fmtPct),
-            pick(k, 'waste_fraction.formula'), pick(k, 'waste_fraction.assumptions')),
-        figure('ck-waste-sched', 'Time lost at the NVMe schedule', fmtPct(k.waste_fraction_schedule) + (wasteWarn ? ' ⚠ over 10%' : ''),
-            pick(k, 'waste_fraction.formula'), 'tau = the configured NVMe interval', wasteWarn ? 'warn' : ''),
+        fig('ck-full', k, K, 'full_bytes'),
+        fig('ck-weights', k, K, 'weights_bytes'),
+        fig('ck-shard', k, K, 'shard_bytes_per_gpu'),
+        fig('ck-writers', k, K, 'writers'),
+        fig('ck-mtbf', k, K, 'job_mtbf_s'),
+        fig('ck-blocking', k, K, 'blocking_write_s'),
+        fig('ck-young', k, K, 'young_interval_s'),
+        fig('ck-daly', k, K, 'daly_interval_s'),
+        fig('ck-waste', k, K, 'waste_fraction'),
+        fig('ck-waste-sched', k, K, 'waste_fraction_schedule', wasteWarn
+            ? { text: `${textOf(k, K, 'waste_fraction_schedule')} ⚠ over ${fmtPct(CKPT_WASTE_WARN)}`, cls: 'warn' } : {}),
     ];
     fill($('#ckpt-figs'), rows);
 
@@ -685,15 +675,10 @@ function renderCheckpoint(k) {
     for (const t of tiers) {
         const over = isNum(t.interval_s) && isNum(t.write_s) && t.write_s > t.interval_s;
         const bad = over || (isNum(t.overhead_fraction) && t.overhead_fraction > CKPT_WASTE_WARN);
+        const extra = { interval_s: over ? ' ⚠' : '', storage_bytes: t.name === 'nvme' ? ' per node' : '', overhead_fraction: bad ? ' ⚠' : '' };
         body.appendChild(h('tr', { title: t.formula || null, 'data-tier': t.name, class: bad ? 'warn-row' : null },
             h('th', { scope: 'row', text: t.name || DASH }),
-            h('td', { text: fmtDuration(t.interval_s) + (over ? ' ⚠' : '') }),
-            h('td', { text: fmtDuration(t.write_s) }),
-            h('td', { text: fmtDuration(t.restore_s) }),
-            h('td', { text: fmtBandwidth(t.bandwidth_per_writer) }),
-            h('td', { text: isNum(t.keep) ? String(t.keep) : DASH }),
-            h('td', { text: fmtBytes(t.storage_bytes) + (t.name === 'nvme' ? ' per node' : '') }),
-            h('td', { text: fmtPct(t.overhead_fraction) + (bad ? ' ⚠' : '') })));
+            ...TIER_COLS.map((key) => h('td', { text: textOf(t, TIER, key) + (extra[key] || '') }))));
     }
     const formulas = tiers.map((t) => t.formula).filter(Boolean);
     if (formulas.length) {
@@ -707,9 +692,7 @@ function renderCheckpoint(k) {
 function redrawCharts() {
     const plan = page.lastPlan;
     if (!plan) return;
-    const terms = {};
-    for (const t of TERMS) terms[t.key] = pick(plan, `memory.${t.key}.value`);
-    drawMemoryBar($('#mem-bar'), terms, pick(plan, 'memory.hbm_bytes'));
+    drawMemoryBar($('#mem-bar'), plan.memory);
     renderSweep(plan);
     if (plan.compute && plan.compute.step) renderCompute(plan.compute);
 }
@@ -718,8 +701,20 @@ function renderSweep(plan) {
     const i = plan.inputs || {};
     const tp = isNum(i.tp) ? i.tp : 1, pp = isNum(i.pp) ? i.pp : 1, cp = isNum(i.cp) ? i.cp : 1;
     const fixed = { other: tp * pp * cp, text: `tp ${tp}, pp ${pp}, cp ${cp}` };
-    const cap = drawSweep($('#sweep'), plan.sweep, pick(plan, 'memory.hbm_bytes'), i.dp, fixed);
+    const m = plan.memory || {};
+    const cap = drawSweep($('#sweep'), plan.sweep, m.hbm_bytes, i.dp, fixed, textOf(m, 'memory', 'hbm_bytes'));
     $('#sweep-cap').textContent = cap;
+}
+
+/* The stage and tier tables' column heads: the terms table's labels. */
+function renderTableHeads() {
+    const head = (sel, labels) => {
+        const t = $(`${sel} thead`);
+        clearNode(t);
+        t.appendChild(h('tr', {}, ...labels.map((l) => h('th', { scope: 'col', text: l }))));
+    };
+    head('#stages', ['Stage', 'Layers', ...STAGE_COLS.map((k) => labelOf(STAGE, k)), 'Fits']);
+    head('#tiers', ['Tier', ...TIER_COLS.map((k) => labelOf(TIER, k))]);
 }
 
 function renderLegend() {
@@ -908,8 +903,8 @@ async function runFit(solve) {
             out.dataset.status = 'nofit';
             return;
         }
-        const total = termText(pick(d, 'memory.total'), fmtBytes);
-        const head = isNum(pick(d, 'memory.headroom_bytes')) ? `, ${fmtBytes(d.memory.headroom_bytes)} headroom` : '';
+        const total = textOf(d.memory, 'memory', 'total');
+        const head = isNum(pick(d, 'memory.headroom_bytes')) ? `, ${textOf(d.memory, 'memory', 'headroom_bytes')} headroom` : '';
         let text, apply;
         if (solve === 'micro_batch') {
             text = `Largest micro-batch that fits: ${isNum(d.micro_batch) ? d.micro_batch : DASH} (${total} per GPU${head}).`;
@@ -951,17 +946,25 @@ function applyFields(apply) {
 const LAYOUT_KEYS = ['tp', 'pp', 'cp', 'dp', 'ep', 'vpp', 'zero', 'framework', 'recompute', 'micro_batch',
     'sequence_parallel', 'pp_schedule', 'first_stage_layers', 'last_stage_layers', 'offload_optimizer', 'offload_params'];
 
+/* A column of the search table from the terms table: sorted by the
+ * number, showing the answer's text (a cost of 0 means no price). */
+const RESULT = 'results[]';
+function resultCol(key, sortKey, opts = {}) {
+    return {
+        key: sortKey, label: labelOf(RESULT, key), get: (r) => valueOf(r, RESULT, key),
+        show: (r) => (opts.positive && !(valueOf(r, RESULT, key) > 0) ? DASH : textOf(r, RESULT, key)),
+    };
+}
+
 const SEARCH_COLS = [
     { key: 'rank', label: '#', get: (r, i) => i + 1 },
     { key: 'gpus', label: 'GPUs', get: (r) => (isNum(r.gpus) ? r.gpus : undefined) },
     { key: 'layout', label: 'Layout', get: (r) => layoutText(layoutOf(r)) },
-    { key: 'step_time', label: 'Step time', get: (r) => anyValue(r.step_time),
-      show: (r) => (typeof r.step_time_human === 'string' ? r.step_time_human : anyText(r.step_time, fmtDuration)) },
-    { key: 'predicted_mfu', label: 'MFU', get: (r) => anyValue(r.predicted_mfu), show: (r) => anyText(r.predicted_mfu, fmtPct) },
-    { key: 'total', label: 'Memory / GPU', get: (r) => memOf(r).total, show: (r) => memOf(r).text },
-    { key: 'headroom', label: 'Headroom', get: (r) => memOf(r).head, show: (r) => fmtBytes(memOf(r).head) },
-    { key: 'cost', label: 'Cost / step', get: (r) => anyValue(r.cost_usd_per_step ?? r.cost_usd),
-      show: (r) => (anyValue(r.cost_usd_per_step ?? r.cost_usd) > 0 ? anyText(r.cost_usd_per_step ?? r.cost_usd, fmtUsd) : DASH) },
+    resultCol('step_time', 'step_time'),
+    resultCol('predicted_mfu', 'predicted_mfu'),
+    resultCol('memory_total', 'total'),
+    resultCol('headroom_bytes', 'headroom'),
+    resultCol('cost_usd_per_step', 'cost', { positive: true }),
     { key: 'why', label: 'Why this rank', get: (r) => (typeof r.why === 'string' ? r.why : '') },
 ];
 
@@ -983,15 +986,6 @@ function layoutOf(r) {
     for (const k of LAYOUT_KEYS) if (src[k] !== undefined && src[k] !== null) out[k] = src[k];
     if (out.dp === undefined && isNum(r.dp)) out.dp = r.dp;
     return out;
-}
-
-function memOf(r) {
-    const m = r.memory && typeof r.memory === 'object' ? r.memory : {};
-    const tot = m.total !== undefined ? m.total : (r.memory_total !== undefined ? r.memory_total : r.total);
-    const head = isNum(m.headroom_bytes) ? m.headroom_bytes : (isNum(r.headroom_bytes) ? r.headroom_bytes : anyValue(r.headroom));
-    /* a search row's own verdict, in words (not colour alone) */
-    const text = typeof r.memory_total_human === 'string' ? r.memory_total_human : anyText(tot, fmtBytes);
-    return { total: anyValue(tot), text, head };
 }
 
 async function runSearch() {
@@ -1102,15 +1096,9 @@ const COMPARE_ROWS = [
     ['Sequence', (p) => String(pick(p, 'inputs.seq') ?? DASH)],
     ['Recompute', (p) => String(pick(p, 'inputs.recompute') ?? DASH)],
     ['Verdict', (p) => ({ fits: 'fits', tight: 'tight', nofit: 'does not fit', none: DASH })[fitState(p.memory || {}, buildRequest(page.state).margin)]],
-    ['Per GPU', (p) => termText(pick(p, 'memory.total'), fmtBytes)],
-    ['Headroom', (p) => fmtBytes(pick(p, 'memory.headroom_bytes'))],
-    ['GPU-hours', (p) => termText(pick(p, 'compute.gpu_hours'))],
-    ['GPU-days', (p) => (isNum(anyValue(pick(p, 'compute.gpu_hours'))) ? `${fmtCount(anyValue(p.compute.gpu_hours) / 24)} GPU-days` : DASH)],
-    ['Wall-clock', (p) => fmtDays(pick(p, 'compute.wall_days'))],
-    ['Step time', (p) => anyText(pick(p, 'compute.step_time'), fmtDuration)],
-    ['Cost', (p) => anyText(pick(p, 'compute.cost_usd'), fmtUsd)],
-    ['Full checkpoint', (p) => termText(pick(p, 'checkpoint.full_bytes'), fmtBytes)],
-    ['Checkpoint time lost', (p) => fmtPct(pick(p, 'checkpoint.waste_fraction_schedule'))],
+    ...[['memory', 'total'], ['memory', 'headroom_bytes'], ['compute', 'gpu_hours'], ['compute', 'gpu_years'],
+        ['compute', 'wall_seconds'], ['compute', 'step_time'], ['compute', 'cost_usd'], ['checkpoint', 'full_bytes'],
+        ['checkpoint', 'waste_fraction_schedule']].map(([obj, key]) => [labelOf(obj, key), (p) => textOf(p[obj], obj, key)]),
 ];
 
 function pin() {
@@ -1171,13 +1159,16 @@ function download(name, type, data) {
     setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
+/* Every figure of the answer's memory, compute (and its step) and
+ * checkpoint sections that has a text: the terms table's rows. */
 function termsCsv(plan) {
     const lines = [['section', 'name', 'value', 'human', 'formula', 'assumptions'].join(',')];
-    for (const section of ['memory', 'compute', 'checkpoint']) {
-        const obj = plan[section] || {};
-        for (const [k, t] of Object.entries(obj)) {
-            if (!t || typeof t !== 'object' || !('value' in t)) continue;
-            lines.push([section, k, t.value, t.human, t.formula, t.assumptions].map(csvField).join(','));
+    for (const section of ['memory', 'compute', 'compute.step', 'checkpoint']) {
+        const obj = pick(plan, section) || {};
+        for (const k of Object.keys(obj)) {
+            if (!termRow(section, k)) continue;
+            lines.push([section, k, valueOf(obj, section, k), textOf(obj, section, k), formulaOf(obj, section, k),
+                assumptionsOf(obj, section, k)].map(csvField).join(','));
         }
     }
     return lines.join('\r\n') + '\r\n';
@@ -1286,8 +1277,9 @@ async function runImport() {
     const shown = set.filter((k) => FIELD_BY_NAME.has(k));
     const what = shown.length ? `${set.length} inputs (${shown.slice(0, 8).join(', ')}${shown.length > 8 ? ', …' : ''})` : `${Object.keys(inputs).length} inputs resolved`;
     const total = pick(r.data, 'params.total');
+    const totalText = textOf(r.data.params, 'params', 'total');
     const notes = Array.isArray(r.data.import_notes) ? r.data.import_notes.filter((n) => typeof n === 'string') : [];
-    status.textContent = `Imported (${kind})${isNum(total) ? `: ${fmtCount(total)} parameters (${fmtExact(total)})` : ''}; set ${what}.` +
+    status.textContent = `Imported (${kind})${isNum(total) ? `: ${totalText} parameters (${fmtExact(total)})` : ''}; set ${what}.` +
         (notes.length ? ` Notes: ${notes.join(' · ')}` : '');
     status.dataset.status = 'ready';
     changed(true);
@@ -1353,7 +1345,7 @@ function onInput(ev) {
         const from = page.customFrom && presetById(page.customFrom);
         for (const k of [...SHAPE_FIELDS, 'params']) delete page.state[k];
         if (from && page.state.seq === String(from.seq)) delete page.state.seq;
-        if (from && page.state.tokens === fmtCount(from.train_tokens).replace(/\.?0+([kMBTP])$/, '$1')) delete page.state.tokens;
+        if (from && page.state.tokens === tokensInput(from)) delete page.state.tokens;
         page.state.model = ev.target.value;
         page.customFrom = null;
         writeForm();
@@ -1404,6 +1396,7 @@ async function main() {
     /* the first estimate does not wait for the catalogues: one request */
     const first = runPlan();
     renderLegend();
+    renderTableHeads();
     /* let the first answer render before the form is built (the form is
      * hundreds of nodes; the verdict is what the user waits for), but do
      * not hold the form back long if the API is slow */

@@ -1,24 +1,27 @@
 /*
  * charts.js - hand-drawn SVG charts: the per-GPU memory stack against HBM,
  * and per-GPU memory over the data-parallel sweep.  Input is the API's
- * numbers as they are; the only arithmetic is layout.
+ * numbers as they are; the only arithmetic is layout.  Hover titles show
+ * the answer's texts where it has them (the memory terms, HBM); axes and
+ * the sweep's points, which have none, are formatted here.
  */
-import { fmtBytes, isNum, tick } from './format.js';
+import { fmtBytes, isNum, tick, labelOf, textOf, valueOf } from './format.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
 /* Okabe & Ito's colour-blind-safe palette (Wong, "Points of view: Color
  * blindness", Nature Methods 8:441, 2011), and a pattern on every other
  * term so neighbours differ in texture too, not only in hue. */
+/* The memory terms that stack up to the total (labels: the terms table). */
 export const TERMS = [
-    { key: 'weights', label: 'Weights', color: '#0072B2', pattern: null },
-    { key: 'grads', label: 'Gradients', color: '#56B4E9', pattern: 'diag' },
-    { key: 'master', label: 'Master weights', color: '#009E73', pattern: null },
-    { key: 'optimizer', label: 'Optimizer states', color: '#E69F00', pattern: 'cross' },
-    { key: 'activations', label: 'Activations', color: '#CC79A7', pattern: 'dots' },
-    { key: 'buffers', label: 'Working buffers', color: '#F0E442', pattern: 'vlines' },
-    { key: 'overhead', label: 'Overhead', color: '#7a7a7a', pattern: null },
-];
+    { key: 'weights', color: '#0072B2', pattern: null },
+    { key: 'grads', color: '#56B4E9', pattern: 'diag' },
+    { key: 'master', color: '#009E73', pattern: null },
+    { key: 'optimizer', color: '#E69F00', pattern: 'cross' },
+    { key: 'activations', color: '#CC79A7', pattern: 'dots' },
+    { key: 'buffers', color: '#F0E442', pattern: 'vlines' },
+    { key: 'overhead', color: '#7a7a7a', pattern: null },
+].map((t) => ({ ...t, label: labelOf('memory', t.key) }));
 
 const HBM_COLOR = '#8f0012';
 
@@ -84,10 +87,15 @@ function niceStep(max) {
 const GIB = 1024 * 1024 * 1024;
 
 /*
- * Horizontal stacked bar of the per-GPU terms (values in bytes), with a
- * vertical line at the GPU's HBM.  terms: { weights: bytes, ... }.
+ * Horizontal stacked bar of the per-GPU terms of an answer's memory object
+ * (values in bytes), with a vertical line at the GPU's HBM.
  */
-export function drawMemoryBar(svg, terms, hbm) {
+export function drawMemoryBar(svg, mem) {
+    const m = mem && typeof mem === 'object' ? mem : {};
+    const terms = {};
+    for (const t of TERMS) terms[t.key] = valueOf(m, 'memory', t.key);
+    const hbm = valueOf(m, 'memory', 'hbm_bytes');
+    const hbmText = textOf(m, 'memory', 'hbm_bytes');
     clear(svg);
     const W = widthOf(svg, 640), H = 124, left = 10, right = 10, top = 32, barH = 40;
     svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
@@ -109,7 +117,7 @@ export function drawMemoryBar(svg, terms, hbm) {
             x: sx(x), y: top, width: Math.max(0.5, sx(x + v) - sx(x)), height: barH,
             fill: fillOf(svg, t), stroke: '#fff', 'stroke-width': 0.75, 'data-term': t.key,
         });
-        titled(r, `${t.label}: ${fmtBytes(v)}`);
+        titled(r, `${t.label}: ${textOf(m, 'memory', t.key)}`);
         svg.appendChild(r);
         x += v;
     }
@@ -135,23 +143,25 @@ export function drawMemoryBar(svg, terms, hbm) {
             x1: hx, x2: hx, y1: top - 12, y2: top + barH + 6,
             stroke: HBM_COLOR, 'stroke-width': 2.5, 'stroke-dasharray': '5 3', 'data-hbm': '1',
         });
-        titled(line, `GPU HBM: ${fmtBytes(hbm)}`);
+        titled(line, `${labelOf('memory', 'hbm_bytes')}: ${hbmText}`);
         svg.appendChild(line);
         /* the label lives in the band above the bar, never on it */
         const anchor = hx > W * 0.7 ? 'end' : 'start';
         svg.appendChild(label({
             x: anchor === 'end' ? hx - 4 : hx + 4, y: top - 14, 'text-anchor': anchor,
             'font-size': 12, fill: HBM_COLOR, 'font-weight': 'bold', 'data-hbm-label': '1',
-        }, `HBM ${fmtBytes(hbm)}`));
+        }, `HBM ${hbmText}`));
     }
 }
 
 /*
  * Per-GPU memory (stacked by term) for each sweep point, with the HBM line,
  * the run's own dp outlined and the dp past which doubling helps < 5%.
- * Returns a one-sentence reading of the chart for the caption.
+ * Returns a one-sentence reading of the chart for the caption.  hbmText:
+ * the answer's text for the HBM (memory.human.hbm_bytes); the sweep's own
+ * points have no texts, so their labels are formatted here.
  */
-export function drawSweep(svg, sweep, hbm, runDp, fixed) {
+export function drawSweep(svg, sweep, hbm, runDp, fixed, hbmText) {
     clear(svg);
     const pts = [];
     const seen = new Set();
@@ -243,7 +253,7 @@ export function drawSweep(svg, sweep, hbm, runDp, fixed) {
         }));
         /* above the plot when the line is near the top, else just above the line, with a halo */
         svg.appendChild(label({ x: W - right - 2, y: Math.max(12, hy - 5), 'text-anchor': 'end', 'font-size': 12, fill: HBM_COLOR,
-            'font-weight': 'bold', 'data-hbm-label': '1' }, `HBM ${fmtBytes(hbm)}`));
+            'font-weight': 'bold', 'data-hbm-label': '1' }, `HBM ${hbmText || fmtBytes(hbm)}`));
     }
     if (knee) {
         const i = pts.indexOf(knee);

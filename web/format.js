@@ -1,11 +1,17 @@
 /*
- * format.js - turn API numbers into display strings.
+ * format.js - the answer's texts, and the few strings the page writes.
  *
- * Formatting only: no estimation happens here.  Every function returns "—"
- * for a missing or non-finite value so the page can never print NaN,
- * Infinity or "undefined".  Pure and DOM-free, so the e2e test imports it
- * in node to format the API's own numbers and compare with the page.
+ * Every figure of an answer is shown as the API's own text ("human"),
+ * found where the output-terms table (terms.js, generated from
+ * api/ts_terms.c) says it is: a term's "human", the object's "human" map,
+ * or a "*_human" member beside the number.  The page formats only what the
+ * API does not send: the user's own inputs (placeholders, the fine-tune
+ * token count, the margin), ratios it derives, and chart axes.  Every
+ * function returns "—" for a missing value so the page can never print
+ * NaN, Infinity or "undefined".  Pure and DOM-free: the e2e test imports
+ * it in node.
  */
+import { TERMS } from './terms.js';
 
 export const DASH = '—';
 
@@ -13,22 +19,73 @@ export function isNum(x) {
     return typeof x === 'number' && Number.isFinite(x);
 }
 
-/* Three significant digits by fixed decimals (1.23, 12.3, 123), the same
- * style as the API's "human" strings, so both read alike side by side. */
-export function sig3(x) {
-    if (!isNum(x)) return DASH;
+function usable(s) {
+    return typeof s === 'string' && s !== '' && s !== 'n/a' && !/NaN|undefined|Infinity/.test(s);
+}
+
+/* The terms-table row of member key of an object at path of an answer
+ * ("memory", "compute.step", "memory.stages[]", "presets[]"). */
+export function termRow(path, key) {
+    return TERMS[`${path}.${key}`] || null;
+}
+
+/* The answer's text for member key of obj (an object at path), or "—". */
+export function textOf(obj, path, key) {
+    const t = termRow(path, key);
+    if (!t || !obj || typeof obj !== 'object') return DASH;
+    let s;
+    if (t.shape === 'term') s = obj[key] && obj[key].human;
+    else if (t.shape === 'sibling') s = obj[t.human];
+    else s = obj.human && obj.human[key];
+    return usable(s) ? s : DASH;
+}
+
+/* The number behind it (a term's value), NaN when absent. */
+export function valueOf(obj, path, key) {
+    const t = termRow(path, key);
+    const v = obj && typeof obj === 'object' ? obj[key] : undefined;
+    if (t && t.shape === 'term') return v && isNum(v.value) ? v.value : NaN;
+    return isNum(v) ? v : NaN;
+}
+
+/* Its formula: the answer's for a term (it depends on the inputs), the
+ * table's for a number. */
+export function formulaOf(obj, path, key) {
+    const t = termRow(path, key);
+    if (!t) return '';
+    if (t.shape === 'term') return (obj && obj[key] && obj[key].formula) || '';
+    return t.formula || '';
+}
+
+/* What it assumes: the answer's assumptions for a term, else the table's doc. */
+export function assumptionsOf(obj, path, key) {
+    const t = termRow(path, key);
+    if (!t) return '';
+    if (t.shape === 'term') return (obj && obj[key] && obj[key].assumptions) || t.doc;
+    return t.doc;
+}
+
+export function labelOf(path, key) {
+    const t = termRow(path, key);
+    return t ? t.label : key;
+}
+
+/* Three significant digits by fixed decimals (1.23, 12.3, 123), the style
+ * of the API's texts, for the page's own figures below. */
+function sig3(x) {
     const a = Math.abs(x);
     const decimals = a < 10 ? 2 : a < 100 ? 1 : 0;
     return (x + 0).toFixed(decimals).replace(/^-(0\.?0*)$/, '$1');
 }
 
-/* Axis ticks and small integers: no padding zeros (0, 20, 2.5). */
+/* Chart axes and small integers: no padding zeros (0, 20, 2.5). */
 export function tick(x) {
     if (!isNum(x)) return DASH;
     return String(Number(x.toPrecision(3)));
 }
 
-/* Binary units, like the API's "human" strings for bytes (GiB etc.). */
+/* Chart labels of the sweep (numbers the answer has no text for): binary
+ * units like the API's texts (GiB etc.). */
 const BIN_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
 
 export function fmtBytes(b) {
@@ -44,13 +101,8 @@ export function fmtBytes(b) {
     return (neg && num !== '0' ? '-' : '') + num + ' ' + BIN_UNITS[i];
 }
 
-/* Decimal GB, as GPUs and disks are sold (80 GB H100 = 80e9 bytes). */
-export function fmtGB(b) {
-    if (!isNum(b)) return DASH;
-    return sig3(b / 1e9) + ' GB';
-}
-
-/* Counts: 8.03e9 -> "8.03B", 1.5e13 -> "15.0T" (the API's "507k GPU-hours" style). */
+/* The user's own counts (15T tokens typed, dataset x epochs): the API's
+ * short-scale suffixes. */
 const SI = [[1e15, 'P'], [1e12, 'T'], [1e9, 'B'], [1e6, 'M'], [1e3, 'k']];
 
 export function fmtCount(x) {
@@ -62,57 +114,12 @@ export function fmtCount(x) {
     return sig3(x);
 }
 
-/* Large physical quantities in engineering-free scientific form. */
-export function fmtSci(x) {
-    if (!isNum(x)) return DASH;
-    if (x === 0) return '0';
-    const a = Math.abs(x);
-    if (a >= 1e-3 && a < 1e4) return sig3(x);
-    const [m, e] = x.toExponential(2).split('e');
-    return String(Number(m)) + 'e' + Number(e);
-}
-
-export function fmtFlops(x) {
-    return isNum(x) ? fmtSci(x) + ' FLOP' : DASH;
-}
-
-export function fmtFlopRate(x) {
-    if (!isNum(x)) return DASH;
-    return sig3(x / 1e12) + ' TFLOP/s';
-}
-
+/* Shares the page derives (headroom / HBM, the user's margin). */
 export function fmtPct(f) {
     if (!isNum(f)) return DASH;
     const p = f * 100;
     if (p !== 0 && Math.abs(p) < 1) return String(Number(p.toPrecision(2))) + '%';
     return p.toFixed(1) + '%';
-}
-
-/* Seconds -> the largest sensible unit. */
-export function fmtDuration(s) {
-    if (!isNum(s)) return DASH;
-    const a = Math.abs(s);
-    if (a < 1) return sig3(s * 1000) + ' ms';
-    if (a < 120) return sig3(s) + ' s';
-    if (a < 7200) return sig3(s / 60) + ' min';
-    if (a < 172800) return sig3(s / 3600) + ' h';
-    return sig3(s / 86400) + ' days';
-}
-
-export function fmtDays(d) {
-    return isNum(d) ? sig3(d) + ' days' : DASH;
-}
-
-export function fmtHours(h) {
-    return isNum(h) ? fmtCount(h) + ' GPU-h' : DASH;
-}
-
-export function fmtRate(x, unit) {
-    return isNum(x) ? fmtCount(x) + ' ' + unit : DASH;
-}
-
-export function fmtBandwidth(bps) {
-    return isNum(bps) ? sig3(bps / 1e9) + ' GB/s' : DASH;
 }
 
 /* Read a dotted path ("memory.total.value") without throwing. */
@@ -123,23 +130,6 @@ export function pick(obj, path) {
         cur = cur[key];
     }
     return cur;
-}
-
-/* A term's "human" string, falling back to our own formatting of value. */
-export function termText(term, fallback) {
-    if (term && typeof term.human === 'string' && term.human !== '' && term.human !== 'n/a' &&
-        !/NaN|undefined|Infinity/.test(term.human)) {
-        return term.human;
-    }
-    if (term && isNum(term.value) && fallback) return fallback(term.value);
-    return DASH;
-}
-
-/* A term, or a bare number formatted by fallback (members that the API
- * may send either way). */
-export function anyText(x, fallback) {
-    if (x && typeof x === 'object') return termText(x, fallback);
-    return isNum(x) && fallback ? fallback(x) : DASH;
 }
 
 export function anyValue(x) {
@@ -153,14 +143,9 @@ export function fmtExact(x) {
     return Math.round(x).toLocaleString('en-US');
 }
 
-export function fmtUsd(x) {
-    if (!isNum(x)) return DASH;
-    if (Math.abs(x) >= 1e3) return '$' + fmtCount(x);
-    return '$' + x.toFixed(2);
-}
-
-/* Solver and problem texts sometimes carry raw byte counts
- * ("needs 1.664e+11 bytes"): show them in GiB like every other figure. */
+/* Solver and problem texts sometimes carry raw byte counts ("needs
+ * 1.664e+11 bytes": core/ts_solve.c writes them, and the core has no
+ * access to the API's formatter): show them in GiB like every other figure. */
 export function readable(text) {
     if (typeof text !== 'string') return '';
     return text.replace(/([0-9]+(?:\.[0-9]+)?(?:e\+?[0-9]+)?)\s*bytes\b/gi, (all, n) => {

@@ -647,7 +647,7 @@ START_TEST(test_catalogues)
             ck_assert_int_eq((int)th_json_num(p, "layers"), 32);
             seen = true;
         }
-        ck_assert(json_object_size(p) == 18);
+        ck_assert(json_object_size(p) == 19); /* 18 members and their "human" map */
     }
     ck_assert(seen);
     json_decref(j);
@@ -663,6 +663,9 @@ START_TEST(test_catalogues)
             ck_assert(th_json_num(p, "bf16_tflops") == 989.0);
             ck_assert(th_json_num(p, "fp8_tflops") == 1979.0);
             ck_assert(th_json_num(p, "hbm_bytes") == 81559.0 * 1048576);
+            /* 81559 MiB / 1024 = 79.65 GiB */
+            ck_assert_str_eq(th_json_str(p, "human.hbm_bytes"), "79.6 GiB");
+            ck_assert_str_eq(th_json_str(p, "human.bf16_tflops"), "989 TFLOP/s");
             seen = true;
         }
     }
@@ -832,41 +835,67 @@ START_TEST(test_human_format)
     char b[64];
 
     /* 12.3 GiB = 12.3 * 2^30 B (CONTRACT.md's example) */
-    ts_fmt_quantity(b, sizeof b, 12.3 * 1073741824.0, TS_UNIT_BYTES);
+    ts_fmt_human(b, sizeof b, 12.3 * 1073741824.0, TS_FMT_BYTES, "B");
     ck_assert_str_eq(b, "12.3 GiB");
     /* 1.12e12 B / 2^40 = 1.0186 TiB */
-    ts_fmt_quantity(b, sizeof b, 1.12e12, TS_UNIT_BYTES);
+    ts_fmt_human(b, sizeof b, 1.12e12, TS_FMT_BYTES, "B");
     ck_assert_str_eq(b, "1.02 TiB");
-    ts_fmt_quantity(b, sizeof b, 512, TS_UNIT_BYTES);
+    ts_fmt_human(b, sizeof b, 512, TS_FMT_BYTES, "B");
     ck_assert_str_eq(b, "512 B");
-    ts_fmt_quantity(b, sizeof b, -0.0, TS_UNIT_BYTES);
+    ts_fmt_human(b, sizeof b, -0.0, TS_FMT_BYTES, "B");
     ck_assert_str_eq(b, "0 B");
     /* negative headroom keeps its sign: -2 * 2^30 */
-    ts_fmt_quantity(b, sizeof b, -2147483648.0, TS_UNIT_BYTES);
+    ts_fmt_human(b, sizeof b, -2147483648.0, TS_FMT_BYTES, "B");
     ck_assert_str_eq(b, "-2.00 GiB");
     /* CONTRACT.md: FLOPs -> "3.6e25 FLOP" */
-    ts_fmt_quantity(b, sizeof b, 3.6e25, TS_UNIT_FLOPS);
+    ts_fmt_human(b, sizeof b, 3.6e25, TS_FMT_FLOPS, "FLOP");
     ck_assert_str_eq(b, "3.6e25 FLOP");
-    ts_fmt_quantity(b, sizeof b, 3.142e23, TS_UNIT_FLOPS);
+    ts_fmt_human(b, sizeof b, 3.142e23, TS_FMT_FLOPS, "FLOP");
     ck_assert_str_eq(b, "3.14e23 FLOP");
     /* CONTRACT.md: seconds -> "54.2 days" */
-    ts_fmt_quantity(b, sizeof b, 54.2 * 86400.0, TS_UNIT_SECONDS);
+    ts_fmt_human(b, sizeof b, 54.2 * 86400.0, TS_FMT_SECONDS, "s");
     ck_assert_str_eq(b, "54.2 days");
-    ts_fmt_quantity(b, sizeof b, 90.0, TS_UNIT_SECONDS);
+    ts_fmt_human(b, sizeof b, 90.0, TS_FMT_SECONDS, "s");
     ck_assert_str_eq(b, "90.0 s");
-    ts_fmt_quantity(b, sizeof b, 3.0 * 3600.0, TS_UNIT_SECONDS);
+    ts_fmt_human(b, sizeof b, 3.0 * 3600.0, TS_FMT_SECONDS, "s");
     ck_assert_str_eq(b, "3.00 h");
-    ts_fmt_quantity(b, sizeof b, 0.25, TS_UNIT_SECONDS);
+    ts_fmt_human(b, sizeof b, 0.25, TS_FMT_SECONDS, "s");
     ck_assert_str_eq(b, "250 ms");
     /* Llama 3.1 405B: 30.84M H100 GPU-hours (oracles.md) */
-    ts_fmt_quantity(b, sizeof b, 30.84e6, TS_UNIT_GPU_HOURS);
+    ts_fmt_human(b, sizeof b, 30.84e6, TS_FMT_COUNT, "GPU-hours");
     ck_assert_str_eq(b, "30.8M GPU-hours");
-    ts_fmt_quantity(b, sizeof b, 0.0125, TS_UNIT_FRACTION);
+    ts_fmt_human(b, sizeof b, 0.0125, TS_FMT_FRACTION, "");
     ck_assert_str_eq(b, "1.25 %");
-    ts_fmt_quantity(b, sizeof b, NAN, TS_UNIT_BYTES);
+    /* counts: short-scale suffix, then the unit if any */
+    ts_fmt_human(b, sizeof b, 8030261248.0, TS_FMT_COUNT, "");
+    ck_assert_str_eq(b, "8.03B");
+    ts_fmt_human(b, sizeof b, 1011057.9, TS_FMT_COUNT, "USD");
+    ck_assert_str_eq(b, "1.01M USD");
+    ts_fmt_human(b, sizeof b, 62900.0, TS_FMT_COUNT, "tokens/s");
+    ck_assert_str_eq(b, "62.9k tokens/s");
+    /* SI prefixes on the unit: H100 dense bf16 989.4e12 FLOP/s, 3.35e12 B/s */
+    ts_fmt_human(b, sizeof b, 989.4e12, TS_FMT_SI, "FLOP/s");
+    ck_assert_str_eq(b, "989 TFLOP/s");
+    ts_fmt_human(b, sizeof b, 3.35e12, TS_FMT_SI, "B/s");
+    ck_assert_str_eq(b, "3.35 TB/s");
+    ts_fmt_human(b, sizeof b, 750e6, TS_FMT_SI, "B/s");
+    ck_assert_str_eq(b, "750 MB/s");
+    ts_fmt_human(b, sizeof b, 2.5e30, TS_FMT_SI, "B");
+    ck_assert_str_eq(b, "2.5e6 YB");
+    /* whole numbers: rounded, no -0 */
+    ts_fmt_human(b, sizeof b, 8.0, TS_FMT_INTEGER, "");
+    ck_assert_str_eq(b, "8");
+    ts_fmt_human(b, sizeof b, -0.4, TS_FMT_INTEGER, "copies");
+    ck_assert_str_eq(b, "0 copies");
+    /* small numbers as they are: bytes per parameter 16, 2.5 (no "16.0") */
+    ts_fmt_human(b, sizeof b, 16.0, TS_FMT_PLAIN, "B");
+    ck_assert_str_eq(b, "16 B");
+    ts_fmt_human(b, sizeof b, 2.5, TS_FMT_PLAIN, "B");
+    ck_assert_str_eq(b, "2.5 B");
+    ts_fmt_human(b, sizeof b, NAN, TS_FMT_BYTES, "B");
     ck_assert_str_eq(b, "n/a");
     /* a tiny buffer is still terminated */
-    ts_fmt_quantity(b, 4, 1e12, TS_UNIT_BYTES);
+    ts_fmt_human(b, 4, 1e12, TS_FMT_BYTES, "B");
     ck_assert_uint_eq(strlen(b), 3);
 }
 END_TEST

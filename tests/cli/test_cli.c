@@ -9,6 +9,8 @@
  * them.  Paths come from meson: TRAINSIZE_SERVER (with TRAINSIZE_SRCDIR, for the shared harness) and TS_CLI.  TS_CLI_WRAP (e.g.
  * "valgrind --error-exitcode=99 ...") prefixes every CLI run.
  */
+#include "ts_cli_report.h"
+#include "ts_cli_terms.h"
 #include "th_harness.h"
 #include "th_json.h"
 
@@ -121,46 +123,77 @@ static json_t *api_ok(const char *method, const char *path, const char *body)
     return j;
 }
 
-/* The CLI table row "  <label> <human> <exact>": returns the exact column
- * (offset 48 by the CLI's fixed "%-26s %16s   " layout), NAN if absent. */
-static double table_exact(const char *out, const char *label)
+/* One row of the CLI's table, "  <label> <human> <exact>" at the fixed
+ * columns of ts_cli_report.c (label TS_REPORT_LABEL_W wide, text right-
+ * aligned in 16, then 3 spaces): the first row whose label is exactly
+ * label after the line section (a heading; NULL: from the top).  Returns
+ * false when there is none. */
+typedef struct table_row {
+    char human[64];
+    double exact;      /* NAN when the row has no exact column */
+} table_row;
+
+static bool table_row_at(const char *out, const char *section, const char *label,
+                         table_row *row)
 {
     const char *p = out;
     size_t ll = strlen(label);
+    const size_t text_at = 2 + TS_REPORT_LABEL_W + 1, exact_at = text_at + 16 + 3;
 
-    while ((p = strstr(p, label)) != NULL) {
-        bool at_row = p >= out + 2 && p[-1] == ' ' && p[-2] == ' ' &&
-                      (p == out + 2 || p[-3] == '\n') && p[ll] == ' ';
-        if (at_row) {
-            const char *line = p - 2;
-            const char *nl = strchr(line, '\n');
-            if (!nl || nl - line <= 48)
-                return NAN;
-            return strtod(line + 48, NULL);
+    if (section != NULL) {
+        size_t sl = strlen(section);
+
+        for (;;) {
+            const char *nl = strchr(p, '\n');
+
+            if (strncmp(p, section, sl) == 0 && (p[sl] == '\n' || p[sl] == ' '))
+                break;
+            if (nl == NULL)
+                return false;
+            p = nl + 1;
         }
-        p += ll;
     }
-    return NAN;
+    for (; *p != '\0'; p = strchr(p, '\n') != NULL ? strchr(p, '\n') + 1 : p + strlen(p)) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl != NULL ? (size_t)(nl - p) : strlen(p);
+        size_t k;
+        const char *t;
+
+        if (len < text_at + 16 || strncmp(p, "  ", 2) != 0 || strncmp(p + 2, label, ll) != 0)
+            continue;
+        for (k = 2 + ll; k < text_at && p[k] == ' '; k++)
+            ;
+        if (k != text_at)
+            continue; /* a longer label that starts with this one */
+        for (t = p + text_at; *t == ' '; t++)
+            ;
+        snprintf(row->human, sizeof row->human, "%.*s", (int)(p + text_at + 16 - t), t);
+        row->exact = len > exact_at ? strtod(p + exact_at, NULL) : NAN;
+        return true;
+    }
+    return false;
+}
+
+static double table_exact(const char *out, const char *label)
+{
+    table_row row;
+
+    return table_row_at(out, NULL, label, &row) ? row.exact : NAN;
 }
 
 static const char *table_text(const char *out, const char *label, char *buf, size_t len)
 {
-    const char *p = out;
-    size_t ll = strlen(label);
+    table_row row;
 
-    while ((p = strstr(p, label)) != NULL) {
-        if (p >= out + 2 && p[-1] == ' ' && p[-2] == ' ' && p[ll] == ' ') {
-            const char *v = p + ll;
-            size_t n;
-            while (*v == ' ')
-                v++;
-            n = strcspn(v, " \n");
-            snprintf(buf, len, "%.*s", (int)n, v);
-            return buf;
-        }
-        p += ll;
-    }
-    return NULL;
+    size_t n;
+
+    if (!table_row_at(out, NULL, label, &row))
+        return NULL;
+    n = strlen(row.human);
+    if (n >= len)
+        return NULL;
+    memcpy(buf, row.human, n + 1);
+    return buf;
 }
 
 /* |got - want| within tol absolute or rel relative. */
@@ -175,50 +208,97 @@ static void expect_close(const char *what, double got, double want, double abs_t
 
 /* ---------- tests ---------- */
 
-/* llama3-8b, ZeRO 3 on 8 GPUs: every figure of the table equals the API's
- * /v1/plan answer.  Tolerances: bytes print as %.0f, so 0.5 B; the other
- * exact values print as %.6g, i.e. 6 significant digits, so a relative
- * error of at most 5e-6 (we allow 1e-5). */
+/* The answer's text for a CLI row (where ts_cli_terms.h says it is). */
+static const char *answer_text(const json_t *obj, const ts_cli_term *t)
+{
+    const json_t *v = t->shape == TS_CLI_TERM_OBJECT
+                          ? json_object_get(json_object_get(obj, t->key), "human")
+                      : t->shape == TS_CLI_TERM_SIBLING
+                          ? json_object_get(obj, t->human_key)
+                          : json_object_get(json_object_get(obj, "human"), t->key);
+
+    return json_string_value(v);
+}
+
+/* llama3-8b, ZeRO 3 on 8 GPUs with a price: every row of the table
+ * (ts_cli_terms[], the API's terms table) shows the API's own text for it
+ * ("human"), and its exact column equals the value.  Tolerances: bytes
+ * print as %.0f, so 0.5 B; other exact values as %.6g, 6 significant
+ * digits, so a relative error of at most 5e-6 (we allow 1e-5). */
 START_TEST(estimate_table_matches_api)
 {
-    static const char body[] = "{\"model\":\"llama3-8b\",\"gpu\":\"h100-sxm\",\"gpus\":8,\"zero\":3}";
+    static const char body[] = "{\"model\":\"llama3-8b\",\"gpu\":\"h100-sxm\",\"gpus\":8,\"zero\":3,"
+                               "\"gpu_hour_usd\":2}";
     const char *args[] = {"--url", server_url, "estimate", "--model", "llama3-8b",
-                          "--gpu", "h100-sxm", "--gpus", "8", "--zero", "3", NULL};
-    static const struct { const char *label; const char *path; bool bytes; } rows[] = {
-        {"weights", "memory.weights.value", true},
-        {"gradients", "memory.grads.value", true},
-        {"master weights", "memory.master.value", true},
-        {"optimizer states", "memory.optimizer.value", true},
-        {"activations", "memory.activations.value", true},
-        {"overhead", "memory.overhead.value", true},
-        {"total", "memory.total.value", true},
-        {"HBM", "memory.hbm_bytes", true},
-        {"headroom", "memory.headroom_bytes", true},
-        {"model FLOPs", "compute.model_flops.value", false},
-        {"hardware FLOPs", "compute.hardware_flops.value", false},
-        {"GPU-hours", "compute.gpu_hours.value", false},
-        {"wall time", "compute.wall_seconds.value", false},
-        {"full size (resumable)", "checkpoint.full_bytes.value", true},
-        {"weights only", "checkpoint.weights_bytes.value", true},
-        {"shard per GPU", "checkpoint.shard_bytes_per_gpu.value", true},
-        {"Young interval", "checkpoint.young_interval_s.value", false},
-        {"Daly interval", "checkpoint.daly_interval_s.value", false},
-    };
+                          "--gpu", "h100-sxm", "--gpus", "8", "--zero", "3",
+                          "--gpu-hour-usd", "2", NULL};
     json_t *plan = api_ok("POST", "/v1/plan", body);
     run_result r = run_cli(args);
     char fits[16];
+    size_t shown = 0;
 
     ck_assert_msg(r.code == 0, "exit %d, stderr: %s", r.code, r.err);
     ck_assert_ptr_nonnull(strstr(r.out, "llama3-8b on 8 x h100-sxm"));
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        double want = th_json_num(plan, rows[i].path);
-        if (rows[i].bytes)
-            expect_close(rows[i].label, table_exact(r.out, rows[i].label), want, 0.5, 0);
+    for (size_t i = 0; i < ts_cli_term_count; i++) {
+        const ts_cli_term *t = &ts_cli_terms[i];
+        const json_t *obj = th_json_get(plan, t->obj);
+        const json_t *vj = json_object_get(obj, t->key);
+        const char *want = answer_text(obj, t);
+        const char *title = NULL;
+        double v = json_number_value(t->shape == TS_CLI_TERM_OBJECT ? json_object_get(vj, "value") : vj);
+        table_row row;
+
+        for (const ts_cli_term_obj *o = ts_cli_term_objs; o->path != NULL; o++)
+            if (strcmp(o->path, t->obj) == 0)
+                title = o->title;
+        ck_assert_msg(want != NULL, "API answer lacks the text of %s.%s", t->obj, t->key);
+        if (!table_row_at(r.out, title, t->label, &row)) {
+            ck_assert_msg(t->nonzero && v == 0, "no row %s (%s) in:\n%s", t->label, title, r.out);
+            continue;
+        }
+        ck_assert_msg(strcmp(row.human, want) == 0, "%s: CLI \"%s\", API \"%s\"", t->label,
+                      row.human, want);
+        if (strcmp(t->unit, "B") == 0)
+            expect_close(t->label, row.exact, v, 0.5, 0);
         else
-            expect_close(rows[i].label, table_exact(r.out, rows[i].label), want, 0, 1e-5);
+            expect_close(t->label, row.exact, v, 0, 1e-5);
+        shown++;
     }
-    ck_assert_ptr_nonnull(table_text(r.out, "fits", fits, sizeof fits));
+    ck_assert_uint_ge(shown, 30);
+    /* the cost row (nonzero-only) is there with a price */
+    ck_assert_double_gt(th_json_num(plan, "compute.cost_usd.value"), 0);
+    ck_assert_double_eq_tol(table_exact(r.out, "Cost"), th_json_num(plan, "compute.cost_usd.value"),
+                            1e-5 * th_json_num(plan, "compute.cost_usd.value"));
+    ck_assert_ptr_nonnull(table_text(r.out, "Fits", fits, sizeof fits));
     ck_assert_str_eq(fits, json_is_true(th_json_get(plan, "memory.fits")) ? "yes" : "no");
+    result_free(&r);
+    json_decref(plan);
+}
+END_TEST
+
+/* The issue's example: 80e9 B of HBM printed "74.51 GiB" by the CLI and
+ * "74.5 GiB" by the API.  Now the CLI prints the API's string, and with
+ * --formulas each figure's formula under it (a term's from the answer). */
+START_TEST(estimate_prints_api_strings_and_formulas)
+{
+    static const char body[] = "{\"model\":\"llama3-8b\",\"gpus\":8,\"hbm_gb\":80}";
+    const char *args[] = {"--url", server_url, "estimate", "--model", "llama3-8b",
+                          "--gpus", "8", "--hbm-gb", "80", "--formulas", NULL};
+    json_t *plan = api_ok("POST", "/v1/plan", body);
+    run_result r = run_cli(args);
+    char line[256];
+    const char *f = json_string_value(th_json_get(plan, "memory.total.formula"));
+    table_row row;
+
+    ck_assert_msg(r.code == 0, "exit %d, stderr: %s", r.code, r.err);
+    /* 80e9 / 2^30 = 74.506 GiB, three significant digits */
+    ck_assert_str_eq(json_string_value(th_json_get(plan, "memory.human.hbm_bytes")), "74.5 GiB");
+    ck_assert(table_row_at(r.out, "Memory per GPU", "GPU HBM", &row));
+    ck_assert_str_eq(row.human, "74.5 GiB");
+    ck_assert_ptr_nonnull(f);
+    snprintf(line, sizeof line, "\n      = %s\n", f);
+    ck_assert_msg(strstr(r.out, line) != NULL, "no formula line '%s' in:\n%s", f, r.out);
+    ck_assert_ptr_nonnull(strstr(r.out, "\n      = hbm_bytes - total\n"));
     result_free(&r);
     json_decref(plan);
 }
@@ -303,11 +383,13 @@ START_TEST(check_does_not_fit)
     ck_assert_msg(r.code == 1, "exit %d, stderr: %s", r.code, r.err);
     ck_assert_ptr_nonnull(strstr(r.out, "DOES NOT FIT"));
     ck_assert_ptr_nonnull(strstr(r.out, "short by"));
-    expect_close("check total", table_exact(r.out, "total"),
+    expect_close("check total", table_exact(r.out, "Total per GPU"),
                  th_json_num(mem, "memory.total.value"), 0.5, 0);
-    expect_close("check headroom", table_exact(r.out, "headroom"),
+    expect_close("check headroom", table_exact(r.out, "Headroom"),
                  th_json_num(mem, "memory.headroom_bytes"), 0.5, 0);
-    ck_assert_ptr_nonnull(table_text(r.out, "fits", total, sizeof total));
+    ck_assert_ptr_nonnull(table_text(r.out, "Headroom", total, sizeof total));
+    ck_assert_str_eq(total, json_string_value(th_json_get(mem, "memory.human.headroom_bytes")));
+    ck_assert_ptr_nonnull(table_text(r.out, "Fits", total, sizeof total));
     ck_assert_str_eq(total, "no");
     result_free(&r);
     json_decref(mem);
@@ -606,6 +688,7 @@ static Suite *cli_suite(void)
     /* generous: TS_CLI_WRAP may run every CLI call under valgrind */
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, estimate_table_matches_api);
+    tcase_add_test(tc, estimate_prints_api_strings_and_formulas);
     tcase_add_test(tc, estimate_json_is_api_answer);
     tcase_add_test(tc, options_are_typed);
     tcase_add_test(tc, check_does_not_fit);

@@ -1,15 +1,19 @@
 /*
- * test_cli_unit.c - the CLI's option parser and number formatting, and the
- * option table against the API's request schema.
+ * test_cli_unit.c - the CLI's option parser, the option table against the
+ * API's request schema, and the estimate table's rows against the API's
+ * output-terms table.
  *
  * Expected values are worked out by hand next to each case.  The schema
- * test links the api layer (the CLI binary itself never does): every
- * request field the API accepts must have a CLI option of the same JSON
- * type, and the CLI must not invent fields, so the two cannot drift.
+ * and terms tests link the api layer (the CLI binary itself never does):
+ * every request field the API accepts must have a CLI option of the same
+ * JSON type, every row the CLI prints must be the terms table's, and the
+ * CLI must print the answer's texts, so the two cannot drift.
  */
 #include "ts_api.h"
-#include "ts_cli_fmt.h"
 #include "ts_cli_opts.h"
+#include "ts_cli_report.h"
+#include "ts_cli_terms.h"
+#include "ts_terms.h"
 
 #include <check.h>
 #include <math.h>
@@ -202,45 +206,75 @@ START_TEST(help_lines_follow_table)
 }
 END_TEST
 
-/* Formatting, by hand: 80e9 / 2^30 = 74.5058 GiB; 2^31 B = 2.00 GiB;
- * 54.2 days = 54.2 * 86400 s; 90 s = 1.5 min; 7200 s = 2.0 h (under the
- * 2-day switch to days). */
-static const struct {
-    int kind; /* 0 bytes, 1 count, 2 flops, 3 seconds */
-    double v;
-    const char *want;
-} fmts[] = {
-    {0, 80e9, "74.51 GiB"},
-    {0, 1023, "1023 B"},
-    {0, 1024, "1.00 KiB"},
-    {0, -2147483648.0, "-2.00 GiB"},
-    {0, 1.12e12, "1.02 TiB"},          /* 1.12e12 / 2^40 = 1.0186 */
-    {0, NAN, "n/a"},
-    {0, INFINITY, "n/a"},
-    {1, 8.03e9, "8.03 B"},
-    {1, 15e12, "15.00 T"},
-    {1, 999, "999"},
-    {1, 65684.9, "65.68 k"},
-    {2, 3.6e25, "3.600e+25 FLOP"},
-    {2, NAN, "n/a"},
-    {3, 59, "59.0 s"},
-    {3, 90, "1.5 min"},
-    {3, 7200, "2.0 h"},
-    {3, 54.2 * 86400, "54.2 days"},
-    {3, -INFINITY, "n/a"},
-};
-
-START_TEST(formatting)
+/* Every CLI row is the terms table's row: object, key, where the text is,
+ * unit, label, formula; and every row the table marks for the CLI is one. */
+START_TEST(rows_are_the_terms_table)
 {
-    char buf[TS_FMT_LEN];
+    size_t n = 0;
 
-    switch (fmts[_i].kind) {
-    case 0: ts_fmt_bytes(buf, sizeof buf, fmts[_i].v); break;
-    case 1: ts_fmt_count(buf, sizeof buf, fmts[_i].v); break;
-    case 2: ts_fmt_flops(buf, sizeof buf, fmts[_i].v); break;
-    default: ts_fmt_seconds(buf, sizeof buf, fmts[_i].v); break;
+    for (size_t i = 0; i < TS_T_COUNT; i++) {
+        const ts_term_def *d = &ts_terms[i];
+        const ts_cli_term *t;
+
+        if (d->cli == TS_TERM_CLI_NO)
+            continue;
+        ck_assert_uint_lt(n, ts_cli_term_count);
+        t = &ts_cli_terms[n++];
+        ck_assert_str_eq(t->obj, ts_term_objs[d->obj].path);
+        ck_assert_str_eq(t->key, d->key);
+        ck_assert_int_eq((int)t->shape, (int)d->shape);
+        ck_assert_str_eq(t->unit, d->unit);
+        ck_assert_str_eq(t->label, d->label);
+        ck_assert(strlen(t->label) <= TS_REPORT_LABEL_W);
+        ck_assert((t->formula == NULL) == (d->formula == NULL));
+        if (t->formula != NULL)
+            ck_assert_str_eq(t->formula, d->formula);
+        ck_assert(t->nonzero == (d->cli == TS_TERM_CLI_NONZERO));
     }
-    ck_assert_str_eq(buf, fmts[_i].want);
+    ck_assert_uint_eq(n, ts_cli_term_count);
+}
+END_TEST
+
+/* A hand-made answer whose texts no formatter would write ("<w>" for
+ * 1 byte of weights): the table shows exactly those texts, so it prints
+ * the API's strings and formats nothing itself.  host_bytes_per_gpu is
+ * 0, a nonzero-only row: absent from the table. */
+START_TEST(plan_prints_the_answers_texts)
+{
+    static const char answer[] =
+        "{\"inputs\":{\"model\":\"m\",\"gpus\":8,\"gpu\":\"g\"},"
+        "\"params\":{\"total\":8e9,\"active\":8e9,\"human\":{\"total\":\"<P>\",\"active\":\"<Pa>\"}},"
+        "\"memory\":{\"weights\":{\"value\":1,\"human\":\"<w>\",\"formula\":\"<f w>\",\"assumptions\":\"\"},"
+        "\"hbm_bytes\":80e9,\"headroom_bytes\":-2147483648,\"host_bytes_per_gpu\":0,\"fits\":false,"
+        "\"human\":{\"hbm_bytes\":\"<hbm>\",\"headroom_bytes\":\"-<room>\",\"host_bytes_per_gpu\":\"<host>\"}},"
+        "\"compute\":{\"tokens\":1e12,\"human\":{\"tokens\":\"<T>\"},"
+        "\"step\":{\"compute\":1.5,\"human\":{\"compute\":\"<c>\"}}},"
+        "\"checkpoint\":{}}";
+    json_error_t je;
+    json_t *a = json_loads(answer, 0, &je);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out;
+    bool fits = true;
+
+    ck_assert_msg(a != NULL, "%s", je.text);
+    out = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(out);
+    ts_report_plan(out, a, true);
+    ck_assert(ts_report_check(out, a, &fits));
+    fclose(out);
+    ck_assert(!fits);
+    /* "  <label padded to 32> <text right-aligned in 16>   <exact>" */
+    ck_assert_msg(strstr(text, "  Weights                                       <w>   1 B\n") != NULL, "%s", text);
+    ck_assert_msg(strstr(text, "      = <f w>\n") != NULL, "the answer's formula: %s", text);
+    ck_assert_msg(strstr(text, "  GPU HBM                                     <hbm>   80000000000 B\n") != NULL, "%s", text);
+    ck_assert_msg(strstr(text, "      = the catalogue's HBM") != NULL, "the table's formula: %s", text);
+    ck_assert_msg(strstr(text, "  Compute                                       <c>   1.5 s\n") != NULL, "%s", text);
+    ck_assert_msg(strstr(text, "<P> params (<Pa> active)") != NULL && strstr(text, "<T> tokens") != NULL, "%s", text);
+    ck_assert_msg(strstr(text, "<host>") == NULL, "a 0 host RAM row is not printed: %s", text);
+    ck_assert_msg(strstr(text, "needs n/a per GPU but HBM is <hbm>, short by <room>\n") != NULL, "%s", text);
+    free(text);
+    json_decref(a);
 }
 END_TEST
 
@@ -254,8 +288,9 @@ static Suite *unit_suite(void)
     tcase_add_test(tc, fields_match_api_schema);
     tcase_add_test(tc, help_lines_follow_table);
     suite_add_tcase(s, tc);
-    tc = tcase_create("fmt");
-    tcase_add_loop_test(tc, formatting, 0, (int)(sizeof fmts / sizeof fmts[0]));
+    tc = tcase_create("terms");
+    tcase_add_test(tc, rows_are_the_terms_table);
+    tcase_add_test(tc, plan_prints_the_answers_texts);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -109,7 +109,15 @@ static void assert_no_bare_words(const char *s, size_t n)
     }
 }
 
-/* "human" members are for people: a NaN there would be a lie too. */
+static void assert_human_text(const char *h)
+{
+    ck_assert_ptr_nonnull(h);
+    ck_assert_msg(strstr(h, "nan") == NULL && strstr(h, "inf") == NULL &&
+                  strstr(h, "n/a") == NULL, "human \"%s\"", h);
+}
+
+/* "human" members are for people: a NaN there would be a lie too.  A
+ * term's "human" is a string, an object's "human" map holds strings. */
 static void assert_humans_finite(const json_t *j)
 {
     const char *key;
@@ -118,13 +126,16 @@ static void assert_humans_finite(const json_t *j)
 
     if (json_is_object(j)) {
         json_object_foreach((json_t *)j, key, v) {
-            if (strcmp(key, "human") == 0) {
-                const char *h = json_string_value(v);
+            if (strcmp(key, "human") == 0 && json_is_object(v)) {
+                const char *k;
+                json_t *t;
 
-                ck_assert_ptr_nonnull(h);
-                ck_assert_msg(strstr(h, "nan") == NULL && strstr(h, "inf") == NULL &&
-                              strstr(h, "n/a") == NULL, "human \"%s\"", h);
+                json_object_foreach(v, k, t)
+                    assert_human_text(json_string_value(t));
+                continue;
             }
+            if (strcmp(key, "human") == 0)
+                assert_human_text(json_string_value(v));
             assert_humans_finite(v);
         }
     } else if (json_is_array(j)) {

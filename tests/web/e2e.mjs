@@ -16,8 +16,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { fmtBytes, fmtCount, fmtDays, fmtDuration, fmtPct, fmtRate, termText, readable } from '../../web/format.js';
-import { parseField, FIELD_BY_NAME } from '../../web/fields.js';
+import { fmtBytes, readable } from '../../web/format.js';
+import { parseField, FIELD_BY_NAME } from '../../web/form.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..', '..');
@@ -31,7 +31,7 @@ const PHONE = { width: 390, height: 844 };
 const DESKTOP_H = DESKTOP.height;
 
 /* What the page sends on a first visit: only the fields it sets, numbers
- * as JSON numbers (web/fields.js DEFAULT_STATE; see the task: llama3-8b on
+ * as JSON numbers (web/form.js DEFAULT_STATE; see the task: llama3-8b on
  * 8x h100-sxm, ZeRO 1). */
 const DEFAULT_BODY = { model: 'llama3-8b', gpus: 8, zero: 1, recompute: 'full', gpu: 'h100-sxm' };
 
@@ -145,6 +145,44 @@ function noJunk(s, where) {
     }
 }
 
+/* Every text the answer carries for people: terms' "human", the objects'
+ * "human" maps, "*_human" members (api/ts_terms.c, docs/terms.md). */
+function answerTexts(a) {
+    const out = new Set();
+    const walk = (o) => {
+        if (Array.isArray(o)) return o.forEach(walk);
+        if (!o || typeof o !== 'object') return;
+        for (const [k, v] of Object.entries(o)) {
+            if (typeof v === 'string' && (k === 'human' || k.endsWith('_human'))) out.add(v);
+            else if (k === 'human' && v && typeof v === 'object') Object.values(v).forEach((t) => out.add(t));
+            else walk(v);
+        }
+    };
+    walk(a);
+    return out;
+}
+
+/* Every figure on the page (and every stage and tier cell) shows one of
+ * the answer's own texts: parts of a composite ("16 B = 2 B + ...") each
+ * one, a warning mark or a "per node" after it, or the dash of a missing
+ * figure; nothing the page formatted itself. */
+async function assertOnlyApiTexts(page, plan) {
+    const texts = answerTexts(plan);
+    const shown = await page.evaluate(() => [
+        ...[...document.querySelectorAll('.figs .v')].map((v) => [v.id, v.textContent.trim()]),
+        ...[...document.querySelectorAll('#stages tbody td:not(:nth-child(2)):not(:last-child), #tiers tbody tr[data-tier] td')]
+            .map((td) => [td.closest('tr').dataset.stage !== undefined ? 'stage' : 'tier', td.textContent.trim()]),
+    ]);
+    assert.ok(shown.length > 40, `${shown.length} figures on the page`);
+    for (const [id, t] of shown) {
+        if (t.startsWith('—')) continue;
+        const bare = t.replace(/ ⚠.*$/, '').replace(/ per node$/, '');
+        for (const part of bare.split(/ = | \+ /)) {
+            assert.ok(texts.has(part), `${id} shows "${part}" (of "${t}"), which is none of the answer's texts`);
+        }
+    }
+}
+
 /* Compare the page with the API's answer for the same body. */
 async function assertMatchesApi(page, plan) {
     const m = plan.memory, c = plan.compute, k = plan.checkpoint;
@@ -152,35 +190,38 @@ async function assertMatchesApi(page, plan) {
     for (const t of ['weights', 'grads', 'master', 'optimizer', 'activations', 'buffers', 'overhead'].filter((k) => m[k])) {
         assert.equal(await text(page, `#mem-${t}`), m[t].human, `memory term ${t}`);
     }
-    assert.equal(await text(page, '#mem-headroom'), fmtBytes(m.headroom_bytes), 'headroom');
+    assert.equal(await text(page, '#mem-headroom'), m.human.headroom_bytes, 'headroom');
+    assert.equal(await text(page, '#mem-hbm'), m.human.hbm_bytes, 'HBM');
     assert.equal(await text(page, '#cmp-gpu-hours'), c.gpu_hours.human, 'GPU-hours');
     assert.equal(await text(page, '#cmp-flops'), c.model_flops.human, 'model FLOPs');
-    assert.equal(await text(page, '#cmp-days'), fmtDays(c.wall_days), 'wall-clock days');
-    assert.equal(await text(page, '#cmp-tps'), fmtRate(c.tokens_per_second, 'tokens/s'), 'tokens/s');
-    assert.equal(await text(page, '#cmp-mfu'), `${fmtPct(c.mfu)} / ${fmtPct(c.hfu)}`, 'MFU / HFU');
+    assert.equal(await text(page, '#cmp-days'), c.wall_seconds.human, 'wall-clock');
+    assert.equal(await text(page, '#cmp-tps'), c.human.tokens_per_second, 'tokens/s');
+    assert.equal(await text(page, '#cmp-mfu'), c.human.mfu, 'MFU');
+    assert.equal(await text(page, '#cmp-hfu'), c.human.hfu, 'HFU');
     assert.equal(await text(page, '#ck-full'), k.full_bytes.human, 'full checkpoint');
     assert.equal(await text(page, '#ck-weights'), k.weights_bytes.human, 'weights-only checkpoint');
     assert.equal(await text(page, '#ck-shard'), k.shard_bytes_per_gpu.human, 'per-GPU shard');
     assert.equal(await text(page, '#ck-young'), k.young_interval_s.human, 'Young interval');
     assert.equal(await text(page, '#ck-daly'), k.daly_interval_s.human, 'Daly interval');
-    assert.equal(await text(page, '#ck-waste'), termText(k.waste_fraction, fmtPct), 'waste fraction');
+    assert.equal(await text(page, '#ck-waste'), k.waste_fraction.human, 'waste fraction');
     const rows = page.locator('#tiers tbody tr[data-tier]');
     assert.equal(await rows.count(), k.tiers.length, 'one row per checkpoint tier');
     for (let i = 0; i < k.tiers.length; i++) {
         const cells = await rows.nth(i).locator('th,td').allTextContents();
         const t = k.tiers[i];
         assert.equal(cells[0], t.name, 'tier name');
-        assert.equal(cells[2], fmtDuration(t.write_s), `${t.name} write time`);
-        assert.ok(cells[6].startsWith(fmtBytes(t.storage_bytes)), `${t.name} storage`);
+        assert.equal(cells[2], t.human.write_s, `${t.name} write time`);
+        assert.ok(cells[6].startsWith(t.human.storage_bytes), `${t.name} storage`);
     }
     const verdict = await text(page, '#verdict');
     assert.ok(m.fits ? /^(✓ FITS|⚠ TIGHT)$/.test(verdict) : verdict === '✗ DOES NOT FIT', `fit verdict ${verdict}`);
-    assert.equal(await text(page, '#params-total'), `${fmtCount(plan.params.total)} parameters`, 'model parameter count');
-    assert.ok((await text(page, '#verdict-model')).includes(`${fmtCount(plan.params.total)} parameters`), 'count in the verdict');
-    assert.equal(await text(page, '#cmp-gpu-days'), `${fmtCount(c.gpu_hours.value / 24)} GPU-days`, 'GPU-days');
+    assert.equal(await text(page, '#params-total'), `${plan.params.human.total} parameters`, 'model parameter count');
+    assert.ok((await text(page, '#verdict-model')).includes(`${plan.params.human.total} parameters`), 'count in the verdict');
+    assert.equal(await text(page, '#cmp-gpu-years'), c.human.gpu_years, 'GPU-years');
     const dps = new Set(plan.sweep.map((p) => p.dp));
     assert.equal(await page.locator('#sweep g[data-dp]').count(), dps.size, 'one sweep bar per dp');
     assert.equal(await page.locator('#mem-bar line[data-hbm]').count(), 1, 'HBM line on the bar');
+    await assertOnlyApiTexts(page, plan);
     noJunk(await bodyText(page), 'page');
 }
 
@@ -298,7 +339,7 @@ async function main() {
         });
 
         await check('static assets are served with their content types', async () => {
-            for (const [p, type] of [['/app.js', /javascript/], ['/style.css', /text\/css/], ['/favicon.svg', /image\/svg\+xml/], ['/fields.js', /javascript/]]) {
+            for (const [p, type] of [['/app.js', /javascript/], ['/style.css', /text\/css/], ['/favicon.svg', /image\/svg\+xml/], ['/fields.js', /javascript/], ['/form.js', /javascript/], ['/terms.js', /javascript/]]) {
                 const r = await fetch(base + p);
                 assert.equal(r.status, 200, p);
                 assert.match(r.headers.get('content-type') || '', type, p);
@@ -324,8 +365,8 @@ async function main() {
             await waitForBody(page, body, 'ready');
             const r = await api(base, '/v1/plan', body);
             assert.ok(r.data.params.active < r.data.params.total, 'MoE: fewer active than total');
-            assert.equal(await text(page, '#params-active'), `${fmtCount(r.data.params.active)} active`);
-            assert.ok((await text(page, '#verdict-model')).includes(`${fmtCount(r.data.params.active)} active per token`));
+            assert.equal(await text(page, '#params-active'), `${r.data.params.human.active} active`);
+            assert.ok((await text(page, '#verdict-model')).includes(`${r.data.params.human.active} active per token`));
             await assertMatchesApi(page, r.data);
         });
 
@@ -347,7 +388,7 @@ async function main() {
             await waitForBody(page, body, 'ready');
             const r = await api(base, '/v1/plan', body);
             assert.equal(r.status, 200, JSON.stringify(r.data));
-            assert.equal(await text(page, '#params-total'), `${fmtCount(r.data.params.total)} parameters`);
+            assert.equal(await text(page, '#params-total'), `${r.data.params.human.total} parameters`);
             assert.ok((await text(page, '#verdict-model')).startsWith('Custom (from Llama 3 8B)'));
             /* the same shape as the preset gives the preset's exact count */
             await page.fill('#f-hidden', '4096');
@@ -498,7 +539,7 @@ async function main() {
             const k = r.data.checkpoint;
             assert.ok(k.waste_fraction_schedule > 0.1, `schedule waste ${k.waste_fraction_schedule}`);
             assert.ok(await page.locator('#w-ckpt-waste').isVisible());
-            assert.ok((await text(page, '#w-ckpt-waste')).includes(fmtPct(k.waste_fraction_schedule)));
+            assert.ok((await text(page, '#w-ckpt-waste')).includes(k.human.waste_fraction_schedule));
             const nv = k.tiers.find((t) => t.name === 'nvme');
             assert.ok(nv.write_s > nv.interval_s, 'a write takes longer than the interval');
             assert.match(await text(page, '#w-ckpt-nvme'), /writes pile up/);
@@ -599,8 +640,9 @@ async function main() {
             const r = await api(base, '/v1/plan', body);
             assert.equal(r.status, 200, JSON.stringify(r.data));
             assert.equal(await text(page, '#cmp-tokens'), '100M');
+            assert.equal(r.data.compute.human.tokens, '100M', 'the API\'s text for 1e8 tokens');
             assert.match(await text(page, '#ft-tokens'), /100M tokens/);
-            assert.equal(await text(page, '#cmp-days'), fmtDays(r.data.compute.wall_days));
+            assert.equal(await text(page, '#cmp-days'), r.data.compute.wall_seconds.human);
             assert.ok(r.data.compute.wall_days < 30, `a fine-tune takes ${r.data.compute.wall_days} days, not years`);
             await setField(page, 'lora_rank', '64');
             await waitForBody(page, { ...body, lora_rank: 64 }, 'ready');
@@ -641,12 +683,13 @@ async function main() {
             if (c.step) {
                 assert.ok(await page.locator('#step-block').isVisible());
                 assert.ok((await page.locator('#step-bar rect[data-part]').count()) >= 1);
-                assert.equal(await text(page, '#step-compute'), fmtDuration(c.step.compute), 'compute seconds per step');
-                if (c.step.pp_bubble > 0) assert.equal(await text(page, '#step-pp_bubble'), fmtDuration(c.step.pp_bubble), 'bubble under pp 2');
+                assert.equal(await text(page, '#step-compute'), c.step.human.compute, 'compute seconds per step');
+                if (c.step.pp_bubble > 0) assert.equal(await text(page, '#step-pp_bubble'), c.step.human.pp_bubble, 'bubble under pp 2');
+                assert.ok((await text(page, '#step-cap')).includes(`compute ${c.step.human.compute}`), 'the caption reads the API\'s texts');
                 assert.equal(await text(page, '#cmp-step-time'), c.step_time.human);
             } else log('     note: this API has no compute.step yet');
             if (c.predicted_mfu !== undefined) {
-                assert.equal(await text(page, '#cmp-pred-mfu'), typeof c.predicted_mfu === 'object' ? termText(c.predicted_mfu, fmtPct) : fmtPct(c.predicted_mfu));
+                assert.equal(await text(page, '#cmp-pred-mfu'), c.human.predicted_mfu);
             } else log('     note: this API has no compute.predicted_mfu yet');
             const priced = await apiStatus(base, '/v1/plan', { ...body, gpu_hour_usd: 2 });
             if (priced.status === 200 && priced.data.compute.cost_usd !== undefined) {
@@ -699,6 +742,39 @@ async function main() {
             }
             await page.selectOption('#search-objective', 'time');
             expectBadRequests = false;
+        });
+        await check('terms: labels, formulas and search cells are the terms table\'s and the answer\'s', async () => {
+            /* the search table: every text cell is the API's text for that result */
+            await page.click('#search-go');
+            await page.waitForFunction(() => /fastest first/.test(document.getElementById('search-status').textContent), null, { timeout: STEP_TIMEOUT_MS });
+            const sent = JSON.parse(await page.locator('#results').getAttribute('data-request'));
+            const body = { ...sent };
+            for (const k of ['tp', 'pp', 'cp', 'dp', 'ep', 'vpp', 'zero', 'framework', 'recompute', 'micro_batch',
+                'sequence_parallel', 'pp_schedule', 'first_stage_layers', 'last_stage_layers', 'offload_optimizer', 'offload_params']) delete body[k];
+            const sr = await apiStatus(base, '/v1/search', body);
+            assert.equal(sr.status, 200, JSON.stringify(sr.data));
+            const rows = await page.locator('#search-table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent.trim())));
+            assert.equal(rows.length, sr.data.results.length);
+            rows.forEach((cells, i) => {
+                const r = sr.data.results[i];
+                assert.deepEqual(cells.slice(3, 7), [r.step_time_human, r.human.predicted_mfu, r.memory_total_human, r.human.headroom_bytes], `result ${i + 1}`);
+                assert.equal(cells[7], r.cost_usd_per_step > 0 ? r.human.cost_usd_per_step : '—', `result ${i + 1} cost`);
+            });
+            /* a plain number's label, formula and doc are the table's (web/terms.js, generated) */
+            const { TERMS } = await import('../../web/terms.js');
+            const hbm = await page.locator('#mem-hbm').evaluate((v) => {
+                const dd = v.closest('dd');
+                return { label: dd.previousElementSibling.textContent, formula: dd.querySelector('details code').textContent, doc: dd.querySelector('details p').textContent };
+            });
+            const row = TERMS['memory.hbm_bytes'];
+            assert.deepEqual(hbm, { label: row.label, formula: row.formula, doc: row.doc });
+            /* a term's formula is the answer's (it depends on the inputs) */
+            const plan = await api(base, '/v1/plan', sent);
+            const act = await page.locator('#mem-activations').evaluate((v) => v.closest('dd').querySelector('details code').textContent);
+            assert.equal(act, plan.data.memory.activations.formula);
+            const heads = await page.locator('#tiers thead th').allTextContents();
+            assert.deepEqual(heads.slice(1), ['interval_s', 'write_s', 'restore_s', 'bandwidth_per_writer', 'keep', 'storage_bytes', 'overhead_fraction']
+                .map((k) => TERMS[`checkpoint.tiers[].${k}`].label));
         });
         await auditStateCheck(page, 'search');
 
@@ -765,7 +841,10 @@ async function main() {
             assert.equal(await layoutRow.locator('td.diff').count(), 2, 'ZeRO differs in both later columns');
             const modelRow = page.locator('#compare-table tbody tr', { hasText: 'Model' }).first();
             assert.equal(await modelRow.locator('td.diff').count(), 0, 'same model: no highlight');
-            assert.equal(await page.locator('#compare-table tbody tr', { hasText: 'GPU-days' }).count(), 1);
+            assert.equal(await page.locator('#compare-table tbody tr', { hasText: 'GPU-years' }).count(), 1);
+            const cur = await api(base, '/v1/plan', { model: 'llama3-8b', gpus: 32, pp: 2, zero: 3, recompute: 'full', gpu: 'h100-sxm' });
+            const cells = await page.locator('#compare-table tbody tr', { hasText: 'GPU-years' }).locator('td').allTextContents();
+            assert.ok(cells[cells.length - 1].endsWith(cur.data.compute.human.gpu_years), `current column: ${cells.join(' | ')}`);
         });
         await auditStateCheck(page, 'compare');
 
