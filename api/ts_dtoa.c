@@ -105,6 +105,11 @@ static uint64_t mul_shift(uint64_t m, const uint64_t mul[2], int32_t j)
 }
 #endif
 
+static const char ts_dtoa_pairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
 static int digit_count(uint64_t v)
 {
     int n = 1;
@@ -253,12 +258,32 @@ int ts_dtoa_shortest(double v, uint64_t *digits, int32_t *exp10)
     return digit_count(out);
 }
 
+size_t ts_dtoa_u64(uint64_t v, char buf[20])
+{
+    char tmp[20];
+    char *p = tmp + sizeof tmp;
+    size_t n;
+
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+
+        v /= 100;
+        p -= 2;
+        memcpy(p, ts_dtoa_pairs + 2 * r, 2);
+    }
+    if (v >= 10) {
+        p -= 2;
+        memcpy(p, ts_dtoa_pairs + 2 * v, 2);
+    } else {
+        *--p = (char)('0' + (int)v);
+    }
+    n = (size_t)(tmp + sizeof tmp - p);
+    memcpy(buf, p, n);
+    return n;
+}
+
 size_t ts_dtoa_format(double v, char buf[TS_DTOA_BUF])
 {
-    static const char pairs[] =
-        "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-        "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-        "8081828384858687888990919293949596979899";
     char d[20];
     char *p = buf;
     uint64_t bits, m;
@@ -280,14 +305,7 @@ size_t ts_dtoa_format(double v, char buf[TS_DTOA_BUF])
         v = -v;
     }
     n = ts_dtoa_shortest(v, &m, &e);
-    for (i = n; i >= 2; i -= 2) {
-        unsigned r = (unsigned)(m % 100);
-
-        m /= 100;
-        memcpy(d + i - 2, pairs + 2 * r, 2);
-    }
-    if (i == 1)
-        d[0] = (char)('0' + (int)m);
+    (void)ts_dtoa_u64(m, d); /* n digits: m has no more */
 
     x = e + n - 1; /* the exponent of d.ddd e x */
     prec = n > 15 ? n : 15;
@@ -306,7 +324,7 @@ size_t ts_dtoa_format(double v, char buf[TS_DTOA_BUF])
             *p++ = (char)('0' + ax / 100);
             ax %= 100;
         }
-        memcpy(p, pairs + 2 * ax, 2);
+        memcpy(p, ts_dtoa_pairs + 2 * ax, 2);
         p += 2;
     } else if (x < 0) {
         *p++ = '0';

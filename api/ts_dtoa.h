@@ -27,4 +27,8 @@ int ts_dtoa_shortest(double v, uint64_t *digits, int32_t *exp10);
  * its length; 0 (buf "") for NaN and infinities. */
 size_t ts_dtoa_format(double v, char buf[TS_DTOA_BUF]);
 
+/* The decimal digits of v (no sign, no NUL) into buf, two at a time;
+ * returns their count (1..20). */
+size_t ts_dtoa_u64(uint64_t v, char buf[20]);
+
 #endif /* TS_DTOA_H */

@@ -203,18 +203,14 @@ void ts_jw_close(ts_jw *w, char bracket)
 
 static void put_i64(ts_jw *w, int64_t v)
 {
-    char tmp[24];
-    char *p = tmp + sizeof tmp;
     /* Work in unsigned so INT64_MIN negates without overflow. */
     uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
 
-    do {
-        *--p = (char)('0' + (int)(u % 10));
-        u /= 10;
-    } while (u != 0);
+    if (!reserve(w, 21))
+        return;
     if (v < 0)
-        *--p = '-';
-    put(w, p, (size_t)(tmp + sizeof tmp - p));
+        w->buf[w->len++] = '-';
+    w->len += ts_dtoa_u64(u, w->buf + w->len);
 }
 
 void ts_jw_int(ts_jw *w, const char *key, int64_t v)

@@ -250,6 +250,40 @@ START_TEST(test_shortest_parts)
 }
 END_TEST
 
+/* Integers, two digits at a time: the edges of every digit count and
+ * random values against printf's %llu. */
+START_TEST(test_u64)
+{
+    uint64_t s = 42, p = 1;
+    char buf[24], want[24];
+    size_t n;
+
+    n = ts_dtoa_u64(0, buf);
+    ck_assert(n == 1 && buf[0] == '0');
+    n = ts_dtoa_u64(UINT64_MAX, buf);
+    ck_assert_uint_eq(n, 20);
+    ck_assert(memcmp(buf, "18446744073709551615", 20) == 0);
+    for (int k = 0; k < 20; k++, p *= 10) {
+        for (int d = -1; d <= 1; d++) {
+            uint64_t v = p + (uint64_t)d;
+
+            n = ts_dtoa_u64(v, buf);
+            snprintf(want, sizeof want, "%llu", (unsigned long long)v);
+            ck_assert_uint_eq(n, strlen(want));
+            ck_assert(memcmp(buf, want, n) == 0);
+        }
+    }
+    for (int i = 0; i < 100000; i++) {
+        uint64_t v = next_random(&s) >> (next_random(&s) % 64);
+
+        n = ts_dtoa_u64(v, buf);
+        snprintf(want, sizeof want, "%llu", (unsigned long long)v);
+        ck_assert_uint_eq(n, strlen(want));
+        ck_assert(memcmp(buf, want, n) == 0);
+    }
+}
+END_TEST
+
 START_TEST(test_nonfinite)
 {
     char buf[TS_DTOA_BUF];
@@ -363,6 +397,7 @@ static Suite *dtoa_suite(void)
     tcase_set_timeout(t, 300);
     tcase_add_test(t, test_known);
     tcase_add_test(t, test_shortest_parts);
+    tcase_add_test(t, test_u64);
     tcase_add_test(t, test_nonfinite);
     tcase_add_test(t, test_edges);
     tcase_add_test(t, test_random);
