@@ -173,8 +173,10 @@ static size_t field_index(const char *key)
 {
     size_t i;
 
+    /* The first byte rules out most of the table without a call. */
     for (i = 0; i < TS_FI_COUNT; i++)
-        if (strcmp(ts_json_fields[i].f.name, key) == 0)
+        if (ts_json_fields[i].f.name[0] == key[0] &&
+            strcmp(ts_json_fields[i].f.name, key) == 0)
             return i;
     return SIZE_MAX;
 }

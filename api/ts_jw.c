@@ -56,21 +56,20 @@ char *ts_jw_finish(ts_jw *w, size_t *len)
     return out;
 }
 
-/* Room for n more bytes plus the final NUL. */
-static bool reserve(ts_jw *w, size_t n)
+/* Grow for n more bytes plus the final NUL (reserve's slow path). */
+static bool grow(ts_jw *w, size_t n)
 {
     size_t want;
     char *nb;
 
     if (w->oom)
         return false;
-    if (w->len + n + 1 <= w->cap)
-        return true;
     if (n > TS_JW_MAX || w->len + n + 1 > TS_JW_MAX) {
         w->oom = true;
         return false;
     }
-    want = w->cap != 0 ? w->cap : 4096;
+    /* 8 KiB: a /v1/memory answer (~6 KB) in one allocation */
+    want = w->cap != 0 ? w->cap : 8192;
     while (want < w->len + n + 1)
         want *= 2;
     if (want > TS_JW_MAX)
@@ -83,6 +82,13 @@ static bool reserve(ts_jw *w, size_t n)
     w->buf = nb;
     w->cap = want;
     return true;
+}
+
+/* Room for n more bytes plus the final NUL.  After oom cap is 0 or
+ * the buffer is dropped, so the fast test fails and grow() says no. */
+static inline bool reserve(ts_jw *w, size_t n)
+{
+    return (!w->oom && w->len + n + 1 <= w->cap) || grow(w, n);
 }
 
 static void put(ts_jw *w, const char *s, size_t n)
