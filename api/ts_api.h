@@ -63,6 +63,11 @@ const char *ts_api_problem_title(const char *slug);
  * test: NULL-terminated list of "METHOD /path" strings. */
 const char *const *ts_api_routes(void);
 
+/* The GET routes whose answer depends on nothing but the build (the
+ * catalogues: "/v1/presets", "/v1/gpus"), NULL-terminated: a server
+ * may build them once and serve the bytes with a validator. */
+const char *const *ts_api_catalogues(void);
+
 /* ---- Request schema, for the OpenAPI test and documentation tools ---- */
 
 typedef enum ts_api_field_type {

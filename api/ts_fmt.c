@@ -2,14 +2,73 @@
  * ts_fmt.c - human-readable quantities (ts_fmt.h): every "human" string.
  *
  * Three significant digits are enough for a person reading a dashboard;
- * the exact figure is always next to it in "value".  libc and libm only:
- * the CLI compiles this file too.
+ * the exact figure is always next to it in "value".  Fixed-point text is
+ * made here with integer arithmetic, exactly as printf's %.Nf rounds
+ * (the double's exact binary value, ties to even): an answer carries
+ * ~20 of these and printf's multi-precision path cost ~100 ns each.
+ * libc and libm only: the CLI compiles this file too.
  */
 #include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "ts_fmt.h"
+
+/* v with `decimals` (0..2) places then suffix, as snprintf("%.*f%s")
+ * writes it, for |v| < 2^45 (the scaled mantissa stays below 2^60).
+ * false, nothing written, when v is out of that range or buf too small. */
+static bool fixed(char *buf, size_t size, double v, int decimals, const char *suffix)
+{
+    static const uint64_t p10[] = { 1, 10, 100 };
+    char digits[24];
+    uint64_t bits, m, x, q;
+    size_t n = 0, sl = strlen(suffix), need;
+    int e2, shift, i;
+    double a = fabs(v);
+
+    if (!(a < 35184372088832.0) || decimals < 0 || decimals > 2) /* 2^45; NaN too */
+        return false;
+    memcpy(&bits, &a, sizeof bits);
+    m = bits & ((UINT64_C(1) << 52) - 1);
+    e2 = (int)(bits >> 52);
+    if (e2 == 0) {
+        e2 = -1074;
+    } else {
+        m |= UINT64_C(1) << 52;
+        e2 -= 1075;
+    }
+    /* a = m * 2^e2 with e2 < 0 here (a < 2^52): round m * 10^d / 2^-e2. */
+    x = m * p10[decimals];
+    shift = -e2;
+    if (shift >= 62) {
+        q = 0; /* x < 2^60 < half of 2^shift */
+    } else {
+        uint64_t rem = x & ((UINT64_C(1) << shift) - 1), half = UINT64_C(1) << (shift - 1);
+
+        q = x >> shift;
+        if (rem > half || (rem == half && (q & 1) != 0))
+            q++;
+    }
+    /* digits of q, least significant first; at least decimals + 1 */
+    do {
+        digits[n++] = (char)('0' + (int)(q % 10));
+        q /= 10;
+    } while (q != 0 || n < (size_t)decimals + 1);
+    need = (signbit(v) ? 1 : 0) + n + (decimals > 0 ? 1 : 0) + sl + 1;
+    if (need > size)
+        return false;
+    if (signbit(v))
+        *buf++ = '-';
+    for (i = (int)n - 1; i >= 0; i--) {
+        *buf++ = digits[i];
+        if (i == decimals && decimals > 0)
+            *buf++ = '.';
+    }
+    memcpy(buf, suffix, sl + 1);
+    return true;
+}
 
 /* Three significant digits without switching to exponent notation for
  * values in [0, 1000): 1.23, 12.3, 123. */
@@ -18,7 +77,8 @@ static void fmt_sig3(char *buf, size_t size, double v, const char *suffix)
     double a = fabs(v);
     int decimals = a < 10.0 ? 2 : a < 100.0 ? 1 : 0;
 
-    snprintf(buf, size, "%.*f%s", decimals, v, suffix);
+    if (!fixed(buf, size, v, decimals, suffix))
+        snprintf(buf, size, "%.*f%s", decimals, v, suffix);
 }
 
 /* "3.6e+25" -> "3.6e25": shorter and what the papers write. */
@@ -57,10 +117,12 @@ static void fmt_bytes(char *buf, size_t size, double v)
         v /= 1024.0;
         i++;
     }
-    if (i == 0)
-        snprintf(buf, size, "%.0f B", v);
-    else
+    if (i == 0) {
+        if (!fixed(buf, size, v, 0, " B"))
+            snprintf(buf, size, "%.0f B", v);
+    } else {
         fmt_sig3(buf, size, v, units[i]);
+    }
 }
 
 static void fmt_seconds(char *buf, size_t size, double v)
@@ -103,7 +165,16 @@ static void fmt_count(char *buf, size_t size, double v, const char *unit)
         fmt_exp(buf, size, v * 1e12, unit);
         return;
     }
-    snprintf(tail, sizeof tail, "%s%s", sfx[i], unit);
+    {
+        /* suffix then unit, cut to the buffer (units are short literals) */
+        size_t n = strlen(sfx[i]), u = strlen(unit);
+
+        if (n + u >= sizeof tail)
+            u = sizeof tail - 1 - n;
+        memcpy(tail, sfx[i], n);
+        memcpy(tail + n, unit, u);
+        tail[n + u] = '\0';
+    }
     fmt_sig3(buf, size, v, tail);
 }
 

@@ -9,18 +9,21 @@
  * oom and the caller answers 503.
  *
  * Numbers: exactly integral doubles below 2^53 are written as integers;
- * other doubles with the fewest of 15, 16 or 17 significant digits that
- * parse back to the same double, so every value round-trips (the
- * %.17g guarantee) without printing 0.4 as 0.40000000000000002.
- * Non-finite numbers are never written: the first one's key is recorded
- * and the caller answers 422.
+ * other doubles as the shortest text that parses back to the same
+ * double (ts_dtoa.c, Ryu), laid out as printf's %.15g would (0.4, not
+ * 0.40000000000000002; 1e+21).  Non-finite numbers are never written:
+ * the first one's key is recorded and the caller answers 422.
+ *
+ * Strings are copied in runs: eight bytes at a time are tested for a
+ * byte that needs escaping, and what lies between escapes goes out with
+ * one memcpy.  Keys are static literals and are copied as they are.
  */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ts_api_int.h"
+#include "ts_dtoa.h"
 
 #define TS_JW_MAX (4u * 1024u * 1024u) /* far above any response (plan ~10 KB) */
 #define TS_EXACT_INT_MAX 9007199254740992.0 /* 2^53 */
@@ -53,21 +56,20 @@ char *ts_jw_finish(ts_jw *w, size_t *len)
     return out;
 }
 
-/* Room for n more bytes plus the final NUL. */
-static bool reserve(ts_jw *w, size_t n)
+/* Grow for n more bytes plus the final NUL (reserve's slow path). */
+static bool grow(ts_jw *w, size_t n)
 {
     size_t want;
     char *nb;
 
     if (w->oom)
         return false;
-    if (w->len + n + 1 <= w->cap)
-        return true;
     if (n > TS_JW_MAX || w->len + n + 1 > TS_JW_MAX) {
         w->oom = true;
         return false;
     }
-    want = w->cap != 0 ? w->cap : 4096;
+    /* 8 KiB: a /v1/memory answer (~6 KB) in one allocation */
+    want = w->cap != 0 ? w->cap : 8192;
     while (want < w->len + n + 1)
         want *= 2;
     if (want > TS_JW_MAX)
@@ -80,6 +82,13 @@ static bool reserve(ts_jw *w, size_t n)
     w->buf = nb;
     w->cap = want;
     return true;
+}
+
+/* Room for n more bytes plus the final NUL.  After oom cap is 0 or
+ * the buffer is dropped, so the fast test fails and grow() says no. */
+static inline bool reserve(ts_jw *w, size_t n)
+{
+    return (!w->oom && w->len + n + 1 <= w->cap) || grow(w, n);
 }
 
 static void put(ts_jw *w, const char *s, size_t n)
@@ -97,31 +106,67 @@ static void putc1(ts_jw *w, char c)
     w->buf[w->len++] = c;
 }
 
-static void put_string(ts_jw *w, const char *s, size_t n)
+/* Any byte of x below 0x20, '"' or '\\'?  The has-less-than and
+ * has-zero-byte tests of Anderson's "Bit Twiddling Hacks" (exact for
+ * "any byte", n <= 128). */
+static bool word_needs_escape(uint64_t x)
+{
+    const uint64_t ones = UINT64_C(0x0101010101010101);
+    const uint64_t high = UINT64_C(0x8080808080808080);
+    uint64_t q = x ^ (ones * '"');
+    uint64_t b = x ^ (ones * '\\');
+
+    return (((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((b - ones) & ~b)) & high;
+}
+
+static bool byte_needs_escape(unsigned char c)
+{
+    return c < 0x20 || c == '"' || c == '\\';
+}
+
+static void put_escape(ts_jw *w, unsigned char c)
 {
     static const char hex[] = "0123456789abcdef";
-    size_t i, run = 0;
 
-    putc1(w, '"');
-    for (i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
+    switch (c) {
+    case '"': put(w, "\\\"", 2); break;
+    case '\\': put(w, "\\\\", 2); break;
+    case '\n': put(w, "\\n", 2); break;
+    case '\r': put(w, "\\r", 2); break;
+    case '\t': put(w, "\\t", 2); break;
+    default: {
+        char u[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+        put(w, u, 6);
+        break;
+    }
+    }
+}
 
-        if (c >= 0x20 && c != '"' && c != '\\')
+static void put_string(ts_jw *w, const char *s, size_t n)
+{
+    size_t i = 0, run = 0;
+
+    /* Room for the common case, no escapes, up front. */
+    if (!reserve(w, n + 2))
+        return;
+    w->buf[w->len++] = '"';
+    while (i < n) {
+        size_t lim;
+        uint64_t x;
+
+        for (; i + 8 <= n; i += 8) {
+            memcpy(&x, s + i, 8);
+            if (word_needs_escape(x))
+                break;
+        }
+        lim = i + 8 < n ? i + 8 : n;
+        while (i < lim && !byte_needs_escape((unsigned char)s[i]))
+            i++;
+        if (i == lim)
             continue;
         put(w, s + run, i - run);
-        run = i + 1;
-        switch (c) {
-        case '"': put(w, "\\\"", 2); break;
-        case '\\': put(w, "\\\\", 2); break;
-        case '\n': put(w, "\\n", 2); break;
-        case '\r': put(w, "\\r", 2); break;
-        case '\t': put(w, "\\t", 2); break;
-        default: {
-            char u[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
-            put(w, u, 6);
-            break;
-        }
-        }
+        put_escape(w, (unsigned char)s[i]);
+        run = ++i;
     }
     put(w, s + run, n - run);
     putc1(w, '"');
@@ -130,13 +175,23 @@ static void put_string(ts_jw *w, const char *s, size_t n)
 /* Comma between siblings, then "key": when inside an object. */
 static void prefix(ts_jw *w, const char *key)
 {
+    size_t kl = key != NULL ? strlen(key) : 0;
+    char *p;
+
+    if (!reserve(w, kl + 4))
+        return;
+    p = w->buf + w->len;
     if (!w->first)
-        putc1(w, ',');
+        *p++ = ',';
     w->first = false;
     if (key != NULL) {
-        put_string(w, key, strlen(key));
-        putc1(w, ':');
+        *p++ = '"';
+        memcpy(p, key, kl);
+        p += kl;
+        *p++ = '"';
+        *p++ = ':';
     }
+    w->len = (size_t)(p - w->buf);
 }
 
 void ts_jw_open(ts_jw *w, const char *key, char bracket)
@@ -154,18 +209,14 @@ void ts_jw_close(ts_jw *w, char bracket)
 
 static void put_i64(ts_jw *w, int64_t v)
 {
-    char tmp[24];
-    char *p = tmp + sizeof tmp;
     /* Work in unsigned so INT64_MIN negates without overflow. */
     uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
 
-    do {
-        *--p = (char)('0' + (int)(u % 10));
-        u /= 10;
-    } while (u != 0);
+    if (!reserve(w, 21))
+        return;
     if (v < 0)
-        *--p = '-';
-    put(w, p, (size_t)(tmp + sizeof tmp - p));
+        w->buf[w->len++] = '-';
+    w->len += ts_dtoa_u64(u, w->buf + w->len);
 }
 
 void ts_jw_int(ts_jw *w, const char *key, int64_t v)
@@ -174,28 +225,8 @@ void ts_jw_int(ts_jw *w, const char *key, int64_t v)
     put_i64(w, v);
 }
 
-/* Shortest of %.15g/%.16g/%.17g that reads back as v. */
-static int fmt_real(char *buf, size_t size, double v)
-{
-    int prec, n = 0;
-
-    for (prec = 15; prec <= 17; prec++) {
-        n = snprintf(buf, size, "%.*g", prec, v);
-        if (prec == 17 || strtod(buf, NULL) == v)
-            break;
-    }
-    /* A locale with a decimal comma would break JSON. */
-    for (char *c = buf; *c != '\0'; c++)
-        if (*c == ',')
-            *c = '.';
-    return n;
-}
-
 void ts_jw_num(ts_jw *w, const char *key, double v)
 {
-    char tmp[40];
-    int n;
-
     if (!isfinite(v)) {
         if (w->nonfinite == NULL)
             w->nonfinite = key != NULL ? key : "(array element)";
@@ -203,17 +234,14 @@ void ts_jw_num(ts_jw *w, const char *key, double v)
         put(w, "null", 4); /* keeps the text well-formed; it is discarded */
         return;
     }
-    v += 0.0; /* -0 -> 0 */
     prefix(w, key);
-    if (v == floor(v) && fabs(v) < TS_EXACT_INT_MAX) {
-        put_i64(w, (int64_t)v);
+    /* |v| < 2^53 first: the conversion is defined, and exact. */
+    if (fabs(v) < TS_EXACT_INT_MAX && (double)(int64_t)v == v) {
+        put_i64(w, (int64_t)v); /* -0 too: "0" */
         return;
     }
-    n = fmt_real(tmp, sizeof tmp, v);
-    if (n > 0 && (size_t)n < sizeof tmp)
-        put(w, tmp, (size_t)n);
-    else
-        w->oom = true;
+    if (reserve(w, TS_DTOA_BUF))
+        w->len += ts_dtoa_format(v, w->buf + w->len);
 }
 
 void ts_jw_bool(ts_jw *w, const char *key, bool v)

@@ -53,6 +53,15 @@ const char *const *ts_api_routes(void)
     return ts_route_list;
 }
 
+const char *const *ts_api_catalogues(void)
+{
+    static const char *const list[] = {
+        "/v1/presets", "/v1/gpus", NULL /* ts_routes[TS_ROUTE_PRESETS, _GPUS] */
+    };
+
+    return list;
+}
+
 static int ascii_lower(int c)
 {
     return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;

@@ -415,7 +415,7 @@ typedef struct ts_memory {
     ts_phase peak_phase;
 
     /* pipeline stages */
-    size_t stages_len;             /* entries filled in stages[] */
+    size_t stages_len;             /* entries filled in stages[] (the rest unspecified) */
     int64_t stages_count;          /* = pp */
     int64_t worst_stage;           /* index (stage number) of the worst stage */
     ts_mem_stage stages[TS_STAGES_MAX];

@@ -22,6 +22,8 @@
 #include "ts_internal.h"
 
 #include <math.h>
+#include <stddef.h>
+#include <string.h>
 
 #define TS_MEM_GIB 1073741824.0 /* 2^30 */
 /* Adafactor without a shape: the square-matrix rule at h = 4096. */
@@ -694,7 +696,12 @@ ts_status ts_memory_estimate(const ts_run *r, ts_memory *out, ts_error *err)
 
     if (r == NULL || out == NULL)
         return ts_error_set(err, TS_EINVAL, "", "null argument");
-    *out = (ts_memory){ 0 };
+    /* All but stages[] (64 entries, 11 KB): the stages_len used are
+     * written whole below, and this runs once per candidate in the fit
+     * and search loops. */
+    memset(out, 0, offsetof(ts_memory, stages));
+    memset((char *)out + offsetof(ts_memory, stages) + sizeof out->stages, 0,
+           sizeof *out - offsetof(ts_memory, stages) - sizeof out->stages);
 
     run = *r; /* private copy: the caller's run is const */
     if ((st = ts_run_resolve(&run, err)) != TS_OK ||

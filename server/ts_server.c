@@ -22,6 +22,11 @@
  *  - a chunked body crossing the cap drops the connection (MHD cannot
  *    queue a response mid-upload);
  *  - responses MHD makes itself are still logged and counted.
+ *
+ * The catalogue answers (ts_cat.h) are built once at start, with their
+ * MHD responses (200 and 304): a GET of one queues the same response
+ * object every time (MHD counts its references), no copy, no headers
+ * rebuilt.
  */
 #include "ts_server.h"
 
@@ -43,6 +48,8 @@
 
 #include "ts_api.h"
 #include "ts_buf.h"
+#include "ts_cat.h"
+#include "ts_etag.h"
 #include "ts_guard.h"
 #include "ts_gzip.h"
 #include "ts_metrics.h"
@@ -52,12 +59,22 @@
 #define TS_VERSION "unknown"
 #endif
 
-#define CONN_MEMORY_LIMIT (64u * 1024u)
+/* libmicrohttpd's per-connection pool: request line, headers, the
+ * response head.  0.9.75 zeroes all of it after every request
+ * (MHD_pool_reset in memorypool.c), so its size is a per-request
+ * memset: 16 KiB (64 KiB cost ~2.5 us of a 7 us GET on loopback).
+ * Header fields past ~12 KiB, or 300 tiny ones, get MHD's 431. */
+#define CONN_MEMORY_LIMIT (16u * 1024u)
 #define LOG_PATH_MAX 200
 /* More query arguments than any route reads (none does today) by far;
- * MHD needs ~50 B of its 64 KiB pool per argument and stalls when the
- * pool runs out, so we stop well before. */
+ * MHD takes ~48 B of the same pool per argument, on top of the request
+ * line, and stalls when the pool runs out (it cannot build its own
+ * 431), so we stop well before: at QUERY_ARGS_MAX arguments, or when
+ * the URI and QUERY_ARG_COST per argument pass URI_POOL_BUDGET (found:
+ * 120 arguments of 70 bytes held a 16 KiB pool). */
 #define QUERY_ARGS_MAX 128
+#define QUERY_ARG_COST 64u
+#define URI_POOL_BUDGET (CONN_MEMORY_LIMIT - 4096u)
 /* How often the watchdog looks at deadlines: the close lands within one
  * tick of the deadline. */
 #define GUARD_TICK_MS 100u
@@ -85,6 +102,10 @@ struct ts_server {
     unsigned port;
     char url[96];
     size_t r_livez, r_readyz, r_metrics, r_static, r_other, r_mhd;
+    ts_cat cat;              /* catalogue answers, read-only once started */
+    struct MHD_Response *cat_ok[TS_CAT_MAX];  /* 200 of cat.e[i], NULL: build per request */
+    struct MHD_Response *cat_304[TS_CAT_MAX]; /* 304 of cat.e[i] */
+    size_t cat_route[TS_CAT_MAX];             /* metrics route of cat.e[i] */
 };
 
 /* State of one connection (MHD's socket context). */
@@ -145,17 +166,9 @@ static uint64_t elapsed_ns(const struct timespec *t0)
 /* Responses                                                           */
 /* ------------------------------------------------------------------ */
 
-static enum MHD_Result queue(ts_server *s, struct MHD_Connection *c,
-                             ts_req *rq, const reply *r)
+/* Every header of r onto resp; 0 when MHD ran out of memory. */
+static int add_headers(ts_server *s, struct MHD_Response *resp, const reply *r)
 {
-    struct MHD_Response *resp =
-        MHD_create_response_from_buffer(r->len, r->body, r->mode);
-    if (resp == NULL) {
-        /* MHD took no ownership on failure. */
-        if (r->mode == MHD_RESPMEM_MUST_FREE)
-            free(r->body);
-        return MHD_NO;
-    }
     int ok = 1;
     if (r->content_type != NULL)
         ok &= MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
@@ -187,16 +200,35 @@ static enum MHD_Result queue(ts_server *s, struct MHD_Connection *c,
     if (atomic_load(&s->draining) || r->close)
         ok &= MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION,
                                       "close") == MHD_YES;
+    return ok;
+}
+
+/* What went out: for the log and the metrics. */
+static void answered(ts_req *rq, unsigned status, size_t len)
+{
+    rq->answered = 1;
+    rq->status = status;
+    /* MHD sends headers only for HEAD; log what went on the wire. */
+    rq->bytes = strcmp(rq->method, MHD_HTTP_METHOD_HEAD) == 0 ? 0 : len;
+}
+
+static enum MHD_Result queue(ts_server *s, struct MHD_Connection *c,
+                             ts_req *rq, const reply *r)
+{
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(r->len, r->body, r->mode);
+    if (resp == NULL) {
+        /* MHD took no ownership on failure. */
+        if (r->mode == MHD_RESPMEM_MUST_FREE)
+            free(r->body);
+        return MHD_NO;
+    }
     enum MHD_Result ret = MHD_NO;
-    if (ok)
+    if (add_headers(s, resp, r))
         ret = MHD_queue_response(c, r->status, resp);
     MHD_destroy_response(resp);
-    if (ret == MHD_YES) {
-        rq->answered = 1;
-        rq->status = r->status;
-        /* MHD sends headers only for HEAD; log what went on the wire. */
-        rq->bytes = strcmp(rq->method, MHD_HTTP_METHOD_HEAD) == 0 ? 0 : r->len;
-    }
+    if (ret == MHD_YES)
+        answered(rq, r->status, r->len);
     return ret;
 }
 
@@ -305,33 +337,6 @@ static int is_get(const char *method)
            || strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
 }
 
-/* If-None-Match (RFC 9110 section 13.1.2): "*", or a comma-separated
- * list of entity tags compared weakly (a W/ prefix matches too). */
-static bool etag_listed(const char *inm, const char *etag)
-{
-    size_t el = strlen(etag);
-    const char *p = inm;
-
-    if (inm == NULL)
-        return false;
-    while (*p != '\0') {
-        const char *tok;
-
-        while (*p == ' ' || *p == '\t' || *p == ',')
-            p++;
-        if (*p == '*')
-            return true;
-        if (strncmp(p, "W/", 2) == 0)
-            p += 2;
-        tok = p;
-        while (*p != '\0' && *p != ',' && *p != ' ' && *p != '\t')
-            p++;
-        if ((size_t)(p - tok) == el && strncmp(tok, etag, el) == 0)
-            return true;
-    }
-    return false;
-}
-
 static enum MHD_Result serve_file(ts_server *s, struct MHD_Connection *c,
                                   ts_req *rq, ts_static_status st,
                                   ts_static_file *f)
@@ -381,7 +386,7 @@ static enum MHD_Result serve_file(ts_server *s, struct MHD_Connection *c,
         .encoding = enc,
         .vary = vary,
     };
-    if (etag_listed(inm, f->etag)) {
+    if (ts_etag_match(inm, f->etag)) {
         free(f->data);
         r.status = MHD_HTTP_NOT_MODIFIED;
         r.content_type = NULL;
@@ -391,6 +396,45 @@ static enum MHD_Result serve_file(ts_server *s, struct MHD_Connection *c,
     }
     f->data = NULL; /* queue() owns it now, success or not */
     return queue(s, c, rq, &r);
+}
+
+/* Catalogue entry e as a reply: the 200, or the 304 for a matching
+ * If-None-Match (RFC 9110 15.4.5: the same validator and caching
+ * headers, no body).  The body is the cache's: MHD only reads it. */
+static reply cat_reply(const ts_cat_entry *e, bool not_modified)
+{
+    reply r = {
+        .status = not_modified ? MHD_HTTP_NOT_MODIFIED : MHD_HTTP_OK,
+        .content_type = not_modified ? NULL : e->content_type,
+        .body = not_modified ? NULL : e->body,
+        .len = not_modified ? 0 : e->len,
+        .mode = MHD_RESPMEM_PERSISTENT,
+        /* Stored, but revalidated: a new build may change them. */
+        .cache_control = "no-cache",
+        .etag = e->etag,
+    };
+    return r;
+}
+
+static enum MHD_Result serve_catalogue(ts_server *s, struct MHD_Connection *c,
+                                       ts_req *rq, size_t i)
+{
+    const ts_cat_entry *e = &s->cat.e[i];
+    const char *inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                  MHD_HTTP_HEADER_IF_NONE_MATCH);
+    bool nm = ts_etag_match(inm, e->etag);
+    struct MHD_Response *resp = nm ? s->cat_304[i] : s->cat_ok[i];
+
+    rq->route = s->cat_route[i];
+    if (resp == NULL || atomic_load(&s->draining)) {
+        /* Draining adds "Connection: close": a response of its own. */
+        reply r = cat_reply(e, nm);
+        return queue(s, c, rq, &r);
+    }
+    if (MHD_queue_response(c, nm ? MHD_HTTP_NOT_MODIFIED : MHD_HTTP_OK, resp) != MHD_YES)
+        return MHD_NO;
+    answered(rq, nm ? MHD_HTTP_NOT_MODIFIED : MHD_HTTP_OK, nm ? 0 : e->len);
+    return MHD_YES;
 }
 
 static enum MHD_Result route_ops(ts_server *s, struct MHD_Connection *c,
@@ -454,6 +498,11 @@ static enum MHD_Result dispatch(ts_server *s, struct MHD_Connection *c,
                                 const char *method)
 {
     if (strncmp(url, "/v1/", 4) == 0 || strcmp(url, "/v1") == 0) {
+        if (is_get(method)) {
+            const ts_cat_entry *e = ts_cat_find(&s->cat, url);
+            if (e != NULL)
+                return serve_catalogue(s, c, rq, (size_t)(e - s->cat.e));
+        }
         const char *ct = MHD_lookup_connection_value(
             c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
         /* HEAD is GET without the body; MHD drops the body for us. */
@@ -543,10 +592,12 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
     size_t args = 0;
     for (; q != NULL && *q != '\0'; q++)
         args += *q == '&' || *q == ';' || *q == '?';
-    if (args > QUERY_ARGS_MAX && rq->conn != NULL) {
+    bool too_many = args > QUERY_ARGS_MAX;
+    if ((too_many || (args > 0 && strlen(uri) + QUERY_ARG_COST * args > URI_POOL_BUDGET))
+        && rq->conn != NULL) {
         /* MHD would fill its pool, fail to build its own 431 and hold the
          * connection: close it now.  We are on the connection's thread. */
-        rq->dropped = "too-many-query-args";
+        rq->dropped = too_many ? "too-many-query-args" : "query-over-pool";
         ts_metrics_closed(s->metrics, TS_CLOSE_BAD_REQUEST);
         ts_guard_kill(rq->conn->gc);
     }
@@ -877,6 +928,13 @@ static void server_free(ts_server *s)
 {
     if (s == NULL)
         return;
+    for (size_t i = 0; i < TS_CAT_MAX; i++) {
+        if (s->cat_ok[i] != NULL)
+            MHD_destroy_response(s->cat_ok[i]);
+        if (s->cat_304[i] != NULL)
+            MHD_destroy_response(s->cat_304[i]);
+    }
+    ts_cat_free(&s->cat);
     ts_guard_free(s->guard);
     ts_metrics_free(s->metrics);
     free(s->web_root);
@@ -908,6 +966,27 @@ ts_server_status ts_server_start(const ts_config *cfg, ts_server **out,
     s->r_static = ts_metrics_route(s->metrics, "static");
     s->r_other = ts_metrics_route(s->metrics, "other");
     s->r_mhd = ts_metrics_route(s->metrics, "mhd");
+
+    if (ts_cat_build(&s->cat) != TS_CAT_OK) {
+        server_free(s);
+        snprintf(err, TS_SERVER_ERR_LEN, "out of memory");
+        return TS_SERVER_ENOMEM;
+    }
+    for (size_t i = 0; i < s->cat.n; i++) {
+        /* Left NULL when MHD has no memory: built per request then. */
+        reply ok = cat_reply(&s->cat.e[i], false), nm = cat_reply(&s->cat.e[i], true);
+        s->cat_route[i] = ts_metrics_route(s->metrics, s->cat.e[i].path);
+        s->cat_ok[i] = MHD_create_response_from_buffer(ok.len, ok.body, ok.mode);
+        s->cat_304[i] = MHD_create_response_from_buffer(0, NULL, nm.mode);
+        if (s->cat_ok[i] != NULL && !add_headers(s, s->cat_ok[i], &ok)) {
+            MHD_destroy_response(s->cat_ok[i]);
+            s->cat_ok[i] = NULL;
+        }
+        if (s->cat_304[i] != NULL && !add_headers(s, s->cat_304[i], &nm)) {
+            MHD_destroy_response(s->cat_304[i]);
+            s->cat_304[i] = NULL;
+        }
+    }
 
     /* With 3/4 of the connection slots taken, a request still arriving
      * after PRESSURE_MS is cut: slots go to clients that send. */
