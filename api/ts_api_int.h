@@ -64,17 +64,14 @@ void ts_api_utf8_trim(char *s);
 /* Requests                                                            */
 /* ------------------------------------------------------------------ */
 
-/* Where a request member lands. */
+/* Where a request member lands (the BIND column of core/ts_fields.def). */
 typedef enum ts_json_bind {
     TS_BIND_INT64 = 0,  /* int64_t in ts_run at off */
     TS_BIND_INT,        /* int in ts_run at off (zero) */
     TS_BIND_NUM,        /* double in ts_run at off */
     TS_BIND_PARAMS,     /* double, null = not given */
     TS_BIND_BOOL,
-    TS_BIND_PREC,
-    TS_BIND_OPT,
-    TS_BIND_RECOMPUTE,
-    TS_BIND_ENUM,       /* enum in ts_run at off; value = index in f.values */
+    TS_BIND_ENUM,       /* enum in ts_run at off: ints[i] for values[i] */
     TS_BIND_HBM_GIB,    /* GiB onto gpu.hbm_bytes */
     TS_BIND_PRESET,     /* "model": preset id or null */
     TS_BIND_GPU,        /* catalogue id */
@@ -91,40 +88,14 @@ typedef struct ts_json_field {
     ts_api_field f;     /* public description (first: ts_api_request_field) */
     ts_json_bind kind;
     size_t off;         /* offsetof(ts_run, ...) for the plain kinds */
+    const int *ints;    /* enums: the value of each f.values[i] */
 } ts_json_field;
 
-/* Index of every member in ts_json_fields[]: the table is built with
- * designated initializers on these, so order cannot drift. */
+/* Index of every member in ts_json_fields[], one per entry of the
+ * registry (core/ts_fields.def), in its order. */
 typedef enum ts_json_fi {
-    TS_FI_MODEL = 0, TS_FI_PARAMS, TS_FI_LAYERS, TS_FI_HIDDEN, TS_FI_HEADS,
-    TS_FI_KV_HEADS, TS_FI_FFN, TS_FI_VOCAB, TS_FI_EXPERTS, TS_FI_TOP_K,
-    TS_FI_GATED, TS_FI_TIED_EMBEDDINGS,
-    /* finer shape detail (imported configs) */
-    TS_FI_HEAD_DIM, TS_FI_QKV_BIAS, TS_FI_OUT_BIAS, TS_FI_MLP_BIAS,
-    TS_FI_NORM_BIAS, TS_FI_NORMS_PER_LAYER, TS_FI_QK_NORM, TS_FI_POS_EMBEDDINGS,
-    TS_FI_MOE_FFN, TS_FI_SHARED_EXPERTS, TS_FI_DENSE_LAYERS, TS_FI_ROUTER_BIAS,
-    TS_FI_Q_LORA_RANK, TS_FI_KV_LORA_RANK, TS_FI_QK_NOPE_DIM, TS_FI_QK_ROPE_DIM,
-    TS_FI_V_HEAD_DIM,
-    TS_FI_PRECISION, TS_FI_GRAD_PRECISION,
-    TS_FI_COMPUTE_PRECISION, TS_FI_MASTER_WEIGHTS, TS_FI_OPTIMIZER,
-    TS_FI_TRAINABLE_FRACTION, TS_FI_SEQ, TS_FI_MICRO_BATCH, TS_FI_GLOBAL_BATCH,
-    TS_FI_TOKENS, TS_FI_GPUS, TS_FI_DP, TS_FI_TP, TS_FI_PP, TS_FI_CP, TS_FI_EP,
-    TS_FI_ZERO, TS_FI_SEQUENCE_PARALLEL, TS_FI_RECOMPUTE, TS_FI_OFFLOAD_OPTIMIZER,
-    TS_FI_OFFLOAD_PARAMS, TS_FI_GPU, TS_FI_HBM_GB, TS_FI_PEAK_TFLOPS,
-    TS_FI_GPUS_PER_NODE, TS_FI_MFU, TS_FI_OVERHEAD_GIB, TS_FI_FRAGMENTATION,
-    TS_FI_ATTENTION_FLOPS, TS_FI_WRITER_GBPS, TS_FI_NVME_GBPS, TS_FI_SHARED_GBPS,
-    TS_FI_OBJECT_GBPS, TS_FI_NVME_INTERVAL_MIN, TS_FI_SHARED_INTERVAL_MIN,
-    TS_FI_OBJECT_INTERVAL_MIN, TS_FI_NVME_KEEP, TS_FI_SHARED_KEEP,
-    TS_FI_OBJECT_KEEP, TS_FI_CKPT_GRADS, TS_FI_PARALLEL_SAVE,
-    TS_FI_GPU_MTBF_HOURS, TS_FI_JOB_MTBF_HOURS,
-    TS_FI_FRAMEWORK, TS_FI_ATTENTION, TS_FI_DROPOUT, TS_FI_NORM,
-    TS_FI_PP_SCHEDULE, TS_FI_VPP, TS_FI_FIRST_STAGE_LAYERS,
-    TS_FI_LAST_STAGE_LAYERS, TS_FI_LOSS_CHUNKS, TS_FI_OPTIMIZER_PRECISION,
-    TS_FI_LORA_RANK, TS_FI_FROZEN_PRECISION, TS_FI_HBM_GIB,
-    TS_FI_NVLINK_GBPS, TS_FI_NET_GBPS, TS_FI_GEMM_EFFICIENCY, TS_FI_CUDA, TS_FI_GPU_HOUR_USD,
-    TS_FI_SOLVE, TS_FI_MAX_MICRO_BATCH, TS_FI_MAX_GPUS, /* fit only, after the run's */
-    TS_FI_OBJECTIVE, TS_FI_LIMIT, TS_FI_MAX_TP, TS_FI_MAX_PP, TS_FI_MAX_CP,
-    TS_FI_MAX_VPP,                                       /* search only, last */
+#define TS_FIELD(ID, ...) TS_FI_##ID,
+#include "ts_fields.def"
     TS_FI_COUNT
 } ts_json_fi;
 

@@ -1,12 +1,13 @@
 /*
  * ts_fields_doc.h - the documentation half of the request-field registry.
  *
+ * Both halves come from the same entries of core/ts_fields.def.
  * ts_json_fields[] (ts_json_in.c) says what a member is to the parser:
  * name, JSON type, range, enum values, where it lands.  ts_field_docs[]
  * says what it means to people: the one-line doc (openapi.json's
- * "description"), unit, default, CLI help and dashboard group.  Both are
- * indexed by TS_FI_*, so a field added to one table without the other
- * still compiles; tests/api (fields-docs) fails until its docs exist.
+ * "description"), unit, default, CLI help and dashboard group: an
+ * entry's docs columns.  tests/tools (fields-docs) fails when an entry
+ * leaves one out.
  *
  * tools/ts_gen_fields.c reads both tables and writes every copy: the
  * request schemas of api/openapi.json, fuzz/api.dict, docs/fields.md, the

@@ -5,11 +5,12 @@
  * against a single field table (name, JSON type, range, where it lands in
  * the ts_run), so that unknown members, wrong types and out-of-range
  * values are each reported with the member's JSON pointer before anything
- * reaches the core.  The same table drives the "inputs" echo in
+ * reaches the core.  The table is expanded from the field registry
+ * (core/ts_fields.def), like ts_field_docs[] (ts_fields_doc.c), the
+ * core's defaults and range checks, and every generated copy
+ * (tools/ts_gen_fields: openapi.json, the fuzz dictionary, the CLI's
+ * options; README, "Contributing").  It drives the "inputs" echo in
  * ts_json_out.c and is exported for the OpenAPI consistency test.
- * With ts_field_docs[] (ts_fields_doc.c) it is the field registry that
- * tools/ts_gen_fields turns into openapi.json's request schemas, the fuzz
- * dictionary and the CLI's options (README, "Contributing").
  *
  * Order of application: defaults, preset ("model"), GPU ("gpu"), every
  * other member, then hbm_gb / peak_tflops on top of the chosen GPU.
@@ -24,141 +25,96 @@
 #include "ts_api_int.h"
 #include "ts_import.h"
 
-static const char *const prec_values[] = { "fp32", "bf16", "fp16", "fp8", NULL };
-static const char *const opt_values[] = {
-    "adamw", "adam", "adam8bit", "sgd", "sgd_momentum", "adafactor", "lion",
-    "none", NULL
-};
-static const char *const recompute_values[] = { "none", "selective", "full", NULL };
-/* Indexed by the core's enum values (TS_BIND_ENUM stores the index). */
-static const char *const framework_values[] = { "megatron", "fsdp", "deepspeed", NULL };
-static const char *const attention_values[] = { "flash", "eager", "triton", NULL };
-static const char *const norm_values[] = { "rmsnorm", "layernorm", NULL };
-static const char *const pp_schedule_values[] = { "1f1b", "interleaved", NULL };
-static const char *const quant_values[] = { "bf16", "int8", "nf4", NULL };
-static const char *const optprec_values[] = { "fp32", "bf16", NULL };
-static const char *const solve_values[] = { "micro_batch", "gpus", NULL };
-static const char *const objective_values[] = { "time", "cost", NULL };
-
-#define RUN(m) offsetof(ts_run, m)
-#define F_INT(id, n, lo, hi, m) \
-    [id] = { { n, TS_API_FIELD_INTEGER, lo, hi, false, false, NULL, false, false, false }, TS_BIND_INT64, RUN(m) }
-#define F_NUM(id, n, lo, hi, xlo, xhi, m) \
-    [id] = { { n, TS_API_FIELD_NUMBER, lo, hi, xlo, xhi, NULL, false, false, false }, TS_BIND_NUM, RUN(m) }
-#define F_BOOL(id, n, m) \
-    [id] = { { n, TS_API_FIELD_BOOLEAN, 0, 0, false, false, NULL, false, false, false }, TS_BIND_BOOL, RUN(m) }
-#define F_ENUM(id, n, vals, kind, m) \
-    [id] = { { n, TS_API_FIELD_STRING, 0, 0, false, false, vals, false, false, false }, kind, RUN(m) }
-
-/* Limits are the core's own (core/ts_run.c, core/ts_model.c): generous
+/* The table, one row per entry of core/ts_fields.def.  The limits are
+ * the core's own (ts_run_resolve checks the same entries): generous
  * sanity bounds that keep every product the core forms exact and finite.
  * Checking them here too gives the caller the JSON type and range in one
  * place (and in openapi.json) before anything reaches the core. */
+#define TS_JTYPE_INTEGER TS_API_FIELD_INTEGER
+#define TS_JTYPE_NUMBER TS_API_FIELD_NUMBER
+#define TS_JTYPE_BOOLEAN TS_API_FIELD_BOOLEAN
+#define TS_JTYPE_STRING TS_API_FIELD_STRING
+#define TS_JTYPE_ENUM TS_API_FIELD_STRING
+/* An enum's names and values: file-scope compound literals (static). */
+#define TS_JNAME(c, s) s,
+#define TS_JINT(c, s) (int)(c),
+#define TS_JVALUES_ENUM(set) ((const char *const[]){ TS_VALUES_##set(TS_JNAME) NULL })
+#define TS_JINTS_ENUM(set) ((const int[]){ TS_VALUES_##set(TS_JINT) })
+#define TS_JVALUES_INTEGER(set) NULL
+#define TS_JVALUES_NUMBER(set) NULL
+#define TS_JVALUES_BOOLEAN(set) NULL
+#define TS_JVALUES_STRING(set) NULL
+#define TS_JINTS_INTEGER(set) NULL
+#define TS_JINTS_NUMBER(set) NULL
+#define TS_JINTS_BOOLEAN(set) NULL
+#define TS_JINTS_STRING(set) NULL
+/* The plain binders store at the member; the others have their own code. */
+#define TS_JOFF_INT64(m) offsetof(ts_run, m)
+#define TS_JOFF_INT(m) offsetof(ts_run, m)
+#define TS_JOFF_NUM(m) offsetof(ts_run, m)
+#define TS_JOFF_NUM_OPT(m) offsetof(ts_run, m)
+#define TS_JOFF_BOOL(m) offsetof(ts_run, m)
+#define TS_JOFF_ENUM(m) offsetof(ts_run, m)
+#define TS_JOFF_PARAMS(m) offsetof(ts_run, m)
+#define TS_JOFF_PRESET(m) 0
+#define TS_JOFF_GPU(m) 0
+#define TS_JOFF_HBM(m) 0
+#define TS_JOFF_HBM_GIB(m) 0
+#define TS_JOFF_PEAK(m) 0
+#define TS_JOFF_SOLVE(m) 0
+#define TS_JOFF_MAX_MB(m) 0
+#define TS_JOFF_MAX_GPUS(m) 0
+#define TS_JOFF_SEARCH(m) 0
+#define TS_FLAG(flags, f) (((flags) & (f)) != 0)
+
 const ts_json_field ts_json_fields[TS_FI_COUNT] = {
-    [TS_FI_MODEL] = { { "model", TS_API_FIELD_STRING, 0, 0, false, false, NULL, true, false, false }, TS_BIND_PRESET, 0 },
-    [TS_FI_PARAMS] = { { "params", TS_API_FIELD_NUMBER, 0, 1e15, true, false, NULL, true, false, false }, TS_BIND_PARAMS, RUN(model.params) },
-    F_INT(TS_FI_LAYERS, "layers", 0, 1048576, model.layers),
-    F_INT(TS_FI_HIDDEN, "hidden", 0, 16777216, model.hidden),
-    F_INT(TS_FI_HEADS, "heads", 0, 1048576, model.heads),
-    F_INT(TS_FI_KV_HEADS, "kv_heads", 0, 1048576, model.kv_heads),
-    F_INT(TS_FI_FFN, "ffn", 0, 67108864, model.ffn),
-    F_INT(TS_FI_VOCAB, "vocab", 0, 1073741824, model.vocab),
-    F_INT(TS_FI_EXPERTS, "experts", 0, 1048576, model.experts),
-    F_INT(TS_FI_TOP_K, "top_k", 0, 1048576, model.top_k),
-    F_BOOL(TS_FI_GATED, "gated", model.gated),
-    F_BOOL(TS_FI_TIED_EMBEDDINGS, "tied_embeddings", model.tied_embeddings),
-    F_INT(TS_FI_HEAD_DIM, "head_dim", 0, 16777216, model.head_dim),
-    F_BOOL(TS_FI_QKV_BIAS, "qkv_bias", model.qkv_bias),
-    F_BOOL(TS_FI_OUT_BIAS, "out_bias", model.out_bias),
-    F_BOOL(TS_FI_MLP_BIAS, "mlp_bias", model.mlp_bias),
-    F_BOOL(TS_FI_NORM_BIAS, "norm_bias", model.norm_bias),
-    F_INT(TS_FI_NORMS_PER_LAYER, "norms_per_layer", 0, 16, model.norms_per_layer),
-    F_BOOL(TS_FI_QK_NORM, "qk_norm", model.qk_norm),
-    F_INT(TS_FI_POS_EMBEDDINGS, "pos_embeddings", 0, 1073741824, model.pos_embeddings),
-    F_INT(TS_FI_MOE_FFN, "moe_ffn", 0, 67108864, model.moe_ffn),
-    F_INT(TS_FI_SHARED_EXPERTS, "shared_experts", 0, 1048576, model.shared_experts),
-    F_INT(TS_FI_DENSE_LAYERS, "dense_layers", 0, 1048576, model.dense_layers),
-    F_BOOL(TS_FI_ROUTER_BIAS, "router_bias", model.router_bias),
-    F_INT(TS_FI_Q_LORA_RANK, "q_lora_rank", 0, 16777216, model.q_lora_rank),
-    F_INT(TS_FI_KV_LORA_RANK, "kv_lora_rank", 0, 16777216, model.kv_lora_rank),
-    F_INT(TS_FI_QK_NOPE_DIM, "qk_nope_dim", 0, 16777216, model.qk_nope_dim),
-    F_INT(TS_FI_QK_ROPE_DIM, "qk_rope_dim", 0, 16777216, model.qk_rope_dim),
-    F_INT(TS_FI_V_HEAD_DIM, "v_head_dim", 0, 16777216, model.v_head_dim),
-    F_ENUM(TS_FI_PRECISION, "precision", prec_values, TS_BIND_PREC, precision),
-    F_ENUM(TS_FI_GRAD_PRECISION, "grad_precision", prec_values, TS_BIND_PREC, grad_precision),
-    F_ENUM(TS_FI_COMPUTE_PRECISION, "compute_precision", prec_values, TS_BIND_PREC, compute_precision),
-    F_BOOL(TS_FI_MASTER_WEIGHTS, "master_weights", master_weights),
-    F_ENUM(TS_FI_OPTIMIZER, "optimizer", opt_values, TS_BIND_OPT, optimizer),
-    F_NUM(TS_FI_TRAINABLE_FRACTION, "trainable_fraction", 0, 1, true, false, trainable_fraction),
-    F_INT(TS_FI_SEQ, "seq", 1, 16777216, seq),
-    F_INT(TS_FI_MICRO_BATCH, "micro_batch", 1, 1048576, micro_batch),
-    F_INT(TS_FI_GLOBAL_BATCH, "global_batch", 0, 1099511627776, global_batch),
-    F_NUM(TS_FI_TOKENS, "tokens", 0, 1e20, false, false, tokens),
-    F_INT(TS_FI_GPUS, "gpus", 0, 1048576, gpus),
-    F_INT(TS_FI_DP, "dp", 0, 1048576, dp),
-    F_INT(TS_FI_TP, "tp", 1, 1048576, tp),
-    F_INT(TS_FI_PP, "pp", 1, 1048576, pp),
-    F_INT(TS_FI_CP, "cp", 1, 1048576, cp),
-    F_INT(TS_FI_EP, "ep", 1, 1048576, ep),
-    [TS_FI_ZERO] = { { "zero", TS_API_FIELD_INTEGER, 0, 3, false, false, NULL, false, false, false }, TS_BIND_INT, RUN(zero) },
-    F_BOOL(TS_FI_SEQUENCE_PARALLEL, "sequence_parallel", sequence_parallel),
-    F_ENUM(TS_FI_RECOMPUTE, "recompute", recompute_values, TS_BIND_RECOMPUTE, recompute),
-    F_BOOL(TS_FI_OFFLOAD_OPTIMIZER, "offload_optimizer", offload_optimizer),
-    F_BOOL(TS_FI_OFFLOAD_PARAMS, "offload_params", offload_params),
-    [TS_FI_GPU] = { { "gpu", TS_API_FIELD_STRING, 0, 0, false, false, NULL, false, false, false }, TS_BIND_GPU, 0 },
-    [TS_FI_HBM_GB] = { { "hbm_gb", TS_API_FIELD_NUMBER, 0, 1e6, true, false, NULL, false, false, false }, TS_BIND_HBM, 0 },
-    [TS_FI_PEAK_TFLOPS] = { { "peak_tflops", TS_API_FIELD_NUMBER, 0, 1e6, true, false, NULL, false, false, false }, TS_BIND_PEAK, 0 },
-    F_INT(TS_FI_GPUS_PER_NODE, "gpus_per_node", 1, 65536, gpus_per_node),
-    [TS_FI_MFU] = { { "mfu", TS_API_FIELD_NUMBER, 0, 1, true, false, NULL, true, false, false }, TS_BIND_NUM_OPT, RUN(mfu) },
-    F_NUM(TS_FI_OVERHEAD_GIB, "overhead_gib", 0, 1024, false, false, overhead_gib),
-    F_NUM(TS_FI_FRAGMENTATION, "fragmentation", 0, 0.5, false, true, fragmentation),
-    F_BOOL(TS_FI_ATTENTION_FLOPS, "attention_flops", attention_flops),
-    F_NUM(TS_FI_WRITER_GBPS, "writer_gbps", 0, 1e6, true, false, ckpt.writer_gbps),
-    F_NUM(TS_FI_NVME_GBPS, "nvme_gbps", 0, 1e6, true, false, ckpt.nvme_gbps),
-    F_NUM(TS_FI_SHARED_GBPS, "shared_gbps", 0, 1e6, true, false, ckpt.shared_gbps),
-    F_NUM(TS_FI_OBJECT_GBPS, "object_gbps", 0, 1e6, true, false, ckpt.object_gbps),
-    F_NUM(TS_FI_NVME_INTERVAL_MIN, "nvme_interval_min", 0, 1e7, true, false, ckpt.nvme_interval_min),
-    F_NUM(TS_FI_SHARED_INTERVAL_MIN, "shared_interval_min", 0, 1e7, true, false, ckpt.shared_interval_min),
-    F_NUM(TS_FI_OBJECT_INTERVAL_MIN, "object_interval_min", 0, 1e7, true, false, ckpt.object_interval_min),
-    F_INT(TS_FI_NVME_KEEP, "nvme_keep", 1, 1048576, ckpt.nvme_keep),
-    F_INT(TS_FI_SHARED_KEEP, "shared_keep", 1, 1048576, ckpt.shared_keep),
-    F_INT(TS_FI_OBJECT_KEEP, "object_keep", 1, 1048576, ckpt.object_keep),
-    F_BOOL(TS_FI_CKPT_GRADS, "ckpt_grads", ckpt.include_grads),
-    F_BOOL(TS_FI_PARALLEL_SAVE, "parallel_save", ckpt.parallel_save),
-    F_NUM(TS_FI_GPU_MTBF_HOURS, "gpu_mtbf_hours", 0, 1e9, true, false, ckpt.gpu_mtbf_hours),
-    F_NUM(TS_FI_JOB_MTBF_HOURS, "job_mtbf_hours", 0, 1e9, false, false, ckpt.job_mtbf_hours),
-    F_ENUM(TS_FI_FRAMEWORK, "framework", framework_values, TS_BIND_ENUM, framework),
-    F_ENUM(TS_FI_ATTENTION, "attention", attention_values, TS_BIND_ENUM, attention),
-    F_BOOL(TS_FI_DROPOUT, "dropout", dropout),
-    F_ENUM(TS_FI_NORM, "norm", norm_values, TS_BIND_ENUM, norm),
-    F_ENUM(TS_FI_PP_SCHEDULE, "pp_schedule", pp_schedule_values, TS_BIND_ENUM, pp_schedule),
-    F_INT(TS_FI_VPP, "vpp", 1, 1048576, vpp),
-    F_INT(TS_FI_FIRST_STAGE_LAYERS, "first_stage_layers", 0, 1048576, first_stage_layers),
-    F_INT(TS_FI_LAST_STAGE_LAYERS, "last_stage_layers", 0, 1048576, last_stage_layers),
-    F_INT(TS_FI_LOSS_CHUNKS, "loss_chunks", 1, 16777216, loss_chunks),
-    F_ENUM(TS_FI_OPTIMIZER_PRECISION, "optimizer_precision", optprec_values, TS_BIND_PREC, optimizer_precision),
-    F_INT(TS_FI_LORA_RANK, "lora_rank", 0, 1048576, lora_rank),
-    F_ENUM(TS_FI_FROZEN_PRECISION, "frozen_precision", quant_values, TS_BIND_ENUM, frozen_precision),
-    [TS_FI_HBM_GIB] = { { "hbm_gib", TS_API_FIELD_NUMBER, 0, 1e6, true, false, NULL, false, false, false }, TS_BIND_HBM_GIB, 0 },
-    /* Step-time model (issue 11): null / absent = the GPU's catalogue figure. */
-    [TS_FI_NVLINK_GBPS] = { { "nvlink_gbps", TS_API_FIELD_NUMBER, 0, 1e6, true, false, NULL, true, false, false }, TS_BIND_NUM_OPT, RUN(nvlink_gbps) },
-    [TS_FI_NET_GBPS] = { { "net_gbps", TS_API_FIELD_NUMBER, 0, 1e6, true, false, NULL, true, false, false }, TS_BIND_NUM_OPT, RUN(net_gbps) },
-    [TS_FI_GEMM_EFFICIENCY] = { { "gemm_efficiency", TS_API_FIELD_NUMBER, 0, 1, true, false, NULL, true, false, false }, TS_BIND_NUM_OPT, RUN(gemm_efficiency) },
-    [TS_FI_CUDA] = { { "cuda", TS_API_FIELD_NUMBER, 9, 14, false, true, NULL, true, false, false }, TS_BIND_NUM_OPT, RUN(cuda) },
-    F_NUM(TS_FI_GPU_HOUR_USD, "gpu_hour_usd", 0, 1e6, false, false, gpu_hour_usd),
-    /* POST /v1/fit only */
-    [TS_FI_SOLVE] = { { "solve", TS_API_FIELD_STRING, 0, 0, false, false, solve_values, false, true, false }, TS_BIND_SOLVE, 0 },
-    [TS_FI_MAX_MICRO_BATCH] = { { "max_micro_batch", TS_API_FIELD_INTEGER, 1, 1048576, false, false, NULL, false, true, false }, TS_BIND_MAX_MB, 0 },
-    [TS_FI_MAX_GPUS] = { { "max_gpus", TS_API_FIELD_INTEGER, 1, 1048576, false, false, NULL, false, true, false }, TS_BIND_MAX_GPUS, 0 },
-    /* POST /v1/search only */
-    [TS_FI_OBJECTIVE] = { { "objective", TS_API_FIELD_STRING, 0, 0, false, false, objective_values, false, false, true }, TS_BIND_SEARCH, 0 },
-    [TS_FI_LIMIT] = { { "limit", TS_API_FIELD_INTEGER, 1, TS_SEARCH_MAX_RESULTS, false, false, NULL, false, false, true }, TS_BIND_SEARCH, 0 },
-    [TS_FI_MAX_TP] = { { "max_tp", TS_API_FIELD_INTEGER, 1, 1048576, false, false, NULL, false, false, true }, TS_BIND_SEARCH, 0 },
-    [TS_FI_MAX_PP] = { { "max_pp", TS_API_FIELD_INTEGER, 1, 1048576, false, false, NULL, false, false, true }, TS_BIND_SEARCH, 0 },
-    [TS_FI_MAX_CP] = { { "max_cp", TS_API_FIELD_INTEGER, 1, 1048576, false, false, NULL, false, false, true }, TS_BIND_SEARCH, 0 },
-    [TS_FI_MAX_VPP] = { { "max_vpp", TS_API_FIELD_INTEGER, 1, 1048576, false, false, NULL, false, false, true }, TS_BIND_SEARCH, 0 },
+#define TS_FIELD(ID, NAME, TYPE, SET, LO, HI, FLAGS, BIND, MEMBER, DEF, CHECK, ...) \
+    [TS_FI_##ID] = { { NAME, TS_JTYPE_##TYPE, LO, HI, TS_FLAG(FLAGS, TS_FF_XMIN), \
+                       TS_FLAG(FLAGS, TS_FF_XMAX), TS_JVALUES_##TYPE(SET), \
+                       TS_FLAG(FLAGS, TS_FF_NULL), TS_FLAG(FLAGS, TS_FF_FIT), \
+                       TS_FLAG(FLAGS, TS_FF_SEARCH) }, \
+                     TS_BIND_##BIND, TS_JOFF_##BIND(MEMBER), TS_JINTS_##TYPE(SET) },
+#include "ts_fields.def"
 };
 
+/* The binders' C types match the members' (store() writes through them). */
+#define TS_JTYPEOK_INT64(m) _Generic(((ts_run *)0)->m, int64_t: 1, default: 0)
+#define TS_JTYPEOK_INT(m) _Generic(((ts_run *)0)->m, int: 1, default: 0)
+#define TS_JTYPEOK_NUM(m) _Generic(((ts_run *)0)->m, double: 1, default: 0)
+#define TS_JTYPEOK_NUM_OPT(m) TS_JTYPEOK_NUM(m)
+#define TS_JTYPEOK_PARAMS(m) TS_JTYPEOK_NUM(m)
+#define TS_JTYPEOK_BOOL(m) _Generic(((ts_run *)0)->m, bool: 1, default: 0)
+#define TS_JTYPEOK_ENUM(m) (sizeof ((ts_run *)0)->m == sizeof(int))
+#define TS_JTYPEOK_PRESET(m) 1
+#define TS_JTYPEOK_GPU(m) 1
+#define TS_JTYPEOK_HBM(m) 1
+#define TS_JTYPEOK_HBM_GIB(m) 1
+#define TS_JTYPEOK_PEAK(m) 1
+#define TS_JTYPEOK_SOLVE(m) 1
+#define TS_JTYPEOK_MAX_MB(m) 1
+#define TS_JTYPEOK_MAX_GPUS(m) 1
+#define TS_JTYPEOK_SEARCH(m) 1
+#define TS_FIELD(ID, NAME, TYPE, SET, LO, HI, FLAGS, BIND, MEMBER, DEF, CHECK, ...) \
+    _Static_assert(TS_JTYPEOK_##BIND(MEMBER), "ts_fields.def: " NAME ": " #BIND " does not fit the type of " #MEMBER);
+#include "ts_fields.def"
+
+/* The request's own defaults (parse_body): the fit extras'. */
+#define TS_REQ_DEF_MAX_MB(d) req->max_micro_batch = (d);
+#define TS_REQ_DEF_MAX_GPUS(d) req->max_gpus = (d);
+#define TS_REQ_DEF_INT64(d)
+#define TS_REQ_DEF_INT(d)
+#define TS_REQ_DEF_NUM(d)
+#define TS_REQ_DEF_NUM_OPT(d)
+#define TS_REQ_DEF_BOOL(d)
+#define TS_REQ_DEF_ENUM(d)
+#define TS_REQ_DEF_PARAMS(d)
+#define TS_REQ_DEF_PRESET(d)
+#define TS_REQ_DEF_GPU(d)
+#define TS_REQ_DEF_HBM(d)
+#define TS_REQ_DEF_HBM_GIB(d)
+#define TS_REQ_DEF_PEAK(d)
+#define TS_REQ_DEF_SOLVE(d)
+#define TS_REQ_DEF_SEARCH(d)
 
 const ts_api_field *ts_api_request_field(size_t i)
 {
@@ -714,11 +670,21 @@ static int apply_gpu(ts_run *r, const json_t *v, ts_api_err *err)
     return 0;
 }
 
+/* The value of an enum member that check_value() accepted. */
+static int enum_value(const ts_json_field *b, const json_t *v)
+{
+    const char *s = json_string_value(v);
+    size_t i;
+
+    for (i = 0; b->f.values[i + 1] != NULL && strcmp(b->f.values[i], s) != 0; i++)
+        ;
+    return b->ints[i];
+}
+
 /* Store one checked member into the run (fit extras into req). */
 static void store(const ts_json_field *b, const json_t *v, ts_api_req *req)
 {
     char *base = (char *)&req->run;
-    const char *s;
 
     switch (b->kind) {
     case TS_BIND_INT64:
@@ -735,33 +701,11 @@ static void store(const ts_json_field *b, const json_t *v, ts_api_req *req)
     case TS_BIND_BOOL:
         *(bool *)(void *)(base + b->off) = json_is_true(v);
         break;
-    case TS_BIND_PREC:
-        /* Already checked against the same names the core parses. */
-        (void)ts_precision_parse(json_string_value(v),
-                                 (ts_precision *)(void *)(base + b->off));
+    case TS_BIND_ENUM:
+        *(int *)(void *)(base + b->off) = enum_value(b, v);
         break;
-    case TS_BIND_OPT:
-        (void)ts_optimizer_parse(json_string_value(v),
-                                 (ts_optimizer *)(void *)(base + b->off));
-        break;
-    case TS_BIND_RECOMPUTE:
-        (void)ts_recompute_parse(json_string_value(v),
-                                 (ts_recompute *)(void *)(base + b->off));
-        break;
-    case TS_BIND_ENUM: {
-        const char *const *e;
-        int idx = 0;
-
-        s = json_string_value(v);
-        for (e = b->f.values; *e != NULL && strcmp(*e, s) != 0; e++)
-            idx++;
-        *(int *)(void *)(base + b->off) = idx; /* checked: *e matched */
-        break;
-    }
     case TS_BIND_SOLVE:
-        s = json_string_value(v);
-        req->solve = strcmp(s, "gpus") == 0 ? TS_API_SOLVE_GPUS
-                                            : TS_API_SOLVE_MICRO_BATCH;
+        req->solve = (ts_api_solve)enum_value(b, v);
         break;
     case TS_BIND_MAX_MB:
         req->max_micro_batch = (int64_t)json_number_value(v);
@@ -1028,8 +972,8 @@ static void search_seed(ts_api_req *req, const json_t *const *given)
 
     ts_search_defaults(c);
     if (given[TS_FI_OBJECTIVE] != NULL)
-        c->objective = strcmp(json_string_value(given[TS_FI_OBJECTIVE]), "cost") == 0
-                           ? TS_SEARCH_COST : TS_SEARCH_TIME;
+        c->objective = (ts_search_objective)enum_value(&ts_json_fields[TS_FI_OBJECTIVE],
+                                                       given[TS_FI_OBJECTIVE]);
     if (given[TS_FI_LIMIT] != NULL)
         c->limit = (size_t)json_number_value(given[TS_FI_LIMIT]);
     if (given[TS_FI_MAX_TP] != NULL)
@@ -1075,8 +1019,10 @@ static int parse_body(const char *body, size_t len, ts_json_mode mode,
     memset(req, 0, offsetof(ts_api_req, notes.text));
     memset((char *)req + offsetof(ts_api_req, run), 0,
            sizeof *req - offsetof(ts_api_req, run));
-    req->max_micro_batch = 1024;
-    req->max_gpus = 65536;
+    /* The fit extras' defaults (core/ts_fields.def). */
+#define TS_FIELD(ID, NAME, TYPE, SET, LO, HI, FLAGS, BIND, MEMBER, DEF, CHECK, ...) \
+    TS_REQ_DEF_##BIND(DEF)
+#include "ts_fields.def"
 
     /* Every number decodes as a double: integer literals of 2^63 and
      * more (JSON.stringify(1e19)) are valid numbers for number members;

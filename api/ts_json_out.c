@@ -137,18 +137,16 @@ void ts_json_inputs(ts_jw *w, const char *key, const ts_run *r)
         case TS_BIND_BOOL:
             ts_jw_bool(w, name, *(const bool *)at);
             break;
-        case TS_BIND_PREC:
-            ts_jw_str(w, name, ts_precision_name(*(const ts_precision *)at));
+        case TS_BIND_ENUM: {
+            /* The name of the member's value (resolved: one of them). */
+            int v = *(const int *)at;
+            size_t k;
+
+            for (k = 0; b->f.values[k + 1] != NULL && b->ints[k] != v; k++)
+                ;
+            ts_jw_str(w, name, b->f.values[k]);
             break;
-        case TS_BIND_OPT:
-            ts_jw_str(w, name, ts_optimizer_name(*(const ts_optimizer *)at));
-            break;
-        case TS_BIND_RECOMPUTE:
-            ts_jw_str(w, name, ts_recompute_name(*(const ts_recompute *)at));
-            break;
-        case TS_BIND_ENUM:
-            ts_jw_str(w, name, b->f.values[*(const int *)at]);
-            break;
+        }
         case TS_BIND_HBM_GIB:
             ts_jw_num(w, name, r->gpu.hbm_bytes / 1073741824.0);
             break;

@@ -156,6 +156,8 @@ static int handle_import(const ts_api_req *req, ts_api_response *resp)
     return respond_json(&w, resp);
 }
 
+/* req->run is resolved (ts_json_parse_run): the *_resolved estimators
+ * validate nothing again. */
 static int handle_estimate(ts_route_id id, const ts_api_req *req,
                            ts_api_response *resp)
 {
@@ -168,7 +170,7 @@ static int handle_estimate(ts_route_id id, const ts_api_req *req,
     case TS_ROUTE_MEMORY: {
         ts_memory m;
 
-        if (ts_memory_estimate(&req->run, &m, &cerr) != TS_OK)
+        if (ts_memory_resolved(&req->run, &m, &cerr) != TS_OK)
             return respond_core_error(&cerr, resp);
         ts_jw_open(&w, NULL, '{');
         ts_json_inputs(&w, "inputs", &req->run);
@@ -186,8 +188,8 @@ static int handle_estimate(ts_route_id id, const ts_api_req *req,
 
         if (ts_model_params(&req->run.model, &p, &cerr) != TS_OK)
             return respond_core_error(&cerr, resp);
-        st = id == TS_ROUTE_COMPUTE ? ts_compute_estimate(&req->run, &c, &cerr)
-                                    : ts_ckpt_estimate(&req->run, &k, &cerr);
+        st = id == TS_ROUTE_COMPUTE ? ts_compute_resolved(&req->run, &c, &cerr)
+                                    : ts_ckpt_resolved(&req->run, &k, &cerr);
         if (st != TS_OK)
             return respond_core_error(&cerr, resp);
         ts_jw_open(&w, NULL, '{');
@@ -208,7 +210,7 @@ static int handle_estimate(ts_route_id id, const ts_api_req *req,
             ts_api_oom_response(resp);
             return -1;
         }
-        if (ts_plan_estimate(&req->run, plan, &cerr) != TS_OK) {
+        if (ts_plan_resolved(&req->run, plan, &cerr) != TS_OK) {
             free(plan);
             return respond_core_error(&cerr, resp);
         }

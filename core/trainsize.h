@@ -321,24 +321,27 @@ typedef struct ts_run {
     double cuda;               /* CUDA toolkit of the training stack (11.8, 12.4); 0 = current (>= 12) */
     double gpu_hour_usd;       /* price of one GPU-hour; 0 = no cost reported */
     double overhead_gib;       /* fixed per-GPU overhead (CUDA context, NCCL, ...), default 2 */
-    double fragmentation;      /* [0,0.5): allocator slack as a fraction of the rest, default 0.05 */
+    double fragmentation;      /* [0,0.5): allocator slack as a fraction of the rest, default 0 */
     bool attention_flops;      /* time from the attention-aware FLOPs (default false: 6PT) */
 
     ts_ckpt_cfg ckpt;
 } ts_run;
 
-/* Documented defaults: bf16 weights/grads/compute, fp32 master, AdamW,
- * trainable 1, seq 4096, micro-batch 1, gpus 8, tp=pp=cp=ep=1, ZeRO 1,
- * no SP, no recompute, H100 SXM, 8 GPUs/node, MFU 0.4, overhead 2 GiB,
- * fragmentation 0.05, and the ts_ckpt_cfg defaults above.  No model. */
+/* Documented defaults (the DEF column of core/ts_fields.def): bf16
+ * weights/grads/compute, fp32 master, AdamW, trainable 1, seq 4096,
+ * micro-batch 1, gpus 8, tp=pp=cp=ep=1, ZeRO 1, no SP, no recompute, H100
+ * SXM, 8 GPUs/node, MFU 0 (predicted), overhead 2 GiB, fragmentation 0,
+ * and the ts_ckpt_cfg defaults above.  No model. */
 void ts_run_defaults(ts_run *r);
 
 /* Copy a preset's shape, seq and id into r (leaves the rest alone). */
 void ts_run_apply_preset(ts_run *r, const ts_preset *p);
 
 /* Check every field and fill the derived ones (dp or gpus, kv_heads, ffn,
- * top_k, tokens, global_batch).  Idempotent.  The estimators call it on a
- * private copy, so callers need not. */
+ * top_k, tokens, global_batch).  Idempotent.  The estimators call it once
+ * on a private copy, so callers need not; the *_resolved() estimators
+ * below skip it for a run that has been through it.  The per-field
+ * ranges and the defaults are the registry's (core/ts_fields.def). */
 ts_status ts_run_resolve(ts_run *r, ts_error *err);
 
 /* ------------------------------------------------------------------ */
@@ -580,6 +583,16 @@ ts_status ts_sweep_dp(const ts_run *r, ts_sweep_point *pts, size_t cap,
 
 /* Everything above in one call. */
 ts_status ts_plan_estimate(const ts_run *r, ts_plan *out, ts_error *err);
+
+/* The same estimates of a run that ts_run_resolve() accepted and that has
+ * not changed since: nothing is validated again (the API resolves each
+ * request once, then calls these).  A run whose layout is not resolved
+ * (dp, gpus, global_batch, tokens not derived) is refused with TS_EINVAL;
+ * its other fields are trusted. */
+ts_status ts_memory_resolved(const ts_run *r, ts_memory *out, ts_error *err);
+ts_status ts_compute_resolved(const ts_run *r, ts_compute *out, ts_error *err);
+ts_status ts_ckpt_resolved(const ts_run *r, ts_ckpt *out, ts_error *err);
+ts_status ts_plan_resolved(const ts_run *r, ts_plan *out, ts_error *err);
 
 /* Largest micro-batch in [1, limit] that fits (memory of that run in *mem).
  * TS_ENOFIT if even 1 does not. */

@@ -55,45 +55,6 @@ static double ts_ckpt_waste(double c, double tau, double r, double m)
     return fmin(1.0, fmax(0.0, 1.0 - tau / expected));
 }
 
-static ts_status ts_ckpt_check_positive(double v, const char *field, ts_error *err)
-{
-    if (!(v > 0) || !isfinite(v))
-        return ts_error_set(err, TS_EINVAL, field, "%s must be positive and finite", field);
-    return TS_OK;
-}
-
-/* Reject what would divide by zero below.  ts_run_resolve validates these
- * too; this keeps the module safe on its own. */
-static ts_status ts_ckpt_check(const ts_run *run, ts_error *err)
-{
-    const ts_ckpt_cfg *k = &run->ckpt;
-    ts_status st;
-
-    if ((st = ts_ckpt_check_positive(k->writer_gbps, "writer_gbps", err)) != TS_OK ||
-        (st = ts_ckpt_check_positive(k->nvme_gbps, "nvme_gbps", err)) != TS_OK ||
-        (st = ts_ckpt_check_positive(k->shared_gbps, "shared_gbps", err)) != TS_OK ||
-        (st = ts_ckpt_check_positive(k->object_gbps, "object_gbps", err)) != TS_OK ||
-        (st = ts_ckpt_check_positive(k->nvme_interval_min, "nvme_interval_min", err)) != TS_OK ||
-        (st = ts_ckpt_check_positive(k->shared_interval_min, "shared_interval_min", err)) != TS_OK ||
-        (st = ts_ckpt_check_positive(k->object_interval_min, "object_interval_min", err)) != TS_OK)
-        return st;
-    if (!(k->job_mtbf_hours >= 0) || !isfinite(k->job_mtbf_hours))
-        return ts_error_set(err, TS_EINVAL, "job_mtbf_hours",
-                            "job_mtbf_hours must be 0 (derive from gpu_mtbf_hours) or positive");
-    if (k->job_mtbf_hours == 0 &&
-        (st = ts_ckpt_check_positive(k->gpu_mtbf_hours, "gpu_mtbf_hours", err)) != TS_OK)
-        return st;
-    if (k->nvme_keep < 1 || k->shared_keep < 1 || k->object_keep < 1)
-        return ts_error_set(err, TS_EINVAL,
-                            k->nvme_keep < 1 ? "nvme_keep" : k->shared_keep < 1 ? "shared_keep" : "object_keep",
-                            "checkpoint keep counts must be at least 1");
-    if (run->gpus <= 0 || run->gpus_per_node <= 0 || run->dp <= 0 || run->tp <= 0 ||
-        run->pp <= 0 || run->cp <= 0)
-        return ts_error_set(err, TS_EINVAL, run->gpus_per_node <= 0 ? "gpus_per_node" : "gpus",
-                            "parallel degrees must be positive");
-    return TS_OK;
-}
-
 static int64_t ts_ckpt_ceil_div(int64_t a, int64_t b)
 {
     return (a + b - 1) / b;
@@ -143,37 +104,24 @@ static int ts_ckpt_all_finite(const ts_ckpt *c)
     return 1;
 }
 
-ts_status ts_ckpt_estimate(const ts_run *r, ts_ckpt *out, ts_error *err)
+ts_status ts_ckpt_eval(const ts_run *run, const ts_memory *mem, ts_ckpt *out,
+                       ts_error *err)
 {
-    ts_run run;
-    ts_memory mem;
-    ts_status st;
     const ts_ckpt_cfg *k;
     double P, full, weights, replicated_extra, shard, mp, nd, ef, ep, M, C, R;
     int64_t writers, nodes, writer_nodes, per_node;
     const char *shard_formula;
 
-    if (r == NULL || out == NULL)
-        return ts_error_set(err, TS_EINVAL, "", "null argument");
+    /* Resolved: bandwidths, intervals and keeps positive, the MTBF, the
+     * degrees (ts_run_resolve); what is divided by below. */
     *out = (ts_ckpt){ 0 };
+    k = &run->ckpt;
 
-    run = *r;
-    st = ts_run_resolve(&run, err);
-    if (st != TS_OK)
-        return st;
-    if ((st = ts_ckpt_check(&run, err)) != TS_OK)
-        return st;
-    /* The bytes-per-parameter table lives in the memory estimate. */
-    st = ts_memory_estimate(&run, &mem, err);
-    if (st != TS_OK)
-        return st;
-    k = &run.ckpt;
-
-    P = mem.params.total;
-    out->bpp_full = mem.bpp_weights + mem.bpp_master + mem.bpp_optimizer +
-                    (k->include_grads ? mem.bpp_grads : 0);
+    P = mem->params.total;
+    out->bpp_full = mem->bpp_weights + mem->bpp_master + mem->bpp_optimizer +
+                    (k->include_grads ? mem->bpp_grads : 0);
     full = P * out->bpp_full;
-    weights = P * mem.bpp_weights;
+    weights = P * mem->bpp_weights;
     ts_term_set(&out->full_bytes, full,
                  k->include_grads ? "P * (weights + grads + master + optimizer bytes/param)"
                                   : "P * (weights + master + optimizer bytes/param)",
@@ -181,46 +129,46 @@ ts_status ts_ckpt_estimate(const ts_run *r, ts_ckpt *out, ts_error *err)
     ts_term_set(&out->weights_bytes, weights, "P * bytes(precision)",
                  "weights only, at the training precision (for inference or fine-tuning)");
 
-    mp = (double)(run.tp * run.pp); /* model-parallel split of the state */
-    nd = (double)(run.dp * run.cp); /* ZeRO sharding group */
+    mp = (double)(run->tp * run->pp); /* model-parallel split of the state */
+    nd = (double)(run->dp * run->cp); /* ZeRO sharding group */
     /* Experts are split over ep as well: ep ranks of one data-parallel
      * group hold different experts and each writes its own. */
-    ef = P > 0 ? mem.params.expert / P : 0.0;
-    ep = (double)run.ep;
+    ef = P > 0 ? mem->params.expert / P : 0.0;
+    ep = (double)run->ep;
     replicated_extra = full - weights;
-    if (run.ckpt.parallel_save) {
+    if (run->ckpt.parallel_save) {
         /* Every rank writes an equal slice of what it holds (DCP-style). */
-        shard = full / (double)run.gpus;
-        writers = run.gpus;
+        shard = full / (double)run->gpus;
+        writers = run->gpus;
         shard_formula = "full / (dp * tp * pp * cp)";
-    } else if (run.zero == 0) {
+    } else if (run->zero == 0) {
         /* Only DP rank 0 of each model-parallel (and expert) group writes. */
         shard = full * ((1.0 - ef) / mp + ef / (mp * ep));
-        writers = run.tp * run.pp * run.ep;
+        writers = run->tp * run->pp * run->ep;
         shard_formula = "full_dense / (tp * pp) + full_expert / (tp * pp * ep)";
-    } else if (run.zero < 3) {
+    } else if (run->zero < 3) {
         /* Weights replicated (rank 0 writes them), the rest sharded over Nd. */
         shard = weights * ((1.0 - ef) / mp + ef / (mp * ep)) + replicated_extra / (mp * nd);
-        writers = run.gpus;
+        writers = run->gpus;
         shard_formula = "weights_dense / (tp * pp) + weights_expert / (tp * pp * ep) + (master + optimizer [+ grads]) / (tp * pp * dp * cp)";
     } else {
         shard = full / (mp * nd);
-        writers = run.gpus;
+        writers = run->gpus;
         shard_formula = "full / (tp * pp * dp * cp)";
     }
     ts_term_set(&out->shard_bytes_per_gpu, shard, shard_formula,
-                 run.ckpt.parallel_save
+                 run->ckpt.parallel_save
                      ? "parallel save: every rank writes 1/gpus of the state, so the shard scales as 1/dp"
                      : "DP rank 0 writes the replicated state; the largest shard is reported");
     out->writers = writers;
 
-    nodes = ts_ckpt_ceil_div(run.gpus, run.gpus_per_node);
+    nodes = ts_ckpt_ceil_div(run->gpus, run->gpus_per_node);
     /* Node-local NVMe only helps on nodes that hold writers (writers packed
      * rank-major); equals all nodes whenever every GPU writes. */
-    writer_nodes = ts_ckpt_ceil_div(writers, run.gpus_per_node);
+    writer_nodes = ts_ckpt_ceil_div(writers, run->gpus_per_node);
     if (writer_nodes > nodes)
         writer_nodes = nodes;
-    per_node = writers < run.gpus_per_node ? writers : run.gpus_per_node;
+    per_node = writers < run->gpus_per_node ? writers : run->gpus_per_node;
     out->bytes_per_node = (double)per_node * shard; /* busiest node */
 
     ts_ckpt_tier_fill(&out->tiers[TS_TIER_NVME], "nvme", shard, writers,
@@ -241,7 +189,7 @@ ts_status ts_ckpt_estimate(const ts_run *r, ts_ckpt *out, ts_error *err)
                       "shard / min(writer_gbps, object_gbps / writers); storage keep * full");
 
     M = (k->job_mtbf_hours > 0 ? k->job_mtbf_hours
-                               : k->gpu_mtbf_hours / (double)run.gpus) * 3600.0;
+                               : k->gpu_mtbf_hours / (double)run->gpus) * 3600.0;
     C = out->tiers[TS_TIER_NVME].write_s;
     R = out->tiers[TS_TIER_SHARED].restore_s;
     out->job_mtbf_s = M;
@@ -263,4 +211,41 @@ ts_status ts_ckpt_estimate(const ts_run *r, ts_ckpt *out, ts_error *err)
         return ts_error_set(err, TS_ERANGE, "", "checkpoint figures overflow for these inputs");
     }
     return TS_OK;
+}
+
+ts_status ts_ckpt_estimate(const ts_run *r, ts_ckpt *out, ts_error *err)
+{
+    ts_run run;
+    ts_params p;
+    ts_memory mem;
+    ts_status st;
+
+    if (r == NULL || out == NULL)
+        return ts_error_set(err, TS_EINVAL, "", "null argument");
+    *out = (ts_ckpt){ 0 };
+    run = *r;
+    if ((st = ts_run_resolve(&run, err)) != TS_OK)
+        return st;
+    /* The bytes-per-parameter table lives in the memory estimate. */
+    ts_model_count(&run.model, &p);
+    if ((st = ts_memory_eval(&run, &p, &mem, err)) != TS_OK)
+        return st;
+    return ts_ckpt_eval(&run, &mem, out, err);
+}
+
+ts_status ts_ckpt_resolved(const ts_run *r, ts_ckpt *out, ts_error *err)
+{
+    ts_params p;
+    ts_memory mem;
+    ts_status st;
+
+    if (r == NULL || out == NULL)
+        return ts_error_set(err, TS_EINVAL, "", "null argument");
+    *out = (ts_ckpt){ 0 };
+    if ((st = ts_run_resolved_ok(r, err)) != TS_OK)
+        return st;
+    ts_model_count(&r->model, &p);
+    if ((st = ts_memory_eval(r, &p, &mem, err)) != TS_OK)
+        return st;
+    return ts_ckpt_eval(r, &mem, out, err);
 }

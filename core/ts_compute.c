@@ -36,81 +36,49 @@ static int ts_compute_all_finite(const ts_compute *c)
     return 1;
 }
 
-ts_status ts_compute_estimate(const ts_run *r, ts_compute *out, ts_error *err)
+ts_status ts_compute_eval(const ts_run *run, const ts_params *p, ts_compute *out,
+                          ts_error *err)
 {
-    ts_run run;
-    ts_params p;
-    ts_status st;
-    double P, T, L, h, s, attn, recompute, base, gpus, seqs_per_step;
+    double P, T, L, h, s, attn, recompute, base, gpus, seqs_per_step, mfu;
     const char *hw_formula;
 
-    if (r == NULL || out == NULL)
-        return ts_error_set(err, TS_EINVAL, "", "null argument");
     *out = (ts_compute){ 0 };
-
-    run = *r; /* resolve a private copy: the caller's run is const */
-    st = ts_run_resolve(&run, err);
-    if (st != TS_OK)
-        return st;
-    st = ts_model_params(&run.model, &p, err);
-    if (st != TS_OK)
-        return st;
-
-    P = p.active;
-    T = run.tokens;
-    s = (double)run.seq; /* FLOPs are per token of the full sequence, whatever cp is */
-    gpus = (double)run.gpus;
-    seqs_per_step = (double)run.global_batch;
-
-    /* Guards for everything divided by below; ts_run_resolve should already
-     * reject these, but a division must never produce inf or NaN here. */
-    if (!(T > 0) || !isfinite(T))
-        return ts_error_set(err, TS_EINVAL, "tokens", "tokens must be positive and finite");
-    if (!(P > 0))
-        return ts_error_set(err, TS_EINVAL, "params", "model has no parameters");
-    if (run.seq <= 0)
-        return ts_error_set(err, TS_EINVAL, "seq", "seq must be positive");
-    if (run.gpus <= 0)
-        return ts_error_set(err, TS_EINVAL, "gpus", "gpus must be positive");
-    if (run.global_batch <= 0)
-        return ts_error_set(err, TS_EINVAL, "global_batch", "global_batch must be positive");
-    if (!(run.mfu >= 0 && run.mfu <= 1))
-        return ts_error_set(err, TS_EINVAL, "mfu", "mfu must be in [0, 1] (0 = predict)");
-
-    out->peak_flops = ts_gpu_peak(&run.gpu, run.compute_precision);
-    if (!(out->peak_flops > 0) || !isfinite(out->peak_flops))
-        return ts_error_set(err, TS_EINCOMPAT, "compute_precision",
-                            "GPU '%s' has no dense %s peak",
-                            run.gpu.id, ts_precision_name(run.compute_precision));
+    /* Resolved: tokens, seq, gpus and global_batch positive, mfu in
+     * [0, 1], the compute precision's peak present (ts_run_resolve). */
+    P = p->active;
+    T = run->tokens;
+    s = (double)run->seq; /* FLOPs are per token of the full sequence, whatever cp is */
+    gpus = (double)run->gpus;
+    seqs_per_step = (double)run->global_batch;
+    out->peak_flops = ts_gpu_peak(&run->gpu, run->compute_precision);
 
     /* The step-time model (core/ts_step.c) always runs; its MFU sets the
      * GPU-hours unless the caller sent one. */
-    if (ts_step_eval(&run, &p, &out->step) != TS_OK) {
+    if (ts_step_eval(run, p, &out->step) != TS_OK) {
         *out = (ts_compute){ 0 };
         return ts_error_set(err, TS_ERANGE, "gpus",
                             "the step time is not finite for these inputs");
     }
     out->step_time = out->step.step_time;
     out->predicted_mfu = out->step.predicted_mfu;
-    if (run.mfu == 0) {
+    mfu = run->mfu;
+    if (mfu == 0) {
         if (!(out->predicted_mfu > 0 && out->predicted_mfu <= 1)) {
             *out = (ts_compute){ 0 };
             return ts_error_set(err, TS_ERANGE, "mfu",
                                 "the predicted MFU %g is outside (0, 1]; send mfu",
                                 out->predicted_mfu);
         }
-        run.mfu = out->predicted_mfu;
+        mfu = out->predicted_mfu;
         out->mfu_predicted = true;
     }
 
-    /* Attention matmuls need L, h and s; a plain parameter count has none. */
-    if (p.from_shape && run.model.layers > 0) {
-        L = (double)run.model.layers;
-        h = (double)run.model.hidden;
+    /* Attention matmuls need L, h and s; a plain parameter count has none
+     * (and then no attention_flops: ts_run_resolve). */
+    if (p->from_shape && run->model.layers > 0) {
+        L = (double)run->model.layers;
+        h = (double)run->model.hidden;
     } else {
-        if (run.attention_flops)
-            return ts_error_set(err, TS_EINVAL, "attention_flops",
-                                "attention-aware FLOPs need a model shape (layers, hidden), not a plain params count");
         L = 0;
         h = 0;
     }
@@ -118,29 +86,29 @@ ts_status ts_compute_estimate(const ts_run *r, ts_compute *out, ts_error *err)
 
     out->tokens = T;
     out->params_active = P;
-    out->mfu = run.mfu;
+    out->mfu = mfu;
 
     ts_term_set(&out->model_flops, 6.0 * P * T, "6 * P_active * T",
                     "Kaplan et al. 2020: forward 2PT + backward 4PT; attention matmuls and recompute not counted");
     ts_term_set(&out->model_flops_attn, (6.0 * P + attn) * T,
                     "(6 * P_active + 12 * L * h * s) * T",
-                    p.from_shape
+                    p->from_shape
                         ? "PaLM (Chowdhery et al. 2022, App. B): adds the QK^T and AV matmuls, no causal-mask saving"
                         : "no model shape: the attention term is unknown and taken as 0");
 
     /* The time basis MFU refers to: 6PT unless attention_flops is set. */
-    base = run.attention_flops ? out->model_flops_attn.value : out->model_flops.value;
+    base = run->attention_flops ? out->model_flops_attn.value : out->model_flops.value;
 
-    switch (run.recompute) {
+    switch (run->recompute) {
     case TS_RECOMPUTE_SELECTIVE:
         recompute = 4.0 * L * h * s * T; /* attention-score forward again */
-        hw_formula = run.attention_flops
+        hw_formula = run->attention_flops
             ? "(6 P_active + 12 L h s) T + 4 L h s T (selective recompute)"
             : "6 P_active T + 4 L h s T (selective recompute)";
         break;
     case TS_RECOMPUTE_FULL:
         recompute = (2.0 * P + 4.0 * L * h * s) * T; /* whole forward again */
-        hw_formula = run.attention_flops
+        hw_formula = run->attention_flops
             ? "(6 P_active + 12 L h s) T + (2 P_active + 4 L h s) T (full recompute)"
             : "6 P_active T + (2 P_active + 4 L h s) T (full recompute)";
         break;
@@ -148,7 +116,7 @@ ts_status ts_compute_estimate(const ts_run *r, ts_compute *out, ts_error *err)
     case TS_RECOMPUTE_COUNT:
     default:
         recompute = 0;
-        hw_formula = run.attention_flops ? "(6 P_active + 12 L h s) T" : "6 P_active T";
+        hw_formula = run->attention_flops ? "(6 P_active + 12 L h s) T" : "6 P_active T";
         break;
     }
     ts_term_set(&out->hardware_flops, base + recompute, hw_formula,
@@ -162,14 +130,14 @@ ts_status ts_compute_estimate(const ts_run *r, ts_compute *out, ts_error *err)
         *out = (ts_compute){ 0 };
         return ts_error_set(err, TS_EINCOMPAT, "mfu",
                             "mfu %g with %s recompute means the GPUs execute %.3g of their peak "
-                            "(hardware FLOPs utilisation above 1)", run.mfu,
-                            ts_recompute_name(run.recompute), hfu);
+                            "(hardware FLOPs utilisation above 1)", mfu,
+                            ts_recompute_name(run->recompute), hfu);
     }
 
     out->achieved_flops_per_gpu = out->peak_flops * out->mfu;
     ts_term_set(&out->gpu_hours,
                     base / (out->achieved_flops_per_gpu * TS_SECONDS_PER_HOUR),
-                    run.attention_flops ? "(6 P_active + 12 L h s) T / (peak * MFU * 3600)"
+                    run->attention_flops ? "(6 P_active + 12 L h s) T / (peak * MFU * 3600)"
                                         : "6 P_active T / (peak * MFU * 3600)",
                     "dense peak at the compute precision; MFU constant over the run; no restarts or evaluation");
     ts_term_set(&out->wall_seconds,
@@ -182,15 +150,15 @@ ts_status ts_compute_estimate(const ts_run *r, ts_compute *out, ts_error *err)
     out->tokens_per_gpu_second = out->tokens_per_second / gpus;
     out->steps = T / (seqs_per_step * s);
     out->step_seconds = out->wall_seconds.value / out->steps;
-    ts_term_set(&out->cost_usd, out->gpu_hours.value * run.gpu_hour_usd,
+    ts_term_set(&out->cost_usd, out->gpu_hours.value * run->gpu_hour_usd,
                 "gpu_hours * gpu_hour_usd",
-                run.gpu_hour_usd > 0 ? "compute only: storage, network and idle time not priced"
+                run->gpu_hour_usd > 0 ? "compute only: storage, network and idle time not priced"
                                      : "no gpu_hour_usd given");
 
     if (!ts_compute_all_finite(out)) {
         /* Name the input furthest (in orders of magnitude) from a real
          * run's: tokens ~1e12, mfu ~0.4, peak ~1e15 FLOP/s. */
-        double dt = fabs(log10(T / 1e12)), dm = fabs(log10(run.mfu / 0.4));
+        double dt = fabs(log10(T / 1e12)), dm = fabs(log10(mfu / 0.4));
         double dp = fabs(log10(out->peak_flops / 1e15));
         const char *field = dt >= dm && dt >= dp ? "tokens" : dm >= dp ? "mfu" : "peak_tflops";
 
@@ -200,4 +168,34 @@ ts_status ts_compute_estimate(const ts_run *r, ts_compute *out, ts_error *err)
                             field);
     }
     return TS_OK;
+}
+
+ts_status ts_compute_estimate(const ts_run *r, ts_compute *out, ts_error *err)
+{
+    ts_run run;
+    ts_params p;
+    ts_status st;
+
+    if (r == NULL || out == NULL)
+        return ts_error_set(err, TS_EINVAL, "", "null argument");
+    *out = (ts_compute){ 0 };
+    run = *r; /* resolve a private copy: the caller's run is const */
+    if ((st = ts_run_resolve(&run, err)) != TS_OK)
+        return st;
+    ts_model_count(&run.model, &p);
+    return ts_compute_eval(&run, &p, out, err);
+}
+
+ts_status ts_compute_resolved(const ts_run *r, ts_compute *out, ts_error *err)
+{
+    ts_params p;
+    ts_status st;
+
+    if (r == NULL || out == NULL)
+        return ts_error_set(err, TS_EINVAL, "", "null argument");
+    *out = (ts_compute){ 0 };
+    if ((st = ts_run_resolved_ok(r, err)) != TS_OK)
+        return st;
+    ts_model_count(&r->model, &p);
+    return ts_compute_eval(r, &p, out, err);
 }

@@ -4,62 +4,34 @@
  *
  * The name tables are indexed by the enum value, so a name and its value
  * cannot drift apart; the parsers are a linear scan (a handful of entries).
+ * Names and values are the field registry's (ts_fields.def), which the
+ * API's enum members use too.
  */
 #include "trainsize.h"
 
 #include <string.h>
 
-static const char *const ts_precision_names[TS_PREC_COUNT] = {
-    [TS_PREC_FP32] = "fp32",
-    [TS_PREC_BF16] = "bf16",
-    [TS_PREC_FP16] = "fp16",
-    [TS_PREC_FP8] = "fp8",
-};
+/* The names come from the registry's value lists (ts_fields.def), which
+ * list each enumeration in the API's order; indexed by the value here. */
+#define TS_FIELD(...)
+#include "ts_fields.def"
 
-static const char *const ts_optimizer_names[TS_OPT_COUNT] = {
-    [TS_OPT_NONE] = "none",
-    [TS_OPT_ADAM] = "adam",
-    [TS_OPT_ADAMW] = "adamw",
-    [TS_OPT_ADAM8BIT] = "adam8bit",
-    [TS_OPT_SGD] = "sgd",
-    [TS_OPT_SGD_MOMENTUM] = "sgd_momentum",
-    [TS_OPT_ADAFACTOR] = "adafactor",
-    [TS_OPT_LION] = "lion",
-};
+#define TS_ENUM_NAME(c, s) [c] = s,
+#define TS_ENUM_ONE(c, s) +1
+/* Every enumerator has its name: the list and the enum have one length. */
+#define TS_ENUM_NAMES(set, count, table)                                   \
+    static const char *const table[count] = { TS_VALUES_##set(TS_ENUM_NAME) }; \
+    _Static_assert(0 TS_VALUES_##set(TS_ENUM_ONE) == (count),               \
+                   "TS_VALUES_" #set " (ts_fields.def) names every " #count)
 
-static const char *const ts_recompute_names[TS_RECOMPUTE_COUNT] = {
-    [TS_RECOMPUTE_NONE] = "none",
-    [TS_RECOMPUTE_SELECTIVE] = "selective",
-    [TS_RECOMPUTE_FULL] = "full",
-};
-
-static const char *const ts_framework_names[TS_FW_COUNT] = {
-    [TS_FW_MEGATRON] = "megatron",
-    [TS_FW_FSDP] = "fsdp",
-    [TS_FW_DEEPSPEED] = "deepspeed",
-};
-
-static const char *const ts_attention_names[TS_ATTN_COUNT] = {
-    [TS_ATTN_FLASH] = "flash",
-    [TS_ATTN_EAGER] = "eager",
-    [TS_ATTN_TRITON] = "triton",
-};
-
-static const char *const ts_pp_schedule_names[TS_PP_COUNT] = {
-    [TS_PP_1F1B] = "1f1b",
-    [TS_PP_INTERLEAVED] = "interleaved",
-};
-
-static const char *const ts_quant_names[TS_QUANT_COUNT] = {
-    [TS_QUANT_BF16] = "bf16",
-    [TS_QUANT_INT8] = "int8",
-    [TS_QUANT_NF4] = "nf4",
-};
-
-static const char *const ts_norm_names[TS_NORM_COUNT] = {
-    [TS_NORM_RMSNORM] = "rmsnorm",
-    [TS_NORM_LAYERNORM] = "layernorm",
-};
+TS_ENUM_NAMES(PRECISION, TS_PREC_COUNT, ts_precision_names);
+TS_ENUM_NAMES(OPTIMIZER, TS_OPT_COUNT, ts_optimizer_names);
+TS_ENUM_NAMES(RECOMPUTE, TS_RECOMPUTE_COUNT, ts_recompute_names);
+TS_ENUM_NAMES(FRAMEWORK, TS_FW_COUNT, ts_framework_names);
+TS_ENUM_NAMES(ATTENTION, TS_ATTN_COUNT, ts_attention_names);
+TS_ENUM_NAMES(PP_SCHEDULE, TS_PP_COUNT, ts_pp_schedule_names);
+TS_ENUM_NAMES(QUANT, TS_QUANT_COUNT, ts_quant_names);
+TS_ENUM_NAMES(NORM, TS_NORM_COUNT, ts_norm_names);
 
 /* Out-of-range values get a fixed marker rather than NULL so callers can
  * print any enum without a check. */

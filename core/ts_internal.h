@@ -15,6 +15,37 @@ void ts_term_set(ts_term *t, double value, const char *formula,
 ts_status ts_check_int(int64_t v, int64_t lo, int64_t hi, const char *field,
                        ts_error *err);
 
+/* ---- a run resolved once (core/ts_run.c) ---------------------------- */
+
+/* A resolved run whose layout members (TS_FF_LAYOUT in ts_fields.def:
+ * degrees, micro_batch, global_batch, framework, zero, recompute, the
+ * pipeline schedule) a solver or the search changed: those members
+ * checked again and the layout re-derived (gpus = 0 or dp = 0 derives
+ * it, global_batch = 0 derives it), with the checks between them, as
+ * ts_run_resolve() would.  In place; *r is unspecified after an error. */
+ts_status ts_run_relayout(ts_run *r, ts_error *err);
+
+/* TS_OK when r looks resolved (degrees, dp, gpus, global_batch and
+ * tokens derived and consistent): the O(1) guard of the *_resolved()
+ * entry points, not a validation. */
+ts_status ts_run_resolved_ok(const ts_run *r, ts_error *err);
+
+/* Parameter counts of a model ts_model_params() accepted (ts_model.c). */
+void ts_model_count(const ts_model *m, ts_params *out);
+
+/* The estimators on a resolved run and its counts p: nothing is checked
+ * again.  The public *_estimate() resolve once, then call these. */
+ts_status ts_memory_eval(const ts_run *r, const ts_params *p, ts_memory *out,
+                         ts_error *err);
+ts_status ts_compute_eval(const ts_run *r, const ts_params *p, ts_compute *out,
+                          ts_error *err);
+/* mem: the memory estimate of the same run (its bytes per parameter). */
+ts_status ts_ckpt_eval(const ts_run *r, const ts_memory *mem, ts_ckpt *out,
+                       ts_error *err);
+/* user_gb: the global batch kept at every dp it divides (0 = derived). */
+ts_status ts_sweep_eval(const ts_run *r, const ts_params *p, int64_t user_gb,
+                        ts_sweep_point *pts, size_t cap, size_t *n, ts_error *err);
+
 /* Step model on an already resolved run and its params (no resolution,
  * no error text: the search calls it in its inner loop).  TS_EINCOMPAT:
  * no peak at the compute precision; TS_ERANGE: not finite. */

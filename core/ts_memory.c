@@ -682,11 +682,19 @@ static const char *ts_mem_fw_text(const ts_run *r)
     }
 }
 
-ts_status ts_memory_estimate(const ts_run *r, ts_memory *out, ts_error *err)
+/* All but stages[] (64 entries, 11 KB): the stages_len used are written
+ * whole, and an estimate runs once per candidate in the fit and search
+ * loops. */
+static void ts_mem_clear(ts_memory *out)
 {
-    ts_run run;
-    ts_status st;
-    ts_params p;
+    memset(out, 0, offsetof(ts_memory, stages));
+    memset((char *)out + offsetof(ts_memory, stages) + sizeof out->stages, 0,
+           sizeof *out - offsetof(ts_memory, stages) - sizeof out->stages);
+}
+
+ts_status ts_memory_eval(const ts_run *run, const ts_params *p, ts_memory *out,
+                         ts_error *err)
+{
     ts_mem_ctx c;
     ts_mem_stage s, worst;
     double host;
@@ -694,35 +702,24 @@ ts_status ts_memory_estimate(const ts_run *r, ts_memory *out, ts_error *err)
     const char *opt_text;
     int k;
 
-    if (r == NULL || out == NULL)
-        return ts_error_set(err, TS_EINVAL, "", "null argument");
-    /* All but stages[] (64 entries, 11 KB): the stages_len used are
-     * written whole below, and this runs once per candidate in the fit
-     * and search loops. */
-    memset(out, 0, offsetof(ts_memory, stages));
-    memset((char *)out + offsetof(ts_memory, stages) + sizeof out->stages, 0,
-           sizeof *out - offsetof(ts_memory, stages) - sizeof out->stages);
+    ts_mem_clear(out);
 
-    run = *r; /* private copy: the caller's run is const */
-    if ((st = ts_run_resolve(&run, err)) != TS_OK ||
-        (st = ts_model_params(&run.model, &p, err)) != TS_OK)
-        return st;
-    out->params = p;
-    ts_mem_context(&run, &p, &c, out);
+    out->params = *p;
+    ts_mem_context(run, p, &c, out);
     opt_text = out->optimizer.assumptions;
-    out->model_state_bytes = p.total * out->bpp_total;
-    out->inference_bytes = p.total * ts_precision_bytes(run.precision);
-    out->shard_group = run.dp * run.cp;
+    out->model_state_bytes = p->total * out->bpp_total;
+    out->inference_bytes = p->total * ts_precision_bytes(run->precision);
+    out->shard_group = run->dp * run->cp;
 
     /* Every stage; the worst (largest total) sets the verdict. */
-    out->stages_count = run.pp;
+    out->stages_count = run->pp;
     worst = (ts_mem_stage){ 0 };
-    for (i = 0, start = 0; i < run.pp; i++) {
+    for (i = 0, start = 0; i < run->pp; i++) {
         ts_mem_stage_eval(&c, i, start, &s);
         start += s.layers;
         if (i == 0 || s.total > worst.total)
             worst = s;
-        if (run.pp <= TS_STAGES_MAX || i < half || i >= run.pp - half)
+        if (run->pp <= TS_STAGES_MAX || i < half || i >= run->pp - half)
             out->stages[out->stages_len++] = s;
     }
     out->worst_stage = worst.stage;
@@ -739,31 +736,31 @@ ts_status ts_memory_estimate(const ts_run *r, ts_memory *out, ts_error *err)
     out->peak_phase = worst.peak_phase;
 
     ts_term_set(&out->weights, worst.weights,
-                run.offload_params ? "0 on GPU; host: bytes(precision) * P_stage / (dp*cp)"
-                : run.framework == TS_FW_FSDP && run.master_weights ? "0: the fp32 shard is the master copy"
+                run->offload_params ? "0 on GPU; host: bytes(precision) * P_stage / (dp*cp)"
+                : run->framework == TS_FW_FSDP && run->master_weights ? "0: the fp32 shard is the master copy"
                 : c.lora ? "bytes(frozen_precision) * P_linear + bytes(precision) * (P_embedding + adapters), stage share"
-                : run.zero >= 3 ? "bytes(precision) * (P_dense/(dp cp) + P_expert/(dp cp/ep)), stage share"
+                : run->zero >= 3 ? "bytes(precision) * (P_dense/(dp cp) + P_expert/(dp cp/ep)), stage share"
                                 : "bytes(precision) * P_stage; P_stage = its layers/tp (experts /ep) + embedding (first) + head (last)",
-                ts_mem_fw_text(&run));
+                ts_mem_fw_text(run));
     ts_term_set(&out->grads, worst.grads,
                 !c.training ? "0"
-                : run.zero >= 2 ? "bytes(grad_precision) * f * P_stage / (dp*cp) (experts / (dp*cp/ep))"
+                : run->zero >= 2 ? "bytes(grad_precision) * f * P_stage / (dp*cp) (experts / (dp*cp/ep))"
                                 : "bytes(grad_precision) * f * P_stage",
                 !c.training ? "inference: no gradients"
-                : run.framework == TS_FW_MEGATRON ? "Megatron main_grad buffer (fp32 by default), held all step"
+                : run->framework == TS_FW_MEGATRON ? "Megatron main_grad buffer (fp32 by default), held all step"
                 : "PyTorch zero_grad(set_to_none): allocated during backward unless the step accumulates");
     ts_term_set(&out->master, worst.master,
                 out->bpp_master == 0 ? "0"
-                : run.offload_optimizer ? "0 on GPU; host: 4 * f * P_stage / (dp*cp)"
-                : run.zero >= 1 ? "4 * f * P_stage / (dp*cp) (experts / (dp*cp/ep))"
+                : run->offload_optimizer ? "0 on GPU; host: 4 * f * P_stage / (dp*cp)"
+                : run->zero >= 1 ? "4 * f * P_stage / (dp*cp) (experts / (dp*cp/ep))"
                                 : "4 * f * P_stage",
                 out->bpp_master == 0 ? "no fp32 master copy (master_weights off, fp32 weights, or inference)"
-                : run.zero >= 1 ? "fp32 master weights sharded over the data-parallel group"
+                : run->zero >= 1 ? "fp32 master weights sharded over the data-parallel group"
                                 : "fp32 master weights replicated");
     ts_term_set(&out->optimizer, worst.optimizer,
                 out->bpp_optimizer == 0 ? "0"
-                : run.offload_optimizer ? "0 on GPU; host: bpp_optimizer * f * P_stage / (dp*cp)"
-                : run.zero >= 1 ? "bpp_optimizer * f * P_stage / (dp*cp) (experts / (dp*cp/ep))"
+                : run->offload_optimizer ? "0 on GPU; host: bpp_optimizer * f * P_stage / (dp*cp)"
+                : run->zero >= 1 ? "bpp_optimizer * f * P_stage / (dp*cp) (experts / (dp*cp/ep))"
                                 : "bpp_optimizer * f * P_stage",
                 opt_text);
     ts_term_set(&out->activations, worst.activations,
@@ -780,7 +777,7 @@ ts_status ts_memory_estimate(const ts_run *r, ts_memory *out, ts_error *err)
     ts_term_set(&out->reserved_peak, worst.reserved_peak,
                 "allocated_peak + cached blocks the peak phase cannot reuse + fragmentation * allocated_peak",
                 "caching allocator: at the loss phase the layers' freed working set and the bf16 logits block are too small for the fp32 loss buffers; compare with torch.cuda.max_memory_reserved");
-    ts_term_set(&out->runtime, run.overhead_gib * TS_MEM_GIB, "overhead_gib * 2^30",
+    ts_term_set(&out->runtime, run->overhead_gib * TS_MEM_GIB, "overhead_gib * 2^30",
                 "CUDA context, cuBLAS workspaces, NCCL communicator buffers: outside the caching allocator");
     ts_term_set(&out->overhead, worst.overhead,
                 "(reserved_peak - allocated_peak) + overhead_gib * 2^30",
@@ -793,21 +790,21 @@ ts_status ts_memory_estimate(const ts_run *r, ts_memory *out, ts_error *err)
      * master, moments and the fp32 gradient partition, 16 B per trainable
      * param of the shard; + 16-bit params with offload_params (18). */
     host = 0;
-    if (run.offload_optimizer)
+    if (run->offload_optimizer)
         host += (out->bpp_master + out->bpp_optimizer + 4.0 * c.f) * worst.host_share;
-    if (run.offload_params)
+    if (run->offload_params)
         host += out->bpp_weights * worst.host_share;
     out->host_bytes_per_gpu = host;
     /* Only this job's GPUs on a node share its host RAM. */
-    on_node = run.gpus < run.gpus_per_node ? run.gpus : run.gpus_per_node;
+    on_node = run->gpus < run->gpus_per_node ? run->gpus : run->gpus_per_node;
     out->host_bytes_per_node = host * (double)on_node;
 
     /* Seed 000's simple whole-model form, reported for comparison only. */
     if (c.shape && c.training) {
-        double sq = (double)run.seq, h = (double)run.model.hidden;
+        double sq = (double)run->seq, h = (double)run->model.hidden;
         ts_term_set(&out->act_seed000,
-                    (double)run.micro_batch * (double)run.model.layers *
-                        (5.0 * sq * h + 2.0 * (double)run.model.heads * sq * sq + 2.0 * sq * (double)run.model.ffn),
+                    (double)run->micro_batch * (double)run->model.layers *
+                        (5.0 * sq * h + 2.0 * (double)run->model.heads * sq * sq + 2.0 * sq * (double)run->model.ffn),
                     "b L (5 s h + 2 a s^2 + 2 s F)",
                     "seed 000's simple form: whole model, no parallelism or recompute; not used in the total");
     } else {
@@ -816,9 +813,9 @@ ts_status ts_memory_estimate(const ts_run *r, ts_memory *out, ts_error *err)
                                 : "no model shape: activations need layers, hidden and heads, reported as 0");
     }
 
-    ts_mem_deepspeed(&run, &p, out);
+    ts_mem_deepspeed(run, p, out);
 
-    out->hbm_bytes = run.gpu.hbm_bytes;
+    out->hbm_bytes = run->gpu.hbm_bytes;
     out->headroom_bytes = out->hbm_bytes - out->total.value;
     out->fits = out->total.value <= out->hbm_bytes;
 
@@ -827,4 +824,36 @@ ts_status ts_memory_estimate(const ts_run *r, ts_memory *out, ts_error *err)
         return ts_error_set(err, TS_ERANGE, "", "memory figures overflow for these inputs");
     }
     return TS_OK;
+}
+
+ts_status ts_memory_estimate(const ts_run *r, ts_memory *out, ts_error *err)
+{
+    ts_run run;
+    ts_params p;
+    ts_status st;
+
+    if (r == NULL || out == NULL)
+        return ts_error_set(err, TS_EINVAL, "", "null argument");
+    run = *r; /* private copy: the caller's run is const */
+    if ((st = ts_run_resolve(&run, err)) != TS_OK) {
+        ts_mem_clear(out);
+        return st;
+    }
+    ts_model_count(&run.model, &p);
+    return ts_memory_eval(&run, &p, out, err);
+}
+
+ts_status ts_memory_resolved(const ts_run *r, ts_memory *out, ts_error *err)
+{
+    ts_params p;
+    ts_status st;
+
+    if (r == NULL || out == NULL)
+        return ts_error_set(err, TS_EINVAL, "", "null argument");
+    if ((st = ts_run_resolved_ok(r, err)) != TS_OK) {
+        ts_mem_clear(out);
+        return st;
+    }
+    ts_model_count(&r->model, &p);
+    return ts_memory_eval(r, &p, out, err);
 }

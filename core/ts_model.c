@@ -208,35 +208,21 @@ static double ts_model_attn(const ts_model *m, double h, double a, double kv)
     return attn;
 }
 
-ts_status ts_model_params(const ts_model *m, ts_params *out, ts_error *err)
+/* The counts alone, for a model ts_model_params() has accepted. */
+void ts_model_count(const ts_model *m, ts_params *out)
 {
-    ts_status st;
     double L, Ld, Lm, h, a, kv, F, Fe, V, E, S, k, attn, mlp_one, mlp, norm,
            norm_vec, dense_mlp;
 
-    if (m == NULL || out == NULL)
-        return ts_error_set(err, TS_EINVAL, "", "null argument");
     *out = (ts_params){ 0 };
-
-    if (!isfinite(m->params) || m->params < 0 || m->params > TS_MODEL_PARAMS_MAX)
-        return ts_error_set(err, TS_EINVAL, "params",
-                            "params must be finite and in [0, %g]", TS_MODEL_PARAMS_MAX);
-    if (m->layers < 0)
-        return ts_error_set(err, TS_EINVAL, "layers", "layers must not be negative");
-
-    if (m->layers == 0) {
-        if ((st = ts_model_check_plain(m, err)) != TS_OK)
-            return st;
+    if (m->layers <= 0) {
         out->total = m->params;
         out->active = m->params;
         out->dense = m->params;
         out->from_shape = false;
         out->formula = ts_model_formula_plain;
-        return TS_OK;
+        return;
     }
-
-    if ((st = ts_model_check_shape(m, err)) != TS_OK)
-        return st;
 
     /* Defaults documented in trainsize.h: MHA, F = 4h, top-1 routing. */
     L = (double)m->layers;
@@ -282,6 +268,26 @@ ts_status ts_model_params(const ts_model *m, ts_params *out, ts_error *err)
     out->active = out->total - (E - k) * mlp_one * Lm;
     out->from_shape = true;
     out->formula = ts_model_formula_shape;
+}
+
+ts_status ts_model_params(const ts_model *m, ts_params *out, ts_error *err)
+{
+    ts_status st;
+
+    if (m == NULL || out == NULL)
+        return ts_error_set(err, TS_EINVAL, "", "null argument");
+    *out = (ts_params){ 0 };
+
+    if (!isfinite(m->params) || m->params < 0 || m->params > TS_MODEL_PARAMS_MAX)
+        return ts_error_set(err, TS_EINVAL, "params",
+                            "params must be finite and in [0, %g]", TS_MODEL_PARAMS_MAX);
+    if (m->layers < 0)
+        return ts_error_set(err, TS_EINVAL, "layers", "layers must not be negative");
+    if ((st = m->layers == 0 ? ts_model_check_plain(m, err) : ts_model_check_shape(m, err)) != TS_OK)
+        return st;
+    ts_model_count(m, out);
+    if (!out->from_shape)
+        return TS_OK;
 
     if (!isfinite(out->total) || !isfinite(out->active)) {
         *out = (ts_params){ 0 };

@@ -3,11 +3,16 @@
  * every field validated, the derived ones (dp or gpus, kv_heads, ffn,
  * top_k, tokens, global_batch) filled in.
  *
+ * The defaults and the per-field range checks are the field registry's
+ * (ts_fields.def: DEF and CHECK columns); what involves several fields
+ * (divisibility, the GPU, the CUDA toolkit, pipeline layouts) is here.
  * Resolution works on a private copy and writes it back only on success,
  * so a caller never sees a half-resolved run.  It is idempotent: a
  * resolved run has dp and gpus both set and consistent, and every default
- * already filled.  Error fields are the public JSON input names
- * (api/CONTRACT.md).
+ * already filled.  The estimators resolve once at their entry; a solver
+ * or the search that changes a resolved run's layout re-derives it with
+ * ts_run_relayout() (ts_internal.h) instead of a whole resolution.  Error
+ * fields are the public JSON input names (api/CONTRACT.md).
  */
 #include "ts_internal.h"
 
@@ -15,82 +20,50 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Upper limits.  They only exist to keep every product below finite and
- * every int64 product exact; each is orders of magnitude past real runs. */
-#define TS_RUN_DEGREE_MAX  (INT64_C(1) << 20) /* tp, pp, cp, ep, dp */
+/* Limits of what the registry's per-field ranges (ts_fields.def) do not
+ * cover: products of fields and the GPU's own figures.  They only exist to
+ * keep every product below finite and every int64 product exact; each is
+ * orders of magnitude past real runs. */
 #define TS_RUN_GPUS_MAX    (INT64_C(1) << 20) /* dp * tp * pp * cp */
-#define TS_RUN_SEQ_MAX     (INT64_C(1) << 24)
-#define TS_RUN_MB_MAX      (INT64_C(1) << 20)
-#define TS_RUN_GB_MAX      (INT64_C(1) << 40) /* sequences per step */
-#define TS_RUN_NODE_MAX    (INT64_C(1) << 16) /* GPUs per node */
-#define TS_RUN_KEEP_MAX    (INT64_C(1) << 20)
-#define TS_RUN_TOKENS_MAX  1e20
-#define TS_RUN_OVERHEAD_GIB_MAX 1024.0
-#define TS_RUN_FRAG_MAX    0.5     /* exclusive */
 #define TS_RUN_HBM_MAX     1e15    /* 1 PB per GPU */
 #define TS_RUN_FLOPS_MAX   1e18    /* 1 EFLOP/s per GPU */
 #define TS_RUN_BW_MAX      1e15    /* bytes/s */
-#define TS_RUN_GBPS_MAX    1e6     /* GB/s, 1 PB/s */
-#define TS_RUN_CUDA_MIN    9.0     /* CUDA toolkit versions accepted: [9.0, 14) */
-#define TS_RUN_CUDA_MAX    14.0
-#define TS_RUN_MINUTES_MAX 1e7     /* ~19 years */
-#define TS_RUN_HOURS_MAX   1e9
 #define TS_RUN_BATCH_TOKENS (INT64_C(1) << 22)
-#define TS_RUN_LAYERS_MAX  (INT64_C(1) << 20)
-#define TS_RUN_LORA_MAX    (INT64_C(1) << 20)
-#define TS_RUN_USD_MAX     1e6     /* per GPU-hour */
+
+/* The registry's DEF column, by binder: the plain ones store it in the
+ * member, the GPU looks its id up, the api's own binders have none. */
+#define TS_RUN_DEF_INT64(m, d) r->m = (d);
+#define TS_RUN_DEF_INT(m, d) r->m = (d);
+#define TS_RUN_DEF_NUM(m, d) r->m = (d);
+#define TS_RUN_DEF_NUM_OPT(m, d) r->m = (d);
+#define TS_RUN_DEF_BOOL(m, d) r->m = (d);
+#define TS_RUN_DEF_ENUM(m, d) r->m = (d);
+#define TS_RUN_DEF_PARAMS(m, d) r->m = (d);
+/* A missing catalogue entry leaves gpu zeroed; resolve then reports
+ * field "gpu" instead of estimating against a made-up device. */
+#define TS_RUN_DEF_GPU(m, d)           \
+    {                                  \
+        const ts_gpu *g_ = ts_gpu_find(d); \
+        if (g_ != NULL)                \
+            r->m = *g_;                \
+    }
+#define TS_RUN_DEF_PRESET(m, d)
+#define TS_RUN_DEF_HBM(m, d)
+#define TS_RUN_DEF_HBM_GIB(m, d)
+#define TS_RUN_DEF_PEAK(m, d)
+#define TS_RUN_DEF_SOLVE(m, d)
+#define TS_RUN_DEF_MAX_MB(m, d)
+#define TS_RUN_DEF_MAX_GPUS(m, d)
+#define TS_RUN_DEF_SEARCH(m, d)
 
 void ts_run_defaults(ts_run *r)
 {
-    const ts_gpu *g;
-
     if (r == NULL)
         return;
     memset(r, 0, sizeof *r);
-    r->precision = TS_PREC_BF16;
-    r->grad_precision = TS_PREC_BF16;
-    r->compute_precision = TS_PREC_BF16;
-    r->master_weights = true;
-    r->optimizer = TS_OPT_ADAMW;
-    r->trainable_fraction = 1.0;
-    r->seq = 4096;
-    r->micro_batch = 1;
-    r->gpus = 8;
-    r->tp = r->pp = r->cp = r->ep = 1;
-    r->zero = 1;
-    r->recompute = TS_RECOMPUTE_NONE;
-    r->optimizer_precision = TS_PREC_FP32;
-    r->frozen_precision = TS_QUANT_BF16;
-    r->framework = TS_FW_MEGATRON;
-    r->attention = TS_ATTN_FLASH;
-    r->norm = TS_NORM_RMSNORM;
-    r->pp_schedule = TS_PP_1F1B;
-    r->vpp = 1;
-    r->loss_chunks = 1;
-    /* A missing catalogue entry leaves gpu zeroed; resolve then reports
-     * field "gpu" instead of estimating against a made-up device. */
-    g = ts_gpu_find("h100-sxm");
-    if (g != NULL)
-        r->gpu = *g;
-    r->gpus_per_node = 8;
-    r->mfu = 0; /* predicted by the step-time model (core/ts_step.c) */
-    r->overhead_gib = 2.0;
-    r->fragmentation = 0;
-
-    r->ckpt.writer_gbps = 2;
-    r->ckpt.nvme_gbps = 6;
-    r->ckpt.shared_gbps = 100;
-    r->ckpt.object_gbps = 20;
-    r->ckpt.nvme_interval_min = 5;
-    r->ckpt.shared_interval_min = 30;
-    r->ckpt.object_interval_min = 180;
-    r->ckpt.nvme_keep = 2;
-    r->ckpt.shared_keep = 3;
-    r->ckpt.object_keep = 5;
-    r->ckpt.include_grads = false;
-    r->ckpt.parallel_save = true;
-    r->ckpt.gpu_mtbf_hours = 50000;
-    r->ckpt.job_mtbf_hours = 0;
+#define TS_FIELD(ID, NAME, TYPE, SET, LO, HI, FLAGS, BIND, MEMBER, DEF, CHECK, ...) \
+    TS_RUN_DEF_##BIND(MEMBER, DEF)
+#include "ts_fields.def"
 }
 
 void ts_run_apply_preset(ts_run *r, const ts_preset *p)
@@ -120,72 +93,64 @@ static ts_status ts_run_real(double v, double lo, bool lo_open, double hi,
     return TS_OK;
 }
 
-static ts_status ts_run_check_enums(const ts_run *r, ts_error *err)
+/* A number where 0 means "not given": 0 or in range.  With an exclusive
+ * lower bound of 0 that is [0, hi], said so. */
+static ts_status ts_run_opt(double v, double lo, bool lo_open, double hi,
+                            bool hi_open, const char *field, ts_error *err)
 {
-    if ((unsigned)r->precision >= TS_PREC_COUNT)
-        return ts_error_set(err, TS_EINVAL, "precision", "unknown precision");
-    if ((unsigned)r->grad_precision >= TS_PREC_COUNT)
-        return ts_error_set(err, TS_EINVAL, "grad_precision", "unknown grad_precision");
-    if ((unsigned)r->compute_precision >= TS_PREC_COUNT)
-        return ts_error_set(err, TS_EINVAL, "compute_precision", "unknown compute_precision");
-    if ((unsigned)r->optimizer >= TS_OPT_COUNT)
-        return ts_error_set(err, TS_EINVAL, "optimizer", "unknown optimizer");
-    if ((unsigned)r->recompute >= TS_RECOMPUTE_COUNT)
-        return ts_error_set(err, TS_EINVAL, "recompute", "unknown recompute mode");
-    /* Optimizer states are kept in fp32 or bf16 (torchtune's pure-bf16
-     * AdamW); other widths are not what any framework ships. */
-    if (r->optimizer_precision != TS_PREC_FP32 && r->optimizer_precision != TS_PREC_BF16)
-        return ts_error_set(err, TS_EINVAL, "optimizer_precision",
-                            "optimizer_precision must be fp32 or bf16");
-    if ((unsigned)r->frozen_precision >= TS_QUANT_COUNT)
-        return ts_error_set(err, TS_EINVAL, "frozen_precision", "unknown frozen_precision");
-    if ((unsigned)r->framework >= TS_FW_COUNT)
-        return ts_error_set(err, TS_EINVAL, "framework", "unknown framework");
-    if ((unsigned)r->attention >= TS_ATTN_COUNT)
-        return ts_error_set(err, TS_EINVAL, "attention", "unknown attention");
-    if ((unsigned)r->norm >= TS_NORM_COUNT)
-        return ts_error_set(err, TS_EINVAL, "norm", "unknown norm");
-    if ((unsigned)r->pp_schedule >= TS_PP_COUNT)
-        return ts_error_set(err, TS_EINVAL, "pp_schedule", "unknown pp_schedule");
-    return TS_OK;
+    if (lo == 0 && lo_open)
+        return ts_run_real(v, 0, false, hi, hi_open, field, err);
+    return v == 0 ? TS_OK : ts_run_real(v, lo, lo_open, hi, hi_open, field, err);
 }
 
-static ts_status ts_run_check_work(const ts_run *r, ts_error *err)
-{
-    ts_status st;
-
-    if ((st = ts_run_real(r->trainable_fraction, 0, true, 1, false, "trainable_fraction", err)) != TS_OK ||
-        (st = ts_check_int(r->seq, 1, TS_RUN_SEQ_MAX, "seq", err)) != TS_OK ||
-        (st = ts_check_int(r->micro_batch, 1, TS_RUN_MB_MAX, "micro_batch", err)) != TS_OK ||
-        (st = ts_check_int(r->global_batch, 0, TS_RUN_GB_MAX, "global_batch", err)) != TS_OK ||
-        (st = ts_run_real(r->tokens, 0, false, TS_RUN_TOKENS_MAX, false, "tokens", err)) != TS_OK)
+/* The registry's CHECK column.  CORE: the range (or value list) of the
+ * entry, by binder; MODEL: ts_model_params(); API: the binder's own
+ * (ts_run_check_gpu below) or the route's. */
+#define TS_RUN_CHECK_CORE(N, SET, LO, HI, F, BIND, M) TS_RUN_CHK_##BIND(N, SET, LO, HI, F, M)
+#define TS_RUN_CHECK_MODEL(N, SET, LO, HI, F, BIND, M)
+#define TS_RUN_CHECK_API(N, SET, LO, HI, F, BIND, M)
+#define TS_RUN_XMIN(F) (((F) & TS_FF_XMIN) != 0)
+#define TS_RUN_XMAX(F) (((F) & TS_FF_XMAX) != 0)
+#define TS_RUN_CHK_INT64(N, SET, LO, HI, F, M) \
+    if ((st = ts_check_int(r->M, LO, HI, N, err)) != TS_OK) \
         return st;
-    return TS_OK;
-}
-
-static ts_status ts_run_check_layout(const ts_run *r, ts_error *err)
-{
-    ts_status st;
-
-    if ((st = ts_check_int(r->gpus, 0, TS_RUN_GPUS_MAX, "gpus", err)) != TS_OK ||
-        (st = ts_check_int(r->dp, 0, TS_RUN_DEGREE_MAX, "dp", err)) != TS_OK ||
-        (st = ts_check_int(r->tp, 1, TS_RUN_DEGREE_MAX, "tp", err)) != TS_OK ||
-        (st = ts_check_int(r->pp, 1, TS_RUN_DEGREE_MAX, "pp", err)) != TS_OK ||
-        (st = ts_check_int(r->cp, 1, TS_RUN_DEGREE_MAX, "cp", err)) != TS_OK ||
-        (st = ts_check_int(r->ep, 1, TS_RUN_DEGREE_MAX, "ep", err)) != TS_OK ||
-        (st = ts_check_int(r->zero, 0, 3, "zero", err)) != TS_OK ||
-        (st = ts_check_int(r->vpp, 1, TS_RUN_DEGREE_MAX, "vpp", err)) != TS_OK ||
-        (st = ts_check_int(r->first_stage_layers, 0, TS_RUN_LAYERS_MAX, "first_stage_layers", err)) != TS_OK ||
-        (st = ts_check_int(r->last_stage_layers, 0, TS_RUN_LAYERS_MAX, "last_stage_layers", err)) != TS_OK ||
-        (st = ts_check_int(r->loss_chunks, 1, TS_RUN_SEQ_MAX, "loss_chunks", err)) != TS_OK ||
-        (st = ts_check_int(r->lora_rank, 0, TS_RUN_LORA_MAX, "lora_rank", err)) != TS_OK)
+#define TS_RUN_CHK_INT(N, SET, LO, HI, F, M) TS_RUN_CHK_INT64(N, SET, LO, HI, F, M)
+#define TS_RUN_CHK_NUM(N, SET, LO, HI, F, M) \
+    if ((st = ts_run_real(r->M, LO, TS_RUN_XMIN(F), HI, TS_RUN_XMAX(F), N, err)) != TS_OK) \
         return st;
-    return TS_OK;
+#define TS_RUN_CHK_NUM_OPT(N, SET, LO, HI, F, M) \
+    if ((st = ts_run_opt(r->M, LO, TS_RUN_XMIN(F), HI, TS_RUN_XMAX(F), N, err)) != TS_OK) \
+        return st;
+#define TS_RUN_CHK_BOOL(N, SET, LO, HI, F, M)
+#define TS_RUN_IN_SET(c, s) || v_ == (int)(c)
+#define TS_RUN_SET_NAME(c, s) " " s
+#define TS_RUN_CHK_ENUM(N, SET, LO, HI, F, M)                                     \
+    {                                                                             \
+        int v_ = (int)r->M;                                                       \
+        if (!(0 TS_VALUES_##SET(TS_RUN_IN_SET)))                                  \
+            return ts_error_set(err, TS_EINVAL, N,                                \
+                                N " must be one of" TS_VALUES_##SET(TS_RUN_SET_NAME) \
+                                ", got %d", v_);                                  \
+    }
+
+/* Every entry of the registry whose FLAGS include all of only (0: every
+ * entry; TS_FF_LAYOUT: the members the solvers and the search vary). */
+static ts_status ts_run_check_fields(const ts_run *r, unsigned only, ts_error *err)
+{
+    ts_status st = TS_OK;
+
+#define TS_FIELD(ID, NAME, TYPE, SET, LO, HI, FLAGS, BIND, MEMBER, DEF, CHECK, ...) \
+    if (((FLAGS) & only) == only) {                                                \
+        TS_RUN_CHECK_##CHECK(NAME, SET, LO, HI, FLAGS, BIND, MEMBER)               \
+    }
+#include "ts_fields.def"
+    return st;
 }
 
 /* The CUDA toolkit must be able to run on the GPU at all: Ampere (sm_80)
  * arrived with CUDA 11.0, Hopper (sm_90) with 11.8, Blackwell (sm_100)
- * with 12.8; CUDA 13.0 dropped Volta (sm_70).  CUDA release notes. */
+ * with 12.8; CUDA 13.0 dropped Volta (sm_70).  CUDA release notes.  The
+ * version's own range is the registry's. */
 static ts_status ts_run_check_cuda(const ts_run *r, ts_error *err)
 {
     int sm = r->gpu.sm;
@@ -193,9 +158,6 @@ static ts_status ts_run_check_cuda(const ts_run *r, ts_error *err)
 
     if (r->cuda == 0)
         return TS_OK;
-    if (!(r->cuda >= TS_RUN_CUDA_MIN && r->cuda < TS_RUN_CUDA_MAX))
-        return ts_error_set(err, TS_EINVAL, "cuda", "cuda must be finite and in [%g, %g), got %g",
-                            TS_RUN_CUDA_MIN, TS_RUN_CUDA_MAX, r->cuda);
     if (sm == 0)
         return ts_error_set(err, TS_EINCOMPAT, "cuda",
                             "GPU '%s' is not an NVIDIA GPU: cuda does not apply", r->gpu.id);
@@ -209,7 +171,9 @@ static ts_status ts_run_check_cuda(const ts_run *r, ts_error *err)
     return TS_OK;
 }
 
-static ts_status ts_run_check_hardware(const ts_run *r, ts_error *err)
+/* The GPU's binders (gpu, hbm_gb, hbm_gib, peak_tflops) write into the
+ * catalogue copy: its figures, and what needs them. */
+static ts_status ts_run_check_gpu(const ts_run *r, ts_error *err)
 {
     const ts_gpu *g = &r->gpu;
     ts_status st;
@@ -221,15 +185,7 @@ static ts_status ts_run_check_hardware(const ts_run *r, ts_error *err)
         (st = ts_run_real(g->fp32_flops, 0, false, TS_RUN_FLOPS_MAX, false, "gpu", err)) != TS_OK ||
         (st = ts_run_real(g->fp8_flops, 0, false, TS_RUN_FLOPS_MAX, false, "gpu", err)) != TS_OK ||
         (st = ts_run_real(g->hbm_bw, 0, false, TS_RUN_BW_MAX, false, "gpu", err)) != TS_OK ||
-        (st = ts_check_int(r->gpus_per_node, 1, TS_RUN_NODE_MAX, "gpus_per_node", err)) != TS_OK ||
-        (st = ts_run_real(r->mfu, 0, false, 1, false, "mfu", err)) != TS_OK ||
-        (st = ts_run_real(r->nvlink_gbps, 0, false, TS_RUN_GBPS_MAX, false, "nvlink_gbps", err)) != TS_OK ||
-        (st = ts_run_real(r->net_gbps, 0, false, TS_RUN_GBPS_MAX, false, "net_gbps", err)) != TS_OK ||
-        (st = ts_run_real(r->gemm_efficiency, 0, false, 1, false, "gemm_efficiency", err)) != TS_OK ||
-        (st = ts_run_check_cuda(r, err)) != TS_OK ||
-        (st = ts_run_real(r->gpu_hour_usd, 0, false, TS_RUN_USD_MAX, false, "gpu_hour_usd", err)) != TS_OK ||
-        (st = ts_run_real(r->overhead_gib, 0, false, TS_RUN_OVERHEAD_GIB_MAX, false, "overhead_gib", err)) != TS_OK ||
-        (st = ts_run_real(r->fragmentation, 0, false, TS_RUN_FRAG_MAX, true, "fragmentation", err)) != TS_OK)
+        (st = ts_run_check_cuda(r, err)) != TS_OK)
         return st;
     /* The compute precision selects the peak: it must exist on this GPU. */
     if ((r->compute_precision == TS_PREC_FP8 && !(g->fp8_flops > 0)) ||
@@ -237,26 +193,6 @@ static ts_status ts_run_check_hardware(const ts_run *r, ts_error *err)
         return ts_error_set(err, TS_EINCOMPAT, "compute_precision",
                             "GPU '%s' has no dense %s peak", g->id,
                             ts_precision_name(r->compute_precision));
-    return TS_OK;
-}
-
-static ts_status ts_run_check_ckpt(const ts_ckpt_cfg *k, ts_error *err)
-{
-    ts_status st;
-
-    if ((st = ts_run_real(k->writer_gbps, 0, true, TS_RUN_GBPS_MAX, false, "writer_gbps", err)) != TS_OK ||
-        (st = ts_run_real(k->nvme_gbps, 0, true, TS_RUN_GBPS_MAX, false, "nvme_gbps", err)) != TS_OK ||
-        (st = ts_run_real(k->shared_gbps, 0, true, TS_RUN_GBPS_MAX, false, "shared_gbps", err)) != TS_OK ||
-        (st = ts_run_real(k->object_gbps, 0, true, TS_RUN_GBPS_MAX, false, "object_gbps", err)) != TS_OK ||
-        (st = ts_run_real(k->nvme_interval_min, 0, true, TS_RUN_MINUTES_MAX, false, "nvme_interval_min", err)) != TS_OK ||
-        (st = ts_run_real(k->shared_interval_min, 0, true, TS_RUN_MINUTES_MAX, false, "shared_interval_min", err)) != TS_OK ||
-        (st = ts_run_real(k->object_interval_min, 0, true, TS_RUN_MINUTES_MAX, false, "object_interval_min", err)) != TS_OK ||
-        (st = ts_check_int(k->nvme_keep, 1, TS_RUN_KEEP_MAX, "nvme_keep", err)) != TS_OK ||
-        (st = ts_check_int(k->shared_keep, 1, TS_RUN_KEEP_MAX, "shared_keep", err)) != TS_OK ||
-        (st = ts_check_int(k->object_keep, 1, TS_RUN_KEEP_MAX, "object_keep", err)) != TS_OK ||
-        (st = ts_run_real(k->gpu_mtbf_hours, 0, true, TS_RUN_HOURS_MAX, false, "gpu_mtbf_hours", err)) != TS_OK ||
-        (st = ts_run_real(k->job_mtbf_hours, 0, false, TS_RUN_HOURS_MAX, false, "job_mtbf_hours", err)) != TS_OK)
-        return st;
     return TS_OK;
 }
 
@@ -405,12 +341,37 @@ static ts_status ts_run_check_split(const ts_run *r, bool shape, ts_error *err)
     return TS_OK;
 }
 
+/* What follows from the layout (dp or gpus, global_batch) and the checks
+ * that involve it, on a run whose fields are checked. */
+static ts_status ts_run_derive(ts_run *w, ts_error *err)
+{
+    ts_status st;
+    int64_t per_step;
+
+    if ((st = ts_run_derive_layout(w, err)) != TS_OK ||
+        (st = ts_run_check_split(w, w->model.layers > 0, err)) != TS_OK)
+        return st;
+    /* dp, micro_batch <= 2^20 each: the product fits int64.  No global
+     * batch given: about 4M tokens per step (2^22, Llama 2's batch,
+     * Touvron et al. 2023b section 2.2; Llama 3 405B started there),
+     * rounded up to whole micro-batches on every data-parallel rank. */
+    per_step = w->dp * w->micro_batch;
+    if (w->global_batch == 0) {
+        int64_t seqs = (TS_RUN_BATCH_TOKENS + w->seq - 1) / w->seq;
+        w->global_batch = (seqs + per_step - 1) / per_step * per_step;
+    }
+    if (w->global_batch % per_step != 0)
+        return ts_error_set(err, TS_EINCOMPAT, "global_batch",
+                            "global_batch %lld is not divisible by dp * micro_batch = %lld",
+                            (long long)w->global_batch, (long long)per_step);
+    return TS_OK;
+}
+
 ts_status ts_run_resolve(ts_run *r, ts_error *err)
 {
     ts_run w;
     ts_params p;
     ts_status st;
-    int64_t per_step;
 
     if (r == NULL)
         return ts_error_set(err, TS_EINVAL, "", "null argument");
@@ -419,14 +380,11 @@ ts_status ts_run_resolve(ts_run *r, ts_error *err)
     w.gpu.id[sizeof w.gpu.id - 1] = '\0';
     w.gpu.name[sizeof w.gpu.name - 1] = '\0';
 
-    if ((st = ts_run_check_enums(&w, err)) != TS_OK ||
+    /* ts_model_params sees layers > 0 exactly when it counts a shape. */
+    if ((st = ts_run_check_fields(&w, 0, err)) != TS_OK ||
+        (st = ts_run_check_gpu(&w, err)) != TS_OK ||
         (st = ts_model_params(&w.model, &p, err)) != TS_OK ||
-        (st = ts_run_check_work(&w, err)) != TS_OK ||
-        (st = ts_run_check_layout(&w, err)) != TS_OK ||
-        (st = ts_run_check_hardware(&w, err)) != TS_OK ||
-        (st = ts_run_check_ckpt(&w.ckpt, err)) != TS_OK ||
-        (st = ts_run_derive_layout(&w, err)) != TS_OK ||
-        (st = ts_run_check_split(&w, p.from_shape, err)) != TS_OK)
+        (st = ts_run_derive(&w, err)) != TS_OK)
         return st;
 
     /* Shape defaults documented in trainsize.h. */
@@ -445,24 +403,38 @@ ts_status ts_run_resolve(ts_run *r, ts_error *err)
     if (w.tokens == 0)
         w.tokens = 20.0 * p.total;
 
-    /* dp, micro_batch <= 2^20 each: the product fits int64.  No global
-     * batch given: about 4M tokens per step (2^22, Llama 2's batch,
-     * Touvron et al. 2023b section 2.2; Llama 3 405B started there),
-     * rounded up to whole micro-batches on every data-parallel rank. */
-    per_step = w.dp * w.micro_batch;
-    if (w.global_batch == 0) {
-        int64_t seqs = (TS_RUN_BATCH_TOKENS + w.seq - 1) / w.seq;
-        w.global_batch = (seqs + per_step - 1) / per_step * per_step;
-    }
-    if (w.global_batch % per_step != 0)
-        return ts_error_set(err, TS_EINCOMPAT, "global_batch",
-                            "global_batch %lld is not divisible by dp * micro_batch = %lld",
-                            (long long)w.global_batch, (long long)per_step);
-
     /* fp32 weights are their own master copy: a second one is never kept. */
     if (w.precision == TS_PREC_FP32)
         w.master_weights = false;
 
     *r = w;
+    return TS_OK;
+}
+
+ts_status ts_run_relayout(ts_run *r, ts_error *err)
+{
+    ts_status st;
+
+    if ((st = ts_run_check_fields(r, TS_FF_LAYOUT, err)) != TS_OK)
+        return st;
+    return ts_run_derive(r, err);
+}
+
+ts_status ts_run_resolved_ok(const ts_run *r, ts_error *err)
+{
+    bool ok = r->tp >= 1 && r->pp >= 1 && r->cp >= 1 && r->ep >= 1 && r->dp >= 1 &&
+              r->micro_batch >= 1 && r->seq >= 1 && r->gpus_per_node >= 1 &&
+              r->tp <= TS_RUN_GPUS_MAX && r->pp <= TS_RUN_GPUS_MAX &&
+              r->cp <= TS_RUN_GPUS_MAX && r->dp <= TS_RUN_GPUS_MAX &&
+              r->micro_batch <= TS_RUN_GPUS_MAX;
+
+    /* Each factor <= 2^20: the products below fit int64. */
+    ok = ok && r->tp * r->pp * r->cp <= TS_RUN_GPUS_MAX &&
+         r->gpus == r->dp * r->tp * r->pp * r->cp && r->global_batch >= 1 &&
+         r->global_batch % (r->dp * r->micro_batch) == 0 && r->tokens > 0 &&
+         isfinite(r->tokens);
+    if (!ok)
+        return ts_error_set(err, TS_EINVAL, "",
+                            "the run is not resolved: call ts_run_resolve() first");
     return TS_OK;
 }

@@ -100,7 +100,9 @@ static double ts_search_cutoff(const ts_search_ctx *c)
     return o->n < c->limit ? INFINITY : ts_search_key(c, &o->results[o->n - 1]);
 }
 
-/* Memory of one candidate; true when it resolves and fits. */
+/* Memory of one candidate; true when its layout is valid and it fits.
+ * Only the layout differs from the resolved base: it alone is checked
+ * again (ts_run_relayout). */
 static bool ts_search_fits(ts_search_ctx *c, ts_run *cand, ts_memory *mem)
 {
     ts_error e;
@@ -110,9 +112,9 @@ static bool ts_search_fits(ts_search_ctx *c, ts_run *cand, ts_memory *mem)
         return false;
     }
     c->out->tried++;
-    if (ts_run_resolve(cand, &e) != TS_OK)
+    if (ts_run_relayout(cand, &e) != TS_OK)
         return false;
-    if (ts_memory_estimate(cand, mem, &e) != TS_OK)
+    if (ts_memory_eval(cand, &c->params, mem, &e) != TS_OK)
         return false;
     return mem->fits;
 }
@@ -358,8 +360,7 @@ ts_status ts_search_run(const ts_run *r, const ts_search_cfg *cfg,
     c.limit = cfg->limit;
     c.max_mb = cfg->max_micro_batch > 0 ? cfg->max_micro_batch : TS_SEARCH_MB_DEFAULT;
     c.max_vpp = cfg->max_vpp > 0 ? cfg->max_vpp : TS_SEARCH_VPP_DEFAULT;
-    if ((st = ts_model_params(&base.model, &c.params, err)) != TS_OK)
-        return st;
+    ts_model_count(&base.model, &c.params);
 
     /* dp must divide the global batch: its divisors, ascending (the
      * small ones counted up, their cofactors down from sqrt). */

@@ -2,16 +2,19 @@
  * ts_solve.c - fit solvers (largest micro-batch, fewest GPUs) and the
  * data-parallel sweep.
  *
- * All three re-run ts_memory_estimate on modified private copies of the
- * run, so they share its validation and never disagree with it.  They
- * lean on two properties of the memory model (ts_memory.c):
+ * All three resolve the run once, then estimate the memory of modified
+ * private copies: each trial re-derives its layout (ts_run_relayout: the
+ * checks a changed dp, micro_batch or global_batch can fail, the same as a
+ * whole resolution would make), so they never disagree with
+ * ts_memory_estimate.  They lean on two properties of the memory model
+ * (ts_memory.c):
  *   - per-GPU memory is non-decreasing in micro_batch, also when the
  *     global batch is fixed (in_flight * micro_batch = min(pp*b, G/dp));
  *   - with the global batch derived (one micro-batch per step) per-GPU
  *     memory is non-increasing in dp, and it is a lower bound for the same
  *     dp with a fixed global batch (in_flight can only grow).
  */
-#include "trainsize.h"
+#include "ts_internal.h"
 
 #include <string.h>
 
@@ -24,20 +27,33 @@
 
 typedef struct ts_mb_ctx {
     ts_run base;        /* resolved, micro_batch to be set per trial */
+    ts_params params;   /* of base.model */
     ts_memory mem;      /* memory of the last trial */
     ts_error *err;
 } ts_mb_ctx;
 
-/* *fits for micro-batch b; errors (other than not fitting) propagate. */
+/* Memory of t, a resolved run whose layout changed; *fits when it fits.
+ * Errors (other than not fitting) propagate; mem is zeroed on them. */
+static ts_status ts_solve_try(ts_run *t, const ts_params *p, ts_memory *mem,
+                              ts_error *err, bool *fits)
+{
+    ts_status st = ts_run_relayout(t, err);
+
+    if (st == TS_OK)
+        st = ts_memory_eval(t, p, mem, err);
+    else
+        *mem = (ts_memory){ 0 };
+    *fits = st == TS_OK && mem->fits;
+    return st;
+}
+
+/* *fits for micro-batch b. */
 static ts_status ts_mb_try(ts_mb_ctx *c, int64_t b, bool *fits)
 {
     ts_run t = c->base;
-    ts_status st;
 
     t.micro_batch = b;
-    st = ts_memory_estimate(&t, &c->mem, c->err);
-    *fits = st == TS_OK && c->mem.fits;
-    return st;
+    return ts_solve_try(&t, &c->params, &c->mem, c->err, fits);
 }
 
 /* Largest b in (lo, hi] that fits, given lo fits. */
@@ -133,6 +149,7 @@ ts_status ts_fit_max_micro_batch(const ts_run *r, int64_t limit, int64_t *mb,
     c.base.micro_batch = 1; /* the solved-for field: the input's is ignored */
     if ((st = ts_run_resolve(&c.base, err)) != TS_OK)
         return st;
+    ts_model_count(&c.base.model, &c.params);
     if (!fixed_gb)
         c.base.global_batch = 0;
 
@@ -167,6 +184,7 @@ ts_status ts_fit_max_micro_batch(const ts_run *r, int64_t limit, int64_t *mb,
 
 typedef struct ts_dp_ctx {
     ts_run base;         /* resolved; dp, gpus, global_batch set per trial */
+    ts_params params;    /* of base.model */
     int64_t user_gb;     /* caller's global_batch, 0 = derived */
     ts_memory mem;
     ts_error *err;
@@ -180,17 +198,14 @@ static int64_t ts_dp_global_batch(int64_t user_gb, int64_t dp, int64_t mb)
     return user_gb > 0 && user_gb % (dp * mb) == 0 ? user_gb : 0;
 }
 
-static ts_status ts_dp_try(ts_dp_ctx *c, int64_t dp, bool derived, bool *fits)
+/* *fits for dp; *t is the trial's run (resolved when TS_OK). */
+static ts_status ts_dp_try(ts_dp_ctx *c, int64_t dp, bool derived, ts_run *t, bool *fits)
 {
-    ts_run t = c->base;
-    ts_status st;
-
-    t.dp = dp;
-    t.gpus = 0;
-    t.global_batch = derived ? 0 : ts_dp_global_batch(c->user_gb, dp, t.micro_batch);
-    st = ts_memory_estimate(&t, &c->mem, c->err);
-    *fits = st == TS_OK && c->mem.fits;
-    return st;
+    *t = c->base;
+    t->dp = dp;
+    t->gpus = 0;
+    t->global_batch = derived ? 0 : ts_dp_global_batch(c->user_gb, dp, t->micro_batch);
+    return ts_solve_try(t, &c->params, &c->mem, c->err, fits);
 }
 
 /* Equivalent to trying dp = ep, 2ep, 3ep, ... in order (ep | dp), but the
@@ -200,6 +215,7 @@ ts_status ts_fit_min_gpus(const ts_run *r, int64_t max_gpus, int64_t *dp,
                           int64_t *gpus, ts_memory *mem, ts_error *err)
 {
     ts_dp_ctx c;
+    ts_run t;
     ts_status st;
     bool fits;
     int64_t mp, ep, kmax, lo, hi, k;
@@ -231,6 +247,7 @@ ts_status ts_fit_min_gpus(const ts_run *r, int64_t max_gpus, int64_t *dp,
     c.base.global_batch = 0;
     if ((st = ts_run_resolve(&c.base, err)) != TS_OK)
         return st;
+    ts_model_count(&c.base.model, &c.params);
     ep = c.base.ep;
     mp = c.base.tp * c.base.pp * c.base.cp;
     kmax = max_gpus / (mp * ep); /* dp = k * ep for k = 1..kmax */
@@ -239,7 +256,7 @@ ts_status ts_fit_min_gpus(const ts_run *r, int64_t max_gpus, int64_t *dp,
                             "tp * pp * cp * ep = %lld exceeds max_gpus %lld",
                             (long long)(mp * ep), (long long)max_gpus);
 
-    if ((st = ts_dp_try(&c, kmax * ep, true, &fits)) != TS_OK)
+    if ((st = ts_dp_try(&c, kmax * ep, true, &t, &fits)) != TS_OK)
         return st;
     if (!fits) {
         if (mem != NULL)
@@ -254,7 +271,7 @@ ts_status ts_fit_min_gpus(const ts_run *r, int64_t max_gpus, int64_t *dp,
     while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
 
-        if ((st = ts_dp_try(&c, mid * ep, true, &fits)) != TS_OK)
+        if ((st = ts_dp_try(&c, mid * ep, true, &t, &fits)) != TS_OK)
             return st;
         if (fits)
             hi = mid;
@@ -269,7 +286,7 @@ ts_status ts_fit_min_gpus(const ts_run *r, int64_t max_gpus, int64_t *dp,
          * re-derived the batch would be refused by the very request). */
         if (c.user_gb > 0 && c.user_gb % (k * ep * c.base.micro_batch) != 0)
             continue;
-        if ((st = ts_dp_try(&c, k * ep, false, &fits)) != TS_OK)
+        if ((st = ts_dp_try(&c, k * ep, false, &t, &fits)) != TS_OK)
             return st;
         if (fits) {
             *dp = k * ep;
@@ -293,8 +310,8 @@ ts_status ts_fit_min_gpus(const ts_run *r, int64_t max_gpus, int64_t *dp,
 
 /* ---- data-parallel sweep ------------------------------------------- */
 
-ts_status ts_sweep_dp(const ts_run *r, ts_sweep_point *pts, size_t cap,
-                      size_t *n, ts_error *err)
+ts_status ts_sweep_eval(const ts_run *r, const ts_params *p, int64_t user_gb,
+                        ts_sweep_point *pts, size_t cap, size_t *n, ts_error *err)
 {
     ts_dp_ctx c;
     ts_status st;
@@ -302,16 +319,12 @@ ts_status ts_sweep_dp(const ts_run *r, ts_sweep_point *pts, size_t cap,
     int64_t top, mp, d;
     size_t count = 0, i;
 
-    if (r == NULL || pts == NULL || n == NULL)
-        return ts_error_set(err, TS_EINVAL, "", "null argument");
     *n = 0;
-
     memset(&c, 0, sizeof c);
     c.err = err;
     c.base = *r;
-    if ((st = ts_run_resolve(&c.base, err)) != TS_OK)
-        return st;
-    c.user_gb = r->global_batch;
+    c.params = *p;
+    c.user_gb = user_gb;
     mp = c.base.tp * c.base.pp * c.base.cp;
 
     /* dp = 1, 2, 4, ... up to max(1024, dp), with the run's dp merged in
@@ -337,13 +350,9 @@ ts_status ts_sweep_dp(const ts_run *r, ts_sweep_point *pts, size_t cap,
         ts_run t;
         bool fits;
 
-        if ((st = ts_dp_try(&c, dps[i], false, &fits)) != TS_OK)
-            return st;
-        t = c.base;
-        t.dp = dps[i];
-        t.gpus = 0;
-        t.global_batch = ts_dp_global_batch(c.user_gb, dps[i], t.micro_batch);
-        if ((st = ts_ckpt_estimate(&t, &ck, err)) != TS_OK)
+        /* The checkpoint of the same point, from its memory. */
+        if ((st = ts_dp_try(&c, dps[i], false, &t, &fits)) != TS_OK ||
+            (st = ts_ckpt_eval(&t, &c.mem, &ck, err)) != TS_OK)
             return st;
 
         pt->dp = dps[i];
@@ -361,4 +370,22 @@ ts_status ts_sweep_dp(const ts_run *r, ts_sweep_point *pts, size_t cap,
     }
     *n = count;
     return TS_OK;
+}
+
+ts_status ts_sweep_dp(const ts_run *r, ts_sweep_point *pts, size_t cap,
+                      size_t *n, ts_error *err)
+{
+    ts_run base;
+    ts_params p;
+    ts_status st;
+
+    if (r == NULL || pts == NULL || n == NULL)
+        return ts_error_set(err, TS_EINVAL, "", "null argument");
+    *n = 0;
+    base = *r;
+    if ((st = ts_run_resolve(&base, err)) != TS_OK)
+        return st;
+    ts_model_count(&base.model, &p);
+    /* The caller's global batch, 0 = derived per point. */
+    return ts_sweep_eval(&base, &p, r->global_batch, pts, cap, n, err);
 }

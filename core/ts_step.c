@@ -747,8 +747,7 @@ ts_status ts_step_estimate(const ts_run *r, ts_step *out, ts_error *err)
     run = *r;
     if ((st = ts_run_resolve(&run, err)) != TS_OK)
         return st;
-    if ((st = ts_model_params(&run.model, &p, err)) != TS_OK)
-        return st;
+    ts_model_count(&run.model, &p);
     st = ts_step_eval(&run, &p, out);
     if (st == TS_EINCOMPAT)
         return ts_error_set(err, st, "compute_precision", "GPU '%s' has no dense %s peak",
