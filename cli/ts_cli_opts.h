@@ -2,7 +2,7 @@
  * ts_cli_opts.h - command-line options -> the /v1 run object.
  *
  * One table lists every run field of the API with its JSON type (generated
- * from api/ts_json_in.c + api/ts_fields_doc.c by tools/ts_gen_fields);
+ * from the field registry core/ts_fields.def by tools/ts_gen_fields);
  * "--micro-batch 4" becomes {"micro_batch":4}.  The CLI checks only the
  * syntax (is it an integer?); ranges and combinations are the server's to
  * judge, so the answer and its error naming the field come from one place.

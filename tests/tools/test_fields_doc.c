@@ -1,10 +1,10 @@
 /*
- * test_fields_doc.c - every request field has its documentation row.
+ * test_fields_doc.c - every request field has its documentation.
  *
- * ts_field_docs[] (api/ts_fields_doc.c) is a separate designated-initializer
- * table, so a field added to ts_json_fields[] without docs still compiles;
- * this test is where that shows.  The texts go verbatim into openapi.json
- * and the CLI's --help (tools/ts_gen_fields.c).
+ * The docs columns of an entry of core/ts_fields.def are designated
+ * initializers, so an entry that leaves one out still compiles; this test
+ * is where that shows.  The texts go verbatim into openapi.json and the
+ * CLI's --help (tools/ts_gen_fields.c).
  */
 #include <check.h>
 #include <stdlib.h>
@@ -29,7 +29,7 @@ START_TEST(every_field_documented)
 
     ck_assert_msg(f->name != NULL, "TS_FI index %zu has no ts_json_fields row", i);
     ck_assert_msg(d->doc != NULL && d->doc[0] != '\0',
-                  "field '%s' has no doc: add its row to api/ts_fields_doc.c", f->name);
+                  "field '%s' has no doc: add .doc to its entry in core/ts_fields.def", f->name);
     n = strlen(d->doc);
     ck_assert_msg(d->doc[n - 1] == '.' || d->doc[n - 1] == ')',
                   "field '%s': doc is a sentence, ends in '.': \"%s\"", f->name, d->doc);
