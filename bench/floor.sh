@@ -22,6 +22,7 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/server.sh"
 bin=${1:-${TRAINSIZE_SERVER:-$here/../build/gcc/server/trainsize-server}}
 secs=${FLOOR_SECONDS:-3}
 conns=${FLOOR_CONNS:-64}
@@ -51,36 +52,14 @@ fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/trainsize-floor.XXXXXX")
 pid= npid=
-stop() { # pid: TERM, then KILL after 15 s
-    kill -TERM "$1" 2>/dev/null || return 0
-    n=0
-    while kill -0 "$1" 2>/dev/null && [ $n -lt 150 ]; do
-        sleep 0.1
-        n=$((n + 1))
-    done
-    kill -0 "$1" 2>/dev/null && kill -KILL "$1" 2>/dev/null
-    wait "$1" 2>/dev/null
-}
 cleanup() {
-    [ -z "$pid" ] || stop "$pid" || true
-    [ -z "$npid" ] || stop "$npid" || true
+    [ -z "$pid" ] || bench_stop "$pid" || true
+    [ -z "$npid" ] || bench_stop "$npid" || true
     rm -rf "$tmp"
 }
 trap cleanup EXIT INT TERM
 
-"$bin" --port 0 --bind 127.0.0.1 --threads "$sthreads" --access-log 0 \
-    >"$tmp/out" 2>"$tmp/err" &
-pid=$!
-url=
-i=0
-while [ $i -lt 100 ]; do
-    url=$(sed -n 's/^listening on //p' "$tmp/out" 2>/dev/null || true)
-    [ -n "$url" ] && break
-    kill -0 "$pid" 2>/dev/null || { cat "$tmp/err" >&2; echo "floor.sh: server exited" >&2; exit 1; }
-    sleep 0.05
-    i=$((i + 1))
-done
-[ -n "$url" ] || { echo "floor.sh: server did not start" >&2; exit 1; }
+bench_start floor.sh "$bin" "$sthreads" "$tmp"
 
 # The exact answers, and the headers nginx is to send with them.  nginx's
 # workers drop root for "nobody": they must be able to read them.
@@ -145,7 +124,7 @@ EOF
         i=$((i + 1))
     done
     [ -n "$nport" ] && break
-    stop "$npid" || true
+    bench_stop "$npid" || true
     npid=
 done
 [ -n "$nport" ] || { cat "$tmp/nginx-error.log" >&2 2>/dev/null; echo "floor.sh: nginx did not start" >&2; exit 1; }
@@ -210,9 +189,9 @@ for route in memory plan gpus; do
 done
 
 st=0
-stop "$npid" || true
+bench_stop "$npid" || true
 npid=
-stop "$pid" || st=$?
+bench_stop "$pid" || st=$?
 pid=
 [ $st -eq 0 ] || { cat "$tmp/err" >&2; echo "floor.sh: server exit $st" >&2; exit 1; }
 [ $bad = 0 ] || { echo "floor.sh: non-2xx answers or socket errors under load" >&2; exit 1; }

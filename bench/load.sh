@@ -13,6 +13,7 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/server.sh"
 bin=${1:-${TRAINSIZE_SERVER:-$here/../build/server/trainsize-server}}
 secs=${LOAD_SECONDS:-10}
 conns=${LOAD_CONNS:-64}
@@ -24,41 +25,15 @@ command -v wrk >/dev/null 2>&1 || { echo "load.sh: wrk not installed" >&2; exit 
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/trainsize-load.XXXXXX")
 pid=
-# Bounded stop: a TERM sent while the shell is still between fork and exec
-# can be swallowed, so fall back to KILL rather than wait forever.
-stop_server() {
-    kill -TERM "$1" 2>/dev/null || return 0
-    n=0
-    while kill -0 "$1" 2>/dev/null && [ $n -lt 150 ]; do
-        sleep 0.1
-        n=$((n + 1))
-    done
-    kill -0 "$1" 2>/dev/null && kill -KILL "$1" 2>/dev/null
-    wait "$1" 2>/dev/null
-}
 cleanup() {
     if [ -n "$pid" ]; then
-        stop_server "$pid" || true
+        bench_stop "$pid" || true
     fi
     rm -rf "$tmp"
 }
 trap cleanup EXIT INT TERM
 
-"$bin" --port 0 --bind 127.0.0.1 --threads "$sthreads" --access-log 0 \
-    >"$tmp/out" 2>"$tmp/err" &
-pid=$!
-
-# The server prints "listening on http://127.0.0.1:PORT" once bound.
-url=
-i=0
-while [ $i -lt 100 ]; do
-    url=$(sed -n 's/^listening on //p' "$tmp/out" 2>/dev/null || true)
-    [ -n "$url" ] && break
-    kill -0 "$pid" 2>/dev/null || { cat "$tmp/err" >&2; echo "load.sh: server exited" >&2; exit 1; }
-    sleep 0.05
-    i=$((i + 1))
-done
-[ -n "$url" ] || { echo "load.sh: server did not start" >&2; exit 1; }
+bench_start load.sh "$bin" "$sthreads" "$tmp"
 
 echo "load.sh: $url, server threads $sthreads, wrk -t$wthreads -c$conns -d${secs}s"
 rc=0
@@ -75,7 +50,7 @@ errs=$(grep -c '^  Socket errors\|^  Non-2xx' "$tmp/wrk" || true)
 echo "RESULT req/s=$rps p50=$p50 p99=$p99 non200=${bad:-?}"
 
 src=0
-stop_server "$pid" || src=$?
+bench_stop "$pid" || src=$?
 pid=
 [ $src -eq 0 ] || { cat "$tmp/err" >&2; echo "load.sh: server exit $src" >&2; exit 1; }
 [ -n "$rps" ] || { echo "load.sh: could not parse wrk output" >&2; exit 1; }
