@@ -124,10 +124,10 @@ int main(int argc, char **argv)
     qsort(errs, n, sizeof errs[0], cmp_double);
     median = n % 2 ? errs[n / 2] : 0.5 * (errs[n / 2 - 1] + errs[n / 2]);
     printf("%s%zu rows, median |error| %.1f %%, p90 %.1f %%, max %.1f %%, %zu outside %.0f %% "
-           "(tolerance %.0f %% per %s row, %.0f %% median)\n",
-           md ? "\n" : "", n, 100.0 * median, 100.0 * errs[(n * 9) / 10 < n ? (n * 9) / 10 : n - 1],
-           100.0 * errs[n - 1], outside, 100.0 * tol, 100.0 * tol, rows_gated ? "gated" : "gated (none in this file)",
-           100.0 * mtol);
+           "(gate: %.0f %% median, %s)\n",
+           md ? "\n" : "", n, 100.0 * median, 100.0 * errs[(n * 9) / 10],
+           100.0 * errs[n - 1], outside, 100.0 * tol, 100.0 * mtol,
+           rows_gated ? "every gated row within the tolerance" : "no row gated in this file");
     if (median > mtol)
         bad = 1;
     json_decref(root);
