@@ -25,18 +25,21 @@
 #include "ts_api_int.h"
 #include "ts_dtoa.h"
 
-#define TS_JW_MAX (4u * 1024u * 1024u) /* far above any response (plan ~10 KB) */
+#define TS_JW_MAX (4u * 1024u * 1024u) /* far above any response (plan ~16 KB) */
+#define TS_JW_FIRST 8192u /* a /v1/memory answer (~6.7 KB) in one allocation */
 #define TS_EXACT_INT_MAX 9007199254740992.0 /* 2^53 */
 
 void ts_jw_init(ts_jw *w)
 {
-    memset(w, 0, sizeof *w);
+    ts_buf_init(&w->b, TS_JW_MAX);
     w->first = true;
+    w->oom = false;
+    w->nonfinite = NULL;
 }
 
 void ts_jw_discard(ts_jw *w)
 {
-    free(w->buf);
+    ts_buf_free(&w->b);
     ts_jw_init(w);
 }
 
@@ -44,66 +47,54 @@ char *ts_jw_finish(ts_jw *w, size_t *len)
 {
     char *out;
 
-    if (w->oom || w->buf == NULL) {
+    if (w->oom || w->b.data == NULL) {
         ts_jw_discard(w);
         return NULL;
     }
-    w->buf[w->len] = '\0';
-    out = w->buf;
-    *len = w->len;
-    w->buf = NULL;
+    w->b.data[w->b.len] = '\0'; /* the writer keeps room for it, not it */
+    out = ts_buf_steal(&w->b, len);
     ts_jw_init(w);
     return out;
 }
 
-/* Grow for n more bytes plus the final NUL (reserve's slow path). */
+/* reserve's slow path: grow the buffer, or record oom and drop it (its
+ * cap is then 0, so every later fast test fails and lands here). */
 static bool grow(ts_jw *w, size_t n)
 {
-    size_t want;
-    char *nb;
-
     if (w->oom)
         return false;
-    if (n > TS_JW_MAX || w->len + n + 1 > TS_JW_MAX) {
+    if (ts_buf_reserve(&w->b, n, TS_JW_FIRST) != TS_BUF_OK) {
         w->oom = true;
+        ts_buf_free(&w->b);
         return false;
     }
-    /* 8 KiB: a /v1/memory answer (~6 KB) in one allocation */
-    want = w->cap != 0 ? w->cap : 8192;
-    while (want < w->len + n + 1)
-        want *= 2;
-    if (want > TS_JW_MAX)
-        want = TS_JW_MAX;
-    nb = realloc(w->buf, want);
-    if (nb == NULL) {
-        w->oom = true;
-        return false;
-    }
-    w->buf = nb;
-    w->cap = want;
     return true;
 }
 
-/* Room for n more bytes plus the final NUL.  After oom cap is 0 or
- * the buffer is dropped, so the fast test fails and grow() says no. */
+/* Room for n more bytes plus the final NUL. */
 static inline bool reserve(ts_jw *w, size_t n)
 {
-    return (!w->oom && w->len + n + 1 <= w->cap) || grow(w, n);
+    return n < w->b.cap - w->b.len || grow(w, n);
+}
+
+static inline char *at(ts_jw *w)
+{
+    return w->b.data + w->b.len;
 }
 
 static void put(ts_jw *w, const char *s, size_t n)
 {
     if (!reserve(w, n))
         return;
-    memcpy(w->buf + w->len, s, n);
-    w->len += n;
+    memcpy(at(w), s, n);
+    w->b.len += n;
 }
 
 static void putc1(ts_jw *w, char c)
 {
     if (!reserve(w, 1))
         return;
-    w->buf[w->len++] = c;
+    w->b.data[w->b.len++] = c;
 }
 
 /* Any byte of x below 0x20, '"' or '\\'?  The has-less-than and
@@ -149,7 +140,7 @@ static void put_string(ts_jw *w, const char *s, size_t n)
     /* Room for the common case, no escapes, up front. */
     if (!reserve(w, n + 2))
         return;
-    w->buf[w->len++] = '"';
+    w->b.data[w->b.len++] = '"';
     while (i < n) {
         size_t lim;
         uint64_t x;
@@ -172,31 +163,45 @@ static void put_string(ts_jw *w, const char *s, size_t n)
     putc1(w, '"');
 }
 
-/* Comma between siblings, then "key": when inside an object. */
-static void prefix(ts_jw *w, const char *key)
+/* Copy a key of kl bytes (kl > 0) to p: short keys, nearly all of them,
+ * with two overlapping fixed-size copies instead of a call to memcpy. */
+static inline void copy_key(char *p, const char *key, size_t kl)
 {
-    size_t kl = key != NULL ? strlen(key) : 0;
+    if (kl >= 8 && kl <= 16) {
+        memcpy(p, key, 8);
+        memcpy(p + kl - 8, key + kl - 8, 8);
+    } else if (kl >= 4 && kl < 8) {
+        memcpy(p, key, 4);
+        memcpy(p + kl - 4, key + kl - 4, 4);
+    } else {
+        memcpy(p, key, kl);
+    }
+}
+
+/* Comma between siblings, then "key": when inside an object. */
+static inline void prefix(ts_jw *w, const char *key, size_t kl)
+{
     char *p;
 
     if (!reserve(w, kl + 4))
         return;
-    p = w->buf + w->len;
+    p = at(w);
     if (!w->first)
         *p++ = ',';
     w->first = false;
     if (key != NULL) {
         *p++ = '"';
-        memcpy(p, key, kl);
+        copy_key(p, key, kl);
         p += kl;
         *p++ = '"';
         *p++ = ':';
     }
-    w->len = (size_t)(p - w->buf);
+    w->b.len = (size_t)(p - w->b.data);
 }
 
-void ts_jw_open(ts_jw *w, const char *key, char bracket)
+void ts_jw_open_(ts_jw *w, const char *key, size_t kl, char bracket)
 {
-    prefix(w, key);
+    prefix(w, key, kl);
     putc1(w, bracket);
     w->first = true;
 }
@@ -215,62 +220,55 @@ static void put_i64(ts_jw *w, int64_t v)
     if (!reserve(w, 21))
         return;
     if (v < 0)
-        w->buf[w->len++] = '-';
-    w->len += ts_dtoa_u64(u, w->buf + w->len);
+        w->b.data[w->b.len++] = '-';
+    w->b.len += ts_dtoa_u64(u, at(w));
 }
 
-void ts_jw_int(ts_jw *w, const char *key, int64_t v)
+void ts_jw_int_(ts_jw *w, const char *key, size_t kl, int64_t v)
 {
-    prefix(w, key);
+    prefix(w, key, kl);
     put_i64(w, v);
 }
 
-void ts_jw_num(ts_jw *w, const char *key, double v)
+void ts_jw_num_(ts_jw *w, const char *key, size_t kl, double v)
 {
     if (!isfinite(v)) {
         if (w->nonfinite == NULL)
             w->nonfinite = key != NULL ? key : "(array element)";
-        prefix(w, key);
+        prefix(w, key, kl);
         put(w, "null", 4); /* keeps the text well-formed; it is discarded */
         return;
     }
-    prefix(w, key);
+    prefix(w, key, kl);
     /* |v| < 2^53 first: the conversion is defined, and exact. */
     if (fabs(v) < TS_EXACT_INT_MAX && (double)(int64_t)v == v) {
         put_i64(w, (int64_t)v); /* -0 too: "0" */
         return;
     }
     if (reserve(w, TS_DTOA_BUF))
-        w->len += ts_dtoa_format(v, w->buf + w->len);
+        w->b.len += ts_dtoa_format(v, at(w));
 }
 
-void ts_jw_bool(ts_jw *w, const char *key, bool v)
+void ts_jw_bool_(ts_jw *w, const char *key, size_t kl, bool v)
 {
-    prefix(w, key);
+    prefix(w, key, kl);
     if (v)
         put(w, "true", 4);
     else
         put(w, "false", 5);
 }
 
-void ts_jw_null(ts_jw *w, const char *key)
+void ts_jw_null_(ts_jw *w, const char *key, size_t kl)
 {
-    prefix(w, key);
+    prefix(w, key, kl);
     put(w, "null", 4);
 }
 
-void ts_jw_str(ts_jw *w, const char *key, const char *s)
+void ts_jw_strl_(ts_jw *w, const char *key, size_t kl, const char *s, size_t n)
 {
-    if (s == NULL) {
-        ts_jw_null(w, key);
-        return;
-    }
-    prefix(w, key);
-    put_string(w, s, strlen(s));
-}
-
-void ts_jw_strn(ts_jw *w, const char *key, const char *s, size_t cap)
-{
-    prefix(w, key);
-    put_string(w, s, strnlen(s, cap));
+    prefix(w, key, kl);
+    if (s == NULL)
+        put(w, "null", 4);
+    else
+        put_string(w, s, n);
 }

@@ -17,14 +17,14 @@ void ts_buf_init(ts_buf *b, size_t max)
 }
 
 /* Make room for n more bytes plus the NUL, doubling to amortise. */
-static ts_buf_status buf_reserve(ts_buf *b, size_t n)
+ts_buf_status ts_buf_reserve(ts_buf *b, size_t n, size_t hint)
 {
     if (n > b->max - b->len)
         return TS_BUF_FULL;
     size_t need = b->len + n + 1;
     if (need <= b->cap)
         return TS_BUF_OK;
-    size_t cap = b->cap ? b->cap : 256;
+    size_t cap = b->cap ? b->cap : hint > 256 ? hint : 256;
     while (cap < need)
         cap = cap > ((size_t)-1) / 2 ? need : cap * 2;
     if (cap > b->max + 1)
@@ -39,7 +39,7 @@ static ts_buf_status buf_reserve(ts_buf *b, size_t n)
 
 ts_buf_status ts_buf_append(ts_buf *b, const void *p, size_t n)
 {
-    ts_buf_status st = buf_reserve(b, n);
+    ts_buf_status st = ts_buf_reserve(b, n, 0);
     if (st != TS_BUF_OK)
         return st;
     if (n > 0)
@@ -57,7 +57,7 @@ ts_buf_status ts_buf_printf(ts_buf *b, const char *fmt, ...)
     va_end(ap);
     if (n < 0)
         return TS_BUF_NOMEM;
-    ts_buf_status st = buf_reserve(b, (size_t)n);
+    ts_buf_status st = ts_buf_reserve(b, (size_t)n, 0);
     if (st != TS_BUF_OK)
         return st;
     va_start(ap, fmt);
