@@ -88,6 +88,7 @@ typedef enum ts_json_bind {
 
 typedef struct ts_json_field {
     ts_api_field f;     /* public description (first: ts_api_request_field) */
+    unsigned char nlen; /* strlen(f.name): the echo writes names unmeasured */
     ts_json_bind kind;
     size_t off;         /* offsetof(ts_run, ...) for the plain kinds */
     const int *ints;    /* enums: the value of each f.values[i] */

@@ -81,6 +81,47 @@ static void fmt_sig3(char *buf, size_t size, double v, const char *suffix)
         snprintf(buf, size, "%.*f%s", decimals, v, suffix);
 }
 
+/* a then b into out (size bytes, NUL-terminated, cut to fit): the unit
+ * tails, without a printf call per figure. */
+static void join2(char *out, size_t size, const char *a, const char *b)
+{
+    size_t n = strlen(a), m = strlen(b);
+
+    if (n >= size)
+        n = size - 1;
+    if (m >= size - n)
+        m = size - n - 1;
+    memcpy(out, a, n);
+    memcpy(out + n, b, m);
+    out[n + m] = '\0';
+}
+
+/* %.3g then suffix, as printf writes it, for 0 and 1 <= |v| < 999.5 (the
+ * plain kind's range in practice: bytes per parameter): three significant
+ * digits by fixed(), then %g's rule, trailing zeros and point dropped.
+ * Rounding up into the next decade (9.996 -> "10.00") drops to the same
+ * text %g writes ("10").  Other values go to printf. */
+static void fmt_plain(char *buf, size_t size, double v, const char *suffix)
+{
+    double a = fabs(v);
+    int decimals = a < 10.0 ? 2 : a < 100.0 ? 1 : 0;
+
+    if ((a == 0.0 || (a >= 1.0 && a < 999.5)) && fixed(buf, size, v, decimals, "")) {
+        size_t n = strlen(buf);
+
+        if (decimals > 0) {
+            while (buf[n - 1] == '0')
+                n--;
+            if (buf[n - 1] == '.')
+                n--;
+        }
+        buf[n] = '\0';
+        join2(buf + n, size - n, "", suffix);
+        return;
+    }
+    snprintf(buf, size, "%.3g%s", v, suffix);
+}
+
 /* "3.6e+25" -> "3.6e25": shorter and what the papers write. */
 static void fmt_exp(char *buf, size_t size, double v, const char *suffix)
 {
@@ -192,26 +233,30 @@ static void fmt_si(char *buf, size_t size, double v, const char *unit)
         v /= 1000.0;
         i++;
     }
-    snprintf(tail, sizeof tail, " %s%s", pfx[i], unit);
+    join2(tail, sizeof tail, " ", pfx[i]);
+    join2(tail + strlen(tail), sizeof tail - strlen(tail), "", unit);
     if (a >= 1000.0)
         fmt_exp(buf, size, v, tail);
     else
         fmt_sig3(buf, size, v, tail);
 }
 
-void ts_fmt_human(char *buf, size_t size, double v, ts_fmt_kind kind, const char *unit)
+size_t ts_fmt_human(char *buf, size_t size, double v, ts_fmt_kind kind, const char *unit)
 {
     char spaced[32];
 
     if (size == 0)
-        return;
+        return 0;
     if (!isfinite(v)) {
         snprintf(buf, size, "n/a");
-        return;
+        return strlen(buf);
     }
     if (unit == NULL)
         unit = "";
     v += 0.0; /* -0 prints as 0 */
+    /* " unit" for the kinds that print theirs after the number */
+    if (kind == TS_FMT_COUNT || kind == TS_FMT_INTEGER || kind == TS_FMT_PLAIN)
+        join2(spaced, sizeof spaced, *unit != '\0' ? " " : "", unit);
     switch (kind) {
     case TS_FMT_BYTES:
         fmt_bytes(buf, size, v);
@@ -226,7 +271,6 @@ void ts_fmt_human(char *buf, size_t size, double v, ts_fmt_kind kind, const char
         fmt_seconds(buf, size, v);
         break;
     case TS_FMT_COUNT:
-        snprintf(spaced, sizeof spaced, "%s%s", *unit != '\0' ? " " : "", unit);
         fmt_count(buf, size, v, spaced);
         break;
     case TS_FMT_FRACTION:
@@ -236,16 +280,18 @@ void ts_fmt_human(char *buf, size_t size, double v, ts_fmt_kind kind, const char
         fmt_si(buf, size, v, unit);
         break;
     case TS_FMT_INTEGER:
-        snprintf(buf, size, "%.0f%s%s", round(v) + 0.0, *unit != '\0' ? " " : "", unit);
+        if (!fixed(buf, size, round(v) + 0.0, 0, spaced))
+            snprintf(buf, size, "%.0f%s", round(v) + 0.0, spaced);
         break;
     case TS_FMT_PLAIN:
-        snprintf(buf, size, "%.3g%s%s", v, *unit != '\0' ? " " : "", unit);
+        fmt_plain(buf, size, v, spaced);
         break;
     case TS_FMT_KIND_COUNT:
     default:
         snprintf(buf, size, "%.17g", v);
         break;
     }
+    return strlen(buf);
 }
 
 const char *ts_fmt_kind_name(ts_fmt_kind kind)

@@ -33,8 +33,9 @@ typedef enum ts_fmt_kind {
 /* Write v into buf (always NUL-terminated when size > 0).  unit is the
  * value's unit as the terms table spells it; COUNT and SI print it after
  * the number ("" or NULL: none), the other kinds imply theirs.  Non-finite
- * values print as "n/a" (the API answers 422 before one is written). */
-void ts_fmt_human(char *buf, size_t size, double v, ts_fmt_kind kind, const char *unit);
+ * values print as "n/a" (the API answers 422 before one is written).
+ * Returns the text's length. */
+size_t ts_fmt_human(char *buf, size_t size, double v, ts_fmt_kind kind, const char *unit);
 
 /* "bytes", "flops", ...: the kind's name in generated docs. */
 const char *ts_fmt_kind_name(ts_fmt_kind kind);

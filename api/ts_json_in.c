@@ -72,7 +72,7 @@ const ts_json_field ts_json_fields[TS_FI_COUNT] = {
     [TS_FI_##ID] = { { NAME, TS_JTYPE_##TYPE, LO, HI, TS_FLAG(FLAGS, TS_FF_XMIN), \
                        TS_FLAG(FLAGS, TS_FF_XMAX), TS_JVALUES_##TYPE(SET), \
                        TS_FLAG(FLAGS, TS_FF_NULL), TS_FLAG(FLAGS, TS_FF_FIT), \
-                       TS_FLAG(FLAGS, TS_FF_SEARCH) }, \
+                       TS_FLAG(FLAGS, TS_FF_SEARCH) }, sizeof NAME - 1, \
                      TS_BIND_##BIND, TS_JOFF_##BIND(MEMBER), TS_JINTS_##TYPE(SET) },
 #include "ts_fields.def"
 };

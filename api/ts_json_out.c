@@ -29,16 +29,16 @@ typedef struct human_acc {
 /* A term object {value, human, formula, assumptions}. */
 static void put_term(ts_jw *w, ts_term_id id, const ts_term *t)
 {
-    const char *key = ts_terms[id].key;
+    const ts_term_def *d = &ts_terms[id];
     char human[TS_FMT_HUMAN_LEN];
     bool had = w->nonfinite != NULL;
+    size_t hl = ts_term_human(human, sizeof human, id, t->value);
 
-    ts_term_human(human, sizeof human, id, t->value);
-    ts_jw_open(w, key, '{');
+    ts_jw_open_(w, d->key, d->klen, '{');
     ts_jw_num(w, "value", t->value);
     if (!had && w->nonfinite != NULL)
-        w->nonfinite = key; /* name the term, not its "value" */
-    ts_jw_str(w, "human", human);
+        w->nonfinite = d->key; /* name the term, not its "value" */
+    ts_jw_strl_(w, "human", 5, human, hl);
     ts_jw_str(w, "formula", t->formula != NULL ? t->formula : "");
     ts_jw_str(w, "assumptions", t->assumptions != NULL ? t->assumptions : "");
     ts_jw_close(w, '}');
@@ -50,12 +50,12 @@ static void put_num(ts_jw *w, human_acc *h, ts_term_id id, double v)
 {
     const ts_term_def *d = &ts_terms[id];
 
-    ts_jw_num(w, d->key, v);
+    ts_jw_num_(w, d->key, d->klen, v);
     if (d->shape == TS_TERM_SIBLING) {
         char human[TS_FMT_HUMAN_LEN];
+        size_t hl = ts_term_human(human, sizeof human, id, v);
 
-        ts_term_human(human, sizeof human, id, v);
-        ts_jw_str(w, d->human_key, human);
+        ts_jw_strl_(w, d->human_key, d->hklen, human, hl);
     } else if (h->n < TS_HUMAN_MAX) {
         h->id[h->n] = id;
         h->v[h->n] = v;
@@ -70,10 +70,11 @@ static void put_human(ts_jw *w, const human_acc *h)
 
     ts_jw_open(w, "human", '{');
     for (i = 0; i < h->n; i++) {
+        const ts_term_def *d = &ts_terms[h->id[i]];
         char human[TS_FMT_HUMAN_LEN];
+        size_t hl = ts_term_human(human, sizeof human, h->id[i], h->v[i]);
 
-        ts_term_human(human, sizeof human, h->id[i], h->v[i]);
-        ts_jw_str(w, ts_terms[h->id[i]].key, human);
+        ts_jw_strl_(w, d->key, d->klen, human, hl);
     }
     ts_jw_close(w, '}');
 }
@@ -114,28 +115,29 @@ void ts_json_inputs(ts_jw *w, const char *key, const ts_run *r)
     for (i = 0; i < TS_FI_SOLVE; i++) {
         const ts_json_field *b = &ts_json_fields[i];
         const char *name = b->f.name;
+        size_t nl = b->nlen;
         const void *at = base + b->off;
 
         switch (b->kind) {
         case TS_BIND_INT64:
-            ts_jw_int(w, name, *(const int64_t *)at);
+            ts_jw_int_(w, name, nl, *(const int64_t *)at);
             break;
         case TS_BIND_INT:
-            ts_jw_int(w, name, *(const int *)at);
+            ts_jw_int_(w, name, nl, *(const int *)at);
             break;
         case TS_BIND_NUM:
-            ts_jw_num(w, name, *(const double *)at);
+            ts_jw_num_(w, name, nl, *(const double *)at);
             break;
         case TS_BIND_PARAMS:
             /* With a shape the count is derived (see "params" in the
              * response); null keeps the echo valid as a request. */
             if (r->model.layers > 0)
-                ts_jw_null(w, name);
+                ts_jw_null_(w, name, nl);
             else
-                ts_jw_num(w, name, r->model.params);
+                ts_jw_num_(w, name, nl, r->model.params);
             break;
         case TS_BIND_BOOL:
-            ts_jw_bool(w, name, *(const bool *)at);
+            ts_jw_bool_(w, name, nl, *(const bool *)at);
             break;
         case TS_BIND_ENUM: {
             /* The name of the member's value (resolved: one of them). */
@@ -144,33 +146,33 @@ void ts_json_inputs(ts_jw *w, const char *key, const ts_run *r)
 
             for (k = 0; b->f.values[k + 1] != NULL && b->ints[k] != v; k++)
                 ;
-            ts_jw_str(w, name, b->f.values[k]);
+            ts_jw_str_(w, name, nl, b->f.values[k]);
             break;
         }
         case TS_BIND_HBM_GIB:
-            ts_jw_num(w, name, r->gpu.hbm_bytes / 1073741824.0);
+            ts_jw_num_(w, name, nl, r->gpu.hbm_bytes / 1073741824.0);
             break;
         case TS_BIND_PRESET:
             if (r->preset[0] != '\0')
-                ts_jw_strn(w, name, r->preset, sizeof r->preset);
+                ts_jw_strl_(w, name, nl, r->preset, strnlen(r->preset, sizeof r->preset));
             else
-                ts_jw_null(w, name);
+                ts_jw_null_(w, name, nl);
             break;
         case TS_BIND_GPU:
-            ts_jw_strn(w, name, r->gpu.id, sizeof r->gpu.id);
+            ts_jw_strl_(w, name, nl, r->gpu.id, strnlen(r->gpu.id, sizeof r->gpu.id));
             break;
         case TS_BIND_HBM:
-            ts_jw_num(w, name, r->gpu.hbm_bytes / 1e9);
+            ts_jw_num_(w, name, nl, r->gpu.hbm_bytes / 1e9);
             break;
         case TS_BIND_PEAK:
-            ts_jw_num(w, name, ts_gpu_peak(&r->gpu, r->compute_precision) / 1e12);
+            ts_jw_num_(w, name, nl, ts_gpu_peak(&r->gpu, r->compute_precision) / 1e12);
             break;
         case TS_BIND_NUM_OPT:
             /* 0 means "not given" (predicted / catalogue): null round-trips. */
             if (*(const double *)at == 0)
-                ts_jw_null(w, name);
+                ts_jw_null_(w, name, nl);
             else
-                ts_jw_num(w, name, *(const double *)at);
+                ts_jw_num_(w, name, nl, *(const double *)at);
             break;
         case TS_BIND_SOLVE:
         case TS_BIND_MAX_MB:

@@ -32,12 +32,13 @@ const ts_term_objdef ts_term_objs[TS_TO_COUNT] = {
 /* A term object; a number with its text in the "human" map; a number with
  * its text beside it.  c: the CLI row flag. */
 #define TERM(o, k, f, u, l, d, c) \
-    { .obj = o, .key = k, .shape = TS_TERM_OBJECT, .fmt = f, .unit = u, .label = l, .doc = d, .cli = c }
+    { .obj = o, .key = k, .klen = sizeof k - 1, .shape = TS_TERM_OBJECT, .fmt = f, .unit = u, .label = l, .doc = d, .cli = c }
 #define NUM(o, k, f, u, l, d, fo, c) \
-    { .obj = o, .key = k, .shape = TS_TERM_MAP, .fmt = f, .unit = u, .label = l, .doc = d, \
+    { .obj = o, .key = k, .klen = sizeof k - 1, .shape = TS_TERM_MAP, .fmt = f, .unit = u, .label = l, .doc = d, \
       .formula = fo, .cli = c }
 #define SIB(o, k, hk, f, u, l, d, fo) \
-    { .obj = o, .key = k, .shape = TS_TERM_SIBLING, .human_key = hk, .fmt = f, .unit = u, \
+    { .obj = o, .key = k, .klen = sizeof k - 1, .shape = TS_TERM_SIBLING, .human_key = hk, \
+      .hklen = sizeof hk - 1, .fmt = f, .unit = u, \
       .label = l, .doc = d, .formula = fo }
 
 #define ROW TS_TERM_CLI_ROW
@@ -339,16 +340,16 @@ const ts_term_def ts_terms[TS_T_COUNT] = {
         "Dense FP32 (TF32 tensor core) peak of one GPU.", "the datasheet", NO),
 };
 
-void ts_term_human(char *buf, size_t size, ts_term_id id, double v)
+size_t ts_term_human(char *buf, size_t size, ts_term_id id, double v)
 {
     const ts_term_def *d = (unsigned)id < TS_T_COUNT ? &ts_terms[id] : NULL;
 
     if (d == NULL) {
         if (size > 0)
             buf[0] = '\0';
-        return;
+        return 0;
     }
-    ts_fmt_human(buf, size, v, d->fmt, d->unit);
+    return ts_fmt_human(buf, size, v, d->fmt, d->unit);
 }
 
 const ts_term_def *ts_term_find(ts_term_obj obj, const char *key)

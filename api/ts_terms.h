@@ -56,8 +56,10 @@ typedef enum ts_term_cli {
 typedef struct ts_term_def {
     ts_term_obj obj;
     const char *key;        /* JSON member name */
+    unsigned char klen;     /* its length (the writer copies it unmeasured) */
     ts_term_shape shape;
     const char *human_key;  /* TS_TERM_SIBLING: the member with the text */
+    unsigned char hklen;
     ts_fmt_kind fmt;
     const char *unit;       /* of "value": "B", "s", "FLOP", "GPU-hours", "" */
     const char *label;      /* "Gradients": the dashboard's and the CLI's row name */
@@ -122,7 +124,7 @@ typedef enum ts_term_id {
 extern const ts_term_def ts_terms[TS_T_COUNT];
 
 /* The human text of row id for value v, as the answer carries it. */
-void ts_term_human(char *buf, size_t size, ts_term_id id, double v);
+size_t ts_term_human(char *buf, size_t size, ts_term_id id, double v);
 
 /* The row of (obj, key), or NULL. */
 const ts_term_def *ts_term_find(ts_term_obj obj, const char *key);

@@ -6,7 +6,8 @@
  * binary value, ties to even).  The expectation for each value follows
  * the documented rule of each unit: fractions as percent with three
  * significant digits (2, 1 or 0 decimals under 10, 100 and above),
- * bytes under 1 KiB as whole bytes, above with binary prefixes.
+ * bytes under 1 KiB as whole bytes, above with binary prefixes; plain
+ * numbers as %.3g and integers as %.0f of round() (their fast paths).
  */
 #include <check.h>
 #include <math.h>
@@ -60,6 +61,20 @@ static void check_one(double v)
         snprintf(want, sizeof want, "%.*f%s", decimals_for(b), b, units[i]);
     }
     ck_assert_msg(strcmp(got, want) == 0, "%a bytes: \"%s\", printf \"%s\"", v, got, want);
+
+    /* plain: printf's %.3g (trailing zeros dropped, exponent from 1000 and
+     * below 1e-4), the unit after a space */
+    ts_fmt_human(got, sizeof got, v, TS_FMT_PLAIN, "B");
+    snprintf(want, sizeof want, "%.3g B", v);
+    ck_assert_msg(strcmp(got, want) == 0, "%a plain: \"%s\", printf \"%s\"", v, got, want);
+    ts_fmt_human(got, sizeof got, v, TS_FMT_PLAIN, "");
+    snprintf(want, sizeof want, "%.3g", v);
+    ck_assert_msg(strcmp(got, want) == 0, "%a plain: \"%s\", printf \"%s\"", v, got, want);
+
+    /* integer: rounded half away from zero (round()), then %.0f */
+    ts_fmt_human(got, sizeof got, v, TS_FMT_INTEGER, "copies");
+    snprintf(want, sizeof want, "%.0f copies", round(v) + 0.0);
+    ck_assert_msg(strcmp(got, want) == 0, "%a integer: \"%s\", printf \"%s\"", v, got, want);
 }
 
 /* Ties and near-ties of the last printed digit, the decade edges
@@ -70,6 +85,7 @@ START_TEST(test_edges)
         0.0, -0.0, 1e-300, -1e-300, 5e-324, 0.125, 0.375, 2.5, 3.5, 0.005, 0.015,
         0.045, 9.995, 9.994999, 99.95, 99.949999, 999.5, 1000.5, 1023.5, 1024.0,
         0.5, 1.5, -0.5, -2.5, 0.0999999, 0.1, 1.005, 35184372088831.5, 35184372088832.0,
+        1.0, 0.99999, 9.9949, 9.9951, 99.949, 99.951, 999.49, 999.5, 999.51, 1.0005, 1.0015,
     };
 
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

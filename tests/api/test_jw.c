@@ -1,9 +1,12 @@
 /*
  * test_jw.c - the response writer's strings (api/ts_jw.c).
  *
- * The writer tests eight bytes at a time for a byte to escape and
- * copies the runs between escapes; these cases put each escapable byte
- * at every offset of short strings, so every word boundary is crossed.
+ * The writer tests sixteen bytes (SSE2) or eight at a time for a byte to
+ * escape and copies the runs between escapes; these cases put each
+ * escapable byte at every offset of strings up to 72 bytes, so every
+ * block and word boundary and the overlapping last word are crossed.
+ * Built twice: as the library is, and with -DTS_JW_NO_SIMD (the
+ * portable word scan alone).
  * Numbers: test_dtoa.c; the whole writer's text: test_api.c.
  */
 #include <check.h>
@@ -14,7 +17,7 @@
 
 /* Escaping copies runs of safe bytes between escapes (ts_jw.c tests
  * eight bytes at a time): an escapable byte at every offset of strings
- * of 1..40 bytes, and every byte value once.  Expected text built byte
+ * of 1..72 bytes, and every byte value once.  Expected text built byte
  * by byte from RFC 8259 section 7. */
 static void expect_escaped(char *dst, const unsigned char *src, size_t n)
 {
@@ -52,7 +55,7 @@ START_TEST(test_writer_escapes)
     size_t len;
     char *out;
 
-    for (size_t n = 1; n <= 40; n++)
+    for (size_t n = 1; n <= 72; n++)
         for (size_t at = 0; at < n; at++)
             for (size_t k = 0; k < sizeof special; k++) {
                 for (size_t i = 0; i < n; i++)
