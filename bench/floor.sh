@@ -3,28 +3,38 @@
 #
 # usage: bench/floor.sh [path/to/trainsize-server]
 #        (default: $TRAINSIZE_SERVER, else build/gcc/server/trainsize-server)
-# env:   FLOOR_SECONDS (3 per wrk run), FLOOR_CONNS (64), LOAD_THREADS (2
-#        wrk threads), SERVER_THREADS (2, also nginx's worker_processes),
-#        FLOOR_VERBOSE=1 (each run's req/s and p99 on stderr, for profiling),
-#        FLOOR_NGINX (the nginx binary; default: nginx on PATH or /usr/sbin)
+# env:   FLOOR_SECONDS (3 per wrk run), FLOOR_RUNS (5 pairs per route),
+#        FLOOR_CONNS (64), LOAD_THREADS (2 wrk threads), SERVER_THREADS (2,
+#        also nginx's worker_processes), FLOOR_VERBOSE=1 (each run's req/s,
+#        p99 and CPU per request on stderr, for profiling), FLOOR_NGINX (the
+#        nginx binary; default: nginx on PATH or /usr/sbin)
 #
 # The "floor" is what HTTP alone costs on this machine: nginx sending a
 # static file.  The script captures trainsize's exact answers to
 # POST /v1/memory, POST /v1/plan and GET /v1/gpus, has nginx serve those
 # bytes (with the same response headers) as static files on another
-# 127.0.0.1 port, and runs wrk against both, alternating, three times per
-# route.  It prints, per route, the median request rate of trainsize over
-# nginx's, and trainsize's median p99 latency.  Report only: the exit
-# status says whether the run worked (every answer 200), never how fast.
-# nginx is installed from Debian when missing and we are root; otherwise
-# the comparison is skipped with a message (exit 0).  3 routes x 2 servers
-# x 3 runs x FLOOR_SECONDS: ~60 s with the defaults.
+# 127.0.0.1 port, and runs wrk against both, alternating, FLOOR_RUNS times
+# per route: first as deployed (a repeated estimate is answered from the
+# answer cache), then for POST /v1/memory and /v1/plan again with
+# --answer-cache 0 ("computed": every answer estimated and written anew,
+# what a request never seen before costs).  Per route it prints the median over the runs of trainsize's
+# request rate over nginx's in the run just before (adjacent runs share
+# the machine's state of the moment: on a shared 2-core machine single
+# runs of nginx alone vary by 50 %, a ratio of medians would carry that),
+# the smallest and largest of those ratios, trainsize's median p99, and
+# both servers' CPU time per request (user + system, from /proc: what each
+# answer costs, whatever share of the cores wrk took).  Report only: the
+# exit status says whether the run worked (every answer 200), never how
+# fast.  nginx is installed from Debian when missing and we are root;
+# otherwise the comparison is skipped with a message (exit 0).
+# 5 routes x 2 servers x FLOOR_RUNS x FLOOR_SECONDS: ~150 s by default.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/server.sh"
 bin=${1:-${TRAINSIZE_SERVER:-$here/../build/gcc/server/trainsize-server}}
 secs=${FLOOR_SECONDS:-3}
+runs=${FLOOR_RUNS:-5}
 conns=${FLOOR_CONNS:-64}
 wthreads=${LOAD_THREADS:-2}
 sthreads=${SERVER_THREADS:-2}
@@ -144,48 +154,90 @@ init = function(args)
 end
 EOF
 
-# One wrk run: prints "req/s p99-ms non2xx".
-run() { # url, [lua args]
+# CPU ticks (user + system) of the processes named: read before and
+# after a run.
+ticks() {
+    t=0
+    for p in "$@"; do
+        # fields 14 and 15 of /proc/PID/stat; the command name (field 2)
+        # is in parentheses and has no spaces here
+        set -- $(cut -d' ' -f14,15 "/proc/$p/stat" 2>/dev/null || echo 0 0)
+        t=$((t + $1 + $2))
+    done
+    echo $t
+}
+hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
+
+# One wrk run: prints "req/s p99-ms non2xx cpu-us-per-request".
+run() { # pids, url, [lua args]
+    pids=$1
+    shift
+    # shellcheck disable=SC2086
+    t0=$(ticks $pids)
     if [ $# -gt 1 ]; then
         wrk -t"$wthreads" -c"$conns" -d"${secs}s" --latency -s "$tmp/post.lua" "$1" -- "$2"
     else
         wrk -t"$wthreads" -c"$conns" -d"${secs}s" --latency "$1"
     fi >"$tmp/wrk" 2>&1 || { cat "$tmp/wrk" >&2; echo "floor.sh: wrk failed" >&2; exit 1; }
-    awk '
+    # shellcheck disable=SC2086
+    t1=$(ticks $pids)
+    awk -v dt=$((t1 - t0)) -v hz="$hz" '
+        /requests in/ { n = $1 }
         /^Requests\/sec:/ { rps = $2 }
         $1 == "99%" { v = $2; u = v; sub(/[0-9.]+/, "", u); sub(/[a-z]+$/, "", v)
                       p = (u == "us") ? v / 1000 : (u == "s") ? v * 1000 : (u == "m") ? v * 60000 : v }
         /Non-2xx or 3xx responses:/ { bad = $NF }
         /Socket errors:/ { bad = bad + 1 }
-        END { printf "%s %.3f %d\n", rps, p, bad + 0 }' "$tmp/wrk"
+        END { printf "%s %.3f %d %.2f\n", rps, p, bad + 0, (n > 0 ? dt * 1e6 / hz / n : 0) }' "$tmp/wrk"
 }
-median3() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+minmax() { printf '%s\n' "$@" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.2f-%.2f", lo, hi }'; }
 
-echo "floor.sh: trainsize $url vs nginx 127.0.0.1:$nport, $sthreads server threads/workers, wrk -t$wthreads -c$conns -d${secs}s, median of 3"
+echo "floor.sh: trainsize $url vs nginx 127.0.0.1:$nport, $sthreads server threads/workers, wrk -t$wthreads -c$conns -d${secs}s, $runs alternating pairs"
 # Warm both (first connections, page cache, CPU frequency).
 wrk -t1 -c8 -d1s "$url/v1/gpus" >/dev/null 2>&1 || true
 wrk -t1 -c8 -d1s "http://127.0.0.1:$nport/gpus.json" >/dev/null 2>&1 || true
+nworkers=$(pgrep -P "$npid" 2>/dev/null | tr '\n' ' ')
+[ -n "$nworkers" ] || nworkers=$npid
 
-bad=0
-for route in memory plan gpus; do
-    ts_r= ts_p= ng_r=
-    for k in 1 2 3; do
-        if [ "$route" = gpus ]; then set -- $(run "$url/v1/gpus")
-        else set -- $(run "$url/v1/$route" "$tmp/body.json"); fi
-        ts_r="$ts_r $1" ts_p="$ts_p $2"
-        bad=$((bad + $3))
-        [ "${FLOOR_VERBOSE:-0}" = 0 ] || echo "  $route trainsize: $1 req/s, p99 $2 ms" >&2
-        set -- $(run "http://127.0.0.1:$nport/$route.json")
-        ng_r="$ng_r $1"
-        bad=$((bad + $3))
-        [ "${FLOOR_VERBOSE:-0}" = 0 ] || echo "  $route nginx:     $1 req/s, p99 $2 ms" >&2
+# One route, FLOOR_RUNS alternating pairs against the running server.
+measure() { # route, label suffix
+    route=$1 suffix=$2 ratios= ts_p= ts_c= ng_c=
+    k=0
+    while [ $k -lt "$runs" ]; do
+        k=$((k + 1))
+        set -- $(run "$nworkers" "http://127.0.0.1:$nport/$route.json")
+        ng_r=$1 bad=$((bad + $3)) ng_c="$ng_c $4"
+        [ "${FLOOR_VERBOSE:-0}" = 0 ] || echo "  $route nginx:     $1 req/s, p99 $2 ms, $4 us CPU/request" >&2
+        if [ "$route" = gpus ]; then set -- $(run "$pid" "$url/v1/gpus")
+        else set -- $(run "$pid" "$url/v1/$route" "$tmp/body.json"); fi
+        bad=$((bad + $3)) ts_p="$ts_p $2" ts_c="$ts_c $4"
+        ratios="$ratios $(awk -v t="$1" -v n="$ng_r" 'BEGIN { printf "%.4f", (n > 0 ? t / n : 0) }')"
+        [ "${FLOOR_VERBOSE:-0}" = 0 ] || echo "  $route trainsize: $1 req/s, p99 $2 ms, $4 us CPU/request" >&2
     done
     # shellcheck disable=SC2086
-    tr=$(median3 $ts_r) nr=$(median3 $ng_r) p99=$(median3 $ts_p)
+    r=$(median $ratios) range=$(minmax $ratios) p99=$(median $ts_p) tc=$(median $ts_c) nc=$(median $ng_c)
     case $route in gpus) label="GET /v1/gpus" ;; *) label="POST /v1/$route" ;; esac
     size=$(wc -c <"$tmp/www/$route.json")
-    awk -v l="$label" -v t="$tr" -v n="$nr" -v p="$p99" -v s="$size" 'BEGIN {
-        printf "FLOOR %-16s %6d B  trainsize/nginx req/s %.2fx  trainsize p99 %.2f ms\n", l, s, (n > 0 ? t / n : 0), p }'
+    awk -v l="$label$suffix" -v r="$r" -v g="$range" -v p="$p99" -v s="$size" -v tc="$tc" -v nc="$nc" 'BEGIN {
+        printf "FLOOR %-25s %6d B  trainsize/nginx req/s %.2fx (runs %s)  trainsize p99 %.2f ms  CPU/request %.1f us vs nginx %.1f us\n", l, s, r, g, p, tc, nc }'
+}
+
+bad=0
+# As deployed: a repeated estimate is answered from the answer cache
+# (server/ts_memo.h), the catalogue from memory.
+for route in memory plan gpus; do
+    measure "$route" ""
+done
+# Every estimate computed (--answer-cache 0): what a request never seen
+# before costs.
+st=0
+bench_stop "$pid" || st=$?
+pid=
+[ $st -eq 0 ] || { cat "$tmp/err" >&2; echo "floor.sh: server exit $st" >&2; exit 1; }
+bench_start floor.sh "$bin" "$sthreads" "$tmp" --answer-cache 0
+for route in memory plan; do
+    measure "$route" " computed"
 done
 
 st=0

@@ -14,21 +14,23 @@ bench_stop() {
     wait "$1" 2>/dev/null
 }
 
-# bench_start NAME BIN THREADS DIR: starts the server on port 0, sets
-# $pid and $url ("listening on http://127.0.0.1:PORT" once bound); exits
-# the script when it dies or does not bind within 5 s.
+# bench_start NAME BIN THREADS DIR [FLAGS...]: starts the server on port
+# 0 with FLAGS, sets $pid and $url ("listening on http://127.0.0.1:PORT"
+# once bound); exits the script when it dies or does not bind within 5 s.
 bench_start() {
-    "$2" --port 0 --bind 127.0.0.1 --threads "$3" --access-log 0 \
-        >"$4/out" 2>"$4/err" &
+    bs_name=$1 bs_bin=$2 bs_threads=$3 bs_dir=$4
+    shift 4
+    "$bs_bin" --port 0 --bind 127.0.0.1 --threads "$bs_threads" --access-log 0 "$@" \
+        >"$bs_dir/out" 2>"$bs_dir/err" &
     pid=$!
     url=
     i=0
     while [ $i -lt 100 ]; do
-        url=$(sed -n 's/^listening on //p' "$4/out" 2>/dev/null || true)
+        url=$(sed -n 's/^listening on //p' "$bs_dir/out" 2>/dev/null || true)
         [ -n "$url" ] && break
-        kill -0 "$pid" 2>/dev/null || { cat "$4/err" >&2; echo "$1: server exited" >&2; exit 1; }
+        kill -0 "$pid" 2>/dev/null || { cat "$bs_dir/err" >&2; echo "$bs_name: server exited" >&2; exit 1; }
         sleep 0.05
         i=$((i + 1))
     done
-    [ -n "$url" ] || { echo "$1: server did not start" >&2; exit 1; }
+    [ -n "$url" ] || { echo "$bs_name: server did not start" >&2; exit 1; }
 }

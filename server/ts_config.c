@@ -31,7 +31,7 @@
 
 typedef enum cfg_key {
     K_PORT, K_BIND, K_THREADS, K_BODY_MAX, K_WEB_ROOT, K_OPENAPI,
-    K_TIMEOUT, K_REQUEST_TIMEOUT, K_DRAIN_TIMEOUT, K_MAX_CONNS, K_PER_IP, K_ACCESS_LOG, K_COUNT
+    K_TIMEOUT, K_REQUEST_TIMEOUT, K_DRAIN_TIMEOUT, K_MAX_CONNS, K_PER_IP, K_ACCESS_LOG, K_ANSWER_CACHE, K_COUNT
 } cfg_key;
 
 static const struct cfg_opt {
@@ -50,6 +50,7 @@ static const struct cfg_opt {
     [K_MAX_CONNS] = {"--max-conns", "TRAINSIZE_MAX_CONNS"},
     [K_PER_IP] = {"--per-ip", "TRAINSIZE_PER_IP"},
     [K_ACCESS_LOG] = {"--access-log", "TRAINSIZE_ACCESS_LOG"},
+    [K_ANSWER_CACHE] = {"--answer-cache", "TRAINSIZE_ANSWER_CACHE"},
 };
 
 const char *ts_config_usage(void)
@@ -73,6 +74,8 @@ const char *ts_config_usage(void)
            "  --per-ip N      connections per client address (TRAINSIZE_PER_IP, 256)\n"
            "  --access-log B  1 = one log line per request on stderr, 0 = off\n"
            "                  (TRAINSIZE_ACCESS_LOG, 1)\n"
+           "  --answer-cache N  estimate answers kept to send again to the same\n"
+           "                  request, 0..4096, 0 = off (TRAINSIZE_ANSWER_CACHE, 256)\n"
            "  --help, --version\n"
            "Flags override environment variables.\n";
 }
@@ -174,6 +177,12 @@ static ts_config_status set_value(ts_config *cfg, cfg_key k, const char *v,
         else
             return fail(err, k, from_env, v, "expected 0 or 1");
         break;
+    case K_ANSWER_CACHE:
+        /* 4096 slots x 64 KiB: the cache's byte cap stays under 256 MiB */
+        if (parse_uint(v, 0, 4096, &n) != 0)
+            return fail(err, k, from_env, v, "expected an integer 0..4096");
+        cfg->answer_cache = (unsigned)n;
+        break;
     case K_COUNT:
         break;
     }
@@ -209,6 +218,7 @@ ts_config_status ts_config_load(ts_config *cfg, int argc, char **argv,
     cfg->max_conns = 1024;
     cfg->per_ip = 256;
     cfg->access_log = true;
+    cfg->answer_cache = 256;
 
     for (int k = 0; env != NULL && k < K_COUNT; k++) {
         const char *v = env(cfg_opts[k].env);

@@ -34,6 +34,7 @@ typedef struct ts_config {
     unsigned max_conns;
     unsigned per_ip;
     bool access_log;
+    unsigned answer_cache;     /* estimate answers remembered; 0: none */
 } ts_config;
 
 /* Look-up for environment variables; main passes getenv, tests a table. */

@@ -46,6 +46,7 @@ struct ts_metrics {
     _Atomic uint_least64_t sum_ns;
     _Atomic long inflight;
     _Atomic uint_least64_t closed[TS_CLOSE_COUNT];
+    _Atomic uint_least64_t cache[2];      /* answer cache: [0] misses, [1] hits */
 };
 
 static const char *const close_labels[TS_CLOSE_COUNT] = {
@@ -100,6 +101,8 @@ ts_metrics *ts_metrics_new(const char *const *api_routes, const char *version)
     atomic_init(&m->inflight, 0);
     for (size_t i = 0; i < TS_CLOSE_COUNT; i++)
         atomic_init(&m->closed[i], 0);
+    atomic_init(&m->cache[0], 0);
+    atomic_init(&m->cache[1], 0);
     return m;
 }
 
@@ -156,6 +159,11 @@ long ts_metrics_inflight(const ts_metrics *m)
     return atomic_load_explicit(&m->inflight, memory_order_relaxed);
 }
 
+void ts_metrics_answer_cache(ts_metrics *m, int hit)
+{
+    atomic_fetch_add_explicit(&m->cache[hit != 0], 1, memory_order_relaxed);
+}
+
 void ts_metrics_closed(ts_metrics *m, ts_close_reason why)
 {
     if ((unsigned)why < TS_CLOSE_COUNT)
@@ -206,6 +214,15 @@ char *ts_metrics_render(const ts_metrics *m, size_t *len)
             close_labels[i],
             (unsigned long long)ts_metrics_closed_count(m, (ts_close_reason)i))
                != TS_BUF_OK;
+
+    bad |= ts_buf_printf(&b,
+        "# HELP trainsize_answer_cache_total Estimate requests looked up in the answer cache, by result.\n"
+        "# TYPE trainsize_answer_cache_total counter\n"
+        "trainsize_answer_cache_total{result=\"hit\"} %llu\n"
+        "trainsize_answer_cache_total{result=\"miss\"} %llu\n",
+        (unsigned long long)atomic_load_explicit(&m->cache[1], memory_order_relaxed),
+        (unsigned long long)atomic_load_explicit(&m->cache[0], memory_order_relaxed))
+           != TS_BUF_OK;
 
     bad |= ts_buf_printf(&b,
         "# HELP trainsize_http_request_duration_seconds Time from request headers to response sent.\n"

@@ -42,6 +42,9 @@ typedef enum ts_close_reason {
 void ts_metrics_closed(ts_metrics *m, ts_close_reason why);
 uint64_t ts_metrics_closed_count(const ts_metrics *m, ts_close_reason why);
 
+/* An estimate request looked up in the answer cache (server/ts_memo.h). */
+void ts_metrics_answer_cache(ts_metrics *m, int hit);
+
 void ts_metrics_inflight_add(ts_metrics *m, long delta);
 long ts_metrics_inflight(const ts_metrics *m);
 

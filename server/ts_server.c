@@ -48,6 +48,7 @@
 
 #include "ts_api.h"
 #include "ts_buf.h"
+#include "ts_memo.h"
 #include "ts_cat.h"
 #include "ts_etag.h"
 #include "ts_guard.h"
@@ -106,6 +107,7 @@ struct ts_server {
     struct MHD_Response *cat_ok[TS_CAT_MAX];  /* 200 of cat.e[i], NULL: build per request */
     struct MHD_Response *cat_304[TS_CAT_MAX]; /* 304 of cat.e[i] */
     size_t cat_route[TS_CAT_MAX];             /* metrics route of cat.e[i] */
+    ts_memo *memo;           /* recent estimate answers; NULL: off */
 };
 
 /* State of one connection (MHD's socket context). */
@@ -212,8 +214,11 @@ static void answered(ts_req *rq, unsigned status, size_t len)
     rq->bytes = strcmp(rq->method, MHD_HTTP_METHOD_HEAD) == 0 ? 0 : len;
 }
 
-static enum MHD_Result queue(ts_server *s, struct MHD_Connection *c,
-                             ts_req *rq, const reply *r)
+/* Queue r.  With keep, a queued response is handed to the caller (its
+ * reference) instead of being released: the answer cache holds it. */
+static enum MHD_Result queue_keep(ts_server *s, struct MHD_Connection *c,
+                                  ts_req *rq, const reply *r,
+                                  struct MHD_Response **keep)
 {
     struct MHD_Response *resp =
         MHD_create_response_from_buffer(r->len, r->body, r->mode);
@@ -226,16 +231,26 @@ static enum MHD_Result queue(ts_server *s, struct MHD_Connection *c,
     enum MHD_Result ret = MHD_NO;
     if (add_headers(s, resp, r))
         ret = MHD_queue_response(c, r->status, resp);
-    MHD_destroy_response(resp);
+    if (ret == MHD_YES && keep != NULL)
+        *keep = resp;
+    else
+        MHD_destroy_response(resp);
     if (ret == MHD_YES)
         answered(rq, r->status, r->len);
     return ret;
 }
 
+static enum MHD_Result queue(ts_server *s, struct MHD_Connection *c,
+                             ts_req *rq, const reply *r)
+{
+    return queue_keep(s, c, rq, r, NULL);
+}
+
 /* Send an api response, taking over its malloc'd body (ts_api.h). */
-static enum MHD_Result queue_api(ts_server *s, struct MHD_Connection *c,
-                                 ts_req *rq, ts_api_response *ar, int rc,
-                                 const char *allow)
+static enum MHD_Result queue_api_keep(ts_server *s, struct MHD_Connection *c,
+                                      ts_req *rq, ts_api_response *ar, int rc,
+                                      const char *allow,
+                                      struct MHD_Response **keep)
 {
     reply r = {
         .status = ar->status,
@@ -250,7 +265,14 @@ static enum MHD_Result queue_api(ts_server *s, struct MHD_Connection *c,
     if (rc == 0)
         ar->body = NULL; /* now MHD's */
     ts_api_response_free(ar);
-    return queue(s, c, rq, &r);
+    return queue_keep(s, c, rq, &r, keep);
+}
+
+static enum MHD_Result queue_api(ts_server *s, struct MHD_Connection *c,
+                                 ts_req *rq, ts_api_response *ar, int rc,
+                                 const char *allow)
+{
+    return queue_api_keep(s, c, rq, ar, rc, allow, NULL);
 }
 
 /* A problem answer.  The title comes from the one problem-type table
@@ -509,13 +531,38 @@ static enum MHD_Result dispatch(ts_server *s, struct MHD_Connection *c,
         const char *m = strcmp(method, MHD_HTTP_METHOD_HEAD) == 0
                             ? MHD_HTTP_METHOD_GET
                             : method;
+        const char *body = rq->body.data != NULL ? rq->body.data : "";
+        /* An estimate asked before is sent again as it was (ts_memo.h);
+         * not while draining, whose answers carry "Connection: close". */
+        ts_memo_key key;
+        bool memo = s->memo != NULL && strcmp(method, MHD_HTTP_METHOD_POST) == 0
+                    && !atomic_load(&s->draining)
+                    && ts_memo_key_init(&key, url, ct != NULL ? ct : "", body,
+                                        rq->body.len);
+        if (memo) {
+            size_t route = 0, len = 0;
+            int hit = ts_memo_serve(s->memo, &key, c, &route, &len);
+            ts_metrics_answer_cache(s->metrics, hit != -1);
+            if (hit != -1) {
+                rq->route = route;
+                if (hit == MHD_YES)
+                    answered(rq, MHD_HTTP_OK, len);
+                return hit == MHD_YES ? MHD_YES : MHD_NO;
+            }
+        }
         ts_api_response ar;
         memset(&ar, 0, sizeof ar);
-        int rc = ts_api_handle(m, url, ct != NULL ? ct : "",
-                               rq->body.data != NULL ? rq->body.data : "",
+        int rc = ts_api_handle(m, url, ct != NULL ? ct : "", body,
                                rq->body.len, &ar);
         rq->route = ts_metrics_route(s->metrics, ar.route);
-        return queue_api(s, c, rq, &ar, rc, NULL);
+        if (!memo || rc != 0 || ar.status != MHD_HTTP_OK)
+            return queue_api(s, c, rq, &ar, rc, NULL);
+        struct MHD_Response *kept = NULL;
+        size_t len = ar.body_len;
+        enum MHD_Result ret = queue_api_keep(s, c, rq, &ar, rc, NULL, &kept);
+        if (kept != NULL)
+            ts_memo_put(s->memo, &key, kept, rq->route, len);
+        return ret;
     }
     if (strcmp(url, "/livez") == 0)
         return route_ops(s, c, rq, method, s->r_livez);
@@ -934,6 +981,7 @@ static void server_free(ts_server *s)
         if (s->cat_304[i] != NULL)
             MHD_destroy_response(s->cat_304[i]);
     }
+    ts_memo_free(s->memo);
     ts_cat_free(&s->cat);
     ts_guard_free(s->guard);
     ts_metrics_free(s->metrics);
@@ -967,6 +1015,15 @@ ts_server_status ts_server_start(const ts_config *cfg, ts_server **out,
     s->r_other = ts_metrics_route(s->metrics, "other");
     s->r_mhd = ts_metrics_route(s->metrics, "mhd");
 
+    /* Room for every slot's answer at the largest remembered size: the
+     * byte cap only matters for runs far from the defaults. */
+    if (cfg->answer_cache > 0
+        && (s->memo = ts_memo_new(cfg->answer_cache,
+                                  (size_t)cfg->answer_cache * 64u * 1024u)) == NULL) {
+        server_free(s);
+        snprintf(err, TS_SERVER_ERR_LEN, "out of memory");
+        return TS_SERVER_ENOMEM;
+    }
     if (ts_cat_build(&s->cat) != TS_CAT_OK) {
         server_free(s);
         snprintf(err, TS_SERVER_ERR_LEN, "out of memory");

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -710,6 +711,136 @@ START_TEST(test_slow_client_timeout)
 }
 END_TEST
 
+/* The answer cache (server/ts_memo.h): the same request is answered
+ * again with the same bytes and headers (but Date), counted as a hit;
+ * any other route, Content-Type or body byte is a miss; error answers
+ * are never kept.  The deltas are exact: tests run one at a time. */
+static double cache_series(const char *result)
+{
+    char series[96];
+
+    snprintf(series, sizeof series, "trainsize_answer_cache_total{result=\"%s\"}", result);
+    return th_scrape(PORT, NULL, series);
+}
+
+/* The header block without its Date line (it may tick between two). */
+static void headers_but_date(const th_resp *r, char *out, size_t cap)
+{
+    const char *p = r->headers, *end = r->headers + r->headers_len;
+    size_t o = 0;
+
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = nl != NULL ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+
+        if (strncasecmp(p, "Date:", 5) != 0 && o + n < cap) {
+            memcpy(out + o, p, n);
+            o += n;
+        }
+        p += n;
+    }
+    out[o] = '\0';
+}
+
+static th_resp post_ct(const char *path, const char *ct, const char *body)
+{
+    th_req q = {.method = "POST", .path = path, .content_type = ct, .body = body,
+                .body_len = strlen(body)};
+    th_resp r;
+
+    th_http(PORT, &q, &r);
+    return r;
+}
+
+START_TEST(test_answer_cache)
+{
+    /* A body no other test sends, so the first ask is a miss. */
+    static const char a[] = "{\"model\":\"llama3-8b\",\"gpu\":\"a100-80\",\"dp\":3,\"seq\":1536}";
+    static const char a_ws[] = "{ \"model\":\"llama3-8b\",\"gpu\":\"a100-80\",\"dp\":3,\"seq\":1536}";
+    static const char b[] = "{\"model\":\"llama3-8b\",\"gpu\":\"a100-80\",\"dp\":5,\"seq\":1536}";
+    char h1[4096], h2[4096];
+    double hit0 = cache_series("hit"), miss0 = cache_series("miss");
+
+    th_resp r1 = post("/v1/memory", a), r2 = post("/v1/memory", a);
+    ck_assert_int_eq(r1.status, 200);
+    ck_assert_int_eq(r2.status, 200);
+    ck_assert_uint_eq(r1.len, r2.len);
+    ck_assert(memcmp(r1.body, r2.body, r1.len) == 0);
+    headers_but_date(&r1, h1, sizeof h1);
+    headers_but_date(&r2, h2, sizeof h2);
+    ck_assert_str_eq(h1, h2);
+    assert_nosniff(&r2);
+    ck_assert_double_eq(cache_series("hit") - hit0, 1.0);
+    ck_assert_double_eq(cache_series("miss") - miss0, 1.0);
+
+    /* Not the same request: another route, Content-Type, body spacing or
+     * value.  Each is computed (a miss); the equivalent ones answer the
+     * same bytes, the other one differs. */
+    th_resp c = post("/v1/plan", a);
+    th_resp d = post_ct("/v1/memory", "application/json; charset=utf-8", a);
+    th_resp e = post("/v1/memory", a_ws);
+    th_resp f = post("/v1/memory", b);
+    ck_assert_int_eq(c.status, 200);
+    ck_assert_ptr_nonnull(strstr(c.body, "\"sweep\""));
+    ck_assert(d.len == r1.len && memcmp(d.body, r1.body, d.len) == 0);
+    ck_assert(e.len == r1.len && memcmp(e.body, r1.body, e.len) == 0);
+    ck_assert_int_eq(f.status, 200);
+    ck_assert(f.len != r1.len || memcmp(f.body, r1.body, f.len) != 0);
+    ck_assert_double_eq(cache_series("hit") - hit0, 1.0);
+    ck_assert_double_eq(cache_series("miss") - miss0, 5.0);
+
+    /* Problems are computed every time (a miss each), never kept. */
+    for (int i = 0; i < 2; i++) {
+        th_resp p = post("/v1/memory", "{\"model\":\"llama3-8b\",\"seq\":-5}");
+        assert_problem(&p, 400, "/seq");
+        th_resp_free(&p);
+    }
+    ck_assert_double_eq(cache_series("hit") - hit0, 1.0);
+    ck_assert_double_eq(cache_series("miss") - miss0, 7.0);
+    th_resp_free(&r1);
+    th_resp_free(&r2);
+    th_resp_free(&c);
+    th_resp_free(&d);
+    th_resp_free(&e);
+    th_resp_free(&f);
+}
+END_TEST
+
+/* One slot: two requests take turns in it, each still answered right;
+ * with 0 nothing is kept. */
+START_TEST(test_answer_cache_sizes)
+{
+    static const char a[] = "{\"model\":\"llama3-8b\",\"dp\":2}";
+    static const char b[] = "{\"model\":\"llama3-8b\",\"dp\":4}";
+    const char *sizes[] = {"1", "0"};
+
+    for (int k = 0; k < 2; k++) {
+        th_server s;
+        const char *const args[] = {"--answer-cache", sizes[k], NULL};
+        th_resp want[2];
+
+        ck_assert_int_eq(th_start(&s, args), 0);
+        want[0] = th_post(s.port, "/v1/memory", a);
+        want[1] = th_post(s.port, "/v1/memory", b);
+        for (int i = 0; i < 4; i++) {
+            th_resp r = th_post(s.port, "/v1/memory", i % 2 ? b : a);
+            ck_assert_int_eq(r.status, 200);
+            ck_assert(r.len == want[i % 2].len && memcmp(r.body, want[i % 2].body, r.len) == 0);
+            th_resp_free(&r);
+        }
+        /* alternating in one slot: every ask a miss */
+        ck_assert_double_eq(th_scrape(s.port, NULL, "trainsize_answer_cache_total{result=\"hit\"}"), 0.0);
+        th_resp r = th_post(s.port, "/v1/memory", b); /* b holds the slot */
+        th_resp_free(&r);
+        ck_assert_double_eq(th_scrape(s.port, NULL, "trainsize_answer_cache_total{result=\"hit\"}"),
+                            k == 0 ? 1.0 : 0.0);
+        th_resp_free(&want[0]);
+        th_resp_free(&want[1]);
+        ck_assert_int_eq(th_stop(&s, 10000), 0);
+    }
+}
+END_TEST
+
 START_TEST(test_graceful_shutdown)
 {
     th_server s;
@@ -721,6 +852,11 @@ START_TEST(test_graceful_shutdown)
     th_req ready = {.path = "/readyz", .handle = keep};
     th_resp r;
     th_http(s.port, &ready, &r);
+    ck_assert_int_eq(r.status, 200);
+    th_resp_free(&r);
+    /* Its answer is in the answer cache now; while draining it must be
+     * computed again, with "Connection: close" (checked below). */
+    r = th_post(s.port, "/v1/memory", preset_body);
     ck_assert_int_eq(r.status, 200);
     th_resp_free(&r);
 
@@ -772,6 +908,7 @@ START_TEST(test_graceful_shutdown)
     close(fd);
     ck_assert_msg(strncmp(buf, "HTTP/1.1 200 ", 13) == 0, "%.200s", buf);
     ck_assert_ptr_nonnull(strstr(buf, "\"memory\""));
+    ck_assert_msg(strstr(buf, "\r\nConnection: close\r\n") != NULL, "%.400s", buf);
     /* ...then exits 0 by itself. */
     ck_assert_int_eq(th_wait(&s, 20000), 0);
 }
@@ -819,6 +956,7 @@ static Suite *server_suite(void)
     tcase_add_test(routes, test_fit);
     tcase_add_test(routes, test_ops);
     tcase_add_test(routes, test_metrics);
+    tcase_add_test(routes, test_answer_cache);
     tcase_add_test(routes, test_static_index);
     tcase_add_test(routes, test_static_gzip);
     tcase_add_test(routes, test_openapi);
@@ -848,6 +986,7 @@ static Suite *server_suite(void)
     tcase_set_timeout(life, 60);
     tcase_add_test(life, test_slow_client_timeout);
     tcase_add_test(life, test_graceful_shutdown);
+    tcase_add_test(life, test_answer_cache_sizes);
     tcase_add_test(life, test_cli_flags);
     tcase_add_test(life, test_static_names);
     suite_add_tcase(s, life);

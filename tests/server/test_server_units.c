@@ -17,6 +17,7 @@
 
 #include "ts_api.h"
 #include "ts_buf.h"
+#include "ts_memo.h"
 #include "ts_config.h"
 #include "ts_guard.h"
 #include "ts_metrics.h"
@@ -65,6 +66,7 @@ START_TEST(test_config_defaults)
     ck_assert_uint_eq(c.max_conns, 1024);
     ck_assert_uint_eq(c.per_ip, 256);
     ck_assert(c.access_log);
+    ck_assert_uint_eq(c.answer_cache, 256); /* --help */
     ck_assert_uint_eq(c.threads, (unsigned)sysconf(_SC_NPROCESSORS_ONLN));
 }
 END_TEST
@@ -125,6 +127,9 @@ START_TEST(test_config_rejects)
         {"--max-conns", "0", NULL, "--max-conns"},
         {"--per-ip", "", NULL, "--per-ip"},
         {"--access-log", "yes", NULL, "--access-log"},
+        {"--answer-cache", "4097", NULL, "--answer-cache"},
+        {"--answer-cache", "-1", NULL, "--answer-cache"},
+        {NULL, NULL, "TRAINSIZE_ANSWER_CACHE=lots", "TRAINSIZE_ANSWER_CACHE"},
         {"--bind", "localhost", NULL, "--bind"},
         {"--web-root", "", NULL, "--web-root"},
         {NULL, NULL, "TRAINSIZE_PORT=http", "TRAINSIZE_PORT"},
@@ -158,6 +163,64 @@ END_TEST
 /* ------------------------------------------------------------------ */
 /* buffer                                                              */
 /* ------------------------------------------------------------------ */
+
+/* The answer cache's bounds (server/ts_memo.c); serving needs a live
+ * connection and is tested over HTTP (test_server.c). */
+static struct MHD_Response *fake_answer(size_t len)
+{
+    static char body[TS_MEMO_ANSWER_MAX + 1];
+    return MHD_create_response_from_buffer(len, body, MHD_RESPMEM_PERSISTENT);
+}
+
+START_TEST(test_memo_bounds)
+{
+    static char big[TS_MEMO_KEY_MAX + 1];
+    ts_memo_key k1, k2, k3;
+    size_t n = 0, bytes = 0;
+
+    ck_assert_ptr_null(ts_memo_new(0, 1024)); /* 0 slots: off */
+    /* keys: too large a body is not remembered */
+    memset(big, 'x', sizeof big);
+    ck_assert_int_eq(ts_memo_key_init(&k1, "/v1/memory", "application/json", big, sizeof big), 0);
+    ck_assert_int_eq(ts_memo_key_init(&k1, "/v1/memory", "application/json", big, TS_MEMO_KEY_MAX), 1);
+    /* the parts' lengths are in the hash: moving a byte across changes it */
+    ck_assert_int_eq(ts_memo_key_init(&k1, "/v1/ab", "c", "{}", 2), 1);
+    ck_assert_int_eq(ts_memo_key_init(&k2, "/v1/a", "bc", "{}", 2), 1);
+    ck_assert(k1.hash != k2.hash);
+
+    /* 3 slots round up to 4; 100 bytes of keys and answers at most */
+    ts_memo *m = ts_memo_new(3, 100);
+    ck_assert_ptr_nonnull(m);
+    ck_assert_int_eq(ts_memo_key_init(&k3, "/v1/x", "t", "{1}", 3), 1);
+    ts_memo_put(m, &k1, fake_answer(40), 0, 40);
+    ts_memo_stats(m, &n, &bytes);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_uint_eq(bytes, strlen("/v1/ab") + 1 + 2 + 40);
+    /* the same key again replaces, never duplicates */
+    ts_memo_put(m, &k1, fake_answer(40), 0, 40);
+    ts_memo_stats(m, &n, &bytes);
+    ck_assert_uint_eq(n, 1);
+    /* a second that would pass the byte cap makes room first */
+    ts_memo_put(m, &k3, fake_answer(60), 0, 60);
+    ts_memo_stats(m, &n, &bytes);
+    ck_assert_uint_le(bytes, 100);
+    ck_assert_uint_ge(n, 1);
+    /* one that can never fit is not kept, and nothing else is lost */
+    size_t before = n;
+    ts_memo_put(m, &k2, fake_answer(200), 0, 200);
+    ts_memo_stats(m, &n, &bytes);
+    ck_assert_uint_eq(n, before);
+    ck_assert_uint_le(bytes, 100);
+    ts_memo_free(m); /* releases every kept response (ASan: no leak) */
+
+    m = ts_memo_new(1, (size_t)1 << 30);
+    ck_assert_ptr_nonnull(m);
+    ts_memo_put(m, &k1, fake_answer(TS_MEMO_ANSWER_MAX + 1), 0, TS_MEMO_ANSWER_MAX + 1);
+    ts_memo_stats(m, &n, &bytes);
+    ck_assert_uint_eq(n, 0); /* over the answer cap */
+    ts_memo_free(m);
+}
+END_TEST
 
 START_TEST(test_buf_cap)
 {
@@ -491,6 +554,7 @@ static Suite *units_suite(void)
 
     TCase *misc = tcase_create("buf-metrics");
     tcase_add_test(misc, test_buf_cap);
+    tcase_add_test(misc, test_memo_bounds);
     tcase_add_test(misc, test_metrics_render);
     tcase_add_test(misc, test_guard_deadlines);
     tcase_add_test(misc, test_guard_pressure);
