@@ -17,7 +17,8 @@
 # Stages keep going after a failure so one run shows everything; the exit
 # status is non-zero if any stage failed.  Each stage's time is reported.
 # env: FRESH_ROOT=0 skips stage 7; FUZZ_SECONDS, LOAD_SECONDS bound 3 and 6
-# (FLOOR_SECONDS: each of bench/floor.sh's 18 wrk runs, default 1).
+# (FLOOR_SECONDS, FLOOR_RUNS: bench/floor.sh's wrk runs of 1 s, 3 pairs per
+# route: 30 runs).
 set -uo pipefail
 cd "$(dirname "$0")"
 root=$PWD
@@ -38,6 +39,7 @@ B=${BUILD_ROOT:-$root/build}
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
 LOAD_SECONDS=${LOAD_SECONDS:-5}
 FLOOR_SECONDS=${FLOOR_SECONDS:-1}
+FLOOR_RUNS=${FLOOR_RUNS:-3}
 export CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-120}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:halt_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
@@ -117,13 +119,13 @@ fresh_root() {
     if [ -n "$why" ]; then echo "fresh-root-stage: not run: $why"; return 0; fi
     # Budget: the inner run repeats every stage; shorter fuzz and load runs
     # keep the whole command near 20 minutes on 2 cores.
-    FRESH_DIR="$B/fresh-root" INNER_ENV="FUZZ_SECONDS=${INNER_FUZZ_SECONDS:-5} LOAD_SECONDS=${INNER_LOAD_SECONDS:-2} FLOOR_SECONDS=1" \
+    FRESH_DIR="$B/fresh-root" INNER_ENV="FUZZ_SECONDS=${INNER_FUZZ_SECONDS:-5} LOAD_SECONDS=${INNER_LOAD_SECONDS:-2} FLOOR_SECONDS=1 FLOOR_RUNS=1" \
         bash scripts/fresh-root.sh
 }
 benchmarks() {
     meson test -C "$B/gcc" --benchmark --verbose &&
     LOAD_SECONDS=$LOAD_SECONDS bash bench/load.sh "$B/gcc/server/trainsize-server" &&
-    FLOOR_SECONDS=$FLOOR_SECONDS bash bench/floor.sh "$B/gcc/server/trainsize-server"
+    FLOOR_SECONDS=$FLOOR_SECONDS FLOOR_RUNS=$FLOOR_RUNS bash bench/floor.sh "$B/gcc/server/trainsize-server"
 }
 
 stage "gcc build + unit/integration/cli/deploy tests" gcc_suites
