@@ -2,6 +2,7 @@
  * ts_cli_http.c - libcurl transport for the trainsize CLI.
  */
 #include "ts_cli_http.h"
+#include "ts_buf.h"
 
 #include <curl/curl.h>
 #include <stdarg.h>
@@ -12,13 +13,11 @@
 
 #define TS_HTTP_URL_MAX 2048
 
-/* Growable response buffer with a hard cap (curl's dynbuf idea). */
+/* The response body: the project's one capped buffer (api/ts_buf.c),
+ * with why an append failed kept for the error message. */
 typedef struct ts_http_buf {
-    char *data;
-    size_t len;
-    size_t cap;
-    bool too_big;
-    bool nomem;
+    ts_buf b;
+    ts_buf_status why;   /* TS_BUF_FULL or TS_BUF_NOMEM once one failed */
 } ts_http_buf;
 
 static ts_http_status http_fail(ts_http_error *err, ts_http_status code,
@@ -45,29 +44,15 @@ static size_t http_write(char *ptr, size_t size, size_t nmemb, void *userdata)
 {
     ts_http_buf *b = userdata;
     size_t n = size * nmemb;
+    ts_buf_status st;
 
     if (n == 0)
         return 0;
-    if (b->len + n > TS_HTTP_BODY_MAX) {
-        b->too_big = true;
+    st = ts_buf_append(&b->b, ptr, n);
+    if (st != TS_BUF_OK) {
+        b->why = st;
         return 0; /* makes curl abort with CURLE_WRITE_ERROR */
     }
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        char *p;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        p = realloc(b->data, cap);
-        if (!p) {
-            b->nomem = true;
-            return 0;
-        }
-        b->data = p;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, ptr, n);
-    b->len += n;
-    b->data[b->len] = '\0';
     return n;
 }
 
@@ -103,11 +88,11 @@ static ts_http_status http_map(CURLcode rc, const ts_http_buf *b,
 {
     const char *why = detail[0] ? detail : curl_easy_strerror(rc);
 
-    if (b->too_big)
+    if (b->why == TS_BUF_FULL)
         return http_fail(err, TS_HTTP_ETOOBIG,
                          "response from %s is larger than %u bytes", url,
                          TS_HTTP_BODY_MAX);
-    if (b->nomem || rc == CURLE_OUT_OF_MEMORY)
+    if (b->why == TS_BUF_NOMEM || rc == CURLE_OUT_OF_MEMORY)
         return http_fail(err, TS_HTTP_ENOMEM, "out of memory");
     switch (rc) {
     case CURLE_COULDNT_CONNECT:
@@ -131,7 +116,7 @@ ts_http_status ts_http_request(const ts_http_client *c, const char *method,
     char url[TS_HTTP_URL_MAX];
     char detail[CURL_ERROR_SIZE];
     size_t blen;
-    ts_http_buf buf = {0};
+    ts_http_buf buf = { .why = TS_BUF_OK };
     struct curl_slist *hdrs = NULL, *tmp;
     CURL *h;
     CURLcode rc;
@@ -140,6 +125,7 @@ ts_http_status ts_http_request(const ts_http_client *c, const char *method,
     int n;
 
     memset(resp, 0, sizeof *resp);
+    ts_buf_init(&buf.b, TS_HTTP_BODY_MAX);
     if (!ts_http_url_ok(c->base_url))
         return http_fail(err, TS_HTTP_EURL,
                          "URL must start with http:// or https://: '%s'",
@@ -215,24 +201,20 @@ ts_http_status ts_http_request(const ts_http_client *c, const char *method,
     rc = curl_easy_perform(h);
     if (rc != CURLE_OK) {
         st = http_map(rc, &buf, url, detail, err);
-        free(buf.data);
+        ts_buf_free(&buf.b);
         goto out;
     }
 
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &resp->status);
     if (curl_easy_getinfo(h, CURLINFO_CONTENT_TYPE, &ctype) == CURLE_OK && ctype)
         snprintf(resp->content_type, sizeof resp->content_type, "%s", ctype);
-    if (!buf.data) {
-        /* empty body: still hand back a valid string */
-        buf.data = calloc(1, 1);
-        if (!buf.data) {
-            st = http_fail(err, TS_HTTP_ENOMEM, "out of memory");
-            memset(resp, 0, sizeof *resp);
-            goto out;
-        }
+    /* An empty body is still a valid string ("" from ts_buf_steal). */
+    resp->body = ts_buf_steal(&buf.b, &resp->len);
+    if (!resp->body) {
+        st = http_fail(err, TS_HTTP_ENOMEM, "out of memory");
+        memset(resp, 0, sizeof *resp);
+        goto out;
     }
-    resp->body = buf.data;
-    resp->len = buf.len;
 
 out:
     curl_slist_free_all(hdrs);

@@ -10,6 +10,7 @@
  * CLI must print the answer's texts, so the two cannot drift.
  */
 #include "ts_api.h"
+#include "ts_cli_http.h"
 #include "ts_cli_opts.h"
 #include "ts_cli_report.h"
 #include "ts_cli_terms.h"
@@ -17,8 +18,13 @@
 
 #include <check.h>
 #include <math.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 /* Parse one option line ("--tp 8" as separate words) into a fresh object. */
 static ts_cli_status parse1(const char *a, const char *b, json_t **out, ts_cli_error *err)
@@ -278,6 +284,87 @@ START_TEST(plan_prints_the_answers_texts)
 }
 END_TEST
 
+/* A one-shot HTTP server on 127.0.0.1 that answers any request with a
+ * body of `len` bytes: the response cap of ts_cli_http.c (its one capped
+ * buffer, api/ts_buf.c). */
+typedef struct big_server {
+    int fd;
+    unsigned port;
+    size_t len;
+} big_server;
+
+static void *big_serve(void *arg)
+{
+    big_server *b = arg;
+    static char chunk[65536];
+    char req[4096], head[128];
+    int c = accept(b->fd, NULL, NULL);
+
+    if (c < 0)
+        return NULL;
+    (void)recv(c, req, sizeof req, 0);
+    memset(chunk, 'x', sizeof chunk);
+    snprintf(head, sizeof head, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+             "Content-Length: %zu\r\n\r\n", b->len);
+    if (send(c, head, strlen(head), MSG_NOSIGNAL) > 0)
+        for (size_t sent = 0; sent < b->len;) {
+            size_t n = b->len - sent < sizeof chunk ? b->len - sent : sizeof chunk;
+            ssize_t w = send(c, chunk, n, MSG_NOSIGNAL);
+            if (w <= 0)
+                break; /* the client gave up: what the cap is for */
+            sent += (size_t)w;
+        }
+    close(c);
+    return NULL;
+}
+
+static void big_start(big_server *b, pthread_t *t, size_t len)
+{
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t al = sizeof a;
+
+    b->len = len;
+    b->fd = socket(AF_INET, SOCK_STREAM, 0);
+    ck_assert_int_ge(b->fd, 0);
+    ck_assert_int_eq(bind(b->fd, (struct sockaddr *)&a, sizeof a), 0);
+    ck_assert_int_eq(listen(b->fd, 1), 0);
+    ck_assert_int_eq(getsockname(b->fd, (struct sockaddr *)&a, &al), 0);
+    b->port = ntohs(a.sin_port);
+    ck_assert_int_eq(pthread_create(t, NULL, big_serve, b), 0);
+}
+
+START_TEST(response_cap)
+{
+    static const size_t lens[] = { TS_HTTP_BODY_MAX, TS_HTTP_BODY_MAX + 1 };
+
+    for (size_t i = 0; i < 2; i++) {
+        big_server b;
+        pthread_t t;
+        char url[64];
+        ts_http_response r;
+        ts_http_error e;
+
+        big_start(&b, &t, lens[i]);
+        snprintf(url, sizeof url, "http://127.0.0.1:%u", b.port);
+        ts_http_client c = { .base_url = url };
+        ts_http_status st = ts_http_request(&c, "GET", "/v1/gpus", NULL, &r, &e);
+        pthread_join(t, NULL);
+        close(b.fd);
+        if (i == 0) {
+            /* exactly the cap: kept whole, NUL-terminated */
+            ck_assert_int_eq(st, TS_HTTP_OK);
+            ck_assert_uint_eq(r.len, TS_HTTP_BODY_MAX);
+            ck_assert_int_eq(r.body[r.len], '\0');
+            ts_http_response_free(&r);
+        } else {
+            ck_assert_int_eq(st, TS_HTTP_ETOOBIG);
+            ck_assert_ptr_nonnull(strstr(e.text, "larger than"));
+            ck_assert_ptr_null(r.body);
+        }
+    }
+}
+END_TEST
+
 static Suite *unit_suite(void)
 {
     Suite *s = suite_create("cli-unit");
@@ -291,6 +378,7 @@ static Suite *unit_suite(void)
     tc = tcase_create("terms");
     tcase_add_test(tc, rows_are_the_terms_table);
     tcase_add_test(tc, plan_prints_the_answers_texts);
+    tcase_add_test(tc, response_cap);
     suite_add_tcase(s, tc);
     return s;
 }
