@@ -39,15 +39,16 @@ int ts_api_handle(const char *method, const char *path,
                   ts_api_response *resp);
 
 /* Build an RFC 9457 problem response (for the server's own 404/405/413/
- * 408/503).  field may be NULL; it is a JSON pointer such as "/tp". */
-int ts_api_problem(ts_api_response *resp, unsigned status, const char *slug,
-                   const char *title, const char *detail, const char *field);
+ * 408/503) of type slug: its status and title are the table's (below).
+ * field may be NULL; it is a JSON pointer such as "/tp".  A slug not in
+ * the table is answered as a 500 "internal-error" naming it. */
+int ts_api_problem(ts_api_response *resp, const char *slug, const char *detail,
+                   const char *field);
 
 void ts_api_response_free(ts_api_response *resp);
 
 /* The problem types (slug after https://trainsize.dev/problems/), each
- * with its one title; ts_api_problem() uses that title for a known slug
- * whatever the caller passes. */
+ * with its one status and title: callers name the slug only. */
 typedef struct ts_api_problem_type {
     const char *slug;
     unsigned status;

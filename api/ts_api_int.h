@@ -35,17 +35,18 @@
 
 /* One problem to report: becomes an application/problem+json body. */
 typedef struct ts_api_err {
-    unsigned status;               /* 400, 413, 415, 422, ... */
+    unsigned status;               /* the type's, from the table: 400, 422, ... */
     const char *slug;              /* static, "unknown-field" */
-    const char *title;             /* static, "Unknown field" */
     char field[TS_API_FIELD_LEN];  /* JSON pointer "/tp", "" when none */
     char detail[TS_API_DETAIL_LEN];
 } ts_api_err;
 
-void ts_api_err_set(ts_api_err *e, unsigned status, const char *slug,
-                    const char *title, const char *field, const char *fmt, ...)
+/* The problem of type slug (its status and title from the one table,
+ * api/ts_problem.c), at field (a JSON pointer, NULL or "" for none). */
+void ts_api_err_set(ts_api_err *e, const char *slug, const char *field,
+                    const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 6, 7)))
+    __attribute__((format(printf, 4, 5)))
 #endif
     ;
 
@@ -205,6 +206,11 @@ void ts_jw_bool_(ts_jw *w, const char *key, size_t kl, bool v);
 void ts_jw_null_(ts_jw *w, const char *key, size_t kl);
 /* s of length n (escaped as needed); s NULL writes null. */
 void ts_jw_strl_(ts_jw *w, const char *key, size_t kl, const char *s, size_t n);
+/* The same for a text that may hold bytes a client sent: each byte that
+ * does not start well-formed UTF-8 goes out as U+FFFD. */
+void ts_jw_text_(ts_jw *w, const char *key, size_t kl, const char *s, size_t n);
+#define ts_jw_text(w, key, s) \
+    ts_jw_text_((w), (key), ts_jw_klen(key), (s), (s) != NULL ? strlen(s) : 0)
 
 #define ts_jw_open(w, key, bracket) ts_jw_open_((w), (key), ts_jw_klen(key), (bracket)) /* '{' or '[' */
 #define ts_jw_num(w, key, v) ts_jw_num_((w), (key), ts_jw_klen(key), (v))

@@ -77,7 +77,7 @@ void ts_import_note(ts_api_notes *n, const char *fmt, ...)
 
 static void oom(ts_api_err *err)
 {
-    ts_api_err_set(err, 503, "out-of-memory", "Out of memory", NULL,
+    ts_api_err_set(err, "out-of-memory", NULL,
                    "out of memory reading an imported config");
 }
 
@@ -169,7 +169,7 @@ static void missing(const ts_import_obj *o, const char *key, ts_api_err *err)
     char ptr[TS_IMPORT_ORIGIN_LEN];
 
     ts_import_ptr(ptr, sizeof ptr, o, key);
-    ts_api_err_set(err, 400, "missing-field", "Missing field", ptr,
+    ts_api_err_set(err, "missing-field", ptr,
                    "%s is required in %s", key, o->base);
 }
 
@@ -192,18 +192,18 @@ int ts_import_int(const ts_import_obj *o, const char *key, int64_t lo,
      * integer is a number without a fraction (JSON Schema's rule), and
      * the bounds here are far below 2^53, where that is exact. */
     if (!json_is_number(v)) {
-        ts_api_err_set(err, 400, "invalid-type", "Wrong type", ptr,
+        ts_api_err_set(err, "invalid-type", ptr,
                        "%s must be an integer, got %s", ptr, kind(v));
         return -1;
     }
     d = json_number_value(v);
     if (!isfinite(d) || d != floor(d)) {
-        ts_api_err_set(err, 400, "invalid-type", "Wrong type", ptr,
+        ts_api_err_set(err, "invalid-type", ptr,
                        "%s must be an integer (no fractional part), got %.17g", ptr, d);
         return -1;
     }
     if (d < (double)lo || d > (double)hi) {
-        ts_api_err_set(err, 400, "out-of-range", "Value out of range", ptr,
+        ts_api_err_set(err, "out-of-range", ptr,
                        "%s must be an integer from %lld to %lld, got %.17g", ptr,
                        (long long)lo, (long long)hi, d);
         return -1;
@@ -222,7 +222,7 @@ int ts_import_bool(const ts_import_obj *o, const char *key, bool *out,
         return 0;
     if (!json_is_boolean(v)) {
         ts_import_ptr(ptr, sizeof ptr, o, key);
-        ts_api_err_set(err, 400, "invalid-type", "Wrong type", ptr,
+        ts_api_err_set(err, "invalid-type", ptr,
                        "%s must be true or false, got %s", ptr, kind(v));
         return -1;
     }
@@ -245,7 +245,7 @@ int ts_import_str(const ts_import_obj *o, const char *key, bool required,
     }
     if (!json_is_string(v)) {
         ts_import_ptr(ptr, sizeof ptr, o, key);
-        ts_api_err_set(err, 400, "invalid-type", "Wrong type", ptr,
+        ts_api_err_set(err, "invalid-type", ptr,
                        "%s must be a string, got %s", ptr, kind(v));
         return -1;
     }
@@ -263,7 +263,7 @@ int ts_import_sub(const ts_import_obj *o, const char *key,
     if (v == NULL || json_is_null(v))
         return 0;
     if (!json_is_object(v)) {
-        ts_api_err_set(err, 400, "invalid-type", "Wrong type", ptr,
+        ts_api_err_set(err, "invalid-type", ptr,
                        "%s must be an object, got %s", ptr, kind(v));
         return -1;
     }
@@ -300,7 +300,7 @@ int ts_import_check_size(const json_t *doc, const char *ptr, ts_api_err *err)
 
     if (walk(doc, 1, &nodes))
         return 0;
-    ts_api_err_set(err, 400, "import-too-large", "Imported config too large", ptr,
+    ts_api_err_set(err, "import-too-large", ptr,
                    "%s exceeds %d JSON values or %d levels of nesting",
                    ptr, TS_IMPORT_NODES_MAX, TS_IMPORT_DEPTH_MAX);
     return -1;

@@ -86,7 +86,7 @@ static int ds_precision(ts_import *im, const ts_import_obj *o, ts_api_err *err)
     if (bf16 == 0 && pbf2)
         bf16 = bf16_legacy;
     if (fp16 == 1 && bf16 == 1) {
-        ts_api_err_set(err, 400, "incompatible-options", "Incompatible options",
+        ts_api_err_set(err, "incompatible-options",
                        "/deepspeed_config/fp16/enabled",
                        "fp16 and bf16 cannot both be enabled (DeepSpeed refuses this too)");
         return -1;
@@ -131,7 +131,7 @@ static int ds_offload(ts_import *im, const ts_import_obj *z, const char *key,
                        "pinned host memory to NVMe", ptr);
         return ts_import_set_bool(im, fi, true, TS_SRC_DS, ptr, err);
     }
-    ts_api_err_set(err, 400, "invalid-enum", "Invalid value", ptr,
+    ts_api_err_set(err, "invalid-enum", ptr,
                    "%s must be \"none\", \"cpu\" or \"nvme\"", ptr);
     return -1;
 }

@@ -176,7 +176,7 @@ static int hf_read_moe(const ts_import_obj *o, const hf_spec *s, hf_shape *h,
         if (step != 1 || (only != NULL && !json_is_null(only) &&
                           !(json_is_array(only) && json_array_size(only) == 0))) {
             ts_import_ptr(ptr, sizeof ptr, o, step != 1 ? "decoder_sparse_step" : "mlp_only_layers");
-            ts_api_err_set(err, 400, "unsupported-config", "Unsupported config", ptr,
+            ts_api_err_set(err, "unsupported-config", ptr,
                            "dense layers between sparse ones are not modelled: "
                            "decoder_sparse_step must be 1 and mlp_only_layers empty");
             return -1;
@@ -213,7 +213,7 @@ static int hf_read_moe(const ts_import_obj *o, const hf_spec *s, hf_shape *h,
         char ptr[TS_IMPORT_ORIGIN_LEN];
 
         ts_import_ptr(ptr, sizeof ptr, o, "moe_layer_freq");
-        ts_api_err_set(err, 400, "unsupported-config", "Unsupported config", ptr,
+        ts_api_err_set(err, "unsupported-config", ptr,
                        "moe_layer_freq %lld (MoE only every n-th layer) is not modelled; "
                        "only 1 is", (long long)freq);
         return -1;
@@ -320,7 +320,7 @@ static int hf_read(const ts_import_obj *o, const hf_spec *s, hf_shape *h,
         char ptr[TS_IMPORT_ORIGIN_LEN];
 
         ts_import_ptr(ptr, sizeof ptr, o, "attention_bias");
-        ts_api_err_set(err, 400, "unsupported-config", "Unsupported config", ptr,
+        ts_api_err_set(err, "unsupported-config", ptr,
                        "attention_bias with latent attention is not modelled");
         return -1;
     }
@@ -435,7 +435,7 @@ int ts_import_hf(ts_import *im, const json_t *cfg, ts_api_err *err)
         }
         snprintf(got, sizeof got, "%.48s%s", type, strlen(type) > 48 ? "..." : "");
         ts_api_utf8_trim(got);
-        ts_api_err_set(err, 400, "unsupported-model-type", "Unsupported model type",
+        ts_api_err_set(err, "unsupported-model-type",
                        "/hf_config/model_type",
                        "model_type \"%s\" is not supported; supported: %s", got, list);
         return -1;
@@ -446,7 +446,7 @@ int ts_import_hf(ts_import *im, const json_t *cfg, ts_api_err *err)
         if (rc < 0)
             return -1;
         if (rc == 0) {
-            ts_api_err_set(err, 400, "missing-field", "Missing field",
+            ts_api_err_set(err, "missing-field",
                            "/hf_config/text_config",
                            "model_type \"%s\" keeps the language model in text_config", type);
             return -1;

@@ -134,7 +134,7 @@ static void words_free(mega_words *t)
 
 static void oom(ts_api_err *err)
 {
-    ts_api_err_set(err, 503, "out-of-memory", "Out of memory", NULL,
+    ts_api_err_set(err, "out-of-memory", NULL,
                    "out of memory reading megatron_args");
 }
 
@@ -142,7 +142,7 @@ static void oom(ts_api_err *err)
 static int begin_word(mega_words *t, size_t *cap, size_t o, ts_api_err *err)
 {
     if (t->n >= TS_IMPORT_TOKENS_MAX) {
-        ts_api_err_set(err, 400, "import-too-large", "Imported config too large",
+        ts_api_err_set(err, "import-too-large",
                        MEGA_PTR, "megatron_args has more than %d words",
                        TS_IMPORT_TOKENS_MAX);
         return -1;
@@ -181,7 +181,7 @@ static int split(const char *s, size_t len, mega_words *t, ts_api_err *err)
         char c = s[i];
 
         if (c == '\0') {
-            ts_api_err_set(err, 400, "invalid-value", "Invalid value", MEGA_PTR,
+            ts_api_err_set(err, "invalid-value", MEGA_PTR,
                            "megatron_args contains a NUL character");
             return -1;
         }
@@ -221,7 +221,7 @@ static int split(const char *s, size_t len, mega_words *t, ts_api_err *err)
         t->buf[o++] = c;
     }
     if (quote != 0) {
-        ts_api_err_set(err, 400, "invalid-value", "Invalid value", MEGA_PTR,
+        ts_api_err_set(err, "invalid-value", MEGA_PTR,
                        "megatron_args has an unterminated %c quote", quote);
         return -1;
     }
@@ -250,7 +250,7 @@ static void list_add(char *list, size_t cap, const char *name)
 
 static int bad_value(ts_api_err *err, const char *flag, const char *want, const char *got)
 {
-    ts_api_err_set(err, 400, "invalid-value", "Invalid value", MEGA_PTR,
+    ts_api_err_set(err, "invalid-value", MEGA_PTR,
                    "megatron_args --%s takes %s, got '%.48s'", flag, want, got);
     return -1;
 }
@@ -348,7 +348,7 @@ static int scan(const mega_words *t, mega_val *vals, ts_api_notes *notes,
         } else if (i + 1 < t->n && strncmp(t->w[i + 1], "--", 2) != 0) {
             val = t->w[++i]; /* the value is the next word */
         } else {
-            ts_api_err_set(err, 400, "invalid-value", "Invalid value", MEGA_PTR,
+            ts_api_err_set(err, "invalid-value", MEGA_PTR,
                            "megatron_args --%s needs a value", key);
             return -1;
         }
@@ -418,7 +418,7 @@ static int emit_shape(ts_import *im, const mega_val *v, bool hf,
 
     if (v[M_GQA].set) {
         if (!v[M_QUERY_GROUPS].set) {
-            ts_api_err_set(err, 400, "invalid-value", "Invalid value", MEGA_PTR,
+            ts_api_err_set(err, "invalid-value", MEGA_PTR,
                            "megatron_args --group-query-attention needs --num-query-groups");
             return -1;
         }
@@ -458,7 +458,7 @@ static int emit_shape(ts_import *im, const mega_val *v, bool hf,
         int64_t fe = v[M_MOE_FFN].set ? v[M_MOE_FFN].i : v[M_FFN].i;
 
         if (fe <= 0 || v[M_SHARED_FFN].i % fe != 0) {
-            ts_api_err_set(err, 400, "unsupported-config", "Unsupported config", MEGA_PTR,
+            ts_api_err_set(err, "unsupported-config", MEGA_PTR,
                            "megatron_args --moe-shared-expert-intermediate-size must be a "
                            "multiple of the expert width (--moe-ffn-hidden-size)");
             return -1;
@@ -519,7 +519,7 @@ static int emit_shape(ts_import *im, const mega_val *v, bool hf,
             int64_t rows = v[M_MAX_POS].set ? v[M_MAX_POS].i : v[M_SEQ].set ? v[M_SEQ].i : 0;
 
             if (rows == 0) {
-                ts_api_err_set(err, 400, "invalid-value", "Invalid value", MEGA_PTR,
+                ts_api_err_set(err, "invalid-value", MEGA_PTR,
                                "megatron_args: learned absolute positions (the default "
                                "--position-embedding-type) need --max-position-embeddings");
                 return -1;
@@ -568,7 +568,7 @@ static int emit_layout(ts_import *im, const mega_val *v, ts_api_notes *notes,
             int64_t n = v[M_VPP_LAYERS].i;
 
             if (L == 0 || n == 0 || pp == 0 || (L / pp) % n != 0) {
-                ts_api_err_set(err, 400, "invalid-value", "Invalid value", MEGA_PTR,
+                ts_api_err_set(err, "invalid-value", MEGA_PTR,
                                "megatron_args --num-layers-per-virtual-pipeline-stage %lld "
                                "needs --num-layers with num-layers / pp divisible by it",
                                (long long)n);
@@ -607,7 +607,7 @@ static int emit_precision(ts_import *im, const mega_val *v, ts_api_notes *notes,
                           ts_api_err *err)
 {
     if (v[M_BF16].set && v[M_FP16].set) {
-        ts_api_err_set(err, 400, "incompatible-options", "Incompatible options", MEGA_PTR,
+        ts_api_err_set(err, "incompatible-options", MEGA_PTR,
                        "megatron_args gives both --bf16 and --fp16");
         return -1;
     }
@@ -661,7 +661,7 @@ int ts_import_mega(ts_import *im, const char *args, size_t len, ts_api_err *err)
     int rc = -1;
 
     if (len > TS_IMPORT_ARGS_MAX) {
-        ts_api_err_set(err, 400, "import-too-large", "Imported config too large", MEGA_PTR,
+        ts_api_err_set(err, "import-too-large", MEGA_PTR,
                        "megatron_args is %zu bytes, more than %d", len, TS_IMPORT_ARGS_MAX);
         return -1;
     }

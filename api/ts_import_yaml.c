@@ -35,7 +35,7 @@ int ts_import_axolotl(ts_import *im, const char *yaml, size_t len, ts_api_err *e
     (void)im;
     (void)yaml;
     (void)len;
-    ts_api_err_set(err, 400, "unsupported-config", "Unsupported config", AX_PTR,
+    ts_api_err_set(err, "unsupported-config", AX_PTR,
                    "this build has no YAML support (libyaml); send the settings "
                    "as request members instead");
     return -1;
@@ -118,7 +118,7 @@ typedef struct yj_frame {
 
 static int yaml_fail(ts_api_err *err, const yaml_parser_t *p, const char *what)
 {
-    ts_api_err_set(err, 400, "invalid-value", "Invalid value", AX_PTR,
+    ts_api_err_set(err, "invalid-value", AX_PTR,
                    "axolotl_config: %s at line %zu, column %zu", what,
                    (size_t)p->problem_mark.line + 1, (size_t)p->problem_mark.column + 1);
     return -1;
@@ -131,7 +131,7 @@ static int yj_add(yj_frame *st, size_t depth, json_t **root, json_t *v,
     yj_frame *f;
 
     if (v == NULL) {
-        ts_api_err_set(err, 503, "out-of-memory", "Out of memory", NULL,
+        ts_api_err_set(err, "out-of-memory", NULL,
                        "out of memory reading axolotl_config");
         return -1;
     }
@@ -147,7 +147,7 @@ static int yj_add(yj_frame *st, size_t depth, json_t **root, json_t *v,
         return json_array_append_new(f->node, v) == 0 ? 0 : -1;
     if (f->key == NULL) {
         json_decref(v);
-        ts_api_err_set(err, 400, "invalid-value", "Invalid value", AX_PTR,
+        ts_api_err_set(err, "invalid-value", AX_PTR,
                        "axolotl_config: mapping keys must be plain scalars");
         return -1;
     }
@@ -155,7 +155,7 @@ static int yj_add(yj_frame *st, size_t depth, json_t **root, json_t *v,
         char ptr[TS_IMPORT_ORIGIN_LEN];
 
         snprintf(ptr, sizeof ptr, AX_PTR "/%.64s", f->key);
-        ts_api_err_set(err, 400, "duplicate-key", "Duplicate key", ptr,
+        ts_api_err_set(err, "duplicate-key", ptr,
                        "axolotl_config: key \"%.64s\" appears twice", f->key);
         json_decref(v);
         return -1;
@@ -177,7 +177,7 @@ static json_t *yaml_to_json(const char *text, size_t len, ts_api_err *err)
 
     memset(st, 0, sizeof st);
     if (!yaml_parser_initialize(&p)) {
-        ts_api_err_set(err, 503, "out-of-memory", "Out of memory", NULL,
+        ts_api_err_set(err, "out-of-memory", NULL,
                        "out of memory reading axolotl_config");
         return NULL;
     }
@@ -189,7 +189,7 @@ static json_t *yaml_to_json(const char *text, size_t len, ts_api_err *err)
             break;
         }
         if (++nodes > TS_IMPORT_NODES_MAX * 2) {
-            ts_api_err_set(err, 400, "import-too-large", "Imported config too large",
+            ts_api_err_set(err, "import-too-large",
                            AX_PTR, "axolotl_config has more than %d values",
                            TS_IMPORT_NODES_MAX);
             ok = false;
@@ -221,7 +221,7 @@ static json_t *yaml_to_json(const char *text, size_t len, ts_api_err *err)
             if (!ok)
                 break;
             if (depth >= TS_IMPORT_DEPTH_MAX) {
-                ts_api_err_set(err, 400, "import-too-large", "Imported config too large",
+                ts_api_err_set(err, "import-too-large",
                                AX_PTR, "axolotl_config nests deeper than %d levels",
                                TS_IMPORT_DEPTH_MAX);
                 ok = false;
@@ -246,7 +246,7 @@ static json_t *yaml_to_json(const char *text, size_t len, ts_api_err *err)
             st[depth].node = NULL;
             break;
         case YAML_ALIAS_EVENT:
-            ts_api_err_set(err, 400, "invalid-value", "Invalid value", AX_PTR,
+            ts_api_err_set(err, "invalid-value", AX_PTR,
                            "axolotl_config: aliases (*name) are not supported");
             ok = false;
             break;
@@ -273,7 +273,7 @@ static json_t *yaml_to_json(const char *text, size_t len, ts_api_err *err)
     }
     if (!json_is_object(root)) {
         json_decref(root);
-        ts_api_err_set(err, 400, "invalid-type", "Wrong type", AX_PTR,
+        ts_api_err_set(err, "invalid-type", AX_PTR,
                        "axolotl_config must be a YAML mapping (key: value lines)");
         return NULL;
     }
@@ -309,7 +309,7 @@ static int ax_precision(ts_import *im, const ts_import_obj *o, ts_api_err *err)
         ax_bool_or_auto(im, o, "fp16", &fp16, err) < 0)
         return -1;
     if (bf16 == 1 && fp16 == 1) {
-        ts_api_err_set(err, 400, "incompatible-options", "Incompatible options",
+        ts_api_err_set(err, "incompatible-options",
                        AX_PTR "/fp16", "axolotl_config enables both bf16 and fp16");
         return -1;
     }
@@ -332,7 +332,7 @@ static int ax_adapter(ts_import *im, const ts_import_obj *o, ts_api_err *err)
         ts_import_bool(o, "load_in_8bit", &b8, err) < 0)
         return -1;
     if (adapter != NULL && strcmp(adapter, "lora") != 0 && strcmp(adapter, "qlora") != 0) {
-        ts_api_err_set(err, 400, "unsupported-config", "Unsupported config", AX_PTR "/adapter",
+        ts_api_err_set(err, "unsupported-config", AX_PTR "/adapter",
                        "adapter \"%.40s\" is not modelled; lora and qlora are", adapter);
         return -1;
     }
@@ -479,12 +479,12 @@ int ts_import_axolotl(ts_import *im, const char *yaml, size_t len, ts_api_err *e
     int rc;
 
     if (len > TS_IMPORT_ARGS_MAX) {
-        ts_api_err_set(err, 400, "import-too-large", "Imported config too large", AX_PTR,
+        ts_api_err_set(err, "import-too-large", AX_PTR,
                        "axolotl_config is %zu bytes, more than %d", len, TS_IMPORT_ARGS_MAX);
         return -1;
     }
     if (memchr(yaml, '\0', len) != NULL) {
-        ts_api_err_set(err, 400, "invalid-value", "Invalid value", AX_PTR,
+        ts_api_err_set(err, "invalid-value", AX_PTR,
                        "axolotl_config contains a NUL character");
         return -1;
     }

@@ -262,7 +262,7 @@ static void type_error(ts_api_err *err, const ts_api_field *f, const json_t *v,
     char ptr[64];
 
     snprintf(ptr, sizeof ptr, "/%s", f->name);
-    ts_api_err_set(err, 400, "invalid-type", "Wrong type", ptr,
+    ts_api_err_set(err, "invalid-type", ptr,
                    "%s must be %s%s, got %s", f->name, want,
                    f->nullable ? " or null" : "", json_kind(v));
 }
@@ -272,7 +272,7 @@ static void range_error(ts_api_err *err, const ts_api_field *f, double v)
     char ptr[64];
 
     snprintf(ptr, sizeof ptr, "/%s", f->name);
-    ts_api_err_set(err, 400, "out-of-range", "Value out of range", ptr,
+    ts_api_err_set(err, "out-of-range", ptr,
                    "%s must be %s %.17g and %s %.17g, got %.17g", f->name,
                    f->exclusive_minimum ? ">" : ">=", f->minimum,
                    f->exclusive_maximum ? "<" : "<=", f->maximum, v);
@@ -302,14 +302,14 @@ static int check_value(const ts_api_field *f, const json_t *v, ts_api_err *err)
         d = json_number_value(v);
         if (!isfinite(d) || d != floor(d)) {
             snprintf(ptr, sizeof ptr, "/%s", f->name);
-            ts_api_err_set(err, 400, "invalid-type", "Wrong type", ptr,
+            ts_api_err_set(err, "invalid-type", ptr,
                            "%s must be an integer (no fractional part), got %.17g",
                            f->name, d);
             return -1;
         }
         if (d < f->minimum || d > f->maximum) {
             snprintf(ptr, sizeof ptr, "/%s", f->name);
-            ts_api_err_set(err, 400, "out-of-range", "Value out of range", ptr,
+            ts_api_err_set(err, "out-of-range", ptr,
                            "%s must be an integer from %.0f to %.0f, got %.17g",
                            f->name, f->minimum, f->maximum, d);
             return -1;
@@ -327,7 +327,7 @@ static int check_value(const ts_api_field *f, const json_t *v, ts_api_err *err)
             /* jansson refuses NaN/Infinity literals and overflowing reals;
              * this guards against a future parser that does not. */
             snprintf(ptr, sizeof ptr, "/%s", f->name);
-            ts_api_err_set(err, 400, "out-of-range", "Value out of range", ptr,
+            ts_api_err_set(err, "out-of-range", ptr,
                            "%s must be a finite number", f->name);
             return -1;
         }
@@ -335,7 +335,7 @@ static int check_value(const ts_api_field *f, const json_t *v, ts_api_err *err)
             /* Subnormals (5e-324) pass every range test and then blow
              * up a division: no real quantity is that small. */
             snprintf(ptr, sizeof ptr, "/%s", f->name);
-            ts_api_err_set(err, 400, "out-of-range", "Value out of range", ptr,
+            ts_api_err_set(err, "out-of-range", ptr,
                            "%s must be 0 or at least %g in magnitude, got %.17g",
                            f->name, DBL_MIN, d);
             return -1;
@@ -370,7 +370,7 @@ static int check_value(const ts_api_field *f, const json_t *v, ts_api_err *err)
             list_values(list, sizeof list, f->values);
             quote_short(got, sizeof got, s, 64);
             snprintf(ptr, sizeof ptr, "/%s", f->name);
-            ts_api_err_set(err, 400, "invalid-enum", "Not an allowed value", ptr,
+            ts_api_err_set(err, "invalid-enum", ptr,
                            "%s must be one of %s; got \"%s\"", f->name, list, got);
             return -1;
         }
@@ -392,22 +392,22 @@ static void unknown_field(ts_api_err *err, const char *key, bool fit, bool searc
     json_pointer(ptr, sizeof ptr, key);
     quote_short(shown, sizeof shown, key, 64);
     if (idx != SIZE_MAX && ts_json_fields[idx].f.fit_only && !fit) {
-        ts_api_err_set(err, 400, "unknown-field", "Unknown field", ptr,
+        ts_api_err_set(err, "unknown-field", ptr,
                        search ? "\"%s\" is only accepted by POST /v1/fit (a search explores every layout)"
                               : "\"%s\" is only accepted by POST /v1/fit", shown);
         return;
     }
     if (idx != SIZE_MAX && ts_json_fields[idx].f.search_only && !search) {
-        ts_api_err_set(err, 400, "unknown-field", "Unknown field", ptr,
+        ts_api_err_set(err, "unknown-field", ptr,
                        "\"%s\" is only accepted by POST /v1/search", shown);
         return;
     }
     near = ts_json_suggest(key, fit);
     if (near != NULL)
-        ts_api_err_set(err, 400, "unknown-field", "Unknown field", ptr,
+        ts_api_err_set(err, "unknown-field", ptr,
                        "unknown field \"%s\"; did you mean \"%s\"?", shown, near);
     else
-        ts_api_err_set(err, 400, "unknown-field", "Unknown field", ptr,
+        ts_api_err_set(err, "unknown-field", ptr,
                        "unknown field \"%s\"; the accepted fields are listed "
                        "in the request schema of openapi.json", shown);
 }
@@ -521,7 +521,7 @@ static int find_dup(const char *tok, size_t len, size_t off, void *ctx)
 
         json_pointer(ptr, sizeof ptr, key);
         quote_short(shown, sizeof shown, key, 64);
-        ts_api_err_set(d->err, 400, "duplicate-key", "Duplicate key", ptr,
+        ts_api_err_set(d->err, "duplicate-key", ptr,
                        "duplicate object key \"%s\" at byte %zu", shown, off);
         rc = 1;
     } else if (json_object_set_new(d->seen, key, json_null()) != 0) {
@@ -592,7 +592,7 @@ static int import_duplicates(const char *s, size_t n, const char *ptr, int depth
         snprintf(sub, sizeof sub, "%.*s%s", (int)(sizeof sub / 2), ptr, tok);
         ts_api_utf8_trim(sub);
         if (depth > 0 && json_object_get(seen, key) != NULL) {
-            ts_api_err_set(err, 400, "duplicate-key", "Duplicate key", sub,
+            ts_api_err_set(err, "duplicate-key", sub,
                            "duplicate object key %s in an imported config", sub);
             rc = 1;
         } else if (json_object_set_new(seen, key, json_null()) != 0) {
@@ -641,7 +641,7 @@ static int apply_preset(ts_run *r, const json_t *v, ts_api_err *err)
     if (p == NULL) {
         list_ids(ids, sizeof ids, true);
         quote_short(got, sizeof got, json_string_value(v), 64);
-        ts_api_err_set(err, 400, "unknown-preset", "Unknown model preset",
+        ts_api_err_set(err, "unknown-preset",
                        "/model", "unknown model preset \"%s\"; valid: %s "
                        "(GET /v1/presets)", got, ids);
         return -1;
@@ -662,7 +662,7 @@ static int apply_gpu(ts_run *r, const json_t *v, ts_api_err *err)
     if (g == NULL) {
         list_ids(ids, sizeof ids, false);
         quote_short(got, sizeof got, json_string_value(v), 64);
-        ts_api_err_set(err, 400, "unknown-gpu", "Unknown GPU", "/gpu",
+        ts_api_err_set(err, "unknown-gpu", "/gpu",
                        "unknown GPU \"%s\"; valid: %s (GET /v1/gpus)", got, ids);
         return -1;
     }
@@ -758,7 +758,7 @@ static int fit_seed(ts_api_req *req, const json_t *const *given,
     const ts_json_fi *c;
 
     if (given[TS_FI_SOLVE] == NULL) {
-        ts_api_err_set(err, 400, "missing-field", "Missing field", "/solve",
+        ts_api_err_set(err, "missing-field", "/solve",
                        "solve is required: \"micro_batch\" (largest micro-batch "
                        "that fits) or \"gpus\" (fewest GPUs that fit)");
         return -1;
@@ -772,7 +772,7 @@ static int fit_seed(ts_api_req *req, const json_t *const *given,
         if (given[*c] == NULL || req->source[*c] != TS_SRC_REQUEST)
             continue;
         snprintf(ptr, sizeof ptr, "/%s", name);
-        ts_api_err_set(err, 400, "incompatible-options", "Incompatible options",
+        ts_api_err_set(err, "incompatible-options",
                        ptr, "%s cannot be given with solve=\"%s\" (%s)", name,
                        mb ? "micro_batch" : "gpus",
                        strncmp(name, "max_", 4) == 0
@@ -797,7 +797,7 @@ static bool duplicates_refused(int rc, ts_api_err *err)
     if (rc == 0)
         return false;
     if (rc != 1)
-        ts_api_err_set(err, 503, "out-of-memory", "Out of memory", NULL,
+        ts_api_err_set(err, "out-of-memory", NULL,
                        "out of memory parsing the request");
     return true;
 }
@@ -860,7 +860,7 @@ static int apply_imports(const json_t *const *imp, ts_import *im,
         ok = want[i].object ? json_is_object(imp[i]) : json_is_string(imp[i]);
         if (!ok) {
             snprintf(ptr, sizeof ptr, "/%s", ts_import_members[i]);
-            ts_api_err_set(err, 400, "invalid-type", "Wrong type", ptr,
+            ts_api_err_set(err, "invalid-type", ptr,
                            "%s must be %s (%s), got %s", ts_import_members[i],
                            want[i].object ? "an object" : "a string", want[i].what,
                            json_kind(imp[i]));
@@ -939,7 +939,7 @@ static int apply_ds_batch(ts_api_req *req, const ts_import *im, ts_api_err *err)
             return 0;
         }
         if (r->global_batch != r->micro_batch * per) {
-            ts_api_err_set(err, 400, "incompatible-options", "Incompatible options",
+            ts_api_err_set(err, "incompatible-options",
                            "/deepspeed_config/train_batch_size",
                            "train_batch_size %lld != micro-batch %lld x "
                            "gradient_accumulation_steps %lld x dp %lld = %lld "
@@ -1031,15 +1031,15 @@ static int parse_body(const char *body, size_t len, ts_json_mode mode,
                       JSON_DECODE_INT_AS_REAL | JSON_DECODE_ANY, &je);
     if (root == NULL) {
         if (json_error_code(&je) == json_error_out_of_memory)
-            ts_api_err_set(err, 503, "out-of-memory", "Out of memory", NULL,
+            ts_api_err_set(err, "out-of-memory", NULL,
                            "out of memory parsing the request");
         else
-            ts_api_err_set(err, 400, "invalid-json", "Invalid JSON", NULL,
+            ts_api_err_set(err, "invalid-json", NULL,
                            "line %d, column %d: %s", je.line, je.column, je.text);
         return -1;
     }
     if (!json_is_object(root)) {
-        ts_api_err_set(err, 400, "not-an-object", "Request is not an object",
+        ts_api_err_set(err, "not-an-object",
                        "", "the request body must be a JSON object, got %s",
                        json_kind(root));
         goto out;
@@ -1079,7 +1079,7 @@ static int parse_body(const char *body, size_t len, ts_json_mode mode,
             goto out;
         im = malloc(sizeof *im);
         if (im == NULL) {
-            ts_api_err_set(err, 503, "out-of-memory", "Out of memory", NULL,
+            ts_api_err_set(err, "out-of-memory", NULL,
                            "out of memory parsing the request");
             goto out;
         }
@@ -1154,7 +1154,7 @@ static int parse_body(const char *body, size_t len, ts_json_mode mode,
         /* Both may come back from an echo; they must then agree. */
         if (given[TS_FI_HBM_GB] != NULL &&
             fabs(gib - req->run.gpu.hbm_bytes) > 1e-9 * gib) {
-            ts_api_err_set(err, 400, "incompatible-options", "Incompatible options",
+            ts_api_err_set(err, "incompatible-options",
                            "/hbm_gib", "hbm_gb (decimal GB) and hbm_gib (GiB) disagree: give one");
             goto out;
         }
@@ -1167,8 +1167,7 @@ static int parse_body(const char *body, size_t len, ts_json_mode mode,
     {
         const json_t *p = given[TS_FI_PARAMS];
         if (p != NULL && !json_is_null(p) && req->run.model.layers > 0) {
-            ts_api_err_set(err, 400, "incompatible-options",
-                           "Incompatible options", "/params",
+            ts_api_err_set(err, "incompatible-options", "/params",
                            "params is computed from the shape (layers = %lld%s); "
                            "give either params (with layers 0 and no model "
                            "preset) or a shape",

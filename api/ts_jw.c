@@ -184,14 +184,11 @@ static size_t scan_safe(const char *s, size_t i, size_t n)
     return i;
 }
 
-static void put_string(ts_jw *w, const char *s, size_t n)
+/* s[0..n) escaped, without the quotes. */
+static void put_escaped(ts_jw *w, const char *s, size_t n)
 {
     size_t i = 0;
 
-    /* Room for the common case, no escapes, up front. */
-    if (!reserve(w, n + 2))
-        return;
-    w->b.data[w->b.len++] = '"';
     for (;;) {
         size_t j = scan_safe(s, i, n);
 
@@ -201,7 +198,50 @@ static void put_string(ts_jw *w, const char *s, size_t n)
         put_escape(w, (unsigned char)s[j]);
         i = j + 1;
     }
+}
+
+static void put_string(ts_jw *w, const char *s, size_t n)
+{
+    /* Room for the common case, no escapes, up front. */
+    if (!reserve(w, n + 2))
+        return;
+    w->b.data[w->b.len++] = '"';
+    put_escaped(w, s, n);
     putc1(w, '"');
+}
+
+static bool is_cont(unsigned char c)
+{
+    return (c & 0xC0) == 0x80;
+}
+
+/* Length of the well-formed UTF-8 sequence at s[0..n) (RFC 3629 section
+ * 4: no overlong forms, no surrogates, nothing above U+10FFFF), or 0. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+
+    if (c < 0x80)
+        return 1;
+    if (c < 0xC2) /* a continuation byte, or an overlong 2-byte lead */
+        return 0;
+    if (c < 0xE0)
+        return n >= 2 && is_cont(s[1]) ? 2 : 0;
+    if (c < 0xF0) {
+        if (n < 3 || !is_cont(s[1]) || !is_cont(s[2]))
+            return 0;
+        if ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] >= 0xA0))
+            return 0; /* overlong; UTF-16 surrogates */
+        return 3;
+    }
+    if (c < 0xF5) {
+        if (n < 4 || !is_cont(s[1]) || !is_cont(s[2]) || !is_cont(s[3]))
+            return 0;
+        if ((c == 0xF0 && s[1] < 0x90) || (c == 0xF4 && s[1] >= 0x90))
+            return 0; /* overlong; above U+10FFFF */
+        return 4;
+    }
+    return 0;
 }
 
 /* Copy a key of kl bytes (kl > 0) to p: short keys, nearly all of them,
@@ -325,4 +365,34 @@ void ts_jw_strl_(ts_jw *w, const char *key, size_t kl, const char *s, size_t n)
         put(w, "null", 4);
     else
         put_string(w, s, n);
+}
+
+/* Texts that may quote what a client sent (a problem's detail, a field
+ * pointer): JSON text must be UTF-8 (RFC 8259 section 8.1), so each byte
+ * that does not start a well-formed sequence is written as U+FFFD, the
+ * replacement character, and the rest of the text is kept as it was. */
+void ts_jw_text_(ts_jw *w, const char *key, size_t kl, const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0, run = 0;
+
+    prefix(w, key, kl);
+    if (s == NULL) {
+        put(w, "null", 4);
+        return;
+    }
+    putc1(w, '"');
+    while (i < n) {
+        size_t k = u[i] < 0x80 ? 1 : utf8_seq(u + i, n - i);
+
+        if (k != 0) {
+            i += k;
+            continue;
+        }
+        put_escaped(w, s + run, i - run);
+        put(w, "\xEF\xBF\xBD", 3); /* U+FFFD */
+        run = ++i;
+    }
+    put_escaped(w, s + run, n - run);
+    putc1(w, '"');
 }

@@ -4,7 +4,11 @@
  * Every error the api layer reports leaves through here as
  * {"type","title","status","detail","field"} with content type
  * application/problem+json.  "field" is a JSON pointer to the offending
- * input member, or null when no single member is to blame.
+ * input member, or null when no single member is to blame.  A problem is
+ * named by its type (slug) alone: its status and title come from the one
+ * table below.  The body is written by the one JSON writer (ts_jw.c); the
+ * detail and the field may quote what the client sent, so they go through
+ * its UTF-8-checking text writer (a stray byte becomes U+FFFD).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -59,14 +63,21 @@ const ts_api_problem_type *ts_api_problem_type_at(size_t i)
                ? &ts_problem_types[i] : NULL;
 }
 
-const char *ts_api_problem_title(const char *slug)
+static const ts_api_problem_type *problem_find(const char *slug)
 {
     size_t i;
 
     for (i = 0; slug != NULL && i < sizeof ts_problem_types / sizeof ts_problem_types[0]; i++)
         if (strcmp(ts_problem_types[i].slug, slug) == 0)
-            return ts_problem_types[i].title;
+            return &ts_problem_types[i];
     return NULL;
+}
+
+const char *ts_api_problem_title(const char *slug)
+{
+    const ts_api_problem_type *t = problem_find(slug);
+
+    return t != NULL ? t->title : NULL;
 }
 
 /* Written nowhere: a body we can hand out when malloc fails.  Not const
@@ -120,18 +131,38 @@ void ts_api_utf8_trim(char *s)
         s[i - 1] = '\0';
 }
 
-void ts_api_err_set(ts_api_err *e, unsigned status, const char *slug,
-                    const char *title, const char *field, const char *fmt, ...)
+/* A slug missing from the table is a bug of ours, not the client's: it
+ * becomes a 500 that names it (tests walk every slug in the sources, so
+ * none ships). */
+static const ts_api_problem_type *problem_or_internal(const char **slug)
 {
+    const ts_api_problem_type *t = problem_find(*slug);
+
+    if (t == NULL) {
+        *slug = "internal-error";
+        t = problem_find(*slug);
+    }
+    return t;
+}
+
+void ts_api_err_set(ts_api_err *e, const char *slug, const char *field,
+                    const char *fmt, ...)
+{
+    const char *asked = slug;
+    const ts_api_problem_type *t = problem_or_internal(&slug);
     va_list ap;
     int n;
 
-    e->status = status;
-    e->slug = slug;
-    e->title = title;
+    e->status = t->status;
+    e->slug = t->slug;
     n = snprintf(e->field, sizeof e->field, "%s", field != NULL ? field : "");
     if (n < 0 || (size_t)n >= sizeof e->field)
         ts_api_utf8_trim(e->field);
+    if (slug != asked) {
+        snprintf(e->detail, sizeof e->detail, "problem type \"%.64s\" is not in the table",
+                 asked != NULL ? asked : "(null)");
+        return;
+    }
     va_start(ap, fmt);
     n = vsnprintf(e->detail, sizeof e->detail, fmt, ap);
     va_end(ap);
@@ -142,30 +173,22 @@ void ts_api_err_set(ts_api_err *e, unsigned status, const char *slug,
 void ts_api_err_from_core(ts_api_err *e, const ts_error *core)
 {
     char ptr[TS_ERROR_FIELD_LEN + 1];
-    unsigned status = 400;
     const char *slug = "invalid-value";
-    const char *title = "Invalid value";
 
     switch (core->code) {
     case TS_EINCOMPAT:
         slug = "incompatible-options";
-        title = "Incompatible options";
         break;
     case TS_ENOTFOUND:
         slug = "unknown-id";
-        title = "Unknown preset or GPU";
         break;
     case TS_ERANGE:
         /* The input was well-formed but a result cannot be represented:
          * the request is understood, not processable (422). */
-        status = 422;
         slug = "result-out-of-range";
-        title = "Result out of range";
         break;
     case TS_ENOFIT:
-        status = 422;
-        slug = "no-fit";
-        title = "Nothing fits";
+        slug = "no-fit"; /* 422 */
         break;
     case TS_OK:
     case TS_EINVAL:
@@ -175,63 +198,60 @@ void ts_api_err_from_core(ts_api_err *e, const ts_error *core)
     ptr[0] = '\0';
     if (core->field[0] != '\0')
         snprintf(ptr, sizeof ptr, "/%.*s", TS_ERROR_FIELD_LEN - 1, core->field);
-    ts_api_err_set(e, status, slug, title, ptr, "%s",
+    ts_api_err_set(e, slug, ptr, "%s",
                    core->text[0] != '\0' ? core->text : ts_strerror(core->code));
 }
 
-int ts_api_problem(ts_api_response *resp, unsigned status, const char *slug,
-                   const char *title, const char *detail, const char *field)
+int ts_api_problem(ts_api_response *resp, const char *slug, const char *detail,
+                   const char *field)
 {
-    char type[160];
-    json_t *o;
-    json_t *f;
+    const char *asked = slug;
+    const ts_api_problem_type *t = problem_or_internal(&slug);
+    char why[128];
+    ts_jw w;
     char *body;
-    int bad = 0;
+    size_t len = 0;
 
     if (resp->route == NULL)
         resp->route = "other";
-    resp->status = status;
+    resp->status = t->status;
     resp->content_type = "application/problem+json";
     resp->body = NULL;
     resp->body_len = 0;
+    if (slug != asked) {
+        snprintf(why, sizeof why, "problem type \"%.64s\" is not in the table",
+                 asked != NULL ? asked : "(null)");
+        detail = why;
+        field = NULL;
+    }
 
-    snprintf(type, sizeof type, TS_PROBLEM_BASE "%s",
-             slug != NULL ? slug : "about:blank");
-    if (ts_api_problem_title(slug) != NULL)
-        title = ts_api_problem_title(slug);
-    o = json_object();
-    if (o == NULL) {
-        ts_api_oom_response(resp);
-        return -1;
-    }
-    /* json_string() validates UTF-8; a detail quoting bad input falls back
-     * to a lossless-but-safe form rather than failing the response. */
-    f = field != NULL && field[0] != '\0' ? json_string(field) : json_null();
-    if (f == NULL)
-        f = json_string("(field name not valid UTF-8)");
-    bad |= json_object_set_new(o, "type", json_string(type));
-    bad |= json_object_set_new(o, "title", json_string(title != NULL ? title : ""));
-    bad |= json_object_set_new(o, "status", json_integer((json_int_t)status));
+    ts_jw_init(&w);
+    ts_jw_open(&w, NULL, '{');
     {
-        json_t *d = json_string(detail != NULL ? detail : "");
-        if (d == NULL)
-            d = json_string("(detail not valid UTF-8)");
-        bad |= json_object_set_new(o, "detail", d);
+        char type[160];
+        int n = snprintf(type, sizeof type, TS_PROBLEM_BASE "%s", t->slug);
+
+        ts_jw_strl_(&w, "type", 4, type, n > 0 ? (size_t)n : 0);
     }
-    bad |= json_object_set_new(o, "field", f);
-    body = bad ? NULL : json_dumps(o, JSON_COMPACT);
-    json_decref(o);
+    ts_jw_str(&w, "title", t->title);
+    ts_jw_int(&w, "status", t->status);
+    ts_jw_text(&w, "detail", detail != NULL ? detail : "");
+    if (field != NULL && field[0] != '\0')
+        ts_jw_text(&w, "field", field);
+    else
+        ts_jw_null(&w, "field");
+    ts_jw_close(&w, '}');
+    body = ts_jw_finish(&w, &len);
     if (body == NULL) {
         ts_api_oom_response(resp);
         return -1;
     }
     resp->body = body;
-    resp->body_len = strlen(body);
+    resp->body_len = len;
     return 0;
 }
 
 int ts_api_err_respond(const ts_api_err *e, ts_api_response *resp)
 {
-    return ts_api_problem(resp, e->status, e->slug, e->title, e->detail,
-                          e->field[0] != '\0' ? e->field : NULL);
+    return ts_api_problem(resp, e->slug, e->detail, e->field[0] != '\0' ? e->field : NULL);
 }

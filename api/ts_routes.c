@@ -102,8 +102,7 @@ static int respond_json(ts_jw *w, ts_api_response *resp)
                  "the result \"%s\" is not a finite number for these inputs",
                  w->nonfinite);
         ts_jw_discard(w);
-        return ts_api_problem(resp, 422, "non-finite-result",
-                              "Result not representable", detail, NULL);
+        return ts_api_problem(resp, "non-finite-result", detail, NULL);
     }
     body = ts_jw_finish(w, &len);
     if (body == NULL) {
@@ -232,7 +231,7 @@ static int handle_estimate(ts_route_id id, const ts_api_req *req,
     case TS_ROUTE_IMPORT:
     case TS_ROUTE_COUNT:
     default:
-        return ts_api_problem(resp, 500, "internal-error", "Internal error",
+        return ts_api_problem(resp, "internal-error",
                               "route has no estimator", NULL);
     }
     ts_jw_close(&w, '}');
@@ -345,7 +344,7 @@ static int handle_get(ts_route_id id, ts_api_response *resp)
         if (ts_json_presets(&w, "presets", &cerr) != TS_OK) {
             /* A broken built-in catalogue is our bug, not the caller's. */
             ts_jw_discard(&w);
-            return ts_api_problem(resp, 500, "internal-error", "Internal error",
+            return ts_api_problem(resp, "internal-error",
                                   cerr.text, NULL);
         }
     } else {
@@ -388,7 +387,7 @@ int ts_api_handle(const char *method, const char *path,
         snprintf(detail, sizeof detail, "no such resource: %.*s", 96,
                  path != NULL ? path : "(none)");
         ts_api_utf8_trim(detail);
-        return ts_api_problem(resp, 404, "not-found", "Not found", detail, NULL);
+        return ts_api_problem(resp, "not-found", detail, NULL);
     }
     resp->route = r->path;
 
@@ -401,8 +400,7 @@ int ts_api_handle(const char *method, const char *path,
 
         resp->allow = is_get ? "GET, HEAD" : r->method;
         snprintf(detail, sizeof detail, "%s accepts %s only", r->path, resp->allow);
-        return ts_api_problem(resp, 405, "method-not-allowed",
-                              "Method not allowed", detail, NULL);
+        return ts_api_problem(resp, "method-not-allowed", detail, NULL);
     }
     if (id == TS_ROUTE_PRESETS || id == TS_ROUTE_GPUS)
         return handle_get(id, resp);
@@ -412,8 +410,7 @@ int ts_api_handle(const char *method, const char *path,
 
         snprintf(detail, sizeof detail, "request body of %zu bytes exceeds %u",
                  body_len, TS_API_BODY_MAX);
-        return ts_api_problem(resp, 413, "payload-too-large",
-                              "Payload too large", detail, NULL);
+        return ts_api_problem(resp, "payload-too-large", detail, NULL);
     }
     if (!is_json_media_type(content_type)) {
         char detail[160];
@@ -422,8 +419,7 @@ int ts_api_handle(const char *method, const char *path,
                  "application/json (got %s%.64s%s)", content_type != NULL ? "\"" : "",
                  content_type != NULL ? content_type : "none",
                  content_type != NULL ? "\"" : "");
-        return ts_api_problem(resp, 415, "unsupported-media-type",
-                              "Unsupported media type", detail, NULL);
+        return ts_api_problem(resp, "unsupported-media-type", detail, NULL);
     }
     {
         ts_api_req req;

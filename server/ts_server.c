@@ -275,17 +275,16 @@ static enum MHD_Result queue_api(ts_server *s, struct MHD_Connection *c,
     return queue_api_keep(s, c, rq, ar, rc, allow, NULL);
 }
 
-/* A problem answer.  The title comes from the one problem-type table
- * (api/ts_problem.c, ts_api_problem() looks the slug up), so the server
- * and the api cannot give one type two titles. */
+/* A problem answer of type slug.  Its status and title come from the one
+ * problem-type table (api/ts_problem.c), so the server and the api cannot
+ * give one type two statuses or two titles. */
 static enum MHD_Result queue_problem(ts_server *s, struct MHD_Connection *c,
-                                     ts_req *rq, unsigned status,
-                                     const char *slug, const char *detail,
+                                     ts_req *rq, const char *slug, const char *detail,
                                      const char *allow)
 {
     ts_api_response ar;
     memset(&ar, 0, sizeof ar);
-    int rc = ts_api_problem(&ar, status, slug, NULL, detail, NULL);
+    int rc = ts_api_problem(&ar, slug, detail, NULL);
     return queue_api(s, c, rq, &ar, rc, allow);
 }
 
@@ -293,13 +292,12 @@ static enum MHD_Result queue_problem(ts_server *s, struct MHD_Connection *c,
  * follow (an unread body, a smuggled request) are never parsed. */
 static enum MHD_Result queue_problem_close(ts_server *s,
                                            struct MHD_Connection *c,
-                                           ts_req *rq, unsigned status,
-                                           const char *slug,
+                                           ts_req *rq, const char *slug,
                                            const char *detail)
 {
     ts_api_response ar;
     memset(&ar, 0, sizeof ar);
-    int rc = ts_api_problem(&ar, status, slug, NULL, detail, NULL);
+    int rc = ts_api_problem(&ar, slug, detail, NULL);
     reply r = {
         .status = ar.status,
         .content_type = ar.content_type,
@@ -322,15 +320,14 @@ static enum MHD_Result queue_too_big(ts_server *s, struct MHD_Connection *c,
     snprintf(detail, sizeof detail,
              "request body exceeds the %zu byte limit", s->cfg.body_max);
     /* Closed after: the body behind it is never read. */
-    return queue_problem_close(s, c, rq, MHD_HTTP_CONTENT_TOO_LARGE,
-                               "payload-too-large", detail);
+    return queue_problem_close(s, c, rq, "payload-too-large", detail);
 }
 
 static enum MHD_Result queue_not_found(ts_server *s, struct MHD_Connection *c,
                                        ts_req *rq)
 {
     rq->route = s->r_other;
-    return queue_problem(s, c, rq, MHD_HTTP_NOT_FOUND, "not-found",
+    return queue_problem(s, c, rq, "not-found",
                          "no such resource", NULL);
 }
 
@@ -367,13 +364,11 @@ static enum MHD_Result serve_file(ts_server *s, struct MHD_Connection *c,
         return queue_not_found(s, c, rq);
     rq->route = s->r_static;
     if (st == TS_STATIC_NOMEM)
-        return queue_problem(s, c, rq, MHD_HTTP_SERVICE_UNAVAILABLE,
-                             "out-of-memory", "out of memory, retry later", NULL);
+        return queue_problem(s, c, rq, "out-of-memory", "out of memory, retry later", NULL);
     if (st == TS_STATIC_TOOBIG) {
         fprintf(stderr, "trainsize-server: %s: file over %u bytes, not served\n",
                 rq->path, TS_STATIC_FILE_MAX);
-        return queue_problem(s, c, rq, MHD_HTTP_INTERNAL_SERVER_ERROR,
-                             "file-too-large", "static file too large to serve", NULL);
+        return queue_problem(s, c, rq, "file-too-large", "static file too large to serve", NULL);
     }
     const char *inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
                                                   MHD_HTTP_HEADER_IF_NONE_MATCH);
@@ -465,8 +460,7 @@ static enum MHD_Result route_ops(ts_server *s, struct MHD_Connection *c,
 {
     rq->route = route;
     if (!is_get(method))
-        return queue_problem(s, c, rq, MHD_HTTP_METHOD_NOT_ALLOWED,
-                             "method-not-allowed", "use GET or HEAD", ops_allow);
+        return queue_problem(s, c, rq, "method-not-allowed", "use GET or HEAD", ops_allow);
     if (route == s->r_livez)
         return queue_const(s, c, rq, MHD_HTTP_OK, livez_body,
                            sizeof livez_body - 1);
@@ -480,8 +474,7 @@ static enum MHD_Result route_ops(ts_server *s, struct MHD_Connection *c,
     size_t len = 0;
     char *text = ts_metrics_render(s->metrics, &len);
     if (text == NULL)
-        return queue_problem(s, c, rq, MHD_HTTP_SERVICE_UNAVAILABLE,
-                             "out-of-memory", "out of memory, retry later", NULL);
+        return queue_problem(s, c, rq, "out-of-memory", "out of memory, retry later", NULL);
     reply r = {
         .status = MHD_HTTP_OK,
         .content_type = "text/plain; version=0.0.4; charset=utf-8",
@@ -509,8 +502,7 @@ static enum MHD_Result route_static(ts_server *s, struct MHD_Connection *c,
         if (st == TS_STATIC_NOTFOUND)
             return queue_not_found(s, c, rq);
         rq->route = s->r_static;
-        return queue_problem(s, c, rq, MHD_HTTP_METHOD_NOT_ALLOWED,
-                             "method-not-allowed", "static files take GET or HEAD", ops_allow);
+        return queue_problem(s, c, rq, "method-not-allowed", "static files take GET or HEAD", ops_allow);
     }
     return serve_file(s, c, rq, st, &f);
 }
@@ -751,10 +743,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
         const char *why = bad_framing(c, version, &status);
         if (why != NULL)
             return status == MHD_HTTP_NOT_IMPLEMENTED
-                       ? queue_problem_close(s, c, rq, status,
-                                             "unsupported-transfer-coding", why)
-                       : queue_problem_close(s, c, rq, status,
-                                             "malformed-request", why);
+                       ? queue_problem_close(s, c, rq, "unsupported-transfer-coding", why)
+                       : queue_problem_close(s, c, rq, "malformed-request", why);
         /* Refuse a declared oversize body before reading any of it. */
         if (declared_too_big(c, s->cfg.body_max))
             return queue_too_big(s, c, rq);

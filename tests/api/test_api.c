@@ -739,7 +739,7 @@ START_TEST(test_problem_builder)
     json_t *j;
 
     memset(&r, 0, sizeof r);
-    ck_assert_int_eq(ts_api_problem(&r, 408, "request-timeout", "Request timeout",
+    ck_assert_int_eq(ts_api_problem(&r, "request-timeout",
                                     "body not received in 10 s", NULL), 0);
     ck_assert_uint_eq(r.status, 408);
     ck_assert_str_eq(r.content_type, "application/problem+json");
@@ -755,20 +755,124 @@ START_TEST(test_problem_builder)
     ts_api_response_free(&r); /* idempotent */
 
     memset(&r, 0, sizeof r);
-    ck_assert_int_eq(ts_api_problem(&r, 400, "x", "X", "d", "/tp"), 0);
+    ck_assert_int_eq(ts_api_problem(&r, "invalid-value", "d", "/tp"), 0);
+    ck_assert_uint_eq(r.status, 400); /* the table's */
     j = json_loads(r.body, 0, NULL);
     ck_assert_str_eq(th_json_str(j, "field"), "/tp");
     json_decref(j);
     ts_api_response_free(&r);
 
-    /* Invalid UTF-8 in a detail never fails the response. */
+    /* A type missing from the table is our bug: a 500 that names it. */
     memset(&r, 0, sizeof r);
-    ck_assert_int_eq(ts_api_problem(&r, 400, "x", "X", "bad \xff byte", NULL), 0);
+    ck_assert_int_eq(ts_api_problem(&r, "no-such-type", "d", "/tp"), 0);
+    ck_assert_uint_eq(r.status, 500);
     j = json_loads(r.body, 0, NULL);
-    ck_assert_ptr_nonnull(j);
+    ck_assert_str_eq(th_json_str(j, "type"), PROBLEM_BASE "internal-error");
+    ck_assert_ptr_nonnull(strstr(th_json_str(j, "detail"), "\"no-such-type\""));
+    ck_assert(json_is_null(th_json_at(j, "field")));
     json_decref(j);
     ts_api_response_free(&r);
     ts_api_response_free(NULL);
+}
+END_TEST
+
+/* A problem's detail and field may quote client bytes; the body must stay
+ * UTF-8 (RFC 8259 8.1).  Each byte that does not start a well-formed
+ * sequence (RFC 3629 4) becomes U+FFFD, everything else is kept. */
+/* Every problem type the sources raise is in the table: the first string
+ * literal after each ts_api_err_set( / ts_api_problem( / queue_problem(
+ * call (a slug missing from it would answer 500 at run time). */
+static char *read_source(const char *rel)
+{
+    const char *root = getenv("TRAINSIZE_SRCDIR");
+    char path[1024];
+    FILE *f;
+    char *buf;
+    long n;
+
+    snprintf(path, sizeof path, "%s/%s", root != NULL ? root : ".", rel);
+    f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot read %s", path);
+    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+    n = ftell(f);
+    ck_assert_int_ge(n, 0);
+    rewind(f);
+    buf = malloc((size_t)n + 1);
+    ck_assert_ptr_nonnull(buf);
+    ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+START_TEST(test_problem_slugs_in_table)
+{
+    static const char *const files[] = {
+        "api/ts_import.c", "api/ts_import_ds.c", "api/ts_import_hf.c", "api/ts_import_mega.c",
+        "api/ts_import_yaml.c", "api/ts_json_in.c", "api/ts_json_out.c", "api/ts_problem.c",
+        "api/ts_routes.c", "server/ts_server.c",
+    };
+    static const char *const calls[] = { "ts_api_err_set(", "ts_api_problem(", "queue_problem(",
+                                         "queue_problem_close(" };
+    size_t seen = 0;
+
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        char *src = read_source(files[f]);
+
+        for (size_t c = 0; c < sizeof calls / sizeof calls[0]; c++)
+            for (const char *p = strstr(src, calls[c]); p != NULL; p = strstr(p + 1, calls[c])) {
+                const char *q = strchr(p, '"'), *end = q != NULL ? strchr(q + 1, '"') : NULL;
+                const char *close = strchr(p, ';');
+                char slug[64];
+
+                /* declarations, and calls that pass a variable, have no
+                 * literal before the statement ends */
+                if (q == NULL || end == NULL || (close != NULL && q > close))
+                    continue;
+                ck_assert_uint_lt((size_t)(end - q - 1), sizeof slug);
+                memcpy(slug, q + 1, (size_t)(end - q - 1));
+                slug[end - q - 1] = '\0';
+                if (strchr(slug, ' ') != NULL || strchr(slug, '%') != NULL)
+                    continue; /* a detail text: the slug was a variable */
+                ck_assert_msg(ts_api_problem_title(slug) != NULL, "%s: problem type \"%s\" is not in the table",
+                              files[f], slug);
+                seen++;
+            }
+        free(src);
+    }
+    ck_assert_uint_ge(seen, 80); /* the walk found the calls */
+}
+END_TEST
+
+START_TEST(test_problem_utf8)
+{
+    static const struct {
+        const char *in, *want;
+    } cases[] = {
+        { "ok \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf",
+          "ok \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf" },    /* valid, kept */
+        { "a\x80" "b", "a\xef\xbf\xbd" "b" },                     /* lone continuation */
+        { "a\xc3", "a\xef\xbf\xbd" },                          /* truncated at the end */
+        { "a\xe2\x82z", "a\xef\xbf\xbd\xef\xbf\xbdz" },          /* truncated inside */
+        { "\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd" },                /* overlong "/" */
+        { "\xe0\x80\xaf", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },  /* overlong, 3 bytes */
+        { "\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },  /* surrogate U+D800 */
+        { "\xf4\x90\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" }, /* > U+10FFFF */
+        { "\xff\"q\"", "\xef\xbf\xbd\"q\"" },                    /* 0xFF, then an escape */
+    };
+    ts_api_response r;
+    json_t *j;
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        memset(&r, 0, sizeof r);
+        ck_assert_int_eq(ts_api_problem(&r, "invalid-value", cases[i].in, cases[i].in), 0);
+        j = json_loads(r.body, 0, NULL);
+        ck_assert_msg(j != NULL, "case %zu: not JSON: %s", i, r.body);
+        ck_assert_str_eq(th_json_str(j, "detail"), cases[i].want);
+        ck_assert_str_eq(th_json_str(j, "field"), cases[i].want);
+        json_decref(j);
+        ts_api_response_free(&r);
+    }
 }
 END_TEST
 
@@ -793,7 +897,7 @@ START_TEST(test_problem_titles)
     ck_assert_ptr_null(ts_api_problem_title(NULL));
 
     memset(&r, 0, sizeof r);
-    ck_assert_int_eq(ts_api_problem(&r, 404, "not-found", "Not Found", "d", NULL), 0);
+    ck_assert_int_eq(ts_api_problem(&r, "not-found", "d", NULL), 0);
     j = json_loads(r.body, 0, NULL);
     ck_assert_str_eq(th_json_str(j, "title"), "Not found");
     json_decref(j);
@@ -1129,6 +1233,8 @@ static Suite *api_suite(void)
 
     tc = tcase_create("output");
     tcase_add_test(tc, test_problem_builder);
+    tcase_add_test(tc, test_problem_utf8);
+    tcase_add_test(tc, test_problem_slugs_in_table);
     tcase_add_test(tc, test_problem_titles);
     tcase_add_test(tc, test_integral_numbers);
     tcase_add_test(tc, test_human_format);
