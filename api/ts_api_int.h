@@ -3,8 +3,9 @@
  *
  * ts_json_in.c   request body -> ts_api_req (validation)
  * ts_json_out.c  core result structs -> JSON text (via ts_jw.c)
- * ts_jw.c        compact streaming JSON writer
- * ts_problem.c   RFC 9457 problem bodies, response lifetime
+ * ts_jw.c        the one JSON writer: answers and problem bodies
+ * ts_buf.c       the one capped buffer (ts_buf.h; server and CLI too)
+ * ts_problem.c   RFC 9457 problem bodies (the problem-type table), response lifetime
  * ts_fmt.c       human-readable quantities ("12.3 GiB"), ts_fmt.h
  * ts_terms.c     the output-terms table (ts_terms.h)
  * ts_routes.c    the /v1 route table and ts_api_handle()
