@@ -1005,8 +1005,8 @@ ts_server_status ts_server_start(const ts_config *cfg, ts_server **out,
     s->r_other = ts_metrics_route(s->metrics, "other");
     s->r_mhd = ts_metrics_route(s->metrics, "mhd");
 
-    /* Room for every slot's answer at the largest remembered size: the
-     * byte cap only matters for runs far from the defaults. */
+    /* 64 KiB a slot: several times a plan answer (16 KB), so the byte
+     * cap only bites when many kept answers are unusually large. */
     if (cfg->answer_cache > 0
         && (s->memo = ts_memo_new(cfg->answer_cache,
                                   (size_t)cfg->answer_cache * 64u * 1024u)) == NULL) {
