@@ -156,7 +156,8 @@ if [ "${SKIP_TESTS:-0}" != 1 ] && [ -n "$test_cmd" ]; then
     read -r -a test_words <<<"$test_cmd"
     step "meson test ${test_words[*]:4}"
     meson test -C "$build" "${test_words[@]:4}" >"$scratch/test.log" 2>&1 ||
-        { tail -40 "$scratch/test.log"; fail "meson test"; }
+        { grep -E ':[FE]:[A-Za-z0-9_]+:| (FAIL|TIMEOUT) ' "$scratch/test.log" | head -20
+          tail -40 "$scratch/test.log"; fail "meson test"; }
 fi
 step "DESTDIR=$stage meson install"
 DESTDIR="$stage" meson install -C "$build" --no-rebuild >"$scratch/install.log" 2>&1 ||
