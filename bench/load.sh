@@ -33,7 +33,9 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-bench_start load.sh "$bin" "$sthreads" "$tmp"
+# Every answer computed: the load test repeats one body, which the answer
+# cache would otherwise serve (bench/floor.sh measures both).
+bench_start load.sh "$bin" "$sthreads" "$tmp" --answer-cache 0
 
 echo "load.sh: $url, server threads $sthreads, wrk -t$wthreads -c$conns -d${secs}s"
 rc=0
