@@ -109,8 +109,9 @@ void ts_api_response_free(ts_api_response *resp)
     resp->body_len = 0;
 }
 
-/* After truncation a buffer may end inside a UTF-8 sequence, which
- * json_string() would refuse: drop the incomplete tail. */
+/* After truncation a buffer may end inside a UTF-8 sequence, which the
+ * writer would send as U+FFFD though the client sent nothing wrong: drop
+ * the incomplete tail. */
 void ts_api_utf8_trim(char *s)
 {
     size_t n = strlen(s);
