@@ -12,6 +12,7 @@
  * tests use), or arithmetic done by hand in the comment.
  */
 #include <check.h>
+#include <dirent.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdint.h>
@@ -776,12 +777,11 @@ START_TEST(test_problem_builder)
 }
 END_TEST
 
-/* A problem's detail and field may quote client bytes; the body must stay
- * UTF-8 (RFC 8259 8.1).  Each byte that does not start a well-formed
- * sequence (RFC 3629 4) becomes U+FFFD, everything else is kept. */
 /* Every problem type the sources raise is in the table: the first string
  * literal after each ts_api_err_set( / ts_api_problem( / queue_problem(
- * call (a slug missing from it would answer 500 at run time). */
+ * call, or assigned to a slug variable (ts_api_err_from_core), in every
+ * .c file of api/ and server/ (a slug missing from the table would answer
+ * 500 at run time). */
 static char *read_source(const char *rel)
 {
     const char *root = getenv("TRAINSIZE_SRCDIR");
@@ -805,45 +805,92 @@ static char *read_source(const char *rel)
     return buf;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The .c files of dir (relative to the source root), sorted so a
+ * failure names the same file first every run; n of them. */
+static char **source_files(const char *dir, size_t *n)
+{
+    const char *root = getenv("TRAINSIZE_SRCDIR");
+    char path[1024];
+    char **names = NULL;
+    DIR *d;
+    struct dirent *e;
+
+    *n = 0;
+    snprintf(path, sizeof path, "%s/%s", root != NULL ? root : ".", dir);
+    d = opendir(path);
+    ck_assert_msg(d != NULL, "cannot list %s", path);
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        char **grown;
+
+        if (len < 3 || strcmp(e->d_name + len - 2, ".c") != 0)
+            continue;
+        grown = realloc(names, (*n + 1) * sizeof *names);
+        ck_assert_ptr_nonnull(grown);
+        names = grown;
+        names[*n] = malloc(strlen(dir) + len + 2);
+        ck_assert_ptr_nonnull(names[*n]);
+        sprintf(names[*n], "%s/%s", dir, e->d_name);
+        (*n)++;
+    }
+    closedir(d);
+    qsort(names, *n, sizeof *names, cmp_str);
+    return names;
+}
+
 START_TEST(test_problem_slugs_in_table)
 {
-    static const char *const files[] = {
-        "api/ts_import.c", "api/ts_import_ds.c", "api/ts_import_hf.c", "api/ts_import_mega.c",
-        "api/ts_import_yaml.c", "api/ts_json_in.c", "api/ts_json_out.c", "api/ts_problem.c",
-        "api/ts_routes.c", "server/ts_server.c",
-    };
+    static const char *const dirs[] = { "api", "server" };
     static const char *const calls[] = { "ts_api_err_set(", "ts_api_problem(", "queue_problem(",
-                                         "queue_problem_close(" };
+                                         "queue_problem_close(", "slug = " };
     size_t seen = 0;
 
-    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
-        char *src = read_source(files[f]);
+    for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
+        size_t nfiles;
+        char **files = source_files(dirs[d], &nfiles);
 
-        for (size_t c = 0; c < sizeof calls / sizeof calls[0]; c++)
-            for (const char *p = strstr(src, calls[c]); p != NULL; p = strstr(p + 1, calls[c])) {
-                const char *q = strchr(p, '"'), *end = q != NULL ? strchr(q + 1, '"') : NULL;
-                const char *close = strchr(p, ';');
-                char slug[64];
+        ck_assert_uint_gt(nfiles, 0);
+        for (size_t f = 0; f < nfiles; f++) {
+            char *src = read_source(files[f]);
 
-                /* declarations, and calls that pass a variable, have no
-                 * literal before the statement ends */
-                if (q == NULL || end == NULL || (close != NULL && q > close))
-                    continue;
-                ck_assert_uint_lt((size_t)(end - q - 1), sizeof slug);
-                memcpy(slug, q + 1, (size_t)(end - q - 1));
-                slug[end - q - 1] = '\0';
-                if (strchr(slug, ' ') != NULL || strchr(slug, '%') != NULL)
-                    continue; /* a detail text: the slug was a variable */
-                ck_assert_msg(ts_api_problem_title(slug) != NULL, "%s: problem type \"%s\" is not in the table",
-                              files[f], slug);
-                seen++;
-            }
-        free(src);
+            for (size_t c = 0; c < sizeof calls / sizeof calls[0]; c++)
+                for (const char *p = strstr(src, calls[c]); p != NULL;
+                     p = strstr(p + 1, calls[c])) {
+                    const char *q = strchr(p, '"');
+                    const char *end = q != NULL ? strchr(q + 1, '"') : NULL;
+                    const char *close = strchr(p, ';');
+                    char slug[64];
+
+                    /* declarations, and calls that pass a variable, have no
+                     * literal before the statement ends */
+                    if (q == NULL || end == NULL || (close != NULL && q > close))
+                        continue;
+                    ck_assert_uint_lt((size_t)(end - q - 1), sizeof slug);
+                    memcpy(slug, q + 1, (size_t)(end - q - 1));
+                    slug[end - q - 1] = '\0';
+                    if (strchr(slug, ' ') != NULL || strchr(slug, '%') != NULL)
+                        continue; /* a detail text: the slug was a variable */
+                    ck_assert_msg(ts_api_problem_title(slug) != NULL,
+                                  "%s: problem type \"%s\" is not in the table", files[f], slug);
+                    seen++;
+                }
+            free(src);
+            free(files[f]);
+        }
+        free(files);
     }
     ck_assert_uint_ge(seen, 80); /* the walk found the calls */
 }
 END_TEST
 
+/* A problem's detail and field may quote client bytes; the body must stay
+ * UTF-8 (RFC 8259 8.1).  Each byte that does not start a well-formed
+ * sequence (RFC 3629 4) becomes U+FFFD, everything else is kept. */
 START_TEST(test_problem_utf8)
 {
     static const struct {
@@ -876,9 +923,90 @@ START_TEST(test_problem_utf8)
 }
 END_TEST
 
-/* One title per problem type: a known slug gets the table's title
- * whatever the caller passes (the server once said "Not Found" where the
- * api said "Not found"). */
+/* The body as jansson wrote it before problems went through the one
+ * writer (json_dumps, JSON_COMPACT, members in this order). */
+static char *jansson_problem(const char *slug, const char *detail, const char *field)
+{
+    const ts_api_problem_type *t = NULL;
+    char type[160];
+    json_t *o = json_object();
+    char *body;
+
+    for (size_t i = 0; ts_api_problem_type_at(i) != NULL; i++)
+        if (strcmp(ts_api_problem_type_at(i)->slug, slug) == 0)
+            t = ts_api_problem_type_at(i);
+    ck_assert_ptr_nonnull(t);
+    snprintf(type, sizeof type, PROBLEM_BASE "%s", slug);
+    ck_assert_ptr_nonnull(o);
+    json_object_set_new(o, "type", json_string(type));
+    json_object_set_new(o, "title", json_string(t->title));
+    json_object_set_new(o, "status", json_integer((json_int_t)t->status));
+    json_object_set_new(o, "detail", json_string(detail));
+    json_object_set_new(o, "field", field != NULL && field[0] != '\0' ? json_string(field)
+                                                                       : json_null());
+    body = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    ck_assert_ptr_nonnull(body);
+    return body;
+}
+
+/* Same bytes as jansson wrote for every type and for valid UTF-8 with the
+ * escapes both write alike (\" \\ \n \r \t; '/' and 0x7f as they are).
+ * The other control bytes jansson wrote as \b, \f or upper-case \u001F,
+ * the writer as \u0008, \u000c, \u001f: the bytes differ, the parsed
+ * document a client sees does not. */
+START_TEST(test_problem_as_jansson)
+{
+    static const char *const texts[] = {
+        "d",
+        "unknown field \"tpp\" (did you mean \"tp\"?)",
+        "back\\slash, a/b, tab\there, \r\n, del \x7f",
+        "\xc3\xa9 \xe2\x82\xac \xef\xbf\xbd \xe2\x80\xa8 \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf",
+        "",
+    };
+    const ts_api_problem_type *t;
+    ts_api_response r;
+    char *old;
+    char ctl[64];
+    size_t k = 0;
+
+    for (size_t i = 0; (t = ts_api_problem_type_at(i)) != NULL; i++)
+        for (size_t x = 0; x < sizeof texts / sizeof texts[0]; x++) {
+            const char *field = x % 2 == 0 ? NULL : "/a~1b/0";
+
+            memset(&r, 0, sizeof r);
+            ck_assert_int_eq(ts_api_problem(&r, t->slug, texts[x], field), 0);
+            old = jansson_problem(t->slug, texts[x], field);
+            ck_assert_str_eq(r.body, old);
+            ck_assert_uint_eq(r.body_len, strlen(old));
+            free(old);
+            ts_api_response_free(&r);
+        }
+
+    for (int c = 1; c < 0x20; c++)
+        ctl[k++] = (char)c;
+    memcpy(ctl + k, "\"\\/\x7f", 5);
+    memset(&r, 0, sizeof r);
+    ck_assert_int_eq(ts_api_problem(&r, "invalid-value", ctl, ctl), 0);
+    old = jansson_problem("invalid-value", ctl, ctl);
+    {
+        json_t *a = json_loads(r.body, 0, NULL), *b = json_loads(old, 0, NULL);
+
+        ck_assert_ptr_nonnull(a);
+        ck_assert_ptr_nonnull(b);
+        ck_assert(json_equal(a, b));
+        ck_assert_str_eq(th_json_str(a, "detail"), ctl);
+        json_decref(a);
+        json_decref(b);
+    }
+    free(old);
+    ts_api_response_free(&r);
+}
+END_TEST
+
+/* One title per problem type, from the table: callers name the type
+ * alone (the server once said "Not Found" where the api said "Not
+ * found"). */
 START_TEST(test_problem_titles)
 {
     const ts_api_problem_type *t;
@@ -1234,6 +1362,7 @@ static Suite *api_suite(void)
     tc = tcase_create("output");
     tcase_add_test(tc, test_problem_builder);
     tcase_add_test(tc, test_problem_utf8);
+    tcase_add_test(tc, test_problem_as_jansson);
     tcase_add_test(tc, test_problem_slugs_in_table);
     tcase_add_test(tc, test_problem_titles);
     tcase_add_test(tc, test_integral_numbers);
