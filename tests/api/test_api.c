@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "th_file.h"
 #include "th_json.h"
 #include "trainsize.h"
 #include "ts_api.h"
@@ -786,22 +787,11 @@ static char *read_source(const char *rel)
 {
     const char *root = getenv("TRAINSIZE_SRCDIR");
     char path[1024];
-    FILE *f;
     char *buf;
-    long n;
 
     snprintf(path, sizeof path, "%s/%s", root != NULL ? root : ".", rel);
-    f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot read %s", path);
-    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
-    n = ftell(f);
-    ck_assert_int_ge(n, 0);
-    rewind(f);
-    buf = malloc((size_t)n + 1);
-    ck_assert_ptr_nonnull(buf);
-    ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
+    buf = th_read_file(path, NULL);
+    ck_assert_msg(buf != NULL, "cannot read %s", path);
     return buf;
 }
 
