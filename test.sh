@@ -81,6 +81,13 @@ stage() {
     fi
     timings+=("$(printf '%5d s  %s%s' $(( $(date +%s) - t0 )) "$name" "$([ "$rc" = 0 ] || echo '  [failed]')")")
     count "$log" "$rc" "$name"
+    # A failed stage names what failed in the summary, which is what a CI
+    # log's tail keeps: meson's FAIL/TIMEOUT lines and Check's assertions.
+    if [ "$rc" != 0 ]; then
+        while IFS= read -r l; do notes+=("failed-test: $l"); done < <(
+            grep -E '^ *[0-9]+/[0-9]+ .* (FAIL|TIMEOUT|ERROR|UNEXPECTEDPASS) |^[^ :]+\.c:[0-9]+:[EF]:|^!! ' "$log" |
+            sed -E 's/\x1b\[[0-9;]*m//g' | awk '!seen[$0]++' | head -n 24)
+    fi
     # lines a stage wants in the summary ("container-stage: ...", ...)
     while IFS= read -r l; do notes+=("$l"); done < <(grep -E '^(container-stage|fresh-root-(run|test)|fresh-root-stage): ' "$log")
     rm -f "$log"

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ts_api.h"
+#include "ts_gzip.h"
 
 ts_cat_status ts_cat_build(ts_cat *cat)
 {
@@ -38,6 +39,38 @@ ts_cat_status ts_cat_build(ts_cat *cat)
     return TS_CAT_OK;
 }
 
+ts_static_status ts_cat_add_file(ts_cat *cat, const char *path,
+                                 const char *fs_path)
+{
+    ts_static_file f;
+
+    if (cat->n >= TS_CAT_MAX)
+        return TS_STATIC_NOMEM;
+    ts_static_status st = ts_static_load_file(fs_path, &f);
+    if (st != TS_STATIC_OK)
+        return st;
+
+    ts_cat_entry *e = &cat->e[cat->n];
+    memset(e, 0, sizeof *e);
+    e->path = path;
+    e->body = f.data; /* now ours */
+    e->len = f.len;
+    e->content_type = f.content_type;
+    e->file = 1;
+    /* By content, not size and mtime: replicas built from the same
+     * document agree. */
+    ts_etag_of(e->body, e->len, e->etag);
+    size_t el = strlen(e->etag);
+    /* A failed compression only costs the coding: identity is served. */
+    if (ts_gzip_worth(e->content_type, e->len)
+        && ts_gzip_compress(e->body, e->len, &e->gz, &e->gzlen) == 0) {
+        memcpy(e->etag_gz, e->etag, el - 1);
+        memcpy(e->etag_gz + el - 1, "-gz\"", 5);
+    }
+    cat->n++;
+    return TS_STATIC_OK;
+}
+
 const ts_cat_entry *ts_cat_find(const ts_cat *cat, const char *path)
 {
     for (size_t i = 0; i < cat->n; i++)
@@ -48,7 +81,9 @@ const ts_cat_entry *ts_cat_find(const ts_cat *cat, const char *path)
 
 void ts_cat_free(ts_cat *cat)
 {
-    for (size_t i = 0; i < cat->n; i++)
+    for (size_t i = 0; i < cat->n; i++) {
         free(cat->e[i].body);
+        free(cat->e[i].gz);
+    }
     memset(cat, 0, sizeof *cat);
 }

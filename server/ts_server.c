@@ -104,9 +104,11 @@ struct ts_server {
     char url[96];
     size_t r_livez, r_readyz, r_metrics, r_static, r_other, r_mhd;
     ts_cat cat;              /* catalogue answers, read-only once started */
-    struct MHD_Response *cat_ok[TS_CAT_MAX];  /* 200 of cat.e[i], NULL: build per request */
-    struct MHD_Response *cat_304[TS_CAT_MAX]; /* 304 of cat.e[i] */
+    /* [i][gz][nm]: the 200 (nm 0) and 304 (nm 1) of cat.e[i], identity
+     * (gz 0) or gzip (gz 1); NULL: built per request. */
+    struct MHD_Response *cat_resp[TS_CAT_MAX][2][2];
     size_t cat_route[TS_CAT_MAX];             /* metrics route of cat.e[i] */
+    ts_static_status openapi_st;  /* how reading cfg.openapi at start went */
     ts_memo *memo;           /* recent estimate answers; NULL: off */
 };
 
@@ -417,18 +419,21 @@ static enum MHD_Result serve_file(ts_server *s, struct MHD_Connection *c,
 
 /* Catalogue entry e as a reply: the 200, or the 304 for a matching
  * If-None-Match (RFC 9110 15.4.5: the same validator and caching
- * headers, no body).  The body is the cache's: MHD only reads it. */
-static reply cat_reply(const ts_cat_entry *e, bool not_modified)
+ * headers, no body), in the identity or (gz, where e has one) the gzip
+ * coding.  The body is the cache's: MHD only reads it. */
+static reply cat_reply(const ts_cat_entry *e, bool not_modified, bool gz)
 {
     reply r = {
         .status = not_modified ? MHD_HTTP_NOT_MODIFIED : MHD_HTTP_OK,
         .content_type = not_modified ? NULL : e->content_type,
-        .body = not_modified ? NULL : e->body,
-        .len = not_modified ? 0 : e->len,
+        .body = not_modified ? NULL : gz ? e->gz : e->body,
+        .len = not_modified ? 0 : gz ? e->gzlen : e->len,
         .mode = MHD_RESPMEM_PERSISTENT,
         /* Stored, but revalidated: a new build may change them. */
         .cache_control = "no-cache",
-        .etag = e->etag,
+        .etag = gz ? e->etag_gz : e->etag,
+        .encoding = gz ? "gzip" : NULL,
+        .vary = e->gz != NULL ? MHD_HTTP_HEADER_ACCEPT_ENCODING : NULL,
     };
     return r;
 }
@@ -439,18 +444,23 @@ static enum MHD_Result serve_catalogue(ts_server *s, struct MHD_Connection *c,
     const ts_cat_entry *e = &s->cat.e[i];
     const char *inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
                                                   MHD_HTTP_HEADER_IF_NONE_MATCH);
-    bool nm = ts_etag_match(inm, e->etag);
-    struct MHD_Response *resp = nm ? s->cat_304[i] : s->cat_ok[i];
+    bool gz = e->gz != NULL
+              && ts_gzip_accepted(MHD_lookup_connection_value(
+                     c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING));
+    /* Each coding is matched against its own validator. */
+    bool nm = ts_etag_match(inm, gz ? e->etag_gz : e->etag);
+    struct MHD_Response *resp = s->cat_resp[i][gz][nm];
 
     rq->route = s->cat_route[i];
     if (resp == NULL || atomic_load(&s->draining)) {
         /* Draining adds "Connection: close": a response of its own. */
-        reply r = cat_reply(e, nm);
+        reply r = cat_reply(e, nm, gz);
         return queue(s, c, rq, &r);
     }
     if (MHD_queue_response(c, nm ? MHD_HTTP_NOT_MODIFIED : MHD_HTTP_OK, resp) != MHD_YES)
         return MHD_NO;
-    answered(rq, nm ? MHD_HTTP_NOT_MODIFIED : MHD_HTTP_OK, nm ? 0 : e->len);
+    answered(rq, nm ? MHD_HTTP_NOT_MODIFIED : MHD_HTTP_OK,
+             nm ? 0 : gz ? e->gzlen : e->len);
     return MHD_YES;
 }
 
@@ -492,10 +502,16 @@ static enum MHD_Result route_static(ts_server *s, struct MHD_Connection *c,
 {
     ts_static_file f;
     ts_static_status st;
-    if (strcmp(url, "/openapi.json") == 0)
-        st = ts_static_load_file(s->cfg.openapi, &f);
-    else
+    if (strcmp(url, "/openapi.json") == 0) {
+        /* Read at start (ts_cat_add_file); what went wrong then, now. */
+        const ts_cat_entry *e = ts_cat_find(&s->cat, url);
+        if (e != NULL && is_get(method))
+            return serve_catalogue(s, c, rq, (size_t)(e - s->cat.e));
+        memset(&f, 0, sizeof f);
+        st = e != NULL ? TS_STATIC_OK : s->openapi_st;
+    } else {
         st = ts_static_load(s->web_root, url, &f);
+    }
     if (!is_get(method)) {
         /* Existing resource, wrong verb: 405; otherwise plain 404. */
         free(f.data);
@@ -965,12 +981,11 @@ static void server_free(ts_server *s)
 {
     if (s == NULL)
         return;
-    for (size_t i = 0; i < TS_CAT_MAX; i++) {
-        if (s->cat_ok[i] != NULL)
-            MHD_destroy_response(s->cat_ok[i]);
-        if (s->cat_304[i] != NULL)
-            MHD_destroy_response(s->cat_304[i]);
-    }
+    for (size_t i = 0; i < TS_CAT_MAX; i++)
+        for (size_t gz = 0; gz < 2; gz++)
+            for (size_t nm = 0; nm < 2; nm++)
+                if (s->cat_resp[i][gz][nm] != NULL)
+                    MHD_destroy_response(s->cat_resp[i][gz][nm]);
     ts_memo_free(s->memo);
     ts_cat_free(&s->cat);
     ts_guard_free(s->guard);
@@ -1019,20 +1034,34 @@ ts_server_status ts_server_start(const ts_config *cfg, ts_server **out,
         snprintf(err, TS_SERVER_ERR_LEN, "out of memory");
         return TS_SERVER_ENOMEM;
     }
+    s->openapi_st = ts_cat_add_file(&s->cat, "/openapi.json", cfg->openapi);
+    if (s->openapi_st == TS_STATIC_NOMEM) {
+        server_free(s);
+        snprintf(err, TS_SERVER_ERR_LEN, "out of memory");
+        return TS_SERVER_ENOMEM;
+    }
+    if (s->openapi_st != TS_STATIC_OK)
+        fprintf(stderr,
+                "trainsize-server: OpenAPI document '%s' %s; GET /openapi.json "
+                "will answer %s\n", cfg->openapi,
+                s->openapi_st == TS_STATIC_TOOBIG ? "is too large" : "not found",
+                s->openapi_st == TS_STATIC_TOOBIG ? "500" : "404");
     for (size_t i = 0; i < s->cat.n; i++) {
+        const ts_cat_entry *e = &s->cat.e[i];
+        s->cat_route[i] = e->file ? s->r_static
+                                  : ts_metrics_route(s->metrics, e->path);
         /* Left NULL when MHD has no memory: built per request then. */
-        reply ok = cat_reply(&s->cat.e[i], false), nm = cat_reply(&s->cat.e[i], true);
-        s->cat_route[i] = ts_metrics_route(s->metrics, s->cat.e[i].path);
-        s->cat_ok[i] = MHD_create_response_from_buffer(ok.len, ok.body, ok.mode);
-        s->cat_304[i] = MHD_create_response_from_buffer(0, NULL, nm.mode);
-        if (s->cat_ok[i] != NULL && !add_headers(s, s->cat_ok[i], &ok)) {
-            MHD_destroy_response(s->cat_ok[i]);
-            s->cat_ok[i] = NULL;
-        }
-        if (s->cat_304[i] != NULL && !add_headers(s, s->cat_304[i], &nm)) {
-            MHD_destroy_response(s->cat_304[i]);
-            s->cat_304[i] = NULL;
-        }
+        for (size_t gz = 0; gz < (e->gz != NULL ? 2u : 1u); gz++)
+            for (size_t nm = 0; nm < 2; nm++) {
+                reply r = cat_reply(e, nm, gz);
+                struct MHD_Response *resp =
+                    MHD_create_response_from_buffer(r.len, r.body, r.mode);
+                if (resp != NULL && !add_headers(s, resp, &r)) {
+                    MHD_destroy_response(resp);
+                    resp = NULL;
+                }
+                s->cat_resp[i][gz][nm] = resp;
+            }
     }
 
     /* With 3/4 of the connection slots taken, a request still arriving

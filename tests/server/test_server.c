@@ -348,7 +348,7 @@ END_TEST
  * server's code). */
 static char *gunzip(const char *in, size_t n, size_t *outn)
 {
-    size_t cap = 4 * n + 65536;
+    size_t cap = 64 * n + 65536; /* JSON schemas deflate ~15:1 */
     char *out = malloc(cap);
     z_stream z;
 
@@ -492,22 +492,134 @@ START_TEST(test_static_names)
 }
 END_TEST
 
+/* GET /openapi.json: the document's bytes, read once at start (server/
+ * ts_cat.c) and served like a catalogue: content ETag, no-cache, 304s,
+ * and a gzip coding made at start with its own validator. */
 START_TEST(test_openapi)
 {
-    size_t flen = 0;
+    size_t flen = 0, glen = 0;
     char *file = th_read_src("api/openapi.json", &flen);
-    th_resp r = get("/openapi.json");
-    if (file == NULL) {
-        assert_problem(&r, 404, NULL);
-    } else {
-        ck_assert_int_eq(r.status, 200);
-        char ct[64];
-        ck_assert(th_header(&r, "Content-Type", ct, sizeof ct));
-        ck_assert_str_eq(ct, "application/json");
-        ck_assert_uint_eq(r.len, flen);
-        free(file);
-    }
+    char v[128], etag[128], etag_gz[128], hdr[256];
+    th_resp r;
+    th_req rq = {.path = "/openapi.json"};
+
+    ck_assert_ptr_nonnull(file);
+    th_http(PORT, &rq, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert(th_header(&r, "Content-Type", v, sizeof v));
+    ck_assert_str_eq(v, "application/json");
+    ck_assert(th_header(&r, "Cache-Control", v, sizeof v));
+    ck_assert_str_eq(v, "no-cache");
+    ck_assert(th_header(&r, "Vary", v, sizeof v));
+    ck_assert_str_eq(v, "Accept-Encoding");
+    ck_assert(!th_header(&r, "Content-Encoding", v, sizeof v));
+    ck_assert_uint_eq(r.len, flen);
+    ck_assert(memcmp(r.body, file, flen) == 0);
+    ck_assert(th_header(&r, "ETag", etag, sizeof etag));
+    assert_nosniff(&r);
     th_resp_free(&r);
+
+    rq.header = "Accept-Encoding: gzip";
+    th_http(PORT, &rq, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert(th_header(&r, "Content-Encoding", v, sizeof v));
+    ck_assert_str_eq(v, "gzip");
+    ck_assert(r.len < flen / 4); /* the document is mostly repeated keys */
+    {
+        char *plain = gunzip(r.body, r.len, &glen);
+        ck_assert_uint_eq(glen, flen);
+        ck_assert(memcmp(plain, file, flen) == 0);
+        free(plain);
+    }
+    ck_assert(th_header(&r, "ETag", etag_gz, sizeof etag_gz));
+    ck_assert_str_ne(etag_gz, etag);
+    ck_assert_ptr_nonnull(strstr(etag_gz, "-gz\""));
+    th_resp_free(&r);
+
+    /* Each coding revalidates against its own tag only. */
+    snprintf(hdr, sizeof hdr, "If-None-Match: %s", etag);
+    rq.header = hdr;
+    th_http(PORT, &rq, &r);
+    ck_assert_int_eq(r.status, 304);
+    ck_assert_uint_eq(r.len, 0);
+    ck_assert(th_header(&r, "ETag", v, sizeof v));
+    ck_assert_str_eq(v, etag);
+    th_resp_free(&r);
+    snprintf(hdr, sizeof hdr, "If-None-Match: %s", etag_gz);
+    th_http(PORT, &rq, &r);
+    ck_assert_int_eq(r.status, 200); /* identity asked, gzip tag given */
+    ck_assert_uint_eq(r.len, flen);
+    th_resp_free(&r);
+
+    /* The bytes are the document's, whatever answered them. */
+    {
+        json_t *j = th_json_parse(file, flen);
+        ck_assert(json_is_string(json_object_get(j, "openapi")));
+        json_decref(j);
+    }
+
+    rq = (th_req){.method = "POST", .path = "/openapi.json",
+                  .content_type = "application/json", .body = "{}", .body_len = 2};
+    th_http(PORT, &rq, &r);
+    assert_problem(&r, 405, NULL);
+    ck_assert(th_header(&r, "Allow", v, sizeof v));
+    ck_assert_str_eq(v, "GET, HEAD");
+    th_resp_free(&r);
+    free(file);
+}
+END_TEST
+
+/* The document is read when the server starts: changing the file later
+ * changes nothing served; a missing file answers 404 and one over the
+ * static cap the file-too-large problem, both for as long as it runs. */
+START_TEST(test_openapi_at_start)
+{
+    char dir[] = "/tmp/ts-openapi-XXXXXX";
+    char path[64], cmd[128];
+    th_server s;
+    th_resp r;
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/doc.json", dir);
+    th_write_file(dir, "doc.json", "{\"openapi\":\"3.1.0\",\"v\":1}");
+    {
+        const char *const args[] = {"--openapi", path, NULL};
+        ck_assert_int_eq(th_start(&s, args), 0);
+    }
+    th_write_file(dir, "doc.json", "{\"openapi\":\"3.1.0\",\"v\":2222}");
+    r = th_get(s.port, "/openapi.json");
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "{\"openapi\":\"3.1.0\",\"v\":1}");
+    th_resp_free(&r);
+    ck_assert_int_eq(th_stop(&s, 20000), 0);
+
+    ck_assert_int_eq(unlink(path), 0);
+    {
+        const char *const args[] = {"--openapi", path, NULL};
+        ck_assert_int_eq(th_start(&s, args), 0);
+    }
+    th_write_file(dir, "doc.json", "{}"); /* too late */
+    r = th_get(s.port, "/openapi.json");
+    assert_problem(&r, 404, NULL);
+    th_resp_free(&r);
+    ck_assert_int_eq(th_stop(&s, 20000), 0);
+
+    /* One byte over TS_STATIC_FILE_MAX (4 MiB), as a sparse file. */
+    {
+        FILE *f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(ftruncate(fileno(f), 4 * 1024 * 1024 + 1), 0);
+        fclose(f);
+        const char *const args[] = {"--openapi", path, NULL};
+        ck_assert_int_eq(th_start(&s, args), 0);
+    }
+    r = th_get(s.port, "/openapi.json");
+    assert_problem(&r, 500, NULL);
+    ck_assert_ptr_nonnull(strstr(r.body, "file-too-large"));
+    th_resp_free(&r);
+    ck_assert_int_eq(th_stop(&s, 20000), 0);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
@@ -998,6 +1110,7 @@ static Suite *server_suite(void)
     tcase_add_test(life, test_answer_cache_sizes);
     tcase_add_test(life, test_cli_flags);
     tcase_add_test(life, test_static_names);
+    tcase_add_test(life, test_openapi_at_start);
     suite_add_tcase(s, life);
     return s;
 }
