@@ -34,6 +34,15 @@ case "$node_v" in
         exit 1 ;;
 esac
 echo "test.sh: node $node_v ($(command -v node))"
+# The pinned npm tools of the checks, fetched now (retried) rather than
+# inside a test's time limit; a no-op when already installed.
+t_npm=$(date +%s)
+for d in tests/deploy tests/web tests/openapi; do
+    flags=
+    [ "$d" = tests/openapi ] && flags=--ignore-scripts
+    sh scripts/npm-ci.sh "$d" $flags || { echo "deps: npm packages of $d not installed"; exit 1; }
+done
+echo "test.sh: npm test packages ready ($(( $(date +%s) - t_npm )) s)"
 
 B=${BUILD_ROOT:-$root/build}
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}

@@ -25,11 +25,8 @@ if ! node -e 'const [a, b] = process.versions.node.split(".").map(Number);
     echo "run.sh: Node.js >= 20.19 is needed, found $(node --version 2>/dev/null || echo none)" >&2
     exit 2
 fi
-# Reinstall when the lock file changed since the last install.
-if ! cmp -s "$here/package-lock.json" "$here/node_modules/.package-lock.json.installed" 2>/dev/null; then
-    (cd "$here" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error)
-    cp "$here/package-lock.json" "$here/node_modules/.package-lock.json.installed"
-fi
+# Reinstalled when the lock file changed since the last install.
+sh "$here/../../scripts/npm-ci.sh" "$here" --ignore-scripts
 export REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true NO_UPDATE_NOTIFIER=1
 cd "$here"
 exec timeout 180 node contract.mjs "$server"

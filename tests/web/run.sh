@@ -15,8 +15,6 @@ if [ ! -x /usr/bin/chromium ]; then
     echo "run.sh: /usr/bin/chromium is missing (apt-get install chromium)" >&2
     exit 2
 fi
-if [ ! -d "$here/node_modules/playwright-core" ] || [ ! -d "$here/node_modules/axe-core" ]; then
-    (cd "$here" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
-fi
+sh "$here/../../scripts/npm-ci.sh" "$here"
 cd "$here"
 exec timeout 120 node e2e.mjs "$server"
