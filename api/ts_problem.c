@@ -52,7 +52,7 @@ static const ts_api_problem_type ts_problem_types[] = {
     { "non-finite-result", 422, "Result not representable" },
     { "no-fit", 422, "Nothing fits" },
     { "internal-error", 500, "Internal error" },
-    { "file-too-large", 500, "Internal error" },
+    { "file-too-large", 500, "File too large to serve" },
     { "unsupported-transfer-coding", 501, "Unsupported transfer coding" },
     { "out-of-memory", 503, "Out of memory" },
 };

@@ -616,6 +616,7 @@ START_TEST(test_openapi_at_start)
     r = th_get(s.port, "/openapi.json");
     assert_problem(&r, 500, NULL);
     ck_assert_ptr_nonnull(strstr(r.body, "file-too-large"));
+    ck_assert_ptr_nonnull(strstr(r.body, "\"title\":\"File too large to serve\""));
     th_resp_free(&r);
     ck_assert_int_eq(th_stop(&s, 20000), 0);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
