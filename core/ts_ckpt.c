@@ -216,21 +216,15 @@ ts_status ts_ckpt_eval(const ts_run *run, const ts_memory *mem, ts_ckpt *out,
 ts_status ts_ckpt_estimate(const ts_run *r, ts_ckpt *out, ts_error *err)
 {
     ts_run run;
-    ts_params p;
-    ts_memory mem;
     ts_status st;
 
     if (r == NULL || out == NULL)
         return ts_error_set(err, TS_EINVAL, "", "null argument");
     *out = (ts_ckpt){ 0 };
-    run = *r;
+    run = *r; /* resolve a private copy: the caller's run is const */
     if ((st = ts_run_resolve(&run, err)) != TS_OK)
         return st;
-    /* The bytes-per-parameter table lives in the memory estimate. */
-    ts_model_count(&run.model, &p);
-    if ((st = ts_memory_eval(&run, &p, &mem, err)) != TS_OK)
-        return st;
-    return ts_ckpt_eval(&run, &mem, out, err);
+    return ts_ckpt_resolved(&run, out, err);
 }
 
 ts_status ts_ckpt_resolved(const ts_run *r, ts_ckpt *out, ts_error *err)
@@ -244,6 +238,7 @@ ts_status ts_ckpt_resolved(const ts_run *r, ts_ckpt *out, ts_error *err)
     *out = (ts_ckpt){ 0 };
     if ((st = ts_run_resolved_ok(r, err)) != TS_OK)
         return st;
+    /* The bytes-per-parameter table lives in the memory estimate. */
     ts_model_count(&r->model, &p);
     if ((st = ts_memory_eval(r, &p, &mem, err)) != TS_OK)
         return st;

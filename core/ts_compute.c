@@ -173,7 +173,6 @@ ts_status ts_compute_eval(const ts_run *run, const ts_params *p, ts_compute *out
 ts_status ts_compute_estimate(const ts_run *r, ts_compute *out, ts_error *err)
 {
     ts_run run;
-    ts_params p;
     ts_status st;
 
     if (r == NULL || out == NULL)
@@ -182,8 +181,7 @@ ts_status ts_compute_estimate(const ts_run *r, ts_compute *out, ts_error *err)
     run = *r; /* resolve a private copy: the caller's run is const */
     if ((st = ts_run_resolve(&run, err)) != TS_OK)
         return st;
-    ts_model_count(&run.model, &p);
-    return ts_compute_eval(&run, &p, out, err);
+    return ts_compute_resolved(&run, out, err);
 }
 
 ts_status ts_compute_resolved(const ts_run *r, ts_compute *out, ts_error *err)

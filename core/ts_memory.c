@@ -829,7 +829,6 @@ ts_status ts_memory_eval(const ts_run *run, const ts_params *p, ts_memory *out,
 ts_status ts_memory_estimate(const ts_run *r, ts_memory *out, ts_error *err)
 {
     ts_run run;
-    ts_params p;
     ts_status st;
 
     if (r == NULL || out == NULL)
@@ -839,8 +838,7 @@ ts_status ts_memory_estimate(const ts_run *r, ts_memory *out, ts_error *err)
         ts_mem_clear(out);
         return st;
     }
-    ts_model_count(&run.model, &p);
-    return ts_memory_eval(&run, &p, out, err);
+    return ts_memory_resolved(&run, out, err);
 }
 
 ts_status ts_memory_resolved(const ts_run *r, ts_memory *out, ts_error *err)
