@@ -22,6 +22,7 @@
 #define TS_SOLVE_GPUS_MAX (INT64_C(1) << 20) /* = resolve's gpus limit */
 #define TS_SOLVE_GB_MAX   (INT64_C(1) << 40) /* = resolve's global_batch limit */
 #define TS_SOLVE_SWEEP_TOP 1024
+#define TS_SOLVE_GIB 1073741824.0 /* 2^30: fit reasons speak GiB, as the answers do */
 
 /* ---- largest micro-batch ------------------------------------------ */
 
@@ -159,7 +160,9 @@ ts_status ts_fit_max_micro_batch(const ts_run *r, int64_t limit, int64_t *mb,
         if (mem != NULL)
             *mem = c.mem;
         return ts_error_set(err, TS_ENOFIT, "micro_batch",
-                            "micro_batch 1 needs %.4g bytes per GPU, the GPU has %.4g",
+                            "micro_batch 1 needs %.1f GiB per GPU, the GPU has %.1f GiB "
+                            "(%.4g and %.4g bytes)",
+                            c.mem.total.value / TS_SOLVE_GIB, c.mem.hbm_bytes / TS_SOLVE_GIB,
                             c.mem.total.value, c.mem.hbm_bytes);
     }
     if (fixed_gb)
@@ -262,8 +265,10 @@ ts_status ts_fit_min_gpus(const ts_run *r, int64_t max_gpus, int64_t *dp,
         if (mem != NULL)
             *mem = c.mem;
         return ts_error_set(err, TS_ENOFIT, "gpus",
-                            "does not fit on %lld GPUs: %.4g bytes per GPU, the GPU has %.4g",
-                            (long long)(kmax * ep * mp), c.mem.total.value, c.mem.hbm_bytes);
+                            "does not fit on %lld GPUs: %.1f GiB per GPU, the GPU has %.1f GiB "
+                            "(%.4g and %.4g bytes)",
+                            (long long)(kmax * ep * mp), c.mem.total.value / TS_SOLVE_GIB,
+                            c.mem.hbm_bytes / TS_SOLVE_GIB, c.mem.total.value, c.mem.hbm_bytes);
     }
     /* Smallest k whose derived-batch memory fits: kmax fits, lo - 1 not. */
     lo = 1;

@@ -7,6 +7,7 @@
  * relative (exact products of small numbers, summation order only).
  */
 #include <check.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +134,15 @@ START_TEST(test_max_mb_errors)
     ck_assert_str_eq(err.field, "micro_batch");
     ck_assert_int_eq(mb, 0);
     ck_assert(!m.fits && m.total.value > m.hbm_bytes); /* memory of micro-batch 1 */
+    {
+        /* The reason speaks GiB like the answers: the H100's 81559 MiB
+         * (nvidia-smi) are 79.6 GiB. */
+        char want[96];
+        ck_assert_double_eq_tol(m.hbm_bytes, 81559.0 * 1048576.0, 1e6);
+        snprintf(want, sizeof want, "needs %.1f GiB per GPU, the GPU has 79.6 GiB",
+                 m.total.value / 1073741824.0);
+        ck_assert_msg(strstr(err.text, want) != NULL, "%s", err.text);
+    }
 
     llama7b_run(&r);
     ck_assert_int_eq(ts_fit_max_micro_batch(&r, 0, &mb, NULL, &err), TS_EINVAL);
@@ -257,6 +267,9 @@ START_TEST(test_min_gpus_errors)
     ck_assert_str_eq(err.field, "gpus");
     ck_assert(dp == 0 && gpus == 0);
     ck_assert(!m.fits);
+    ck_assert_msg(strstr(err.text, "does not fit on 8 GPUs: ") != NULL
+                  && strstr(err.text, " GiB per GPU, the GPU has 79.6 GiB (") != NULL,
+                  "%s", err.text);
     /* ZeRO-0 never shards: 1.05 * 16 * 70e9 per GPU whatever dp. */
     r.zero = 0;
     ck_assert_int_eq(ts_fit_min_gpus(&r, 65536, &dp, &gpus, NULL, &err), TS_ENOFIT);
