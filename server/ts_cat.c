@@ -60,13 +60,10 @@ ts_static_status ts_cat_add_file(ts_cat *cat, const char *path,
     /* By content, not size and mtime: replicas built from the same
      * document agree. */
     ts_etag_of(e->body, e->len, e->etag);
-    size_t el = strlen(e->etag);
-    /* A failed compression only costs the coding: identity is served. */
+    /* A failed compression leaves e->gz NULL: identity only is served. */
     if (ts_gzip_worth(e->content_type, e->len)
-        && ts_gzip_compress(e->body, e->len, &e->gz, &e->gzlen) == 0) {
-        memcpy(e->etag_gz, e->etag, el - 1);
-        memcpy(e->etag_gz + el - 1, "-gz\"", 5);
-    }
+        && ts_etag_gz(e->etag, e->etag_gz, sizeof e->etag_gz))
+        (void)ts_gzip_compress(e->body, e->len, &e->gz, &e->gzlen);
     cat->n++;
     return TS_STATIC_OK;
 }

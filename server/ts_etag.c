@@ -54,6 +54,17 @@ bool ts_etag_match(const char *inm, const char *etag)
     return false;
 }
 
+bool ts_etag_gz(const char *etag, char *out, size_t cap)
+{
+    size_t el = strlen(etag);
+
+    if (el < 2 || etag[el - 1] != '"' || el + 3 >= cap)
+        return false;
+    memmove(out, etag, el - 1);
+    memcpy(out + el - 1, "-gz\"", 5);
+    return true;
+}
+
 void ts_etag_of(const void *data, size_t len, char out[TS_ETAG_LEN])
 {
     const unsigned char *b = data;

@@ -24,4 +24,11 @@ bool ts_etag_match(const char *if_none_match, const char *etag);
  * always give the same tag, so restarts and replicas agree. */
 void ts_etag_of(const void *data, size_t len, char out[TS_ETAG_LEN]);
 
+/* The tag of a representation's gzip coding: etag (a quoted tag) with
+ * "-gz" before its closing quote, into out[cap] (out may be etag).  Each
+ * coding needs a strong validator of its own (RFC 9110 section 8.8.3.3).
+ * false, out untouched, when etag is not quoted or the result does not
+ * fit. */
+bool ts_etag_gz(const char *etag, char *out, size_t cap);
+
 #endif /* TS_ETAG_H */

@@ -377,20 +377,19 @@ static enum MHD_Result serve_file(ts_server *s, struct MHD_Connection *c,
     const char *enc = NULL, *vary = NULL;
 
     if (ts_gzip_worth(f->content_type, f->len)) {
-        char *gz;
-        size_t gzn, el = strlen(f->etag);
+        char *gz, etag_gz[sizeof f->etag];
+        size_t gzn;
 
         vary = MHD_HTTP_HEADER_ACCEPT_ENCODING;
         if (ts_gzip_accepted(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
                                                          MHD_HTTP_HEADER_ACCEPT_ENCODING)) &&
-            el >= 2 && el + 3 < sizeof f->etag &&
+            ts_etag_gz(f->etag, etag_gz, sizeof etag_gz) &&
             ts_gzip_compress(f->data, f->len, &gz, &gzn) == 0) {
             free(f->data);
             f->data = gz;
             f->len = gzn;
             enc = "gzip";
-            /* Each representation its own strong validator. */
-            memcpy(f->etag + el - 1, "-gz\"", 5);
+            memcpy(f->etag, etag_gz, sizeof etag_gz);
         }
     }
     reply r = {

@@ -90,6 +90,28 @@ START_TEST(test_cat_build)
 }
 END_TEST
 
+/* The gzip coding's tag: "-gz" inside the quotes, in place or copied;
+ * refused (out untouched) unquoted or when it would not fit. */
+START_TEST(test_etag_gz)
+{
+    char out[16] = "untouched";
+    char in_place[16] = "\"1f-abc\"";
+
+    ck_assert(ts_etag_gz("\"1f-abc\"", out, sizeof out));
+    ck_assert_str_eq(out, "\"1f-abc-gz\"");
+    ck_assert(ts_etag_gz(in_place, in_place, sizeof in_place));
+    ck_assert_str_eq(in_place, "\"1f-abc-gz\"");
+    strcpy(out, "untouched");
+    ck_assert(!ts_etag_gz("abc", out, sizeof out));
+    ck_assert(!ts_etag_gz("\"", out, sizeof out));
+    /* 12 + 3 = 15 bytes and the NUL: 16 fits, 15 does not. */
+    ck_assert(!ts_etag_gz("\"0123456789\"", out, 15));
+    ck_assert_str_eq(out, "untouched");
+    ck_assert(ts_etag_gz("\"0123456789\"", out, 16));
+    ck_assert_str_eq(out, "\"0123456789-gz\"");
+}
+END_TEST
+
 static Suite *etag_suite(void)
 {
     Suite *s = suite_create("etag");
@@ -98,6 +120,7 @@ static Suite *etag_suite(void)
     tcase_add_test(t, test_match_forms);
     tcase_add_test(t, test_tag_of);
     tcase_add_test(t, test_cat_build);
+    tcase_add_test(t, test_etag_gz);
     suite_add_tcase(s, t);
     return s;
 }
