@@ -59,23 +59,27 @@ static json_t *parse(const th_resp *r)
     return th_json_parse(r->body, r->len);
 }
 
+/* Header name is present with exactly the value want. */
+static void assert_header(const th_resp *r, const char *name, const char *want)
+{
+    char v[256];
+    ck_assert_msg(th_header(r, name, v, sizeof v), "no %s header", name);
+    ck_assert_msg(strcmp(v, want) == 0, "%s: %s, want %s", name, v, want);
+}
+
 /* Every answer carries nosniff, whatever the route. */
 static void assert_nosniff(const th_resp *r)
 {
-    char v[64];
-    ck_assert(th_header(r, "X-Content-Type-Options", v, sizeof v));
-    ck_assert_str_eq(v, "nosniff");
+    assert_header(r, "X-Content-Type-Options", "nosniff");
 }
 
 /* A problem+json error: status, content type, body status, and the
  * field pointer or a word the detail must mention. */
 static void assert_problem(th_resp *r, long status, const char *field)
 {
-    char ct[128];
     ck_assert_msg(r->status == status, "status %ld, want %ld: %.300s",
                   r->status, status, r->body);
-    ck_assert(th_header(r, "Content-Type", ct, sizeof ct));
-    ck_assert_str_eq(ct, "application/problem+json");
+    assert_header(r, "Content-Type", "application/problem+json");
     assert_nosniff(r);
     json_t *j = parse(r);
     ck_assert_int_eq((long)th_json_num(j, "status"), status);
@@ -144,9 +148,7 @@ static json_t *estimate(const char *path, const char *section)
 {
     th_resp r = post(path, preset_body);
     ck_assert_msg(r.status == 200, "%s: %ld %.300s", path, r.status, r.body);
-    char ct[128];
-    ck_assert(th_header(&r, "Content-Type", ct, sizeof ct));
-    ck_assert_str_eq(ct, "application/json");
+    assert_header(&r, "Content-Type", "application/json");
     assert_nosniff(&r);
     json_t *j = parse(&r);
     json_t *in = json_object_get(j, "inputs");
@@ -232,12 +234,10 @@ END_TEST
 START_TEST(test_ops)
 {
     /* text/plain, one word (api/openapi.json /livez, /readyz). */
-    char ct[64];
     th_resp r = get("/livez");
     ck_assert_int_eq(r.status, 200);
     ck_assert_str_eq(r.body, "ok\n");
-    ck_assert(th_header(&r, "Content-Type", ct, sizeof ct));
-    ck_assert_str_eq(ct, "text/plain; charset=utf-8");
+    assert_header(&r, "Content-Type", "text/plain; charset=utf-8");
     assert_nosniff(&r);
     th_resp_free(&r);
 
@@ -251,9 +251,7 @@ START_TEST(test_ops)
     th_http(PORT, &rq, &r);
     ck_assert_int_eq(r.status, 200);
     ck_assert_uint_eq(r.len, 0);
-    char cl[32];
-    ck_assert(th_header(&r, "Content-Length", cl, sizeof cl));
-    ck_assert_str_eq(cl, "3");
+    assert_header(&r, "Content-Length", "3");
     th_resp_free(&r);
 }
 END_TEST
@@ -277,9 +275,7 @@ START_TEST(test_metrics)
     ck_assert_ptr_nonnull(h);
     th_resp a = get_on(h, "/metrics");
     ck_assert_int_eq(a.status, 200);
-    char ct[128];
-    ck_assert(th_header(&a, "Content-Type", ct, sizeof ct));
-    ck_assert_str_eq(ct, "text/plain; version=0.0.4; charset=utf-8");
+    assert_header(&a, "Content-Type", "text/plain; version=0.0.4; charset=utf-8");
     for (int i = 0; i < 3; i++) {
         th_resp g = get_on(h, "/v1/gpus");
         ck_assert_int_eq(g.status, 200);
@@ -321,11 +317,8 @@ START_TEST(test_static_index)
         return;
     }
     ck_assert_int_eq(r.status, 200);
-    char v[128];
-    ck_assert(th_header(&r, "Content-Type", v, sizeof v));
-    ck_assert_str_eq(v, "text/html; charset=utf-8");
-    ck_assert(th_header(&r, "Cache-Control", v, sizeof v));
-    ck_assert_str_eq(v, "no-cache");
+    assert_header(&r, "Content-Type", "text/html; charset=utf-8");
+    assert_header(&r, "Cache-Control", "no-cache");
     assert_nosniff(&r);
     ck_assert_uint_eq(r.len, flen);
     ck_assert(memcmp(r.body, file, flen) == 0);
@@ -378,10 +371,8 @@ START_TEST(test_static_gzip)
     ck_assert_ptr_nonnull(file);
     th_http(PORT, &rq, &r);
     ck_assert_int_eq(r.status, 200);
-    ck_assert(th_header(&r, "Content-Encoding", v, sizeof v));
-    ck_assert_str_eq(v, "gzip");
-    ck_assert(th_header(&r, "Vary", v, sizeof v));
-    ck_assert_str_eq(v, "Accept-Encoding");
+    assert_header(&r, "Content-Encoding", "gzip");
+    assert_header(&r, "Vary", "Accept-Encoding");
     ck_assert(r.len < flen / 2); /* JavaScript compresses better than 2:1 */
     {
         char *plain = gunzip(r.body, r.len, &glen);
@@ -475,11 +466,9 @@ START_TEST(test_static_names)
     }
     {
         th_resp r = th_get(s.port, "/a..b.js");
-        char ct[64];
         ck_assert_msg(r.status == 200, "/a..b.js: %ld", r.status);
         ck_assert_str_eq(r.body, "let ab = 2;");
-        ck_assert(th_header(&r, "Content-Type", ct, sizeof ct));
-        ck_assert_str_eq(ct, "text/javascript; charset=utf-8");
+        assert_header(&r, "Content-Type", "text/javascript; charset=utf-8");
         th_resp_free(&r);
         r = th_get(s.port, "/sub/");
         ck_assert_int_eq(r.status, 200);
@@ -506,12 +495,9 @@ START_TEST(test_openapi)
     ck_assert_ptr_nonnull(file);
     th_http(PORT, &rq, &r);
     ck_assert_int_eq(r.status, 200);
-    ck_assert(th_header(&r, "Content-Type", v, sizeof v));
-    ck_assert_str_eq(v, "application/json");
-    ck_assert(th_header(&r, "Cache-Control", v, sizeof v));
-    ck_assert_str_eq(v, "no-cache");
-    ck_assert(th_header(&r, "Vary", v, sizeof v));
-    ck_assert_str_eq(v, "Accept-Encoding");
+    assert_header(&r, "Content-Type", "application/json");
+    assert_header(&r, "Cache-Control", "no-cache");
+    assert_header(&r, "Vary", "Accept-Encoding");
     ck_assert(!th_header(&r, "Content-Encoding", v, sizeof v));
     ck_assert_uint_eq(r.len, flen);
     ck_assert(memcmp(r.body, file, flen) == 0);
@@ -522,8 +508,7 @@ START_TEST(test_openapi)
     rq.header = "Accept-Encoding: gzip";
     th_http(PORT, &rq, &r);
     ck_assert_int_eq(r.status, 200);
-    ck_assert(th_header(&r, "Content-Encoding", v, sizeof v));
-    ck_assert_str_eq(v, "gzip");
+    assert_header(&r, "Content-Encoding", "gzip");
     ck_assert(r.len < flen / 4); /* the document is mostly repeated keys */
     {
         char *plain = gunzip(r.body, r.len, &glen);
@@ -562,8 +547,7 @@ START_TEST(test_openapi)
                   .content_type = "application/json", .body = "{}", .body_len = 2};
     th_http(PORT, &rq, &r);
     assert_problem(&r, 405, NULL);
-    ck_assert(th_header(&r, "Allow", v, sizeof v));
-    ck_assert_str_eq(v, "GET, HEAD");
+    assert_header(&r, "Allow", "GET, HEAD");
     th_resp_free(&r);
     free(file);
 }
