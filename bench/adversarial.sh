@@ -12,9 +12,12 @@
 # each body below: the maximal value of every dimension the search, the
 # solvers and the estimators loop over (max_gpus, max_micro_batch, max_tp,
 # max_pp, max_cp, max_vpp, a global batch of 6720 divisors, 2^20 layers
-# and pipeline stages, seq at its cap), on every route.  Prints, per route,
-# the bodies sent, the worst curl time_total and the body that took it,
-# then the worst of all, measured against the 1 s a request may keep a
+# and pipeline stages, seq at its cap), on every route, one at a time.
+# Prints, per route, the bodies sent, the worst curl time_total (wall) and
+# the worst server CPU time (user + system from /proc/PID/stat around the
+# request, 1/CLK_TCK resolution: what the request cost its worker, even
+# when other jobs on the machine delay the wall clock) with the body that
+# took it, then the worst of all against the 1 s a request may keep a
 # worker busy (issue 22).  Report only: the exit status says whether the
 # run worked - every request answered (an HTTP status below 500) within
 # ADV_MAX_TIME and the server alive at the end - never how fast.
@@ -58,6 +61,7 @@ plan-pp-2^19 POST /v1/plan {$TALL,"pp":524288,"dp":2}
 plan-sweep-pp-1024 POST /v1/plan {$TALL,"pp":1024,"dp":1024,"global_batch":1099511627776}
 fit-mb-hc POST /v1/fit {"model":"llama3-70b","solve":"micro_batch","max_micro_batch":1048576,"global_batch":$HC,"dp":1,"gpus":1}
 fit-mb-hc-pp-1024 POST /v1/fit {$TALL,"solve":"micro_batch","max_micro_batch":1048576,"global_batch":$HC,"pp":1024,"gpus":1024,"seq":16777216}
+fit-mb-hc-walk-pp-1024 POST /v1/fit {"layers":1024,"hidden":64,"heads":1,"vocab":64,"solve":"micro_batch","max_micro_batch":1048576,"global_batch":$HC,"pp":1024,"gpus":1024,"seq":256}
 fit-mb-derived-pp-2^20 POST /v1/fit {$TALL,"solve":"micro_batch","max_micro_batch":1048576,"pp":1048576,"gpus":1048576}
 fit-gpus-hc POST /v1/fit {"model":"llama3-8b","solve":"gpus","max_gpus":1048576,"global_batch":$HC}
 fit-gpus-hc-pp-1024 POST /v1/fit {$TALL,"solve":"gpus","max_gpus":1048576,"global_batch":$HC,"pp":1024}
@@ -70,7 +74,7 @@ search-seq-max-cp POST /v1/search {"model":"llama3-8b","seq":16777216,"max_gpus"
 search-mb-max POST /v1/search {$TALL,"max_gpus":1048576,"global_batch":1099511627776,"max_micro_batch":1048576,"pp":1,"tp":1,"cp":1}
 search-moe-ep POST /v1/search {"model":"mixtral-8x7b","max_gpus":1048576,"global_batch":$HC,"max_vpp":1048576,"max_micro_batch":1048576}
 search-experts-720720 POST /v1/search {"layers":64,"hidden":64,"heads":1,"vocab":64,"experts":720720,"top_k":1,"moe_ffn":64,"max_gpus":1048576,"global_batch":$HC}
-search-heads-720720 POST /v1/search {"layers":64,"hidden":14414400,"heads":720720,"vocab":64,"max_gpus":1048576,"max_tp":1048576,"global_batch":$HC}
+search-heads-720720 POST /v1/search {"layers":2,"hidden":720720,"heads":720720,"vocab":64,"max_gpus":1048576,"max_tp":1048576,"global_batch":$HC}
 search-fixed-gpus POST /v1/search {"model":"llama3-8b","gpus":1048576,"global_batch":$HC,"max_vpp":1048576,"max_micro_batch":1048576}
 import-max POST /v1/import {"model":"llama3-8b","megatron_args":"--num-layers 1048576 --pipeline-model-parallel-size 1048576 --position-embedding-type rope","pp":1048576,"gpus":1048576}
 EOF
@@ -78,12 +82,18 @@ EOF
 bench_start adversarial.sh "$bin" "$sthreads" "$tmp" --answer-cache 0
 echo "adversarial.sh: $url, server threads $sthreads, --answer-cache 0, curl --max-time $max_time, $runs run(s) per body"
 
+# The server's CPU time so far, in clock ticks (fields 14 and 15 of
+# /proc/PID/stat; its name field has no spaces).
+tck=$(getconf CLK_TCK 2>/dev/null || echo 100)
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null || echo 0; }
+
 rc=0
 : >"$tmp/times"
 while read -r label method path body; do
     i=0
     while [ $i -lt "$runs" ]; do
         i=$((i + 1))
+        c0=$(cpu_ticks)
         if [ "$method" = GET ]; then
             res=$(curl -sS -o "$tmp/answer" --max-time "$max_time" \
                 -w '%{http_code} %{time_total}' "$url$path" 2>"$tmp/curl") || true
@@ -93,6 +103,8 @@ while read -r label method path body; do
                 -H 'Content-Type: application/json' --data-binary @"$tmp/body" \
                 -w '%{http_code} %{time_total}' "$url$path" 2>"$tmp/curl") || true
         fi
+        c1=$(cpu_ticks)
+        cpu=$(awk -v a="$c0" -v b="$c1" -v t="$tck" 'BEGIN { printf "%.2f", (b - a) / t }')
         code=${res%% *}
         secs=${res#* }
         case "$code" in
@@ -106,24 +118,28 @@ while read -r label method path body; do
         trunc=
         grep -q '"truncated":true' "$tmp/answer" 2>/dev/null && trunc=truncated
         if [ "${ADV_VERBOSE:-0}" = 1 ]; then
-            printf '  %-26s %-16s %s %8.3f s %s\n' "$label" "$path" "$code" "$secs" "$trunc"
+            printf '  %-26s %-16s %s %8.3f s  cpu %5.2f s %s\n' "$label" "$path" "$code" "$secs" "$cpu" "$trunc"
             [ "$code" = 200 ] || printf '    %s\n' "$(head -c 200 "$tmp/answer" 2>/dev/null)"
         fi
-        printf '%s %s %s %s %s\n' "$path" "$secs" "$label" "$code" "${trunc:--}" >>"$tmp/times"
+        printf '%s %s %s %s %s %s\n' "$path" "$secs" "$label" "$code" "${trunc:--}" "$cpu" >>"$tmp/times"
     done
 done <"$tmp/bodies"
 
 echo
 awk '
     { n[$1]++; if (!($1 in w) || $2 + 0 > w[$1] + 0) { w[$1] = $2; wl[$1] = $3; wc[$1] = $4; wt[$1] = $5 }
+      if (!($1 in cw) || $6 + 0 > cw[$1] + 0) { cw[$1] = $6; cl[$1] = $3 }
       if ($2 + 0 > all + 0) { all = $2; alll = $3; allp = $1 }
+      if ($6 + 0 > call + 0) { call = $6; calll = $3 }
       if (!($1 in seen)) { seen[$1] = 1; order[++k] = $1 } }
     END {
-        printf "%-16s %6s %11s  %-26s %s\n", "route", "bodies", "worst (s)", "worst body", "status"
+        printf "%-16s %6s %10s  %-26s %-6s %9s  %s\n", "route", "bodies", "wall (s)", "worst wall body", "status", "cpu (s)", "worst cpu body"
         for (i = 1; i <= k; i++) { r = order[i]
-            printf "%-16s %6d %11.3f  %-26s %s%s\n", r, n[r], w[r], wl[r], wc[r], wt[r] == "-" ? "" : " " wt[r] }
-        printf "worst of all: %.3f s (%s, %s): %s the 1 s a request may hold a worker\n",
-               all, alll, allp, all + 0 <= 1.0 ? "within" : "OVER"
+            printf "%-16s %6d %10.3f  %-26s %-6s %9.2f  %s\n", r, n[r], w[r], wl[r],
+                   wc[r] (wt[r] == "-" ? "" : "+t"), cw[r], cl[r] }
+        printf "(+t: the answer says truncated: true)\n"
+        printf "worst of all: wall %.3f s (%s, %s), server CPU %.2f s (%s): %s the 1 s a request may hold a worker\n",
+               all, alll, allp, call, calll, call + 0 <= 1.0 ? "within" : "OVER"
     }' "$tmp/times"
 
 # Still serving after all of it.

@@ -62,31 +62,31 @@ ts_status ts_error_set(ts_error *err, ts_status code, const char *field,
 /* One request's allowance of work, shared by every loop it drives (the
  * layout search, the fit solvers, the sweep).  The core keeps no clock:
  * it counts units of work, each loop charging before it works, so the
- * count is the same on every machine and in every run.  A unit is one
- * iteration of an enumeration or trial-division loop (about 2 ns on the
- * reference machine, a 2-core VM: see docs/performance.md); an estimate
- * costs what it takes measured in such iterations (TS_COST_* below: a
- * memory estimate of 4 stages 360 ns = 200 units, a step estimate 240 ns
- * = 125 units).
- * When a charge would pass the limit it is refused, exhausted is set and
- * the caller stops: its answer is the best found so far (truncated) or,
- * where nothing partial makes sense, TS_EINVAL naming the field that made
- * the request too large.  Caller-owned, on the stack: no global state. */
+ * count is the same on every machine and in every run.  A unit is about
+ * 1 ns of one core of the reference machine (the 2-core VM of
+ * docs/performance.md), as measured inside the loops that spend it: a
+ * loop iteration with its 64-bit modulo takes about 5 ns, a memory
+ * estimate about 250 ns plus 60 ns per stage it evaluates, a step
+ * estimate about 300 ns (TS_COST_* below).  When a charge would pass the
+ * limit it is refused, exhausted is set and the caller stops: its answer
+ * is the best found so far (truncated) or, where nothing partial makes
+ * sense, TS_EINVAL naming the field that made the request too large.
+ * Caller-owned, on the stack: no global state. */
 typedef struct ts_budget {
     uint64_t used;      /* units charged so far */
     uint64_t limit;     /* units allowed */
     bool exhausted;     /* a charge was refused: the work stopped early */
 } ts_budget;
 
-/* 100e6 units: 0.2 to 0.35 s of one core of the reference machine (2 to
- * 3.5 ns a unit inside a search), under the 1 s a request may hold a
- * worker with room for a busy machine; the largest realistic searches
- * (Mixtral 8x7B over max_gpus 2048: 22e6) are far inside it. */
-#define TS_BUDGET_DEFAULT UINT64_C(100000000)
-#define TS_COST_ITER   1u   /* one loop iteration (a candidate considered or skipped) */
-#define TS_COST_MEMORY 100u /* a memory estimate of a changed layout, plus ... */
-#define TS_COST_STAGE  25u  /* ... this per pipeline stage it evaluates (ts_memory_work) */
-#define TS_COST_STEP   125u /* a step-time estimate (O(1) in pp: core/ts_step.c) */
+/* 3e8 units: about 0.3 s of one core (0.25 to 0.45 s measured on the
+ * reference machine as it was shared), under the 1 s a request may hold
+ * a worker with room for a busy machine; the largest realistic searches
+ * (Mixtral 8x7B over max_gpus 2048: 5.2e7) are far inside it. */
+#define TS_BUDGET_DEFAULT UINT64_C(300000000)
+#define TS_COST_ITER   5u   /* one loop iteration (a candidate considered or skipped) */
+#define TS_COST_MEMORY 250u /* a memory estimate of a changed layout, plus ... */
+#define TS_COST_STAGE  60u  /* ... this per pipeline stage it evaluates (ts_memory_work) */
+#define TS_COST_STEP   300u /* a step-time estimate (O(1) in pp: core/ts_step.c) */
 
 /* used = 0, exhausted = false, limit = limit or TS_BUDGET_DEFAULT when 0. */
 void ts_budget_init(ts_budget *b, uint64_t limit);

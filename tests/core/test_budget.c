@@ -242,7 +242,7 @@ START_TEST(test_fit_budget)
     ts_budget_init(&b, 0);
     ck_assert_int_eq(ts_fit_max_micro_batch_within(&r, 1 << 20, &b, &full_mb, &full_m, &e), TS_OK);
     ck_assert(!b.exhausted);
-    ck_assert(b.used <= 2 * (UINT64_C(1) << 20) + 6720 * (TS_COST_MEMORY + 68 * TS_COST_STAGE));
+    ck_assert(b.used <= 2 * (UINT64_C(1) << 20) * TS_COST_ITER + 6720 * (TS_COST_MEMORY + 68 * TS_COST_STAGE));
     ck_assert_int_gt(full_mb, 1);
     ck_assert(full_m.fits);
     /* Same answer as the plain entry point. */
