@@ -345,17 +345,8 @@ ts_status ts_fit_min_gpus_within(const ts_run *r, int64_t max_gpus, ts_budget *b
 
         if ((st = ts_dp_try(&c, mid * ep, true, &t, &fits)) != TS_OK)
             return st;
-        if (budget->exhausted) {
-            /* A derived batch is the answer's own: hi is the fewest GPUs
-             * found to fit so far.  A fixed one has no answer yet. */
-            if (c.user_gb > 0)
-                break;
-            *dp = hi * ep;
-            *gpus = hi * ep * mp;
-            if (mem != NULL)
-                *mem = c.hi_mem;
-            return TS_OK;
-        }
+        if (budget->exhausted)
+            break;
         if (fits) {
             hi = mid;
             c.hi_mem = c.mem;
@@ -381,7 +372,16 @@ ts_status ts_fit_min_gpus_within(const ts_run *r, int64_t max_gpus, ts_budget *b
             return TS_OK;
         }
     }
-    if (budget->exhausted)
+    if (budget->exhausted && c.user_gb == 0) {
+        /* A derived batch is the answer's own: hi is the fewest GPUs
+         * found to fit so far. */
+        *dp = hi * ep;
+        *gpus = hi * ep * mp;
+        if (mem != NULL)
+            *mem = c.hi_mem;
+        return TS_OK;
+    }
+    if (budget->exhausted) /* a fixed batch: no answer found yet */
         return ts_error_set(err, TS_EINVAL, "max_gpus",
                             "the work budget (%llu units) ran out before a data-parallel degree "
                             "up to %lld that divides global_batch %lld was found to fit",
