@@ -18,7 +18,8 @@
 # status is non-zero if any stage failed.  Each stage's time is reported.
 # env: FRESH_ROOT=0 skips stage 7; FUZZ_SECONDS, LOAD_SECONDS bound 3 and 6
 # (FLOOR_SECONDS, FLOOR_RUNS: bench/floor.sh's wrk runs of 1 s, 3 pairs per
-# route: 30 runs).
+# route: 30 runs; ADV_MAX_TIME: bench/adversarial.sh's bound per request,
+# 10 s).
 set -uo pipefail
 cd "$(dirname "$0")"
 root=$PWD
@@ -49,6 +50,7 @@ FUZZ_SECONDS=${FUZZ_SECONDS:-20}
 LOAD_SECONDS=${LOAD_SECONDS:-5}
 FLOOR_SECONDS=${FLOOR_SECONDS:-1}
 FLOOR_RUNS=${FLOOR_RUNS:-3}
+ADV_MAX_TIME=${ADV_MAX_TIME:-10}
 export CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-120}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:halt_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
@@ -141,7 +143,8 @@ fresh_root() {
 benchmarks() {
     meson test -C "$B/gcc" --benchmark --verbose &&
     LOAD_SECONDS=$LOAD_SECONDS bash bench/load.sh "$B/gcc/server/trainsize-server" &&
-    FLOOR_SECONDS=$FLOOR_SECONDS FLOOR_RUNS=$FLOOR_RUNS bash bench/floor.sh "$B/gcc/server/trainsize-server"
+    FLOOR_SECONDS=$FLOOR_SECONDS FLOOR_RUNS=$FLOOR_RUNS bash bench/floor.sh "$B/gcc/server/trainsize-server" &&
+    ADV_MAX_TIME=$ADV_MAX_TIME bash bench/adversarial.sh "$B/gcc/server/trainsize-server"
 }
 
 stage "gcc build + unit/integration/cli/deploy tests" gcc_suites

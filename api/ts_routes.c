@@ -4,7 +4,9 @@
  * Order of checks for a request: route (404), method (405 + Allow), body
  * size (413), media type (415), then the body (400/422).  A request
  * lives on this function's stack plus one parsed jansson tree and one
- * output buffer, so the handler is reentrant.
+ * output buffer, so the handler is reentrant.  Its loops (search, fit,
+ * sweep) share one work budget (trainsize.h), made here per request: an
+ * answer cut short by it says "truncated": true.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,12 +206,14 @@ static int handle_estimate(ts_route_id id, const ts_api_req *req,
     case TS_ROUTE_PLAN: {
         /* ~5 KB: kept off the server thread's stack. */
         ts_plan *plan = malloc(sizeof *plan);
+        ts_budget work;
 
         if (plan == NULL) {
             ts_api_oom_response(resp);
             return -1;
         }
-        if (ts_plan_resolved(&req->run, plan, &cerr) != TS_OK) {
+        ts_budget_init(&work, 0);
+        if (ts_plan_resolved_within(&req->run, &work, plan, &cerr) != TS_OK) {
             free(plan);
             return respond_core_error(&cerr, resp);
         }
@@ -221,6 +225,10 @@ static int handle_estimate(ts_route_id id, const ts_api_req *req,
         ts_json_compute(&w, "compute", &plan->compute);
         ts_json_checkpoint(&w, "checkpoint", &plan->ckpt);
         ts_json_sweep(&w, "sweep", plan->sweep, plan->sweep_len);
+        /* Only when it happened: answers that were complete stay as
+         * they were (24 sweep points never come near the budget). */
+        if (work.exhausted)
+            ts_jw_bool(&w, "truncated", true);
         free(plan);
         break;
     }
@@ -245,18 +253,20 @@ static int handle_fit(const ts_api_req *req, ts_api_response *resp)
     ts_run solved = req->unresolved;
     int64_t mb = 0, dp = 0, gpus = 0;
     bool mb_mode = req->solve == TS_API_SOLVE_MICRO_BATCH;
+    ts_budget work;
     ts_status st;
     ts_jw w;
 
     memset(&cerr, 0, sizeof cerr);
+    ts_budget_init(&work, 0);
     /* The solvers take the run as the user gave it: a resolved run has
      * global_batch filled in, which they would treat as user-fixed. */
     if (mb_mode)
-        st = ts_fit_max_micro_batch(&req->unresolved, req->max_micro_batch,
-                                    &mb, &mem, &cerr);
+        st = ts_fit_max_micro_batch_within(&req->unresolved, req->max_micro_batch,
+                                           &work, &mb, &mem, &cerr);
     else
-        st = ts_fit_min_gpus(&req->unresolved, req->max_gpus, &dp, &gpus,
-                             &mem, &cerr);
+        st = ts_fit_min_gpus_within(&req->unresolved, req->max_gpus, &work, &dp,
+                                    &gpus, &mem, &cerr);
     if (st != TS_OK && st != TS_ENOFIT)
         return respond_core_error(&cerr, resp);
 
@@ -295,6 +305,10 @@ static int handle_fit(const ts_api_req *req, ts_api_response *resp)
         ts_jw_strn(&w, "reason", cerr.text[0] != '\0' ? cerr.text : ts_strerror(st),
                    sizeof cerr.text);
     }
+    /* The best found before the budget ran out (the default one holds
+     * the solvers' worst case: only said when it did not). */
+    if (work.exhausted)
+        ts_jw_bool(&w, "truncated", true);
     ts_jw_close(&w, '}');
     return respond_json(&w, resp);
 }
@@ -305,6 +319,7 @@ static int handle_search(const ts_api_req *req, ts_api_response *resp)
 {
     ts_error cerr;
     ts_search_out *out = malloc(sizeof *out); /* ~40 KB: off the thread's stack */
+    ts_budget work;
     ts_status st;
     ts_jw w;
 
@@ -313,7 +328,8 @@ static int handle_search(const ts_api_req *req, ts_api_response *resp)
         return -1;
     }
     memset(&cerr, 0, sizeof cerr);
-    st = ts_search_run(&req->run, &req->search, out, &cerr);
+    ts_budget_init(&work, 0);
+    st = ts_search_run_within(&req->run, &req->search, &work, out, &cerr);
     if (st != TS_OK && st != TS_ENOFIT) {
         free(out);
         return respond_core_error(&cerr, resp);

@@ -56,6 +56,42 @@ ts_status ts_error_set(ts_error *err, ts_status code, const char *field,
     ;
 
 /* ------------------------------------------------------------------ */
+/* Work budget (core/ts_budget.c)                                      */
+/* ------------------------------------------------------------------ */
+
+/* One request's allowance of work, shared by every loop it drives (the
+ * layout search, the fit solvers, the sweep).  The core keeps no clock:
+ * it counts units of work, each loop charging before it works, so the
+ * count is the same on every machine and in every run.  A unit is about
+ * 1 ns of one core of the reference machine (the 2-core VM of
+ * docs/performance.md), as measured inside the loops that spend it: a
+ * loop iteration with its 64-bit modulo takes about 5 ns, a memory
+ * estimate about 250 ns plus 60 ns per stage it evaluates, a step
+ * estimate about 300 ns (TS_COST_* below).  When a charge would pass the
+ * limit it is refused, exhausted is set and the caller stops: its answer
+ * is the best found so far (truncated) or, where nothing partial makes
+ * sense, TS_EINVAL naming the field that made the request too large.
+ * Caller-owned, on the stack: no global state. */
+typedef struct ts_budget {
+    uint64_t used;      /* units charged so far */
+    uint64_t limit;     /* units allowed */
+    bool exhausted;     /* a charge was refused: the work stopped early */
+} ts_budget;
+
+/* 3e8 units: about 0.3 s of one core (0.25 to 0.45 s measured on the
+ * reference machine as it was shared), under the 1 s a request may hold
+ * a worker with room for a busy machine; the largest realistic searches
+ * (Mixtral 8x7B over max_gpus 2048: 5.2e7) are far inside it. */
+#define TS_BUDGET_DEFAULT UINT64_C(300000000)
+#define TS_COST_ITER   5u   /* one loop iteration (a candidate considered or skipped) */
+#define TS_COST_MEMORY 250u /* a memory estimate of a changed layout, plus ... */
+#define TS_COST_STAGE  60u  /* ... this per pipeline stage it evaluates (ts_memory_work) */
+#define TS_COST_STEP   300u /* a step-time estimate (O(1) in pp: core/ts_step.c) */
+
+/* used = 0, exhausted = false, limit = limit or TS_BUDGET_DEFAULT when 0. */
+void ts_budget_init(ts_budget *b, uint64_t limit);
+
+/* ------------------------------------------------------------------ */
 /* Enumerations and their public names                                 */
 /* ------------------------------------------------------------------ */
 
@@ -584,6 +620,11 @@ ts_status ts_sweep_dp(const ts_run *r, ts_sweep_point *pts, size_t cap,
 /* Everything above in one call. */
 ts_status ts_plan_estimate(const ts_run *r, ts_plan *out, ts_error *err);
 
+/* Stage i (0 = first) of the memory estimate of r (resolves a private
+ * copy): what ts_memory_estimate lists in stages[] for a short pipeline,
+ * for any stage of a long one (stages[] keeps the first and last 32). */
+ts_status ts_memory_stage(const ts_run *r, int64_t i, ts_mem_stage *out, ts_error *err);
+
 /* The same estimates of a run that ts_run_resolve() accepted and that has
  * not changed since: nothing is validated again (the API resolves each
  * request once, then calls these).  A run whose layout is not resolved
@@ -593,6 +634,12 @@ ts_status ts_memory_resolved(const ts_run *r, ts_memory *out, ts_error *err);
 ts_status ts_compute_resolved(const ts_run *r, ts_compute *out, ts_error *err);
 ts_status ts_ckpt_resolved(const ts_run *r, ts_ckpt *out, ts_error *err);
 ts_status ts_plan_resolved(const ts_run *r, ts_plan *out, ts_error *err);
+/* The same, its sweep charged to budget (NULL: a private one of
+ * TS_BUDGET_DEFAULT, as ts_plan_resolved and ts_plan_estimate use).  When
+ * the budget runs out the sweep ends early (sweep_len points, the run's
+ * own dp among them only if reached) and budget->exhausted says so. */
+ts_status ts_plan_resolved_within(const ts_run *r, ts_budget *budget, ts_plan *out,
+                                  ts_error *err);
 
 /* Largest micro-batch in [1, limit] that fits (memory of that run in *mem).
  * TS_ENOFIT if even 1 does not. */
@@ -604,6 +651,18 @@ ts_status ts_fit_max_micro_batch(const ts_run *r, int64_t limit, int64_t *mb,
  * it are answers (TS_ENOFIT naming global_batch when none fits). */
 ts_status ts_fit_min_gpus(const ts_run *r, int64_t max_gpus, int64_t *dp,
                           int64_t *gpus, ts_memory *mem, ts_error *err);
+
+/* The solvers charged to budget (NULL: a private one of TS_BUDGET_DEFAULT,
+ * which is what the two above use; their worst case, 2^20 trial
+ * divisions and 6720 divisors of a global batch, stays well inside it).
+ * When the budget runs out: micro_batch answers the largest micro-batch
+ * found to fit so far (1 at least); gpus answers the smallest dp found so
+ * far, or TS_EINVAL naming max_gpus when none was; budget->exhausted
+ * says the answer may not be the optimum. */
+ts_status ts_fit_max_micro_batch_within(const ts_run *r, int64_t limit, ts_budget *budget,
+                                        int64_t *mb, ts_memory *mem, ts_error *err);
+ts_status ts_fit_min_gpus_within(const ts_run *r, int64_t max_gpus, ts_budget *budget,
+                                 int64_t *dp, int64_t *gpus, ts_memory *mem, ts_error *err);
 
 /* ------------------------------------------------------------------ */
 /* Layout search (core/ts_search.c)                                    */
@@ -662,7 +721,7 @@ typedef struct ts_search_out {
     uint64_t tried;            /* memory estimated */
     uint64_t fitting;          /* fit, and were costed */
     uint64_t pruned;           /* skipped without an estimate (cannot fit) */
-    bool truncated;            /* the search's budget ran out: results are the best seen */
+    bool truncated;            /* the work budget ran out: results are the best seen */
 } ts_search_out;
 
 void ts_search_defaults(ts_search_cfg *c);
@@ -672,6 +731,13 @@ void ts_search_defaults(ts_search_cfg *c);
  * allocation: out is the caller's (about 40 KB). */
 ts_status ts_search_run(const ts_run *r, const ts_search_cfg *cfg,
                         ts_search_out *out, ts_error *err);
+/* The same charged to budget (NULL: a private one of TS_BUDGET_DEFAULT, as
+ * ts_search_run uses).  Every loop of the enumeration charges it; when it
+ * runs out the search stops with out->truncated and the best layouts seen,
+ * or, when none was costed yet, TS_EINVAL naming max_gpus (gpus when no
+ * max_gpus): the space asked for is too large for one request. */
+ts_status ts_search_run_within(const ts_run *r, const ts_search_cfg *cfg, ts_budget *budget,
+                               ts_search_out *out, ts_error *err);
 
 /* Young/Daly helpers, exposed for tests: C write cost, M MTBF, seconds. */
 double ts_young_interval(double c, double m);

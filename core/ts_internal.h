@@ -42,9 +42,23 @@ ts_status ts_compute_eval(const ts_run *r, const ts_params *p, ts_compute *out,
 /* mem: the memory estimate of the same run (its bytes per parameter). */
 ts_status ts_ckpt_eval(const ts_run *r, const ts_memory *mem, ts_ckpt *out,
                        ts_error *err);
-/* user_gb: the global batch kept at every dp it divides (0 = derived). */
+/* user_gb: the global batch kept at every dp it divides (0 = derived).
+ * Each point charged to b; when it runs out the sweep stops (TS_OK, *n
+ * the points done, b->exhausted). */
 ts_status ts_sweep_eval(const ts_run *r, const ts_params *p, int64_t user_gb,
-                        ts_sweep_point *pts, size_t cap, size_t *n, ts_error *err);
+                        ts_budget *b, ts_sweep_point *pts, size_t cap, size_t *n,
+                        ts_error *err);
+
+/* ---- the work budget (core/ts_budget.c) ----------------------------- */
+
+/* Charge units: true when they fit under the limit (then counted), false
+ * when not (nothing counted, b->exhausted set: the caller stops). */
+bool ts_budget_take(ts_budget *b, uint64_t units);
+
+/* Units a memory estimate of r costs: TS_COST_MEMORY plus TS_COST_STAGE
+ * per stage ts_memory_eval evaluates (at most TS_STAGES_MAX + 4 whatever
+ * pp is: core/ts_memory.c). */
+uint64_t ts_memory_work(const ts_run *r);
 
 /* Step model on an already resolved run and its params (no resolution,
  * no error text: the search calls it in its inner loop).  TS_EINCOMPAT:

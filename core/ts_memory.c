@@ -289,6 +289,34 @@ static int64_t ts_mem_stage_layers(const ts_run *r, int64_t i)
     return rest / mid + (j < rest % mid ? 1 : 0);
 }
 
+/* First layer of stage i: the sum of the counts before it, in closed
+ * form (the first stage's count, then j even stages of which the first
+ * rest % mid hold one more). */
+static int64_t ts_mem_stage_start(const ts_run *r, int64_t i)
+{
+    int64_t pp = r->pp, L = r->model.layers;
+    int64_t first = r->first_stage_layers, last = r->last_stage_layers;
+    int64_t lo = 0, mid = pp, rest = L, j, q, rem;
+
+    if (pp == 1 || i == 0)
+        return 0;
+    if (first > 0) {
+        mid--;
+        rest -= first;
+        lo = 1;
+    }
+    if (last > 0) {
+        mid--;
+        rest -= last;
+    }
+    j = i - lo;
+    if (mid <= 0)
+        return first; /* only the first and the last stage */
+    q = rest / mid;
+    rem = rest % mid;
+    return (lo > 0 ? first : 0) + j * q + (j < rem ? j : rem);
+}
+
 /* Micro-batches of activations stage i holds at its peak: 1F1B warms up
  * pp - i of them; Megatron's interleaved schedule warms up
  * 2 (pp - i - 1) + (v - 1) pp chunks of L/(pp v) layers
@@ -682,6 +710,82 @@ static const char *ts_mem_fw_text(const ts_run *r)
     }
 }
 
+/* The middle stages [a, b) of a pipeline longer than TS_STAGES_MAX (a >= 1,
+ * b <= pp - 1: neither the first nor the last stage) fall into at most
+ * four runs in which a stage differs from the one before it only by
+ * holding fewer micro-batches: the layer count changes once (the even
+ * split's remainder goes to the earlier stages), and the dense-FFN layers
+ * of a MoE model (DeepSeek's first_k_dense_replace) make all-dense stages,
+ * at most one mixed stage, then all-MoE ones.  Within a run a stage's
+ * total cannot exceed the one before it: in_flight does not grow with the
+ * stage index (ts_mem_in_flight), saved activations are in_flight times a
+ * non-negative per-run constant, every phase and so their maximum is
+ * non-decreasing in them, and a middle stage has no loss phase (its
+ * reserve is fragmentation * peak, the FSDP stream reserve needs pp = 1);
+ * IEEE rounding keeps each step monotone.  So the first stage of each
+ * run is the only candidate for the worst: mids gets those, ascending.
+ * The full loop's tie rule (the first of equal totals) is kept, as the
+ * candidates are met in the same order. */
+#define TS_MEM_MIDDLE_MAX 4
+
+static size_t ts_mem_middle(const ts_mem_ctx *c, int64_t a, int64_t b, int64_t *mids)
+{
+    const ts_run *r = c->run;
+    int64_t cand[TS_MEM_MIDDLE_MAX], k;
+    size_t n = 0, nc = 0, i;
+
+    cand[nc++] = a;
+    if (c->shape) {
+        int64_t lo = r->first_stage_layers > 0 ? 1 : 0;
+        int64_t mid = r->pp - lo - (r->last_stage_layers > 0 ? 1 : 0);
+        int64_t rest = r->model.layers - r->first_stage_layers - r->last_stage_layers;
+
+        /* The first even stage with one layer fewer. */
+        if (mid > 0 && rest % mid != 0)
+            cand[nc++] = lo + rest % mid;
+        if (c->dense_layers > 0 && c->dense_layers < r->model.layers) {
+            /* k: the stage holding layer dense_layers (the first MoE
+             * layer), the last one starting at or before it. */
+            int64_t lo_i = 0, hi_i = r->pp - 1, D = c->dense_layers;
+
+            while (lo_i < hi_i) {
+                int64_t m = lo_i + (hi_i - lo_i + 1) / 2;
+
+                if (ts_mem_stage_start(r, m) <= D)
+                    lo_i = m;
+                else
+                    hi_i = m - 1;
+            }
+            cand[nc++] = lo_i;
+            if (lo_i + 1 < r->pp)
+                cand[nc++] = lo_i + 1;
+        }
+    }
+    /* Inside [a, b), ascending, each once. */
+    for (i = 0; i < nc; i++) {
+        size_t j;
+        bool dup = false;
+
+        k = cand[i];
+        for (j = 0; j < n; j++)
+            dup = dup || mids[j] == k;
+        if (k < a || k >= b || dup)
+            continue;
+        for (j = n; j > 0 && mids[j - 1] > k; j--)
+            mids[j] = mids[j - 1];
+        mids[j] = k;
+        n++;
+    }
+    return n;
+}
+
+uint64_t ts_memory_work(const ts_run *r)
+{
+    int64_t stages = r->pp <= TS_STAGES_MAX ? r->pp : TS_STAGES_MAX + TS_MEM_MIDDLE_MAX;
+
+    return TS_COST_MEMORY + TS_COST_STAGE * (uint64_t)stages;
+}
+
 /* All but stages[] (64 entries, 11 KB): the stages_len used are written
  * whole, and an estimate runs once per candidate in the fit and search
  * loops. */
@@ -711,16 +815,40 @@ ts_status ts_memory_eval(const ts_run *run, const ts_params *p, ts_memory *out,
     out->inference_bytes = p->total * ts_precision_bytes(run->precision);
     out->shard_group = run->dp * run->cp;
 
-    /* Every stage; the worst (largest total) sets the verdict. */
+    /* The worst stage (the first of the largest totals) sets the verdict.
+     * Up to TS_STAGES_MAX stages: each one, all listed.  Past that, the
+     * first and last half are listed and, between them, only the stage
+     * that opens each run of equal stages is evaluated (ts_mem_middle):
+     * O(1) in pp, so that a client's pp of 2^20 costs what 64 do. */
     out->stages_count = run->pp;
     worst = (ts_mem_stage){ 0 };
-    for (i = 0, start = 0; i < run->pp; i++) {
-        ts_mem_stage_eval(&c, i, start, &s);
-        start += s.layers;
-        if (i == 0 || s.total > worst.total)
-            worst = s;
-        if (run->pp <= TS_STAGES_MAX || i < half || i >= run->pp - half)
+    if (run->pp <= TS_STAGES_MAX) {
+        for (i = 0, start = 0; i < run->pp; i++) {
+            ts_mem_stage_eval(&c, i, start, &s);
+            start += s.layers;
+            if (i == 0 || s.total > worst.total)
+                worst = s;
             out->stages[out->stages_len++] = s;
+        }
+    } else {
+        int64_t mids[TS_MEM_MIDDLE_MAX];
+        size_t nm = ts_mem_middle(&c, half, run->pp - half, mids), mi = 0;
+
+        for (i = 0; i < run->pp; i++) {
+            if (i == half) {
+                /* Ascending, as the full loop would meet them. */
+                for (mi = 0; mi < nm; mi++) {
+                    ts_mem_stage_eval(&c, mids[mi], c.shape ? ts_mem_stage_start(run, mids[mi]) : 0, &s);
+                    if (s.total > worst.total)
+                        worst = s;
+                }
+                i = run->pp - half;
+            }
+            ts_mem_stage_eval(&c, i, c.shape ? ts_mem_stage_start(run, i) : 0, &s);
+            if (i == 0 || s.total > worst.total)
+                worst = s;
+            out->stages[out->stages_len++] = s;
+        }
     }
     out->worst_stage = worst.stage;
     out->params_per_gpu = worst.params;
@@ -854,4 +982,28 @@ ts_status ts_memory_resolved(const ts_run *r, ts_memory *out, ts_error *err)
     }
     ts_model_count(&r->model, &p);
     return ts_memory_eval(r, &p, out, err);
+}
+
+ts_status ts_memory_stage(const ts_run *r, int64_t i, ts_mem_stage *out, ts_error *err)
+{
+    ts_run run;
+    ts_params p;
+    ts_mem_ctx c;
+    ts_memory scratch; /* ts_mem_context fills its bytes per parameter */
+    ts_status st;
+
+    if (r == NULL || out == NULL)
+        return ts_error_set(err, TS_EINVAL, "", "null argument");
+    *out = (ts_mem_stage){ 0 };
+    run = *r;
+    if ((st = ts_run_resolve(&run, err)) != TS_OK)
+        return st;
+    if (i < 0 || i >= run.pp)
+        return ts_error_set(err, TS_EINVAL, "pp", "stage %lld is not in [0, pp = %lld)",
+                            (long long)i, (long long)run.pp);
+    ts_model_count(&run.model, &p);
+    ts_mem_clear(&scratch);
+    ts_mem_context(&run, &p, &c, &scratch);
+    ts_mem_stage_eval(&c, i, c.shape ? ts_mem_stage_start(&run, i) : 0, out);
+    return TS_OK;
 }

@@ -11,8 +11,8 @@
 
 #include <string.h>
 
-/* out->run resolved: the estimates. */
-static ts_status ts_plan_fill(ts_plan *out, ts_error *err)
+/* out->run resolved: the estimates; the sweep charged to b. */
+static ts_status ts_plan_fill(ts_plan *out, ts_budget *b, ts_error *err)
 {
     ts_params p;
     ts_status st;
@@ -22,7 +22,7 @@ static ts_status ts_plan_fill(ts_plan *out, ts_error *err)
     if ((st = ts_memory_eval(&out->run, &p, &out->memory, err)) != TS_OK ||
         (st = ts_compute_eval(&out->run, &p, &out->compute, err)) != TS_OK ||
         (st = ts_ckpt_eval(&out->run, &out->memory, &out->ckpt, err)) != TS_OK ||
-        (st = ts_sweep_eval(&out->run, &p, out->run.global_batch, out->sweep,
+        (st = ts_sweep_eval(&out->run, &p, out->run.global_batch, b, out->sweep,
                             TS_SWEEP_MAX, &out->sweep_len, err)) != TS_OK) {
         /* No half-filled plan: a caller that ignores the status sees zeros. */
         memset(out, 0, sizeof *out);
@@ -33,6 +33,7 @@ static ts_status ts_plan_fill(ts_plan *out, ts_error *err)
 
 ts_status ts_plan_estimate(const ts_run *r, ts_plan *out, ts_error *err)
 {
+    ts_budget b;
     ts_status st;
 
     if (r == NULL || out == NULL)
@@ -44,11 +45,19 @@ ts_status ts_plan_estimate(const ts_run *r, ts_plan *out, ts_error *err)
         memset(out, 0, sizeof *out);
         return st;
     }
-    return ts_plan_fill(out, err);
+    ts_budget_init(&b, 0);
+    return ts_plan_fill(out, &b, err);
 }
 
 ts_status ts_plan_resolved(const ts_run *r, ts_plan *out, ts_error *err)
 {
+    return ts_plan_resolved_within(r, NULL, out, err);
+}
+
+ts_status ts_plan_resolved_within(const ts_run *r, ts_budget *budget, ts_plan *out,
+                                  ts_error *err)
+{
+    ts_budget own;
     ts_status st;
 
     if (r == NULL || out == NULL)
@@ -56,6 +65,10 @@ ts_status ts_plan_resolved(const ts_run *r, ts_plan *out, ts_error *err)
     memset(out, 0, sizeof *out);
     if ((st = ts_run_resolved_ok(r, err)) != TS_OK)
         return st;
+    if (budget == NULL) {
+        ts_budget_init(&own, 0);
+        budget = &own;
+    }
     out->run = *r;
-    return ts_plan_fill(out, err);
+    return ts_plan_fill(out, budget, err);
 }

@@ -17,6 +17,14 @@
  * recompute mode the micro-batch loop stops at the first that does not
  * fit.  No allocation: the candidate runs live on the stack, the ranked
  * top-k in the caller's ts_search_out (insertion into a sorted array).
+ *
+ * Work: every loop iteration, memory estimate and step estimate is
+ * charged to the request's budget (trainsize.h, "Work budget"); when it
+ * runs out the search stops where it is and answers the best layouts seen
+ * (out->truncated).  Loops run over what can be valid only, bounded before
+ * they start: tp <= heads, cp <= seq, pp <= layers, micro-batches over the
+ * divisors of global_batch / dp, vpp over the divisors of layers / pp (so
+ * max_vpp = 2^20 costs what max_vpp = layers / pp does).
  */
 #include "ts_internal.h"
 
@@ -27,13 +35,12 @@
 #define TS_SEARCH_MB_DEFAULT 64
 #define TS_SEARCH_CP_DEFAULT 8
 #define TS_SEARCH_VPP_DEFAULT 8
-/* Memory estimates one search may spend (~0.5 s on one core): bounds a
- * request like max_gpus 2^20 with a global batch of many divisors.  When
- * reached the search stops and says so (out->truncated). */
-#define TS_SEARCH_BUDGET 250000
 /* Divisors of the global batch kept (numbers below 2^40 have at most
  * 6720). */
 #define TS_SEARCH_DIVISORS 8192
+/* Divisors of layers / pp kept for vpp (numbers up to 2^20, the layers
+ * limit, have at most 240). */
+#define TS_SEARCH_VDIVISORS 256
 
 void ts_search_defaults(ts_search_cfg *c)
 {
@@ -52,8 +59,12 @@ typedef struct ts_search_ctx {
     ts_params params;
     ts_search_out *out;
     size_t limit;
-    bool over;          /* budget spent */
+    ts_budget *b;       /* exhausted: stop */
     int64_t max_mb, max_vpp;
+    const int64_t *div; /* the global batch's divisors, ascending */
+    size_t ndiv;
+    int64_t vdiv[TS_SEARCH_VDIVISORS]; /* vpp candidates of the current pp, ascending */
+    size_t nvdiv;
 } ts_search_ctx;
 
 /* Framework and ZeRO stage combinations worth trying: Megatron's
@@ -107,10 +118,8 @@ static bool ts_search_fits(ts_search_ctx *c, ts_run *cand, ts_memory *mem)
 {
     ts_error e;
 
-    if (c->out->tried >= TS_SEARCH_BUDGET) {
-        c->over = true;
+    if (!ts_budget_take(c->b, ts_memory_work(cand)))
         return false;
-    }
     c->out->tried++;
     if (ts_run_relayout(cand, &e) != TS_OK)
         return false;
@@ -125,7 +134,7 @@ static void ts_search_cost(ts_search_ctx *c, const ts_run *cand, const ts_memory
     ts_search_result r;
     double gsec;
 
-    if (ts_step_eval(cand, &c->params, &st) != TS_OK)
+    if (!ts_budget_take(c->b, TS_COST_STEP) || ts_step_eval(cand, &c->params, &st) != TS_OK)
         return;
     c->out->fitting++;
     gsec = st.step_time.value * (double)cand->gpus;
@@ -179,18 +188,24 @@ static bool ts_search_rec_ok(const ts_search_cfg *cfg, ts_recompute rc)
     return cfg->recompute_mask == 0 || (cfg->recompute_mask & (1u << rc)) != 0;
 }
 
-/* Micro-batch and vpp loops for one structural layout and recompute mode. */
+/* Micro-batch and vpp loops for one structural layout and recompute mode.
+ * The micro-batches are the divisors of per_dp, all among the global
+ * batch's, ascending as mb = 1, 2, ... would meet them. */
 static void ts_search_inner(ts_search_ctx *c, ts_run *lay, ts_recompute rc)
 {
     const ts_search_cfg *cfg = c->cfg;
     int64_t per_dp = c->base->global_batch / lay->dp;
-    int64_t mb;
+    size_t di;
 
-    for (mb = 1; mb <= per_dp && mb <= c->max_mb; mb++) {
+    for (di = 0; di < c->ndiv && c->div[di] <= per_dp && c->div[di] <= c->max_mb; di++) {
+        int64_t mb = c->div[di];
         ts_run cand;
         ts_memory mem;
-        int64_t v, m;
+        int64_t m;
+        size_t vi;
 
+        if (!ts_budget_take(c->b, TS_COST_ITER))
+            return;
         if (per_dp % mb != 0 || (cfg->micro_batch > 0 && mb != cfg->micro_batch))
             continue;
         m = per_dp / mb;
@@ -205,14 +220,17 @@ static void ts_search_inner(ts_search_ctx *c, ts_run *lay, ts_recompute rc)
         if (cfg->vpp <= 1)
             ts_search_cost(c, &cand, &mem);
         /* Interleaved 1F1B: even stages only, m a multiple of pp
-         * (Megatron's schedule requirement). */
+         * (Megatron's schedule requirement); v divides layers / pp. */
         if (lay->pp < 2 || lay->first_stage_layers > 0 || m % lay->pp != 0)
             continue;
-        for (v = 2; v <= c->max_vpp; v++) {
+        for (vi = 0; vi < c->nvdiv && !c->b->exhausted; vi++) {
+            int64_t v = c->vdiv[vi];
             ts_run iv;
             ts_memory imem;
 
-            if (lay->model.layers % (lay->pp * v) != 0 || (cfg->vpp > 0 && v != cfg->vpp))
+            if (!ts_budget_take(c->b, TS_COST_ITER))
+                return;
+            if (cfg->vpp > 0 && v != cfg->vpp)
                 continue;
             iv = *lay;
             iv.recompute = rc;
@@ -238,6 +256,8 @@ static void ts_search_layout(ts_search_ctx *c, ts_run *lay)
         ts_memory mem;
         int rc;
 
+        if (!ts_budget_take(c->b, TS_COST_ITER))
+            return;
         if (cfg->framework >= 0 && (int)fw->fw != cfg->framework)
             continue;
         if (cfg->zero >= 0 && fw->zero != cfg->zero)
@@ -268,7 +288,7 @@ static void ts_search_layout(ts_search_ctx *c, ts_run *lay)
             c->out->pruned++;
             continue;
         }
-        for (rc = TS_RECOMPUTE_NONE; rc < TS_RECOMPUTE_COUNT; rc++)
+        for (rc = TS_RECOMPUTE_NONE; rc < TS_RECOMPUTE_COUNT && !c->b->exhausted; rc++)
             if (ts_search_rec_ok(cfg, (ts_recompute)rc))
                 ts_search_inner(c, lay, (ts_recompute)rc);
     }
@@ -309,16 +329,47 @@ static bool ts_search_tp_ok(const ts_model *m, int64_t tp)
     return kv >= tp ? kv % tp == 0 : tp % kv == 0;
 }
 
+/* The divisors of q in [2, max], ascending, into c->vdiv (trial division
+ * up to sqrt(q), each step charged). */
+static void ts_search_vdivisors(ts_search_ctx *c, int64_t q, int64_t max)
+{
+    int64_t hi[TS_SEARCH_VDIVISORS], d;
+    size_t nhi = 0;
+
+    c->nvdiv = 0;
+    for (d = 1; d * d <= q && ts_budget_take(c->b, TS_COST_ITER); d++) {
+        if (q % d != 0)
+            continue;
+        if (d >= 2 && d <= max && c->nvdiv < TS_SEARCH_VDIVISORS)
+            c->vdiv[c->nvdiv++] = d;
+        if (d != q / d && q / d <= max && nhi < TS_SEARCH_VDIVISORS)
+            hi[nhi++] = q / d;
+    }
+    while (nhi > 0 && c->nvdiv < TS_SEARCH_VDIVISORS)
+        c->vdiv[c->nvdiv++] = hi[--nhi];
+}
+
 ts_status ts_search_run(const ts_run *r, const ts_search_cfg *cfg,
                         ts_search_out *out, ts_error *err)
 {
+    return ts_search_run_within(r, cfg, NULL, out, err);
+}
+
+ts_status ts_search_run_within(const ts_run *r, const ts_search_cfg *cfg, ts_budget *budget,
+                               ts_search_out *out, ts_error *err)
+{
     ts_search_ctx c;
+    ts_budget own;
     ts_run base;
     ts_status st;
     int64_t tp, cp, pp, dp, ep, max_tp, max_pp, max_cp, L, G_fixed, G_max;
     int64_t div[TS_SEARCH_DIVISORS], d;
     size_t i, ndiv = 0, di;
 
+    if (budget == NULL) {
+        ts_budget_init(&own, 0);
+        budget = &own;
+    }
     if (r == NULL || cfg == NULL || out == NULL)
         return ts_error_set(err, TS_EINVAL, "", "null argument");
     memset(out, 0, sizeof *out);
@@ -358,6 +409,7 @@ ts_status ts_search_run(const ts_run *r, const ts_search_cfg *cfg,
     c.cfg = cfg;
     c.out = out;
     c.limit = cfg->limit;
+    c.b = budget;
     c.max_mb = cfg->max_micro_batch > 0 ? cfg->max_micro_batch : TS_SEARCH_MB_DEFAULT;
     c.max_vpp = cfg->max_vpp > 0 ? cfg->max_vpp : TS_SEARCH_VPP_DEFAULT;
     ts_model_count(&base.model, &c.params);
@@ -368,7 +420,8 @@ ts_status ts_search_run(const ts_run *r, const ts_search_cfg *cfg,
         int64_t gb = base.global_batch, hi[TS_SEARCH_DIVISORS / 2];
         size_t nhi = 0;
 
-        for (d = 1; d * d <= gb && ndiv < TS_SEARCH_DIVISORS / 2; d++) {
+        for (d = 1; d * d <= gb && ndiv < TS_SEARCH_DIVISORS / 2 &&
+                    ts_budget_take(budget, TS_COST_ITER); d++) {
             if (gb % d != 0)
                 continue;
             div[ndiv++] = d;
@@ -378,19 +431,32 @@ ts_status ts_search_run(const ts_run *r, const ts_search_cfg *cfg,
         while (nhi > 0 && ndiv < TS_SEARCH_DIVISORS)
             div[ndiv++] = hi[--nhi];
     }
+    c.div = div;
+    c.ndiv = ndiv;
     L = base.model.layers;
+    /* The bounds, before any loop: what the caller allows, cut to what
+     * can be valid (tp divides heads, cp divides seq, pp <= layers), so a
+     * limit of 2^20 costs no more than the model allows. */
     max_tp = cfg->max_tp > 0 ? cfg->max_tp : base.gpus_per_node;
+    if (max_tp > base.model.heads)
+        max_tp = base.model.heads;
     max_pp = cfg->max_pp > 0 ? cfg->max_pp : L;
+    if (max_pp > L)
+        max_pp = L;
     max_cp = cfg->max_cp > 0 ? cfg->max_cp : TS_SEARCH_CP_DEFAULT;
+    if (max_cp > base.seq)
+        max_cp = base.seq;
     G_fixed = cfg->max_gpus > 0 ? 0 : r->gpus;
 
-    for (tp = 1; tp <= max_tp && tp <= G_max; tp++) {
+    for (tp = 1; tp <= max_tp && tp <= G_max && ts_budget_take(budget, TS_COST_ITER); tp++) {
         if ((cfg->tp > 0 && tp != cfg->tp) || !ts_search_tp_ok(&base.model, tp))
             continue;
-        for (cp = 1; cp <= max_cp && tp * cp <= G_max; cp *= 2) {
+        for (cp = 1; cp <= max_cp && tp * cp <= G_max && ts_budget_take(budget, TS_COST_ITER);
+             cp *= 2) {
             if ((cfg->cp > 0 && cp != cfg->cp) || base.seq % cp != 0)
                 continue;
-            for (pp = 1; pp <= max_pp && pp <= L && tp * cp * pp <= G_max && !c.over; pp++) {
+            for (pp = 1; pp <= max_pp && tp * cp * pp <= G_max &&
+                         ts_budget_take(budget, TS_COST_ITER); pp++) {
                 int64_t first;
 
                 if (cfg->pp > 0 && pp != cfg->pp)
@@ -399,7 +465,11 @@ ts_status ts_search_run(const ts_run *r, const ts_search_cfg *cfg,
                     continue;
                 if (!ts_search_split(L, pp, &first))
                     continue;
-                for (di = 0; di < ndiv && !c.over; di++) {
+                /* vpp: the divisors of the stage's layers (even stages). */
+                c.nvdiv = 0;
+                if (pp > 1 && first == 0)
+                    ts_search_vdivisors(&c, L / pp, c.max_vpp);
+                for (di = 0; di < ndiv && ts_budget_take(budget, TS_COST_ITER); di++) {
                     dp = div[di];
                     if (tp * cp * pp * dp > G_max)
                         break; /* ascending */
@@ -412,14 +482,15 @@ ts_status ts_search_run(const ts_run *r, const ts_search_cfg *cfg,
                         int64_t eps[512];
                         size_t neps = 0, ei;
 
-                        for (ep = 1; ep * ep <= g && neps + 2 <= sizeof eps / sizeof eps[0]; ep++) {
+                        for (ep = 1; ep * ep <= g && neps + 2 <= sizeof eps / sizeof eps[0] &&
+                                     ts_budget_take(budget, TS_COST_ITER); ep++) {
                             if (g % ep != 0)
                                 continue;
                             eps[neps++] = ep;
                             if (ep != g / ep)
                                 eps[neps++] = g / ep;
                         }
-                        for (ei = 0; ei < neps && !c.over; ei++) {
+                        for (ei = 0; ei < neps && !budget->exhausted; ei++) {
                             ts_run lay;
 
                             ep = eps[ei];
@@ -479,7 +550,15 @@ ts_status ts_search_run(const ts_run *r, const ts_search_cfg *cfg,
                          a->gpus < b->gpus ? "fewer GPUs" : "same terms, listed first");
         }
     }
-    out->truncated = c.over;
+    out->truncated = budget->exhausted;
+    if (out->n == 0 && out->truncated)
+        /* Nothing costed before the budget ran out: no partial answer. */
+        return ts_error_set(err, TS_EINVAL, cfg->max_gpus > 0 ? "max_gpus" : "gpus",
+                            "the layout search over %lld GPUs ran out of its work budget "
+                            "(%llu units, %llu layouts tried) before any layout fit: fix tp, "
+                            "pp or cp, or lower max_gpus, max_pp, max_micro_batch or max_vpp",
+                            (long long)G_max, (unsigned long long)budget->limit,
+                            (unsigned long long)out->tried);
     if (out->n == 0)
         return ts_error_set(err, TS_ENOFIT, "gpus",
                             "no layout of %lld GPUs fits (%llu tried)",

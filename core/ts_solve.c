@@ -13,9 +13,13 @@
  *   - with the global batch derived (one micro-batch per step) per-GPU
  *     memory is non-increasing in dp, and it is a lower bound for the same
  *     dp with a fixed global batch (in_flight can only grow).
+ * Every trial and every loop iteration is charged to the request's work
+ * budget (trainsize.h); their worst cases stay well inside the default
+ * one, so it stops them only when a caller gives a smaller one.
  */
 #include "ts_internal.h"
 
+#include <math.h>
 #include <string.h>
 
 #define TS_SOLVE_MB_MAX   (INT64_C(1) << 20) /* = resolve's micro_batch limit */
@@ -30,6 +34,9 @@ typedef struct ts_mb_ctx {
     ts_run base;        /* resolved, micro_batch to be set per trial */
     ts_params params;   /* of base.model */
     ts_memory mem;      /* memory of the last trial */
+    ts_memory best_mem; /* memory of the largest micro-batch found to fit */
+    int64_t best;       /* that micro-batch, 0 = none yet */
+    ts_budget *b;
     ts_error *err;
 } ts_mb_ctx;
 
@@ -48,13 +55,23 @@ static ts_status ts_solve_try(ts_run *t, const ts_params *p, ts_memory *mem,
     return st;
 }
 
-/* *fits for micro-batch b. */
+/* *fits for micro-batch b; the largest that fits is remembered with its
+ * memory.  Out of budget: TS_OK, *fits false, c->b->exhausted. */
 static ts_status ts_mb_try(ts_mb_ctx *c, int64_t b, bool *fits)
 {
     ts_run t = c->base;
+    ts_status st;
 
+    *fits = false;
     t.micro_batch = b;
-    return ts_solve_try(&t, &c->params, &c->mem, c->err, fits);
+    if (!ts_budget_take(c->b, ts_memory_work(&t)))
+        return TS_OK;
+    st = ts_solve_try(&t, &c->params, &c->mem, c->err, fits);
+    if (st == TS_OK && *fits && b > c->best) {
+        c->best = b;
+        c->best_mem = c->mem;
+    }
+    return st;
 }
 
 /* Largest b in (lo, hi] that fits, given lo fits. */
@@ -69,8 +86,8 @@ static ts_status ts_mb_bisect(ts_mb_ctx *c, int64_t lo, int64_t hi, int64_t *bes
         *best = hi;
         return TS_OK;
     }
-    /* Invariant: lo fits, hi does not. */
-    while (hi - lo > 1) {
+    /* Invariant: lo fits, hi does not (or was not tried: out of budget). */
+    while (hi - lo > 1 && !c->b->exhausted) {
         int64_t mid = lo + (hi - lo) / 2;
 
         if ((st = ts_mb_try(c, mid, &fits)) != TS_OK)
@@ -86,19 +103,26 @@ static ts_status ts_mb_bisect(ts_mb_ctx *c, int64_t lo, int64_t hi, int64_t *bes
 
 /* Largest divisor of n (<= limit) that fits, divisors tried from the top.
  * n <= 2^40 has at most 6720 divisors, so this stays cheap; no table is
- * kept, the divisors come out of two passes over i <= sqrt(n). */
+ * kept, the divisors come out of two passes over i <= sqrt(n) (2^20 at
+ * most, each charged).  Out of budget: *best = 0 (none found yet). */
 static ts_status ts_mb_divisors(ts_mb_ctx *c, int64_t n, int64_t limit, int64_t *best)
 {
     ts_status st;
     bool fits;
-    int64_t i, root = 1;
+    int64_t i, root = (int64_t)sqrt((double)n);
 
+    /* floor(sqrt(n)) exactly: the double's root is off by one at most. */
+    while (root > 1 && root > n / root)
+        root--;
     while ((root + 1) <= n / (root + 1))
         root++;
+    *best = 0;
     /* Large divisors n/i, descending as i grows. */
     for (i = 1; i <= root; i++) {
         int64_t d = n / i;
 
+        if (!ts_budget_take(c->b, TS_COST_ITER))
+            return TS_OK;
         if (n % i != 0 || d <= root || d > limit)
             continue;
         if ((st = ts_mb_try(c, d, &fits)) != TS_OK)
@@ -110,6 +134,8 @@ static ts_status ts_mb_divisors(ts_mb_ctx *c, int64_t n, int64_t limit, int64_t 
     }
     /* Small divisors i <= sqrt(n), descending. */
     for (i = root; i >= 1; i--) {
+        if (!ts_budget_take(c->b, TS_COST_ITER))
+            return TS_OK;
         if (n % i != 0 || i > limit)
             continue;
         if ((st = ts_mb_try(c, i, &fits)) != TS_OK)
@@ -126,11 +152,22 @@ static ts_status ts_mb_divisors(ts_mb_ctx *c, int64_t n, int64_t limit, int64_t 
 ts_status ts_fit_max_micro_batch(const ts_run *r, int64_t limit, int64_t *mb,
                                  ts_memory *mem, ts_error *err)
 {
+    return ts_fit_max_micro_batch_within(r, limit, NULL, mb, mem, err);
+}
+
+ts_status ts_fit_max_micro_batch_within(const ts_run *r, int64_t limit, ts_budget *budget,
+                                        int64_t *mb, ts_memory *mem, ts_error *err)
+{
     ts_mb_ctx c;
+    ts_budget own;
     ts_status st;
     bool fixed_gb, fits;
     int64_t best = 0;
 
+    if (budget == NULL) {
+        ts_budget_init(&own, 0);
+        budget = &own;
+    }
     if (r == NULL || mb == NULL)
         return ts_error_set(err, TS_EINVAL, "", "null argument");
     *mb = 0;
@@ -143,6 +180,7 @@ ts_status ts_fit_max_micro_batch(const ts_run *r, int64_t limit, int64_t *mb,
 
     memset(&c, 0, sizeof c);
     c.err = err;
+    c.b = budget;
     c.base = *r;
     /* A global_batch > 0 on input is the user's: only micro-batches that
      * divide global_batch/dp keep it.  Otherwise it follows the trial. */
@@ -156,6 +194,10 @@ ts_status ts_fit_max_micro_batch(const ts_run *r, int64_t limit, int64_t *mb,
 
     if ((st = ts_mb_try(&c, 1, &fits)) != TS_OK)
         return st;
+    if (budget->exhausted)
+        return ts_error_set(err, TS_EINVAL, "max_micro_batch",
+                            "the work budget (%llu units) ran out before micro_batch 1 was tried",
+                            (unsigned long long)budget->limit);
     if (!fits) {
         if (mem != NULL)
             *mem = c.mem;
@@ -173,13 +215,15 @@ ts_status ts_fit_max_micro_batch(const ts_run *r, int64_t limit, int64_t *mb,
         best = 1;
     if (st != TS_OK)
         return st;
+    /* Out of budget: the largest found to fit so far (1 at least). */
+    if (best < 1 || budget->exhausted)
+        best = c.best;
 
-    /* Re-run the winner so *mem is its memory, not the last probe's. */
-    if ((st = ts_mb_try(&c, best, &fits)) != TS_OK)
-        return st;
+    /* The winner's memory, not the last probe's (kept when it was tried:
+     * the same run estimated again would give the same bytes). */
     *mb = best;
     if (mem != NULL)
-        *mem = c.mem;
+        *mem = c.best_mem;
     return TS_OK;
 }
 
@@ -190,6 +234,8 @@ typedef struct ts_dp_ctx {
     ts_params params;    /* of base.model */
     int64_t user_gb;     /* caller's global_batch, 0 = derived */
     ts_memory mem;
+    ts_memory hi_mem;    /* ts_fit_min_gpus: the smallest dp found to fit's */
+    ts_budget *b;
     ts_error *err;
 } ts_dp_ctx;
 
@@ -201,13 +247,17 @@ static int64_t ts_dp_global_batch(int64_t user_gb, int64_t dp, int64_t mb)
     return user_gb > 0 && user_gb % (dp * mb) == 0 ? user_gb : 0;
 }
 
-/* *fits for dp; *t is the trial's run (resolved when TS_OK). */
+/* *fits for dp; *t is the trial's run (resolved when TS_OK).  Out of
+ * budget: TS_OK, *fits false, c->b->exhausted. */
 static ts_status ts_dp_try(ts_dp_ctx *c, int64_t dp, bool derived, ts_run *t, bool *fits)
 {
     *t = c->base;
     t->dp = dp;
     t->gpus = 0;
     t->global_batch = derived ? 0 : ts_dp_global_batch(c->user_gb, dp, t->micro_batch);
+    *fits = false;
+    if (!ts_budget_take(c->b, ts_memory_work(t)))
+        return TS_OK;
     return ts_solve_try(t, &c->params, &c->mem, c->err, fits);
 }
 
@@ -217,12 +267,23 @@ static ts_status ts_dp_try(ts_dp_ctx *c, int64_t dp, bool derived, ts_run *t, bo
 ts_status ts_fit_min_gpus(const ts_run *r, int64_t max_gpus, int64_t *dp,
                           int64_t *gpus, ts_memory *mem, ts_error *err)
 {
+    return ts_fit_min_gpus_within(r, max_gpus, NULL, dp, gpus, mem, err);
+}
+
+ts_status ts_fit_min_gpus_within(const ts_run *r, int64_t max_gpus, ts_budget *budget,
+                                 int64_t *dp, int64_t *gpus, ts_memory *mem, ts_error *err)
+{
     ts_dp_ctx c;
+    ts_budget own;
     ts_run t;
     ts_status st;
     bool fits;
     int64_t mp, ep, kmax, lo, hi, k;
 
+    if (budget == NULL) {
+        ts_budget_init(&own, 0);
+        budget = &own;
+    }
     if (r == NULL || dp == NULL || gpus == NULL)
         return ts_error_set(err, TS_EINVAL, "", "null argument");
     *dp = *gpus = 0;
@@ -241,6 +302,7 @@ ts_status ts_fit_min_gpus(const ts_run *r, int64_t max_gpus, int64_t *dp,
 
     memset(&c, 0, sizeof c);
     c.err = err;
+    c.b = budget;
     c.user_gb = r->global_batch;
     c.base = *r;
     /* Validate everything but the solved-for layout at the smallest valid
@@ -261,6 +323,10 @@ ts_status ts_fit_min_gpus(const ts_run *r, int64_t max_gpus, int64_t *dp,
 
     if ((st = ts_dp_try(&c, kmax * ep, true, &t, &fits)) != TS_OK)
         return st;
+    if (budget->exhausted)
+        return ts_error_set(err, TS_EINVAL, "max_gpus",
+                            "the work budget (%llu units) ran out before %lld GPUs were tried",
+                            (unsigned long long)budget->limit, (long long)(kmax * ep * mp));
     if (!fits) {
         if (mem != NULL)
             *mem = c.mem;
@@ -273,19 +339,24 @@ ts_status ts_fit_min_gpus(const ts_run *r, int64_t max_gpus, int64_t *dp,
     /* Smallest k whose derived-batch memory fits: kmax fits, lo - 1 not. */
     lo = 1;
     hi = kmax;
+    c.hi_mem = c.mem; /* hi's: the answer if the budget runs out */
     while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
 
         if ((st = ts_dp_try(&c, mid * ep, true, &t, &fits)) != TS_OK)
             return st;
-        if (fits)
+        if (budget->exhausted)
+            break;
+        if (fits) {
             hi = mid;
-        else
+            c.hi_mem = c.mem;
+        } else {
             lo = mid + 1;
+        }
     }
     /* From there the first k that fits with its real global batch; a
      * derived-batch k always does, so this ends at the latest there. */
-    for (k = lo; k <= kmax; k++) {
+    for (k = lo; k <= kmax && ts_budget_take(budget, TS_COST_ITER); k++) {
         /* A global batch the user fixed is kept: only a dp whose
          * dp * micro_batch divides it is an answer (one that silently
          * re-derived the batch would be refused by the very request). */
@@ -301,6 +372,21 @@ ts_status ts_fit_min_gpus(const ts_run *r, int64_t max_gpus, int64_t *dp,
             return TS_OK;
         }
     }
+    if (budget->exhausted && c.user_gb == 0) {
+        /* A derived batch is the answer's own: hi is the fewest GPUs
+         * found to fit so far. */
+        *dp = hi * ep;
+        *gpus = hi * ep * mp;
+        if (mem != NULL)
+            *mem = c.hi_mem;
+        return TS_OK;
+    }
+    if (budget->exhausted) /* a fixed batch: no answer found yet */
+        return ts_error_set(err, TS_EINVAL, "max_gpus",
+                            "the work budget (%llu units) ran out before a data-parallel degree "
+                            "up to %lld that divides global_batch %lld was found to fit",
+                            (unsigned long long)budget->limit, (long long)(kmax * ep),
+                            (long long)c.user_gb);
     if (mem != NULL)
         *mem = c.mem;
     if (c.user_gb > 0)
@@ -316,7 +402,8 @@ ts_status ts_fit_min_gpus(const ts_run *r, int64_t max_gpus, int64_t *dp,
 /* ---- data-parallel sweep ------------------------------------------- */
 
 ts_status ts_sweep_eval(const ts_run *r, const ts_params *p, int64_t user_gb,
-                        ts_sweep_point *pts, size_t cap, size_t *n, ts_error *err)
+                        ts_budget *b, ts_sweep_point *pts, size_t cap, size_t *n,
+                        ts_error *err)
 {
     ts_dp_ctx c;
     ts_status st;
@@ -330,6 +417,7 @@ ts_status ts_sweep_eval(const ts_run *r, const ts_params *p, int64_t user_gb,
     c.base = *r;
     c.params = *p;
     c.user_gb = user_gb;
+    c.b = b;
     mp = c.base.tp * c.base.pp * c.base.cp;
 
     /* dp = 1, 2, 4, ... up to max(1024, dp), with the run's dp merged in
@@ -337,7 +425,7 @@ ts_status ts_sweep_eval(const ts_run *r, const ts_params *p, int64_t user_gb,
      * exceed the GPU limit, cannot be configured and are left out; the
      * run's own dp is always valid (it just resolved). */
     top = c.base.dp > TS_SOLVE_SWEEP_TOP ? c.base.dp : TS_SOLVE_SWEEP_TOP;
-    for (d = 1; d <= top; d *= 2) {
+    for (d = 1; d <= top && ts_budget_take(b, TS_COST_ITER); d *= 2) {
         if (c.base.dp < d && (count == 0 || dps[count - 1] < c.base.dp))
             dps[count++] = c.base.dp;
         if (d % c.base.ep == 0 && d * mp <= TS_SOLVE_GPUS_MAX && d != c.base.dp)
@@ -356,8 +444,11 @@ ts_status ts_sweep_eval(const ts_run *r, const ts_params *p, int64_t user_gb,
         bool fits;
 
         /* The checkpoint of the same point, from its memory. */
-        if ((st = ts_dp_try(&c, dps[i], false, &t, &fits)) != TS_OK ||
-            (st = ts_ckpt_eval(&t, &c.mem, &ck, err)) != TS_OK)
+        if ((st = ts_dp_try(&c, dps[i], false, &t, &fits)) != TS_OK)
+            return st;
+        if (b->exhausted)
+            break; /* the points so far */
+        if ((st = ts_ckpt_eval(&t, &c.mem, &ck, err)) != TS_OK)
             return st;
 
         pt->dp = dps[i];
@@ -373,7 +464,7 @@ ts_status ts_sweep_eval(const ts_run *r, const ts_params *p, int64_t user_gb,
         pt->ckpt_shard_bytes = ck.shard_bytes_per_gpu.value;
         pt->fits = c.mem.fits;
     }
-    *n = count;
+    *n = i;
     return TS_OK;
 }
 
@@ -382,6 +473,7 @@ ts_status ts_sweep_dp(const ts_run *r, ts_sweep_point *pts, size_t cap,
 {
     ts_run base;
     ts_params p;
+    ts_budget b;
     ts_status st;
 
     if (r == NULL || pts == NULL || n == NULL)
@@ -391,6 +483,7 @@ ts_status ts_sweep_dp(const ts_run *r, ts_sweep_point *pts, size_t cap,
     if ((st = ts_run_resolve(&base, err)) != TS_OK)
         return st;
     ts_model_count(&base.model, &p);
+    ts_budget_init(&b, 0); /* 24 points: far inside it */
     /* The caller's global batch, 0 = derived per point. */
-    return ts_sweep_eval(&base, &p, r->global_batch, pts, cap, n, err);
+    return ts_sweep_eval(&base, &p, r->global_batch, &b, pts, cap, n, err);
 }
