@@ -55,6 +55,8 @@ static const ts_api_problem_type ts_problem_types[] = {
     { "file-too-large", 500, "File too large to serve" },
     { "unsupported-transfer-coding", 501, "Unsupported transfer coding" },
     { "out-of-memory", 503, "Out of memory" },
+    /* every worker busy and the queue full (server/ts_work.c, issue 22) */
+    { "server-busy", 503, "Server busy" },
 };
 
 const ts_api_problem_type *ts_api_problem_type_at(size_t i)
