@@ -26,6 +26,7 @@ const char *const *ts_api_import_members(void)
 static const char *const ts_src_names[TS_SRC_COUNT] = {
     [TS_SRC_DEFAULT] = "default",
     [TS_SRC_PRESET] = "preset",
+    [TS_SRC_CATALOGUE] = "catalogue",
     [TS_SRC_HF] = "hf_config",
     [TS_SRC_AXOLOTL] = "axolotl_config",
     [TS_SRC_DS] = "deepspeed_config",

@@ -103,6 +103,10 @@ int ts_import_sub(const ts_import_obj *o, const char *key,
 int ts_import_check_size(const json_t *doc, const char *ptr, ts_api_err *err);
 
 int ts_import_hf(ts_import *im, const json_t *cfg, ts_api_err *err);
+/* The same reading of a config.json named base ("/hf_config") with
+ * source src (the catalogue's entries, api/ts_catalogue.c). */
+int ts_import_hf_from(ts_import *im, const json_t *cfg, const char *base,
+                      ts_api_src src, ts_api_err *err);
 int ts_import_ds(ts_import *im, const json_t *cfg, ts_api_err *err);
 int ts_import_mega(ts_import *im, const char *args, size_t len, ts_api_err *err);
 /* 400 unsupported-config when built without libyaml. */
