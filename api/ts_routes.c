@@ -424,8 +424,11 @@ int ts_api_handle(const char *method, const char *path,
     if (body_len > TS_API_BODY_MAX) {
         char detail[96];
 
-        snprintf(detail, sizeof detail, "request body of %zu bytes exceeds %u",
-                 body_len, TS_API_BODY_MAX);
+        /* the server's words for its own 413 (server/ts_server.c), which
+         * stops reading at the cap and never learns the length: the CLI's
+         * --local answers with these bytes too */
+        snprintf(detail, sizeof detail, "request body exceeds the %u byte limit",
+                 TS_API_BODY_MAX);
         return ts_api_problem(resp, "payload-too-large", detail, NULL);
     }
     if (!is_json_media_type(content_type)) {
