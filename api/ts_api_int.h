@@ -138,6 +138,13 @@ typedef struct ts_api_notes {
     char text[TS_API_NOTES_MAX][TS_API_NOTE_LEN];
 } ts_api_notes;
 
+/* The same with the import notes gathered before the refusal (notes may be
+ * NULL or empty: then no member), as "import_notes" like a 200 answer. */
+int ts_api_err_respond_notes(const ts_api_err *e, const ts_api_notes *notes,
+                             ts_api_response *resp);
+int ts_api_problem_notes(ts_api_response *resp, const char *slug, const char *detail,
+                         const char *field, const ts_api_notes *notes);
+
 /* A parsed request: the run plus the /v1/fit extras. */
 typedef struct ts_api_req {
     unsigned char source[TS_FI_COUNT]; /* ts_api_src of every member */

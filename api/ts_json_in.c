@@ -632,6 +632,7 @@ static void list_ids(char *buf, size_t size, bool presets)
 static int apply_preset(ts_run *r, const json_t *v, ts_api_err *err)
 {
     const ts_preset *p;
+    const char *hint;
     char ids[512];
     char got[80];
 
@@ -641,9 +642,11 @@ static int apply_preset(ts_run *r, const json_t *v, ts_api_err *err)
     if (p == NULL) {
         list_ids(ids, sizeof ids, true);
         quote_short(got, sizeof got, json_string_value(v), 64);
+        hint = ts_preset_suggest(json_string_value(v));
         ts_api_err_set(err, "unknown-preset",
-                       "/model", "unknown model preset \"%s\"; valid: %s "
-                       "(GET /v1/presets)", got, ids);
+                       "/model", "unknown model preset \"%s\"%s%s%s; valid: %s "
+                       "(GET /v1/presets)", got, hint ? " (did you mean \"" : "",
+                       hint ? hint : "", hint ? "\"?)" : "", ids);
         return -1;
     }
     ts_run_apply_preset(r, p);
@@ -653,6 +656,7 @@ static int apply_preset(ts_run *r, const json_t *v, ts_api_err *err)
 static int apply_gpu(ts_run *r, const json_t *v, ts_api_err *err)
 {
     const ts_gpu *g;
+    const char *hint;
     char ids[512];
     char got[80];
 
@@ -662,8 +666,11 @@ static int apply_gpu(ts_run *r, const json_t *v, ts_api_err *err)
     if (g == NULL) {
         list_ids(ids, sizeof ids, false);
         quote_short(got, sizeof got, json_string_value(v), 64);
+        hint = ts_gpu_suggest(json_string_value(v));
         ts_api_err_set(err, "unknown-gpu", "/gpu",
-                       "unknown GPU \"%s\"; valid: %s (GET /v1/gpus)", got, ids);
+                       "unknown GPU \"%s\"%s%s%s; valid: %s (GET /v1/gpus)", got,
+                       hint ? " (did you mean \"" : "", hint ? hint : "",
+                       hint ? "\"?)" : "", ids);
         return -1;
     }
     r->gpu = *g;

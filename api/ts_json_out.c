@@ -470,6 +470,19 @@ void ts_json_sweep(ts_jw *w, const char *key, const ts_sweep_point *pts, size_t 
     ts_jw_close(w, ']');
 }
 
+/* The other names a catalogue entry answers to (Hub ids, GPU names as
+ * people type them): what "model" and "gpu" accept besides the id. */
+static void put_aliases(ts_jw *w, const char *(*alias)(const char *, size_t), const char *id)
+{
+    const char *a;
+    size_t i;
+
+    ts_jw_open(w, "aliases", '[');
+    for (i = 0; (a = alias(id, i)) != NULL; i++)
+        ts_jw_str(w, NULL, a);
+    ts_jw_close(w, ']');
+}
+
 ts_status ts_json_presets(ts_jw *w, const char *key, ts_error *err)
 {
     size_t i;
@@ -503,6 +516,7 @@ ts_status ts_json_presets(ts_jw *w, const char *key, ts_error *err)
         ts_jw_bool(w, "gated", m->gated);
         ts_jw_bool(w, "tied_embeddings", m->tied_embeddings);
         ts_jw_str(w, "source", p->source);
+        put_aliases(w, ts_preset_alias, p->id);
         put_human(w, &h);
         ts_jw_close(w, '}');
     }
@@ -528,6 +542,7 @@ void ts_json_gpus(ts_jw *w, const char *key)
         put_num(w, &h, TS_T_GPU_FP8_TFLOPS, g->fp8_flops / 1e12);
         put_num(w, &h, TS_T_GPU_FP32_TFLOPS, g->fp32_flops / 1e12);
         ts_jw_str(w, "source", g->source);
+        put_aliases(w, ts_gpu_alias, g->id);
         put_human(w, &h);
         ts_jw_close(w, '}');
     }

@@ -55,6 +55,8 @@ static const ts_api_problem_type ts_problem_types[] = {
     { "file-too-large", 500, "File too large to serve" },
     { "unsupported-transfer-coding", 501, "Unsupported transfer coding" },
     { "out-of-memory", 503, "Out of memory" },
+    /* every worker busy and the queue full (server/ts_work.c, issue 22) */
+    { "server-busy", 503, "Server busy" },
 };
 
 const ts_api_problem_type *ts_api_problem_type_at(size_t i)
@@ -206,6 +208,12 @@ void ts_api_err_from_core(ts_api_err *e, const ts_error *core)
 int ts_api_problem(ts_api_response *resp, const char *slug, const char *detail,
                    const char *field)
 {
+    return ts_api_problem_notes(resp, slug, detail, field, NULL);
+}
+
+int ts_api_problem_notes(ts_api_response *resp, const char *slug, const char *detail,
+                         const char *field, const ts_api_notes *notes)
+{
     const char *asked = slug;
     const ts_api_problem_type *t = problem_or_internal(&slug);
     char why[128];
@@ -241,6 +249,10 @@ int ts_api_problem(ts_api_response *resp, const char *slug, const char *detail,
         ts_jw_text(&w, "field", field);
     else
         ts_jw_null(&w, "field");
+    /* The same member as on a 200 (RFC 9457 section 3.2 extension member):
+     * what an import did before the request was refused. */
+    if (notes != NULL && notes->n > 0)
+        ts_json_import_notes(&w, "import_notes", notes);
     ts_jw_close(&w, '}');
     body = ts_jw_finish(&w, &len);
     if (body == NULL) {
@@ -254,5 +266,12 @@ int ts_api_problem(ts_api_response *resp, const char *slug, const char *detail,
 
 int ts_api_err_respond(const ts_api_err *e, ts_api_response *resp)
 {
-    return ts_api_problem(resp, e->slug, e->detail, e->field[0] != '\0' ? e->field : NULL);
+    return ts_api_err_respond_notes(e, NULL, resp);
+}
+
+int ts_api_err_respond_notes(const ts_api_err *e, const ts_api_notes *notes,
+                             ts_api_response *resp)
+{
+    return ts_api_problem_notes(resp, e->slug, e->detail,
+                                e->field[0] != '\0' ? e->field : NULL, notes);
 }

@@ -199,9 +199,28 @@ typedef struct ts_gpu {
     int sm;                /* NVIDIA compute capability x 10 (90 = Hopper); 0 = not NVIDIA */
 } ts_gpu;
 
+/* Names as people type them (ts_name.c): keys fold case and drop
+ * punctuation ("H100 SXM" == "h100-sxm"); the suggester keeps the closest
+ * candidate for a "did you mean" hint. */
+#define TS_NAME_KEY_MAX 96
+size_t ts_name_key(const char *s, char *out, size_t n); /* 0 if empty or too long */
+int ts_name_same(const char *a, const char *b);
+unsigned ts_name_distance(const char *a, const char *b); /* OSA edit distance */
+typedef struct ts_name_suggest {
+    char key[TS_NAME_KEY_MAX];
+    const char *best;
+    unsigned dist;
+} ts_name_suggest;
+void ts_name_suggest_init(ts_name_suggest *s, const char *typed);
+void ts_name_suggest_try(ts_name_suggest *s, const char *candidate);
+const char *ts_name_suggest_best(const ts_name_suggest *s); /* NULL: none close */
+
 size_t ts_gpu_count(void);
 const ts_gpu *ts_gpu_at(size_t i);          /* NULL past the end */
-const ts_gpu *ts_gpu_find(const char *id);  /* NULL if unknown */
+const ts_gpu *ts_gpu_find(const char *id);  /* id or alias, any case; NULL if unknown */
+const char *ts_gpu_suggest(const char *typed); /* closest id or alias, or NULL */
+/* The i-th alias of GPU id (NULL past the end): the names people type. */
+const char *ts_gpu_alias(const char *id, size_t i);
 /* Dense peak for a compute precision; 0 if the GPU lacks it. */
 double ts_gpu_peak(const ts_gpu *g, ts_precision compute);
 
@@ -283,7 +302,9 @@ typedef struct ts_preset {
 
 size_t ts_preset_count(void);
 const ts_preset *ts_preset_at(size_t i);
-const ts_preset *ts_preset_find(const char *id);
+const ts_preset *ts_preset_find(const char *id); /* id or Hub id, any case */
+const char *ts_preset_suggest(const char *typed); /* closest id, or NULL */
+const char *ts_preset_alias(const char *id, size_t i); /* i-th Hub id, NULL past the end */
 
 /* ------------------------------------------------------------------ */
 /* The run description                                                 */

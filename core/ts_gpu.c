@@ -124,16 +124,105 @@ const ts_gpu *ts_gpu_at(size_t i)
     return i < TS_GPU_N ? &ts_gpu_catalogue[i] : NULL;
 }
 
+/* The names people type for each GPU: nvidia-smi's product names
+ * ("NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB"), datasheet names and
+ * the short forms of cloud instance pages.  Where a bare name covers two
+ * memory sizes it means the larger, the one clusters are built with
+ * (A100 -> 80 GB, V100 -> 32 GB); the answer's inputs echo the id. */
+static const struct {
+    const char *alias, *id;
+} ts_gpu_aliases[] = {
+    { "h100", "h100-sxm" },        { "h100-80gb", "h100-sxm" },
+    { "h100-sxm5", "h100-sxm" },   { "h100-sxm5-80gb", "h100-sxm" },
+    { "h100-80gb-hbm3", "h100-sxm" }, { "h100-sxm-80gb", "h100-sxm" },
+    { "h100-pcie-80gb", "h100-pcie" }, { "h100-nvl-94gb", "h100-nvl" },
+    { "h100-96gb", "h100-96" },    { "h100-sxm5-96gb", "h100-96" },
+    { "h200-141gb", "h200" },      { "h200-sxm", "h200" },
+    { "h200-sxm-141gb", "h200" },  { "gh200-96gb", "gh200" },
+    { "grace-hopper", "gh200" },   { "b200-180gb", "b200" },
+    { "b200-sxm", "b200" },        { "gb200-nvl72", "gb200" },
+    { "a100", "a100-80" },         { "a100-80gb", "a100-80" },
+    { "a100-sxm4-80gb", "a100-80" }, { "a100-sxm-80gb", "a100-80" },
+    { "a100-40gb", "a100-40" },    { "a100-sxm4-40gb", "a100-40" },
+    { "a100-sxm-40gb", "a100-40" }, { "l40s-48gb", "l40s" },
+    { "v100", "v100-32" },         { "v100-32gb", "v100-32" },
+    { "v100-sxm2-32gb", "v100-32" }, { "v100-16gb", "v100-16" },
+    { "v100-sxm2-16gb", "v100-16" }, { "mi300", "mi300x" },
+    { "mi250x-gcd", "mi250x" },
+};
+#define TS_GPU_ALIAS_N (sizeof ts_gpu_aliases / sizeof ts_gpu_aliases[0])
+
+/* Vendor words people put in front: "NVIDIA", "Tesla", "AMD Instinct". */
+static const char *gpu_key_body(const char *key)
+{
+    static const char *const vendor[] = { "nvidia", "tesla", "amd", "instinct" };
+    size_t i;
+    int again = 1;
+
+    while (again) {
+        again = 0;
+        for (i = 0; i < sizeof vendor / sizeof vendor[0]; i++) {
+            size_t n = strlen(vendor[i]);
+
+            if (strncmp(key, vendor[i], n) == 0 && key[n] != '\0') {
+                key += n;
+                again = 1;
+            }
+        }
+    }
+    return key;
+}
+
 const ts_gpu *ts_gpu_find(const char *id)
 {
+    char typed[TS_NAME_KEY_MAX], k[TS_NAME_KEY_MAX];
+    const char *body;
     size_t i;
 
     if (id == NULL)
         return NULL;
-    /* Exact match: ids are the public, lower-case names the API echoes. */
+    /* Exact match first: ids are the public, lower-case names the API echoes. */
     for (i = 0; i < TS_GPU_N; i++)
         if (strcmp(ts_gpu_catalogue[i].id, id) == 0)
             return &ts_gpu_catalogue[i];
+    if (ts_name_key(id, typed, sizeof typed) == 0)
+        return NULL;
+    body = gpu_key_body(typed);
+    for (i = 0; i < TS_GPU_N; i++)
+        if (ts_name_key(ts_gpu_catalogue[i].id, k, sizeof k) > 0 && strcmp(k, body) == 0)
+            return &ts_gpu_catalogue[i];
+    for (i = 0; i < TS_GPU_ALIAS_N; i++)
+        if (ts_name_key(ts_gpu_aliases[i].alias, k, sizeof k) > 0 && strcmp(k, body) == 0)
+            return ts_gpu_find(ts_gpu_aliases[i].id);
+    return NULL;
+}
+
+const char *ts_gpu_suggest(const char *typed)
+{
+    char key[TS_NAME_KEY_MAX];
+    ts_name_suggest s;
+    const char *best;
+    size_t i;
+
+    if (ts_name_key(typed, key, sizeof key) == 0)
+        return NULL;
+    ts_name_suggest_init(&s, gpu_key_body(key));
+    for (i = 0; i < TS_GPU_N; i++)
+        ts_name_suggest_try(&s, ts_gpu_catalogue[i].id);
+    for (i = 0; i < TS_GPU_ALIAS_N; i++)
+        ts_name_suggest_try(&s, ts_gpu_aliases[i].alias);
+    best = ts_name_suggest_best(&s);
+    /* Suggest the id the closest name stands for: the one the API echoes. */
+    return best != NULL ? ts_gpu_find(best)->id : NULL;
+}
+
+const char *ts_gpu_alias(const char *id, size_t i)
+{
+    size_t k;
+
+    for (k = 0; k < TS_GPU_ALIAS_N; k++)
+        if (strcmp(ts_gpu_aliases[k].id, id) == 0 && i-- == 0)
+            return ts_gpu_aliases[k].alias;
     return NULL;
 }
 

@@ -77,6 +77,39 @@ const ts_preset *ts_preset_at(size_t i)
     return i < TS_PRESET_N ? &ts_preset_table[i] : NULL;
 }
 
+/* Hugging Face Hub ids of the checkpoints the presets are (base and
+ * instruct share the shape and the count).  The Hub id is what a user has in
+ * a config, a launch script or an axolotl base_model line. */
+static const struct {
+    const char *alias, *id;
+} ts_preset_aliases[] = {
+    { "meta-llama/Llama-2-7b-hf", "llama2-7b" },
+    { "meta-llama/Llama-2-7b-chat-hf", "llama2-7b" },
+    { "meta-llama/Llama-2-13b-hf", "llama2-13b" },
+    { "meta-llama/Llama-2-13b-chat-hf", "llama2-13b" },
+    { "meta-llama/Llama-2-70b-hf", "llama2-70b" },
+    { "meta-llama/Llama-2-70b-chat-hf", "llama2-70b" },
+    { "meta-llama/Meta-Llama-3-8B", "llama3-8b" },
+    { "meta-llama/Meta-Llama-3-8B-Instruct", "llama3-8b" },
+    { "meta-llama/Meta-Llama-3-70B", "llama3-70b" },
+    { "meta-llama/Meta-Llama-3-70B-Instruct", "llama3-70b" },
+    { "meta-llama/Llama-3.1-8B", "llama3.1-8b" },
+    { "meta-llama/Llama-3.1-8B-Instruct", "llama3.1-8b" },
+    { "meta-llama/Meta-Llama-3.1-8B", "llama3.1-8b" },
+    { "meta-llama/Meta-Llama-3.1-8B-Instruct", "llama3.1-8b" },
+    { "meta-llama/Llama-3.1-70B", "llama3.1-70b" },
+    { "meta-llama/Llama-3.1-70B-Instruct", "llama3.1-70b" },
+    { "meta-llama/Meta-Llama-3.1-70B", "llama3.1-70b" },
+    { "meta-llama/Meta-Llama-3.1-70B-Instruct", "llama3.1-70b" },
+    { "meta-llama/Llama-3.1-405B", "llama3.1-405b" },
+    { "meta-llama/Llama-3.1-405B-Instruct", "llama3.1-405b" },
+    { "meta-llama/Meta-Llama-3.1-405B", "llama3.1-405b" },
+    { "meta-llama/Meta-Llama-3.1-405B-Instruct", "llama3.1-405b" },
+    { "mistralai/Mixtral-8x7B-v0.1", "mixtral-8x7b" },
+    { "mistralai/Mixtral-8x7B-Instruct-v0.1", "mixtral-8x7b" },
+};
+#define TS_PRESET_ALIAS_N (sizeof ts_preset_aliases / sizeof ts_preset_aliases[0])
+
 const ts_preset *ts_preset_find(const char *id)
 {
     size_t i;
@@ -86,5 +119,41 @@ const ts_preset *ts_preset_find(const char *id)
     for (i = 0; i < TS_PRESET_N; i++)
         if (strcmp(ts_preset_table[i].id, id) == 0)
             return &ts_preset_table[i];
+    /* Then as typed: any case and punctuation ("Llama3-8B", "llama3_8b"),
+     * and the Hub ids, with or without the organisation. */
+    for (i = 0; i < TS_PRESET_N; i++)
+        if (ts_name_same(ts_preset_table[i].id, id))
+            return &ts_preset_table[i];
+    for (i = 0; i < TS_PRESET_ALIAS_N; i++) {
+        const char *a = ts_preset_aliases[i].alias, *slash = strchr(a, '/');
+
+        if (ts_name_same(a, id) || (slash != NULL && ts_name_same(slash + 1, id)))
+            return ts_preset_find(ts_preset_aliases[i].id);
+    }
+    return NULL;
+}
+
+const char *ts_preset_suggest(const char *typed)
+{
+    ts_name_suggest s;
+    const char *best;
+    size_t i;
+
+    ts_name_suggest_init(&s, typed);
+    for (i = 0; i < TS_PRESET_N; i++)
+        ts_name_suggest_try(&s, ts_preset_table[i].id);
+    for (i = 0; i < TS_PRESET_ALIAS_N; i++)
+        ts_name_suggest_try(&s, ts_preset_aliases[i].alias);
+    best = ts_name_suggest_best(&s);
+    return best != NULL ? ts_preset_find(best)->id : NULL;
+}
+
+const char *ts_preset_alias(const char *id, size_t i)
+{
+    size_t k;
+
+    for (k = 0; k < TS_PRESET_ALIAS_N; k++)
+        if (strcmp(ts_preset_aliases[k].id, id) == 0 && i-- == 0)
+            return ts_preset_aliases[k].alias;
     return NULL;
 }

@@ -649,7 +649,7 @@ START_TEST(test_catalogues)
             ck_assert_int_eq((int)th_json_num(p, "layers"), 32);
             seen = true;
         }
-        ck_assert(json_object_size(p) == 19); /* 18 members and their "human" map */
+        ck_assert(json_object_size(p) == 20); /* 19 members and their "human" map */
     }
     ck_assert(seen);
     json_decref(j);
@@ -668,6 +668,9 @@ START_TEST(test_catalogues)
             /* 81559 MiB / 1024 = 79.65 GiB */
             ck_assert_str_eq(th_json_str(p, "human.hbm_bytes"), "79.6 GiB");
             ck_assert_str_eq(th_json_str(p, "human.bf16_tflops"), "989 TFLOP/s");
+            /* the names "gpu" also accepts, nvidia-smi's among them */
+            ck_assert_str_eq(json_string_value(json_array_get(th_json_at(p, "aliases"), 0)),
+                             "h100");
             seen = true;
         }
     }

@@ -432,10 +432,10 @@ function jsonRequest(op) {
     return op.requestBody?.content?.['application/json'];
 }
 
-/* The README's curl examples: -X, -H, -d and the URL (backslash
- * continuations joined, single-quoted words). */
+/* The curl examples of the README and docs/api.md: -X, -H, -d and the URL
+ * (backslash continuations joined, single-quoted words). */
 function readmeCurls() {
-    const text = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const text = ['README.md', 'docs/api.md'].map((f) => readFileSync(join(ROOT, f), 'utf8')).join('\n');
     const out = [];
     for (const block of text.matchAll(/```(?:sh|bash|console)?\n([\s\S]*?)```/g)) {
         const lines = block[1].replace(/\\\n\s*/g, ' ').split('\n');
