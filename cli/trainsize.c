@@ -119,7 +119,7 @@ static int parse_format(ts_cli *cli, const char *v)
     }
     return usage_error("--format: unknown format '%s'%s", v,
                        did_you_mean(hint, sizeof hint,
-                                    ts_cli_suggest_value(v, ts_cli_opts[TS_OPT_FORMAT].values,
+                                    ts_cli_suggest_value(v, ts_cli_opts[TS_CLI_OPT_FORMAT].values,
                                                          near, sizeof near), near));
 }
 
@@ -140,45 +140,45 @@ static int parse_timeout(ts_cli *cli, const char *v)
 static int apply_option(ts_cli *cli, const ts_cli_opt *o, const char *v)
 {
     static const ts_check_import imports[] = {
-        [TS_OPT_HF_CONFIG] = TS_CHECK_IMP_HF, [TS_OPT_DEEPSPEED] = TS_CHECK_IMP_DS,
-        [TS_OPT_MEGATRON_ARGS] = TS_CHECK_IMP_MEGA, [TS_OPT_AXOLOTL] = TS_CHECK_IMP_AXOLOTL,
+        [TS_CLI_OPT_HF_CONFIG] = TS_CHECK_IMP_HF, [TS_CLI_OPT_DEEPSPEED] = TS_CHECK_IMP_DS,
+        [TS_CLI_OPT_MEGATRON_ARGS] = TS_CHECK_IMP_MEGA, [TS_CLI_OPT_AXOLOTL] = TS_CHECK_IMP_AXOLOTL,
     };
     ts_opt_id id = (ts_opt_id)(o - ts_cli_opts);
     char err[256];
 
     switch (id) {
-    case TS_OPT_URL:
+    case TS_CLI_OPT_URL:
         if (!ts_http_url_ok(v) || strlen(v) >= sizeof cli->url)
             return usage_error("--url needs an http:// or https:// URL, got '%s'", v);
         snprintf(cli->url, sizeof cli->url, "%s", v);
         cli->url_given = true;
         return TS_EXIT_OK;
-    case TS_OPT_LOCAL: cli->local_given = true; return TS_EXIT_OK;
-    case TS_OPT_TIMEOUT: return parse_timeout(cli, v);
-    case TS_OPT_HELP: cli->help = true; return TS_EXIT_OK;
-    case TS_OPT_VERSION: cli->version = true; return TS_EXIT_OK;
-    case TS_OPT_JSON: cli->json = true; return TS_EXIT_OK;
-    case TS_OPT_FORMAT: return parse_format(cli, v);
-    case TS_OPT_NOTES:
+    case TS_CLI_OPT_LOCAL: cli->local_given = true; return TS_EXIT_OK;
+    case TS_CLI_OPT_TIMEOUT: return parse_timeout(cli, v);
+    case TS_CLI_OPT_HELP: cli->help = true; return TS_EXIT_OK;
+    case TS_CLI_OPT_VERSION: cli->version = true; return TS_EXIT_OK;
+    case TS_CLI_OPT_JSON: cli->json = true; return TS_EXIT_OK;
+    case TS_CLI_OPT_FORMAT: return parse_format(cli, v);
+    case TS_CLI_OPT_NOTES:
         cli->plan.notes_off = strcmp(v, "off") == 0;
         return TS_EXIT_OK;
-    case TS_OPT_FORMULAS: cli->plan.formulas = true; return TS_EXIT_OK;
-    case TS_OPT_READY: cli->ready = true; return TS_EXIT_OK;
-    case TS_OPT_MARGIN:
+    case TS_CLI_OPT_FORMULAS: cli->plan.formulas = true; return TS_EXIT_OK;
+    case TS_CLI_OPT_READY: cli->ready = true; return TS_EXIT_OK;
+    case TS_CLI_OPT_MARGIN:
         if (!ts_check_parse_margin(v, &cli->plan.margin))
             return usage_error("--margin needs a fraction of HBM to keep free, like 10%% "
                                "or 0.1 (in [0, 1)), got '%s'", v);
         return TS_EXIT_OK;
-    case TS_OPT_FILE:
+    case TS_CLI_OPT_FILE:
         return ts_check_add_file(&cli->plan, v, err, sizeof err) == 0 ? TS_EXIT_OK
                : usage_error("%s", err);
-    case TS_OPT_HF_CONFIG:
-    case TS_OPT_DEEPSPEED:
-    case TS_OPT_MEGATRON_ARGS:
-    case TS_OPT_AXOLOTL:
+    case TS_CLI_OPT_HF_CONFIG:
+    case TS_CLI_OPT_DEEPSPEED:
+    case TS_CLI_OPT_MEGATRON_ARGS:
+    case TS_CLI_OPT_AXOLOTL:
         return ts_check_set_import(&cli->plan, imports[id], v, err, sizeof err) == 0
                ? TS_EXIT_OK : usage_error("%s", err);
-    case TS_OPT_COUNT:
+    case TS_CLI_OPT_COUNT:
     default:
         break;
     }

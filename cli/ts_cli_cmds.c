@@ -4,6 +4,7 @@
 #include "ts_cli_cmds.h"
 #include "ts_cli_opts.h"
 #include "ts_api.h"
+#include "trainsize.h"
 
 #include <string.h>
 
@@ -66,44 +67,44 @@ static const char *const format_values[] = {
 };
 static const char *const notes_values[] = { "on", "off", NULL };
 
-const ts_cli_opt ts_cli_opts[TS_OPT_COUNT] = {
-    [TS_OPT_URL] = { "--url", 0, TS_ARG_WORD, "URL", 0, NULL,
+const ts_cli_opt ts_cli_opts[TS_CLI_OPT_COUNT] = {
+    [TS_CLI_OPT_URL] = { "--url", 0, TS_ARG_WORD, "URL", 0, NULL,
         "ask the server at URL (default: $TRAINSIZE_URL, else\n"
         "http://127.0.0.1:$TRAINSIZE_PORT when set; else --local)" },
-    [TS_OPT_LOCAL] = { "--local", 0, TS_ARG_NONE, NULL, 0, NULL,
+    [TS_CLI_OPT_LOCAL] = { "--local", 0, TS_ARG_NONE, NULL, 0, NULL,
         "answer in this process, no server: the same code and the same\n"
         "bytes as the server's (also $TRAINSIZE_LOCAL=1)" },
-    [TS_OPT_TIMEOUT] = { "--timeout", 0, TS_ARG_WORD, "SECONDS", 0, NULL,
+    [TS_CLI_OPT_TIMEOUT] = { "--timeout", 0, TS_ARG_WORD, "SECONDS", 0, NULL,
         "whole-request timeout for a server (default 30; connect 3)" },
-    [TS_OPT_HELP] = { "--help", 'h', TS_ARG_NONE, NULL, 0, NULL,
+    [TS_CLI_OPT_HELP] = { "--help", 'h', TS_ARG_NONE, NULL, 0, NULL,
         "this text; after a command, that command's" },
-    [TS_OPT_VERSION] = { "--version", 'V', TS_ARG_NONE, NULL, 0, NULL,
+    [TS_CLI_OPT_VERSION] = { "--version", 'V', TS_ARG_NONE, NULL, 0, NULL,
         "print the version and exit" },
-    [TS_OPT_JSON] = { "--json", 0, TS_ARG_NONE, NULL,
+    [TS_CLI_OPT_JSON] = { "--json", 0, TS_ARG_NONE, NULL,
         TS_CMDS_RUN | TS_CMD_BIT(TS_CMD_PRESETS) | TS_CMD_BIT(TS_CMD_GPUS), NULL,
         "the API's answer unchanged (check: --format json)" },
-    [TS_OPT_FORMAT] = { "--format", 0, TS_ARG_ENUM, "FORMAT",
+    [TS_CLI_OPT_FORMAT] = { "--format", 0, TS_ARG_ENUM, "FORMAT",
         TS_CMDS_RUN | TS_CMD_BIT(TS_CMD_PRESETS) | TS_CMD_BIT(TS_CMD_GPUS), format_values,
         "text (default), json (one document), jsonl (a line per plan or\n"
         "row), junit (JUnit XML), github (workflow annotations), markdown\n"
         "(a summary table) or csv" },
-    [TS_OPT_NOTES] = { "--notes", 0, TS_ARG_ENUM, "on|off", TS_CMDS_PLAN, notes_values,
+    [TS_CLI_OPT_NOTES] = { "--notes", 0, TS_ARG_ENUM, "on|off", TS_CMDS_PLAN, notes_values,
         "off: leave out what an import could not map exactly" },
-    [TS_OPT_FORMULAS] = { "--formulas", 0, TS_ARG_NONE, NULL, TS_CMD_BIT(TS_CMD_ESTIMATE), NULL,
+    [TS_CLI_OPT_FORMULAS] = { "--formulas", 0, TS_ARG_NONE, NULL, TS_CMD_BIT(TS_CMD_ESTIMATE), NULL,
         "each figure's formula under it" },
-    [TS_OPT_MARGIN] = { "--margin", 0, TS_ARG_WORD, "M", TS_CMDS_PLAN, NULL,
+    [TS_CLI_OPT_MARGIN] = { "--margin", 0, TS_ARG_WORD, "M", TS_CMDS_PLAN, NULL,
         "share of HBM that must stay free: 10% or 0.1 (default 0)" },
-    [TS_OPT_FILE] = { "--file", 0, TS_ARG_FILE, "PLAN.json", TS_CMDS_PLAN, NULL,
+    [TS_CLI_OPT_FILE] = { "--file", 0, TS_ARG_FILE, "PLAN.json", TS_CMDS_PLAN, NULL,
         "a plan (also as bare arguments: trainsize check plans/*.json)" },
-    [TS_OPT_HF_CONFIG] = { "--hf-config", 0, TS_ARG_FILE, "FILE", TS_CMDS_PLAN, NULL,
+    [TS_CLI_OPT_HF_CONFIG] = { "--hf-config", 0, TS_ARG_FILE, "FILE", TS_CMDS_PLAN, NULL,
         "a Hugging Face config.json (hf_config)" },
-    [TS_OPT_DEEPSPEED] = { "--deepspeed", 0, TS_ARG_FILE, "FILE", TS_CMDS_PLAN, NULL,
+    [TS_CLI_OPT_DEEPSPEED] = { "--deepspeed", 0, TS_ARG_FILE, "FILE", TS_CMDS_PLAN, NULL,
         "a DeepSpeed JSON config (deepspeed_config)" },
-    [TS_OPT_MEGATRON_ARGS] = { "--megatron-args", 0, TS_ARG_FILE, "FILE", TS_CMDS_PLAN, NULL,
+    [TS_CLI_OPT_MEGATRON_ARGS] = { "--megatron-args", 0, TS_ARG_FILE, "FILE", TS_CMDS_PLAN, NULL,
         "Megatron-LM arguments, as in a launch script (megatron_args)" },
-    [TS_OPT_AXOLOTL] = { "--axolotl", 0, TS_ARG_FILE, "FILE", TS_CMDS_PLAN, NULL,
+    [TS_CLI_OPT_AXOLOTL] = { "--axolotl", 0, TS_ARG_FILE, "FILE", TS_CMDS_PLAN, NULL,
         "an axolotl YAML config (axolotl_config)" },
-    [TS_OPT_READY] = { "--ready", 0, TS_ARG_NONE, NULL, TS_CMD_BIT(TS_CMD_HEALTH), NULL,
+    [TS_CLI_OPT_READY] = { "--ready", 0, TS_ARG_NONE, NULL, TS_CMD_BIT(TS_CMD_HEALTH), NULL,
         "also ask /readyz" },
 };
 
@@ -132,14 +133,14 @@ static bool opt_takes(const ts_cli_opt *o, ts_cmd cmd)
         return true;
     if (cmd == TS_CMD_NONE)
         return false;
-    if (o == &ts_cli_opts[TS_OPT_FORMAT])
+    if (o == &ts_cli_opts[TS_CLI_OPT_FORMAT])
         return ts_cli_cmds[cmd].formats != 0;
     return (o->cmds & TS_CMD_BIT(cmd)) != 0;
 }
 
 const ts_cli_opt *ts_cli_opt_match(const char *arg, ts_cmd cmd)
 {
-    for (size_t i = 0; i < TS_OPT_COUNT; i++) {
+    for (size_t i = 0; i < TS_CLI_OPT_COUNT; i++) {
         const ts_cli_opt *o = &ts_cli_opts[i];
         size_t n = strlen(o->name);
         bool hit = strncmp(arg, o->name, n) == 0 &&
@@ -170,114 +171,72 @@ const char *const *ts_cli_field_values(const char *json_name)
 /* suggestions                                                       */
 /* ---------------------------------------------------------------- */
 
-#define TS_DIST_MAX 64
-
-size_t ts_cli_distance(const char *a, const char *b)
+/* The closest candidate, by core/ts_name.c's suggester (the API's own
+ * "did you mean" for model and GPU names): case and punctuation folded,
+ * optimal-string-alignment distance, near enough for a typo. */
+static bool suggest_done(const ts_name_suggest *s, char *buf, size_t size)
 {
-    /* three rows of the optimal-string-alignment table (Damerau 1964's
-     * transposition on top of Levenshtein's insert/delete/substitute) */
-    size_t rows[3][TS_DIST_MAX + 1];
-    size_t la = strlen(a), lb = strlen(b), i, j;
-    size_t *pp = rows[0], *prev = rows[1], *cur = rows[2];
+    const char *best = ts_name_suggest_best(s);
 
-    if (la > TS_DIST_MAX || lb > TS_DIST_MAX)
-        return (size_t)-1;
-    for (j = 0; j <= lb; j++)
-        prev[j] = j;
-    for (i = 1; i <= la; i++) {
-        size_t *t;
-
-        cur[0] = i;
-        for (j = 1; j <= lb; j++) {
-            size_t best = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-
-            if (prev[j] + 1 < best)
-                best = prev[j] + 1;
-            if (cur[j - 1] + 1 < best)
-                best = cur[j - 1] + 1;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-                pp[j - 2] + 1 < best)
-                best = pp[j - 2] + 1;
-            cur[j] = best;
-        }
-        t = pp;
-        pp = prev;
-        prev = cur;
-        cur = t;
-    }
-    return prev[lb];
-}
-
-/* Keeps the closest candidate seen; near enough: at most 2 edits, and
- * fewer than half the word's length (so "--x" suggests nothing). */
-typedef struct suggest {
-    const char *word;
-    size_t best;
-    char *buf;
-    size_t size;
-    bool found;
-} suggest;
-
-static void consider(suggest *s, const char *cand)
-{
-    size_t d = ts_cli_distance(s->word, cand);
-
-    if (d < s->best && d <= 2 && 2 * d < strlen(s->word)) {
-        s->best = d;
-        snprintf(s->buf, s->size, "%s", cand);
-        s->found = true;
-    }
+    if (best == NULL)
+        return false;
+    snprintf(buf, size, "%s", best);
+    return true;
 }
 
 bool ts_cli_suggest_option(const char *arg, ts_cmd cmd, char *buf, size_t size)
 {
-    char word[TS_DIST_MAX + 1], cand[TS_DIST_MAX + 1];
-    suggest s = { word, (size_t)-1, buf, size, false };
+    char word[TS_NAME_KEY_MAX];
     size_t n = strcspn(arg, "=");
+    ts_name_suggest s;
 
-    if (n > TS_DIST_MAX)
+    if (n >= sizeof word)
         return false;
     memcpy(word, arg, n);
     word[n] = '\0';
-    for (size_t i = 0; i < TS_OPT_COUNT; i++)
+    ts_name_suggest_init(&s, word);
+    for (size_t i = 0; i < TS_CLI_OPT_COUNT; i++)
         if (opt_takes(&ts_cli_opts[i], cmd))
-            consider(&s, ts_cli_opts[i].name);
+            ts_name_suggest_try(&s, ts_cli_opts[i].name);
     if (cmd != TS_CMD_NONE && ts_cli_cmds[cmd].run_options) {
         size_t count;
         const ts_cli_field *f = ts_cli_fields(&count);
 
-        consider(&s, "--set");
-        for (size_t i = 0; i < count; i++) {
-            size_t j, len = strlen(f[i].name);
-
-            if (len + 2 > TS_DIST_MAX)
-                continue;
-            cand[0] = cand[1] = '-';
-            for (j = 0; j < len; j++)
-                cand[j + 2] = f[i].name[j] == '_' ? '-' : f[i].name[j];
-            cand[len + 2] = '\0';
-            consider(&s, cand);
-        }
+        ts_name_suggest_try(&s, "--set");
+        /* the keys drop punctuation: "micro_batch" is "--micro-batch" */
+        for (size_t i = 0; i < count; i++)
+            ts_name_suggest_try(&s, f[i].name);
     }
-    return s.found;
+    if (ts_name_suggest_best(&s) == NULL)
+        return false;
+    if (s.best[0] != '-') {
+        /* a run field: its option's spelling */
+        snprintf(buf, size, "--%s", s.best);
+        for (size_t k = 2; buf[k] != '\0'; k++)
+            buf[k] = buf[k] == '_' ? '-' : buf[k];
+        return true;
+    }
+    return suggest_done(&s, buf, size);
 }
 
 bool ts_cli_suggest_value(const char *word, const char *const *values, char *buf, size_t size)
 {
-    suggest s = { word, (size_t)-1, buf, size, false };
+    ts_name_suggest s;
 
+    ts_name_suggest_init(&s, word);
     for (; values != NULL && *values != NULL; values++)
-        consider(&s, *values);
-    return s.found;
+        ts_name_suggest_try(&s, *values);
+    return suggest_done(&s, buf, size);
 }
 
 bool ts_cli_suggest_command(const char *word, char *buf, size_t size)
 {
-    suggest s = { word, (size_t)-1, buf, size, false };
+    ts_name_suggest s;
 
+    ts_name_suggest_init(&s, word);
     for (int c = TS_CMD_NONE + 1; c < TS_CMD_COUNT; c++)
-        consider(&s, ts_cli_cmds[c].name);
-    return s.found;
+        ts_name_suggest_try(&s, ts_cli_cmds[c].name);
+    return suggest_done(&s, buf, size);
 }
 
 /* ---------------------------------------------------------------- */
@@ -335,7 +294,7 @@ void ts_cli_help_exits(FILE *out)
 
 static void help_options_of(FILE *out, ts_cmd cmd, bool global)
 {
-    for (size_t i = 0; i < TS_OPT_COUNT; i++) {
+    for (size_t i = 0; i < TS_CLI_OPT_COUNT; i++) {
         const ts_cli_opt *o = &ts_cli_opts[i];
 
         if ((o->cmds == 0) == global && (global || opt_takes(o, cmd)))
@@ -376,7 +335,7 @@ void ts_cli_help(FILE *out, ts_cmd cmd)
     fprintf(out, "\ncommon options (before or after the command):\n");
     help_options_of(out, TS_CMD_NONE, true);
     fprintf(out, "\ncommand options (trainsize help COMMAND for each command's):\n");
-    for (size_t i = 0; i < TS_OPT_COUNT; i++)
+    for (size_t i = 0; i < TS_CLI_OPT_COUNT; i++)
         if (ts_cli_opts[i].cmds != 0)
             help_option(out, &ts_cli_opts[i]);
     fprintf(out, "\nrun options of estimate, check and search (JSON field names with '-'\n"

@@ -45,23 +45,23 @@ typedef struct ts_cli_cmd {
 } ts_cli_cmd;
 
 typedef enum ts_opt_id {
-    TS_OPT_URL = 0,
-    TS_OPT_LOCAL,
-    TS_OPT_TIMEOUT,
-    TS_OPT_HELP,
-    TS_OPT_VERSION,
-    TS_OPT_JSON,
-    TS_OPT_FORMAT,
-    TS_OPT_NOTES,
-    TS_OPT_FORMULAS,
-    TS_OPT_MARGIN,
-    TS_OPT_FILE,
-    TS_OPT_HF_CONFIG,
-    TS_OPT_DEEPSPEED,
-    TS_OPT_MEGATRON_ARGS,
-    TS_OPT_AXOLOTL,
-    TS_OPT_READY,
-    TS_OPT_COUNT
+    TS_CLI_OPT_URL = 0,
+    TS_CLI_OPT_LOCAL,
+    TS_CLI_OPT_TIMEOUT,
+    TS_CLI_OPT_HELP,
+    TS_CLI_OPT_VERSION,
+    TS_CLI_OPT_JSON,
+    TS_CLI_OPT_FORMAT,
+    TS_CLI_OPT_NOTES,
+    TS_CLI_OPT_FORMULAS,
+    TS_CLI_OPT_MARGIN,
+    TS_CLI_OPT_FILE,
+    TS_CLI_OPT_HF_CONFIG,
+    TS_CLI_OPT_DEEPSPEED,
+    TS_CLI_OPT_MEGATRON_ARGS,
+    TS_CLI_OPT_AXOLOTL,
+    TS_CLI_OPT_READY,
+    TS_CLI_OPT_COUNT
 } ts_opt_id;
 
 typedef enum ts_opt_arg {
@@ -82,7 +82,7 @@ typedef struct ts_cli_opt {
 } ts_cli_opt;
 
 extern const ts_cli_cmd ts_cli_cmds[TS_CMD_COUNT];          /* [TS_CMD_NONE] unused */
-extern const ts_cli_opt ts_cli_opts[TS_OPT_COUNT];
+extern const ts_cli_opt ts_cli_opts[TS_CLI_OPT_COUNT];
 
 /* The exit statuses, one table for --help, the man page and docs/cli.md. */
 typedef struct ts_cli_exit {
@@ -102,12 +102,9 @@ const ts_cli_opt *ts_cli_opt_match(const char *arg, ts_cmd cmd);
  * fp32, bf16 ...), NULL when it is a free value. */
 const char *const *ts_cli_field_values(const char *json_name);
 
-/* Edit distance (optimal string alignment: Damerau-Levenshtein with each
- * substring edited once), for suggestions; capped at 64-byte words. */
-size_t ts_cli_distance(const char *a, const char *b);
-
-/* The closest candidate to word (distance at most 2, and less than half
- * of word's length), into buf; false when none is close. */
+/* The closest candidate to what was typed (core/ts_name.c's suggester:
+ * case and punctuation folded, near enough for a typo), into buf; false
+ * when none is close. */
 bool ts_cli_suggest_option(const char *arg, ts_cmd cmd, char *buf, size_t size);
 bool ts_cli_suggest_value(const char *word, const char *const *values, char *buf,
                           size_t size);
