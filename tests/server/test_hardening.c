@@ -219,7 +219,7 @@ START_TEST(test_slow_body_and_keepalive)
 {
     th_server s;
     const char *const args[] = {"--request-timeout", "2", "--timeout", "30",
-                                "--threads", "1", NULL};
+                                "--io-threads", "1", NULL};
     ck_assert_int_eq(th_start(&s, args), 0);
 
     /* Three quick requests on one connection over ~3 s: each one well
@@ -414,7 +414,7 @@ START_TEST(test_unanswerable_closed_at_deadline)
 {
     th_server s;
     const char *const args[] = {"--request-timeout", "1", "--timeout", "30",
-                                "--threads", "1", NULL};
+                                "--io-threads", "1", NULL};
     ck_assert_int_eq(th_start(&s, args), 0);
     static const struct {
         const char *name, *bytes;
@@ -575,7 +575,7 @@ START_TEST(test_fifo_in_web_root)
     th_write_file(idx, NULL, "<!doctype html><title>t</title>\n");
 
     th_server s;
-    const char *const args[] = {"--threads", "1", "--web-root", dir, NULL};
+    const char *const args[] = {"--io-threads", "1", "--web-root", dir, NULL};
     ck_assert_int_eq(th_start(&s, args), 0);
     /* Before: each request opened the FIFO for reading and blocked the
      * only worker; two of them stopped the server. */
@@ -607,7 +607,8 @@ END_TEST
 START_TEST(test_one_thread_no_warning)
 {
     /* Before: "Warning: Zero size, specified for thread pool size, is
-     * ignored" at every start with --threads 1.  Run the binary with
+     * ignored" at every start with one libmicrohttpd thread (then
+     * --threads 1, now --io-threads 1).  Run the binary with
      * stderr in a file, stop it, and read what MHD said. */
     const char *bin = getenv("TRAINSIZE_SERVER");
     ck_assert_ptr_nonnull(bin);
@@ -620,7 +621,7 @@ START_TEST(test_one_thread_no_warning)
         dup2(lfd, STDERR_FILENO);
         int devnull = open("/dev/null", O_WRONLY);
         dup2(devnull, STDOUT_FILENO);
-        execl(bin, bin, "--port", "0", "--threads", "1", "--web-root", "/tmp",
+        execl(bin, bin, "--port", "0", "--io-threads", "1", "--web-root", "/tmp",
               (char *)NULL);
         _exit(127);
     }
@@ -635,7 +636,7 @@ START_TEST(test_one_thread_no_warning)
     unlink(log);
     ck_assert_int_gt(n, 0);
     buf[n] = '\0';
-    ck_assert_msg(strstr(buf, "1 threads") != NULL, "%s", buf);
+    ck_assert_msg(strstr(buf, "1 I/O threads") != NULL, "%s", buf);
     ck_assert_msg(strstr(buf, "mhd:") == NULL, "MHD said: %s", buf);
 }
 END_TEST

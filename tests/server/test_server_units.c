@@ -68,6 +68,8 @@ START_TEST(test_config_defaults)
     ck_assert(c.access_log);
     ck_assert_uint_eq(c.answer_cache, 256); /* --help */
     ck_assert_uint_eq(c.threads, (unsigned)sysconf(_SC_NPROCESSORS_ONLN));
+    ck_assert_uint_eq(c.io_threads, 2);   /* --help */
+    ck_assert_uint_eq(c.queue_max, 64);   /* --help */
 }
 END_TEST
 
@@ -98,6 +100,13 @@ START_TEST(test_config_flags_beat_env)
     ck_assert_uint_eq(c.request_timeout_ms, 7000); /* flag over env */
     ck_assert_uint_eq(c.drain_timeout_s, 1);
 
+    /* The worker pool's settings, both sources; queue 0 is allowed. */
+    const char *const env3[] = {"TRAINSIZE_IO_THREADS=3", "TRAINSIZE_QUEUE_MAX=9", NULL};
+    const char *const args3[] = {"--queue-max", "0", NULL};
+    ck_assert_int_eq(load(&c, args3, env3, err), TS_CONFIG_OK);
+    ck_assert_uint_eq(c.io_threads, 3);
+    ck_assert_uint_eq(c.queue_max, 0);    /* flag over env */
+
     const char *const zero[] = {"--port", "0", NULL};
     ck_assert_int_eq(load(&c, zero, NULL, err), TS_CONFIG_OK);
     ck_assert_uint_eq(c.port, 0); /* 0 = pick a free port */
@@ -115,6 +124,11 @@ START_TEST(test_config_rejects)
         {"--port", " 80", NULL, "--port"},
         {"--threads", "0", NULL, "--threads"},
         {"--threads", "257", NULL, "--threads"},
+        {"--io-threads", "0", NULL, "--io-threads"},
+        {"--io-threads", "257", NULL, "--io-threads"},
+        {"--queue-max", "65537", NULL, "--queue-max"},
+        {"--queue-max", "-1", NULL, "--queue-max"},
+        {NULL, NULL, "TRAINSIZE_QUEUE_MAX=many", "TRAINSIZE_QUEUE_MAX"},
         /* Above TS_API_BODY_MAX would be a silent clamp: refused. */
         {"--body-max", "65537", NULL, "--body-max"},
         {"--body-max", "0", NULL, "--body-max"},
@@ -279,7 +293,7 @@ START_TEST(test_metrics_render)
     ts_metrics_inflight_add(m, -1);
 
     size_t len = 0;
-    char *t = ts_metrics_render(m, &len);
+    char *t = ts_metrics_render(m, NULL, &len);
     ck_assert_ptr_nonnull(t);
     ck_assert_uint_eq(len, strlen(t));
     ck_assert_ptr_nonnull(strstr(t, "trainsize_build_info{version=\"9.9.9\"} 1\n"));
@@ -313,7 +327,9 @@ START_TEST(test_metrics_render)
     ts_metrics_closed(m, TS_CLOSE_REQUEST_TIMEOUT);
     ts_metrics_closed(m, TS_CLOSE_BODY_TOO_LARGE);
     ts_metrics_closed(m, TS_CLOSE_COUNT);
-    t = ts_metrics_render(m, &len);
+    ts_work_stats ws = {.workers = 4, .queue_max = 64, .queued = 3, .busy = 4,
+                        .rejected = 7};
+    t = ts_metrics_render(m, &ws, &len);
     ck_assert_ptr_nonnull(t);
     ck_assert_ptr_nonnull(strstr(t,
         "trainsize_connections_closed_total{reason=\"request_timeout\"} 2\n"));
@@ -324,6 +340,12 @@ START_TEST(test_metrics_render)
     ck_assert_ptr_nonnull(strstr(t,
         "trainsize_http_request_duration_seconds_count 4\n"));
     ck_assert_uint_eq(ts_metrics_route(m, "mhd") == ts_metrics_route(m, "other"), 0);
+    /* The worker pool's gauges, as given (left out above with NULL). */
+    ck_assert_ptr_nonnull(strstr(t, "\ntrainsize_work_queue_depth 3\n"));
+    ck_assert_ptr_nonnull(strstr(t, "\ntrainsize_work_busy_workers 4\n"));
+    ck_assert_ptr_nonnull(strstr(t, "\ntrainsize_work_workers 4\n"));
+    ck_assert_ptr_nonnull(strstr(t, "\ntrainsize_work_queue_max 64\n"));
+    ck_assert_ptr_nonnull(strstr(t, "\ntrainsize_work_rejected_total 7\n"));
     free(t);
     ts_metrics_free(m);
 }
