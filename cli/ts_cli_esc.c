@@ -3,6 +3,7 @@
  */
 #include "ts_cli_esc.h"
 #include "ts_dtoa.h"
+#include "ts_utf8.h"
 
 #include <math.h>
 #include <string.h>
@@ -16,22 +17,6 @@ static bool esc_put(char *buf, size_t size, size_t *o, const char *s, size_t n)
     *o += n;
     buf[*o] = '\0';
     return true;
-}
-
-/* Drop a trailing partial UTF-8 sequence after a cut. */
-static void utf8_trim(char *s, size_t len)
-{
-    size_t i = len, lead;
-    unsigned char c;
-
-    while (i > 0 && ((unsigned char)s[i - 1] & 0xC0) == 0x80)
-        i--;
-    if (i == 0)
-        return;
-    c = (unsigned char)s[i - 1];
-    lead = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
-    if (lead > 1 && len - (i - 1) < lead)
-        s[i - 1] = '\0';
 }
 
 /* XML 1.0 text and attribute values: & < > " ' escaped, control
@@ -63,7 +48,7 @@ void ts_esc_xml(char *buf, size_t size, const char *s)
         ok = rep != NULL ? esc_put(buf, size, &o, rep, strlen(rep))
                          : esc_put(buf, size, &o, s, 1);
         if (!ok) {
-            utf8_trim(buf, o);
+            ts_utf8_trim(buf, o);
             return;
         }
     }
@@ -93,7 +78,7 @@ void ts_esc_gh(char *buf, size_t size, const char *s, bool property)
         ok = rep != NULL ? esc_put(buf, size, &o, rep, strlen(rep))
                          : esc_put(buf, size, &o, s, 1);
         if (!ok) {
-            utf8_trim(buf, o);
+            ts_utf8_trim(buf, o);
             return;
         }
     }
