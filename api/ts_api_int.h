@@ -26,6 +26,7 @@
 #include "ts_api.h"
 #include "ts_buf.h"
 #include "ts_fmt.h"
+#include "ts_utf8.h"
 
 /* ------------------------------------------------------------------ */
 /* Errors of the JSON layer                                            */
@@ -60,9 +61,6 @@ int ts_api_err_respond(const ts_api_err *e, ts_api_response *resp);
 
 /* The static 503 used when memory runs out (body needs no freeing). */
 void ts_api_oom_response(ts_api_response *resp);
-
-/* Drop a trailing incomplete UTF-8 sequence (after truncation). */
-void ts_api_utf8_trim(char *s);
 
 /* ------------------------------------------------------------------ */
 /* Requests                                                            */

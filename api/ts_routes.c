@@ -402,10 +402,9 @@ int ts_api_handle(const char *method, const char *path,
     }
     if (r == NULL) {
         char detail[160];
+        const char *p = path != NULL ? path : "(none)";
 
-        snprintf(detail, sizeof detail, "no such resource: %.*s", 96,
-                 path != NULL ? path : "(none)");
-        ts_api_utf8_trim(detail);
+        snprintf(detail, sizeof detail, "no such resource: %.*s", ts_utf8_prec(p, 96), p);
         return ts_api_problem(resp, "not-found", detail, NULL);
     }
     resp->route = r->path;
@@ -433,11 +432,11 @@ int ts_api_handle(const char *method, const char *path,
     }
     if (!is_json_media_type(content_type)) {
         char detail[160];
+        const char *got = content_type != NULL ? content_type : "none";
+        const char *q = content_type != NULL ? "\"" : "";
 
         snprintf(detail, sizeof detail, "send the request body as Content-Type: "
-                 "application/json (got %s%.64s%s)", content_type != NULL ? "\"" : "",
-                 content_type != NULL ? content_type : "none",
-                 content_type != NULL ? "\"" : "");
+                 "application/json (got %s%.*s%s)", q, ts_utf8_prec(got, 64), got, q);
         return ts_api_problem(resp, "unsupported-media-type", detail, NULL);
     }
     {

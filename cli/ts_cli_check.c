@@ -12,6 +12,7 @@
 #include "ts_fmt.h"
 #include "ts_cli_http.h"
 #include "ts_cli_report.h"
+#include "ts_utf8.h"
 
 #include <errno.h>
 #include <math.h>
@@ -152,22 +153,6 @@ static bool put(char *buf, size_t size, size_t *o, const char *s, size_t n)
     return true;
 }
 
-/* Drop a trailing partial UTF-8 sequence after a cut. */
-static void utf8_trim(char *s, size_t len)
-{
-    size_t i = len, lead;
-    unsigned char c;
-
-    while (i > 0 && ((unsigned char)s[i - 1] & 0xC0) == 0x80)
-        i--;
-    if (i == 0)
-        return;
-    c = (unsigned char)s[i - 1];
-    lead = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
-    if (lead > 1 && len - (i - 1) < lead)
-        s[i - 1] = '\0';
-}
-
 /* XML 1.0 text and attribute values: & < > " ' escaped, control
  * characters other than tab/newline (not allowed in XML 1.0) dropped. */
 void ts_check_xml_escape(char *buf, size_t size, const char *s)
@@ -197,7 +182,7 @@ void ts_check_xml_escape(char *buf, size_t size, const char *s)
         ok = rep != NULL ? put(buf, size, &o, rep, strlen(rep))
                          : put(buf, size, &o, s, 1);
         if (!ok) {
-            utf8_trim(buf, o);
+            ts_utf8_trim(buf, o);
             return;
         }
     }
@@ -227,7 +212,7 @@ void ts_check_gh_escape(char *buf, size_t size, const char *s, bool property)
         ok = rep != NULL ? put(buf, size, &o, rep, strlen(rep))
                          : put(buf, size, &o, s, 1);
         if (!ok) {
-            utf8_trim(buf, o);
+            ts_utf8_trim(buf, o);
             return;
         }
     }
