@@ -26,6 +26,7 @@
 #include "ts_api.h"
 #include "ts_buf.h"
 #include "ts_fmt.h"
+#include "ts_utf8.h"
 
 /* ------------------------------------------------------------------ */
 /* Errors of the JSON layer                                            */
@@ -60,9 +61,6 @@ int ts_api_err_respond(const ts_api_err *e, ts_api_response *resp);
 
 /* The static 503 used when memory runs out (body needs no freeing). */
 void ts_api_oom_response(ts_api_response *resp);
-
-/* Drop a trailing incomplete UTF-8 sequence (after truncation). */
-void ts_api_utf8_trim(char *s);
 
 /* ------------------------------------------------------------------ */
 /* Requests                                                            */
@@ -138,6 +136,13 @@ typedef struct ts_api_notes {
     bool truncated;              /* more notes than TS_API_NOTES_MAX */
     char text[TS_API_NOTES_MAX][TS_API_NOTE_LEN];
 } ts_api_notes;
+
+/* The same with the import notes gathered before the refusal (notes may be
+ * NULL or empty: then no member), as "import_notes" like a 200 answer. */
+int ts_api_err_respond_notes(const ts_api_err *e, const ts_api_notes *notes,
+                             ts_api_response *resp);
+int ts_api_problem_notes(ts_api_response *resp, const char *slug, const char *detail,
+                         const char *field, const ts_api_notes *notes);
 
 /* A parsed request: the run plus the /v1/fit extras. */
 typedef struct ts_api_req {

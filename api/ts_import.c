@@ -72,7 +72,7 @@ void ts_import_note(ts_api_notes *n, const char *fmt, ...)
     if (len < 0)
         n->text[n->n][0] = '\0';
     else if ((size_t)len >= TS_API_NOTE_LEN)
-        ts_api_utf8_trim(n->text[n->n]);
+        ts_utf8_trim(n->text[n->n], TS_API_NOTE_LEN - 1);
     n->n++;
 }
 
@@ -97,8 +97,8 @@ int ts_import_set(ts_import *im, ts_json_fi fi, json_t *v, ts_api_src src,
             char *sa = json_dumps(im->vals[fi], JSON_ENCODE_ANY | JSON_COMPACT);
             char *sb = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
 
-            snprintf(a, sizeof a, "%s", sa != NULL ? sa : "?");
-            snprintf(b, sizeof b, "%s", sb != NULL ? sb : "?");
+            ts_utf8_copy(a, sizeof a, sa != NULL ? sa : "?");
+            ts_utf8_copy(b, sizeof b, sb != NULL ? sb : "?");
             free(sa);
             free(sb);
             ts_import_note(im->notes, "%s: %s from %s overrides %s from %s",
@@ -147,7 +147,8 @@ void ts_import_ptr(char *buf, size_t size, const ts_import_obj *o, const char *k
         }
     }
     buf[n] = '\0';
-    ts_api_utf8_trim(buf);
+    if (*key != '\0')
+        ts_utf8_trim(buf, n);
 }
 
 static const char *kind(const json_t *v)
@@ -269,7 +270,7 @@ int ts_import_sub(const ts_import_obj *o, const char *key,
         return -1;
     }
     sub->obj = v;
-    snprintf(sub->base, sizeof sub->base, "%.*s", TS_IMPORT_BASE_LEN - 1, ptr);
+    ts_utf8_copy(sub->base, sizeof sub->base, ptr);
     return 1;
 }
 
@@ -325,7 +326,7 @@ void ts_json_import_notes(ts_jw *w, const char *key, const ts_api_notes *n)
 
     ts_jw_open(w, key, '[');
     for (i = 0; i < n->n; i++)
-        ts_jw_strn(w, NULL, n->text[i], TS_API_NOTE_LEN);
+        ts_jw_text(w, NULL, n->text[i]);
     if (n->truncated)
         ts_jw_str(w, NULL, "(more notes left out)");
     ts_jw_close(w, ']');

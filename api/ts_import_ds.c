@@ -179,8 +179,9 @@ static int ds_optimizer(ts_import *im, const ts_import_obj *o, ts_api_err *err)
         if (strcmp(map[i].ds, type) == 0)
             return ts_import_set_str(im, TS_FI_OPTIMIZER, map[i].ours, TS_SRC_DS,
                                      "/deepspeed_config/optimizer/type", err);
-    ts_import_note(im->notes, "/deepspeed_config/optimizer/type \"%.40s\" has no "
-                   "state model here: optimizer keeps its request or default value", type);
+    ts_import_note(im->notes, "/deepspeed_config/optimizer/type \"%.*s\" has no "
+                   "state model here: optimizer keeps its request or default value",
+                   ts_utf8_prec(type, 40), type);
     return 0;
 }
 
@@ -235,13 +236,14 @@ static void ds_ignored(ts_import *im, const json_t *cfg)
             ;
         if (*u != NULL || n >= sizeof list)
             continue;
-        w = snprintf(list + n, sizeof list - n, "%s%.40s", n ? ", " : "", k);
+        w = snprintf(list + n, sizeof list - n, "%s%.*s", n ? ", " : "",
+                     ts_utf8_prec(k, 40), k);
         if (w > 0)
             n += (size_t)w;
     }
     (void)v;
     if (n > 0) {
-        ts_api_utf8_trim(list);
+        ts_utf8_trim(list, strlen(list));
         ts_import_note(im->notes, "/deepspeed_config: keys with no effect on the "
                        "estimate: %s", list);
     }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ts_ckd.h"
 #include "ts_import.h"
 
 typedef enum hf_moe {
@@ -247,7 +248,7 @@ static int hf_read(const ts_import_obj *o, const hf_spec *s, hf_shape *h,
         ts_import_ptr(h->o[K_HEADS], TS_IMPORT_ORIGIN_LEN, o, "n_head");
         ts_import_ptr(h->o[K_VOCAB], TS_IMPORT_ORIGIN_LEN, o, "vocab_size");
         /* n_inner null = 4 n_embd; n_positions default 1024 (GPT2Config). */
-        h->ffn = 4 * h->hidden;
+        h->ffn = ts_ckd_mul_sat(h->hidden, 4);
         snprintf(h->o[K_FFN], TS_IMPORT_ORIGIN_LEN, "%s/n_embd (n_inner = 4 n_embd)", o->base);
         if ((rc = ts_import_int(o, "n_inner", 1, big, false, &h->ffn, err)) < 0)
             return -1;
@@ -385,9 +386,9 @@ static void hf_notes(const ts_import_obj *o, const ts_import_obj *root,
     const json_t *v;
 
     if ((v = json_object_get(root->obj, "torch_dtype")) != NULL && json_is_string(v))
-        ts_import_note(notes, "%s/torch_dtype \"%s\" is the checkpoint's storage type; "
+        ts_import_note(notes, "%s/torch_dtype \"%.*s\" is the checkpoint's storage type; "
                        "the training precision is the precision member", root->base,
-                       json_string_value(v));
+                       ts_utf8_prec(json_string_value(v), 40), json_string_value(v));
     if ((v = json_object_get(o->obj, "max_position_embeddings")) != NULL &&
         json_is_number(v))
         ts_import_note(notes, "%s/max_position_embeddings %.0f is the context limit, "
@@ -427,6 +428,7 @@ int ts_import_hf_from(ts_import *im, const json_t *cfg, const char *base,
         char list[320];
         size_t n = 0;
         char got[64];
+        int cut = ts_utf8_prec(type, 48);
 
         list[0] = '\0';
         for (i = 0; ts_import_hf_types[i] != NULL && n < sizeof list; i++) {
@@ -436,8 +438,7 @@ int ts_import_hf_from(ts_import *im, const json_t *cfg, const char *base,
                 break;
             n += (size_t)k;
         }
-        snprintf(got, sizeof got, "%.48s%s", type, strlen(type) > 48 ? "..." : "");
-        ts_api_utf8_trim(got);
+        snprintf(got, sizeof got, "%.*s%s", cut, type, type[cut] != '\0' ? "..." : "");
         ts_import_ptr(ptr, sizeof ptr, &root, "model_type");
         ts_api_err_set(err, "unsupported-model-type", ptr,
                        "model_type \"%s\" is not supported; supported: %s", got, list);

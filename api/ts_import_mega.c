@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ts_ckd.h"
 #include "ts_import.h"
 
 #define MEGA_PTR "/megatron_args"
@@ -47,61 +48,69 @@ typedef enum mega_id {
     M_COUNT
 } mega_id;
 
+/* An integer flag's value is range-checked as it is read, before any
+ * arithmetic: against the request member it lands on (range, the same
+ * bounds a request gets), TS_FI_COUNT for [0, MEGA_INT_MAX], and at
+ * least lo where Megatron itself refuses less. */
 typedef struct mega_flag {
     const char *name;   /* without the leading "--" */
     mega_kind kind;
+    ts_json_fi range;   /* MK_INT only */
+    int64_t lo;         /* MK_INT only */
 } mega_flag;
 
+#define MEGA_INT_MAX (INT64_C(1) << 40)
+
 static const mega_flag mega_flags[M_COUNT] = {
-    [M_NUM_LAYERS] = { "num-layers", MK_INT },
-    [M_HIDDEN] = { "hidden-size", MK_INT },
-    [M_HEADS] = { "num-attention-heads", MK_INT },
-    [M_GQA] = { "group-query-attention", MK_FLAG },
-    [M_QUERY_GROUPS] = { "num-query-groups", MK_INT },
-    [M_FFN] = { "ffn-hidden-size", MK_INT },
-    [M_KV_CHANNELS] = { "kv-channels", MK_INT },
-    [M_SWIGLU] = { "swiglu", MK_FLAG },
-    [M_UNTIE] = { "untie-embeddings-and-output-weights", MK_FLAG },
-    [M_VOCAB] = { "vocab-size", MK_INT },
-    [M_PADDED_VOCAB] = { "padded-vocab-size", MK_INT },
-    [M_VOCAB_DIV] = { "make-vocab-size-divisible-by", MK_INT },
-    [M_SEQ] = { "seq-length", MK_INT },
-    [M_MAX_POS] = { "max-position-embeddings", MK_INT },
-    [M_POS_TYPE] = { "position-embedding-type", MK_STR },
-    [M_ROPE_LEGACY] = { "use-rotary-position-embeddings", MK_FLAG },
-    [M_NORMALIZATION] = { "normalization", MK_STR },
-    [M_NO_BIAS] = { "disable-bias-linear", MK_FLAG },
-    [M_QKV_BIAS] = { "add-qkv-bias", MK_FLAG },
-    [M_QK_LN] = { "qk-layernorm", MK_FLAG },
-    [M_MICRO] = { "micro-batch-size", MK_INT },
-    [M_GLOBAL] = { "global-batch-size", MK_INT },
-    [M_TP] = { "tensor-model-parallel-size", MK_INT },
-    [M_PP] = { "pipeline-model-parallel-size", MK_INT },
-    [M_VPP_LAYERS] = { "num-layers-per-virtual-pipeline-stage", MK_INT },
-    [M_VPP_STAGES] = { "num-virtual-stages-per-pipeline-rank", MK_INT },
-    [M_CP] = { "context-parallel-size", MK_INT },
-    [M_EP] = { "expert-model-parallel-size", MK_INT },
-    [M_EXPERTS] = { "num-experts", MK_INT },
-    [M_TOPK] = { "moe-router-topk", MK_INT },
-    [M_MOE_FFN] = { "moe-ffn-hidden-size", MK_INT },
-    [M_SHARED_FFN] = { "moe-shared-expert-intermediate-size", MK_INT },
-    [M_SP] = { "sequence-parallel", MK_FLAG },
-    [M_DIST_OPT] = { "use-distributed-optimizer", MK_FLAG },
-    [M_RC_GRAN] = { "recompute-granularity", MK_STR },
-    [M_RC_METHOD] = { "recompute-method", MK_STR },
-    [M_RC_LAYERS] = { "recompute-num-layers", MK_INT },
-    [M_RC_ACT] = { "recompute-activations", MK_FLAG },
-    [M_BF16] = { "bf16", MK_FLAG },
-    [M_FP16] = { "fp16", MK_FLAG },
-    [M_FP8] = { "fp8-format", MK_STR },
-    [M_FIRST] = { "decoder-first-pipeline-num-layers", MK_INT },
-    [M_LAST] = { "decoder-last-pipeline-num-layers", MK_INT },
-    [M_OPTIMIZER] = { "optimizer", MK_STR },
-    [M_HDROP] = { "hidden-dropout", MK_NUM },
-    [M_ADROP] = { "attention-dropout", MK_NUM },
-    [M_FLASH] = { "use-flash-attn", MK_FLAG },
-    [M_TRAIN_ITERS] = { "train-iters", MK_INT },
-    [M_TRAIN_SAMPLES] = { "train-samples", MK_INT },
+    [M_NUM_LAYERS] = { "num-layers", MK_INT, TS_FI_LAYERS, 0 },
+    [M_HIDDEN] = { "hidden-size", MK_INT, TS_FI_HIDDEN, 0 },
+    [M_HEADS] = { "num-attention-heads", MK_INT, TS_FI_HEADS, 0 },
+    [M_GQA] = { "group-query-attention", MK_FLAG, TS_FI_COUNT, 0 },
+    [M_QUERY_GROUPS] = { "num-query-groups", MK_INT, TS_FI_KV_HEADS, 0 },
+    [M_FFN] = { "ffn-hidden-size", MK_INT, TS_FI_FFN, 0 },
+    [M_KV_CHANNELS] = { "kv-channels", MK_INT, TS_FI_HEAD_DIM, 0 },
+    [M_SWIGLU] = { "swiglu", MK_FLAG, TS_FI_COUNT, 0 },
+    [M_UNTIE] = { "untie-embeddings-and-output-weights", MK_FLAG, TS_FI_COUNT, 0 },
+    [M_VOCAB] = { "vocab-size", MK_INT, TS_FI_VOCAB, 1 },
+    [M_PADDED_VOCAB] = { "padded-vocab-size", MK_INT, TS_FI_VOCAB, 1 },
+    [M_VOCAB_DIV] = { "make-vocab-size-divisible-by", MK_INT, TS_FI_VOCAB, 1 },
+    [M_SEQ] = { "seq-length", MK_INT, TS_FI_SEQ, 0 },
+    [M_MAX_POS] = { "max-position-embeddings", MK_INT, TS_FI_POS_EMBEDDINGS, 0 },
+    [M_POS_TYPE] = { "position-embedding-type", MK_STR, TS_FI_COUNT, 0 },
+    [M_ROPE_LEGACY] = { "use-rotary-position-embeddings", MK_FLAG, TS_FI_COUNT, 0 },
+    [M_NORMALIZATION] = { "normalization", MK_STR, TS_FI_COUNT, 0 },
+    [M_NO_BIAS] = { "disable-bias-linear", MK_FLAG, TS_FI_COUNT, 0 },
+    [M_QKV_BIAS] = { "add-qkv-bias", MK_FLAG, TS_FI_COUNT, 0 },
+    [M_QK_LN] = { "qk-layernorm", MK_FLAG, TS_FI_COUNT, 0 },
+    [M_MICRO] = { "micro-batch-size", MK_INT, TS_FI_MICRO_BATCH, 0 },
+    [M_GLOBAL] = { "global-batch-size", MK_INT, TS_FI_GLOBAL_BATCH, 0 },
+    [M_TP] = { "tensor-model-parallel-size", MK_INT, TS_FI_TP, 0 },
+    [M_PP] = { "pipeline-model-parallel-size", MK_INT, TS_FI_PP, 0 },
+    [M_VPP_LAYERS] = { "num-layers-per-virtual-pipeline-stage", MK_INT, TS_FI_LAYERS, 1 },
+    [M_VPP_STAGES] = { "num-virtual-stages-per-pipeline-rank", MK_INT, TS_FI_VPP, 0 },
+    [M_CP] = { "context-parallel-size", MK_INT, TS_FI_CP, 0 },
+    [M_EP] = { "expert-model-parallel-size", MK_INT, TS_FI_EP, 0 },
+    [M_EXPERTS] = { "num-experts", MK_INT, TS_FI_EXPERTS, 0 },
+    [M_TOPK] = { "moe-router-topk", MK_INT, TS_FI_TOP_K, 0 },
+    [M_MOE_FFN] = { "moe-ffn-hidden-size", MK_INT, TS_FI_MOE_FFN, 0 },
+    [M_SHARED_FFN] = { "moe-shared-expert-intermediate-size", MK_INT, TS_FI_COUNT, 0 },
+    [M_SP] = { "sequence-parallel", MK_FLAG, TS_FI_COUNT, 0 },
+    [M_DIST_OPT] = { "use-distributed-optimizer", MK_FLAG, TS_FI_COUNT, 0 },
+    [M_RC_GRAN] = { "recompute-granularity", MK_STR, TS_FI_COUNT, 0 },
+    [M_RC_METHOD] = { "recompute-method", MK_STR, TS_FI_COUNT, 0 },
+    [M_RC_LAYERS] = { "recompute-num-layers", MK_INT, TS_FI_LAYERS, 0 },
+    [M_RC_ACT] = { "recompute-activations", MK_FLAG, TS_FI_COUNT, 0 },
+    [M_BF16] = { "bf16", MK_FLAG, TS_FI_COUNT, 0 },
+    [M_FP16] = { "fp16", MK_FLAG, TS_FI_COUNT, 0 },
+    [M_FP8] = { "fp8-format", MK_STR, TS_FI_COUNT, 0 },
+    [M_FIRST] = { "decoder-first-pipeline-num-layers", MK_INT, TS_FI_FIRST_STAGE_LAYERS, 0 },
+    [M_LAST] = { "decoder-last-pipeline-num-layers", MK_INT, TS_FI_LAST_STAGE_LAYERS, 0 },
+    [M_OPTIMIZER] = { "optimizer", MK_STR, TS_FI_COUNT, 0 },
+    [M_HDROP] = { "hidden-dropout", MK_NUM, TS_FI_COUNT, 0 },
+    [M_ADROP] = { "attention-dropout", MK_NUM, TS_FI_COUNT, 0 },
+    [M_FLASH] = { "use-flash-attn", MK_FLAG, TS_FI_COUNT, 0 },
+    [M_TRAIN_ITERS] = { "train-iters", MK_INT, TS_FI_COUNT, 0 },
+    [M_TRAIN_SAMPLES] = { "train-samples", MK_INT, TS_FI_COUNT, 0 },
 };
 
 /* Known Megatron flags that take a value and do not change memory, time
@@ -244,15 +253,32 @@ static void list_add(char *list, size_t cap, const char *name)
 
     if (n + 8 >= cap)
         return;
-    snprintf(list + n, cap - n, "%s--%.48s", n ? ", " : "", name);
-    ts_api_utf8_trim(list);
+    snprintf(list + n, cap - n, "%s--%.*s", n ? ", " : "", ts_utf8_prec(name, 48), name);
+    ts_utf8_trim(list, strlen(list));
 }
 
 static int bad_value(ts_api_err *err, const char *flag, const char *want, const char *got)
 {
     ts_api_err_set(err, "invalid-value", MEGA_PTR,
-                   "megatron_args --%s takes %s, got '%.48s'", flag, want, got);
+                   "megatron_args --%s takes %s, got '%.*s'", flag, want,
+                   ts_utf8_prec(got, 48), got);
     return -1;
+}
+
+/* [lo, hi] of an integer flag (see mega_flag). */
+static void int_range(const mega_flag *f, int64_t *lo, int64_t *hi)
+{
+    *lo = 0;
+    *hi = MEGA_INT_MAX;
+    if (f->range != TS_FI_COUNT) {
+        const ts_api_field *rf = &ts_json_fields[f->range].f;
+
+        /* integer members: whole bounds, none exclusive */
+        *lo = (int64_t)rf->minimum;
+        *hi = (int64_t)rf->maximum;
+    }
+    if (f->lo > *lo)
+        *lo = f->lo;
 }
 
 static int parse_value(const mega_flag *f, const char *v, mega_val *out,
@@ -263,11 +289,19 @@ static int parse_value(const mega_flag *f, const char *v, mega_val *out,
     switch (f->kind) {
     case MK_INT: {
         long long x;
+        int64_t lo, hi;
 
         errno = 0;
         x = strtoll(v, &end, 10);
-        if (errno != 0 || end == v || *end != '\0' || x < 0 || x > (INT64_C(1) << 40))
+        if (errno != 0 || end == v || *end != '\0' || x < 0)
             return bad_value(err, f->name, "a non-negative integer", v);
+        int_range(f, &lo, &hi);
+        if (x < lo || x > hi) {
+            ts_api_err_set(err, "out-of-range", MEGA_PTR,
+                           "megatron_args --%s must be an integer from %lld to %lld, got %lld",
+                           f->name, (long long)lo, (long long)hi, x);
+            return -1;
+        }
         out->i = (int64_t)x;
         break;
     }
@@ -314,14 +348,16 @@ static int scan(const mega_words *t, mega_val *vals, ts_api_notes *notes,
         if (strncmp(w, "--", 2) != 0 || w[2] == '\0') {
             /* The launcher and script before the first flag are skipped. */
             if (seen_flag)
-                ts_import_note(notes, "megatron_args: stray word '%.48s' ignored", w);
+                ts_import_note(notes, "megatron_args: stray word '%.*s' ignored",
+                               ts_utf8_prec(w, 48), w);
             continue;
         }
         seen_flag = true;
         name = w + 2;
         eq = strchr(name, '=');
         klen = eq != NULL ? (size_t)(eq - name) : strlen(name);
-        snprintf(key, sizeof key, "%.*s", (int)(klen < sizeof key - 1 ? klen : sizeof key - 1), name);
+        snprintf(key, sizeof key, "%.*s",
+                 ts_utf8_prec(name, klen < sizeof key - 1 ? klen : sizeof key - 1), name);
         /* argparse accepts --num_layers for --num-layers only where the
          * parser says so; Megatron does not, so neither do we. */
         for (id = 0; id < M_COUNT && strcmp(mega_flags[id].name, key) != 0; id++)
@@ -408,13 +444,47 @@ static int emit_direct(ts_import *im, const mega_val *v, ts_api_err *err)
     return 0;
 }
 
+/* --vocab-size padded as Megatron pads it: to a multiple of
+ * make_vocab_size_divisible_by (default 128) x tensor_model_parallel_size
+ * (megatron/training/tokenizer/tokenizer.py _vocab_size_with_padding
+ * @4ff7686c144fcd3f6ac130e5a97f86a0b8aa4dd5; now
+ * megatron/training/vocab_utils.py calculate_padded_vocab_size
+ * @d98e8a64ddf34856e74b24714e3bedb2f5a39553, which refuses a divisor or
+ * tp below 1).  Megatron rounds with ceil(v / m) in floating point; its
+ * test_training.py checks that against the integer loop, which is what
+ * this computes.  Both factors were range-checked as they were read; the
+ * product and the rounding are checked too, and a padded size past the
+ * vocab member's range is a 400 naming the three flags. */
+static int pad_vocab(ts_import *im, const mega_val *v, int64_t tp,
+                     ts_api_notes *notes, ts_api_err *err)
+{
+    int64_t vocab = v[M_VOCAB].i;
+    int64_t div = v[M_VOCAB_DIV].set ? v[M_VOCAB_DIV].i : 128;
+    int64_t hi = (int64_t)ts_json_fields[TS_FI_VOCAB].f.maximum;
+    int64_t mult = 0, padded = 0;
+
+    if (ts_ckd_mul(&mult, div, tp) || ts_ckd_round_up(&padded, vocab, mult) || padded > hi) {
+        ts_api_err_set(err, "out-of-range", MEGA_PTR,
+                       "megatron_args: --vocab-size %lld padded to a multiple of "
+                       "--make-vocab-size-divisible-by %lld x --tensor-model-parallel-size "
+                       "%lld is more than the vocab maximum %lld", (long long)vocab,
+                       (long long)div, (long long)tp, (long long)hi);
+        return -1;
+    }
+    if (padded != vocab)
+        ts_import_note(notes, "megatron_args: --vocab-size %lld padded to %lld "
+                       "(multiple of %lld x tp %lld, as Megatron does)",
+                       (long long)vocab, (long long)padded, (long long)div, (long long)tp);
+    return set_i(im, TS_FI_VOCAB, padded, M_VOCAB, err);
+}
+
 /* hf: an hf_config gave the shape.  Then it is the checkpoint's, and
  * Megatron's defaults for flags the string leaves out would contradict it. */
 static int emit_shape(ts_import *im, const mega_val *v, bool hf,
                       ts_api_notes *notes, ts_api_err *err)
 {
     bool model = v[M_NUM_LAYERS].set && !hf;
-    int64_t tp = v[M_TP].set && v[M_TP].i > 0 ? v[M_TP].i : 1;
+    int64_t tp = v[M_TP].set ? v[M_TP].i : 1;
 
     if (v[M_GQA].set) {
         if (!v[M_QUERY_GROUPS].set) {
@@ -433,7 +503,7 @@ static int emit_shape(ts_import *im, const mega_val *v, bool hf,
             return -1;
     } else if (model && v[M_HIDDEN].set) {
         int64_t h = v[M_HIDDEN].i;
-        int64_t f = v[M_SWIGLU].set ? 8 * h / 192 * 64 : 4 * h;
+        int64_t f = v[M_SWIGLU].set ? ts_ckd_mul_sat(h, 8) / 192 * 64 : ts_ckd_mul_sat(h, 4);
 
         if (set_i(im, TS_FI_FFN, f, M_HIDDEN, err) != 0)
             return -1;
@@ -441,18 +511,8 @@ static int emit_shape(ts_import *im, const mega_val *v, bool hf,
     if (v[M_PADDED_VOCAB].set) {
         if (set_i(im, TS_FI_VOCAB, v[M_PADDED_VOCAB].i, M_PADDED_VOCAB, err) != 0)
             return -1;
-    } else if (v[M_VOCAB].set) {
-        int64_t div = v[M_VOCAB_DIV].set ? v[M_VOCAB_DIV].i : 128;
-        int64_t mult = (div > 0 ? div : 1) * tp;
-        int64_t padded = (v[M_VOCAB].i + mult - 1) / mult * mult;
-
-        if (padded != v[M_VOCAB].i)
-            ts_import_note(notes, "megatron_args: --vocab-size %lld padded to %lld "
-                           "(multiple of %lld x tp %lld, as Megatron does)",
-                           (long long)v[M_VOCAB].i, (long long)padded,
-                           (long long)(mult / tp), (long long)tp);
-        if (set_i(im, TS_FI_VOCAB, padded, M_VOCAB, err) != 0)
-            return -1;
+    } else if (v[M_VOCAB].set && pad_vocab(im, v, tp, notes, err) != 0) {
+        return -1;
     }
     if (v[M_SHARED_FFN].set) {
         int64_t fe = v[M_MOE_FFN].set ? v[M_MOE_FFN].i : v[M_FFN].i;
@@ -567,7 +627,8 @@ static int emit_layout(ts_import *im, const mega_val *v, ts_api_notes *notes,
             int64_t pp = v[M_PP].set ? v[M_PP].i : 1;
             int64_t n = v[M_VPP_LAYERS].i;
 
-            if (L == 0 || n == 0 || pp == 0 || (L / pp) % n != 0) {
+            /* pp >= 1 and n >= 1: range-checked as read */
+            if (L == 0 || (L / pp) % n != 0) {
                 ts_api_err_set(err, "invalid-value", MEGA_PTR,
                                "megatron_args --num-layers-per-virtual-pipeline-stage %lld "
                                "needs --num-layers with num-layers / pp divisible by it",

@@ -153,10 +153,11 @@ static int yj_add(yj_frame *st, size_t depth, json_t **root, json_t *v,
     }
     if (json_object_get(f->node, f->key) != NULL) {
         char ptr[TS_IMPORT_ORIGIN_LEN];
+        int n = ts_utf8_prec(f->key, 64);
 
-        snprintf(ptr, sizeof ptr, AX_PTR "/%.64s", f->key);
+        snprintf(ptr, sizeof ptr, AX_PTR "/%.*s", n, f->key);
         ts_api_err_set(err, "duplicate-key", ptr,
-                       "axolotl_config: key \"%.64s\" appears twice", f->key);
+                       "axolotl_config: key \"%.*s\" appears twice", n, f->key);
         json_decref(v);
         return -1;
     }
@@ -333,7 +334,8 @@ static int ax_adapter(ts_import *im, const ts_import_obj *o, ts_api_err *err)
         return -1;
     if (adapter != NULL && strcmp(adapter, "lora") != 0 && strcmp(adapter, "qlora") != 0) {
         ts_api_err_set(err, "unsupported-config", AX_PTR "/adapter",
-                       "adapter \"%.40s\" is not modelled; lora and qlora are", adapter);
+                       "adapter \"%.*s\" is not modelled; lora and qlora are",
+                       ts_utf8_prec(adapter, 40), adapter);
         return -1;
     }
     if (adapter == NULL)
@@ -373,8 +375,8 @@ static int ax_optimizer(ts_import *im, const ts_import_obj *o, ts_api_err *err)
         if (strcmp(map[i].ax, name) == 0)
             return ts_import_set_str(im, TS_FI_OPTIMIZER, map[i].ours, TS_SRC_AXOLOTL,
                                      AX_PTR "/optimizer", err);
-    ts_import_note(im->notes, AX_PTR "/optimizer \"%.40s\" has no state model here: "
-                   "optimizer keeps its request or default value", name);
+    ts_import_note(im->notes, AX_PTR "/optimizer \"%.*s\" has no state model here: "
+                   "optimizer keeps its request or default value", ts_utf8_prec(name, 40), name);
     return 0;
 }
 
@@ -388,8 +390,8 @@ static int ax_parallel(ts_import *im, const ts_import_obj *o, ts_api_err *err)
     if (ts_import_str(o, "deepspeed", false, &ds, err) < 0)
         return -1;
     if (ds != NULL) {
-        ts_import_note(im->notes, AX_PTR "/deepspeed \"%.80s\" is a path: send that "
-                       "file's JSON as deepspeed_config", ds);
+        ts_import_note(im->notes, AX_PTR "/deepspeed \"%.*s\" is a path: send that "
+                       "file's JSON as deepspeed_config", ts_utf8_prec(ds, 80), ds);
         if (ts_import_set_str(im, TS_FI_FRAMEWORK, "deepspeed", TS_SRC_AXOLOTL,
                               AX_PTR "/deepspeed", err) != 0)
             return -1;
@@ -428,8 +430,9 @@ static int ax_map(ts_import *im, const json_t *cfg, ts_api_err *err)
     if (ts_import_str(&o, "base_model", false, &base, err) < 0)
         return -1;
     if (base != NULL)
-        ts_import_note(im->notes, AX_PTR "/base_model \"%.80s\": its shape is not "
-                       "fetched; send its config.json as hf_config (or a model preset)", base);
+        ts_import_note(im->notes, AX_PTR "/base_model \"%.*s\": its shape is not "
+                       "fetched; send its config.json as hf_config (or a model preset)",
+                       ts_utf8_prec(base, 80), base);
     if ((rc = ts_import_int(&o, "sequence_len", 1, INT64_C(1) << 24, false, &v, err)) < 0)
         return -1;
     if (rc > 0 && ts_import_set_int(im, TS_FI_SEQ, v, TS_SRC_AXOLOTL, AX_PTR "/sequence_len", err) != 0)

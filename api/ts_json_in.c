@@ -24,6 +24,7 @@
 
 #include "ts_api_int.h"
 #include "ts_catalogue.h"
+#include "ts_ckd.h"
 #include "ts_import.h"
 
 /* The table, one row per entry of core/ts_fields.def.  The limits are
@@ -192,16 +193,9 @@ const char *ts_json_suggest(const char *key, bool fit)
 /* Copy at most max bytes of s, ending on a UTF-8 boundary, "..." if cut. */
 static void quote_short(char *buf, size_t size, const char *s, size_t max)
 {
-    size_t n = strlen(s);
-    bool cut = false;
+    int n = ts_utf8_prec(s, max);
 
-    if (n > max) {
-        n = max;
-        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-            n--;
-        cut = true;
-    }
-    snprintf(buf, size, "%.*s%s", (int)n, s, cut ? "..." : "");
+    snprintf(buf, size, "%.*s%s", n, s, s[n] != '\0' ? "..." : "");
 }
 
 /* RFC 6901: "~" -> "~0", "/" -> "~1".  Truncated (on a character
@@ -226,7 +220,7 @@ static void json_pointer(char *buf, size_t size, const char *key)
     }
     buf[o] = '\0';
     if (*key != '\0')
-        ts_api_utf8_trim(buf);
+        ts_utf8_trim(buf, o);
 }
 
 static const char *json_kind(const json_t *v)
@@ -590,8 +584,7 @@ static int import_duplicates(const char *s, size_t n, const char *ptr, int depth
             break;
         }
         json_pointer(tok, sizeof tok, key);
-        snprintf(sub, sizeof sub, "%.*s%s", (int)(sizeof sub / 2), ptr, tok);
-        ts_api_utf8_trim(sub);
+        snprintf(sub, sizeof sub, "%.*s%s", ts_utf8_prec(ptr, sizeof sub / 2), ptr, tok);
         if (depth > 0 && json_object_get(seen, key) != NULL) {
             ts_api_err_set(err, "duplicate-key", sub,
                            "duplicate object key %s in an imported config", sub);
@@ -861,7 +854,7 @@ static void blame_import(ts_api_err *err, const char *origin)
 
         memcpy(detail + n, err->detail, strnlen(err->detail, room - 1));
         detail[(size_t)n + strnlen(err->detail, room - 1)] = '\0';
-        ts_api_utf8_trim(detail);
+        ts_utf8_trim(detail, strlen(detail));
         memcpy(err->detail, detail, sizeof err->detail);
     }
     snprintf(err->field, sizeof err->field, "%.*s", (int)plen, origin);
@@ -953,7 +946,7 @@ static bool req_has_import(const json_t *const *imp)
 static int apply_ds_batch(ts_api_req *req, const ts_import *im, ts_api_err *err)
 {
     ts_run *r = &req->run;
-    int64_t mp = r->tp * r->pp * r->cp;
+    int64_t mp = ts_ckd_mul_sat(ts_ckd_mul_sat(r->tp, r->pp), r->cp);
     int64_t dp = r->dp > 0 ? r->dp : (mp > 0 && r->gpus % mp == 0 ? r->gpus / mp : 0);
     int64_t gas = im->ds_gas;
 
@@ -966,7 +959,7 @@ static int apply_ds_batch(ts_api_req *req, const ts_import *im, ts_api_err *err)
         return 0;
     }
     if (im->ds_train_batch && req->source[TS_FI_GLOBAL_BATCH] == TS_SRC_DS) {
-        int64_t per = gas * dp;
+        int64_t per = ts_ckd_mul_sat(gas, dp);
 
         if (req->source[TS_FI_MICRO_BATCH] == TS_SRC_DEFAULT && r->global_batch % per == 0) {
             /* DeepSpeed derives the micro-batch from the other two. */
@@ -974,19 +967,19 @@ static int apply_ds_batch(ts_api_req *req, const ts_import *im, ts_api_err *err)
             req->source[TS_FI_MICRO_BATCH] = TS_SRC_DS;
             return 0;
         }
-        if (r->global_batch != r->micro_batch * per) {
+        if (r->global_batch != ts_ckd_mul_sat(r->micro_batch, per)) {
             ts_api_err_set(err, "incompatible-options",
                            "/deepspeed_config/train_batch_size",
                            "train_batch_size %lld != micro-batch %lld x "
                            "gradient_accumulation_steps %lld x dp %lld = %lld "
                            "(DeepSpeed asserts this)", (long long)r->global_batch,
                            (long long)r->micro_batch, (long long)gas, (long long)dp,
-                           (long long)(r->micro_batch * per));
+                           (long long)ts_ckd_mul_sat(r->micro_batch, per));
             return -1;
         }
         return 0;
     }
-    r->global_batch = r->micro_batch * gas * dp;
+    r->global_batch = ts_ckd_mul_sat(ts_ckd_mul_sat(r->micro_batch, gas), dp);
     req->source[TS_FI_GLOBAL_BATCH] = (unsigned char)im->gas_src;
     return 0;
 }

@@ -210,11 +210,6 @@ static void put_string(ts_jw *w, const char *s, size_t n)
     putc1(w, '"');
 }
 
-static bool is_cont(unsigned char c)
-{
-    return (c & 0xC0) == 0x80;
-}
-
 /* Length of the well-formed UTF-8 sequence at s[0..n) (RFC 3629 section
  * 4: no overlong forms, no surrogates, nothing above U+10FFFF), or 0. */
 static size_t utf8_seq(const unsigned char *s, size_t n)
@@ -226,16 +221,16 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
     if (c < 0xC2) /* a continuation byte, or an overlong 2-byte lead */
         return 0;
     if (c < 0xE0)
-        return n >= 2 && is_cont(s[1]) ? 2 : 0;
+        return n >= 2 && ts_utf8_is_cont(s[1]) ? 2 : 0;
     if (c < 0xF0) {
-        if (n < 3 || !is_cont(s[1]) || !is_cont(s[2]))
+        if (n < 3 || !ts_utf8_is_cont(s[1]) || !ts_utf8_is_cont(s[2]))
             return 0;
         if ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] >= 0xA0))
             return 0; /* overlong; UTF-16 surrogates */
         return 3;
     }
     if (c < 0xF5) {
-        if (n < 4 || !is_cont(s[1]) || !is_cont(s[2]) || !is_cont(s[3]))
+        if (n < 4 || !ts_utf8_is_cont(s[1]) || !ts_utf8_is_cont(s[2]) || !ts_utf8_is_cont(s[3]))
             return 0;
         if ((c == 0xF0 && s[1] < 0x90) || (c == 0xF4 && s[1] >= 0x90))
             return 0; /* overlong; above U+10FFFF */

@@ -55,6 +55,8 @@ static const ts_api_problem_type ts_problem_types[] = {
     { "file-too-large", 500, "File too large to serve" },
     { "unsupported-transfer-coding", 501, "Unsupported transfer coding" },
     { "out-of-memory", 503, "Out of memory" },
+    /* every worker busy and the queue full (server/ts_work.c, issue 22) */
+    { "server-busy", 503, "Server busy" },
 };
 
 const ts_api_problem_type *ts_api_problem_type_at(size_t i)
@@ -109,29 +111,6 @@ void ts_api_response_free(ts_api_response *resp)
     resp->body_len = 0;
 }
 
-/* After truncation a buffer may end inside a UTF-8 sequence: drop the
- * incomplete tail (the text writer would show it as U+FFFD, a byte the
- * client never sent). */
-void ts_api_utf8_trim(char *s)
-{
-    size_t n = strlen(s);
-    size_t i = n;
-    unsigned char lead;
-    size_t need;
-
-    while (i > 0 && ((unsigned char)s[i - 1] & 0xC0) == 0x80)
-        i--;
-    if (i == 0)
-        return;
-    lead = (unsigned char)s[i - 1];
-    need = lead < 0x80 ? 1
-         : (lead & 0xE0) == 0xC0 ? 2
-         : (lead & 0xF0) == 0xE0 ? 3
-         : (lead & 0xF8) == 0xF0 ? 4 : 1;
-    if (n - (i - 1) < need)
-        s[i - 1] = '\0';
-}
-
 /* A slug missing from the table is a bug of ours, not the client's: it
  * becomes a 500 that names it (tests walk every slug in the sources, so
  * none ships). */
@@ -156,19 +135,20 @@ void ts_api_err_set(ts_api_err *e, const char *slug, const char *field,
 
     e->status = t->status;
     e->slug = t->slug;
-    n = snprintf(e->field, sizeof e->field, "%s", field != NULL ? field : "");
-    if (n < 0 || (size_t)n >= sizeof e->field)
-        ts_api_utf8_trim(e->field);
+    ts_utf8_copy(e->field, sizeof e->field, field != NULL ? field : "");
     if (slug != asked) {
-        snprintf(e->detail, sizeof e->detail, "problem type \"%.64s\" is not in the table",
-                 asked != NULL ? asked : "(null)");
+        asked = asked != NULL ? asked : "(null)";
+        snprintf(e->detail, sizeof e->detail, "problem type \"%.*s\" is not in the table",
+                 ts_utf8_prec(asked, 64), asked);
         return;
     }
     va_start(ap, fmt);
     n = vsnprintf(e->detail, sizeof e->detail, fmt, ap);
     va_end(ap);
-    if (n < 0 || (size_t)n >= sizeof e->detail)
-        ts_api_utf8_trim(e->detail);
+    if (n < 0)
+        e->detail[0] = '\0';
+    else if ((size_t)n >= sizeof e->detail)
+        ts_utf8_trim(e->detail, sizeof e->detail - 1);
 }
 
 void ts_api_err_from_core(ts_api_err *e, const ts_error *core)
@@ -198,13 +178,20 @@ void ts_api_err_from_core(ts_api_err *e, const ts_error *core)
     }
     ptr[0] = '\0';
     if (core->field[0] != '\0')
-        snprintf(ptr, sizeof ptr, "/%.*s", TS_ERROR_FIELD_LEN - 1, core->field);
+        snprintf(ptr, sizeof ptr, "/%.*s", ts_utf8_prec(core->field, TS_ERROR_FIELD_LEN - 1),
+                 core->field);
     ts_api_err_set(e, slug, ptr, "%s",
                    core->text[0] != '\0' ? core->text : ts_strerror(core->code));
 }
 
 int ts_api_problem(ts_api_response *resp, const char *slug, const char *detail,
                    const char *field)
+{
+    return ts_api_problem_notes(resp, slug, detail, field, NULL);
+}
+
+int ts_api_problem_notes(ts_api_response *resp, const char *slug, const char *detail,
+                         const char *field, const ts_api_notes *notes)
 {
     const char *asked = slug;
     const ts_api_problem_type *t = problem_or_internal(&slug);
@@ -220,8 +207,9 @@ int ts_api_problem(ts_api_response *resp, const char *slug, const char *detail,
     resp->body = NULL;
     resp->body_len = 0;
     if (slug != asked) {
-        snprintf(why, sizeof why, "problem type \"%.64s\" is not in the table",
-                 asked != NULL ? asked : "(null)");
+        asked = asked != NULL ? asked : "(null)";
+        snprintf(why, sizeof why, "problem type \"%.*s\" is not in the table",
+                 ts_utf8_prec(asked, 64), asked);
         detail = why;
         field = NULL;
     }
@@ -241,6 +229,10 @@ int ts_api_problem(ts_api_response *resp, const char *slug, const char *detail,
         ts_jw_text(&w, "field", field);
     else
         ts_jw_null(&w, "field");
+    /* The same member as on a 200 (RFC 9457 section 3.2 extension member):
+     * what an import did before the request was refused. */
+    if (notes != NULL && notes->n > 0)
+        ts_json_import_notes(&w, "import_notes", notes);
     ts_jw_close(&w, '}');
     body = ts_jw_finish(&w, &len);
     if (body == NULL) {
@@ -254,5 +246,12 @@ int ts_api_problem(ts_api_response *resp, const char *slug, const char *detail,
 
 int ts_api_err_respond(const ts_api_err *e, ts_api_response *resp)
 {
-    return ts_api_problem(resp, e->slug, e->detail, e->field[0] != '\0' ? e->field : NULL);
+    return ts_api_err_respond_notes(e, NULL, resp);
+}
+
+int ts_api_err_respond_notes(const ts_api_err *e, const ts_api_notes *notes,
+                             ts_api_response *resp)
+{
+    return ts_api_problem_notes(resp, e->slug, e->detail,
+                                e->field[0] != '\0' ? e->field : NULL, notes);
 }

@@ -118,12 +118,15 @@ static int respond_json(ts_jw *w, ts_api_response *resp)
     return 0;
 }
 
-static int respond_core_error(const ts_error *cerr, ts_api_response *resp)
+/* A core error as a problem; the import notes go with it, since a 400
+ * after an import is when they explain most (issue 24). */
+static int respond_core_error(const ts_api_req *req, const ts_error *cerr,
+                              ts_api_response *resp)
 {
     ts_api_err e;
 
     ts_api_err_from_core(&e, cerr);
-    return ts_api_err_respond(&e, resp);
+    return ts_api_err_respond_notes(&e, &req->notes, resp);
 }
 
 /* With an import in the request: where each input came from, and what
@@ -146,7 +149,7 @@ static int handle_import(const ts_api_req *req, ts_api_response *resp)
 
     memset(&cerr, 0, sizeof cerr);
     if (ts_model_params(&req->run.model, &p, &cerr) != TS_OK)
-        return respond_core_error(&cerr, resp);
+        return respond_core_error(req, &cerr, resp);
     ts_jw_init(&w);
     ts_jw_open(&w, NULL, '{');
     ts_json_inputs(&w, "inputs", &req->run);
@@ -172,7 +175,7 @@ static int handle_estimate(ts_route_id id, const ts_api_req *req,
         ts_memory m;
 
         if (ts_memory_resolved(&req->run, &m, &cerr) != TS_OK)
-            return respond_core_error(&cerr, resp);
+            return respond_core_error(req, &cerr, resp);
         ts_jw_open(&w, NULL, '{');
         ts_json_inputs(&w, "inputs", &req->run);
         put_import(&w, req);
@@ -188,11 +191,11 @@ static int handle_estimate(ts_route_id id, const ts_api_req *req,
         ts_status st;
 
         if (ts_model_params(&req->run.model, &p, &cerr) != TS_OK)
-            return respond_core_error(&cerr, resp);
+            return respond_core_error(req, &cerr, resp);
         st = id == TS_ROUTE_COMPUTE ? ts_compute_resolved(&req->run, &c, &cerr)
                                     : ts_ckpt_resolved(&req->run, &k, &cerr);
         if (st != TS_OK)
-            return respond_core_error(&cerr, resp);
+            return respond_core_error(req, &cerr, resp);
         ts_jw_open(&w, NULL, '{');
         ts_json_inputs(&w, "inputs", &req->run);
         put_import(&w, req);
@@ -215,7 +218,7 @@ static int handle_estimate(ts_route_id id, const ts_api_req *req,
         ts_budget_init(&work, 0);
         if (ts_plan_resolved_within(&req->run, &work, plan, &cerr) != TS_OK) {
             free(plan);
-            return respond_core_error(&cerr, resp);
+            return respond_core_error(req, &cerr, resp);
         }
         ts_jw_open(&w, NULL, '{');
         ts_json_inputs(&w, "inputs", &plan->run);
@@ -268,7 +271,7 @@ static int handle_fit(const ts_api_req *req, ts_api_response *resp)
         st = ts_fit_min_gpus_within(&req->unresolved, req->max_gpus, &work, &dp,
                                     &gpus, &mem, &cerr);
     if (st != TS_OK && st != TS_ENOFIT)
-        return respond_core_error(&cerr, resp);
+        return respond_core_error(req, &cerr, resp);
 
     if (st == TS_OK) {
         ts_error rerr;
@@ -283,7 +286,7 @@ static int handle_fit(const ts_api_req *req, ts_api_response *resp)
         }
         memset(&rerr, 0, sizeof rerr);
         if (ts_run_resolve(&solved, &rerr) != TS_OK)
-            return respond_core_error(&rerr, resp);
+            return respond_core_error(req, &rerr, resp);
     } else {
         solved = req->run;
     }
@@ -332,7 +335,7 @@ static int handle_search(const ts_api_req *req, ts_api_response *resp)
     st = ts_search_run_within(&req->run, &req->search, &work, out, &cerr);
     if (st != TS_OK && st != TS_ENOFIT) {
         free(out);
-        return respond_core_error(&cerr, resp);
+        return respond_core_error(req, &cerr, resp);
     }
     ts_jw_init(&w);
     ts_jw_open(&w, NULL, '{');
@@ -408,10 +411,9 @@ int ts_api_handle(const char *method, const char *path,
     }
     if (r == NULL) {
         char detail[160];
+        const char *p = path != NULL ? path : "(none)";
 
-        snprintf(detail, sizeof detail, "no such resource: %.*s", 96,
-                 path != NULL ? path : "(none)");
-        ts_api_utf8_trim(detail);
+        snprintf(detail, sizeof detail, "no such resource: %.*s", ts_utf8_prec(p, 96), p);
         return ts_api_problem(resp, "not-found", detail, NULL);
     }
     resp->route = r->path;
@@ -433,17 +435,20 @@ int ts_api_handle(const char *method, const char *path,
     if (body_len > TS_API_BODY_MAX) {
         char detail[96];
 
-        snprintf(detail, sizeof detail, "request body of %zu bytes exceeds %u",
-                 body_len, TS_API_BODY_MAX);
+        /* the server's words for its own 413 (server/ts_server.c), which
+         * stops reading at the cap and never learns the length: the CLI's
+         * --local answers with these bytes too */
+        snprintf(detail, sizeof detail, "request body exceeds the %u byte limit",
+                 TS_API_BODY_MAX);
         return ts_api_problem(resp, "payload-too-large", detail, NULL);
     }
     if (!is_json_media_type(content_type)) {
         char detail[160];
+        const char *got = content_type != NULL ? content_type : "none";
+        const char *q = content_type != NULL ? "\"" : "";
 
         snprintf(detail, sizeof detail, "send the request body as Content-Type: "
-                 "application/json (got %s%.64s%s)", content_type != NULL ? "\"" : "",
-                 content_type != NULL ? content_type : "none",
-                 content_type != NULL ? "\"" : "");
+                 "application/json (got %s%.*s%s)", q, ts_utf8_prec(got, 64), got, q);
         return ts_api_problem(resp, "unsupported-media-type", detail, NULL);
     }
     {
@@ -457,7 +462,7 @@ int ts_api_handle(const char *method, const char *path,
                 ts_api_oom_response(resp);
                 return -1;
             }
-            return ts_api_err_respond(&err, resp);
+            return ts_api_err_respond_notes(&err, &req.notes, resp);
         }
         if (id == TS_ROUTE_FIT)
             return handle_fit(&req, resp);

@@ -7,6 +7,7 @@
  * help, so an input added to the API is an option here without an edit.
  */
 #include "ts_cli_opts.h"
+#include "ts_utf8.h"
 
 #include <errno.h>
 #include <math.h>
@@ -145,7 +146,7 @@ static ts_cli_status parse_set(const char *kv, json_t *run, ts_cli_error *err)
     if (klen == 0)
         return opt_fail(err, "--set needs a key before '=', got '%s'", kv);
     if (klen > TS_CLI_NAME_MAX)
-        return opt_fail(err, "--set key too long: '%.*s...'", 20, kv);
+        return opt_fail(err, "--set key too long: '%.*s...'", ts_utf8_prec(kv, 20), kv);
     memcpy(key, kv, klen);
     key[klen] = '\0';
     /* unknown keys are sent as is: the server rejects them, naming the field */

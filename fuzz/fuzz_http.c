@@ -2,8 +2,8 @@
  * fuzz_http.c - libFuzzer target for the HTTP layer: raw request bytes
  * into the real daemon.
  *
- * One trainsize server (server/ts_server.c over libmicrohttpd, one
- * worker thread, 1 s request deadline, the repository's web root) is
+ * One trainsize server (server/ts_server.c over libmicrohttpd, one I/O
+ * thread and one api worker, a 250 ms request deadline, the repository's web root) is
  * started in-process on 127.0.0.1 at the first input.  Each input is
  * written to a fresh loopback connection, the write side is shut (the
  * server sees the end of the stream, so nothing waits for a deadline),
@@ -51,6 +51,7 @@ static void start(void)
         abort();
     cfg.port = 0;
     cfg.threads = 1;
+    cfg.io_threads = 1;
     cfg.access_log = false;
     cfg.request_timeout_ms = 250;
     cfg.timeout_s = 2;

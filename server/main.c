@@ -61,9 +61,10 @@ int main(int argc, char **argv)
     /* Tests and scripts read this line to learn the port. */
     printf("listening on %s\n", ts_server_url(srv));
     fflush(stdout);
-    fprintf(stderr, "trainsize-server %s: %u threads, body max %zu, "
-            "timeout %us, request timeout %us, access log %s\n", TS_VERSION,
-            cfg.threads, cfg.body_max, cfg.timeout_s, cfg.request_timeout_ms / 1000u,
+    fprintf(stderr, "trainsize-server %s: %u workers, queue %u, %u I/O threads, "
+            "body max %zu, timeout %us, request timeout %us, access log %s\n",
+            TS_VERSION, cfg.threads, cfg.queue_max, cfg.io_threads, cfg.body_max,
+            cfg.timeout_s, cfg.request_timeout_ms / 1000u,
             cfg.access_log ? "on" : "off");
 
     int sig = 0;

@@ -28,9 +28,10 @@
 #define CFG_THREADS_MAX 256u
 #define CFG_TIMEOUT_MAX 3600u
 #define CFG_CONNS_MAX 65536u
+#define CFG_QUEUE_MAX 65536u
 
 typedef enum cfg_key {
-    K_PORT, K_BIND, K_THREADS, K_BODY_MAX, K_WEB_ROOT, K_OPENAPI,
+    K_PORT, K_BIND, K_THREADS, K_IO_THREADS, K_QUEUE_MAX, K_BODY_MAX, K_WEB_ROOT, K_OPENAPI,
     K_TIMEOUT, K_REQUEST_TIMEOUT, K_DRAIN_TIMEOUT, K_MAX_CONNS, K_PER_IP, K_ACCESS_LOG, K_ANSWER_CACHE, K_COUNT
 } cfg_key;
 
@@ -41,6 +42,8 @@ static const struct cfg_opt {
     [K_PORT] = {"--port", "TRAINSIZE_PORT"},
     [K_BIND] = {"--bind", "TRAINSIZE_BIND"},
     [K_THREADS] = {"--threads", "TRAINSIZE_THREADS"},
+    [K_IO_THREADS] = {"--io-threads", "TRAINSIZE_IO_THREADS"},
+    [K_QUEUE_MAX] = {"--queue-max", "TRAINSIZE_QUEUE_MAX"},
     [K_BODY_MAX] = {"--body-max", "TRAINSIZE_BODY_MAX"},
     [K_WEB_ROOT] = {"--web-root", "TRAINSIZE_WEB_ROOT"},
     [K_OPENAPI] = {"--openapi", "TRAINSIZE_OPENAPI"},
@@ -58,7 +61,14 @@ const char *ts_config_usage(void)
     return "usage: trainsize-server [options]\n"
            "  --port N        TCP port, 0 = any free port (TRAINSIZE_PORT, 8080)\n"
            "  --bind ADDR     numeric IPv4/IPv6 address (TRAINSIZE_BIND, 127.0.0.1)\n"
-           "  --threads N     worker threads (TRAINSIZE_THREADS, online cores)\n"
+           "  --threads N     workers computing api answers: estimate, search,\n"
+           "                  fit, plan, import (TRAINSIZE_THREADS, online cores)\n"
+           "  --io-threads N  threads reading requests and answering probes,\n"
+           "                  metrics, static files and cached answers, never\n"
+           "                  held by api work (TRAINSIZE_IO_THREADS, 2)\n"
+           "  --queue-max N   api requests that may wait for a busy worker,\n"
+           "                  0..65536; past it 503 server-busy with Retry-After\n"
+           "                  (TRAINSIZE_QUEUE_MAX, 64)\n"
            "  --body-max N    request body cap in bytes, at most 65536\n"
            "                  (TRAINSIZE_BODY_MAX, 65536)\n"
            "  --web-root DIR  dashboard files (TRAINSIZE_WEB_ROOT, " TS_DEFAULT_WEBROOT ")\n"
@@ -125,9 +135,18 @@ static ts_config_status set_value(ts_config *cfg, cfg_key k, const char *v,
         break;
     }
     case K_THREADS:
+    case K_IO_THREADS:
         if (parse_uint(v, 1, CFG_THREADS_MAX, &n) != 0)
             return fail(err, k, from_env, v, "expected an integer 1..256");
-        cfg->threads = (unsigned)n;
+        if (k == K_THREADS)
+            cfg->threads = (unsigned)n;
+        else
+            cfg->io_threads = (unsigned)n;
+        break;
+    case K_QUEUE_MAX:
+        if (parse_uint(v, 0, CFG_QUEUE_MAX, &n) != 0)
+            return fail(err, k, from_env, v, "expected an integer 0..65536");
+        cfg->queue_max = (unsigned)n;
         break;
     case K_BODY_MAX:
         /* The api layer rejects anything above TS_API_BODY_MAX anyway, so
@@ -205,6 +224,10 @@ ts_config_status ts_config_load(ts_config *cfg, int argc, char **argv,
     cfg->port = 8080;
     memcpy(cfg->bind, "127.0.0.1", sizeof "127.0.0.1");
     cfg->threads = online_cores();
+    /* Two: one slow client's write or a static file read never leaves the
+     * probes without a thread, and they are cheap. */
+    cfg->io_threads = 2;
+    cfg->queue_max = 64;
     cfg->body_max = TS_API_BODY_MAX;
     cfg->web_root = TS_DEFAULT_WEBROOT;
     cfg->openapi = TS_DEFAULT_OPENAPI;

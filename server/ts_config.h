@@ -23,7 +23,9 @@ typedef enum ts_config_status {
 typedef struct ts_config {
     unsigned port;             /* 0 = any free port */
     char bind[TS_CONFIG_BIND_LEN]; /* numeric IPv4 or IPv6 address */
-    unsigned threads;          /* MHD worker threads */
+    unsigned threads;          /* workers computing api answers (ts_work) */
+    unsigned io_threads;       /* libmicrohttpd threads: I/O, cheap routes */
+    unsigned queue_max;        /* api requests that may wait for a worker */
     size_t body_max;           /* request body cap, <= TS_API_BODY_MAX */
     const char *web_root;      /* borrowed from argv/env or the default */
     const char *openapi;       /* path of openapi.json, borrowed */

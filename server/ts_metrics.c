@@ -177,7 +177,8 @@ uint64_t ts_metrics_closed_count(const ts_metrics *m, ts_close_reason why)
     return atomic_load_explicit(&m->closed[why], memory_order_relaxed);
 }
 
-char *ts_metrics_render(const ts_metrics *m, size_t *len)
+char *ts_metrics_render(const ts_metrics *m, const ts_work_stats *work,
+                        size_t *len)
 {
     ts_buf b;
     ts_buf_init(&b, RENDER_MAX);
@@ -223,6 +224,26 @@ char *ts_metrics_render(const ts_metrics *m, size_t *len)
         (unsigned long long)atomic_load_explicit(&m->cache[1], memory_order_relaxed),
         (unsigned long long)atomic_load_explicit(&m->cache[0], memory_order_relaxed))
            != TS_BUF_OK;
+
+    if (work != NULL && !bad)
+        bad |= ts_buf_printf(&b,
+            "# HELP trainsize_work_queue_depth Api requests waiting for a worker.\n"
+            "# TYPE trainsize_work_queue_depth gauge\n"
+            "trainsize_work_queue_depth %u\n"
+            "# HELP trainsize_work_busy_workers Workers computing an api answer now.\n"
+            "# TYPE trainsize_work_busy_workers gauge\n"
+            "trainsize_work_busy_workers %u\n"
+            "# HELP trainsize_work_workers Worker threads (--threads).\n"
+            "# TYPE trainsize_work_workers gauge\n"
+            "trainsize_work_workers %u\n"
+            "# HELP trainsize_work_queue_max Places for waiting api requests (--queue-max).\n"
+            "# TYPE trainsize_work_queue_max gauge\n"
+            "trainsize_work_queue_max %u\n"
+            "# HELP trainsize_work_rejected_total Api requests refused with 503 server-busy (queue full).\n"
+            "# TYPE trainsize_work_rejected_total counter\n"
+            "trainsize_work_rejected_total %llu\n",
+            work->queued, work->busy, work->workers, work->queue_max,
+            (unsigned long long)work->rejected) != TS_BUF_OK;
 
     bad |= ts_buf_printf(&b,
         "# HELP trainsize_http_request_duration_seconds Time from request headers to response sent.\n"

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ts_work.h"
+
 typedef struct ts_metrics ts_metrics;
 
 /* Route labels: the paths of api_routes ("METHOD /path", NULL-terminated,
@@ -49,7 +51,9 @@ void ts_metrics_inflight_add(ts_metrics *m, long delta);
 long ts_metrics_inflight(const ts_metrics *m);
 
 /* Text exposition format 0.0.4; malloc'd, caller frees.  NULL if out of
- * memory. */
-char *ts_metrics_render(const ts_metrics *m, size_t *len);
+ * memory.  work (NULL: left out) is the worker pool's snapshot: queue
+ * depth, busy workers, capacity and refusals. */
+char *ts_metrics_render(const ts_metrics *m, const ts_work_stats *work,
+                        size_t *len);
 
 #endif /* TS_METRICS_H */

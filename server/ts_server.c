@@ -35,6 +35,7 @@
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,8 +54,10 @@
 #include "ts_etag.h"
 #include "ts_guard.h"
 #include "ts_gzip.h"
+#include "ts_http.h"
 #include "ts_metrics.h"
 #include "ts_static.h"
+#include "ts_work.h"
 
 #ifndef TS_VERSION
 #define TS_VERSION "unknown"
@@ -110,6 +113,7 @@ struct ts_server {
     size_t cat_route[TS_CAT_MAX];             /* metrics route of cat.e[i] */
     ts_static_status openapi_st;  /* how reading cfg.openapi at start went */
     ts_memo *memo;           /* recent estimate answers; NULL: off */
+    ts_work *work;           /* workers for the api's computing */
 };
 
 /* State of one connection (MHD's socket context). */
@@ -118,6 +122,15 @@ typedef struct ts_conn {
     unsigned requests;       /* requests seen by the URI callback */
     unsigned completed;      /* ...and finished through on_completed */
 } ts_conn;
+
+/* Where a request handed to the worker pool is. */
+typedef enum req_work {
+    WORK_NONE = 0,           /* never handed over */
+    WORK_QUEUED,             /* suspended: queued or running */
+    WORK_DONE,               /* ar/rc filled, connection resumed */
+    WORK_CANCELLED,          /* the pool stopped first: close */
+    WORK_ANSWERED,           /* ar went into a response */
+} req_work;
 
 /* State of one request, owned by its connection. */
 typedef struct ts_req {
@@ -133,6 +146,19 @@ typedef struct ts_req {
     size_t route;            /* metrics route index */
     char method[16];
     char path[LOG_PATH_MAX + 1];
+    /* Api work (ts_work.h).  While WORK_QUEUED the connection is
+     * suspended: MHD touches neither it nor this request, and the worker
+     * alone writes ar and rc, then resumes the connection (MHD's mutex
+     * orders those writes before the handler reads them).  api_method,
+     * url and ct are MHD's strings, valid until on_completed. */
+    ts_work_job job;
+    struct MHD_Connection *c;
+    req_work work;
+    const char *api_method, *url, *ct;
+    ts_api_response ar;
+    int rc;
+    bool memo;               /* remember a 200 under key */
+    ts_memo_key key;
 } ts_req;
 
 typedef struct reply {
@@ -147,6 +173,7 @@ typedef struct reply {
     const char *csp;         /* NULL: csp_api */
     const char *encoding;    /* Content-Encoding, NULL: identity */
     const char *vary;        /* Vary, NULL: none */
+    const char *retry_after; /* Retry-After, NULL: none */
     int close;               /* send "Connection: close" and close */
 } reply;
 
@@ -199,6 +226,9 @@ static int add_headers(ts_server *s, struct MHD_Response *resp, const reply *r)
                                       r->encoding) == MHD_YES;
     if (r->vary != NULL)
         ok &= MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, r->vary) == MHD_YES;
+    if (r->retry_after != NULL)
+        ok &= MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER,
+                                      r->retry_after) == MHD_YES;
     /* While draining, tell keep-alive clients to reconnect elsewhere;
      * after a framing error, the rest of the stream cannot be trusted. */
     if (atomic_load(&s->draining) || r->close)
@@ -248,11 +278,8 @@ static enum MHD_Result queue(ts_server *s, struct MHD_Connection *c,
     return queue_keep(s, c, rq, r, NULL);
 }
 
-/* Send an api response, taking over its malloc'd body (ts_api.h). */
-static enum MHD_Result queue_api_keep(ts_server *s, struct MHD_Connection *c,
-                                      ts_req *rq, ts_api_response *ar, int rc,
-                                      const char *allow,
-                                      struct MHD_Response **keep)
+/* An api response as a reply, taking over its malloc'd body (ts_api.h). */
+static reply api_reply(ts_api_response *ar, int rc, const char *allow)
 {
     reply r = {
         .status = ar->status,
@@ -265,8 +292,18 @@ static enum MHD_Result queue_api_keep(ts_server *s, struct MHD_Connection *c,
         .cache_control = "no-store",
     };
     if (rc == 0)
-        ar->body = NULL; /* now MHD's */
+        ar->body = NULL; /* now the reply's */
     ts_api_response_free(ar);
+    return r;
+}
+
+/* Send an api response, taking over its malloc'd body. */
+static enum MHD_Result queue_api_keep(ts_server *s, struct MHD_Connection *c,
+                                      ts_req *rq, ts_api_response *ar, int rc,
+                                      const char *allow,
+                                      struct MHD_Response **keep)
+{
+    reply r = api_reply(ar, rc, allow);
     return queue_keep(s, c, rq, &r, keep);
 }
 
@@ -300,18 +337,26 @@ static enum MHD_Result queue_problem_close(ts_server *s,
     ts_api_response ar;
     memset(&ar, 0, sizeof ar);
     int rc = ts_api_problem(&ar, slug, detail, NULL);
-    reply r = {
-        .status = ar.status,
-        .content_type = ar.content_type,
-        .body = ar.body,
-        .len = ar.body_len,
-        .mode = rc == 0 ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT,
-        .cache_control = "no-store",
-        .close = 1,
-    };
-    if (rc == 0)
-        ar.body = NULL; /* now MHD's */
-    ts_api_response_free(&ar);
+    reply r = api_reply(&ar, rc, NULL);
+    r.close = 1;
+    return queue(s, c, rq, &r);
+}
+
+/* Every worker busy and the queue full: 503 at once, not a wait behind
+ * them (issue 22).  Retry-After (RFC 9110 10.2.3) in seconds: the api's
+ * work budget keeps one request under a second. */
+static enum MHD_Result queue_busy(ts_server *s, struct MHD_Connection *c,
+                                  ts_req *rq)
+{
+    char detail[160];
+    snprintf(detail, sizeof detail,
+             "all %u workers are busy and %u requests are waiting; retry shortly",
+             s->cfg.threads, s->cfg.queue_max);
+    ts_api_response ar;
+    memset(&ar, 0, sizeof ar);
+    int rc = ts_api_problem(&ar, "server-busy", detail, NULL);
+    reply r = api_reply(&ar, rc, NULL);
+    r.retry_after = "1";
     return queue(s, c, rq, &r);
 }
 
@@ -481,7 +526,9 @@ static enum MHD_Result route_ops(ts_server *s, struct MHD_Connection *c,
                            sizeof ready_body - 1);
     }
     size_t len = 0;
-    char *text = ts_metrics_render(s->metrics, &len);
+    ts_work_stats ws;
+    ts_work_stats_get(s->work, &ws);
+    char *text = ts_metrics_render(s->metrics, &ws, &len);
     if (text == NULL)
         return queue_problem(s, c, rq, "out-of-memory", "out of memory, retry later", NULL);
     reply r = {
@@ -522,6 +569,57 @@ static enum MHD_Result route_static(ts_server *s, struct MHD_Connection *c,
     return serve_file(s, c, rq, st, &f);
 }
 
+static ts_req *req_of_job(ts_work_job *job)
+{
+    return (ts_req *)(void *)((char *)job - offsetof(ts_req, job));
+}
+
+/* On a worker: the api's answer, then the connection is MHD's again. */
+static void work_run(ts_work_job *job)
+{
+    ts_req *rq = req_of_job(job);
+    struct MHD_Connection *c = rq->c;
+    const char *body = rq->body.data != NULL ? rq->body.data : "";
+    memset(&rq->ar, 0, sizeof rq->ar);
+    rq->rc = ts_api_handle(rq->api_method, rq->url, rq->ct, body,
+                           rq->body.len, &rq->ar);
+    rq->work = WORK_DONE;
+    MHD_resume_connection(c); /* rq is not ours from here */
+}
+
+/* The pool stopped before running it (shutdown past --drain-timeout). */
+static void work_cancel(ts_work_job *job)
+{
+    ts_req *rq = req_of_job(job);
+    struct MHD_Connection *c = rq->c;
+    rq->work = WORK_CANCELLED;
+    MHD_resume_connection(c);
+}
+
+/* Back on MHD's thread after the worker resumed the connection. */
+static enum MHD_Result work_answer(ts_server *s, struct MHD_Connection *c,
+                                   ts_req *rq)
+{
+    if (rq->work == WORK_QUEUED)
+        return MHD_YES; /* not resumed yet; MHD calls again */
+    if (rq->work != WORK_DONE) {
+        rq->dropped = "shutdown";
+        return MHD_NO;
+    }
+    rq->work = WORK_ANSWERED;
+    rq->route = ts_metrics_route(s->metrics, rq->ar.route);
+    /* not while draining, whose answers carry "Connection: close" */
+    bool memo = rq->memo && !atomic_load(&s->draining);
+    if (!memo || rq->rc != 0 || rq->ar.status != MHD_HTTP_OK)
+        return queue_api(s, c, rq, &rq->ar, rq->rc, NULL);
+    struct MHD_Response *kept = NULL;
+    size_t len = rq->ar.body_len;
+    enum MHD_Result ret = queue_api_keep(s, c, rq, &rq->ar, rq->rc, NULL, &kept);
+    if (kept != NULL)
+        ts_memo_put(s->memo, &rq->key, kept, rq->route, len);
+    return ret;
+}
+
 static enum MHD_Result dispatch(ts_server *s, struct MHD_Connection *c,
                                 ts_req *rq, const char *url,
                                 const char *method)
@@ -557,19 +655,25 @@ static enum MHD_Result dispatch(ts_server *s, struct MHD_Connection *c,
                 return hit == MHD_YES ? MHD_YES : MHD_NO;
             }
         }
-        ts_api_response ar;
-        memset(&ar, 0, sizeof ar);
-        int rc = ts_api_handle(m, url, ct != NULL ? ct : "", body,
-                               rq->body.len, &ar);
-        rq->route = ts_metrics_route(s->metrics, ar.route);
-        if (!memo || rc != 0 || ar.status != MHD_HTTP_OK)
-            return queue_api(s, c, rq, &ar, rc, NULL);
-        struct MHD_Response *kept = NULL;
-        size_t len = ar.body_len;
-        enum MHD_Result ret = queue_api_keep(s, c, rq, &ar, rc, NULL, &kept);
-        if (kept != NULL)
-            ts_memo_put(s->memo, &key, kept, rq->route, len);
-        return ret;
+        /* The api's work runs on a worker, never on this thread. */
+        if (!ts_work_reserve(s->work))
+            return queue_busy(s, c, rq);
+        rq->c = c;
+        rq->api_method = m;
+        rq->url = url;
+        rq->ct = ct != NULL ? ct : "";
+        rq->memo = memo;
+        if (memo)
+            rq->key = key;
+        rq->job.run = work_run;
+        rq->job.cancel = work_cancel;
+        rq->work = WORK_QUEUED;
+        /* Suspended before any worker can see the job, so its resume
+         * always comes after (MHD: resuming a connection that is not
+         * suspended is undefined). */
+        MHD_suspend_connection(c);
+        ts_work_submit(s->work, &rq->job);
+        return MHD_YES;
     }
     if (strcmp(url, "/livez") == 0)
         return route_ops(s, c, rq, method, s->r_livez);
@@ -754,8 +858,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
         rq->route = route_of(s, url);
         if (rq->dropped != NULL)
             return MHD_NO;
+        /* Field syntax first: a name MHD did not recognise
+         * ("Transfer-Encoding ") would slip past the framing checks. */
+        const char *why = ts_http_header_error(c, method, version);
+        if (why != NULL)
+            return queue_problem_close(s, c, rq, "malformed-request", why);
         unsigned status = 0;
-        const char *why = bad_framing(c, version, &status);
+        why = bad_framing(c, version, &status);
         if (why != NULL)
             return status == MHD_HTTP_NOT_IMPLEMENTED
                        ? queue_problem_close(s, c, rq, "unsupported-transfer-coding", why)
@@ -791,6 +900,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 
     if (rq->answered)
         return MHD_YES;
+    if (rq->work != WORK_NONE)
+        return work_answer(s, c, rq);
     /* The request is in: from here the time is ours, not the client's. */
     if (rq->conn != NULL)
         ts_guard_arm(rq->conn->gc, 0);
@@ -857,6 +968,8 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                          rq->dropped != NULL ? rq->dropped : "");
         log_line(line, n, sizeof line);
     }
+    if (rq->work == WORK_DONE)
+        ts_api_response_free(&rq->ar); /* closed before it was sent */
     ts_buf_free(&rq->body);
     free(rq);
     *con_cls = NULL;
@@ -985,6 +1098,7 @@ static void server_free(ts_server *s)
             for (size_t nm = 0; nm < 2; nm++)
                 if (s->cat_resp[i][gz][nm] != NULL)
                     MHD_destroy_response(s->cat_resp[i][gz][nm]);
+    ts_work_free(s->work);
     ts_memo_free(s->memo);
     ts_cat_free(&s->cat);
     ts_guard_free(s->guard);
@@ -1026,6 +1140,11 @@ ts_server_status ts_server_start(const ts_config *cfg, ts_server **out,
                                   (size_t)cfg->answer_cache * 64u * 1024u)) == NULL) {
         server_free(s);
         snprintf(err, TS_SERVER_ERR_LEN, "out of memory");
+        return TS_SERVER_ENOMEM;
+    }
+    if (ts_work_new(cfg->threads, cfg->queue_max, &s->work) != TS_WORK_OK) {
+        server_free(s);
+        snprintf(err, TS_SERVER_ERR_LEN, "out of memory (worker threads)");
         return TS_SERVER_ENOMEM;
     }
     if (ts_cat_build(&s->cat) != TS_CAT_OK) {
@@ -1084,8 +1203,9 @@ ts_server_status ts_server_start(const ts_config *cfg, ts_server **out,
 
     struct sockaddr_storage ss;
     memset(&ss, 0, sizeof ss);
+    /* Suspend/resume: api work leaves MHD's threads for ts_work's. */
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC
-                     | MHD_USE_ERROR_LOG;
+                     | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME;
     flags |= MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES
                  ? MHD_USE_EPOLL
                  : MHD_USE_POLL;
@@ -1123,8 +1243,8 @@ ts_server_status ts_server_start(const ts_config *cfg, ts_server **out,
          * line folding, bare LF and whitespace before the colon. */
         {MHD_OPTION_CLIENT_DISCIPLINE_LVL, 1, NULL},
 #endif
-        {cfg->threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END,
-         (intptr_t)cfg->threads, NULL},
+        {cfg->io_threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END,
+         (intptr_t)cfg->io_threads, NULL},
         {MHD_OPTION_END, 0, NULL},
     };
     s->daemon = MHD_start_daemon(
@@ -1186,6 +1306,12 @@ void ts_server_stop(ts_server *s)
 {
     if (s == NULL)
         return;
+    /* Workers first: the requests they hold belong to connections that
+     * MHD_stop_daemon frees, and it must find none suspended (an API
+     * violation in 0.9.75, MHD_stop_daemon's comment): running jobs
+     * finish and resume theirs, waiting ones are cancelled (resumed and
+     * closed). */
+    ts_work_stop(s->work);
     MHD_stop_daemon(s->daemon);
     /* Only now: worker threads may touch the socket until they stop. */
     if (s->quiesced_fd != MHD_INVALID_SOCKET)

@@ -20,6 +20,8 @@
 #include "ts_memo.h"
 #include "ts_config.h"
 #include "ts_guard.h"
+#include "ts_gzip.h"
+#include "ts_http.h"
 #include "ts_metrics.h"
 #include "ts_static.h"
 #include "th_file.h"
@@ -68,6 +70,8 @@ START_TEST(test_config_defaults)
     ck_assert(c.access_log);
     ck_assert_uint_eq(c.answer_cache, 256); /* --help */
     ck_assert_uint_eq(c.threads, (unsigned)sysconf(_SC_NPROCESSORS_ONLN));
+    ck_assert_uint_eq(c.io_threads, 2);   /* --help */
+    ck_assert_uint_eq(c.queue_max, 64);   /* --help */
 }
 END_TEST
 
@@ -98,6 +102,13 @@ START_TEST(test_config_flags_beat_env)
     ck_assert_uint_eq(c.request_timeout_ms, 7000); /* flag over env */
     ck_assert_uint_eq(c.drain_timeout_s, 1);
 
+    /* The worker pool's settings, both sources; queue 0 is allowed. */
+    const char *const env3[] = {"TRAINSIZE_IO_THREADS=3", "TRAINSIZE_QUEUE_MAX=9", NULL};
+    const char *const args3[] = {"--queue-max", "0", NULL};
+    ck_assert_int_eq(load(&c, args3, env3, err), TS_CONFIG_OK);
+    ck_assert_uint_eq(c.io_threads, 3);
+    ck_assert_uint_eq(c.queue_max, 0);    /* flag over env */
+
     const char *const zero[] = {"--port", "0", NULL};
     ck_assert_int_eq(load(&c, zero, NULL, err), TS_CONFIG_OK);
     ck_assert_uint_eq(c.port, 0); /* 0 = pick a free port */
@@ -115,6 +126,11 @@ START_TEST(test_config_rejects)
         {"--port", " 80", NULL, "--port"},
         {"--threads", "0", NULL, "--threads"},
         {"--threads", "257", NULL, "--threads"},
+        {"--io-threads", "0", NULL, "--io-threads"},
+        {"--io-threads", "257", NULL, "--io-threads"},
+        {"--queue-max", "65537", NULL, "--queue-max"},
+        {"--queue-max", "-1", NULL, "--queue-max"},
+        {NULL, NULL, "TRAINSIZE_QUEUE_MAX=many", "TRAINSIZE_QUEUE_MAX"},
         /* Above TS_API_BODY_MAX would be a silent clamp: refused. */
         {"--body-max", "65537", NULL, "--body-max"},
         {"--body-max", "0", NULL, "--body-max"},
@@ -279,7 +295,7 @@ START_TEST(test_metrics_render)
     ts_metrics_inflight_add(m, -1);
 
     size_t len = 0;
-    char *t = ts_metrics_render(m, &len);
+    char *t = ts_metrics_render(m, NULL, &len);
     ck_assert_ptr_nonnull(t);
     ck_assert_uint_eq(len, strlen(t));
     ck_assert_ptr_nonnull(strstr(t, "trainsize_build_info{version=\"9.9.9\"} 1\n"));
@@ -313,7 +329,9 @@ START_TEST(test_metrics_render)
     ts_metrics_closed(m, TS_CLOSE_REQUEST_TIMEOUT);
     ts_metrics_closed(m, TS_CLOSE_BODY_TOO_LARGE);
     ts_metrics_closed(m, TS_CLOSE_COUNT);
-    t = ts_metrics_render(m, &len);
+    ts_work_stats ws = {.workers = 4, .queue_max = 64, .queued = 3, .busy = 4,
+                        .rejected = 7};
+    t = ts_metrics_render(m, &ws, &len);
     ck_assert_ptr_nonnull(t);
     ck_assert_ptr_nonnull(strstr(t,
         "trainsize_connections_closed_total{reason=\"request_timeout\"} 2\n"));
@@ -324,6 +342,12 @@ START_TEST(test_metrics_render)
     ck_assert_ptr_nonnull(strstr(t,
         "trainsize_http_request_duration_seconds_count 4\n"));
     ck_assert_uint_eq(ts_metrics_route(m, "mhd") == ts_metrics_route(m, "other"), 0);
+    /* The worker pool's gauges, as given (left out above with NULL). */
+    ck_assert_ptr_nonnull(strstr(t, "\ntrainsize_work_queue_depth 3\n"));
+    ck_assert_ptr_nonnull(strstr(t, "\ntrainsize_work_busy_workers 4\n"));
+    ck_assert_ptr_nonnull(strstr(t, "\ntrainsize_work_workers 4\n"));
+    ck_assert_ptr_nonnull(strstr(t, "\ntrainsize_work_queue_max 64\n"));
+    ck_assert_ptr_nonnull(strstr(t, "\ntrainsize_work_rejected_total 7\n"));
     free(t);
     ts_metrics_free(m);
 }
@@ -384,6 +408,95 @@ static void static_teardown(void)
     if (system(cmd) != 0)
         fprintf(stderr, "could not remove %s\n", g_tmp);
 }
+
+/* Accept-Encoding (RFC 9110 12.5.3): does it allow gzip?  "*" stands for
+ * every coding the field does not name, so a coding named with q=0 is
+ * refused whatever "*" says (issue 22: "gzip;q=0, *" was answered with
+ * gzip).  qvalue = "0" ["." 0*3DIGIT] / "1" ["." 0*3"0"] (12.4.2); a
+ * weight outside that grammar refuses its coding (identity is always
+ * safe to send).  x-gzip is gzip (8.4.1.3). */
+START_TEST(test_accept_encoding_table)
+{
+    static const struct {
+        const char *ae;
+        bool gzip;
+    } cases[] = {
+        {NULL, false},
+        {"", false},
+        {"gzip", true},
+        {"GZIP", true},
+        {"x-gzip", true},
+        {"deflate, x-gzip", true},
+        {"br, gzip;q=0.5", true},
+        {"gzip;q=1", true},
+        {"gzip;q=1.000", true},
+        {"gzip;q=0.001", true},
+        {"gzip ; q=0.5", true},
+        {"gzip;Q=0.5", true},
+        {"*", true},
+        {"*;q=0.1", true},
+        {"br, *", true},
+        {"identity", false},
+        {"br, deflate", false},
+        {"gzipx, br", false},
+        {"xgzip", false},
+        {"gzip;q=0", false},
+        {"gzip;q=0.0", false},
+        {"gzip;q=0.000", false},
+        {"*;q=0", false},
+        {"br, *;q=0", false},
+        /* the finding: the explicit refusal wins over "*" */
+        {"gzip;q=0, *", false},
+        {"*, gzip;q=0", false},
+        {"x-gzip;q=0, *", false},
+        {"*;q=1, gzip;q=0.000", false},
+        /* "*" does not refuse what is named with a weight above 0 */
+        {"*;q=0, gzip", true},
+        {"gzip;q=0.3, *;q=0", true},
+        /* weights outside the grammar refuse their coding */
+        {"gzip;q=2", false},
+        {"gzip;q=1.5", false},
+        {"gzip;q=1.0001", false},
+        {"gzip;q=0.0001", false},
+        {"gzip;q=.5", false},
+        {"gzip;q=-1", false},
+        {"gzip;q=", false},
+        {"gzip;q=abc", false},
+        {"gzip;q=0.5x", false},
+        {"gzip;q=abc, *", false},
+        /* list syntax: empty elements, blanks, other parameters */
+        {" , ,gzip ,", true},
+        {"\tgzip\t", true},
+        {"gzip;level=9", true},
+        {"gzip;level=9;q=0", false},
+        {",,,", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_msg(ts_gzip_accepted(cases[i].ae) == cases[i].gzip, "'%s': want %s",
+                      cases[i].ae != NULL ? cases[i].ae : "(null)",
+                      cases[i].gzip ? "gzip" : "identity");
+}
+END_TEST
+
+/* Field-name and field-value characters (RFC 9110 5.1, 5.5, 5.6.2). */
+START_TEST(test_http_chars)
+{
+    const char *tchars = "!#$%&'*+-.^_`|~09azAZ";
+    for (const char *p = tchars; *p != '\0'; p++)
+        ck_assert_msg(ts_http_tchar((unsigned char)*p), "'%c'", *p);
+    const char *not_t = " \t:;,\"()/<=>?@[\\]{}\x7f\x80\xff";
+    for (const char *p = not_t; *p != '\0'; p++)
+        ck_assert_msg(!ts_http_tchar((unsigned char)*p), "0x%02x", (unsigned char)*p);
+    ck_assert(!ts_http_tchar(0));
+    ck_assert(ts_http_value_ok("a b\tc \xc3\xa9 ~", strlen("a b\tc \xc3\xa9 ~")));
+    ck_assert(ts_http_value_ok("", 0));
+    ck_assert(!ts_http_value_ok("a\0b", 3));
+    ck_assert(!ts_http_value_ok("a\rb", 3));
+    ck_assert(!ts_http_value_ok("a\nb", 3));
+    ck_assert(!ts_http_value_ok("a\x1f", 2));
+    ck_assert(!ts_http_value_ok("\x7f", 1));
+}
+END_TEST
 
 START_TEST(test_static_serve)
 {
@@ -556,6 +669,8 @@ static Suite *units_suite(void)
     tcase_add_test(misc, test_buf_cap);
     tcase_add_test(misc, test_memo_bounds);
     tcase_add_test(misc, test_metrics_render);
+    tcase_add_test(misc, test_accept_encoding_table);
+    tcase_add_test(misc, test_http_chars);
     tcase_add_test(misc, test_guard_deadlines);
     tcase_add_test(misc, test_guard_pressure);
     suite_add_tcase(s, misc);
