@@ -135,6 +135,12 @@ typedef struct ts_api_notes {
     size_t n;
     bool truncated;              /* more notes than TS_API_NOTES_MAX */
     char text[TS_API_NOTES_MAX][TS_API_NOTE_LEN];
+    /* A note about a member another source may decide (torch_dtype is not
+     * the precision): that member and the source that noted it, dropped
+     * when someone else gives the member (ts_import_notes_settle).
+     * about TS_FI_COUNT: a note about nothing that can be given. */
+    unsigned short about[TS_API_NOTES_MAX];
+    unsigned char by[TS_API_NOTES_MAX];
 } ts_api_notes;
 
 /* The same with the import notes gathered before the refusal (notes may be

@@ -386,14 +386,17 @@ static void hf_notes(const ts_import_obj *o, const ts_import_obj *root,
     const json_t *v;
 
     if ((v = json_object_get(root->obj, "torch_dtype")) != NULL && json_is_string(v))
-        ts_import_note(notes, "%s/torch_dtype \"%.*s\" is the checkpoint's storage type; "
-                       "the training precision is the precision member", root->base,
-                       ts_utf8_prec(json_string_value(v), 40), json_string_value(v));
+        ts_import_note_about(notes, TS_FI_PRECISION, TS_SRC_HF,
+                             "%s/torch_dtype \"%.*s\" is the checkpoint's storage "
+                             "type; the training precision is the precision member",
+                             root->base, ts_utf8_prec(json_string_value(v), 40),
+                             json_string_value(v));
     if ((v = json_object_get(o->obj, "max_position_embeddings")) != NULL &&
         json_is_number(v))
-        ts_import_note(notes, "%s/max_position_embeddings %.0f is the context limit, "
-                       "not the training sequence length (give seq)", o->base,
-                       json_number_value(v));
+        ts_import_note_about(notes, TS_FI_SEQ, TS_SRC_HF,
+                             "%s/max_position_embeddings %.0f is the context limit, "
+                             "not the training sequence length (give seq)", o->base,
+                             json_number_value(v));
     if (json_object_get(root->obj, "vision_config") != NULL)
         ts_import_note(notes, "%s/vision_config: the vision tower and projector are "
                        "not counted, only the language model", root->base);

@@ -1119,6 +1119,7 @@ static int parse_body(const char *body, size_t len, ts_json_mode mode,
         ts_import_init(im, &req->notes);
         if (apply_imports(imp, cat, im, given, req, err) != 0)
             goto out;
+        ts_import_notes_settle(&req->notes, req->source);
     }
 
     /* Pass 2: apply in a fixed order (see the file comment). */

@@ -471,7 +471,7 @@ static void report_markdown(FILE *out, const ts_check_run_info *run)
     /* a setext heading: a line and dashes under it */
     fprintf(out, "trainsize %s: %zu of %zu plan%s fit%s with a %s margin\n---\n\n",
             command_name(run), count[TS_CHECK_FITS], run->n, run->n == 1 ? "" : "s",
-            count[TS_CHECK_FITS] == 1 && run->n != 1 ? "s" : "", margin);
+            count[TS_CHECK_FITS] == 1 ? "s" : "", margin);
     fputs("| plan | verdict | per GPU | allowed | HBM | spare | worst stage |\n"
           "|---|---|---:|---:|---:|---:|---:|\n", out);
     for (i = 0; i < run->n; i++) {
