@@ -18,49 +18,90 @@
 
 #define TS_GZIP_MIN 1024u
 
-/* The q-value after a coding: ";q=0", ";q=0.0"... mean "not acceptable". */
-static bool q_positive(const char *p, const char *end)
+/* RFC 9110 12.4.2: qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] ),
+ * in thousandths; -1 when [p, end) is not one. */
+static int qvalue(const char *p, const char *end)
 {
-    while (p < end) {
-        while (p < end && (*p == ' ' || *p == '\t' || *p == ';'))
-            p++;
-        if (end - p >= 2 && (p[0] == 'q' || p[0] == 'Q') && p[1] == '=') {
-            double q = strtod(p + 2, NULL);
-            return q > 0;
-        }
-        while (p < end && *p != ';')
-            p++;
+    size_t n = (size_t)(end - p);
+    if (n == 0 || (p[0] != '0' && p[0] != '1'))
+        return -1;
+    int q = (p[0] - '0') * 1000;
+    if (n == 1)
+        return q;
+    if (p[1] != '.' || n > 5)
+        return -1;
+    int scale = 100;
+    for (size_t i = 2; i < n; i++, scale /= 10) {
+        if (p[i] < '0' || p[i] > '9' || (q == 1000 && p[i] != '0'))
+            return -1;
+        q += (p[i] - '0') * scale;
     }
-    return true;
+    return q;
+}
+
+static bool ows(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+/* One list member [p, end): its coding and weight (1000 when none, 0
+ * when the weight is malformed: a client that cannot say is not sent
+ * that coding). */
+static void member(const char *p, const char *end, const char **tok, size_t *tl,
+                   int *q)
+{
+    while (p < end && ows(*p))
+        p++;
+    *tok = p;
+    while (p < end && *p != ';' && !ows(*p))
+        p++;
+    *tl = (size_t)(p - *tok);
+    *q = 1000;
+    while (p < end) { /* parameters: OWS ";" OWS name "=" value */
+        while (p < end && (ows(*p) || *p == ';'))
+            p++;
+        const char *name = p;
+        while (p < end && *p != ';' && *p != '=' && !ows(*p))
+            p++;
+        bool is_q = p - name == 1 && (*name == 'q' || *name == 'Q');
+        if (p < end && *p == '=')
+            p++;
+        const char *v = p;
+        while (p < end && *p != ';' && !ows(*p))
+            p++;
+        if (is_q) {
+            int w = qvalue(v, p);
+            *q = w < 0 ? 0 : w;
+        }
+    }
 }
 
 bool ts_gzip_accepted(const char *ae)
 {
-    const char *p = ae;
+    /* The weight the field gives gzip by name (x-gzip is gzip, RFC 9110
+     * 8.4.1.3) and by "*"; -1 where it gives none.  "*" covers only the
+     * codings the field does not name (12.5.3), so a named weight, q=0
+     * included, wins over it. */
+    int named = -1, star = -1;
 
     if (ae == NULL)
         return false;
-    while (*p != '\0') {
-        const char *tok, *end;
+    for (const char *p = ae; *p != '\0';) {
+        const char *end = strchr(p, ',');
+        if (end == NULL)
+            end = p + strlen(p);
+        const char *tok;
         size_t tl;
-
-        while (*p == ' ' || *p == '\t' || *p == ',')
-            p++;
-        tok = p;
-        while (*p != '\0' && *p != ',' && *p != ';' && *p != ' ' && *p != '\t')
-            p++;
-        tl = (size_t)(p - tok);
-        end = p;
-        while (*end != '\0' && *end != ',')
-            end++;
-        if (((tl == 4 && strncasecmp(tok, "gzip", 4) == 0) ||
-             (tl == 6 && strncasecmp(tok, "x-gzip", 6) == 0) ||
-             (tl == 1 && tok[0] == '*')) &&
-            q_positive(p, end))
-            return true;
-        p = end;
+        int q;
+        member(p, end, &tok, &tl, &q);
+        if ((tl == 4 && strncasecmp(tok, "gzip", 4) == 0)
+            || (tl == 6 && strncasecmp(tok, "x-gzip", 6) == 0))
+            named = q > named ? q : named;
+        else if (tl == 1 && tok[0] == '*')
+            star = q > star ? q : star;
+        p = *end == ',' ? end + 1 : end;
     }
-    return false;
+    return named >= 0 ? named > 0 : star > 0;
 }
 
 bool ts_gzip_worth(const char *ct, size_t len)

@@ -8,7 +8,9 @@
 #include <stddef.h>
 
 /* Does an Accept-Encoding value allow gzip (RFC 9110 section 12.5.3)?
- * "gzip", "x-gzip" or "*" with a q-value above 0; NULL: no. */
+ * The weight of "gzip" or "x-gzip" where the field names them (q=0: no,
+ * whatever "*" says), else that of "*"; a weight outside the qvalue
+ * grammar counts as 0.  NULL: no. */
 bool ts_gzip_accepted(const char *accept_encoding);
 
 /* Worth compressing: text, scripts, JSON and SVG of at least 1 KiB. */

@@ -54,6 +54,7 @@
 #include "ts_etag.h"
 #include "ts_guard.h"
 #include "ts_gzip.h"
+#include "ts_http.h"
 #include "ts_metrics.h"
 #include "ts_static.h"
 #include "ts_work.h"
@@ -857,8 +858,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
         rq->route = route_of(s, url);
         if (rq->dropped != NULL)
             return MHD_NO;
+        /* Field syntax first: a name MHD did not recognise
+         * ("Transfer-Encoding ") would slip past the framing checks. */
+        const char *why = ts_http_header_error(c, method, version);
+        if (why != NULL)
+            return queue_problem_close(s, c, rq, "malformed-request", why);
         unsigned status = 0;
-        const char *why = bad_framing(c, version, &status);
+        why = bad_framing(c, version, &status);
         if (why != NULL)
             return status == MHD_HTTP_NOT_IMPLEMENTED
                        ? queue_problem_close(s, c, rq, "unsupported-transfer-coding", why)

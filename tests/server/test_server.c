@@ -406,7 +406,16 @@ START_TEST(test_static_gzip)
     ck_assert_uint_eq(r.len, flen);
     th_resp_free(&r);
 
-    /* The Accept-Encoding parser itself. */
+    /* "*" covers only the codings not named: the named refusal wins
+     * (RFC 9110 12.5.3; issue 22 finding 5, gzip before). */
+    rq = (th_req){.path = "/app.js", .header = "Accept-Encoding: gzip;q=0, *"};
+    th_http(PORT, &rq, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert(!th_header(&r, "Content-Encoding", v, sizeof v));
+    ck_assert_uint_eq(r.len, flen);
+    th_resp_free(&r);
+
+    /* The Accept-Encoding parser itself (the table: test_server_units.c). */
     ck_assert(ts_gzip_accepted("gzip"));
     ck_assert(ts_gzip_accepted("deflate, x-gzip"));
     ck_assert(ts_gzip_accepted("*;q=0.1"));

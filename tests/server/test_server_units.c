@@ -20,6 +20,8 @@
 #include "ts_memo.h"
 #include "ts_config.h"
 #include "ts_guard.h"
+#include "ts_gzip.h"
+#include "ts_http.h"
 #include "ts_metrics.h"
 #include "ts_static.h"
 #include "th_file.h"
@@ -407,6 +409,95 @@ static void static_teardown(void)
         fprintf(stderr, "could not remove %s\n", g_tmp);
 }
 
+/* Accept-Encoding (RFC 9110 12.5.3): does it allow gzip?  "*" stands for
+ * every coding the field does not name, so a coding named with q=0 is
+ * refused whatever "*" says (issue 22: "gzip;q=0, *" was answered with
+ * gzip).  qvalue = "0" ["." 0*3DIGIT] / "1" ["." 0*3"0"] (12.4.2); a
+ * weight outside that grammar refuses its coding (identity is always
+ * safe to send).  x-gzip is gzip (8.4.1.3). */
+START_TEST(test_accept_encoding_table)
+{
+    static const struct {
+        const char *ae;
+        bool gzip;
+    } cases[] = {
+        {NULL, false},
+        {"", false},
+        {"gzip", true},
+        {"GZIP", true},
+        {"x-gzip", true},
+        {"deflate, x-gzip", true},
+        {"br, gzip;q=0.5", true},
+        {"gzip;q=1", true},
+        {"gzip;q=1.000", true},
+        {"gzip;q=0.001", true},
+        {"gzip ; q=0.5", true},
+        {"gzip;Q=0.5", true},
+        {"*", true},
+        {"*;q=0.1", true},
+        {"br, *", true},
+        {"identity", false},
+        {"br, deflate", false},
+        {"gzipx, br", false},
+        {"xgzip", false},
+        {"gzip;q=0", false},
+        {"gzip;q=0.0", false},
+        {"gzip;q=0.000", false},
+        {"*;q=0", false},
+        {"br, *;q=0", false},
+        /* the finding: the explicit refusal wins over "*" */
+        {"gzip;q=0, *", false},
+        {"*, gzip;q=0", false},
+        {"x-gzip;q=0, *", false},
+        {"*;q=1, gzip;q=0.000", false},
+        /* "*" does not refuse what is named with a weight above 0 */
+        {"*;q=0, gzip", true},
+        {"gzip;q=0.3, *;q=0", true},
+        /* weights outside the grammar refuse their coding */
+        {"gzip;q=2", false},
+        {"gzip;q=1.5", false},
+        {"gzip;q=1.0001", false},
+        {"gzip;q=0.0001", false},
+        {"gzip;q=.5", false},
+        {"gzip;q=-1", false},
+        {"gzip;q=", false},
+        {"gzip;q=abc", false},
+        {"gzip;q=0.5x", false},
+        {"gzip;q=abc, *", false},
+        /* list syntax: empty elements, blanks, other parameters */
+        {" , ,gzip ,", true},
+        {"\tgzip\t", true},
+        {"gzip;level=9", true},
+        {"gzip;level=9;q=0", false},
+        {",,,", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_msg(ts_gzip_accepted(cases[i].ae) == cases[i].gzip, "'%s': want %s",
+                      cases[i].ae != NULL ? cases[i].ae : "(null)",
+                      cases[i].gzip ? "gzip" : "identity");
+}
+END_TEST
+
+/* Field-name and field-value characters (RFC 9110 5.1, 5.5, 5.6.2). */
+START_TEST(test_http_chars)
+{
+    const char *tchars = "!#$%&'*+-.^_`|~09azAZ";
+    for (const char *p = tchars; *p != '\0'; p++)
+        ck_assert_msg(ts_http_tchar((unsigned char)*p), "'%c'", *p);
+    const char *not_t = " \t:;,\"()/<=>?@[\\]{}\x7f\x80\xff";
+    for (const char *p = not_t; *p != '\0'; p++)
+        ck_assert_msg(!ts_http_tchar((unsigned char)*p), "0x%02x", (unsigned char)*p);
+    ck_assert(!ts_http_tchar(0));
+    ck_assert(ts_http_value_ok("a b\tc \xc3\xa9 ~", strlen("a b\tc \xc3\xa9 ~")));
+    ck_assert(ts_http_value_ok("", 0));
+    ck_assert(!ts_http_value_ok("a\0b", 3));
+    ck_assert(!ts_http_value_ok("a\rb", 3));
+    ck_assert(!ts_http_value_ok("a\nb", 3));
+    ck_assert(!ts_http_value_ok("a\x1f", 2));
+    ck_assert(!ts_http_value_ok("\x7f", 1));
+}
+END_TEST
+
 START_TEST(test_static_serve)
 {
     static const struct {
@@ -578,6 +669,8 @@ static Suite *units_suite(void)
     tcase_add_test(misc, test_buf_cap);
     tcase_add_test(misc, test_memo_bounds);
     tcase_add_test(misc, test_metrics_render);
+    tcase_add_test(misc, test_accept_encoding_table);
+    tcase_add_test(misc, test_http_chars);
     tcase_add_test(misc, test_guard_deadlines);
     tcase_add_test(misc, test_guard_pressure);
     suite_add_tcase(s, misc);
