@@ -333,6 +333,34 @@ START_TEST(test_sustained_matmul)
 }
 END_TEST
 
+/* A TP group over two nodes (TP 16, 8 H100 per node): NCCL's rings stripe
+ * over all eight NICs of a node (NVIDIA/nccl#412), so the all-reduces run
+ * at min(8 x 50 GB/s, NVLink 450 GB/s one way) x 0.8 = 320 GB/s bus
+ * bandwidth, not one NIC's 40 GB/s.  No SP, no recompute, one micro-batch:
+ * tp_comm = L (4 all-reduces of tok h 2 B) + 2 all-reduces of tok 4 B
+ * (vocab-parallel loss), 8 us per hop across nodes. */
+START_TEST(test_tp_across_nodes_nic_striping)
+{
+    ts_run r;
+    ts_step s;
+    ts_error e;
+    double tok = 2048, bw = 8 * 50e9 * 0.8, want;
+
+    llama_run(&r, "llama3-8b", 16);
+    r.tp = 16;
+    r.dp = 1;
+    r.seq = 2048;
+    r.micro_batch = 1;
+    r.global_batch = 1;
+    r.sequence_parallel = false;
+    r.recompute = TS_RECOMPUTE_NONE;
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
+    want = 32 * 4 * ts_step_allreduce_s(tok * 4096 * 2, 16, bw, 8e-6) +
+           2 * ts_step_allreduce_s(tok * 4, 16, bw, 8e-6);
+    REL_CLOSE(s.tp_comm, want, 1e-12);
+}
+END_TEST
+
 /* The toolkit must run on the GPU (CUDA release notes). */
 START_TEST(test_cuda_compat)
 {
@@ -542,6 +570,7 @@ static Suite *step_suite(void)
     tc = tcase_create("search");
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_sustained_matmul);
+    tcase_add_test(tc, test_tp_across_nodes_nic_striping);
     tcase_add_test(tc, test_cuda_compat);
     tcase_add_test(tc, test_triton_attention);
     tcase_add_test(tc, test_search_70b_1024);
