@@ -115,6 +115,7 @@ typedef enum ts_api_solve {
 typedef enum ts_api_src {
     TS_SRC_DEFAULT = 0,          /* documented default, or derived from others */
     TS_SRC_PRESET,               /* "model": a preset */
+    TS_SRC_CATALOGUE,            /* "model": a catalogue entry's config.json (ts_catalogue.c) */
     TS_SRC_HF,                   /* "hf_config" (ts_import_hf.c) */
     TS_SRC_AXOLOTL,              /* "axolotl_config" (ts_import_yaml.c) */
     TS_SRC_DS,                   /* "deepspeed_config" (ts_import_ds.c) */
@@ -134,6 +135,12 @@ typedef struct ts_api_notes {
     size_t n;
     bool truncated;              /* more notes than TS_API_NOTES_MAX */
     char text[TS_API_NOTES_MAX][TS_API_NOTE_LEN];
+    /* A note about a member another source may decide (torch_dtype is not
+     * the precision): that member and the source that noted it, dropped
+     * when someone else gives the member (ts_import_notes_settle).
+     * about TS_FI_COUNT: a note about nothing that can be given. */
+    unsigned short about[TS_API_NOTES_MAX];
+    unsigned char by[TS_API_NOTES_MAX];
 } ts_api_notes;
 
 /* The same with the import notes gathered before the refusal (notes may be
@@ -248,7 +255,8 @@ void ts_json_sweep(ts_jw *w, const char *key, const ts_sweep_point *pts, size_t 
 void ts_json_step(ts_jw *w, const char *key, const ts_step *s);
 void ts_json_search(ts_jw *w, const ts_search_cfg *cfg, const ts_search_out *o);
 /* Returns TS_OK, or the core's error for a broken catalogue entry. */
-ts_status ts_json_presets(ts_jw *w, const char *key, ts_error *err);
+/* req: scratch for resolving each catalogue entry (ts_catalogue_run). */
+ts_status ts_json_presets(ts_jw *w, const char *key, ts_api_req *req, ts_error *err);
 void ts_json_gpus(ts_jw *w, const char *key);
 
 /* Human-readable quantities: ts_fmt.h (shared with the CLI); which

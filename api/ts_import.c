@@ -26,6 +26,7 @@ const char *const *ts_api_import_members(void)
 static const char *const ts_src_names[TS_SRC_COUNT] = {
     [TS_SRC_DEFAULT] = "default",
     [TS_SRC_PRESET] = "preset",
+    [TS_SRC_CATALOGUE] = "catalogue",
     [TS_SRC_HF] = "hf_config",
     [TS_SRC_AXOLOTL] = "axolotl_config",
     [TS_SRC_DS] = "deepspeed_config",
@@ -54,9 +55,9 @@ void ts_import_free(ts_import *im)
     }
 }
 
-void ts_import_note(ts_api_notes *n, const char *fmt, ...)
+static void note_v(ts_api_notes *n, size_t about, ts_api_src by, const char *fmt,
+                   va_list ap)
 {
-    va_list ap;
     int len;
 
     if (n == NULL)
@@ -65,14 +66,53 @@ void ts_import_note(ts_api_notes *n, const char *fmt, ...)
         n->truncated = true;
         return;
     }
-    va_start(ap, fmt);
     len = vsnprintf(n->text[n->n], TS_API_NOTE_LEN, fmt, ap);
-    va_end(ap);
     if (len < 0)
         n->text[n->n][0] = '\0';
     else if ((size_t)len >= TS_API_NOTE_LEN)
         ts_utf8_trim(n->text[n->n], TS_API_NOTE_LEN - 1);
+    n->about[n->n] = (unsigned short)about;
+    n->by[n->n] = (unsigned char)by;
     n->n++;
+}
+
+void ts_import_note(ts_api_notes *n, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    note_v(n, TS_FI_COUNT, TS_SRC_DEFAULT, fmt, ap);
+    va_end(ap);
+}
+
+void ts_import_note_about(ts_api_notes *n, ts_json_fi fi, ts_api_src by,
+                          const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    note_v(n, (size_t)fi, by, fmt, ap);
+    va_end(ap);
+}
+
+void ts_import_notes_settle(ts_api_notes *n, const unsigned char *source)
+{
+    size_t i, k = 0;
+
+    for (i = 0; i < n->n; i++) {
+        unsigned about = n->about[i];
+        unsigned char from = about < TS_FI_COUNT ? source[about] : TS_SRC_DEFAULT;
+
+        if (from != TS_SRC_DEFAULT && from != TS_SRC_PRESET && from != n->by[i])
+            continue;   /* the user gave it: nothing left to say */
+        if (k != i) {
+            memcpy(n->text[k], n->text[i], sizeof n->text[k]);
+            n->about[k] = n->about[i];
+            n->by[k] = n->by[i];
+        }
+        k++;
+    }
+    n->n = k;
 }
 
 static void oom(ts_api_err *err)

@@ -74,6 +74,20 @@ void ts_import_note(ts_api_notes *n, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* A note about member fi from source by ("torch_dtype is the storage
+ * type; the training precision is the precision member"): it has nothing
+ * to say once the request or another import gives fi, and is dropped then
+ * (ts_import_notes_settle). */
+void ts_import_note_about(ts_api_notes *n, ts_json_fi fi, ts_api_src by,
+                          const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+/* Drop the notes about a member whose final source (source[], the
+ * request's) is the request or an import other than the one that noted
+ * it: the user gave that value, and a warning about it would be noise. */
+void ts_import_notes_settle(ts_api_notes *n, const unsigned char *source);
 
 /* A JSON object being read, and the pointer that names it in the request
  * ("/hf_config", "/hf_config/text_config"). */
@@ -103,6 +117,10 @@ int ts_import_sub(const ts_import_obj *o, const char *key,
 int ts_import_check_size(const json_t *doc, const char *ptr, ts_api_err *err);
 
 int ts_import_hf(ts_import *im, const json_t *cfg, ts_api_err *err);
+/* The same reading of a config.json named base ("/hf_config") with
+ * source src (the catalogue's entries, api/ts_catalogue.c). */
+int ts_import_hf_from(ts_import *im, const json_t *cfg, const char *base,
+                      ts_api_src src, ts_api_err *err);
 int ts_import_ds(ts_import *im, const json_t *cfg, ts_api_err *err);
 int ts_import_mega(ts_import *im, const char *args, size_t len, ts_api_err *err);
 /* 400 unsupported-config when built without libyaml. */

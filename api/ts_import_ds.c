@@ -101,8 +101,9 @@ static int ds_precision(ts_import *im, const ts_import_obj *o, ts_api_err *err)
     if (fp16 == 2 || bf16 == 2)
         return 0;
     /* Neither enabled: DeepSpeed trains in fp32. */
-    ts_import_note(im->notes, "/deepspeed_config: neither fp16 nor bf16 is enabled, "
-                   "so DeepSpeed trains in fp32 (precision \"fp32\")");
+    ts_import_note_about(im->notes, TS_FI_PRECISION, TS_SRC_DS,
+                         "/deepspeed_config: neither fp16 nor bf16 is enabled, "
+                         "so DeepSpeed trains in fp32 (precision \"fp32\")");
     return ts_import_set_str(im, TS_FI_PRECISION, "fp32", TS_SRC_DS,
                              "/deepspeed_config", err);
 }

@@ -677,7 +677,8 @@ static int emit_precision(ts_import *im, const mega_val *v, ts_api_notes *notes,
                             : "no --bf16/--fp16: Megatron trains in fp32", err) != 0)
         return -1;
     if (!v[M_BF16].set && !v[M_FP16].set)
-        ts_import_note(notes, "megatron_args: no --bf16 or --fp16, so Megatron "
+        ts_import_note_about(notes, TS_FI_PRECISION, TS_SRC_MEGATRON,
+                             "megatron_args: no --bf16 or --fp16, so Megatron "
                        "trains in fp32 (precision \"fp32\")");
     if (v[M_FP8].set) {
         if (strcmp(v[M_FP8].s, "e4m3") != 0 && strcmp(v[M_FP8].s, "hybrid") != 0)

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "ts_api_int.h"
+#include "ts_catalogue.h"
 #include "ts_ckd.h"
 #include "ts_import.h"
 
@@ -622,24 +623,44 @@ static void list_ids(char *buf, size_t size, bool presets)
     }
 }
 
-static int apply_preset(ts_run *r, const json_t *v, ts_api_err *err)
+/* The catalogue entry "model" names, when no preset answers for it. */
+static const ts_catalogue_entry *model_entry(const json_t *v)
 {
     const ts_preset *p;
+    const ts_catalogue_entry *e;
+
+    if (v == NULL || !json_is_string(v) ||
+        !ts_catalogue_resolve(json_string_value(v), &p, &e))
+        return NULL;
+    return e;
+}
+
+/* A preset's shape, seq and tokens; a catalogue entry's shape came in
+ * with the imports (apply_imports), only its id is kept here. */
+static int apply_preset(ts_run *r, const json_t *v, const ts_catalogue_entry *cat,
+                        ts_api_err *err)
+{
+    const ts_preset *p;
+    const ts_catalogue_entry *e;
     const char *hint;
     char ids[512];
     char got[80];
 
     if (v == NULL || json_is_null(v))
         return 0;
-    p = ts_preset_find(json_string_value(v));
-    if (p == NULL) {
+    if (cat != NULL) {
+        snprintf(r->preset, sizeof r->preset, "%s", cat->id);
+        return 0;
+    }
+    if (!ts_catalogue_resolve(json_string_value(v), &p, &e) || p == NULL) {
         list_ids(ids, sizeof ids, true);
         quote_short(got, sizeof got, json_string_value(v), 64);
-        hint = ts_preset_suggest(json_string_value(v));
+        hint = ts_catalogue_suggest(json_string_value(v));
         ts_api_err_set(err, "unknown-preset",
-                       "/model", "unknown model preset \"%s\"%s%s%s; valid: %s "
+                       "/model", "unknown model preset \"%s\"%s%s%s; valid: %s, "
+                       "or one of the %zu catalogue models by Hugging Face Hub id "
                        "(GET /v1/presets)", got, hint ? " (did you mean \"" : "",
-                       hint ? hint : "", hint ? "\"?)" : "", ids);
+                       hint ? hint : "", hint ? "\"?)" : "", ids, ts_catalogue_count());
         return -1;
     }
     ts_run_apply_preset(r, p);
@@ -840,8 +861,9 @@ static void blame_import(ts_api_err *err, const char *origin)
 }
 
 /* Run the importers and merge their values under the request's own. */
-static int apply_imports(const json_t *const *imp, ts_import *im,
-                         const json_t **given, ts_api_req *req, ts_api_err *err)
+static int apply_imports(const json_t *const *imp, const ts_catalogue_entry *cat,
+                         ts_import *im, const json_t **given, ts_api_req *req,
+                         ts_api_err *err)
 {
     static const struct { bool object; const char *what; } want[TS_IMP_COUNT] = {
         [TS_IMP_HF] = { true, "a Hugging Face config.json" },
@@ -867,6 +889,13 @@ static int apply_imports(const json_t *const *imp, ts_import *im,
             return -1;
         }
         req->imported = true;
+    }
+    /* A catalogue model is the first import: a preset's place in the
+     * order, hf_config and the rest on top of it. */
+    if (cat != NULL) {
+        req->imported = true;
+        if (ts_catalogue_import(im, cat, err) != 0)
+            return -1;
     }
     if (imp[TS_IMP_HF] != NULL && ts_import_hf(im, imp[TS_IMP_HF], err) != 0)
         return -1;
@@ -1005,6 +1034,7 @@ static int parse_body(const char *body, size_t len, ts_json_mode mode,
     bool fit = mode == TS_JSON_FIT;
     const json_t *given[TS_FI_COUNT];
     const json_t *imp[TS_IMP_COUNT] = { NULL };
+    const ts_catalogue_entry *cat;
     ts_import *im = NULL;
     json_error_t je;
     json_t *root;
@@ -1068,14 +1098,17 @@ static int parse_body(const char *body, size_t len, ts_json_mode mode,
         given[idx] = val;
         req->source[idx] = TS_SRC_REQUEST;
     }
-    if (given[TS_FI_MODEL] != NULL && !json_is_null(given[TS_FI_MODEL]))
+    /* A catalogue model's members get their source from its import. */
+    cat = model_entry(given[TS_FI_MODEL]);
+    if (given[TS_FI_MODEL] != NULL && !json_is_null(given[TS_FI_MODEL]) && cat == NULL)
         for (i = 0; i < TS_FI_COUNT; i++)
             if (given[i] == NULL && preset_sets(i))
                 req->source[i] = TS_SRC_PRESET;
 
     /* Imports: proposed values, checked like members, under the request's. */
-    if (req_has_import(imp)) {
-        if (duplicates_refused(import_duplicates(body, len, "", 0, err), err))
+    if (req_has_import(imp) || cat != NULL) {
+        if (req_has_import(imp) &&
+            duplicates_refused(import_duplicates(body, len, "", 0, err), err))
             goto out;
         im = malloc(sizeof *im);
         if (im == NULL) {
@@ -1084,13 +1117,14 @@ static int parse_body(const char *body, size_t len, ts_json_mode mode,
             goto out;
         }
         ts_import_init(im, &req->notes);
-        if (apply_imports(imp, im, given, req, err) != 0)
+        if (apply_imports(imp, cat, im, given, req, err) != 0)
             goto out;
+        ts_import_notes_settle(&req->notes, req->source);
     }
 
     /* Pass 2: apply in a fixed order (see the file comment). */
     ts_run_defaults(&req->run);
-    if (apply_preset(&req->run, given[TS_FI_MODEL], err) != 0)
+    if (apply_preset(&req->run, given[TS_FI_MODEL], cat, err) != 0)
         goto out;
     if (apply_gpu(&req->run, given[TS_FI_GPU], err) != 0)
         goto out;

@@ -357,10 +357,19 @@ static int handle_get(ts_route_id id, ts_api_response *resp)
     ts_jw_init(&w);
     ts_jw_open(&w, NULL, '{');
     if (id == TS_ROUTE_PRESETS) {
+        ts_api_req *scratch = malloc(sizeof *scratch);
         ts_error cerr;
+        ts_status st;
 
+        if (scratch == NULL) {
+            ts_jw_discard(&w);
+            ts_api_oom_response(resp);
+            return -1;
+        }
         memset(&cerr, 0, sizeof cerr);
-        if (ts_json_presets(&w, "presets", &cerr) != TS_OK) {
+        st = ts_json_presets(&w, "presets", scratch, &cerr);
+        free(scratch);
+        if (st != TS_OK) {
             /* A broken built-in catalogue is our bug, not the caller's. */
             ts_jw_discard(&w);
             return ts_api_problem(resp, "internal-error",
@@ -426,8 +435,11 @@ int ts_api_handle(const char *method, const char *path,
     if (body_len > TS_API_BODY_MAX) {
         char detail[96];
 
-        snprintf(detail, sizeof detail, "request body of %zu bytes exceeds %u",
-                 body_len, TS_API_BODY_MAX);
+        /* the server's words for its own 413 (server/ts_server.c), which
+         * stops reading at the cap and never learns the length: the CLI's
+         * --local answers with these bytes too */
+        snprintf(detail, sizeof detail, "request body exceeds the %u byte limit",
+                 TS_API_BODY_MAX);
         return ts_api_problem(resp, "payload-too-large", detail, NULL);
     }
     if (!is_json_media_type(content_type)) {

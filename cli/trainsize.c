@@ -1,17 +1,20 @@
 /*
- * trainsize.c - command-line client for a trainsize server's /v1 API.
+ * trainsize.c - the command-line client of the /v1 API.
  *
- * A pure client: it turns options into the run JSON, asks the server, and
- * prints the answer.  No estimation happens here, so the CLI, the dashboard
- * and the API can never disagree.
- *
- * Exit codes: 0 ok / fits / healthy, 1 does not fit / unhealthy, 2 the
- * server answered with an error, 3 the server could not be reached or sent
- * something unreadable, 64 bad usage (sysexits EX_USAGE).
+ * It turns options into the run JSON, has it answered (by a server, or in
+ * process through the same api code: ts_cli_conn.h) and prints the
+ * answer.  No estimation happens here, so the CLI, the dashboard and the
+ * API can never disagree.  The commands and options are the tables of
+ * ts_cli_cmds.h and ts_cli_opts.h; the exit statuses are ts_cli_exits[]:
+ * 0 ok / fits / healthy, 1 the verdict is no, 2 the input is wrong (usage,
+ * files, a 4xx), 3 no answer (unreachable, 5xx, not the API's).
  */
 #include "ts_cli_check.h"
+#include "ts_cli_cmds.h"
+#include "ts_cli_conn.h"
 #include "ts_cli_http.h"
 #include "ts_cli_opts.h"
+#include "ts_cli_out.h"
 #include "ts_cli_report.h"
 
 #include <errno.h>
@@ -26,87 +29,31 @@
 enum {
     TS_EXIT_OK = 0,
     TS_EXIT_NO = 1,
-    TS_EXIT_SERVER = 2,
-    TS_EXIT_UNREACHABLE = 3,
-    TS_EXIT_USAGE = 64
+    TS_EXIT_INPUT = 2,
+    TS_EXIT_ERROR = 3
 };
 
 #define TS_DEFAULT_URL "http://127.0.0.1:8080"
 #define TS_URL_LEN 256
 
-typedef enum ts_cmd {
-    TS_CMD_NONE = 0,
-    TS_CMD_ESTIMATE,
-    TS_CMD_CHECK,
-    TS_CMD_HEALTH,
-    TS_CMD_PRESETS,
-    TS_CMD_GPUS,
-    TS_CMD_SEARCH,
-    TS_CMD_HELP,
-    TS_CMD_VERSION
-} ts_cmd;
-
 /* Everything one invocation needs; lives on main's stack. */
 typedef struct ts_cli {
     char url[TS_URL_LEN];
+    bool url_given;            /* --url */
+    bool local_given;          /* --local */
     long timeout_ms;
     bool json;
-    bool formulas;             /* estimate: each row's formula under it */
+    bool format_given;
     bool ready;
+    bool help;                 /* --help / help [COMMAND] */
+    bool version;
     ts_cmd cmd;
+    ts_cmd help_cmd;           /* help COMMAND */
+    bool dashdash;             /* after "--": only plan files */
     json_t *run;
-    ts_check_opts check;       /* trainsize check: plans, imports, margin */
+    ts_check_opts plan;        /* estimate, check: plans, imports, margin, format */
+    ts_conn conn;
 } ts_cli;
-
-static void usage_short(FILE *out)
-{
-    fprintf(out,
-        "usage: trainsize [--url URL] [--timeout SECONDS] COMMAND [OPTIONS]\n"
-        "commands: estimate, check, search, health, presets, gpus (trainsize --help lists every option)\n"
-        "exit codes: 0 ok, 1 does not fit / unhealthy, 2 server error, 3 unreachable, 64 usage\n");
-}
-
-static void usage(FILE *out)
-{
-    fprintf(out,
-        "usage: trainsize [--url URL] [--timeout SECONDS] COMMAND [OPTIONS]\n"
-        "\n"
-        "commands:\n"
-        "  estimate [RUN OPTIONS] [--json] [--formulas]\n"
-        "                                   memory, compute and checkpoint plan (POST /v1/plan);\n"
-        "                                   --formulas: each figure's formula under it\n"
-        "  check [RUN OPTIONS] [CHECK OPTIONS] [PLAN.json ...] [--json]\n"
-        "                                   exit 0 if every plan fits in GPU memory (with the\n"
-        "                                   margin), 1 if one does not, 2 rejected, 3 unreachable\n"
-        "  search [RUN OPTIONS] [--json]    fastest layouts that fit, ranked (POST /v1/search);\n"
-        "                                   given tp/pp/cp/ep/zero/framework/recompute/micro-batch/vpp\n"
-        "                                   are kept, the rest searched; exit 1 if none fits\n"
-        "  health [--ready]                 exit 0 if the server is live (and ready), 1 if not\n"
-        "  presets [--json]                 list model presets\n"
-        "  gpus [--json]                    list the GPU catalogue\n"
-        "\n"
-        "common options (before or after COMMAND):\n"
-        "  --url URL          server, default $TRAINSIZE_URL, else http://127.0.0.1:$TRAINSIZE_PORT,\n"
-        "                     else " TS_DEFAULT_URL "\n"
-        "  --timeout SECONDS  whole-request timeout (default 30; connect timeout 3)\n"
-        "  --json             print the server's JSON answer unchanged\n"
-        "\n"
-        "check options (a plan is the API's request JSON; the command line overrides it):\n"
-        "  --file PLAN.json      a plan (also as bare arguments: trainsize check plans/*.json)\n"
-        "  --hf-config FILE      a Hugging Face config.json (hf_config)\n"
-        "  --deepspeed FILE      a DeepSpeed JSON config (deepspeed_config)\n"
-        "  --megatron-args FILE  Megatron-LM arguments, as in a launch script (megatron_args)\n"
-        "  --axolotl FILE        an axolotl YAML config (axolotl_config)\n"
-        "  --margin 10%%          share of HBM that must stay free (or a fraction: 0.1)\n"
-        "  --format FORMAT       text (default), junit (JUnit XML) or github (annotations)\n"
-        "\n"
-        "run options (JSON field names with '-' for '_'; flags take --no-NAME):\n");
-    ts_cli_print_run_options(out);
-    fprintf(out,
-        "\n"
-        "example: trainsize estimate --model llama3-70b --gpu h100-sxm --gpus 64 --zero 3\n"
-        "exit codes: 0 ok, 1 does not fit / unhealthy, 2 server error, 3 unreachable, 64 usage\n");
-}
 
 static int usage_error(const char *fmt, ...)
 #if defined(__GNUC__)
@@ -122,166 +69,259 @@ static int usage_error(const char *fmt, ...)
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\n");
-    usage_short(stderr);
-    return TS_EXIT_USAGE;
+    fprintf(stderr, "\nusage: trainsize [--url URL | --local] COMMAND [OPTIONS]"
+                    " (trainsize help [COMMAND] for more)\n");
+    return TS_EXIT_INPUT;
 }
 
-static void default_url(char *buf, size_t len)
+/* TRAINSIZE_URL, else http://127.0.0.1:$TRAINSIZE_PORT; false when
+ * neither is set (then TS_DEFAULT_URL). */
+static bool env_url(char *buf, size_t len)
 {
     const char *url = getenv("TRAINSIZE_URL");
     const char *port = getenv("TRAINSIZE_PORT");
 
     if (url && *url) {
         snprintf(buf, len, "%s", url);
-        return;
+        return true;
     }
     /* inside the container the server's own port is the best guess */
     if (port && *port && strspn(port, "0123456789") == strlen(port) && strlen(port) <= 5) {
         snprintf(buf, len, "http://127.0.0.1:%s", port);
-        return;
+        return true;
     }
     snprintf(buf, len, "%s", TS_DEFAULT_URL);
+    return false;
 }
 
-static ts_cmd parse_cmd(const char *s)
+/* " (did you mean X?)" or "" into buf. */
+static const char *did_you_mean(char *buf, size_t size, bool found, const char *what)
 {
-    static const struct { const char *name; ts_cmd cmd; } cmds[] = {
-        {"estimate", TS_CMD_ESTIMATE}, {"check", TS_CMD_CHECK},
-        {"health", TS_CMD_HEALTH}, {"presets", TS_CMD_PRESETS},
-        {"gpus", TS_CMD_GPUS}, {"search", TS_CMD_SEARCH}, {"help", TS_CMD_HELP},
+    if (found)
+        snprintf(buf, size, " (did you mean %s?)", what);
+    else
+        buf[0] = '\0';
+    return buf;
+}
+
+static int parse_format(ts_cli *cli, const char *v)
+{
+    char near[64], hint[96];
+
+    for (int f = 0; f < TS_CHECK_FORMAT_COUNT; f++) {
+        if (strcmp(v, ts_check_format_names[f]) != 0)
+            continue;
+        if ((ts_cli_cmds[cli->cmd].formats & TS_FORMAT_BIT(f)) == 0)
+            return usage_error("%s does not write --format %s", ts_cli_cmds[cli->cmd].name, v);
+        cli->plan.format = (ts_check_format)f;
+        cli->format_given = true;
+        return TS_EXIT_OK;
+    }
+    return usage_error("--format: unknown format '%s'%s", v,
+                       did_you_mean(hint, sizeof hint,
+                                    ts_cli_suggest_value(v, ts_cli_opts[TS_CLI_OPT_FORMAT].values,
+                                                         near, sizeof near), near));
+}
+
+static int parse_timeout(ts_cli *cli, const char *v)
+{
+    char *end;
+    double s;
+
+    errno = 0;
+    s = strtod(v, &end);
+    if (errno || end == v || *end || !isfinite(s) || s <= 0 || s > 3600)
+        return usage_error("--timeout needs seconds in (0, 3600], got '%s'", v);
+    cli->timeout_ms = (long)ceil(s * 1000.0);
+    return TS_EXIT_OK;
+}
+
+/* One option of the table, its value already taken (NULL for a flag). */
+static int apply_option(ts_cli *cli, const ts_cli_opt *o, const char *v)
+{
+    static const ts_check_import imports[] = {
+        [TS_CLI_OPT_HF_CONFIG] = TS_CHECK_IMP_HF, [TS_CLI_OPT_DEEPSPEED] = TS_CHECK_IMP_DS,
+        [TS_CLI_OPT_MEGATRON_ARGS] = TS_CHECK_IMP_MEGA, [TS_CLI_OPT_AXOLOTL] = TS_CHECK_IMP_AXOLOTL,
     };
-    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-        if (strcmp(s, cmds[i].name) == 0)
-            return cmds[i].cmd;
-    return TS_CMD_NONE;
-}
+    ts_opt_id id = (ts_opt_id)(o - ts_cli_opts);
+    char err[256];
 
-/* "--name VALUE" or "--name=VALUE"; NULL when arg is not --name. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name,
-                             bool *missing)
-{
-    size_t n = strlen(name);
-    const char *arg = argv[*i];
-
-    *missing = false;
-    if (!arg || strncmp(arg, name, n) != 0)
-        return NULL;
-    if (arg[n] == '=')
-        return arg + n + 1;
-    if (arg[n] != '\0')
-        return NULL;
-    if (*i + 1 >= argc) {
-        *missing = true;
-        return NULL;
-    }
-    return argv[++*i];
-}
-
-/* Options every command takes.  1 = consumed, 0 = not ours, -1 = usage error
- * (already reported). */
-static int parse_common(ts_cli *cli, int argc, char **argv, int *i, int *rc)
-{
-    bool missing;
-    const char *v;
-
-    if ((v = opt_value(argc, argv, i, "--url", &missing)) != NULL) {
-        if (!ts_http_url_ok(v) || strlen(v) >= sizeof cli->url) {
-            *rc = usage_error("--url needs an http:// or https:// URL, got '%s'", v);
-            return -1;
-        }
+    switch (id) {
+    case TS_CLI_OPT_URL:
+        if (!ts_http_url_ok(v) || strlen(v) >= sizeof cli->url)
+            return usage_error("--url needs an http:// or https:// URL, got '%s'", v);
         snprintf(cli->url, sizeof cli->url, "%s", v);
-        return 1;
+        cli->url_given = true;
+        return TS_EXIT_OK;
+    case TS_CLI_OPT_LOCAL: cli->local_given = true; return TS_EXIT_OK;
+    case TS_CLI_OPT_TIMEOUT: return parse_timeout(cli, v);
+    case TS_CLI_OPT_HELP: cli->help = true; return TS_EXIT_OK;
+    case TS_CLI_OPT_VERSION: cli->version = true; return TS_EXIT_OK;
+    case TS_CLI_OPT_JSON: cli->json = true; return TS_EXIT_OK;
+    case TS_CLI_OPT_FORMAT: return parse_format(cli, v);
+    case TS_CLI_OPT_NOTES:
+        cli->plan.notes_off = strcmp(v, "off") == 0;
+        return TS_EXIT_OK;
+    case TS_CLI_OPT_FORMULAS: cli->plan.formulas = true; return TS_EXIT_OK;
+    case TS_CLI_OPT_READY: cli->ready = true; return TS_EXIT_OK;
+    case TS_CLI_OPT_MARGIN:
+        if (!ts_check_parse_margin(v, &cli->plan.margin))
+            return usage_error("--margin needs a fraction of HBM to keep free, like 10%% "
+                               "or 0.1 (in [0, 1)), got '%s'", v);
+        return TS_EXIT_OK;
+    case TS_CLI_OPT_FILE:
+        return ts_check_add_file(&cli->plan, v, err, sizeof err) == 0 ? TS_EXIT_OK
+               : usage_error("%s", err);
+    case TS_CLI_OPT_HF_CONFIG:
+    case TS_CLI_OPT_DEEPSPEED:
+    case TS_CLI_OPT_MEGATRON_ARGS:
+    case TS_CLI_OPT_AXOLOTL:
+        return ts_check_set_import(&cli->plan, imports[id], v, err, sizeof err) == 0
+               ? TS_EXIT_OK : usage_error("%s", err);
+    case TS_CLI_OPT_COUNT:
+    default:
+        break;
     }
-    if (missing) {
-        *rc = usage_error("%s needs a value", argv[*i]);
-        return -1;
-    }
-    if ((v = opt_value(argc, argv, i, "--timeout", &missing)) != NULL) {
-        char *end;
-        double s;
+    return usage_error("%s: not handled", o->name);
+}
 
-        errno = 0;
-        s = strtod(v, &end);
-        if (errno || end == v || *end || !isfinite(s) || s <= 0 || s > 3600) {
-            *rc = usage_error("--timeout needs seconds in (0, 3600], got '%s'", v);
-            return -1;
+/* A word of the table's: its value from "=value" or the next word. */
+static int table_option(ts_cli *cli, const ts_cli_opt *o, int argc, char **argv, int *i)
+{
+    const char *arg = argv[*i], *eq = strchr(arg, '=');
+    const char *v = NULL;
+
+    if (o->arg != TS_ARG_NONE) {
+        if (eq != NULL && arg[1] == '-') {
+            v = eq + 1;
+        } else if (*i + 1 < argc) {
+            v = argv[++*i];
+        } else {
+            return usage_error("%s needs a value%s%s", o->name,
+                               o->metavar != NULL ? ": " : "",
+                               o->metavar != NULL ? o->metavar : "");
         }
-        cli->timeout_ms = (long)ceil(s * 1000.0);
-        return 1;
+        if (o->arg == TS_ARG_ENUM) {
+            char near[64], hint[96];
+            bool ok = false;
+
+            for (const char *const *e = o->values; *e != NULL && !ok; e++)
+                ok = strcmp(*e, v) == 0;
+            if (!ok)
+                return usage_error("%s: unknown value '%s'%s", o->name, v,
+                                   did_you_mean(hint, sizeof hint,
+                                                ts_cli_suggest_value(v, o->values, near,
+                                                                     sizeof near), near));
+        }
     }
-    if (missing) {
-        *rc = usage_error("%s needs a value", argv[*i]);
-        return -1;
+    return apply_option(cli, o, v);
+}
+
+static int unknown_option(const ts_cli *cli, const char *a)
+{
+    char near[80], hint[112];
+
+    if (cli->cmd == TS_CMD_NONE && ts_cli_opt_match(a, TS_CMD_ESTIMATE) != NULL)
+        return usage_error("%s comes after a command (trainsize COMMAND %s)", a, a);
+    if (cli->cmd != TS_CMD_NONE && !ts_cli_cmds[cli->cmd].run_options &&
+        (ts_cli_opt_match(a, TS_CMD_ESTIMATE) != NULL || strncmp(a, "--", 2) == 0)) {
+        /* a run option on presets: no suggestion of estimate's options */
+        bool found = ts_cli_suggest_option(a, cli->cmd, near, sizeof near);
+
+        return usage_error("unknown option '%s' for %s%s", a, ts_cli_cmds[cli->cmd].name,
+                           did_you_mean(hint, sizeof hint, found, near));
     }
-    return 0;
+    return usage_error("unknown option '%s'%s", a,
+                       did_you_mean(hint, sizeof hint,
+                                    ts_cli_suggest_option(a, cli->cmd, near, sizeof near),
+                                    near));
+}
+
+/* A word that is not an option: the command, help's topic or a plan. */
+static int positional(ts_cli *cli, const char *a)
+{
+    char near[64], hint[96], err[256];
+
+    if (cli->cmd == TS_CMD_NONE) {
+        cli->cmd = ts_cli_cmd_find(a);
+        if (cli->cmd == TS_CMD_NONE)
+            return usage_error("unknown command '%s'%s", a,
+                               did_you_mean(hint, sizeof hint,
+                                            ts_cli_suggest_command(a, near, sizeof near), near));
+        if (cli->cmd == TS_CMD_HELP)
+            cli->help = true;
+        return TS_EXIT_OK;
+    }
+    if (cli->cmd == TS_CMD_HELP && cli->help_cmd == TS_CMD_NONE) {
+        cli->help_cmd = ts_cli_cmd_find(a);
+        if (cli->help_cmd == TS_CMD_NONE)
+            return usage_error("help: unknown command '%s'%s", a,
+                               did_you_mean(hint, sizeof hint,
+                                            ts_cli_suggest_command(a, near, sizeof near), near));
+        return TS_EXIT_OK;
+    }
+    if (cli->cmd == TS_CMD_ESTIMATE || cli->cmd == TS_CMD_CHECK)
+        return ts_check_add_file(&cli->plan, a, err, sizeof err) == 0 ? TS_EXIT_OK
+               : usage_error("%s", err);
+    return usage_error("unexpected argument '%s'", a);
+}
+
+/* A run option whose field takes one of the registry's values: refused
+ * here, with the closest one, rather than sent. */
+static int check_enums(const ts_cli *cli)
+{
+    const char *key;
+    json_t *v;
+
+    json_object_foreach(cli->run, key, v) {
+        const char *const *values = ts_cli_field_values(key);
+        const char *s = json_string_value(v);
+        char near[64], hint[96], opt[64];
+        bool ok = false;
+        size_t k;
+
+        if (values == NULL || s == NULL)
+            continue;
+        for (k = 0; values[k] != NULL && !ok; k++)
+            ok = strcmp(values[k], s) == 0;
+        if (ok)
+            continue;
+        snprintf(opt, sizeof opt, "--%s", key);
+        for (k = 2; opt[k] != '\0'; k++)
+            opt[k] = opt[k] == '_' ? '-' : opt[k];
+        return usage_error("%s: unknown value '%s'%s", opt, s,
+                           did_you_mean(hint, sizeof hint,
+                                        ts_cli_suggest_value(s, values, near, sizeof near),
+                                        near));
+    }
+    return TS_EXIT_OK;
 }
 
 static int parse_args(ts_cli *cli, int argc, char **argv)
 {
-    int i, rc = TS_EXIT_OK, r;
+    int i, rc;
 
-    for (i = 1; i < argc; i++) {
+    for (i = 1; i < argc && !cli->help && !cli->version; i++) {
         const char *a = argv[i];
+        const ts_cli_opt *o;
 
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            cli->cmd = TS_CMD_HELP;
-            return TS_EXIT_OK;
-        }
-        if (!strcmp(a, "--version")) {
-            cli->cmd = TS_CMD_VERSION;
-            return TS_EXIT_OK;
-        }
-        r = parse_common(cli, argc, argv, &i, &rc);
-        if (r < 0)
-            return rc;
-        if (r > 0)
-            continue;
-
-        if (cli->cmd == TS_CMD_NONE) {
-            if (a[0] == '-')
-                return usage_error("unknown option '%s' (a command comes first)", a);
-            cli->cmd = parse_cmd(a);
-            if (cli->cmd == TS_CMD_NONE)
-                return usage_error("unknown command '%s'", a);
+        if (cli->dashdash || a[0] != '-' || strcmp(a, "-") == 0) {
+            if ((rc = positional(cli, a)) != TS_EXIT_OK)
+                return rc;
             continue;
         }
-
-        if (!strcmp(a, "--json") &&
-            (cli->cmd == TS_CMD_ESTIMATE || cli->cmd == TS_CMD_CHECK ||
-             cli->cmd == TS_CMD_SEARCH ||
-             cli->cmd == TS_CMD_PRESETS || cli->cmd == TS_CMD_GPUS)) {
-            cli->json = true;
+        if (strcmp(a, "--") == 0 && cli->cmd != TS_CMD_NONE) {
+            cli->dashdash = true;
             continue;
         }
-        if (!strcmp(a, "--formulas") && cli->cmd == TS_CMD_ESTIMATE) {
-            cli->formulas = true;
+        if ((o = ts_cli_opt_match(a, cli->cmd)) != NULL) {
+            if ((rc = table_option(cli, o, argc, argv, &i)) != TS_EXIT_OK)
+                return rc;
             continue;
         }
-        if (!strcmp(a, "--ready") && cli->cmd == TS_CMD_HEALTH) {
-            cli->ready = true;
-            continue;
-        }
-        if (cli->cmd == TS_CMD_CHECK) {
-            char cerr[256];
-
-            switch (ts_check_parse_option(argc, argv, &i, &cli->check, cerr, sizeof cerr)) {
-            case 1:
-                continue;
-            case -1:
-                return usage_error("%s", cerr);
-            default:
-                break;
-            }
-            if (a[0] != '-') {
-                if (ts_check_add_file(&cli->check, a, cerr, sizeof cerr) != 0)
-                    return usage_error("%s", cerr);
-                continue;
-            }
-        }
-        if (cli->cmd == TS_CMD_ESTIMATE || cli->cmd == TS_CMD_CHECK ||
-            cli->cmd == TS_CMD_SEARCH) {
+        if (cli->cmd != TS_CMD_NONE && ts_cli_cmds[cli->cmd].run_options) {
             ts_cli_error err;
+
             switch (ts_cli_parse_run_option(argc, argv, &i, cli->run, &err)) {
             case TS_CLI_OK:
                 continue;
@@ -289,130 +329,135 @@ static int parse_args(ts_cli *cli, int argc, char **argv)
                 return usage_error("%s", err.text);
             case TS_CLI_ENOMEM:
                 fprintf(stderr, "trainsize: out of memory\n");
-                return TS_EXIT_UNREACHABLE;
+                return TS_EXIT_ERROR;
             case TS_CLI_NOMATCH:
                 break;
             }
         }
-        if (a[0] == '-')
-            return usage_error("unknown option '%s'", a);
-        return usage_error("unexpected argument '%s'", a);
+        return unknown_option(cli, a);
     }
+    if (cli->help || cli->version)
+        return TS_EXIT_OK;
     if (cli->cmd == TS_CMD_NONE)
         return usage_error("%s", "no command given");
+    return check_enums(cli);
+}
+
+/* Where the answers come from: --url or --local on the command line,
+ * else $TRAINSIZE_LOCAL, else a server named by $TRAINSIZE_URL or
+ * $TRAINSIZE_PORT, else in process (health: always a server). */
+static int resolve_conn(ts_cli *cli)
+{
+    const char *env = getenv("TRAINSIZE_LOCAL");
+    bool from_env = !cli->url_given ? env_url(cli->url, sizeof cli->url) : true;
+    bool local;
+
+    if (cli->url_given && cli->local_given)
+        return usage_error("--url and --local: give one or the other");
+    if (cli->local_given || cli->url_given) {
+        local = cli->local_given;
+    } else if (env != NULL && *env != '\0') {
+        if (!strcmp(env, "1") || !strcmp(env, "true") || !strcmp(env, "yes"))
+            local = true;
+        else if (!strcmp(env, "0") || !strcmp(env, "false") || !strcmp(env, "no"))
+            local = false;
+        else
+            return usage_error("TRAINSIZE_LOCAL is 1 or 0, got '%s'", env);
+    } else {
+        local = !from_env;
+    }
+    if (cli->cmd == TS_CMD_HEALTH) {
+        if (local && (cli->local_given || (env != NULL && *env != '\0')))
+            return usage_error("health asks a server: give --url (not --local)");
+        local = false;
+    }
+    if (!local && !ts_http_url_ok(cli->url))
+        return usage_error("server URL must be http:// or https://, got '%s'", cli->url);
+    cli->conn.local = local;
+    cli->conn.url = cli->url;
+    cli->conn.timeout_ms = cli->timeout_ms;
     return TS_EXIT_OK;
 }
 
-/* One request; on success *answer is the parsed 2xx JSON.  Otherwise the
- * failure is printed and the exit code returned. */
-static int call(const ts_cli *cli, const char *method, const char *path,
-                const char *body, json_t **answer, char **raw)
+/* --json and --format together; what --json means per command. */
+static int resolve_format(ts_cli *cli)
 {
-    ts_http_client c = {cli->url, 0, cli->timeout_ms};
-    ts_http_response resp;
+    if (cli->json && cli->format_given && cli->plan.format != TS_CHECK_JSON)
+        return usage_error("--json and --format %s: give one",
+                           ts_check_format_names[cli->plan.format]);
+    if (!cli->json)
+        return TS_EXIT_OK;
+    if (cli->cmd == TS_CMD_ESTIMATE && !cli->format_given)
+        cli->plan.raw_json = true;   /* the answer unchanged */
+    else
+        cli->plan.format = TS_CHECK_JSON;
+    return TS_EXIT_OK;
+}
+
+/* One request; on success *answer is the parsed 2xx JSON and *raw its
+ * bytes.  Otherwise the failure is printed and the exit status returned. */
+static int call(const ts_cli *cli, const char *method, const char *path,
+                const char *body, json_t **answer, ts_http_response *raw)
+{
     ts_http_error err;
     json_error_t jerr;
     json_t *j;
 
     *answer = NULL;
-    if (raw)
-        *raw = NULL;
-    if (ts_http_request(&c, method, path, body, &resp, &err) != TS_HTTP_OK) {
+    if (ts_conn_request(&cli->conn, method, path, body, raw, &err) != TS_HTTP_OK) {
         fprintf(stderr, "trainsize: %s\n", err.text);
-        return TS_EXIT_UNREACHABLE;
+        return TS_EXIT_ERROR;
     }
-    j = json_loadb(resp.body, resp.len, 0, &jerr);
-    if (resp.status < 200 || resp.status > 299) {
-        if (j && ts_http_is_problem(&resp))
-            ts_report_problem(stderr, j, resp.status);
+    j = json_loadb(raw->body, raw->len, 0, &jerr);
+    if (raw->status < 200 || raw->status > 299) {
+        if (j && ts_http_is_problem(raw))
+            ts_report_problem(stderr, j, raw->status);
         else
-            fprintf(stderr, "error: server answered HTTP %ld for %s %s\n",
-                    resp.status, method, path);
+            fprintf(stderr, "error: %s answered HTTP %ld for %s %s\n",
+                    ts_conn_name(&cli->conn), raw->status, method, path);
         json_decref(j);
-        ts_http_response_free(&resp);
-        return TS_EXIT_SERVER;
+        ts_http_response_free(raw);
+        return raw->status >= 500 ? TS_EXIT_ERROR : TS_EXIT_INPUT;
     }
     if (!j || !json_is_object(j)) {
         fprintf(stderr, "trainsize: %s%s is not a trainsize server: invalid JSON (%s)\n",
-                cli->url, path, j ? "not an object" : jerr.text);
+                ts_conn_name(&cli->conn), path, j ? "not an object" : jerr.text);
         json_decref(j);
-        ts_http_response_free(&resp);
-        return TS_EXIT_UNREACHABLE;
+        ts_http_response_free(raw);
+        return TS_EXIT_ERROR;
     }
     *answer = j;
-    if (raw)
-        *raw = resp.body; /* ownership moves to the caller */
-    else
-        ts_http_response_free(&resp);
     return TS_EXIT_OK;
 }
 
-static void print_raw(const char *raw)
-{
-    size_t n = strlen(raw);
-    fputs(raw, stdout);
-    if (n == 0 || raw[n - 1] != '\n')
-        fputc('\n', stdout);
-}
-
-static int cmd_estimate(const ts_cli *cli, bool check_only)
-{
-    char *body = json_dumps(cli->run, JSON_COMPACT);
-    char *raw = NULL;
-    json_t *a = NULL;
-    bool fits = false;
-    int rc;
-
-    if (!body) {
-        fprintf(stderr, "trainsize: out of memory\n");
-        return TS_EXIT_UNREACHABLE;
-    }
-    /* check only needs the memory estimate; it is cheaper than a plan */
-    rc = call(cli, "POST", check_only ? "/v1/memory" : "/v1/plan", body, &a, &raw);
-    free(body);
-    if (rc != TS_EXIT_OK)
-        return rc;
-
-    if (check_only) {
-        if (!ts_report_check(cli->json ? stderr : stdout, a, &fits)) {
-            rc = TS_EXIT_UNREACHABLE;
-        } else {
-            if (cli->json)
-                print_raw(raw);
-            rc = fits ? TS_EXIT_OK : TS_EXIT_NO;
-        }
-    } else if (cli->json) {
-        print_raw(raw);
-    } else {
-        ts_report_plan(stdout, a, cli->formulas);
-    }
-    free(raw);
-    json_decref(a);
-    return rc;
-}
-
-/* Ranked layouts; exit 1 when nothing fits (like check). */
+/* Ranked layouts; exit 1 when nothing fits. */
 static int cmd_search(const ts_cli *cli)
 {
     char *body = json_dumps(cli->run, JSON_COMPACT);
-    char *raw = NULL;
+    ts_http_response raw;
     json_t *a = NULL;
     int rc;
 
     if (!body) {
         fprintf(stderr, "trainsize: out of memory\n");
-        return TS_EXIT_UNREACHABLE;
+        return TS_EXIT_ERROR;
     }
     rc = call(cli, "POST", "/v1/search", body, &a, &raw);
     free(body);
     if (rc != TS_EXIT_OK)
         return rc;
-    if (cli->json)
-        print_raw(raw);
-    else
+    if (cli->plan.format == TS_CHECK_JSON)
+        ts_out_raw(stdout, raw.body, raw.len);
+    else if (cli->plan.format == TS_CHECK_TEXT)
         ts_report_search(stdout, a);
+    else
+        ts_out_search(stdout, a, raw.body, cli->plan.format);
     rc = json_is_true(ts_report_get(a, "found")) ? TS_EXIT_OK : TS_EXIT_NO;
-    free(raw);
+    if (rc == TS_EXIT_NO && cli->plan.format != TS_CHECK_TEXT)
+        fprintf(stderr, "trainsize: no layout fits: %s\n",
+                json_string_value(ts_report_get(a, "reason")) != NULL
+                ? json_string_value(ts_report_get(a, "reason")) : "none found");
+    ts_http_response_free(&raw);
     json_decref(a);
     return rc;
 }
@@ -420,17 +465,17 @@ static int cmd_search(const ts_cli *cli)
 static int cmd_list(const ts_cli *cli, const char *path,
                     void (*report)(FILE *, const json_t *))
 {
-    char *raw = NULL;
+    ts_http_response raw;
     json_t *a = NULL;
     int rc = call(cli, "GET", path, NULL, &a, &raw);
 
     if (rc != TS_EXIT_OK)
         return rc;
-    if (cli->json)
-        print_raw(raw);
+    if (cli->plan.format == TS_CHECK_JSON)
+        ts_out_raw(stdout, raw.body, raw.len);
     else
         report(stdout, a);
-    free(raw);
+    ts_http_response_free(&raw);
     json_decref(a);
     return TS_EXIT_OK;
 }
@@ -465,55 +510,51 @@ static int cmd_health(const ts_cli *cli)
     return TS_EXIT_OK;
 }
 
+static int run_command(ts_cli *cli)
+{
+    switch (cli->cmd) {
+    case TS_CMD_ESTIMATE:
+    case TS_CMD_CHECK:
+        cli->plan.estimate = cli->cmd == TS_CMD_ESTIMATE;
+        return ts_check_run(&cli->plan, &cli->conn, cli->run, stdout, stderr);
+    case TS_CMD_SEARCH: return cmd_search(cli);
+    case TS_CMD_HEALTH: return cmd_health(cli);
+    case TS_CMD_PRESETS: return cmd_list(cli, "/v1/presets", ts_report_presets);
+    case TS_CMD_GPUS: return cmd_list(cli, "/v1/gpus", ts_report_gpus);
+    case TS_CMD_NONE:
+    case TS_CMD_HELP:
+    case TS_CMD_COUNT:
+    default:
+        return TS_EXIT_OK;
+    }
+}
+
 int main(int argc, char **argv)
 {
     ts_cli cli;
     int rc;
 
     memset(&cli, 0, sizeof cli);
-    default_url(cli.url, sizeof cli.url);
     cli.run = json_object();
     if (!cli.run) {
         fprintf(stderr, "trainsize: out of memory\n");
-        return TS_EXIT_UNREACHABLE;
+        return TS_EXIT_ERROR;
     }
-
     rc = parse_args(&cli, argc, argv);
-    if (rc != TS_EXIT_OK || cli.cmd == TS_CMD_HELP || cli.cmd == TS_CMD_VERSION) {
-        if (rc == TS_EXIT_OK && cli.cmd == TS_CMD_HELP)
-            usage(stdout);
-        else if (rc == TS_EXIT_OK)
-            printf("trainsize %s\n", TS_CLI_VERSION);
-        json_decref(cli.run);
-        return rc;
+    if (rc == TS_EXIT_OK && cli.version) {
+        printf("trainsize %s\n", TS_CLI_VERSION);
+    } else if (rc == TS_EXIT_OK && cli.help) {
+        ts_cli_help(stdout, cli.cmd == TS_CMD_HELP ? cli.help_cmd : cli.cmd);
+    } else if (rc == TS_EXIT_OK && (rc = resolve_conn(&cli)) == TS_EXIT_OK &&
+               (rc = resolve_format(&cli)) == TS_EXIT_OK) {
+        if (!ts_http_global_init()) {
+            fprintf(stderr, "trainsize: cannot initialise libcurl\n");
+            rc = TS_EXIT_ERROR;
+        } else {
+            rc = run_command(&cli);
+            ts_http_global_cleanup();
+        }
     }
-    if (!ts_http_url_ok(cli.url)) {
-        rc = usage_error("server URL must be http:// or https://, got '%s'", cli.url);
-        json_decref(cli.run);
-        return rc;
-    }
-    if (!ts_http_global_init()) {
-        fprintf(stderr, "trainsize: cannot initialise libcurl\n");
-        json_decref(cli.run);
-        return TS_EXIT_UNREACHABLE;
-    }
-
-    switch (cli.cmd) {
-    case TS_CMD_ESTIMATE: rc = cmd_estimate(&cli, false); break;
-    case TS_CMD_CHECK:
-        rc = ts_check_run(&cli.check, cli.url, cli.timeout_ms, cli.run, cli.json,
-                          stdout, stderr);
-        break;
-    case TS_CMD_SEARCH:   rc = cmd_search(&cli); break;
-    case TS_CMD_HEALTH:   rc = cmd_health(&cli); break;
-    case TS_CMD_PRESETS:  rc = cmd_list(&cli, "/v1/presets", ts_report_presets); break;
-    case TS_CMD_GPUS:     rc = cmd_list(&cli, "/v1/gpus", ts_report_gpus); break;
-    case TS_CMD_NONE:
-    case TS_CMD_HELP:
-    case TS_CMD_VERSION:  break;
-    }
-
-    ts_http_global_cleanup();
     json_decref(cli.run);
     return rc;
 }

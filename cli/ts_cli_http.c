@@ -113,11 +113,80 @@ ts_http_status ts_http_request(const ts_http_client *c, const char *method,
                                const char *path, const char *body,
                                ts_http_response *resp, ts_http_error *err)
 {
+    return ts_http_request_raw(c, method, path, body != NULL ? "application/json" : NULL,
+                               body, body != NULL ? strlen(body) : 0, resp, err);
+}
+
+/* Accept, and the Content-Type (without one curl would send its form
+ * type with a body; "Content-Type:" empty drops it).  NULL: no memory. */
+static struct curl_slist *http_headers(const char *content_type, bool body)
+{
+    char ct_header[160];
+    struct curl_slist *hdrs, *tmp;
+
+    hdrs = curl_slist_append(NULL, "Accept: application/json, application/problem+json");
+    snprintf(ct_header, sizeof ct_header, "Content-Type:%s%s",
+             content_type != NULL ? " " : "", content_type != NULL ? content_type : "");
+    if (hdrs != NULL && (body || content_type != NULL)) {
+        tmp = curl_slist_append(hdrs, ct_header);
+        if (tmp == NULL)
+            curl_slist_free_all(hdrs);
+        hdrs = tmp;
+    }
+    return hdrs;
+}
+
+/* Every option must take: a libcurl built without one (say, an old one
+ * without CURLOPT_PROTOCOLS_STR, 7.85.0) would otherwise run the request
+ * with a weaker setting than we asked for.  meson.build sets the version
+ * floor; this catches the rest. */
+static CURLcode http_options(CURL *h, const ts_http_client *c, const char *url,
+                             const char *method, struct curl_slist *hdrs, ts_http_buf *buf,
+                             char *detail, const char *body, size_t body_len)
+{
+    CURLcode rc = curl_easy_setopt(h, CURLOPT_URL, url);
+
+    /* only talk HTTP: no file://, no redirects to other schemes */
+    if (rc == CURLE_OK)
+        rc = curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    if (rc == CURLE_OK)
+        rc = curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    if (rc == CURLE_OK)
+        rc = curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
+                              c->connect_timeout_ms > 0 ? c->connect_timeout_ms
+                                                        : TS_HTTP_CONNECT_TIMEOUT_MS);
+    if (rc == CURLE_OK)
+        rc = curl_easy_setopt(h, CURLOPT_TIMEOUT_MS,
+                              c->timeout_ms > 0 ? c->timeout_ms : TS_HTTP_TIMEOUT_MS);
+    if (rc == CURLE_OK)
+        rc = curl_easy_setopt(h, CURLOPT_USERAGENT, "trainsize-cli/" TS_CLI_VERSION);
+    if (rc == CURLE_OK)
+        rc = curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
+    if (rc == CURLE_OK)
+        rc = curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, http_write);
+    if (rc == CURLE_OK)
+        rc = curl_easy_setopt(h, CURLOPT_WRITEDATA, buf);
+    if (rc == CURLE_OK)
+        rc = curl_easy_setopt(h, CURLOPT_ERRORBUFFER, detail);
+    if (rc == CURLE_OK)
+        rc = curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
+    if (rc == CURLE_OK && body)
+        rc = curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+    if (rc == CURLE_OK && body)
+        rc = curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
+    return rc;
+}
+
+ts_http_status ts_http_request_raw(const ts_http_client *c, const char *method,
+                                   const char *path, const char *content_type,
+                                   const char *body, size_t body_len,
+                                   ts_http_response *resp, ts_http_error *err)
+{
     char url[TS_HTTP_URL_MAX];
     char detail[CURL_ERROR_SIZE];
     size_t blen;
     ts_http_buf buf = { .why = TS_BUF_OK };
-    struct curl_slist *hdrs = NULL, *tmp;
+    struct curl_slist *hdrs;
     CURL *h;
     CURLcode rc;
     char *ctype = NULL;
@@ -142,56 +211,14 @@ ts_http_status ts_http_request(const ts_http_client *c, const char *method,
     h = curl_easy_init();
     if (!h)
         return http_fail(err, TS_HTTP_ENOMEM, "cannot start libcurl");
-
-    hdrs = curl_slist_append(NULL, "Accept: application/json, application/problem+json");
-    if (hdrs && body) {
-        tmp = curl_slist_append(hdrs, "Content-Type: application/json");
-        if (!tmp) {
-            curl_slist_free_all(hdrs);
-            hdrs = NULL;
-        } else {
-            hdrs = tmp;
-        }
-    }
+    hdrs = http_headers(content_type, body != NULL);
     if (!hdrs) {
         curl_easy_cleanup(h);
         return http_fail(err, TS_HTTP_ENOMEM, "out of memory");
     }
 
     detail[0] = '\0';
-    /* Every option must take: a libcurl built without one (say, an old
-     * one without CURLOPT_PROTOCOLS_STR, 7.85.0) would otherwise run the
-     * request with a weaker setting than we asked for.  meson.build sets
-     * the version floor; this catches the rest. */
-    rc = curl_easy_setopt(h, CURLOPT_URL, url);
-    /* only talk HTTP: no file://, no redirects to other schemes */
-    if (rc == CURLE_OK)
-        rc = curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-    if (rc == CURLE_OK)
-        rc = curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    if (rc == CURLE_OK)
-        rc = curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
-                              c->connect_timeout_ms > 0 ? c->connect_timeout_ms
-                                                        : TS_HTTP_CONNECT_TIMEOUT_MS);
-    if (rc == CURLE_OK)
-        rc = curl_easy_setopt(h, CURLOPT_TIMEOUT_MS,
-                              c->timeout_ms > 0 ? c->timeout_ms : TS_HTTP_TIMEOUT_MS);
-    if (rc == CURLE_OK)
-        rc = curl_easy_setopt(h, CURLOPT_USERAGENT, "trainsize-cli/" TS_CLI_VERSION);
-    if (rc == CURLE_OK)
-        rc = curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
-    if (rc == CURLE_OK)
-        rc = curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, http_write);
-    if (rc == CURLE_OK)
-        rc = curl_easy_setopt(h, CURLOPT_WRITEDATA, &buf);
-    if (rc == CURLE_OK)
-        rc = curl_easy_setopt(h, CURLOPT_ERRORBUFFER, detail);
-    if (rc == CURLE_OK)
-        rc = curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
-    if (rc == CURLE_OK && body)
-        rc = curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
-    if (rc == CURLE_OK && body)
-        rc = curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
+    rc = http_options(h, c, url, method, hdrs, &buf, detail, body, body_len);
     if (rc != CURLE_OK) {
         st = http_fail(err, rc == CURLE_OUT_OF_MEMORY ? TS_HTTP_ENOMEM : TS_HTTP_EOTHER,
                        "libcurl refused an option: %s", curl_easy_strerror(rc));

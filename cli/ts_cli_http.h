@@ -60,6 +60,13 @@ ts_http_status ts_http_request(const ts_http_client *c, const char *method,
                                const char *path, const char *body,
                                ts_http_response *resp, ts_http_error *err);
 
+/* The same with the body's length and its Content-Type given (NULL: the
+ * header is left out; it is sent even without a body). */
+ts_http_status ts_http_request_raw(const ts_http_client *c, const char *method,
+                                   const char *path, const char *content_type,
+                                   const char *body, size_t body_len,
+                                   ts_http_response *resp, ts_http_error *err);
+
 void ts_http_response_free(ts_http_response *resp);
 
 /* True for application/problem+json (RFC 9457). */

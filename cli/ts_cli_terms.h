@@ -4,8 +4,8 @@
  * Generated at build time from the API's output-terms table (api/ts_terms.c)
  * by tools/ts_gen_fields (ts_cli_terms.c, build dir), like the option
  * table: which figures the table prints, their labels, units and where the
- * answer carries each one's text.  The CLI prints the answer's text; it
- * links no api or core code.
+ * answer carries each one's text.  The CLI prints the answer's text, the
+ * same whether a server or the api in process (--local) wrote it.
  */
 #ifndef TS_CLI_TERMS_H
 #define TS_CLI_TERMS_H

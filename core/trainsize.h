@@ -330,7 +330,7 @@ typedef struct ts_ckpt_cfg {
 
 typedef struct ts_run {
     ts_model model;
-    char preset[32];           /* "" when none; informational */
+    char preset[64];           /* "" when none; a preset id or a catalogue Hub id; informational */
 
     /* precision and optimizer */
     ts_precision precision;         /* weights (and activations) */

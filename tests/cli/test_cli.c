@@ -59,7 +59,8 @@ static run_result run_cli_env(const char *const *args, const char *const *env)
 }
 
 /* Default env for tests: no TRAINSIZE_* leaking in from the caller. */
-static const char *const clean_env[] = {"TRAINSIZE_URL", "TRAINSIZE_PORT", NULL};
+static const char *const clean_env[] = {"TRAINSIZE_URL", "TRAINSIZE_PORT", "TRAINSIZE_LOCAL",
+                                        NULL};
 
 static run_result run_cli(const char *const *args)
 {
@@ -121,6 +122,16 @@ static json_t *api_ok(const char *method, const char *path, const char *body)
     json_t *j = api(method, path, body, &st);
     ck_assert_int_eq(st, 200);
     return j;
+}
+
+/* The exit status a plan answer's verdict means (margin 0): 0 when the
+ * worst stage fits, 1 when it does not (ts_cli_exits[]). */
+static int verdict_exit(const json_t *answer)
+{
+    const json_t *f = th_json_get(answer, "memory.fits");
+
+    ck_assert_msg(json_is_boolean(f), "answer without memory.fits");
+    return json_is_true(f) ? 0 : 1;
 }
 
 /* One row of the CLI's table, "  <label> <human> <exact>" at the fixed
@@ -290,7 +301,7 @@ START_TEST(estimate_prints_api_strings_and_formulas)
     const char *f = json_string_value(th_json_get(plan, "memory.total.formula"));
     table_row row;
 
-    ck_assert_msg(r.code == 0, "exit %d, stderr: %s", r.code, r.err);
+    ck_assert_msg(r.code == verdict_exit(plan), "exit %d, stderr: %s", r.code, r.err);
     /* 80e9 / 2^30 = 74.506 GiB, three significant digits */
     ck_assert_str_eq(json_string_value(th_json_get(plan, "memory.human.hbm_bytes")), "74.5 GiB");
     ck_assert(table_row_at(r.out, "Memory per GPU", "GPU HBM", &row));
@@ -314,7 +325,11 @@ START_TEST(estimate_json_is_api_answer)
     run_result r = run_cli(args);
     json_error_t jerr;
 
-    ck_assert_msg(r.code == 0, "exit %d, stderr: %s", r.code, r.err);
+    /* 70B over 64 GPUs with ZeRO 1 does not fit: exit 1, and the answer
+     * still on stdout, unchanged */
+    ck_assert_int_eq(verdict_exit(want), 1);
+    ck_assert_msg(r.code == 1, "exit %d, stderr: %s", r.code, r.err);
+    ck_assert_ptr_nonnull(strstr(r.err, "does not fit"));
     got = json_loads(r.out, 0, &jerr);
     ck_assert_msg(got != NULL, "CLI --json output is not JSON: %s", jerr.text);
     ck_assert_msg(json_equal(got, want), "CLI --json differs from the API answer");
@@ -338,9 +353,9 @@ START_TEST(options_are_typed)
     json_t *a;
     json_error_t jerr;
 
-    ck_assert_msg(r.code == 0, "exit %d, stderr: %s", r.code, r.err);
     a = json_loads(r.out, 0, &jerr);
     ck_assert_ptr_nonnull(a);
+    ck_assert_msg(r.code == verdict_exit(a), "exit %d, stderr: %s", r.code, r.err);
     ck_assert_int_eq((int)th_json_num(a, "inputs.tp"), 2);
     ck_assert(json_is_true(th_json_get(a, "inputs.sequence_parallel")));
     ck_assert_double_eq_tol(th_json_num(a, "inputs.mfu"), 0.5, 1e-12);
@@ -355,9 +370,9 @@ START_TEST(options_are_typed)
 
     /* the last of --x / --no-x wins */
     r = run_cli(args2);
-    ck_assert_msg(r.code == 0, "exit %d, stderr: %s", r.code, r.err);
     a = json_loads(r.out, 0, &jerr);
     ck_assert_ptr_nonnull(a);
+    ck_assert_msg(r.code == verdict_exit(a), "exit %d, stderr: %s", r.code, r.err);
     ck_assert(json_is_false(th_json_get(a, "inputs.sequence_parallel")));
     json_decref(a);
     result_free(&r);
@@ -428,11 +443,13 @@ START_TEST(check_fits)
     ck_assert_ptr_null(strstr(r.out, "DOES NOT FIT"));
     result_free(&r);
 
+    /* check --json is --format json: the answer is the API's, inside */
     r = run_cli(jargs);
     ck_assert_msg(r.code == 0, "exit %d, stderr: %s", r.code, r.err);
     got = json_loads(r.out, 0, NULL);
     ck_assert_ptr_nonnull(got);
-    ck_assert(json_equal(got, mem));
+    ck_assert(json_equal(th_json_get(got, "plans.0.answer"), mem));
+    ck_assert_str_eq(json_string_value(th_json_get(got, "plans.0.verdict")), "fits");
     json_decref(got);
     result_free(&r);
     json_decref(mem);
@@ -583,8 +600,9 @@ START_TEST(server_problem_exits_2)
 }
 END_TEST
 
-/* Bad usage: exit 64 (EX_USAGE), usage text on stderr, nothing sent. */
-START_TEST(usage_errors_exit_64)
+/* Bad usage: exit 2 (the input is wrong, like a 4xx), usage text on
+ * stderr, nothing sent. */
+START_TEST(usage_errors_exit_2)
 {
     static const char *const cases[][8] = {
         {NULL},                                       /* no command */
@@ -619,7 +637,7 @@ START_TEST(usage_errors_exit_64)
             args[n++] = cases[i][k];
         args[n] = NULL;
         r = run_cli(args);
-        ck_assert_msg(r.code == 64, "case %zu: exit %d, stderr: %s", i, r.code, r.err);
+        ck_assert_msg(r.code == 2, "case %zu: exit %d, stderr: %s", i, r.code, r.err);
         ck_assert_msg(strstr(r.err, "usage:") != NULL, "case %zu: no usage text", i);
         ck_assert_msg(strstr(r.err, mention[i]) != NULL,
                       "case %zu: message does not name '%s': %s", i, mention[i], r.err);
@@ -697,7 +715,7 @@ static Suite *cli_suite(void)
     tcase_add_test(tc, health_live_and_closed);
     tcase_add_test(tc, unreachable_exits_3);
     tcase_add_test(tc, server_problem_exits_2);
-    tcase_add_test(tc, usage_errors_exit_64);
+    tcase_add_test(tc, usage_errors_exit_2);
     tcase_add_test(tc, help_exits_0);
     tcase_add_test(tc, presets_and_gpus);
     suite_add_tcase(s, tc);

@@ -4,8 +4,8 @@
  * output-terms table.
  *
  * Expected values are worked out by hand next to each case.  The schema
- * and terms tests link the api layer (the CLI binary itself never does):
- * every request field the API accepts must have a CLI option of the same
+ * and terms tests read the api layer's tables (the CLI's answers come from
+ * its ts_api_handle(), in process or on a server): every request field the API accepts must have a CLI option of the same
  * JSON type, every row the CLI prints must be the terms table's, and the
  * CLI must print the answer's texts, so the two cannot drift.
  */

@@ -16,7 +16,7 @@
 static const char *const known_members[] = {
     "name", "why", "via", "method", "route", "content_type", "body",
     "body_text", "pad_to", "files", "patch", "megatron_append", "status",
-    "type", "field", "detail", "allow", "expect", "contains", "absent", NULL,
+    "type", "field", "detail", "allow", "expect", "contains", "lacks", "absent", NULL,
 };
 
 static void die(const char *file, const char *name, const char *what)
@@ -300,6 +300,15 @@ static void check_contains(const char *name, const json_t *c, const json_t *ans)
             found = strstr(json_string_value(json_array_get(arr, i)),
                            json_string_value(v)) != NULL;
         ck_assert_msg(found, "%s: no %s entry contains '%s'", name, k, json_string_value(v));
+    }
+    /* "lacks": no string of that array (if there is one) holds the text */
+    json_object_foreach(json_object_get(c, "lacks"), k, v) {
+        const json_t *arr = th_json_get(ans, k);
+
+        for (i = 0; i < json_array_size(arr); i++)
+            ck_assert_msg(strstr(json_string_value(json_array_get(arr, i)),
+                                 json_string_value(v)) == NULL,
+                          "%s: %s entry %zu contains '%s'", name, k, i, json_string_value(v));
     }
 }
 
