@@ -7,6 +7,7 @@
  * ts_buf.c       the one capped buffer (ts_buf.h; server and CLI too)
  * ts_problem.c   RFC 9457 problem bodies (the problem-type table), response lifetime
  * ts_fmt.c       human-readable quantities ("12.3 GiB"), ts_fmt.h
+ * ts_utf8.c      text cut at character boundaries (ts_utf8.h; the CLI too)
  * ts_terms.c     the output-terms table (ts_terms.h)
  * ts_routes.c    the /v1 route table and ts_api_handle()
  *
@@ -115,6 +116,7 @@ typedef enum ts_api_solve {
 typedef enum ts_api_src {
     TS_SRC_DEFAULT = 0,          /* documented default, or derived from others */
     TS_SRC_PRESET,               /* "model": a preset */
+    TS_SRC_CATALOGUE,            /* "model": a catalogue entry's config.json (ts_catalogue.c) */
     TS_SRC_HF,                   /* "hf_config" (ts_import_hf.c) */
     TS_SRC_AXOLOTL,              /* "axolotl_config" (ts_import_yaml.c) */
     TS_SRC_DS,                   /* "deepspeed_config" (ts_import_ds.c) */
@@ -254,7 +256,8 @@ void ts_json_sweep(ts_jw *w, const char *key, const ts_sweep_point *pts, size_t 
 void ts_json_step(ts_jw *w, const char *key, const ts_step *s);
 void ts_json_search(ts_jw *w, const ts_search_cfg *cfg, const ts_search_out *o);
 /* Returns TS_OK, or the core's error for a broken catalogue entry. */
-ts_status ts_json_presets(ts_jw *w, const char *key, ts_error *err);
+/* req: scratch for resolving each catalogue entry (ts_catalogue_run). */
+ts_status ts_json_presets(ts_jw *w, const char *key, ts_api_req *req, ts_error *err);
 void ts_json_gpus(ts_jw *w, const char *key);
 
 /* Human-readable quantities: ts_fmt.h (shared with the CLI); which

@@ -26,6 +26,7 @@ const char *const *ts_api_import_members(void)
 static const char *const ts_src_names[TS_SRC_COUNT] = {
     [TS_SRC_DEFAULT] = "default",
     [TS_SRC_PRESET] = "preset",
+    [TS_SRC_CATALOGUE] = "catalogue",
     [TS_SRC_HF] = "hf_config",
     [TS_SRC_AXOLOTL] = "axolotl_config",
     [TS_SRC_DS] = "deepspeed_config",
@@ -176,13 +177,20 @@ int ts_import_set_str(ts_import *im, ts_json_fi fi, const char *v,
     return ts_import_set(im, fi, json_string(v), src, origin, err);
 }
 
-/* RFC 6901 escaping of one reference token. */
 void ts_import_ptr(char *buf, size_t size, const ts_import_obj *o, const char *key)
 {
-    size_t n;
+    snprintf(buf, size, "%s", o->base);
+    ts_import_ptr_add(buf, size, key);
+}
 
-    snprintf(buf, size, "%s/", o->base);
-    n = strlen(buf);
+/* RFC 6901 escaping of one reference token. */
+void ts_import_ptr_add(char *buf, size_t size, const char *key)
+{
+    size_t n = strlen(buf);
+
+    if (n + 2 > size)
+        return;
+    buf[n++] = '/';
     for (; *key != '\0' && n + 3 < size; key++) {
         if (*key == '~' || *key == '/') {
             buf[n++] = '~';

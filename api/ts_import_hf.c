@@ -333,10 +333,8 @@ static int hf_read(const ts_import_obj *o, const hf_spec *s, hf_shape *h,
 
 /* Propose every member the shape gives; 0 or -1. */
 static int hf_emit(ts_import *im, const hf_spec *s, const hf_shape *h,
-                   ts_api_err *err)
+                   ts_api_src S, ts_api_err *err)
 {
-    const ts_api_src S = TS_SRC_HF;
-
 #define EMIT_I(fi, v, k) \
     if (ts_import_set_int(im, fi, v, S, h->o[k], err) != 0) return -1
 #define EMIT_B(fi, v, k) \
@@ -407,17 +405,22 @@ static void hf_notes(const ts_import_obj *o, const ts_import_obj *root,
                        "quantization does not change the parameter count", root->base);
 }
 
-int ts_import_hf(ts_import *im, const json_t *cfg, ts_api_err *err)
+/* base names the document in errors and notes ("/hf_config"; the
+ * catalogue's "/model (<id>)"), src is every value's source. */
+int ts_import_hf_from(ts_import *im, const json_t *cfg, const char *base,
+                      ts_api_src src, ts_api_err *err)
 {
-    ts_import_obj root = { cfg, "/hf_config" };
+    ts_import_obj root = { cfg, "" };
     ts_import_obj text;
     const ts_import_obj *o = &root;
     const hf_spec *s = NULL;
     const char *type = NULL;
     hf_shape h;
+    char ptr[TS_IMPORT_ORIGIN_LEN];
     size_t i;
 
-    if (ts_import_check_size(cfg, "/hf_config", err) != 0)
+    snprintf(root.base, sizeof root.base, "%s", base);
+    if (ts_import_check_size(cfg, root.base, err) != 0)
         return -1;
     if (ts_import_str(&root, "model_type", true, &type, err) < 0)
         return -1;
@@ -439,8 +442,8 @@ int ts_import_hf(ts_import *im, const json_t *cfg, ts_api_err *err)
             n += (size_t)k;
         }
         snprintf(got, sizeof got, "%.*s%s", cut, type, type[cut] != '\0' ? "..." : "");
-        ts_api_err_set(err, "unsupported-model-type",
-                       "/hf_config/model_type",
+        ts_import_ptr(ptr, sizeof ptr, &root, "model_type");
+        ts_api_err_set(err, "unsupported-model-type", ptr,
                        "model_type \"%s\" is not supported; supported: %s", got, list);
         return -1;
     }
@@ -450,8 +453,8 @@ int ts_import_hf(ts_import *im, const json_t *cfg, ts_api_err *err)
         if (rc < 0)
             return -1;
         if (rc == 0) {
-            ts_api_err_set(err, "missing-field",
-                           "/hf_config/text_config",
+            ts_import_ptr(ptr, sizeof ptr, &root, "text_config");
+            ts_api_err_set(err, "missing-field", ptr,
                            "model_type \"%s\" keeps the language model in text_config", type);
             return -1;
         }
@@ -460,5 +463,10 @@ int ts_import_hf(ts_import *im, const json_t *cfg, ts_api_err *err)
     if (hf_read(o, s, &h, im->notes, err) < 0)
         return -1;
     hf_notes(o, &root, im->notes);
-    return hf_emit(im, s, &h, err);
+    return hf_emit(im, s, &h, src, err);
+}
+
+int ts_import_hf(ts_import *im, const json_t *cfg, ts_api_err *err)
+{
+    return ts_import_hf_from(im, cfg, "/hf_config", TS_SRC_HF, err);
 }

@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "ts_api_int.h"
-#include "ts_ckd.h"
+#include "ts_catalogue.h"
 #include "ts_import.h"
 
 /* The table, one row per entry of core/ts_fields.def.  The limits are
@@ -622,24 +622,44 @@ static void list_ids(char *buf, size_t size, bool presets)
     }
 }
 
-static int apply_preset(ts_run *r, const json_t *v, ts_api_err *err)
+/* The catalogue entry "model" names, when no preset answers for it. */
+static const ts_catalogue_entry *model_entry(const json_t *v)
 {
     const ts_preset *p;
+    const ts_catalogue_entry *e;
+
+    if (v == NULL || !json_is_string(v) ||
+        !ts_catalogue_resolve(json_string_value(v), &p, &e))
+        return NULL;
+    return e;
+}
+
+/* A preset's shape, seq and tokens; a catalogue entry's shape came in
+ * with the imports (apply_imports), only its id is kept here. */
+static int apply_preset(ts_run *r, const json_t *v, const ts_catalogue_entry *cat,
+                        ts_api_err *err)
+{
+    const ts_preset *p;
+    const ts_catalogue_entry *e;
     const char *hint;
     char ids[512];
     char got[80];
 
     if (v == NULL || json_is_null(v))
         return 0;
-    p = ts_preset_find(json_string_value(v));
-    if (p == NULL) {
+    if (cat != NULL) {
+        snprintf(r->preset, sizeof r->preset, "%s", cat->id);
+        return 0;
+    }
+    if (!ts_catalogue_resolve(json_string_value(v), &p, &e) || p == NULL) {
         list_ids(ids, sizeof ids, true);
         quote_short(got, sizeof got, json_string_value(v), 64);
-        hint = ts_preset_suggest(json_string_value(v));
+        hint = ts_catalogue_suggest(json_string_value(v));
         ts_api_err_set(err, "unknown-preset",
-                       "/model", "unknown model preset \"%s\"%s%s%s; valid: %s "
+                       "/model", "unknown model preset \"%s\"%s%s%s; valid: %s, "
+                       "or one of the %zu catalogue models by Hugging Face Hub id "
                        "(GET /v1/presets)", got, hint ? " (did you mean \"" : "",
-                       hint ? hint : "", hint ? "\"?)" : "", ids);
+                       hint ? hint : "", hint ? "\"?)" : "", ids, ts_catalogue_count());
         return -1;
     }
     ts_run_apply_preset(r, p);
@@ -840,8 +860,9 @@ static void blame_import(ts_api_err *err, const char *origin)
 }
 
 /* Run the importers and merge their values under the request's own. */
-static int apply_imports(const json_t *const *imp, ts_import *im,
-                         const json_t **given, ts_api_req *req, ts_api_err *err)
+static int apply_imports(const json_t *const *imp, const ts_catalogue_entry *cat,
+                         ts_import *im, const json_t **given, ts_api_req *req,
+                         ts_api_err *err)
 {
     static const struct { bool object; const char *what; } want[TS_IMP_COUNT] = {
         [TS_IMP_HF] = { true, "a Hugging Face config.json" },
@@ -867,6 +888,13 @@ static int apply_imports(const json_t *const *imp, ts_import *im,
             return -1;
         }
         req->imported = true;
+    }
+    /* A catalogue model is the first import: a preset's place in the
+     * order, hf_config and the rest on top of it. */
+    if (cat != NULL) {
+        req->imported = true;
+        if (ts_catalogue_import(im, cat, err) != 0)
+            return -1;
     }
     if (imp[TS_IMP_HF] != NULL && ts_import_hf(im, imp[TS_IMP_HF], err) != 0)
         return -1;
@@ -910,49 +938,6 @@ static bool req_has_import(const json_t *const *imp)
         if (imp[i] != NULL)
             return true;
     return false;
-}
-
-/* DeepSpeed: train_batch_size = micro x gradient_accumulation_steps x dp
- * (runtime/config.py _batch_assertion), once dp is known. */
-static int apply_ds_batch(ts_api_req *req, const ts_import *im, ts_api_err *err)
-{
-    ts_run *r = &req->run;
-    int64_t mp = ts_ckd_mul_sat(ts_ckd_mul_sat(r->tp, r->pp), r->cp);
-    int64_t dp = r->dp > 0 ? r->dp : (mp > 0 && r->gpus % mp == 0 ? r->gpus / mp : 0);
-    int64_t gas = im->ds_gas;
-
-    if (gas <= 0 || dp <= 0)
-        return 0;
-    if (req->source[TS_FI_GLOBAL_BATCH] == TS_SRC_REQUEST ||
-        req->source[TS_FI_GLOBAL_BATCH] == TS_SRC_MEGATRON) {
-        ts_import_note(&req->notes, "%s is not used: global_batch is given",
-                       im->gas_origin);
-        return 0;
-    }
-    if (im->ds_train_batch && req->source[TS_FI_GLOBAL_BATCH] == TS_SRC_DS) {
-        int64_t per = ts_ckd_mul_sat(gas, dp);
-
-        if (req->source[TS_FI_MICRO_BATCH] == TS_SRC_DEFAULT && r->global_batch % per == 0) {
-            /* DeepSpeed derives the micro-batch from the other two. */
-            r->micro_batch = r->global_batch / per;
-            req->source[TS_FI_MICRO_BATCH] = TS_SRC_DS;
-            return 0;
-        }
-        if (r->global_batch != ts_ckd_mul_sat(r->micro_batch, per)) {
-            ts_api_err_set(err, "incompatible-options",
-                           "/deepspeed_config/train_batch_size",
-                           "train_batch_size %lld != micro-batch %lld x "
-                           "gradient_accumulation_steps %lld x dp %lld = %lld "
-                           "(DeepSpeed asserts this)", (long long)r->global_batch,
-                           (long long)r->micro_batch, (long long)gas, (long long)dp,
-                           (long long)ts_ckd_mul_sat(r->micro_batch, per));
-            return -1;
-        }
-        return 0;
-    }
-    r->global_batch = ts_ckd_mul_sat(ts_ckd_mul_sat(r->micro_batch, gas), dp);
-    req->source[TS_FI_GLOBAL_BATCH] = (unsigned char)im->gas_src;
-    return 0;
 }
 
 /* Members a preset sets: the whole shape, seq and tokens. */
@@ -1005,6 +990,7 @@ static int parse_body(const char *body, size_t len, ts_json_mode mode,
     bool fit = mode == TS_JSON_FIT;
     const json_t *given[TS_FI_COUNT];
     const json_t *imp[TS_IMP_COUNT] = { NULL };
+    const ts_catalogue_entry *cat;
     ts_import *im = NULL;
     json_error_t je;
     json_t *root;
@@ -1068,14 +1054,17 @@ static int parse_body(const char *body, size_t len, ts_json_mode mode,
         given[idx] = val;
         req->source[idx] = TS_SRC_REQUEST;
     }
-    if (given[TS_FI_MODEL] != NULL && !json_is_null(given[TS_FI_MODEL]))
+    /* A catalogue model's members get their source from its import. */
+    cat = model_entry(given[TS_FI_MODEL]);
+    if (given[TS_FI_MODEL] != NULL && !json_is_null(given[TS_FI_MODEL]) && cat == NULL)
         for (i = 0; i < TS_FI_COUNT; i++)
             if (given[i] == NULL && preset_sets(i))
                 req->source[i] = TS_SRC_PRESET;
 
     /* Imports: proposed values, checked like members, under the request's. */
-    if (req_has_import(imp)) {
-        if (duplicates_refused(import_duplicates(body, len, "", 0, err), err))
+    if (req_has_import(imp) || cat != NULL) {
+        if (req_has_import(imp) &&
+            duplicates_refused(import_duplicates(body, len, "", 0, err), err))
             goto out;
         im = malloc(sizeof *im);
         if (im == NULL) {
@@ -1084,14 +1073,14 @@ static int parse_body(const char *body, size_t len, ts_json_mode mode,
             goto out;
         }
         ts_import_init(im, &req->notes);
-        if (apply_imports(imp, im, given, req, err) != 0)
+        if (apply_imports(imp, cat, im, given, req, err) != 0)
             goto out;
         ts_import_notes_settle(&req->notes, req->source);
     }
 
     /* Pass 2: apply in a fixed order (see the file comment). */
     ts_run_defaults(&req->run);
-    if (apply_preset(&req->run, given[TS_FI_MODEL], err) != 0)
+    if (apply_preset(&req->run, given[TS_FI_MODEL], cat, err) != 0)
         goto out;
     if (apply_gpu(&req->run, given[TS_FI_GPU], err) != 0)
         goto out;
@@ -1178,7 +1167,7 @@ static int parse_body(const char *body, size_t len, ts_json_mode mode,
         }
     }
 
-    if (im != NULL && apply_ds_batch(req, im, err) != 0)
+    if (im != NULL && ts_import_apply_batch(req, im, err) != 0)
         goto out;
 
     if (fit) {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ts_api_int.h"
+#include "ts_catalogue.h"
 #include "ts_terms.h"
 
 /* The numbers of one object whose texts go in its "human" map; a local of
@@ -483,7 +484,93 @@ static void put_aliases(ts_jw *w, const char *(*alias)(const char *, size_t), co
     ts_jw_close(w, ']');
 }
 
-ts_status ts_json_presets(ts_jw *w, const char *key, ts_error *err)
+/* The shape members of a presets[] entry. */
+static void put_shape(ts_jw *w, const ts_model *m)
+{
+    ts_jw_int(w, "layers", m->layers);
+    ts_jw_int(w, "hidden", m->hidden);
+    ts_jw_int(w, "heads", m->heads);
+    ts_jw_int(w, "kv_heads", m->kv_heads);
+    ts_jw_int(w, "ffn", m->ffn);
+    ts_jw_int(w, "vocab", m->vocab);
+    ts_jw_int(w, "experts", m->experts);
+    ts_jw_int(w, "top_k", m->top_k);
+    ts_jw_bool(w, "gated", m->gated);
+    ts_jw_bool(w, "tied_embeddings", m->tied_embeddings);
+}
+
+/* A preset's aliases, then the other names of the catalogue entries it
+ * answers for (their Hub id is one of its aliases). */
+static void put_preset_aliases(ts_jw *w, const ts_preset *p)
+{
+    const char *a;
+    size_t i, k, j;
+
+    ts_jw_open(w, "aliases", '[');
+    for (i = 0; (a = ts_preset_alias(p->id, i)) != NULL; i++)
+        ts_jw_str(w, NULL, a);
+    for (i = 0; i < ts_catalogue_count(); i++) {
+        const ts_catalogue_entry *e = ts_catalogue_at(i);
+
+        if (ts_catalogue_shadow(e) != p)
+            continue;
+        for (k = 0; (a = e->aliases[k]) != NULL; k++) {
+            bool dup = ts_name_same(a, p->id);
+            const char *b;
+
+            for (j = 0; !dup && (b = ts_preset_alias(p->id, j)) != NULL; j++)
+                dup = ts_name_same(a, b);
+            if (!dup)
+                ts_jw_str(w, NULL, a);
+        }
+    }
+    ts_jw_close(w, ']');
+}
+
+static ts_status put_catalogue_entry(ts_jw *w, const ts_catalogue_entry *e,
+                                     ts_api_req *req, ts_error *err)
+{
+    ts_api_err aerr;
+    ts_params pr;
+    ts_status st;
+    human_acc h = { 0 };
+    size_t k;
+
+    if (ts_catalogue_run(e, req, &aerr) != 0)
+        return ts_error_set(err, TS_EINVAL, "model", "catalogue entry %s: %s", e->id,
+                            aerr.detail);
+    if ((st = ts_model_params(&req->run.model, &pr, err)) != TS_OK)
+        return st;
+    ts_jw_open(w, NULL, '{');
+    ts_jw_str(w, "id", e->id);
+    ts_jw_str(w, "kind", "catalogue");
+    ts_jw_str(w, "name", e->id);
+    put_num(w, &h, TS_T_PRESET_PARAMS, pr.total);
+    put_num(w, &h, TS_T_PRESET_ACTIVE_PARAMS, pr.active);
+    put_num(w, &h, TS_T_PRESET_PUBLISHED_PARAMS, e->params_published);
+    put_num(w, &h, TS_T_PRESET_TRAIN_TOKENS, 0);
+    ts_jw_int(w, "seq", req->run.seq);
+    put_shape(w, &req->run.model);
+    ts_jw_str(w, "source", e->config_source);
+    ts_jw_open(w, "aliases", '[');
+    for (k = 0; e->aliases[k] != NULL; k++)
+        ts_jw_str(w, NULL, e->aliases[k]);
+    ts_jw_close(w, ']');
+    ts_jw_bool(w, "published_params_exact", e->params_exact);
+    if (e->params_published_as != NULL)
+        ts_jw_str(w, "published_params_as", e->params_published_as);
+    if (e->params_adjust_why != NULL) {
+        ts_jw_num(w, "published_params_adjust", e->params_adjust);
+        ts_jw_str(w, "published_params_adjust_why", e->params_adjust_why);
+    }
+    ts_jw_str(w, "published_params_source", e->params_source);
+    ts_jw_str(w, "file", e->file);
+    put_human(w, &h);
+    ts_jw_close(w, '}');
+    return TS_OK;
+}
+
+ts_status ts_json_presets(ts_jw *w, const char *key, ts_api_req *req, ts_error *err)
 {
     size_t i;
 
@@ -499,26 +586,28 @@ ts_status ts_json_presets(ts_jw *w, const char *key, ts_error *err)
             return st; /* a catalogue defect: the caller reports it */
         ts_jw_open(w, NULL, '{');
         ts_jw_str(w, "id", p->id);
+        ts_jw_str(w, "kind", "preset");
         ts_jw_str(w, "name", p->name);
         put_num(w, &h, TS_T_PRESET_PARAMS, pr.total);
         put_num(w, &h, TS_T_PRESET_ACTIVE_PARAMS, pr.active);
         put_num(w, &h, TS_T_PRESET_PUBLISHED_PARAMS, p->published_params);
         put_num(w, &h, TS_T_PRESET_TRAIN_TOKENS, p->train_tokens);
         ts_jw_int(w, "seq", p->seq);
-        ts_jw_int(w, "layers", m->layers);
-        ts_jw_int(w, "hidden", m->hidden);
-        ts_jw_int(w, "heads", m->heads);
-        ts_jw_int(w, "kv_heads", m->kv_heads);
-        ts_jw_int(w, "ffn", m->ffn);
-        ts_jw_int(w, "vocab", m->vocab);
-        ts_jw_int(w, "experts", m->experts);
-        ts_jw_int(w, "top_k", m->top_k);
-        ts_jw_bool(w, "gated", m->gated);
-        ts_jw_bool(w, "tied_embeddings", m->tied_embeddings);
+        put_shape(w, m);
         ts_jw_str(w, "source", p->source);
-        put_aliases(w, ts_preset_alias, p->id);
+        put_preset_aliases(w, p);
         put_human(w, &h);
         ts_jw_close(w, '}');
+    }
+    /* The catalogue's own entries, each resolved as a request naming it
+     * would be (those a preset answers for are that preset, above). */
+    for (i = 0; i < ts_catalogue_count(); i++) {
+        const ts_catalogue_entry *e = ts_catalogue_at(i);
+        ts_status st;
+
+        if (ts_catalogue_shadow(e) == NULL &&
+            (st = put_catalogue_entry(w, e, req, err)) != TS_OK)
+            return st;
     }
     ts_jw_close(w, ']');
     return TS_OK;

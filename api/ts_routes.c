@@ -357,10 +357,19 @@ static int handle_get(ts_route_id id, ts_api_response *resp)
     ts_jw_init(&w);
     ts_jw_open(&w, NULL, '{');
     if (id == TS_ROUTE_PRESETS) {
+        ts_api_req *scratch = malloc(sizeof *scratch);
         ts_error cerr;
+        ts_status st;
 
+        if (scratch == NULL) {
+            ts_jw_discard(&w);
+            ts_api_oom_response(resp);
+            return -1;
+        }
         memset(&cerr, 0, sizeof cerr);
-        if (ts_json_presets(&w, "presets", &cerr) != TS_OK) {
+        st = ts_json_presets(&w, "presets", scratch, &cerr);
+        free(scratch);
+        if (st != TS_OK) {
             /* A broken built-in catalogue is our bug, not the caller's. */
             ts_jw_discard(&w);
             return ts_api_problem(resp, "internal-error",

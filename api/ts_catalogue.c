@@ -1,0 +1,150 @@
+/*
+ * ts_catalogue.c - names and shapes of the model catalogue (ts_catalogue.h).
+ *
+ * Names compare by ts_name_same (core/ts_name.c), so "qwen2.5-72b",
+ * "Qwen/Qwen2.5-72B" and "QWEN2.5_72B" are one model.  The shape is the
+ * hf_config importer's reading of the entry's config.json, so a catalogue
+ * model counts exactly what an uploaded copy of that file counts.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "ts_catalogue.h"
+
+size_t ts_catalogue_count(void)
+{
+    return ts_catalogue_table_n;
+}
+
+const ts_catalogue_entry *ts_catalogue_at(size_t i)
+{
+    return i < ts_catalogue_table_n ? &ts_catalogue_table[i] : NULL;
+}
+
+/* name against a Hub name, with or without its organisation. */
+static bool hub_same(const char *hub, const char *name)
+{
+    const char *slash = strchr(hub, '/');
+
+    return ts_name_same(hub, name) || (slash != NULL && ts_name_same(slash + 1, name));
+}
+
+const ts_catalogue_entry *ts_catalogue_find(const char *name)
+{
+    size_t i, k;
+
+    if (name == NULL)
+        return NULL;
+    for (i = 0; i < ts_catalogue_table_n; i++)
+        if (hub_same(ts_catalogue_table[i].id, name))
+            return &ts_catalogue_table[i];
+    for (i = 0; i < ts_catalogue_table_n; i++)
+        for (k = 0; ts_catalogue_table[i].aliases[k] != NULL; k++)
+            if (hub_same(ts_catalogue_table[i].aliases[k], name))
+                return &ts_catalogue_table[i];
+    return NULL;
+}
+
+const ts_preset *ts_catalogue_shadow(const ts_catalogue_entry *e)
+{
+    return e != NULL ? ts_preset_find(e->id) : NULL;
+}
+
+int ts_catalogue_resolve(const char *name, const ts_preset **p,
+                         const ts_catalogue_entry **e)
+{
+    *p = ts_preset_find(name);
+    *e = NULL;
+    if (*p != NULL)
+        return 1;
+    *e = ts_catalogue_find(name);
+    if (*e == NULL)
+        return 0;
+    /* A preset's checkpoint keeps the preset's answers (and its paper's
+     * context and tokens), by any of the entry's names. */
+    if ((*p = ts_catalogue_shadow(*e)) != NULL)
+        *e = NULL;
+    return 1;
+}
+
+static void try_hub(ts_name_suggest *s, const char *hub)
+{
+    const char *slash = strchr(hub, '/');
+
+    ts_name_suggest_try(s, hub);
+    if (slash != NULL)
+        ts_name_suggest_try(s, slash + 1);
+}
+
+const char *ts_catalogue_suggest(const char *typed)
+{
+    ts_name_suggest s;
+    const ts_preset *p;
+    const ts_catalogue_entry *e;
+    const char *best, *a;
+    size_t i, k;
+
+    ts_name_suggest_init(&s, typed);
+    /* Presets first: on a tie their short id wins. */
+    for (i = 0; i < ts_preset_count(); i++) {
+        ts_name_suggest_try(&s, ts_preset_at(i)->id);
+        for (k = 0; (a = ts_preset_alias(ts_preset_at(i)->id, k)) != NULL; k++)
+            try_hub(&s, a);
+    }
+    for (i = 0; i < ts_catalogue_table_n; i++) {
+        try_hub(&s, ts_catalogue_table[i].id);
+        for (k = 0; ts_catalogue_table[i].aliases[k] != NULL; k++)
+            try_hub(&s, ts_catalogue_table[i].aliases[k]);
+    }
+    best = ts_name_suggest_best(&s);
+    if (best == NULL || !ts_catalogue_resolve(best, &p, &e))
+        return NULL;
+    return p != NULL ? p->id : e->id;
+}
+
+int ts_catalogue_import(ts_import *im, const ts_catalogue_entry *e, ts_api_err *err)
+{
+    char base[TS_IMPORT_BASE_LEN];
+    json_error_t je;
+    json_t *cfg;
+    int rc;
+
+    /* Decoded as a request's hf_config is (ts_json_in.c). */
+    cfg = json_loads(e->config, JSON_DECODE_INT_AS_REAL, &je);
+    if (cfg == NULL) {
+        if (json_error_code(&je) == json_error_out_of_memory)
+            ts_api_err_set(err, "out-of-memory", NULL, "out of memory parsing the request");
+        else
+            ts_api_err_set(err, "internal-error", "/model",
+                           "catalogue entry %s: config is not JSON (%s)", e->id, je.text);
+        return -1;
+    }
+    /* "/model (Qwen/Qwen2.5-72B)": an error or note names the member
+     * and the entry; blame_import() keeps the pointer up to the space. */
+    snprintf(base, sizeof base, "/model (%s)", e->id);
+    if (e->params_exact)
+        ts_import_note(im->notes, "model \"%s\": the shape of the catalogue's "
+                       "config.json (%s); published count %.0f", e->id, e->file,
+                       e->params_published);
+    else
+        ts_import_note(im->notes, "model \"%s\": the shape of the catalogue's "
+                       "config.json (%s); published count %s (rounded)", e->id,
+                       e->file, e->params_published_as);
+    rc = ts_import_hf_from(im, cfg, base, TS_SRC_CATALOGUE, err);
+    json_decref(cfg);
+    return rc;
+}
+
+int ts_catalogue_run(const ts_catalogue_entry *e, ts_api_req *req, ts_api_err *err)
+{
+    char body[TS_NAME_KEY_MAX + 16];
+    int n;
+
+    /* Ids are [A-Za-z0-9._-/] (tools/ts_gen_catalogue.c): no escaping. */
+    n = snprintf(body, sizeof body, "{\"model\":\"%s\"}", e->id);
+    if (n < 0 || (size_t)n >= sizeof body) {
+        ts_api_err_set(err, "internal-error", "/model", "catalogue id too long: %s", e->id);
+        return -1;
+    }
+    return ts_json_parse_run(body, (size_t)n, false, req, err);
+}

@@ -1,0 +1,71 @@
+/*
+ * ts_catalogue.h - the model catalogue: widely used open models by
+ * Hugging Face Hub id, each with its config.json.
+ *
+ * One file per model in models/ (models/README.md); tools/ts_gen_catalogue.c
+ * turns them into ts_catalogue_table[] at build time, so the server never
+ * reads the filesystem for it.  A request's "model" naming an entry is
+ * read by the hf_config importer from the entry's config (ts_json_in.c),
+ * after the core presets (core/ts_preset.c), which keep their own answers:
+ * an entry whose Hub id is a preset's alias answers as that preset.
+ */
+#ifndef TS_CATALOGUE_H
+#define TS_CATALOGUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ts_import.h"
+
+typedef struct ts_catalogue_entry {
+    const char *id;                  /* "Qwen/Qwen2.5-72B" */
+    const char *const *aliases;      /* other names, NULL-terminated */
+    const char *file;                /* "models/Qwen__Qwen2.5-72B.json" */
+    const char *config;              /* its config.json members, JSON text */
+    double params_published;         /* as the publisher states it */
+    double params_half_unit;         /* rounded figures: half a unit of the last digit; 0 exact */
+    bool params_exact;
+    const char *params_published_as; /* "72.7B"; NULL when exact */
+    double params_adjust;            /* the model's count = published + adjust (0 mostly) */
+    const char *params_adjust_why;   /* NULL when adjust is 0 */
+    const char *params_source;
+    const char *config_source;       /* verbatim, near-verbatim or reconstructed, from where */
+} ts_catalogue_entry;
+
+/* Generated (build dir ts_catalogue_tab.c), sorted by file name. */
+extern const ts_catalogue_entry ts_catalogue_table[];
+extern const size_t ts_catalogue_table_n;
+
+size_t ts_catalogue_count(void);
+const ts_catalogue_entry *ts_catalogue_at(size_t i);
+
+/* The entry a name means: its Hub id or an alias, in any case and
+ * punctuation, with or without the organisation (ts_name_same).  NULL
+ * when none. */
+const ts_catalogue_entry *ts_catalogue_find(const char *name);
+
+/* The core preset that answers for e (its Hub id is a preset's alias), or
+ * NULL when e answers for itself. */
+const ts_preset *ts_catalogue_shadow(const ts_catalogue_entry *e);
+
+/* A model name as "model" takes it: a preset first, then the catalogue
+ * (an entry shadowed by a preset gives the preset).  One of *p, *e is set
+ * on success (1); 0 when the name is unknown. */
+int ts_catalogue_resolve(const char *name, const ts_preset **p,
+                         const ts_catalogue_entry **e);
+
+/* Propose e's shape into im: its config read by the hf_config importer,
+ * every value's source "catalogue", origins "/model (<id>)/<key>".  0, or
+ * -1 with err set (a defect of the table: the catalogue test reads every
+ * entry). */
+int ts_catalogue_import(ts_import *im, const ts_catalogue_entry *e, ts_api_err *err);
+
+/* e's model as the request {"model": "<e's id>"} resolves it, into *req
+ * (the path every request takes).  0, or -1 with err set. */
+int ts_catalogue_run(const ts_catalogue_entry *e, ts_api_req *req, ts_api_err *err);
+
+/* The closest preset id or catalogue Hub id to an unknown name (for "did
+ * you mean"), or NULL when none is close enough. */
+const char *ts_catalogue_suggest(const char *typed);
+
+#endif /* TS_CATALOGUE_H */
