@@ -7,6 +7,7 @@
  * ts_buf.c       the one capped buffer (ts_buf.h; server and CLI too)
  * ts_problem.c   RFC 9457 problem bodies (the problem-type table), response lifetime
  * ts_fmt.c       human-readable quantities ("12.3 GiB"), ts_fmt.h
+ * ts_utf8.c      text cut at character boundaries (ts_utf8.h; the CLI too)
  * ts_terms.c     the output-terms table (ts_terms.h)
  * ts_routes.c    the /v1 route table and ts_api_handle()
  *

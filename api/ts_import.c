@@ -57,6 +57,13 @@ void ts_import_free(ts_import *im)
 
 static void note_v(ts_api_notes *n, size_t about, ts_api_src by, const char *fmt,
                    va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 0)))
+#endif
+    ;
+
+static void note_v(ts_api_notes *n, size_t about, ts_api_src by, const char *fmt,
+                   va_list ap)
 {
     int len;
 
@@ -170,13 +177,20 @@ int ts_import_set_str(ts_import *im, ts_json_fi fi, const char *v,
     return ts_import_set(im, fi, json_string(v), src, origin, err);
 }
 
-/* RFC 6901 escaping of one reference token. */
 void ts_import_ptr(char *buf, size_t size, const ts_import_obj *o, const char *key)
 {
-    size_t n;
+    snprintf(buf, size, "%s", o->base);
+    ts_import_ptr_add(buf, size, key);
+}
 
-    snprintf(buf, size, "%s/", o->base);
-    n = strlen(buf);
+/* RFC 6901 escaping of one reference token. */
+void ts_import_ptr_add(char *buf, size_t size, const char *key)
+{
+    size_t n = strlen(buf);
+
+    if (n + 2 > size)
+        return;
+    buf[n++] = '/';
     for (; *key != '\0' && n + 3 < size; key++) {
         if (*key == '~' || *key == '/') {
             buf[n++] = '~';

@@ -41,6 +41,12 @@ typedef enum ts_import_member {
 #define TS_IMPORT_ARGS_MAX 32768      /* bytes of megatron_args */
 #define TS_IMPORT_TOKENS_MAX 2048     /* words of megatron_args */
 
+/* DeepSpeed batch keys left "auto" for the Hugging Face Trainer to fill:
+ * ts_json_in.c derives no value from their absence. */
+#define TS_DS_AUTO_TBS 1u    /* train_batch_size */
+#define TS_DS_AUTO_MICRO 2u  /* train_micro_batch_size_per_gpu */
+#define TS_DS_AUTO_GAS 4u    /* gradient_accumulation_steps */
+
 typedef struct ts_import {
     json_t *vals[TS_FI_COUNT];        /* owned; NULL = not proposed */
     ts_api_src src[TS_FI_COUNT];
@@ -51,6 +57,7 @@ typedef struct ts_import {
     ts_api_src gas_src;
     char gas_origin[TS_IMPORT_ORIGIN_LEN];
     bool ds_train_batch;              /* global_batch came from train_batch_size */
+    unsigned ds_auto;                 /* TS_DS_AUTO_*: batch keys given as "auto" */
     ts_api_notes *notes;              /* the request's */
 } ts_import;
 
@@ -98,6 +105,9 @@ typedef struct ts_import_obj {
 
 /* Pointer of member key of o, into buf. */
 void ts_import_ptr(char *buf, size_t size, const ts_import_obj *o, const char *key);
+/* Append "/" and key (RFC 6901 escaped) to the pointer in buf (size
+ * bytes), cut at a character boundary when it does not fit. */
+void ts_import_ptr_add(char *buf, size_t size, const char *key);
 
 /* Typed getters: 1 = present (in *out), 0 = absent or null (unless
  * required: then a 400 missing-field), -1 = error (err set, naming the
@@ -115,6 +125,12 @@ int ts_import_sub(const ts_import_obj *o, const char *key,
 /* 0 when doc is within TS_IMPORT_NODES_MAX / TS_IMPORT_DEPTH_MAX, else a
  * 400 too-large naming ptr. */
 int ts_import_check_size(const json_t *doc, const char *ptr, ts_api_err *err);
+
+/* The batch members once dp is known (ts_json_in.c calls it after the
+ * layout is set): DeepSpeed's rule for train_batch_size, micro-batch and
+ * gradient_accumulation_steps (ts_import_ds.c), also for axolotl's steps.
+ * 0, or -1 with a 400 in err. */
+int ts_import_apply_batch(ts_api_req *req, const ts_import *im, ts_api_err *err);
 
 int ts_import_hf(ts_import *im, const json_t *cfg, ts_api_err *err);
 /* The same reading of a config.json named base ("/hf_config") with

@@ -3,8 +3,9 @@
  *
  * Keys follow DeepSpeed's config reference (deepspeed.ai/docs/config-json)
  * and runtime/config.py: train_batch_size = train_micro_batch_size_per_gpu
- * x gradient_accumulation_steps x data-parallel size, which DeepSpeed
- * asserts and which ts_json_in.c checks once dp is known.  "auto" (the
+ * x gradient_accumulation_steps x data-parallel size; any two determine
+ * the third, which ts_import_apply_batch() applies (and checks) once dp
+ * is known.  "auto" (the
  * Hugging Face Trainer fills it from its own arguments) is not guessed:
  * the member keeps its request/default value and a note says so.  Keys
  * that do not change the estimate are listed in one note.
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ts_ckd.h"
 #include "ts_import.h"
 
 #define DS_BIG (INT64_C(1) << 40)
@@ -27,10 +29,11 @@ static void note_auto(ts_import *im, const char *ptr, const char *member)
                    "%s keeps its request or default value", ptr, member);
 }
 
-/* An integer key that may be "auto": 1 set, 0 absent/auto, -1 error. */
+/* An integer key that may be "auto" (then auto_bit goes into
+ * im->ds_auto): 1 set, 0 absent/auto, -1 error. */
 static int ds_int(ts_import *im, const ts_import_obj *o, const char *key,
-                  int64_t lo, int64_t hi, const char *member, int64_t *out,
-                  ts_api_err *err)
+                  int64_t lo, int64_t hi, const char *member, unsigned auto_bit,
+                  int64_t *out, ts_api_err *err)
 {
     const json_t *v = json_object_get(o->obj, key);
     char ptr[TS_IMPORT_ORIGIN_LEN];
@@ -38,6 +41,7 @@ static int ds_int(ts_import *im, const ts_import_obj *o, const char *key,
     if (v != NULL && is_auto(v)) {
         ts_import_ptr(ptr, sizeof ptr, o, key);
         note_auto(im, ptr, member);
+        im->ds_auto |= auto_bit;
         return 0;
     }
     return ts_import_int(o, key, lo, hi, false, out, err);
@@ -250,6 +254,151 @@ static void ds_ignored(ts_import *im, const json_t *cfg)
     }
 }
 
+/* DeepSpeed's batch rule, applied once dp is known (deepspeed/runtime/
+ * config.py _set_batch_related_parameters and _batch_assertion
+ * @38327e07f6cd39b63418f60cedd1651b0be3e7c3): train_batch_size = micro x
+ * gradient_accumulation_steps x dp (DeepSpeed's world_size, the
+ * data-parallel group); any two determine the third by floor division in
+ * DeepSpeed's order, train_batch_size alone means gas 1 and micro =
+ * train_batch_size / dp, micro alone means gas 1 and train_batch_size =
+ * micro x dp; then all three must be >= 1 and agree.  The micro-batch in
+ * use may be the request's or another import's: DeepSpeed would be
+ * handed that one.  A key left "auto" is filled by the Hugging Face
+ * Trainer, so nothing is derived from its absence.  Each derived value is
+ * said in a note. */
+
+/* Where the micro-batch in use came from, for a detail. */
+static const char *micro_from(const ts_api_req *req, const ts_import *im)
+{
+    switch (req->source[TS_FI_MICRO_BATCH]) {
+    case TS_SRC_REQUEST:
+        return "/micro_batch";
+    case TS_SRC_DEFAULT:
+    case TS_SRC_PRESET:
+        return "default";
+    default:
+        return im->origin[TS_FI_MICRO_BATCH];
+    }
+}
+
+/* No train_batch_size: global_batch = micro x gas x dp.  Past
+ * global_batch's range the product is the imported keys' doing, so the
+ * 400 names the accumulation key, not a /global_batch nobody sent. */
+static int ds_global_from(ts_api_req *req, const ts_import *im, int64_t dp,
+                          ts_api_err *err)
+{
+    ts_run *r = &req->run;
+    int64_t hi = (int64_t)ts_json_fields[TS_FI_GLOBAL_BATCH].f.maximum;
+    int64_t t = ts_ckd_mul_sat(ts_ckd_mul_sat(r->micro_batch, im->ds_gas), dp);
+
+    if (t > hi) {
+        ts_api_err_set(err, "out-of-range", im->gas_origin,
+                       "micro-batch %lld (%s) x gradient_accumulation_steps %lld (%s) x "
+                       "dp %lld = %lld is more than global_batch's maximum %lld",
+                       (long long)r->micro_batch, micro_from(req, im), (long long)im->ds_gas,
+                       im->gas_origin, (long long)dp, (long long)t, (long long)hi);
+        return -1;
+    }
+    r->global_batch = t;
+    req->source[TS_FI_GLOBAL_BATCH] = (unsigned char)im->gas_src;
+    ts_import_note(&req->notes, "global_batch = micro-batch %lld x "
+                   "gradient_accumulation_steps %lld (%s) x dp %lld = %lld",
+                   (long long)r->micro_batch, (long long)im->ds_gas, im->gas_origin,
+                   (long long)dp, (long long)t);
+    return 0;
+}
+
+/* train_batch_size given (it is global_batch): derive what is missing. */
+static int ds_from_train_batch(ts_api_req *req, const ts_import *im, bool has_m,
+                               int64_t dp, ts_api_err *err)
+{
+    ts_run *r = &req->run;
+    int64_t t = r->global_batch, m = r->micro_batch, g = im->ds_gas;
+    bool has_g = g > 0;
+
+    if (has_m && !has_g) {
+        g = t / m / dp;
+    } else if (!has_m && has_g) {
+        m = t / dp / g;
+    } else if (!has_m) {
+        if (im->ds_auto & TS_DS_AUTO_GAS)
+            return 0; /* the Trainer's accumulation: nothing to derive from */
+        g = 1;
+        m = t / dp;
+    }
+    if (m < 1 || g < 1) {
+        ts_api_err_set(err, "incompatible-options", "/deepspeed_config/train_batch_size",
+                       "train_batch_size %lld with dp %lld gives micro-batch %lld and "
+                       "gradient_accumulation_steps %lld; DeepSpeed needs each >= 1",
+                       (long long)t, (long long)dp, (long long)m, (long long)g);
+        return -1;
+    }
+    if (t != ts_ckd_mul_sat(ts_ckd_mul_sat(m, g), dp)) {
+        ts_api_err_set(err, "incompatible-options", "/deepspeed_config/train_batch_size",
+                       "train_batch_size %lld != micro-batch %lld (%s) x "
+                       "gradient_accumulation_steps %lld x dp %lld = %lld (DeepSpeed "
+                       "asserts this)", (long long)t, (long long)m,
+                       has_m ? micro_from(req, im) : "train_batch_size / dp",
+                       (long long)g, (long long)dp,
+                       (long long)ts_ckd_mul_sat(ts_ckd_mul_sat(m, g), dp));
+        return -1;
+    }
+    if (has_m && !has_g)
+        ts_import_note(&req->notes, "/deepspeed_config: gradient_accumulation_steps = "
+                       "train_batch_size %lld / micro-batch %lld / dp %lld = %lld, as "
+                       "DeepSpeed derives it", (long long)t, (long long)m, (long long)dp,
+                       (long long)g);
+    else if (!has_m && has_g)
+        ts_import_note(&req->notes, "/deepspeed_config: micro-batch = train_batch_size "
+                       "%lld / dp %lld / gradient_accumulation_steps %lld = %lld, as "
+                       "DeepSpeed derives it", (long long)t, (long long)dp, (long long)g,
+                       (long long)m);
+    else if (!has_m)
+        ts_import_note(&req->notes, "/deepspeed_config: train_batch_size %lld alone: "
+                       "gradient_accumulation_steps 1 and micro-batch %lld / dp %lld = "
+                       "%lld, as DeepSpeed sets them", (long long)t, (long long)t,
+                       (long long)dp, (long long)m);
+    if (!has_m) {
+        r->micro_batch = m;
+        req->source[TS_FI_MICRO_BATCH] = TS_SRC_DS;
+    }
+    return 0;
+}
+
+int ts_import_apply_batch(ts_api_req *req, const ts_import *im, ts_api_err *err)
+{
+    ts_run *r = &req->run;
+    int64_t mp = ts_ckd_mul_sat(ts_ckd_mul_sat(r->tp, r->pp), r->cp);
+    int64_t dp = r->dp > 0 ? r->dp : (mp > 0 && r->gpus % mp == 0 ? r->gpus / mp : 0);
+    unsigned char gsrc = req->source[TS_FI_GLOBAL_BATCH];
+    bool has_m = req->source[TS_FI_MICRO_BATCH] != TS_SRC_DEFAULT;
+
+    if (dp <= 0)
+        return 0;
+    if (gsrc == TS_SRC_REQUEST || gsrc == TS_SRC_MEGATRON) {
+        if (im->ds_gas > 0)
+            ts_import_note(&req->notes, "%s is not used: global_batch is given",
+                           im->gas_origin);
+        return 0;
+    }
+    if (im->ds_train_batch && gsrc == TS_SRC_DS)
+        return ds_from_train_batch(req, im, has_m, dp, err);
+    if (im->ds_gas > 0)
+        return ds_global_from(req, im, dp, err);
+    /* DeepSpeed's micro-batch alone: gas 1, train_batch_size = micro x dp. */
+    if (req->source[TS_FI_MICRO_BATCH] == TS_SRC_DS &&
+        (im->ds_auto & (TS_DS_AUTO_TBS | TS_DS_AUTO_GAS)) == 0) {
+        r->global_batch = ts_ckd_mul_sat(r->micro_batch, dp);
+        req->source[TS_FI_GLOBAL_BATCH] = TS_SRC_DS;
+        ts_import_note(&req->notes, "/deepspeed_config: train_micro_batch_size_per_gpu "
+                       "%lld alone: gradient_accumulation_steps 1 and train_batch_size = "
+                       "micro-batch %lld x dp %lld = %lld, as DeepSpeed sets them",
+                       (long long)r->micro_batch, (long long)r->micro_batch,
+                       (long long)dp, (long long)r->global_batch);
+    }
+    return 0;
+}
+
 int ts_import_ds(ts_import *im, const json_t *cfg, ts_api_err *err)
 {
     ts_import_obj root = { cfg, "/deepspeed_config" };
@@ -262,14 +411,14 @@ int ts_import_ds(ts_import *im, const json_t *cfg, ts_api_err *err)
                           "/deepspeed_config", err) != 0)
         return -1;
     if ((rc = ds_int(im, &root, "train_micro_batch_size_per_gpu", 1, 1048576,
-                     "micro_batch", &v, err)) < 0)
+                     "micro_batch", TS_DS_AUTO_MICRO, &v, err)) < 0)
         return -1;
     if (rc > 0 && ts_import_set_int(im, TS_FI_MICRO_BATCH, v, TS_SRC_DS,
                                     "/deepspeed_config/train_micro_batch_size_per_gpu",
                                     err) != 0)
         return -1;
     if ((rc = ds_int(im, &root, "gradient_accumulation_steps", 1, 1048576,
-                     "global_batch", &v, err)) < 0)
+                     "global_batch", TS_DS_AUTO_GAS, &v, err)) < 0)
         return -1;
     if (rc > 0) {
         if (im->ds_gas > 0 && im->ds_gas != v)
@@ -282,7 +431,7 @@ int ts_import_ds(ts_import *im, const json_t *cfg, ts_api_err *err)
                  "/deepspeed_config/gradient_accumulation_steps");
     }
     if ((rc = ds_int(im, &root, "train_batch_size", 1, DS_BIG,
-                     "global_batch", &v, err)) < 0)
+                     "global_batch", TS_DS_AUTO_TBS, &v, err)) < 0)
         return -1;
     if (rc > 0) {
         if (ts_import_set_int(im, TS_FI_GLOBAL_BATCH, v, TS_SRC_DS,

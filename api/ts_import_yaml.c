@@ -1,12 +1,10 @@
 /*
  * ts_import_yaml.c - an axolotl YAML config ("axolotl_config") -> run.
  *
- * The YAML text is read with libyaml's event parser into a jansson tree
- * (scalars resolved as PyYAML, which axolotl uses, resolves them: YAML
- * 1.1 booleans yes/no/on/off/true/false, decimal integers, floats only
- * with a '.', so 1e-5 stays a string; aliases are refused, which also
- * rules out expansion bombs), then mapped with the same typed getters as
- * the JSON imports, so an error names /axolotl_config/<key>.
+ * The YAML text is read into a jansson tree as PyYAML's safe_load, which
+ * axolotl uses, reads it (api/ts_yaml.c: one document, YAML 1.1 scalars,
+ * tags, no aliases), then mapped with the same typed getters as the JSON
+ * imports, so an error names /axolotl_config/<key>.
  *
  * Keys follow axolotl's config reference (docs/config.qmd):
  * sequence_len, micro_batch_size, gradient_accumulation_steps, bf16/fp16,
@@ -19,7 +17,6 @@
  * Built without libyaml (meson finds no yaml-0.1), axolotl_config is a
  * 400 saying so.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,243 +40,7 @@ int ts_import_axolotl(ts_import *im, const char *yaml, size_t len, ts_api_err *e
 
 #else
 
-#include <yaml.h>
-
-/* ---- YAML -> jansson ------------------------------------------------ */
-
-static bool word_in(const char *s, const char *const *list)
-{
-    for (; *list != NULL; list++)
-        if (strcmp(s, *list) == 0)
-            return true;
-    return false;
-}
-
-/* PyYAML's implicit resolvers for a plain scalar (resolver.py). */
-static json_t *resolve_plain(const char *s, size_t n)
-{
-    static const char *const nulls[] = { "", "~", "null", "Null", "NULL", NULL };
-    static const char *const trues[] = { "yes", "Yes", "YES", "true", "True", "TRUE",
-                                         "on", "On", "ON", NULL };
-    static const char *const falses[] = { "no", "No", "NO", "false", "False", "FALSE",
-                                          "off", "Off", "OFF", NULL };
-    size_t i = 0, digits = 0;
-    bool dot = false;
-
-    if (word_in(s, nulls))
-        return json_null();
-    if (word_in(s, trues))
-        return json_true();
-    if (word_in(s, falses))
-        return json_false();
-    if (i < n && (s[i] == '-' || s[i] == '+'))
-        i++;
-    for (; i < n; i++) {
-        if (s[i] >= '0' && s[i] <= '9')
-            digits++;
-        else if (s[i] == '.' && !dot)
-            dot = true;
-        else if ((s[i] == 'e' || s[i] == 'E') && dot && digits > 0)
-            break;
-        else
-            return json_stringn(s, n);
-    }
-    if (digits == 0)
-        return json_stringn(s, n);
-    if (!dot && i == n) {
-        long long v;
-        char *end;
-
-        /* "0" or no leading zero (PyYAML reads 012 as octal: keep it text). */
-        if (n > 1 && (s[0] == '0' || ((s[0] == '-' || s[0] == '+') && s[1] == '0')))
-            return json_stringn(s, n);
-        errno = 0;
-        v = strtoll(s, &end, 10);
-        if (errno != 0 || *end != '\0')
-            return json_stringn(s, n);
-        return json_integer((json_int_t)v);
-    }
-    {
-        char *end;
-        double d;
-
-        errno = 0;
-        d = strtod(s, &end);
-        if (errno != 0 || *end != '\0')
-            return json_stringn(s, n);
-        return json_real(d);
-    }
-}
-
-typedef struct yj_frame {
-    json_t *node;            /* object or array */
-    char *key;               /* pending mapping key (malloc'd) */
-} yj_frame;
-
-static int yaml_fail(ts_api_err *err, const yaml_parser_t *p, const char *what)
-{
-    ts_api_err_set(err, "invalid-value", AX_PTR,
-                   "axolotl_config: %s at line %zu, column %zu", what,
-                   (size_t)p->problem_mark.line + 1, (size_t)p->problem_mark.column + 1);
-    return -1;
-}
-
-/* Add v (stolen) to the innermost container, or make it the root. */
-static int yj_add(yj_frame *st, size_t depth, json_t **root, json_t *v,
-                  ts_api_err *err)
-{
-    yj_frame *f;
-
-    if (v == NULL) {
-        ts_api_err_set(err, "out-of-memory", NULL,
-                       "out of memory reading axolotl_config");
-        return -1;
-    }
-    if (depth == 0) {
-        if (*root == NULL)
-            *root = v;
-        else
-            json_decref(v);
-        return 0;
-    }
-    f = &st[depth - 1];
-    if (json_is_array(f->node))
-        return json_array_append_new(f->node, v) == 0 ? 0 : -1;
-    if (f->key == NULL) {
-        json_decref(v);
-        ts_api_err_set(err, "invalid-value", AX_PTR,
-                       "axolotl_config: mapping keys must be plain scalars");
-        return -1;
-    }
-    if (json_object_get(f->node, f->key) != NULL) {
-        char ptr[TS_IMPORT_ORIGIN_LEN];
-        int n = ts_utf8_prec(f->key, 64);
-
-        snprintf(ptr, sizeof ptr, AX_PTR "/%.*s", n, f->key);
-        ts_api_err_set(err, "duplicate-key", ptr,
-                       "axolotl_config: key \"%.*s\" appears twice", n, f->key);
-        json_decref(v);
-        return -1;
-    }
-    json_object_set_new(f->node, f->key, v);
-    free(f->key);
-    f->key = NULL;
-    return 0;
-}
-
-static json_t *yaml_to_json(const char *text, size_t len, ts_api_err *err)
-{
-    yaml_parser_t p;
-    yaml_event_t ev;
-    yj_frame st[TS_IMPORT_DEPTH_MAX];
-    size_t depth = 0, nodes = 0, i;
-    json_t *root = NULL;
-    bool done = false, ok = true;
-
-    memset(st, 0, sizeof st);
-    if (!yaml_parser_initialize(&p)) {
-        ts_api_err_set(err, "out-of-memory", NULL,
-                       "out of memory reading axolotl_config");
-        return NULL;
-    }
-    yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
-    while (!done && ok) {
-        if (!yaml_parser_parse(&p, &ev)) {
-            yaml_fail(err, &p, p.problem != NULL ? p.problem : "invalid YAML");
-            ok = false;
-            break;
-        }
-        if (++nodes > TS_IMPORT_NODES_MAX * 2) {
-            ts_api_err_set(err, "import-too-large",
-                           AX_PTR, "axolotl_config has more than %d values",
-                           TS_IMPORT_NODES_MAX);
-            ok = false;
-        }
-        switch (ev.type) {
-        case YAML_SCALAR_EVENT: {
-            const char *s = (const char *)ev.data.scalar.value;
-            size_t n = ev.data.scalar.length;
-            yj_frame *f = depth > 0 ? &st[depth - 1] : NULL;
-
-            if (!ok)
-                break;
-            if (f != NULL && json_is_object(f->node) && f->key == NULL) {
-                if ((f->key = malloc(n + 1)) == NULL) {
-                    ok = yj_add(st, depth, &root, NULL, err) == 0;
-                    break;
-                }
-                memcpy(f->key, s, n);
-                f->key[n] = '\0';
-                break;
-            }
-            ok = yj_add(st, depth, &root,
-                        ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE
-                            ? resolve_plain(s, n) : json_stringn(s, n), err) == 0;
-            break;
-        }
-        case YAML_SEQUENCE_START_EVENT:
-        case YAML_MAPPING_START_EVENT:
-            if (!ok)
-                break;
-            if (depth >= TS_IMPORT_DEPTH_MAX) {
-                ts_api_err_set(err, "import-too-large",
-                               AX_PTR, "axolotl_config nests deeper than %d levels",
-                               TS_IMPORT_DEPTH_MAX);
-                ok = false;
-                break;
-            }
-            st[depth].node = ev.type == YAML_SEQUENCE_START_EVENT ? json_array() : json_object();
-            st[depth].key = NULL;
-            if (st[depth].node == NULL) {
-                ok = yj_add(st, depth, &root, NULL, err) == 0;
-                break;
-            }
-            depth++;
-            break;
-        case YAML_SEQUENCE_END_EVENT:
-        case YAML_MAPPING_END_EVENT:
-            if (!ok || depth == 0)
-                break;
-            depth--;
-            free(st[depth].key);
-            st[depth].key = NULL;
-            ok = yj_add(st, depth, &root, st[depth].node, err) == 0;
-            st[depth].node = NULL;
-            break;
-        case YAML_ALIAS_EVENT:
-            ts_api_err_set(err, "invalid-value", AX_PTR,
-                           "axolotl_config: aliases (*name) are not supported");
-            ok = false;
-            break;
-        case YAML_DOCUMENT_END_EVENT:
-        case YAML_STREAM_END_EVENT:
-            done = true; /* the first document only */
-            break;
-        case YAML_NO_EVENT:
-        case YAML_STREAM_START_EVENT:
-        case YAML_DOCUMENT_START_EVENT:
-        default:
-            break;
-        }
-        yaml_event_delete(&ev);
-    }
-    for (i = 0; i < TS_IMPORT_DEPTH_MAX; i++) {
-        json_decref(st[i].node);
-        free(st[i].key);
-    }
-    yaml_parser_delete(&p);
-    if (!ok) {
-        json_decref(root);
-        return NULL;
-    }
-    if (!json_is_object(root)) {
-        json_decref(root);
-        ts_api_err_set(err, "invalid-type", AX_PTR,
-                       "axolotl_config must be a YAML mapping (key: value lines)");
-        return NULL;
-    }
-    return root;
-}
+#include "ts_yaml.h"
 
 /* ---- mapping ------------------------------------------------------- */
 
@@ -491,7 +252,7 @@ int ts_import_axolotl(ts_import *im, const char *yaml, size_t len, ts_api_err *e
                        "axolotl_config contains a NUL character");
         return -1;
     }
-    if ((cfg = yaml_to_json(yaml, len, err)) == NULL)
+    if ((cfg = ts_yaml_read(yaml, len, AX_PTR, err)) == NULL)
         return -1;
     rc = ts_import_check_size(cfg, AX_PTR, err) == 0 ? ax_map(im, cfg, err) : -1;
     json_decref(cfg);

@@ -24,7 +24,6 @@
 
 #include "ts_api_int.h"
 #include "ts_catalogue.h"
-#include "ts_ckd.h"
 #include "ts_import.h"
 
 /* The table, one row per entry of core/ts_fields.def.  The limits are
@@ -941,49 +940,6 @@ static bool req_has_import(const json_t *const *imp)
     return false;
 }
 
-/* DeepSpeed: train_batch_size = micro x gradient_accumulation_steps x dp
- * (runtime/config.py _batch_assertion), once dp is known. */
-static int apply_ds_batch(ts_api_req *req, const ts_import *im, ts_api_err *err)
-{
-    ts_run *r = &req->run;
-    int64_t mp = ts_ckd_mul_sat(ts_ckd_mul_sat(r->tp, r->pp), r->cp);
-    int64_t dp = r->dp > 0 ? r->dp : (mp > 0 && r->gpus % mp == 0 ? r->gpus / mp : 0);
-    int64_t gas = im->ds_gas;
-
-    if (gas <= 0 || dp <= 0)
-        return 0;
-    if (req->source[TS_FI_GLOBAL_BATCH] == TS_SRC_REQUEST ||
-        req->source[TS_FI_GLOBAL_BATCH] == TS_SRC_MEGATRON) {
-        ts_import_note(&req->notes, "%s is not used: global_batch is given",
-                       im->gas_origin);
-        return 0;
-    }
-    if (im->ds_train_batch && req->source[TS_FI_GLOBAL_BATCH] == TS_SRC_DS) {
-        int64_t per = ts_ckd_mul_sat(gas, dp);
-
-        if (req->source[TS_FI_MICRO_BATCH] == TS_SRC_DEFAULT && r->global_batch % per == 0) {
-            /* DeepSpeed derives the micro-batch from the other two. */
-            r->micro_batch = r->global_batch / per;
-            req->source[TS_FI_MICRO_BATCH] = TS_SRC_DS;
-            return 0;
-        }
-        if (r->global_batch != ts_ckd_mul_sat(r->micro_batch, per)) {
-            ts_api_err_set(err, "incompatible-options",
-                           "/deepspeed_config/train_batch_size",
-                           "train_batch_size %lld != micro-batch %lld x "
-                           "gradient_accumulation_steps %lld x dp %lld = %lld "
-                           "(DeepSpeed asserts this)", (long long)r->global_batch,
-                           (long long)r->micro_batch, (long long)gas, (long long)dp,
-                           (long long)ts_ckd_mul_sat(r->micro_batch, per));
-            return -1;
-        }
-        return 0;
-    }
-    r->global_batch = ts_ckd_mul_sat(ts_ckd_mul_sat(r->micro_batch, gas), dp);
-    req->source[TS_FI_GLOBAL_BATCH] = (unsigned char)im->gas_src;
-    return 0;
-}
-
 /* Members a preset sets: the whole shape, seq and tokens. */
 static bool preset_sets(size_t i)
 {
@@ -1211,7 +1167,7 @@ static int parse_body(const char *body, size_t len, ts_json_mode mode,
         }
     }
 
-    if (im != NULL && apply_ds_batch(req, im, err) != 0)
+    if (im != NULL && ts_import_apply_batch(req, im, err) != 0)
         goto out;
 
     if (fit) {

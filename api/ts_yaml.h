@@ -1,0 +1,22 @@
+/*
+ * ts_yaml.h - YAML text -> a jansson tree, as PyYAML's safe_load reads it
+ * (api/ts_yaml.c says which rules).  Built with libyaml only
+ * (TS_HAVE_YAML).
+ */
+#ifndef TS_YAML_H
+#define TS_YAML_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "ts_api_int.h"
+
+/* The document in text[0..len) (no NUL in it) as a JSON object, new
+ * reference; NULL with err set (a 400 whose pointer starts with base,
+ * "/axolotl_config", or out of memory).  The document must be one YAML
+ * mapping of at most TS_IMPORT_NODES_MAX values nested at most
+ * TS_IMPORT_DEPTH_MAX deep. */
+json_t *ts_yaml_read(const char *text, size_t len, const char *base, ts_api_err *err);
+
+#endif /* TS_YAML_H */
