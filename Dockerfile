@@ -10,8 +10,15 @@
 # deploy/base-image.sh (mmdebstrap; see deploy/README.md).  Its apt settings
 # (/etc/apt/apt.conf.d/docker-clean) keep no .deb files; each RUN removes
 # the package lists it fetched so no layer carries them.
+#
+# Both stages start from one base, pinned by the digest of the
+# debian:bookworm-slim image index (a tag moves; a digest is the same bytes
+# on every build).  Update it on purpose, for Debian's point releases and
+# security updates.  deploy/container-test.sh builds from its locally made
+# base with --build-arg BASE_IMAGE=<that image>.
+ARG BASE_IMAGE=debian:bookworm-slim@sha256:3783cc01769c7b2b1b83a5c5ad96c815348e28ed7da68e2e3687004faa906251
 
-FROM debian:bookworm-slim AS build
+FROM ${BASE_IMAGE} AS build
 ARG DEBIAN_FRONTEND=noninteractive
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
@@ -37,7 +44,7 @@ RUN meson setup /build --prefix=/usr/local --buildtype=release -Dwerror=true \
  && meson test -C /build --suite core --suite api --suite server --suite cli --print-errorlogs \
  && DESTDIR=/staging meson install -C /build --no-rebuild
 
-FROM debian:bookworm-slim AS runtime
+FROM ${BASE_IMAGE} AS runtime
 ARG DEBIAN_FRONTEND=noninteractive
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \

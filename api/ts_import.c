@@ -57,6 +57,13 @@ void ts_import_free(ts_import *im)
 
 static void note_v(ts_api_notes *n, size_t about, ts_api_src by, const char *fmt,
                    va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 0)))
+#endif
+    ;
+
+static void note_v(ts_api_notes *n, size_t about, ts_api_src by, const char *fmt,
+                   va_list ap)
 {
     int len;
 

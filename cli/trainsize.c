@@ -104,10 +104,10 @@ static const char *did_you_mean(char *buf, size_t size, bool found, const char *
     return buf;
 }
 
+/* v is one of the table's formats (table_option checked it); the
+ * command must write it. */
 static int parse_format(ts_cli *cli, const char *v)
 {
-    char near[64], hint[96];
-
     for (int f = 0; f < TS_CHECK_FORMAT_COUNT; f++) {
         if (strcmp(v, ts_check_format_names[f]) != 0)
             continue;
@@ -117,10 +117,7 @@ static int parse_format(ts_cli *cli, const char *v)
         cli->format_given = true;
         return TS_EXIT_OK;
     }
-    return usage_error("--format: unknown format '%s'%s", v,
-                       did_you_mean(hint, sizeof hint,
-                                    ts_cli_suggest_value(v, ts_cli_opts[TS_CLI_OPT_FORMAT].values,
-                                                         near, sizeof near), near));
+    return usage_error("--format: unknown format '%s'", v);
 }
 
 static int parse_timeout(ts_cli *cli, const char *v)
@@ -155,7 +152,11 @@ static int apply_option(ts_cli *cli, const ts_cli_opt *o, const char *v)
         return TS_EXIT_OK;
     case TS_CLI_OPT_LOCAL: cli->local_given = true; return TS_EXIT_OK;
     case TS_CLI_OPT_TIMEOUT: return parse_timeout(cli, v);
-    case TS_CLI_OPT_HELP: cli->help = true; return TS_EXIT_OK;
+    case TS_CLI_OPT_HELP:
+        cli->help = true;
+        if (cli->cmd == TS_CMD_HELP && cli->help_cmd == TS_CMD_NONE)
+            cli->help_cmd = TS_CMD_HELP;   /* help --help: help's own */
+        return TS_EXIT_OK;
     case TS_CLI_OPT_VERSION: cli->version = true; return TS_EXIT_OK;
     case TS_CLI_OPT_JSON: cli->json = true; return TS_EXIT_OK;
     case TS_CLI_OPT_FORMAT: return parse_format(cli, v);
@@ -248,8 +249,6 @@ static int positional(ts_cli *cli, const char *a)
             return usage_error("unknown command '%s'%s", a,
                                did_you_mean(hint, sizeof hint,
                                             ts_cli_suggest_command(a, near, sizeof near), near));
-        if (cli->cmd == TS_CMD_HELP)
-            cli->help = true;
         return TS_EXIT_OK;
     }
     if (cli->cmd == TS_CMD_HELP && cli->help_cmd == TS_CMD_NONE) {
@@ -336,6 +335,8 @@ static int parse_args(ts_cli *cli, int argc, char **argv)
         }
         return unknown_option(cli, a);
     }
+    if (cli->cmd == TS_CMD_HELP)
+        cli->help = true;
     if (cli->help || cli->version)
         return TS_EXIT_OK;
     if (cli->cmd == TS_CMD_NONE)

@@ -40,6 +40,17 @@ const ts_cli_field *ts_cli_fields(size_t *count)
     return ts_cli_field_table;
 }
 
+const char *ts_cli_field_metavar(const ts_cli_field *f)
+{
+    switch (f->kind) {
+    case TS_CLI_STR: return "NAME";
+    case TS_CLI_INT: return "N";
+    case TS_CLI_NUM: return "X";
+    case TS_CLI_BOOL:
+    default: return NULL;
+    }
+}
+
 const ts_cli_field *ts_cli_field_find(const char *json_name)
 {
     for (size_t i = 0; i < TS_CLI_NFIELDS; i++)

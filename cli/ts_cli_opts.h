@@ -46,6 +46,10 @@ extern const size_t ts_cli_field_count;
 extern const char *const ts_cli_run_options_help[];  /* --help lines, NULL-ended */
 
 const ts_cli_field *ts_cli_fields(size_t *count);
+/* The word --help shows for the option's value: "NAME" (a string), "N"
+ * (an integer), "X" (a number), NULL for a flag; as the generated help
+ * lines (test_cli_unit.c holds them to it). */
+const char *ts_cli_field_metavar(const ts_cli_field *f);
 const ts_cli_field *ts_cli_field_find(const char *json_name);
 
 /* Try argv[*i] as a run option ("--tp 8", "--tp=8", "--gated", "--no-gated",

@@ -194,6 +194,7 @@ typedef struct ts_gpu {
     double pcie_bw;        /* host link per GPU, one direction, bytes/s */
     double mamf;           /* measured max achievable BF16 matmul / dense peak */
     double mamf_m, mamf_n, mamf_k; /* the GEMM shape that measured it */
+    double sustain;        /* MSMF / MAMF: power-saturated over boost-burst matmul rate; 0 = not measured */
     double attn_eff;       /* fused attention kernel fwd+bwd / dense peak */
     const char *net_source;
     int sm;                /* NVIDIA compute capability x 10 (90 = Hopper); 0 = not NVIDIA */
@@ -547,7 +548,6 @@ double ts_step_gemm_s(double m, double n, double k, double peak, double core,
 double ts_step_core_eff(const ts_gpu *g);
 /* True when the run's CUDA toolkit predates Hopper's wgmma (cuda < 12 on
  * sm_90): matmuls then reach at most 2/3 of the dense peak. */
-bool ts_step_no_wgmma(const ts_run *r);
 /* Pipeline bubble fraction (p - 1) / (m * v). */
 double ts_step_bubble_fraction(int64_t p, int64_t m, int64_t v);
 

@@ -30,7 +30,16 @@
  * attention forward+backward fraction of peak in FlashAttention-2's FLOP
  * convention (backward 2.5x forward): ~60 % on A100 (Dao 2023, Fig. 4-5,
  * causal, head dim 128), ~35 % on H100 (Shah et al. 2024, FlashAttention-3,
- * Sec. 1). */
+ * Sec. 1).
+ * sustain: Maximum Sustainable over Maximum Achievable Matmul FLOPS
+ * (MSMF / MAMF, the same ml-engineering table at 082816f): a training
+ * step keeps the chip at its power limit, where the SM clock settles
+ * below the boost clock the MAMF burst runs at.  Measured on H200 SXM
+ * (708.5 / 841.9, 700 W, 1465 vs 1980 MHz) and B200 (1456.3 / 1770.9,
+ * 1000 W); H100 SXM (80 and 96 GB) is the same GH100 die at the same
+ * 700 W limit.  Other GPUs: not measured, no derating. */
+#define TS_SUSTAIN_HOPPER_700W (708.5 / 841.9)
+#define TS_SUSTAIN_B200 (1456.3 / 1770.9)
 #define NET(nv, ne, pc, mf, mm, mn, mk, at, src) \
     .nvlink_bw = (nv), .net_bw = (ne), .pcie_bw = (pc), .mamf = (mf), \
     .mamf_m = (mm), .mamf_n = (mn), .mamf_k = (mk), .attn_eff = (at), .net_source = (src)
@@ -57,7 +66,8 @@ static const ts_gpu ts_gpu_catalogue[] = {
     { "h100-sxm", "NVIDIA H100 SXM5 80GB",
       494.7 * TFLOPS, 989 * TFLOPS, 1979 * TFLOPS, 81559 * MIB, 3.35 * TBS,
       "NVIDIA H100 Tensor Core GPU datasheet, SXM (sparse figures halved)",
-      NET(900 * GBS, 50 * GBS, 64 * GBS, 0.801, 6144, 17920, 2816, 0.35, TS_NET_H100), .sm = 90 },
+      NET(900 * GBS, 50 * GBS, 64 * GBS, 0.801, 6144, 17920, 2816, 0.35, TS_NET_H100), .sm = 90,
+      .sustain = TS_SUSTAIN_HOPPER_700W },
     { "h100-pcie", "NVIDIA H100 PCIe 80GB",
       378 * TFLOPS, 756 * TFLOPS, 1513 * TFLOPS, 81559 * MIB, 2.0 * TBS,
       "NVIDIA H100 Tensor Core GPU datasheet, PCIe (sparse figures halved)",
@@ -65,11 +75,13 @@ static const ts_gpu ts_gpu_catalogue[] = {
     { "h200", "NVIDIA H200 SXM 141GB",
       494.7 * TFLOPS, 989 * TFLOPS, 1979 * TFLOPS, 143771 * MIB, 4.8 * TBS,
       "NVIDIA H200 Tensor Core GPU datasheet, SXM (sparse figures halved)",
-      NET(900 * GBS, 50 * GBS, 64 * GBS, 0.803, 6144, 17920, 2816, 0.35, TS_NET_H100), .sm = 90 },
+      NET(900 * GBS, 50 * GBS, 64 * GBS, 0.803, 6144, 17920, 2816, 0.35, TS_NET_H100), .sm = 90,
+      .sustain = TS_SUSTAIN_HOPPER_700W },
     { "b200", "NVIDIA B200 180GB",
       1100 * TFLOPS, 2250 * TFLOPS, 4500 * TFLOPS, 183359 * MIB, 8.0 * TBS,
       "NVIDIA DGX B200 / HGX B200 datasheet, per GPU (sparse figures halved)",
-      NET(1800 * GBS, 50 * GBS, 64 * GBS, 0.776, 6144, 17920, 2816, 0.35, TS_NET_B200), .sm = 100 },
+      NET(1800 * GBS, 50 * GBS, 64 * GBS, 0.776, 6144, 17920, 2816, 0.35, TS_NET_B200), .sm = 100,
+      .sustain = TS_SUSTAIN_B200 },
     { "mi300x", "AMD Instinct MI300X 192GB",
       653.7 * TFLOPS, 1307.4 * TFLOPS, 2614.9 * TFLOPS, 205822885888.0, 5.3 * TBS,
       "AMD Instinct MI300X accelerator data sheet (dense matrix peaks)",
@@ -97,7 +109,8 @@ static const ts_gpu ts_gpu_catalogue[] = {
     { "h100-96", "NVIDIA H100 SXM5 96GB",
       494.7 * TFLOPS, 989 * TFLOPS, 1979 * TFLOPS, 97871 * MIB, 3.35 * TBS,
       "H100 SXM compute; 96GB HBM3 stack as GH200's (97871 MiB)",
-      NET(900 * GBS, 50 * GBS, 64 * GBS, 0.801, 6144, 17920, 2816, 0.35, TS_NET_H100), .sm = 90 },
+      NET(900 * GBS, 50 * GBS, 64 * GBS, 0.801, 6144, 17920, 2816, 0.35, TS_NET_H100), .sm = 90,
+      .sustain = TS_SUSTAIN_HOPPER_700W },
     { "gb200", "NVIDIA GB200 (per Blackwell GPU) 186GB",
       1250 * TFLOPS, 2500 * TFLOPS, 5000 * TFLOPS, 189471 * MIB, 8.0 * TBS,
       "NVIDIA GB200 NVL72 datasheet, per GPU (sparse figures halved)",

@@ -62,23 +62,21 @@
  * forward+backward (Dao 2023, Sec. 4.1, A100): the Triton kernel runs at
  * the catalogue (FA2) fraction over the range's geometric mean, 1.8. */
 #define TS_STEP_TRITON_SLOWDOWN 1.8
-#ifndef TS_STEP_KAPPA
-#define TS_STEP_KAPPA 0.7
-#endif
-
-/* Hopper's full tensor-core rate needs the asynchronous warpgroup MMA
- * (wgmma, PTX ISA 8.0, CUDA 12.0); a stack built with an older toolkit
- * runs Ampere-style mma.sync kernels, which "can only reach about 2/3
- * the peak throughput of the Hopper Tensor Cores" (Shah et al. 2024,
- * FlashAttention-3, Sec. 2.2).  The catalogue MAMF was measured with
- * CUDA 12 wgmma kernels, so under CUDA 11 the matmul core is capped.
- * FlashAttention-2's catalogue fraction (35 %) is already mma.sync. */
-#define TS_STEP_MMA_SYNC_CAP (2.0 / 3.0)
-
-bool ts_step_no_wgmma(const ts_run *r)
-{
-    return r->cuda > 0 && r->cuda < 12.0 && r->gpu.sm >= 90 && r->gpu.sm < 100;
-}
+/* No CUDA-version term: the FlashAttention-3 remark that Ampere-style
+ * mma.sync reaches ~2/3 of Hopper's peak is about hand-written kernels;
+ * llm-foundry's own logs show cuBLAS under CUDA 11.8 as fast as under
+ * 12.1 on H100 (scripts/train/benchmarking/h100old.csv vs h100new.csv
+ * @beb8dee69: 33 runs of the same configs, +0 to +4 %, median +2 %). */
+/* kappa: the share of hidden (overlapped) communication time charged to
+ * the step.  Collective kernels occupy SMs and HBM bandwidth while the
+ * matmuls run; Lee et al. 2025 (arXiv 2507.03114, "Characterizing
+ * Compute-Communication Overlap in GPU-Accelerated Distributed Deep
+ * Learning", abstract) measured computation overlapped with
+ * communication 18.9 % slower on average (max 40 %) on A100, H100, MI250
+ * and MI210.  The compute that runs under a collective lasts about as long
+ * as the collective, so the charge is 0.189 of the hidden time.  The one
+ * value; docs/formulas.md and README state the same number. */
+#define TS_STEP_KAPPA 0.189
 
 /* ---- collectives ------------------------------------------------- */
 
@@ -194,6 +192,26 @@ static bool ts_step_same_node(int64_t span, int64_t gpn)
     return span <= gpn;
 }
 
+/* Bus bandwidth of a ring collective over a group of n ranks, g of them in
+ * each node.  Inside a node: NVLink.  Across nodes NCCL aggregates the
+ * node's NICs: each ring (channel) enters a node through one NIC, runs
+ * through the node's GPUs over NVLink and leaves through a NIC, and as many
+ * such flows run concurrently as the node has NICs (S. Jeaugey,
+ * NVIDIA/nccl#412; bandwidth "should add up" per NIC, NVIDIA/nccl#652).
+ * The g ranks of the group in a node therefore drive g NICs: min(g x NIC,
+ * NVLink), not one NIC per rank's share. */
+static double ts_step_ring_bw(const ts_step_hw *hw, int64_t n, int64_t g, int64_t gpn)
+{
+    double agg;
+
+    if (ts_step_same_node(n, gpn))
+        return hw->nvlink;
+    if (g < 1)
+        g = 1;
+    agg = (double)g * hw->net;
+    return agg < hw->nvlink ? agg : hw->nvlink;
+}
+
 static void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o)
 {
     const ts_model *md = &r->model;
@@ -297,7 +315,8 @@ static void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o
         bool in_node = ts_step_same_node(r->tp, r->gpus_per_node);
         double one;
 
-        bw_tp = in_node ? hw->nvlink : hw->net;
+        bw_tp = ts_step_ring_bw(hw, r->tp, r->gpus_per_node < r->tp ? r->gpus_per_node : r->tp,
+                                r->gpus_per_node);
         alpha_tp = in_node ? TS_STEP_ALPHA_NVLINK : TS_STEP_ALPHA_NET;
         if (r->sequence_parallel) {
             one = ts_step_allgather_s(S, r->tp, bw_tp, alpha_tp); /* = one RS */
@@ -332,9 +351,21 @@ static void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o
     if (moe && r->ep > 1) {
         bool in_node = ts_step_same_node(r->tp * r->ep, r->gpus_per_node);
         double k = (double)(md->top_k > 0 ? md->top_k : 1);
-        double one = ts_step_alltoall_s(tok * k * h * 2.0, r->ep,
-                                        in_node ? hw->nvlink : hw->net,
-                                        in_node ? TS_STEP_ALPHA_NVLINK : TS_STEP_ALPHA_NET);
+        double bytes = tok * k * h * 2.0, one;
+
+        if (in_node) {
+            one = ts_step_alltoall_s(bytes, r->ep, hw->nvlink, TS_STEP_ALPHA_NVLINK);
+        } else {
+            /* Each rank exchanges (n-1)/n of its tokens: the (g-1)/n bound
+             * for ranks of its own node over NVLink, the (n-g)/n for other
+             * nodes through its own NIC, both at once. */
+            double n = (double)r->ep;
+            double g = (double)(r->gpus_per_node / r->tp > 1 ? r->gpus_per_node / r->tp : 1);
+            double t_in = (g - 1.0) / n * bytes / hw->nvlink;
+            double t_out = (n - g) / n * bytes / hw->net;
+
+            one = (t_in > t_out ? t_in : t_out) + (n - 1.0) * TS_STEP_ALPHA_NET;
+        }
 
         o->ep_fwd = 2.0 * one;
         o->ep = 4.0 * one;
@@ -358,8 +389,10 @@ static void ts_step_head_cost(const ts_run *r, ts_step_hw *hw, double *fwd, doub
     b += tok * (V / t) * 6.0 / (hw->hbm * TS_STEP_MEM_EFF);
     if (r->tp > 1) {
         bool in_node = ts_step_same_node(r->tp, r->gpus_per_node);
+        int64_t g = r->gpus_per_node < r->tp ? r->gpus_per_node : r->tp;
+
         /* Vocab-parallel loss: small all-reduces of max and sum per token. */
-        *tp = 2.0 * ts_step_allreduce_s(tok * 4.0, r->tp, in_node ? hw->nvlink : hw->net,
+        *tp = 2.0 * ts_step_allreduce_s(tok * 4.0, r->tp, ts_step_ring_bw(hw, r->tp, g, r->gpus_per_node),
                                          in_node ? TS_STEP_ALPHA_NVLINK : TS_STEP_ALPHA_NET);
     }
     *fwd = f;
@@ -451,10 +484,12 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
     {
         ts_gpu gg = *g;
 
+        /* An explicit gemm_efficiency is what the user's stack achieves;
+         * else the catalogue's burst MAMF at the sustained clock. */
         if (r->gemm_efficiency > 0)
             gg.mamf = r->gemm_efficiency;
-        else if (ts_step_no_wgmma(r) && gg.mamf > TS_STEP_MMA_SYNC_CAP)
-            gg.mamf = TS_STEP_MMA_SYNC_CAP;
+        else if (gg.sustain > 0 && gg.sustain <= 1)
+            gg.mamf *= gg.sustain;
         hw.core = ts_step_core_eff(&gg);
     }
     /* FP8/FP32 runs use the BF16 fractions at their own peak (no MAMF

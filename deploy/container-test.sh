@@ -5,7 +5,9 @@
 #      and socket (no default bridge, no iptables or sysctl changes), so it
 #      touches nothing of the host's and is stopped by its pid at the end;
 #   2. make debian:bookworm-slim with deploy/base-image.sh (mmdebstrap,
-#      cached under build/base) and `docker import` it: no registry needed;
+#      cached under build/base) and `docker import` it: no registry needed
+#      (the Dockerfile's default base is pinned by a registry digest; the
+#      build is given this image instead, --build-arg BASE_IMAGE);
 #   3. `docker build` the Dockerfile (its build stage runs the core, api,
 #      server and cli suites), check the image: size, user, HEALTHCHECK, no
 #      curl/compiler/apt lists inside;
@@ -144,7 +146,10 @@ ok "debian:bookworm-slim imported from $(basename "$base") ($base_mb MB, $(( $(n
 # 3. the image.  Host network: apt in the build needs the host's route to
 # the archive (the engine has no NAT of its own here).
 t0=$(now)
-if DOCKER_BUILDKIT=0 timeout 900 "$D" build --network host --force-rm -t "$tag" "$repo" \
+# The local base by its image id: nothing to resolve or pull.
+base_id=$("$D" image inspect -f '{{.Id}}' debian:bookworm-slim)
+if DOCKER_BUILDKIT=0 timeout 900 "$D" build --network host --force-rm -t "$tag" \
+        --build-arg BASE_IMAGE="$base_id" "$repo" \
         >"$work/build.log" 2>&1; then
     build_s=$(( $(now) - t0 ))
     n_ok=$(awk '/^Ok:/ { s += $2 } END { print s + 0 }' "$work/build.log")
@@ -176,6 +181,9 @@ inside=$("$D" run --rm --name "$name-probe" --network none --entrypoint /bin/sh 
     [ -d /usr/share/doc ] && find /usr/share/doc -type f ! -name copyright | head -3
     true' 2>&1)
 check "image has no curl/wget/compiler, apt lists, .debs or docs${inside:+: $inside}" [ -z "$inside" ]
+# deploy/k8s's preStop hook runs it
+check "image has /bin/sleep (the Kubernetes preStop hook)" \
+    "$D" run --rm --name "$name-probe" --network none --entrypoint /bin/sleep "$tag" 0
 
 # ---------------------------------------------------------------------------
 # 4. run it as the README says, and compose at the same time (both wait

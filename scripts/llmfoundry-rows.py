@@ -1,75 +1,261 @@
 #!/usr/bin/env python3
-"""Turn llm-foundry's benchmark tables into step-time validation rows.
+"""llm-foundry's published benchmark sweep as step-time validation rows.
 
-usage: scripts/llmfoundry-rows.py README.md > tests/validation/step_time_llmfoundry.json
+Two steps, so that what the runs' own records say is kept as our data and
+every request field can be traced to it:
 
-README.md is mosaicml/llm-foundry scripts/train/benchmarking/README.md
-(last changed in 495218376, 2024-04-22).  Every row of its "H100 80GB BF16"
-and "A100 80GB" tables becomes a POST /v1/compute body; nothing is left
-out, so the file measures the model on a whole published sweep, outliers
-included.  Model shapes are the scripts/train/yamls/pretrain/mpt-*.yaml of
-the benchmark commits (d_head 128 except 125m/350m; vocab 50368; GELU 4h
-MLP; LayerNorm; tied embeddings; ALiBi); attn_impl triton is
-submit_benchmarks.py's default; the images are 2.0.1_cu118 (H100 cluster)
-and 1.13.1_cu117 (A100 clusters), set by submit_benchmarks.py.
+  scripts/llmfoundry-rows.py extract LLM_FOUNDRY_GIT_DIR \
+      > tests/validation/llmfoundry_records.json
+  scripts/llmfoundry-rows.py rows tests/validation/llmfoundry_records.json \
+      > tests/validation/step_time_llmfoundry.json
+
+`extract` reads, with `git show`, a clone of mosaicml/llm-foundry:
+
+  README   scripts/train/benchmarking/README.md@495218376: the tables
+           "H100 80GB BF16 (Large Scale, >= 128 GPUs)", "H100 80GB BF16"
+           and "A100 80GB with 1600 Gbps node-node interconnect (RoCE)";
+           each row's shape, batch, MP Mode, Sharding Strategy,
+           Activation Checkpointing and Throughput (T/s/GPU) columns.
+  RUNLOG   scripts/train/benchmarking/h100new.csv@beb8dee69 (removed in
+           803e67182): the collected results behind PR #543's tables, with
+           the Image every run used.  A README row is matched to the log
+           row with the same model, seq, GPUs, GPU, micro-batch, grad
+           accumulation and T/s/GPU.
+  SUBMIT   submit_benchmarks.py: attn_impl as launched (its default,
+           triton, which sweep.sh@b2a43a147 does not override), norm type.
+  SWEEP838 scripts/train/benchmarking/sweep.py@5e85bd62d (PR #838): the
+           ">= 128 GPUs" table's per-model attn_impl.  Its --image is a
+           placeholder, so those rows' CUDA is assumed (reason given).
+  YAML     scripts/train/yamls/pretrain/mpt-<size>.yaml: d_model, n_heads,
+           n_layers, expansion_ratio 4, vocab 50368; MPT config
+           (llmfoundry/models/mpt/configuration_mpt.py): learned position
+           embedding of max_seq_len rows (NumParams grows by d_model per
+           extra position), tied output embedding.
+
+The records file holds only the facts, one object per row, with `record`
+naming path@commit for each input and `assumed` giving the reason for an
+input no record holds.  `rows` turns them into POST /v1/compute bodies:
+image -> cuda, attn_impl -> attention, Sharding Strategy -> zero
+(FULL_SHARD 3, SHARD_GRAD_OP 2), MP Mode -> grad_precision (Composer's
+get_mixed_precision, composer/distributed/mosaic_parallelism.py@1b7ba4789:
+DEFAULT reduces in fp32, PURE in the compute dtype).
 """
+import csv
+import io
 import json
+import re
+import subprocess
 import sys
 
-SHAPES = {  # d_model, n_heads, n_layers
+README = ("scripts/train/benchmarking/README.md", "495218376")
+RUNLOG = ("scripts/train/benchmarking/h100new.csv", "beb8dee69")
+SWEEP838 = ("scripts/train/benchmarking/sweep.py", "5e85bd62d")
+TABLES = {
+    "## H100 80GB BF16 (Large Scale, >= 128 GPUs)": "H100 BF16 >= 128 GPUs",
+    "## H100 80GB BF16": "H100 BF16",
+    "## A100 80GB with 1600 Gbps node-node interconnect (RoCE)": "A100 80GB",
+}
+# The commit whose launcher and yamls a table's runs used: PR #543's run
+# log is dated 2023-08 (beb8dee69); PR #838 merged as 5e85bd62d; the two
+# A100 70b rows and one 125m row predate #543 or are not in its log.
+SHAPES = {  # d_model, n_heads, n_layers (the mpt-<size>.yaml)
     "125m": (768, 12, 12), "350m": (1024, 16, 24), "760m": (1536, 12, 24),
     "1b": (2048, 16, 24), "3b": (2560, 20, 32), "7b": (4096, 32, 32),
     "13b": (5120, 40, 40), "30b": (7168, 56, 48), "70b": (8192, 64, 80),
 }
-TABLES = {"## H100 80GB BF16": ("h100-sxm", 11.8), "## A100 80GB": ("a100-80", 11.7)}
-SOURCE = ("mosaicml/llm-foundry scripts/train/benchmarking/README.md (495218376), "
-          "table '%s': Throughput (T/s/GPU)")
+GPU = {"h100_80gb": "h100-sxm", "a100_80gb": "a100-80"}
 
 
-def main(path):
-    table = None
+def at(path, commit):
+    return "%s@%s" % (path, commit)
+
+
+def git_show(repo, path, commit):
+    return subprocess.run(["git", "-C", repo, "show", "%s:%s" % (commit, path)],
+                          check=True, capture_output=True, text=True).stdout
+
+
+def yaml_shape(repo, size, commit):
+    """d_model, n_heads, n_layers, vocab_size and attn_impl of an mpt yaml."""
+    text = git_show(repo, "scripts/train/yamls/pretrain/mpt-%s.yaml" % size, commit)
+    out = {}
+    for key in ("d_model", "n_heads", "n_layers", "vocab_size", "expansion_ratio"):
+        m = re.search(r"^\s+%s:\s*(\d+)" % key, text, re.M)
+        out[key] = int(m.group(1))
+    return out
+
+
+def sweep838_attn(repo):
+    """model size -> attn_impl from PR #838's sweep.py."""
+    text = git_show(repo, *SWEEP838)
+    return {m.group(1): m.group(2) for m in re.finditer(
+        r"--model_yamls (\w+)\.yaml'.*?--attn_impl (\w+)'", text, re.S)}
+
+
+def submit_default_attn(repo, commit):
+    text = git_show(repo, "scripts/train/benchmarking/submit_benchmarks.py", commit)
+    return re.search(r"'--attn_impl', type=str, default='(\w+)'", text).group(1)
+
+
+def extract(repo):
+    runlog = {}
+    for r in csv.DictReader(io.StringIO(git_show(repo, *RUNLOG))):
+        key = (r["Model"], r["SeqLen (T)"], r["# GPUs"], r["GPU"], r["MicroBatchSize"],
+               r["GradAccum"], r["Throughput (T/s/GPU)"])
+        runlog.setdefault(key, r)
+    attn838 = sweep838_attn(repo)
     rows = []
-    for line in open(path, encoding="utf-8"):
+    table = None
+    for line in git_show(repo, *README).splitlines():
         if line.startswith("## "):
-            table = next((k for k in TABLES if line.startswith(k)), None)
+            table = TABLES.get(line.strip())
             continue
         if table is None or not line.startswith("|  ") or "Model" in line or "---" in line:
             continue
         c = [x.strip() for x in line.strip().strip("|").split("|")]
-        gpu, cuda = TABLES[table]
-        h, a, layers = SHAPES[c[0]]
-        seq, gpus, mb, ga, gb = int(c[1]), int(c[2]), int(c[7]), int(c[8]), int(c[9])
-        ac = c[17] == "True"
+        size, seq, gpus, gpu = c[0], int(c[1]), int(c[2]), c[3]
+        key = (c[0], c[1], c[2], c[3], c[7], c[8], c[12])
+        log = runlog.get(key)
+        readme = at(*README) + " table '%s'" % table
+        row = {
+            "table": table, "model": size, "seq": seq, "gpus": gpus, "gpu": gpu,
+            "micro_batch": int(c[7]), "grad_accum": int(c[8]), "global_batch": int(c[9]),
+            "tokens_per_gpu_second": float(c[12]), "precision": c[14], "mp_mode": c[15],
+            "sharding": c[16], "activation_checkpointing": c[17] == "True",
+            "num_params": int(c[19]),
+        }
+        record = {"columns": readme}
+        assumed = {}
+        if table == "H100 BF16 >= 128 GPUs":
+            commit = "5e85bd62d"
+            row["attn_impl"] = attn838[size]
+            record["attn_impl"] = at(*SWEEP838) + " --attn_impl for %s.yaml" % size
+            row["image"] = None
+            row["cuda_assumed"] = 12.1
+            assumed["cuda"] = (
+                "sweep.py@5e85bd62d passes '--image <insert_image_name>'; setup.py@5e85bd62d "
+                "pins torch>=2.1,<2.1.1 and every torch 2.1.0 image README.md@5e85bd62d lists is CUDA 12.1")
+            if row["attn_impl"] == "flash":
+                assumed["attention"] = (
+                    "flash at the FlashAttention-2 rate: the image (flash-attn 1.0.9 or 2.x, "
+                    "setup.py@5e85bd62d extras gpu / gpu-flash2) is not recorded")
+        else:
+            commit = "beb8dee69" if log is not None else (
+                "300cc5c58" if row["mp_mode"] == "PURE" else "b2a43a147")
+            row["attn_impl"] = submit_default_attn(repo, commit)
+            record["attn_impl"] = at("scripts/train/benchmarking/submit_benchmarks.py", commit) + \
+                " --attn_impl default (the sweep passes none)"
+            if log is not None:
+                row["image"] = log["Image"]
+                record["image"] = at(*RUNLOG) + " Image column of the matching run"
+            else:
+                row["image"] = None
+                row["cuda_assumed"] = 11.7 if row["mp_mode"] == "PURE" else 12.1
+                assumed["cuda"] = (
+                    "not in the run log %s; 11.7 from submit_benchmarks.py@300cc5c58's default image "
+                    "for the pre-#543 PURE rows, else 12.1 as the rest of #543's runs (an A100 runs "
+                    "the same kernels under either)" % at(*RUNLOG))
+        # The yamls moved to yamls/pretrain/ after 300cc5c58; the shapes
+        # did not change, so the older rows cite PR #543's yaml.
+        ycommit = "5e85bd62d" if commit == "5e85bd62d" else "beb8dee69"
+        shape = yaml_shape(repo, size, ycommit)
+        assert (shape["d_model"], shape["n_heads"], shape["n_layers"]) == SHAPES[size]
+        row["shape"] = shape
+        record["shape"] = (at("scripts/train/yamls/pretrain/mpt-%s.yaml" % size, ycommit) +
+                           "; learned position embedding and tied output embedding: "
+                           "llmfoundry/models/mpt/configuration_mpt.py@" + ycommit)
+        record["norm"] = at("scripts/train/benchmarking/submit_benchmarks.py", commit) + \
+            " norm_type low_precision_layernorm"
+        row["record"] = record
+        if assumed:
+            row["assumed"] = assumed
+        rows.append(row)
+    out = {
+        "about": "Facts of llm-foundry's published MPT benchmark runs (mosaicml/llm-foundry), "
+                 "one object per README table row, extracted by scripts/llmfoundry-rows.py "
+                 "extract: the columns of the table, the Image the run log recorded, "
+                 "attn_impl as launched, the model yaml's shape. `record` names path@commit "
+                 "for each input; `assumed` gives the reason for an input no record holds.",
+    }
+    write_rows(out, rows)
+
+
+def write_rows(head, rows):
+    """One row per line: the file stays reviewable and diffs row by row."""
+    sys.stdout.write(json.dumps(head, indent=1)[:-2] + ',\n "rows": [\n' +
+                     ",\n".join("  " + json.dumps(r) for r in rows) + "\n ]\n}\n")
+
+
+def image_cuda(image):
+    """mosaicml/pytorch:2.1.0_cu121-... -> 12.1"""
+    m = re.search(r"_cu(\d+)(\d)(?:\D|$)", image)
+    return float("%s.%s" % (m.group(1), m.group(2)))
+
+
+def rows(path):
+    rec = json.load(open(path, encoding="utf-8"))
+    out_rows = []
+    for r in rec["rows"]:
+        s = r["shape"]
+        assumed = dict(r.get("assumed", {}))
+        cuda = image_cuda(r["image"]) if r["image"] is not None else r["cuda_assumed"]
         req = {
-            "layers": layers, "hidden": h, "heads": a, "vocab": 50368,
-            "tied_embeddings": True, "norm": "layernorm", "seq": seq, "gpu": gpu,
-            "gpus": gpus, "micro_batch": mb, "global_batch": gb, "zero": 3,
-            "framework": "fsdp", "attention": "triton",
-            "recompute": "full" if ac else "none",
-            # DEFAULT mixed precision reduces fp32 grads; PURE reduces bf16.
-            "grad_precision": "fp32" if c[15] == "DEFAULT" else "bf16",
+            "layers": s["n_layers"], "hidden": s["d_model"], "heads": s["n_heads"],
+            "ffn": s["expansion_ratio"] * s["d_model"], "vocab": s["vocab_size"],
+            "pos_embeddings": r["seq"], "tied_embeddings": True, "norm": "layernorm",
+            "seq": r["seq"], "gpu": GPU[r["gpu"]], "gpus": r["gpus"],
+            "micro_batch": r["micro_batch"], "global_batch": r["global_batch"],
+            "zero": {"FULL_SHARD": 3, "SHARD_GRAD_OP": 2}[r["sharding"]],
+            "framework": "fsdp", "attention": r["attn_impl"],
+            "recompute": "full" if r["activation_checkpointing"] else "none",
+            "grad_precision": "fp32" if r["mp_mode"] == "DEFAULT" else "bf16",
             "cuda": cuda,
         }
-        rows.append({
-            "name": "MPT-%s %s seq %d, %d GPUs, mb %d x %d%s" % (
-                c[0], gpu.split("-")[0].upper(), seq, gpus, mb, ga, ", AC" if ac else ""),
+        record = {
+            "layers, hidden, heads, ffn, vocab, pos_embeddings, tied_embeddings": r["record"]["shape"],
+            "norm": r["record"]["norm"],
+            "seq, gpus, gpu, micro_batch, global_batch": r["record"]["columns"],
+            "zero": r["record"]["columns"] + " (Sharding Strategy %s)" % r["sharding"],
+            "grad_precision": r["record"]["columns"] + " (MP Mode %s; composer "
+                              "mosaic_parallelism.py@1b7ba4789 get_mixed_precision)" % r["mp_mode"],
+            "recompute": r["record"]["columns"] + " (Activation Checkpointing)",
+            "attention": r["record"]["attn_impl"],
+            "measured": r["record"]["columns"] + " (Throughput (T/s/GPU))",
+        }
+        if "image" in r["record"]:
+            record["cuda"] = r["record"]["image"] + " (%s)" % r["image"]
+        row = {
+            "name": "MPT-%s %s seq %d, %d GPUs, mb %d x %d%s%s" % (
+                r["model"], r["gpu"].split("_")[0].upper(), r["seq"], r["gpus"],
+                r["micro_batch"], r["grad_accum"],
+                ", AC" if r["activation_checkpointing"] else "",
+                ", zero 2" if r["sharding"] == "SHARD_GRAD_OP" else ""),
+            "group": r["table"].replace(" >= 128 GPUs", ""),
             "request": req,
-            "measured": {"tokens_per_gpu_second": float(c[12])},
-            "source": SOURCE % table[3:],
-        })
+            "measured": {"tokens_per_gpu_second": r["tokens_per_gpu_second"]},
+            "source": "mosaicml/llm-foundry %s, table '%s': Throughput (T/s/GPU)" % (
+                at(*README), r["table"]),
+            "record": record,
+        }
+        if assumed:
+            row["assumed"] = assumed
+        out_rows.append(row)
     out = {
-        "about": "Every row of llm-foundry's H100 BF16 and A100 80GB benchmark tables "
-                 "(scripts/llmfoundry-rows.py), outliers included: each row's error is "
-                 "printed, the median is gated. The hand-picked calibration rows, each "
-                 "gated, are in step_time.json.",
+        "about": "Every row of llm-foundry's H100 BF16 (both tables) and A100 80GB benchmark "
+                 "tables, outliers included, with the inputs the runs' own records give "
+                 "(tests/validation/llmfoundry_records.json, scripts/llmfoundry-rows.py). Each "
+                 "row's error is printed; per group the median, max and mean signed error; "
+                 "the median is gated. The hand-picked calibration rows, each gated, are in "
+                 "step_time.json.",
         "tolerance": 0.15,
         "median_tolerance": 0.1,
         "rows_gated": False,
-        "rows": rows,
     }
-    json.dump(out, sys.stdout, indent=1)
-    sys.stdout.write("\n")
+    write_rows(out, out_rows)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if len(sys.argv) != 3 or sys.argv[1] not in ("extract", "rows"):
+        sys.stderr.write(__doc__)
+        sys.exit(2)
+    (extract if sys.argv[1] == "extract" else rows)(sys.argv[2])

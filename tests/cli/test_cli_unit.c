@@ -205,6 +205,14 @@ START_TEST(help_lines_follow_table)
                                              (*line)[j + 1] == ' ')),
                       "help line %zu '%s' is not for %s", k, *line, flag + 2);
         ck_assert_msg(strstr(*line, cli[k].help) != NULL, "%s: help text missing", flag + 2);
+        /* the man page and completions name the value as the help does */
+        if (ts_cli_field_metavar(&cli[k]) != NULL) {
+            const char *mv = ts_cli_field_metavar(&cli[k]);
+
+            ck_assert_msg(strncmp(*line + j + 1, mv, strlen(mv)) == 0 &&
+                          (*line)[j + 1 + strlen(mv)] == ' ', "%s: value word is not %s",
+                          flag + 2, mv);
+        }
         ck_assert_msg(strchr(*line, '\n') == strrchr(*line, '\n') &&
                       (*line)[strlen(*line) - 1] == '\n', "%s: one line", flag + 2);
     }

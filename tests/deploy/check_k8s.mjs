@@ -78,8 +78,9 @@ try {
   check('kustomization renders', false, e.message);
 }
 const kinds = rendered.map((r) => r.obj.kind).sort();
-check('rendered: Deployment, HorizontalPodAutoscaler, Service',
-  JSON.stringify(kinds) === JSON.stringify(['Deployment', 'HorizontalPodAutoscaler', 'Service']),
+const WANT_KINDS = ['Deployment', 'HorizontalPodAutoscaler', 'NetworkPolicy',
+  'PodDisruptionBudget', 'Service'];
+check(`rendered: ${WANT_KINDS.join(', ')}`, JSON.stringify(kinds) === JSON.stringify(WANT_KINDS),
   kinds.join(','));
 const dep = rendered.find((r) => r.obj.kind === 'Deployment')?.obj;
 check('rendered image carries the kustomization tag',
@@ -94,6 +95,9 @@ const MODELS = {
   'v1/Service': ['kubernetes-models/v1/Service', 'Service'],
   'autoscaling/v2/HorizontalPodAutoscaler':
     ['kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler', 'HorizontalPodAutoscaler'],
+  'policy/v1/PodDisruptionBudget': ['kubernetes-models/policy/v1/PodDisruptionBudget', 'PodDisruptionBudget'],
+  'networking.k8s.io/v1/NetworkPolicy':
+    ['kubernetes-models/networking.k8s.io/v1/NetworkPolicy', 'NetworkPolicy'],
 };
 async function schemaErrors(obj) {
   const m = MODELS[`${obj.apiVersion}/${obj.kind}`];
@@ -163,6 +167,8 @@ const TYPE_OF = {
   'apps/v1/Deployment': 'IIoK8sApiAppsV1Deployment',
   'v1/Service': 'IIoK8sApiCoreV1Service',
   'autoscaling/v2/HorizontalPodAutoscaler': 'IIoK8sApiAutoscalingV2HorizontalPodAutoscaler',
+  'policy/v1/PodDisruptionBudget': 'IIoK8sApiPolicyV1PodDisruptionBudget',
+  'networking.k8s.io/v1/NetworkPolicy': 'IIoK8sApiNetworkingV1NetworkPolicy',
 };
 const strictErrors = (obj) => unknownFields(obj, TYPE_OF[`${obj.apiVersion}/${obj.kind}`] ?? '?', '', []);
 
@@ -189,6 +195,17 @@ if (dep) {
   const noImage = clone(dep);
   delete noImage.spec.template.spec.containers[0].name;
   check('control: a missing required field is rejected', (await schemaErrors(noImage)).length > 0);
+  const badHook = clone(dep);
+  badHook.spec.template.spec.containers[0].lifecycle = { preStop: { exec: { cmd: ['/bin/sleep', '5'] } } };
+  check('control: a misspelt preStop field is rejected',
+    strictErrors(badHook).includes('/spec/template/spec/containers/0/lifecycle/preStop/exec/cmd'));
+}
+const np = rendered.find((r) => r.obj.kind === 'NetworkPolicy')?.obj;
+if (np) {
+  const bad = clone(np);
+  bad.spec.ingress[0].port = 8080; // belongs inside ports[]
+  check('control: a NetworkPolicy field at the wrong level is rejected',
+    strictErrors(bad).includes('/spec/ingress/0/port'));
 }
 
 // ---------- 3. Pod Security Standards, "restricted" ----------

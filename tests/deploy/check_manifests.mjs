@@ -85,6 +85,27 @@ const env = Object.fromEntries((ctr.env ?? []).map((e) => [e.name, e.value]));
 check('env TRAINSIZE_BIND=0.0.0.0', env.TRAINSIZE_BIND === '0.0.0.0', env.TRAINSIZE_BIND);
 check('env TRAINSIZE_PORT = container port',
   Number(env.TRAINSIZE_PORT) === httpPort.containerPort, env.TRAINSIZE_PORT);
+// Issue 22: the worker pool and the drain are set, not left to defaults
+// that depend on the node (online cores) or on a release; the ranges are
+// the server's own (server/ts_config.c).
+const intIn = (v, lo, hi) => /^[0-9]+$/.test(String(v ?? '')) && Number(v) >= lo && Number(v) <= hi;
+const POOL_ENV = { TRAINSIZE_THREADS: [1, 256], TRAINSIZE_IO_THREADS: [1, 256],
+  TRAINSIZE_QUEUE_MAX: [0, 65536], TRAINSIZE_DRAIN_TIMEOUT: [1, 3600] };
+for (const [k, [lo, hi]] of Object.entries(POOL_ENV)) {
+  check(`env ${k} set explicitly, ${lo}..${hi}`, intIn(env[k], lo, hi), env[k]);
+}
+// Termination: preStop sleeps while the endpoint is removed (connections
+// routed to a terminating pod are still served), then SIGTERM drains for
+// up to TRAINSIZE_DRAIN_TIMEOUT; the grace period covers both, with room
+// for the exit.  /bin/sleep exists in the image (deploy/container-test.sh).
+const preStop = ctr.lifecycle?.preStop?.exec?.command ?? [];
+const sleepS = preStop.length === 2 && preStop[0] === '/bin/sleep' && /^[0-9]+$/.test(preStop[1])
+  ? Number(preStop[1]) : NaN;
+check('preStop runs /bin/sleep N (exec, N >= 1)', sleepS >= 1, JSON.stringify(ctr.lifecycle));
+const grace = podSpec.terminationGracePeriodSeconds;
+check('terminationGracePeriodSeconds >= preStop sleep + drain timeout + 2',
+  Number.isInteger(grace) && grace >= sleepS + Number(env.TRAINSIZE_DRAIN_TIMEOUT) + 2,
+  `${grace} vs ${sleepS} + ${env.TRAINSIZE_DRAIN_TIMEOUT} + 2`);
 
 // ---------- Service ----------
 const svcs = byKind('Service');
@@ -114,6 +135,57 @@ for (const { doc: hpa } of hpas) {
   const min = hpa.spec?.minReplicas ?? 1;
   check('HPA 1 <= minReplicas <= maxReplicas', min >= 1 && min <= hpa.spec?.maxReplicas,
     `${min}..${hpa.spec?.maxReplicas}`);
+}
+
+// ---------- PodDisruptionBudget ----------
+// A voluntary disruption (node drain, upgrade) takes at most one replica
+// down at a time, and never blocks for ever: fewer pods must stay than
+// run at the least.
+const pdbs = byKind('PodDisruptionBudget');
+check('exactly one PodDisruptionBudget', pdbs.length === 1, `found ${pdbs.length}`);
+const leastReplicas = Math.min(dep.spec?.replicas ?? 1,
+  ...byKind('HorizontalPodAutoscaler').map(({ doc }) => doc.spec?.minReplicas ?? 1));
+for (const { doc: pdb } of pdbs) {
+  check('PDB apiVersion policy/v1', pdb.apiVersion === 'policy/v1', pdb.apiVersion);
+  check('PDB selects the Deployment\'s pods', isSubset(pdb.spec?.selector?.matchLabels, podLabels),
+    JSON.stringify(pdb.spec?.selector));
+  const minA = pdb.spec?.minAvailable, maxU = pdb.spec?.maxUnavailable;
+  check('PDB sets one of minAvailable / maxUnavailable', (minA === undefined) !== (maxU === undefined));
+  if (minA !== undefined) {
+    check('PDB minAvailable is an integer, 1 <= it < the least replicas',
+      Number.isInteger(minA) && minA >= 1 && minA < leastReplicas, `${minA} vs ${leastReplicas}`);
+  } else {
+    check('PDB maxUnavailable is an integer >= 1', Number.isInteger(maxU) && maxU >= 1, String(maxU));
+  }
+}
+
+// ---------- NetworkPolicy ----------
+// Ingress to the pods only on the service's target port: every rule names
+// its ports (a rule without ports opens all of them) and each is the
+// container's http port over TCP.
+const nps = byKind('NetworkPolicy');
+check('exactly one NetworkPolicy', nps.length === 1, `found ${nps.length}`);
+for (const { doc: np } of nps) {
+  check('NetworkPolicy apiVersion networking.k8s.io/v1', np.apiVersion === 'networking.k8s.io/v1',
+    np.apiVersion);
+  check('NetworkPolicy selects the Deployment\'s pods',
+    isSubset(np.spec?.podSelector?.matchLabels, podLabels), JSON.stringify(np.spec?.podSelector));
+  check('NetworkPolicy policyTypes include Ingress', (np.spec?.policyTypes ?? []).includes('Ingress'));
+  const rules = np.spec?.ingress ?? [];
+  check('NetworkPolicy has an ingress rule', rules.length >= 1);
+  rules.forEach((r, i) => {
+    const ports = r.ports ?? [];
+    check(`NetworkPolicy ingress rule ${i} names its ports`, ports.length >= 1);
+    for (const p of ports) {
+      check(`NetworkPolicy ingress rule ${i} port ${p.port} is the container port over TCP`,
+        portMatches(p.port) && (p.protocol ?? 'TCP') === 'TCP' && p.endPort === undefined,
+        JSON.stringify(p));
+    }
+  });
+  const svcTargets = svcs.flatMap(({ doc }) => (doc.spec?.ports ?? []).map((p) => p.targetPort ?? p.port));
+  check('NetworkPolicy admits every Service target port',
+    svcTargets.every((t) => rules.some((r) => (r.ports ?? []).some((p) =>
+      p.port === t || (portMatches(p.port) && portMatches(t))))), JSON.stringify(svcTargets));
 }
 
 // ---------- kustomization ----------
@@ -146,6 +218,14 @@ for (const [name, s] of Object.entries(compose?.services ?? {})) {
   check(`compose ${name} publishes 8080`,
     (s.ports ?? []).some((p) => String(p).endsWith(':8080') || p?.target === 8080));
   check(`compose ${name} TRAINSIZE_BIND 0.0.0.0`, s.environment?.TRAINSIZE_BIND === '0.0.0.0');
+  for (const [k, [lo, hi]] of Object.entries(POOL_ENV)) {
+    check(`compose ${name} ${k} set explicitly, ${lo}..${hi}`, intIn(s.environment?.[k], lo, hi),
+      s.environment?.[k]);
+  }
+  const stopS = /^([0-9]+)s$/.exec(String(s.stop_grace_period ?? ''));
+  check(`compose ${name} stop_grace_period >= drain timeout + 2`,
+    stopS && Number(stopS[1]) >= Number(s.environment?.TRAINSIZE_DRAIN_TIMEOUT) + 2,
+    `${s.stop_grace_period} vs ${s.environment?.TRAINSIZE_DRAIN_TIMEOUT}`);
   if (s.user !== undefined) {
     check(`compose ${name} user is the image's uid`, String(s.user).split(':')[0] === String(uid),
       String(s.user));
@@ -180,8 +260,18 @@ const final = instrs.slice(lastFrom);
 const finalOp = (op) => final.filter((x) => x.op === op);
 const jsonArray = (s) => { try { const v = JSON.parse(s); return Array.isArray(v) ? v : null; } catch { return null; } };
 
-check('every stage is debian:bookworm-slim',
-  froms.every(([x]) => /^debian:bookworm-slim(\s|$)/.test(x.args)));
+// Base images pinned by digest (issue 22): one ARG before the first FROM,
+// defaulting to debian:bookworm-slim at a sha256 digest, and every stage
+// built FROM it (deploy/container-test.sh passes its locally made base).
+const globalArgs = instrs.slice(0, froms.length ? froms[0][1] : 0).filter((x) => x.op === 'ARG');
+const baseArg = globalArgs.map((x) => /^BASE_IMAGE=(\S+)$/.exec(x.args)).find((m) => m);
+check('ARG BASE_IMAGE = debian:bookworm-slim pinned by a sha256 digest',
+  baseArg && /^debian:bookworm-slim@sha256:[0-9a-f]{64}$/.test(baseArg[1]), baseArg?.[1]);
+check('every stage is FROM ${BASE_IMAGE}',
+  froms.length > 0 && froms.every(([x]) => /^\$\{?BASE_IMAGE\}?(\s|$)/.test(x.args)),
+  froms.map(([x]) => x.args).join(' | '));
+check('no image reference by tag alone (COPY --from, FROM)',
+  !instrs.some((x) => /--from=[^\s]*:[^\s]*/.test(x.args) && !/@sha256:/.test(x.args)));
 const ep = finalOp('ENTRYPOINT');
 check('exec-form ENTRYPOINT trainsize-server',
   ep.length === 1 && JSON.stringify(jsonArray(ep[0].args)) === '["/usr/local/bin/trainsize-server"]',

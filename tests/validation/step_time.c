@@ -8,6 +8,12 @@
  * Prints each row's error; fails when a row is outside the file's
  * tolerance or the median absolute error is above its median tolerance.
  * "--markdown" prints the README table instead of the plain listing.
+ *
+ * Every row names where its inputs come from: "record" (input -> the run's
+ * own record, path@commit) and, for an input no record gives, "assumed"
+ * (input -> reason).  The summary reports rows whose inputs are all
+ * recorded apart from rows with an assumed input, and each "group" (a
+ * GPU's table) apart: n, median and max |error|, mean signed error.
  */
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +22,8 @@
 
 #include "ts_api_int.h"
 
+#define MAX_ROWS 256
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -23,11 +31,36 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* n, median |e|, max |e|, mean e of the rows selected by `pick`. */
+static void summary(const char *label, const double *err, const bool *pick, size_t n, bool md)
+{
+    double a[MAX_ROWS], sum = 0, med;
+    size_t i, k = 0;
+
+    for (i = 0; i < n; i++)
+        if (pick[i]) {
+            a[k++] = fabs(err[i]);
+            sum += err[i];
+        }
+    if (k == 0)
+        return;
+    qsort(a, k, sizeof a[0], cmp_double);
+    med = k % 2 ? a[k / 2] : 0.5 * (a[k / 2 - 1] + a[k / 2]);
+    if (md)
+        printf("| %s | %zu | %.1f %% | %.1f %% | %+.1f %% |\n", label, k, 100.0 * med,
+               100.0 * a[k - 1], 100.0 * sum / (double)k);
+    else
+        printf("  %-34s %3zu rows  median |error| %5.1f %%  max %5.1f %%  mean %+5.1f %%\n", label, k,
+               100.0 * med, 100.0 * a[k - 1], 100.0 * sum / (double)k);
+}
+
 int main(int argc, char **argv)
 {
     json_error_t je;
     json_t *root, *rows;
-    double tol, mtol, errs[256], median;
+    double tol, mtol, errs[MAX_ROWS], serr[MAX_ROWS], median;
+    bool assumed[MAX_ROWS], pick[MAX_ROWS];
+    const char *group[MAX_ROWS];
     size_t i, n, outside = 0;
     int bad = 0;
     bool rows_gated;
@@ -49,7 +82,7 @@ int main(int argc, char **argv)
      * sets "rows_gated": false: each row is printed, the median gated. */
     rows_gated = !json_is_false(json_object_get(root, "rows_gated"));
     n = json_array_size(rows);
-    if (n == 0 || n > sizeof errs / sizeof errs[0] || !(tol > 0) || !(mtol > 0)) {
+    if (n == 0 || n > MAX_ROWS || !(tol > 0) || !(mtol > 0)) {
         fprintf(stderr, "%s: no rows or no tolerance\n", argv[1]);
         json_decref(root);
         return 2;
@@ -71,6 +104,16 @@ int main(int argc, char **argv)
         bool tps = json_object_get(meas, "tokens_per_gpu_second") != NULL;
         json_t *gv = json_object_get(row, "gated");
         bool gated = gv == NULL ? rows_gated : json_is_true(gv);
+        json_t *as = json_object_get(row, "assumed");
+
+        if (!json_is_object(json_object_get(row, "record"))) {
+            fprintf(stderr, "row %zu (%s): no \"record\" naming where its inputs come from\n", i,
+                    name != NULL ? name : "?");
+            json_decref(root);
+            return 2;
+        }
+        assumed[i] = json_is_object(as) && json_object_size(as) > 0;
+        group[i] = json_string_value(json_object_get(row, "group"));
 
         if (body == NULL || req == NULL ||
             ts_json_parse_run(body, strlen(body), false, req, &aerr) != 0) {
@@ -96,30 +139,68 @@ int main(int argc, char **argv)
         pred_s = st.step_time.value;
         err = pred_s / meas_s - 1.0;
         errs[i] = fabs(err);
+        serr[i] = err;
         outside += fabs(err) > tol;
         if (fabs(err) > tol && gated)
             bad = 1;
         if (md) {
             if (tps)
-                printf("| %s%s | %.0f tok/s/GPU | %.0f | %+.1f %% | %.2f s | %.2f s | %s |\n", name, gated ? "" : " (not gated)",
+                printf("| %s%s%s | %.0f tok/s/GPU | %.0f | %+.1f %% | %.2f s | %.2f s | %s |\n", name,
+                       gated ? "" : " (not gated)", assumed[i] ? " (assumed input)" : "",
                        tokens / ((double)req->run.gpus * meas_s), st.tokens_per_gpu_second,
                        100.0 * err, st.exposed_comm, st.pp_bubble - st.pp_p2p,
                        strstr(json_string_value(json_object_get(row, "source")), "llm-foundry") ? "llm-foundry" :
                        strstr(json_string_value(json_object_get(row, "source")), "Korthikanti") ? "Korthikanti T5" : "LLaMA");
             else
-                printf("| %s | %.2f s/step | %.2f s | %+.1f %% | %.2f s | %.2f s | Korthikanti T5 |\n", name,
+                printf("| %s%s | %.2f s/step | %.2f s | %+.1f %% | %.2f s | %.2f s | Korthikanti T5 |\n", name,
+                       assumed[i] ? " (assumed input)" : "",
                        meas_s, pred_s, 100.0 * err, st.exposed_comm, st.pp_bubble - st.pp_p2p);
         } else {
-            printf("%-44s measured %9.3f s/step  predicted %9.3f s  error %+6.1f %%%s\n"
+            printf("%-44s measured %9.3f s/step  predicted %9.3f s  error %+6.1f %%%s%s\n"
                    "    compute %.3f recompute %.3f tp %.3f bubble %.3f (p2p %.3f) dp %.3f cp %.3f ep %.3f opt %.3f"
                    " | gemm eff %.3f, mfu %.3f\n",
                    name, meas_s, pred_s, 100.0 * err,
                    fabs(err) > tol ? (gated ? "  OUT OF TOLERANCE" : "  (outside, not gated)") : "",
+                   assumed[i] ? "  [assumed input]" : "",
                    st.compute, st.recompute, st.tp_comm, st.pp_bubble, st.pp_p2p, st.dp_comm,
                    st.cp_comm, st.ep_comm, st.optimizer, st.gemm_efficiency, st.predicted_mfu);
         }
         free(body);
         free(req);
+    }
+    /* Recorded-only rows apart from rows with an assumed input, then each group. */
+    if (md)
+        printf("\n| Rows | n | Median abs. error | Max | Mean signed |\n| --- | ---: | ---: | ---: | ---: |\n");
+    else
+        printf("\n");
+    for (i = 0; i < n; i++)
+        pick[i] = true;
+    summary("all", serr, pick, n, md);
+    for (i = 0; i < n; i++)
+        pick[i] = !assumed[i];
+    summary("inputs all recorded", serr, pick, n, md);
+    for (i = 0; i < n; i++)
+        pick[i] = assumed[i];
+    summary("an input assumed", serr, pick, n, md);
+    for (i = 0; i < n; i++) {
+        size_t j;
+        bool first = group[i] != NULL;
+
+        for (j = 0; j < i && first; j++)
+            first = group[j] == NULL || strcmp(group[j], group[i]) != 0;
+        if (!first)
+            continue;
+        for (j = 0; j < n; j++)
+            pick[j] = group[j] != NULL && strcmp(group[j], group[i]) == 0;
+        summary(group[i], serr, pick, n, md);
+        for (j = 0; j < n; j++)
+            pick[j] = pick[j] && !assumed[j];
+        {
+            char label[128];
+
+            snprintf(label, sizeof label, "%s, inputs all recorded", group[i]);
+            summary(label, serr, pick, n, md);
+        }
     }
     qsort(errs, n, sizeof errs[0], cmp_double);
     median = n % 2 ? errs[n / 2] : 0.5 * (errs[n / 2 - 1] + errs[n / 2]);
