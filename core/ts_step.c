@@ -475,6 +475,7 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
     double tp_hid_max = 0, cp_hid_max = 0;
     double hidden = 0, bubble, p2p = 0, dp_exposed = 0, dp_hidden = 0, total;
     double basis, stage_factor;
+    double short_layer = 0, short_head = 0, short_max = 0;
     int64_t n_dp_i, stages;
     bool in_node_dp;
 
@@ -525,10 +526,18 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
     stages = r->pp;
 
     if (out->from_shape) {
-        double head_f, head_b, head_tp, layer_mb;
+        double head_f, head_b, head_tp, layer_mb, g_t, g_f;
 
+        /* Each GEMM's shortfall from the matmul rate, per layer and for
+         * the head: its roofline time less its FLOPs at peak * core. */
+        g_t = hw.gemm_ideal;
+        g_f = hw.gemm_flops;
         ts_step_layer_cost(r, &hw, &ly);
+        short_layer = (hw.gemm_ideal - g_t) - (hw.gemm_flops - g_f) / (hw.peak * hw.core);
+        g_t = hw.gemm_ideal;
+        g_f = hw.gemm_flops;
         ts_step_head_cost(r, &hw, &head_f, &head_b, &head_tp);
+        short_head = (hw.gemm_ideal - g_t) - (hw.gemm_flops - g_f) / (hw.peak * hw.core);
         /* Stages come in at most four sizes (first, last, and the two
          * of the even split between), so each size is costed once and
          * counted: O(1) in pp.  Middle sizes fall monotonically, the
@@ -595,6 +604,7 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
                     tp_hid_max = nl * ly.tp_hidden;
                     cp_hid_max = nl * ly.cp_hidden;
                     hidden = nl * (ly.tp_hidden + ly.cp_hidden);
+                    short_max = nl * short_layer + (si == stages - 1 ? short_head : 0);
                 }
             }
         }
@@ -626,6 +636,9 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
         out->ep_comm = m * ep_max;
         out->pp_p2p = p2p;
         out->pp_bubble = bubble + p2p;
+        /* Forward and backward GEMMs of the slowest stage; recompute's
+         * redone forward is left out (a lower bound). */
+        out->underfill = short_max > 0 ? m * short_max : 0;
         hidden *= m;
         (void)layer_mb;
     } else {
@@ -754,6 +767,19 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
     if (!(total > 0) || !isfinite(total))
         return TS_ERANGE;
     out->predicted_mfu = out->model_flops / (total * gpus * hw.peak);
+    /* What costs more than a quarter of the step is worth a warning (the
+     * share Narayanan et al. 2021 keep the bubble under by m >> p; the
+     * same bar for the other overheads, issue 25). */
+    {
+        double q = total / TS_STEP_WARN_DIV;
+
+        if (out->pp_bubble > q)
+            out->warnings |= TS_STEP_WARN_BUBBLE;
+        if (out->exposed_comm > q)
+            out->warnings |= TS_STEP_WARN_COMM;
+        if (out->underfill > q)
+            out->warnings |= TS_STEP_WARN_UNDERFILL;
+    }
     out->tokens_per_second = tokens_step / total;
     out->tokens_per_gpu_second = out->tokens_per_second / gpus;
     ts_term_set(&out->step_time, total,

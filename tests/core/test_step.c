@@ -435,6 +435,73 @@ static ts_search_out *search_out(void)
     return o;
 }
 
+/* Issue 25: a warning whenever the pipeline bubble, the exposed
+ * communication or the matmuls' shortfall from the GPU's rate (an
+ * under-filled GPU) costs more than a quarter of the step, and only then. */
+static void assert_warnings_follow_rule(const ts_step *s)
+{
+    double q = 0.25 * s->step_time.value;
+
+    ck_assert(s->underfill >= 0 && s->underfill <= s->compute);
+    ck_assert_int_eq((s->warnings & TS_STEP_WARN_BUBBLE) != 0, s->pp_bubble > q);
+    ck_assert_int_eq((s->warnings & TS_STEP_WARN_COMM) != 0, s->exposed_comm > q);
+    ck_assert_int_eq((s->warnings & TS_STEP_WARN_UNDERFILL) != 0, s->underfill > q);
+}
+
+START_TEST(test_step_warnings)
+{
+    ts_run r;
+    ts_step s;
+    ts_error e;
+
+    /* Llama 3 8B on one node, dp 8, 8192 tokens per GPU per micro-batch:
+     * nothing to warn about. */
+    llama_run(&r, "llama3-8b", 8);
+    r.global_batch = 64;
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
+    assert_warnings_follow_rule(&s);
+    ck_assert_uint_eq(s.warnings, 0);
+
+    /* 128 tokens per GPU per micro-batch: 128-row GEMMs stream the whole
+     * weight matrix for little math (the roofline's memory term
+     * dominates), so most of the matmul time is shortfall. */
+    llama_run(&r, "llama3-8b", 8);
+    r.seq = 128;
+    r.global_batch = 64;
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
+    assert_warnings_follow_rule(&s);
+    ck_assert(s.warnings & TS_STEP_WARN_UNDERFILL);
+
+    /* tp 8 across nodes of 4 GPUs: every layer's TP collectives cross
+     * the network. */
+    llama_run(&r, "llama3-8b", 8);
+    r.tp = 8;
+    r.gpus_per_node = 4;
+    r.global_batch = 64;
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
+    assert_warnings_follow_rule(&s);
+    ck_assert(s.warnings & TS_STEP_WARN_COMM);
+
+    /* pp 8 with 8 micro-batches per step: bubble 7/8 of the compute. */
+    llama_run(&r, "llama3-8b", 8);
+    r.pp = 8;
+    r.global_batch = 8;
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
+    assert_warnings_follow_rule(&s);
+    ck_assert(s.warnings & TS_STEP_WARN_BUBBLE);
+
+    /* No shape: matmuls at the catalogue rate by definition. */
+    ts_run_defaults(&r);
+    r.model.params = 1e9;
+    r.gpus = 1;
+    r.dp = 0;
+    r.global_batch = 1;
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
+    ck_assert(s.underfill == 0);
+    assert_warnings_follow_rule(&s);
+}
+END_TEST
+
 START_TEST(test_search_70b_1024)
 {
     ts_run r;
@@ -566,6 +633,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_tp_allreduce_per_layer);
     tcase_add_test(tc, test_compute_uses_prediction);
     tcase_add_test(tc, test_bad_network_inputs);
+    tcase_add_test(tc, test_step_warnings);
     suite_add_tcase(s, tc);
     tc = tcase_create("search");
     tcase_set_timeout(tc, 30);
