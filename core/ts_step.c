@@ -192,6 +192,26 @@ static bool ts_step_same_node(int64_t span, int64_t gpn)
     return span <= gpn;
 }
 
+/* Bus bandwidth of a ring collective over a group of n ranks, g of them in
+ * each node.  Inside a node: NVLink.  Across nodes NCCL aggregates the
+ * node's NICs: each ring (channel) enters a node through one NIC, runs
+ * through the node's GPUs over NVLink and leaves through a NIC, and as many
+ * such flows run concurrently as the node has NICs (S. Jeaugey,
+ * NVIDIA/nccl#412; bandwidth "should add up" per NIC, NVIDIA/nccl#652).
+ * The g ranks of the group in a node therefore drive g NICs: min(g x NIC,
+ * NVLink), not one NIC per rank's share. */
+static double ts_step_ring_bw(const ts_step_hw *hw, int64_t n, int64_t g, int64_t gpn)
+{
+    double agg;
+
+    if (ts_step_same_node(n, gpn))
+        return hw->nvlink;
+    if (g < 1)
+        g = 1;
+    agg = (double)g * hw->net;
+    return agg < hw->nvlink ? agg : hw->nvlink;
+}
+
 static void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o)
 {
     const ts_model *md = &r->model;
@@ -295,7 +315,8 @@ static void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o
         bool in_node = ts_step_same_node(r->tp, r->gpus_per_node);
         double one;
 
-        bw_tp = in_node ? hw->nvlink : hw->net;
+        bw_tp = ts_step_ring_bw(hw, r->tp, r->gpus_per_node < r->tp ? r->gpus_per_node : r->tp,
+                                r->gpus_per_node);
         alpha_tp = in_node ? TS_STEP_ALPHA_NVLINK : TS_STEP_ALPHA_NET;
         if (r->sequence_parallel) {
             one = ts_step_allgather_s(S, r->tp, bw_tp, alpha_tp); /* = one RS */
@@ -330,9 +351,21 @@ static void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o
     if (moe && r->ep > 1) {
         bool in_node = ts_step_same_node(r->tp * r->ep, r->gpus_per_node);
         double k = (double)(md->top_k > 0 ? md->top_k : 1);
-        double one = ts_step_alltoall_s(tok * k * h * 2.0, r->ep,
-                                        in_node ? hw->nvlink : hw->net,
-                                        in_node ? TS_STEP_ALPHA_NVLINK : TS_STEP_ALPHA_NET);
+        double bytes = tok * k * h * 2.0, one;
+
+        if (in_node) {
+            one = ts_step_alltoall_s(bytes, r->ep, hw->nvlink, TS_STEP_ALPHA_NVLINK);
+        } else {
+            /* Each rank exchanges (n-1)/n of its tokens: the (g-1)/n bound
+             * for ranks of its own node over NVLink, the (n-g)/n for other
+             * nodes through its own NIC, both at once. */
+            double n = (double)r->ep;
+            double g = (double)(r->gpus_per_node / r->tp > 1 ? r->gpus_per_node / r->tp : 1);
+            double t_in = (g - 1.0) / n * bytes / hw->nvlink;
+            double t_out = (n - g) / n * bytes / hw->net;
+
+            one = (t_in > t_out ? t_in : t_out) + (n - 1.0) * TS_STEP_ALPHA_NET;
+        }
 
         o->ep_fwd = 2.0 * one;
         o->ep = 4.0 * one;
@@ -356,8 +389,10 @@ static void ts_step_head_cost(const ts_run *r, ts_step_hw *hw, double *fwd, doub
     b += tok * (V / t) * 6.0 / (hw->hbm * TS_STEP_MEM_EFF);
     if (r->tp > 1) {
         bool in_node = ts_step_same_node(r->tp, r->gpus_per_node);
+        int64_t g = r->gpus_per_node < r->tp ? r->gpus_per_node : r->tp;
+
         /* Vocab-parallel loss: small all-reduces of max and sum per token. */
-        *tp = 2.0 * ts_step_allreduce_s(tok * 4.0, r->tp, in_node ? hw->nvlink : hw->net,
+        *tp = 2.0 * ts_step_allreduce_s(tok * 4.0, r->tp, ts_step_ring_bw(hw, r->tp, g, r->gpus_per_node),
                                          in_node ? TS_STEP_ALPHA_NVLINK : TS_STEP_ALPHA_NET);
     }
     *fwd = f;
@@ -440,6 +475,7 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
     double tp_hid_max = 0, cp_hid_max = 0;
     double hidden = 0, bubble, p2p = 0, dp_exposed = 0, dp_hidden = 0, total;
     double basis, stage_factor;
+    double short_layer = 0, short_head = 0, short_max = 0;
     int64_t n_dp_i, stages;
     bool in_node_dp;
 
@@ -490,10 +526,18 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
     stages = r->pp;
 
     if (out->from_shape) {
-        double head_f, head_b, head_tp, layer_mb;
+        double head_f, head_b, head_tp, layer_mb, g_t, g_f;
 
+        /* Each GEMM's shortfall from the matmul rate, per layer and for
+         * the head: its roofline time less its FLOPs at peak * core. */
+        g_t = hw.gemm_ideal;
+        g_f = hw.gemm_flops;
         ts_step_layer_cost(r, &hw, &ly);
+        short_layer = (hw.gemm_ideal - g_t) - (hw.gemm_flops - g_f) / (hw.peak * hw.core);
+        g_t = hw.gemm_ideal;
+        g_f = hw.gemm_flops;
         ts_step_head_cost(r, &hw, &head_f, &head_b, &head_tp);
+        short_head = (hw.gemm_ideal - g_t) - (hw.gemm_flops - g_f) / (hw.peak * hw.core);
         /* Stages come in at most four sizes (first, last, and the two
          * of the even split between), so each size is costed once and
          * counted: O(1) in pp.  Middle sizes fall monotonically, the
@@ -560,6 +604,7 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
                     tp_hid_max = nl * ly.tp_hidden;
                     cp_hid_max = nl * ly.cp_hidden;
                     hidden = nl * (ly.tp_hidden + ly.cp_hidden);
+                    short_max = nl * short_layer + (si == stages - 1 ? short_head : 0);
                 }
             }
         }
@@ -591,6 +636,9 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
         out->ep_comm = m * ep_max;
         out->pp_p2p = p2p;
         out->pp_bubble = bubble + p2p;
+        /* Forward and backward GEMMs of the slowest stage; recompute's
+         * redone forward is left out (a lower bound). */
+        out->underfill = short_max > 0 ? m * short_max : 0;
         hidden *= m;
         (void)layer_mb;
     } else {
@@ -719,6 +767,19 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
     if (!(total > 0) || !isfinite(total))
         return TS_ERANGE;
     out->predicted_mfu = out->model_flops / (total * gpus * hw.peak);
+    /* What costs more than a quarter of the step is worth a warning (the
+     * share Narayanan et al. 2021 keep the bubble under by m >> p; the
+     * same bar for the other overheads, issue 25). */
+    {
+        double q = total / TS_STEP_WARN_DIV;
+
+        if (out->pp_bubble > q)
+            out->warnings |= TS_STEP_WARN_BUBBLE;
+        if (out->exposed_comm > q)
+            out->warnings |= TS_STEP_WARN_COMM;
+        if (out->underfill > q)
+            out->warnings |= TS_STEP_WARN_UNDERFILL;
+    }
     out->tokens_per_second = tokens_step / total;
     out->tokens_per_gpu_second = out->tokens_per_second / gpus;
     ts_term_set(&out->step_time, total,

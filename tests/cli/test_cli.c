@@ -339,6 +339,40 @@ START_TEST(estimate_json_is_api_answer)
 }
 END_TEST
 
+/* Issue 25: estimate prints the answer's compute.assumptions (the batch
+ * chosen when none is given) and compute.warnings, each line as sent. */
+START_TEST(estimate_prints_assumptions_and_warnings)
+{
+    static const char dflt[] = "{\"model\":\"llama3.1-405b\",\"gpus\":16384,\"tp\":8,\"pp\":16}";
+    static const char given[] = "{\"model\":\"llama3.1-405b\",\"gpus\":16384,\"tp\":8,"
+                                "\"pp\":16,\"global_batch\":512}";
+    const char *a1[] = {"--url", server_url, "estimate", "--model", "llama3.1-405b", "--gpus",
+                        "16384", "--tp", "8", "--pp", "16", NULL};
+    const char *a2[] = {"--url", server_url, "estimate", "--model", "llama3.1-405b", "--gpus",
+                        "16384", "--tp", "8", "--pp", "16", "--global-batch", "512", NULL};
+    json_t *p1 = api_ok("POST", "/v1/plan", dflt), *p2 = api_ok("POST", "/v1/plan", given);
+    const char *note = json_string_value(json_array_get(th_json_get(p1, "compute.assumptions"), 0));
+    const char *warn = json_string_value(json_array_get(th_json_get(p2, "compute.warnings"), 0));
+    char line[1024];
+    run_result r;
+
+    ck_assert_ptr_nonnull(note);
+    ck_assert_ptr_nonnull(warn);
+    r = run_cli(a1);
+    snprintf(line, sizeof line, "\nAssumed\n  %s\n", note);
+    ck_assert_msg(strstr(r.out, line) != NULL, "no '%s' in:\n%.1500s", line, r.out);
+    ck_assert_ptr_null(strstr(r.out, "\nWarnings\n"));
+    result_free(&r);
+    r = run_cli(a2);
+    snprintf(line, sizeof line, "\nWarnings\n  ! %s\n", warn);
+    ck_assert_msg(strstr(r.out, line) != NULL, "no '%s' in:\n%.1500s", line, r.out);
+    ck_assert_ptr_null(strstr(r.out, "\nAssumed\n"));
+    result_free(&r);
+    json_decref(p1);
+    json_decref(p2);
+}
+END_TEST
+
 /* Options and --set reach the server with the right JSON types: the
  * resolved inputs echo them back. */
 START_TEST(options_are_typed)
@@ -732,6 +766,7 @@ static Suite *cli_suite(void)
     tcase_add_test(tc, estimate_table_matches_api);
     tcase_add_test(tc, estimate_prints_api_strings_and_formulas);
     tcase_add_test(tc, estimate_json_is_api_answer);
+    tcase_add_test(tc, estimate_prints_assumptions_and_warnings);
     tcase_add_test(tc, options_are_typed);
     tcase_add_test(tc, check_does_not_fit);
     tcase_add_test(tc, check_fits);

@@ -333,6 +333,34 @@ START_TEST(test_sustained_matmul)
 }
 END_TEST
 
+/* A TP group over two nodes (TP 16, 8 H100 per node): NCCL's rings stripe
+ * over all eight NICs of a node (NVIDIA/nccl#412), so the all-reduces run
+ * at min(8 x 50 GB/s, NVLink 450 GB/s one way) x 0.8 = 320 GB/s bus
+ * bandwidth, not one NIC's 40 GB/s.  No SP, no recompute, one micro-batch:
+ * tp_comm = L (4 all-reduces of tok h 2 B) + 2 all-reduces of tok 4 B
+ * (vocab-parallel loss), 8 us per hop across nodes. */
+START_TEST(test_tp_across_nodes_nic_striping)
+{
+    ts_run r;
+    ts_step s;
+    ts_error e;
+    double tok = 2048, bw = 8 * 50e9 * 0.8, want;
+
+    llama_run(&r, "llama3-8b", 16);
+    r.tp = 16;
+    r.dp = 1;
+    r.seq = 2048;
+    r.micro_batch = 1;
+    r.global_batch = 1;
+    r.sequence_parallel = false;
+    r.recompute = TS_RECOMPUTE_NONE;
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
+    want = 32 * 4 * ts_step_allreduce_s(tok * 4096 * 2, 16, bw, 8e-6) +
+           2 * ts_step_allreduce_s(tok * 4, 16, bw, 8e-6);
+    REL_CLOSE(s.tp_comm, want, 1e-12);
+}
+END_TEST
+
 /* The toolkit must run on the GPU (CUDA release notes). */
 START_TEST(test_cuda_compat)
 {
@@ -406,6 +434,73 @@ static ts_search_out *search_out(void)
     ck_assert_ptr_nonnull(o);
     return o;
 }
+
+/* Issue 25: a warning whenever the pipeline bubble, the exposed
+ * communication or the matmuls' shortfall from the GPU's rate (an
+ * under-filled GPU) costs more than a quarter of the step, and only then. */
+static void assert_warnings_follow_rule(const ts_step *s)
+{
+    double q = 0.25 * s->step_time.value;
+
+    ck_assert(s->underfill >= 0 && s->underfill <= s->compute);
+    ck_assert_int_eq((s->warnings & TS_STEP_WARN_BUBBLE) != 0, s->pp_bubble > q);
+    ck_assert_int_eq((s->warnings & TS_STEP_WARN_COMM) != 0, s->exposed_comm > q);
+    ck_assert_int_eq((s->warnings & TS_STEP_WARN_UNDERFILL) != 0, s->underfill > q);
+}
+
+START_TEST(test_step_warnings)
+{
+    ts_run r;
+    ts_step s;
+    ts_error e;
+
+    /* Llama 3 8B on one node, dp 8, 8192 tokens per GPU per micro-batch:
+     * nothing to warn about. */
+    llama_run(&r, "llama3-8b", 8);
+    r.global_batch = 64;
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
+    assert_warnings_follow_rule(&s);
+    ck_assert_uint_eq(s.warnings, 0);
+
+    /* 128 tokens per GPU per micro-batch: 128-row GEMMs stream the whole
+     * weight matrix for little math (the roofline's memory term
+     * dominates), so most of the matmul time is shortfall. */
+    llama_run(&r, "llama3-8b", 8);
+    r.seq = 128;
+    r.global_batch = 64;
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
+    assert_warnings_follow_rule(&s);
+    ck_assert(s.warnings & TS_STEP_WARN_UNDERFILL);
+
+    /* tp 8 across nodes of 4 GPUs: every layer's TP collectives cross
+     * the network. */
+    llama_run(&r, "llama3-8b", 8);
+    r.tp = 8;
+    r.gpus_per_node = 4;
+    r.global_batch = 64;
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
+    assert_warnings_follow_rule(&s);
+    ck_assert(s.warnings & TS_STEP_WARN_COMM);
+
+    /* pp 8 with 8 micro-batches per step: bubble 7/8 of the compute. */
+    llama_run(&r, "llama3-8b", 8);
+    r.pp = 8;
+    r.global_batch = 8;
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
+    assert_warnings_follow_rule(&s);
+    ck_assert(s.warnings & TS_STEP_WARN_BUBBLE);
+
+    /* No shape: matmuls at the catalogue rate by definition. */
+    ts_run_defaults(&r);
+    r.model.params = 1e9;
+    r.gpus = 1;
+    r.dp = 0;
+    r.global_batch = 1;
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
+    ck_assert(s.underfill == 0);
+    assert_warnings_follow_rule(&s);
+}
+END_TEST
 
 START_TEST(test_search_70b_1024)
 {
@@ -538,10 +633,12 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_tp_allreduce_per_layer);
     tcase_add_test(tc, test_compute_uses_prediction);
     tcase_add_test(tc, test_bad_network_inputs);
+    tcase_add_test(tc, test_step_warnings);
     suite_add_tcase(s, tc);
     tc = tcase_create("search");
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_sustained_matmul);
+    tcase_add_test(tc, test_tp_across_nodes_nic_striping);
     tcase_add_test(tc, test_cuda_compat);
     tcase_add_test(tc, test_triton_attention);
     tcase_add_test(tc, test_search_70b_1024);
