@@ -246,10 +246,10 @@ async function main() {
     if (page.lastPlan) {
         renderParams(page.lastPlan);
         showResolved(page.lastPlan.inputs);
-    } else {
-        const req = requestFor(page.state);
-        if (Object.keys(req.errors).length) showFieldErrors(req.errors);
     }
+    /* errors of the first answer (a shared link with a bad value, client
+     * side or the API's) arrived before the form existed: mark the fields */
+    if (page.lastErrors) showFieldErrors(page.lastErrors);
     document.documentElement.dataset.ready = '1';
 
     const form = $('#run');

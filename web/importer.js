@@ -3,8 +3,8 @@
  * and rides along in the state (and the link) as text.
  */
 import { $, h } from './dom.js';
-import { FIELD_BY_NAME, SHAPE_FIELDS } from './form.js';
-import { DASH, fmtExact, isNum, pick, readable, textOf } from './format.js';
+import { FIELD_BY_NAME, FT_DEFAULTS, SHAPE_FIELDS } from './form.js';
+import { DASH, fmtCount, fmtExact, isNum, pick, readable, textOf } from './format.js';
 import { writeForm } from './formui.js';
 import { IMPORT_KINDS, TEXT_KINDS, hooks, page, postJson, requestFor } from './state.js';
 
@@ -31,6 +31,15 @@ export async function runImport() {
             status.dataset.status = 'error';
             return;
         }
+    }
+    /* axolotl names its base model by Hub id: the preset with that alias
+     * (or the API's catalogue, which takes Hub ids) is the model */
+    const ax = kind === 'axolotl_config' ? axolotlTop(doc) : {};
+    const base = matchBaseModel(ax.base_model);
+    if (base && !page.state.hf_config) {
+        for (const k of [...SHAPE_FIELDS, 'params']) delete page.state[k];
+        page.state.model = base.id;
+        page.customFrom = null;
     }
     /* the import plus what it needs to resolve: the model (unless the
      * document is one) and the GPUs; not the rest of the form, so that
@@ -69,17 +78,102 @@ export async function runImport() {
         page.customFrom = null;
     }
     page.state[kind] = TEXT_KINDS.includes(kind) ? doc : JSON.stringify(doc);
+    const said = kind === 'axolotl_config' ? applyAxolotl(ax, inputs, source) : [];
     writeForm();
     renderImported();
-    const shown = set.filter((k) => FIELD_BY_NAME.has(k));
-    const what = shown.length ? `${set.length} inputs (${shown.slice(0, 8).join(', ')}${shown.length > 8 ? ', …' : ''})` : `${Object.keys(inputs).length} inputs resolved`;
+    const shown = set.filter((k) => FIELD_BY_NAME.has(k) && !said.some((s) => s.key === k));
+    const what = [...said.map((s) => s.text), ...shown.map((k) => setText(k, inputs[k]))];
     const total = pick(r.data, 'params.total');
     const totalText = textOf(r.data.params, 'params', 'total');
-    const notes = Array.isArray(r.data.import_notes) ? r.data.import_notes.filter((n) => typeof n === 'string') : [];
-    status.textContent = `Imported (${kind})${isNum(total) ? `: ${totalText} parameters (${fmtExact(total)})` : ''}; set ${what}.` +
+    let notes = Array.isArray(r.data.import_notes) ? r.data.import_notes.filter((n) => typeof n === 'string') : [];
+    /* the API cannot fetch a Hub id's shape; the page matched it to a preset */
+    if (base) notes = notes.filter((n) => !n.startsWith('/axolotl_config/base_model'));
+    status.textContent = `Imported (${kind})${isNum(total) ? `: ${totalText} parameters (${fmtExact(total)})` : ''}` +
+        (base ? `; model: base_model ${ax.base_model} is the ${base.name} preset` : '') +
+        (what.length ? `; set ${what.join(', ')}.` : `; ${Object.keys(inputs).length} inputs resolved.`) +
         (notes.length ? ` Notes: ${notes.join(' · ')}` : '');
     status.dataset.status = 'ready';
     hooks.changed(true);
+}
+
+/* "sequence length 4096": how the import status names what it set. */
+const SET_NAMES = {
+    seq: 'sequence length', micro_batch: 'micro-batch', global_batch: 'global batch', precision: 'precision',
+    grad_precision: 'gradient precision', lora_rank: 'LoRA rank', frozen_precision: 'frozen base', zero: 'ZeRO',
+    recompute: 'recompute', optimizer: 'optimizer', attention: 'attention', framework: 'framework',
+    tp: 'tp', pp: 'pp', cp: 'cp', dp: 'dp', ep: 'ep',
+};
+function setText(k, v) {
+    const name = SET_NAMES[k] || FIELD_BY_NAME.get(k).label.toLowerCase();
+    return v === undefined || v === null || typeof v === 'object' ? name : `${name} ${v}`;
+}
+
+/*
+ * The top-level scalars of an axolotl YAML that the page itself needs
+ * (base_model, num_epochs, max_steps, pretraining_dataset): "key: value"
+ * lines at column 0, a trailing comment and quotes dropped.  The API reads
+ * the document properly (api/ts_import_yaml.c); this only finds the keys
+ * it does not turn into inputs.
+ */
+export function axolotlTop(text) {
+    const out = {};
+    for (const line of String(text).split(/\r?\n/)) {
+        const m = /^([A-Za-z_][A-Za-z0-9_]*):(?:[ \t]+(.*?))?[ \t]*$/.exec(line);
+        if (!m) continue;
+        let v = (m[2] || '').replace(/[ \t]+#.*$/, '');
+        const q = /^(["'])(.*)\1$/.exec(v);
+        if (q) v = q[2];
+        out[m[1]] = v;
+    }
+    return out;
+}
+
+/* The preset whose id or Hub alias (case aside) is base_model. */
+export function matchBaseModel(id) {
+    if (typeof id !== 'string' || !id) return null;
+    const want = id.toLowerCase();
+    return page.presets.find((p) => p.id.toLowerCase() === want ||
+        (Array.isArray(p.aliases) && p.aliases.some((a) => String(a).toLowerCase() === want))) || null;
+}
+
+/*
+ * What an axolotl config implies beyond the API's inputs (issue 27, item
+ * 1): axolotl fine-tunes (unless it names a pretraining_dataset), with
+ * LoRA or QLoRA when the API read an adapter; the fine-tune's tokens are
+ * max_steps x global batch x seq when it gives max_steps (the trainer
+ * stops there), else dataset tokens x num_epochs.  The imported LoRA rank
+ * and frozen precision are written into their fields, since the page's
+ * mode defaults (rank 16, nf4) would otherwise override them.  Returns
+ * [{ key, text }] of what it set, for the status line.
+ */
+function applyAxolotl(ax, inputs, source) {
+    const said = [];
+    const kind = 'axolotl_config';
+    if (ax.pretraining_dataset !== undefined && ax.pretraining_dataset !== '') return said;
+    const lora = source.lora_rank === kind && isNum(inputs.lora_rank) && inputs.lora_rank > 0;
+    const mode = !lora ? 'full' : inputs.frozen_precision === 'nf4' ? 'qlora' : 'lora';
+    page.state.mode = mode;
+    said.push({ key: 'mode', text: `mode ${({ full: 'full fine-tune', lora: 'LoRA', qlora: 'QLoRA' })[mode]}` });
+    if (lora) {
+        page.state.lora_rank = String(inputs.lora_rank);
+        said.push({ key: 'lora_rank', text: `LoRA rank ${inputs.lora_rank}` });
+        if (source.frozen_precision === kind && typeof inputs.frozen_precision === 'string') {
+            page.state.frozen_precision = inputs.frozen_precision;
+            said.push({ key: 'frozen_precision', text: `frozen base ${inputs.frozen_precision}` });
+        }
+    }
+    const steps = Number(ax.max_steps);
+    const epochs = Number(ax.num_epochs);
+    if (Number.isInteger(steps) && steps > 0 && isNum(inputs.global_batch) && inputs.global_batch > 0 && isNum(inputs.seq)) {
+        page.state.dataset_tokens = String(steps * inputs.global_batch * inputs.seq);
+        page.state.epochs = '1';
+        said.push({ key: 'tokens', text: `${steps} steps (max_steps) = ${fmtCount(steps * inputs.global_batch * inputs.seq)} tokens` });
+    } else if (isNum(epochs) && epochs > 0) {
+        page.state.epochs = String(epochs);
+        said.push({ key: 'epochs', text: `${epochs} epochs (num_epochs); dataset tokens are not in the config: ` +
+            `${page.state.dataset_tokens ? page.state.dataset_tokens : `the default ${fmtCount(FT_DEFAULTS.dataset_tokens)}`}, set Dataset tokens` });
+    }
+    return said;
 }
 
 export function renderImported() {

@@ -20,12 +20,14 @@ export const page = {
     search: null,
     searchSort: { key: null, dir: 1 },
     formReady: false,
+    /* the errors on screen (markStale), re-shown at the fields once the form is built */
+    lastErrors: null,
+    lastMargin: 0.1,
     resizeTimer: 0,
     t0: performance.now(),
 };
 /* app.js fills these in: changed(now) re-plans, applyFields(fields) sets and re-plans */
 export const hooks = {};
-export const $ = (sel) => document.querySelector(sel);
 /* Checkpointing that loses more than this share of time gets a warning. */
 export const CKPT_WASTE_WARN = 0.10;
 /* Where the objects of an answer sit (the terms table's object paths). */

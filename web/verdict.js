@@ -8,34 +8,71 @@ import { DASH, fmtExact, fmtPct, isNum, textOf } from './format.js';
 import { presetById } from './formui.js';
 import { CKPT_WASTE_WARN, TIER, page } from './state.js';
 
+/* The bar's copy of a field's message: cut at a character (not UTF-16
+ * unit) boundary; the whole message sits at the field. */
+const NOTE_CHARS = 160;
+function cut(s) {
+    const chars = Array.from(String(s));
+    return chars.length > NOTE_CHARS ? chars.slice(0, NOTE_CHARS - 1).join('') + '…' : chars.join('');
+}
+
+/*
+ * The answer on screen no longer matches the inputs (errors: field name ->
+ * message, '' for no field), or errors is null when it does again.  The
+ * verdict then says so in place of the fit verdict (issue 27, item 2: a
+ * green "FITS" over inputs the API rejected is a lie), the note in the bar
+ * names each field with a link and its message, and the panels below are
+ * dashed as the last good estimate.  The note sits in the verdict line, in
+ * the flow, so it covers no label on a phone.
+ */
 export function markStale(errors) {
     const note = $('#stale-note');
     const results = $('#results');
+    const bar = $('#verdict-bar');
     clearNode(note);
+    page.lastErrors = errors || null;
     if (!errors) {
         note.hidden = true;
+        $('#verdict-detail').hidden = false;
         delete results.dataset.stale;
-        $('#verdict-bar').removeAttribute('data-stale');
+        bar.removeAttribute('data-stale');
+        if (bar.dataset.state === 'invalid' || bar.dataset.state === 'error') renderVerdictState(page.lastPlan);
         return;
     }
     results.dataset.stale = 'true';
-    $('#verdict-bar').dataset.stale = 'true';
+    bar.dataset.stale = 'true';
+    const v = $('#verdict');
+    $('#verdict-detail').hidden = true;
+    note.hidden = false;
     if (Object.keys(errors).every((k) => k === '')) {
+        bar.dataset.state = 'error';
+        v.className = 'verdict invalid';
+        v.textContent = '⚠ NO ANSWER';
         note.textContent = `${page.lastPlan ? 'Showing the last good estimate' : 'No estimate yet'}: ${errors['']}.`;
-        note.hidden = false;
         return;
     }
+    bar.dataset.state = 'invalid';
+    v.className = 'verdict invalid';
+    v.textContent = '⚠ CHECK INPUT';
     note.appendChild(document.createTextNode(page.lastPlan ? 'Showing the last good estimate. Fix ' : 'No estimate yet. Fix '));
     Object.keys(errors).forEach((name, i) => {
         const f = FIELD_BY_NAME.get(name);
-        if (i) note.appendChild(document.createTextNode(', '));
-        /* a field in the form: its message sits there; otherwise say it here */
-        note.appendChild(f ? h('a', { href: `#f-${name}`, text: f.label })
-            : h('span', { text: `${name || 'the inputs'} (${errors[name]})` }));
+        if (i) note.appendChild(document.createTextNode('; '));
+        /* a field in the form: a link to it (its message sits there too) */
+        note.appendChild(f ? h('a', { href: `#f-${name}`, text: f.label }) : h('strong', { text: name || 'the inputs' }));
+        note.appendChild(document.createTextNode(`: ${cut(errors[name])}`));
     });
-    /* the message itself sits at the field; the note only points there */
     note.appendChild(document.createTextNode('.'));
-    note.hidden = false;
+}
+
+/* Back from an error: the verdict of the answer on screen. */
+function renderVerdictState(plan) {
+    if (plan) renderVerdict(plan, page.lastMargin);
+    else {
+        $('#verdict-bar').dataset.state = 'none';
+        $('#verdict').className = 'verdict';
+        $('#verdict').textContent = `${DASH} waiting for the first estimate`;
+    }
 }
 
 /* ------------------------------------------------------------------ */
@@ -101,6 +138,7 @@ export function renderParams(plan) {
 }
 
 export function renderVerdict(plan, margin) {
+    page.lastMargin = margin;
     const m = plan.memory || {};
     const v = $('#verdict');
     const d = $('#verdict-detail');

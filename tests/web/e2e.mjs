@@ -203,7 +203,9 @@ async function main({ child, base, browser }) {
             assert.ok(await page.locator('.field[data-field="seq"] #err-seq').isVisible());
             assert.match(await text(page, '#err-seq'), /not a number/);
             assert.equal(await text(page, '#mem-total'), before, 'numbers stay');
-            assert.equal(await text(page, '#verdict'), '✓ FITS');
+            /* issue 27, item 2: no green verdict over inputs that do not parse */
+            assert.equal(await text(page, '#verdict'), '⚠ CHECK INPUT');
+            assert.equal(await page.locator('#verdict-bar').getAttribute('data-state'), 'invalid');
             assert.ok(await page.locator('#stale-note').isVisible());
             assert.match(await text(page, '#stale-note'), /last good estimate.*Sequence length/);
             assert.equal(await docTop(), top, 'results did not move');

@@ -40,6 +40,7 @@ export function log(...a) {
 }
 
 export async function check(name, fn) {
+    env.current = name;
     const t0 = Date.now();
     try {
         await fn();
@@ -102,7 +103,7 @@ export function watch(page, label) {
         if (msg.type() !== 'error' && msg.type() !== 'warning') return;
         const text = msg.text();
         if (env.expectBadRequests && /status of 40[04]/.test(text)) return;
-        if (msg.type() === 'error') consoleProblems.push(`${label} console: ${text}`);
+        if (msg.type() === 'error') consoleProblems.push(`${label} console: ${text} (${msg.location().url || 'no url'}; during: ${env.current || '?'})`);
     });
     page.on('pageerror', (e) => consoleProblems.push(`${label} pageerror: ${e.message}`));
 }
