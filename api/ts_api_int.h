@@ -250,7 +250,10 @@ void ts_json_inputs_source(ts_jw *w, const char *key, const ts_api_req *req);
 void ts_json_import_notes(ts_jw *w, const char *key, const ts_api_notes *n);
 void ts_json_params(ts_jw *w, const char *key, const ts_params *p);
 void ts_json_memory(ts_jw *w, const char *key, const ts_memory *m);
-void ts_json_compute(ts_jw *w, const char *key, const ts_compute *c);
+/* r: the run the answer is for; batch_default: it gave no global_batch
+ * (then "assumptions" says which was chosen and why). */
+void ts_json_compute(ts_jw *w, const char *key, const ts_compute *c, const ts_run *r,
+                     bool batch_default);
 void ts_json_checkpoint(ts_jw *w, const char *key, const ts_ckpt *k);
 void ts_json_sweep(ts_jw *w, const char *key, const ts_sweep_point *pts, size_t n);
 void ts_json_step(ts_jw *w, const char *key, const ts_step *s);

@@ -282,7 +282,89 @@ void ts_json_memory(ts_jw *w, const char *key, const ts_memory *m)
     ts_jw_close(w, '}');
 }
 
-void ts_json_compute(ts_jw *w, const char *key, const ts_compute *c)
+/* Longest assumption or warning line: the numbers are bounded, the
+ * words fixed. */
+#define TS_NOTE_LEN 512
+
+/* "assumptions": what the answer chose for the run because it gave
+ * nothing (issue 25: the global batch, ts_batch_default). */
+static void put_assumptions(ts_jw *w, const ts_run *r, bool batch_default)
+{
+    ts_batch_rule b;
+    char line[TS_NOTE_LEN], tok[TS_FMT_HUMAN_LEN];
+    int n;
+
+    ts_jw_open(w, "assumptions", '[');
+    if (batch_default && ts_batch_default(r, &b, NULL) == TS_OK &&
+        b.global_batch == r->global_batch) {
+        ts_fmt_human(tok, sizeof tok, (double)r->global_batch * (double)r->seq,
+                     TS_FMT_COUNT, "tokens");
+        n = snprintf(line, sizeof line,
+                     "global_batch not given: %lld sequences (%s) per step = dp %lld x "
+                     "micro_batch %lld x %lld micro-batches per pipeline, the larger of %lld "
+                     "for about 4M tokens per step (Llama 2's batch, Touvron et al. 2023)",
+                     (long long)r->global_batch, tok, (long long)r->dp,
+                     (long long)r->micro_batch, (long long)b.micro_batches,
+                     (long long)b.m_tokens);
+        if (r->pp > 1 && n > 0 && (size_t)n < sizeof line)
+            snprintf(line + n, sizeof line - (size_t)n,
+                     " and %lld so that the pipeline bubble (p-1)/(v m) stays at most 1/%d "
+                     "of the compute (Narayanan et al. 2021, section 2.2; pp %lld, vpp %lld%s)",
+                     (long long)b.m_bubble, TS_BATCH_BUBBLE_DIV, (long long)r->pp,
+                     (long long)r->vpp,
+                     r->pp_schedule == TS_PP_INTERLEAVED ? ", a multiple of pp" : "");
+        ts_jw_str(w, NULL, line);
+    }
+    ts_jw_close(w, ']');
+}
+
+/* "warnings": each overhead that costs more than 1/TS_STEP_WARN_DIV of
+ * the step (ts_step.warnings), with what it is and what shrinks it. */
+static void put_warnings(ts_jw *w, const ts_step *s, const ts_run *r, bool batch_default)
+{
+    double t = s->step_time.value;
+    char line[TS_NOTE_LEN];
+
+    ts_jw_open(w, "warnings", '[');
+    if (!(t > 0)) {
+        ts_jw_close(w, ']');
+        return;
+    }
+    if (s->warnings & TS_STEP_WARN_BUBBLE) {
+        snprintf(line, sizeof line,
+                 "pipeline bubble: %.0f %% of the step (pp %lld, vpp %lld, %.0f micro-batches per "
+                 "pipeline; idle (p-1)/(v m) of the compute, Narayanan et al. 2021): %s",
+                 100.0 * s->pp_bubble / t, (long long)r->pp, (long long)r->vpp, s->micro_batches,
+                 batch_default ? "the default batch keeps the bubble itself under 1/4, the rest "
+                                 "is point-to-point sends: fewer stages (pp) shrink it"
+                               : "a larger global_batch (more micro-batches) or the interleaved "
+                                 "schedule (pp_schedule, vpp) shrinks it");
+        ts_jw_str(w, NULL, line);
+    }
+    if (s->warnings & TS_STEP_WARN_COMM) {
+        snprintf(line, sizeof line,
+                 "exposed communication: %.0f %% of the step (tp %.3g s, dp %.3g s, cp %.3g s, "
+                 "ep %.3g s, pipeline sends %.3g s not hidden behind compute): keep tp, cp and ep "
+                 "inside a node (gpus_per_node) or lower them",
+                 100.0 * s->exposed_comm / t, s->tp_comm, s->dp_comm, s->cp_comm, s->ep_comm,
+                 s->pp_p2p);
+        ts_jw_str(w, NULL, line);
+    }
+    if (s->warnings & TS_STEP_WARN_UNDERFILL) {
+        snprintf(line, sizeof line,
+                 "under-filled GPU: %.0f %% of the step is matmul time beyond the GPU's matmul "
+                 "rate (%.0f tokens per GPU per micro-batch, matmuls at %.0f %% of the peak): a "
+                 "larger micro_batch or seq, or less tp, cp or ep, makes the GEMMs larger",
+                 100.0 * s->underfill / t,
+                 (double)r->seq * (double)r->micro_batch / (double)(r->cp > 0 ? r->cp : 1),
+                 100.0 * s->gemm_efficiency);
+        ts_jw_str(w, NULL, line);
+    }
+    ts_jw_close(w, ']');
+}
+
+void ts_json_compute(ts_jw *w, const char *key, const ts_compute *c, const ts_run *r,
+                     bool batch_default)
 {
     human_acc h = { 0 };
 
@@ -310,6 +392,8 @@ void ts_json_compute(ts_jw *w, const char *key, const ts_compute *c)
     put_term(w, TS_T_CMP_STEP_TIME, &c->step_time);
     ts_json_step(w, "step", &c->step);
     put_term(w, TS_T_CMP_COST_USD, &c->cost_usd);
+    put_assumptions(w, r, batch_default);
+    put_warnings(w, &c->step, r, batch_default);
     put_human(w, &h);
     ts_jw_close(w, '}');
 }
@@ -333,6 +417,7 @@ void ts_json_step(ts_jw *w, const char *key, const ts_step *s)
     put_num(w, &h, TS_T_STEP_OVERLAPPED_COMM, s->overlapped_comm);
     ts_jw_num(w, "micro_batches", s->micro_batches);
     put_num(w, &h, TS_T_STEP_GEMM_EFFICIENCY, s->gemm_efficiency);
+    put_num(w, &h, TS_T_STEP_UNDERFILL, s->underfill);
     ts_jw_num(w, "model_flops_per_step", s->model_flops);
     ts_jw_num(w, "tokens_per_second", s->tokens_per_second);
     ts_jw_num(w, "tokens_per_gpu_second", s->tokens_per_gpu_second);

@@ -201,7 +201,7 @@ static int handle_estimate(ts_route_id id, const ts_api_req *req,
         put_import(&w, req);
         ts_json_params(&w, "params", &p);
         if (id == TS_ROUTE_COMPUTE)
-            ts_json_compute(&w, "compute", &c);
+            ts_json_compute(&w, "compute", &c, &req->run, req->unresolved.global_batch == 0);
         else
             ts_json_checkpoint(&w, "checkpoint", &k);
         break;
@@ -225,7 +225,8 @@ static int handle_estimate(ts_route_id id, const ts_api_req *req,
         put_import(&w, req);
         ts_json_params(&w, "params", &plan->memory.params);
         ts_json_memory(&w, "memory", &plan->memory);
-        ts_json_compute(&w, "compute", &plan->compute);
+        ts_json_compute(&w, "compute", &plan->compute, &plan->run,
+                        req->unresolved.global_batch == 0);
         ts_json_checkpoint(&w, "checkpoint", &plan->ckpt);
         ts_json_sweep(&w, "sweep", plan->sweep, plan->sweep_len);
         /* Only when it happened: answers that were complete stay as

@@ -247,6 +247,9 @@ const ts_term_def ts_terms[TS_T_COUNT] = {
     [TS_T_STEP_GEMM_EFFICIENCY] = NUM(TS_TO_STEP, "gemm_efficiency", TS_FMT_FRACTION, "",
         "Matmul efficiency", "FLOP-weighted fraction of the dense peak the matmuls reach.",
         "model FLOPs / (peak * matmul seconds)", NO),
+    [TS_T_STEP_UNDERFILL] = NUM(TS_TO_STEP, "underfill", TS_FMT_SECONDS, "s",
+        "Matmul shortfall", "Matmul time beyond what the GPU's matmul rate would take: GEMMs too small to fill the GPU.",
+        "m * sum over the slowest stage's GEMMs of (roofline time - FLOPs / (peak * core))", NO),
 
     /* checkpoint (core/ts_ckpt.c) */
     [TS_T_CK_FULL_BYTES] = TERM(TS_TO_CHECKPOINT, "full_bytes", TS_FMT_BYTES, "B",

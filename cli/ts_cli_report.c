@@ -208,6 +208,21 @@ void ts_report_stages(FILE *out, const json_t *mem)
     }
 }
 
+/* The strings of an answer's array under a title, one per line (nothing
+ * when it is empty or absent). */
+static void lines(FILE *out, const json_t *arr, const char *title, const char *mark)
+{
+    size_t i;
+    const json_t *v;
+
+    if (!json_is_array(arr) || json_array_size(arr) == 0)
+        return;
+    fprintf(out, "\n%s\n", title);
+    json_array_foreach(arr, i, v)
+        if (json_is_string(v))
+            fprintf(out, "%s%s\n", mark, json_string_value(v));
+}
+
 void ts_report_plan(FILE *out, const json_t *a, bool formulas)
 {
     const json_t *mem = ts_report_get(a, "memory");
@@ -224,6 +239,8 @@ void ts_report_plan(FILE *out, const json_t *a, bool formulas)
 
     fprintf(out, "\n%s\n", title_of("compute.step"));
     section(out, a, "compute.step", formulas);
+    lines(out, ts_report_get(a, "compute.assumptions"), "Assumed", "  ");
+    lines(out, ts_report_get(a, "compute.warnings"), "Warnings", "  ! ");
 
     fprintf(out, "\n%s\n", title_of("checkpoint"));
     section(out, a, "checkpoint", formulas);

@@ -261,6 +261,8 @@ typedef struct ts_model {
     int64_t shared_experts; /* always-active experts of width moe_ffn (DeepSeek) */
     int64_t dense_layers;   /* first layers with a dense FFN of width ffn (DeepSeek first_k_dense_replace) */
     bool router_bias;       /* per-expert router bias (DeepSeek-V3 e_score_correction_bias) */
+    bool shared_expert_gate;/* h-weight gate on the shared experts per MoE layer (Qwen2-MoE) */
+    bool embed_norm;        /* a norm after the token embedding (BLOOM word_embeddings_layernorm) */
     /* Multi-head latent attention (DeepSeek-V2/V3); on when kv_lora_rank > 0. */
     int64_t q_lora_rank;    /* 0 = full-rank q projection */
     int64_t kv_lora_rank;
@@ -273,6 +275,7 @@ typedef struct ts_params {
     double total;           /* all parameters */
     double active;          /* per token (MoE: top_k experts) */
     double embedding;       /* input embedding vocab*hidden */
+    double embed_norm;      /* the norm after the embedding (0 without embed_norm) */
     double output_head;     /* 0 when tied */
     double per_layer_attn;  /* q,k,v,o (+ biases, q/k norms, MLA down/up projections) */
     double per_layer_mlp;   /* one MoE layer: all experts + shared + router; dense: the MLP */
@@ -347,7 +350,7 @@ typedef struct ts_run {
     /* the work */
     int64_t seq;
     int64_t micro_batch;
-    int64_t global_batch;      /* sequences per step; 0 = about 4M tokens (see ts_run_resolve) */
+    int64_t global_batch;      /* sequences per step; 0 = ts_batch_default() */
     double tokens;             /* training tokens; 0 = preset's, else 20 * params */
 
     /* parallel layout; gpus = dp * tp * pp * cp */
@@ -401,6 +404,30 @@ void ts_run_apply_preset(ts_run *r, const ts_preset *p);
  * below skip it for a run that has been through it.  The per-field
  * ranges and the defaults are the registry's (core/ts_fields.def). */
 ts_status ts_run_resolve(ts_run *r, ts_error *err);
+
+/* The global batch a run that gives none gets (ts_run_resolve), and why.
+ * What runs at scale use: at least TS_BATCH_TOKENS tokens per step (2^22,
+ * about 4M: Llama 2's batch, Touvron et al. 2023b section 2.2) and, with a
+ * pipeline, enough micro-batches per pipeline m that the bubble
+ * (p - 1) / (v m) of the ideal time (Narayanan et al. 2021, SC21, section
+ * 2.2) is at most 1 / TS_BATCH_BUBBLE_DIV: m >= ceil(4 (p - 1) / v),
+ * rounded up to a multiple of p under the interleaved schedule (which
+ * Megatron-LM schedules in groups of p micro-batches).  The batch is
+ * dp * micro_batch * m, so it grows with data parallelism. */
+#define TS_BATCH_TOKENS (INT64_C(1) << 22)
+#define TS_BATCH_BUBBLE_DIV 4
+typedef struct ts_batch_rule {
+    int64_t global_batch;   /* sequences per step: dp * micro_batch * micro_batches */
+    int64_t micro_batches;  /* m per pipeline per step: the larger of the two below */
+    int64_t m_tokens;       /* ceil(TS_BATCH_TOKENS / (seq * dp * micro_batch)) */
+    int64_t m_bubble;       /* ceil(4 (p - 1) / v) (interleaved: a multiple of p); 0 when pp 1 */
+} ts_batch_rule;
+
+/* The rule for r's dp, micro_batch, seq, pp, vpp and pp_schedule (those
+ * of a resolved run: each >= 1, dp * tp * pp * cp within the GPU limit);
+ * TS_EINVAL otherwise.  The batch never exceeds the global_batch limit
+ * (2^40). */
+ts_status ts_batch_default(const ts_run *r, ts_batch_rule *out, ts_error *err);
 
 /* ------------------------------------------------------------------ */
 /* Results                                                             */
@@ -529,7 +556,19 @@ typedef struct ts_step {
     double tokens_per_gpu_second;
     double nvlink_bw, net_bw;      /* bytes/s used (after inputs and fallbacks) */
     bool from_shape;               /* false: plain params, matmul-bound estimate only */
+    /* Matmul time of the step beyond what the GPU's matmul rate (the
+     * catalogue MAMF) would take for the same FLOPs: GEMMs too small to
+     * fill the GPU (few tokens per GPU per micro-batch, thin tp slices,
+     * small experts) stream operands for little math. */
+    double underfill;
+    unsigned warnings;             /* TS_STEP_WARN_* bits */
 } ts_step;
+
+/* ts_step.warnings: a cost above 1 / TS_STEP_WARN_DIV of the step time. */
+#define TS_STEP_WARN_DIV 4
+#define TS_STEP_WARN_BUBBLE 1u     /* pp_bubble */
+#define TS_STEP_WARN_COMM 2u       /* exposed_comm */
+#define TS_STEP_WARN_UNDERFILL 4u  /* underfill */
 
 /* Step time for one run (resolves a private copy). */
 ts_status ts_step_estimate(const ts_run *r, ts_step *out, ts_error *err);

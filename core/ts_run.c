@@ -28,7 +28,7 @@
 #define TS_RUN_HBM_MAX     1e15    /* 1 PB per GPU */
 #define TS_RUN_FLOPS_MAX   1e18    /* 1 EFLOP/s per GPU */
 #define TS_RUN_BW_MAX      1e15    /* bytes/s */
-#define TS_RUN_BATCH_TOKENS (INT64_C(1) << 22)
+#define TS_RUN_GB_MAX      (INT64_C(1) << 40) /* = the registry's global_batch limit */
 
 /* The registry's DEF column, by binder: the plain ones store it in the
  * member, the GPU looks its id up, the api's own binders have none. */
@@ -341,6 +341,50 @@ static ts_status ts_run_check_split(const ts_run *r, bool shape, ts_error *err)
     return TS_OK;
 }
 
+/* The default global batch (trainsize.h, ts_batch_default): the larger
+ * of the micro-batch counts that reach TS_BATCH_TOKENS tokens per step
+ * and that keep the pipeline bubble (p-1)/(v m) at most 1/4 of the ideal
+ * time.  The bubble fraction is Narayanan et al. 2021 (SC21, "Efficient
+ * Large-Scale Language Model Training on GPU Clusters Using
+ * Megatron-LM"), section 2.2.1 (1F1B) and 2.2.2 (interleaved: divided by
+ * v); they keep m >> p for it to be small.  Megatron-LM's interleaved
+ * schedule runs micro-batches in groups of p (schedules.py,
+ * forward_backward_pipelining_with_interleaving; older releases assert
+ * that p divides m), hence the rounding.  No allocation, O(1). */
+ts_status ts_batch_default(const ts_run *r, ts_batch_rule *out, ts_error *err)
+{
+    int64_t per_step, seqs, m_tok, m_bub = 0, m;
+
+    if (r == NULL || out == NULL)
+        return ts_error_set(err, TS_EINVAL, "", "null argument");
+    *out = (ts_batch_rule){ 0 };
+    /* dp, micro_batch, pp, vpp at most 2^20 each (the registry's
+     * limits): every product below fits int64. */
+    if (r->dp < 1 || r->micro_batch < 1 || r->seq < 1 || r->pp < 1 || r->vpp < 1 ||
+        r->dp > TS_RUN_GPUS_MAX || r->micro_batch > TS_RUN_GPUS_MAX ||
+        r->pp > TS_RUN_GPUS_MAX || r->vpp > TS_RUN_GPUS_MAX)
+        return ts_error_set(err, TS_EINVAL, "dp",
+                            "the default global batch needs a resolved layout (dp, micro_batch, "
+                            "seq, pp, vpp >= 1)");
+    per_step = r->dp * r->micro_batch;
+    seqs = (TS_BATCH_TOKENS + r->seq - 1) / r->seq;
+    m_tok = (seqs + per_step - 1) / per_step;
+    if (r->pp > 1) {
+        m_bub = (TS_BATCH_BUBBLE_DIV * (r->pp - 1) + r->vpp - 1) / r->vpp;
+        if (r->pp_schedule == TS_PP_INTERLEAVED)
+            m_bub = (m_bub + r->pp - 1) / r->pp * r->pp;
+    }
+    m = m_tok > m_bub ? m_tok : m_bub;
+    /* per_step <= 2^40: at least one micro-batch always fits the limit. */
+    if (m > TS_RUN_GB_MAX / per_step)
+        m = TS_RUN_GB_MAX / per_step;
+    out->m_tokens = m_tok;
+    out->m_bubble = m_bub;
+    out->micro_batches = m;
+    out->global_batch = m * per_step;
+    return TS_OK;
+}
+
 /* What follows from the layout (dp or gpus, global_batch) and the checks
  * that involve it, on a run whose fields are checked. */
 static ts_status ts_run_derive(ts_run *w, ts_error *err)
@@ -352,13 +396,14 @@ static ts_status ts_run_derive(ts_run *w, ts_error *err)
         (st = ts_run_check_split(w, w->model.layers > 0, err)) != TS_OK)
         return st;
     /* dp, micro_batch <= 2^20 each: the product fits int64.  No global
-     * batch given: about 4M tokens per step (2^22, Llama 2's batch,
-     * Touvron et al. 2023b section 2.2; Llama 3 405B started there),
-     * rounded up to whole micro-batches on every data-parallel rank. */
+     * batch given: what runs at that scale use (ts_batch_default). */
     per_step = w->dp * w->micro_batch;
     if (w->global_batch == 0) {
-        int64_t seqs = (TS_RUN_BATCH_TOKENS + w->seq - 1) / w->seq;
-        w->global_batch = (seqs + per_step - 1) / per_step * per_step;
+        ts_batch_rule b;
+
+        if ((st = ts_batch_default(w, &b, err)) != TS_OK)
+            return st;
+        w->global_batch = b.global_batch;
     }
     if (w->global_batch % per_step != 0)
         return ts_error_set(err, TS_EINCOMPAT, "global_batch",

@@ -10,9 +10,12 @@
  * (ts_memory.c):
  *   - per-GPU memory is non-decreasing in micro_batch, also when the
  *     global batch is fixed (in_flight * micro_batch = min(pp*b, G/dp));
- *   - with the global batch derived (one micro-batch per step) per-GPU
- *     memory is non-increasing in dp, and it is a lower bound for the same
- *     dp with a fixed global batch (in_flight can only grow).
+ *   - with the global batch derived (ts_batch_default: p in flight
+ *     whenever pp > 1) per-GPU memory is non-increasing in dp;
+ *   - with one micro-batch per step it is non-increasing in dp too, and a
+ *     lower bound for the same dp with any fixed global batch (in_flight
+ *     can only grow), which is what the solver bisects on when the user
+ *     fixed the batch.
  * Every trial and every loop iteration is charged to the request's work
  * budget (trainsize.h); their worst cases stay well inside the default
  * one, so it stops them only when a caller gives a smaller one.
@@ -239,22 +242,29 @@ typedef struct ts_dp_ctx {
     ts_error *err;
 } ts_dp_ctx;
 
-/* The user's global batch where dp allows it, else one micro-batch per
- * step (derived).  The sweep and the min-GPU solver both use this rule so
+/* The user's global batch where dp allows it, else derived
+ * (ts_batch_default).  The sweep and the min-GPU solver both use this rule so
  * a fixed global batch does not blank out dp = 1, 2, 4, ... */
 static int64_t ts_dp_global_batch(int64_t user_gb, int64_t dp, int64_t mb)
 {
     return user_gb > 0 && user_gb % (dp * mb) == 0 ? user_gb : 0;
 }
 
-/* *fits for dp; *t is the trial's run (resolved when TS_OK).  Out of
- * budget: TS_OK, *fits false, c->b->exhausted. */
-static ts_status ts_dp_try(ts_dp_ctx *c, int64_t dp, bool derived, ts_run *t, bool *fits)
+/* *fits for dp; *t is the trial's run (resolved when TS_OK).  bound: the
+ * run whose memory is non-increasing in dp and no more than the real
+ * batch's at that dp: the derived batch itself when the user gave none,
+ * else one micro-batch per step (the fewest in flight; a derived batch
+ * holds p of them and would skip a dp the user's small batch fits at).
+ * Out of budget: TS_OK, *fits false, c->b->exhausted. */
+static ts_status ts_dp_try(ts_dp_ctx *c, int64_t dp, bool bound, ts_run *t, bool *fits)
 {
     *t = c->base;
     t->dp = dp;
     t->gpus = 0;
-    t->global_batch = derived ? 0 : ts_dp_global_batch(c->user_gb, dp, t->micro_batch);
+    if (bound)
+        t->global_batch = c->user_gb > 0 ? dp * t->micro_batch : 0;
+    else
+        t->global_batch = ts_dp_global_batch(c->user_gb, dp, t->micro_batch);
     *fits = false;
     if (!ts_budget_take(c->b, ts_memory_work(t)))
         return TS_OK;
@@ -262,8 +272,8 @@ static ts_status ts_dp_try(ts_dp_ctx *c, int64_t dp, bool derived, ts_run *t, bo
 }
 
 /* Equivalent to trying dp = ep, 2ep, 3ep, ... in order (ep | dp), but the
- * prefix that cannot fit is skipped by bisection on the derived-batch
- * lower bound (see the top of this file). */
+ * prefix that cannot fit is skipped by bisection on a lower bound
+ * (ts_dp_try; see the top of this file). */
 ts_status ts_fit_min_gpus(const ts_run *r, int64_t max_gpus, int64_t *dp,
                           int64_t *gpus, ts_memory *mem, ts_error *err)
 {
@@ -336,7 +346,7 @@ ts_status ts_fit_min_gpus_within(const ts_run *r, int64_t max_gpus, ts_budget *b
                             (long long)(kmax * ep * mp), c.mem.total.value / TS_SOLVE_GIB,
                             c.mem.hbm_bytes / TS_SOLVE_GIB, c.mem.total.value, c.mem.hbm_bytes);
     }
-    /* Smallest k whose derived-batch memory fits: kmax fits, lo - 1 not. */
+    /* Smallest k whose bound fits: kmax fits, lo - 1 not. */
     lo = 1;
     hi = kmax;
     c.hi_mem = c.mem; /* hi's: the answer if the budget runs out */
@@ -354,8 +364,8 @@ ts_status ts_fit_min_gpus_within(const ts_run *r, int64_t max_gpus, ts_budget *b
             lo = mid + 1;
         }
     }
-    /* From there the first k that fits with its real global batch; a
-     * derived-batch k always does, so this ends at the latest there. */
+    /* From there the first k that fits with its real global batch (with
+     * none given the bound is the real batch: this ends at lo). */
     for (k = lo; k <= kmax && ts_budget_take(budget, TS_COST_ITER); k++) {
         /* A global batch the user fixed is kept: only a dp whose
          * dp * micro_batch divides it is an answer (one that silently

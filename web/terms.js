@@ -376,6 +376,11 @@ export const TERMS = {
         doc: "FLOP-weighted fraction of the dense peak the matmuls reach.",
         formula: "model FLOPs / (peak * matmul seconds)",
     },
+    "compute.step.underfill": {
+        shape: "map", fmt: "seconds", unit: "s", label: "Matmul shortfall",
+        doc: "Matmul time beyond what the GPU's matmul rate would take: GEMMs too small to fill the GPU.",
+        formula: "m * sum over the slowest stage's GEMMs of (roofline time - FLOPs / (peak * core))",
+    },
     "checkpoint.full_bytes": {
         shape: "term", fmt: "bytes", unit: "B", label: "Full (resumable) checkpoint",
         doc: "Everything needed to resume bit-exactly.",

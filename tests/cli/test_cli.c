@@ -339,6 +339,40 @@ START_TEST(estimate_json_is_api_answer)
 }
 END_TEST
 
+/* Issue 25: estimate prints the answer's compute.assumptions (the batch
+ * chosen when none is given) and compute.warnings, each line as sent. */
+START_TEST(estimate_prints_assumptions_and_warnings)
+{
+    static const char dflt[] = "{\"model\":\"llama3.1-405b\",\"gpus\":16384,\"tp\":8,\"pp\":16}";
+    static const char given[] = "{\"model\":\"llama3.1-405b\",\"gpus\":16384,\"tp\":8,"
+                                "\"pp\":16,\"global_batch\":512}";
+    const char *a1[] = {"--url", server_url, "estimate", "--model", "llama3.1-405b", "--gpus",
+                        "16384", "--tp", "8", "--pp", "16", NULL};
+    const char *a2[] = {"--url", server_url, "estimate", "--model", "llama3.1-405b", "--gpus",
+                        "16384", "--tp", "8", "--pp", "16", "--global-batch", "512", NULL};
+    json_t *p1 = api_ok("POST", "/v1/plan", dflt), *p2 = api_ok("POST", "/v1/plan", given);
+    const char *note = json_string_value(json_array_get(th_json_get(p1, "compute.assumptions"), 0));
+    const char *warn = json_string_value(json_array_get(th_json_get(p2, "compute.warnings"), 0));
+    char line[1024];
+    run_result r;
+
+    ck_assert_ptr_nonnull(note);
+    ck_assert_ptr_nonnull(warn);
+    r = run_cli(a1);
+    snprintf(line, sizeof line, "\nAssumed\n  %s\n", note);
+    ck_assert_msg(strstr(r.out, line) != NULL, "no '%s' in:\n%.1500s", line, r.out);
+    ck_assert_ptr_null(strstr(r.out, "\nWarnings\n"));
+    result_free(&r);
+    r = run_cli(a2);
+    snprintf(line, sizeof line, "\nWarnings\n  ! %s\n", warn);
+    ck_assert_msg(strstr(r.out, line) != NULL, "no '%s' in:\n%.1500s", line, r.out);
+    ck_assert_ptr_null(strstr(r.out, "\nAssumed\n"));
+    result_free(&r);
+    json_decref(p1);
+    json_decref(p2);
+}
+END_TEST
+
 /* Options and --set reach the server with the right JSON types: the
  * resolved inputs echo them back. */
 START_TEST(options_are_typed)
@@ -600,6 +634,30 @@ START_TEST(server_problem_exits_2)
 }
 END_TEST
 
+/* Issue 24's done-when: a Hugging Face Hub id from the catalogue and a
+ * GPU as people type it; an unknown Hub id is exit 2 with the closest. */
+START_TEST(estimate_hub_id)
+{
+    const char *args[] = {"--url", server_url, "estimate", "--model", "Qwen/Qwen2.5-72B",
+                          "--gpu", "H100", "--gpus", "64", NULL};
+    const char *typo[] = {"--url", server_url, "estimate", "--model", "Qwen/Qwen2.5-72B-Instrcut",
+                          "--gpu", "H100", "--gpus", "64", NULL};
+    run_result r = run_cli(args);
+
+    /* An answer: 72.7B with ZeRO-1 (the default) does not fit 80 GB, the
+     * verdict "no" is exit 1 (--help); a 4xx would be 2. */
+    ck_assert_msg(r.code == 1, "exit %d, stderr: %s", r.code, r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "Qwen/Qwen2.5-72B on 64 x h100-sxm"));
+    /* 72,706,203,648 (models/Qwen__Qwen2.5-72B.json) */
+    ck_assert_ptr_nonnull(strstr(r.out, "72.7B params"));
+    result_free(&r);
+    r = run_cli(typo);
+    ck_assert_msg(r.code == 2, "exit %d, stderr: %s", r.code, r.err);
+    ck_assert_ptr_nonnull(strstr(r.err, "did you mean \"Qwen/Qwen2.5-72B\""));
+    result_free(&r);
+}
+END_TEST
+
 /* Bad usage: exit 2 (the input is wrong, like a 4xx), usage text on
  * stderr, nothing sent. */
 START_TEST(usage_errors_exit_2)
@@ -708,6 +766,7 @@ static Suite *cli_suite(void)
     tcase_add_test(tc, estimate_table_matches_api);
     tcase_add_test(tc, estimate_prints_api_strings_and_formulas);
     tcase_add_test(tc, estimate_json_is_api_answer);
+    tcase_add_test(tc, estimate_prints_assumptions_and_warnings);
     tcase_add_test(tc, options_are_typed);
     tcase_add_test(tc, check_does_not_fit);
     tcase_add_test(tc, check_fits);
@@ -715,6 +774,7 @@ static Suite *cli_suite(void)
     tcase_add_test(tc, health_live_and_closed);
     tcase_add_test(tc, unreachable_exits_3);
     tcase_add_test(tc, server_problem_exits_2);
+    tcase_add_test(tc, estimate_hub_id);
     tcase_add_test(tc, usage_errors_exit_2);
     tcase_add_test(tc, help_exits_0);
     tcase_add_test(tc, presets_and_gpus);

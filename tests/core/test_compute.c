@@ -177,6 +177,35 @@ START_TEST(test_405b_scale)
 }
 END_TEST
 
+/* Issue 25: Llama 3.1 405B on 16,384 H100 (tp 8, pp 16, 15.6T tokens)
+ * with no global_batch.  The Llama 3.1 model card gives 30.84M H100
+ * GPU-hours for the 405B.  The default batch (ts_batch_default: 60
+ * micro-batches per pipeline, bubble <= 1/4) must land within 15 % and
+ * raise no warning; the old default (about 4M tokens, 4 micro-batches
+ * per pipeline) spent 73 % of the step in the bubble, which now warns. */
+START_TEST(test_405b_default_batch)
+{
+    ts_run r;
+    ts_compute out;
+    ts_error err;
+
+    make_run(&r, "llama3.1-405b", 0, "h100-sxm", 16384, 0, 15.6e12);
+    r.tp = 8;
+    r.pp = 16;
+    ck_assert_msg(ts_compute_estimate(&r, &out, &err) == TS_OK, "%s", err.text);
+    REL_CLOSE(out.gpu_hours.value, 30.84e6, 0.15);
+    ck_assert_msg(out.step.warnings == 0, "warnings 0x%x: bubble %g, comm %g, underfill %g of %g s",
+                  out.step.warnings, out.step.pp_bubble, out.step.exposed_comm,
+                  out.step.underfill, out.step_time.value);
+
+    /* The batch the old default chose: 512 x 8192, m = 4. */
+    r.global_batch = 512;
+    ck_assert_msg(ts_compute_estimate(&r, &out, &err) == TS_OK, "%s", err.text);
+    ck_assert(out.step.pp_bubble > 0.25 * out.step_time.value);
+    ck_assert(out.step.warnings & TS_STEP_WARN_BUBBLE);
+}
+END_TEST
+
 /* Published GPU-hours, back-computed MFU. */
 static const struct hours_case {
     const char *preset;
@@ -470,6 +499,7 @@ static Suite *compute_suite(void)
                         (int)(sizeof flops_cases / sizeof flops_cases[0]));
     tcase_add_test(tc, test_gpu_hours_by_hand);
     tcase_add_test(tc, test_405b_scale);
+    tcase_add_test(tc, test_405b_default_batch);
     tcase_add_loop_test(tc, test_published_gpu_hours, 0,
                         (int)(sizeof hours_cases / sizeof hours_cases[0]));
     tcase_add_test(tc, test_llama2_70b_mfu_value);

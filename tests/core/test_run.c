@@ -512,6 +512,88 @@ START_TEST(test_resolve_bad)
 }
 END_TEST
 
+/* ---- the default global batch (issue 25) --------------------------- */
+
+/* Llama 3.1 405B (126 layers, seq 8192) on 16,384 GPUs, tp 8 x pp 16. */
+static void run_405b(ts_run *r, int64_t gpus)
+{
+    ts_run_defaults(r);
+    ts_run_apply_preset(r, ts_preset_find("llama3.1-405b"));
+    r->gpus = gpus;
+    r->tp = 8;
+    r->pp = 16;
+}
+
+START_TEST(test_default_batch_rule)
+{
+    ts_run r;
+    ts_batch_rule b;
+
+    /* dp 128: 4M tokens are 2^22 / 8192 = 512 sequences, 4 micro-batches
+     * per pipeline; the bubble bound wants m >= 4 (p - 1) / v = 60
+     * (bubble (p-1)/(v m) <= 1/4, Narayanan et al. 2021 section 2.2), so
+     * 128 x 1 x 60 = 7680 sequences (62.9M tokens). */
+    run_405b(&r, 16384);
+    ck_assert_int_eq(ts_run_resolve(&r, NULL), TS_OK);
+    ck_assert_int_eq(r.dp, 128);
+    ck_assert_int_eq(r.global_batch, 7680);
+    ck_assert_int_eq(ts_batch_default(&r, &b, NULL), TS_OK);
+    ck_assert_int_eq(b.m_tokens, 4);
+    ck_assert_int_eq(b.m_bubble, 60);
+    ck_assert_int_eq(b.micro_batches, 60);
+    ck_assert_int_eq(b.global_batch, 7680);
+
+    /* It grows with dp: 32,768 GPUs, dp 256 -> 256 x 60 = 15360. */
+    run_405b(&r, 32768);
+    ck_assert_int_eq(ts_run_resolve(&r, NULL), TS_OK);
+    ck_assert_int_eq(r.global_batch, 15360);
+
+    /* And with the micro-batch: b 2 -> 128 x 2 x 60 = 15360. */
+    run_405b(&r, 16384);
+    r.micro_batch = 2;
+    ck_assert_int_eq(ts_run_resolve(&r, NULL), TS_OK);
+    ck_assert_int_eq(r.global_batch, 15360);
+
+    /* Interleaved, v 4: ceil(60 / 4) = 15, rounded up to a multiple of
+     * pp (Megatron's interleaved schedule) = 16 -> 128 x 16 = 2048
+     * sequences, the batch Meta trained with (Llama 3 paper, Table 4). */
+    run_405b(&r, 16384);
+    r.pp_schedule = TS_PP_INTERLEAVED;
+    r.vpp = 4;
+    ck_assert_int_eq(ts_run_resolve(&r, NULL), TS_OK);
+    ck_assert_int_eq(r.global_batch, 2048);
+    ck_assert_int_eq(ts_batch_default(&r, &b, NULL), TS_OK);
+    ck_assert_int_eq(b.m_bubble, 16);
+
+    /* A given batch is kept. */
+    run_405b(&r, 16384);
+    r.global_batch = 512;
+    ck_assert_int_eq(ts_run_resolve(&r, NULL), TS_OK);
+    ck_assert_int_eq(r.global_batch, 512);
+
+    /* The tokens bound wins on few GPUs: small_run on 8 GPUs, pp 2, dp 4,
+     * seq 512: 2^22 / 512 = 8192 sequences, m = 2048 >= 4. */
+    small_run(&r);
+    r.pp = 2;
+    ck_assert_int_eq(ts_run_resolve(&r, NULL), TS_OK);
+    ck_assert_int_eq(r.global_batch, 8192);
+    ck_assert_int_eq(ts_batch_default(&r, &b, NULL), TS_OK);
+    ck_assert_int_eq(b.m_tokens, 2048);
+    ck_assert_int_eq(b.m_bubble, 4);
+
+    /* No pipeline: no bubble bound. */
+    small_run(&r);
+    ck_assert_int_eq(ts_run_resolve(&r, NULL), TS_OK);
+    ck_assert_int_eq(ts_batch_default(&r, &b, NULL), TS_OK);
+    ck_assert_int_eq(b.m_bubble, 0);
+
+    /* An unresolved layout is refused. */
+    small_run(&r);
+    r.dp = 0;
+    ck_assert_int_eq(ts_batch_default(&r, &b, NULL), TS_EINVAL);
+}
+END_TEST
+
 static Suite *run_suite(void)
 {
     Suite *s = suite_create("run");
@@ -527,6 +609,7 @@ static Suite *run_suite(void)
     tcase_add_test(tc, test_resolve_layout);
     tcase_add_test(tc, test_resolve_defaults);
     tcase_add_test(tc, test_resolve_failure_leaves_run);
+    tcase_add_test(tc, test_default_batch_rule);
     tcase_add_loop_test(tc, test_resolve_bad, 0, (int)(sizeof bad / sizeof bad[0]));
     suite_add_tcase(s, tc);
     return s;

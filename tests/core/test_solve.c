@@ -252,6 +252,40 @@ START_TEST(test_min_gpus_matches_linear_scan)
 }
 END_TEST
 
+/* A fixed batch of few micro-batches holds fewer in flight than the
+ * derived one (which has p in flight whenever pp > 1: ts_batch_default),
+ * so the derived memory is no lower bound for it: the solver must not
+ * skip a dp the fixed batch fits at.  GPT-3 175B at seq 8192, tp 8, pp 8:
+ * 12 layers a stage. */
+START_TEST(test_min_gpus_small_fixed_batch)
+{
+    static const int64_t gbs[] = { 1, 2, 4 };
+    size_t i;
+
+    for (i = 0; i < sizeof gbs / sizeof gbs[0]; i++) {
+        ts_run r;
+        int64_t dp = 0, gpus = 0, k, want = 0;
+
+        ts_run_defaults(&r);
+        r.model = (ts_model){ .layers = 96, .hidden = 12288, .heads = 96, .vocab = 50257,
+                              .tied_embeddings = true };
+        r.seq = 8192;
+        r.tp = 8;
+        r.pp = 8;
+        r.zero = 1;
+        r.global_batch = gbs[i];
+        for (k = 1; k <= gbs[i] && want == 0; k++)
+            if (gbs[i] % k == 0 && fits_dp(&r, k, gbs[i]))
+                want = k;
+        if (want == 0)
+            continue;
+        ck_assert_int_eq(ts_fit_min_gpus(&r, 64 * 64, &dp, &gpus, NULL, NULL), TS_OK);
+        ck_assert_msg(dp == want, "global_batch %lld: dp %lld, scan %lld",
+                      (long long)gbs[i], (long long)dp, (long long)want);
+    }
+}
+END_TEST
+
 START_TEST(test_min_gpus_errors)
 {
     ts_run r;
@@ -453,6 +487,7 @@ static Suite *solve_suite(void)
     tcase_add_test(tc, test_min_gpus_plain);
     tcase_add_test(tc, test_min_gpus_ep);
     tcase_add_test(tc, test_min_gpus_matches_linear_scan);
+    tcase_add_test(tc, test_min_gpus_small_fixed_batch);
     tcase_add_test(tc, test_min_gpus_errors);
     tcase_add_test(tc, test_sweep_points);
     tcase_add_test(tc, test_sweep_monotone);
