@@ -89,6 +89,7 @@ typedef struct ts_api_field {
     bool nullable;                 /* null is accepted and means "not given" */
     bool fit_only;                 /* accepted by POST /v1/fit (and /v1/search, but "solve") only */
     bool search_only;              /* accepted by POST /v1/search only */
+    bool budget_only;              /* accepted by POST /v1/budget only */
 } ts_api_field;
 
 /* Request members that import a launch config instead of naming one

@@ -84,7 +84,8 @@ typedef enum ts_json_bind {
     TS_BIND_MAX_MB,
     TS_BIND_MAX_GPUS,
     TS_BIND_NUM_OPT,    /* double in ts_run at off; null or absent = 0 = "not given" */
-    TS_BIND_SEARCH      /* search extras: into ts_api_req.search */
+    TS_BIND_SEARCH,     /* search extras: into ts_api_req.search */
+    TS_BIND_BUDGET      /* budget extras: into ts_api_req.budget */
 } ts_json_bind;
 
 typedef struct ts_json_field {
@@ -162,6 +163,8 @@ typedef struct ts_api_req {
     int64_t max_micro_batch;     /* default 1024 */
     int64_t max_gpus;            /* default 65536 */
     ts_search_cfg search;        /* POST /v1/search: limits and fixed dimensions */
+    ts_sizing_cfg budget;        /* POST /v1/budget: the budget in GPU-hours, mode, law */
+    ts_json_fi budget_field;     /* the budget member given (its pointer names errors) */
 } ts_api_req;
 
 /* Parse and validate body into req.  fit: the route is /v1/fit (accepts
@@ -175,6 +178,11 @@ int ts_json_parse_run(const char *body, size_t len, bool fit,
  * every candidate). */
 int ts_json_parse_search(const char *body, size_t len, ts_api_req *req,
                          ts_api_err *err);
+
+/* POST /v1/budget: as ts_json_parse_search (the run unresolved, the
+ * given layout members fixed), plus the budget: exactly one of
+ * budget_gpu_hours, budget_days, budget_usd, converted to GPU-hours. */
+int ts_json_parse_budget(const char *body, size_t len, ts_api_req *req, ts_api_err *err);
 
 /* Names of the import members ("hf_config", "axolotl_config",
  * "deepspeed_config", "megatron_args"), NULL-terminated, in the order they
@@ -260,6 +268,9 @@ void ts_json_step(ts_jw *w, const char *key, const ts_step *s);
 void ts_json_goodput(ts_jw *w, const char *key, const ts_goodput *g);
 void ts_json_energy(ts_jw *w, const char *key, const ts_energy *e);
 void ts_json_search(ts_jw *w, const ts_search_cfg *cfg, const ts_search_out *o);
+/* POST /v1/budget's "budget" object. */
+void ts_json_budget(ts_jw *w, const char *key, const ts_api_req *req, const ts_sizing_out *o,
+                    const ts_plan *plan);
 /* Returns TS_OK, or the core's error for a broken catalogue entry. */
 /* req: scratch for resolving each catalogue entry (ts_catalogue_run). */
 ts_status ts_json_presets(ts_jw *w, const char *key, ts_api_req *req, ts_error *err);

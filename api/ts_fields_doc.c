@@ -23,6 +23,7 @@ const ts_field_group ts_field_groups[] = {
     { "ckpt", "Checkpoints and failures" },
     { "fit", "POST /v1/fit (and, but solve, POST /v1/search) only" },
     { "search", "POST /v1/search only" },
+    { "budget", "POST /v1/budget only" },
     { NULL, NULL }
 };
 

@@ -66,6 +66,7 @@
 #define TS_JOFF_MAX_MB(m) 0
 #define TS_JOFF_MAX_GPUS(m) 0
 #define TS_JOFF_SEARCH(m) 0
+#define TS_JOFF_BUDGET(m) 0
 #define TS_FLAG(flags, f) (((flags) & (f)) != 0)
 
 const ts_json_field ts_json_fields[TS_FI_COUNT] = {
@@ -73,7 +74,7 @@ const ts_json_field ts_json_fields[TS_FI_COUNT] = {
     [TS_FI_##ID] = { { NAME, TS_JTYPE_##TYPE, LO, HI, TS_FLAG(FLAGS, TS_FF_XMIN), \
                        TS_FLAG(FLAGS, TS_FF_XMAX), TS_JVALUES_##TYPE(SET), \
                        TS_FLAG(FLAGS, TS_FF_NULL), TS_FLAG(FLAGS, TS_FF_FIT), \
-                       TS_FLAG(FLAGS, TS_FF_SEARCH) }, sizeof NAME - 1, \
+                       TS_FLAG(FLAGS, TS_FF_SEARCH), TS_FLAG(FLAGS, TS_FF_BUDGET) }, sizeof NAME - 1, \
                      TS_BIND_##BIND, TS_JOFF_##BIND(MEMBER), TS_JINTS_##TYPE(SET) },
 #include "ts_fields.def"
 };
@@ -95,6 +96,7 @@ const ts_json_field ts_json_fields[TS_FI_COUNT] = {
 #define TS_JTYPEOK_MAX_MB(m) 1
 #define TS_JTYPEOK_MAX_GPUS(m) 1
 #define TS_JTYPEOK_SEARCH(m) 1
+#define TS_JTYPEOK_BUDGET(m) 1
 #define TS_FIELD(ID, NAME, TYPE, SET, LO, HI, FLAGS, BIND, MEMBER, DEF, CHECK, ...) \
     _Static_assert(TS_JTYPEOK_##BIND(MEMBER), "ts_fields.def: " NAME ": " #BIND " does not fit the type of " #MEMBER);
 #include "ts_fields.def"
@@ -116,6 +118,7 @@ const ts_json_field ts_json_fields[TS_FI_COUNT] = {
 #define TS_REQ_DEF_PEAK(d)
 #define TS_REQ_DEF_SOLVE(d)
 #define TS_REQ_DEF_SEARCH(d)
+#define TS_REQ_DEF_BUDGET(d)
 
 const ts_api_field *ts_api_request_field(size_t i)
 {
@@ -178,7 +181,7 @@ const char *ts_json_suggest(const char *key, bool fit)
         const ts_api_field *f = &ts_json_fields[i].f;
         size_t d;
 
-        if ((f->fit_only && !fit) || f->search_only)
+        if ((f->fit_only && !fit) || f->search_only || f->budget_only)
             continue;
         d = edit_distance(key, f->name);
         if (d < best_d) {
@@ -394,6 +397,11 @@ static void unknown_field(ts_api_err *err, const char *key, bool fit, bool searc
     if (idx != SIZE_MAX && ts_json_fields[idx].f.search_only && !search) {
         ts_api_err_set(err, "unknown-field", ptr,
                        "\"%s\" is only accepted by POST /v1/search", shown);
+        return;
+    }
+    if (idx != SIZE_MAX && ts_json_fields[idx].f.budget_only) {
+        ts_api_err_set(err, "unknown-field", ptr,
+                       "\"%s\" is only accepted by POST /v1/budget", shown);
         return;
     }
     near = ts_json_suggest(key, fit);
@@ -738,6 +746,8 @@ static void store(const ts_json_field *b, const json_t *v, ts_api_req *req)
         break;
     case TS_BIND_SEARCH:
         break; /* search_seed() reads them */
+    case TS_BIND_BUDGET:
+        break; /* budget_seed() reads them */
     case TS_BIND_PRESET:
     case TS_BIND_GPU:
     case TS_BIND_HBM:
@@ -949,7 +959,7 @@ static bool preset_sets(size_t i)
            i == TS_FI_TOKENS || i == TS_FI_MODEL;
 }
 
-typedef enum ts_json_mode { TS_JSON_RUN = 0, TS_JSON_FIT, TS_JSON_SEARCH } ts_json_mode;
+typedef enum ts_json_mode { TS_JSON_RUN = 0, TS_JSON_FIT, TS_JSON_SEARCH, TS_JSON_BUDGET } ts_json_mode;
 
 /* The search's fixed dimensions: the layout members the caller gave. */
 static void search_seed(ts_api_req *req, const json_t *const *given)
@@ -984,6 +994,87 @@ static void search_seed(ts_api_req *req, const json_t *const *given)
     c->zero = given[TS_FI_ZERO] != NULL ? r->zero : -1;
     c->framework = given[TS_FI_FRAMEWORK] != NULL ? (int)r->framework : -1;
     c->recompute_mask = given[TS_FI_RECOMPUTE] != NULL ? 1u << r->recompute : 0;
+}
+
+/* POST /v1/budget: exactly one budget member, in GPU-hours; the mode
+ * (a given model, a ratio, or compute-optimal) and the law. */
+static int budget_seed(ts_api_req *req, const json_t *const *given, ts_api_err *err)
+{
+    static const ts_json_fi kinds[] = { TS_FI_BUDGET_GPU_HOURS, TS_FI_BUDGET_DAYS,
+                                        TS_FI_BUDGET_USD };
+    ts_sizing_cfg *c = &req->budget;
+    const ts_run *r = &req->unresolved;
+    bool model = r->model.layers > 0 || r->model.params > 0;
+    double v = 0;
+    size_t i, n = 0;
+
+    memset(c, 0, sizeof *c);
+    for (i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        if (given[kinds[i]] == NULL)
+            continue;
+        if (n++ > 0) {
+            char ptr[40];
+
+            snprintf(ptr, sizeof ptr, "/%s", ts_json_fields[kinds[i]].f.name);
+            ts_api_err_set(err, "incompatible-options", ptr,
+                           "give one budget: %s and %s both given",
+                           ts_json_fields[req->budget_field].f.name,
+                           ts_json_fields[kinds[i]].f.name);
+            return -1;
+        }
+        req->budget_field = kinds[i];
+        v = json_number_value(given[kinds[i]]);
+    }
+    if (n == 0) {
+        ts_api_err_set(err, "missing-field", "/budget_gpu_hours",
+                       "give the budget: budget_gpu_hours, budget_days (of the run's gpus) "
+                       "or budget_usd (at gpu_hour_usd)");
+        return -1;
+    }
+    if (r->gpus <= 0) {
+        ts_api_err_set(err, "missing-field", "/gpus",
+                       "a budget plan runs on a given number of GPUs: give gpus, not dp");
+        return -1;
+    }
+    switch (req->budget_field) {
+    case TS_FI_BUDGET_DAYS:
+        c->gpu_hours = v * 24.0 * (double)r->gpus;
+        break;
+    case TS_FI_BUDGET_USD:
+        if (!(r->gpu_hour_usd > 0)) {
+            ts_api_err_set(err, "missing-field", "/gpu_hour_usd",
+                           "budget_usd needs the price of a GPU-hour: give gpu_hour_usd");
+            return -1;
+        }
+        c->gpu_hours = v / r->gpu_hour_usd;
+        break;
+    default:
+        c->gpu_hours = v;
+        break;
+    }
+    c->field = ts_json_fields[req->budget_field].f.name;
+    c->search = req->search;
+    c->law = given[TS_FI_SCALING_LAW] != NULL
+                 ? (ts_scaling_law)enum_value(&ts_json_fields[TS_FI_SCALING_LAW],
+                                              given[TS_FI_SCALING_LAW])
+                 : TS_LAW_HOFFMANN;
+    c->mode = model ? TS_SIZE_MODEL : TS_SIZE_OPTIMAL;
+    if (given[TS_FI_TOKENS_PER_PARAM] != NULL) {
+        if (model) {
+            ts_api_err_set(err, "incompatible-options", "/tokens_per_param",
+                           "tokens_per_param sizes the model: it cannot go with a given model "
+                           "(whose tokens the budget sets)");
+            return -1;
+        }
+        c->mode = TS_SIZE_RATIO;
+        c->tokens_per_param = json_number_value(given[TS_FI_TOKENS_PER_PARAM]);
+    }
+    if (given[TS_FI_TOKENS] != NULL && req->source[TS_FI_TOKENS] == TS_SRC_REQUEST) {
+        ts_api_err_set(err, "incompatible-options", "/tokens",
+                       "the budget sets the tokens: leave tokens out");
+        return -1;
+    }
+    return 0;
 }
 
 static int parse_body(const char *body, size_t len, ts_json_mode mode,
@@ -1051,7 +1142,8 @@ static int parse_body(const char *body, size_t len, ts_json_mode mode,
         if (idx == SIZE_MAX ||
             (ts_json_fields[idx].f.fit_only && !fit &&
              !(mode == TS_JSON_SEARCH && idx != TS_FI_SOLVE)) ||
-            (ts_json_fields[idx].f.search_only && mode != TS_JSON_SEARCH)) {
+            (ts_json_fields[idx].f.search_only && mode != TS_JSON_SEARCH) ||
+            (ts_json_fields[idx].f.budget_only && mode != TS_JSON_BUDGET)) {
             unknown_field(err, key, fit, mode == TS_JSON_SEARCH);
             goto out;
         }
@@ -1182,6 +1274,13 @@ static int parse_body(const char *body, size_t len, ts_json_mode mode,
     }
 
     req->unresolved = req->run;
+    if (mode == TS_JSON_BUDGET) {
+        /* As a search (the sizing searches every shape it plans), plus
+         * the budget; req->unresolved is what the sizing starts from. */
+        search_seed(req, given);
+        rc = budget_seed(req, given, err);
+        goto out;
+    }
     if (mode == TS_JSON_SEARCH) {
         /* Every candidate is resolved by the search; the given layout
          * members fix their dimension. */
@@ -1220,4 +1319,9 @@ int ts_json_parse_search(const char *body, size_t len, ts_api_req *req,
                          ts_api_err *err)
 {
     return parse_body(body, len, TS_JSON_SEARCH, req, err);
+}
+
+int ts_json_parse_budget(const char *body, size_t len, ts_api_req *req, ts_api_err *err)
+{
+    return parse_body(body, len, TS_JSON_BUDGET, req, err);
 }

@@ -179,6 +179,7 @@ void ts_json_inputs(ts_jw *w, const char *key, const ts_run *r)
         case TS_BIND_MAX_MB:
         case TS_BIND_MAX_GPUS:
         case TS_BIND_SEARCH:
+        case TS_BIND_BUDGET:
         default:
             break;
         }
@@ -441,6 +442,76 @@ void ts_json_energy(ts_jw *w, const char *key, const ts_energy *e)
     put_num(w, &h, TS_T_EN_GRID_KG_PER_KWH, e->grid_kg_per_kwh);
     put_num(w, &h, TS_T_EN_FACILITY_W, e->facility_w);
     ts_jw_str(w, "power_source", e->power_source != NULL ? e->power_source : "");
+    put_human(w, &h);
+    ts_jw_close(w, '}');
+}
+
+/* The texts of the one-line summary, each its row's (the dashboard and
+ * the CLI print the same). */
+static void put_summary(ts_jw *w, const ts_sizing_out *o, const ts_plan *plan)
+{
+    char p[TS_FMT_HUMAN_LEN], t[TS_FMT_HUMAN_LEN], d[TS_FMT_HUMAN_LEN], usd[TS_FMT_HUMAN_LEN];
+    char e[TS_FMT_HUMAN_LEN], co2[TS_FMT_HUMAN_LEN], line[512];
+    const ts_compute *c = &plan->compute;
+
+    ts_term_human(p, sizeof p, TS_T_BG_PARAMS, o->params);
+    ts_term_human(t, sizeof t, TS_T_BG_TOKENS, o->tokens);
+    ts_term_human(d, sizeof d, TS_T_GP_WALL_SECONDS, c->goodput.wall_seconds.value);
+    ts_term_human(usd, sizeof usd, TS_T_GP_COST_USD, c->goodput.cost_usd);
+    ts_term_human(e, sizeof e, TS_T_EN_ENERGY_WH, c->energy.energy_wh.value);
+    ts_term_human(co2, sizeof co2, TS_T_EN_CO2E_T, c->energy.co2e_t.value);
+    snprintf(line, sizeof line, "With this budget: a %s-parameter model on %s tokens, %s%s%s, %s, %s",
+             p, t, d, c->goodput.cost_usd > 0 ? ", " : "", c->goodput.cost_usd > 0 ? usd : "",
+             e, co2);
+    ts_jw_str(w, "summary", line);
+}
+
+void ts_json_budget(ts_jw *w, const char *key, const ts_api_req *req, const ts_sizing_out *o,
+                    const ts_plan *plan)
+{
+    static const char *const modes[TS_SIZE_MODE_COUNT] = {
+        [TS_SIZE_OPTIMAL] = "compute_optimal", [TS_SIZE_RATIO] = "tokens_per_param",
+        [TS_SIZE_MODEL] = "model",
+    };
+    const ts_sizing_cfg *c = &req->budget;
+    const ts_law *law = ts_law_get(c->law);
+    human_acc h = { 0 };
+    ts_term flops;
+
+    ts_jw_open(w, key, '{');
+    ts_jw_str(w, "basis", c->field);
+    ts_jw_str(w, "mode", modes[c->mode]);
+    ts_jw_str(w, "scaling_law", law->name);
+    ts_jw_open(w, "law", '{');
+    ts_jw_num(w, "E", law->E);
+    ts_jw_num(w, "A", law->A);
+    ts_jw_num(w, "B", law->B);
+    ts_jw_num(w, "alpha", law->alpha);
+    ts_jw_num(w, "beta", law->beta);
+    ts_jw_str(w, "source", law->source);
+    ts_jw_close(w, '}');
+    ts_jw_int(w, "gpus", o->run.gpus);
+    put_num(w, &h, TS_T_BG_GPU_HOURS, o->gpu_hours);
+    put_num(w, &h, TS_T_BG_DAYS, o->gpu_hours / (double)o->run.gpus / 24.0);
+    put_num(w, &h, TS_T_BG_USD, o->gpu_hours * o->run.gpu_hour_usd);
+    put_num(w, &h, TS_T_BG_PEAK_FLOPS, o->peak_flops);
+    put_num(w, &h, TS_T_BG_MFU, o->mfu);
+    put_num(w, &h, TS_T_BG_USEFUL_FRACTION, o->useful_fraction);
+    flops.value = o->flops;
+    flops.formula = "gpu_hours * 3600 * peak_flops * mfu * useful_fraction";
+    flops.assumptions = "the GPU time spent at the plan's MFU, less what failures, restarts and "
+                        "checkpoint writes take (compute.goodput); 6 N D model FLOPs";
+    put_term(w, TS_T_BG_FLOPS, &flops);
+    put_num(w, &h, TS_T_BG_OPTIMAL_PARAMS, o->optimal_params);
+    put_num(w, &h, TS_T_BG_OPTIMAL_TOKENS, o->optimal_tokens);
+    put_num(w, &h, TS_T_BG_OPTIMAL_LOSS, o->optimal_loss);
+    put_num(w, &h, TS_T_BG_PARAMS, o->params);
+    put_num(w, &h, TS_T_BG_TOKENS, o->tokens);
+    put_num(w, &h, TS_T_BG_TOKENS_PER_PARAM, o->tokens_per_param);
+    put_num(w, &h, TS_T_BG_LOSS, o->loss);
+    ts_jw_int(w, "iterations", o->iterations);
+    ts_jw_bool(w, "converged", o->converged);
+    put_summary(w, o, plan);
     put_human(w, &h);
     ts_jw_close(w, '}');
 }

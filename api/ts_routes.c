@@ -24,6 +24,7 @@ typedef enum ts_route_id {
     TS_ROUTE_FIT,
     TS_ROUTE_SEARCH,
     TS_ROUTE_IMPORT,
+    TS_ROUTE_BUDGET,
     TS_ROUTE_COUNT
 } ts_route_id;
 
@@ -42,12 +43,13 @@ static const ts_route ts_routes[TS_ROUTE_COUNT] = {
     [TS_ROUTE_FIT] = { "POST", "/v1/fit" },
     [TS_ROUTE_SEARCH] = { "POST", "/v1/search" },
     [TS_ROUTE_IMPORT] = { "POST", "/v1/import" },
+    [TS_ROUTE_BUDGET] = { "POST", "/v1/budget" },
 };
 
 static const char *const ts_route_list[TS_ROUTE_COUNT + 1] = {
     "GET /v1/presets", "GET /v1/gpus", "POST /v1/memory", "POST /v1/compute",
     "POST /v1/checkpoint", "POST /v1/plan", "POST /v1/fit", "POST /v1/search",
-    "POST /v1/import", NULL
+    "POST /v1/import", "POST /v1/budget", NULL
 };
 
 const char *const *ts_api_routes(void)
@@ -241,6 +243,7 @@ static int handle_estimate(ts_route_id id, const ts_api_req *req,
     case TS_ROUTE_FIT:
     case TS_ROUTE_SEARCH:
     case TS_ROUTE_IMPORT:
+    case TS_ROUTE_BUDGET:
     case TS_ROUTE_COUNT:
     default:
         return ts_api_problem(resp, "internal-error",
@@ -351,6 +354,54 @@ static int handle_search(const ts_api_req *req, ts_api_response *resp)
     return respond_json(&w, resp);
 }
 
+/* POST /v1/budget: the model and tokens a budget of GPU time buys, and
+ * the plan of it (core/ts_sizing.c), whose "request" is a /v1/plan body
+ * that gives the same figures.  The sizing's searches and the plan share
+ * the request's work budget. */
+static int handle_budget(const ts_api_req *req, ts_api_response *resp)
+{
+    ts_search_out *scratch = malloc(sizeof *scratch); /* ~40 KB each: off the stack */
+    ts_sizing_out *out = malloc(sizeof *out);
+    ts_plan *plan = malloc(sizeof *plan);
+    ts_error cerr;
+    ts_budget work;
+    int rc;
+    ts_jw w;
+
+    if (scratch == NULL || out == NULL || plan == NULL) {
+        free(scratch);
+        free(out);
+        free(plan);
+        ts_api_oom_response(resp);
+        return -1;
+    }
+    memset(&cerr, 0, sizeof cerr);
+    ts_budget_init(&work, 0);
+    if (ts_sizing_run(&req->unresolved, &req->budget, &work, scratch, out, &cerr) != TS_OK ||
+        ts_plan_resolved_within(&out->run, &work, plan, &cerr) != TS_OK) {
+        rc = respond_core_error(req, &cerr, resp);
+        goto done;
+    }
+    ts_jw_init(&w);
+    ts_jw_open(&w, NULL, '{');
+    ts_json_inputs(&w, "request", &plan->run);
+    put_import(&w, req);
+    ts_json_budget(&w, "budget", req, out, plan);
+    ts_json_params(&w, "params", &plan->memory.params);
+    ts_json_memory(&w, "memory", &plan->memory);
+    ts_json_compute(&w, "compute", &plan->compute, &plan->run, req->unresolved.global_batch == 0);
+    ts_json_checkpoint(&w, "checkpoint", &plan->ckpt);
+    if (work.exhausted || out->truncated)
+        ts_jw_bool(&w, "truncated", true);
+    ts_jw_close(&w, '}');
+    rc = respond_json(&w, resp);
+done:
+    free(scratch);
+    free(out);
+    free(plan);
+    return rc;
+}
+
 static int handle_get(ts_route_id id, ts_api_response *resp)
 {
     ts_jw w;
@@ -456,9 +507,10 @@ int ts_api_handle(const char *method, const char *path,
         ts_api_req req;
         ts_api_err err;
 
-        if ((id == TS_ROUTE_SEARCH ? ts_json_parse_search(body, body_len, &req, &err)
-                                   : ts_json_parse_run(body, body_len, id == TS_ROUTE_FIT,
-                                                       &req, &err)) != 0) {
+        if ((id == TS_ROUTE_SEARCH   ? ts_json_parse_search(body, body_len, &req, &err)
+             : id == TS_ROUTE_BUDGET ? ts_json_parse_budget(body, body_len, &req, &err)
+                                     : ts_json_parse_run(body, body_len, id == TS_ROUTE_FIT,
+                                                         &req, &err)) != 0) {
             if (err.status == 503) {
                 ts_api_oom_response(resp);
                 return -1;
@@ -471,6 +523,8 @@ int ts_api_handle(const char *method, const char *path,
             return handle_search(&req, resp);
         if (id == TS_ROUTE_IMPORT)
             return handle_import(&req, resp);
+        if (id == TS_ROUTE_BUDGET)
+            return handle_budget(&req, resp);
         return handle_estimate(id, &req, resp);
     }
 }

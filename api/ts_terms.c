@@ -29,6 +29,7 @@ const ts_term_objdef ts_term_objs[TS_TO_COUNT] = {
     [TS_TO_GPU] = { "gpus[]", "GpuHuman", "GPU catalogue" },
     [TS_TO_GOODPUT] = { "compute.goodput", "GoodputHuman", "With checkpoints and failures" },
     [TS_TO_ENERGY] = { "compute.energy", "EnergyHuman", "Energy and carbon" },
+    [TS_TO_BUDGET] = { "budget", "BudgetHuman", "Budget" },
 };
 
 /* A term object; a number with its text in the "human" map; a number with
@@ -417,6 +418,44 @@ const ts_term_def ts_terms[TS_T_COUNT] = {
     [TS_T_EN_FACILITY_W] = NUM(TS_TO_ENERGY, "facility_w", TS_FMT_SI, "W", "Power at the meter",
         "What the whole job draws, cooling and power delivery included.",
         "gpus * (gpu_watts + host_watts) * pue", ROW),
+
+    /* budget: POST /v1/budget (core/ts_sizing.c, core/ts_scaling.c) */
+    [TS_T_BG_FLOPS] = TERM(TS_TO_BUDGET, "flops", TS_FMT_FLOPS, "FLOP", "FLOPs the budget buys",
+        "Model FLOPs the budget trains at the plan's MFU, after failures.", ROW),
+    [TS_T_BG_GPU_HOURS] = NUM(TS_TO_BUDGET, "gpu_hours", TS_FMT_COUNT, "GPU-hours", "Budget",
+        "The budget in GPU-hours of the run's GPU.",
+        "budget_gpu_hours, or budget_days * 24 * gpus, or budget_usd / gpu_hour_usd", ROW),
+    [TS_T_BG_DAYS] = NUM(TS_TO_BUDGET, "days", TS_FMT_COUNT, "days", "Budget in days",
+        "The budget as days of the run's GPUs.", "gpu_hours / gpus / 24", ROW),
+    [TS_T_BG_USD] = NUM(TS_TO_BUDGET, "usd", TS_FMT_COUNT, "USD", "Budget in USD",
+        "The budget priced at gpu_hour_usd (0 without a price).", "gpu_hours * gpu_hour_usd",
+        NONZERO),
+    [TS_T_BG_PEAK_FLOPS] = NUM(TS_TO_BUDGET, "peak_flops", TS_FMT_SI, "FLOP/s", "Peak per GPU",
+        "Dense peak of one GPU at the compute precision.", "compute.peak_flops", NO),
+    [TS_T_BG_MFU] = NUM(TS_TO_BUDGET, "mfu", TS_FMT_FRACTION, "", "MFU of the plan",
+        "The plan's MFU: mfu if given, else the best layout's predicted one.", "compute.mfu", ROW),
+    [TS_T_BG_USEFUL_FRACTION] = NUM(TS_TO_BUDGET, "useful_fraction", TS_FMT_FRACTION, "",
+        "Useful training time", "Fraction of the GPU time that trains usefully, failures counted.",
+        "compute.goodput.useful_fraction", ROW),
+    [TS_T_BG_OPTIMAL_PARAMS] = NUM(TS_TO_BUDGET, "optimal_params", TS_FMT_COUNT, "",
+        "Compute-optimal parameters", "The scaling law's optimal parameter count for the FLOPs.",
+        "G (flops/6)^a, G = (alpha A / (beta B))^(1/(alpha+beta)), a = beta/(alpha+beta)", ROW),
+    [TS_T_BG_OPTIMAL_TOKENS] = NUM(TS_TO_BUDGET, "optimal_tokens", TS_FMT_COUNT, "",
+        "Compute-optimal tokens", "The scaling law's optimal token count for the FLOPs.",
+        "flops / (6 optimal_params)", ROW),
+    [TS_T_BG_OPTIMAL_LOSS] = NUM(TS_TO_BUDGET, "optimal_loss", TS_FMT_PLAIN, "nats",
+        "Loss at the optimum", "The law's predicted loss at the optimum (nats per token, its data).",
+        "E + A / optimal_params^alpha + B / optimal_tokens^beta", NO),
+    [TS_T_BG_PARAMS] = NUM(TS_TO_BUDGET, "params", TS_FMT_COUNT, "", "Parameters planned",
+        "Active parameters of the model the plan trains.", "params.active of the plan's model", ROW),
+    [TS_T_BG_TOKENS] = NUM(TS_TO_BUDGET, "tokens", TS_FMT_COUNT, "", "Tokens planned",
+        "Tokens that spend the budget on that model.", "flops / (6 params)", ROW),
+    [TS_T_BG_TOKENS_PER_PARAM] = NUM(TS_TO_BUDGET, "tokens_per_param", TS_FMT_COUNT, "",
+        "Tokens per parameter", "Training tokens per parameter of the plan (Chinchilla: about 20).",
+        "tokens / params", ROW),
+    [TS_T_BG_LOSS] = NUM(TS_TO_BUDGET, "loss", TS_FMT_PLAIN, "nats", "Predicted loss",
+        "The law's loss for the plan's model and tokens (0 for MoE: the law is dense).",
+        "E + A / params^alpha + B / tokens^beta", ROW),
 };
 
 size_t ts_term_human(char *buf, size_t size, ts_term_id id, double v)

@@ -10,7 +10,7 @@
 # Starts trainsize-server on a free 127.0.0.1 port with --answer-cache 0
 # (every answer computed: a cached answer would hide the work) and posts
 # each body below: the maximal value of every dimension the search, the
-# solvers and the estimators loop over (max_gpus, max_micro_batch, max_tp,
+# solvers, the estimators and the budget plan loop over (max_gpus, max_micro_batch, max_tp,
 # max_pp, max_cp, max_vpp, a global batch of 6720 divisors, 2^20 layers
 # and pipeline stages, seq at its cap), on every route, one at a time.
 # Prints, per route, the bodies sent, the worst curl time_total (wall) and
@@ -76,6 +76,9 @@ search-moe-ep POST /v1/search {"model":"mixtral-8x7b","max_gpus":1048576,"global
 search-experts-720720 POST /v1/search {"layers":64,"hidden":64,"heads":1,"vocab":64,"experts":720720,"top_k":1,"moe_ffn":64,"max_gpus":1048576,"global_batch":$HC}
 search-heads-720720 POST /v1/search {"layers":2,"hidden":720720,"heads":720720,"vocab":64,"max_gpus":1048576,"max_tp":1048576,"global_batch":$HC}
 search-fixed-gpus POST /v1/search {"model":"llama3-8b","gpus":1048576,"global_batch":$HC,"max_vpp":1048576,"max_micro_batch":1048576}
+budget-optimal-hc POST /v1/budget {"gpus":720720,"global_batch":$HC,"budget_days":1}
+budget-ratio-hc POST /v1/budget {"gpus":720720,"global_batch":$HC,"budget_days":100000,"tokens_per_param":1e6}
+budget-model-hc POST /v1/budget {"model":"llama3-8b","gpus":720720,"global_batch":$HC,"budget_days":100000}
 import-max POST /v1/import {"model":"llama3-8b","megatron_args":"--num-layers 1048576 --pipeline-model-parallel-size 1048576 --position-embedding-type rope","pp":1048576,"gpus":1048576}
 EOF
 

@@ -169,6 +169,64 @@ int main(int argc, char **argv)
         free(so);
     }
 
+    /* From a budget to a plan (issue 28), beside the search it repeats:
+     * 1024 H100 for 30 days, the compute-optimal model (a search per
+     * shape tried), and Llama 3 70B's tokens (one search).  Each is one
+     * POST /v1/budget less the JSON; the same latency class as a search
+     * when it converges in one or two. */
+    {
+        static const struct { const char *what; ts_sizing_mode mode; } cases[] = {
+            { "ts_sizing_run optimal", TS_SIZE_OPTIMAL },
+            { "ts_sizing_run 70B", TS_SIZE_MODEL },
+        };
+        ts_search_out *so = malloc(sizeof *so);
+        ts_sizing_out *o = malloc(sizeof *o);
+        long n_size = iters / 20000 > 3 ? iters / 20000 : 3;
+        size_t c;
+
+        if (so == NULL || o == NULL) {
+            free(so);
+            free(o);
+            free(plan);
+            return 1;
+        }
+        for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+            ts_sizing_cfg cfg;
+            ts_run br;
+            int searches = 0;
+
+            ts_run_defaults(&br);
+            if (cases[c].mode == TS_SIZE_MODEL)
+                ts_run_apply_preset(&br, p);
+            br.gpus = 1024;
+            memset(&cfg, 0, sizeof cfg);
+            cfg.gpu_hours = 1024.0 * 30 * 24;
+            cfg.field = "budget_days";
+            cfg.mode = cases[c].mode;
+            cfg.law = TS_LAW_HOFFMANN;
+            ts_search_defaults(&cfg.search);
+            t0 = bench_now_ns();
+            for (i = 0; i < n_size; i++) {
+                if (ts_sizing_run(&br, &cfg, NULL, so, o, &err) != TS_OK) {
+                    fprintf(stderr, "bench: sizing: %s (%s)\n", err.text, err.field);
+                    free(so);
+                    free(o);
+                    free(plan);
+                    return 1;
+                }
+                searches += o->iterations;
+                bench_sink = o->tokens;
+            }
+            t1 = bench_now_ns();
+            bench_report(cases[c].what, n_size, t1 - t0);
+            printf("  %.1f searches each; %.3g params on %.3g tokens, MFU %.3f, useful %.3f%s\n",
+                   (double)searches / (double)n_size, o->params, o->tokens, o->mfu,
+                   o->useful_fraction, o->converged ? "" : " (not converged)");
+        }
+        free(so);
+        free(o);
+    }
+
     free(plan);
     return 0;
 }

@@ -463,6 +463,31 @@ static int cmd_search(const ts_cli *cli)
     return rc;
 }
 
+/* A budget's model, tokens and plan (issue 28). */
+static int cmd_budget(const ts_cli *cli)
+{
+    char *body = json_dumps(cli->run, JSON_COMPACT);
+    ts_http_response raw;
+    json_t *a = NULL;
+    int rc;
+
+    if (!body) {
+        fprintf(stderr, "trainsize: out of memory\n");
+        return TS_EXIT_ERROR;
+    }
+    rc = call(cli, "POST", "/v1/budget", body, &a, &raw);
+    free(body);
+    if (rc != TS_EXIT_OK)
+        return rc;
+    if (cli->plan.format == TS_CHECK_JSON)
+        ts_out_raw(stdout, raw.body, raw.len);
+    else
+        ts_report_budget(stdout, a);
+    ts_http_response_free(&raw);
+    json_decref(a);
+    return TS_EXIT_OK;
+}
+
 static int cmd_list(const ts_cli *cli, const char *path,
                     void (*report)(FILE *, const json_t *))
 {
@@ -519,6 +544,7 @@ static int run_command(ts_cli *cli)
         cli->plan.estimate = cli->cmd == TS_CMD_ESTIMATE;
         return ts_check_run(&cli->plan, &cli->conn, cli->run, stdout, stderr);
     case TS_CMD_SEARCH: return cmd_search(cli);
+    case TS_CMD_BUDGET: return cmd_budget(cli);
     case TS_CMD_HEALTH: return cmd_health(cli);
     case TS_CMD_PRESETS: return cmd_list(cli, "/v1/presets", ts_report_presets);
     case TS_CMD_GPUS: return cmd_list(cli, "/v1/gpus", ts_report_gpus);

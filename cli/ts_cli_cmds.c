@@ -40,6 +40,13 @@ const ts_cli_cmd ts_cli_cmds[TS_CMD_COUNT] = {
         "Given tp/pp/cp/ep/zero/framework/recompute/micro-batch/vpp are kept, the\n"
         "rest searched.  Exit 1 when no layout fits.",
         F_TEXT | F_JSON | F_JSONL | F_MARKDOWN | F_CSV, true },
+    [TS_CMD_BUDGET] = {
+        "budget", "[RUN OPTIONS] --budget-days D | --budget-gpu-hours H | --budget-usd U",
+        "what a budget of GPU time trains, and its plan (POST /v1/budget)",
+        "Without a model: the compute-optimal model for the FLOPs the budget buys\n"
+        "(--scaling-law hoffmann or besiroglu), or one of --tokens-per-param; with\n"
+        "--model, the tokens it buys.  Days are wall clock with failures, on --gpus.",
+        F_TEXT | F_JSON, true },
     [TS_CMD_HEALTH] = {
         "health", "[--ready]",
         "is the server live (and ready)",

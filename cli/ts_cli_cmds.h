@@ -22,6 +22,7 @@ typedef enum ts_cmd {
     TS_CMD_ESTIMATE,
     TS_CMD_CHECK,
     TS_CMD_SEARCH,
+    TS_CMD_BUDGET,
     TS_CMD_HEALTH,
     TS_CMD_PRESETS,
     TS_CMD_GPUS,
@@ -31,7 +32,7 @@ typedef enum ts_cmd {
 
 #define TS_CMD_BIT(c) (1u << (unsigned)(c))
 #define TS_CMDS_PLAN (TS_CMD_BIT(TS_CMD_ESTIMATE) | TS_CMD_BIT(TS_CMD_CHECK))
-#define TS_CMDS_RUN (TS_CMDS_PLAN | TS_CMD_BIT(TS_CMD_SEARCH))
+#define TS_CMDS_RUN (TS_CMDS_PLAN | TS_CMD_BIT(TS_CMD_SEARCH) | TS_CMD_BIT(TS_CMD_BUDGET))
 
 #define TS_FORMAT_BIT(f) (1u << (unsigned)(f))
 

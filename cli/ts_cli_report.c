@@ -285,6 +285,37 @@ bool ts_report_check(FILE *out, const json_t *a, bool *fits)
     return true;
 }
 
+void ts_report_budget(FILE *out, const json_t *a)
+{
+    const json_t *in = ts_report_get(a, "request");
+
+    fprintf(out, "%s\n", str_at(ts_report_get(a, "budget"), "summary", ""));
+    fprintf(out, "  %.0f x %s, %s law, %s%s\n", ts_report_num(in, "gpus"), str_at(in, "gpu", "?"),
+            str_at(ts_report_get(a, "budget"), "scaling_law", "?"),
+            str_at(ts_report_get(a, "budget"), "mode", "?"),
+            json_is_true(ts_report_get(a, "budget.converged")) ? "" : " (shape not converged)");
+    fprintf(out, "  model: %s, %.0f layers, hidden %.0f, %.0f heads (%.0f KV), FFN %.0f, vocab %.0f\n",
+            str_at(in, "model", "a planned shape"), ts_report_num(in, "layers"),
+            ts_report_num(in, "hidden"), ts_report_num(in, "heads"), ts_report_num(in, "kv_heads"),
+            ts_report_num(in, "ffn"), ts_report_num(in, "vocab"));
+    fprintf(out, "  layout: dp %.0f x tp %.0f x pp %.0f x cp %.0f (ep %.0f), %s ZeRO %.0f, "
+                 "micro-batch %.0f, global batch %.0f, recompute %s\n",
+            ts_report_num(in, "dp"), ts_report_num(in, "tp"), ts_report_num(in, "pp"),
+            ts_report_num(in, "cp"), ts_report_num(in, "ep"), str_at(in, "framework", "?"),
+            ts_report_num(in, "zero"), ts_report_num(in, "micro_batch"),
+            ts_report_num(in, "global_batch"), str_at(in, "recompute", "?"));
+    fprintf(out, "\n%s\n", title_of("budget"));
+    section(out, a, "budget", false);
+    fprintf(out, "\n%s\n", title_of("compute"));
+    section(out, a, "compute", false);
+    fprintf(out, "\n%s\n", title_of("compute.goodput"));
+    section(out, a, "compute.goodput", false);
+    fprintf(out, "\n%s\n", title_of("compute.energy"));
+    section(out, a, "compute.energy", false);
+    if (json_is_true(ts_report_get(a, "truncated")))
+        fprintf(out, "\n(the request's work budget ran out: the best layout seen)\n");
+}
+
 void ts_report_search(FILE *out, const json_t *a)
 {
     const json_t *list = ts_report_get(a, "results");

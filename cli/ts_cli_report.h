@@ -29,6 +29,10 @@ void ts_report_plan(FILE *out, const json_t *plan, bool formulas);
  * *fits gets memory.fits; returns false when the answer has no fits flag. */
 bool ts_report_check(FILE *out, const json_t *answer, bool *fits);
 
+/* /v1/budget answer -> its summary, the budget's rows, the layout, and
+ * the plan's compute, goodput and energy. */
+void ts_report_budget(FILE *out, const json_t *answer);
+
 /* /v1/search answer -> the ranked table, one layout per line. */
 void ts_report_search(FILE *out, const json_t *answer);
 /* memory.stages -> one row per pipeline stage (nothing when absent). */

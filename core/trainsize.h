@@ -857,6 +857,93 @@ ts_status ts_search_run(const ts_run *r, const ts_search_cfg *cfg,
 ts_status ts_search_run_within(const ts_run *r, const ts_search_cfg *cfg, ts_budget *budget,
                                ts_search_out *out, ts_error *err);
 
+/* ------------------------------------------------------------------ */
+/* Scaling laws and compute-optimal sizing (core/ts_scaling.c)         */
+/* ------------------------------------------------------------------ */
+
+/* The parametric loss L(N, D) = E + A / N^alpha + B / D^beta of
+ * Hoffmann et al. 2022 (approach 3), N parameters (embeddings counted,
+ * their App. F), D training tokens, C = 6 N D FLOPs. */
+typedef enum ts_scaling_law {
+    TS_LAW_HOFFMANN = 0,   /* Hoffmann et al. 2022, eq. 10, unrounded */
+    TS_LAW_BESIROGLU,      /* Besiroglu et al. 2024's replication */
+    TS_LAW_COUNT
+} ts_scaling_law;
+
+typedef struct ts_law {
+    const char *name;      /* "hoffmann" */
+    double E, A, B, alpha, beta;
+    const char *source;    /* static citation */
+} ts_law;
+
+const ts_law *ts_law_get(ts_scaling_law l);   /* NULL past the end */
+/* Compute-optimal N and D for C FLOPs (Hoffmann et al. eq. 4):
+ * N = G (C/6)^a, D = (C/6) / N, G = (alpha A / (beta B))^(1/(alpha+beta)),
+ * a = beta / (alpha + beta). */
+void ts_law_optimum(const ts_law *l, double flops, double *n, double *d);
+double ts_law_loss(const ts_law *l, double n, double d);
+
+/* The shapes a sizing plans (ts_scaling_shape): Llama-style decoders
+ * (SwiGLU FFN of 3.5 h, head width 128, 8 KV heads from 16 heads up,
+ * untied embeddings, vocabulary TS_SHAPE_VOCAB), hidden width about 128
+ * times the depth (Kaplan et al. 2020, Fig. 5: loss flat over a wide
+ * range of aspect ratios; Llama 2 7B and GPT-3 175B sit at 128). */
+#define TS_SHAPE_VOCAB 32000
+#define TS_SHAPE_ASPECT 128
+/* The shape whose count is closest to n (within 2 % where the layer
+ * granularity allows), then whose width over depth is closest to
+ * TS_SHAPE_ASPECT; only the shape members of out are written.
+ * TS_EINVAL naming field when n is below the smallest shape (1 layer of
+ * width 128) or above the largest (width 131072). */
+ts_status ts_scaling_shape(double n, const char *field, ts_model *out, ts_error *err);
+
+/* A budget of GPU time turned into a plan (core/ts_sizing.c). */
+typedef enum ts_sizing_mode {
+    TS_SIZE_OPTIMAL = 0,   /* the law's compute-optimal N and D */
+    TS_SIZE_RATIO,         /* N and D = ratio * N spending the budget */
+    TS_SIZE_MODEL,         /* the run's own model: the tokens the budget buys */
+    TS_SIZE_MODE_COUNT
+} ts_sizing_mode;
+
+#define TS_SIZING_ITER_MAX 6
+
+typedef struct ts_sizing_cfg {
+    double gpu_hours;          /* the budget, > 0 */
+    const char *field;         /* its public name, for errors ("budget_days") */
+    ts_sizing_mode mode;
+    ts_scaling_law law;
+    double tokens_per_param;   /* TS_SIZE_RATIO */
+    ts_search_cfg search;      /* the layout search: max_gpus 0 (the run's gpus) */
+} ts_sizing_cfg;
+
+typedef struct ts_sizing_out {
+    ts_run run;                /* resolved: shape, layout, tokens; what /v1/plan takes */
+    ts_search_result layout;   /* the best layout of the last search */
+    double gpu_hours;          /* the budget */
+    double peak_flops;         /* per GPU at the compute precision */
+    double mfu;                /* the plan's: mfu given, else the layout's predicted */
+    double useful_fraction;    /* the plan's goodput */
+    double flops;              /* C = gpu_hours * 3600 * peak * mfu * useful_fraction */
+    double optimal_params;     /* the law's N at C */
+    double optimal_tokens;     /* and D */
+    double optimal_loss;
+    double params;             /* the planned model's active count (dense: its count) */
+    double tokens;             /* C / (6 params) */
+    double tokens_per_param;
+    double loss;               /* L(params, tokens); 0 for MoE (the law is dense) */
+    int iterations;            /* searches run */
+    bool converged;            /* the shape was a fixed point of the MFU it gets */
+    bool truncated;            /* a search ran out of work budget: best seen */
+} ts_sizing_out;
+
+/* base: the run as given (unresolved; TS_SIZE_MODEL: with its model).
+ * Every search is charged to work (NULL: a private TS_BUDGET_DEFAULT);
+ * scratch holds each search's results (the caller's, ~40 KB).  TS_ENOFIT
+ * naming gpus when no layout fits; TS_EINVAL naming cfg->field when the
+ * budget buys too little or too much. */
+ts_status ts_sizing_run(const ts_run *base, const ts_sizing_cfg *cfg, ts_budget *work,
+                        ts_search_out *scratch, ts_sizing_out *out, ts_error *err);
+
 /* Young/Daly helpers, exposed for tests: C write cost, M MTBF, seconds. */
 double ts_young_interval(double c, double m);
 double ts_daly_interval(double c, double m);

@@ -55,6 +55,7 @@
 #define TS_RUN_DEF_MAX_MB(m, d)
 #define TS_RUN_DEF_MAX_GPUS(m, d)
 #define TS_RUN_DEF_SEARCH(m, d)
+#define TS_RUN_DEF_BUDGET(m, d)
 
 void ts_run_defaults(ts_run *r)
 {

@@ -259,7 +259,9 @@ static void openapi_property(gen_buf *b, int ind, const ts_json_field *jf,
 }
 
 /* In the order they appear in openapi.json. */
-typedef enum schema_kind { SCHEMA_RUN, SCHEMA_FIT, SCHEMA_INPUTS, SCHEMA_SEARCH, SCHEMA_COUNT } schema_kind;
+typedef enum schema_kind {
+    SCHEMA_RUN, SCHEMA_FIT, SCHEMA_INPUTS, SCHEMA_SEARCH, SCHEMA_BUDGET, SCHEMA_COUNT
+} schema_kind;
 
 /* Which members each request schema has: the parser's rules
  * (ts_json_parse_run): fit extras on /v1/fit, and on /v1/search all but
@@ -312,7 +314,7 @@ static void openapi_properties(gen_buf *b, int ind, schema_kind k)
     for (size_t i = 0; i < TS_FI_COUNT; i++) {
         const ts_json_field *jf = &ts_json_fields[i];
 
-        if (jf->f.fit_only || jf->f.search_only)
+        if (jf->f.fit_only || jf->f.search_only || jf->f.budget_only)
             continue;
         openapi_key(b, ind, &first, jf->f.name);
         openapi_property(b, ind, jf, &ts_field_docs[i], k != SCHEMA_INPUTS, search);
@@ -337,6 +339,14 @@ static void openapi_properties(gen_buf *b, int ind, schema_kind k)
         openapi_key(b, ind, &first, jf->f.name);
         openapi_property(b, ind, jf, &ts_field_docs[i], true, true);
     }
+    for (size_t i = 0; k == SCHEMA_BUDGET && i < TS_FI_COUNT; i++) {
+        const ts_json_field *jf = &ts_json_fields[i];
+
+        if (!jf->f.budget_only)
+            continue;
+        openapi_key(b, ind, &first, jf->f.name);
+        openapi_property(b, ind, jf, &ts_field_docs[i], true, false);
+    }
     buf_add(b, "\n", 1);
 }
 
@@ -346,10 +356,12 @@ static void openapi_required(gen_buf *b, int ind)
     size_t last = 0;
 
     for (size_t i = 0; i < TS_FI_COUNT; i++)
-        if (!ts_json_fields[i].f.fit_only && !ts_json_fields[i].f.search_only)
+        if (!ts_json_fields[i].f.fit_only && !ts_json_fields[i].f.search_only &&
+            !ts_json_fields[i].f.budget_only)
             last = i;
     for (size_t i = 0; i < TS_FI_COUNT; i++) {
-        if (ts_json_fields[i].f.fit_only || ts_json_fields[i].f.search_only)
+        if (ts_json_fields[i].f.fit_only || ts_json_fields[i].f.search_only ||
+            ts_json_fields[i].f.budget_only)
             continue;
         buf_indent(b, ind);
         buf_json_str(b, ts_json_fields[i].f.name);
@@ -397,7 +409,7 @@ static size_t find_close(const char *s, size_t open, size_t end, int ind, char b
 }
 
 static const char *const schema_names[SCHEMA_COUNT] = {
-    "Run", "FitRequest", "Inputs", "SearchRequest"
+    "Run", "FitRequest", "Inputs", "SearchRequest", "BudgetRequest"
 };
 
 static void openapi_splice(const char *src_path, const gen_buf *src, gen_buf *out)
@@ -417,7 +429,8 @@ static void openapi_splice(const char *src_path, const gen_buf *src, gen_buf *ou
         open = find_line(s, schemas, end, anchor);
         if (open == SIZE_MAX || open < at)
             die("%s: schema %s not found at indent 6 after the previous one "
-                "(order Run, FitRequest, Inputs, SearchRequest)", src_path, schema_names[k]);
+                "(order Run, FitRequest, Inputs, SearchRequest, BudgetRequest)", src_path,
+                schema_names[k]);
         close = find_close(s, open, end, 6, '}');
         if (close == SIZE_MAX)
             die("%s: schema %s is not closed at indent 6", src_path, schema_names[k]);

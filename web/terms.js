@@ -25,6 +25,7 @@ export const TERM_OBJECTS = {
     "gpus[]": { title: "GPU catalogue" },
     "compute.goodput": { title: "With checkpoints and failures" },
     "compute.energy": { title: "Energy and carbon" },
+    "budget": { title: "Budget" },
 };
 
 export const TERMS = {
@@ -682,5 +683,75 @@ export const TERMS = {
         shape: "map", fmt: "si", unit: "W", label: "Power at the meter",
         doc: "What the whole job draws, cooling and power delivery included.",
         formula: "gpus * (gpu_watts + host_watts) * pue",
+    },
+    "budget.flops": {
+        shape: "term", fmt: "flops", unit: "FLOP", label: "FLOPs the budget buys",
+        doc: "Model FLOPs the budget trains at the plan's MFU, after failures.",
+        formula: null,
+    },
+    "budget.gpu_hours": {
+        shape: "map", fmt: "count", unit: "GPU-hours", label: "Budget",
+        doc: "The budget in GPU-hours of the run's GPU.",
+        formula: "budget_gpu_hours, or budget_days * 24 * gpus, or budget_usd / gpu_hour_usd",
+    },
+    "budget.days": {
+        shape: "map", fmt: "count", unit: "days", label: "Budget in days",
+        doc: "The budget as days of the run's GPUs.",
+        formula: "gpu_hours / gpus / 24",
+    },
+    "budget.usd": {
+        shape: "map", fmt: "count", unit: "USD", label: "Budget in USD",
+        doc: "The budget priced at gpu_hour_usd (0 without a price).",
+        formula: "gpu_hours * gpu_hour_usd",
+    },
+    "budget.peak_flops": {
+        shape: "map", fmt: "si", unit: "FLOP/s", label: "Peak per GPU",
+        doc: "Dense peak of one GPU at the compute precision.",
+        formula: "compute.peak_flops",
+    },
+    "budget.mfu": {
+        shape: "map", fmt: "fraction", unit: "", label: "MFU of the plan",
+        doc: "The plan's MFU: mfu if given, else the best layout's predicted one.",
+        formula: "compute.mfu",
+    },
+    "budget.useful_fraction": {
+        shape: "map", fmt: "fraction", unit: "", label: "Useful training time",
+        doc: "Fraction of the GPU time that trains usefully, failures counted.",
+        formula: "compute.goodput.useful_fraction",
+    },
+    "budget.optimal_params": {
+        shape: "map", fmt: "count", unit: "", label: "Compute-optimal parameters",
+        doc: "The scaling law's optimal parameter count for the FLOPs.",
+        formula: "G (flops/6)^a, G = (alpha A / (beta B))^(1/(alpha+beta)), a = beta/(alpha+beta)",
+    },
+    "budget.optimal_tokens": {
+        shape: "map", fmt: "count", unit: "", label: "Compute-optimal tokens",
+        doc: "The scaling law's optimal token count for the FLOPs.",
+        formula: "flops / (6 optimal_params)",
+    },
+    "budget.optimal_loss": {
+        shape: "map", fmt: "plain", unit: "nats", label: "Loss at the optimum",
+        doc: "The law's predicted loss at the optimum (nats per token, its data).",
+        formula: "E + A / optimal_params^alpha + B / optimal_tokens^beta",
+    },
+    "budget.params": {
+        shape: "map", fmt: "count", unit: "", label: "Parameters planned",
+        doc: "Active parameters of the model the plan trains.",
+        formula: "params.active of the plan's model",
+    },
+    "budget.tokens": {
+        shape: "map", fmt: "count", unit: "", label: "Tokens planned",
+        doc: "Tokens that spend the budget on that model.",
+        formula: "flops / (6 params)",
+    },
+    "budget.tokens_per_param": {
+        shape: "map", fmt: "count", unit: "", label: "Tokens per parameter",
+        doc: "Training tokens per parameter of the plan (Chinchilla: about 20).",
+        formula: "tokens / params",
+    },
+    "budget.loss": {
+        shape: "map", fmt: "plain", unit: "nats", label: "Predicted loss",
+        doc: "The law's loss for the plan's model and tokens (0 for MoE: the law is dense).",
+        formula: "E + A / params^alpha + B / tokens^beta",
     },
 };

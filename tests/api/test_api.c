@@ -425,6 +425,62 @@ START_TEST(test_round_trip)
 }
 END_TEST
 
+/* POST /v1/budget's "request" posted to /v1/plan gives the same figures
+ * (issue 28): params, memory, compute and checkpoint equal member by
+ * member, numbers bit for bit; compute's assumptions aside (the budget
+ * chose the global batch, the plan is given it).  Its GPU time held is
+ * the budget, for each of the three modes. */
+static void budget_round_trip(const char *body, double gpu_hours)
+{
+    static const char *const objs[] = { "params", "memory", "compute", "checkpoint" };
+    ts_api_response rb, rp;
+    json_t *b = post("/v1/budget", body, &rb), *p;
+    char *req;
+    size_t i;
+
+    ck_assert_msg(rb.status == 200, "%s -> %u %s", body, rb.status, rb.body);
+    req = json_dumps(json_object_get(b, "request"), JSON_COMPACT | JSON_REAL_PRECISION(17));
+    ck_assert_ptr_nonnull(req);
+    p = post("/v1/plan", req, &rp);
+    ck_assert_msg(rp.status == 200, "%s -> %u %s", req, rp.status, rp.body);
+    ck_assert(json_equal(json_object_get(p, "inputs"), json_object_get(b, "request")));
+    json_object_del(json_object_get(b, "compute"), "assumptions");
+    json_object_del(json_object_get(p, "compute"), "assumptions");
+    for (i = 0; i < sizeof objs / sizeof objs[0]; i++) {
+        char *x = json_dumps(json_object_get(b, objs[i]), JSON_COMPACT | JSON_SORT_KEYS);
+        char *y = json_dumps(json_object_get(p, objs[i]), JSON_COMPACT | JSON_SORT_KEYS);
+
+        ck_assert_msg(x != NULL && y != NULL && strcmp(x, y) == 0, "%s: %s differs:\n%s\n%s",
+                      body, objs[i], x, y);
+        free(x);
+        free(y);
+    }
+    assert_rel(th_json_num(p, "compute.goodput.gpu_hours"), gpu_hours, 1e-9, "GPU time held");
+    assert_rel(th_json_num(b, "budget.gpu_hours"), gpu_hours, 1e-15, "budget");
+    assert_rel(th_json_num(p, "compute.model_flops.value"), th_json_num(b, "budget.flops.value"), 1e-9,
+               "the budget's FLOPs");
+    assert_rel(th_json_num(p, "compute.tokens"), th_json_num(b, "budget.tokens"), 1e-15, "tokens");
+    ck_assert_msg(strncmp(json_string_value(th_json_get(b, "budget.summary")), "With this budget: a ", 20) == 0,
+                  "%s", json_string_value(th_json_get(b, "budget.summary")));
+    free(req);
+    json_decref(b);
+    json_decref(p);
+    ts_api_response_free(&rb);
+    ts_api_response_free(&rp);
+}
+
+START_TEST(test_budget_round_trip)
+{
+    budget_round_trip("{\"gpus\":64,\"budget_days\":7,\"gpu_hour_usd\":2.5}", 64 * 7 * 24);
+    budget_round_trip("{\"gpus\":128,\"budget_usd\":1e6,\"gpu_hour_usd\":2,\"scaling_law\":\"besiroglu\"}",
+                      5e5);
+    budget_round_trip("{\"gpus\":1024,\"budget_days\":30,\"tokens_per_param\":1900}", 1024 * 30 * 24);
+    budget_round_trip("{\"model\":\"llama3-8b\",\"gpus\":256,\"budget_gpu_hours\":200000}", 200000);
+    budget_round_trip("{\"model\":\"mixtral-8x7b\",\"gpus\":64,\"ep\":8,\"budget_days\":10,\"mfu\":0.3}",
+                      64 * 10 * 24);
+}
+END_TEST
+
 START_TEST(test_content_type_params)
 {
     static const char *const ok[] = {
@@ -700,6 +756,8 @@ START_TEST(test_route_table)
         fit = strcmp(path, "/v1/fit") == 0;
         if (strcmp(path, "/v1/search") == 0) /* a search needs a shape */
             j = send(method, path, J, "{\"model\":\"llama3-8b\"}", 21, &r);
+        else if (strcmp(path, "/v1/budget") == 0) /* and a budget, a budget */
+            j = send(method, path, J, "{\"budget_gpu_hours\":1000}", 25, &r);
         else
             j = send(method, path, J, fit ? "{\"params\":7e9,\"solve\":\"gpus\"}" : "{\"params\":7e9}",
                      fit ? 29 : 14, &r);
@@ -708,7 +766,7 @@ START_TEST(test_route_table)
         json_decref(j);
         ts_api_response_free(&r);
     }
-    ck_assert_uint_eq(n, 9); /* presets gpus memory compute checkpoint plan fit search import */
+    ck_assert_uint_eq(n, 10); /* presets gpus memory compute checkpoint plan fit search import budget */
 }
 END_TEST
 
@@ -1314,6 +1372,9 @@ START_TEST(test_enum_lists_match_core)
                 want = TS_RECOMPUTE_COUNT;
             } else if (strcmp(f->name, "objective") == 0) {
                 want = TS_SEARCH_OBJECTIVE_COUNT;
+            } else if (strcmp(f->name, "scaling_law") == 0) {
+                ck_assert_str_eq(ts_law_get((ts_scaling_law)n)->name, *v);
+                want = TS_LAW_COUNT;
             } else {
                 ck_assert_str_eq(f->name, "solve");
                 want = 2;
@@ -1345,6 +1406,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, test_checkpoint);
     tcase_add_test(tc, test_plan);
     tcase_add_test(tc, test_round_trip);
+    tcase_add_test(tc, test_budget_round_trip);
     tcase_add_test(tc, test_fit_micro_batch);
     tcase_add_test(tc, test_fit_gpus);
     tcase_add_test(tc, test_fit_gpus_keeps_batch);

@@ -313,7 +313,7 @@ static void check_property(const ts_api_field *f, const json_t *p)
 }
 
 /* mode: 0 Run, 1 FitRequest, 2 SearchRequest (fit extras but solve,
- * plus the search-only members). */
+ * plus the search-only members), 3 BudgetRequest (the budget members). */
 static void check_request_schema(const char *name, int mode)
 {
     json_t *s = schema(name);
@@ -325,8 +325,8 @@ static void check_request_schema(const char *name, int mode)
         const ts_api_field *f = ts_api_request_field(i);
         json_t *p = json_object_get(props, f->name);
 
-        if ((f->fit_only && (mode == 0 || (mode == 2 && strcmp(f->name, "solve") == 0))) ||
-            (f->search_only && mode != 2)) {
+        if ((f->fit_only && (mode == 0 || mode == 3 || (mode == 2 && strcmp(f->name, "solve") == 0))) ||
+            (f->search_only && mode != 2) || (f->budget_only && mode != 3)) {
             ck_assert_msg(p == NULL, "%s: %s belongs to another route", name, f->name);
             continue;
         }
@@ -356,6 +356,7 @@ START_TEST(test_request_schema)
     check_request_schema("Run", 0);
     check_request_schema("FitRequest", 1);
     check_request_schema("SearchRequest", 2);
+    check_request_schema("BudgetRequest", 3);
     req = json_object_get(schema("FitRequest"), "required");
     ck_assert_uint_eq(json_array_size(req), 1);
     ck_assert_str_eq(json_string_value(json_array_get(req, 0)), "solve");
@@ -388,7 +389,8 @@ static unsigned probe(const ts_api_field *f, json_t *v, char *slug, size_t slen,
         json_object_set_new(o, "solve", json_string(strcmp(f->name, "max_gpus") == 0
                                                     ? "gpus" : "micro_batch"));
     body = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
-    ck_assert_int_eq(ts_api_handle("POST", f->search_only ? "/v1/search" : f->fit_only ? "/v1/fit" : "/v1/memory",
+    ck_assert_int_eq(ts_api_handle("POST", f->search_only ? "/v1/search" : f->fit_only ? "/v1/fit"
+                                           : f->budget_only ? "/v1/budget" : "/v1/memory",
                                    "application/json", body, strlen(body), &r), 0);
     status = r.status;
     j = json_loads(r.body, 0, NULL);

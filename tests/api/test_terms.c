@@ -3,7 +3,7 @@
  * answers of ts_api_handle().
  *
  * Walks whole answers of /v1/plan (pp 2, so stages and a pipeline bubble),
- * /v1/fit, /v1/search, /v1/presets and /v1/gpus and checks both ways:
+ * /v1/fit, /v1/search, /v1/budget, /v1/presets and /v1/gpus and checks both ways:
  *  - every figure with a human text in them is a row of the table: a term
  *    object {value, human, formula, assumptions}, a key of an object's
  *    "human" map, or a "<key>_human" / phase "human" text beside a number;
@@ -199,6 +199,7 @@ START_TEST(every_emitted_term_is_in_the_table)
                               "\"gpu_hour_usd\":2.5,\"offload_optimizer\":true}" },
         { "POST", "/v1/fit", "{\"model\":\"llama3-8b\",\"gpus\":8,\"solve\":\"micro_batch\"}" },
         { "POST", "/v1/search", "{\"model\":\"llama3-8b\",\"gpus\":8,\"limit\":3}" },
+        { "POST", "/v1/budget", "{\"gpus\":64,\"budget_days\":7,\"gpu_hour_usd\":2.5}" },
         { "GET", "/v1/presets", NULL },
         { "GET", "/v1/gpus", NULL },
     };

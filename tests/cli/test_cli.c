@@ -259,6 +259,8 @@ START_TEST(estimate_table_matches_api)
         double v = json_number_value(t->shape == TS_CLI_TERM_OBJECT ? json_object_get(vj, "value") : vj);
         table_row row;
 
+        if (strcmp(t->obj, "budget") == 0)
+            continue; /* /v1/budget's own: budget_table_matches_api */
         for (const ts_cli_term_obj *o = ts_cli_term_objs; o->path != NULL; o++)
             if (strcmp(o->path, t->obj) == 0)
                 title = o->title;
@@ -284,6 +286,59 @@ START_TEST(estimate_table_matches_api)
     ck_assert_str_eq(fits, json_is_true(th_json_get(plan, "memory.fits")) ? "yes" : "no");
     result_free(&r);
     json_decref(plan);
+}
+END_TEST
+
+/* trainsize budget (issue 28): the summary line and every row of the
+ * budget, compute, goodput and energy sections are the API's texts for
+ * /v1/budget's answer, and the exact columns its values. */
+START_TEST(budget_table_matches_api)
+{
+    static const char body[] = "{\"gpu\":\"h100-sxm\",\"gpus\":64,\"budget_days\":7,"
+                               "\"gpu_hour_usd\":2.5}";
+    static const char *const objs[] = { "budget", "compute.goodput", "compute.energy" };
+    const char *args[] = {"--url", server_url, "budget", "--gpu", "h100-sxm", "--gpus", "64",
+                          "--budget-days", "7", "--gpu-hour-usd", "2.5", NULL};
+    json_t *a = api_ok("POST", "/v1/budget", body);
+    run_result r = run_cli(args);
+    size_t shown = 0;
+
+    ck_assert_msg(r.code == 0, "exit %d, stderr: %s", r.code, r.err);
+    ck_assert_msg(strncmp(r.out, json_string_value(th_json_get(a, "budget.summary")),
+                          strlen(json_string_value(th_json_get(a, "budget.summary")))) == 0,
+                  "first line is not the summary:\n%s", r.out);
+    for (size_t i = 0; i < ts_cli_term_count; i++) {
+        const ts_cli_term *t = &ts_cli_terms[i];
+        const json_t *obj = th_json_get(a, t->obj);
+        const char *title = NULL, *want;
+        double v;
+        table_row row;
+        bool ours = false;
+
+        for (size_t k = 0; k < sizeof objs / sizeof objs[0]; k++)
+            ours = ours || strcmp(objs[k], t->obj) == 0;
+        if (!ours)
+            continue;
+        want = answer_text(obj, t);
+        v = json_number_value(t->shape == TS_CLI_TERM_OBJECT
+                                  ? json_object_get(json_object_get(obj, t->key), "value")
+                                  : json_object_get(obj, t->key));
+        for (const ts_cli_term_obj *o = ts_cli_term_objs; o->path != NULL; o++)
+            if (strcmp(o->path, t->obj) == 0)
+                title = o->title;
+        ck_assert_msg(want != NULL, "API answer lacks the text of %s.%s", t->obj, t->key);
+        if (!table_row_at(r.out, title, t->label, &row)) {
+            ck_assert_msg(t->nonzero && v == 0, "no row %s (%s) in:\n%s", t->label, title, r.out);
+            continue;
+        }
+        ck_assert_msg(strcmp(row.human, want) == 0, "%s: CLI \"%s\", API \"%s\"", t->label,
+                      row.human, want);
+        expect_close(t->label, row.exact, v, 0, 1e-5);
+        shown++;
+    }
+    ck_assert_uint_ge(shown, 15);
+    result_free(&r);
+    json_decref(a);
 }
 END_TEST
 
@@ -771,6 +826,7 @@ static Suite *cli_suite(void)
     tcase_add_test(tc, check_does_not_fit);
     tcase_add_test(tc, check_fits);
     tcase_add_test(tc, search_table_matches_api);
+    tcase_add_test(tc, budget_table_matches_api);
     tcase_add_test(tc, health_live_and_closed);
     tcase_add_test(tc, unreachable_exits_3);
     tcase_add_test(tc, server_problem_exits_2);

@@ -46,6 +46,8 @@ START_TEST(every_field_documented)
     } else {
         if (f->search_only)
             ck_assert_str_eq(d->group, "search");
+        if (f->budget_only)
+            ck_assert_str_eq(d->group, "budget");
         ck_assert_msg(d->cli != NULL && d->cli[0] != '\0', "field '%s' has no CLI help", f->name);
         ck_assert_msg(strchr(d->cli, '\n') == NULL && strchr(d->cli, '"') == NULL,
                       "field '%s': CLI help is one line without quotes", f->name);

@@ -230,8 +230,8 @@ START_TEST(every_entry_binds_a_member)
             ck_assert_msg(strcmp(r->member, "none") == 0,
                           "entry '%s' (%s) is a route's, its member is 'none', not '%s'",
                           r->name, r->bind, r->member);
-            ck_assert_msg((r->flags & (TS_FF_FIT | TS_FF_SEARCH)) != 0,
-                          "entry '%s' (%s) binds no run member but is not fit- or search-only",
+            ck_assert_msg((r->flags & (TS_FF_FIT | TS_FF_SEARCH | TS_FF_BUDGET)) != 0,
+                          "entry '%s' (%s) binds no run member but is not fit-, search- or budget-only",
                           r->name, r->bind);
         }
     }
