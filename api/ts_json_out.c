@@ -460,7 +460,7 @@ static void put_summary(ts_jw *w, const ts_sizing_out *o, const ts_plan *plan)
     ts_term_human(usd, sizeof usd, TS_T_GP_COST_USD, c->goodput.cost_usd);
     ts_term_human(e, sizeof e, TS_T_EN_ENERGY_WH, c->energy.energy_wh.value);
     ts_term_human(co2, sizeof co2, TS_T_EN_CO2E_T, c->energy.co2e_t.value);
-    snprintf(line, sizeof line, "With this budget: a %s-parameter model on %s tokens, %s%s%s, %s, %s",
+    snprintf(line, sizeof line, "With this budget: %s-parameter model on %s tokens, %s%s%s, %s, %s",
              p, t, d, c->goodput.cost_usd > 0 ? ", " : "", c->goodput.cost_usd > 0 ? usd : "",
              e, co2);
     ts_jw_str(w, "summary", line);
