@@ -250,6 +250,8 @@ async function main() {
     if (page.lastPlan) {
         renderParams(page.lastPlan);
         showResolved(page.lastPlan.inputs);
+        /* the GPU's name in the glance needs the catalogue */
+        if (!page.lastErrors) renderVerdict(page.lastPlan, page.lastMargin);
     }
     /* errors of the first answer (a shared link with a bad value, client
      * side or the API's) arrived before the form existed: mark the fields */

@@ -390,6 +390,52 @@ async function main({ base, browser }) {
         assert.match(await text(page, '#import-status'), /64 KiB/);
     });
 
+    await check('27 glance: the bar names the hardware, headroom, step time, MFU, wall-clock and priced cost', async () => {
+        await page.goto(`${base}/?model=llama3-70b&gpus=64&pp=2&gpu=h100-sxm&zero=1&recompute=full&gpu_hour_usd=2.5`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        const sent = await settled(page);
+        const r = await api(base, '/v1/plan', sent);
+        const c = r.data.compute, m = r.data.memory;
+        assert.equal(await text(page, '#g-hw'), '64 × H100 80GB');
+        const ws = m.stages.find((s) => s.stage === m.worst_stage);
+        assert.ok((await text(page, '#g-mem')).startsWith(m.fits ? `${ws.human.headroom} free` : 'short by'), await text(page, '#g-mem'));
+        assert.equal(await text(page, '#g-step'), `${c.step_time.human}/step`);
+        assert.equal(await text(page, '#g-mfu'), `MFU ${c.human.mfu}`);
+        assert.equal(await text(page, '#g-days'), c.wall_seconds.human);
+        assert.equal(await text(page, '#g-cost'), c.cost_usd.human);
+        const gl = await page.locator('#glance').boundingBox();
+        const lh = await page.locator('#glance').evaluate((e) => parseFloat(getComputedStyle(e).lineHeight));
+        assert.ok(gl.height <= lh * 1.5, `the glance is one line at 1366 px (${gl.height}px)`);
+        await setField(page, 'gpu_hour_usd', '');
+        await waitForBody(page, { model: 'llama3-70b', gpus: 64, pp: 2, zero: 1, recompute: 'full', gpu: 'h100-sxm' }, 'ready');
+        assert.equal(await page.locator('#g-cost').count(), 0, 'no cost without a price');
+    });
+
+    await check('27 glance: on a phone the bar stays compact; warnings (the API\'s too) collapse into a count', async () => {
+        const p = await phoneCtx.newPage();
+        watch(p, 'phone-glance');
+        await p.goto(`${base}/?model=llama3-70b&gpus=64&pp=16&global_batch=16&gpu=h100-sxm&zero=1&recompute=full`);
+        await p.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        const sent = await settled(p);
+        const r = await api(base, '/v1/plan', sent);
+        const hBefore = (await p.locator('#verdict-bar').boundingBox()).height;
+        assert.ok(r.data.compute.warnings.length > 0, 'the API warns about the bubble');
+        await setField(p, 'nvme_interval_min', '0.25');
+        await waitForBody(p, { ...sent, nvme_interval_min: 0.25 }, 'ready');
+        const n = await p.locator('#warnings li').count();
+        assert.ok(n >= 2, `${n} warnings`);
+        assert.equal(await text(p, '#warn-count'), `⚠ ${n} warnings`);
+        const bar = await p.locator('#verdict-bar').boundingBox();
+        assert.ok(Math.abs(bar.height - hBefore) < 4, `warnings grew the bar from ${hBefore} to ${bar.height}px`);
+        assert.ok(bar.height <= 150, `bar ${bar.height}px on a phone`);
+        assert.ok(!(await p.locator('#w-step-0').isVisible()), 'collapsed');
+        await p.click('#warn-count');
+        assert.ok(await p.locator('#w-step-0').isVisible());
+        assert.ok((await text(p, '#w-step-0')).toLowerCase().includes(r.data.compute.warnings[0].slice(0, 40).toLowerCase()));
+        await assertNoOverflow(p, 'phone, warnings open');
+        await p.close();
+    });
+
     await check('27: no console errors, page errors or CSP violations', async () => {
         assert.deepEqual(consoleProblems, []);
         assert.deepEqual(await page.evaluate(() => window.__csp), []);

@@ -246,7 +246,11 @@ async function main({ child, base, browser }) {
             assert.ok(head > 0.1 && head < 0.5, `default headroom ${head}`);
             await setField(page, 'margin', `${Math.ceil(head * 100) + 5}%`);
             await page.waitForFunction(() => document.getElementById('verdict').textContent === '⚠ TIGHT', null, { timeout: STEP_TIMEOUT_MS });
+            /* warnings are a count in the bar; the list opens from it (issue 27) */
+            assert.equal(await text(page, '#warn-count'), '⚠ 1 warning');
+            await page.click('#warn-count');
             assert.ok(await page.locator('#w-tight').isVisible());
+            await page.click('#warn-count');
             assert.equal(await page.locator('#verdict-bar').getAttribute('data-state'), 'tight');
             const url = new URL(page.url());
             assert.ok(url.searchParams.get('margin'), 'margin in the link');
@@ -262,6 +266,8 @@ async function main({ child, base, browser }) {
             const r = await api(base, '/v1/plan', body);
             const k = r.data.checkpoint;
             assert.ok(k.waste_fraction_schedule > 0.1, `schedule waste ${k.waste_fraction_schedule}`);
+            assert.match(await text(page, '#warn-count'), /^⚠ \d+ warnings?$/);
+            if (await page.locator('#warn-box').getAttribute('open') === null) await page.click('#warn-count');
             assert.ok(await page.locator('#w-ckpt-waste').isVisible());
             assert.ok((await text(page, '#w-ckpt-waste')).includes(k.human.waste_fraction_schedule));
             const nv = k.tiers.find((t) => t.name === 'nvme');
@@ -270,7 +276,7 @@ async function main({ child, base, browser }) {
             assert.equal(await page.locator('#tiers tr.warn-row[data-tier="nvme"]').count(), 1);
             await setField(page, 'nvme_interval_min', '');
             await waitForBody(page, DEFAULT_BODY, 'ready');
-            assert.ok(!(await page.locator('#warnings').isVisible()), 'no warnings for the default run');
+            assert.ok(!(await page.locator('#warn-box').isVisible()), 'no warnings for the default run');
         });
 
         await check('4/verdict: llama3-70b, ZeRO 0 on 8 GPUs: DOES NOT FIT (as the API says)', async () => {
