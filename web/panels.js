@@ -4,10 +4,11 @@
  * legends and table heads they share.  Every figure is the API's text for
  * it (format.js textOf), labelled by the output-terms table.
  */
-import { TERMS, drawMemoryBar, drawStepBar, drawSweep } from './charts.js';
+import { TERMS, drawMemoryBar, drawPhases, drawStages, drawStepBar, drawSweep } from './charts.js';
 import { $, clearNode, fig, fill, h } from './dom.js';
 import { DASH, fmtPct, isNum, labelOf, textOf, valueOf } from './format.js';
 import { CKPT_WASTE_WARN, PHASE, STAGE, STEP, TIER, page } from './state.js';
+import { worstStage } from './verdict.js';
 
 /* The columns of the stage and tier tables: members of those objects. */
 export const STAGE_COLS = ['weights', 'grads', 'master', 'optimizer', 'activations', 'buffers', 'total', 'headroom'];
@@ -48,6 +49,7 @@ export function renderMemory(m) {
     /* phases: which one sets the peak */
     const phases = Array.isArray(m.phases) ? m.phases : [];
     $('#phases-block').hidden = phases.length === 0;
+    drawMemoryPictures(m);
     const ul = $('#phases');
     clearNode(ul);
     for (const ph of phases) {
@@ -85,6 +87,18 @@ export function costText(c, inputs) {
     const price = inputs ? inputs.gpu_hour_usd : undefined;
     if (!isNum(price) || price <= 0) return `${DASH} no price: set Price per GPU-hour`;
     return null;
+}
+
+/* The phase and stage bars (charts.js) and their captions, their text
+ * alternatives.  Laid out in pixels: redrawn on resize too. */
+export function drawMemoryPictures(m) {
+    const phases = Array.isArray(m.phases) ? m.phases : [];
+    const st = Array.isArray(m.stages) ? m.stages : [];
+    /* hidden blocks have no width to lay out in: draw once they show */
+    $('#phases-block').hidden = phases.length === 0;
+    $('#stages-block').hidden = st.length === 0;
+    $('#phase-cap').textContent = phases.length ? drawPhases($('#phase-bars'), m, worstStage(m)) : '';
+    $('#stage-cap').textContent = st.length ? drawStages($('#stage-bars'), m) : '';
 }
 
 export function renderCompute(c, inputs) {
@@ -201,6 +215,7 @@ export function redrawCharts() {
     const plan = page.lastPlan;
     if (!plan) return;
     drawMemoryBar($('#mem-bar'), plan.memory);
+    drawMemoryPictures(plan.memory || {});
     renderSweep(plan);
     if (plan.compute && plan.compute.step) renderCompute(plan.compute, plan.inputs);
 }

@@ -436,6 +436,73 @@ async function main({ base, browser }) {
         await p.close();
     });
 
+    await check('27 pictures: phase, stage and step bars are SVG drawn to the API\'s numbers, with text alternatives', async () => {
+        await page.goto(`${base}/?model=llama3-70b&gpus=64&pp=4&gpu=h100-sxm&zero=1&recompute=full`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        const sent = await settled(page);
+        const r = await api(base, '/v1/plan', sent);
+        const m = r.data.memory, c = r.data.compute;
+        const close = (a, b, what) => assert.ok(Math.abs(a - b) <= 0.01 * Math.max(Math.abs(a), Math.abs(b)) + 0.5, `${what}: ${a} vs ${b}`);
+        /* bars of one chart share a scale: bar length / bytes is one constant, and so is the HBM line's */
+        const bars = async (sel, attr) => page.locator(`${sel} g[${attr}]`).evaluateAll((gs, a) => gs.map((g) => {
+            const tot = g.querySelector('rect[data-total]');
+            return { id: g.getAttribute(a), x: tot.x.baseVal.value, w: tot.width.baseVal.value, text: g.textContent,
+                parts: [...g.querySelectorAll('rect[data-part]')].reduce((s, x) => s + x.width.baseVal.value, 0) };
+        }), attr);
+        const hbmX = async (sel) => page.locator(`${sel} line[data-hbm]`).evaluate((l) => l.x1.baseVal.value);
+        /* phases */
+        const ph = await bars('#phase-bars', 'data-phase');
+        assert.deepEqual(ph.map((b) => b.id), m.phases.map((p) => p.name));
+        const k = ph[0].w / m.phases[0].bytes;
+        m.phases.forEach((p, i) => {
+            close(ph[i].w, p.bytes * k, `phase ${p.name} bar`);
+            close(ph[i].parts, ph[i].w, `phase ${p.name} parts add up`);
+            assert.ok(ph[i].text.includes(p.human), `phase ${p.name} label ${ph[i].text}`);
+            assert.equal(ph[i].text.includes('← peak'), p.name === m.peak_phase);
+        });
+        close(await hbmX('#phase-bars') - ph[0].x, m.hbm_bytes * k, 'phase chart HBM line');
+        const pcap = await text(page, '#phase-cap');
+        for (const p of m.phases) assert.ok(pcap.includes(`${p.name} ${p.human}`), pcap);
+        /* stages */
+        const sb = await bars('#stage-bars', 'data-stage');
+        assert.equal(sb.length, m.stages.length);
+        const ks = sb[0].w / m.stages[0].total;
+        m.stages.forEach((s, i) => {
+            close(sb[i].w, s.total * ks, `stage ${s.stage} bar`);
+            close(sb[i].parts, sb[i].w, `stage ${s.stage} parts add up`);
+            assert.ok(sb[i].text.includes(s.total_human));
+            assert.equal(sb[i].text.includes('← worst'), s.stage === m.worst_stage);
+        });
+        close(await hbmX('#stage-bars') - sb[0].x, m.hbm_bytes * ks, 'stage chart HBM line');
+        const scap = await text(page, '#stage-cap');
+        assert.ok(scap.includes(`the worst is stage ${m.worst_stage}`), scap);
+        for (const s of m.stages) assert.ok(scap.includes(`stage ${s.stage} ${s.total_human}`), scap);
+        /* the step-time bar: one segment per part, lengths in proportion */
+        const seg = await page.locator('#step-bar rect[data-part]').evaluateAll((rs) => rs.map((x) => [x.dataset.part, x.width.baseVal.value]));
+        const s0 = seg[0];
+        for (const [key, w] of seg) close(w, c.step[key] * (s0[1] / c.step[s0[0]]), `step part ${key}`);
+        /* the memory bar too */
+        const mb = await page.locator('#mem-bar rect[data-term]').evaluateAll((rs) => rs.map((x) => [x.dataset.term, x.width.baseVal.value]));
+        for (const [key, w] of mb) close(w, m[key].value * (mb[0][1] / m[mb[0][0]].value), `memory term ${key}`);
+        /* text alternatives and keyboard */
+        for (const id of ['mem-bar', 'phase-bars', 'stage-bars', 'step-bar', 'sweep']) {
+            const a = await page.locator(`#${id}`).evaluate((s) => ({
+                role: s.getAttribute('role'), tab: s.getAttribute('tabindex'),
+                label: (s.getAttribute('aria-labelledby') || '').split(' ').map((x) => (document.getElementById(x) || {}).textContent || '').join(' ').trim(),
+            }));
+            assert.equal(a.role, 'img', id);
+            assert.equal(a.tab, '0', `${id} is a tab stop`);
+            assert.ok(a.label.length > 20, `${id} text alternative: ${a.label}`);
+        }
+        await page.focus('#stage-bars');
+        const focus = await page.evaluate(() => ({ id: document.activeElement.id, outline: getComputedStyle(document.activeElement).outlineStyle }));
+        assert.deepEqual(focus, { id: 'stage-bars', outline: 'solid' });
+        await page.keyboard.press('Shift+Tab');
+        await page.keyboard.press('Tab');
+        assert.equal(await page.evaluate(() => document.activeElement.id), 'stage-bars', 'reached with Tab');
+    });
+    await auditStateCheck(page, 'issue27-pictures');
+
     await check('27: no console errors, page errors or CSP violations', async () => {
         assert.deepEqual(consoleProblems, []);
         assert.deepEqual(await page.evaluate(() => window.__csp), []);

@@ -547,7 +547,7 @@ async function main({ child, base, browser }) {
             if (knee) assert.ok(cap.includes(`${fmtBytes(flat.reduce((a, k) => a + hiAll[k], 0))} of the ${fmtBytes(hi.total)}`), cap);
             assert.ok(flat.includes('grads') && /gradients/.test(cap), 'ZeRO 1 does not shard gradients: the caption says so');
             await page.locator('section[aria-labelledby="h-sweep"]').screenshot({ path: join(ARTIFACTS, 'chart-sweep-desktop.png') });
-            await page.locator('section[aria-labelledby="h-mem"] figure').screenshot({ path: join(ARTIFACTS, 'chart-memory-desktop.png') });
+            await page.locator('section[aria-labelledby="h-mem"] figure').first().screenshot({ path: join(ARTIFACTS, 'chart-memory-desktop.png') });
             await page.setViewportSize(PHONE);
             await page.waitForTimeout(250);
             const kl = await page.locator('#sweep [data-knee-label]').boundingBox();
