@@ -55,6 +55,41 @@ async function main({ base, browser }) {
     watch(page, 'desktop');
     const phoneCtx = await newContext(browser, { viewport: PHONE, deviceScaleFactor: 1, isMobile: true, hasTouch: true });
 
+    await check('27 bench: the first number after navigation takes at most 3 round trips', async () => {
+        /* every response held 150 ms, so what waits on what shows in the
+         * resource timings: a request's round trip is one more than the
+         * latest of the responses that ended before it started */
+        const c2 = await newContext(browser);
+        const p = await c2.newPage();
+        watch(p, 'round-trips');
+        await p.route('**/*', async (route) => {
+            await new Promise((res) => setTimeout(res, 150));
+            await route.continue();
+        });
+        await p.goto(`${base}/`);
+        await p.waitForFunction(() => document.documentElement.dataset.firstResultMs, null, { timeout: 2 * STEP_TIMEOUT_MS });
+        const t = await p.evaluate(() => {
+            const nav = performance.getEntriesByType('navigation')[0];
+            const res = performance.getEntriesByType('resource').sort((a, b) => a.startTime - b.startTime);
+            const done = [{ end: nav.responseEnd, level: 1 }];
+            const levels = {};
+            for (const r of res) {
+                const before = done.filter((d) => d.end <= r.startTime).map((d) => d.level);
+                const level = 1 + Math.max(1, ...before);
+                done.push({ end: r.responseEnd, level });
+                const path = new URL(r.name).pathname;
+                if (!(path in levels)) levels[path] = level;
+            }
+            return { levels, first: Number(document.documentElement.dataset.firstResultMs) };
+        });
+        const trips = t.levels['/v1/plan'];
+        log(`     bench: first number after ${trips} round trips (${t.first} ms with 150 ms per response; ` +
+            `${Object.entries(t.levels).filter(([k]) => k.endsWith('.js')).length} modules, all in round trip 2: ` +
+            `${Object.entries(t.levels).filter(([k]) => k.endsWith('.js')).every(([, l]) => l === 2)})`);
+        assert.ok(trips <= 3, `first /v1/plan in round trip ${trips}: ${JSON.stringify(t.levels)}`);
+        await c2.close();
+    });
+
     await check('27.1: an axolotl QLoRA import sets the mode, rank, seq and fine-tune tokens, and says so', async () => {
         await page.goto(`${base}/?model=llama3-8b&gpus=1&gpu=a100-80`);
         await waitForBody(page, { model: 'llama3-8b', gpus: 1, gpu: 'a100-80' }, 'ready');
