@@ -657,9 +657,9 @@ static int apply_preset(ts_run *r, const json_t *v, const ts_catalogue_entry *ca
         hint = ts_catalogue_suggest(json_string_value(v));
         ts_api_err_set(err, "unknown-preset",
                        "/model", "unknown model preset \"%s\"%s%s%s; valid: %s, "
-                       "or one of the %zu catalogue models by Hugging Face Hub id "
+                       "or a model of the catalogue by its Hugging Face Hub id "
                        "(GET /v1/presets)", got, hint ? " (did you mean \"" : "",
-                       hint ? hint : "", hint ? "\"?)" : "", ids, ts_catalogue_count());
+                       hint ? hint : "", hint ? "\"?)" : "", ids);
         return -1;
     }
     ts_run_apply_preset(r, p);
