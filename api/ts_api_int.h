@@ -257,6 +257,8 @@ void ts_json_compute(ts_jw *w, const char *key, const ts_compute *c, const ts_ru
 void ts_json_checkpoint(ts_jw *w, const char *key, const ts_ckpt *k);
 void ts_json_sweep(ts_jw *w, const char *key, const ts_sweep_point *pts, size_t n);
 void ts_json_step(ts_jw *w, const char *key, const ts_step *s);
+void ts_json_goodput(ts_jw *w, const char *key, const ts_goodput *g);
+void ts_json_energy(ts_jw *w, const char *key, const ts_energy *e);
 void ts_json_search(ts_jw *w, const ts_search_cfg *cfg, const ts_search_out *o);
 /* Returns TS_OK, or the core's error for a broken catalogue entry. */
 /* req: scratch for resolving each catalogue entry (ts_catalogue_run). */
