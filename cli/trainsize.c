@@ -169,6 +169,7 @@ static int apply_option(ts_cli *cli, const ts_cli_opt *o, const char *v)
         if (!ts_check_parse_margin(v, &cli->plan.margin))
             return usage_error("--margin needs a fraction of HBM to keep free, like 10%% "
                                "or 0.1 (in [0, 1)), got '%s'", v);
+        cli->plan.margin_given = true;
         return TS_EXIT_OK;
     case TS_CLI_OPT_FILE:
         return ts_check_add_file(&cli->plan, v, err, sizeof err) == 0 ? TS_EXIT_OK
@@ -434,11 +435,17 @@ static int call(const ts_cli *cli, const char *method, const char *path,
 /* Ranked layouts; exit 1 when nothing fits. */
 static int cmd_search(const ts_cli *cli)
 {
-    char *body = json_dumps(cli->run, JSON_COMPACT);
+    /* --margin is the search's "margin" (the API's default, 0.1, without) */
+    json_t *q = json_copy(cli->run);
+    char *body = NULL;
     ts_http_response raw;
     json_t *a = NULL;
     int rc;
 
+    if (q != NULL && (!cli->plan.margin_given ||
+                      json_object_set_new(q, "margin", json_real(cli->plan.margin)) == 0))
+        body = json_dumps(q, JSON_COMPACT);
+    json_decref(q);
     if (!body) {
         fprintf(stderr, "trainsize: out of memory\n");
         return TS_EXIT_ERROR;
