@@ -9,7 +9,8 @@
  * the count and are not modelled are refused; keys that do not change it
  * (rope_theta, sliding_window, ...) are ignored; a few that users often
  * mistake for run settings (torch_dtype, max_position_embeddings) are
- * noted.
+ * noted.  A model_type without a row is read as Llama-like when the file
+ * has the standard keys (noted), else refused naming the missing ones.
  */
 #include <stdio.h>
 #include <string.h>
@@ -21,7 +22,8 @@ typedef enum hf_moe {
     HF_MOE_NONE = 0,
     HF_MOE_MIXTRAL,     /* num_local_experts, num_experts_per_tok */
     HF_MOE_QWEN3,       /* num_experts, moe_intermediate_size, every layer sparse */
-    HF_MOE_DEEPSEEK     /* routed + shared experts, first dense layers, MLA */
+    HF_MOE_DEEPSEEK,    /* routed + shared experts, first dense layers, MLA */
+    HF_MOE_QWEN2        /* HF_MOE_QWEN3 plus a gated shared expert */
 } hf_moe;
 
 typedef struct hf_spec {
@@ -42,6 +44,16 @@ typedef struct hf_spec {
     bool router_bias;       /* DeepSeek-V3 e_score_correction_bias */
     bool text_config;       /* multimodal: the language model is in text_config */
     bool gemma3_defaults;   /* Gemma3TextConfig defaults for absent keys */
+    /* ---- for the model types added with the catalogue (issue 24) ---- */
+    bool falcon_keys;       /* FalconConfig: no intermediate_size, kv heads and norms from flags */
+    bool bloom_keys;        /* BloomConfig: n_layer, n_head, hidden_size (n_embed), MLP 4 h */
+    const char *bias_key;   /* one key for the q, k, v, o biases ("bias", "use_bias") */
+    bool bias_key_default;
+    bool bias_key_mlp;      /* ... and the MLP's */
+    bool embed_norm;        /* a LayerNorm after the embedding (BLOOM) */
+    bool norms_weightless;  /* OLMo: LayerNorm without weights (counted; noted) */
+    bool qk_norm_full;      /* OLMo 2: q/k norms over the whole projection (noted) */
+    bool lm_head_bias_key;  /* PhiMoE: "lm_head_bias" (not counted; noted) */
 } hf_spec;
 
 /* Sources: transformers' modeling_<type>.py (q/k/v/o bias arguments, norm
@@ -73,6 +85,57 @@ static const hf_spec hf_specs[] = {
       .moe = HF_MOE_DEEPSEEK },
     { .type = "deepseek_v3", .gated = true, .attention_bias_key = true, .norms = 2,
       .moe = HF_MOE_DEEPSEEK, .router_bias = true },
+    /* ---- added for the model catalogue (issue 24); transformers paths
+     * at the commits of the stored versions read:
+     * falcon: models/falcon/modeling_falcon.py@44272086 (FalconAttention:
+     *   one fused query_key_value of (heads + 2 kv) head_dim, kv = 1 with
+     *   multi_query, num_kv_heads with new_decoder_architecture; dense;
+     *   FalconMLP h -> ffn_hidden_size (4 h) -> h, GELU; every Linear's
+     *   bias is config.bias; FalconDecoderLayer: ln_attn + ln_mlp with the
+     *   new architecture, else input_layernorm (+ post_attention_layernorm
+     *   without parallel_attn); LayerNorm ln_f; lm_head tied).
+     * bloom: models/bloom/modeling_bloom.py@9d97831a (fused qkv and dense
+     *   with biases, MLP 4 h with biases, input/post_attention LayerNorms,
+     *   word_embeddings_layernorm after the embedding, ln_f, ALiBi).
+     * starcoder2: models/starcoder2/modeling_starcoder2.py@73faa33f (q, k,
+     *   v, o, c_fc, c_proj with bias=use_bias; LayerNorm with bias; MLP
+     *   c_fc -> c_proj, not gated).
+     * granite, granitemoe: models/granite/modeling_granite.py@b6dd89b4
+     *   (Llama's layout; the multipliers scale activations), models/
+     *   granitemoe/modeling_granitemoe.py@c7a438e9 (router Linear(h, E,
+     *   bias=False); input_linear E x 2 I x h, output_linear E x h x I).
+     * olmo: models/olmo/modeling_olmo.py@38e888f5 (OlmoLayerNorm has no
+     *   weight or bias).  olmo2: models/olmo2/modeling_olmo2.py@7264638d
+     *   (q_norm over heads x head_dim, k_norm over kv_heads x head_dim;
+     *   post-attention and post-feedforward RMSNorms).
+     * phimoe: models/phimoe/modeling_phimoe.py@c4cdd1a0 (LayerNorm with
+     *   bias, q/k/v/o bias=attention_bias, Mixtral's experts and router,
+     *   lm_head bias=lm_head_bias).
+     * qwen2_moe: models/qwen2_moe/modeling_qwen2_moe.py@1c351314 (q/k/v
+     *   biases; shared_expert of shared_expert_intermediate_size and
+     *   shared_expert_gate Linear(h, 1, bias=False) beside the experts).
+     * internlm2: not in transformers; internlm/internlm2-7b on the Hub,
+     *   modeling_internlm2.py (wqkv and wo bias=config.bias, feed_forward
+     *   w1/w3/w2 without bias, RMSNorm). */
+    { .type = "falcon", .falcon_keys = true, .tie_default = true, .layernorm = true,
+      .norms = 1, .bias_key = "bias", .bias_key_mlp = true },
+    { .type = "bloom", .bloom_keys = true, .tie_default = true, .qkv_bias = true,
+      .attention_bias_default = true, .mlp_bias = true, .layernorm = true, .norms = 2,
+      .embed_norm = true },
+    { .type = "starcoder2", .tie_default = true, .layernorm = true, .norms = 2,
+      .bias_key = "use_bias", .bias_key_default = true, .bias_key_mlp = true },
+    { .type = "granite", .gated = true, .attention_bias_key = true, .mlp_bias_key = true,
+      .norms = 2 },
+    { .type = "granitemoe", .gated = true, .attention_bias_key = true, .norms = 2,
+      .moe = HF_MOE_MIXTRAL },
+    { .type = "olmo", .gated = true, .attention_bias_key = true, .norms = 2,
+      .norms_weightless = true },
+    { .type = "olmo2", .gated = true, .attention_bias_key = true, .norms = 2, .qk_norm = true,
+      .qk_norm_full = true },
+    { .type = "phimoe", .gated = true, .attention_bias_key = true, .layernorm = true,
+      .norms = 2, .moe = HF_MOE_MIXTRAL, .lm_head_bias_key = true },
+    { .type = "qwen2_moe", .gated = true, .qkv_bias = true, .norms = 2, .moe = HF_MOE_QWEN2 },
+    { .type = "internlm2", .gated = true, .norms = 2, .bias_key = "bias" },
 };
 
 #define HF_N (sizeof hf_specs / sizeof hf_specs[0])
@@ -80,22 +143,23 @@ static const hf_spec hf_specs[] = {
 const char *const ts_import_hf_types[HF_N + 1] = {
     "llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "gemma", "gemma2",
     "gemma3_text", "gemma3", "phi3", "gpt2", "gpt_neox", "deepseek_v2",
-    "deepseek_v3", NULL
+    "deepseek_v3", "falcon", "bloom", "starcoder2", "granite", "granitemoe", "olmo",
+    "olmo2", "phimoe", "qwen2_moe", "internlm2", NULL
 };
 
 /* Every value a row can produce, before it becomes request members. */
 typedef struct hf_shape {
     int64_t layers, hidden, heads, kv_heads, ffn, vocab, head_dim, pos;
     int64_t experts, top_k, moe_ffn, shared, dense_layers;
-    int64_t q_lora, kv_lora, nope, rope, v_dim;
-    bool tied, qkv_bias, out_bias, mlp_bias, router_bias;
-    char o[20][TS_IMPORT_ORIGIN_LEN]; /* origins, by hf_key index below */
+    int64_t q_lora, kv_lora, nope, rope, v_dim, norms;
+    bool tied, qkv_bias, out_bias, mlp_bias, router_bias, shared_gate;
+    char o[21][TS_IMPORT_ORIGIN_LEN]; /* origins, by hf_key index below */
 } hf_shape;
 
 enum {
     K_LAYERS, K_HIDDEN, K_HEADS, K_KV, K_FFN, K_VOCAB, K_HEAD_DIM, K_POS,
     K_EXPERTS, K_TOPK, K_MOE_FFN, K_SHARED, K_DENSE, K_QLORA, K_KVLORA,
-    K_NOPE, K_ROPE, K_VDIM, K_TIE, K_BIAS
+    K_NOPE, K_ROPE, K_VDIM, K_TIE, K_BIAS, K_NORMS
 };
 
 /* Gemma3TextConfig's defaults (transformers configuration_gemma3.py):
@@ -139,6 +203,122 @@ static int hf_int(const ts_import_obj *o, const hf_spec *s, const char *key,
     return rc;
 }
 
+/* ---- readers of the model types added for the catalogue (issue 24) ---- */
+
+/* Qwen2-MoE's shared expert is one gated MLP of
+ * shared_expert_intermediate_size: counted as that many moe_ffn-wide
+ * shared experts (the same weights and FLOPs), with its h-weight gate. */
+static int hf_read_qwen2_shared(const ts_import_obj *o, hf_shape *h, ts_api_notes *notes,
+                                ts_api_err *err)
+{
+    int64_t width = 0;
+    char ptr[TS_IMPORT_ORIGIN_LEN];
+
+    if (ts_import_int(o, "shared_expert_intermediate_size", 0, INT64_C(1) << 40, false,
+                      &width, err) < 0)
+        return -1;
+    if (width == 0)
+        return 0;
+    ts_import_ptr(ptr, sizeof ptr, o, "shared_expert_intermediate_size");
+    if (width % h->moe_ffn != 0) {
+        ts_api_err_set(err, "unsupported-config", ptr,
+                       "shared_expert_intermediate_size %lld is not a multiple of "
+                       "moe_intermediate_size %lld: a shared expert of its own width is "
+                       "not modelled", (long long)width, (long long)h->moe_ffn);
+        return -1;
+    }
+    h->shared = width / h->moe_ffn;
+    h->shared_gate = true;
+    snprintf(h->o[K_SHARED], TS_IMPORT_ORIGIN_LEN, "%s", ptr);
+    if (h->shared > 1)
+        ts_import_note(notes, "%s %lld = %lld x moe_intermediate_size: counted as %lld "
+                       "shared experts of that width (the same weights and FLOPs)", ptr,
+                       (long long)width, (long long)h->shared, (long long)h->shared);
+    return 0;
+}
+
+/* FalconConfig and BloomConfig name the shape their own way. */
+static int hf_read_more_keys(const ts_import_obj *o, const hf_spec *s, hf_shape *h,
+                             ts_api_err *err)
+{
+    const int64_t big = INT64_C(1) << 40;
+    const char *layers = s->bloom_keys ? "n_layer" : "num_hidden_layers";
+    const char *heads = s->bloom_keys ? "n_head" : "num_attention_heads";
+    const char *hidden = "hidden_size";
+    bool newarch = false, mq = true, par = true;
+    int64_t nln = 0;
+    int rc;
+
+    /* BloomConfig still takes the old n_embed for hidden_size. */
+    if (s->bloom_keys && json_object_get(o->obj, hidden) == NULL &&
+        json_object_get(o->obj, "n_embed") != NULL)
+        hidden = "n_embed";
+    if (ts_import_int(o, layers, 1, big, true, &h->layers, err) < 0 ||
+        ts_import_int(o, hidden, 1, big, true, &h->hidden, err) < 0 ||
+        ts_import_int(o, heads, 1, big, true, &h->heads, err) < 0 ||
+        ts_import_int(o, "vocab_size", 1, big, true, &h->vocab, err) < 0)
+        return -1;
+    ts_import_ptr(h->o[K_LAYERS], TS_IMPORT_ORIGIN_LEN, o, layers);
+    ts_import_ptr(h->o[K_HIDDEN], TS_IMPORT_ORIGIN_LEN, o, hidden);
+    ts_import_ptr(h->o[K_HEADS], TS_IMPORT_ORIGIN_LEN, o, heads);
+    ts_import_ptr(h->o[K_VOCAB], TS_IMPORT_ORIGIN_LEN, o, "vocab_size");
+    h->ffn = 4 * h->hidden;
+    snprintf(h->o[K_FFN], TS_IMPORT_ORIGIN_LEN, "%s (%s MLP: 4 hidden_size)", o->base, s->type);
+    if (s->bloom_keys)
+        return 0;
+    if ((rc = ts_import_int(o, "ffn_hidden_size", 1, big, false, &h->ffn, err)) < 0)
+        return -1;
+    if (rc > 0)
+        ts_import_ptr(h->o[K_FFN], TS_IMPORT_ORIGIN_LEN, o, "ffn_hidden_size");
+    if (ts_import_bool(o, "new_decoder_architecture", &newarch, err) < 0 ||
+        ts_import_bool(o, "multi_query", &mq, err) < 0 ||
+        ts_import_bool(o, "parallel_attn", &par, err) < 0 ||
+        ts_import_int(o, "num_ln_in_parallel_attn", 1, 2, false, &nln, err) < 0)
+        return -1;
+    if (newarch) {
+        h->kv_heads = h->heads; /* FalconConfig: num_kv_heads defaults to the heads */
+        snprintf(h->o[K_KV], TS_IMPORT_ORIGIN_LEN, "%s", h->o[K_HEADS]);
+        if ((rc = ts_import_int(o, "num_kv_heads", 1, big, false, &h->kv_heads, err)) < 0)
+            return -1;
+        if (rc > 0)
+            ts_import_ptr(h->o[K_KV], TS_IMPORT_ORIGIN_LEN, o, "num_kv_heads");
+    } else if (mq) {
+        h->kv_heads = 1;
+        snprintf(h->o[K_KV], TS_IMPORT_ORIGIN_LEN, "%s/multi_query (one k/v head)", o->base);
+    }
+    /* Two LayerNorms side by side in the new architecture, one before
+     * the parallel attention and MLP, two in sequence otherwise. */
+    h->norms = newarch && nln != 1 ? 2 : par ? 1 : 2;
+    snprintf(h->o[K_NORMS], TS_IMPORT_ORIGIN_LEN, "%s/%s", o->base,
+             newarch ? "new_decoder_architecture" : "parallel_attn");
+    return 0;
+}
+
+/* What the added rows count differently from the checkpoint, said. */
+static void hf_notes_more(const ts_import_obj *o, const hf_spec *s, const hf_shape *h,
+                          ts_api_notes *notes)
+{
+    int64_t d = h->head_dim != 0 ? h->head_dim : h->hidden / h->heads;
+    int64_t kv = h->kv_heads != 0 ? h->kv_heads : h->heads;
+    const json_t *v;
+
+    if (s->norms_weightless)
+        ts_import_note(notes, "%s: OLMo's LayerNorms have no weights; the %lld norm "
+                       "vectors of %lld counted here (%lld parameters) are not in the "
+                       "checkpoint", o->base, (long long)(2 * h->layers + 1),
+                       (long long)h->hidden, (long long)((2 * h->layers + 1) * h->hidden));
+    if (s->qk_norm_full)
+        ts_import_note(notes, "%s: OLMo 2 normalises q and k over the whole projection "
+                       "((heads + kv_heads) x head_dim = %lld weights a layer), counted as "
+                       "2 x head_dim: %lld parameters short", o->base,
+                       (long long)((h->heads + kv) * d),
+                       (long long)(((h->heads + kv) * d - 2 * d) * h->layers));
+    if (s->lm_head_bias_key && (v = json_object_get(o->obj, "lm_head_bias")) != NULL &&
+        json_is_true(v))
+        ts_import_note(notes, "%s/lm_head_bias: the output head's %lld biases are not "
+                       "counted", o->base, (long long)h->vocab);
+}
+
 static int hf_read_moe(const ts_import_obj *o, const hf_spec *s, hf_shape *h,
                        ts_api_notes *notes, ts_api_err *err)
 {
@@ -151,15 +331,16 @@ static int hf_read_moe(const ts_import_obj *o, const hf_spec *s, hf_shape *h,
         if (ts_import_int(o, "num_local_experts", 1, big, true, &h->experts, err) < 0)
             return -1;
         ts_import_ptr(h->o[K_EXPERTS], TS_IMPORT_ORIGIN_LEN, o, "num_local_experts");
-        h->top_k = 2; /* MixtralConfig default */
-        snprintf(h->o[K_TOPK], TS_IMPORT_ORIGIN_LEN, "%s (MixtralConfig default)", o->base);
+        h->top_k = 2; /* MixtralConfig's default (GraniteMoe's and PhiMoE's too) */
+        snprintf(h->o[K_TOPK], TS_IMPORT_ORIGIN_LEN, "%s (%s default num_experts_per_tok)",
+                 o->base, s->type);
         if ((rc = ts_import_int(o, "num_experts_per_tok", 1, big, false, &h->top_k, err)) < 0)
             return -1;
         if (rc > 0)
             ts_import_ptr(h->o[K_TOPK], TS_IMPORT_ORIGIN_LEN, o, "num_experts_per_tok");
         return 0;
     }
-    if (s->moe == HF_MOE_QWEN3) {
+    if (s->moe == HF_MOE_QWEN3 || s->moe == HF_MOE_QWEN2) {
         const json_t *only = json_object_get(o->obj, "mlp_only_layers");
         int64_t step = 1;
         char ptr[TS_IMPORT_ORIGIN_LEN];
@@ -182,7 +363,7 @@ static int hf_read_moe(const ts_import_obj *o, const hf_spec *s, hf_shape *h,
                            "decoder_sparse_step must be 1 and mlp_only_layers empty");
             return -1;
         }
-        return 0;
+        return s->moe == HF_MOE_QWEN2 ? hf_read_qwen2_shared(o, h, notes, err) : 0;
     }
     /* DeepSeek-V2/V3 (modeling_deepseek.py): MLA everywhere, MoE in every
      * layer after the first first_k_dense_replace. */
@@ -237,7 +418,12 @@ static int hf_read(const ts_import_obj *o, const hf_spec *s, hf_shape *h,
     int rc;
 
     memset(h, 0, sizeof *h);
-    if (s->gpt2_keys) {
+    h->norms = s->norms;
+    snprintf(h->o[K_NORMS], TS_IMPORT_ORIGIN_LEN, "%s (model_type %s)", o->base, s->type);
+    if (s->falcon_keys || s->bloom_keys) {
+        if (hf_read_more_keys(o, s, h, err) < 0)
+            return -1;
+    } else if (s->gpt2_keys) {
         if (ts_import_int(o, "n_layer", 1, big, true, &h->layers, err) < 0 ||
             ts_import_int(o, "n_embd", 1, big, true, &h->hidden, err) < 0 ||
             ts_import_int(o, "n_head", 1, big, true, &h->heads, err) < 0 ||
@@ -315,6 +501,16 @@ static int hf_read(const ts_import_obj *o, const hf_spec *s, hf_shape *h,
         if (rc > 0)
             h->mlp_bias = b;
     }
+    if (s->bias_key != NULL) {
+        b = s->bias_key_default;
+        if ((rc = ts_import_bool(o, s->bias_key, &b, err)) < 0)
+            return -1;
+        if (rc > 0)
+            ts_import_ptr(h->o[K_BIAS], TS_IMPORT_ORIGIN_LEN, o, s->bias_key);
+        h->qkv_bias = h->out_bias = b;
+        if (s->bias_key_mlp)
+            h->mlp_bias = b;
+    }
     if (s->moe != HF_MOE_NONE && hf_read_moe(o, s, h, notes, err) < 0)
         return -1;
     if (s->moe == HF_MOE_DEEPSEEK && h->qkv_bias) {
@@ -355,7 +551,7 @@ static int hf_emit(ts_import *im, const hf_spec *s, const hf_shape *h,
     EMIT_B(TS_FI_OUT_BIAS, h->out_bias, K_BIAS);
     EMIT_B(TS_FI_MLP_BIAS, h->mlp_bias, K_BIAS);
     EMIT_B(TS_FI_NORM_BIAS, s->layernorm, K_BIAS);
-    EMIT_I(TS_FI_NORMS_PER_LAYER, s->norms, K_BIAS);
+    EMIT_I(TS_FI_NORMS_PER_LAYER, h->norms, K_NORMS);
     EMIT_B(TS_FI_QK_NORM, s->qk_norm, K_BIAS);
     EMIT_I(TS_FI_POS_EMBEDDINGS, h->pos, K_POS);
     EMIT_I(TS_FI_EXPERTS, h->experts, K_EXPERTS);
@@ -364,6 +560,8 @@ static int hf_emit(ts_import *im, const hf_spec *s, const hf_shape *h,
     EMIT_I(TS_FI_SHARED_EXPERTS, h->shared, K_SHARED);
     EMIT_I(TS_FI_DENSE_LAYERS, h->dense_layers, K_DENSE);
     EMIT_B(TS_FI_ROUTER_BIAS, h->router_bias, K_BIAS);
+    EMIT_B(TS_FI_SHARED_EXPERT_GATE, h->shared_gate, K_SHARED);
+    EMIT_B(TS_FI_EMBED_NORM, s->embed_norm, K_BIAS);
     EMIT_I(TS_FI_Q_LORA_RANK, h->q_lora, K_QLORA);
     EMIT_I(TS_FI_KV_LORA_RANK, h->kv_lora, K_KVLORA);
     EMIT_I(TS_FI_QK_NOPE_DIM, h->nope, K_NOPE);
@@ -405,6 +603,62 @@ static void hf_notes(const ts_import_obj *o, const ts_import_obj *root,
                        "quantization does not change the parameter count", root->base);
 }
 
+/* A model_type without a row (issue 24 item 5): Llama-like when the file
+ * has the keys every Llama-style config.json has (noted, into *like),
+ * else NULL and a 400 at the first missing key, naming every one. */
+static const hf_spec *hf_unknown_type(const ts_import_obj *root, const char *type,
+                                      hf_spec *like, ts_api_notes *notes, ts_api_err *err)
+{
+    static const char *const std_keys[] = {
+        "num_hidden_layers", "hidden_size", "num_attention_heads", "intermediate_size",
+        "vocab_size"
+    };
+    char list[512], missing[400], first[TS_IMPORT_ORIGIN_LEN], ptr[TS_IMPORT_ORIGIN_LEN];
+    size_t n = 0, m = 0, i;
+    char got[64];
+    int cut = ts_utf8_prec(type, 48);
+
+    list[0] = '\0';
+    for (i = 0; ts_import_hf_types[i] != NULL && n < sizeof list; i++) {
+        int k = snprintf(list + n, sizeof list - n, "%s\"%s\"", i ? ", " : "",
+                         ts_import_hf_types[i]);
+        if (k < 0)
+            break;
+        n += (size_t)k;
+    }
+    snprintf(got, sizeof got, "%.*s%s", cut, type, type[cut] != '\0' ? "..." : "");
+    missing[0] = first[0] = '\0';
+    for (i = 0; i < sizeof std_keys / sizeof std_keys[0]; i++) {
+        const json_t *v = json_object_get(root->obj, std_keys[i]);
+
+        if (v != NULL && !json_is_null(v))
+            continue;
+        ts_import_ptr(ptr, sizeof ptr, root, std_keys[i]);
+        if (first[0] == '\0')
+            snprintf(first, sizeof first, "%s", ptr);
+        if (m < sizeof missing) {
+            int k = snprintf(missing + m, sizeof missing - m, "%s%s", m ? ", " : "", ptr);
+
+            m += k > 0 ? (size_t)k : 0;
+        }
+    }
+    if (first[0] != '\0') {
+        ts_api_err_set(err, "unsupported-model-type", first,
+                       "model_type \"%s\" is not supported, and the file lacks standard "
+                       "keys that would read it as Llama-like: %s; supported: %s", got,
+                       missing, list);
+        return NULL;
+    }
+    /* The Llama row, named for what it is in origins and notes. */
+    *like = hf_specs[0];
+    like->type = "Llama-like";
+    ts_import_note(notes, "%s/model_type \"%s\" is not one trainsize models: read "
+                   "as Llama-like (RMSNorm, gated MLP, biases only from attention_bias and "
+                   "mlp_bias, tie_word_embeddings false unless given); check params.total "
+                   "against the checkpoint", root->base, got);
+    return like;
+}
+
 /* base names the document in errors and notes ("/hf_config"; the
  * catalogue's "/model (<id>)"), src is every value's source. */
 int ts_import_hf_from(ts_import *im, const json_t *cfg, const char *base,
@@ -414,6 +668,7 @@ int ts_import_hf_from(ts_import *im, const json_t *cfg, const char *base,
     ts_import_obj text;
     const ts_import_obj *o = &root;
     const hf_spec *s = NULL;
+    hf_spec like;
     const char *type = NULL;
     hf_shape h;
     char ptr[TS_IMPORT_ORIGIN_LEN];
@@ -427,26 +682,8 @@ int ts_import_hf_from(ts_import *im, const json_t *cfg, const char *base,
     for (i = 0; i < HF_N; i++)
         if (strcmp(hf_specs[i].type, type) == 0)
             s = &hf_specs[i];
-    if (s == NULL) {
-        char list[320];
-        size_t n = 0;
-        char got[64];
-        int cut = ts_utf8_prec(type, 48);
-
-        list[0] = '\0';
-        for (i = 0; ts_import_hf_types[i] != NULL && n < sizeof list; i++) {
-            int k = snprintf(list + n, sizeof list - n, "%s\"%s\"", i ? ", " : "",
-                             ts_import_hf_types[i]);
-            if (k < 0)
-                break;
-            n += (size_t)k;
-        }
-        snprintf(got, sizeof got, "%.*s%s", cut, type, type[cut] != '\0' ? "..." : "");
-        ts_import_ptr(ptr, sizeof ptr, &root, "model_type");
-        ts_api_err_set(err, "unsupported-model-type", ptr,
-                       "model_type \"%s\" is not supported; supported: %s", got, list);
+    if (s == NULL && (s = hf_unknown_type(&root, type, &like, im->notes, err)) == NULL)
         return -1;
-    }
     if (s->text_config) {
         int rc = ts_import_sub(&root, "text_config", &text, err);
 
@@ -463,6 +700,7 @@ int ts_import_hf_from(ts_import *im, const json_t *cfg, const char *base,
     if (hf_read(o, s, &h, im->notes, err) < 0)
         return -1;
     hf_notes(o, &root, im->notes);
+    hf_notes_more(o, s, &h, im->notes);
     return hf_emit(im, s, &h, src, err);
 }
 

@@ -657,9 +657,9 @@ static int apply_preset(ts_run *r, const json_t *v, const ts_catalogue_entry *ca
         hint = ts_catalogue_suggest(json_string_value(v));
         ts_api_err_set(err, "unknown-preset",
                        "/model", "unknown model preset \"%s\"%s%s%s; valid: %s, "
-                       "or one of the %zu catalogue models by Hugging Face Hub id "
+                       "or a model of the catalogue by its Hugging Face Hub id "
                        "(GET /v1/presets)", got, hint ? " (did you mean \"" : "",
-                       hint ? hint : "", hint ? "\"?)" : "", ids, ts_catalogue_count());
+                       hint ? hint : "", hint ? "\"?)" : "", ids);
         return -1;
     }
     ts_run_apply_preset(r, p);
@@ -1025,12 +1025,16 @@ static int parse_body(const char *body, size_t len, ts_json_mode mode,
     root = json_loadb(body != NULL ? body : "", body != NULL ? len : 0,
                       JSON_DECODE_INT_AS_REAL | JSON_DECODE_ANY, &je);
     if (root == NULL) {
-        if (json_error_code(&je) == json_error_out_of_memory)
+        if (json_error_code(&je) == json_error_out_of_memory) {
             ts_api_err_set(err, "out-of-memory", NULL,
                            "out of memory parsing the request");
-        else
+        } else {
+            /* jansson cuts its text at JSON_ERROR_TEXT_LENGTH bytes, where
+             * a quoted token may be mid-character. */
+            ts_utf8_trim(je.text, strlen(je.text));
             ts_api_err_set(err, "invalid-json", NULL,
                            "line %d, column %d: %s", je.line, je.column, je.text);
+        }
         return -1;
     }
     if (!json_is_object(root)) {

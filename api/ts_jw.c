@@ -306,8 +306,10 @@ void ts_jw_close(ts_jw *w, char bracket)
 /* v's digits into reserved room (21 bytes: sign and 20 digits). */
 static inline void put_i64(ts_jw *w, int64_t v)
 {
-    /* Work in unsigned so INT64_MIN negates without overflow. */
-    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    /* |v| without overflow, INT64_MIN included: -(v + 1) fits, then + 1
+     * in unsigned (no wrap-around either, so the fuzz builds' integer
+     * checks need no exception here). */
+    uint64_t u = v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
 
     if (v < 0)
         w->b.data[w->b.len++] = '-';

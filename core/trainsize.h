@@ -261,6 +261,8 @@ typedef struct ts_model {
     int64_t shared_experts; /* always-active experts of width moe_ffn (DeepSeek) */
     int64_t dense_layers;   /* first layers with a dense FFN of width ffn (DeepSeek first_k_dense_replace) */
     bool router_bias;       /* per-expert router bias (DeepSeek-V3 e_score_correction_bias) */
+    bool shared_expert_gate;/* h-weight gate on the shared experts per MoE layer (Qwen2-MoE) */
+    bool embed_norm;        /* a norm after the token embedding (BLOOM word_embeddings_layernorm) */
     /* Multi-head latent attention (DeepSeek-V2/V3); on when kv_lora_rank > 0. */
     int64_t q_lora_rank;    /* 0 = full-rank q projection */
     int64_t kv_lora_rank;
@@ -273,6 +275,7 @@ typedef struct ts_params {
     double total;           /* all parameters */
     double active;          /* per token (MoE: top_k experts) */
     double embedding;       /* input embedding vocab*hidden */
+    double embed_norm;      /* the norm after the embedding (0 without embed_norm) */
     double output_head;     /* 0 when tied */
     double per_layer_attn;  /* q,k,v,o (+ biases, q/k norms, MLA down/up projections) */
     double per_layer_mlp;   /* one MoE layer: all experts + shared + router; dense: the MLP */

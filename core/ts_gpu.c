@@ -233,9 +233,13 @@ const char *ts_gpu_alias(const char *id, size_t i)
 {
     size_t k;
 
-    for (k = 0; k < TS_GPU_ALIAS_N; k++)
-        if (strcmp(ts_gpu_aliases[k].id, id) == 0 && i-- == 0)
+    for (k = 0; k < TS_GPU_ALIAS_N; k++) {
+        if (strcmp(ts_gpu_aliases[k].id, id) != 0)
+            continue;
+        if (i == 0)
             return ts_gpu_aliases[k].alias;
+        i--; /* never below 0: no wrap-around for the fuzz builds' checks */
+    }
     return NULL;
 }
 

@@ -678,7 +678,8 @@ static void ts_mem_context(const ts_run *run, const ts_params *p, ts_mem_ctx *c,
         c->layer_expert = per_layer_expert / (t * (double)run->ep);
         c->layer_dense_d = (p->per_layer_attn + p->per_layer_norm + p->dense_layer_mlp) / t;
         c->dense_layers = p->dense_layers;
-        c->emb = p->embedding / t;
+        /* The norm after the embedding is replicated, not split by tp. */
+        c->emb = p->embedding / t + p->embed_norm;
         /* Tied embeddings: with pp > 1 the last stage holds its own copy
          * of the word embeddings (Megatron shared_embedding). */
         c->head = (p->output_head > 0 ? p->output_head

@@ -9,7 +9,8 @@
  * (Qwen2 q/k/v, GPT-2 and GPT-NeoX everywhere), LayerNorm biases, extra
  * norms (Gemma 2), q/k norms (Qwen3), learned positions (GPT-2), an
  * explicit head_dim (Gemma), shared experts, dense first layers and
- * router bias (DeepSeek-V3), and latent attention (MLA).
+ * router bias (DeepSeek-V3), the shared-expert gate (Qwen2-MoE), a norm
+ * after the embedding (BLOOM), and latent attention (MLA).
  * See docs/formulas.md, "Parameters from a shape".
  *
  * Every count is computed in double; the limits below keep each product
@@ -55,10 +56,12 @@ static ts_status ts_model_check_plain(const ts_model *m, ts_error *err)
         m->qk_nope_dim, m->qk_rope_dim, m->v_head_dim
     };
     static const char *const flag_names[] = {
-        "qkv_bias", "out_bias", "mlp_bias", "norm_bias", "qk_norm", "router_bias"
+        "qkv_bias", "out_bias", "mlp_bias", "norm_bias", "qk_norm", "router_bias",
+        "shared_expert_gate", "embed_norm"
     };
     const bool flags[] = {
-        m->qkv_bias, m->out_bias, m->mlp_bias, m->norm_bias, m->qk_norm, m->router_bias
+        m->qkv_bias, m->out_bias, m->mlp_bias, m->norm_bias, m->qk_norm, m->router_bias,
+        m->shared_expert_gate, m->embed_norm
     };
     size_t i;
 
@@ -86,12 +89,16 @@ static ts_status ts_model_check_variants(const ts_model *m, ts_error *err)
 
     if (!moe) {
         if (m->moe_ffn != 0 || m->shared_experts != 0 || m->dense_layers != 0 ||
-            m->router_bias)
+            m->router_bias || m->shared_expert_gate)
             return ts_error_set(err, TS_EINCOMPAT,
                                 m->moe_ffn != 0 ? "moe_ffn" :
                                 m->shared_experts != 0 ? "shared_experts" :
-                                m->dense_layers != 0 ? "dense_layers" : "router_bias",
+                                m->dense_layers != 0 ? "dense_layers" :
+                                m->router_bias ? "router_bias" : "shared_expert_gate",
                                 "this field needs a mixture-of-experts model (experts > 1)");
+    } else if (m->shared_expert_gate && m->shared_experts == 0) {
+        return ts_error_set(err, TS_EINCOMPAT, "shared_expert_gate",
+                            "shared_expert_gate gates the shared experts: it needs shared_experts >= 1");
     } else if (m->dense_layers > m->layers) {
         return ts_error_set(err, TS_EINCOMPAT, "dense_layers",
                             "dense_layers %lld exceeds layers %lld",
@@ -243,8 +250,10 @@ void ts_model_count(const ts_model *m, ts_params *out)
     norm = (double)(m->norms_per_layer != 0 ? m->norms_per_layer : 2) * norm_vec;
     if (E > 1) {
         mlp_one = ts_model_mlp(m, h, Fe);
-        /* routed + shared experts, router h x E (+ E bias) */
-        mlp = (E + S) * mlp_one + h * E + (m->router_bias ? E : 0.0);
+        /* routed + shared experts, router h x E (+ E bias), the shared
+         * experts' gate h x 1 (Qwen2-MoE modeling_qwen2_moe.py) */
+        mlp = (E + S) * mlp_one + h * E + (m->router_bias ? E : 0.0) +
+              (m->shared_expert_gate ? h : 0.0);
         dense_mlp = Ld > 0 ? ts_model_mlp(m, h, F) : 0.0;
     } else {
         mlp_one = ts_model_mlp(m, h, F);
@@ -253,6 +262,8 @@ void ts_model_count(const ts_model *m, ts_params *out)
     }
 
     out->embedding = (V + (double)m->pos_embeddings) * h;
+    /* BLOOM's word_embeddings_layernorm (modeling_bloom.py). */
+    out->embed_norm = m->embed_norm ? norm_vec : 0.0;
     out->output_head = m->tied_embeddings ? 0.0 : V * h;
     out->per_layer_attn = attn;
     out->per_layer_mlp = mlp;
@@ -260,7 +271,7 @@ void ts_model_count(const ts_model *m, ts_params *out)
     out->dense_layer_mlp = dense_mlp;
     out->dense_layers = m->experts > 1 ? m->dense_layers : 0;
     out->total = L * (attn + norm) + Lm * mlp + Ld * dense_mlp + norm_vec +
-                 out->embedding + out->output_head;
+                 out->embedding + out->embed_norm + out->output_head;
     /* Routed experts only: shared experts and the router are replicated
      * like dense weights under expert parallelism. */
     out->expert = E > 1 ? Lm * E * mlp_one : 0.0;

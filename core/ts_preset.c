@@ -152,8 +152,12 @@ const char *ts_preset_alias(const char *id, size_t i)
 {
     size_t k;
 
-    for (k = 0; k < TS_PRESET_ALIAS_N; k++)
-        if (strcmp(ts_preset_aliases[k].id, id) == 0 && i-- == 0)
+    for (k = 0; k < TS_PRESET_ALIAS_N; k++) {
+        if (strcmp(ts_preset_aliases[k].id, id) != 0)
+            continue;
+        if (i == 0)
             return ts_preset_aliases[k].alias;
+        i--; /* never below 0: no wrap-around for the fuzz builds' checks */
+    }
     return NULL;
 }

@@ -77,6 +77,13 @@
  * as the collective, so the charge is 0.189 of the hidden time.  The one
  * value; docs/formulas.md and README state the same number. */
 #define TS_STEP_KAPPA 0.189
+/* Host launch floor: a GPU kernel cannot start before the host has
+ * launched it, so a layer whose kernels are shorter than their launches
+ * runs at the launch rate.  NVIDIA measures back-to-back launches of a
+ * ~3 us kernel at 3.8 us each ("Getting Started with CUDA Graphs",
+ * developer.nvidia.com/blog/cuda-graphs); PyTorch's eager dispatcher adds
+ * its own per-op time on top, so 5 us per modelled kernel is a floor. */
+#define TS_STEP_LAUNCH_S 5e-6
 
 /* ---- collectives ------------------------------------------------- */
 
@@ -307,6 +314,25 @@ static void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o
     o->fwd = f + attn_f + elem_f;
     o->bwd = bw + attn_b + 2.0 * elem_f + o->wtraffic;
     o->attn_fwd = attn_f;
+
+    /* Launch floor: the modelled kernels, one launch each.  Forward: the
+     * GEMMs (QKV, out, two MLP; MoE: router and two grouped expert
+     * GEMMs), attention (one fused kernel; eager: two batched matmuls,
+     * softmax, dropout), two norms, two residual adds, the activation,
+     * rotary, two dropouts.  Backward: two GEMMs per forward GEMM, one
+     * attention backward (eager: its four), the same elementwise count. */
+    {
+        double gemms = moe ? 5.0 : 4.0;
+        double attn_ops = r->attention == TS_ATTN_EAGER ? (r->dropout ? 4.0 : 3.0) : 1.0;
+        double elem_ops = 6.0 + (r->dropout ? 2.0 : 0.0);
+        double lf = (gemms + attn_ops + elem_ops) * TS_STEP_LAUNCH_S;
+        double lb = (2.0 * gemms + attn_ops + elem_ops) * TS_STEP_LAUNCH_S;
+
+        if (o->fwd < lf)
+            o->fwd = lf;
+        if (o->bwd < lb)
+            o->bwd = lb;
+    }
 
     /* Tensor parallel: the activation S = tok*h*2 bytes is all-reduced
      * twice per pass, or reduce-scattered and all-gathered (SP). */
@@ -661,7 +687,7 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
         int64_t span = r->tp * r->cp * r->dp;
         int64_t per_node = r->gpus_per_node / (r->tp * r->cp);
         double bw_dp, al;
-        double ag_w, rs_g, ar;
+        double ag_w, rs_g, ar, nl, ag_l, rs_l, f_l, b_l;
 
         in_node_dp = ts_step_same_node(span, r->gpus_per_node);
         if (per_node < 1)
@@ -678,20 +704,35 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
         stage_factor = out->from_shape ? (double)ts_step_stage_layers(r, 0) : 1.0;
         if (stage_factor < 1)
             stage_factor = 1;
+        /* One layer's collectives and compute, for FSDP's per-layer schedule. */
+        nl = stage_factor;
+        ag_l = ts_step_allgather_s(P_gpu * wb / nl, n_dp_i, bw_dp, al);
+        rs_l = ts_step_allgather_s(P_train * gb / nl, n_dp_i, bw_dp, al);
+        f_l = fwd_max / nl;
+        b_l = bwd_max / nl;
 
         if (r->optimizer == TS_OPT_NONE || n_dp_i <= 1) {
             /* nothing to reduce */
         } else if (r->zero >= 3) {
-            /* FSDP / ZeRO-3: per micro-batch gather before forward and
-             * backward, reduce-scatter after backward; one layer ahead is
-             * prefetched, so the first gather and last reduce show. */
-            double f_exp = ag_w > fwd_max ? ag_w - fwd_max : 0;
-            double b_need = ag_w + rs_g;
-            double b_exp = b_need > bwd_max ? b_need - bwd_max : 0;
-            double edge = (ag_w + rs_g) / stage_factor;
+            /* FSDP / ZeRO-3: every wrapped layer gathers its weights
+             * before forward and again before backward and
+             * reduce-scatters its grads after backward, one collective
+             * per layer per micro-batch, each paying the ring's full
+             * latency ((n-1) hops, ts_step_allgather_s; NCCL runs
+             * all-gather and reduce-scatter as rings only:
+             * NVIDIA/nccl src/graph/tuning.cc@01afd20a, ncclTopoTuneModel
+             * models non-all-reduce collectives for NCCL_ALGO_RING
+             * alone).  One layer ahead is prefetched: L - 1 layers'
+             * collectives run under a neighbour layer's compute and show
+             * where they outlast it; the first gather (forward and
+             * backward) and the last reduce-scatter have nothing to hide
+             * under. */
+            double b_need = ag_l + rs_l;
+            double f_exp = (nl - 1) * (ag_l > f_l ? ag_l - f_l : 0) + ag_l;
+            double b_exp = (nl - 1) * (b_need > b_l ? b_need - b_l : 0) + b_need;
 
-            dp_exposed = m * (f_exp + b_exp + edge);
-            dp_hidden = m * (ag_w + b_need) - dp_exposed;
+            dp_exposed = m * (f_exp + b_exp);
+            dp_hidden = m * nl * (ag_l + b_need) - dp_exposed;
         } else if (r->framework == TS_FW_MEGATRON) {
             /* Distributed optimizer (zero >= 1): RS grads + AG params;
              * zero 0: all-reduce.  Overlapped with the last backward /
@@ -716,12 +757,21 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
             double gat = r->zero >= 1 ? ag_w : 0;
 
             if (r->framework == TS_FW_FSDP && r->zero == 2) {
-                /* SHARD_GRAD_OP keeps weights gathered through the step:
-                 * one gather, under the first forward. */
-                gat = ag_w > fwd_max ? ag_w - fwd_max : 0;
+                /* SHARD_GRAD_OP: per wrapped layer, one gather before its
+                 * forward (kept through backward, freed after it when
+                 * grads sync, so again each micro-batch) and one
+                 * reduce-scatter after its backward, each at the ring's
+                 * full latency; prefetched one layer ahead as ZeRO-3
+                 * above. */
+                double fe = (nl - 1) * (ag_l > f_l ? ag_l - f_l : 0) + ag_l;
+                double be = (nl - 1) * (rs_l > b_l ? rs_l - b_l : 0) + rs_l;
+
+                dp_exposed = m * (fe + be);
+                dp_hidden = m * nl * (ag_l + rs_l) - dp_exposed;
+            } else {
+                dp_exposed = per * (e1 + red / stage_factor) + gat;
+                dp_hidden = per * red + (r->zero >= 1 ? ag_w : 0) - dp_exposed;
             }
-            dp_exposed = per * (e1 + red / stage_factor) + gat;
-            dp_hidden = per * red + (r->zero >= 1 ? ag_w : 0) - dp_exposed;
         }
         if (dp_hidden < 0)
             dp_hidden = 0;

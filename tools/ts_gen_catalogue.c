@@ -63,13 +63,13 @@ static void buf_put(gen_buf *b, const char *s, size_t n)
     b->p[b->n] = '\0';
 }
 
-static void buf_printf(gen_buf *b, const char *fmt, ...)
+static void cat_printf(gen_buf *b, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
 
-static void buf_printf(gen_buf *b, const char *fmt, ...)
+static void cat_printf(gen_buf *b, const char *fmt, ...)
 {
     char tmp[512];
     va_list ap;
@@ -109,13 +109,13 @@ static void buf_cstr(gen_buf *b, const char *s)
     buf_put(b, "\"", 1);
 }
 
-static int fail(const char *file, const char *fmt, ...)
+static int cat_fail(const char *file, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
 
-static int fail(const char *file, const char *fmt, ...)
+static int cat_fail(const char *file, const char *fmt, ...)
 {
     va_list ap;
 
@@ -194,161 +194,174 @@ static const char *const gen_members[] = {
     "params_source", "params_adjust", "config_source", "notes", "config", NULL
 };
 
-/* Check one file and append its table row; the alias array goes first. */
-static int gen_entry(const char *dir, const char *fname, size_t idx, gen_buf *arrays,
-                     gen_buf *rows)
-{
-    char path[4096], expect[160];
-    json_error_t je;
-    json_t *root, *v, *cfg, *aliases, *adj = NULL;
-    const char *id, *key, *as = NULL, *psrc, *csrc, *adj_why = NULL;
-    long long published, half = 0, rounded = 0, adjust = 0;
-    char *text = NULL;
+/* One file, checked: what its table row needs. */
+typedef struct gen_model {
+    json_t *root;
+    const char *id, *as, *psrc, *csrc, *adj_why;
+    const json_t *aliases;
+    long long published, half, adjust;
     bool exact;
-    size_t i, k;
-    int rc = -1;
+    char *config;           /* compact JSON text (json_dumps) */
+} gen_model;
 
-    snprintf(path, sizeof path, "%s/%s", dir, fname);
-    root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-    if (root == NULL)
-        return fail(fname, "line %d: %s", je.line, je.text);
-    if (!json_is_object(root)) {
-        fail(fname, "not a JSON object");
-        goto out;
-    }
-    json_object_foreach(root, key, v) {
+/* Members, id against the file name, aliases.  0 or -1 (reported). */
+static int check_names(const char *fname, gen_model *m)
+{
+    const char *key;
+    json_t *v;
+    char expect[160];
+    size_t i, k;
+
+    json_object_foreach(m->root, key, v) {
         for (k = 0; gen_members[k] != NULL && strcmp(gen_members[k], key) != 0; k++)
             ;
-        if (gen_members[k] == NULL) {
-            fail(fname, "unknown member \"%s\"", key);
-            goto out;
-        }
+        if (gen_members[k] == NULL)
+            return cat_fail(fname, "unknown member \"%s\"", key);
     }
-    v = json_object_get(root, "id");
-    if (!json_is_string(v) || !hub_name_ok(json_string_value(v), true)) {
-        fail(fname, "id must be a Hub id, organisation/name of [A-Za-z0-9._-], "
-             "at most %d characters", GEN_NAME_MAX);
-        goto out;
-    }
-    id = json_string_value(v);
+    v = json_object_get(m->root, "id");
+    if (!json_is_string(v) || !hub_name_ok(json_string_value(v), true))
+        return cat_fail(fname, "id must be a Hub id, organisation/name of [A-Za-z0-9._-], "
+                    "at most %d characters", GEN_NAME_MAX);
+    m->id = json_string_value(v);
     /* models/<org>__<name>.json: the file is found from the id. */
-    snprintf(expect, sizeof expect, "%.*s__%s.json", (int)strcspn(id, "/"), id,
-             strchr(id, '/') + 1);
-    if (strcmp(expect, fname) != 0) {
-        fail(fname, "id \"%s\" belongs in %s", id, expect);
-        goto out;
-    }
-    aliases = json_object_get(root, "aliases");
-    if (!json_is_array(aliases)) {
-        fail(fname, "aliases must be an array (may be empty)");
-        goto out;
-    }
-    json_array_foreach(aliases, i, v) {
-        if (!json_is_string(v) || !hub_name_ok(json_string_value(v), false)) {
-            fail(fname, "aliases[%zu] must be a Hub id or a short name of [A-Za-z0-9._-]", i);
-            goto out;
-        }
-    }
-    v = json_object_get(root, "params_published");
+    snprintf(expect, sizeof expect, "%.*s__%s.json", (int)strcspn(m->id, "/"), m->id,
+             strchr(m->id, '/') + 1);
+    if (strcmp(expect, fname) != 0)
+        return cat_fail(fname, "id \"%s\" belongs in %s", m->id, expect);
+    m->aliases = json_object_get(m->root, "aliases");
+    if (!json_is_array(m->aliases))
+        return cat_fail(fname, "aliases must be an array (may be empty)");
+    json_array_foreach(m->aliases, i, v)
+        if (!json_is_string(v) || !hub_name_ok(json_string_value(v), false))
+            return cat_fail(fname, "aliases[%zu] must be a Hub id or a short name of "
+                        "[A-Za-z0-9._-]", i);
+    return 0;
+}
+
+/* The published count, exact or as its rounded text, and any adjustment. */
+static int check_published(const char *fname, gen_model *m)
+{
+    const json_t *v = json_object_get(m->root, "params_published"), *adj, *p;
+    long long rounded = 0;
+
     if (!is_int(v) || json_integer_value(v) <= 0 ||
-        (double)json_integer_value(v) > GEN_PARAMS_MAX) {
-        fail(fname, "params_published must be an integer in [1, %g]", GEN_PARAMS_MAX);
-        goto out;
+        (double)json_integer_value(v) > GEN_PARAMS_MAX)
+        return cat_fail(fname, "params_published must be an integer in [1, %g]", GEN_PARAMS_MAX);
+    m->published = (long long)json_integer_value(v);
+    v = json_object_get(m->root, "params_exact");
+    if (!json_is_boolean(v))
+        return cat_fail(fname, "params_exact must be true or false");
+    m->exact = json_is_true(v);
+    v = json_object_get(m->root, "params_published_as");
+    if (m->exact != (v == NULL))
+        return cat_fail(fname, m->exact ? "an exact count has no params_published_as"
+                                    : "a rounded count needs params_published_as, the figure "
+                                      "as published (\"7.61B\")");
+    if (!m->exact) {
+        if (!json_is_string(v) || !parse_rounded(json_string_value(v), &rounded, &m->half))
+            return cat_fail(fname, "params_published_as must read like 7B, 72.7B or 135M");
+        m->as = json_string_value(v);
+        if (rounded != m->published)
+            return cat_fail(fname, "params_published %lld is not params_published_as \"%s\" (%lld)",
+                        m->published, m->as, rounded);
     }
-    published = (long long)json_integer_value(v);
-    v = json_object_get(root, "params_exact");
-    if (!json_is_boolean(v)) {
-        fail(fname, "params_exact must be true or false");
-        goto out;
-    }
-    exact = json_is_true(v);
-    v = json_object_get(root, "params_published_as");
-    if (exact != (v == NULL)) {
-        fail(fname, exact ? "an exact count has no params_published_as"
-                          : "a rounded count needs params_published_as, the figure as published (\"7.61B\")");
-        goto out;
-    }
-    if (!exact) {
-        if (!json_is_string(v) || !parse_rounded(json_string_value(v), &rounded, &half)) {
-            fail(fname, "params_published_as must read like 7B, 72.7B or 135M");
-            goto out;
-        }
-        as = json_string_value(v);
-        if (rounded != published) {
-            fail(fname, "params_published %lld is not params_published_as \"%s\" (%lld)",
-                 published, as, rounded);
-            goto out;
-        }
-    }
-    psrc = json_string_value(json_object_get(root, "params_source"));
-    csrc = json_string_value(json_object_get(root, "config_source"));
-    if (psrc == NULL || psrc[0] == '\0' || csrc == NULL || csrc[0] == '\0') {
-        fail(fname, "params_source and config_source must be non-empty strings");
-        goto out;
-    }
-    if ((v = json_object_get(root, "notes")) != NULL && !json_is_string(v)) {
-        fail(fname, "notes must be a string");
-        goto out;
-    }
-    if ((adj = json_object_get(root, "params_adjust")) != NULL) {
-        json_t *p = json_object_get(adj, "params");
-
-        adj_why = json_string_value(json_object_get(adj, "why"));
+    if ((adj = json_object_get(m->root, "params_adjust")) != NULL) {
+        p = json_object_get(adj, "params");
+        m->adj_why = json_string_value(json_object_get(adj, "why"));
         if (!json_is_object(adj) || json_object_size(adj) != 2 || !is_int(p) ||
-            json_integer_value(p) == 0 || adj_why == NULL || adj_why[0] == '\0') {
-            fail(fname, "params_adjust must be {\"params\": nonzero integer, \"why\": text}");
-            goto out;
-        }
-        adjust = (long long)json_integer_value(p);
+            json_integer_value(p) == 0 || m->adj_why == NULL || m->adj_why[0] == '\0')
+            return cat_fail(fname, "params_adjust must be {\"params\": nonzero integer, "
+                        "\"why\": text}");
+        m->adjust = (long long)json_integer_value(p);
     }
-    cfg = json_object_get(root, "config");
-    if (!json_is_object(cfg) || !json_is_string(json_object_get(cfg, "model_type"))) {
-        fail(fname, "config must be an object with a model_type string");
-        goto out;
-    }
-    /* Key order as in the file; %.17g keeps every real exact. */
-    text = json_dumps(cfg, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
-    if (text == NULL)
-        die_oom();
-    if (strlen(text) >= GEN_LITERAL_MAX) {
-        fail(fname, "config is %zu bytes as compact JSON; the table holds at most %d",
-             strlen(text), GEN_LITERAL_MAX - 1);
-        goto out;
-    }
+    return 0;
+}
 
-    buf_printf(arrays, "static const char *const ts_cat_aliases_%zu[] = { ", idx);
-    json_array_foreach(aliases, i, v) {
+/* Sources, notes and the config itself. */
+static int check_config(const char *fname, gen_model *m)
+{
+    const json_t *v, *cfg = json_object_get(m->root, "config");
+
+    m->psrc = json_string_value(json_object_get(m->root, "params_source"));
+    m->csrc = json_string_value(json_object_get(m->root, "config_source"));
+    if (m->psrc == NULL || m->psrc[0] == '\0' || m->csrc == NULL || m->csrc[0] == '\0')
+        return cat_fail(fname, "params_source and config_source must be non-empty strings");
+    if ((v = json_object_get(m->root, "notes")) != NULL && !json_is_string(v))
+        return cat_fail(fname, "notes must be a string");
+    if (!json_is_object(cfg) || !json_is_string(json_object_get(cfg, "model_type")))
+        return cat_fail(fname, "config must be an object with a model_type string");
+    /* Key order as in the file; %.17g keeps every real exact. */
+    m->config = json_dumps(cfg, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    if (m->config == NULL)
+        die_oom();
+    if (strlen(m->config) >= GEN_LITERAL_MAX)
+        return cat_fail(fname, "config is %zu bytes as compact JSON; the table holds at most %d",
+                    strlen(m->config), GEN_LITERAL_MAX - 1);
+    return 0;
+}
+
+/* The alias array (into arrays) and the row (into rows) of a checked file. */
+static void emit_entry(const char *fname, size_t idx, const gen_model *m, gen_buf *arrays,
+                       gen_buf *rows)
+{
+    const json_t *v;
+    char path[4096];
+    size_t i;
+
+    cat_printf(arrays, "static const char *const ts_cat_aliases_%zu[] = { ", idx);
+    json_array_foreach(m->aliases, i, v) {
         buf_cstr(arrays, json_string_value(v));
         buf_put(arrays, ", ", 2);
     }
     buf_put(arrays, "NULL };\n", 8);
 
     buf_put(rows, "    { ", 6);
-    buf_cstr(rows, id);
-    buf_printf(rows, ", ts_cat_aliases_%zu,\n      ", idx);
+    buf_cstr(rows, m->id);
+    cat_printf(rows, ", ts_cat_aliases_%zu,\n      ", idx);
     snprintf(path, sizeof path, "models/%s", fname);
     buf_cstr(rows, path);
     buf_put(rows, ",\n      ", 8);
-    buf_cstr(rows, text);
-    buf_printf(rows, ",\n      %lld.0, %lld.0, %s, ", published, half, exact ? "true" : "false");
-    if (as != NULL)
-        buf_cstr(rows, as);
+    buf_cstr(rows, m->config);
+    cat_printf(rows, ",\n      %lld.0, %lld.0, %s, ", m->published, m->half,
+               m->exact ? "true" : "false");
+    if (m->as != NULL)
+        buf_cstr(rows, m->as);
     else
         buf_put(rows, "NULL", 4);
-    buf_printf(rows, ", %lld.0, ", adjust);
-    if (adj_why != NULL)
-        buf_cstr(rows, adj_why);
+    cat_printf(rows, ", %lld.0, ", m->adjust);
+    if (m->adj_why != NULL)
+        buf_cstr(rows, m->adj_why);
     else
         buf_put(rows, "NULL", 4);
     buf_put(rows, ",\n      ", 8);
-    buf_cstr(rows, psrc);
+    buf_cstr(rows, m->psrc);
     buf_put(rows, ",\n      ", 8);
-    buf_cstr(rows, csrc);
+    buf_cstr(rows, m->csrc);
     buf_put(rows, " },\n", 4);
-    rc = 0;
-out:
-    free(text);
-    json_decref(root);
+}
+
+/* Check one file and append its alias array and table row. */
+static int gen_entry(const char *dir, const char *fname, size_t idx, gen_buf *arrays,
+                     gen_buf *rows)
+{
+    gen_model m = { 0 };
+    char path[4096];
+    json_error_t je;
+    int rc = -1;
+
+    snprintf(path, sizeof path, "%s/%s", dir, fname);
+    m.root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (m.root == NULL)
+        return cat_fail(fname, "line %d: %s", je.line, je.text);
+    if (!json_is_object(m.root))
+        cat_fail(fname, "not a JSON object");
+    else if (check_names(fname, &m) == 0 && check_published(fname, &m) == 0 &&
+             check_config(fname, &m) == 0) {
+        emit_entry(fname, idx, &m, arrays, rows);
+        rc = 0;
+    }
+    free(m.config);
+    json_decref(m.root);
     return rc;
 }
 
@@ -438,13 +451,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "ts_gen_catalogue: no .json files in %s\n", argv[1]);
         return 1;
     }
-    buf_printf(&out, "/* Generated by tools/ts_gen_catalogue.c from the %zu files in models/:\n"
+    cat_printf(&out, "/* Generated by tools/ts_gen_catalogue.c from the %zu files in models/:\n"
                      " * do not edit; add or change a file in models/. */\n", n);
-    buf_printf(&out, "#include \"ts_catalogue.h\"\n\n");
+    cat_printf(&out, "#include \"ts_catalogue.h\"\n\n");
     buf_put(&out, arrays.p, arrays.n);
-    buf_printf(&out, "\nconst ts_catalogue_entry ts_catalogue_table[] = {\n");
+    cat_printf(&out, "\nconst ts_catalogue_entry ts_catalogue_table[] = {\n");
     buf_put(&out, rows.p, rows.n);
-    buf_printf(&out, "};\n\nconst size_t ts_catalogue_table_n = %zu;\n", n);
+    cat_printf(&out, "};\n\nconst size_t ts_catalogue_table_n = %zu;\n", n);
     for (i = 0; i < n; i++)
         free(names[i]);
     free(names);

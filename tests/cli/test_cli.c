@@ -685,6 +685,30 @@ START_TEST(server_problem_exits_2)
 }
 END_TEST
 
+/* Issue 24's done-when: a Hugging Face Hub id from the catalogue and a
+ * GPU as people type it; an unknown Hub id is exit 2 with the closest. */
+START_TEST(estimate_hub_id)
+{
+    const char *args[] = {"--url", server_url, "estimate", "--model", "Qwen/Qwen2.5-72B",
+                          "--gpu", "H100", "--gpus", "64", NULL};
+    const char *typo[] = {"--url", server_url, "estimate", "--model", "Qwen/Qwen2.5-72B-Instrcut",
+                          "--gpu", "H100", "--gpus", "64", NULL};
+    run_result r = run_cli(args);
+
+    /* An answer: 72.7B with ZeRO-1 (the default) does not fit 80 GB, the
+     * verdict "no" is exit 1 (--help); a 4xx would be 2. */
+    ck_assert_msg(r.code == 1, "exit %d, stderr: %s", r.code, r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "Qwen/Qwen2.5-72B on 64 x h100-sxm"));
+    /* 72,706,203,648 (models/Qwen__Qwen2.5-72B.json) */
+    ck_assert_ptr_nonnull(strstr(r.out, "72.7B params"));
+    result_free(&r);
+    r = run_cli(typo);
+    ck_assert_msg(r.code == 2, "exit %d, stderr: %s", r.code, r.err);
+    ck_assert_ptr_nonnull(strstr(r.err, "did you mean \"Qwen/Qwen2.5-72B\""));
+    result_free(&r);
+}
+END_TEST
+
 /* Bad usage: exit 2 (the input is wrong, like a 4xx), usage text on
  * stderr, nothing sent. */
 START_TEST(usage_errors_exit_2)
@@ -802,6 +826,7 @@ static Suite *cli_suite(void)
     tcase_add_test(tc, health_live_and_closed);
     tcase_add_test(tc, unreachable_exits_3);
     tcase_add_test(tc, server_problem_exits_2);
+    tcase_add_test(tc, estimate_hub_id);
     tcase_add_test(tc, usage_errors_exit_2);
     tcase_add_test(tc, help_exits_0);
     tcase_add_test(tc, presets_and_gpus);

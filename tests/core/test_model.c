@@ -186,6 +186,28 @@ static const shape_case detailed[] = {
         .shared_experts = 1, .dense_layers = 3, .router_bias = true, .q_lora_rank = 1536,
         .kv_lora_rank = 512, .qk_nope_dim = 128, .qk_rope_dim = 64, .v_head_dim = 128 },
       671e9, 671026419200.0, 37e9, 37552297472.0 },
+    /* BLOOM-560M: biases everywhere, LayerNorm pairs, a LayerNorm after
+     * the embedding, MLP 4 h, tied.  Per layer: attention 4 h^2 + 4 h =
+     * 4198400, MLP 8 h^2 + 5 h = 8393728, norms 4 h = 4096: 12596224;
+     * x 24 = 302309376; + V h 256901120 + embedding norm 2048 + final
+     * norm 2048 = 559214592 (keras-hub bloom_560m_multi: 559,214,592). */
+    { "bloom-560m",
+      { .layers = 24, .hidden = 1024, .heads = 16, .vocab = 250880, .tied_embeddings = true,
+        .qkv_bias = true, .out_bias = true, .mlp_bias = true, .norm_bias = true,
+        .embed_norm = true },
+      559e6, 559214592.0, 0, 559214592.0 },
+    /* Qwen1.5-MoE-A2.7B: q/k/v biases; 60 experts of 1408 (3 h 1408 =
+     * 8650752), top 4; the shared expert of 5632 = 4 of them; router
+     * 2048 x 60 and the shared gate 2048.  Per layer: attention 4 h^2 +
+     * 3 h = 16783360, MoE 64 x 8650752 + 122880 + 2048 = 553773056, norms
+     * 4096: 570560512; x 24 + 2 V h 622329856 + 2048 = 14315784192
+     * (keras-hub qwen1.5_moe_2.7b_en: 14,315,784,192).  Active: minus 56 x
+     * 8650752 x 24 = 2689173504 (the name's "A2.7B"). */
+    { "qwen1.5-moe-a2.7b",
+      { .layers = 24, .hidden = 2048, .heads = 16, .kv_heads = 16, .ffn = 5632,
+        .vocab = 151936, .experts = 60, .top_k = 4, .gated = true, .qkv_bias = true,
+        .moe_ffn = 1408, .shared_experts = 4, .shared_expert_gate = true },
+      14.3e9, 14315784192.0, 2.7e9, 2689173504.0 },
 };
 
 START_TEST(test_detailed_shapes)
@@ -206,7 +228,7 @@ START_TEST(test_detailed_shapes)
     Ld = (double)p.dense_layers;
     REL_CLOSE(L * (p.per_layer_attn + p.per_layer_norm) + (L - Ld) * p.per_layer_mlp +
                   Ld * p.dense_layer_mlp + (m->norm_bias ? 2.0 : 1.0) * (double)m->hidden +
-                  p.embedding + p.output_head,
+                  p.embedding + p.embed_norm + p.output_head,
               p.total, EXACT);
     REL_CLOSE(p.dense + p.expert, p.total, EXACT);
 }
@@ -259,6 +281,9 @@ static const bad_case bad[] = {
     { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .moe_ffn = 32 }, TS_EINCOMPAT, "moe_ffn" },
     { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .shared_experts = 1 }, TS_EINCOMPAT, "shared_experts" },
     { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .router_bias = true }, TS_EINCOMPAT, "router_bias" },
+    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .shared_expert_gate = true }, TS_EINCOMPAT, "shared_expert_gate" },
+    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .experts = 4, .shared_expert_gate = true }, TS_EINCOMPAT, "shared_expert_gate" },
+    { { .params = 1e9, .embed_norm = true }, TS_EINVAL, "embed_norm" },
     { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .experts = 4, .dense_layers = 3 }, TS_EINCOMPAT, "dense_layers" },
     { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .q_lora_rank = 8 }, TS_EINCOMPAT, "q_lora_rank" },
     { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .kv_lora_rank = 8 }, TS_EINCOMPAT, "qk_nope_dim" },

@@ -361,6 +361,72 @@ START_TEST(test_tp_across_nodes_nic_striping)
 }
 END_TEST
 
+/* A tiny model whose kernels are far shorter than their launches. */
+static void tiny_run(ts_run *r, int64_t gpus)
+{
+    ts_run_defaults(r);
+    r->model.layers = 32;
+    r->model.hidden = 64;
+    r->model.heads = 1;
+    r->model.vocab = 8;
+    r->seq = 16;
+    r->micro_batch = 1;
+    r->gpus = gpus;
+    r->dp = 0;
+    r->global_batch = gpus;
+    r->attention = TS_ATTN_FLASH;
+    r->dropout = false;
+    r->recompute = TS_RECOMPUTE_NONE;
+}
+
+START_TEST(test_launch_floor)
+{
+    ts_run r;
+    ts_step s;
+    ts_error e;
+
+    /* 16 tokens of h 64: every GEMM and elementwise kernel lasts
+     * nanoseconds, so each layer runs at the host's launch rate, 5 us a
+     * kernel: forward 4 GEMMs + 1 fused attention + 2 norms + 2 residual
+     * adds + activation + rotary = 11, backward 8 + 1 + 6 = 15; 32 layers
+     * x 26 x 5 us = 4.16 ms.  The output layer (vocab 8) adds
+     * nanoseconds, hence 1e-3. */
+    tiny_run(&r, 1);
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
+    REL_CLOSE(s.compute, 32.0 * 26.0 * 5e-6, 1e-3);
+}
+END_TEST
+
+START_TEST(test_fsdp_per_layer_latency)
+{
+    ts_run r;
+    ts_step s;
+    ts_error e;
+    double lam = 255.0 * 8e-6, f = 55e-6, b = 75e-6;
+
+    /* FSDP FULL_SHARD over 256 GPUs (32 nodes), one micro-batch: each of
+     * the 32 layers gathers its ~100 kB of weights before forward and
+     * backward and reduce-scatters its grads, 96 ring collectives of
+     * lam = 255 hops x 8 us (bandwidth term ~1 us: within 1e-2).  Of the
+     * forward's 32 gathers 31 run under a layer's 55 us forward, the first
+     * is exposed; of the backward's 32 (gather + reduce-scatter) pairs 31
+     * run under a 75 us backward, one is exposed:
+     *   exposed = 31 (lam - f) + lam + 31 (2 lam - b) + 2 lam
+     *           = 96 lam - 31 (f + b),  hidden = 31 (f + b) at kappa 0.189.
+     * The latency counted once per step, as before, gave ~2 ms. */
+    tiny_run(&r, 256);
+    r.framework = TS_FW_FSDP;
+    r.zero = 3;
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
+    REL_CLOSE(s.dp_comm, 96.0 * lam - 31.0 * (1.0 - 0.189) * (f + b), 1e-2);
+    /* SHARD_GRAD_OP: one gather and one reduce-scatter per layer:
+     *   exposed = 31 (lam - f) + lam + 31 (lam - b) + lam = 64 lam - 31 (f + b). */
+    r.zero = 2;
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
+    REL_CLOSE(s.dp_comm, 64.0 * lam - 31.0 * (1.0 - 0.189) * (f + b), 1e-2);
+}
+END_TEST
+
 /* The toolkit must run on the GPU (CUDA release notes). */
 START_TEST(test_cuda_compat)
 {
@@ -639,6 +705,8 @@ static Suite *step_suite(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_sustained_matmul);
     tcase_add_test(tc, test_tp_across_nodes_nic_striping);
+    tcase_add_test(tc, test_launch_floor);
+    tcase_add_test(tc, test_fsdp_per_layer_latency);
     tcase_add_test(tc, test_cuda_compat);
     tcase_add_test(tc, test_triton_attention);
     tcase_add_test(tc, test_search_70b_1024);

@@ -10,299 +10,21 @@
  * Prints "e2e: N passed, M failed" and exits non-zero on any failure.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync, chmodSync, readdirSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, chmodSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { join } from 'node:path';
 import { fmtBytes, readable } from '../../web/format.js';
 import { parseField, FIELD_BY_NAME } from '../../web/form.js';
+import {
+    ARTIFACTS, DEFAULT_BODY, DESKTOP, DESKTOP_H, LLAMA3_8B_HF, PHONE, STEP_TIMEOUT_MS, api, apiStatus,
+    assertMatchesApi, auditStateCheck, bodyText, check, consoleProblems, env, log, newContext, noJunk, overlaps,
+    setField, text, waitForBody, watch, axeSummary, runSuite,
+} from './lib.mjs';
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-const ROOT = resolve(HERE, '..', '..');
-const ARTIFACTS = join(HERE, 'artifacts');
-const SERVER = process.argv[2] || process.env.TRAINSIZE_SERVER;
-const STEP_TIMEOUT_MS = 10000;
-const RUN_TIMEOUT_MS = 110000;
-const AXE_SRC = readFileSync(join(HERE, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
-const DESKTOP = { width: 1366, height: 900 };
-const PHONE = { width: 390, height: 844 };
-const DESKTOP_H = DESKTOP.height;
-
-/* What the page sends on a first visit: only the fields it sets, numbers
- * as JSON numbers (web/form.js DEFAULT_STATE; see the task: llama3-8b on
- * 8x h100-sxm, ZeRO 1). */
-const DEFAULT_BODY = { model: 'llama3-8b', gpus: 8, zero: 1, recompute: 'full', gpu: 'h100-sxm' };
-
-const results = { passed: 0, failed: 0 };
-const consoleProblems = [];
-/* A 400 answer makes Chromium log "Failed to load resource ... 400"; that
- * is expected only while a check deliberately enters bad input. */
-let expectBadRequests = false;
-
-function log(...a) {
-    process.stdout.write(a.join(' ') + '\n');
-}
-
-async function check(name, fn) {
-    const t0 = Date.now();
-    try {
-        await fn();
-        results.passed++;
-        log(`ok   ${name} (${Date.now() - t0} ms)`);
-    } catch (e) {
-        results.failed++;
-        log(`FAIL ${name}: ${e && e.stack ? e.stack : e}`);
-    }
-}
-
-/* ------------------------------------------------------------------ */
-/* the server                                                           */
-/* ------------------------------------------------------------------ */
-
-function startServer() {
-    const args = ['--port', '0', '--bind', '127.0.0.1', '--web-root', join(ROOT, 'web')];
-    const openapi = join(ROOT, 'api', 'openapi.json');
-    if (existsSync(openapi)) args.push('--openapi', openapi);
-    const child = spawn(SERVER, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    return new Promise((res, rej) => {
-        const timer = setTimeout(() => rej(new Error(`server did not print its address in 10 s; output:\n${out}`)), 10000);
-        const onData = (d) => {
-            out += d.toString();
-            const m = out.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
-            if (m) {
-                clearTimeout(timer);
-                res({ child, base: m[1] });
-            }
-        };
-        child.stdout.on('data', onData);
-        child.stderr.on('data', onData);
-        child.on('error', (e) => {
-            clearTimeout(timer);
-            rej(e);
-        });
-        child.on('exit', (code) => {
-            clearTimeout(timer);
-            rej(new Error(`server exited (${code}) before listening; output:\n${out}`));
-        });
-    });
-}
-
-async function api(base, path, body) {
-    const r = await fetch(base + path, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify(body),
-    });
-    return { status: r.status, data: await r.json() };
-}
-
-/* ------------------------------------------------------------------ */
-/* page helpers                                                         */
-/* ------------------------------------------------------------------ */
-
-function watch(page, label) {
-    page.on('console', (msg) => {
-        if (msg.type() !== 'error' && msg.type() !== 'warning') return;
-        const text = msg.text();
-        if (expectBadRequests && /status of 40[04]/.test(text)) return;
-        if (msg.type() === 'error') consoleProblems.push(`${label} console: ${text}`);
-    });
-    page.on('pageerror', (e) => consoleProblems.push(`${label} pageerror: ${e.message}`));
-}
-
-/* Wait until the results reflect exactly this request body. */
-async function waitForBody(page, body, status) {
-    /* key order does not matter, values and the key set do */
-    const want = JSON.stringify(Object.entries(body).sort());
-    await page.waitForFunction(([w, s]) => {
-        const r = document.getElementById('results');
-        if (!r || !r.dataset.request || r.hasAttribute('aria-busy')) return false;
-        const got = JSON.stringify(Object.entries(JSON.parse(r.dataset.request)).sort());
-        return got === w && (s ? r.dataset.status === s : r.dataset.status !== 'loading');
-    }, [want, status], { timeout: STEP_TIMEOUT_MS }).catch(async (e) => {
-        const got = await page.evaluate(() => {
-            const r = document.getElementById('results');
-            return r ? `${r.dataset.status} ${r.dataset.request}` : 'no #results';
-        });
-        throw new Error(`results never showed ${JSON.stringify(body)} (${status}); page has ${got}: ${e.message}`);
-    });
-}
-
-async function text(page, sel) {
-    return (await page.locator(sel).first().textContent()).trim();
-}
-
-async function bodyText(page) {
-    return page.evaluate(() => document.body.innerText);
-}
-
-function noJunk(s, where) {
-    for (const bad of ['NaN', 'undefined', 'Infinity', '[object Object]']) {
-        assert.ok(!s.includes(bad), `${where} shows "${bad}"`);
-    }
-}
-
-/* Every text the answer carries for people: terms' "human", the objects'
- * "human" maps, "*_human" members (api/ts_terms.c, docs/terms.md). */
-function answerTexts(a) {
-    const out = new Set();
-    const walk = (o) => {
-        if (Array.isArray(o)) return o.forEach(walk);
-        if (!o || typeof o !== 'object') return;
-        for (const [k, v] of Object.entries(o)) {
-            if (typeof v === 'string' && (k === 'human' || k.endsWith('_human'))) out.add(v);
-            else if (k === 'human' && v && typeof v === 'object') Object.values(v).forEach((t) => out.add(t));
-            else walk(v);
-        }
-    };
-    walk(a);
-    return out;
-}
-
-/* Every figure on the page (and every stage and tier cell) shows one of
- * the answer's own texts: parts of a composite ("16 B = 2 B + ...") each
- * one, a warning mark or a "per node" after it, or the dash of a missing
- * figure; nothing the page formatted itself. */
-async function assertOnlyApiTexts(page, plan) {
-    const texts = answerTexts(plan);
-    const shown = await page.evaluate(() => [
-        ...[...document.querySelectorAll('.figs .v')].map((v) => [v.id, v.textContent.trim()]),
-        ...[...document.querySelectorAll('#stages tbody td:not(:nth-child(2)):not(:last-child), #tiers tbody tr[data-tier] td')]
-            .map((td) => [td.closest('tr').dataset.stage !== undefined ? 'stage' : 'tier', td.textContent.trim()]),
-    ]);
-    assert.ok(shown.length > 40, `${shown.length} figures on the page`);
-    for (const [id, t] of shown) {
-        if (t.startsWith('—')) continue;
-        const bare = t.replace(/ ⚠.*$/, '').replace(/ per node$/, '');
-        for (const part of bare.split(/ = | \+ /)) {
-            assert.ok(texts.has(part), `${id} shows "${part}" (of "${t}"), which is none of the answer's texts`);
-        }
-    }
-}
-
-/* Compare the page with the API's answer for the same body. */
-async function assertMatchesApi(page, plan) {
-    const m = plan.memory, c = plan.compute, k = plan.checkpoint;
-    assert.equal(await text(page, '#mem-total'), m.total.human, 'per-GPU total');
-    for (const t of ['weights', 'grads', 'master', 'optimizer', 'activations', 'buffers', 'overhead'].filter((k) => m[k])) {
-        assert.equal(await text(page, `#mem-${t}`), m[t].human, `memory term ${t}`);
-    }
-    assert.equal(await text(page, '#mem-headroom'), m.human.headroom_bytes, 'headroom');
-    assert.equal(await text(page, '#mem-hbm'), m.human.hbm_bytes, 'HBM');
-    assert.equal(await text(page, '#cmp-gpu-hours'), c.gpu_hours.human, 'GPU-hours');
-    assert.equal(await text(page, '#cmp-flops'), c.model_flops.human, 'model FLOPs');
-    assert.equal(await text(page, '#cmp-days'), c.wall_seconds.human, 'wall-clock');
-    assert.equal(await text(page, '#cmp-tps'), c.human.tokens_per_second, 'tokens/s');
-    assert.equal(await text(page, '#cmp-mfu'), c.human.mfu, 'MFU');
-    assert.equal(await text(page, '#cmp-hfu'), c.human.hfu, 'HFU');
-    assert.equal(await text(page, '#ck-full'), k.full_bytes.human, 'full checkpoint');
-    assert.equal(await text(page, '#ck-weights'), k.weights_bytes.human, 'weights-only checkpoint');
-    assert.equal(await text(page, '#ck-shard'), k.shard_bytes_per_gpu.human, 'per-GPU shard');
-    assert.equal(await text(page, '#ck-young'), k.young_interval_s.human, 'Young interval');
-    assert.equal(await text(page, '#ck-daly'), k.daly_interval_s.human, 'Daly interval');
-    assert.equal(await text(page, '#ck-waste'), k.waste_fraction.human, 'waste fraction');
-    const rows = page.locator('#tiers tbody tr[data-tier]');
-    assert.equal(await rows.count(), k.tiers.length, 'one row per checkpoint tier');
-    for (let i = 0; i < k.tiers.length; i++) {
-        const cells = await rows.nth(i).locator('th,td').allTextContents();
-        const t = k.tiers[i];
-        assert.equal(cells[0], t.name, 'tier name');
-        assert.equal(cells[2], t.human.write_s, `${t.name} write time`);
-        assert.ok(cells[6].startsWith(t.human.storage_bytes), `${t.name} storage`);
-    }
-    const verdict = await text(page, '#verdict');
-    assert.ok(m.fits ? /^(✓ FITS|⚠ TIGHT)$/.test(verdict) : verdict === '✗ DOES NOT FIT', `fit verdict ${verdict}`);
-    assert.equal(await text(page, '#params-total'), `${plan.params.human.total} parameters`, 'model parameter count');
-    assert.ok((await text(page, '#verdict-model')).includes(`${plan.params.human.total} parameters`), 'count in the verdict');
-    assert.equal(await text(page, '#cmp-gpu-years'), c.human.gpu_years, 'GPU-years');
-    const dps = new Set(plan.sweep.map((p) => p.dp));
-    assert.equal(await page.locator('#sweep g[data-dp]').count(), dps.size, 'one sweep bar per dp');
-    assert.equal(await page.locator('#mem-bar line[data-hbm]').count(), 1, 'HBM line on the bar');
-    await assertOnlyApiTexts(page, plan);
-    noJunk(await bodyText(page), 'page');
-}
-
-/* Set one control; text fields are typed like a user would. */
-async function setField(page, name, value) {
-    const sel = `#f-${name}`;
-    const tag = await page.locator(sel).evaluate((n) => n.tagName);
-    if (tag === 'SELECT') {
-        await page.selectOption(sel, value);
-    } else {
-        await page.fill(sel, value);
-    }
-}
-
-/* ------------------------------------------------------------------ */
-/* axe, screenshots, both widths                                        */
-/* ------------------------------------------------------------------ */
-
-const axeSummary = [];
-
-/* axe-core in this state at both widths, and a screenshot of each. */
-async function auditState(page, state) {
-    for (const [vp, tag] of [[DESKTOP, 'desktop'], [PHONE, 'phone']]) {
-        await page.setViewportSize(vp);
-        await page.waitForTimeout(220); /* charts redraw 150 ms after a resize */
-        const has = await page.evaluate(() => typeof window.axe === 'object');
-        if (!has) await page.evaluate(AXE_SRC);
-        const res = await page.evaluate(async () => {
-            const r = await window.axe.run(document, { resultTypes: ['violations'] });
-            return r.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).slice(0, 4).join(', ')})`);
-        });
-        axeSummary.push(`${state}@${tag}: ${res.length}`);
-        await page.screenshot({ path: join(ARTIFACTS, `${state}-${tag}.png`) });
-        assert.deepEqual(res, [], `axe violations in "${state}" at ${vp.width}x${vp.height}`);
-    }
-    await page.setViewportSize(DESKTOP);
-    await page.waitForTimeout(200);
-}
-
-async function apiStatus(base, path, body) {
-    const r = await fetch(base + path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-    let data = null;
-    try { data = await r.json(); } catch { data = null; }
-    return { status: r.status, data };
-}
-
-function overlaps(a, b) {
-    return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
-}
-
-/* Llama 3 8B's released config.json (facts from meta-llama/Meta-Llama-3-8B). */
-const LLAMA3_8B_HF = {
-    architectures: ['LlamaForCausalLM'], model_type: 'llama', hidden_size: 4096, intermediate_size: 14336,
-    num_attention_heads: 32, num_hidden_layers: 32, num_key_value_heads: 8, vocab_size: 128256,
-    max_position_embeddings: 8192, rms_norm_eps: 1e-5, rope_theta: 500000.0, tie_word_embeddings: false,
-    hidden_act: 'silu', torch_dtype: 'bfloat16',
-};
-
-/* ------------------------------------------------------------------ */
-/* the run                                                              */
-/* ------------------------------------------------------------------ */
-
-async function main() {
-    if (!SERVER) throw new Error('usage: node e2e.mjs <path to trainsize-server> (or set TRAINSIZE_SERVER)');
-    if (!existsSync(SERVER)) throw new Error(`no server binary at ${SERVER}`);
-    mkdirSync(ARTIFACTS, { recursive: true });
-
-    const { child, base } = await startServer();
-    log(`server at ${base}`);
-    const browser = await chromium.launch({
-        executablePath: '/usr/bin/chromium',
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-            '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    try {
-        const ctx = await browser.newContext({ viewport: DESKTOP, acceptDownloads: true });
-        /* count CSP violations from the first byte on */
-        await ctx.addInitScript(() => {
-            window.__csp = [];
-            document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
-        });
+async function main({ child, base, browser }) {
+    {
+        const ctx = await newContext(browser);
         const page = await ctx.newPage();
         watch(page, 'desktop');
         const apiSeen = [];
@@ -471,7 +193,7 @@ async function main() {
         });
 
         await check('5: a half-typed value keeps the last good answer; the error sits at the field', async () => {
-            expectBadRequests = true;
+            env.expectBadRequests = true;
             const before = await text(page, '#mem-total');
             const docTop = () => page.evaluate(() => document.getElementById('mem-bar').getBoundingClientRect().top + window.scrollY);
             const top = await docTop();
@@ -481,7 +203,9 @@ async function main() {
             assert.ok(await page.locator('.field[data-field="seq"] #err-seq').isVisible());
             assert.match(await text(page, '#err-seq'), /not a number/);
             assert.equal(await text(page, '#mem-total'), before, 'numbers stay');
-            assert.equal(await text(page, '#verdict'), '✓ FITS');
+            /* issue 27, item 2: no green verdict over inputs that do not parse */
+            assert.equal(await text(page, '#verdict'), '⚠ CHECK INPUT');
+            assert.equal(await page.locator('#verdict-bar').getAttribute('data-state'), 'invalid');
             assert.ok(await page.locator('#stale-note').isVisible());
             assert.match(await text(page, '#stale-note'), /last good estimate.*Sequence length/);
             assert.equal(await docTop(), top, 'results did not move');
@@ -511,7 +235,7 @@ async function main() {
             await setField(page, 'tp', '');
             await setField(page, 'gpus', '8');
             await waitForBody(page, DEFAULT_BODY, 'ready');
-            expectBadRequests = false;
+            env.expectBadRequests = false;
             assert.equal(await page.locator('[aria-invalid="true"]').count(), 0);
             assert.ok(!(await page.locator('#stale-note').isVisible()));
             assert.ok(!(await page.locator('#summary').isVisible()));
@@ -566,7 +290,7 @@ async function main() {
             const evil = `x'$(touch PWNED1)'"$(touch PWNED2)"\`touch PWNED3\`;touch PWNED4\n touch PWNED5 \\'`;
             const p = await ctx.newPage();
             watch(p, 'crafted');
-            expectBadRequests = true;
+            env.expectBadRequests = true;
             await p.goto(`${base}/?model=${encodeURIComponent(evil)}&gpu=${encodeURIComponent("h'; touch PWNED6; '")}`);
             await p.waitForFunction(() => document.getElementById('results').dataset.request);
             const cmd = await p.locator('#curl').textContent();
@@ -600,7 +324,7 @@ async function main() {
                 rmSync(dir, { recursive: true, force: true });
             }
             await p.close();
-            expectBadRequests = false;
+            env.expectBadRequests = false;
         });
 
         await check('9: no inline script or style; CSP meta; no violations', async () => {
@@ -704,13 +428,13 @@ async function main() {
 
         await check('7: layout search table, sortable, "use this layout"', async () => {
             const probe = await apiStatus(base, '/v1/search', { model: 'llama3-70b', gpu: 'h100-sxm', gpus: 64 });
-            expectBadRequests = probe.status !== 200;
+            env.expectBadRequests = probe.status !== 200;
             await page.click('#search-go');
             await page.waitForSelector('#search-panel[data-status]', { timeout: STEP_TIMEOUT_MS });
             if (probe.status === 404) {
                 assert.match(await text(page, '#search-status'), /no layout search/);
                 log('     note: this server has no /v1/search yet');
-                expectBadRequests = false;
+                env.expectBadRequests = false;
                 return;
             }
             assert.equal(await page.locator('#search-panel').getAttribute('data-status'), 'ready', await text(page, '#search-status'));
@@ -741,7 +465,7 @@ async function main() {
                 assert.ok(firstRow.includes(cheap.data.results[0].step_time_human), firstRow);
             }
             await page.selectOption('#search-objective', 'time');
-            expectBadRequests = false;
+            env.expectBadRequests = false;
         });
         await check('terms: labels, formulas and search cells are the terms table\'s and the answer\'s', async () => {
             /* the search table: every text cell is the API's text for that result */
@@ -874,13 +598,13 @@ async function main() {
             await page.click('#import summary');
             await page.selectOption('#import-kind', 'hf_config');
             await page.fill('#import-text', JSON.stringify(LLAMA3_8B_HF));
-            expectBadRequests = probe.status !== 200;
+            env.expectBadRequests = probe.status !== 200;
             await page.click('#import-go');
             await page.waitForFunction(() => { const s = document.getElementById('import-status').dataset.status; return s && s !== 'loading'; }, null, { timeout: STEP_TIMEOUT_MS });
             if (probe.status === 404) {
                 assert.match(await text(page, '#import-status'), /cannot import/);
                 log('     note: this server has no /v1/import yet');
-                expectBadRequests = false;
+                env.expectBadRequests = false;
                 return;
             }
             assert.equal(probe.status, 200, JSON.stringify(probe.data));
@@ -913,13 +637,13 @@ async function main() {
             assert.equal(await page.locator('#f-zero option:checked').textContent(), 'default (3)');
             await assertMatchesApi(page, r.data);
             /* a malformed import: the API's pointer into the document */
-            expectBadRequests = true;
+            env.expectBadRequests = true;
             await page.selectOption('#import-kind', 'hf_config');
             await page.fill('#import-text', JSON.stringify({ ...LLAMA3_8B_HF, num_hidden_layers: -4 }));
             await page.click('#import-go');
             await page.waitForSelector('#import-status[data-status="error"]', { timeout: STEP_TIMEOUT_MS });
             assert.match(await text(page, '#import-status'), /\/hf_config\/num_hidden_layers/);
-            expectBadRequests = false;
+            env.expectBadRequests = false;
         });
         await auditStateCheck(page, 'import');
 
@@ -1062,29 +786,7 @@ async function main() {
             assert.equal(await text(page, '#mem-total'), before);
         });
         await ctx.close();
-    } finally {
-        await browser.close();
-        child.kill('SIGTERM');
     }
 }
 
-async function auditStateCheck(page, state) {
-    await check(`axe-core: 0 violations in "${state}" at 1366x900 and 390x844 (screenshots saved)`, () => auditState(page, state));
-}
-
-const guard = setTimeout(() => {
-    log(`e2e: run exceeded ${RUN_TIMEOUT_MS / 1000} s`);
-    log(`e2e: ${results.passed} passed, ${results.failed + 1} failed`);
-    process.exit(1);
-}, RUN_TIMEOUT_MS);
-
-main().then(() => {
-    clearTimeout(guard);
-    log(`e2e: ${results.passed} passed, ${results.failed} failed`);
-    process.exit(results.failed === 0 ? 0 : 1);
-}, (e) => {
-    clearTimeout(guard);
-    log(`FAIL setup: ${e && e.stack ? e.stack : e}`);
-    log(`e2e: ${results.passed} passed, ${results.failed + 1} failed`);
-    process.exit(1);
-});
+runSuite('e2e', main);

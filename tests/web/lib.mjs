@@ -1,0 +1,346 @@
+/*
+ * lib.mjs - what the dashboard's end-to-end suites share: the server
+ * (started on 127.0.0.1, port 0, web/ as its web root), headless Debian
+ * Chromium, page helpers and the checks that compare the page with the
+ * API's answer for the same body.  Each suite file (e2e*.mjs) calls
+ * runSuite(name, fn).
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const HERE = dirname(fileURLToPath(import.meta.url));
+export const ROOT = resolve(HERE, '..', '..');
+export const ARTIFACTS = join(HERE, 'artifacts');
+export const SERVER = process.argv[2] || process.env.TRAINSIZE_SERVER;
+export const STEP_TIMEOUT_MS = 10000;
+/* each suite file; a loaded 2-core machine needs the margin */
+export const RUN_TIMEOUT_MS = Number(process.env.TRAINSIZE_E2E_TIMEOUT_S || 230) * 1000;
+export const AXE_SRC = readFileSync(join(HERE, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+export const DESKTOP = { width: 1366, height: 900 };
+export const PHONE = { width: 390, height: 844 };
+export const DESKTOP_H = DESKTOP.height;
+
+/* What the page sends on a first visit: only the fields it sets, numbers
+ * as JSON numbers (web/form.js DEFAULT_STATE; see the task: llama3-8b on
+ * 8x h100-sxm, ZeRO 1). */
+export const DEFAULT_BODY = { model: 'llama3-8b', gpus: 8, zero: 1, recompute: 'full', gpu: 'h100-sxm' };
+
+export const results = { passed: 0, failed: 0 };
+export const consoleProblems = [];
+/* A 400 answer makes Chromium log "Failed to load resource ... 400"; that
+ * is expected only while a check deliberately enters bad input. */
+export const env = { expectBadRequests: false };
+
+export function log(...a) {
+    process.stdout.write(a.join(' ') + '\n');
+}
+
+export async function check(name, fn) {
+    env.current = name;
+    const t0 = Date.now();
+    try {
+        await fn();
+        results.passed++;
+        log(`ok   ${name} (${Date.now() - t0} ms)`);
+    } catch (e) {
+        results.failed++;
+        log(`FAIL ${name}: ${e && e.stack ? e.stack : e}`);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* the server                                                           */
+/* ------------------------------------------------------------------ */
+
+export function startServer() {
+    const args = ['--port', '0', '--bind', '127.0.0.1', '--web-root', join(ROOT, 'web')];
+    const openapi = join(ROOT, 'api', 'openapi.json');
+    if (existsSync(openapi)) args.push('--openapi', openapi);
+    const child = spawn(SERVER, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    return new Promise((res, rej) => {
+        const timer = setTimeout(() => rej(new Error(`server did not print its address in 10 s; output:\n${out}`)), 10000);
+        const onData = (d) => {
+            out += d.toString();
+            const m = out.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+            if (m) {
+                clearTimeout(timer);
+                res({ child, base: m[1] });
+            }
+        };
+        child.stdout.on('data', onData);
+        child.stderr.on('data', onData);
+        child.on('error', (e) => {
+            clearTimeout(timer);
+            rej(e);
+        });
+        child.on('exit', (code) => {
+            clearTimeout(timer);
+            rej(new Error(`server exited (${code}) before listening; output:\n${out}`));
+        });
+    });
+}
+
+export async function api(base, path, body) {
+    const r = await fetch(base + path, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+    });
+    return { status: r.status, data: await r.json() };
+}
+
+/* ------------------------------------------------------------------ */
+/* page helpers                                                         */
+/* ------------------------------------------------------------------ */
+
+export function watch(page, label) {
+    page.on('console', (msg) => {
+        if (msg.type() !== 'error' && msg.type() !== 'warning') return;
+        const text = msg.text();
+        if (env.expectBadRequests && /status of 40[04]/.test(text)) return;
+        if (msg.type() === 'error') consoleProblems.push(`${label} console: ${text} (${msg.location().url || 'no url'}; during: ${env.current || '?'})`);
+    });
+    page.on('pageerror', (e) => consoleProblems.push(`${label} pageerror: ${e.message}`));
+}
+
+/* Wait until the results reflect exactly this request body. */
+export async function waitForBody(page, body, status) {
+    /* key order does not matter, values and the key set do */
+    const want = JSON.stringify(Object.entries(body).sort());
+    await page.waitForFunction(([w, s]) => {
+        const r = document.getElementById('results');
+        if (!r || !r.dataset.request || r.hasAttribute('aria-busy')) return false;
+        const got = JSON.stringify(Object.entries(JSON.parse(r.dataset.request)).sort());
+        return got === w && (s ? r.dataset.status === s : r.dataset.status !== 'loading');
+    }, [want, status], { timeout: STEP_TIMEOUT_MS }).catch(async (e) => {
+        const got = await page.evaluate(() => {
+            const r = document.getElementById('results');
+            return r ? `${r.dataset.status} ${r.dataset.request}` : 'no #results';
+        });
+        throw new Error(`results never showed ${JSON.stringify(body)} (${status}); page has ${got}: ${e.message}`);
+    });
+}
+
+export async function text(page, sel) {
+    return (await page.locator(sel).first().textContent()).trim();
+}
+
+export async function bodyText(page) {
+    return page.evaluate(() => document.body.innerText);
+}
+
+export function noJunk(s, where) {
+    for (const bad of ['NaN', 'undefined', 'Infinity', '[object Object]']) {
+        assert.ok(!s.includes(bad), `${where} shows "${bad}"`);
+    }
+}
+
+/* Every text the answer carries for people: terms' "human", the objects'
+ * "human" maps, "*_human" members (api/ts_terms.c, docs/terms.md). */
+export function answerTexts(a) {
+    const out = new Set();
+    const walk = (o) => {
+        if (Array.isArray(o)) return o.forEach(walk);
+        if (!o || typeof o !== 'object') return;
+        for (const [k, v] of Object.entries(o)) {
+            if (typeof v === 'string' && (k === 'human' || k.endsWith('_human'))) out.add(v);
+            else if (k === 'human' && v && typeof v === 'object') Object.values(v).forEach((t) => out.add(t));
+            else walk(v);
+        }
+    };
+    walk(a);
+    return out;
+}
+
+/* Every figure on the page (and every stage and tier cell) shows one of
+ * the answer's own texts: parts of a composite ("16 B = 2 B + ...") each
+ * one, a warning mark or a "per node" after it, or the dash of a missing
+ * figure; nothing the page formatted itself. */
+export async function assertOnlyApiTexts(page, plan) {
+    const texts = answerTexts(plan);
+    const shown = await page.evaluate(() => [
+        ...[...document.querySelectorAll('.figs .v')].map((v) => [v.id, v.textContent.trim()]),
+        ...[...document.querySelectorAll('#stages tbody td:not(:nth-child(2)):not(:last-child), #tiers tbody tr[data-tier] td')]
+            .map((td) => [td.closest('tr').dataset.stage !== undefined ? 'stage' : 'tier', td.textContent.trim()]),
+    ]);
+    assert.ok(shown.length > 40, `${shown.length} figures on the page`);
+    for (const [id, t] of shown) {
+        if (t.startsWith('—')) continue;
+        const bare = t.replace(/ ⚠.*$/, '').replace(/ per node$/, '');
+        for (const part of bare.split(/ = | \+ /)) {
+            assert.ok(texts.has(part), `${id} shows "${part}" (of "${t}"), which is none of the answer's texts`);
+        }
+    }
+}
+
+/* Compare the page with the API's answer for the same body. */
+export async function assertMatchesApi(page, plan) {
+    const m = plan.memory, c = plan.compute, k = plan.checkpoint;
+    assert.equal(await text(page, '#mem-total'), m.total.human, 'per-GPU total');
+    for (const t of ['weights', 'grads', 'master', 'optimizer', 'activations', 'buffers', 'overhead'].filter((k) => m[k])) {
+        assert.equal(await text(page, `#mem-${t}`), m[t].human, `memory term ${t}`);
+    }
+    assert.equal(await text(page, '#mem-headroom'), m.human.headroom_bytes, 'headroom');
+    assert.equal(await text(page, '#mem-hbm'), m.human.hbm_bytes, 'HBM');
+    assert.equal(await text(page, '#cmp-gpu-hours'), c.gpu_hours.human, 'GPU-hours');
+    assert.equal(await text(page, '#cmp-flops'), c.model_flops.human, 'model FLOPs');
+    assert.equal(await text(page, '#cmp-days'), c.wall_seconds.human, 'wall-clock');
+    assert.equal(await text(page, '#cmp-tps'), c.human.tokens_per_second, 'tokens/s');
+    assert.equal(await text(page, '#cmp-mfu'), c.human.mfu, 'MFU');
+    assert.equal(await text(page, '#cmp-hfu'), c.human.hfu, 'HFU');
+    assert.equal(await text(page, '#ck-full'), k.full_bytes.human, 'full checkpoint');
+    assert.equal(await text(page, '#ck-weights'), k.weights_bytes.human, 'weights-only checkpoint');
+    assert.equal(await text(page, '#ck-shard'), k.shard_bytes_per_gpu.human, 'per-GPU shard');
+    assert.equal(await text(page, '#ck-young'), k.young_interval_s.human, 'Young interval');
+    assert.equal(await text(page, '#ck-daly'), k.daly_interval_s.human, 'Daly interval');
+    assert.equal(await text(page, '#ck-waste'), k.waste_fraction.human, 'waste fraction');
+    const rows = page.locator('#tiers tbody tr[data-tier]');
+    assert.equal(await rows.count(), k.tiers.length, 'one row per checkpoint tier');
+    for (let i = 0; i < k.tiers.length; i++) {
+        const cells = await rows.nth(i).locator('th,td').allTextContents();
+        const t = k.tiers[i];
+        assert.equal(cells[0], t.name, 'tier name');
+        assert.equal(cells[2], t.human.write_s, `${t.name} write time`);
+        assert.ok(cells[6].startsWith(t.human.storage_bytes), `${t.name} storage`);
+    }
+    const verdict = await text(page, '#verdict');
+    assert.ok(m.fits ? /^(✓ FITS|⚠ TIGHT)$/.test(verdict) : verdict === '✗ DOES NOT FIT', `fit verdict ${verdict}`);
+    assert.equal(await text(page, '#params-total'), `${plan.params.human.total} parameters`, 'model parameter count');
+    assert.ok((await text(page, '#verdict-model')).includes(`${plan.params.human.total} parameters`), 'count in the verdict');
+    assert.equal(await text(page, '#cmp-gpu-years'), c.human.gpu_years, 'GPU-years');
+    const dps = new Set(plan.sweep.map((p) => p.dp));
+    assert.equal(await page.locator('#sweep g[data-dp]').count(), dps.size, 'one sweep bar per dp');
+    assert.equal(await page.locator('#mem-bar line[data-hbm]').count(), 1, 'HBM line on the bar');
+    await assertOnlyApiTexts(page, plan);
+    noJunk(await bodyText(page), 'page');
+}
+
+/* Set one control; text fields are typed like a user would. */
+export async function setField(page, name, value) {
+    const sel = `#f-${name}`;
+    const tag = await page.locator(sel).evaluate((n) => n.tagName);
+    if (tag === 'SELECT') {
+        await page.selectOption(sel, value);
+    } else {
+        await page.fill(sel, value);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* axe, screenshots, both widths                                        */
+/* ------------------------------------------------------------------ */
+
+export const axeSummary = [];
+
+/* axe-core in this state at both widths, and a screenshot of each. */
+export async function auditState(page, state) {
+    for (const [vp, tag] of [[DESKTOP, 'desktop'], [PHONE, 'phone']]) {
+        await page.setViewportSize(vp);
+        await page.waitForTimeout(220); /* charts redraw 150 ms after a resize */
+        const has = await page.evaluate(() => typeof window.axe === 'object');
+        if (!has) await page.evaluate(AXE_SRC);
+        const res = await page.evaluate(async () => {
+            const r = await window.axe.run(document, { resultTypes: ['violations'] });
+            return r.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).slice(0, 4).join(', ')})`);
+        });
+        axeSummary.push(`${state}@${tag}: ${res.length}`);
+        await page.screenshot({ path: join(ARTIFACTS, `${state}-${tag}.png`) });
+        assert.deepEqual(res, [], `axe violations in "${state}" at ${vp.width}x${vp.height}`);
+    }
+    await page.setViewportSize(DESKTOP);
+    await page.waitForTimeout(200);
+}
+
+export async function apiStatus(base, path, body) {
+    const r = await fetch(base + path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    let data = null;
+    try { data = await r.json(); } catch { data = null; }
+    return { status: r.status, data };
+}
+
+export function overlaps(a, b) {
+    return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+}
+
+/* Llama 3 8B's released config.json (facts from meta-llama/Meta-Llama-3-8B). */
+export const LLAMA3_8B_HF = {
+    architectures: ['LlamaForCausalLM'], model_type: 'llama', hidden_size: 4096, intermediate_size: 14336,
+    num_attention_heads: 32, num_hidden_layers: 32, num_key_value_heads: 8, vocab_size: 128256,
+    max_position_embeddings: 8192, rms_norm_eps: 1e-5, rope_theta: 500000.0, tie_word_embeddings: false,
+    hidden_act: 'silu', torch_dtype: 'bfloat16',
+};
+
+/* ------------------------------------------------------------------ */
+/* the run                                                              */
+/* ------------------------------------------------------------------ */
+
+export async function auditStateCheck(page, state) {
+    await check(`axe-core: 0 violations in "${state}" at 1366x900 and 390x844 (screenshots saved)`, () => auditState(page, state));
+}
+
+/* No horizontal overflow: the page is no wider than the viewport. */
+export async function assertNoOverflow(page, where) {
+    const m = await page.evaluate(() => ({ scroll: document.scrollingElement.scrollWidth, inner: window.innerWidth }));
+    assert.ok(m.scroll <= m.inner, `${where}: page is ${m.scroll}px wide in a ${m.inner}px viewport`);
+}
+
+export async function launch() {
+    return chromium.launch({
+        executablePath: '/usr/bin/chromium',
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+            '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+}
+
+/* A browser context that records CSP violations from the first byte on. */
+export async function newContext(browser, opts = {}) {
+    const ctx = await browser.newContext({ viewport: DESKTOP, acceptDownloads: true, ...opts });
+    await ctx.addInitScript(() => {
+        window.__csp = [];
+        document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+    });
+    return ctx;
+}
+
+/* Run one suite: fn({ child, base, browser }) with a whole-run guard;
+ * prints "<name>: N passed, M failed" and exits non-zero on a failure. */
+export function runSuite(name, fn) {
+    let child = null;
+    const guard = setTimeout(() => {
+        log(`${name}: run exceeded ${RUN_TIMEOUT_MS / 1000} s`);
+        log(`${name}: ${results.passed} passed, ${results.failed + 1} failed`);
+        if (child) child.kill('SIGTERM');
+        process.exit(1);
+    }, RUN_TIMEOUT_MS);
+    const go = async () => {
+        if (!SERVER) throw new Error('usage: node <suite>.mjs <path to trainsize-server> (or set TRAINSIZE_SERVER)');
+        if (!existsSync(SERVER)) throw new Error(`no server binary at ${SERVER}`);
+        mkdirSync(ARTIFACTS, { recursive: true });
+        const srv = await startServer();
+        child = srv.child;
+        log(`server at ${srv.base}`);
+        const browser = await launch();
+        try {
+            await fn({ child: srv.child, base: srv.base, browser });
+        } finally {
+            await browser.close();
+            srv.child.kill('SIGTERM');
+        }
+    };
+    go().then(() => {
+        clearTimeout(guard);
+        log(`${name}: ${results.passed} passed, ${results.failed} failed`);
+        process.exit(results.failed === 0 ? 0 : 1);
+    }, (e) => {
+        clearTimeout(guard);
+        if (child) child.kill('SIGTERM');
+        log(`FAIL setup: ${e && e.stack ? e.stack : e}`);
+        log(`${name}: ${results.passed} passed, ${results.failed + 1} failed`);
+        process.exit(1);
+    });
+}

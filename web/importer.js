@@ -1,0 +1,193 @@
+/*
+ * importer.js - POST /v1/import: a config document sets what it implies,
+ * and rides along in the state (and the link) as text.
+ */
+import { $, h } from './dom.js';
+import { FIELD_BY_NAME, FT_DEFAULTS, SHAPE_FIELDS } from './form.js';
+import { DASH, fmtCount, fmtExact, isNum, pick, readable, textOf } from './format.js';
+import { writeForm } from './formui.js';
+import { IMPORT_KINDS, TEXT_KINDS, hooks, page, postJson, requestFor } from './state.js';
+
+/* ------------------------------------------------------------------ */
+/* import (POST /v1/import)                                             */
+/* ------------------------------------------------------------------ */
+
+export async function runImport() {
+    const kind = $('#import-kind').value;
+    const text = $('#import-text').value.trim();
+    const status = $('#import-status');
+    status.dataset.status = 'loading';
+    if (!text) {
+        status.textContent = 'Paste a config or choose a file first.';
+        status.dataset.status = 'error';
+        return;
+    }
+    let doc = text;
+    if (!TEXT_KINDS.includes(kind)) {
+        try {
+            doc = JSON.parse(text);
+        } catch (e) {
+            status.textContent = `Not JSON: ${e.message}`;
+            status.dataset.status = 'error';
+            return;
+        }
+    }
+    /* axolotl names its base model by Hub id: the preset with that alias
+     * (or the API's catalogue, which takes Hub ids) is the model */
+    const ax = kind === 'axolotl_config' ? axolotlTop(doc) : {};
+    const base = matchBaseModel(ax.base_model);
+    if (base && !page.state.hf_config) {
+        for (const k of [...SHAPE_FIELDS, 'params']) delete page.state[k];
+        page.state.model = base.id;
+        page.customFrom = null;
+    }
+    /* the import plus what it needs to resolve: the model (unless the
+     * document is one) and the GPUs; not the rest of the form, so that
+     * inputs_source shows what the document itself sets */
+    const cur = requestFor(page.state).body;
+    const body = { [kind]: doc };
+    const ctxKeys = ['gpu', 'gpus', ...(kind === 'hf_config' ? [] : ['model', 'params', ...SHAPE_FIELDS, ...IMPORT_KINDS])];
+    for (const k of ctxKeys) if (k !== kind && cur[k] !== undefined) body[k] = cur[k];
+    let r;
+    try {
+        r = await postJson('/v1/import', body);
+    } catch {
+        status.textContent = `${DASH} could not reach the API`;
+        status.dataset.status = 'error';
+        return;
+    }
+    if (r.status === 404) {
+        status.textContent = 'This server cannot import configs yet (no POST /v1/import).';
+        status.dataset.status = 'absent';
+        return;
+    }
+    if (!r.ok || !r.data) {
+        const d = r.data || {};
+        status.textContent = `Not imported: ${readable(d.detail || d.title || 'HTTP ' + r.status)}${d.field ? ` (at ${d.field})` : ''}`;
+        status.dataset.status = 'error';
+        return;
+    }
+    const inputs = r.data.inputs || {};
+    const source = r.data.inputs_source || {};
+    /* fields the import set: cleared from the state so they do not override it */
+    const set = Object.keys(source).filter((k) => source[k] === kind);
+    for (const k of set) if (FIELD_BY_NAME.has(k)) delete page.state[k];
+    if (kind === 'hf_config') {
+        page.state.model = '';
+        for (const k of [...SHAPE_FIELDS, 'params']) delete page.state[k];
+        page.customFrom = null;
+    }
+    page.state[kind] = TEXT_KINDS.includes(kind) ? doc : JSON.stringify(doc);
+    const said = kind === 'axolotl_config' ? applyAxolotl(ax, inputs, source) : [];
+    writeForm();
+    renderImported();
+    const shown = set.filter((k) => FIELD_BY_NAME.has(k) && !said.some((s) => s.key === k));
+    const what = [...said.map((s) => s.text), ...shown.map((k) => setText(k, inputs[k]))];
+    const total = pick(r.data, 'params.total');
+    const totalText = textOf(r.data.params, 'params', 'total');
+    let notes = Array.isArray(r.data.import_notes) ? r.data.import_notes.filter((n) => typeof n === 'string') : [];
+    /* the API cannot fetch a Hub id's shape; the page matched it to a preset */
+    if (base) notes = notes.filter((n) => !n.startsWith('/axolotl_config/base_model'));
+    status.textContent = `Imported (${kind})${isNum(total) ? `: ${totalText} parameters (${fmtExact(total)})` : ''}` +
+        (base ? `; model: base_model ${ax.base_model} is the ${base.name} preset` : '') +
+        (what.length ? `; set ${what.join(', ')}.` : `; ${Object.keys(inputs).length} inputs resolved.`) +
+        (notes.length ? ` Notes: ${notes.join(' · ')}` : '');
+    status.dataset.status = 'ready';
+    hooks.changed(true);
+}
+
+/* "sequence length 4096": how the import status names what it set. */
+const SET_NAMES = {
+    seq: 'sequence length', micro_batch: 'micro-batch', global_batch: 'global batch', precision: 'precision',
+    grad_precision: 'gradient precision', lora_rank: 'LoRA rank', frozen_precision: 'frozen base', zero: 'ZeRO',
+    recompute: 'recompute', optimizer: 'optimizer', attention: 'attention', framework: 'framework',
+    tp: 'tp', pp: 'pp', cp: 'cp', dp: 'dp', ep: 'ep',
+};
+function setText(k, v) {
+    const name = SET_NAMES[k] || FIELD_BY_NAME.get(k).label.toLowerCase();
+    return v === undefined || v === null || typeof v === 'object' ? name : `${name} ${v}`;
+}
+
+/*
+ * The top-level scalars of an axolotl YAML that the page itself needs
+ * (base_model, num_epochs, max_steps, pretraining_dataset): "key: value"
+ * lines at column 0, a trailing comment and quotes dropped.  The API reads
+ * the document properly (api/ts_import_yaml.c); this only finds the keys
+ * it does not turn into inputs.
+ */
+export function axolotlTop(text) {
+    const out = {};
+    for (const line of String(text).split(/\r?\n/)) {
+        const m = /^([A-Za-z_][A-Za-z0-9_]*):(?:[ \t]+(.*?))?[ \t]*$/.exec(line);
+        if (!m) continue;
+        let v = (m[2] || '').replace(/[ \t]+#.*$/, '');
+        const q = /^(["'])(.*)\1$/.exec(v);
+        if (q) v = q[2];
+        out[m[1]] = v;
+    }
+    return out;
+}
+
+/* The preset whose id or Hub alias (case aside) is base_model. */
+export function matchBaseModel(id) {
+    if (typeof id !== 'string' || !id) return null;
+    const want = id.toLowerCase();
+    return page.presets.find((p) => p.id.toLowerCase() === want ||
+        (Array.isArray(p.aliases) && p.aliases.some((a) => String(a).toLowerCase() === want))) || null;
+}
+
+/*
+ * What an axolotl config implies beyond the API's inputs (issue 27, item
+ * 1): axolotl fine-tunes (unless it names a pretraining_dataset), with
+ * LoRA or QLoRA when the API read an adapter; the fine-tune's tokens are
+ * max_steps x global batch x seq when it gives max_steps (the trainer
+ * stops there), else dataset tokens x num_epochs.  The imported LoRA rank
+ * and frozen precision are written into their fields, since the page's
+ * mode defaults (rank 16, nf4) would otherwise override them.  Returns
+ * [{ key, text }] of what it set, for the status line.
+ */
+function applyAxolotl(ax, inputs, source) {
+    const said = [];
+    const kind = 'axolotl_config';
+    if (ax.pretraining_dataset !== undefined && ax.pretraining_dataset !== '') return said;
+    const lora = source.lora_rank === kind && isNum(inputs.lora_rank) && inputs.lora_rank > 0;
+    const mode = !lora ? 'full' : inputs.frozen_precision === 'nf4' ? 'qlora' : 'lora';
+    page.state.mode = mode;
+    said.push({ key: 'mode', text: `mode ${({ full: 'full fine-tune', lora: 'LoRA', qlora: 'QLoRA' })[mode]}` });
+    if (lora) {
+        page.state.lora_rank = String(inputs.lora_rank);
+        said.push({ key: 'lora_rank', text: `LoRA rank ${inputs.lora_rank}` });
+        if (source.frozen_precision === kind && typeof inputs.frozen_precision === 'string') {
+            page.state.frozen_precision = inputs.frozen_precision;
+            said.push({ key: 'frozen_precision', text: `frozen base ${inputs.frozen_precision}` });
+        }
+    }
+    const steps = Number(ax.max_steps);
+    const epochs = Number(ax.num_epochs);
+    if (Number.isInteger(steps) && steps > 0 && isNum(inputs.global_batch) && inputs.global_batch > 0 && isNum(inputs.seq)) {
+        page.state.dataset_tokens = String(steps * inputs.global_batch * inputs.seq);
+        page.state.epochs = '1';
+        said.push({ key: 'tokens', text: `${steps} steps (max_steps) = ${fmtCount(steps * inputs.global_batch * inputs.seq)} tokens` });
+    } else if (isNum(epochs) && epochs > 0) {
+        page.state.epochs = String(epochs);
+        said.push({ key: 'epochs', text: `${epochs} epochs (num_epochs); dataset tokens are not in the config: ` +
+            `${page.state.dataset_tokens ? page.state.dataset_tokens : `the default ${fmtCount(FT_DEFAULTS.dataset_tokens)}`}, set Dataset tokens` });
+    }
+    return said;
+}
+
+export function renderImported() {
+    const box = $('#import-status');
+    for (const old of document.querySelectorAll('.imported-chip')) old.remove();
+    for (const k of IMPORT_KINDS) {
+        if (!page.state[k]) continue;
+        const b = h('button', { type: 'button', class: 'imported-chip', text: `Remove imported ${k}` });
+        b.addEventListener('click', () => {
+            delete page.state[k];
+            b.remove();
+            writeForm();
+            hooks.changed(true);
+        });
+        box.after(b);
+    }
+}

@@ -1,0 +1,212 @@
+/*
+ * panels.js - the answer's panels: memory (terms, phases, stages), compute
+ * and its step breakdown, checkpoints and tiers, the sweep chart, and the
+ * legends and table heads they share.  Every figure is the API's text for
+ * it (format.js textOf), labelled by the output-terms table.
+ */
+import { TERMS, drawMemoryBar, drawStepBar, drawSweep } from './charts.js';
+import { $, clearNode, fig, fill, h } from './dom.js';
+import { DASH, fmtPct, isNum, labelOf, textOf, valueOf } from './format.js';
+import { CKPT_WASTE_WARN, PHASE, STAGE, STEP, TIER, page } from './state.js';
+
+/* The columns of the stage and tier tables: members of those objects. */
+export const STAGE_COLS = ['weights', 'grads', 'master', 'optimizer', 'activations', 'buffers', 'total', 'headroom'];
+export const TIER_COLS = ['interval_s', 'write_s', 'restore_s', 'bandwidth_per_writer', 'keep', 'storage_bytes', 'overhead_fraction'];
+
+export function renderMemory(m) {
+    drawMemoryBar($('#mem-bar'), m);
+    const rows = TERMS.map((t) => {
+        if (m[t.key] === undefined && t.key === 'buffers') return null;
+        const r = fig(`mem-${t.key}`, m, 'memory', t.key);
+        r[0].prepend(h('span', { class: `swatch sw-${t.key}`, 'aria-hidden': 'true' }));
+        return r;
+    }).filter(Boolean);
+    rows.push(fig('mem-total', m, 'memory', 'total'));
+    if (m.allocated_peak) rows.push(fig('mem-alloc-peak', m, 'memory', 'allocated_peak'));
+    if (m.reserved_peak) rows.push(fig('mem-reserved-peak', m, 'memory', 'reserved_peak'));
+    if (m.runtime) rows.push(fig('mem-runtime', m, 'memory', 'runtime'));
+    rows.push(fig('mem-hbm', m, 'memory', 'hbm_bytes'));
+    rows.push(fig('mem-headroom', m, 'memory', 'headroom_bytes'));
+    const bpp = m.bytes_per_param || {};
+    const BPP = 'memory.bytes_per_param';
+    rows.push(fig('mem-bpp', bpp, BPP, 'total', {
+        text: isNum(bpp.total) ? `${textOf(bpp, BPP, 'total')} = ${['weights', 'grads', 'master', 'optimizer'].map((k) => textOf(bpp, BPP, k)).join(' + ')}` : DASH,
+    }));
+    rows.push(fig('mem-state', m, 'memory', 'model_state_bytes'));
+    rows.push(fig('mem-params-gpu', m, 'memory', 'params_per_gpu'));
+    rows.push(fig('mem-seed000', m, 'memory', 'activations_seed000'));
+    // The core reports 0 when DeepSpeed has no estimator for the stage
+    // (ZeRO 0/1): say so rather than show "0 B" as if it were a figure.
+    const ds = m.deepspeed_gpu;
+    rows.push(fig('mem-deepspeed', m, 'memory', 'deepspeed_gpu',
+        ds && ds.value === 0 ? { text: `${DASH} (ZeRO 2 and 3 only)` } : {}));
+    if (isNum(m.host_bytes_per_node) && m.host_bytes_per_node > 0) {
+        rows.push(fig('mem-host', m, 'memory', 'host_bytes_per_node'));
+    }
+    fill($('#mem-figs'), rows);
+
+    /* phases: which one sets the peak */
+    const phases = Array.isArray(m.phases) ? m.phases : [];
+    $('#phases-block').hidden = phases.length === 0;
+    const ul = $('#phases');
+    clearNode(ul);
+    for (const ph of phases) {
+        const peak = ph.name === m.peak_phase;
+        ul.appendChild(h('li', { class: peak ? 'peak' : null, 'data-phase': ph.name },
+            h('span', { class: 'ph-name', text: ph.name }), ' ',
+            h('strong', { text: textOf(ph, PHASE, 'bytes') }),
+            peak ? h('span', { class: 'peak-tag', text: ' ← sets the peak' }) : null));
+    }
+
+    /* stages */
+    const st = Array.isArray(m.stages) ? m.stages : [];
+    $('#stages-block').hidden = st.length === 0;
+    const body = $('#stages tbody');
+    clearNode(body);
+    for (const s of st) {
+        const worst = st.length > 1 && s.stage === m.worst_stage;
+        const cell = (key) => h('td', { text: textOf(s, STAGE, key) });
+        body.appendChild(h('tr', { 'data-stage': s.stage, class: worst ? (s.fits === false ? 'worst nofit' : 'worst') : null },
+            h('th', { scope: 'row', text: `${s.stage}${worst ? ' (worst)' : ''}` }),
+            h('td', { text: isNum(s.layers) ? String(s.layers) : DASH }),
+            ...STAGE_COLS.map(cell),
+            h('td', { text: s.fits === true ? 'yes' : s.fits === false ? 'no' : DASH })));
+    }
+}
+
+/* step breakdown members, in the order they add up (labels: the terms table) */
+export const STEP_PARTS = ['compute', 'recompute', 'tp_comm', 'pp_bubble', 'dp_comm', 'cp_comm', 'ep_comm', 'optimizer', 'offload'];
+/* the sums beside the parts; other step members are not times */
+export const STEP_SUMS = ['exposed_comm', 'overlapped_comm', 'pp_p2p'];
+
+export function renderCompute(c) {
+    const C = 'compute';
+    const rows = [
+        fig('cmp-flops', c, C, 'model_flops'),
+        fig('cmp-flops-attn', c, C, 'model_flops_attn'),
+        fig('cmp-hw-flops', c, C, 'hardware_flops'),
+        fig('cmp-gpu-hours', c, C, 'gpu_hours'),
+        fig('cmp-gpu-years', c, C, 'gpu_years'),
+        fig('cmp-days', c, C, 'wall_seconds'),
+    ];
+    if (c.cost_usd !== undefined) rows.push(fig('cmp-cost', c, C, 'cost_usd'));
+    if (c.step_time !== undefined) rows.push(fig('cmp-step-time', c, C, 'step_time'));
+    if (c.predicted_mfu !== undefined) rows.push(fig('cmp-pred-mfu', c, C, 'predicted_mfu'));
+    rows.push(
+        fig('cmp-tps', c, C, 'tokens_per_second'),
+        fig('cmp-tpgs', c, C, 'tokens_per_gpu_second'),
+        fig('cmp-mfu', c, C, 'mfu', { label: `${labelOf(C, 'mfu')}${c.mfu_source === 'predicted' ? ' (predicted)' : ' (as given)'}` }),
+        fig('cmp-hfu', c, C, 'hfu'),
+        fig('cmp-peak', c, C, 'peak_flops'),
+        fig('cmp-tokens', c, C, 'tokens'),
+        fig('cmp-steps', c, C, 'steps'),
+        fig('cmp-step-seconds', c, C, 'step_seconds'),
+    );
+    fill($('#compute-figs'), rows);
+
+    /* where a step's time goes */
+    const step = c.step && typeof c.step === 'object' ? c.step : null;
+    $('#step-block').hidden = !step;
+    if (!step) return;
+    const parts = [];
+    for (const key of STEP_PARTS) {
+        if (step[key] === undefined) continue;
+        parts.push({ key, label: labelOf(STEP, key), value: valueOf(step, STEP, key), text: textOf(step, STEP, key) });
+    }
+    const drawn = drawStepBar($('#step-bar'), parts);
+    const srows = drawn.map((p) => {
+        const r = fig(`step-${p.key}`, step, STEP, p.key);
+        r[0].prepend(h('span', { class: `swatch sw-step-${drawn.indexOf(p)}`, 'aria-hidden': 'true' }));
+        return r;
+    });
+    for (const key of STEP_SUMS) {
+        if (!isNum(valueOf(step, STEP, key))) continue;
+        srows.push(fig(`step-${key}`, step, STEP, key));
+    }
+    fill($('#step-figs'), srows);
+    $('#step-cap').textContent = drawn.length
+        ? `One step: ${drawn.map((p) => `${p.label.toLowerCase()} ${p.text}`).join(', ')}.`
+        : 'The answer has no step breakdown.';
+}
+
+export function renderCheckpoint(k) {
+    const K = 'checkpoint';
+    const wasteWarn = isNum(k.waste_fraction_schedule) && k.waste_fraction_schedule > CKPT_WASTE_WARN;
+    const rows = [
+        fig('ck-full', k, K, 'full_bytes'),
+        fig('ck-weights', k, K, 'weights_bytes'),
+        fig('ck-shard', k, K, 'shard_bytes_per_gpu'),
+        fig('ck-writers', k, K, 'writers'),
+        fig('ck-mtbf', k, K, 'job_mtbf_s'),
+        fig('ck-blocking', k, K, 'blocking_write_s'),
+        fig('ck-young', k, K, 'young_interval_s'),
+        fig('ck-daly', k, K, 'daly_interval_s'),
+        fig('ck-waste', k, K, 'waste_fraction'),
+        fig('ck-waste-sched', k, K, 'waste_fraction_schedule', wasteWarn
+            ? { text: `${textOf(k, K, 'waste_fraction_schedule')} ⚠ over ${fmtPct(CKPT_WASTE_WARN)}`, cls: 'warn' } : {}),
+    ];
+    fill($('#ckpt-figs'), rows);
+
+    const body = $('#tiers tbody');
+    clearNode(body);
+    const tiers = Array.isArray(k.tiers) ? k.tiers : [];
+    if (tiers.length === 0) {
+        body.appendChild(h('tr', {}, h('td', { colspan: 8, text: `${DASH} the answer has no tiers` })));
+        return;
+    }
+    for (const t of tiers) {
+        const over = isNum(t.interval_s) && isNum(t.write_s) && t.write_s > t.interval_s;
+        const bad = over || (isNum(t.overhead_fraction) && t.overhead_fraction > CKPT_WASTE_WARN);
+        const extra = { interval_s: over ? ' ⚠' : '', storage_bytes: t.name === 'nvme' ? ' per node' : '', overhead_fraction: bad ? ' ⚠' : '' };
+        body.appendChild(h('tr', { title: t.formula || null, 'data-tier': t.name, class: bad ? 'warn-row' : null },
+            h('th', { scope: 'row', text: t.name || DASH }),
+            ...TIER_COLS.map((key) => h('td', { text: textOf(t, TIER, key) + (extra[key] || '') }))));
+    }
+    const formulas = tiers.map((t) => t.formula).filter(Boolean);
+    if (formulas.length) {
+        body.appendChild(h('tr', {}, h('td', { colspan: 8 },
+            h('details', { class: 'how' }, h('summary', { text: 'how the tiers are computed' }),
+                ...[...new Set(formulas)].map((f) => h('code', { text: f }))))));
+    }
+}
+
+/* Charts are laid out in pixels; redraw them when the width changes. */
+export function redrawCharts() {
+    const plan = page.lastPlan;
+    if (!plan) return;
+    drawMemoryBar($('#mem-bar'), plan.memory);
+    renderSweep(plan);
+    if (plan.compute && plan.compute.step) renderCompute(plan.compute);
+}
+
+export function renderSweep(plan) {
+    const i = plan.inputs || {};
+    const tp = isNum(i.tp) ? i.tp : 1, pp = isNum(i.pp) ? i.pp : 1, cp = isNum(i.cp) ? i.cp : 1;
+    const fixed = { other: tp * pp * cp, text: `tp ${tp}, pp ${pp}, cp ${cp}` };
+    const m = plan.memory || {};
+    const cap = drawSweep($('#sweep'), plan.sweep, m.hbm_bytes, i.dp, fixed, textOf(m, 'memory', 'hbm_bytes'));
+    $('#sweep-cap').textContent = cap;
+}
+
+/* The stage and tier tables' column heads: the terms table's labels. */
+export function renderTableHeads() {
+    const head = (sel, labels) => {
+        const t = $(`${sel} thead`);
+        clearNode(t);
+        t.appendChild(h('tr', {}, ...labels.map((l) => h('th', { scope: 'col', text: l }))));
+    };
+    head('#stages', ['Stage', 'Layers', ...STAGE_COLS.map((k) => labelOf(STAGE, k)), 'Fits']);
+    head('#tiers', ['Tier', ...TIER_COLS.map((k) => labelOf(TIER, k))]);
+}
+
+export function renderLegend() {
+    for (const ul of document.querySelectorAll('ul.legend')) {
+        clearNode(ul);
+        for (const t of TERMS) {
+            ul.appendChild(h('li', {}, h('span', { class: `swatch sw-${t.key}`, 'aria-hidden': 'true' }),
+                t.label + (t.pattern ? ` (${({ diag: 'striped', cross: 'cross-hatched', dots: 'dotted', vlines: 'vertical lines' })[t.pattern]})` : '')));
+        }
+        ul.appendChild(h('li', {}, h('span', { class: 'swatch hbm', 'aria-hidden': 'true' }), 'GPU HBM (dashed)'));
+    }
+}
+
