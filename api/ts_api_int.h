@@ -257,6 +257,8 @@ void ts_json_compute(ts_jw *w, const char *key, const ts_compute *c, const ts_ru
 void ts_json_checkpoint(ts_jw *w, const char *key, const ts_ckpt *k);
 void ts_json_sweep(ts_jw *w, const char *key, const ts_sweep_point *pts, size_t n);
 void ts_json_step(ts_jw *w, const char *key, const ts_step *s);
+void ts_json_goodput(ts_jw *w, const char *key, const ts_goodput *g);
+void ts_json_energy(ts_jw *w, const char *key, const ts_energy *e);
 /* req: the search's (its cfg, the query's run and the source of each
  * member, for each result's "request"). */
 void ts_json_search(ts_jw *w, const ts_api_req *req, const ts_search_out *o);

@@ -45,6 +45,23 @@ const ts_catalogue_entry *ts_catalogue_find(const char *name)
     return NULL;
 }
 
+int64_t ts_catalogue_vocab(const ts_catalogue_entry *e)
+{
+    json_t *cfg = json_loads(e->config, 0, NULL);
+    const json_t *v;
+    int64_t n = 0;
+
+    if (cfg == NULL)
+        return 0;
+    v = json_object_get(cfg, "vocab_size");
+    if (!json_is_integer(v))
+        v = json_object_get(json_object_get(cfg, "text_config"), "vocab_size");
+    if (json_is_integer(v) && json_integer_value(v) > 0)
+        n = (int64_t)json_integer_value(v);
+    json_decref(cfg);
+    return n;
+}
+
 const ts_preset *ts_catalogue_shadow(const ts_catalogue_entry *e)
 {
     return e != NULL ? ts_preset_find(e->id) : NULL;

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ts_import.h"
 
@@ -63,6 +64,9 @@ int ts_catalogue_import(ts_import *im, const ts_catalogue_entry *e, ts_api_err *
 /* e's model as the request {"model": "<e's id>"} resolves it, into *req
  * (the path every request takes).  0, or -1 with err set. */
 int ts_catalogue_run(const ts_catalogue_entry *e, ts_api_req *req, ts_api_err *err);
+
+/* e's vocab_size (its config's, or its text_config's); 0 when none. */
+int64_t ts_catalogue_vocab(const ts_catalogue_entry *e);
 
 /* The closest preset id or catalogue Hub id to an unknown name (for "did
  * you mean"), or NULL when none is close enough. */

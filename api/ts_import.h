@@ -59,6 +59,10 @@ typedef struct ts_import {
     bool ds_train_batch;              /* global_batch came from train_batch_size */
     unsigned ds_auto;                 /* TS_DS_AUTO_*: batch keys given as "auto" */
     ts_api_notes *notes;              /* the request's */
+    /* Members the request gives itself: an importer does not demand what
+     * it would not use (megatron_args' vocabulary, a value it cannot
+     * read). */
+    bool req_has[TS_FI_COUNT];
 } ts_import;
 
 void ts_import_init(ts_import *im, ts_api_notes *notes);

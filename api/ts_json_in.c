@@ -889,6 +889,8 @@ static int apply_imports(const json_t *const *imp, const ts_catalogue_entry *cat
         }
         req->imported = true;
     }
+    for (i = 0; i < TS_FI_COUNT; i++)
+        im->req_has[i] = given[i] != NULL;
     /* A catalogue model is the first import: a preset's place in the
      * order, hf_config and the rest on top of it. */
     if (cat != NULL) {

@@ -445,8 +445,55 @@ void ts_json_compute(ts_jw *w, const char *key, const ts_compute *c, const ts_ru
     put_term(w, TS_T_CMP_STEP_TIME, &c->step_time);
     ts_json_step(w, "step", &c->step);
     put_term(w, TS_T_CMP_COST_USD, &c->cost_usd);
+    ts_json_goodput(w, "goodput", &c->goodput);
+    ts_json_energy(w, "energy", &c->energy);
     put_assumptions(w, r, batch_default);
     put_warnings(w, &c->step, r, batch_default);
+    put_human(w, &h);
+    ts_jw_close(w, '}');
+}
+
+void ts_json_goodput(ts_jw *w, const char *key, const ts_goodput *g)
+{
+    human_acc h = { 0 };
+
+    ts_jw_open(w, key, '{');
+    put_term(w, TS_T_GP_WALL_SECONDS, &g->wall_seconds);
+    ts_jw_num(w, "wall_days", g->wall_days);
+    put_term(w, TS_T_GP_USEFUL_FRACTION, &g->useful_fraction);
+    put_num(w, &h, TS_T_GP_INTERRUPTIONS, g->interruptions);
+    put_num(w, &h, TS_T_GP_CHECKPOINT_S, g->checkpoint_s);
+    put_num(w, &h, TS_T_GP_LOST_S, g->lost_s);
+    put_num(w, &h, TS_T_GP_LOST_PER_INTERRUPTION_S, g->lost_per_interruption_s);
+    put_num(w, &h, TS_T_GP_GPU_HOURS, g->gpu_hours);
+    put_num(w, &h, TS_T_GP_COST_USD, g->cost_usd);
+    put_num(w, &h, TS_T_GP_JOB_MTBF_S, g->job_mtbf_s);
+    put_num(w, &h, TS_T_GP_INTERVAL_S, g->interval_s);
+    put_num(w, &h, TS_T_GP_WRITE_S, g->write_s);
+    put_num(w, &h, TS_T_GP_RELAUNCH_S, g->relaunch_s);
+    put_num(w, &h, TS_T_GP_RESTORE_S, g->restore_s);
+    put_num(w, &h, TS_T_GP_RESTART_S, g->restart_s);
+    put_num(w, &h, TS_T_GP_FAILURE_FREE_S, g->failure_free_s);
+    put_num(w, &h, TS_T_GP_DALY_INTERVAL_S, g->daly_interval_s);
+    put_num(w, &h, TS_T_GP_USEFUL_FRACTION_DALY, g->useful_fraction_daly);
+    put_human(w, &h);
+    ts_jw_close(w, '}');
+}
+
+void ts_json_energy(ts_jw *w, const char *key, const ts_energy *e)
+{
+    human_acc h = { 0 };
+
+    ts_jw_open(w, key, '{');
+    put_term(w, TS_T_EN_ENERGY_WH, &e->energy_wh);
+    put_term(w, TS_T_EN_CO2E_T, &e->co2e_t);
+    put_num(w, &h, TS_T_EN_GPU_HOURS, e->gpu_hours);
+    put_num(w, &h, TS_T_EN_GPU_WATTS, e->gpu_watts);
+    put_num(w, &h, TS_T_EN_HOST_WATTS, e->host_watts);
+    put_num(w, &h, TS_T_EN_PUE, e->pue);
+    put_num(w, &h, TS_T_EN_GRID_KG_PER_KWH, e->grid_kg_per_kwh);
+    put_num(w, &h, TS_T_EN_FACILITY_W, e->facility_w);
+    ts_jw_str(w, "power_source", e->power_source != NULL ? e->power_source : "");
     put_human(w, &h);
     ts_jw_close(w, '}');
 }
@@ -779,6 +826,8 @@ void ts_json_gpus(ts_jw *w, const char *key)
         put_num(w, &h, TS_T_GPU_FP8_TFLOPS, g->fp8_flops / 1e12);
         put_num(w, &h, TS_T_GPU_FP32_TFLOPS, g->fp32_flops / 1e12);
         ts_jw_str(w, "source", g->source);
+        put_num(w, &h, TS_T_GPU_BOARD_WATTS, g->board_watts);
+        ts_jw_str(w, "power_source", g->power_source);
         put_aliases(w, ts_gpu_alias, g->id);
         put_human(w, &h);
         ts_jw_close(w, '}');

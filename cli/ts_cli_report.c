@@ -244,6 +244,12 @@ void ts_report_plan(FILE *out, const json_t *a, bool formulas)
 
     fprintf(out, "\n%s\n", title_of("checkpoint"));
     section(out, a, "checkpoint", formulas);
+
+    /* issue 28: the time with failures beside the failure-free one above */
+    fprintf(out, "\n%s\n", title_of("compute.goodput"));
+    section(out, a, "compute.goodput", formulas);
+    fprintf(out, "\n%s\n", title_of("compute.energy"));
+    section(out, a, "compute.energy", formulas);
 }
 
 /* A negative headroom's text without its sign: "short by 2.00 GiB". */

@@ -198,6 +198,10 @@ typedef struct ts_gpu {
     double attn_eff;       /* fused attention kernel fwd+bwd / dense peak */
     const char *net_source;
     int sm;                /* NVIDIA compute capability x 10 (90 = Hopper); 0 = not NVIDIA */
+    /* Energy (issue 28; core/ts_energy.c): the vendor's maximum board
+     * power (TDP / TBP), what the model cards multiply GPU-hours by. */
+    double board_watts;
+    const char *power_source;
 } ts_gpu;
 
 /* Names as people type them (ts_name.c): keys fold case and drop
@@ -330,6 +334,7 @@ typedef struct ts_ckpt_cfg {
     bool parallel_save;        /* every DP rank writes 1/DP of replicated state (default true) */
     double gpu_mtbf_hours;     /* per-GPU mean time between failures, default 50000 */
     double job_mtbf_hours;     /* whole-job MTBF; 0 = gpu_mtbf_hours / gpus */
+    double relaunch_min;       /* a failed job back to training, before the restore: default 10 */
 } ts_ckpt_cfg;
 
 typedef struct ts_run {
@@ -384,6 +389,12 @@ typedef struct ts_run {
     double overhead_gib;       /* fixed per-GPU overhead (CUDA context, NCCL, ...), default 2 */
     double fragmentation;      /* [0,0.5): allocator slack as a fraction of the rest, default 0 */
     bool attention_flops;      /* time from the attention-aware FLOPs (default false: 6PT) */
+
+    /* energy and carbon (core/ts_energy.c) */
+    double gpu_watts;          /* board power per GPU; 0 = the catalogue's board_watts */
+    double host_watts_per_gpu; /* CPUs, memory, NICs, fans per GPU; default 0 (GPU board only) */
+    double pue;                /* data-centre power usage effectiveness, default 1.1 */
+    double grid_kg_per_kwh;    /* grid carbon intensity, kg CO2e per kWh, default 0.385 */
 
     ts_ckpt_cfg ckpt;
 } ts_run;
@@ -599,6 +610,51 @@ double ts_step_core_eff(const ts_gpu *g);
 /* Pipeline bubble fraction (p - 1) / (m * v). */
 double ts_step_bubble_fraction(int64_t p, int64_t m, int64_t v);
 
+/* Expected wall clock under failures (core/ts_goodput.c; Daly 2006): the
+ * failure-free time of ts_compute, cut into checkpoint intervals tau,
+ * each followed by a blocking write C; failures arrive at rate 1/M
+ * (exponential); each costs a restart R and the work since the last
+ * checkpoint.  wall = T/tau * M e^(R/M) (e^((tau+C)/M) - 1) exactly. */
+typedef struct ts_goodput {
+    double job_mtbf_s;             /* M */
+    double interval_s;             /* tau: the nvme checkpoint interval, the one used */
+    double write_s;                /* C: the blocking write of one checkpoint */
+    double relaunch_s;             /* relaunch_min * 60 */
+    double restore_s;              /* reading the checkpoint back (shared tier) */
+    double restart_s;              /* R = relaunch + restore */
+    double failure_free_s;         /* T: compute.wall_seconds */
+    ts_term wall_seconds;          /* expected, with checkpoints and failures */
+    double wall_days;
+    ts_term useful_fraction;       /* T / wall: the fraction of time training usefully */
+    double interruptions;          /* expected failures: wall / M */
+    double checkpoint_s;           /* write stalls: T / tau * C */
+    double lost_s;                 /* restarts and redone work: wall - T - checkpoint_s */
+    double lost_per_interruption_s;/* lost_s / interruptions (0 when none) */
+    double gpu_hours;              /* wall * gpus / 3600: GPU time held */
+    double cost_usd;               /* gpu_hours * gpu_hour_usd */
+    double daly_interval_s;        /* the optimum tau for C and M (Daly 2006) */
+    double useful_fraction_daly;   /* T / wall at that tau */
+} ts_goodput;
+
+/* Energy and emissions of the run (core/ts_energy.c): GPU time times the
+ * power drawn per GPU, times the data centre's PUE, times the grid's
+ * carbon intensity (the Llama model cards' method, Touvron et al. 2023). */
+typedef struct ts_energy {
+    double gpu_hours;              /* basis: goodput.gpu_hours (GPU time held, failures in) */
+    double gpu_watts;              /* board power per GPU used */
+    double host_watts;             /* host share per GPU */
+    double pue;
+    double grid_kg_per_kwh;
+    double facility_w;             /* gpus * (W_gpu + W_host) * PUE: the draw at the meter */
+    ts_term energy_wh;             /* gpu_hours * (W_gpu + W_host) * PUE, watt-hours */
+    ts_term co2e_t;                /* energy_wh / 1000 * grid_kg_per_kwh / 1000, tonnes */
+    const char *power_source;      /* static: where gpu_watts comes from */
+} ts_energy;
+
+/* The same for any GPU time and power (no run): the oracles' entry. */
+void ts_energy_of(double gpu_hours, double gpu_watts, double host_watts, double pue,
+                  double grid_kg_per_kwh, double gpus, ts_energy *out);
+
 typedef struct ts_compute {
     double tokens;
     double params_active;
@@ -622,6 +678,8 @@ typedef struct ts_compute {
     ts_term step_time;             /* predicted seconds per optimizer step */
     ts_step step;                  /* its terms */
     ts_term cost_usd;              /* gpu_hours * gpu_hour_usd; 0 when no price */
+    ts_goodput goodput;            /* the same run with checkpoints and failures */
+    ts_energy energy;              /* and what it draws and emits */
 } ts_compute;
 
 typedef enum ts_tier_kind { TS_TIER_NVME = 0, TS_TIER_SHARED, TS_TIER_OBJECT, TS_TIER_COUNT } ts_tier_kind;
@@ -833,6 +891,10 @@ ts_status ts_search_run_within(const ts_run *r, const ts_search_cfg *cfg, ts_bud
 /* Young/Daly helpers, exposed for tests: C write cost, M MTBF, seconds. */
 double ts_young_interval(double c, double m);
 double ts_daly_interval(double c, double m);
+/* Daly 2006's exact useful fraction tau / (M e^(R/M) (e^((tau+C)/M) - 1))
+ * for interval tau and restart R: 1 when tau or M is not positive, 0 when
+ * a segment would never finish. */
+double ts_daly_useful_fraction(double c, double tau, double r, double m);
 
 #ifdef __cplusplus
 }

@@ -32,27 +32,32 @@ double ts_daly_interval(double c, double m)
     return sqrt(2.0 * c * m) * (1.0 + sqrt(c / (2.0 * m)) / 3.0 + c / (18.0 * m)) - c;
 }
 
-/* Expected fraction of wall time lost: writing (C/tau), redoing half an
- * interval of work and restoring after each failure ((tau/2 + R)/M). */
-/* Fraction of wall time lost to checkpoints, lost work and restarts, with
+/* Fraction of wall time spent training usefully with checkpoints and
  * exponential failures (Daly 2006, eq. 7): a segment of tau work + C write
  * takes M e^(R/M) (e^((tau+C)/M) - 1) on average, so the useful fraction
- * is tau over that.  Exact for every C, tau, R, M, always in [0, 1); to
- * first order it is C/tau + (tau/2 + R)/M.  expm1 keeps the small-rate end
- * exact; a segment too long to ever finish loses everything (1). */
-static double ts_ckpt_waste(double c, double tau, double r, double m)
+ * is tau over that.  Exact for every C, tau, R, M, always in [0, 1]; to
+ * first order it is 1 - C/tau - (tau/2 + R)/M.  expm1 keeps the
+ * small-rate end exact; a segment too long to ever finish is 0.  The
+ * checkpoint's waste and the goodput (ts_goodput.c) both use it. */
+double ts_daly_useful_fraction(double c, double tau, double r, double m)
 {
     double x, expected;
 
     if (!(tau > 0) || !(m > 0))
-        return 0;
+        return 1;
     x = (tau + c) / m;
     if (x > 700 || r / m > 700)
-        return 1;
+        return 0;
     expected = m * exp(r / m) * expm1(x);
     if (!(expected > 0) || !isfinite(expected))
-        return 1;
-    return fmin(1.0, fmax(0.0, 1.0 - tau / expected));
+        return 0;
+    return fmin(1.0, fmax(0.0, tau / expected));
+}
+
+/* Fraction of wall time lost to checkpoints, lost work and restarts. */
+static double ts_ckpt_waste(double c, double tau, double r, double m)
+{
+    return 1.0 - ts_daly_useful_fraction(c, tau, r, m);
 }
 
 static int64_t ts_ckpt_ceil_div(int64_t a, int64_t b)

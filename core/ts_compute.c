@@ -184,9 +184,23 @@ ts_status ts_compute_estimate(const ts_run *r, ts_compute *out, ts_error *err)
     return ts_compute_resolved(&run, out, err);
 }
 
+ts_status ts_compute_outlook(const ts_run *r, const ts_ckpt *k, ts_compute *c, ts_error *err)
+{
+    ts_status st;
+
+    if ((st = ts_goodput_eval(r, k, c->wall_seconds.value, &c->goodput, err)) != TS_OK ||
+        (st = ts_energy_eval(r, c->goodput.gpu_hours, &c->energy, err)) != TS_OK) {
+        *c = (ts_compute){ 0 };
+        return st;
+    }
+    return TS_OK;
+}
+
 ts_status ts_compute_resolved(const ts_run *r, ts_compute *out, ts_error *err)
 {
     ts_params p;
+    ts_memory mem; /* ~14 KB, as ts_ckpt_resolved holds it */
+    ts_ckpt k;
     ts_status st;
 
     if (r == NULL || out == NULL)
@@ -195,5 +209,14 @@ ts_status ts_compute_resolved(const ts_run *r, ts_compute *out, ts_error *err)
     if ((st = ts_run_resolved_ok(r, err)) != TS_OK)
         return st;
     ts_model_count(&r->model, &p);
-    return ts_compute_eval(r, &p, out, err);
+    if ((st = ts_compute_eval(r, &p, out, err)) != TS_OK)
+        return st;
+    /* Goodput needs the checkpoint's write and restore times, which need
+     * the bytes per parameter of the memory estimate. */
+    if ((st = ts_memory_eval(r, &p, &mem, err)) != TS_OK ||
+        (st = ts_ckpt_eval(r, &mem, &k, err)) != TS_OK) {
+        *out = (ts_compute){ 0 };
+        return st;
+    }
+    return ts_compute_outlook(r, &k, out, err);
 }

@@ -23,6 +23,8 @@ export const TERM_OBJECTS = {
     "results[]": { title: "Layout search results" },
     "presets[]": { title: "Model presets" },
     "gpus[]": { title: "GPU catalogue" },
+    "compute.goodput": { title: "With checkpoints and failures" },
+    "compute.energy": { title: "Energy and carbon" },
 };
 
 export const TERMS = {
@@ -565,5 +567,135 @@ export const TERMS = {
         shape: "map", fmt: "integer", unit: "TFLOP/s", label: "FP32 peak",
         doc: "Dense FP32 (TF32 tensor core) peak of one GPU.",
         formula: "the datasheet",
+    },
+    "gpus[].board_watts": {
+        shape: "map", fmt: "si", unit: "W", label: "Board power",
+        doc: "Maximum board power of one GPU (TDP), what the energy estimate charges per GPU-hour.",
+        formula: "the datasheet (power_source)",
+    },
+    "compute.goodput.wall_seconds": {
+        shape: "term", fmt: "seconds", unit: "s", label: "Wall-clock with failures",
+        doc: "Expected elapsed time with checkpoint writes, failures, restarts and redone work.",
+        formula: null,
+    },
+    "compute.goodput.useful_fraction": {
+        shape: "term", fmt: "fraction", unit: "", label: "Useful training time",
+        doc: "Fraction of the wall clock spent on training that is kept (goodput).",
+        formula: null,
+    },
+    "compute.goodput.interruptions": {
+        shape: "map", fmt: "count", unit: "", label: "Expected failures",
+        doc: "Failures expected over the run.",
+        formula: "wall_seconds / job_mtbf_s",
+    },
+    "compute.goodput.checkpoint_s": {
+        shape: "map", fmt: "seconds", unit: "s", label: "Checkpoint write stalls",
+        doc: "Time the job waits on blocking checkpoint writes.",
+        formula: "failure_free_s / interval_s * write_s",
+    },
+    "compute.goodput.lost_s": {
+        shape: "map", fmt: "seconds", unit: "s", label: "Lost to failures",
+        doc: "Restarts and the work redone after failures.",
+        formula: "wall_seconds - failure_free_s - checkpoint_s",
+    },
+    "compute.goodput.lost_per_interruption_s": {
+        shape: "map", fmt: "seconds", unit: "s", label: "Lost per failure",
+        doc: "Time one failure costs: the restart and the work since the last checkpoint.",
+        formula: "lost_s / interruptions (~ restart_s + (interval_s + write_s) / 2)",
+    },
+    "compute.goodput.gpu_hours": {
+        shape: "map", fmt: "count", unit: "GPU-hours", label: "GPU-hours held",
+        doc: "GPU time the job holds its GPUs for, failures included.",
+        formula: "wall_seconds * gpus / 3600",
+    },
+    "compute.goodput.cost_usd": {
+        shape: "map", fmt: "count", unit: "USD", label: "Cost with failures",
+        doc: "The GPU time held priced at gpu_hour_usd (0 without a price).",
+        formula: "gpu_hours * gpu_hour_usd",
+    },
+    "compute.goodput.job_mtbf_s": {
+        shape: "map", fmt: "seconds", unit: "s", label: "Job MTBF",
+        doc: "Mean time between failures of the whole job.",
+        formula: "job_mtbf_hours * 3600, or gpu_mtbf_hours * 3600 / gpus",
+    },
+    "compute.goodput.interval_s": {
+        shape: "map", fmt: "seconds", unit: "s", label: "Checkpoint interval",
+        doc: "Training time between checkpoints: the node-local schedule.",
+        formula: "nvme_interval_min * 60",
+    },
+    "compute.goodput.write_s": {
+        shape: "map", fmt: "seconds", unit: "s", label: "Blocking write",
+        doc: "Time one checkpoint stops training (the node-local write).",
+        formula: "checkpoint.blocking_write_s",
+    },
+    "compute.goodput.relaunch_s": {
+        shape: "map", fmt: "seconds", unit: "s", label: "Relaunch",
+        doc: "From a failure to a running job again, before the checkpoint is read.",
+        formula: "relaunch_min * 60",
+    },
+    "compute.goodput.restore_s": {
+        shape: "map", fmt: "seconds", unit: "s", label: "Restore",
+        doc: "Reading the last checkpoint back from the shared file system.",
+        formula: "checkpoint.tiers[shared].restore_s",
+    },
+    "compute.goodput.restart_s": {
+        shape: "map", fmt: "seconds", unit: "s", label: "Restart",
+        doc: "Time from a failure until training resumes.",
+        formula: "relaunch_s + restore_s",
+    },
+    "compute.goodput.failure_free_s": {
+        shape: "map", fmt: "seconds", unit: "s", label: "Wall-clock without failures",
+        doc: "The failure-free time the estimate starts from.",
+        formula: "compute.wall_seconds",
+    },
+    "compute.goodput.daly_interval_s": {
+        shape: "map", fmt: "seconds", unit: "s", label: "Optimal interval (Daly)",
+        doc: "The checkpoint interval that loses least for this write time and MTBF.",
+        formula: "checkpoint.daly_interval_s",
+    },
+    "compute.goodput.useful_fraction_daly": {
+        shape: "map", fmt: "fraction", unit: "", label: "Useful time at the optimal interval",
+        doc: "The useful fraction with checkpoints every daly_interval_s.",
+        formula: "daly_interval_s / (M e^(R/M) (e^((daly_interval_s + C)/M) - 1))",
+    },
+    "compute.energy.energy_wh": {
+        shape: "term", fmt: "si", unit: "Wh", label: "Energy",
+        doc: "Electricity the run takes at the meter.",
+        formula: null,
+    },
+    "compute.energy.co2e_t": {
+        shape: "term", fmt: "count", unit: "t CO2e", label: "Emissions",
+        doc: "Greenhouse gas emissions of that electricity, tonnes CO2-equivalent.",
+        formula: null,
+    },
+    "compute.energy.gpu_hours": {
+        shape: "map", fmt: "count", unit: "GPU-hours", label: "GPU-hours powered",
+        doc: "GPU time the energy is charged for: the time held, failures included.",
+        formula: "compute.goodput.gpu_hours",
+    },
+    "compute.energy.gpu_watts": {
+        shape: "map", fmt: "si", unit: "W", label: "Power per GPU",
+        doc: "Power one GPU draws while training.",
+        formula: "gpu_watts, else the catalogue's board_watts",
+    },
+    "compute.energy.host_watts": {
+        shape: "map", fmt: "si", unit: "W", label: "Host power per GPU",
+        doc: "The rest of the node's power per GPU.",
+        formula: "host_watts_per_gpu",
+    },
+    "compute.energy.pue": {
+        shape: "map", fmt: "plain", unit: "", label: "PUE",
+        doc: "Facility energy over IT energy.",
+        formula: "pue",
+    },
+    "compute.energy.grid_kg_per_kwh": {
+        shape: "map", fmt: "plain", unit: "kg/kWh", label: "Grid intensity",
+        doc: "Carbon intensity of the electricity, kg CO2e per kWh.",
+        formula: "grid_kg_per_kwh",
+    },
+    "compute.energy.facility_w": {
+        shape: "map", fmt: "si", unit: "W", label: "Power at the meter",
+        doc: "What the whole job draws, cooling and power delivery included.",
+        formula: "gpus * (gpu_watts + host_watts) * pue",
     },
 };

@@ -233,7 +233,15 @@ static json_t *build_json(const json_t *c, const char *data_dir)
         n = strlen(old) + json_string_length(append) + 1;
         s = malloc(n);
         ck_assert_ptr_nonnull(s);
-        snprintf(s, n, "%s%s", old, json_string_value(append));
+        /* On the text's last line: the script's command goes on there
+         * (after a final newline it would be a command of its own). */
+        {
+            size_t keep = strlen(old);
+
+            while (keep > 0 && (old[keep - 1] == '\n' || old[keep - 1] == '\r'))
+                keep--;
+            snprintf(s, n, "%.*s%s", (int)keep, old, json_string_value(append));
+        }
         json_object_set_new(req, "megatron_args", json_string(s));
         free(s);
     }
