@@ -119,6 +119,7 @@ typedef enum ts_api_src {
     TS_SRC_CATALOGUE,            /* "model": a catalogue entry's config.json (ts_catalogue.c) */
     TS_SRC_HF,                   /* "hf_config" (ts_import_hf.c) */
     TS_SRC_AXOLOTL,              /* "axolotl_config" (ts_import_yaml.c) */
+    TS_SRC_NEMO,                 /* "nemo_config" (ts_import_nemo.c) */
     TS_SRC_DS,                   /* "deepspeed_config" (ts_import_ds.c) */
     TS_SRC_MEGATRON,             /* "megatron_args" (ts_import_mega.c) */
     TS_SRC_REQUEST,              /* the member itself */

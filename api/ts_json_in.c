@@ -867,6 +867,7 @@ static int apply_imports(const json_t *const *imp, const ts_catalogue_entry *cat
     static const struct { bool object; const char *what; } want[TS_IMP_COUNT] = {
         [TS_IMP_HF] = { true, "a Hugging Face config.json" },
         [TS_IMP_AXOLOTL] = { false, "an axolotl YAML config" },
+        [TS_IMP_NEMO] = { false, "a NeMo training YAML" },
         [TS_IMP_DS] = { true, "a DeepSpeed config" },
         [TS_IMP_MEGA] = { false, "Megatron-LM arguments" },
     };
@@ -880,11 +881,18 @@ static int apply_imports(const json_t *const *imp, const ts_catalogue_entry *cat
             continue;
         ok = want[i].object ? json_is_object(imp[i]) : json_is_string(imp[i]);
         if (!ok) {
+            /* A string where a document goes is most often a file name:
+             * the server reads no files, the CLI does. */
+            bool path = want[i].object && json_is_string(imp[i]);
+
             snprintf(ptr, sizeof ptr, "/%s", ts_import_members[i]);
             ts_api_err_set(err, "invalid-type", ptr,
-                           "%s must be %s (%s), got %s", ts_import_members[i],
+                           "%s must be %s (%s), got %s%s", ts_import_members[i],
                            want[i].object ? "an object" : "a string", want[i].what,
-                           json_kind(imp[i]));
+                           json_kind(imp[i]),
+                           path ? ": send the file's JSON itself, the server reads no files "
+                                  "(the CLI reads a path: --hf-config FILE, --deepspeed FILE, "
+                                  "or a plan file naming it)" : "");
             return -1;
         }
         req->imported = true;
@@ -903,6 +911,10 @@ static int apply_imports(const json_t *const *imp, const ts_catalogue_entry *cat
     if (imp[TS_IMP_AXOLOTL] != NULL &&
         ts_import_axolotl(im, json_string_value(imp[TS_IMP_AXOLOTL]),
                           json_string_length(imp[TS_IMP_AXOLOTL]), err) != 0)
+        return -1;
+    if (imp[TS_IMP_NEMO] != NULL &&
+        ts_import_nemo(im, json_string_value(imp[TS_IMP_NEMO]),
+                       json_string_length(imp[TS_IMP_NEMO]), err) != 0)
         return -1;
     if (imp[TS_IMP_DS] != NULL && ts_import_ds(im, imp[TS_IMP_DS], err) != 0)
         return -1;

@@ -79,29 +79,55 @@ export const STEP_PARTS = ['compute', 'recompute', 'tp_comm', 'pp_bubble', 'dp_c
 /* the sums beside the parts; other step members are not times */
 export const STEP_SUMS = ['exposed_comm', 'overlapped_comm', 'pp_p2p'];
 
-export function renderCompute(c) {
+/* Cost without a price: the API answers 0.00 USD; the page says there is
+ * no price instead (issue 27, item 7). */
+export function costText(c, inputs) {
+    const price = inputs ? inputs.gpu_hour_usd : undefined;
+    if (!isNum(price) || price <= 0) return `${DASH} no price: set Price per GPU-hour`;
+    return null;
+}
+
+export function renderCompute(c, inputs) {
     const C = 'compute';
+    /* hardware FLOPs are on the 6 N D basis plus recompute, the
+     * attention-aware model FLOPs add the attention matmuls: say why the
+     * first can be the smaller */
+    const hw = valueOf(c, C, 'hardware_flops'), attn = valueOf(c, C, 'model_flops_attn');
+    const hwRow = fig('cmp-hw-flops', c, C, 'hardware_flops');
+    if (isNum(hw) && isNum(attn) && hw < attn) {
+        hwRow[1].insertBefore(h('span', { class: 'why muted', text: ' counts no attention matmuls (the attention-aware figure above does)' }),
+            hwRow[1].querySelector('details'));
+    }
     const rows = [
         fig('cmp-flops', c, C, 'model_flops'),
         fig('cmp-flops-attn', c, C, 'model_flops_attn'),
-        fig('cmp-hw-flops', c, C, 'hardware_flops'),
+        hwRow,
         fig('cmp-gpu-hours', c, C, 'gpu_hours'),
         fig('cmp-gpu-years', c, C, 'gpu_years'),
         fig('cmp-days', c, C, 'wall_seconds'),
     ];
-    if (c.cost_usd !== undefined) rows.push(fig('cmp-cost', c, C, 'cost_usd'));
-    if (c.step_time !== undefined) rows.push(fig('cmp-step-time', c, C, 'step_time'));
-    if (c.predicted_mfu !== undefined) rows.push(fig('cmp-pred-mfu', c, C, 'predicted_mfu'));
+    if (c.cost_usd !== undefined) {
+        const none = costText(c, inputs);
+        rows.push(fig('cmp-cost', c, C, 'cost_usd', none ? { text: none } : {}));
+    }
+    /* one step time and one MFU: the predicted ones when they are what the
+     * time uses, both only when an MFU was given and they differ */
+    const predicted = c.mfu_source === 'predicted';
+    const stepShown = c.step_time !== undefined;
+    if (stepShown) rows.push(fig('cmp-step-time', c, C, 'step_time'));
+    if (c.predicted_mfu !== undefined && !predicted) rows.push(fig('cmp-pred-mfu', c, C, 'predicted_mfu'));
     rows.push(
         fig('cmp-tps', c, C, 'tokens_per_second'),
         fig('cmp-tpgs', c, C, 'tokens_per_gpu_second'),
-        fig('cmp-mfu', c, C, 'mfu', { label: `${labelOf(C, 'mfu')}${c.mfu_source === 'predicted' ? ' (predicted)' : ' (as given)'}` }),
+        fig('cmp-mfu', c, C, 'mfu', { label: `${labelOf(C, 'mfu')}${predicted ? ' (predicted)' : ' (as given)'}` }),
         fig('cmp-hfu', c, C, 'hfu'),
         fig('cmp-peak', c, C, 'peak_flops'),
         fig('cmp-tokens', c, C, 'tokens'),
         fig('cmp-steps', c, C, 'steps'),
-        fig('cmp-step-seconds', c, C, 'step_seconds'),
     );
+    if (!stepShown || textOf(c, C, 'step_seconds') !== textOf(c, C, 'step_time')) {
+        rows.push(fig('cmp-step-seconds', c, C, 'step_seconds'));
+    }
     fill($('#compute-figs'), rows);
 
     /* where a step's time goes */
@@ -176,7 +202,7 @@ export function redrawCharts() {
     if (!plan) return;
     drawMemoryBar($('#mem-bar'), plan.memory);
     renderSweep(plan);
-    if (plan.compute && plan.compute.step) renderCompute(plan.compute);
+    if (plan.compute && plan.compute.step) renderCompute(plan.compute, plan.inputs);
 }
 
 export function renderSweep(plan) {

@@ -4,8 +4,8 @@
  */
 import { $, clearNode, h } from './dom.js';
 import { FIELD_BY_NAME, MODES, modeOf } from './form.js';
-import { DASH, fmtExact, fmtPct, isNum, textOf } from './format.js';
-import { presetById } from './formui.js';
+import { DASH, fmtExact, fmtPct, isNum, textOf, valueOf } from './format.js';
+import { overriddenPreset, presetById } from './formui.js';
 import { CKPT_WASTE_WARN, TIER, page } from './state.js';
 
 /* The bar's copy of a field's message: cut at a character (not UTF-16
@@ -101,7 +101,7 @@ export function modelLine(plan) {
     const p = plan.params || {};
     const inputs = plan.inputs || {};
     const preset = presetById(inputs.model);
-    let name = preset ? preset.name : (page.customFrom && presetById(page.customFrom)
+    let name = preset ? (overriddenPreset(page.state) ? `Custom (from ${preset.name})` : preset.name) : (page.customFrom && presetById(page.customFrom)
         ? `Custom (from ${presetById(page.customFrom).name})` : 'Custom model');
     if (!preset && page.state.hf_config) {
         let type = '';
@@ -159,9 +159,18 @@ export function renderVerdict(plan, margin) {
     const hbm = textOf(m, 'memory', 'hbm_bytes');
     /* the share of HBM is the page's own ratio of two of the answer's numbers */
     const pct = isNum(head) && isNum(m.hbm_bytes) && m.hbm_bytes > 0 ? ` (${fmtPct(Math.abs(head) / m.hbm_bytes)} of HBM)` : '';
-    let t = m.fits
-        ? `${total} of ${hbm} per GPU; ${headText} headroom${pct}`
-        : `${total} per GPU needs more than ${hbm}; short by ${headText.replace(/^-/, '')}${pct}`;
+    let t;
+    if (m.fits) t = `${total} of ${hbm} per GPU; ${headText} headroom${pct}`;
+    else {
+        /* "short by 1.25 TiB (1605.5 % of HBM)" reads badly: past twice
+         * the HBM, say how many times the HBM the need is (issue 27, item 7) */
+        const need = ws && isNum(ws.total) ? ws.total : valueOf(m, 'memory', 'total');
+        const times = isNum(need) && isNum(m.hbm_bytes) && m.hbm_bytes > 0 ? need / m.hbm_bytes : NaN;
+        const short = headText.replace(/^-/, '');
+        t = times >= 2
+            ? `${total} per GPU, ${times < 10 ? times.toFixed(1) : Math.round(times)}× the ${hbm} of HBM; short by ${short}`
+            : `${total} per GPU needs more than ${hbm}; short by ${short}${isNum(head) && m.hbm_bytes > 0 ? ` (${fmtPct(Math.abs(head) / m.hbm_bytes)} over HBM)` : ''}`;
+    }
     if (ws && Array.isArray(m.stages) && m.stages.length > 1) {
         const n = m.stages.length;
         const where = ws.stage === 0 ? 'first' : ws.stage === n - 1 ? 'last' : 'middle';

@@ -7,8 +7,9 @@
  *   node tests/web/e2e-issue27.mjs <path to trainsize-server>
  */
 import assert from 'node:assert/strict';
+import { FIELD_BY_NAME, parseField } from '../../web/form.js';
 import {
-    PHONE, STEP_TIMEOUT_MS, api, assertNoOverflow, auditStateCheck, check, consoleProblems, env,
+    LLAMA3_8B_HF, PHONE, STEP_TIMEOUT_MS, api, assertNoOverflow, auditStateCheck, check, consoleProblems, env, log,
     newContext, overlaps, runSuite, setField, text, waitForBody, watch,
 } from './lib.mjs';
 
@@ -183,6 +184,211 @@ async function main({ base, browser }) {
         env.expectBadRequests = false;
     });
     await auditStateCheck(page, 'issue27-import');
+
+    await check('27.4: a comparison on a phone does not widen the page; the verdict stays on screen', async () => {
+        const p = await phoneCtx.newPage();
+        watch(p, 'phone-compare');
+        await p.goto(`${base}/?model=llama3-8b&gpus=8&gpu=h100-sxm&zero=1&recompute=full`);
+        await p.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        await settled(p);
+        await p.click('#pin');
+        await setField(p, 'zero', '3');
+        await waitForBody(p, { model: 'llama3-8b', gpus: 8, zero: 3, recompute: 'full', gpu: 'h100-sxm' }, 'ready');
+        await p.click('#pin');
+        await setField(p, 'gpu', 'h200');
+        await waitForBody(p, { model: 'llama3-8b', gpus: 8, zero: 3, recompute: 'full', gpu: 'h200' }, 'ready');
+        assert.ok(await p.locator('#compare-table td.diff').count() > 0, 'differences marked');
+        await assertNoOverflow(p, 'phone, comparison');
+        await p.evaluate(() => window.scrollTo(0, 0));
+        const vb = await p.locator('#verdict-bar').boundingBox();
+        assert.ok(vb.x >= 0 && vb.x + vb.width <= PHONE.width, `verdict bar spans ${vb.x}..${vb.x + vb.width}`);
+        await p.close();
+    });
+
+    await check('27.5: layout search keeps the headroom margin; Apply is on screen at 1280 px', async () => {
+        await page.setViewportSize({ width: 1280, height: 800 });
+        const body = { model: 'llama3-70b', gpus: 64, zero: 1, recompute: 'full', gpu: 'h100-sxm' };
+        await page.goto(`${base}/?model=llama3-70b&gpus=64&gpu=h100-sxm&zero=1&recompute=full`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        await waitForBody(page, body, 'ready');
+        env.expectBadRequests = true; /* a server without "margin" on /v1/search answers 400 once */
+        await page.click('#search-go');
+        await page.waitForSelector('#search-panel[data-status="ready"]', { timeout: STEP_TIMEOUT_MS });
+        env.expectBadRequests = false;
+        const q = { model: 'llama3-70b', gpus: 64, gpu: 'h100-sxm' };
+        let sr = await api(base, '/v1/search', { ...q, margin: 0.1 });
+        if (sr.status === 400) {
+            sr = await api(base, '/v1/search', q);
+            const hbm = sr.data.inputs.hbm_gb * 1e9;
+            sr.data.results = sr.data.results.filter((r) => r.headroom_bytes >= 0.1 * hbm);
+            assert.match(await text(page, '#search-status'), /10(\.0)?% (headroom )?margin/);
+        }
+        const shown = await page.locator('#search-table tbody tr').evaluateAll((trs) => trs.map((tr) => tr.dataset.rank));
+        assert.equal(shown.length, sr.data.results.length, 'rows kept: those with the margin of headroom');
+        const heads = await page.locator('#search-table tbody tr td.headroom').allTextContents();
+        assert.deepEqual(heads, sr.data.results.map((r) => r.human.headroom_bytes));
+        const btn = await page.locator('#search-table tbody tr:first-child button.apply').boundingBox();
+        const wrap = await page.locator('#search-panel .table-wrap').boundingBox();
+        assert.ok(btn && btn.x >= wrap.x && btn.x + btn.width <= Math.min(1280, wrap.x + wrap.width), `Apply at ${btn && btn.x}..${btn && btn.x + btn.width}`);
+        await page.click('#search-table tbody tr:first-child button.apply');
+        await settled(page);
+        assert.equal(await text(page, '#verdict'), '✓ FITS', 'the first layout is not under the margin');
+        await page.setViewportSize({ width: 1366, height: 900 });
+    });
+
+    await check('27.6: when nothing fits, the solvers change the layout along with the GPU count', async () => {
+        await page.goto(`${base}/?model=llama3-405b&gpus=16&gpu=h100-sxm&zero=1&recompute=full`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        await settled(page);
+        await page.click('#fit-gpus');
+        await page.waitForSelector('#fit-readout[data-status="ready"], #fit-readout[data-status="nofit"], #fit-readout[data-status="error"]', { timeout: 2 * STEP_TIMEOUT_MS });
+        const said = await text(page, '#fit-readout');
+        assert.ok(!/\de\+\d/.test(said), `raw numbers: ${said}`);
+        assert.match(said, /ZeRO 3/, said);
+        assert.equal(await page.locator('#fit-readout').getAttribute('data-status'), 'ready', said);
+        await page.click('#fit-readout button.apply');
+        const sent = await settled(page);
+        assert.equal(sent.zero, 3);
+        assert.match(await text(page, '#verdict'), /FITS|TIGHT/);
+        /* the layout search: no layout of 16 GPUs fits; it finds the smallest count that does */
+        await page.goto(`${base}/?model=llama3-405b&gpus=16&gpu=h100-sxm`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        await settled(page);
+        env.expectBadRequests = true;
+        await page.click('#search-go');
+        await page.waitForSelector('#search-panel[data-status="ready"]', { timeout: 3 * STEP_TIMEOUT_MS });
+        env.expectBadRequests = false;
+        const st = await text(page, '#search-status');
+        assert.match(st, /16 GPUs/, st);
+        const gpus = await page.locator('#search-table tbody tr td.gpus').allTextContents();
+        assert.ok(gpus.length > 0, st);
+        const n = Number(gpus[0]);
+        assert.ok(n > 16 && gpus.every((g) => Number(g) === n), `rows on ${gpus.join(',')} GPUs`);
+        assert.match(st, new RegExp(`${n} GPUs`));
+        const none = await api(base, '/v1/search', { model: 'llama3-405b', gpus: n / 2, gpu: 'h100-sxm' });
+        assert.equal(none.data.results.length, 0, `half of ${n} has no layout either`);
+    });
+
+    await check('27.7: no cost without a price; a preset with a changed shape is a custom copy', async () => {
+        await page.goto(`${base}/?model=llama3-8b&gpus=8&gpu=h100-sxm&zero=1&recompute=full`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        await settled(page);
+        assert.ok(!/^0(\.0+)? USD/.test(await text(page, '#cmp-cost')), await text(page, '#cmp-cost'));
+        assert.match(await text(page, '#cmp-cost'), /no price/);
+        await setField(page, 'gpu_hour_usd', '2');
+        const sent = { model: 'llama3-8b', gpus: 8, zero: 1, recompute: 'full', gpu: 'h100-sxm', gpu_hour_usd: 2 };
+        await waitForBody(page, sent, 'ready');
+        const r = await api(base, '/v1/plan', sent);
+        assert.equal(await text(page, '#cmp-cost'), r.data.compute.cost_usd.human);
+        const p = await ctx.newPage();
+        watch(p, 'preset-override');
+        await p.goto(`${base}/?model=llama2-7b&layers=16`);
+        await p.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        await settled(p);
+        await p.waitForFunction(() => /parameters/.test(document.getElementById('verdict-model').textContent));
+        assert.match(await text(p, '#verdict-model'), /^Custom \(from Llama 2 7B\): 3\.50B parameters/);
+        assert.ok(await p.locator('#custom-note').isVisible(), 'the custom-copy note');
+        assert.equal(await p.inputValue('#f-model'), '', 'the select says custom, not the 6.74B preset');
+        assert.equal(await p.inputValue('#f-layers'), '16');
+        await p.close();
+    });
+
+    await check('27.7: "short by" reads sensibly when the need is many times the HBM', async () => {
+        await page.goto(`${base}/?model=llama3-405b&gpus=1&gpu=h100-sxm&zero=0`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        await settled(page);
+        const d = await text(page, '#verdict-detail');
+        const pcts = [...d.matchAll(/([0-9.]+) ?%/g)].map((m) => Number(m[1]));
+        assert.ok(pcts.every((x) => x <= 100), d);
+        assert.match(d, /\d+(\.\d+)?× the/, d);
+    });
+
+    await check('27.7: each figure once, headers aligned with their cells, few tab stops, MFU "40" is 40 %', async () => {
+        await page.goto(`${base}/?model=llama3-8b&gpus=16&pp=2&gpu=h100-sxm&zero=1&recompute=selective`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        const sent = await settled(page);
+        const r = await api(base, '/v1/plan', sent);
+        const labels = await page.locator('#compute-figs dt').allTextContents();
+        assert.equal(new Set(labels).size, labels.length, `labels twice: ${labels.join(' | ')}`);
+        assert.equal(await page.locator('#cmp-pred-mfu').count() + await page.locator('#cmp-mfu').count(), 1, 'one MFU (predicted)');
+        assert.equal(await page.locator('#cmp-step-time').count() + await page.locator('#cmp-step-seconds').count(), 1, 'one step time');
+        const c = r.data.compute;
+        if (c.hardware_flops.value < c.model_flops_attn.value) {
+            assert.match(await page.locator('#cmp-hw-flops').locator('xpath=..').textContent(), /attention/, 'why hardware < attention-aware');
+        }
+        await page.click('#pin');
+        env.expectBadRequests = true; /* "margin" on a search that does not take it */
+        await page.click('#search-go');
+        await page.waitForSelector('#search-panel[data-status]', { timeout: STEP_TIMEOUT_MS });
+        env.expectBadRequests = false;
+        const bad = await page.evaluate(() => {
+            const out = [];
+            for (const t of document.querySelectorAll('#search-table, #compare-table, #stages, #tiers')) {
+                const ths = [...t.querySelectorAll('thead th')];
+                const row = t.querySelector('tbody tr');
+                if (!row || !ths.length) continue;
+                [...row.cells].forEach((cell, i) => {
+                    if (!ths[i] || cell.colSpan > 1) return;
+                    const a = getComputedStyle(ths[i]).textAlign, b = getComputedStyle(cell).textAlign;
+                    if (a !== b) out.push(`${t.id} column ${i + 1}: header ${a}, cells ${b}`);
+                });
+            }
+            return out;
+        });
+        assert.deepEqual(bad, []);
+        /* tab stops outside the search and comparison tables (a row's Apply
+         * button is one per row there) */
+        const stops = await page.evaluate(() => [...document.querySelectorAll('#results a[href], #results button, #results summary, #results [tabindex="0"], #results select, #results input')]
+            .filter((e) => e.getClientRects().length > 0 && !e.closest('[hidden], #search-table, #compare-table')).length);
+        log(`     ${stops} tab stops in the results, outside the search and comparison tables`);
+        assert.ok(stops <= 25, `${stops} tab stops in the results`);
+        assert.equal(await page.locator('#results details.how summary:visible').count(), 0, 'formulas behind one toggle');
+        await page.click('#show-how');
+        assert.ok(await page.locator('#mem-total').locator('xpath=..').locator('details.how summary').isVisible());
+        await page.click('#show-how');
+        /* a fraction typed as a bare number over 1 is a percentage, in every fraction field */
+        assert.deepEqual(parseField(FIELD_BY_NAME.get('mfu'), '40'), { value: 0.4 });
+        assert.deepEqual(parseField(FIELD_BY_NAME.get('margin'), '40'), { value: 0.4 });
+        await setField(page, 'mfu', '40');
+        await waitForBody(page, { ...sent, mfu: 0.4 }, 'ready');
+        assert.equal(await page.locator('#f-mfu').getAttribute('aria-invalid'), null);
+        await page.click('#compare-clear');
+    });
+
+    await check('27.8: config.json: its context length offered for seq; labels left out; the 64 KiB cap said before sending', async () => {
+        await page.goto(`${base}/?model=llama3-8b&gpus=8&gpu=h100-sxm&zero=1&recompute=full`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        await settled(page);
+        await importDoc(page, 'hf_config', JSON.stringify(LLAMA3_8B_HF));
+        const said = await text(page, '#import-status');
+        assert.match(said, /sequence length 4096/i, said);
+        assert.match(said, /max_position_embeddings 8192/, said);
+        await page.click('#import-use-seq');
+        const sent = await settled(page);
+        assert.equal(sent.seq, 8192);
+        /* 3,000 labels: left out, the rest imports */
+        const labels = {};
+        const ids = {};
+        for (let i = 0; i < 3000; i++) {
+            labels[String(i)] = `LABEL_${i}`;
+            ids[`LABEL_${i}`] = i;
+        }
+        await importDoc(page, 'hf_config', JSON.stringify({ ...LLAMA3_8B_HF, id2label: labels, label2id: ids }));
+        assert.equal(await page.locator('#import-status').getAttribute('data-status'), 'ready', await text(page, '#import-status'));
+        assert.match(await text(page, '#import-status'), /id2label, label2id/);
+        const s2 = await settled(page);
+        assert.ok(!('id2label' in s2.hf_config) && !('label2id' in s2.hf_config));
+        /* over the server's body cap: said here, nothing sent */
+        let imports = 0;
+        const count = (rq) => { if (rq.url().endsWith('/v1/import')) imports++; };
+        page.on('request', count);
+        const big = AXOLOTL_QLORA + '# ' + 'x'.repeat(70 * 1024) + '\n';
+        await importDoc(page, 'axolotl_config', big);
+        page.off('request', count);
+        assert.equal(imports, 0, 'no request the server would refuse');
+        assert.equal(await page.locator('#import-status').getAttribute('data-status'), 'error');
+        assert.match(await text(page, '#import-status'), /64 KiB/);
+    });
 
     await check('27: no console errors, page errors or CSP violations', async () => {
         assert.deepEqual(consoleProblems, []);
