@@ -343,7 +343,7 @@ void ts_report_command(FILE *out, const json_t *request, double margin)
     }
     /* the verdict with the search's margin */
     if (isfinite(margin) && margin > 0)
-        fprintf(out, " --margin %.17g", margin);
+        fprintf(out, " --margin %.15g", margin);
 }
 
 void ts_report_search(FILE *out, const json_t *a)
