@@ -260,7 +260,9 @@ void ts_json_sweep(ts_jw *w, const char *key, const ts_sweep_point *pts, size_t 
 void ts_json_step(ts_jw *w, const char *key, const ts_step *s);
 void ts_json_goodput(ts_jw *w, const char *key, const ts_goodput *g);
 void ts_json_energy(ts_jw *w, const char *key, const ts_energy *e);
-void ts_json_search(ts_jw *w, const ts_search_cfg *cfg, const ts_search_out *o);
+/* req: the search's (its cfg, the query's run and the source of each
+ * member, for each result's "request"). */
+void ts_json_search(ts_jw *w, const ts_api_req *req, const ts_search_out *o);
 /* Returns TS_OK, or the core's error for a broken catalogue entry. */
 /* req: scratch for resolving each catalogue entry (ts_catalogue_run). */
 ts_status ts_json_presets(ts_jw *w, const char *key, ts_api_req *req, ts_error *err);

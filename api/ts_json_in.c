@@ -983,6 +983,15 @@ static void search_seed(ts_api_req *req, const json_t *const *given)
         c->max_cp = (int64_t)json_number_value(given[TS_FI_MAX_CP]);
     if (given[TS_FI_MAX_VPP] != NULL)
         c->max_vpp = (int64_t)json_number_value(given[TS_FI_MAX_VPP]);
+    if (given[TS_FI_MARGIN] != NULL)
+        c->margin = json_number_value(given[TS_FI_MARGIN]);
+    if (given[TS_FI_MAX_DAYS] != NULL)
+        c->max_days = json_number_value(given[TS_FI_MAX_DAYS]);
+    if (given[TS_FI_MAX_COST] != NULL)
+        c->max_cost = json_number_value(given[TS_FI_MAX_COST]);
+    /* What /v1/plan derives for each framework unless grad_precision is
+     * given (by the request or an import). */
+    c->grad_follows_framework = req->source[TS_FI_GRAD_PRECISION] == TS_SRC_DEFAULT;
     if (given[TS_FI_MAX_MICRO_BATCH] != NULL)
         c->max_micro_batch = req->max_micro_batch;
     if (given[TS_FI_MAX_GPUS] != NULL)
@@ -1124,27 +1133,13 @@ static int parse_body(const char *body, size_t len, ts_json_mode mode,
      * have the sharded parameters' dtype (fp32 when they are the master
      * copy) and FSDP means full sharding; DeepSpeed's 16-bit gradients
      * follow the weights (its fp32 partition is modelled separately). */
-    if (given[TS_FI_GRAD_PRECISION] == NULL) {
-        bool half = req->run.precision != TS_PREC_FP32;
-
-        /* fp8 (Transformer Engine) casts GEMM inputs; gradients stay
-         * 16-bit at least, never 1 byte. */
-        if (req->run.grad_precision == TS_PREC_FP8)
-            req->run.grad_precision = TS_PREC_BF16;
-        switch (req->run.framework) {
-        case TS_FW_MEGATRON:
-            if (half)
-                req->run.grad_precision = TS_PREC_FP32;
-            break;
-        case TS_FW_FSDP:
-            req->run.grad_precision = req->run.master_weights ? TS_PREC_FP32 : req->run.precision;
-            break;
-        case TS_FW_DEEPSPEED:
-        case TS_FW_COUNT:
-        default:
-            break;
-        }
-    }
+    /* Until now grad_precision is the precision's (or both defaults,
+     * bf16): the framework's rule starts from it (the search applies the
+     * same rule to every framework it tries). */
+    if (given[TS_FI_GRAD_PRECISION] == NULL)
+        req->run.grad_precision = ts_framework_grad_precision(req->run.framework,
+                                                              req->run.precision,
+                                                              req->run.master_weights);
     if (given[TS_FI_ZERO] == NULL && req->run.framework == TS_FW_FSDP)
         req->run.zero = 3;
 

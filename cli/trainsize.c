@@ -170,6 +170,7 @@ static int apply_option(ts_cli *cli, const ts_cli_opt *o, const char *v)
         if (!ts_check_parse_margin(v, &cli->plan.margin))
             return usage_error("--margin needs a fraction of HBM to keep free, like 10%% "
                                "or 0.1 (in [0, 1)), got '%s'", v);
+        cli->plan.margin_given = true;
         return TS_EXIT_OK;
     case TS_CLI_OPT_FILE:
         return ts_check_add_file(&cli->plan, v, err, sizeof err) == 0 ? TS_EXIT_OK
@@ -450,7 +451,10 @@ static int cmd_search(const ts_cli *cli)
         fprintf(stderr, "trainsize: %s\n", why);
         return TS_EXIT_INPUT;
     }
-    body = json_dumps(req, JSON_COMPACT);
+    /* --margin is the search's "margin" (the API's default, 0.1, without) */
+    body = !cli->plan.margin_given ||
+                   json_object_set_new(req, "margin", json_real(cli->plan.margin)) == 0
+               ? json_dumps(req, JSON_COMPACT) : NULL;
     json_decref(req);
     if (!body) {
         fprintf(stderr, "trainsize: out of memory\n");

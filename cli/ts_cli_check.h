@@ -67,6 +67,7 @@ typedef struct ts_check_opts {
     const char *files[TS_CHECK_FILES_MAX];     /* plan files ("-": stdin) */
     size_t n_files;
     double margin;              /* fraction of HBM kept free, [0, 1) */
+    bool margin_given;          /* --margin was given (search sends it; else the API's 0.1) */
     ts_check_format format;
     bool estimate;              /* trainsize estimate: /v1/plan, its tables */
     bool formulas;              /* estimate text: each figure's formula */

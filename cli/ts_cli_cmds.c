@@ -40,7 +40,9 @@ const ts_cli_cmd ts_cli_cmds[TS_CMD_COUNT] = {
         "the fastest layouts that fit, ranked (POST /v1/search)",
         "Given tp/pp/cp/ep/zero/framework/recompute/micro-batch/vpp are kept, the\n"
         "rest searched.  Imported configs and one plan file work as for check.\n"
-        "Exit 1 when no layout fits.",
+        "A layout is ranked when it fits with the margin (default 10% of HBM kept\n"
+        "free) and within --max-days / --max-cost; every row ends with the\n"
+        "estimate command that reproduces it.  Exit 1 when no layout fits.",
         F_TEXT | F_JSON | F_JSONL | F_MARKDOWN | F_CSV, true },
     [TS_CMD_HEALTH] = {
         "health", "[--ready]",
@@ -94,8 +96,9 @@ const ts_cli_opt ts_cli_opts[TS_CLI_OPT_COUNT] = {
         "off: leave out what an import could not map exactly" },
     [TS_CLI_OPT_FORMULAS] = { "--formulas", 0, TS_ARG_NONE, NULL, TS_CMD_BIT(TS_CMD_ESTIMATE), NULL,
         "each figure's formula under it" },
-    [TS_CLI_OPT_MARGIN] = { "--margin", 0, TS_ARG_WORD, "M", TS_CMDS_PLAN, NULL,
-        "share of HBM that must stay free: 10% or 0.1 (default 0)" },
+    [TS_CLI_OPT_MARGIN] = { "--margin", 0, TS_ARG_WORD, "M", TS_CMDS_RUN, NULL,
+        "share of HBM that must stay free: 10% or 0.1 (default 0;\n"
+        "search: 10%, layouts above it are not ranked)" },
     [TS_CLI_OPT_FILE] = { "--file", 0, TS_ARG_FILE, "PLAN.json", TS_CMDS_RUN, NULL,
         "a plan (also as bare arguments: trainsize check plans/*.json;\n"
         "search takes one); its config files may be paths next to it" },

@@ -27,6 +27,16 @@
 #include "ts_yaml.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
+
+/* libFuzzer's own mutations, and one time in three numbers swapped for
+ * edge values (fuzz_check.c): micro_batch_size x gradient_accumulation_steps x dp past its range needs two large values at once. */
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
+{
+    size = LLVMFuzzerMutate(data, size, max_size);
+    return seed % 3 == 0 ? fz_mutate_numbers(data, size, max_size, seed) : size;
+}
 
 static void bad_problem(const char *what, const ts_api_err *err)
 {
@@ -119,7 +129,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     s = json_stringn(text, size); /* NULL unless UTF-8 */
     if (s == NULL)
         return 0;
-    o = json_pack("{s:s, s:i, s:o}", "model", "llama3-8b", "dp", 2, "axolotl_config", s);
+    /* "o" steals a reference: keep ours, the text is posted twice */
+    o = json_pack("{s:s, s:i, s:O}", "model", "llama3-8b", "dp", 2, "axolotl_config", s);
     if (o != NULL) {
         char *body = json_dumps(o, JSON_COMPACT);
 
@@ -138,5 +149,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(body);
         json_decref(o);
     }
+    json_decref(s);
     return 0;
 }
