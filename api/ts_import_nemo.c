@@ -714,7 +714,7 @@ static const char *const model_known[] = {
     "moe_router_pre_softmax", "moe_per_layer_logging", "moe_router_score_function",
     "attention_backend", "cpu_offloading", "cpu_offloading_num_layers", "cpu_offloading_activations",
     "cpu_offloading_weights", "defer_embedding_wgrad_compute", "wgrad_deferral_limit",
-    "hidden_size_per_attention_head", "precision", NULL
+    "hidden_size_per_attention_head", "precision", "layernorm_zero_centered_gamma", NULL
 };
 
 static void note_unread(nemo *n, const ts_import_obj *m)

@@ -802,6 +802,12 @@ typedef enum ts_search_objective {
 } ts_search_objective;
 
 #define TS_SEARCH_MAX_RESULTS 100
+/* The search's bounds when the request leaves them out (max_micro_batch,
+ * max_cp, max_vpp; the registry's docs state them, tests/api/test_defaults
+ * checks that they agree). */
+#define TS_SEARCH_MB_DEFAULT 64
+#define TS_SEARCH_CP_DEFAULT 8
+#define TS_SEARCH_VPP_DEFAULT 8
 #define TS_SEARCH_WHY_LEN 160
 
 /* What to enumerate.  A fixed dimension (> 0, or >= 0 for the enum ones)

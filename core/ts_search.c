@@ -50,9 +50,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define TS_SEARCH_MB_DEFAULT 64
-#define TS_SEARCH_CP_DEFAULT 8
-#define TS_SEARCH_VPP_DEFAULT 8
 /* Divisors of the global batch kept (numbers below 2^40 have at most
  * 6720). */
 #define TS_SEARCH_DIVISORS 8192

@@ -129,7 +129,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     s = json_stringn(text, size); /* NULL unless UTF-8 */
     if (s == NULL)
         return 0;
-    o = json_pack("{s:s, s:i, s:o}", "model", "llama3-8b", "dp", 2, "axolotl_config", s);
+    /* "o" steals a reference: keep ours, the text is posted twice */
+    o = json_pack("{s:s, s:i, s:O}", "model", "llama3-8b", "dp", 2, "axolotl_config", s);
     if (o != NULL) {
         char *body = json_dumps(o, JSON_COMPACT);
 
@@ -148,5 +149,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(body);
         json_decref(o);
     }
+    json_decref(s);
     return 0;
 }
