@@ -120,6 +120,7 @@ typedef enum ts_api_src {
     TS_SRC_CATALOGUE,            /* "model": a catalogue entry's config.json (ts_catalogue.c) */
     TS_SRC_HF,                   /* "hf_config" (ts_import_hf.c) */
     TS_SRC_AXOLOTL,              /* "axolotl_config" (ts_import_yaml.c) */
+    TS_SRC_NEMO,                 /* "nemo_config" (ts_import_nemo.c) */
     TS_SRC_DS,                   /* "deepspeed_config" (ts_import_ds.c) */
     TS_SRC_MEGATRON,             /* "megatron_args" (ts_import_mega.c) */
     TS_SRC_REQUEST,              /* the member itself */
@@ -267,7 +268,9 @@ void ts_json_sweep(ts_jw *w, const char *key, const ts_sweep_point *pts, size_t 
 void ts_json_step(ts_jw *w, const char *key, const ts_step *s);
 void ts_json_goodput(ts_jw *w, const char *key, const ts_goodput *g);
 void ts_json_energy(ts_jw *w, const char *key, const ts_energy *e);
-void ts_json_search(ts_jw *w, const ts_search_cfg *cfg, const ts_search_out *o);
+/* req: the search's (its cfg, the query's run and the source of each
+ * member, for each result's "request"). */
+void ts_json_search(ts_jw *w, const ts_api_req *req, const ts_search_out *o);
 /* POST /v1/budget's "budget" object. */
 void ts_json_budget(ts_jw *w, const char *key, const ts_api_req *req, const ts_sizing_out *o,
                     const ts_plan *plan);

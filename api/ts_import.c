@@ -14,6 +14,7 @@
 
 const char *const ts_import_members[TS_IMP_COUNT + 1] = {
     [TS_IMP_HF] = "hf_config", [TS_IMP_AXOLOTL] = "axolotl_config",
+    [TS_IMP_NEMO] = "nemo_config",
     [TS_IMP_DS] = "deepspeed_config", [TS_IMP_MEGA] = "megatron_args",
     [TS_IMP_COUNT] = NULL
 };
@@ -29,6 +30,7 @@ static const char *const ts_src_names[TS_SRC_COUNT] = {
     [TS_SRC_CATALOGUE] = "catalogue",
     [TS_SRC_HF] = "hf_config",
     [TS_SRC_AXOLOTL] = "axolotl_config",
+    [TS_SRC_NEMO] = "nemo_config",
     [TS_SRC_DS] = "deepspeed_config",
     [TS_SRC_MEGATRON] = "megatron_args",
     [TS_SRC_REQUEST] = "request",

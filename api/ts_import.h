@@ -6,6 +6,7 @@
  * ts_import_ds.c    DeepSpeed JSON config ("deepspeed_config")
  * ts_import_mega.c  Megatron-LM argument string ("megatron_args")
  * ts_import_yaml.c  axolotl YAML ("axolotl_config", libyaml)
+ * ts_import_nemo.c  NeMo training YAML ("nemo_config", libyaml)
  *
  * An importer does not write into the ts_run: it proposes values for
  * request members (by field-table index), each with the JSON pointer of
@@ -13,8 +14,8 @@
  * the same type and range checks as a request member (an error then
  * names the imported key, e.g. /hf_config/num_hidden_layers) and applies
  * it unless the request gives that member itself.  Order: defaults,
- * preset, hf_config, axolotl_config, deepspeed_config, megatron_args,
- * request.
+ * preset, hf_config, axolotl_config, nemo_config, deepspeed_config,
+ * megatron_args, request.
  */
 #ifndef TS_IMPORT_H
 #define TS_IMPORT_H
@@ -25,6 +26,7 @@
 typedef enum ts_import_member {
     TS_IMP_HF = 0,       /* hf_config: object */
     TS_IMP_AXOLOTL,      /* axolotl_config: YAML text */
+    TS_IMP_NEMO,         /* nemo_config: YAML text */
     TS_IMP_DS,           /* deepspeed_config: object */
     TS_IMP_MEGA,         /* megatron_args: text */
     TS_IMP_COUNT
@@ -145,6 +147,8 @@ int ts_import_ds(ts_import *im, const json_t *cfg, ts_api_err *err);
 int ts_import_mega(ts_import *im, const char *args, size_t len, ts_api_err *err);
 /* 400 unsupported-config when built without libyaml. */
 int ts_import_axolotl(ts_import *im, const char *yaml, size_t len, ts_api_err *err);
+/* 400 unsupported-config when built without libyaml. */
+int ts_import_nemo(ts_import *im, const char *yaml, size_t len, ts_api_err *err);
 
 /* Supported Hugging Face model_type values, NULL-terminated. */
 extern const char *const ts_import_hf_types[];

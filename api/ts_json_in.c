@@ -877,6 +877,7 @@ static int apply_imports(const json_t *const *imp, const ts_catalogue_entry *cat
     static const struct { bool object; const char *what; } want[TS_IMP_COUNT] = {
         [TS_IMP_HF] = { true, "a Hugging Face config.json" },
         [TS_IMP_AXOLOTL] = { false, "an axolotl YAML config" },
+        [TS_IMP_NEMO] = { false, "a NeMo training YAML" },
         [TS_IMP_DS] = { true, "a DeepSpeed config" },
         [TS_IMP_MEGA] = { false, "Megatron-LM arguments" },
     };
@@ -890,11 +891,18 @@ static int apply_imports(const json_t *const *imp, const ts_catalogue_entry *cat
             continue;
         ok = want[i].object ? json_is_object(imp[i]) : json_is_string(imp[i]);
         if (!ok) {
+            /* A string where a document goes is most often a file name:
+             * the server reads no files, the CLI does. */
+            bool path = want[i].object && json_is_string(imp[i]);
+
             snprintf(ptr, sizeof ptr, "/%s", ts_import_members[i]);
             ts_api_err_set(err, "invalid-type", ptr,
-                           "%s must be %s (%s), got %s", ts_import_members[i],
+                           "%s must be %s (%s), got %s%s", ts_import_members[i],
                            want[i].object ? "an object" : "a string", want[i].what,
-                           json_kind(imp[i]));
+                           json_kind(imp[i]),
+                           path ? ": send the file's JSON itself, the server reads no files "
+                                  "(the CLI reads a path: --hf-config FILE, --deepspeed FILE, "
+                                  "or a plan file naming it)" : "");
             return -1;
         }
         req->imported = true;
@@ -913,6 +921,10 @@ static int apply_imports(const json_t *const *imp, const ts_catalogue_entry *cat
     if (imp[TS_IMP_AXOLOTL] != NULL &&
         ts_import_axolotl(im, json_string_value(imp[TS_IMP_AXOLOTL]),
                           json_string_length(imp[TS_IMP_AXOLOTL]), err) != 0)
+        return -1;
+    if (imp[TS_IMP_NEMO] != NULL &&
+        ts_import_nemo(im, json_string_value(imp[TS_IMP_NEMO]),
+                       json_string_length(imp[TS_IMP_NEMO]), err) != 0)
         return -1;
     if (imp[TS_IMP_DS] != NULL && ts_import_ds(im, imp[TS_IMP_DS], err) != 0)
         return -1;
@@ -981,6 +993,15 @@ static void search_seed(ts_api_req *req, const json_t *const *given)
         c->max_cp = (int64_t)json_number_value(given[TS_FI_MAX_CP]);
     if (given[TS_FI_MAX_VPP] != NULL)
         c->max_vpp = (int64_t)json_number_value(given[TS_FI_MAX_VPP]);
+    if (given[TS_FI_MARGIN] != NULL)
+        c->margin = json_number_value(given[TS_FI_MARGIN]);
+    if (given[TS_FI_MAX_DAYS] != NULL)
+        c->max_days = json_number_value(given[TS_FI_MAX_DAYS]);
+    if (given[TS_FI_MAX_COST] != NULL)
+        c->max_cost = json_number_value(given[TS_FI_MAX_COST]);
+    /* What /v1/plan derives for each framework unless grad_precision is
+     * given (by the request or an import). */
+    c->grad_follows_framework = req->source[TS_FI_GRAD_PRECISION] == TS_SRC_DEFAULT;
     if (given[TS_FI_MAX_MICRO_BATCH] != NULL)
         c->max_micro_batch = req->max_micro_batch;
     if (given[TS_FI_MAX_GPUS] != NULL)
@@ -1204,27 +1225,13 @@ static int parse_body(const char *body, size_t len, ts_json_mode mode,
      * have the sharded parameters' dtype (fp32 when they are the master
      * copy) and FSDP means full sharding; DeepSpeed's 16-bit gradients
      * follow the weights (its fp32 partition is modelled separately). */
-    if (given[TS_FI_GRAD_PRECISION] == NULL) {
-        bool half = req->run.precision != TS_PREC_FP32;
-
-        /* fp8 (Transformer Engine) casts GEMM inputs; gradients stay
-         * 16-bit at least, never 1 byte. */
-        if (req->run.grad_precision == TS_PREC_FP8)
-            req->run.grad_precision = TS_PREC_BF16;
-        switch (req->run.framework) {
-        case TS_FW_MEGATRON:
-            if (half)
-                req->run.grad_precision = TS_PREC_FP32;
-            break;
-        case TS_FW_FSDP:
-            req->run.grad_precision = req->run.master_weights ? TS_PREC_FP32 : req->run.precision;
-            break;
-        case TS_FW_DEEPSPEED:
-        case TS_FW_COUNT:
-        default:
-            break;
-        }
-    }
+    /* Until now grad_precision is the precision's (or both defaults,
+     * bf16): the framework's rule starts from it (the search applies the
+     * same rule to every framework it tries). */
+    if (given[TS_FI_GRAD_PRECISION] == NULL)
+        req->run.grad_precision = ts_framework_grad_precision(req->run.framework,
+                                                              req->run.precision,
+                                                              req->run.master_weights);
     if (given[TS_FI_ZERO] == NULL && req->run.framework == TS_FW_FSDP)
         req->run.zero = 3;
 

@@ -106,7 +106,8 @@ static void put_stage(ts_jw *w, const ts_mem_stage *st)
     ts_jw_close(w, '}');
 }
 
-void ts_json_inputs(ts_jw *w, const char *key, const ts_run *r)
+/* The run's members as a request names them; keep: which (NULL: all). */
+static void put_inputs(ts_jw *w, const char *key, const ts_run *r, const bool *keep)
 {
     const char *base = (const char *)r;
     size_t i;
@@ -118,6 +119,9 @@ void ts_json_inputs(ts_jw *w, const char *key, const ts_run *r)
         const char *name = b->f.name;
         size_t nl = b->nlen;
         const void *at = base + b->off;
+
+        if (keep != NULL && !keep[i])
+            continue;
 
         switch (b->kind) {
         case TS_BIND_INT64:
@@ -185,6 +189,55 @@ void ts_json_inputs(ts_jw *w, const char *key, const ts_run *r)
         }
     }
     ts_jw_close(w, '}');
+}
+
+void ts_json_inputs(ts_jw *w, const char *key, const ts_run *r)
+{
+    put_inputs(w, key, r, NULL);
+}
+
+/* A search result's "request" (issue 25): what POST /v1/plan needs to
+ * estimate the very run the search ranked.  The query's members as its
+ * sources gave them (the request's own, and an import's values, written
+ * out: the request carries no import text), the layout the search chose
+ * over them, always; what a preset or catalogue model sets comes back
+ * from "model".  grad_precision is left to follow the framework, as the
+ * search made it, unless it was given. */
+static void put_request(ts_jw *w, const ts_api_req *req, const ts_search_result *x)
+{
+    static const ts_json_fi layout[] = {
+        TS_FI_GPUS, TS_FI_DP, TS_FI_TP, TS_FI_PP, TS_FI_CP, TS_FI_EP, TS_FI_MICRO_BATCH,
+        TS_FI_GLOBAL_BATCH, TS_FI_ZERO, TS_FI_FRAMEWORK, TS_FI_RECOMPUTE,
+        TS_FI_SEQUENCE_PARALLEL, TS_FI_PP_SCHEDULE, TS_FI_VPP, TS_FI_FIRST_STAGE_LAYERS,
+        TS_FI_LAST_STAGE_LAYERS,
+    };
+    bool keep[TS_FI_COUNT];
+    ts_run run = req->run;
+    size_t i;
+
+    for (i = 0; i < TS_FI_COUNT; i++)
+        keep[i] = req->source[i] != TS_SRC_DEFAULT && req->source[i] != TS_SRC_PRESET &&
+                  req->source[i] != TS_SRC_CATALOGUE;
+    for (i = 0; i < sizeof layout / sizeof layout[0]; i++)
+        keep[layout[i]] = true;
+    run.gpus = x->gpus;
+    run.dp = x->dp;
+    run.tp = x->tp;
+    run.pp = x->pp;
+    run.cp = x->cp;
+    run.ep = x->ep;
+    run.micro_batch = x->micro_batch;
+    run.global_batch = x->global_batch;
+    run.zero = x->zero;
+    run.framework = x->framework;
+    run.recompute = x->recompute;
+    run.sequence_parallel = x->sequence_parallel;
+    run.pp_schedule = x->pp_schedule;
+    run.vpp = x->vpp;
+    run.first_stage_layers = x->first_stage_layers;
+    run.last_stage_layers = x->last_stage_layers;
+    run.grad_precision = x->grad_precision;
+    put_inputs(w, "request", &run, keep);
 }
 
 void ts_json_params(ts_jw *w, const char *key, const ts_params *p)
@@ -546,15 +599,19 @@ void ts_json_step(ts_jw *w, const char *key, const ts_step *s)
     ts_jw_close(w, '}');
 }
 
-void ts_json_search(ts_jw *w, const ts_search_cfg *cfg, const ts_search_out *o)
+void ts_json_search(ts_jw *w, const ts_api_req *req, const ts_search_out *o)
 {
+    const ts_search_cfg *cfg = &req->search;
     size_t i;
 
     ts_jw_str(w, "objective", cfg->objective == TS_SEARCH_COST ? "cost" : "time");
+    ts_jw_num(w, "margin", cfg->margin);
     ts_jw_open(w, "counts", '{');
     ts_jw_int(w, "enumerated", (int64_t)o->enumerated);
     ts_jw_int(w, "tried", (int64_t)o->tried);
     ts_jw_int(w, "fitting", (int64_t)o->fitting);
+    ts_jw_int(w, "tight", (int64_t)o->tight);
+    ts_jw_int(w, "over_budget", (int64_t)o->over_budget);
     ts_jw_int(w, "pruned", (int64_t)o->pruned);
     ts_jw_close(w, '}');
     ts_jw_bool(w, "truncated", o->truncated);
@@ -576,6 +633,7 @@ void ts_json_search(ts_jw *w, const ts_search_cfg *cfg, const ts_search_out *o)
         ts_jw_str(w, "pp_schedule", ts_pp_schedule_name(r->pp_schedule));
         ts_jw_int(w, "first_stage_layers", r->first_stage_layers);
         ts_jw_int(w, "last_stage_layers", r->last_stage_layers);
+        ts_jw_int(w, "global_batch", r->global_batch);
         ts_jw_str(w, "framework", ts_framework_name(r->framework));
         ts_jw_int(w, "zero", r->zero);
         ts_jw_str(w, "recompute", ts_recompute_name(r->recompute));
@@ -585,6 +643,10 @@ void ts_json_search(ts_jw *w, const ts_search_cfg *cfg, const ts_search_out *o)
         put_num(w, &h, TS_T_SR_TOKENS_PER_GPU_SECOND, r->tokens_per_gpu_second);
         put_num(w, &h, TS_T_SR_GPU_SECONDS_PER_STEP, r->gpu_seconds);
         put_num(w, &h, TS_T_SR_COST_USD_PER_STEP, r->cost_usd);
+        put_num(w, &h, TS_T_SR_WALL_SECONDS, r->wall_seconds);
+        ts_jw_num(w, "wall_days", r->wall_seconds / 86400.0);
+        put_num(w, &h, TS_T_SR_GPU_HOURS, r->gpu_hours);
+        put_num(w, &h, TS_T_SR_COST_USD, r->cost_total_usd);
         put_num(w, &h, TS_T_SR_MEMORY_TOTAL, r->memory_total);
         put_num(w, &h, TS_T_SR_HEADROOM_BYTES, r->headroom);
         ts_jw_bool(w, "fits", r->fits);
@@ -600,6 +662,7 @@ void ts_json_search(ts_jw *w, const ts_search_cfg *cfg, const ts_search_out *o)
         ts_jw_num(w, "offload", r->offload);
         ts_jw_close(w, '}');
         ts_jw_strn(w, "why", r->why, sizeof r->why);
+        put_request(w, req, r);
         put_human(w, &h);
         ts_jw_close(w, '}');
     }

@@ -345,7 +345,7 @@ static int handle_search(const ts_api_req *req, ts_api_response *resp)
     ts_jw_open(&w, NULL, '{');
     ts_json_inputs(&w, "inputs", &req->run);
     put_import(&w, req);
-    ts_json_search(&w, &req->search, out);
+    ts_json_search(&w, req, out);
     ts_jw_bool(&w, "found", st == TS_OK);
     if (st != TS_OK)
         ts_jw_strn(&w, "reason", cerr.text, sizeof cerr.text);

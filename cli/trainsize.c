@@ -139,6 +139,7 @@ static int apply_option(ts_cli *cli, const ts_cli_opt *o, const char *v)
     static const ts_check_import imports[] = {
         [TS_CLI_OPT_HF_CONFIG] = TS_CHECK_IMP_HF, [TS_CLI_OPT_DEEPSPEED] = TS_CHECK_IMP_DS,
         [TS_CLI_OPT_MEGATRON_ARGS] = TS_CHECK_IMP_MEGA, [TS_CLI_OPT_AXOLOTL] = TS_CHECK_IMP_AXOLOTL,
+        [TS_CLI_OPT_NEMO] = TS_CHECK_IMP_NEMO,
     };
     ts_opt_id id = (ts_opt_id)(o - ts_cli_opts);
     char err[256];
@@ -169,6 +170,7 @@ static int apply_option(ts_cli *cli, const ts_cli_opt *o, const char *v)
         if (!ts_check_parse_margin(v, &cli->plan.margin))
             return usage_error("--margin needs a fraction of HBM to keep free, like 10%% "
                                "or 0.1 (in [0, 1)), got '%s'", v);
+        cli->plan.margin_given = true;
         return TS_EXIT_OK;
     case TS_CLI_OPT_FILE:
         return ts_check_add_file(&cli->plan, v, err, sizeof err) == 0 ? TS_EXIT_OK
@@ -177,6 +179,7 @@ static int apply_option(ts_cli *cli, const ts_cli_opt *o, const char *v)
     case TS_CLI_OPT_DEEPSPEED:
     case TS_CLI_OPT_MEGATRON_ARGS:
     case TS_CLI_OPT_AXOLOTL:
+    case TS_CLI_OPT_NEMO:
         return ts_check_set_import(&cli->plan, imports[id], v, err, sizeof err) == 0
                ? TS_EXIT_OK : usage_error("%s", err);
     case TS_CLI_OPT_COUNT:
@@ -259,7 +262,7 @@ static int positional(ts_cli *cli, const char *a)
                                             ts_cli_suggest_command(a, near, sizeof near), near));
         return TS_EXIT_OK;
     }
-    if (cli->cmd == TS_CMD_ESTIMATE || cli->cmd == TS_CMD_CHECK)
+    if (cli->cmd == TS_CMD_ESTIMATE || cli->cmd == TS_CMD_CHECK || cli->cmd == TS_CMD_SEARCH)
         return ts_check_add_file(&cli->plan, a, err, sizeof err) == 0 ? TS_EXIT_OK
                : usage_error("%s", err);
     return usage_error("unexpected argument '%s'", a);
@@ -341,6 +344,8 @@ static int parse_args(ts_cli *cli, int argc, char **argv)
         return TS_EXIT_OK;
     if (cli->cmd == TS_CMD_NONE)
         return usage_error("%s", "no command given");
+    if (cli->cmd == TS_CMD_SEARCH && cli->plan.n_files > 1)
+        return usage_error("search answers one run: give at most one plan file");
     return check_enums(cli);
 }
 
@@ -431,14 +436,26 @@ static int call(const ts_cli *cli, const char *method, const char *path,
     return TS_EXIT_OK;
 }
 
-/* Ranked layouts; exit 1 when nothing fits. */
+/* Ranked layouts; exit 1 when nothing fits.  The request: the plan file
+ * (if any), the imports, the run options, as for estimate. */
 static int cmd_search(const ts_cli *cli)
 {
-    char *body = json_dumps(cli->run, JSON_COMPACT);
+    char why[768];
+    json_t *req = NULL;
+    char *body;
     ts_http_response raw;
     json_t *a = NULL;
     int rc;
 
+    if (ts_check_request(&cli->plan, cli->run, &req, why, sizeof why) != 0) {
+        fprintf(stderr, "trainsize: %s\n", why);
+        return TS_EXIT_INPUT;
+    }
+    /* --margin is the search's "margin" (the API's default, 0.1, without) */
+    body = !cli->plan.margin_given ||
+                   json_object_set_new(req, "margin", json_real(cli->plan.margin)) == 0
+               ? json_dumps(req, JSON_COMPACT) : NULL;
+    json_decref(req);
     if (!body) {
         fprintf(stderr, "trainsize: out of memory\n");
         return TS_EXIT_ERROR;

@@ -26,6 +26,7 @@ const char *const ts_check_format_names[TS_CHECK_FORMAT_COUNT + 1] = {
 const char *const ts_check_import_members[TS_CHECK_IMP_COUNT] = {
     [TS_CHECK_IMP_HF] = "hf_config", [TS_CHECK_IMP_DS] = "deepspeed_config",
     [TS_CHECK_IMP_MEGA] = "megatron_args", [TS_CHECK_IMP_AXOLOTL] = "axolotl_config",
+    [TS_CHECK_IMP_NEMO] = "nemo_config",
 };
 
 /* JSON objects; the others are text (a JSON string in the request) */
@@ -155,6 +156,84 @@ static json_t *parse_json(const ts_check_src *s, bool object, char *err, size_t 
     return j;
 }
 
+/* A plan's import member given as a file next to the plan
+ * ("hf_config": "configs/x.json"): the CLI reads it and sends it inline,
+ * the server never reads a file.  A JSON member (hf_config,
+ * deepspeed_config) given as a string is always a path; a text member
+ * (megatron_args, axolotl_config, nemo_config) is a path when it is one
+ * word that looks like one (a '/' or a .sh .txt .args .yaml .yml name),
+ * else the text itself. */
+static bool looks_like_path(const char *s)
+{
+    static const char *const ext[] = { ".sh", ".txt", ".args", ".yaml", ".yml", ".json", NULL };
+    size_t n = strlen(s), k;
+
+    if (n == 0 || n >= 4096 || s[0] == '-' || strpbrk(s, " \t\r\n") != NULL)
+        return false;
+    if (strchr(s, '/') != NULL)
+        return true;
+    for (k = 0; ext[k] != NULL; k++) {
+        size_t el = strlen(ext[k]);
+
+        if (n > el && strcmp(s + n - el, ext[k]) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* rel, relative to the directory of plan_path (as is when absolute or
+ * when the plan is standard input), into a malloc'd path. */
+static char *path_next_to(const char *plan_path, const char *rel)
+{
+    const char *slash = plan_path != NULL ? strrchr(plan_path, '/') : NULL;
+    size_t dl = slash != NULL && rel[0] != '/' && strcmp(plan_path, "-") != 0
+                ? (size_t)(slash - plan_path) + 1 : 0;
+    char *p = malloc(dl + strlen(rel) + 1);
+
+    if (p != NULL) {
+        memcpy(p, plan_path, dl);
+        strcpy(p + dl, rel);
+    }
+    return p;
+}
+
+static int inline_paths(json_t *plan, const char *plan_path, char *err, size_t errlen)
+{
+    size_t k;
+
+    for (k = 0; k < TS_CHECK_IMP_COUNT; k++) {
+        const char *m = ts_check_import_members[k];
+        const char *rel = json_string_value(json_object_get(plan, m));
+        ts_check_src s;
+        json_t *v;
+
+        if (rel == NULL || (!import_is_json(k) && !looks_like_path(rel)))
+            continue;
+        memset(&s, 0, sizeof s);
+        s.path = path_next_to(plan_path, rel);
+        if (s.path == NULL) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        slurp(&s);
+        if (s.text == NULL) {
+            snprintf(err, errlen, "%s: %s names a file (a path next to the plan): %s",
+                     plan_path != NULL ? plan_path : "plan", m, s.why);
+            free((char *)s.path);
+            return -1;
+        }
+        v = import_is_json(k) ? parse_json(&s, true, err, errlen) : json_stringn(s.text, s.len);
+        if (v == NULL && !import_is_json(k))
+            snprintf(err, errlen, "%s is not UTF-8 text", s.path);
+        free(s.text);
+        free((char *)s.path);
+        if (v == NULL)
+            return -1;
+        json_object_set_new(plan, m, v);
+    }
+    return 0;
+}
+
 /* The command line's imports as request members, built once. */
 static int load_imports(const ts_check_src *srcs, json_t **members, char *err,
                         size_t errlen)
@@ -276,6 +355,11 @@ static json_t *build_request(const ts_check_src *plan_src, json_t *const *import
 
     if (plan_src != NULL) {
         plan = parse_json(plan_src, true, r->summary, sizeof r->summary);
+        if (plan != NULL &&
+            inline_paths(plan, plan_src->path, r->summary, sizeof r->summary) != 0) {
+            json_decref(plan);
+            plan = NULL;
+        }
         if (plan == NULL) {
             r->verdict = TS_CHECK_REJECTED;
             return NULL;
@@ -376,6 +460,39 @@ static void free_result(ts_check_result *r)
     for (k = 0; k < r->n_notes; k++)
         free(r->notes[k]);
     free(r->notes);
+}
+
+int ts_check_request(const ts_check_opts *o, const json_t *run_opts, json_t **req,
+                     char *why, size_t whylen)
+{
+    ts_check_src srcs[TS_CHECK_IMP_COUNT + 1];
+    json_t *imports[TS_CHECK_IMP_COUNT] = { NULL };
+    ts_check_result r;
+    size_t k;
+    int rc = -1;
+
+    memset(srcs, 0, sizeof srcs);
+    memset(&r, 0, sizeof r);
+    *req = NULL;
+    for (k = 0; k < TS_CHECK_IMP_COUNT; k++)
+        srcs[k].path = o->imports[k];
+    srcs[TS_CHECK_IMP_COUNT].path = o->n_files > 0 ? o->files[0] : NULL;
+    for (k = 0; k <= TS_CHECK_IMP_COUNT; k++)
+        if (srcs[k].path != NULL)
+            slurp(&srcs[k]);
+    if (load_imports(srcs, imports, why, whylen) == 0) {
+        *req = build_request(o->n_files > 0 ? &srcs[TS_CHECK_IMP_COUNT] : NULL, imports,
+                             run_opts, &r);
+        if (*req == NULL)
+            snprintf(why, whylen, "%s", r.summary);
+        else
+            rc = 0;
+    }
+    for (k = 0; k < TS_CHECK_IMP_COUNT; k++)
+        json_decref(imports[k]);
+    for (k = 0; k <= TS_CHECK_IMP_COUNT; k++)
+        free(srcs[k].text);
+    return rc;
 }
 
 int ts_check_run(const ts_check_opts *o, const ts_conn *conn, const json_t *run_opts,

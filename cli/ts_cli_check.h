@@ -55,6 +55,7 @@ typedef enum ts_check_import {
     TS_CHECK_IMP_DS,          /* --deepspeed      deepspeed_config (JSON) */
     TS_CHECK_IMP_MEGA,        /* --megatron-args  megatron_args (text) */
     TS_CHECK_IMP_AXOLOTL,     /* --axolotl        axolotl_config (YAML text) */
+    TS_CHECK_IMP_NEMO,        /* --nemo-config    nemo_config (YAML text) */
     TS_CHECK_IMP_COUNT
 } ts_check_import;
 
@@ -66,6 +67,7 @@ typedef struct ts_check_opts {
     const char *files[TS_CHECK_FILES_MAX];     /* plan files ("-": stdin) */
     size_t n_files;
     double margin;              /* fraction of HBM kept free, [0, 1) */
+    bool margin_given;          /* --margin was given (search sends it; else the API's 0.1) */
     ts_check_format format;
     bool estimate;              /* trainsize estimate: /v1/plan, its tables */
     bool formulas;              /* estimate text: each figure's formula */
@@ -118,6 +120,12 @@ int ts_check_add_file(ts_check_opts *o, const char *path, char *err, size_t errl
  * second "-"). */
 int ts_check_set_import(ts_check_opts *o, ts_check_import k, const char *path,
                         char *err, size_t errlen);
+
+/* One request from the command line: the plan file (o->files[0], if
+ * any, its config paths read and inlined), the imports, then run_opts on
+ * top (trainsize search).  0 with *req (owned), or -1 with why. */
+int ts_check_request(const ts_check_opts *o, const json_t *run_opts, json_t **req,
+                     char *why, size_t whylen);
 
 /* "10%" -> 0.10, "0.1" -> 0.1; false unless in [0, 1). */
 bool ts_check_parse_margin(const char *s, double *out);

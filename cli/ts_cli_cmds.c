@@ -28,17 +28,21 @@ const ts_cli_cmd ts_cli_cmds[TS_CMD_COUNT] = {
     [TS_CMD_CHECK] = {
         "check", "[RUN OPTIONS] [PLAN.json ...]",
         "a CI gate: does every plan fit in GPU memory (POST /v1/memory)",
-        "A plan is the API's request JSON in a file (imports allowed inside it);\n"
-        "the command line's imports and run options go on top of each.  A plan\n"
-        "fits when memory.total <= (1 - margin) x memory.hbm_bytes.  Without a\n"
-        "plan file the run options alone are one plan.  The exit status is the\n"
-        "worst over all plans.",
+        "A plan is the API's request JSON in a file (imports allowed inside it;\n"
+        "\"hf_config\": \"configs/x.json\" names a file next to the plan, which is\n"
+        "read and sent inline); the command line's imports and run options go on\n"
+        "top of each.  A plan fits when memory.total <= (1 - margin) x\n"
+        "memory.hbm_bytes.  Without a plan file the run options alone are one\n"
+        "plan.  The exit status is the worst over all plans.",
         PLAN_FORMATS, true },
     [TS_CMD_SEARCH] = {
-        "search", "[RUN OPTIONS]",
+        "search", "[RUN OPTIONS] [PLAN.json]",
         "the fastest layouts that fit, ranked (POST /v1/search)",
         "Given tp/pp/cp/ep/zero/framework/recompute/micro-batch/vpp are kept, the\n"
-        "rest searched.  Exit 1 when no layout fits.",
+        "rest searched.  Imported configs and one plan file work as for check.\n"
+        "A layout is ranked when it fits with the margin (default 10% of HBM kept\n"
+        "free) and within --max-days / --max-cost; every row ends with the\n"
+        "estimate command that reproduces it.  Exit 1 when no layout fits.",
         F_TEXT | F_JSON | F_JSONL | F_MARKDOWN | F_CSV, true },
     [TS_CMD_BUDGET] = {
         "budget", "[RUN OPTIONS] --budget-days D | --budget-gpu-hours H | --budget-usd U",
@@ -99,18 +103,22 @@ const ts_cli_opt ts_cli_opts[TS_CLI_OPT_COUNT] = {
         "off: leave out what an import could not map exactly" },
     [TS_CLI_OPT_FORMULAS] = { "--formulas", 0, TS_ARG_NONE, NULL, TS_CMD_BIT(TS_CMD_ESTIMATE), NULL,
         "each figure's formula under it" },
-    [TS_CLI_OPT_MARGIN] = { "--margin", 0, TS_ARG_WORD, "M", TS_CMDS_PLAN, NULL,
-        "share of HBM that must stay free: 10% or 0.1 (default 0)" },
-    [TS_CLI_OPT_FILE] = { "--file", 0, TS_ARG_FILE, "PLAN.json", TS_CMDS_PLAN, NULL,
-        "a plan (also as bare arguments: trainsize check plans/*.json)" },
-    [TS_CLI_OPT_HF_CONFIG] = { "--hf-config", 0, TS_ARG_FILE, "FILE", TS_CMDS_PLAN, NULL,
-        "a Hugging Face config.json (hf_config)" },
-    [TS_CLI_OPT_DEEPSPEED] = { "--deepspeed", 0, TS_ARG_FILE, "FILE", TS_CMDS_PLAN, NULL,
+    [TS_CLI_OPT_MARGIN] = { "--margin", 0, TS_ARG_WORD, "M", TS_CMDS_RUN, NULL,
+        "share of HBM that must stay free: 10% or 0.1 (default 0;\n"
+        "search: 10%, layouts above it are not ranked)" },
+    [TS_CLI_OPT_FILE] = { "--file", 0, TS_ARG_FILE, "PLAN.json", TS_CMDS_RUN, NULL,
+        "a plan (also as bare arguments: trainsize check plans/*.json;\n"
+        "search takes one); its config files may be paths next to it" },
+    [TS_CLI_OPT_HF_CONFIG] = { "--hf-config", 0, TS_ARG_FILE, "FILE", TS_CMDS_RUN, NULL,
+        "a Hugging Face config.json (hf_config); - reads standard input" },
+    [TS_CLI_OPT_DEEPSPEED] = { "--deepspeed", 0, TS_ARG_FILE, "FILE", TS_CMDS_RUN, NULL,
         "a DeepSpeed JSON config (deepspeed_config)" },
-    [TS_CLI_OPT_MEGATRON_ARGS] = { "--megatron-args", 0, TS_ARG_FILE, "FILE", TS_CMDS_PLAN, NULL,
-        "Megatron-LM arguments, as in a launch script (megatron_args)" },
-    [TS_CLI_OPT_AXOLOTL] = { "--axolotl", 0, TS_ARG_FILE, "FILE", TS_CMDS_PLAN, NULL,
+    [TS_CLI_OPT_MEGATRON_ARGS] = { "--megatron-args", 0, TS_ARG_FILE, "FILE", TS_CMDS_RUN, NULL,
+        "a Megatron-LM launch script or its arguments (megatron_args)" },
+    [TS_CLI_OPT_AXOLOTL] = { "--axolotl", 0, TS_ARG_FILE, "FILE", TS_CMDS_RUN, NULL,
         "an axolotl YAML config (axolotl_config)" },
+    [TS_CLI_OPT_NEMO] = { "--nemo-config", 0, TS_ARG_FILE, "FILE", TS_CMDS_RUN, NULL,
+        "a NeMo training YAML, conf/training/<family>/<model>.yaml (nemo_config)" },
     [TS_CLI_OPT_READY] = { "--ready", 0, TS_ARG_NONE, NULL, TS_CMD_BIT(TS_CMD_HEALTH), NULL,
         "also ask /readyz" },
 };

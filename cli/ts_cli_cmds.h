@@ -61,6 +61,7 @@ typedef enum ts_opt_id {
     TS_CLI_OPT_DEEPSPEED,
     TS_CLI_OPT_MEGATRON_ARGS,
     TS_CLI_OPT_AXOLOTL,
+    TS_CLI_OPT_NEMO,
     TS_CLI_OPT_READY,
     TS_CLI_OPT_COUNT
 } ts_opt_id;

@@ -316,33 +316,116 @@ void ts_report_budget(FILE *out, const json_t *a)
         fprintf(out, "\n(the request's work budget ran out: the best layout seen)\n");
 }
 
+/* A word for a POSIX shell: as it is when it holds only characters no
+ * shell treats specially, else in single quotes (a quote as '\''). */
+static void shell_word(FILE *out, const char *s)
+{
+    const char *p;
+
+    for (p = s; *p != '\0' && (strchr("_-./:+=@,%", *p) != NULL ||
+                               (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') ||
+                               (*p >= 'A' && *p <= 'Z'));
+         p++)
+        ;
+    if (*s != '\0' && *p == '\0') {
+        fputs(s, out);
+        return;
+    }
+    fputc('\'', out);
+    for (p = s; *p != '\0'; p++) {
+        if (*p == '\'')
+            fputs("'\\''", out);
+        else
+            fputc(*p, out);
+    }
+    fputc('\'', out);
+}
+
+void ts_report_command(FILE *out, const json_t *request, double margin)
+{
+    const char *k;
+    const json_t *v;
+
+    fputs("trainsize estimate", out);
+    json_object_foreach((json_t *)request, k, v) {
+        char opt[64];
+        size_t i;
+
+        /* null: not given (the API's "use the default"); the option
+         * would need a value */
+        if (json_is_null(v) || strlen(k) + 3 > sizeof opt)
+            continue;
+        snprintf(opt, sizeof opt, "%s", k);
+        for (i = 0; opt[i] != '\0'; i++)
+            opt[i] = opt[i] == '_' ? '-' : opt[i];
+        if (json_is_boolean(v)) {
+            fprintf(out, json_is_true(v) ? " --%s" : " --no-%s", opt);
+        } else if (json_is_string(v)) {
+            fprintf(out, " --%s ", opt);
+            shell_word(out, json_string_value(v));
+        } else if (json_is_number(v)) {
+            double d = json_number_value(v);
+
+            if (d == floor(d) && fabs(d) < 9e15)
+                fprintf(out, " --%s %.0f", opt, d);
+            else
+                fprintf(out, " --%s %.17g", opt, d);
+        }
+    }
+    /* the verdict with the search's margin */
+    if (isfinite(margin) && margin > 0)
+        fprintf(out, " --margin %.15g", margin);
+}
+
 void ts_report_search(FILE *out, const json_t *a)
 {
     const json_t *list = ts_report_get(a, "results");
     const json_t *in = ts_report_get(a, "inputs");
+    bool priced = ts_report_num(in, "gpu_hour_usd") > 0;
     size_t i;
     const json_t *r;
 
-    fprintf(out, "%s on %.0f x %s, %s objective: %.0f layouts tried, %.0f fit, %.0f pruned\n",
+    fprintf(out, "%s on %.0f x %s, %s objective: %.0f layouts tried, %.0f fit with %.4g%% of "
+                 "HBM kept free (%.0f more only without it), %.0f over budget, %.0f pruned\n",
             str_at(in, "model", "model"), ts_report_num(in, "gpus"), str_at(in, "gpu", "?"),
             str_at(a, "objective", "time"), ts_report_num(a, "counts.tried"),
-            ts_report_num(a, "counts.fitting"), ts_report_num(a, "counts.pruned"));
+            ts_report_num(a, "counts.fitting"), 100 * ts_report_num(a, "margin"),
+            ts_report_num(a, "counts.tight"), ts_report_num(a, "counts.over_budget"),
+            ts_report_num(a, "counts.pruned"));
     if (!json_is_true(ts_report_get(a, "found"))) {
         fprintf(out, "nothing fits: %s\n", str_at(a, "reason", "no layout fits"));
         return;
     }
-    fprintf(out, "%4s %5s %3s %3s %3s %5s %3s %3s %3s %-9s %4s %-9s %10s %7s %15s %10s  %s\n",
+    fprintf(out, "%4s %5s %3s %3s %3s %5s %3s %3s %3s %-9s %4s %-9s %7s %10s %7s %15s %10s %12s",
             "rank", "gpus", "tp", "pp", "cp", "dp", "ep", "mb", "vpp", "framework", "zero",
-            "recompute", "step", "MFU", "per GPU", "memory", "why");
+            "recompute", "batch", "step", "MFU", "per GPU", "memory", "run");
+    if (priced)
+        fprintf(out, " %12s", "cost");
+    fprintf(out, "  %s\n", "why");
     json_array_foreach(list, i, r) {
-        fprintf(out, "%4.0f %5.0f %3.0f %3.0f %3.0f %5.0f %3.0f %3.0f %3.0f %-9s %4.0f %-9s %10s %7s %15s %10s  %s\n",
+        fprintf(out, "%4.0f %5.0f %3.0f %3.0f %3.0f %5.0f %3.0f %3.0f %3.0f %-9s %4.0f %-9s %7.0f "
+                     "%10s %7s %15s %10s %12s",
                 ts_report_num(r, "rank"), ts_report_num(r, "gpus"), ts_report_num(r, "tp"),
                 ts_report_num(r, "pp"), ts_report_num(r, "cp"), ts_report_num(r, "dp"),
                 ts_report_num(r, "ep"), ts_report_num(r, "micro_batch"), ts_report_num(r, "vpp"),
                 str_at(r, "framework", "?"), ts_report_num(r, "zero"), str_at(r, "recompute", "?"),
-                str_at(r, "step_time_human", "n/a"), map_text(r, "predicted_mfu"),
-                map_text(r, "tokens_per_gpu_second"), str_at(r, "memory_total_human", "n/a"),
-                str_at(r, "why", ""));
+                ts_report_num(r, "global_batch"), str_at(r, "step_time_human", "n/a"),
+                map_text(r, "predicted_mfu"), map_text(r, "tokens_per_gpu_second"),
+                str_at(r, "memory_total_human", "n/a"), map_text(r, "wall_seconds"));
+        if (priced)
+            fprintf(out, " %12s", map_text(r, "cost_usd"));
+        fprintf(out, "  %s\n", str_at(r, "why", ""));
+    }
+    /* Each row as the command that estimates it (its "request"). */
+    fprintf(out, "\nEach layout on its own:\n");
+    json_array_foreach(list, i, r) {
+        const json_t *req = ts_report_get(r, "request");
+
+        if (!json_is_object(req))
+            continue;
+        fprintf(out, "%4.0f  ", ts_report_num(r, "rank"));
+        ts_report_command(out, req, ts_report_num(a, "margin"));
+        fputc('\n', out);
     }
 }
 

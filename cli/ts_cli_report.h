@@ -33,8 +33,14 @@ bool ts_report_check(FILE *out, const json_t *answer, bool *fits);
  * the plan's compute, goodput and energy. */
 void ts_report_budget(FILE *out, const json_t *answer);
 
-/* /v1/search answer -> the ranked table, one layout per line. */
+/* /v1/search answer -> the ranked table, one layout per line, then each
+ * row's "request" as the estimate command that reproduces it. */
 void ts_report_search(FILE *out, const json_t *answer);
+/* A request object -> "trainsize estimate --name value ..." (names with
+ * '-' for '_', booleans as --name / --no-name, null members left out,
+ * strings quoted for a POSIX shell when needed), and --margin when
+ * margin > 0 so that its verdict is the search's. */
+void ts_report_command(FILE *out, const json_t *request, double margin);
 /* memory.stages -> one row per pipeline stage (nothing when absent). */
 void ts_report_stages(FILE *out, const json_t *memory);
 

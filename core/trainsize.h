@@ -434,6 +434,15 @@ typedef struct ts_batch_rule {
     int64_t m_bubble;       /* ceil(4 (p - 1) / v) (interleaved: a multiple of p); 0 when pp 1 */
 } ts_batch_rule;
 
+/* The gradient precision a framework keeps when grad_precision is not
+ * given (docs/formulas.md, "What the framework holds"): Megatron's fp32
+ * main_grad buffer (arguments.py: accumulate_allreduce_grads_in_fp32),
+ * FSDP's sharded parameters' dtype (fp32 when they are the master copy),
+ * DeepSpeed's 16-bit gradients following the weights; fp8 weights keep
+ * 16-bit gradients. */
+ts_precision ts_framework_grad_precision(ts_framework fw, ts_precision precision,
+                                         bool master_weights);
+
 /* The rule for r's dp, micro_batch, seq, pp, vpp and pp_schedule (those
  * of a resolved run: each >= 1, dp * tp * pp * cp within the GPU limit);
  * TS_EINVAL otherwise.  The batch never exceeds the global_batch limit
@@ -793,6 +802,12 @@ typedef enum ts_search_objective {
 } ts_search_objective;
 
 #define TS_SEARCH_MAX_RESULTS 100
+/* The search's bounds when the request leaves them out (max_micro_batch,
+ * max_cp, max_vpp; the registry's docs state them, tests/api/test_defaults
+ * checks that they agree). */
+#define TS_SEARCH_MB_DEFAULT 64
+#define TS_SEARCH_CP_DEFAULT 8
+#define TS_SEARCH_VPP_DEFAULT 8
 #define TS_SEARCH_WHY_LEN 160
 
 /* What to enumerate.  A fixed dimension (> 0, or >= 0 for the enum ones)
@@ -810,21 +825,37 @@ typedef struct ts_search_cfg {
     int zero;                  /* fixed when >= 0 (framework then follows) */
     int framework;             /* fixed when >= 0 (a ts_framework) */
     unsigned recompute_mask;   /* bit (1u << ts_recompute) allowed; 0 = all */
+    /* Share of HBM kept free, [0, 1): a layout above (1 - margin) * HBM is
+     * not ranked as fitting (counted in tight).  Default TS_SEARCH_MARGIN. */
+    double margin;
+    double max_days;           /* > 0: layouts whose whole run takes longer are not ranked */
+    double max_cost;           /* > 0: nor those whose run costs more (USD; needs gpu_hour_usd) */
+    /* Each candidate's grad_precision follows its framework (the default
+     * the API applies when grad_precision is not given: ts_framework_grad_precision)
+     * instead of staying the run's. */
+    bool grad_follows_framework;
 } ts_search_cfg;
+
+#define TS_SEARCH_MARGIN 0.10
 
 typedef struct ts_search_result {
     int64_t tp, pp, cp, dp, ep, micro_batch, vpp, gpus;
     int64_t first_stage_layers, last_stage_layers;
+    int64_t global_batch;      /* the run's, or this layout's default (ts_batch_default) */
     int zero;
     ts_framework framework;
     ts_recompute recompute;
     ts_pp_schedule pp_schedule;
+    ts_precision grad_precision;
     bool sequence_parallel;
     double step_time;          /* seconds per optimizer step */
     double predicted_mfu;
     double tokens_per_gpu_second;
-    double gpu_seconds;        /* step_time * gpus: the cost objective */
+    double gpu_seconds;        /* step_time * gpus: per step */
     double cost_usd;           /* per step; 0 without gpu_hour_usd */
+    double wall_seconds;       /* the whole run: tokens / (global_batch * seq) steps */
+    double gpu_hours;          /* wall_seconds * gpus / 3600 */
+    double cost_total_usd;     /* gpu_hours * gpu_hour_usd; 0 without a price */
     double memory_total, headroom, hbm;
     bool fits;
     /* step terms, for the comparison text */
@@ -837,14 +868,20 @@ typedef struct ts_search_out {
     ts_search_result results[TS_SEARCH_MAX_RESULTS];
     uint64_t enumerated;       /* layouts reached by the enumeration */
     uint64_t tried;            /* memory estimated */
-    uint64_t fitting;          /* fit, and were costed */
+    uint64_t fitting;          /* fit with the margin, and were costed */
+    uint64_t tight;            /* estimates that fit the HBM but not with the margin */
+    uint64_t over_budget;      /* of fitting: over max_days or max_cost, not ranked */
     uint64_t pruned;           /* skipped without an estimate (cannot fit) */
     bool truncated;            /* the work budget ran out: results are the best seen */
 } ts_search_out;
 
 void ts_search_defaults(ts_search_cfg *c);
 /* Enumerate layouts of r (its model, GPU, seq, global_batch, precision
- * and optimizer are kept), keep those that fit, rank by cfg->objective.
+ * and optimizer are kept), keep those that fit with cfg->margin, rank by
+ * cfg->objective per token: with a global_batch every layout has it, and
+ * the order is by step time (GPU-seconds per step); without one each
+ * layout gets its own default batch (ts_batch_default) and the order is
+ * by time (GPU-time) per token, i.e. of the whole run.
  * TS_ENOFIT when nothing fits (out->n = 0, counts filled).  No
  * allocation: out is the caller's (about 40 KB). */
 ts_status ts_search_run(const ts_run *r, const ts_search_cfg *cfg,

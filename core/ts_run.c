@@ -342,6 +342,25 @@ static ts_status ts_run_check_split(const ts_run *r, bool shape, ts_error *err)
     return TS_OK;
 }
 
+ts_precision ts_framework_grad_precision(ts_framework fw, ts_precision precision,
+                                         bool master_weights)
+{
+    /* fp8 (Transformer Engine) casts GEMM inputs; gradients stay 16-bit
+     * at least, never 1 byte. */
+    ts_precision g = precision == TS_PREC_FP8 ? TS_PREC_BF16 : precision;
+
+    switch (fw) {
+    case TS_FW_MEGATRON:
+        return precision != TS_PREC_FP32 ? TS_PREC_FP32 : g;
+    case TS_FW_FSDP:
+        return master_weights ? TS_PREC_FP32 : precision;
+    case TS_FW_DEEPSPEED:
+    case TS_FW_COUNT:
+    default:
+        return g;
+    }
+}
+
 /* The default global batch (trainsize.h, ts_batch_default): the larger
  * of the micro-batch counts that reach TS_BATCH_TOKENS tokens per step
  * and that keep the pipeline bubble (p-1)/(v m) at most 1/4 of the ideal

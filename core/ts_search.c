@@ -10,6 +10,24 @@
  * recompute, micro-batch (divides global_batch / dp), vpp (interleaved
  * schedule when pp > 1 and the stage layers split evenly).
  *
+ * Without a global batch every layout gets the one a practitioner would
+ * pick for it (ts_batch_default: about 4M tokens, and enough micro-batches
+ * that the pipeline bubble stays under a quarter), so layouts with
+ * different batches are compared per token: the objective is time (or
+ * GPU-time) per token, which orders the same as per step when the batch
+ * is fixed.  The batch belongs to the parallel layout and schedule (the
+ * default at micro-batch 1, or at the fixed micro-batch); the micro-batch
+ * splits a rank's share of it (ts_search_inner_derived).  dp runs over
+ * the divisors of the 4M-token batch G0 when max_gpus is searched, or is
+ * the one dp the GPUs leave, at most G0 (one sequence per rank: a larger
+ * dp would need a batch no run of that size uses).
+ *
+ * A candidate is kept when it fits with the margin (cfg->margin of HBM
+ * kept free) and within max_days / max_cost; what fits only without the
+ * margin is counted as tight.  Its grad_precision follows its framework
+ * when cfg->grad_follows_framework (what /v1/plan would derive), so the
+ * run of a result, resolved again, is the run it was ranked as.
+ *
  * Pruning: memory falls monotonically from none to selective to full
  * recompute and rises with the micro-batch, so for each structural layout
  * full recompute at micro-batch 1 is tried first; if that does not fit,
@@ -32,9 +50,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define TS_SEARCH_MB_DEFAULT 64
-#define TS_SEARCH_CP_DEFAULT 8
-#define TS_SEARCH_VPP_DEFAULT 8
 /* Divisors of the global batch kept (numbers below 2^40 have at most
  * 6720). */
 #define TS_SEARCH_DIVISORS 8192
@@ -51,6 +66,7 @@ void ts_search_defaults(ts_search_cfg *c)
     c->limit = 20;
     c->zero = -1;
     c->framework = -1;
+    c->margin = TS_SEARCH_MARGIN;
 }
 
 typedef struct ts_search_ctx {
@@ -61,6 +77,7 @@ typedef struct ts_search_ctx {
     size_t limit;
     ts_budget *b;       /* exhausted: stop */
     int64_t max_mb, max_vpp;
+    bool gb_given;      /* the run's global batch is kept; else each layout's default */
     const int64_t *div; /* the global batch's divisors, ascending */
     size_t ndiv;
     int64_t vdiv[TS_SEARCH_VDIVISORS]; /* vpp candidates of the current pp, ascending */
@@ -80,9 +97,13 @@ static const ts_search_fw ts_search_fws[] = {
     { TS_FW_DEEPSPEED, 1 }, { TS_FW_DEEPSPEED, 2 }, { TS_FW_DEEPSPEED, 3 },
 };
 
+/* Seconds (GPU-seconds) per token: per step when every layout has the
+ * same batch, comparable across batches when they differ. */
 static double ts_search_key(const ts_search_ctx *c, const ts_search_result *r)
 {
-    return c->cfg->objective == TS_SEARCH_COST ? r->gpu_seconds : r->step_time;
+    double tok = (double)r->global_batch * (double)c->base->seq;
+
+    return (c->cfg->objective == TS_SEARCH_COST ? r->gpu_seconds : r->step_time) / tok;
 }
 
 static void ts_search_insert(ts_search_ctx *c, const ts_search_result *r)
@@ -111,9 +132,11 @@ static double ts_search_cutoff(const ts_search_ctx *c)
     return o->n < c->limit ? INFINITY : ts_search_key(c, &o->results[o->n - 1]);
 }
 
-/* Memory of one candidate; true when its layout is valid and it fits.
- * Only the layout differs from the resolved base: it alone is checked
- * again (ts_run_relayout). */
+/* Memory of one candidate; true when its layout is valid and it fits
+ * with the margin.  Only the layout differs from the resolved base: it
+ * alone is checked again (ts_run_relayout), the batch derived again when
+ * the run gave none, the gradient precision set by the framework when it
+ * follows it. */
 static bool ts_search_fits(ts_search_ctx *c, ts_run *cand, ts_memory *mem)
 {
     ts_error e;
@@ -121,10 +144,17 @@ static bool ts_search_fits(ts_search_ctx *c, ts_run *cand, ts_memory *mem)
     if (!ts_budget_take(c->b, ts_memory_work(cand)))
         return false;
     c->out->tried++;
+    if (c->cfg->grad_follows_framework)
+        cand->grad_precision = ts_framework_grad_precision(cand->framework, cand->precision,
+                                                           cand->master_weights);
     if (ts_run_relayout(cand, &e) != TS_OK)
         return false;
     if (ts_memory_eval(cand, &c->params, mem, &e) != TS_OK)
         return false;
+    if (mem->fits && !(mem->total.value <= (1.0 - c->cfg->margin) * mem->hbm_bytes)) {
+        c->out->tight++;
+        return false;
+    }
     return mem->fits;
 }
 
@@ -132,17 +162,27 @@ static void ts_search_cost(ts_search_ctx *c, const ts_run *cand, const ts_memory
 {
     ts_step st;
     ts_search_result r;
-    double gsec;
+    double gsec, wall;
 
     if (!ts_budget_take(c->b, TS_COST_STEP) || ts_step_eval(cand, &c->params, &st) != TS_OK)
         return;
     c->out->fitting++;
     gsec = st.step_time.value * (double)cand->gpus;
+    /* The whole run: tokens / (global_batch * seq) steps, as the compute
+     * estimate counts them with the predicted MFU. */
+    wall = cand->tokens / ((double)cand->global_batch * (double)cand->seq) * st.step_time.value;
+    if ((c->cfg->max_days > 0 && wall > c->cfg->max_days * 86400.0) ||
+        (c->cfg->max_cost > 0 && wall * (double)cand->gpus / 3600.0 * cand->gpu_hour_usd >
+                                     c->cfg->max_cost)) {
+        c->out->over_budget++;
+        return;
+    }
     {
         ts_search_result probe;
 
         probe.step_time = st.step_time.value;
         probe.gpu_seconds = gsec;
+        probe.global_batch = cand->global_batch;
         if (ts_search_key(c, &probe) >= ts_search_cutoff(c))
             return;
     }
@@ -157,6 +197,8 @@ static void ts_search_cost(ts_search_ctx *c, const ts_run *cand, const ts_memory
     r.gpus = cand->gpus;
     r.first_stage_layers = cand->first_stage_layers;
     r.last_stage_layers = cand->last_stage_layers;
+    r.global_batch = cand->global_batch;
+    r.grad_precision = cand->grad_precision;
     r.zero = cand->zero;
     r.framework = cand->framework;
     r.recompute = cand->recompute;
@@ -167,6 +209,9 @@ static void ts_search_cost(ts_search_ctx *c, const ts_run *cand, const ts_memory
     r.tokens_per_gpu_second = st.tokens_per_gpu_second;
     r.gpu_seconds = gsec;
     r.cost_usd = gsec / 3600.0 * cand->gpu_hour_usd;
+    r.wall_seconds = wall;
+    r.gpu_hours = wall * (double)cand->gpus / 3600.0;
+    r.cost_total_usd = r.gpu_hours * cand->gpu_hour_usd;
     r.memory_total = mem->total.value;
     r.headroom = mem->headroom_bytes;
     r.hbm = mem->hbm_bytes;
@@ -188,9 +233,10 @@ static bool ts_search_rec_ok(const ts_search_cfg *cfg, ts_recompute rc)
     return cfg->recompute_mask == 0 || (cfg->recompute_mask & (1u << rc)) != 0;
 }
 
-/* Micro-batch and vpp loops for one structural layout and recompute mode.
- * The micro-batches are the divisors of per_dp, all among the global
- * batch's, ascending as mb = 1, 2, ... would meet them. */
+/* Micro-batch and vpp loops for one structural layout and recompute mode,
+ * at the run's global batch.  The micro-batches are the divisors of
+ * per_dp, all among the global batch's, ascending as mb = 1, 2, ... would
+ * meet them. */
 static void ts_search_inner(ts_search_ctx *c, ts_run *lay, ts_recompute rc)
 {
     const ts_search_cfg *cfg = c->cfg;
@@ -244,6 +290,60 @@ static void ts_search_inner(ts_search_ctx *c, ts_run *lay, ts_recompute rc)
     }
 }
 
+/* The same without a global batch: each schedule (1F1B, then interleaved
+ * with each v) of the layout gets the batch ts_batch_default gives it at
+ * micro-batch 1 (or the fixed one): the batch is the parallel layout's,
+ * the micro-batch how each rank splits its share, so a larger micro-batch
+ * is fewer micro-batches per step, not a larger batch.  The micro-batches
+ * are the divisors of G0 that divide the rank's share. */
+static void ts_search_inner_derived(ts_search_ctx *c, ts_run *lay, ts_recompute rc)
+{
+    const ts_search_cfg *cfg = c->cfg;
+    bool ilv_ok = lay->pp >= 2 && lay->first_stage_layers == 0;
+    size_t si, ns = 1 + (ilv_ok ? c->nvdiv : 0);
+
+    for (si = 0; si < ns && !c->b->exhausted; si++) {
+        ts_run sch = *lay;
+        ts_batch_rule br;
+        int64_t per_dp;
+        size_t di;
+
+        if (!ts_budget_take(c->b, TS_COST_ITER))
+            return;
+        sch.recompute = rc;
+        sch.vpp = si == 0 ? 1 : c->vdiv[si - 1];
+        sch.pp_schedule = si == 0 ? TS_PP_1F1B : TS_PP_INTERLEAVED;
+        if ((si == 0 && cfg->vpp > 1) || (si > 0 && cfg->vpp > 0 && sch.vpp != cfg->vpp))
+            continue;
+        sch.micro_batch = cfg->micro_batch > 0 ? cfg->micro_batch : 1;
+        if (ts_batch_default(&sch, &br, NULL) != TS_OK)
+            continue;
+        sch.global_batch = br.global_batch;
+        per_dp = br.global_batch / lay->dp;
+        for (di = 0; di < c->ndiv && c->div[di] <= c->max_mb; di++) {
+            int64_t mb = cfg->micro_batch > 0 ? cfg->micro_batch : c->div[di];
+            ts_run cand;
+            ts_memory mem;
+
+            if (!ts_budget_take(c->b, TS_COST_ITER))
+                return;
+            if (cfg->micro_batch > 0 && di > 0)
+                break;
+            if (mb > per_dp || per_dp % mb != 0)
+                continue;
+            /* Interleaved: m a multiple of pp, as Megatron schedules it. */
+            if (si > 0 && (per_dp / mb) % lay->pp != 0)
+                continue;
+            cand = sch;
+            cand.micro_batch = mb;
+            c->out->enumerated++;
+            if (!ts_search_fits(c, &cand, &mem))
+                break; /* a larger micro-batch holds more */
+            ts_search_cost(c, &cand, &mem);
+        }
+    }
+}
+
 /* One structural layout: every framework, recompute mode, micro-batch. */
 static void ts_search_layout(ts_search_ctx *c, ts_run *lay)
 {
@@ -281,16 +381,22 @@ static void ts_search_layout(ts_search_ctx *c, ts_run *lay)
         probe.micro_batch = cfg->micro_batch > 0 ? cfg->micro_batch : 1;
         probe.vpp = 1;
         probe.pp_schedule = TS_PP_1F1B;
-        if ((c->base->global_batch / lay->dp) % probe.micro_batch != 0)
+        if (c->gb_given && (c->base->global_batch / lay->dp) % probe.micro_batch != 0)
             continue;
+        if (!c->gb_given)
+            probe.global_batch = 0; /* this layout's own, at the probe's micro-batch */
         c->out->enumerated++;
         if (!ts_search_fits(c, &probe, &mem)) {
             c->out->pruned++;
             continue;
         }
         for (rc = TS_RECOMPUTE_NONE; rc < TS_RECOMPUTE_COUNT && !c->b->exhausted; rc++)
-            if (ts_search_rec_ok(cfg, (ts_recompute)rc))
-                ts_search_inner(c, lay, (ts_recompute)rc);
+            if (ts_search_rec_ok(cfg, (ts_recompute)rc)) {
+                if (c->gb_given)
+                    ts_search_inner(c, lay, (ts_recompute)rc);
+                else
+                    ts_search_inner_derived(c, lay, (ts_recompute)rc);
+            }
     }
 }
 
@@ -378,8 +484,9 @@ ts_status ts_search_run_within(const ts_run *r, const ts_search_cfg *cfg, ts_bud
     G_max = cfg->max_gpus > 0 ? cfg->max_gpus : r->gpus;
     if (G_max <= 0)
         return ts_error_set(err, TS_EINVAL, "gpus", "a layout search needs gpus (or max_gpus)");
-    /* No global_batch: the run's default (about 4M tokens, ts_run_resolve)
-     * for one GPU, i.e. not rounded to any dp. */
+    /* No global_batch: the run's default at one GPU (about 4M tokens,
+     * ts_batch_default), G0: what dp and the micro-batch run over; each
+     * candidate then derives its own. */
     base = *r;
     base.tp = base.pp = base.cp = base.ep = base.dp = 1;
     base.gpus = 0;
@@ -403,6 +510,17 @@ ts_status ts_search_run_within(const ts_run *r, const ts_search_cfg *cfg, ts_bud
     if (cfg->framework >= TS_FW_COUNT || cfg->zero > 3)
         return ts_error_set(err, TS_EINVAL, cfg->zero > 3 ? "zero" : "framework",
                             "unknown framework or ZeRO stage");
+    if (!(cfg->margin >= 0 && cfg->margin < 1))
+        return ts_error_set(err, TS_EINVAL, "margin", "margin must be in [0, 1), got %g",
+                            cfg->margin);
+    if (!(cfg->max_days >= 0 && cfg->max_days <= 1e12) ||
+        !(cfg->max_cost >= 0 && cfg->max_cost <= 1e18))
+        return ts_error_set(err, TS_EINVAL, cfg->max_days >= 0 && cfg->max_days <= 1e12
+                                                ? "max_cost" : "max_days",
+                            "max_days must be in [0, 1e12] and max_cost in [0, 1e18]");
+    if (cfg->max_cost > 0 && !(base.gpu_hour_usd > 0))
+        return ts_error_set(err, TS_EINCOMPAT, "max_cost",
+                            "max_cost needs a price: give gpu_hour_usd");
 
     memset(&c, 0, sizeof c);
     c.base = &base;
@@ -412,6 +530,7 @@ ts_status ts_search_run_within(const ts_run *r, const ts_search_cfg *cfg, ts_bud
     c.b = budget;
     c.max_mb = cfg->max_micro_batch > 0 ? cfg->max_micro_batch : TS_SEARCH_MB_DEFAULT;
     c.max_vpp = cfg->max_vpp > 0 ? cfg->max_vpp : TS_SEARCH_VPP_DEFAULT;
+    c.gb_given = r->global_batch > 0;
     ts_model_count(&base.model, &c.params);
 
     /* dp must divide the global batch: its divisors, ascending (the
@@ -469,8 +588,17 @@ ts_status ts_search_run_within(const ts_run *r, const ts_search_cfg *cfg, ts_bud
                 c.nvdiv = 0;
                 if (pp > 1 && first == 0)
                     ts_search_vdivisors(&c, L / pp, c.max_vpp);
+                /* dp: the global batch's divisors; without a batch and
+                 * with the GPUs fixed, the one dp they leave. */
                 for (di = 0; di < ndiv && ts_budget_take(budget, TS_COST_ITER); di++) {
                     dp = div[di];
+                    if (!c.gb_given && G_fixed > 0) {
+                        /* at most G0: one sequence per rank of the
+                         * 4M-token batch, as a given batch bounds it */
+                        if (di > 0 || G_fixed / (tp * cp * pp) > base.global_batch)
+                            break;
+                        dp = G_fixed / (tp * cp * pp);
+                    }
                     if (tp * cp * pp * dp > G_max)
                         break; /* ascending */
                     if (G_fixed > 0 && tp * cp * pp * dp != G_fixed)
@@ -519,20 +647,33 @@ ts_status ts_search_run_within(const ts_run *r, const ts_search_cfg *cfg, ts_bud
         ts_search_result *a = &out->results[i];
 
         if (i + 1 == out->n) {
-            snprintf(a->why, sizeof a->why, "%s", i == 0 ? "the only layout that fits"
-                                                         : "last of the ranked results");
+            /* The words match the counts: "only" when nothing else was
+             * ranked, the count otherwise (limit cut the list). */
+            uint64_t ranked = out->fitting - out->over_budget;
+
+            if (i == 0 && ranked <= 1)
+                snprintf(a->why, sizeof a->why, "the only layout that fits");
+            else if (i == 0)
+                snprintf(a->why, sizeof a->why, "the best of %llu that fit",
+                         (unsigned long long)ranked);
+            else
+                snprintf(a->why, sizeof a->why, "last of the %zu ranked results (of %llu "
+                         "that fit)", out->n, (unsigned long long)ranked);
             continue;
         }
         {
             const ts_search_result *b = &out->results[i + 1];
+            /* b's terms at a's batch (layouts without a given batch can
+             * differ in it): seconds per a's step. */
+            double sc = (double)a->global_batch / (double)b->global_batch;
             const char *names[] = { "compute", "recompute", "tensor-parallel comm", "pipeline bubble",
                                     "data-parallel comm", "context-parallel comm", "expert all-to-all",
                                     "optimizer step", "offload" };
-            double da[] = { b->compute - a->compute, b->recompute_s - a->recompute_s,
-                            b->tp_comm - a->tp_comm, b->pp_bubble - a->pp_bubble,
-                            b->dp_comm - a->dp_comm, b->cp_comm - a->cp_comm,
-                            b->ep_comm - a->ep_comm, b->optimizer - a->optimizer,
-                            b->offload - a->offload };
+            double da[] = { sc * b->compute - a->compute, sc * b->recompute_s - a->recompute_s,
+                            sc * b->tp_comm - a->tp_comm, sc * b->pp_bubble - a->pp_bubble,
+                            sc * b->dp_comm - a->dp_comm, sc * b->cp_comm - a->cp_comm,
+                            sc * b->ep_comm - a->ep_comm, sc * b->optimizer - a->optimizer,
+                            sc * b->offload - a->offload };
             size_t j, best = 0;
             double ka = ts_search_key(&c, a), kb = ts_search_key(&c, b);
             double gain = kb > 0 ? 100.0 * (kb - ka) / kb : 0;
@@ -559,6 +700,15 @@ ts_status ts_search_run_within(const ts_run *r, const ts_search_cfg *cfg, ts_bud
                             "pp or cp, or lower max_gpus, max_pp, max_micro_batch or max_vpp",
                             (long long)G_max, (unsigned long long)budget->limit,
                             (unsigned long long)out->tried);
+    if (out->n == 0 && out->fitting > 0)
+        return ts_error_set(err, TS_ENOFIT, cfg->max_days > 0 ? "max_days" : "max_cost",
+                            "%llu layouts of %lld GPUs fit, none within max_days / max_cost",
+                            (unsigned long long)out->fitting, (long long)G_max);
+    if (out->n == 0 && out->tight > 0)
+        return ts_error_set(err, TS_ENOFIT, "margin",
+                            "no layout of %lld GPUs fits with %.4g %% of HBM kept free (margin); "
+                            "%llu estimates fit without it",
+                            (long long)G_max, 100.0 * cfg->margin, (unsigned long long)out->tight);
     if (out->n == 0)
         return ts_error_set(err, TS_ENOFIT, "gpus",
                             "no layout of %lld GPUs fits (%llu tried)",

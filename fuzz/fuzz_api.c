@@ -17,6 +17,16 @@
 #include "ts_api.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
+
+/* libFuzzer's own mutations, and one time in three numbers swapped for
+ * edge values (fuzz_check.c): a product of two members needs both large at once. */
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
+{
+    size = LLVMFuzzerMutate(data, size, max_size);
+    return seed % 3 == 0 ? fz_mutate_numbers(data, size, max_size, seed) : size;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

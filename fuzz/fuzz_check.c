@@ -181,3 +181,82 @@ void fz_post(const char *route, const char *body, size_t len)
     fz_check(&r, fz_no_replacement_expected(body, len));
     ts_api_response_free(&r);
 }
+
+/* xorshift32 (Marsaglia 2003): shifts and xors, no wrap-around for the
+ * integer checks to report. */
+static unsigned next_rand(unsigned *r)
+{
+    unsigned x = *r != 0 ? *r : 0x9E3779B9u;
+
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    *r = x;
+    return x;
+}
+
+static bool starts_number(const uint8_t *d, size_t i)
+{
+    return d[i] >= '0' && d[i] <= '9' && (i == 0 || d[i - 1] < '0' || d[i - 1] > '9');
+}
+
+/* An edge value as text: 0, 1, 2^k - 1, 2^k, 2^k + 1 (k < 64) or 10^k. */
+static int edge_value(char *buf, size_t size, unsigned *r)
+{
+    unsigned k = next_rand(r) % 64, kind = next_rand(r) % 5;
+    unsigned long long v = 1ULL << k;
+
+    switch (kind) {
+    case 0:
+        return snprintf(buf, size, "%llu", v - 1);
+    case 1:
+        return snprintf(buf, size, "%llu", v);
+    case 2:
+        return snprintf(buf, size, "%llu", k == 63 ? v : v + 1);
+    case 3: {
+        unsigned long long t = 1;
+
+        for (k %= 20; k > 0; k--)
+            t *= 10;
+        return snprintf(buf, size, "%llu", t);
+    }
+    default:
+        return snprintf(buf, size, "%s", next_rand(r) % 2 ? "0" : "1");
+    }
+}
+
+size_t fz_mutate_numbers(uint8_t *data, size_t size, size_t max_size, unsigned seed)
+{
+    unsigned r = seed, n;
+
+    for (n = 1 + next_rand(&r) % 3; n > 0; n--) {
+        size_t count = 0, i, pick, start, end;
+        char val[24];
+        int vl;
+
+        for (i = 0; i < size; i++)
+            if (starts_number(data, i))
+                count++;
+        if (count == 0)
+            break;
+        pick = next_rand(&r) % count;
+        for (i = 0, start = 0; i < size; i++) {
+            if (!starts_number(data, i))
+                continue;
+            if (pick == 0) {
+                start = i;
+                break;
+            }
+            pick--;
+        }
+        for (end = start; end < size && data[end] >= '0' && data[end] <= '9'; end++)
+            ;
+        vl = edge_value(val, sizeof val, &r);
+        if (vl <= 0 || size - (end - start) + (size_t)vl > max_size)
+            continue;
+        memmove(data + start + vl, data + end, size - end);
+        memcpy(data + start, val, (size_t)vl);
+        size = size - (end - start) + (size_t)vl;
+    }
+    return size;
+}

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ts_api.h"
 
@@ -33,5 +34,12 @@ void fz_check(const ts_api_response *r, bool no_fffd);
 
 /* POST body to route and check the answer. */
 void fz_post(const char *route, const char *body, size_t len);
+
+/* A mutation for text that carries numbers (launch lines, YAML): replace
+ * one to three decimal numbers of data[0..size) with values at the edges
+ * of the integer types and the ranges (0, 2^k - 1, 2^k, 2^k + 1, 10^k).
+ * Arithmetic bugs need two large operands at once, which byte mutations
+ * rarely make.  Returns the new size (<= max_size); seed drives it. */
+size_t fz_mutate_numbers(uint8_t *data, size_t size, size_t max_size, unsigned seed);
 
 #endif /* FUZZ_CHECK_H */

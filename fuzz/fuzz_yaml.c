@@ -1,6 +1,7 @@
 /*
  * fuzz_yaml.c - libFuzzer target for the YAML reader (api/ts_yaml.c) and
- * the axolotl mapping (api/ts_import_yaml.c).
+ * the axolotl mapping (api/ts_import_yaml.c) and the NeMo one
+ * (api/ts_import_nemo.c) on the same text.
  *
  * Each input is an axolotl_config text:
  *   1. ts_yaml_read() on it when it has no NUL (the importer refuses a
@@ -26,6 +27,16 @@
 #include "ts_yaml.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
+
+/* libFuzzer's own mutations, and one time in three numbers swapped for
+ * edge values (fuzz_check.c): micro_batch_size x gradient_accumulation_steps x dp past its range needs two large values at once. */
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
+{
+    size = LLVMFuzzerMutate(data, size, max_size);
+    return seed % 3 == 0 ? fz_mutate_numbers(data, size, max_size, seed) : size;
+}
 
 static void bad_problem(const char *what, const ts_api_err *err)
 {
@@ -34,10 +45,15 @@ static void bad_problem(const char *what, const ts_api_err *err)
     abort();
 }
 
-static bool problem_ok(const ts_api_err *err)
+static bool problem_ok_at(const ts_api_err *err, const char *ptr)
 {
     return (err->status >= 400 && err->status < 500 &&
-            strncmp(err->field, "/axolotl_config", 15) == 0) || err->status == 503;
+            strncmp(err->field, ptr, strlen(ptr)) == 0) || err->status == 503;
+}
+
+static bool problem_ok(const ts_api_err *err)
+{
+    return problem_ok_at(err, "/axolotl_config");
 }
 
 /* Every number in v is finite. */
@@ -92,6 +108,14 @@ static void import_direct(const char *text, size_t len)
     if (ts_import_axolotl(&im, text, len, &err) != 0 && !problem_ok(&err))
         bad_problem("ts_import_axolotl", &err);
     ts_import_free(&im);
+    /* the same text as a NeMo training YAML (ts_import_nemo.c: its
+     * interpolations, resolvers and mapping) */
+    memset(&notes, 0, sizeof notes);
+    memset(&err, 0, sizeof err);
+    ts_import_init(&im, &notes);
+    if (ts_import_nemo(&im, text, len, &err) != 0 && !problem_ok_at(&err, "/nemo_config"))
+        bad_problem("ts_import_nemo", &err);
+    ts_import_free(&im);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -105,7 +129,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     s = json_stringn(text, size); /* NULL unless UTF-8 */
     if (s == NULL)
         return 0;
-    o = json_pack("{s:s, s:i, s:o}", "model", "llama3-8b", "dp", 2, "axolotl_config", s);
+    /* "o" steals a reference: keep ours, the text is posted twice */
+    o = json_pack("{s:s, s:i, s:O}", "model", "llama3-8b", "dp", 2, "axolotl_config", s);
     if (o != NULL) {
         char *body = json_dumps(o, JSON_COMPACT);
 
@@ -113,7 +138,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         fz_post("/v1/memory", body, strlen(body));
         free(body);
+        /* and as nemo_config, alone */
+        json_object_del(o, "axolotl_config");
+        json_object_del(o, "model");
+        json_object_set(o, "nemo_config", s);
+        body = json_dumps(o, JSON_COMPACT);
+        if (body == NULL)
+            abort();
+        fz_post("/v1/import", body, strlen(body));
+        free(body);
         json_decref(o);
     }
+    json_decref(s);
     return 0;
 }

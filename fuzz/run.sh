@@ -40,7 +40,7 @@ share() { # target -> percent of the budget
     fi
 }
 
-run_one() { # target seeds dict max_len
+run_one() { # target seeds dict max_len [extra libFuzzer flags]
     bin=$build/fuzz/$1
     if [ ! -x "$bin" ]; then
         echo "run.sh: $bin not built (CC=clang meson setup $build -Dfuzz=true; ninja -C $build fuzz)" >&2
@@ -59,7 +59,7 @@ run_one() { # target seeds dict max_len
     echo "== $1: ${secs}s"
     # -jobs > 1 forks workers that each run the full time budget.
     set -- "$bin" -max_total_time="$secs" -max_len="$4" -timeout=10 \
-        -rss_limit_mb=2048 ${3:+-dict="$3"} -print_final_stats=1 \
+        -rss_limit_mb=2048 ${3:+-dict="$3"} -print_final_stats=1 ${5:-} \
         -artifact_prefix="$build/fuzz/$1-" "$work"
     if [ "$jobs" -gt 1 ]; then
         "$@" -jobs="$jobs" -workers="$jobs"
@@ -73,8 +73,10 @@ for t in $targets; do
     case $t in
     fuzz_api) run_one fuzz_api "$here/corpus" "$here/api.dict" 4096 || rc=1 ;;
     fuzz_http) run_one fuzz_http "$here/corpus-http" "$here/http.dict" 8192 || rc=1 ;;
-    fuzz_mega) run_one fuzz_mega "$here/corpus-mega" "$here/mega.dict" 4096 || rc=1 ;;
-    fuzz_yaml) run_one fuzz_yaml "$here/corpus-yaml" "$here/yaml.dict" 4096 || rc=1 ;;
+    # The readers turn text into numbers: value profiles steer the
+    # mutations towards the comparisons and ranges in them.
+    fuzz_mega) run_one fuzz_mega "$here/corpus-mega" "$here/mega.dict" 4096 -use_value_profile=1 || rc=1 ;;
+    fuzz_yaml) run_one fuzz_yaml "$here/corpus-yaml" "$here/yaml.dict" 4096 -use_value_profile=1 || rc=1 ;;
     fuzz_solver) run_one fuzz_solver "$here/corpus-solver" "" 256 || rc=1 ;;
     *) echo "run.sh: unknown target $t" >&2; rc=2 ;;
     esac

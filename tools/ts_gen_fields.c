@@ -628,9 +628,12 @@ static void cli_help(gen_buf *b, size_t i)
         buf_printf(b, " [default: %s]", d->def);
 }
 
+/* Run options: every field but solve (the fit extras max_gpus and
+ * max_micro_batch bound the search too) and margin, which is the CLI's own
+ * --margin (10% or 0.1) for every command. */
 static bool cli_has(size_t i)
 {
-    return !ts_json_fields[i].f.fit_only;
+    return i != TS_FI_SOLVE && i != TS_FI_MARGIN;
 }
 
 /* The run-option lines of `trainsize --help`: flag, argument, help. */

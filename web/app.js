@@ -20,7 +20,7 @@ import { chartSvg, download, exportPng, termsCsv } from './exporter.js';
 import { DEFAULT_STATE, SHAPE_FIELDS, queryFromState, stateFromQuery } from './form.js';
 import { shellQuote } from './format.js';
 import {
-    buildForm, clearErrors, presetById, problemErrors, readForm, showFailure, showFieldErrors, showModeFields,
+    buildForm, clearErrors, customFromLink, overriddenPreset, presetById, problemErrors, readForm, showFailure, showFieldErrors, showModeFields,
     showPresetInfo, showResolved, toCustom, tokensInput, writeForm,
 } from './formui.js';
 import { renderImported, runImport } from './importer.js';
@@ -42,7 +42,7 @@ function renderPlan(plan, margin) {
     renderWarnings(plan, state, margin);
     renderParams(plan);
     renderMemory(m);
-    renderCompute(plan.compute || {});
+    renderCompute(plan.compute || {}, plan.inputs);
     renderCheckpoint(plan.checkpoint || {});
     renderSweep(plan);
     showResolved(plan.inputs);
@@ -239,13 +239,19 @@ async function main() {
     }
     buildForm();
     writeForm();
+    const over = overriddenPreset(page.state);
+    if (over) customFromLink(over);
     showPresetInfo();
     renderImported();
     await first;
+    /* the custom copy is a new body: ask again (the first number is out) */
+    if (over) changed(true);
     if (cached) fetchCatalogues().catch(() => {});
     if (page.lastPlan) {
         renderParams(page.lastPlan);
         showResolved(page.lastPlan.inputs);
+        /* the GPU's name in the glance needs the catalogue */
+        if (!page.lastErrors) renderVerdict(page.lastPlan, page.lastMargin);
     }
     /* errors of the first answer (a shared link with a bad value, client
      * side or the API's) arrived before the form existed: mark the fields */
@@ -283,6 +289,11 @@ async function main() {
             status.textContent = 'Copy the address bar: it holds every setting.';
         }
     });
+    $('#show-how').addEventListener('click', (ev) => {
+        const on = ev.currentTarget.getAttribute('aria-pressed') !== 'true';
+        ev.currentTarget.setAttribute('aria-pressed', String(on));
+        $('#results').classList.toggle('show-how', on);
+    });
     $('#fit-mb').addEventListener('click', () => runFit('micro_batch'));
     $('#fit-gpus').addEventListener('click', () => runFit('gpus'));
     $('#search-go').addEventListener('click', () => runSearch());
@@ -303,7 +314,7 @@ async function main() {
     const loadFile = async (file) => {
         if (!file) return;
         if (file.size > 1 << 20) {
-            $('#import-status').textContent = 'That file is over 1 MiB; a config is a few KiB.';
+            $('#import-status').textContent = 'That file is over 1 MiB; a config is a few KiB (the server takes 64 KiB per request).';
             return;
         }
         $('#import-text').value = await file.text();

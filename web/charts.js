@@ -314,3 +314,131 @@ export function drawStepBar(svg, parts) {
     });
     return out;
 }
+
+/* ------------------------------------------------------------------ */
+/* bars against HBM: phases of a step, pipeline stages (issue 27)       */
+/* ------------------------------------------------------------------ */
+
+const STATE_KEYS = ['weights', 'grads', 'master', 'optimizer'];
+const STATE_COLOR = '#0072B2';
+
+/*
+ * Horizontal bars, one per row, each a stack of parts [{ key, value,
+ * fill, label }] in bytes, on one scale with a dashed line at the HBM.
+ * rows: [{ id, name, parts, total, text, mark }]: name at the left, the
+ * answer's text (and mark: "peak", "worst") at the right.  Returns the
+ * scale (bytes -> x) so callers and tests can read the geometry.
+ */
+function drawRowBars(svg, rows, hbm, hbmText, attr) {
+    clear(svg);
+    const W = widthOf(svg, 640);
+    const rowH = 24, gap = 10, top = 26, labelW = W < 480 ? 78 : 96, valueW = W < 480 ? 110 : 150;
+    const H = top + rows.length * (rowH + gap) + 18;
+    svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+    addPatterns(svg);
+    const max = Math.max(...rows.map((r) => r.total), isNum(hbm) ? hbm : 0) * 1.04 || 1;
+    const x0 = labelW, x1 = W - valueW;
+    const sx = (v) => x0 + (v / max) * (x1 - x0);
+    rows.forEach((r, i) => {
+        const y = top + i * (rowH + gap);
+        const g = el('g', { [attr]: r.id });
+        g.appendChild(el('text', { x: x0 - 6, y: y + rowH / 2 + 4, 'text-anchor': 'end', 'font-size': 12, fill: 'currentColor',
+            'font-weight': r.mark ? 'bold' : 'normal' }, r.name));
+        let acc = 0;
+        for (const p of r.parts) {
+            if (!isNum(p.value) || p.value <= 0) continue;
+            g.appendChild(titled(el('rect', {
+                x: sx(acc), y, width: Math.max(0.5, sx(acc + p.value) - sx(acc)), height: rowH, fill: p.fill,
+                stroke: '#fff', 'stroke-width': 0.6, 'data-part': p.key,
+            }), `${r.name}, ${p.label}`));
+            acc += p.value;
+        }
+        g.appendChild(el('rect', {
+            x: sx(0), y, width: sx(r.total) - sx(0), height: rowH, fill: 'none', 'data-total': r.total,
+            stroke: r.mark ? '#111' : '#555', 'stroke-width': r.mark ? 2.5 : 1,
+        }));
+        g.appendChild(el('text', { x: x1 + 6, y: y + rowH / 2 + 4, 'font-size': 12, fill: 'currentColor', 'font-weight': r.mark ? 'bold' : 'normal' },
+            r.text + (r.mark ? ` ← ${r.mark}` : '')));
+        svg.appendChild(g);
+    });
+    if (isNum(hbm) && hbm > 0) {
+        const hx = sx(hbm);
+        svg.appendChild(titled(el('line', {
+            x1: hx, x2: hx, y1: top - 8, y2: H - 14, stroke: HBM_COLOR, 'stroke-width': 2.5, 'stroke-dasharray': '5 3', 'data-hbm': hbm,
+        }), `HBM ${hbmText}`));
+        const anchor = hx > W * 0.6 ? 'end' : 'start';
+        svg.appendChild(label({ x: anchor === 'end' ? hx - 4 : hx + 4, y: top - 10, 'text-anchor': anchor, 'font-size': 12,
+            fill: HBM_COLOR, 'font-weight': 'bold', 'data-hbm-label': '1' }, `HBM ${hbmText}`));
+    }
+    return sx;
+}
+
+function listText(parts) {
+    return parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}` : parts[0] || '';
+}
+
+/*
+ * Memory at each phase of a step (memory.phases[]: the worst stage's
+ * allocation then) as bars against HBM, split into the model state that
+ * stays all step (the worst stage's weights, gradients, master weights
+ * and optimizer states) and what the phase adds on top (activations and
+ * working buffers): the phase's bytes less that state.  Returns the
+ * caption, the chart's text alternative.
+ */
+export function drawPhases(svg, mem, worst) {
+    const m = mem && typeof mem === 'object' ? mem : {};
+    const phases = (Array.isArray(m.phases) ? m.phases : []).filter((p) => p && isNum(p.bytes));
+    const src = worst || null;
+    const state = STATE_KEYS.reduce((a, k) => {
+        const v = src ? src[k] : valueOf(m, 'memory', k);
+        return a + (isNum(v) ? v : 0);
+    }, 0);
+    const hbm = valueOf(m, 'memory', 'hbm_bytes');
+    const hbmText = textOf(m, 'memory', 'hbm_bytes');
+    const rows = phases.map((p) => {
+        const kept = Math.min(state, p.bytes);
+        return {
+            id: p.name, name: p.name, total: p.bytes, text: textOf(p, 'memory.phases[]', 'bytes'),
+            mark: p.name === m.peak_phase ? 'peak' : '',
+            parts: [
+                { key: 'state', value: kept, fill: STATE_COLOR, label: 'model state (weights, gradients, master, optimizer)' },
+                { key: 'transient', value: p.bytes - kept, fill: `url(#${svg.id}-p-activations)`, label: 'activations and working buffers' },
+            ],
+        };
+    });
+    drawRowBars(svg, rows, hbm, hbmText, 'data-phase');
+    if (!rows.length) return '';
+    const said = rows.map((r) => `${r.name} ${r.text}${r.mark ? ' (the peak)' : ''}`);
+    return `Allocated per GPU at each phase of a step: ${listText(said)}; the GPU has ${hbmText}. ` +
+        'Solid: the model state held all step; dotted: activations and working buffers of the phase.';
+}
+
+/*
+ * Per-GPU memory of each pipeline stage (memory.stages[]), stacked by
+ * term like the memory bar, against HBM; the worst stage outlined and
+ * named.  Returns the caption.
+ */
+export function drawStages(svg, mem) {
+    const m = mem && typeof mem === 'object' ? mem : {};
+    const st = (Array.isArray(m.stages) ? m.stages : []).filter((s) => s && isNum(s.total));
+    const hbm = valueOf(m, 'memory', 'hbm_bytes');
+    const hbmText = textOf(m, 'memory', 'hbm_bytes');
+    const rows = st.map((s) => {
+        /* the terms listed may add to less than the total: the rest is
+         * drawn as working buffers so each bar adds up to its total */
+        const listed = TERMS.reduce((a, t) => a + (t.key !== 'buffers' && isNum(s[t.key]) ? s[t.key] : 0), 0);
+        const buffers = isNum(s.buffers) ? s.buffers : Math.max(0, s.total - listed);
+        return {
+            id: s.stage, name: `stage ${s.stage}`, total: s.total, text: textOf(s, 'memory.stages[]', 'total'),
+            mark: st.length > 1 && s.stage === m.worst_stage ? 'worst' : '',
+            parts: TERMS.map((t) => ({ key: t.key, value: t.key === 'buffers' ? buffers : s[t.key], fill: fillOf(svg, t), label: t.label })),
+        };
+    });
+    drawRowBars(svg, rows, hbm, hbmText, 'data-stage');
+    if (!rows.length) return '';
+    const fit = st.filter((s) => s.fits === false).map((s) => `stage ${s.stage}`);
+    const worst = rows.find((r) => r.mark);
+    return `Per-GPU memory of each of the ${rows.length} pipeline stages: ${listText(rows.map((r) => `stage ${r.id} ${r.text}`))}` +
+        `${worst ? `; the worst is stage ${worst.id}` : ''}; the GPU has ${hbmText}` +
+        `${fit.length ? `; ${listText(fit)} ${fit.length > 1 ? 'do' : 'does'} not fit` : ''}. Colours and patterns as in the memory bar.`;
+}

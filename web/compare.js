@@ -4,6 +4,7 @@
 import { $, clearNode, h } from './dom.js';
 import { buildRequest } from './form.js';
 import { DASH, labelOf, pick, textOf } from './format.js';
+import { costText } from './panels.js';
 import { page } from './state.js';
 import { fitState, modelLine } from './verdict.js';
 
@@ -21,7 +22,8 @@ export const COMPARE_ROWS = [
     ['Verdict', (p) => ({ fits: 'fits', tight: 'tight', nofit: 'does not fit', none: DASH })[fitState(p.memory || {}, buildRequest(page.state).margin)]],
     ...[['memory', 'total'], ['memory', 'headroom_bytes'], ['compute', 'gpu_hours'], ['compute', 'gpu_years'],
         ['compute', 'wall_seconds'], ['compute', 'step_time'], ['compute', 'cost_usd'], ['checkpoint', 'full_bytes'],
-        ['checkpoint', 'waste_fraction_schedule']].map(([obj, key]) => [labelOf(obj, key), (p) => textOf(p[obj], obj, key)]),
+        ['checkpoint', 'waste_fraction_schedule']].map(([obj, key]) => [labelOf(obj, key),
+        (p) => (key === 'cost_usd' && costText(p.compute, p.inputs)) || textOf(p[obj], obj, key)]),
 ];
 
 export function pin() {

@@ -109,7 +109,12 @@ export function parseField(field, text) {
         if (field.kind === 'int' && !Number.isInteger(v)) {
             return { error: `a whole number is needed (${s} is ${v})` };
         }
-        /* 10% typed as 10: a fraction field over 1 is almost surely meant as % */
+        /* 40 typed for 40 %: a fraction field's bare number over 1 is a
+         * percentage, in every fraction field alike (issue 27, item 7) */
+        if (field.fraction && !suf && v > 1) {
+            if (v > 100) return { error: `a share: write e.g. 0.4, 40% or 40 (${s} is over 100 %)` };
+            v /= 100;
+        }
         return { value: v };
     }
     case 'zero':

@@ -148,10 +148,14 @@ export function fmtExact(x) {
  * access to the API's formatter): show them in GiB like every other figure. */
 export function readable(text) {
     if (typeof text !== 'string') return '';
-    return text.replace(/([0-9]+(?:\.[0-9]+)?(?:e\+?[0-9]+)?)\s*bytes\b/gi, (all, n) => {
+    const conv = (all, n) => {
         const v = Number(n);
         return isNum(v) && v >= 1024 ? fmtBytes(v) : all;
-    });
+    };
+    const NUM = '([0-9]+(?:\\.[0-9]+)?(?:e\\+?[0-9]+)?)';
+    /* "(2.478e+12 and 8.552e+10 bytes)": both are byte counts */
+    return text.replace(new RegExp(`${NUM} and ${NUM}\\s*bytes\\b`, 'gi'), (all, a, b) => `${conv(a, a)} and ${conv(b, b)}`)
+        .replace(new RegExp(`${NUM}\\s*bytes\\b`, 'gi'), conv);
 }
 
 /*

@@ -217,7 +217,7 @@ export function toCustom(p, keep) {
     };
     page.state.model = '';
     for (const k of SHAPE_FIELDS) set(k, p[k]);
-    set('seq', p.seq);
+    if (!page.state.seq) set('seq', p.seq);
     if (modeOf(page.state) === 'pretrain' && !page.state.tokens && isNum(p.train_tokens) && p.train_tokens > 0) {
         set('tokens', tokensInput(p));
     }
@@ -225,6 +225,30 @@ export function toCustom(p, keep) {
     const caret = typed && typed.selectionStart;
     writeForm();
     if (typed && typed.tagName === 'INPUT' && caret !== null) typed.setSelectionRange(caret, caret);
+}
+
+/* A preset whose shape the state changes (a link such as
+ * ?model=llama2-7b&layers=16): the preset, else null. */
+export function overriddenPreset(state) {
+    const p = presetById(state.model);
+    return p && SHAPE_FIELDS.some((k) => state[k] !== undefined && state[k] !== '') ? p : null;
+}
+
+/* Such a link is the same custom copy typing would make (issue 27, item
+ * 7: titled "Llama 2 7B: 3.50B parameters" while the select said 6.74B):
+ * the preset's shape fills the fields the link does not set. */
+export function customFromLink(p) {
+    page.customFrom = p.id;
+    page.state.model = '';
+    for (const k of SHAPE_FIELDS) {
+        const v = p[k];
+        if ((page.state[k] === undefined || page.state[k] === '') && v !== undefined && v !== null) page.state[k] = String(v);
+    }
+    if (!page.state.seq && isNum(p.seq)) page.state.seq = String(p.seq);
+    if (modeOf(page.state) === 'pretrain' && !page.state.tokens && isNum(p.train_tokens) && p.train_tokens > 0) {
+        page.state.tokens = tokensInput(p);
+    }
+    writeForm();
 }
 
 export function backToPreset(p) {

@@ -23,6 +23,7 @@ export async function runImport() {
         return;
     }
     let doc = text;
+    let left = [];
     if (!TEXT_KINDS.includes(kind)) {
         try {
             doc = JSON.parse(text);
@@ -31,23 +32,34 @@ export async function runImport() {
             status.dataset.status = 'error';
             return;
         }
+        ({ doc, left } = leaveOut(kind, doc));
     }
     /* axolotl names its base model by Hub id: the preset with that alias
      * (or the API's catalogue, which takes Hub ids) is the model */
     const ax = kind === 'axolotl_config' ? axolotlTop(doc) : {};
-    const base = matchBaseModel(ax.base_model);
-    if (base && !page.state.hf_config) {
-        for (const k of [...SHAPE_FIELDS, 'params']) delete page.state[k];
-        page.state.model = base.id;
-        page.customFrom = null;
+    const base = page.state.hf_config ? null : matchBaseModel(ax.base_model);
+    const ctxState = { ...page.state };
+    if (base) {
+        for (const k of [...SHAPE_FIELDS, 'params']) delete ctxState[k];
+        ctxState.model = base.id;
     }
     /* the import plus what it needs to resolve: the model (unless the
      * document is one) and the GPUs; not the rest of the form, so that
      * inputs_source shows what the document itself sets */
-    const cur = requestFor(page.state).body;
+    const cur = requestFor(ctxState).body;
     const body = { [kind]: doc };
     const ctxKeys = ['gpu', 'gpus', ...(kind === 'hf_config' ? [] : ['model', 'params', ...SHAPE_FIELDS, ...IMPORT_KINDS])];
     for (const k of ctxKeys) if (k !== kind && cur[k] !== undefined) body[k] = cur[k];
+    /* the server refuses bodies over its cap (413): say so here, before
+     * sending (issue 27, item 8) */
+    const bytes = new TextEncoder().encode(JSON.stringify(body)).length;
+    if (bytes > BODY_MAX) {
+        status.textContent = `Not imported: this would send ${(bytes / 1024).toFixed(1)} KiB, and the server takes ` +
+            `request bodies of at most ${BODY_MAX / 1024} KiB. A config is a few KiB: leave out long comments, ` +
+            'label maps or embedded data.';
+        status.dataset.status = 'error';
+        return;
+    }
     let r;
     try {
         r = await postJson('/v1/import', body);
@@ -67,6 +79,11 @@ export async function runImport() {
         status.dataset.status = 'error';
         return;
     }
+    if (base) {
+        for (const k of [...SHAPE_FIELDS, 'params']) delete page.state[k];
+        page.state.model = base.id;
+        page.customFrom = null;
+    }
     const inputs = r.data.inputs || {};
     const source = r.data.inputs_source || {};
     /* fields the import set: cleared from the state so they do not override it */
@@ -81,6 +98,7 @@ export async function runImport() {
     const said = kind === 'axolotl_config' ? applyAxolotl(ax, inputs, source) : [];
     writeForm();
     renderImported();
+    if (kind === 'hf_config') said.push(...hfSeq(doc, inputs, source));
     const shown = set.filter((k) => FIELD_BY_NAME.has(k) && !said.some((s) => s.key === k));
     const what = [...said.map((s) => s.text), ...shown.map((k) => setText(k, inputs[k]))];
     const total = pick(r.data, 'params.total');
@@ -88,12 +106,58 @@ export async function runImport() {
     let notes = Array.isArray(r.data.import_notes) ? r.data.import_notes.filter((n) => typeof n === 'string') : [];
     /* the API cannot fetch a Hub id's shape; the page matched it to a preset */
     if (base) notes = notes.filter((n) => !n.startsWith('/axolotl_config/base_model'));
+    if (said.some((s) => s.key === 'seq')) notes = notes.filter((n) => !n.startsWith('/hf_config/max_position_embeddings'));
     status.textContent = `Imported (${kind})${isNum(total) ? `: ${totalText} parameters (${fmtExact(total)})` : ''}` +
         (base ? `; model: base_model ${ax.base_model} is the ${base.name} preset` : '') +
         (what.length ? `; set ${what.join(', ')}.` : `; ${Object.keys(inputs).length} inputs resolved.`) +
+        (left.length ? ` Left out ${left.join(', ')}: not used by the estimate.` : '') +
         (notes.length ? ` Notes: ${notes.join(' · ')}` : '');
     status.dataset.status = 'ready';
+    offerSeq(said.find((s) => s.key === 'seq'));
     hooks.changed(true);
+}
+
+/* The server's request body cap (server/ts_config.c --body-max, at most
+ * and by default 65536). */
+const BODY_MAX = 64 * 1024;
+
+/* Members of a config.json the estimate never reads, and that can be
+ * large: a classifier's label maps (3,000 labels are 6,000 JSON values,
+ * past the API's 2048-value cap on an import) and task presets. */
+const HF_IRRELEVANT = ['id2label', 'label2id', 'task_specific_params'];
+
+function leaveOut(kind, doc) {
+    if (kind !== 'hf_config' || !doc || typeof doc !== 'object' || Array.isArray(doc)) return { doc, left: [] };
+    const left = HF_IRRELEVANT.filter((k) => k in doc);
+    if (!left.length) return { doc, left };
+    const slim = { ...doc };
+    for (const k of left) delete slim[k];
+    return { doc: slim, left };
+}
+
+/* config.json gives the model's context limit, not the training length:
+ * when the API kept its default seq, say both and offer the limit. */
+function hfSeq(doc, inputs, source) {
+    const mpe = doc && doc.max_position_embeddings;
+    if (source.seq !== 'default' || !Number.isInteger(mpe) || mpe <= 0 || mpe === inputs.seq) return [];
+    return [{
+        key: 'seq', value: mpe,
+        text: `sequence length ${inputs.seq} (the default: max_position_embeddings ${mpe} is the model's context limit, not necessarily your training length)`,
+    }];
+}
+
+function offerSeq(s) {
+    const old = document.getElementById('import-use-seq');
+    if (old) old.remove();
+    if (!s) return;
+    const b = h('button', { type: 'button', id: 'import-use-seq', class: 'imported-chip', text: `Train at ${s.value} tokens (max_position_embeddings)` });
+    b.addEventListener('click', () => {
+        page.state.seq = String(s.value);
+        b.remove();
+        writeForm();
+        hooks.changed(true);
+    });
+    $('#import-status').after(b);
 }
 
 /* "sequence length 4096": how the import status names what it set. */

@@ -4,10 +4,11 @@
  * legends and table heads they share.  Every figure is the API's text for
  * it (format.js textOf), labelled by the output-terms table.
  */
-import { TERMS, drawMemoryBar, drawStepBar, drawSweep } from './charts.js';
+import { TERMS, drawMemoryBar, drawPhases, drawStages, drawStepBar, drawSweep } from './charts.js';
 import { $, clearNode, fig, fill, h } from './dom.js';
 import { DASH, fmtPct, isNum, labelOf, textOf, valueOf } from './format.js';
 import { CKPT_WASTE_WARN, PHASE, STAGE, STEP, TIER, page } from './state.js';
+import { worstStage } from './verdict.js';
 
 /* The columns of the stage and tier tables: members of those objects. */
 export const STAGE_COLS = ['weights', 'grads', 'master', 'optimizer', 'activations', 'buffers', 'total', 'headroom'];
@@ -48,6 +49,7 @@ export function renderMemory(m) {
     /* phases: which one sets the peak */
     const phases = Array.isArray(m.phases) ? m.phases : [];
     $('#phases-block').hidden = phases.length === 0;
+    drawMemoryPictures(m);
     const ul = $('#phases');
     clearNode(ul);
     for (const ph of phases) {
@@ -79,29 +81,67 @@ export const STEP_PARTS = ['compute', 'recompute', 'tp_comm', 'pp_bubble', 'dp_c
 /* the sums beside the parts; other step members are not times */
 export const STEP_SUMS = ['exposed_comm', 'overlapped_comm', 'pp_p2p'];
 
-export function renderCompute(c) {
+/* Cost without a price: the API answers 0.00 USD; the page says there is
+ * no price instead (issue 27, item 7). */
+export function costText(c, inputs) {
+    const price = inputs ? inputs.gpu_hour_usd : undefined;
+    if (!isNum(price) || price <= 0) return `${DASH} no price: set Price per GPU-hour`;
+    return null;
+}
+
+/* The phase and stage bars (charts.js) and their captions, their text
+ * alternatives.  Laid out in pixels: redrawn on resize too. */
+export function drawMemoryPictures(m) {
+    const phases = Array.isArray(m.phases) ? m.phases : [];
+    const st = Array.isArray(m.stages) ? m.stages : [];
+    /* hidden blocks have no width to lay out in: draw once they show */
+    $('#phases-block').hidden = phases.length === 0;
+    $('#stages-block').hidden = st.length === 0;
+    $('#phase-cap').textContent = phases.length ? drawPhases($('#phase-bars'), m, worstStage(m)) : '';
+    $('#stage-cap').textContent = st.length ? drawStages($('#stage-bars'), m) : '';
+}
+
+export function renderCompute(c, inputs) {
     const C = 'compute';
+    /* hardware FLOPs are on the 6 N D basis plus recompute, the
+     * attention-aware model FLOPs add the attention matmuls: say why the
+     * first can be the smaller */
+    const hw = valueOf(c, C, 'hardware_flops'), attn = valueOf(c, C, 'model_flops_attn');
+    const hwRow = fig('cmp-hw-flops', c, C, 'hardware_flops');
+    if (isNum(hw) && isNum(attn) && hw < attn) {
+        hwRow[1].insertBefore(h('span', { class: 'why muted', text: ' counts no attention matmuls (the attention-aware figure above does)' }),
+            hwRow[1].querySelector('details'));
+    }
     const rows = [
         fig('cmp-flops', c, C, 'model_flops'),
         fig('cmp-flops-attn', c, C, 'model_flops_attn'),
-        fig('cmp-hw-flops', c, C, 'hardware_flops'),
+        hwRow,
         fig('cmp-gpu-hours', c, C, 'gpu_hours'),
         fig('cmp-gpu-years', c, C, 'gpu_years'),
         fig('cmp-days', c, C, 'wall_seconds'),
     ];
-    if (c.cost_usd !== undefined) rows.push(fig('cmp-cost', c, C, 'cost_usd'));
-    if (c.step_time !== undefined) rows.push(fig('cmp-step-time', c, C, 'step_time'));
-    if (c.predicted_mfu !== undefined) rows.push(fig('cmp-pred-mfu', c, C, 'predicted_mfu'));
+    if (c.cost_usd !== undefined) {
+        const none = costText(c, inputs);
+        rows.push(fig('cmp-cost', c, C, 'cost_usd', none ? { text: none } : {}));
+    }
+    /* one step time and one MFU: the predicted ones when they are what the
+     * time uses, both only when an MFU was given and they differ */
+    const predicted = c.mfu_source === 'predicted';
+    const stepShown = c.step_time !== undefined;
+    if (stepShown) rows.push(fig('cmp-step-time', c, C, 'step_time'));
+    if (c.predicted_mfu !== undefined && !predicted) rows.push(fig('cmp-pred-mfu', c, C, 'predicted_mfu'));
     rows.push(
         fig('cmp-tps', c, C, 'tokens_per_second'),
         fig('cmp-tpgs', c, C, 'tokens_per_gpu_second'),
-        fig('cmp-mfu', c, C, 'mfu', { label: `${labelOf(C, 'mfu')}${c.mfu_source === 'predicted' ? ' (predicted)' : ' (as given)'}` }),
+        fig('cmp-mfu', c, C, 'mfu', { label: `${labelOf(C, 'mfu')}${predicted ? ' (predicted)' : ' (as given)'}` }),
         fig('cmp-hfu', c, C, 'hfu'),
         fig('cmp-peak', c, C, 'peak_flops'),
         fig('cmp-tokens', c, C, 'tokens'),
         fig('cmp-steps', c, C, 'steps'),
-        fig('cmp-step-seconds', c, C, 'step_seconds'),
     );
+    if (!stepShown || textOf(c, C, 'step_seconds') !== textOf(c, C, 'step_time')) {
+        rows.push(fig('cmp-step-seconds', c, C, 'step_seconds'));
+    }
     fill($('#compute-figs'), rows);
 
     /* where a step's time goes */
@@ -175,8 +215,9 @@ export function redrawCharts() {
     const plan = page.lastPlan;
     if (!plan) return;
     drawMemoryBar($('#mem-bar'), plan.memory);
+    drawMemoryPictures(plan.memory || {});
     renderSweep(plan);
-    if (plan.compute && plan.compute.step) renderCompute(plan.compute);
+    if (plan.compute && plan.compute.step) renderCompute(plan.compute, plan.inputs);
 }
 
 export function renderSweep(plan) {

@@ -3,7 +3,7 @@
  * search (POST /v1/search), and their tables.
  */
 import { $, clearNode, h } from './dom.js';
-import { DASH, fmtExact, isNum, labelOf, pick, readable, textOf, valueOf } from './format.js';
+import { DASH, fmtExact, fmtPct, isNum, labelOf, pick, readable, textOf, valueOf } from './format.js';
 import { problemErrors, showFieldErrors, writeForm } from './formui.js';
 import { hooks, page, postJson, requestFor } from './state.js';
 
@@ -40,8 +40,22 @@ export async function runFit(solve) {
         }
         const d = r.data;
         if (d.found !== true) {
-            out.textContent = `Nothing fits: ${readable(d.reason || 'no configuration within the limits fits')}`;
-            out.dataset.status = 'nofit';
+            const why = `Nothing fits with this layout: ${readable(d.reason || 'no configuration within the limits fits')}.`;
+            out.textContent = `${why} Trying other layouts…`;
+            const alt = await fitOtherLayouts(solve, body, d.inputs || {}, ctl.signal);
+            if (ctl.signal.aborted) return;
+            clearNode(out);
+            out.appendChild(h('span', { id: 'fit-text', text: why }));
+            if (!alt) {
+                out.appendChild(document.createTextNode(' Nor with ZeRO 3, full recompute or tensor and pipeline parallelism across a node: try a larger GPU or a smaller model.'));
+                out.dataset.status = 'nofit';
+                return;
+            }
+            out.appendChild(document.createTextNode(` Changing the layout too: ${alt.text} `));
+            const b = h('button', { type: 'button', class: 'apply', text: 'Use it' });
+            b.addEventListener('click', () => applyFields(alt.apply));
+            out.appendChild(b);
+            out.dataset.status = 'ready';
             return;
         }
         const total = textOf(d.memory, 'memory', 'total');
@@ -80,6 +94,58 @@ export function applyFields(apply) {
     hooks.changed(true);
 }
 
+/*
+ * Nothing fits with the user's layout (issue 27, item 6: the solver only
+ * moved the one variable it solves for): ask the same question with the
+ * layout changes that cut per-GPU memory most, in parallel, bounded to
+ * three requests: ZeRO 3 with full recompute (shards every state, keeps
+ * few activations), the same with tensor parallelism across a node, and
+ * Megatron-style tp x pp of a node each with ZeRO 1.  "gpus": the one
+ * that needs the fewest GPUs; "micro_batch": the first (smallest change)
+ * that fits.  Returns { text, apply } or null.
+ */
+async function fitOtherLayouts(solve, body, inputs, signal) {
+    const node = isNum(inputs.gpus_per_node) && inputs.gpus_per_node > 1 ? inputs.gpus_per_node : 8;
+    const cur = { zero: body.zero ?? inputs.zero, tp: body.tp ?? inputs.tp ?? 1, pp: body.pp ?? inputs.pp ?? 1 };
+    const variants = [
+        { zero: 3, recompute: 'full' },
+        { zero: 3, recompute: 'full', tp: node },
+        { zero: 1, recompute: 'full', tp: node, pp: node },
+    ].filter((v) => v.zero !== cur.zero || (v.tp || 1) !== cur.tp || (v.pp || 1) !== cur.pp || body.recompute !== 'full')
+        /* with the GPU count held, tp x pp must divide it (else a 400) */
+        .filter((v) => solve === 'gpus' || !isNum(inputs.gpus) || inputs.gpus % ((v.tp || 1) * (v.pp || 1) * (inputs.cp || 1)) === 0);
+    const asks = variants.map(async (v) => {
+        const b = { ...body, ...v };
+        if (solve === 'gpus') {
+            delete b.gpus;
+            delete b.dp;
+        } else if (isNum(b.gpus)) {
+            delete b.dp; /* dp follows from gpus under the new tp x pp */
+        }
+        try {
+            const r = await postJson('/v1/fit', b, signal);
+            return r.ok && r.data && r.data.found === true ? { v, d: r.data } : null;
+        } catch {
+            return null;
+        }
+    });
+    const found = (await Promise.all(asks)).filter(Boolean);
+    if (!found.length) return null;
+    const best = solve === 'gpus' ? found.reduce((a, x) => (x.d.gpus < a.d.gpus ? x : a)) : found[0];
+    const { v, d } = best;
+    const change = [`ZeRO ${v.zero}`, v.tp ? `tp ${v.tp}` : null, v.pp ? `pp ${v.pp}` : null, `${v.recompute} recompute`]
+        .filter(Boolean).join(', ');
+    const total = textOf(d.memory, 'memory', 'total');
+    const head = isNum(pick(d, 'memory.headroom_bytes')) ? `, ${textOf(d.memory, 'memory', 'headroom_bytes')} headroom` : '';
+    const apply = { zero: String(v.zero), recompute: v.recompute, tp: v.tp ? String(v.tp) : '', pp: v.pp ? String(v.pp) : '' };
+    if (solve === 'gpus') {
+        Object.assign(apply, { gpus: String(d.gpus), dp: '' });
+        return { apply, text: `${change} fits on ${d.gpus} GPUs (dp ${isNum(d.dp) ? d.dp : DASH}, ${total} per GPU${head}).` };
+    }
+    Object.assign(apply, { micro_batch: String(d.micro_batch), dp: '' });
+    return { apply, text: `${change} fits a micro-batch of ${d.micro_batch} (${total} per GPU${head}).` };
+}
+
 /* ------------------------------------------------------------------ */
 /* layout search (POST /v1/search, when the server has it)              */
 /* ------------------------------------------------------------------ */
@@ -97,16 +163,19 @@ export function resultCol(key, sortKey, opts = {}) {
     };
 }
 
+/* Apply sits next to the rank, so it is on screen on a laptop without
+ * scrolling the table sideways (issue 27, item 5); text columns (layout,
+ * why) are left-aligned head and cells alike (class "l"). */
 export const SEARCH_COLS = [
     { key: 'rank', label: '#', get: (r, i) => i + 1 },
     { key: 'gpus', label: 'GPUs', get: (r) => (isNum(r.gpus) ? r.gpus : undefined) },
-    { key: 'layout', label: 'Layout', get: (r) => layoutText(layoutOf(r)) },
+    { key: 'layout', label: 'Layout', get: (r) => layoutText(layoutOf(r)), left: true },
     resultCol('step_time', 'step_time'),
     resultCol('predicted_mfu', 'predicted_mfu'),
     resultCol('memory_total', 'total'),
     resultCol('headroom_bytes', 'headroom'),
     resultCol('cost_usd_per_step', 'cost', { positive: true }),
-    { key: 'why', label: 'Why this rank', get: (r) => (typeof r.why === 'string' ? r.why : '') },
+    { key: 'why', label: 'Why this rank', get: (r) => (typeof r.why === 'string' ? r.why : ''), left: true },
 ];
 
 /* "tp 8 · pp 2 · dp 4 · ZeRO 1 · megatron · full recompute · mb 1" */
@@ -129,30 +198,17 @@ export function layoutOf(r) {
     return out;
 }
 
-export async function runSearch() {
-    const panel = $('#search-panel');
-    const status = $('#search-status');
-    panel.hidden = false;
-    status.textContent = 'Searching…';
-    const req = requestFor(page.state);
-    const body = { ...req.body };
-    for (const k of LAYOUT_KEYS) delete body[k];
-    if ($('#search-objective').value === 'cost') body.objective = 'cost';
-    /* drop what this server's search does not take, and say so */
-    const dropped = [];
+/* POST /v1/search, leaving out (and listing in dropped) the fields this
+ * server's search does not take.  Returns { r } or { error, absent }. */
+async function searchOnce(body, dropped) {
     for (let attempt = 0; attempt < 8; attempt++) {
         let r;
         try {
             r = await postJson('/v1/search', body);
         } catch {
-            status.textContent = `${DASH} could not reach the API`;
-            return;
+            return { error: `${DASH} could not reach the API` };
         }
-        if (r.status === 404) {
-            status.textContent = 'This server has no layout search (POST /v1/search) yet.';
-            panel.dataset.status = 'absent';
-            return;
-        }
+        if (r.status === 404) return { absent: true, error: 'This server has no layout search (POST /v1/search) yet.' };
         const f = r.data && typeof r.data.field === 'string' ? r.data.field.replace(/^\//, '').split('/')[0] : '';
         if (r.status === 400 && r.data && /unknown/i.test(`${r.data.type} ${r.data.title} ${r.data.detail}`) && f in body) {
             dropped.push(f);
@@ -160,21 +216,91 @@ export async function runSearch() {
             continue;
         }
         if (!r.ok || !r.data) {
-            status.textContent = `${DASH} no answer: ${readable((r.data && (r.data.detail || r.data.title)) || 'HTTP ' + r.status)}`;
-            panel.dataset.status = 'error';
-            return;
+            return { error: `${DASH} no answer: ${readable((r.data && (r.data.detail || r.data.title)) || 'HTTP ' + r.status)}` };
         }
-        page.search = Array.isArray(r.data.results) ? r.data.results : [];
-        page.searchSort = { key: null, dir: 1 };
-        const tried = r.data.tried ?? pick(r.data, 'counts.tried') ?? r.data.layouts_tried;
-        const fitting = r.data.fitting ?? pick(r.data, 'counts.fitting') ?? r.data.layouts_fitting;
-        status.textContent = `${page.search.length} layouts, ${body.objective === 'cost' ? 'cheapest' : 'fastest'} first` +
-            (isNum(tried) ? ` (${fmtExact(tried)} tried${isNum(fitting) ? `, ${fmtExact(fitting)} fit` : ''})` : '') +
-            (dropped.length ? `; not sent: ${dropped.join(', ')}` : '') + '.';
-        panel.dataset.status = 'ready';
-        renderSearch();
+        return { r };
+    }
+    return { error: `${DASH} the search kept refusing fields: ${dropped.join(', ')}` };
+}
+
+/* How many doublings of the GPU count the search tries when no layout of
+ * the user's count fits (16 -> 4096 at most). */
+const SEARCH_DOUBLINGS = 8;
+
+export async function runSearch() {
+    const panel = $('#search-panel');
+    const status = $('#search-status');
+    panel.hidden = false;
+    delete panel.dataset.status;
+    status.textContent = 'Searching…';
+    const req = requestFor(page.state);
+    const body = { ...req.body };
+    for (const k of LAYOUT_KEYS) delete body[k];
+    if ($('#search-objective').value === 'cost') body.objective = 'cost';
+    /* the headroom the user calls tight: the API's search takes it as
+     * "margin" where it can; else the page drops what is under it */
+    body.margin = req.margin;
+    const dropped = [];
+    let s = await searchOnce(body, dropped);
+    if (s.error) {
+        status.textContent = s.error;
+        panel.dataset.status = s.absent ? 'absent' : 'error';
         return;
     }
+    const asked = isNum(pick(s.r.data, 'inputs.gpus')) ? s.r.data.inputs.gpus : body.gpus;
+    let note = '';
+    /* no layout of this many GPUs fits: the smallest count, doubling, that does */
+    if (!underMargin(s.r.data, req.margin, dropped).kept.length && isNum(asked) && asked > 0) {
+        const first = s.r.data;
+        const firstTried = pick(first, 'counts.tried');
+        let g = asked;
+        for (let i = 0; i < SEARCH_DOUBLINGS; i++) {
+            g *= 2;
+            status.textContent = `No layout of ${asked} GPUs fits; trying ${g}…`;
+            const b = { ...body, gpus: g };
+            delete b.dp;
+            const t = await searchOnce(b, dropped);
+            if (t.error) break;
+            if (underMargin(t.r.data, req.margin, dropped).kept.length) {
+                s = t;
+                note = `No layout of ${asked} GPUs fits${isNum(firstTried) ? ` (${fmtExact(firstTried)} tried)` : ''}; ` +
+                    `the smallest count that does, doubling from ${asked}: ${g} GPUs. `;
+                break;
+            }
+        }
+        if (!note) {
+            page.search = [];
+            renderSearch();
+            status.textContent = `No layout of ${asked} GPUs fits, nor of ${g} (doubling ${SEARCH_DOUBLINGS} times): ` +
+                `${readable(first.reason || 'every layout runs out of memory')}.`;
+            panel.dataset.status = 'ready';
+            return;
+        }
+    }
+    const d = s.r.data;
+    const { kept, hidden } = underMargin(d, req.margin, dropped);
+    page.search = kept;
+    page.searchSort = { key: null, dir: 1 };
+    const tried = d.tried ?? pick(d, 'counts.tried') ?? d.layouts_tried;
+    const fitting = d.fitting ?? pick(d, 'counts.fitting') ?? d.layouts_fitting;
+    const shownDrops = dropped.filter((f) => f !== 'margin');
+    status.textContent = note + `${kept.length} layouts, ${body.objective === 'cost' ? 'cheapest' : 'fastest'} first` +
+        (isNum(tried) ? ` (${fmtExact(tried)} tried${isNum(fitting) ? `, ${fmtExact(fitting)} fit` : ''})` : '') +
+        (hidden ? `; ${hidden} more left out here: under your ${fmtPct(req.margin)} headroom margin` : '') +
+        (shownDrops.length ? `; not sent: ${[...new Set(shownDrops)].join(', ')}` : '') + '.';
+    panel.dataset.status = 'ready';
+    renderSearch();
+}
+
+/* The results that keep the margin of headroom.  Only when the server's
+ * search did not take "margin" (it was dropped): then the page filters
+ * by the same rule as the verdict's "tight" (headroom < margin x HBM). */
+function underMargin(data, margin, dropped) {
+    const all = Array.isArray(data.results) ? data.results : [];
+    const hbmGb = pick(data, 'inputs.hbm_gb');
+    if (!dropped.includes('margin') || !isNum(hbmGb) || !(margin > 0)) return { kept: all, hidden: 0 };
+    const kept = all.filter((r) => !isNum(r.headroom_bytes) || r.headroom_bytes >= margin * hbmGb * 1e9);
+    return { kept, hidden: all.length - kept.length };
 }
 
 export function renderSearch() {
@@ -199,9 +325,9 @@ export function renderSearch() {
             renderSearch();
             document.querySelector(`#search-table button[data-sort="${c.key}"]`).focus();
         });
-        tr.appendChild(h('th', { scope: 'col', 'aria-sort': sorted }, b));
+        tr.appendChild(h('th', { scope: 'col', 'aria-sort': sorted, class: c.left ? `${c.key} l` : c.key }, b));
+        if (c.key === 'rank') tr.appendChild(h('th', { scope: 'col', class: 'apply-col', text: 'Apply' }));
     }
-    tr.appendChild(h('th', { scope: 'col', text: 'Apply' }));
     head.appendChild(tr);
     const body = $('#search-table tbody');
     clearNode(body);
@@ -209,18 +335,25 @@ export function renderSearch() {
         const row = h('tr', { 'data-rank': i + 1 });
         for (const c of SEARCH_COLS) {
             const v = c.show ? c.show(r, i) : c.get(r, i);
-            row.appendChild(h(c.key === 'rank' ? 'th' : 'td', { scope: c.key === 'rank' ? 'row' : null, text: v === undefined || v === null ? DASH : String(v) }));
+            row.appendChild(h(c.key === 'rank' ? 'th' : 'td', {
+                scope: c.key === 'rank' ? 'row' : null, class: c.left ? `${c.key} l` : c.key,
+                text: v === undefined || v === null ? DASH : String(v),
+            }));
+            if (c.key === 'rank') row.appendChild(h('td', { class: 'apply-col' }, useButton(r, i)));
         }
-        const use = h('button', { type: 'button', class: 'apply', text: 'Use this layout', 'aria-label': `Use this layout, rank ${i + 1}` });
-        use.addEventListener('click', () => {
-            const lay = layoutOf(r);
-            const apply = {};
-            for (const k of LAYOUT_KEYS) apply[k] = lay[k] === undefined ? '' : String(lay[k]);
-            if (isNum(r.gpus)) apply.gpus = String(r.gpus);
-            if (apply.dp && apply.gpus) apply.dp = '';
-            applyFields(apply);
-        });
-        row.appendChild(h('td', {}, use));
         body.appendChild(row);
     }
+}
+
+function useButton(r, i) {
+    const use = h('button', { type: 'button', class: 'apply', text: 'Use', 'aria-label': `Use this layout, rank ${i + 1}` });
+    use.addEventListener('click', () => {
+        const lay = layoutOf(r);
+        const apply = {};
+        for (const k of LAYOUT_KEYS) apply[k] = lay[k] === undefined ? '' : String(lay[k]);
+        if (isNum(r.gpus)) apply.gpus = String(r.gpus);
+        if (apply.dp && apply.gpus) apply.dp = '';
+        applyFields(apply);
+    });
+    return use;
 }

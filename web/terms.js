@@ -499,6 +499,21 @@ export const TERMS = {
         doc: "One step priced at gpu_hour_usd (0 without a price).",
         formula: "gpu_seconds_per_step / 3600 * gpu_hour_usd",
     },
+    "results[].wall_seconds": {
+        shape: "map", fmt: "seconds", unit: "s", label: "Run time",
+        doc: "Wall-clock time of the whole run (tokens) in this layout; wall_days beside it.",
+        formula: "tokens / (global_batch * seq) * step_time",
+    },
+    "results[].gpu_hours": {
+        shape: "map", fmt: "count", unit: "GPU-hours", label: "GPU-hours",
+        doc: "GPU time of the whole run in this layout.",
+        formula: "wall_seconds * gpus / 3600",
+    },
+    "results[].cost_usd": {
+        shape: "map", fmt: "count", unit: "USD", label: "Cost",
+        doc: "The whole run priced at gpu_hour_usd (0 without a price).",
+        formula: "gpu_hours * gpu_hour_usd",
+    },
     "results[].memory_total": {
         shape: "sibling", human: "memory_total_human", fmt: "bytes", unit: "B", label: "Memory per GPU",
         doc: "Total per GPU of this layout's worst stage.",

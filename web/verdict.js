@@ -4,8 +4,8 @@
  */
 import { $, clearNode, h } from './dom.js';
 import { FIELD_BY_NAME, MODES, modeOf } from './form.js';
-import { DASH, fmtExact, fmtPct, isNum, textOf } from './format.js';
-import { presetById } from './formui.js';
+import { DASH, fmtExact, fmtPct, isNum, textOf, valueOf } from './format.js';
+import { overriddenPreset, presetById } from './formui.js';
 import { CKPT_WASTE_WARN, TIER, page } from './state.js';
 
 /* The bar's copy of a field's message: cut at a character (not UTF-16
@@ -33,7 +33,7 @@ export function markStale(errors) {
     page.lastErrors = errors || null;
     if (!errors) {
         note.hidden = true;
-        $('#verdict-detail').hidden = false;
+        $('#glance').hidden = false;
         delete results.dataset.stale;
         bar.removeAttribute('data-stale');
         if (bar.dataset.state === 'invalid' || bar.dataset.state === 'error') renderVerdictState(page.lastPlan);
@@ -42,7 +42,9 @@ export function markStale(errors) {
     results.dataset.stale = 'true';
     bar.dataset.stale = 'true';
     const v = $('#verdict');
-    $('#verdict-detail').hidden = true;
+    /* the note takes the glance's place (the detail line stays, muted, so
+     * the page below does not move while typing) */
+    $('#glance').hidden = true;
     note.hidden = false;
     if (Object.keys(errors).every((k) => k === '')) {
         bar.dataset.state = 'error';
@@ -101,7 +103,7 @@ export function modelLine(plan) {
     const p = plan.params || {};
     const inputs = plan.inputs || {};
     const preset = presetById(inputs.model);
-    let name = preset ? preset.name : (page.customFrom && presetById(page.customFrom)
+    let name = preset ? (overriddenPreset(page.state) ? `Custom (from ${preset.name})` : preset.name) : (page.customFrom && presetById(page.customFrom)
         ? `Custom (from ${presetById(page.customFrom).name})` : 'Custom model');
     if (!preset && page.state.hf_config) {
         let type = '';
@@ -144,6 +146,7 @@ export function renderVerdict(plan, margin) {
     const d = $('#verdict-detail');
     const state = fitState(m, margin);
     $('#verdict-bar').dataset.state = state;
+    renderGlance(plan, state);
     if (state === 'none') {
         v.textContent = `${DASH} the answer has no fit verdict`;
         v.className = 'verdict';
@@ -159,9 +162,18 @@ export function renderVerdict(plan, margin) {
     const hbm = textOf(m, 'memory', 'hbm_bytes');
     /* the share of HBM is the page's own ratio of two of the answer's numbers */
     const pct = isNum(head) && isNum(m.hbm_bytes) && m.hbm_bytes > 0 ? ` (${fmtPct(Math.abs(head) / m.hbm_bytes)} of HBM)` : '';
-    let t = m.fits
-        ? `${total} of ${hbm} per GPU; ${headText} headroom${pct}`
-        : `${total} per GPU needs more than ${hbm}; short by ${headText.replace(/^-/, '')}${pct}`;
+    let t;
+    if (m.fits) t = `${total} of ${hbm} per GPU; ${headText} headroom${pct}`;
+    else {
+        /* "short by 1.25 TiB (1605.5 % of HBM)" reads badly: past twice
+         * the HBM, say how many times the HBM the need is (issue 27, item 7) */
+        const need = ws && isNum(ws.total) ? ws.total : valueOf(m, 'memory', 'total');
+        const times = isNum(need) && isNum(m.hbm_bytes) && m.hbm_bytes > 0 ? need / m.hbm_bytes : NaN;
+        const short = headText.replace(/^-/, '');
+        t = times >= 2
+            ? `${total} per GPU, ${times < 10 ? times.toFixed(1) : Math.round(times)}× the ${hbm} of HBM; short by ${short}`
+            : `${total} per GPU needs more than ${hbm}; short by ${short}${isNum(head) && m.hbm_bytes > 0 ? ` (${fmtPct(Math.abs(head) / m.hbm_bytes)} over HBM)` : ''}`;
+    }
     if (ws && Array.isArray(m.stages) && m.stages.length > 1) {
         const n = m.stages.length;
         const where = ws.stage === 0 ? 'first' : ws.stage === n - 1 ? 'last' : 'middle';
@@ -171,6 +183,52 @@ export function renderVerdict(plan, margin) {
     if (state === 'tight') t += `; under your ${fmtPct(margin)} margin`;
     d.textContent = t + '.';
     return state;
+}
+
+/* "NVIDIA H100 SXM5 80GB" -> "H100 80GB": the vendor, the default SXM
+ * form factor and asides go; PCIe and NVL stay (other parts). */
+export function gpuShort(id) {
+    const want = String(id || '').toLowerCase();
+    const g = page.gpus.find((x) => x.id === want || (Array.isArray(x.aliases) && x.aliases.includes(want)));
+    if (!g || typeof g.name !== 'string') return { short: String(id || DASH), full: String(id || DASH) };
+    const short = g.name.replace(/^(NVIDIA|AMD)\s+/, '').replace(/\b(SXM\d?|Instinct)\s+/g, '')
+        .replace(/\s*\([^)]*\)/g, '').replace(/\s+/g, ' ').trim();
+    return { short, full: g.name };
+}
+
+/*
+ * The answer at a glance (issue 27): the hardware, the headroom, the step
+ * time, MFU, wall-clock and the cost when a price is set, each the API's
+ * text, in the sticky bar beside the verdict.
+ */
+function renderGlance(plan, state) {
+    const g = $('#glance');
+    clearNode(g);
+    const i = plan.inputs || {};
+    const m = plan.memory || {};
+    const c = plan.compute || {};
+    const items = [];
+    const hw = gpuShort(i.gpu);
+    if (isNum(i.gpus)) items.push(['g-hw', `${i.gpus} × ${hw.short}`, hw.full]);
+    const ws = worstStage(m);
+    const headText = ws ? textOf(ws, 'memory.stages[]', 'headroom') : textOf(m, 'memory', 'headroom_bytes');
+    const head = ws && isNum(ws.headroom) ? ws.headroom : m.headroom_bytes;
+    if (headText !== DASH) {
+        const pct = isNum(head) && isNum(m.hbm_bytes) && m.hbm_bytes > 0 ? ` (${fmtPct(Math.abs(head) / m.hbm_bytes)})` : '';
+        items.push(['g-mem', state === 'nofit' ? `short by ${headText.replace(/^-/, '')}` : `${headText} free${pct}`,
+            `headroom per GPU of the ${textOf(m, 'memory', 'hbm_bytes')} HBM`]);
+    }
+    const step = textOf(c, 'compute', 'step_time') !== DASH ? textOf(c, 'compute', 'step_time') : textOf(c, 'compute', 'step_seconds');
+    if (step !== DASH) items.push(['g-step', `${step}/step`, 'time per optimizer step']);
+    if (textOf(c, 'compute', 'mfu') !== DASH) items.push(['g-mfu', `MFU ${textOf(c, 'compute', 'mfu')}`, c.mfu_source === 'predicted' ? 'predicted MFU' : 'the MFU given']);
+    if (textOf(c, 'compute', 'wall_seconds') !== DASH) items.push(['g-days', textOf(c, 'compute', 'wall_seconds'), 'wall-clock for the run, every GPU busy']);
+    if (c.cost_usd !== undefined && isNum(i.gpu_hour_usd) && i.gpu_hour_usd > 0) {
+        items.push(['g-cost', textOf(c, 'compute', 'cost_usd'), 'GPU time at the price per GPU-hour']);
+    }
+    items.forEach(([id, text, title], k) => {
+        if (k) g.appendChild(h('span', { class: 'sep', 'aria-hidden': 'true', text: ' · ' }));
+        g.appendChild(h('span', { id, class: 'gl', title, text }));
+    });
 }
 
 export function renderWarnings(plan, state, margin) {
@@ -189,9 +247,17 @@ export function renderWarnings(plan, state, margin) {
             list.push({ id: `w-ckpt-${t.name}`, text: `${t.name} checkpoints alone cost ${textOf(t, TIER, 'overhead_fraction')} of the time.` });
         }
     }
+    /* the step-time model's own warnings (compute.warnings: text) */
+    const apiw = plan.compute && Array.isArray(plan.compute.warnings) ? plan.compute.warnings : [];
+    apiw.filter((w) => typeof w === 'string' && w).forEach((w, i) => list.push({ id: `w-step-${i}`, text: w[0].toUpperCase() + w.slice(1) + '.' }));
+    /* a count in the bar; the list opens under it (issue 27: warnings do
+     * not push the first screen down) */
     const ul = $('#warnings');
+    const box = $('#warn-box');
     clearNode(ul);
     for (const w of list) ul.appendChild(h('li', { id: w.id, text: `⚠ ${w.text}` }));
-    ul.hidden = list.length === 0;
+    box.hidden = list.length === 0;
+    if (!list.length) box.open = false;
+    $('#warn-count').textContent = `⚠ ${list.length} warning${list.length === 1 ? '' : 's'}`;
     return list;
 }

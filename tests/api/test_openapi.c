@@ -341,7 +341,8 @@ static void check_request_schema(const char *name, int mode)
         ck_assert_msg(p != NULL, "%s: import member %s missing", name, ts_api_import_members()[i]);
         /* configs that are JSON are objects; YAML and argument text are strings */
         ck_assert_str_eq(t, strcmp(ts_api_import_members()[i], "megatron_args") == 0 ||
-                            strcmp(ts_api_import_members()[i], "axolotl_config") == 0
+                            strcmp(ts_api_import_members()[i], "axolotl_config") == 0 ||
+                            strcmp(ts_api_import_members()[i], "nemo_config") == 0
                                 ? "string" : "object");
         n++;
     }
@@ -410,6 +411,28 @@ static unsigned probe(const ts_api_field *f, json_t *v, char *slug, size_t slen,
 /* Schema-valid boundary values pass the parser's own checks (the core
  * may still refuse the combination); values just outside are refused
  * by the parser, naming the member. */
+/* InputsSource's values are the sources ts_api_src_name() writes:
+ * default, preset, catalogue, each import member, request (issue 24: a
+ * new import member was missing from this hand-written enum). */
+START_TEST(test_inputs_source_enum)
+{
+    const json_t *e = json_object_get(json_object_get(schema("InputsSource"),
+                                                      "additionalProperties"), "enum");
+    size_t i, k, n = 0;
+
+    ck_assert(json_is_array(e));
+    for (i = 0; ts_api_import_members()[i] != NULL; i++, n++) {
+        bool found = false;
+
+        for (k = 0; k < json_array_size(e); k++)
+            found = found || strcmp(json_string_value(json_array_get(e, k)),
+                                    ts_api_import_members()[i]) == 0;
+        ck_assert_msg(found, "InputsSource lacks %s", ts_api_import_members()[i]);
+    }
+    ck_assert_uint_eq(json_array_size(e), n + 4);   /* + default, preset, catalogue, request */
+}
+END_TEST
+
 START_TEST(test_schema_values_accepted)
 {
     size_t i;
@@ -695,6 +718,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_version);
     tcase_add_test(tc, test_routes_both_ways);
     tcase_add_test(tc, test_request_schema);
+    tcase_add_test(tc, test_inputs_source_enum);
     tcase_add_test(tc, test_schema_values_accepted);
     tcase_add_test(tc, test_examples);
     tcase_add_test(tc, test_problem_types);

@@ -577,6 +577,57 @@ START_TEST(search_table_matches_api)
 }
 END_TEST
 
+/* Issue 25: every row of a search prints the estimate command that
+ * reproduces it; run as printed, it fits with the search's margin (exit
+ * 0) and predicts the row's step time and memory. */
+START_TEST(search_commands_reproduce_rows)
+{
+    static const char body[] = "{\"model\":\"llama3-70b\",\"gpus\":64,\"gpu\":\"h100-sxm\","
+                               "\"limit\":4}";
+    const char *args[] = {"--url", server_url, "search", "--model", "llama3-70b", "--gpus",
+                          "64", "--gpu", "h100-sxm", "--limit", "4", NULL};
+    json_t *a = api_ok("POST", "/v1/search", body);
+    run_result r = run_cli(args);
+    const char *p = strstr(r.out, "\nEach layout on its own:\n");
+    size_t rows = 0;
+
+    ck_assert_msg(r.code == 0, "exit %d, stderr: %s", r.code, r.err);
+    ck_assert_msg(p != NULL, "no commands in:\n%.1500s", r.out);
+    p = strchr(p + 1, '\n') + 1;
+    while (*p != '\0') {
+        const char *nl = strchr(p, '\n'), *cmd = strstr(p, "trainsize estimate ");
+        char line[2048], *save = NULL, *tok;
+        const char *argv[96] = {"--url", server_url};
+        size_t n = 2, len = nl != NULL ? (size_t)(nl - p) : strlen(p);
+        const json_t *row = json_array_get(th_json_get(a, "results"), rows);
+        run_result e;
+
+        ck_assert_ptr_nonnull(row);
+        ck_assert(cmd != NULL && cmd < p + len);
+        /* no word of these needs quotes: split at spaces */
+        snprintf(line, sizeof line, "%.*s", (int)(p + len - cmd - 10), cmd + 10);
+        for (tok = strtok_r(line, " ", &save); tok != NULL && n < 95;
+             tok = strtok_r(NULL, " ", &save))
+            argv[n++] = tok;
+        argv[n] = NULL;
+        e = run_cli(argv);
+        ck_assert_msg(e.code == 0, "rank %zu: exit %d: %s\n%.800s", rows + 1, e.code, e.err,
+                      e.out);
+        ck_assert_ptr_nonnull(strstr(e.out, "Verdict: fits with a 10% margin"));
+        expect_close("step time", table_exact(e.out, "Predicted step time"),
+                     th_json_num(row, "step_time"), 0, 1e-5);
+        expect_close("memory", table_exact(e.out, "Total per GPU"),
+                     th_json_num(row, "memory_total"), 0.5, 0);
+        result_free(&e);
+        rows++;
+        p = nl != NULL ? nl + 1 : p + len;
+    }
+    ck_assert_uint_eq(rows, json_array_size(th_json_get(a, "results")));
+    result_free(&r);
+    json_decref(a);
+}
+END_TEST
+
 START_TEST(health_live_and_closed)
 {
     char dead[URL_LEN], port_env[32], url_env[URL_LEN + 16], dead_env[URL_LEN + 16];
@@ -827,6 +878,7 @@ static Suite *cli_suite(void)
     tcase_add_test(tc, check_fits);
     tcase_add_test(tc, search_table_matches_api);
     tcase_add_test(tc, budget_table_matches_api);
+    tcase_add_test(tc, search_commands_reproduce_rows);
     tcase_add_test(tc, health_live_and_closed);
     tcase_add_test(tc, unreachable_exits_3);
     tcase_add_test(tc, server_problem_exits_2);

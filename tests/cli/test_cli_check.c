@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Test-process state: the URL of the one server every test uses
  * (th_shared, tests/helpers/th_harness.h) and our directories. */
@@ -325,6 +326,129 @@ START_TEST(imports_and_stages)
 }
 END_TEST
 
+/* trainsize CMD [EXTRA...] against the server (estimate, search, ...). */
+static run_out cmd(const char *command, const char *const *extra)
+{
+    const char *argv[64] = { getenv("TS_CLI"), "--url", url, command };
+    size_t n = 4;
+
+    for (size_t i = 0; extra[i] != NULL && n < 63; i++)
+        argv[n++] = extra[i];
+    argv[n] = NULL;
+    return run_argv(argv, true);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+    char *t = read_file(from);
+
+    write_file(to, t);
+    free(t);
+}
+
+/* Issue 24 item 3: imports on every command (search too), "-" for
+ * standard input, a plan naming its config files by a path next to it
+ * (the CLI reads them; the server never reads a file). */
+START_TEST(imports_everywhere)
+{
+    char dir[300], cfgdir[400], planp[512], bad[512], script[1600];
+    json_t *body = json_object(), *want, *got;
+    run_out r;
+
+    /* search --hf-config: the answer is /v1/search's for the same body */
+    json_object_set_new(body, "hf_config", json_load_file(dpath("hf/llama3-8b.json"), 0, NULL));
+    json_object_set_new(body, "gpus", json_integer(8));
+    json_object_set_new(body, "limit", json_integer(2));
+    {
+        char *text = json_dumps(body, JSON_COMPACT);
+        th_resp resp = th_post(th_shared.port, "/v1/search", text);
+
+        ck_assert_msg(resp.status == 200, "search: %ld %s", resp.status, resp.body);
+        want = th_json_parse(resp.body, resp.len);
+        th_resp_free(&resp);
+        free(text);
+    }
+    r = cmd("search", (const char *[]){ "--json", "--hf-config", dpath("hf/llama3-8b.json"),
+                                        "--gpus", "8", "--limit", "2", NULL });
+    ck_assert_msg(r.code == 0, "search exit %d: %s%s", r.code, r.out, r.err);
+    got = json_loads(r.out, 0, NULL);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_msg(json_equal(json_object_get(got, "results"), json_object_get(want, "results")),
+                  "search --hf-config differs from /v1/search");
+    json_decref(got);
+    json_decref(want);
+    run_free(&r);
+
+    /* the same config on standard input ("-") */
+    snprintf(script, sizeof script, "'%s' --url %s estimate --json --hf-config - --gpus 8 "
+             "--zero 3 < '%s'", getenv("TS_CLI"), url, dpath("hf/llama3-8b.json"));
+    r = run_argv((const char *[]){ "/bin/sh", "-c", script, NULL }, false);
+    ck_assert_msg(r.code == 0 || r.code == 1, "estimate --hf-config -: exit %d %s", r.code, r.err);
+    got = json_loads(r.out, 0, NULL);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_double_eq(th_json_num(got, "params.total"), 8030261248.0);
+    json_decref(got);
+    run_free(&r);
+
+    /* a plan naming its config.json and launch script next to it */
+    snprintf(dir, sizeof dir, "%s/plan", tmpdir);
+    snprintf(cfgdir, sizeof cfgdir, "%s/configs", dir);
+    ck_assert_int_eq(mkdir(dir, 0700), 0);
+    ck_assert_int_eq(mkdir(cfgdir, 0700), 0);
+    snprintf(planp, sizeof planp, "%s/llama.json", cfgdir);
+    copy_file(dpath("hf/llama3-8b.json"), planp);
+    snprintf(planp, sizeof planp, "%s/train.sh", cfgdir);
+    copy_file(dpath("megatron/llama3-8b-array.sh"), planp);
+    snprintf(planp, sizeof planp, "%s/plan.json", dir);
+    write_file(planp, "{\"hf_config\": \"configs/llama.json\", \"gpus\": 8, \"zero\": 3}");
+    r = cmd("estimate", (const char *[]){ "--json", planp, NULL });
+    ck_assert_msg(r.code == 0 || r.code == 1, "estimate plan: exit %d %s", r.code, r.err);
+    got = json_loads(r.out, 0, NULL);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_double_eq(th_json_num(got, "params.total"), 8030261248.0);
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(got, "inputs_source"),
+                                                       "layers")), "hf_config");
+    json_decref(got);
+    run_free(&r);
+    write_file(planp, "{\"megatron_args\": \"configs/train.sh\"}");
+    r = cmd("search", (const char *[]){ "--json", planp, "--limit", "1", NULL });
+    ck_assert_msg(r.code == 0 || r.code == 1, "search plan: exit %d %s%s", r.code, r.out, r.err);
+    got = json_loads(r.out, 0, NULL);
+    ck_assert_ptr_nonnull(got);
+    /* the script's model (its vocabulary from --tokenizer-model) */
+    ck_assert_double_eq(th_json_num(got, "inputs.vocab"), 128256.0);
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(got, "inputs_source"),
+                                                       "layers")), "megatron_args");
+    json_decref(got);
+    run_free(&r);
+
+    /* a NeMo training YAML on the command line */
+    r = cmd("estimate", (const char *[]){ "--json", "--nemo-config", dpath("nemo/gpt-1b.yaml"),
+                                          NULL });
+    ck_assert_msg(r.code == 0 || r.code == 1, "estimate nemo: exit %d %s", r.code, r.err);
+    got = json_loads(r.out, 0, NULL);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_double_eq(th_json_num(got, "params.total"), 1316081664.0);
+    json_decref(got);
+    run_free(&r);
+
+    /* a named file that is not there: rejected (exit 2), naming it */
+    snprintf(bad, sizeof bad, "%s/bad.json", dir);
+    write_file(bad, "{\"hf_config\": \"configs/none.json\"}");
+    r = check((const char *[]){ bad, NULL });
+    ck_assert_int_eq(r.code, 2);
+    ck_assert_msg(strstr(r.out, "hf_config names a file") != NULL ||
+                  strstr(r.err, "hf_config names a file") != NULL, "%s%s", r.out, r.err);
+    run_free(&r);
+    /* search answers one run */
+    r = cmd("search", (const char *[]){ planp, bad, NULL });
+    ck_assert_int_eq(r.code, 2);
+    ck_assert_ptr_nonnull(strstr(r.err, "at most one plan"));
+    run_free(&r);
+    json_decref(body);
+}
+END_TEST
+
 static void count_attr(const char *xml, const char *attr, const char *want)
 {
     char needle[64];
@@ -478,6 +602,7 @@ int main(void)
     tcase_add_test(tc, margin);
     tcase_add_test(tc, many_plans);
     tcase_add_test(tc, imports_and_stages);
+    tcase_add_test(tc, imports_everywhere);
     tcase_add_test(tc, junit_report);
     tcase_add_test(tc, github_report);
     tcase_add_test(tc, usage);

@@ -204,7 +204,8 @@ static json_t *build_json(const json_t *c, const char *data_dir)
         snprintf(path, sizeof path, "%s/%s", data_dir, json_string_value(v));
         text = th_read_file(path, NULL);
         ck_assert_msg(text != NULL, "cannot read %s", path);
-        if (strcmp(k, "megatron_args") == 0 || strcmp(k, "axolotl_config") == 0) {
+        if (strcmp(k, "megatron_args") == 0 || strcmp(k, "axolotl_config") == 0 ||
+            strcmp(k, "nemo_config") == 0) {
             json_object_set_new(req, k, json_string(text));
         } else {
             json_error_t je;

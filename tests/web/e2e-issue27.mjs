@@ -7,8 +7,9 @@
  *   node tests/web/e2e-issue27.mjs <path to trainsize-server>
  */
 import assert from 'node:assert/strict';
+import { FIELD_BY_NAME, parseField } from '../../web/form.js';
 import {
-    PHONE, STEP_TIMEOUT_MS, api, assertNoOverflow, auditStateCheck, check, consoleProblems, env,
+    LLAMA3_8B_HF, PHONE, STEP_TIMEOUT_MS, api, assertNoOverflow, auditStateCheck, check, consoleProblems, env, log,
     newContext, overlaps, runSuite, setField, text, waitForBody, watch,
 } from './lib.mjs';
 
@@ -53,6 +54,41 @@ async function main({ base, browser }) {
     const page = await ctx.newPage();
     watch(page, 'desktop');
     const phoneCtx = await newContext(browser, { viewport: PHONE, deviceScaleFactor: 1, isMobile: true, hasTouch: true });
+
+    await check('27 bench: the first number after navigation takes at most 3 round trips', async () => {
+        /* every response held 150 ms, so what waits on what shows in the
+         * resource timings: a request's round trip is one more than the
+         * latest of the responses that ended before it started */
+        const c2 = await newContext(browser);
+        const p = await c2.newPage();
+        watch(p, 'round-trips');
+        await p.route('**/*', async (route) => {
+            await new Promise((res) => setTimeout(res, 150));
+            await route.continue();
+        });
+        await p.goto(`${base}/`);
+        await p.waitForFunction(() => document.documentElement.dataset.firstResultMs, null, { timeout: 2 * STEP_TIMEOUT_MS });
+        const t = await p.evaluate(() => {
+            const nav = performance.getEntriesByType('navigation')[0];
+            const res = performance.getEntriesByType('resource').sort((a, b) => a.startTime - b.startTime);
+            const done = [{ end: nav.responseEnd, level: 1 }];
+            const levels = {};
+            for (const r of res) {
+                const before = done.filter((d) => d.end <= r.startTime).map((d) => d.level);
+                const level = 1 + Math.max(1, ...before);
+                done.push({ end: r.responseEnd, level });
+                const path = new URL(r.name).pathname;
+                if (!(path in levels)) levels[path] = level;
+            }
+            return { levels, first: Number(document.documentElement.dataset.firstResultMs) };
+        });
+        const trips = t.levels['/v1/plan'];
+        log(`     bench: first number after ${trips} round trips (${t.first} ms with 150 ms per response; ` +
+            `${Object.entries(t.levels).filter(([k]) => k.endsWith('.js')).length} modules, all in round trip 2: ` +
+            `${Object.entries(t.levels).filter(([k]) => k.endsWith('.js')).every(([, l]) => l === 2)})`);
+        assert.ok(trips <= 3, `first /v1/plan in round trip ${trips}: ${JSON.stringify(t.levels)}`);
+        await c2.close();
+    });
 
     await check('27.1: an axolotl QLoRA import sets the mode, rank, seq and fine-tune tokens, and says so', async () => {
         await page.goto(`${base}/?model=llama3-8b&gpus=1&gpu=a100-80`);
@@ -183,6 +219,324 @@ async function main({ base, browser }) {
         env.expectBadRequests = false;
     });
     await auditStateCheck(page, 'issue27-import');
+
+    await check('27.4: a comparison on a phone does not widen the page; the verdict stays on screen', async () => {
+        const p = await phoneCtx.newPage();
+        watch(p, 'phone-compare');
+        await p.goto(`${base}/?model=llama3-8b&gpus=8&gpu=h100-sxm&zero=1&recompute=full`);
+        await p.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        await settled(p);
+        await p.click('#pin');
+        await setField(p, 'zero', '3');
+        await waitForBody(p, { model: 'llama3-8b', gpus: 8, zero: 3, recompute: 'full', gpu: 'h100-sxm' }, 'ready');
+        await p.click('#pin');
+        await setField(p, 'gpu', 'h200');
+        await waitForBody(p, { model: 'llama3-8b', gpus: 8, zero: 3, recompute: 'full', gpu: 'h200' }, 'ready');
+        assert.ok(await p.locator('#compare-table td.diff').count() > 0, 'differences marked');
+        await assertNoOverflow(p, 'phone, comparison');
+        await p.evaluate(() => window.scrollTo(0, 0));
+        const vb = await p.locator('#verdict-bar').boundingBox();
+        assert.ok(vb.x >= 0 && vb.x + vb.width <= PHONE.width, `verdict bar spans ${vb.x}..${vb.x + vb.width}`);
+        await p.close();
+    });
+
+    await check('27.5: layout search keeps the headroom margin; Apply is on screen at 1280 px', async () => {
+        await page.setViewportSize({ width: 1280, height: 800 });
+        const body = { model: 'llama3-70b', gpus: 64, zero: 1, recompute: 'full', gpu: 'h100-sxm' };
+        await page.goto(`${base}/?model=llama3-70b&gpus=64&gpu=h100-sxm&zero=1&recompute=full`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        await waitForBody(page, body, 'ready');
+        env.expectBadRequests = true; /* a server without "margin" on /v1/search answers 400 once */
+        await page.click('#search-go');
+        await page.waitForSelector('#search-panel[data-status="ready"]', { timeout: STEP_TIMEOUT_MS });
+        env.expectBadRequests = false;
+        const q = { model: 'llama3-70b', gpus: 64, gpu: 'h100-sxm' };
+        let sr = await api(base, '/v1/search', { ...q, margin: 0.1 });
+        if (sr.status === 400) {
+            sr = await api(base, '/v1/search', q);
+            const hbm = sr.data.inputs.hbm_gb * 1e9;
+            sr.data.results = sr.data.results.filter((r) => r.headroom_bytes >= 0.1 * hbm);
+            assert.match(await text(page, '#search-status'), /10(\.0)?% (headroom )?margin/);
+        }
+        const shown = await page.locator('#search-table tbody tr').evaluateAll((trs) => trs.map((tr) => tr.dataset.rank));
+        assert.equal(shown.length, sr.data.results.length, 'rows kept: those with the margin of headroom');
+        const heads = await page.locator('#search-table tbody tr td.headroom').allTextContents();
+        assert.deepEqual(heads, sr.data.results.map((r) => r.human.headroom_bytes));
+        const btn = await page.locator('#search-table tbody tr:first-child button.apply').boundingBox();
+        const wrap = await page.locator('#search-panel .table-wrap').boundingBox();
+        assert.ok(btn && btn.x >= wrap.x && btn.x + btn.width <= Math.min(1280, wrap.x + wrap.width), `Apply at ${btn && btn.x}..${btn && btn.x + btn.width}`);
+        await page.click('#search-table tbody tr:first-child button.apply');
+        await settled(page);
+        assert.equal(await text(page, '#verdict'), '✓ FITS', 'the first layout is not under the margin');
+        await page.setViewportSize({ width: 1366, height: 900 });
+    });
+
+    await check('27.6: when nothing fits, the solvers change the layout along with the GPU count', async () => {
+        await page.goto(`${base}/?model=llama3-405b&gpus=16&gpu=h100-sxm&zero=1&recompute=full`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        await settled(page);
+        await page.click('#fit-gpus');
+        await page.waitForSelector('#fit-readout[data-status="ready"], #fit-readout[data-status="nofit"], #fit-readout[data-status="error"]', { timeout: 2 * STEP_TIMEOUT_MS });
+        const said = await text(page, '#fit-readout');
+        assert.ok(!/\de\+\d/.test(said), `raw numbers: ${said}`);
+        assert.match(said, /ZeRO 3/, said);
+        assert.equal(await page.locator('#fit-readout').getAttribute('data-status'), 'ready', said);
+        await page.click('#fit-readout button.apply');
+        const sent = await settled(page);
+        assert.equal(sent.zero, 3);
+        assert.match(await text(page, '#verdict'), /FITS|TIGHT/);
+        /* the layout search: no layout of 16 GPUs fits; it finds the smallest count that does */
+        await page.goto(`${base}/?model=llama3-405b&gpus=16&gpu=h100-sxm`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        await settled(page);
+        env.expectBadRequests = true;
+        await page.click('#search-go');
+        await page.waitForSelector('#search-panel[data-status="ready"]', { timeout: 3 * STEP_TIMEOUT_MS });
+        env.expectBadRequests = false;
+        const st = await text(page, '#search-status');
+        assert.match(st, /16 GPUs/, st);
+        const gpus = await page.locator('#search-table tbody tr td.gpus').allTextContents();
+        assert.ok(gpus.length > 0, st);
+        const n = Number(gpus[0]);
+        assert.ok(n > 16 && gpus.every((g) => Number(g) === n), `rows on ${gpus.join(',')} GPUs`);
+        assert.match(st, new RegExp(`${n} GPUs`));
+        const none = await api(base, '/v1/search', { model: 'llama3-405b', gpus: n / 2, gpu: 'h100-sxm' });
+        assert.equal(none.data.results.length, 0, `half of ${n} has no layout either`);
+    });
+
+    await check('27.7: no cost without a price; a preset with a changed shape is a custom copy', async () => {
+        await page.goto(`${base}/?model=llama3-8b&gpus=8&gpu=h100-sxm&zero=1&recompute=full`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        await settled(page);
+        assert.ok(!/^0(\.0+)? USD/.test(await text(page, '#cmp-cost')), await text(page, '#cmp-cost'));
+        assert.match(await text(page, '#cmp-cost'), /no price/);
+        await setField(page, 'gpu_hour_usd', '2');
+        const sent = { model: 'llama3-8b', gpus: 8, zero: 1, recompute: 'full', gpu: 'h100-sxm', gpu_hour_usd: 2 };
+        await waitForBody(page, sent, 'ready');
+        const r = await api(base, '/v1/plan', sent);
+        assert.equal(await text(page, '#cmp-cost'), r.data.compute.cost_usd.human);
+        const p = await ctx.newPage();
+        watch(p, 'preset-override');
+        await p.goto(`${base}/?model=llama2-7b&layers=16`);
+        await p.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        await settled(p);
+        await p.waitForFunction(() => /parameters/.test(document.getElementById('verdict-model').textContent));
+        assert.match(await text(p, '#verdict-model'), /^Custom \(from Llama 2 7B\): 3\.50B parameters/);
+        assert.ok(await p.locator('#custom-note').isVisible(), 'the custom-copy note');
+        assert.equal(await p.inputValue('#f-model'), '', 'the select says custom, not the 6.74B preset');
+        assert.equal(await p.inputValue('#f-layers'), '16');
+        await p.close();
+    });
+
+    await check('27.7: "short by" reads sensibly when the need is many times the HBM', async () => {
+        await page.goto(`${base}/?model=llama3-405b&gpus=1&gpu=h100-sxm&zero=0`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        await settled(page);
+        const d = await text(page, '#verdict-detail');
+        const pcts = [...d.matchAll(/([0-9.]+) ?%/g)].map((m) => Number(m[1]));
+        assert.ok(pcts.every((x) => x <= 100), d);
+        assert.match(d, /\d+(\.\d+)?× the/, d);
+    });
+
+    await check('27.7: each figure once, headers aligned with their cells, few tab stops, MFU "40" is 40 %', async () => {
+        await page.goto(`${base}/?model=llama3-8b&gpus=16&pp=2&gpu=h100-sxm&zero=1&recompute=selective`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        const sent = await settled(page);
+        const r = await api(base, '/v1/plan', sent);
+        const labels = await page.locator('#compute-figs dt').allTextContents();
+        assert.equal(new Set(labels).size, labels.length, `labels twice: ${labels.join(' | ')}`);
+        assert.equal(await page.locator('#cmp-pred-mfu').count() + await page.locator('#cmp-mfu').count(), 1, 'one MFU (predicted)');
+        assert.equal(await page.locator('#cmp-step-time').count() + await page.locator('#cmp-step-seconds').count(), 1, 'one step time');
+        const c = r.data.compute;
+        if (c.hardware_flops.value < c.model_flops_attn.value) {
+            assert.match(await page.locator('#cmp-hw-flops').locator('xpath=..').textContent(), /attention/, 'why hardware < attention-aware');
+        }
+        await page.click('#pin');
+        env.expectBadRequests = true; /* "margin" on a search that does not take it */
+        await page.click('#search-go');
+        await page.waitForSelector('#search-panel[data-status]', { timeout: STEP_TIMEOUT_MS });
+        env.expectBadRequests = false;
+        const bad = await page.evaluate(() => {
+            const out = [];
+            for (const t of document.querySelectorAll('#search-table, #compare-table, #stages, #tiers')) {
+                const ths = [...t.querySelectorAll('thead th')];
+                const row = t.querySelector('tbody tr');
+                if (!row || !ths.length) continue;
+                [...row.cells].forEach((cell, i) => {
+                    if (!ths[i] || cell.colSpan > 1) return;
+                    const a = getComputedStyle(ths[i]).textAlign, b = getComputedStyle(cell).textAlign;
+                    if (a !== b) out.push(`${t.id} column ${i + 1}: header ${a}, cells ${b}`);
+                });
+            }
+            return out;
+        });
+        assert.deepEqual(bad, []);
+        /* tab stops outside the search and comparison tables (a row's Apply
+         * button is one per row there) */
+        const stops = await page.evaluate(() => [...document.querySelectorAll('#results a[href], #results button, #results summary, #results [tabindex="0"], #results select, #results input')]
+            .filter((e) => e.getClientRects().length > 0 && !e.closest('[hidden], #search-table, #compare-table')).length);
+        log(`     ${stops} tab stops in the results, outside the search and comparison tables`);
+        assert.ok(stops <= 25, `${stops} tab stops in the results`);
+        assert.equal(await page.locator('#results details.how summary:visible').count(), 0, 'formulas behind one toggle');
+        await page.click('#show-how');
+        assert.ok(await page.locator('#mem-total').locator('xpath=..').locator('details.how summary').isVisible());
+        await page.click('#show-how');
+        /* a fraction typed as a bare number over 1 is a percentage, in every fraction field */
+        assert.deepEqual(parseField(FIELD_BY_NAME.get('mfu'), '40'), { value: 0.4 });
+        assert.deepEqual(parseField(FIELD_BY_NAME.get('margin'), '40'), { value: 0.4 });
+        await setField(page, 'mfu', '40');
+        await waitForBody(page, { ...sent, mfu: 0.4 }, 'ready');
+        assert.equal(await page.locator('#f-mfu').getAttribute('aria-invalid'), null);
+        await page.click('#compare-clear');
+    });
+
+    await check('27.8: config.json: its context length offered for seq; labels left out; the 64 KiB cap said before sending', async () => {
+        await page.goto(`${base}/?model=llama3-8b&gpus=8&gpu=h100-sxm&zero=1&recompute=full`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        await settled(page);
+        await importDoc(page, 'hf_config', JSON.stringify(LLAMA3_8B_HF));
+        const said = await text(page, '#import-status');
+        assert.match(said, /sequence length 4096/i, said);
+        assert.match(said, /max_position_embeddings 8192/, said);
+        await page.click('#import-use-seq');
+        const sent = await settled(page);
+        assert.equal(sent.seq, 8192);
+        /* 3,000 labels: left out, the rest imports */
+        const labels = {};
+        const ids = {};
+        for (let i = 0; i < 3000; i++) {
+            labels[String(i)] = `LABEL_${i}`;
+            ids[`LABEL_${i}`] = i;
+        }
+        await importDoc(page, 'hf_config', JSON.stringify({ ...LLAMA3_8B_HF, id2label: labels, label2id: ids }));
+        assert.equal(await page.locator('#import-status').getAttribute('data-status'), 'ready', await text(page, '#import-status'));
+        assert.match(await text(page, '#import-status'), /id2label, label2id/);
+        const s2 = await settled(page);
+        assert.ok(!('id2label' in s2.hf_config) && !('label2id' in s2.hf_config));
+        /* over the server's body cap: said here, nothing sent */
+        let imports = 0;
+        const count = (rq) => { if (rq.url().endsWith('/v1/import')) imports++; };
+        page.on('request', count);
+        const big = AXOLOTL_QLORA + '# ' + 'x'.repeat(70 * 1024) + '\n';
+        await importDoc(page, 'axolotl_config', big);
+        page.off('request', count);
+        assert.equal(imports, 0, 'no request the server would refuse');
+        assert.equal(await page.locator('#import-status').getAttribute('data-status'), 'error');
+        assert.match(await text(page, '#import-status'), /64 KiB/);
+    });
+
+    await check('27 glance: the bar names the hardware, headroom, step time, MFU, wall-clock and priced cost', async () => {
+        await page.goto(`${base}/?model=llama3-70b&gpus=64&pp=2&gpu=h100-sxm&zero=1&recompute=full&gpu_hour_usd=2.5`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        const sent = await settled(page);
+        const r = await api(base, '/v1/plan', sent);
+        const c = r.data.compute, m = r.data.memory;
+        assert.equal(await text(page, '#g-hw'), '64 × H100 80GB');
+        const ws = m.stages.find((s) => s.stage === m.worst_stage);
+        assert.ok((await text(page, '#g-mem')).startsWith(m.fits ? `${ws.human.headroom} free` : 'short by'), await text(page, '#g-mem'));
+        assert.equal(await text(page, '#g-step'), `${c.step_time.human}/step`);
+        assert.equal(await text(page, '#g-mfu'), `MFU ${c.human.mfu}`);
+        assert.equal(await text(page, '#g-days'), c.wall_seconds.human);
+        assert.equal(await text(page, '#g-cost'), c.cost_usd.human);
+        const gl = await page.locator('#glance').boundingBox();
+        const lh = await page.locator('#glance').evaluate((e) => parseFloat(getComputedStyle(e).lineHeight));
+        assert.ok(gl.height <= lh * 1.5, `the glance is one line at 1366 px (${gl.height}px)`);
+        await setField(page, 'gpu_hour_usd', '');
+        await waitForBody(page, { model: 'llama3-70b', gpus: 64, pp: 2, zero: 1, recompute: 'full', gpu: 'h100-sxm' }, 'ready');
+        assert.equal(await page.locator('#g-cost').count(), 0, 'no cost without a price');
+    });
+
+    await check('27 glance: on a phone the bar stays compact; warnings (the API\'s too) collapse into a count', async () => {
+        const p = await phoneCtx.newPage();
+        watch(p, 'phone-glance');
+        await p.goto(`${base}/?model=llama3-70b&gpus=64&pp=16&global_batch=16&gpu=h100-sxm&zero=1&recompute=full`);
+        await p.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        const sent = await settled(p);
+        const r = await api(base, '/v1/plan', sent);
+        const hBefore = (await p.locator('#verdict-bar').boundingBox()).height;
+        assert.ok(r.data.compute.warnings.length > 0, 'the API warns about the bubble');
+        await setField(p, 'nvme_interval_min', '0.25');
+        await waitForBody(p, { ...sent, nvme_interval_min: 0.25 }, 'ready');
+        const n = await p.locator('#warnings li').count();
+        assert.ok(n >= 2, `${n} warnings`);
+        assert.equal(await text(p, '#warn-count'), `⚠ ${n} warnings`);
+        const bar = await p.locator('#verdict-bar').boundingBox();
+        assert.ok(Math.abs(bar.height - hBefore) < 4, `warnings grew the bar from ${hBefore} to ${bar.height}px`);
+        assert.ok(bar.height <= 150, `bar ${bar.height}px on a phone`);
+        assert.ok(!(await p.locator('#w-step-0').isVisible()), 'collapsed');
+        await p.click('#warn-count');
+        assert.ok(await p.locator('#w-step-0').isVisible());
+        assert.ok((await text(p, '#w-step-0')).toLowerCase().includes(r.data.compute.warnings[0].slice(0, 40).toLowerCase()));
+        await assertNoOverflow(p, 'phone, warnings open');
+        await p.close();
+    });
+
+    await check('27 pictures: phase, stage and step bars are SVG drawn to the API\'s numbers, with text alternatives', async () => {
+        await page.goto(`${base}/?model=llama3-70b&gpus=64&pp=4&gpu=h100-sxm&zero=1&recompute=full`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        const sent = await settled(page);
+        const r = await api(base, '/v1/plan', sent);
+        const m = r.data.memory, c = r.data.compute;
+        const close = (a, b, what) => assert.ok(Math.abs(a - b) <= 0.01 * Math.max(Math.abs(a), Math.abs(b)) + 0.5, `${what}: ${a} vs ${b}`);
+        /* bars of one chart share a scale: bar length / bytes is one constant, and so is the HBM line's */
+        const bars = async (sel, attr) => page.locator(`${sel} g[${attr}]`).evaluateAll((gs, a) => gs.map((g) => {
+            const tot = g.querySelector('rect[data-total]');
+            return { id: g.getAttribute(a), x: tot.x.baseVal.value, w: tot.width.baseVal.value, text: g.textContent,
+                parts: [...g.querySelectorAll('rect[data-part]')].reduce((s, x) => s + x.width.baseVal.value, 0) };
+        }), attr);
+        const hbmX = async (sel) => page.locator(`${sel} line[data-hbm]`).evaluate((l) => l.x1.baseVal.value);
+        /* phases */
+        const ph = await bars('#phase-bars', 'data-phase');
+        assert.deepEqual(ph.map((b) => b.id), m.phases.map((p) => p.name));
+        const k = ph[0].w / m.phases[0].bytes;
+        m.phases.forEach((p, i) => {
+            close(ph[i].w, p.bytes * k, `phase ${p.name} bar`);
+            close(ph[i].parts, ph[i].w, `phase ${p.name} parts add up`);
+            assert.ok(ph[i].text.includes(p.human), `phase ${p.name} label ${ph[i].text}`);
+            assert.equal(ph[i].text.includes('← peak'), p.name === m.peak_phase);
+        });
+        close(await hbmX('#phase-bars') - ph[0].x, m.hbm_bytes * k, 'phase chart HBM line');
+        const pcap = await text(page, '#phase-cap');
+        for (const p of m.phases) assert.ok(pcap.includes(`${p.name} ${p.human}`), pcap);
+        /* stages */
+        const sb = await bars('#stage-bars', 'data-stage');
+        assert.equal(sb.length, m.stages.length);
+        const ks = sb[0].w / m.stages[0].total;
+        m.stages.forEach((s, i) => {
+            close(sb[i].w, s.total * ks, `stage ${s.stage} bar`);
+            close(sb[i].parts, sb[i].w, `stage ${s.stage} parts add up`);
+            assert.ok(sb[i].text.includes(s.total_human));
+            assert.equal(sb[i].text.includes('← worst'), s.stage === m.worst_stage);
+        });
+        close(await hbmX('#stage-bars') - sb[0].x, m.hbm_bytes * ks, 'stage chart HBM line');
+        const scap = await text(page, '#stage-cap');
+        assert.ok(scap.includes(`the worst is stage ${m.worst_stage}`), scap);
+        for (const s of m.stages) assert.ok(scap.includes(`stage ${s.stage} ${s.total_human}`), scap);
+        /* the step-time bar: one segment per part, lengths in proportion */
+        const seg = await page.locator('#step-bar rect[data-part]').evaluateAll((rs) => rs.map((x) => [x.dataset.part, x.width.baseVal.value]));
+        const s0 = seg[0];
+        for (const [key, w] of seg) close(w, c.step[key] * (s0[1] / c.step[s0[0]]), `step part ${key}`);
+        /* the memory bar too */
+        const mb = await page.locator('#mem-bar rect[data-term]').evaluateAll((rs) => rs.map((x) => [x.dataset.term, x.width.baseVal.value]));
+        for (const [key, w] of mb) close(w, m[key].value * (mb[0][1] / m[mb[0][0]].value), `memory term ${key}`);
+        /* text alternatives and keyboard */
+        for (const id of ['mem-bar', 'phase-bars', 'stage-bars', 'step-bar', 'sweep']) {
+            const a = await page.locator(`#${id}`).evaluate((s) => ({
+                role: s.getAttribute('role'), tab: s.getAttribute('tabindex'),
+                label: (s.getAttribute('aria-labelledby') || '').split(' ').map((x) => (document.getElementById(x) || {}).textContent || '').join(' ').trim(),
+            }));
+            assert.equal(a.role, 'img', id);
+            assert.equal(a.tab, '0', `${id} is a tab stop`);
+            assert.ok(a.label.length > 20, `${id} text alternative: ${a.label}`);
+        }
+        await page.focus('#stage-bars');
+        const focus = await page.evaluate(() => ({ id: document.activeElement.id, outline: getComputedStyle(document.activeElement).outlineStyle }));
+        assert.deepEqual(focus, { id: 'stage-bars', outline: 'solid' });
+        await page.keyboard.press('Shift+Tab');
+        await page.keyboard.press('Tab');
+        assert.equal(await page.evaluate(() => document.activeElement.id), 'stage-bars', 'reached with Tab');
+    });
+    await auditStateCheck(page, 'issue27-pictures');
 
     await check('27: no console errors, page errors or CSP violations', async () => {
         assert.deepEqual(consoleProblems, []);

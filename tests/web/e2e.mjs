@@ -19,7 +19,7 @@ import { parseField, FIELD_BY_NAME } from '../../web/form.js';
 import {
     ARTIFACTS, DEFAULT_BODY, DESKTOP, DESKTOP_H, LLAMA3_8B_HF, PHONE, STEP_TIMEOUT_MS, api, apiStatus,
     assertMatchesApi, auditStateCheck, bodyText, check, consoleProblems, env, log, newContext, noJunk, overlaps,
-    setField, text, waitForBody, watch, axeSummary, runSuite,
+    setField, text, waitForBody, watch, axeSummary, runSuite, searchAsPage,
 } from './lib.mjs';
 
 async function main({ child, base, browser }) {
@@ -246,7 +246,11 @@ async function main({ child, base, browser }) {
             assert.ok(head > 0.1 && head < 0.5, `default headroom ${head}`);
             await setField(page, 'margin', `${Math.ceil(head * 100) + 5}%`);
             await page.waitForFunction(() => document.getElementById('verdict').textContent === '⚠ TIGHT', null, { timeout: STEP_TIMEOUT_MS });
+            /* warnings are a count in the bar; the list opens from it (issue 27) */
+            assert.equal(await text(page, '#warn-count'), '⚠ 1 warning');
+            await page.click('#warn-count');
             assert.ok(await page.locator('#w-tight').isVisible());
+            await page.click('#warn-count');
             assert.equal(await page.locator('#verdict-bar').getAttribute('data-state'), 'tight');
             const url = new URL(page.url());
             assert.ok(url.searchParams.get('margin'), 'margin in the link');
@@ -262,6 +266,8 @@ async function main({ child, base, browser }) {
             const r = await api(base, '/v1/plan', body);
             const k = r.data.checkpoint;
             assert.ok(k.waste_fraction_schedule > 0.1, `schedule waste ${k.waste_fraction_schedule}`);
+            assert.match(await text(page, '#warn-count'), /^⚠ \d+ warnings?$/);
+            if (await page.locator('#warn-box').getAttribute('open') === null) await page.click('#warn-count');
             assert.ok(await page.locator('#w-ckpt-waste').isVisible());
             assert.ok((await text(page, '#w-ckpt-waste')).includes(k.human.waste_fraction_schedule));
             const nv = k.tiers.find((t) => t.name === 'nvme');
@@ -270,7 +276,7 @@ async function main({ child, base, browser }) {
             assert.equal(await page.locator('#tiers tr.warn-row[data-tier="nvme"]').count(), 1);
             await setField(page, 'nvme_interval_min', '');
             await waitForBody(page, DEFAULT_BODY, 'ready');
-            assert.ok(!(await page.locator('#warnings').isVisible()), 'no warnings for the default run');
+            assert.ok(!(await page.locator('#warn-box').isVisible()), 'no warnings for the default run');
         });
 
         await check('4/verdict: llama3-70b, ZeRO 0 on 8 GPUs: DOES NOT FIT (as the API says)', async () => {
@@ -413,7 +419,11 @@ async function main({ child, base, browser }) {
                 assert.equal(await text(page, '#cmp-step-time'), c.step_time.human);
             } else log('     note: this API has no compute.step yet');
             if (c.predicted_mfu !== undefined) {
-                assert.equal(await text(page, '#cmp-pred-mfu'), c.human.predicted_mfu);
+                /* shown once: as the MFU when it is the one the time uses (issue 27, item 7) */
+                if (c.mfu_source === 'predicted') {
+                    assert.equal(await text(page, '#cmp-mfu'), c.human.predicted_mfu);
+                    assert.equal(await page.locator('#cmp-pred-mfu').count(), 0);
+                } else assert.equal(await text(page, '#cmp-pred-mfu'), c.human.predicted_mfu);
             } else log('     note: this API has no compute.predicted_mfu yet');
             const priced = await apiStatus(base, '/v1/plan', { ...body, gpu_hour_usd: 2 });
             if (priced.status === 200 && priced.data.compute.cost_usd !== undefined) {
@@ -427,8 +437,9 @@ async function main({ child, base, browser }) {
         });
 
         await check('7: layout search table, sortable, "use this layout"', async () => {
-            const probe = await apiStatus(base, '/v1/search', { model: 'llama3-70b', gpu: 'h100-sxm', gpus: 64 });
-            env.expectBadRequests = probe.status !== 200;
+            const probe = await searchAsPage(base, { model: 'llama3-70b', gpu: 'h100-sxm', gpus: 64 });
+            /* a search without "margin" answers 400 to it once */
+            env.expectBadRequests = true;
             await page.click('#search-go');
             await page.waitForSelector('#search-panel[data-status]', { timeout: STEP_TIMEOUT_MS });
             if (probe.status === 404) {
@@ -456,7 +467,7 @@ async function main({ child, base, browser }) {
             assert.equal(r.status, 200, JSON.stringify(r.data));
             assert.equal(r.data.memory.total.human, slow.memory_total_human, 'the plan of the applied layout has the row\'s memory');
             /* ranked by cost: the API's order, cheapest first */
-            const cheap = await apiStatus(base, '/v1/search', { model: 'llama3-70b', gpu: 'h100-sxm', gpus: sent.gpus, objective: 'cost' });
+            const cheap = await searchAsPage(base, { model: 'llama3-70b', gpu: 'h100-sxm', gpus: sent.gpus, objective: 'cost' });
             await page.selectOption('#search-objective', 'cost');
             await page.click('#search-go');
             await page.waitForFunction(() => /cheapest first/.test(document.getElementById('search-status').textContent), null, { timeout: STEP_TIMEOUT_MS });
@@ -469,20 +480,21 @@ async function main({ child, base, browser }) {
         });
         await check('terms: labels, formulas and search cells are the terms table\'s and the answer\'s', async () => {
             /* the search table: every text cell is the API's text for that result */
+            env.expectBadRequests = true; /* "margin" on a search that does not take it */
             await page.click('#search-go');
             await page.waitForFunction(() => /fastest first/.test(document.getElementById('search-status').textContent), null, { timeout: STEP_TIMEOUT_MS });
             const sent = JSON.parse(await page.locator('#results').getAttribute('data-request'));
             const body = { ...sent };
             for (const k of ['tp', 'pp', 'cp', 'dp', 'ep', 'vpp', 'zero', 'framework', 'recompute', 'micro_batch',
                 'sequence_parallel', 'pp_schedule', 'first_stage_layers', 'last_stage_layers', 'offload_optimizer', 'offload_params']) delete body[k];
-            const sr = await apiStatus(base, '/v1/search', body);
+            const sr = await searchAsPage(base, body);
             assert.equal(sr.status, 200, JSON.stringify(sr.data));
             const rows = await page.locator('#search-table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent.trim())));
             assert.equal(rows.length, sr.data.results.length);
             rows.forEach((cells, i) => {
                 const r = sr.data.results[i];
-                assert.deepEqual(cells.slice(3, 7), [r.step_time_human, r.human.predicted_mfu, r.memory_total_human, r.human.headroom_bytes], `result ${i + 1}`);
-                assert.equal(cells[7], r.cost_usd_per_step > 0 ? r.human.cost_usd_per_step : '—', `result ${i + 1} cost`);
+                assert.deepEqual(cells.slice(4, 8), [r.step_time_human, r.human.predicted_mfu, r.memory_total_human, r.human.headroom_bytes], `result ${i + 1}`);
+                assert.equal(cells[8], r.cost_usd_per_step > 0 ? r.human.cost_usd_per_step : '—', `result ${i + 1} cost`);
             });
             /* a plain number's label, formula and doc are the table's (web/terms.js, generated) */
             const { TERMS } = await import('../../web/terms.js');
@@ -496,6 +508,7 @@ async function main({ child, base, browser }) {
             const plan = await api(base, '/v1/plan', sent);
             const act = await page.locator('#mem-activations').evaluate((v) => v.closest('dd').querySelector('details code').textContent);
             assert.equal(act, plan.data.memory.activations.formula);
+            env.expectBadRequests = false;
             const heads = await page.locator('#tiers thead th').allTextContents();
             assert.deepEqual(heads.slice(1), ['interval_s', 'write_s', 'restore_s', 'bandwidth_per_writer', 'keep', 'storage_bytes', 'overhead_fraction']
                 .map((k) => TERMS[`checkpoint.tiers[].${k}`].label));
@@ -534,7 +547,7 @@ async function main({ child, base, browser }) {
             if (knee) assert.ok(cap.includes(`${fmtBytes(flat.reduce((a, k) => a + hiAll[k], 0))} of the ${fmtBytes(hi.total)}`), cap);
             assert.ok(flat.includes('grads') && /gradients/.test(cap), 'ZeRO 1 does not shard gradients: the caption says so');
             await page.locator('section[aria-labelledby="h-sweep"]').screenshot({ path: join(ARTIFACTS, 'chart-sweep-desktop.png') });
-            await page.locator('section[aria-labelledby="h-mem"] figure').screenshot({ path: join(ARTIFACTS, 'chart-memory-desktop.png') });
+            await page.locator('section[aria-labelledby="h-mem"] figure').first().screenshot({ path: join(ARTIFACTS, 'chart-memory-desktop.png') });
             await page.setViewportSize(PHONE);
             await page.waitForTimeout(250);
             const kl = await page.locator('#sweep [data-knee-label]').boundingBox();
@@ -708,6 +721,7 @@ async function main({ child, base, browser }) {
                 .map((v) => v.id));
             assert.deepEqual(bare, [], 'figures without a hover title or an expandable formula');
             const dd = page.locator('#mem-total').locator('xpath=..');
+            await page.click('#show-how'); /* one toggle shows them all (issue 27, item 7) */
             await dd.locator('details.how summary').click();
             assert.equal(await dd.locator('details.how').getAttribute('open'), '');
         });

@@ -24,7 +24,7 @@ if [ ${#suites[@]} -eq 0 ]; then
     suites=(e2e*.mjs)
 fi
 # each suite guards its own run (lib.mjs RUN_TIMEOUT_MS); this is the backstop
-limit=$(( ${TRAINSIZE_E2E_TIMEOUT_S:-230} + 15 ))
+limit=$(( ${TRAINSIZE_E2E_TIMEOUT_S:-300} + 15 ))
 rc=0
 for s in "${suites[@]}"; do
     echo "== $s"
