@@ -654,6 +654,10 @@ void ts_json_search(ts_jw *w, const ts_api_req *req, const ts_search_out *o)
         ts_jw_num(w, "wall_days", r->wall_seconds / 86400.0);
         put_num(w, &h, TS_T_SR_GPU_HOURS, r->gpu_hours);
         put_num(w, &h, TS_T_SR_COST_USD, r->cost_total_usd);
+        put_num(w, &h, TS_T_SR_USEFUL_FRACTION, r->useful_fraction);
+        put_num(w, &h, TS_T_SR_GOODPUT_WALL_SECONDS, r->goodput_wall_seconds);
+        ts_jw_num(w, "goodput_wall_days", r->goodput_wall_seconds / 86400.0);
+        put_num(w, &h, TS_T_SR_GOODPUT_COST_USD, r->goodput_cost_usd);
         put_num(w, &h, TS_T_SR_MEMORY_TOTAL, r->memory_total);
         put_num(w, &h, TS_T_SR_HEADROOM_BYTES, r->headroom);
         ts_jw_bool(w, "fits", r->fits);
@@ -739,6 +743,11 @@ void ts_json_sweep(ts_jw *w, const char *key, const ts_sweep_point *pts, size_t 
         ts_jw_num(w, "total", p->total);
         ts_jw_num(w, "ckpt_shard_bytes", p->ckpt_shard_bytes);
         ts_jw_bool(w, "fits", p->fits);
+        if (p->timed) {
+            ts_jw_num(w, "step_seconds", p->step_seconds);
+            ts_jw_num(w, "wall_seconds", p->wall_seconds);
+            ts_jw_num(w, "mfu", p->mfu);
+        }
         ts_jw_close(w, '}');
     }
     ts_jw_close(w, ']');

@@ -747,6 +747,13 @@ typedef struct ts_sweep_point {
     double weights, grads, master, optimizer, activations, buffers, overhead, total;
     double ckpt_shard_bytes;
     bool fits;
+    /* The same run's time at this point, tokens fixed (ts_compute at this
+     * dp): what a data-parallel degree buys in days.  timed false when the
+     * step model has no answer there (then the three are 0). */
+    bool timed;
+    double step_seconds;           /* ts_compute.step_time */
+    double wall_seconds;           /* ts_compute.wall_seconds (failure-free) */
+    double mfu;                    /* the MFU that time uses */
 } ts_sweep_point;
 
 typedef struct ts_plan {
@@ -855,8 +862,8 @@ typedef struct ts_search_cfg {
     /* Share of HBM kept free, [0, 1): a layout above (1 - margin) * HBM is
      * not ranked as fitting (counted in tight).  Default TS_SEARCH_MARGIN. */
     double margin;
-    double max_days;           /* > 0: layouts whose whole run takes longer are not ranked */
-    double max_cost;           /* > 0: nor those whose run costs more (USD; needs gpu_hour_usd) */
+    double max_days;           /* > 0: layouts whose whole run, with failures, takes longer are not ranked */
+    double max_cost;           /* > 0: nor those whose run, with failures, costs more (USD; needs gpu_hour_usd) */
     /* Each candidate's grad_precision follows its framework (the default
      * the API applies when grad_precision is not given: ts_framework_grad_precision)
      * instead of staying the run's. */
@@ -883,6 +890,11 @@ typedef struct ts_search_result {
     double wall_seconds;       /* the whole run: tokens / (global_batch * seq) steps */
     double gpu_hours;          /* wall_seconds * gpus / 3600 */
     double cost_total_usd;     /* gpu_hours * gpu_hour_usd; 0 without a price */
+    /* The same run with checkpoints and failures (compute.goodput of the
+     * row's plan): what max_days and max_cost are held to. */
+    double useful_fraction;    /* wall_seconds / goodput_wall_seconds */
+    double goodput_wall_seconds;
+    double goodput_cost_usd;   /* goodput_wall_seconds * gpus / 3600 * gpu_hour_usd */
     double memory_total, headroom, hbm;
     bool fits;
     /* step terms, for the comparison text */
@@ -897,7 +909,8 @@ typedef struct ts_search_out {
     uint64_t tried;            /* memory estimated */
     uint64_t fitting;          /* fit with the margin, and were costed */
     uint64_t tight;            /* estimates that fit the HBM but not with the margin */
-    uint64_t over_budget;      /* of fitting: over max_days or max_cost, not ranked */
+    uint64_t over_budget;      /* of fitting: over max_days or max_cost (with failures), or never
+                                * finishing under failures; not ranked */
     uint64_t pruned;           /* skipped without an estimate (cannot fit) */
     bool truncated;            /* the work budget ran out: results are the best seen */
 } ts_search_out;
