@@ -697,11 +697,11 @@ static int apply_lora_targets(ts_run *r, const json_t *v, ts_api_err *err)
         item[n] = '\0';
         quote_short(got, sizeof got, item, 64);
         if (memchr(s, '\0', len) == NULL && bl == len && at == 0 && strstr(s, "query_key_value") != NULL)
-            ts_api_err_set(err, "invalid-value", "/lora_targets",
+            ts_api_err_set(err, TS_PROB_INVALID_VALUE, "/lora_targets",
                            "lora_targets mixes query_key_value (a fused q, k, v) with q_proj, "
                            "k_proj or v_proj: a model has one or the other");
         else
-            ts_api_err_set(err, "invalid-value", "/lora_targets",
+            ts_api_err_set(err, TS_PROB_INVALID_VALUE, "/lora_targets",
                            "lora_targets: \"%s\" is not a target; give all-linear, peft-default "
                            "or names joined by commas from q_proj, k_proj, v_proj, o_proj, "
                            "gate_proj, up_proj, down_proj, query_key_value", got);

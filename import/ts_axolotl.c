@@ -143,7 +143,7 @@ static int ax_lora_targets(ts_import *im, const ts_import_obj *o, ts_api_err *er
     if (mods == NULL || json_is_null(mods))
         return 0;
     if (!json_is_array(mods) && !json_is_string(mods)) {
-        ts_api_err_set(err, "invalid-type", AX_PTR "/lora_target_modules",
+        ts_api_err_set(err, TS_PROB_INVALID_TYPE, AX_PTR "/lora_target_modules",
                        "lora_target_modules must be a list of module names");
         return -1;
     }
@@ -164,7 +164,7 @@ static int ax_lora_targets(ts_import *im, const ts_import_obj *o, ts_api_err *er
             strchr(s, ',') != NULL ||
             ts_lora_targets_parse(s, json_string_length(v), &one, &at, &bl) != 0 ||
             one == TS_LORA_ALL_LINEAR) {
-            ts_api_err_set(err, "invalid-value", ptr,
+            ts_api_err_set(err, TS_PROB_INVALID_VALUE, ptr,
                            "lora_target_modules: \"%.*s\" is not a module trainsize models; "
                            "q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, "
                            "query_key_value are", s != NULL ? ts_utf8_prec(s, 40) : 0,
@@ -181,7 +181,7 @@ static int ax_lora_targets(ts_import *im, const ts_import_obj *o, ts_api_err *er
         size_t at = 0, bl = 0;
 
         if (ts_lora_targets_parse(text, strlen(text), &chk, &at, &bl) != 0) {
-            ts_api_err_set(err, "incompatible-options", AX_PTR "/lora_target_modules",
+            ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, AX_PTR "/lora_target_modules",
                            "lora_target_modules mixes query_key_value with q_proj, k_proj or v_proj");
             return -1;
         }
