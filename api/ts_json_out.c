@@ -647,6 +647,10 @@ void ts_json_search(ts_jw *w, const ts_api_req *req, const ts_search_out *o)
         ts_jw_num(w, "wall_days", r->wall_seconds / 86400.0);
         put_num(w, &h, TS_T_SR_GPU_HOURS, r->gpu_hours);
         put_num(w, &h, TS_T_SR_COST_USD, r->cost_total_usd);
+        put_num(w, &h, TS_T_SR_USEFUL_FRACTION, r->useful_fraction);
+        put_num(w, &h, TS_T_SR_GOODPUT_WALL_SECONDS, r->goodput_wall_seconds);
+        ts_jw_num(w, "goodput_wall_days", r->goodput_wall_seconds / 86400.0);
+        put_num(w, &h, TS_T_SR_GOODPUT_COST_USD, r->goodput_cost_usd);
         put_num(w, &h, TS_T_SR_MEMORY_TOTAL, r->memory_total);
         put_num(w, &h, TS_T_SR_HEADROOM_BYTES, r->headroom);
         ts_jw_bool(w, "fits", r->fits);

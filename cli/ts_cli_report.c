@@ -411,11 +411,15 @@ void ts_report_search(FILE *out, const json_t *a)
                 str_at(r, "framework", "?"), ts_report_num(r, "zero"), str_at(r, "recompute", "?"),
                 ts_report_num(r, "global_batch"), str_at(r, "step_time_human", "n/a"),
                 map_text(r, "predicted_mfu"), map_text(r, "tokens_per_gpu_second"),
-                str_at(r, "memory_total_human", "n/a"), map_text(r, "wall_seconds"));
+                str_at(r, "memory_total_human", "n/a"), map_text(r, "goodput_wall_seconds"));
         if (priced)
-            fprintf(out, " %12s", map_text(r, "cost_usd"));
+            fprintf(out, " %12s", map_text(r, "goodput_cost_usd"));
         fprintf(out, "  %s\n", str_at(r, "why", ""));
     }
+    /* The run column is what --max-days holds (issue 28). */
+    fprintf(out, "run%s: the whole run with checkpoint writes, failures and restarts "
+                 "(compute.goodput), which --max-days%s hold%s\n",
+            priced ? " and cost" : "", priced ? " and --max-cost" : "", priced ? "" : "s");
     /* Each row as the command that estimates it (its "request"). */
     fprintf(out, "\nEach layout on its own:\n");
     json_array_foreach(list, i, r) {

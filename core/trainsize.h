@@ -835,8 +835,8 @@ typedef struct ts_search_cfg {
     /* Share of HBM kept free, [0, 1): a layout above (1 - margin) * HBM is
      * not ranked as fitting (counted in tight).  Default TS_SEARCH_MARGIN. */
     double margin;
-    double max_days;           /* > 0: layouts whose whole run takes longer are not ranked */
-    double max_cost;           /* > 0: nor those whose run costs more (USD; needs gpu_hour_usd) */
+    double max_days;           /* > 0: layouts whose whole run, with failures, takes longer are not ranked */
+    double max_cost;           /* > 0: nor those whose run, with failures, costs more (USD; needs gpu_hour_usd) */
     /* Each candidate's grad_precision follows its framework (the default
      * the API applies when grad_precision is not given: ts_framework_grad_precision)
      * instead of staying the run's. */
@@ -863,6 +863,11 @@ typedef struct ts_search_result {
     double wall_seconds;       /* the whole run: tokens / (global_batch * seq) steps */
     double gpu_hours;          /* wall_seconds * gpus / 3600 */
     double cost_total_usd;     /* gpu_hours * gpu_hour_usd; 0 without a price */
+    /* The same run with checkpoints and failures (compute.goodput of the
+     * row's plan): what max_days and max_cost are held to. */
+    double useful_fraction;    /* wall_seconds / goodput_wall_seconds */
+    double goodput_wall_seconds;
+    double goodput_cost_usd;   /* goodput_wall_seconds * gpus / 3600 * gpu_hour_usd */
     double memory_total, headroom, hbm;
     bool fits;
     /* step terms, for the comparison text */
@@ -877,7 +882,8 @@ typedef struct ts_search_out {
     uint64_t tried;            /* memory estimated */
     uint64_t fitting;          /* fit with the margin, and were costed */
     uint64_t tight;            /* estimates that fit the HBM but not with the margin */
-    uint64_t over_budget;      /* of fitting: over max_days or max_cost, not ranked */
+    uint64_t over_budget;      /* of fitting: over max_days or max_cost (with failures), or never
+                                * finishing under failures; not ranked */
     uint64_t pruned;           /* skipped without an estimate (cannot fit) */
     bool truncated;            /* the work budget ran out: results are the best seen */
 } ts_search_out;

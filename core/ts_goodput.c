@@ -20,6 +20,13 @@
 
 #define TS_SECONDS_PER_DAY 86400.0
 
+double ts_goodput_useful(const ts_run *r, const ts_ckpt *k)
+{
+    return ts_daly_useful_fraction(k->blocking_write_s, k->tiers[TS_TIER_NVME].interval_s,
+                                   r->ckpt.relaunch_min * 60.0 + k->tiers[TS_TIER_SHARED].restore_s,
+                                   k->job_mtbf_s);
+}
+
 ts_status ts_goodput_eval(const ts_run *r, const ts_ckpt *k, double failure_free_s,
                           ts_goodput *out, ts_error *err)
 {
@@ -38,7 +45,7 @@ ts_status ts_goodput_eval(const ts_run *r, const ts_ckpt *k, double failure_free
     out->restart_s = R;
     out->failure_free_s = T;
 
-    useful = ts_daly_useful_fraction(C, tau, R, M);
+    useful = ts_goodput_useful(r, k);
     if (!(useful > 0)) {
         /* A checkpoint interval (plus its write) many times the MTBF:
          * the expected time is unbounded, the run never finishes. */

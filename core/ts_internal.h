@@ -42,6 +42,11 @@ ts_status ts_compute_eval(const ts_run *r, const ts_params *p, ts_compute *out,
 /* mem: the memory estimate of the same run (its bytes per parameter). */
 ts_status ts_ckpt_eval(const ts_run *r, const ts_memory *mem, ts_ckpt *out,
                        ts_error *err);
+/* T / wall of the run with failures (Daly 2006 at the nvme interval, the
+ * restart = relaunch + shared-tier restore): what ts_goodput_eval and the
+ * search's max_days / max_cost gate divide the failure-free time by; 0
+ * when the run would never finish. */
+double ts_goodput_useful(const ts_run *r, const ts_ckpt *k);
 /* Goodput of a run (ts_goodput.c): k its checkpoint estimate, T its
  * failure-free wall seconds (ts_compute.wall_seconds). */
 ts_status ts_goodput_eval(const ts_run *r, const ts_ckpt *k, double failure_free_s,

@@ -23,7 +23,8 @@
  * dp would need a batch no run of that size uses).
  *
  * A candidate is kept when it fits with the margin (cfg->margin of HBM
- * kept free) and within max_days / max_cost; what fits only without the
+ * kept free) and within max_days / max_cost, which hold the run with
+ * checkpoints and failures (ts_goodput.c); what fits only without the
  * margin is counted as tight.  Its grad_precision follows its framework
  * when cfg->grad_follows_framework (what /v1/plan would derive), so the
  * run of a result, resolved again, is the run it was ranked as.
@@ -162,7 +163,9 @@ static void ts_search_cost(ts_search_ctx *c, const ts_run *cand, const ts_memory
 {
     ts_step st;
     ts_search_result r;
-    double gsec, wall;
+    ts_ckpt k;
+    ts_error e;
+    double gsec, wall, useful, gwall, gcost;
 
     if (!ts_budget_take(c->b, TS_COST_STEP) || ts_step_eval(cand, &c->params, &st) != TS_OK)
         return;
@@ -171,9 +174,16 @@ static void ts_search_cost(ts_search_ctx *c, const ts_run *cand, const ts_memory
     /* The whole run: tokens / (global_batch * seq) steps, as the compute
      * estimate counts them with the predicted MFU. */
     wall = cand->tokens / ((double)cand->global_batch * (double)cand->seq) * st.step_time.value;
-    if ((c->cfg->max_days > 0 && wall > c->cfg->max_days * 86400.0) ||
-        (c->cfg->max_cost > 0 && wall * (double)cand->gpus / 3600.0 * cand->gpu_hour_usd >
-                                     c->cfg->max_cost)) {
+    /* The gate holds the run as it will go: with checkpoint stalls,
+     * restarts and redone work (ts_goodput.c, what the row's plan says in
+     * compute.goodput), whose checkpoint shard depends on the layout.  A
+     * layout whose run never ends under failures is over any budget. */
+    useful = ts_ckpt_eval(cand, mem, &k, &e) == TS_OK ? ts_goodput_useful(cand, &k) : 0;
+    gwall = useful > 0 ? wall / useful : INFINITY;
+    gcost = gwall * (double)cand->gpus / 3600.0 * cand->gpu_hour_usd;
+    if (!isfinite(gwall) || !isfinite(gcost) ||
+        (c->cfg->max_days > 0 && gwall > c->cfg->max_days * 86400.0) ||
+        (c->cfg->max_cost > 0 && gcost > c->cfg->max_cost)) {
         c->out->over_budget++;
         return;
     }
@@ -212,6 +222,9 @@ static void ts_search_cost(ts_search_ctx *c, const ts_run *cand, const ts_memory
     r.wall_seconds = wall;
     r.gpu_hours = wall * (double)cand->gpus / 3600.0;
     r.cost_total_usd = r.gpu_hours * cand->gpu_hour_usd;
+    r.useful_fraction = useful;
+    r.goodput_wall_seconds = gwall;
+    r.goodput_cost_usd = gcost;
     r.memory_total = mem->total.value;
     r.headroom = mem->headroom_bytes;
     r.hbm = mem->hbm_bytes;
@@ -700,6 +713,14 @@ ts_status ts_search_run_within(const ts_run *r, const ts_search_cfg *cfg, ts_bud
                             "pp or cp, or lower max_gpus, max_pp, max_micro_batch or max_vpp",
                             (long long)G_max, (unsigned long long)budget->limit,
                             (unsigned long long)out->tried);
+    if (out->n == 0 && out->fitting > 0 && !(cfg->max_days > 0) && !(cfg->max_cost > 0))
+        /* No gate given: every layout was over because none finishes. */
+        return ts_error_set(err, TS_ERANGE,
+                            base.ckpt.job_mtbf_hours > 0 ? "job_mtbf_hours" : "gpu_mtbf_hours",
+                            "%llu layouts of %lld GPUs fit, but under failures none would ever "
+                            "finish: the job fails far more often than a checkpoint interval "
+                            "(shorten nvme_interval_min)",
+                            (unsigned long long)out->fitting, (long long)G_max);
     if (out->n == 0 && out->fitting > 0)
         return ts_error_set(err, TS_ENOFIT, cfg->max_days > 0 ? "max_days" : "max_cost",
                             "%llu layouts of %lld GPUs fit, none within max_days / max_cost",

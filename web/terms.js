@@ -514,6 +514,21 @@ export const TERMS = {
         doc: "The whole run priced at gpu_hour_usd (0 without a price).",
         formula: "gpu_hours * gpu_hour_usd",
     },
+    "results[].useful_fraction": {
+        shape: "map", fmt: "fraction", unit: "", label: "Useful training time",
+        doc: "Fraction of the wall clock with failures spent on training that is kept (compute.goodput).",
+        formula: "tau / (M e^(R/M) (e^((tau+C)/M) - 1)) for this layout's checkpoint write C",
+    },
+    "results[].goodput_wall_seconds": {
+        shape: "map", fmt: "seconds", unit: "s", label: "Run time with failures",
+        doc: "Expected wall clock of the whole run with checkpoint writes, failures and restarts: what max_days holds (goodput_wall_days beside it).",
+        formula: "wall_seconds / useful_fraction",
+    },
+    "results[].goodput_cost_usd": {
+        shape: "map", fmt: "count", unit: "USD", label: "Cost with failures",
+        doc: "The GPU time held with failures priced at gpu_hour_usd (0 without a price): what max_cost holds.",
+        formula: "goodput_wall_seconds * gpus / 3600 * gpu_hour_usd",
+    },
     "results[].memory_total": {
         shape: "sibling", human: "memory_total_human", fmt: "bytes", unit: "B", label: "Memory per GPU",
         doc: "Total per GPU of this layout's worst stage.",

@@ -69,6 +69,15 @@ static void round_trip(const char *query)
         ck_assert(th_json_num(p, "compute.cost_usd.value") == th_json_num(row, "cost_usd") ||
                   fabs(th_json_num(p, "compute.cost_usd.value") - th_json_num(row, "cost_usd")) <=
                       1e-12 * th_json_num(row, "cost_usd"));
+        /* The run with failures, which max_days and max_cost hold. */
+        close_to(th_json_num(p, "compute.goodput.wall_seconds.value"),
+                 th_json_num(row, "goodput_wall_seconds"), "days with failures", i + 1);
+        close_to(th_json_num(p, "compute.goodput.wall_days"), th_json_num(row, "goodput_wall_days"),
+                 "days with failures", i + 1);
+        close_to(th_json_num(p, "compute.goodput.useful_fraction.value"),
+                 th_json_num(row, "useful_fraction"), "useful fraction", i + 1);
+        ck_assert(fabs(th_json_num(p, "compute.goodput.cost_usd") - th_json_num(row, "goodput_cost_usd")) <=
+                  1e-12 * th_json_num(row, "goodput_cost_usd"));
         ck_assert(th_json_num(p, "inputs.global_batch") == th_json_num(row, "global_batch"));
         ck_assert(th_json_num(p, "inputs.gpus") == th_json_num(row, "gpus"));
         ck_assert(th_json_num(p, "inputs.micro_batch") == th_json_num(row, "micro_batch"));
@@ -177,8 +186,9 @@ START_TEST(test_wording)
 }
 END_TEST
 
-/* Budget gates: no ranked row above max_days or max_cost; a price is
- * needed for the latter. */
+/* Budget gates: no ranked row above max_days or max_cost with failures
+ * (issue 28: the gate holds compute.goodput's days and cost, not the
+ * failure-free ones); a price is needed for the latter. */
 START_TEST(test_budget_gates)
 {
     json_t *all = post("/v1/search", "{\"model\":\"llama3-8b\",\"max_gpus\":64,\"global_batch\":256,"
@@ -196,12 +206,32 @@ START_TEST(test_budget_gates)
     json_array_foreach(th_json_at(s, "results"), i, row)
         ck_assert(th_json_num(row, "wall_days") <= days);
     json_decref(s);
+    /* max_days at a row's failure-free days: that row, whose run with
+     * failures takes longer, is not ranked; none ranked is over with
+     * failures. */
+    {
+        json_t *mid = json_array_get(rows, json_array_size(rows) / 2);
+
+        ck_assert(th_json_num(mid, "goodput_wall_days") > days);
+        ck_assert(th_json_num(mid, "useful_fraction") > 0.9 && th_json_num(mid, "useful_fraction") < 1);
+        s = post("/v1/search", q, 200);
+        json_array_foreach(th_json_at(s, "results"), i, row) {
+            ck_assert_msg(th_json_num(row, "goodput_wall_days") <= days, "rank %zu: %.9g days > %.9g",
+                          i + 1, th_json_num(row, "goodput_wall_days"), days);
+            ck_assert(!json_equal(th_json_at(row, "request"), th_json_at(mid, "request")));
+        }
+        json_decref(s);
+    }
     snprintf(q, sizeof q, "{\"model\":\"llama3-8b\",\"max_gpus\":64,\"global_batch\":256,"
              "\"tokens\":1e11,\"gpu_hour_usd\":2,\"limit\":100,\"max_cost\":%.17g}", cost);
     s = post("/v1/search", q, 200);
     ck_assert(th_json_num(s, "counts.over_budget") > 0);
-    json_array_foreach(th_json_at(s, "results"), i, row)
+    json_array_foreach(th_json_at(s, "results"), i, row) {
         ck_assert(th_json_num(row, "cost_usd") <= cost);
+        ck_assert(th_json_num(row, "goodput_cost_usd") <= cost);
+        ck_assert(!json_equal(th_json_at(row, "request"),
+                              th_json_at(json_array_get(rows, json_array_size(rows) / 2), "request")));
+    }
     json_decref(s);
     json_decref(all);
     json_decref(post("/v1/search", "{\"model\":\"llama3-8b\",\"gpus\":8,\"max_cost\":100}", 400));

@@ -567,6 +567,10 @@ START_TEST(search_table_matches_api)
     snprintf(want, sizeof want, "   1    16 %3.0f %3.0f %3.0f %5.0f", th_json_num(first, "tp"),
              th_json_num(first, "pp"), th_json_num(first, "cp"), th_json_num(first, "dp"));
     ck_assert_msg(strstr(r.out, want) != NULL, "want '%s' in:\n%s", want, r.out);
+    /* its run time is the one with failures, which --max-days holds */
+    snprintf(want, sizeof want, " %12s", json_string_value(th_json_get(first, "human.goodput_wall_seconds")));
+    ck_assert_msg(strstr(r.out, want) != NULL, "want '%s' in:\n%s", want, r.out);
+    ck_assert_ptr_nonnull(strstr(r.out, "with checkpoint writes, failures and restarts"));
     result_free(&r);
     json_decref(a);
 
