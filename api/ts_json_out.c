@@ -736,6 +736,11 @@ void ts_json_sweep(ts_jw *w, const char *key, const ts_sweep_point *pts, size_t 
         ts_jw_num(w, "total", p->total);
         ts_jw_num(w, "ckpt_shard_bytes", p->ckpt_shard_bytes);
         ts_jw_bool(w, "fits", p->fits);
+        if (p->timed) {
+            ts_jw_num(w, "step_seconds", p->step_seconds);
+            ts_jw_num(w, "wall_seconds", p->wall_seconds);
+            ts_jw_num(w, "mfu", p->mfu);
+        }
         ts_jw_close(w, '}');
     }
     ts_jw_close(w, ']');

@@ -727,6 +727,13 @@ typedef struct ts_sweep_point {
     double weights, grads, master, optimizer, activations, buffers, overhead, total;
     double ckpt_shard_bytes;
     bool fits;
+    /* The same run's time at this point, tokens fixed (ts_compute at this
+     * dp): what a data-parallel degree buys in days.  timed false when the
+     * step model has no answer there (then the three are 0). */
+    bool timed;
+    double step_seconds;           /* ts_compute.step_time */
+    double wall_seconds;           /* ts_compute.wall_seconds (failure-free) */
+    double mfu;                    /* the MFU that time uses */
 } ts_sweep_point;
 
 typedef struct ts_plan {

@@ -450,6 +450,7 @@ ts_status ts_sweep_eval(const ts_run *r, const ts_params *p, int64_t user_gb,
     for (i = 0; i < count; i++) {
         ts_sweep_point *pt = &pts[i];
         ts_ckpt ck;
+        ts_compute cmp;
         ts_run t;
         bool fits;
 
@@ -473,6 +474,15 @@ ts_status ts_sweep_eval(const ts_run *r, const ts_params *p, int64_t user_gb,
         pt->total = c.mem.total.value;
         pt->ckpt_shard_bytes = ck.shard_bytes_per_gpu.value;
         pt->fits = c.mem.fits;
+        /* The time at this point, for the dashboard's days-vs-GPUs curve.
+         * A point where the step model has no finite answer keeps no time
+         * (timed false); that is not an error of the plan. */
+        if (!ts_budget_take(b, TS_COST_STEP))
+            break;
+        pt->timed = ts_compute_eval(&t, &c.params, &cmp, NULL) == TS_OK;
+        pt->step_seconds = pt->timed ? cmp.step_time.value : 0;
+        pt->wall_seconds = pt->timed ? cmp.wall_seconds.value : 0;
+        pt->mfu = pt->timed ? cmp.mfu : 0;
     }
     *n = i;
     return TS_OK;

@@ -15,6 +15,7 @@
  * import importer.js, comparison compare.js, downloads exporter.js.
  */
 import { pin, renderCompare } from './compare.js';
+import { watchWidths } from './charts.js';
 import { $ } from './dom.js';
 import { chartSvg, download, exportPng, termsCsv } from './exporter.js';
 import { DEFAULT_STATE, SHAPE_FIELDS, queryFromState, stateFromQuery } from './form.js';
@@ -329,10 +330,8 @@ async function main() {
         loadFile(ev.dataTransfer.files[0]);
     });
 
-    let lastWidth = window.innerWidth;
-    window.addEventListener('resize', () => {
-        if (window.innerWidth === lastWidth) return;
-        lastWidth = window.innerWidth;
+    /* a chart whose width changed (window, form built, scrollbar) is redrawn */
+    watchWidths(() => {
         clearTimeout(page.resizeTimer);
         page.resizeTimer = setTimeout(redrawCharts, 150);
     });

@@ -67,10 +67,40 @@ function clear(svg) {
     while (svg.firstChild) svg.removeChild(svg.firstChild);
 }
 
-/* Lay out in the SVG's own pixel width, so labels stay legible on a
- * phone instead of shrinking with a fixed viewBox. */
+/*
+ * Lay out in the SVG's own pixel width, so labels stay legible on a
+ * phone instead of shrinking with a fixed viewBox.  The width is measured
+ * once per chart, then kept up to date by a ResizeObserver: measuring in
+ * the middle of a render forced a layout per chart per answer (a fifth of
+ * a render's time).  A chart whose width changes is redrawn through the
+ * callback given to watchWidths.
+ */
+const widths = new WeakMap();
+let onWidths = null;
+const sizer = typeof ResizeObserver === 'function' ? new ResizeObserver((entries) => {
+    let moved = false;
+    for (const e of entries) {
+        /* the border box, as getBoundingClientRect measures it */
+        const box = e.borderBoxSize && e.borderBoxSize[0];
+        const w = Math.round(box ? box.inlineSize : e.target.getBoundingClientRect().width);
+        if (w <= 0 || widths.get(e.target) === w) continue; /* hidden, or as drawn */
+        moved = moved || widths.has(e.target);
+        widths.set(e.target, w);
+    }
+    if (moved && onWidths) onWidths();
+}) : null;
+
+export function watchWidths(cb) {
+    onWidths = cb;
+}
+
 function widthOf(svg, fallback) {
-    const w = svg.getBoundingClientRect().width;
+    let w = widths.get(svg);
+    if (!w) {
+        w = Math.round(svg.getBoundingClientRect().width);
+        if (w > 0) widths.set(svg, w);
+        if (sizer) sizer.observe(svg);
+    }
     return Math.round(Math.max(300, Math.min(1000, w > 0 ? w : fallback)));
 }
 

@@ -335,8 +335,18 @@ START_TEST(test_plan)
         double dp = json_number_value(json_object_get(p, "dp"));
         ck_assert(dp > prev);
         prev = dp;
-        if (dp == 48)
+        if (dp == 48) {
+            /* the run's own point: the plan's time, step and MFU (the
+             * sweep's time is the compute estimate at that dp) */
             has_run_dp = true;
+            ck_assert(th_json_num(p, "wall_seconds") == th_json_num(j, "compute.wall_seconds.value"));
+            ck_assert(th_json_num(p, "step_seconds") == th_json_num(j, "compute.step_time.value"));
+            ck_assert(th_json_num(p, "mfu") == th_json_num(j, "compute.mfu"));
+        }
+        /* the tokens are fixed: more GPUs, fewer seconds */
+        ck_assert(th_json_num(p, "wall_seconds") > 0);
+        if (i > 0)
+            ck_assert(th_json_num(p, "wall_seconds") < th_json_num(json_array_get(sweep, i - 1), "wall_seconds"));
     }
     ck_assert(has_run_dp);
     /* The echo is a valid request that resolves to itself (CONTRACT.md). */
@@ -900,7 +910,7 @@ static char **source_files(const char *dir, size_t *n)
 
 START_TEST(test_problem_slugs_in_table)
 {
-    static const char *const dirs[] = { "api", "server" };
+    static const char *const dirs[] = { "api", "import", "server" };
     static const char *const calls[] = { "ts_api_err_set(", "ts_api_problem(", "queue_problem(",
                                          "queue_problem_close(", "slug = " };
     size_t seen = 0;

@@ -354,6 +354,29 @@ START_TEST(test_sweep_points)
             ck_assert(pts[i].total <= pts[i - 1].total);
     }
 
+    /* Each point's time is the compute estimate of the same run at that
+     * dp.  With the MFU given, GPU-hours do not depend on the GPU count
+     * (FLOPs / (peak * mfu)), so wall seconds * GPUs is one constant:
+     * 1024 GPUs take 1/1024 of the time of one (hand: T_wall = 6 N D /
+     * (gpus * peak * mfu), docs/formulas.md). */
+    r.mfu = 0.4;
+    ck_assert_int_eq(ts_sweep_dp(&r, pts, TS_SWEEP_MAX, &n, NULL), TS_OK);
+    ck_assert_uint_eq(n, 11);
+    for (i = 0; i < n; i++) {
+        ts_run t = r;
+        ts_compute c;
+
+        t.gpus = 0;
+        t.dp = pts[i].dp;
+        ck_assert_int_eq(ts_compute_estimate(&t, &c, NULL), TS_OK);
+        ck_assert(pts[i].timed);
+        REL_CLOSE(pts[i].wall_seconds, c.wall_seconds.value, EXACT);
+        REL_CLOSE(pts[i].step_seconds, c.step_time.value, EXACT);
+        REL_CLOSE(pts[i].mfu, 0.4, EXACT);
+        REL_CLOSE(pts[i].wall_seconds * (double)pts[i].gpus, pts[0].wall_seconds, EXACT);
+    }
+    r.mfu = 0;
+
     /* dp 48 is merged in order between 32 and 64. */
     r.gpus = 48;
     ck_assert_int_eq(ts_sweep_dp(&r, pts, TS_SWEEP_MAX, &n, NULL), TS_OK);

@@ -157,17 +157,42 @@ export function answerTexts(a) {
     return out;
 }
 
+/*
+ * What the checks below read from the page, gathered in the page in one
+ * call (a CDP round trip per figure made the every-preset check take
+ * most of the e2e stage).  Self-contained: it runs in the browser, also
+ * from inside page.evaluate loops (see snapshotSource).
+ */
+export function pageSnapshot() {
+    const byId = {};
+    /* the figures, the verdict, the model lines and the fields' errors */
+    for (const n of document.querySelectorAll('.figs .v[id], #verdict, #verdict-model, #params-total, #preset-info, .field-error[id]')) {
+        byId[n.id] = n.textContent.trim();
+    }
+    return {
+        byId,
+        figs: [
+            ...[...document.querySelectorAll('.figs .v')].map((v) => [v.id, v.textContent.trim()]),
+            ...[...document.querySelectorAll('#stages tbody td:not(:nth-child(2)):not(:last-child), #tiers tbody tr[data-tier] td')]
+                .map((td) => [td.closest('tr').dataset.stage !== undefined ? 'stage' : 'tier', td.textContent.trim()]),
+        ],
+        tiers: [...document.querySelectorAll('#tiers tbody tr[data-tier]')].map((tr) => [...tr.querySelectorAll('th,td')].map((c) => c.textContent)),
+        sweepBars: document.querySelectorAll('#sweep g[data-dp]').length,
+        memBarHbm: document.querySelectorAll('#mem-bar line[data-hbm]').length,
+        body: document.body.innerText,
+    };
+}
+/* The same as source text, for page.evaluate(`(${snapshotSource})()`)
+ * and for loops that define it in the page. */
+export const snapshotSource = pageSnapshot.toString();
+
 /* Every figure on the page (and every stage and tier cell) shows one of
  * the answer's own texts: parts of a composite ("16 B = 2 B + ...") each
  * one, a warning mark or a "per node" after it, or the dash of a missing
  * figure; nothing the page formatted itself. */
-export async function assertOnlyApiTexts(page, plan) {
+export function snapshotOnlyApiTexts(snap, plan) {
     const texts = answerTexts(plan);
-    const shown = await page.evaluate(() => [
-        ...[...document.querySelectorAll('.figs .v')].map((v) => [v.id, v.textContent.trim()]),
-        ...[...document.querySelectorAll('#stages tbody td:not(:nth-child(2)):not(:last-child), #tiers tbody tr[data-tier] td')]
-            .map((td) => [td.closest('tr').dataset.stage !== undefined ? 'stage' : 'tier', td.textContent.trim()]),
-    ]);
+    const shown = snap.figs;
     assert.ok(shown.length > 40, `${shown.length} figures on the page`);
     for (const [id, t] of shown) {
         if (t.startsWith('—')) continue;
@@ -178,46 +203,54 @@ export async function assertOnlyApiTexts(page, plan) {
     }
 }
 
-/* Compare the page with the API's answer for the same body. */
-export async function assertMatchesApi(page, plan) {
+export async function assertOnlyApiTexts(page, plan) {
+    snapshotOnlyApiTexts(await page.evaluate(pageSnapshot), plan);
+}
+
+/* The page (a snapshot of it) against the API's answer for the same body. */
+export function snapshotMatchesApi(snap, plan, where = 'page') {
     const m = plan.memory, c = plan.compute, k = plan.checkpoint;
-    assert.equal(await text(page, '#mem-total'), m.total.human, 'per-GPU total');
-    for (const t of ['weights', 'grads', 'master', 'optimizer', 'activations', 'buffers', 'overhead'].filter((k) => m[k])) {
-        assert.equal(await text(page, `#mem-${t}`), m[t].human, `memory term ${t}`);
+    const t = (id) => (id in snap.byId ? snap.byId[id] : `(no #${id} on the ${where})`);
+    const eq = (id, want, what) => assert.equal(t(id), want, `${where}: ${what}`);
+    eq('mem-total', m.total.human, 'per-GPU total');
+    for (const x of ['weights', 'grads', 'master', 'optimizer', 'activations', 'buffers', 'overhead'].filter((x) => m[x])) {
+        eq(`mem-${x}`, m[x].human, `memory term ${x}`);
     }
-    assert.equal(await text(page, '#mem-headroom'), m.human.headroom_bytes, 'headroom');
-    assert.equal(await text(page, '#mem-hbm'), m.human.hbm_bytes, 'HBM');
-    assert.equal(await text(page, '#cmp-gpu-hours'), c.gpu_hours.human, 'GPU-hours');
-    assert.equal(await text(page, '#cmp-flops'), c.model_flops.human, 'model FLOPs');
-    assert.equal(await text(page, '#cmp-days'), c.wall_seconds.human, 'wall-clock');
-    assert.equal(await text(page, '#cmp-tps'), c.human.tokens_per_second, 'tokens/s');
-    assert.equal(await text(page, '#cmp-mfu'), c.human.mfu, 'MFU');
-    assert.equal(await text(page, '#cmp-hfu'), c.human.hfu, 'HFU');
-    assert.equal(await text(page, '#ck-full'), k.full_bytes.human, 'full checkpoint');
-    assert.equal(await text(page, '#ck-weights'), k.weights_bytes.human, 'weights-only checkpoint');
-    assert.equal(await text(page, '#ck-shard'), k.shard_bytes_per_gpu.human, 'per-GPU shard');
-    assert.equal(await text(page, '#ck-young'), k.young_interval_s.human, 'Young interval');
-    assert.equal(await text(page, '#ck-daly'), k.daly_interval_s.human, 'Daly interval');
-    assert.equal(await text(page, '#ck-waste'), k.waste_fraction.human, 'waste fraction');
-    const rows = page.locator('#tiers tbody tr[data-tier]');
-    assert.equal(await rows.count(), k.tiers.length, 'one row per checkpoint tier');
-    for (let i = 0; i < k.tiers.length; i++) {
-        const cells = await rows.nth(i).locator('th,td').allTextContents();
-        const t = k.tiers[i];
-        assert.equal(cells[0], t.name, 'tier name');
-        assert.equal(cells[2], t.human.write_s, `${t.name} write time`);
-        assert.ok(cells[6].startsWith(t.human.storage_bytes), `${t.name} storage`);
-    }
-    const verdict = await text(page, '#verdict');
-    assert.ok(m.fits ? /^(✓ FITS|⚠ TIGHT)$/.test(verdict) : verdict === '✗ DOES NOT FIT', `fit verdict ${verdict}`);
-    assert.equal(await text(page, '#params-total'), `${plan.params.human.total} parameters`, 'model parameter count');
-    assert.ok((await text(page, '#verdict-model')).includes(`${plan.params.human.total} parameters`), 'count in the verdict');
-    assert.equal(await text(page, '#cmp-gpu-years'), c.human.gpu_years, 'GPU-years');
+    eq('mem-headroom', m.human.headroom_bytes, 'headroom');
+    eq('mem-hbm', m.human.hbm_bytes, 'HBM');
+    eq('cmp-gpu-hours', c.gpu_hours.human, 'GPU-hours');
+    eq('cmp-flops', c.model_flops.human, 'model FLOPs');
+    eq('cmp-days', c.wall_seconds.human, 'wall-clock');
+    eq('cmp-tps', c.human.tokens_per_second, 'tokens/s');
+    eq('cmp-mfu', c.human.mfu, 'MFU');
+    eq('cmp-hfu', c.human.hfu, 'HFU');
+    eq('ck-full', k.full_bytes.human, 'full checkpoint');
+    eq('ck-weights', k.weights_bytes.human, 'weights-only checkpoint');
+    eq('ck-shard', k.shard_bytes_per_gpu.human, 'per-GPU shard');
+    eq('ck-young', k.young_interval_s.human, 'Young interval');
+    eq('ck-daly', k.daly_interval_s.human, 'Daly interval');
+    eq('ck-waste', k.waste_fraction.human, 'waste fraction');
+    assert.equal(snap.tiers.length, k.tiers.length, `${where}: one row per checkpoint tier`);
+    snap.tiers.forEach((cells, i) => {
+        const tier = k.tiers[i];
+        assert.equal(cells[0], tier.name, 'tier name');
+        assert.equal(cells[2], tier.human.write_s, `${where}: ${tier.name} write time`);
+        assert.ok(cells[6].startsWith(tier.human.storage_bytes), `${where}: ${tier.name} storage`);
+    });
+    const verdict = t('verdict');
+    assert.ok(m.fits ? /^(✓ FITS|⚠ TIGHT)$/.test(verdict) : verdict === '✗ DOES NOT FIT', `${where}: fit verdict ${verdict}`);
+    eq('params-total', `${plan.params.human.total} parameters`, 'model parameter count');
+    assert.ok(t('verdict-model').includes(`${plan.params.human.total} parameters`), `${where}: count in the verdict`);
+    eq('cmp-gpu-years', c.human.gpu_years, 'GPU-years');
     const dps = new Set(plan.sweep.map((p) => p.dp));
-    assert.equal(await page.locator('#sweep g[data-dp]').count(), dps.size, 'one sweep bar per dp');
-    assert.equal(await page.locator('#mem-bar line[data-hbm]').count(), 1, 'HBM line on the bar');
-    await assertOnlyApiTexts(page, plan);
-    noJunk(await bodyText(page), 'page');
+    assert.equal(snap.sweepBars, dps.size, `${where}: one sweep bar per dp`);
+    assert.equal(snap.memBarHbm, 1, `${where}: HBM line on the bar`);
+    snapshotOnlyApiTexts(snap, plan);
+    noJunk(snap.body, where);
+}
+
+export async function assertMatchesApi(page, plan) {
+    snapshotMatchesApi(await page.evaluate(pageSnapshot), plan);
 }
 
 /* Set one control; text fields are typed like a user would. */

@@ -1,5 +1,5 @@
 /*
- * test_fmt.c - the "human" texts (api/ts_fmt.c) against printf.
+ * test_fmt.c - the "human" texts (lib/ts_fmt.c) against printf.
  *
  * ts_fmt.c writes its fixed-point digits with integer arithmetic; they
  * must be exactly what snprintf("%.*f") writes (glibc rounds the exact
@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "ts_fmt.h"
+#include "../helpers/th_sample.h"
 
 static uint64_t next_random(uint64_t *s) /* xorshift64* (Vigna 2016) */
 {
@@ -44,7 +45,7 @@ static void check_one(double v)
     p = v * 100.0;
     ts_fmt_human(got, sizeof got, v, TS_FMT_FRACTION, "");
     snprintf(want, sizeof want, "%.*f %%", decimals_for(p), p);
-    ck_assert_msg(strcmp(got, want) == 0, "%a fraction: \"%s\", printf \"%s\"", v, got, want);
+    TH_ASSERT(strcmp(got, want) == 0, "%a fraction: \"%s\", printf \"%s\"", v, got, want);
 
     ts_fmt_human(got, sizeof got, v, TS_FMT_BYTES, "B");
     b = v;
@@ -60,21 +61,21 @@ static void check_one(double v)
         }
         snprintf(want, sizeof want, "%.*f%s", decimals_for(b), b, units[i]);
     }
-    ck_assert_msg(strcmp(got, want) == 0, "%a bytes: \"%s\", printf \"%s\"", v, got, want);
+    TH_ASSERT(strcmp(got, want) == 0, "%a bytes: \"%s\", printf \"%s\"", v, got, want);
 
     /* plain: printf's %.3g (trailing zeros dropped, exponent from 1000 and
      * below 1e-4), the unit after a space */
     ts_fmt_human(got, sizeof got, v, TS_FMT_PLAIN, "B");
     snprintf(want, sizeof want, "%.3g B", v);
-    ck_assert_msg(strcmp(got, want) == 0, "%a plain: \"%s\", printf \"%s\"", v, got, want);
+    TH_ASSERT(strcmp(got, want) == 0, "%a plain: \"%s\", printf \"%s\"", v, got, want);
     ts_fmt_human(got, sizeof got, v, TS_FMT_PLAIN, "");
     snprintf(want, sizeof want, "%.3g", v);
-    ck_assert_msg(strcmp(got, want) == 0, "%a plain: \"%s\", printf \"%s\"", v, got, want);
+    TH_ASSERT(strcmp(got, want) == 0, "%a plain: \"%s\", printf \"%s\"", v, got, want);
 
     /* integer: rounded half away from zero (round()), then %.0f */
     ts_fmt_human(got, sizeof got, v, TS_FMT_INTEGER, "copies");
     snprintf(want, sizeof want, "%.0f copies", round(v) + 0.0);
-    ck_assert_msg(strcmp(got, want) == 0, "%a integer: \"%s\", printf \"%s\"", v, got, want);
+    TH_ASSERT(strcmp(got, want) == 0, "%a integer: \"%s\", printf \"%s\"", v, got, want);
 }
 
 /* Ties and near-ties of the last printed digit, the decade edges
@@ -104,12 +105,13 @@ START_TEST(test_edges)
 }
 END_TEST
 
-/* 1e6 random values, log-uniform over 1e-6 .. 1e18, both signs. */
+/* 1e6 random values (a tenth under ASan: th_sample.h), log-uniform over
+ * 1e-6 .. 1e18, both signs. */
 START_TEST(test_random)
 {
     uint64_t s = UINT64_C(0x2545f4914f6cdd1d);
 
-    for (int i = 0; i < 1000000; i++) {
+    for (int i = 0; i < TH_SAMPLE(1000000); i++) {
         uint64_t r = next_random(&s);
         double u = (double)(r >> 11) / 9007199254740992.0;
         double v = pow(10.0, -6.0 + 24.0 * u);

@@ -20,8 +20,9 @@
 #include <string.h>
 
 #include "ts_dtoa.h"
+#include "../helpers/th_sample.h"
 
-#define RANDOM_DOUBLES 1000000
+#define RANDOM_DOUBLES TH_SAMPLE(1000000)
 #define PRINTF_EVERY 10 /* the printf comparisons on every 10th: 1e5 */
 
 static double from_bits(uint64_t b)
@@ -116,18 +117,18 @@ static void check_value(double v, int printf_too)
 
     memset(buf, 'x', sizeof buf);
     n = ts_dtoa_format(v, buf);
-    ck_assert_msg(n > 0 && n < TS_DTOA_BUF && strlen(buf) == n,
+    TH_ASSERT(n > 0 && n < TS_DTOA_BUF && strlen(buf) == n,
                   "%a: length %zu", v, n);
-    ck_assert_msg(is_json_number(buf), "%a: \"%s\" is not a JSON number", v, buf);
-    ck_assert_msg(strtod(buf, NULL) == v || (v == 0 && strtod(buf, NULL) == 0),
+    TH_ASSERT(is_json_number(buf), "%a: \"%s\" is not a JSON number", v, buf);
+    TH_ASSERT(strtod(buf, NULL) == v || (v == 0 && strtod(buf, NULL) == 0),
                   "%a: \"%s\" reads back as %a", v, buf, strtod(buf, NULL));
     if (v != 0 && isfinite(v)) {
         uint64_t d;
         int32_t e;
         int k = ts_dtoa_shortest(fabs(v), &d, &e);
 
-        ck_assert_msg(d % 10 != 0, "%a: digits %llu end in 0", v, (unsigned long long)d);
-        ck_assert_int_eq(k, sig_digits(buf));
+        TH_ASSERT(d % 10 != 0, "%a: digits %llu end in 0", v, (unsigned long long)d);
+        TH_ASSERT(k == sig_digits(buf), "%a: %d significant digits in \"%s\"", v, k, buf);
     }
     if (!printf_too || v == 0)
         return;
@@ -137,13 +138,13 @@ static void check_value(double v, int printf_too)
 
         old_format(old, sizeof old, v);
         od = sig_digits(old);
-        ck_assert_msg(digits <= od, "%a: \"%s\" longer than \"%s\"", v, buf, old);
+        TH_ASSERT(digits <= od, "%a: \"%s\" longer than \"%s\"", v, buf, old);
         if (digits == od)
-            ck_assert_msg(strcmp(buf, old) == 0, "%a: \"%s\", before \"%s\"", v, buf, old);
+            TH_ASSERT(strcmp(buf, old) == 0, "%a: \"%s\", before \"%s\"", v, buf, old);
         if (digits > 1) {
             /* One digit fewer, correctly rounded, does not read back. */
             snprintf(shorter, sizeof shorter, "%.*e", digits - 2, v);
-            ck_assert_msg(strtod(shorter, NULL) != v,
+            TH_ASSERT(strtod(shorter, NULL) != v,
                           "%a: \"%s\" is shorter than \"%s\"", v, shorter, buf);
         }
         /* The same number of digits, correctly rounded: when it reads
@@ -157,8 +158,8 @@ static void check_value(double v, int printf_too)
             ts_dtoa_shortest(fabs(v), &d, &e);
             snprintf(mine, sizeof mine, "%s%llue%d", v < 0 ? "-" : "",
                      (unsigned long long)d, (int)e);
-            ck_assert_msg(strtod(mine, NULL) == v, "%a: %s", v, mine);
-            ck_assert_msg(sig_digits(shorter) == digits, "%a", v);
+            TH_ASSERT(strtod(mine, NULL) == v, "%a: %s", v, mine);
+            TH_ASSERT(sig_digits(shorter) == digits, "%a", v);
             {
                 /* digits of printf's d.ddd against ours */
                 char a[32], b[32];
@@ -170,7 +171,7 @@ static void check_value(double v, int printf_too)
                 a[ai] = '\0';
                 snprintf(b, sizeof b, "%llu", (unsigned long long)d);
                 bi = strlen(b);
-                ck_assert_msg(ai == bi && memcmp(a, b, ai) == 0,
+                TH_ASSERT(ai == bi && memcmp(a, b, ai) == 0,
                               "%a: printf %s, ours %s", v, shorter, b);
             }
         }
@@ -269,8 +270,8 @@ START_TEST(test_u64)
 
             n = ts_dtoa_u64(v, buf);
             snprintf(want, sizeof want, "%llu", (unsigned long long)v);
-            ck_assert_uint_eq(n, strlen(want));
-            ck_assert(memcmp(buf, want, n) == 0);
+            TH_ASSERT(n == strlen(want), "\"%.*s\", want \"%s\"", (int)n, buf, want);
+            TH_ASSERT(memcmp(buf, want, n) == 0, "\"%.*s\", want \"%s\"", (int)n, buf, want);
         }
     }
     for (int i = 0; i < 100000; i++) {
@@ -278,8 +279,8 @@ START_TEST(test_u64)
 
         n = ts_dtoa_u64(v, buf);
         snprintf(want, sizeof want, "%llu", (unsigned long long)v);
-        ck_assert_uint_eq(n, strlen(want));
-        ck_assert(memcmp(buf, want, n) == 0);
+        TH_ASSERT(n == strlen(want), "\"%.*s\", want \"%s\"", (int)n, buf, want);
+        TH_ASSERT(memcmp(buf, want, n) == 0, "\"%.*s\", want \"%s\"", (int)n, buf, want);
     }
 }
 END_TEST
@@ -348,7 +349,7 @@ START_TEST(test_edges)
     check_value(DBL_MIN, 1);
     check_value(nextafter(DBL_MIN, 0.0), 1);
     check_value(5e-324, 1);
-    for (k = 0; k <= 100000; k++) {
+    for (k = 0; k <= TH_SAMPLE(100000); k++) {
         check_value((double)k, k % 7 == 0);
         check_value(k / 1000.0, k % 7 == 0);
         check_value(k * 0.1, k % 7 == 0);
@@ -356,7 +357,7 @@ START_TEST(test_edges)
 }
 END_TEST
 
-/* RANDOM_DOUBLES random bit patterns of finite doubles, plus as many
+/* RANDOM_DOUBLES (a tenth under ASan) random bit patterns of finite doubles, plus as many
  * random decimals of 1-17 digits at random exponents (the numbers an
  * answer holds are mostly short). */
 START_TEST(test_random)
