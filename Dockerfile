@@ -41,7 +41,7 @@ COPY . .
 # Tests run here so a broken build never becomes an image.
 RUN meson setup /build --prefix=/usr/local --buildtype=release -Dwerror=true \
  && meson compile -C /build \
- && meson test -C /build --suite core --suite api --suite server --suite cli --print-errorlogs \
+ && meson test -C /build --suite core --suite lib --suite import --suite api --suite server --suite cli --print-errorlogs \
  && DESTDIR=/staging meson install -C /build --no-rebuild
 
 FROM ${BASE_IMAGE} AS runtime

@@ -2,16 +2,15 @@
  * ts_api_int.h - private interfaces shared by the api modules.
  *
  * ts_json_in.c   request body -> ts_api_req (validation)
- * ts_json_out.c  core result structs -> JSON text (via ts_jw.c)
- * ts_jw.c        the one JSON writer: answers and problem bodies
- * ts_buf.c       the one capped buffer (ts_buf.h; server and CLI too)
+ * ts_json_out.c  core result structs -> JSON text (via lib/ts_jw.h)
  * ts_problem.c   RFC 9457 problem bodies (the problem-type table), response lifetime
- * ts_fmt.c       human-readable quantities ("12.3 GiB"), ts_fmt.h
- * ts_utf8.c      text cut at character boundaries (ts_utf8.h; the CLI too)
  * ts_terms.c     the output-terms table (ts_terms.h)
  * ts_routes.c    the /v1 route table and ts_api_handle()
  *
- * Nothing here is installed or used outside api/, tests/api/ and fuzz/.
+ * The importers (import/) share these types.  lib/ holds the buffer,
+ * the JSON writer, number and text helpers (libc only).
+ *
+ * Nothing here is installed or used outside api/, import/, tests/ and fuzz/.
  */
 #ifndef TS_API_INT_H
 #define TS_API_INT_H
@@ -27,6 +26,7 @@
 #include "ts_api.h"
 #include "ts_buf.h"
 #include "ts_fmt.h"
+#include "ts_jw.h"
 #include "ts_utf8.h"
 
 /* ------------------------------------------------------------------ */
@@ -118,11 +118,11 @@ typedef enum ts_api_src {
     TS_SRC_DEFAULT = 0,          /* documented default, or derived from others */
     TS_SRC_PRESET,               /* "model": a preset */
     TS_SRC_CATALOGUE,            /* "model": a catalogue entry's config.json (ts_catalogue.c) */
-    TS_SRC_HF,                   /* "hf_config" (ts_import_hf.c) */
-    TS_SRC_AXOLOTL,              /* "axolotl_config" (ts_import_yaml.c) */
-    TS_SRC_NEMO,                 /* "nemo_config" (ts_import_nemo.c) */
-    TS_SRC_DS,                   /* "deepspeed_config" (ts_import_ds.c) */
-    TS_SRC_MEGATRON,             /* "megatron_args" (ts_import_mega.c) */
+    TS_SRC_HF,                   /* "hf_config" (ts_hf.c) */
+    TS_SRC_AXOLOTL,              /* "axolotl_config" (ts_axolotl.c) */
+    TS_SRC_NEMO,                 /* "nemo_config" (ts_nemo.c) */
+    TS_SRC_DS,                   /* "deepspeed_config" (ts_deepspeed.c) */
+    TS_SRC_MEGATRON,             /* "megatron_args" (ts_megatron.c) */
     TS_SRC_REQUEST,              /* the member itself */
     TS_SRC_COUNT
 } ts_api_src;
@@ -194,62 +194,6 @@ extern const char *const ts_import_members[];
 /* Field name of the closest known request field within edit distance 2,
  * or NULL.  fit selects whether the fit extras count as known. */
 const char *ts_json_suggest(const char *key, bool fit);
-
-/* ------------------------------------------------------------------ */
-/* Responses: a compact streaming JSON writer (ts_jw.c)                */
-/* ------------------------------------------------------------------ */
-
-typedef struct ts_jw {
-    ts_buf b;               /* the text (ts_buf.c: capped, NUL-terminated) */
-    bool first;             /* next value is the first in its container */
-    bool oom;               /* malloc failed or the hard cap was reached */
-    const char *nonfinite;  /* static key of the first NaN/Inf, or NULL */
-} ts_jw;
-
-void ts_jw_init(ts_jw *w);
-void ts_jw_discard(ts_jw *w);
-/* The NUL-terminated text (caller frees), or NULL after oom. */
-char *ts_jw_finish(ts_jw *w, size_t *len);
-
-/* key is the member name inside an object, NULL inside an array or at
- * the top.  Keys are static literals or table names: they are not
- * escaped.  Each call below passes the key's length along; for a literal
- * key the compiler folds it (ts_jw_klen inlines), so the writer copies
- * keys without a strlen. */
-static inline size_t ts_jw_klen(const char *key)
-{
-    return key != NULL ? strlen(key) : 0;
-}
-
-void ts_jw_open_(ts_jw *w, const char *key, size_t kl, char bracket);
-void ts_jw_close(ts_jw *w, char bracket);                   /* '}' or ']' */
-void ts_jw_num_(ts_jw *w, const char *key, size_t kl, double v);
-void ts_jw_int_(ts_jw *w, const char *key, size_t kl, int64_t v);
-void ts_jw_bool_(ts_jw *w, const char *key, size_t kl, bool v);
-void ts_jw_null_(ts_jw *w, const char *key, size_t kl);
-/* s of length n (escaped as needed); s NULL writes null. */
-void ts_jw_strl_(ts_jw *w, const char *key, size_t kl, const char *s, size_t n);
-/* The same for a text that may hold bytes a client sent: each byte that
- * does not start well-formed UTF-8 goes out as U+FFFD. */
-void ts_jw_text_(ts_jw *w, const char *key, size_t kl, const char *s, size_t n);
-#define ts_jw_text(w, key, s) \
-    ts_jw_text_((w), (key), ts_jw_klen(key), (s), (s) != NULL ? strlen(s) : 0)
-
-#define ts_jw_open(w, key, bracket) ts_jw_open_((w), (key), ts_jw_klen(key), (bracket)) /* '{' or '[' */
-#define ts_jw_num(w, key, v) ts_jw_num_((w), (key), ts_jw_klen(key), (v))
-#define ts_jw_int(w, key, v) ts_jw_int_((w), (key), ts_jw_klen(key), (v))
-#define ts_jw_bool(w, key, v) ts_jw_bool_((w), (key), ts_jw_klen(key), (v))
-#define ts_jw_null(w, key) ts_jw_null_((w), (key), ts_jw_klen(key))
-/* NULL -> null */
-#define ts_jw_str(w, key, s) ts_jw_str_((w), (key), ts_jw_klen(key), (s))
-/* at most cap bytes of s (a fixed-size member that may fill its array) */
-#define ts_jw_strn(w, key, s, cap) \
-    ts_jw_strl_((w), (key), ts_jw_klen(key), (s), strnlen((s), (cap)))
-
-static inline void ts_jw_str_(ts_jw *w, const char *key, size_t kl, const char *s)
-{
-    ts_jw_strl_(w, key, kl, s, s != NULL ? strlen(s) : 0);
-}
 
 /* The response objects of api/CONTRACT.md, each written as member key. */
 void ts_json_inputs(ts_jw *w, const char *key, const ts_run *r);

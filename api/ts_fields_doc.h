@@ -49,7 +49,7 @@ typedef struct ts_field_doc {
 
 extern const ts_field_doc ts_field_docs[TS_FI_COUNT];
 
-/* The import members (hf_config, ...: api/ts_import.c) sit outside
+/* The import members (hf_config, ...: import/ts_import.c) sit outside
  * ts_json_fields[]: an object or a text, applied before the run's own
  * members.  Indexed by TS_IMP_*; the name is ts_api_import_members()[i]. */
 typedef struct ts_import_doc {

@@ -13,7 +13,7 @@
 
 #define TS_HTTP_URL_MAX 2048
 
-/* The response body: the project's one capped buffer (api/ts_buf.c),
+/* The response body: the project's one capped buffer (lib/ts_buf.c),
  * with why an append failed kept for the error message. */
 typedef struct ts_http_buf {
     ts_buf b;

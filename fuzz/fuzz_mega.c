@@ -1,6 +1,6 @@
 /*
  * fuzz_mega.c - libFuzzer target for the Megatron-LM argument reader
- * (api/ts_import_mega.c): word splitting, flag values, the arithmetic on
+ * (import/ts_megatron.c): word splitting, flag values, the arithmetic on
  * them (the vocabulary padding of issue 22 finding 1), the notes.
  *
  * Each input is a megatron_args text:

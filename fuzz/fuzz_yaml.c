@@ -1,7 +1,7 @@
 /*
- * fuzz_yaml.c - libFuzzer target for the YAML reader (api/ts_yaml.c) and
- * the axolotl mapping (api/ts_import_yaml.c) and the NeMo one
- * (api/ts_import_nemo.c) on the same text.
+ * fuzz_yaml.c - libFuzzer target for the YAML reader (import/ts_yaml.c) and
+ * the axolotl mapping (import/ts_axolotl.c) and the NeMo one
+ * (import/ts_nemo.c) on the same text.
  *
  * Each input is an axolotl_config text:
  *   1. ts_yaml_read() on it when it has no NUL (the importer refuses a
@@ -108,7 +108,7 @@ static void import_direct(const char *text, size_t len)
     if (ts_import_axolotl(&im, text, len, &err) != 0 && !problem_ok(&err))
         bad_problem("ts_import_axolotl", &err);
     ts_import_free(&im);
-    /* the same text as a NeMo training YAML (ts_import_nemo.c: its
+    /* the same text as a NeMo training YAML (ts_nemo.c: its
      * interpolations, resolvers and mapping) */
     memset(&notes, 0, sizeof notes);
     memset(&err, 0, sizeof err);

@@ -921,7 +921,7 @@ static void terms_md(gen_buf *b)
     buf_printf(b, "# Result terms\n\n"
                "Every figure of an answer that has a human-readable text, from the\n"
                "output-terms table `api/ts_terms.c`. The API writes each text from its\n"
-               "row (kind and unit, `api/ts_fmt.c`); the CLI and the dashboard show\n"
+               "row (kind and unit, `lib/ts_fmt.c`); the CLI and the dashboard show\n"
                "those texts. Where the text is: `term` = the member is\n"
                "`{\"value\", \"human\", \"formula\", \"assumptions\"}` and its formula, which\n"
                "depends on the inputs, is in the answer; `map` = the member is a number\n"

@@ -176,7 +176,7 @@ function setText(k, v) {
  * The top-level scalars of an axolotl YAML that the page itself needs
  * (base_model, num_epochs, max_steps, pretraining_dataset): "key: value"
  * lines at column 0, a trailing comment and quotes dropped.  The API reads
- * the document properly (api/ts_import_yaml.c); this only finds the keys
+ * the document properly (import/ts_axolotl.c); this only finds the keys
  * it does not turn into inputs.
  */
 export function axolotlTop(text) {

@@ -910,7 +910,7 @@ static char **source_files(const char *dir, size_t *n)
 
 START_TEST(test_problem_slugs_in_table)
 {
-    static const char *const dirs[] = { "api", "server" };
+    static const char *const dirs[] = { "api", "import", "server" };
     static const char *const calls[] = { "ts_api_err_set(", "ts_api_problem(", "queue_problem(",
                                          "queue_problem_close(", "slug = " };
     size_t seen = 0;

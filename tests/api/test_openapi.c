@@ -333,7 +333,7 @@ static void check_request_schema(const char *name, int mode)
         check_property(f, p);
         n++;
     }
-    /* The import members sit outside the field table (api/ts_import.c). */
+    /* The import members sit outside the field table (import/ts_import.c). */
     for (i = 0; ts_api_import_members()[i] != NULL; i++) {
         const json_t *p = json_object_get(props, ts_api_import_members()[i]);
         const char *t = json_string_value(json_object_get(p, "type"));

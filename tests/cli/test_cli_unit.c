@@ -296,7 +296,7 @@ END_TEST
 
 /* A one-shot HTTP server on 127.0.0.1 that answers any request with a
  * body of `len` bytes: the response cap of ts_cli_http.c (its one capped
- * buffer, api/ts_buf.c). */
+ * buffer, lib/ts_buf.c). */
 typedef struct big_server {
     int fd;
     unsigned port;

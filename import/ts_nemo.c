@@ -1,5 +1,5 @@
 /*
- * ts_import_nemo.c - a NeMo training YAML ("nemo_config") -> run.
+ * ts_nemo.c        - a NeMo training YAML ("nemo_config") -> run.
  *
  * The form of NeMo-Framework-Launcher's launcher_scripts/conf/training/
  * <family>/<model>.yaml (@26e42fa91d9e608897ce485b4911c263a4b57008), which

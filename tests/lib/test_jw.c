@@ -1,5 +1,5 @@
 /*
- * test_jw.c - the response writer's strings (api/ts_jw.c).
+ * test_jw.c - the response writer's strings (lib/ts_jw.c).
  *
  * The writer tests sixteen bytes (SSE2) or eight at a time for a byte to
  * escape and copies the runs between escapes; these cases put each
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_api_int.h"
+#include "ts_jw.h"
 
 /* Escaping copies runs of safe bytes between escapes (ts_jw.c tests
  * eight bytes at a time): an escapable byte at every offset of strings

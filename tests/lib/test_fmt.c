@@ -1,5 +1,5 @@
 /*
- * test_fmt.c - the "human" texts (api/ts_fmt.c) against printf.
+ * test_fmt.c - the "human" texts (lib/ts_fmt.c) against printf.
  *
  * ts_fmt.c writes its fixed-point digits with integer arithmetic; they
  * must be exactly what snprintf("%.*f") writes (glibc rounds the exact

@@ -23,8 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_api_int.h"
+#include "ts_jw.h"
+
 #include "ts_dtoa.h"
+#include "ts_utf8.h"
 
 /* TS_JW_NO_SIMD: the portable scan only (tests build it both ways). */
 #if defined(__SSE2__) && !defined(TS_JW_NO_SIMD)

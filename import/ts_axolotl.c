@@ -1,8 +1,8 @@
 /*
- * ts_import_yaml.c - an axolotl YAML config ("axolotl_config") -> run.
+ * ts_axolotl.c     - an axolotl YAML config ("axolotl_config") -> run.
  *
  * The YAML text is read into a jansson tree as PyYAML's safe_load, which
- * axolotl uses, reads it (api/ts_yaml.c: one document, YAML 1.1 scalars,
+ * axolotl uses, reads it (import/ts_yaml.c: one document, YAML 1.1 scalars,
  * tags, no aliases), then mapped with the same typed getters as the JSON
  * imports, so an error names /axolotl_config/<key>.
  *

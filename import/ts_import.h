@@ -2,11 +2,11 @@
  * ts_import.h - launch configs users already have -> request members.
  *
  * ts_import.c       the shared part: collected values, notes, typed getters
- * ts_import_hf.c    Hugging Face config.json ("hf_config")
- * ts_import_ds.c    DeepSpeed JSON config ("deepspeed_config")
- * ts_import_mega.c  Megatron-LM argument string ("megatron_args")
- * ts_import_yaml.c  axolotl YAML ("axolotl_config", libyaml)
- * ts_import_nemo.c  NeMo training YAML ("nemo_config", libyaml)
+ * ts_hf.c           Hugging Face config.json ("hf_config")
+ * ts_deepspeed.c    DeepSpeed JSON config ("deepspeed_config")
+ * ts_megatron.c     Megatron-LM argument string ("megatron_args")
+ * ts_axolotl.c      axolotl YAML ("axolotl_config", libyaml)
+ * ts_nemo.c         NeMo training YAML ("nemo_config", libyaml)
  *
  * An importer does not write into the ts_run: it proposes values for
  * request members (by field-table index), each with the JSON pointer of
@@ -134,7 +134,7 @@ int ts_import_check_size(const json_t *doc, const char *ptr, ts_api_err *err);
 
 /* The batch members once dp is known (ts_json_in.c calls it after the
  * layout is set): DeepSpeed's rule for train_batch_size, micro-batch and
- * gradient_accumulation_steps (ts_import_ds.c), also for axolotl's steps.
+ * gradient_accumulation_steps (ts_deepspeed.c), also for axolotl's steps.
  * 0, or -1 with a 400 in err. */
 int ts_import_apply_batch(ts_api_req *req, const ts_import *im, ts_api_err *err);
 

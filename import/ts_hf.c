@@ -1,5 +1,5 @@
 /*
- * ts_import_hf.c - a Hugging Face config.json ("hf_config") -> shape.
+ * ts_hf.c - a Hugging Face config.json ("hf_config") -> shape.
  *
  * One table row per supported model_type says which keys it uses and what
  * the modeling code builds from them (transformers' modeling_<type>.py):

@@ -1,5 +1,5 @@
 /*
- * ts_import_mega.c - Megatron-LM arguments ("megatron_args"): a launch
+ * ts_megatron.c    - Megatron-LM arguments ("megatron_args"): a launch
  * script as users keep it, an args.txt, or a pasted command line.
  *
  * The text is read by the shell reader (ts_shell.c): variables, arrays,

@@ -1,5 +1,5 @@
 /*
- * test_utf8.c - the text cutter (api/ts_utf8.c): hand-worked cuts, then
+ * test_utf8.c - the text cutter (lib/ts_utf8.c): hand-worked cuts, then
  * every max over strings built from characters of every width, against
  * the boundaries found by decoding the string here.
  */

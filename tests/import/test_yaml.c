@@ -1,5 +1,5 @@
 /*
- * test_yaml.c - the YAML reader (api/ts_yaml.c) against PyYAML's
+ * test_yaml.c - the YAML reader (import/ts_yaml.c) against PyYAML's
  * safe_load, which axolotl uses.  Every row of same[] was run through
  * PyYAML 6.0 (yaml.safe_load(text)["a"], or the exception it raised) when
  * it was written, and each value follows from lib/yaml/resolver.py's

@@ -1,5 +1,5 @@
 /*
- * ts_import_ds.c - a DeepSpeed JSON config ("deepspeed_config") -> run.
+ * ts_deepspeed.c - a DeepSpeed JSON config ("deepspeed_config") -> run.
  *
  * Keys follow DeepSpeed's config reference (deepspeed.ai/docs/config-json)
  * and runtime/config.py: train_batch_size = train_micro_batch_size_per_gpu

@@ -1,5 +1,5 @@
 /*
- * test_shell.c - the launch-script reader (api/ts_shell.c) against bash.
+ * test_shell.c - the launch-script reader (import/ts_shell.c) against bash.
  *
  * Every script in same[] was run by GNU bash 5.2.15 with no arguments, an
  * empty environment (env -i) and the launchers replaced by functions that

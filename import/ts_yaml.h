@@ -1,6 +1,6 @@
 /*
  * ts_yaml.h - YAML text -> a jansson tree, as PyYAML's safe_load reads it
- * (api/ts_yaml.c says which rules).  Built with libyaml only
+ * (import/ts_yaml.c says which rules).  Built with libyaml only
  * (TS_HAVE_YAML).
  */
 #ifndef TS_YAML_H
