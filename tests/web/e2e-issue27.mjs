@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { FIELD_BY_NAME, parseField } from '../../web/form.js';
 import {
-    LLAMA3_8B_HF, PHONE, STEP_TIMEOUT_MS, api, assertNoOverflow, auditStateCheck, check, consoleProblems, env, log,
+    LLAMA3_8B_HF, PHONE, STEP_TIMEOUT_MS, api, assertNoOverflow, auditState, auditStateCheck, check, consoleProblems, env, log,
     newContext, overlaps, runSuite, setField, text, waitForBody, watch,
 } from './lib.mjs';
 
@@ -628,6 +628,41 @@ async function main({ base, browser }) {
         await setField(page, 'gpus', '32');
         await waitForBody(page, { ...sent, gpu: best.gpu, gpus: 32 }, 'ready');
         assert.ok(!(await page.locator('#gpus-panel').isVisible()), 'another change: the table goes');
+    });
+
+    await check('27 dark mode: prefers-color-scheme dark themes the page and its charts; axe clean; chart text readable', async () => {
+        const c2 = await newContext(browser, { colorScheme: 'dark' });
+        const p = await c2.newPage();
+        watch(p, 'dark');
+        await p.goto(`${base}/?model=llama3-70b&gpus=64&pp=4&gpu=h100-sxm&zero=1&recompute=full&gpu_hour_usd=2`);
+        await p.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        await settled(p);
+        await p.waitForTimeout(250);
+        /* WCAG relative luminance and contrast, of computed rgb() colours */
+        const seen = await p.evaluate(() => {
+            const rgb = (c) => (c.match(/[\d.]+/g) || []).slice(0, 3).map(Number);
+            const lum = (c) => {
+                const [r, g, b] = rgb(c).map((v) => v / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+                return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+            };
+            const ratio = (a, b) => (Math.max(lum(a), lum(b)) + 0.05) / (Math.min(lum(a), lum(b)) + 0.05);
+            const low = [];
+            for (const svg of document.querySelectorAll('.chart svg')) {
+                if (!svg.getClientRects().length) continue;
+                const bg = getComputedStyle(svg).backgroundColor;
+                for (const t of svg.querySelectorAll('text')) {
+                    const r = ratio(getComputedStyle(t).fill, bg);
+                    if (r < 4.5) low.push(`#${svg.id} "${t.textContent}" ${getComputedStyle(t).fill} on ${bg}: ${r.toFixed(2)}`);
+                }
+            }
+            return { page: lum(getComputedStyle(document.documentElement).backgroundColor), text: lum(getComputedStyle(document.body).color),
+                charts: document.querySelectorAll('.chart svg text').length, low };
+        });
+        assert.ok(seen.page < 0.03 && seen.text > 0.6, `dark background ${seen.page}, light text ${seen.text}`);
+        assert.ok(seen.charts > 50, `${seen.charts} chart texts`);
+        assert.deepEqual(seen.low, [], 'every chart text at 4.5:1 or more on its chart');
+        await auditState(p, 'dark');
+        await c2.close();
     });
 
     await check('27: no console errors, page errors or CSP violations', async () => {
