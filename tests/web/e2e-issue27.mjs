@@ -304,6 +304,26 @@ async function main({ base, browser }) {
         assert.equal(none.data.results.length, 0, `half of ${n} has no layout either`);
     });
 
+    await check('27 smallest cluster: Min GPUs searches the layout along with the GPU count', async () => {
+        await page.goto(`${base}/?model=llama3-8b&gpus=8&gpu=h100-sxm&zero=1&recompute=full`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        const sent = await settled(page);
+        const { gpus, ...rest } = sent;
+        assert.equal(gpus, 8);
+        const mine = await api(base, '/v1/fit', { ...rest, solve: 'gpus' });
+        const z3 = await api(base, '/v1/fit', { ...rest, zero: 3, recompute: 'full', solve: 'gpus' });
+        assert.ok(mine.data.found && z3.data.found && z3.data.gpus < mine.data.gpus, `ZeRO 1 ${mine.data.gpus}, ZeRO 3 ${z3.data.gpus}`);
+        await page.click('#fit-gpus');
+        await page.waitForSelector('#fit-readout[data-status="ready"]', { timeout: 2 * STEP_TIMEOUT_MS });
+        assert.ok((await text(page, '#fit-text')).startsWith(`Fewest GPUs that fit: ${mine.data.gpus} `));
+        const alt = await text(page, '#fit-alt');
+        assert.match(alt, new RegExp(`^Smallest cluster, changing the layout too: ZeRO 3, full recompute fits on ${z3.data.gpus} GPUs`), alt);
+        await page.click('#fit-alt-use');
+        const now = await settled(page);
+        assert.deepEqual([now.zero, now.recompute, now.gpus], [3, 'full', z3.data.gpus]);
+        assert.match(await text(page, '#verdict'), /FITS|TIGHT/);
+    });
+
     await check('27.7: no cost without a price; a preset with a changed shape is a custom copy', async () => {
         await page.goto(`${base}/?model=llama3-8b&gpus=8&gpu=h100-sxm&zero=1&recompute=full`);
         await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
