@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { FIELD_BY_NAME, parseField } from '../../web/form.js';
 import {
-    LLAMA3_8B_HF, PHONE, STEP_TIMEOUT_MS, api, assertNoOverflow, auditStateCheck, check, consoleProblems, env, log,
+    LLAMA3_8B_HF, PHONE, STEP_TIMEOUT_MS, api, assertNoOverflow, auditState, auditStateCheck, check, consoleProblems, env, log,
     newContext, overlaps, runSuite, setField, text, waitForBody, watch,
 } from './lib.mjs';
 
@@ -302,6 +302,26 @@ async function main({ base, browser }) {
         assert.match(st, new RegExp(`${n} GPUs`));
         const none = await api(base, '/v1/search', { model: 'llama3-405b', gpus: n / 2, gpu: 'h100-sxm' });
         assert.equal(none.data.results.length, 0, `half of ${n} has no layout either`);
+    });
+
+    await check('27 smallest cluster: Min GPUs searches the layout along with the GPU count', async () => {
+        await page.goto(`${base}/?model=llama3-8b&gpus=8&gpu=h100-sxm&zero=1&recompute=full`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        const sent = await settled(page);
+        const { gpus, ...rest } = sent;
+        assert.equal(gpus, 8);
+        const mine = await api(base, '/v1/fit', { ...rest, solve: 'gpus' });
+        const z3 = await api(base, '/v1/fit', { ...rest, zero: 3, recompute: 'full', solve: 'gpus' });
+        assert.ok(mine.data.found && z3.data.found && z3.data.gpus < mine.data.gpus, `ZeRO 1 ${mine.data.gpus}, ZeRO 3 ${z3.data.gpus}`);
+        await page.click('#fit-gpus');
+        await page.waitForSelector('#fit-readout[data-status="ready"]', { timeout: 2 * STEP_TIMEOUT_MS });
+        assert.ok((await text(page, '#fit-text')).startsWith(`Fewest GPUs that fit: ${mine.data.gpus} `));
+        const alt = await text(page, '#fit-alt');
+        assert.match(alt, new RegExp(`^Smallest cluster, changing the layout too: ZeRO 3, full recompute fits on ${z3.data.gpus} GPUs`), alt);
+        await page.click('#fit-alt-use');
+        const now = await settled(page);
+        assert.deepEqual([now.zero, now.recompute, now.gpus], [3, 'full', z3.data.gpus]);
+        assert.match(await text(page, '#verdict'), /FITS|TIGHT/);
     });
 
     await check('27.7: no cost without a price; a preset with a changed shape is a custom copy', async () => {
@@ -628,6 +648,41 @@ async function main({ base, browser }) {
         await setField(page, 'gpus', '32');
         await waitForBody(page, { ...sent, gpu: best.gpu, gpus: 32 }, 'ready');
         assert.ok(!(await page.locator('#gpus-panel').isVisible()), 'another change: the table goes');
+    });
+
+    await check('27 dark mode: prefers-color-scheme dark themes the page and its charts; axe clean; chart text readable', async () => {
+        const c2 = await newContext(browser, { colorScheme: 'dark' });
+        const p = await c2.newPage();
+        watch(p, 'dark');
+        await p.goto(`${base}/?model=llama3-70b&gpus=64&pp=4&gpu=h100-sxm&zero=1&recompute=full&gpu_hour_usd=2`);
+        await p.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        await settled(p);
+        await p.waitForTimeout(250);
+        /* WCAG relative luminance and contrast, of computed rgb() colours */
+        const seen = await p.evaluate(() => {
+            const rgb = (c) => (c.match(/[\d.]+/g) || []).slice(0, 3).map(Number);
+            const lum = (c) => {
+                const [r, g, b] = rgb(c).map((v) => v / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+                return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+            };
+            const ratio = (a, b) => (Math.max(lum(a), lum(b)) + 0.05) / (Math.min(lum(a), lum(b)) + 0.05);
+            const low = [];
+            for (const svg of document.querySelectorAll('.chart svg')) {
+                if (!svg.getClientRects().length) continue;
+                const bg = getComputedStyle(svg).backgroundColor;
+                for (const t of svg.querySelectorAll('text')) {
+                    const r = ratio(getComputedStyle(t).fill, bg);
+                    if (r < 4.5) low.push(`#${svg.id} "${t.textContent}" ${getComputedStyle(t).fill} on ${bg}: ${r.toFixed(2)}`);
+                }
+            }
+            return { page: lum(getComputedStyle(document.documentElement).backgroundColor), text: lum(getComputedStyle(document.body).color),
+                charts: document.querySelectorAll('.chart svg text').length, low };
+        });
+        assert.ok(seen.page < 0.03 && seen.text > 0.6, `dark background ${seen.page}, light text ${seen.text}`);
+        assert.ok(seen.charts > 50, `${seen.charts} chart texts`);
+        assert.deepEqual(seen.low, [], 'every chart text at 4.5:1 or more on its chart');
+        await auditState(p, 'dark');
+        await c2.close();
     });
 
     await check('27: no console errors, page errors or CSP violations', async () => {
