@@ -290,6 +290,51 @@ static void copy_notes(ts_check_result *r, const json_t *answer)
     }
 }
 
+/* The run gates on /v1/plan's answer: compute.goodput's days and cost
+ * (with checkpoint writes, failures and restarts: the issue 28 gate, as
+ * search's max_days / max_cost) against r->max_days / r->max_cost.  The
+ * outcome is appended to the summary at at. */
+static ts_check_verdict judge_run(const json_t *a, ts_check_result *r, size_t at)
+{
+    const json_t *g = ts_report_get(a, "compute.goodput");
+    const char *dh = json_string_value(ts_report_get(g, "wall_seconds.human"));
+    const char *ch = json_string_value(ts_report_get(g, "human.cost_usd"));
+    char *s = r->summary + at;
+    size_t room = sizeof r->summary - at;
+    bool over_days, over_cost;
+
+    r->days = ts_report_num(g, "wall_days");
+    r->cost = ts_report_num(g, "cost_usd");
+    if (!isfinite(r->days) || !isfinite(r->cost) || dh == NULL || ch == NULL) {
+        snprintf(r->summary, sizeof r->summary,
+                 "the answer has no compute.goodput wall_days / cost_usd for --max-days / --max-cost");
+        return TS_CHECK_ERROR;
+    }
+    if (r->max_cost > 0 && !(ts_report_num(a, "inputs.gpu_hour_usd") > 0)) {
+        r->field = "/max_cost";
+        snprintf(r->summary, sizeof r->summary,
+                 "max_cost needs a price: give gpu_hour_usd, --gpu-hour-usd (field /max_cost)");
+        return TS_CHECK_REJECTED;
+    }
+    over_days = r->max_days > 0 && r->days > r->max_days;
+    over_cost = r->max_cost > 0 && r->cost > r->max_cost;
+    if (over_days || over_cost) {
+        char days[96] = "", cost[96] = "";
+
+        if (over_days)
+            snprintf(days, sizeof days, "takes %s (%.6g days), over max_days %.6g", dh, r->days,
+                     r->max_days);
+        if (over_cost)
+            snprintf(cost, sizeof cost, "costs %s, over max_cost %.6g USD", ch, r->max_cost);
+        snprintf(s, room, ", but the run with failures %s%s%s", days,
+                 over_days && over_cost ? " and " : "", cost);
+        return TS_CHECK_NO;
+    }
+    snprintf(s, room, "; the run with failures takes %s%s%s", dh,
+             r->max_cost > 0 ? " and costs " : "", r->max_cost > 0 ? ch : "");
+    return TS_CHECK_FITS;
+}
+
 ts_check_verdict ts_check_judge(double margin, const json_t *a, ts_check_result *r,
                                 FILE *rep)
 {
@@ -325,12 +370,16 @@ ts_check_verdict ts_check_judge(double margin, const json_t *a, ts_check_result 
     ts_fmt_human(al, sizeof al, r->allowed, TS_FMT_BYTES, "B");
     ts_fmt_human(gap, sizeof gap, fabs(r->allowed - r->total), TS_FMT_BYTES, "B");
     if (fits && r->total <= r->allowed) {
-        snprintf(r->summary, sizeof r->summary,
-                 "fits with a %.4g%% margin: %s per GPU (worst stage %.0f) of %s allowed "
-                 "(%s HBM), %s to spare", margin * 100, t, worst, al, h, gap);
+        int n = snprintf(r->summary, sizeof r->summary,
+                         "fits with a %.4g%% margin: %s per GPU (worst stage %.0f) of %s allowed "
+                         "(%s HBM), %s to spare", margin * 100, t, worst, al, h, gap);
+        ts_check_verdict v = TS_CHECK_FITS;
+
+        if (r->max_days > 0 || r->max_cost > 0)
+            v = judge_run(a, r, n > 0 && (size_t)n < sizeof r->summary ? (size_t)n : 0);
         if (rep != NULL)
-            fprintf(rep, "PASS: %s\n", r->summary);
-        return TS_CHECK_FITS;
+            fprintf(rep, "%s: %s\n", v == TS_CHECK_FITS ? "PASS" : "FAIL", r->summary);
+        return v;
     }
     if (fits)
         snprintf(r->summary, sizeof r->summary,
@@ -395,6 +444,32 @@ static void judge_problem(const ts_http_response *resp, ts_check_result *r)
              r->field ? r->field : "", r->field ? ")" : "");
 }
 
+/* max_days / max_cost of the plan (a file's member or --max-days /
+ * --max-cost): taken out of the request, which /v1/memory and /v1/plan
+ * do not take (they are search's members), and held against the plan's
+ * compute.goodput.  Ranges as core/ts_fields.def gives them. */
+static int take_gate(json_t *plan, const char *key, double max, double *out,
+                     ts_check_result *r)
+{
+    const json_t *v = json_object_get(plan, key);
+    double x;
+
+    *out = 0;
+    if (v == NULL)
+        return 0;
+    x = json_number_value(v);
+    if (!json_is_number(v) || !(x >= 0 && x <= max)) {
+        r->verdict = TS_CHECK_REJECTED;
+        r->field = key[4] == 'd' ? "/max_days" : "/max_cost";
+        snprintf(r->summary, sizeof r->summary,
+                 "%s must be a number in [0, %g], 0 for no limit (field %s)", key, max, r->field);
+        return -1;
+    }
+    *out = x;
+    json_object_del(plan, key);
+    return 0;
+}
+
 static void check_one(const ts_check_opts *o, const ts_conn *conn, json_t *const *imports,
                       const json_t *run_opts, const ts_check_src *plan_src,
                       ts_check_result *r)
@@ -405,12 +480,20 @@ static void check_one(const ts_check_opts *o, const ts_conn *conn, json_t *const
     char *body = NULL;
     FILE *rep = NULL;
     double t0 = now_s();
+    bool gated;
 
     r->file = plan_src != NULL ? plan_src->path : NULL;
     r->total = r->allowed = r->hbm = r->worst_stage = NAN;
+    r->days = r->cost = NAN;
     plan = build_request(plan_src, imports, run_opts, r);
     if (plan == NULL)
         goto done;
+    if (take_gate(plan, "max_days", 1e12, &r->max_days, r) != 0 ||
+        take_gate(plan, "max_cost", 1e18, &r->max_cost, r) != 0) {
+        json_decref(plan);
+        goto done;
+    }
+    gated = r->max_days > 0 || r->max_cost > 0;
     body = json_dumps(plan, JSON_COMPACT);
     json_decref(plan);
     if (body == NULL) {
@@ -418,7 +501,7 @@ static void check_one(const ts_check_opts *o, const ts_conn *conn, json_t *const
         snprintf(r->summary, sizeof r->summary, "out of memory");
         goto done;
     }
-    if (ts_conn_request(conn, "POST", o->estimate ? "/v1/plan" : "/v1/memory", body,
+    if (ts_conn_request(conn, "POST", o->estimate || gated ? "/v1/plan" : "/v1/memory", body,
                         &resp, &herr) != TS_HTTP_OK) {
         r->verdict = TS_CHECK_ERROR;
         snprintf(r->summary, sizeof r->summary, "%s", herr.text);

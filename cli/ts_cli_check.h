@@ -8,6 +8,10 @@
  * POST /v1/memory (check) or POST /v1/plan (estimate) and fits when the
  * worst pipeline stage fits with the margin:
  *     memory.total <= (1 - margin) * memory.hbm_bytes   (and memory.fits)
+ * With max_days / max_cost (--max-days, --max-cost, or members of the
+ * plan; taken out of the request, which goes to POST /v1/plan) it also
+ * passes only when the run with checkpoints and failures is within them:
+ *     compute.goodput.wall_days <= max_days, compute.goodput.cost_usd <= max_cost
  * Exit status, worst over all plans (the verdict's number):
  * 0 every plan fits with the margin, 1 one does not, 2 one was rejected
  * (a 4xx answer, or a plan or config file that cannot be read), 3 no
@@ -90,6 +94,10 @@ typedef struct ts_check_result {
     const char *field;          /* rejected: the problem's JSON pointer, or NULL */
     /* the verdict's figures (NAN when there is no answer) */
     double total, allowed, hbm, worst_stage;
+    /* The run gates (0: none), set before ts_check_judge, and the run's
+     * days and cost with failures it read (NAN when not gated). */
+    double max_days, max_cost;
+    double days, cost;
     double seconds;
 } ts_check_result;
 
@@ -132,7 +140,9 @@ bool ts_check_parse_margin(const char *s, double *out);
 
 /* Verdict on an answer that carries "memory" (/v1/memory or /v1/plan):
  * fills r's figures and summary, writes the check's text report to rep
- * (NULL: none).  TS_CHECK_ERROR when the answer has no memory figures. */
+ * (NULL: none).  TS_CHECK_ERROR when the answer has no memory figures.
+ * With r->max_days or r->max_cost > 0 the answer is /v1/plan's and its
+ * compute.goodput must be within them too (TS_CHECK_ERROR without it). */
 ts_check_verdict ts_check_judge(double margin, const json_t *answer,
                                 ts_check_result *r, FILE *rep);
 

@@ -32,8 +32,11 @@ const ts_cli_cmd ts_cli_cmds[TS_CMD_COUNT] = {
         "\"hf_config\": \"configs/x.json\" names a file next to the plan, which is\n"
         "read and sent inline); the command line's imports and run options go on\n"
         "top of each.  A plan fits when memory.total <= (1 - margin) x\n"
-        "memory.hbm_bytes.  Without a plan file the run options alone are one\n"
-        "plan.  The exit status is the worst over all plans.",
+        "memory.hbm_bytes; with --max-days / --max-cost (or max_days / max_cost\n"
+        "in the plan) its run with checkpoint writes, failures and restarts\n"
+        "(POST /v1/plan, compute.goodput) must also be within them.  Without a\n"
+        "plan file the run options alone are one plan.  The exit status is the\n"
+        "worst over all plans.",
         PLAN_FORMATS, true },
     [TS_CMD_SEARCH] = {
         "search", "[RUN OPTIONS] [PLAN.json]",

@@ -81,18 +81,23 @@ static void write_file(const char *path, const char *text)
     th_write_file(path, NULL, text);
 }
 
-/* POST body to /v1/memory; the parsed 200 answer. */
-static json_t *memory(json_t *body)
+/* POST body to route; the parsed 200 answer. */
+static json_t *post_to(const char *route, json_t *body)
 {
     char *text = json_dumps(body, JSON_COMPACT);
-    th_resp resp = th_post(th_shared.port, "/v1/memory", text);
+    th_resp resp = th_post(th_shared.port, route, text);
     json_t *a;
 
-    ck_assert_msg(resp.status == 200, "memory: %ld %s", resp.status, resp.body);
+    ck_assert_msg(resp.status == 200, "%s: %ld %s", route, resp.status, resp.body);
     a = th_json_parse(resp.body, resp.len);
     th_resp_free(&resp);
     free(text);
     return a;
+}
+
+static json_t *memory(json_t *body)
+{
+    return post_to("/v1/memory", body);
 }
 
 static json_t *plan(const char *rel)
@@ -187,6 +192,90 @@ START_TEST(exit_codes)
     json_decref(b);
     json_decref(fits_plan);
     json_decref(nofit_plan);
+}
+END_TEST
+
+/* Issue 28: --max-days / --max-cost (or max_days / max_cost in the plan)
+ * hold the run with checkpoint writes, failures and restarts: /v1/plan's
+ * compute.goodput, one point either side of its days and cost; a limit
+ * between the failure-free days and those fails.  The API's /v1/plan
+ * answer is the oracle. */
+START_TEST(run_gates)
+{
+    json_t *p = plan("plans/llama3-8b-zero3.json");
+    json_t *a;
+    double days, free_days, cost;
+    char lo[64], hi[64], mid[64], clo[64], chi[64], file[320];
+    run_out r;
+
+    json_object_set_new(p, "gpu_hour_usd", json_real(2.5));
+    a = post_to("/v1/plan", p);
+    days = th_json_num(a, "compute.goodput.wall_days");
+    free_days = th_json_num(a, "compute.wall_days");
+    cost = th_json_num(a, "compute.goodput.cost_usd");
+    ck_assert_msg(days > free_days * 1.001 && cost > 0, "%g days, %g failure-free", days, free_days);
+    snprintf(lo, sizeof lo, "%.17g", days * 0.9999);
+    snprintf(hi, sizeof hi, "%.17g", days * 1.0001);
+    snprintf(mid, sizeof mid, "%.17g", (days + free_days) / 2);
+    snprintf(clo, sizeof clo, "%.17g", cost * 0.9999);
+    snprintf(chi, sizeof chi, "%.17g", cost * 1.0001);
+
+    r = check((const char *[]){ dpath("plans/llama3-8b-zero3.json"), "--gpu-hour-usd", "2.5",
+                                "--max-days", hi, "--max-cost", chi, NULL });
+    ck_assert_msg(r.code == 0, "exit %d: %s%s", r.code, r.out, r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "PASS: fits"));
+    ck_assert_ptr_nonnull(strstr(r.out, "the run with failures takes"));
+    run_free(&r);
+    /* Longer than the failure-free run allows, shorter than with failures. */
+    r = check((const char *[]){ dpath("plans/llama3-8b-zero3.json"), "--max-days", mid, NULL });
+    ck_assert_msg(r.code == 1, "exit %d: %s%s", r.code, r.out, r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "FAIL: fits"));
+    ck_assert_ptr_nonnull(strstr(r.out, "over max_days"));
+    run_free(&r);
+    r = check((const char *[]){ dpath("plans/llama3-8b-zero3.json"), "--max-days", lo, NULL });
+    ck_assert_msg(r.code == 1, "exit %d: %s%s", r.code, r.out, r.err);
+    run_free(&r);
+    r = check((const char *[]){ dpath("plans/llama3-8b-zero3.json"), "--gpu-hour-usd", "2.5",
+                                "--max-cost", clo, NULL });
+    ck_assert_msg(r.code == 1, "exit %d: %s%s", r.code, r.out, r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "over max_cost"));
+    run_free(&r);
+    /* estimate holds the same gates. */
+    {
+        const char *argv[] = { getenv("TS_CLI"), "--url", url, "estimate",
+                               dpath("plans/llama3-8b-zero3.json"), "--max-days", lo, NULL };
+
+        r = run_argv(argv, false);
+        ck_assert_msg(r.code == 1, "exit %d: %s%s", r.code, r.out, r.err);
+        run_free(&r);
+    }
+    /* The gates as members of a plan file. */
+    snprintf(file, sizeof file, "%s/gated.json", tmpdir);
+    json_object_set_new(p, "max_days", json_real(days * 0.9999));
+    ck_assert_int_eq(json_dump_file(p, file, 0), 0);
+    r = check((const char *[]){ file, NULL });
+    ck_assert_msg(r.code == 1, "exit %d: %s%s", r.code, r.out, r.err);
+    run_free(&r);
+    json_object_set_new(p, "max_days", json_real(days * 1.0001));
+    ck_assert_int_eq(json_dump_file(p, file, 0), 0);
+    r = check((const char *[]){ file, NULL });
+    ck_assert_msg(r.code == 0, "exit %d: %s%s", r.code, r.out, r.err);
+    run_free(&r);
+    /* Refused, naming the field: a negative limit; a cost without a price. */
+    json_object_set_new(p, "max_days", json_real(-1));
+    ck_assert_int_eq(json_dump_file(p, file, 0), 0);
+    r = check((const char *[]){ file, NULL });
+    ck_assert_msg(r.code == 2, "exit %d: %s%s", r.code, r.out, r.err);
+    ck_assert_ptr_nonnull(strstr(r.err, "max_days must be"));
+    ck_assert_ptr_nonnull(strstr(r.err, "(field /max_days)"));
+    run_free(&r);
+    r = check((const char *[]){ dpath("plans/llama3-8b-zero3.json"), "--max-cost", "1e6", NULL });
+    ck_assert_msg(r.code == 2, "exit %d: %s%s", r.code, r.out, r.err);
+    ck_assert_ptr_nonnull(strstr(r.err, "needs a price"));
+    ck_assert_ptr_nonnull(strstr(r.err, "(field /max_cost)"));
+    run_free(&r);
+    json_decref(a);
+    json_decref(p);
 }
 END_TEST
 
@@ -600,6 +689,7 @@ int main(void)
     tcase_add_test(tc, units);
     tcase_add_test(tc, exit_codes);
     tcase_add_test(tc, margin);
+    tcase_add_test(tc, run_gates);
     tcase_add_test(tc, many_plans);
     tcase_add_test(tc, imports_and_stages);
     tcase_add_test(tc, imports_everywhere);
