@@ -85,7 +85,8 @@ typedef enum ts_json_bind {
     TS_BIND_MAX_GPUS,
     TS_BIND_NUM_OPT,    /* double in ts_run at off; null or absent = 0 = "not given" */
     TS_BIND_SEARCH,     /* search extras: into ts_api_req.search */
-    TS_BIND_BUDGET      /* budget extras: into ts_api_req.budget */
+    TS_BIND_BUDGET,     /* budget extras: into ts_api_req.budget */
+    TS_BIND_LORA_TARGETS /* LoRA target names onto the run's bit set (core/ts_lora.c) */
 } ts_json_bind;
 
 typedef struct ts_json_field {

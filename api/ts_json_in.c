@@ -67,6 +67,7 @@
 #define TS_JOFF_MAX_GPUS(m) 0
 #define TS_JOFF_SEARCH(m) 0
 #define TS_JOFF_BUDGET(m) 0
+#define TS_JOFF_LORA_TARGETS(m) 0
 #define TS_FLAG(flags, f) (((flags) & (f)) != 0)
 
 const ts_json_field ts_json_fields[TS_FI_COUNT] = {
@@ -97,6 +98,7 @@ const ts_json_field ts_json_fields[TS_FI_COUNT] = {
 #define TS_JTYPEOK_MAX_GPUS(m) 1
 #define TS_JTYPEOK_SEARCH(m) 1
 #define TS_JTYPEOK_BUDGET(m) 1
+#define TS_JTYPEOK_LORA_TARGETS(m) _Generic(((ts_run *)0)->m, unsigned: 1, default: 0)
 #define TS_FIELD(ID, NAME, TYPE, SET, LO, HI, FLAGS, BIND, MEMBER, DEF, CHECK, ...) \
     _Static_assert(TS_JTYPEOK_##BIND(MEMBER), "ts_fields.def: " NAME ": " #BIND " does not fit the type of " #MEMBER);
 #include "ts_fields.def"
@@ -119,6 +121,7 @@ const ts_json_field ts_json_fields[TS_FI_COUNT] = {
 #define TS_REQ_DEF_SOLVE(d)
 #define TS_REQ_DEF_SEARCH(d)
 #define TS_REQ_DEF_BUDGET(d)
+#define TS_REQ_DEF_LORA_TARGETS(d)
 
 const ts_api_field *ts_api_request_field(size_t i)
 {
@@ -674,6 +677,40 @@ static int apply_preset(ts_run *r, const json_t *v, const ts_catalogue_entry *ca
     return 0;
 }
 
+/* lora_targets: the names onto the run's bit set; an unknown name is a
+ * 400 that names it (cut at a character boundary) and lists the valid. */
+static int apply_lora_targets(ts_run *r, const json_t *v, ts_api_err *err)
+{
+    const char *s;
+    size_t len, at = 0, bl = 0;
+    unsigned set = 0;
+    char item[80], got[96];
+
+    if (v == NULL)
+        return 0;
+    s = json_string_value(v);
+    len = json_string_length(v);
+    if (memchr(s, '\0', len) != NULL || ts_lora_targets_parse(s, len, &set, &at, &bl) != 0) {
+        size_t n = bl < sizeof item - 1 ? bl : sizeof item - 1;
+
+        memcpy(item, s + at, n);
+        item[n] = '\0';
+        quote_short(got, sizeof got, item, 64);
+        if (memchr(s, '\0', len) == NULL && bl == len && at == 0 && strstr(s, "query_key_value") != NULL)
+            ts_api_err_set(err, "invalid-value", "/lora_targets",
+                           "lora_targets mixes query_key_value (a fused q, k, v) with q_proj, "
+                           "k_proj or v_proj: a model has one or the other");
+        else
+            ts_api_err_set(err, "invalid-value", "/lora_targets",
+                           "lora_targets: \"%s\" is not a target; give all-linear, peft-default "
+                           "or names joined by commas from q_proj, k_proj, v_proj, o_proj, "
+                           "gate_proj, up_proj, down_proj, query_key_value", got);
+        return -1;
+    }
+    r->lora_targets = set;
+    return 0;
+}
+
 static int apply_gpu(ts_run *r, const json_t *v, ts_api_err *err)
 {
     const ts_gpu *g;
@@ -748,6 +785,8 @@ static void store(const ts_json_field *b, const json_t *v, ts_api_req *req)
         break; /* search_seed() reads them */
     case TS_BIND_BUDGET:
         break; /* budget_seed() reads them */
+    case TS_BIND_LORA_TARGETS:
+        break; /* apply_lora_targets() parses it, with its error */
     case TS_BIND_PRESET:
     case TS_BIND_GPU:
     case TS_BIND_HBM:
@@ -1206,6 +1245,8 @@ static int parse_body(const char *body, size_t len, ts_json_mode mode,
     for (i = 0; i < TS_FI_COUNT; i++)
         if (given[i] != NULL)
             store(&ts_json_fields[i], given[i], req);
+    if (apply_lora_targets(&req->run, given[TS_FI_LORA_TARGETS], err) != 0)
+        goto out;
 
     /* Defaults that follow other members (docs/formulas.md): grads and
      * compute follow the weight precision, master weights are on unless

@@ -166,6 +166,13 @@ static void put_inputs(ts_jw *w, const char *key, const ts_run *r, const bool *k
         case TS_BIND_GPU:
             ts_jw_strl_(w, name, nl, r->gpu.id, strnlen(r->gpu.id, sizeof r->gpu.id));
             break;
+        case TS_BIND_LORA_TARGETS: {
+            char t[128];
+            size_t tl = ts_lora_targets_text(r->lora_targets, t, sizeof t);
+
+            ts_jw_strl_(w, name, nl, t, tl < sizeof t ? tl : sizeof t - 1);
+            break;
+        }
         case TS_BIND_HBM:
             ts_jw_num_(w, name, nl, r->gpu.hbm_bytes / 1e9);
             break;

@@ -112,6 +112,7 @@ typedef enum ts_optimizer {
     TS_OPT_SGD_MOMENTUM,  /* one fp32 buffer */
     TS_OPT_ADAFACTOR,     /* factored second moment, no momentum */
     TS_OPT_LION,          /* one fp32 momentum buffer */
+    TS_OPT_PAGED_ADAM8BIT, /* bitsandbytes paged_adamw_8bit: large states in CUDA managed memory */
     TS_OPT_COUNT
 } ts_optimizer;
 
@@ -144,6 +145,19 @@ typedef enum ts_pp_schedule {
     TS_PP_COUNT
 } ts_pp_schedule;
 
+/* LoRA target projections (PEFT LoraConfig.target_modules), a bit set
+ * over the matrices of a layer (core/ts_lora.c parses the names). */
+#define TS_LORA_Q     1u   /* q_proj */
+#define TS_LORA_K     2u   /* k_proj */
+#define TS_LORA_V     4u   /* v_proj */
+#define TS_LORA_O     8u   /* o_proj */
+#define TS_LORA_GATE  16u  /* gate_proj */
+#define TS_LORA_UP    32u  /* up_proj (fc1 of a two-matrix MLP) */
+#define TS_LORA_DOWN  64u  /* down_proj (fc2) */
+#define TS_LORA_QKV   128u /* query_key_value: one fused q, k, v matrix (GPT-NeoX, Falcon, BLOOM) */
+#define TS_LORA_ALL_LINEAR 127u /* PEFT "all-linear": every linear of the layers, not the output head */
+#define TS_LORA_PEFT_DEFAULT (TS_LORA_Q | TS_LORA_V) /* PEFT's default for llama, mistral, qwen2, gemma */
+
 /* Storage of frozen base weights under LoRA / QLoRA. */
 typedef enum ts_quant {
     TS_QUANT_BF16 = 0,    /* 2 bytes */
@@ -173,6 +187,17 @@ const char *ts_pp_schedule_name(ts_pp_schedule s);
 const char *ts_quant_name(ts_quant q);
 const char *ts_norm_name(ts_norm n);
 double ts_quant_bytes(ts_quant q); /* 2, 1, 0.5 + scales */
+
+/* LoRA targets (core/ts_lora.c).  parse: "all-linear", "peft-default" or
+ * names joined by commas (q_proj, k_proj, v_proj, o_proj, gate_proj,
+ * up_proj, down_proj, query_key_value), spaces around them ignored; 0
+ * and the set, or -1 with the offset and length of the first item that
+ * is not one (or of the whole text when query_key_value is mixed with
+ * q/k/v_proj).  text: the canonical form ("all-linear", else the names
+ * in the order above), NUL-terminated, cut to n; its full length. */
+int ts_lora_targets_parse(const char *s, size_t len, unsigned *out, size_t *bad_at,
+                          size_t *bad_len);
+size_t ts_lora_targets_text(unsigned set, char *buf, size_t n);
 
 /* ------------------------------------------------------------------ */
 /* GPU catalogue                                                       */
@@ -351,7 +376,8 @@ typedef struct ts_run {
     ts_optimizer optimizer;
     double trainable_fraction;      /* (0,1]; LoRA-style frozen rest costs weights only */
     ts_precision optimizer_precision; /* fp32 (default) or bf16 (pure-bf16 AdamW) states */
-    int64_t lora_rank;              /* 0 = no adapters; else LoRA on attention + MLP matrices */
+    int64_t lora_rank;              /* 0 = no adapters; else LoRA on the lora_targets matrices */
+    unsigned lora_targets;          /* TS_LORA_* bits; default TS_LORA_ALL_LINEAR */
     ts_quant frozen_precision;      /* storage of the frozen base under LoRA */
 
     /* the work */
@@ -488,6 +514,7 @@ typedef struct ts_mem_stage {
     ts_phase peak_phase;
     double headroom;
     double host_share;             /* this stage's parameters after ZeRO sharding (offload) */
+    double paged;                  /* paged 8-bit optimizer states (CUDA managed memory), in overhead */
     bool fits;
 } ts_mem_stage;
 

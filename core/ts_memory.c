@@ -47,6 +47,14 @@ const char *ts_phase_name(ts_phase p)
     return (unsigned)p < TS_PHASE_COUNT ? ts_phase_names[p] : "unknown";
 }
 
+/* bitsandbytes 8-bit optimizers quantise each state block-wise, one fp32
+ * absmax per 2048 elements (bitsandbytes optimizer.py@06029dd6,
+ * Optimizer2State.init_state); the paged variants put the states of
+ * tensors of 1e5 elements or more in CUDA managed memory (get_state_buffer:
+ * F.get_paged), which the caching allocator does not see. */
+#define TS_MEM_BNB_BLOCK 2048.0
+#define TS_MEM_BNB_PAGED_MIN 1e5
+
 typedef struct ts_mem_opt {
     double bpp;                /* optimizer state bytes per trainable param */
     const char *assumptions;
@@ -70,8 +78,14 @@ static ts_mem_opt ts_mem_optimizer(const ts_run *run, const ts_params *p)
                                  : "Adam/AdamW: m and v in bf16 (pure bf16), 4 B per trainable param";
         break;
     case TS_OPT_ADAM8BIT:
-        r.bpp = 2;
-        r.assumptions = "8-bit Adam (bitsandbytes): m and v 1 byte each; block scales ignored";
+        r.bpp = 2.0 + 8.0 / TS_MEM_BNB_BLOCK;
+        r.assumptions = "8-bit Adam (bitsandbytes): m and v 1 byte each + one fp32 absmax per 2048";
+        break;
+    case TS_OPT_PAGED_ADAM8BIT:
+        r.bpp = 2.0 + 8.0 / TS_MEM_BNB_BLOCK;
+        r.assumptions = "paged 8-bit AdamW (bitsandbytes): m and v 1 byte each + one fp32 absmax per 2048; "
+                        "states of tensors >= 1e5 elements in CUDA managed memory: counted under runtime "
+                        "(and the total), not in optimizer, allocated or reserved";
         break;
     case TS_OPT_SGD:
         r.assumptions = "plain SGD keeps no state";
@@ -258,6 +272,7 @@ typedef struct ts_mem_ctx {
     bool lora;                     /* LoRA adapters train, the base is frozen */
     double lora_layer;             /* adapter params per layer on one GPU */
     double frozen_b;               /* bytes per frozen base param */
+    double paged_frac;             /* of the optimizer state: in CUDA managed memory (paged 8-bit) */
     double opt_bpp;                /* optimizer state bytes per trained param */
 } ts_mem_ctx;
 
@@ -349,7 +364,7 @@ static void ts_mem_stage_eval(const ts_mem_ctx *c, int64_t i, int64_t start, ts_
     bool first = i == 0, last = i == r->pp - 1;
     bool fsdp = r->framework == TS_FW_FSDP, ds = r->framework == TS_FW_DEEPSPEED;
     bool pytorch_opt = r->framework != TS_FW_MEGATRON;
-    double n, nd_l, dense, expert, share, W, G, M, O;
+    double n, nd_l, dense, expert, share, W, G, M, O, Op;
     double fl, saved, fwd_ws, bwd_ws, loss_ws, layer_p, persist, grads_live;
     double ph[TS_PHASE_COUNT] = { 0 };
     double reserve = 0;
@@ -417,6 +432,10 @@ static void ts_mem_stage_eval(const ts_mem_ctx *c, int64_t i, int64_t start, ts_
     }
     if (r->offload_params)
         W = 0;
+    /* Paged 8-bit states live in managed memory: on the GPU (the total,
+     * nvidia-smi) but never in the caching allocator's figures. */
+    Op = O * c->paged_frac;
+    O -= Op;
 
     /* Framework buffers.  persist: held through forward and backward. */
     persist = 0;
@@ -534,6 +553,7 @@ static void ts_mem_stage_eval(const ts_mem_ctx *c, int64_t i, int64_t start, ts_
     st->weights = W;
     st->master = M;
     st->optimizer = O;
+    st->paged = Op;
     switch (peak) {
     case TS_PHASE_LOSS:
         st->grads = grads_live;
@@ -559,8 +579,8 @@ static void ts_mem_stage_eval(const ts_mem_ctx *c, int64_t i, int64_t start, ts_
         st->buffers = persist + fwd_ws;
         break;
     }
-    st->overhead = reserve + r->overhead_gib * TS_MEM_GIB;
-    st->total = st->reserved_peak + r->overhead_gib * TS_MEM_GIB;
+    st->overhead = reserve + r->overhead_gib * TS_MEM_GIB + Op;
+    st->total = st->reserved_peak + r->overhead_gib * TS_MEM_GIB + Op;
     st->headroom = r->gpu.hbm_bytes - st->total;
     st->fits = st->total <= r->gpu.hbm_bytes;
 }
@@ -642,9 +662,42 @@ static void ts_mem_context(const ts_run *run, const ts_params *p, ts_mem_ctx *c,
         double h = (double)m->hidden, F = (double)m->ffn, r = (double)run->lora_rank;
         double kvd = (double)m->kv_heads * h / (double)m->heads;
         double E = m->experts > 1 ? (double)m->experts : 1.0;
-        double attn = r * ((h + h) + (h + kvd) * 2.0 + (h + h)); /* q, k, v, o */
-        double mlp = r * E * (m->gated ? 3.0 : 2.0) * (h + F);
+        unsigned tg = run->lora_targets;
+        /* A (r x in) and B (out x r) on each targeted matrix; a
+         * two-matrix MLP has no gate (up_proj, down_proj are fc1, fc2). */
+        double attn = r * (((tg & TS_LORA_Q) ? h + h : 0) + ((tg & TS_LORA_K) ? h + kvd : 0) +
+                           ((tg & TS_LORA_V) ? h + kvd : 0) + ((tg & TS_LORA_O) ? h + h : 0) +
+                           ((tg & TS_LORA_QKV) ? h + h + 2.0 * kvd : 0));
+        double mlp = r * E * ((m->gated && (tg & TS_LORA_GATE) ? h + F : 0) +
+                              ((tg & TS_LORA_UP) ? h + F : 0) + ((tg & TS_LORA_DOWN) ? F + h : 0));
         double adapters = (attn + mlp) * (double)m->layers;
+        /* Paged 8-bit states: the adapters' A and B tensors of 1e5
+         * elements or more (r in, r out). */
+        double paged = 0;
+
+        if (run->optimizer == TS_OPT_PAGED_ADAM8BIT) {
+            const double in_out[][3] = {
+                { TS_LORA_Q, h, h }, { TS_LORA_K, h, kvd }, { TS_LORA_V, h, kvd },
+                { TS_LORA_O, h, h }, { TS_LORA_QKV, h, h + 2.0 * kvd },
+            };
+            size_t j;
+
+            for (j = 0; j < sizeof in_out / sizeof in_out[0]; j++) {
+                if (!(tg & (unsigned)in_out[j][0]))
+                    continue;
+                paged += (r * in_out[j][1] >= TS_MEM_BNB_PAGED_MIN ? r * in_out[j][1] : 0) +
+                         (r * in_out[j][2] >= TS_MEM_BNB_PAGED_MIN ? r * in_out[j][2] : 0);
+            }
+            if (r * h >= TS_MEM_BNB_PAGED_MIN || r * F >= TS_MEM_BNB_PAGED_MIN) {
+                double per = (r * h >= TS_MEM_BNB_PAGED_MIN ? r * h : 0) +
+                             (r * F >= TS_MEM_BNB_PAGED_MIN ? r * F : 0);
+                double nmlp = (m->gated && (tg & TS_LORA_GATE) ? 1.0 : 0) +
+                              ((tg & TS_LORA_UP) ? 1.0 : 0) + ((tg & TS_LORA_DOWN) ? 1.0 : 0);
+
+                paged += E * nmlp * per;
+            }
+            c->paged_frac = attn + mlp > 0 ? paged / (attn + mlp) : 0;
+        }
         double linear = p->total - p->embedding - p->output_head;
 
         c->lora_layer = (attn + mlp) / t;
@@ -663,6 +716,9 @@ static void ts_mem_context(const ts_run *run, const ts_params *p, ts_mem_ctx *c,
     out->bpp_optimizer = c->f * opt.bpp;
     out->bpp_total = out->bpp_weights + out->bpp_grads + out->bpp_master + out->bpp_optimizer;
     c->opt_bpp = opt.bpp;
+    /* Full training: every matrix has far more than 1e5 elements. */
+    if (!c->lora && run->optimizer == TS_OPT_PAGED_ADAM8BIT)
+        c->paged_frac = 1.0;
     c->bw = out->bpp_weights;
     c->bg = out->bpp_grads;
     c->bm = out->bpp_master;
@@ -906,10 +962,13 @@ ts_status ts_memory_eval(const ts_run *run, const ts_params *p, ts_memory *out,
     ts_term_set(&out->reserved_peak, worst.reserved_peak,
                 "allocated_peak + cached blocks the peak phase cannot reuse + fragmentation * allocated_peak",
                 "caching allocator: at the loss phase the layers' freed working set and the bf16 logits block are too small for the fp32 loss buffers; compare with torch.cuda.max_memory_reserved");
-    ts_term_set(&out->runtime, run->overhead_gib * TS_MEM_GIB, "overhead_gib * 2^30",
-                "CUDA context, cuBLAS workspaces, NCCL communicator buffers: outside the caching allocator");
+    ts_term_set(&out->runtime, run->overhead_gib * TS_MEM_GIB + worst.paged,
+                worst.paged > 0 ? "overhead_gib * 2^30 + paged optimizer states" : "overhead_gib * 2^30",
+                worst.paged > 0
+                    ? "CUDA context, cuBLAS workspaces, NCCL communicator buffers, and the paged 8-bit optimizer states (CUDA managed memory): outside the caching allocator"
+                    : "CUDA context, cuBLAS workspaces, NCCL communicator buffers: outside the caching allocator");
     ts_term_set(&out->overhead, worst.overhead,
-                "(reserved_peak - allocated_peak) + overhead_gib * 2^30",
+                "(reserved_peak - allocated_peak) + runtime",
                 "allocator reserve plus runtime context");
     ts_term_set(&out->total, worst.total,
                 "reserved_peak + runtime context, worst pipeline stage",

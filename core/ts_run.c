@@ -56,6 +56,7 @@
 #define TS_RUN_DEF_MAX_GPUS(m, d)
 #define TS_RUN_DEF_SEARCH(m, d)
 #define TS_RUN_DEF_BUDGET(m, d)
+#define TS_RUN_DEF_LORA_TARGETS(m, d) r->m = (d);
 
 void ts_run_defaults(ts_run *r)
 {
@@ -307,6 +308,14 @@ static ts_status ts_run_check_split(const ts_run *r, bool shape, ts_error *err)
             return ts_error_set(err, TS_EINCOMPAT, "lora_rank",
                                 "lora_rank %lld exceeds hidden %lld",
                                 (long long)r->lora_rank, (long long)m->hidden);
+    }
+    /* The API sets only these sets (ts_lora_targets_parse); a core
+     * caller's own must be one of them too. */
+    if (r->lora_rank > 0 &&
+        (r->lora_targets == 0 || (r->lora_targets & ~(TS_LORA_ALL_LINEAR | TS_LORA_QKV)) != 0 ||
+         ((r->lora_targets & TS_LORA_QKV) && (r->lora_targets & (TS_LORA_Q | TS_LORA_K | TS_LORA_V))))) {
+        return ts_error_set(err, TS_EINVAL, "lora_targets",
+                            "lora_targets %#x is not a set of the layer's matrices", r->lora_targets);
     }
     if ((st = ts_run_check_pipeline(r, shape, err)) != TS_OK)
         return st;

@@ -82,6 +82,8 @@ static int ax_precision(ts_import *im, const ts_import_obj *o, ts_api_err *err)
     return 0;
 }
 
+static int ax_lora_targets(ts_import *im, const ts_import_obj *o, ts_api_err *err);
+
 static int ax_adapter(ts_import *im, const ts_import_obj *o, ts_api_err *err)
 {
     const char *adapter = NULL;
@@ -105,14 +107,87 @@ static int ax_adapter(ts_import *im, const ts_import_obj *o, ts_api_err *err)
         return -1;
     if (ts_import_set_int(im, TS_FI_LORA_RANK, r, TS_SRC_AXOLOTL, AX_PTR "/lora_r", err) != 0)
         return -1;
-    if (strcmp(adapter, "qlora") == 0 || b4)
-        return ts_import_set_str(im, TS_FI_FROZEN_PRECISION, "nf4", TS_SRC_AXOLOTL,
-                                 strcmp(adapter, "qlora") == 0 ? AX_PTR "/adapter"
-                                                               : AX_PTR "/load_in_4bit", err);
-    if (b8)
-        return ts_import_set_str(im, TS_FI_FROZEN_PRECISION, "int8", TS_SRC_AXOLOTL,
-                                 AX_PTR "/load_in_8bit", err);
-    return 0;
+    if (strcmp(adapter, "qlora") == 0 || b4) {
+        if (ts_import_set_str(im, TS_FI_FROZEN_PRECISION, "nf4", TS_SRC_AXOLOTL,
+                              strcmp(adapter, "qlora") == 0 ? AX_PTR "/adapter"
+                                                            : AX_PTR "/load_in_4bit", err) != 0)
+            return -1;
+        return ax_lora_targets(im, o, err);
+    }
+    if (b8 && ts_import_set_str(im, TS_FI_FROZEN_PRECISION, "int8", TS_SRC_AXOLOTL,
+                                AX_PTR "/load_in_8bit", err) != 0)
+        return -1;
+    return ax_lora_targets(im, o, err);
+}
+
+/* lora_target_linear: true adapts every linear (axolotl adds
+ * find_all_linear_names: PEFT's all-linear); lora_target_modules, a list
+ * of module names (or one name), the listed ones (axolotl
+ * src/axolotl/loaders/adapter.py load_lora: the two are joined).  Each
+ * name must be one trainsize models (ts_lora_targets_parse); the error
+ * names its list entry. */
+static int ax_lora_targets(ts_import *im, const ts_import_obj *o, ts_api_err *err)
+{
+    const json_t *mods = json_object_get(o->obj, "lora_target_modules");
+    bool linear = false;
+    unsigned set = 0;
+    char ptr[TS_IMPORT_ORIGIN_LEN], text[160];
+    size_t i;
+    int rc;
+
+    if ((rc = ts_import_bool(o, "lora_target_linear", &linear, err)) < 0)
+        return -1;
+    if (linear)
+        return ts_import_set_str(im, TS_FI_LORA_TARGETS, "all-linear", TS_SRC_AXOLOTL,
+                                 AX_PTR "/lora_target_linear", err);
+    if (mods == NULL || json_is_null(mods))
+        return 0;
+    if (!json_is_array(mods) && !json_is_string(mods)) {
+        ts_api_err_set(err, "invalid-type", AX_PTR "/lora_target_modules",
+                       "lora_target_modules must be a list of module names");
+        return -1;
+    }
+    for (i = 0; i < (json_is_array(mods) ? json_array_size(mods) : 1); i++) {
+        const json_t *v = json_is_array(mods) ? json_array_get(mods, i) : mods;
+        const char *s = json_string_value(v);
+        unsigned one = 0;
+        size_t at = 0, bl = 0;
+
+        snprintf(ptr, sizeof ptr, AX_PTR "/lora_target_modules");
+        if (json_is_array(mods)) {
+            char idx[24];
+
+            snprintf(idx, sizeof idx, "%zu", i);
+            ts_import_ptr_add(ptr, sizeof ptr, idx);
+        }
+        if (s == NULL || memchr(s, '\0', json_string_length(v)) != NULL ||
+            strchr(s, ',') != NULL ||
+            ts_lora_targets_parse(s, json_string_length(v), &one, &at, &bl) != 0 ||
+            one == TS_LORA_ALL_LINEAR) {
+            ts_api_err_set(err, "invalid-value", ptr,
+                           "lora_target_modules: \"%.*s\" is not a module trainsize models; "
+                           "q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, "
+                           "query_key_value are", s != NULL ? ts_utf8_prec(s, 40) : 0,
+                           s != NULL ? s : "");
+            return -1;
+        }
+        set |= one;
+    }
+    if (set == 0)
+        return 0;
+    ts_lora_targets_text(set, text, sizeof text);
+    {
+        unsigned chk = 0;
+        size_t at = 0, bl = 0;
+
+        if (ts_lora_targets_parse(text, strlen(text), &chk, &at, &bl) != 0) {
+            ts_api_err_set(err, "incompatible-options", AX_PTR "/lora_target_modules",
+                           "lora_target_modules mixes query_key_value with q_proj, k_proj or v_proj");
+            return -1;
+        }
+    }
+    return ts_import_set_str(im, TS_FI_LORA_TARGETS, text, TS_SRC_AXOLOTL,
+                             AX_PTR "/lora_target_modules", err);
 }
 
 static int ax_optimizer(ts_import *im, const ts_import_obj *o, ts_api_err *err)
@@ -121,7 +196,7 @@ static int ax_optimizer(ts_import *im, const ts_import_obj *o, ts_api_err *err)
     static const struct { const char *ax, *ours; } map[] = {
         { "adamw_torch", "adamw" }, { "adamw_torch_fused", "adamw" },
         { "adamw_hf", "adamw" }, { "adamw_apex_fused", "adamw" },
-        { "adamw_bnb_8bit", "adam8bit" }, { "paged_adamw_8bit", "adam8bit" },
+        { "adamw_bnb_8bit", "adam8bit" }, { "paged_adamw_8bit", "paged_adam8bit" },
         { "adamw_8bit", "adam8bit" }, { "paged_adamw_32bit", "adamw" },
         { "adafactor", "adafactor" }, { "lion_pytorch", "lion" },
         { "lion_8bit", "lion" }, { "sgd", "sgd" },

@@ -51,7 +51,7 @@ export const REQUEST_FIELDS = [
       label: "Compute precision", advanced: true },
     { name: "master_weights", group: "work", kind: "bool",
       label: "FP32 master weights", advanced: true },
-    { name: "optimizer", group: "work", kind: "enum", options: ["adamw", "adam", "adam8bit", "sgd", "sgd_momentum", "adafactor", "lion", "none"],
+    { name: "optimizer", group: "work", kind: "enum", options: ["adamw", "adam", "adam8bit", "sgd", "sgd_momentum", "adafactor", "lion", "paged_adam8bit", "none"],
       label: "Optimizer" },
     { name: "trainable_fraction", group: "work", kind: "num",
       label: "Trainable fraction (0–1]", advanced: true, fraction: true },

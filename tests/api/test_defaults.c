@@ -51,6 +51,7 @@
 #define DV_SOLVE(d) NAN
 #define DV_PRESET(d) NAN
 #define DV_GPU(d) NAN
+#define DV_LORA_TARGETS(d) NAN
 #define SV_GPU(d) d
 #define SV_PRESET(d) d
 #define SV_INT64(d) NULL
@@ -68,6 +69,9 @@
 #define SV_HBM_GIB(d) NULL
 #define SV_PEAK(d) NULL
 #define SV_SOLVE(d) NULL
+/* A bit set whose text the core writes (ts_lora_targets_text); the
+ * test below checks the two agree. */
+#define SV_LORA_TARGETS(d) "all-linear"
 
 static const double compiled[TS_FI_COUNT] = {
 #define TS_FIELD(ID, NAME, TYPE, SET, LO, HI, FLAGS, BIND, MEMBER, DEF, CHECK, ...) \
@@ -191,6 +195,13 @@ START_TEST(test_def_column_is_what_the_core_stores)
         }
         ck_assert_msg(v == compiled[i], "%s: ts_run_defaults() stores %.17g, DEF is %.17g",
                       f->f.name, v, compiled[i]);
+    }
+    {
+        char t[32];
+
+        ck_assert_uint_eq(r.lora_targets, TS_LORA_ALL_LINEAR);
+        ts_lora_targets_text(r.lora_targets, t, sizeof t);
+        ck_assert_str_eq(t, compiled_str[TS_FI_LORA_TARGETS]);
     }
     {
         ts_search_cfg c;

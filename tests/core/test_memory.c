@@ -95,8 +95,9 @@ static const bpp_case bpps[] = {
     { "adam", TS_OPT_ADAM, TS_PREC_BF16, TS_PREC_BF16, true, 2, 2, 4, 8, 16 },
     /* oracles.md: with fp32 grads 18 (Megatron-LM). */
     { "adamw fp32 grads", TS_OPT_ADAMW, TS_PREC_BF16, TS_PREC_FP32, true, 2, 4, 4, 8, 18 },
-    /* docs/formulas.md: 8-bit Adam m, v 1 byte each -> 2 + 2 + 4 + 2. */
-    { "adam8bit", TS_OPT_ADAM8BIT, TS_PREC_BF16, TS_PREC_BF16, true, 2, 2, 4, 2, 10 },
+    /* bitsandbytes 8-bit: 1 byte per moment + one fp32 absmax per 2048-element
+     * block per moment (optimizer.py@06029dd6 init_state): 2 + 8/2048. */
+    { "adam8bit", TS_OPT_ADAM8BIT, TS_PREC_BF16, TS_PREC_BF16, true, 2, 2, 4, 2 + 8.0 / 2048, 10 + 8.0 / 2048 },
     /* SGD no state: 2 + 2 + 4. */
     { "sgd", TS_OPT_SGD, TS_PREC_BF16, TS_PREC_BF16, true, 2, 2, 4, 0, 8 },
     /* SGD momentum / Lion: one fp32 buffer, 2 + 2 + 4 + 4. */
@@ -341,6 +342,136 @@ START_TEST(test_lora_rank)
     r.frozen_precision = TS_QUANT_NF4;
     ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
     REL_CLOSE(m.weights.value, (0.5 + 1.0 / 64 + 4.0 / 16384) * (P - emb) + 2 * emb + 2 * ad, 1e-9);
+    assert_sane(&m);
+}
+END_TEST
+
+/* PEFT's LoRA on q_proj and v_proj only (its default for Llama), r 32 on
+ * Llama 3.2 3B (h 3072, 24 heads, 8 KV heads, 28 layers): per layer
+ * q 32 (3072 + 3072) = 196608 and v 32 (3072 + 1024) = 131072, times 28
+ * = 9,175,040 adapters: num_trainable_params of peft's
+ * method_comparison/MetaMathQA/results/lora--llama-3.2-3B-rank32.json
+ * (peft@0a179c1e).  One GPU, ZeRO 0: Adam 8 B, master 4 B each. */
+START_TEST(test_lora_targets)
+{
+    ts_run r;
+    ts_memory m;
+    double ad = 9175040.0;
+
+    ts_run_defaults(&r);
+    r.model = (ts_model){ .layers = 28, .hidden = 3072, .heads = 24, .kv_heads = 8, .ffn = 8192,
+                          .vocab = 128256, .gated = true, .tied_embeddings = true };
+    r.gpus = 1;
+    r.zero = 0;
+    r.seq = 768;
+    r.lora_rank = 32;
+    r.lora_targets = TS_LORA_Q | TS_LORA_V;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    REL_CLOSE(m.optimizer.value, 8 * ad, EXACT);
+    REL_CLOSE(m.master.value, 4 * ad, EXACT);
+    /* all-linear at r 16: per layer 16 ((3072 + 3072) + 2 (3072 + 1024)
+     * + (3072 + 3072)) + 16 * 3 (3072 + 8192) = 327680 + 540672, times
+     * 28 = 24,313,856. */
+    r.lora_rank = 16;
+    r.lora_targets = TS_LORA_ALL_LINEAR;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    REL_CLOSE(m.optimizer.value, 8 * 24313856.0, EXACT);
+    /* The MLP alone (gate, up, down), r 10: 10 * 3 * 11264 * 28 = 9,461,760. */
+    r.lora_rank = 10;
+    r.lora_targets = TS_LORA_GATE | TS_LORA_UP | TS_LORA_DOWN;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    REL_CLOSE(m.optimizer.value, 8 * 9461760.0, EXACT);
+    /* A fused query_key_value (GPT-NeoX), r 8: 8 (3072 + 3072 + 2 * 1024)
+     * per layer, 28 layers = 1,835,008. */
+    r.lora_rank = 8;
+    r.lora_targets = TS_LORA_QKV;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    REL_CLOSE(m.optimizer.value, 8 * 1835008.0, EXACT);
+    /* A set the API never makes is refused, not silently empty. */
+    r.lora_targets = 0;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_EINVAL);
+    r.lora_targets = TS_LORA_QKV | TS_LORA_Q;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_EINVAL);
+    r.lora_targets = 256;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_EINVAL);
+}
+END_TEST
+
+/* The names PEFT uses, to the set and back. */
+START_TEST(test_lora_target_names)
+{
+    unsigned set;
+    size_t at, len;
+    char t[128];
+    const char *s;
+
+    s = " q_proj , v_proj";
+    ck_assert_int_eq(ts_lora_targets_parse(s, strlen(s), &set, &at, &len), 0);
+    ck_assert_uint_eq(set, TS_LORA_Q | TS_LORA_V);
+    ck_assert_uint_eq(ts_lora_targets_text(set, t, sizeof t), 13);
+    ck_assert_str_eq(t, "q_proj,v_proj");
+    s = "all-linear";
+    ck_assert_int_eq(ts_lora_targets_parse(s, strlen(s), &set, &at, &len), 0);
+    ck_assert_uint_eq(set, TS_LORA_ALL_LINEAR);
+    ts_lora_targets_text(set, t, sizeof t);
+    ck_assert_str_eq(t, "all-linear");
+    /* Every name listed out is the same set: all-linear. */
+    s = "down_proj,up_proj,gate_proj,o_proj,v_proj,k_proj,q_proj";
+    ck_assert_int_eq(ts_lora_targets_parse(s, strlen(s), &set, &at, &len), 0);
+    ck_assert_uint_eq(set, TS_LORA_ALL_LINEAR);
+    s = "peft-default";
+    ck_assert_int_eq(ts_lora_targets_parse(s, strlen(s), &set, &at, &len), 0);
+    ck_assert_uint_eq(set, TS_LORA_Q | TS_LORA_V);
+    /* The first bad item's place: the empty one between the commas. */
+    s = "q_proj,,v_proj";
+    ck_assert_int_eq(ts_lora_targets_parse(s, strlen(s), &set, &at, &len), -1);
+    ck_assert_uint_eq(at, 7);
+    ck_assert_uint_eq(len, 0);
+    s = "q_proj,lm_head";
+    ck_assert_int_eq(ts_lora_targets_parse(s, strlen(s), &set, &at, &len), -1);
+    ck_assert_uint_eq(at, 7);
+    ck_assert_uint_eq(len, 7);
+    s = "";
+    ck_assert_int_eq(ts_lora_targets_parse(s, 0, &set, &at, &len), -1);
+    s = "query_key_value,v_proj";
+    ck_assert_int_eq(ts_lora_targets_parse(s, strlen(s), &set, &at, &len), -1);
+    ck_assert_uint_eq(len, strlen(s));
+    /* Cut to the buffer, the full length still returned. */
+    ck_assert_uint_eq(ts_lora_targets_text(TS_LORA_Q | TS_LORA_V, t, 5), 13);
+    ck_assert_str_eq(t, "q_pr");
+}
+END_TEST
+
+/* bitsandbytes' paged 8-bit AdamW: 2 + 8/2048 B per trained param (one
+ * fp32 absmax per 2048-element block per state); the states of tensors
+ * of 1e5 elements or more live in CUDA managed memory.  Llama 3 8B LoRA
+ * r 16 all-linear: the MLP adapters' long side r F = 16 * 14336 =
+ * 229,376 >= 1e5 (three per matrix kind: gate, up, down), every r h =
+ * 65,536 and r kv = 16,384 < 1e5: paged 3 * 229376 of 1310720 per
+ * layer = 0.525.  The paged part is runtime (outside the caching
+ * allocator, like the CUDA context): not in optimizer, allocated or
+ * reserved; the total counts it. */
+START_TEST(test_paged_adam8bit)
+{
+    ts_run r;
+    ts_memory m, u;
+    double ad = 41943040.0, bpp = 2.0 + 8.0 / 2048, paged = 0.525 * bpp * ad;
+
+    ts_run_defaults(&r);
+    ts_run_apply_preset(&r, ts_preset_find("llama3-8b"));
+    r.gpus = 1;
+    r.zero = 0;
+    r.lora_rank = 16;
+    r.global_batch = 1;
+    r.optimizer = TS_OPT_ADAM8BIT;
+    ck_assert_int_eq(ts_memory_estimate(&r, &u, NULL), TS_OK);
+    REL_CLOSE(u.optimizer.value, bpp * ad, EXACT);
+    r.optimizer = TS_OPT_PAGED_ADAM8BIT;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    REL_CLOSE(m.optimizer.value, bpp * ad - paged, 1e-9);
+    REL_CLOSE(m.runtime.value - r.overhead_gib * GIB, paged, 1e-9);
+    REL_CLOSE(u.allocated_peak.value - m.allocated_peak.value, paged, 1e-9);
+    REL_CLOSE(m.total.value, u.total.value, 1e-12);
     assert_sane(&m);
 }
 END_TEST
@@ -737,6 +868,9 @@ static Suite *memory_suite(void)
     tcase_add_test(tc, test_lora);
     tcase_add_test(tc, test_offload);
     tcase_add_test(tc, test_lora_rank);
+    tcase_add_test(tc, test_lora_targets);
+    tcase_add_test(tc, test_lora_target_names);
+    tcase_add_test(tc, test_paged_adam8bit);
     tcase_add_test(tc, test_megatron_distributed_optimizer);
     tcase_add_test(tc, test_fsdp_norms);
     tcase_add_loop_test(tc, test_activations_table, 0, (int)(sizeof acts / sizeof acts[0]));

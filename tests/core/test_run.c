@@ -76,7 +76,8 @@ START_TEST(test_enum_names)
     /* Public names from api/CONTRACT.md, in enum order. */
     static const char *const prec[] = { "fp32", "bf16", "fp16", "fp8" };
     static const char *const opt[] = { "none", "adam", "adamw", "adam8bit", "sgd",
-                                       "sgd_momentum", "adafactor", "lion" };
+                                       "sgd_momentum", "adafactor", "lion",
+                                       "paged_adam8bit" };
     static const char *const rec[] = { "none", "selective", "full" };
     int i;
 

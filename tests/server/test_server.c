@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <zlib.h>
@@ -274,7 +275,18 @@ START_TEST(test_metrics)
     CURL *h = curl_easy_init();
     ck_assert_ptr_nonnull(h);
     th_resp a = get_on(h, "/metrics");
+    /* A request an earlier test gave up on (its client timed out on a
+     * loaded machine) can still be finishing on the server: wait, up to
+     * 5 s, until this /metrics is the only request in flight, so that
+     * nothing else completes between the two snapshots. */
+    for (int wait = 0; wait < 250 && a.status == 200 &&
+                       th_metric(a.body, "trainsize_inflight_requests") > 1.0; wait++) {
+        th_resp_free(&a);
+        nanosleep(&(struct timespec){0, 20000000}, NULL);
+        a = get_on(h, "/metrics");
+    }
     ck_assert_int_eq(a.status, 200);
+    ck_assert_double_eq(th_metric(a.body, "trainsize_inflight_requests"), 1.0);
     assert_header(&a, "Content-Type", "text/plain; version=0.0.4; charset=utf-8");
     for (int i = 0; i < 3; i++) {
         th_resp g = get_on(h, "/v1/gpus");

@@ -38,7 +38,7 @@ static const reg_entry reg[] = {
  * preset, the GPU); the GPU's overrides write into the GPU copy; the
  * routes' extras have no member of the run. */
 static const char *const owning[] = { "INT64", "INT", "NUM", "NUM_OPT", "BOOL", "ENUM",
-                                      "PARAMS", "PRESET", "GPU", NULL };
+                                      "PARAMS", "PRESET", "GPU", "LORA_TARGETS", NULL };
 static const char *const overriding[] = { "HBM", "HBM_GIB", "PEAK", NULL };
 
 static bool in(const char *const *list, const char *s)

@@ -1,0 +1,138 @@
+/*
+ * ts_lora.c - the LoRA target set: PEFT's target_modules names to a bit
+ * set of the layer's matrices, and back.
+ *
+ * Names are the module names of Hugging Face's Llama-family models, which
+ * PEFT matches by suffix (peft src/peft/tuners/tuners_utils.py,
+ * check_target_module_exists), plus the fused query_key_value of
+ * GPT-NeoX, Falcon and BLOOM.  "all-linear" is PEFT's
+ * INCLUDE_LINEAR_LAYERS_SHORTHAND: every linear of the layers except the
+ * output head.  "peft-default" is what PEFT targets when target_modules
+ * is not given, TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING
+ * (peft@5fe7f8f8 src/peft/utils/constants.py): q_proj and v_proj for
+ * llama, mistral, qwen2, gemma, mixtral.
+ */
+#include "trainsize.h"
+
+#include <string.h>
+
+static const struct {
+    const char *name;
+    unsigned bit;
+} ts_lora_names[] = {
+    { "q_proj", TS_LORA_Q },       { "k_proj", TS_LORA_K },
+    { "v_proj", TS_LORA_V },       { "o_proj", TS_LORA_O },
+    { "gate_proj", TS_LORA_GATE }, { "up_proj", TS_LORA_UP },
+    { "down_proj", TS_LORA_DOWN }, { "query_key_value", TS_LORA_QKV },
+};
+
+#define TS_LORA_NAMES (sizeof ts_lora_names / sizeof ts_lora_names[0])
+
+static bool ts_lora_space(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+static bool ts_lora_is(const char *s, size_t len, const char *word)
+{
+    return strlen(word) == len && memcmp(s, word, len) == 0;
+}
+
+int ts_lora_targets_parse(const char *s, size_t len, unsigned *out, size_t *bad_at,
+                          size_t *bad_len)
+{
+    unsigned set = 0;
+    size_t i = 0;
+
+    *out = 0;
+    *bad_at = 0;
+    *bad_len = len;
+    if (s == NULL)
+        return -1;
+    /* The two shorthands stand alone. */
+    {
+        size_t a = 0, b = len;
+
+        while (a < b && ts_lora_space(s[a]))
+            a++;
+        while (b > a && ts_lora_space(s[b - 1]))
+            b--;
+        if (ts_lora_is(s + a, b - a, "all-linear")) {
+            *out = TS_LORA_ALL_LINEAR;
+            return 0;
+        }
+        if (ts_lora_is(s + a, b - a, "peft-default")) {
+            *out = TS_LORA_PEFT_DEFAULT;
+            return 0;
+        }
+    }
+    while (i <= len) {
+        size_t a = i, b, k;
+        bool found = false;
+
+        while (i < len && s[i] != ',')
+            i++;
+        b = i;
+        while (a < b && ts_lora_space(s[a]))
+            a++;
+        while (b > a && ts_lora_space(s[b - 1]))
+            b--;
+        for (k = 0; k < TS_LORA_NAMES && !found; k++) {
+            if (ts_lora_is(s + a, b - a, ts_lora_names[k].name)) {
+                set |= ts_lora_names[k].bit;
+                found = true;
+            }
+        }
+        if (!found) {
+            *bad_at = a;
+            *bad_len = b - a;
+            return -1;
+        }
+        i++; /* past the comma (or the end) */
+    }
+    /* A fused qkv and a separate q, k or v cannot both be in one model. */
+    if ((set & TS_LORA_QKV) && (set & (TS_LORA_Q | TS_LORA_K | TS_LORA_V))) {
+        *bad_at = 0;
+        *bad_len = len;
+        return -1;
+    }
+    *out = set;
+    return 0;
+}
+
+size_t ts_lora_targets_text(unsigned set, char *buf, size_t n)
+{
+    size_t used = 0, k;
+
+    if (set == TS_LORA_ALL_LINEAR) {
+        const char *all = "all-linear";
+
+        used = strlen(all);
+        if (n > 0) {
+            size_t c = used < n - 1 ? used : n - 1;
+
+            memcpy(buf, all, c);
+            buf[c] = '\0';
+        }
+        return used;
+    }
+    if (n > 0)
+        buf[0] = '\0';
+    for (k = 0; k < TS_LORA_NAMES; k++) {
+        const char *nm = ts_lora_names[k].name;
+        size_t l = strlen(nm), j;
+
+        if (!(set & ts_lora_names[k].bit))
+            continue;
+        for (j = 0; j < (used > 0 ? 1u : 0u) + l; j++) {
+            char c = used > 0 && j == 0 ? ',' : nm[j - (used > 0 ? 1 : 0)];
+
+            if (n > 0 && used + j < n - 1) {
+                buf[used + j] = c;
+                buf[used + j + 1] = '\0';
+            }
+        }
+        used += (used > 0 ? 1 : 0) + l;
+    }
+    return used;
+}
