@@ -156,7 +156,8 @@ benchmarks() {
     meson test -C "$B/gcc" --benchmark --verbose &&
     LOAD_SECONDS=$LOAD_SECONDS bash bench/load.sh "$B/gcc/server/trainsize-server" &&
     FLOOR_SECONDS=$FLOOR_SECONDS FLOOR_RUNS=$FLOOR_RUNS bash bench/floor.sh "$B/gcc/server/trainsize-server" &&
-    ADV_MAX_TIME=$ADV_MAX_TIME bash bench/adversarial.sh "$B/gcc/server/trainsize-server"
+    ADV_MAX_TIME=$ADV_MAX_TIME bash bench/adversarial.sh "$B/gcc/server/trainsize-server" &&
+    BUDGET_CALLS=${BUDGET_CALLS:-9} sh bench/budget.sh "$B/gcc/server/trainsize-server"
 }
 
 # Inside the fresh root (stage 7) only what depends on the bare machine runs

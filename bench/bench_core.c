@@ -53,6 +53,7 @@ int main(int argc, char **argv)
     ts_plan *plan;
     ts_error err;
     double t0, t1;
+    double search_ns = 0; /* one search, the reference of the budget lines */
 
     if (argc > 1) {
         char *end;
@@ -155,6 +156,7 @@ int main(int argc, char **argv)
         }
         t1 = bench_now_ns();
         bench_report("ts_search_run 70B/1024", n_search, t1 - t0);
+        search_ns = (t1 - t0) / (double)n_search;
         printf("%-22s %8llu layouts     %10.1f ns/layout    %12.0f layouts/s  (%llu enumerated, %llu fit, %llu pruned per search)\n",
                "  layouts evaluated", (unsigned long long)layouts, (t1 - t0) / (double)layouts,
                (double)layouts * 1e9 / (t1 - t0), (unsigned long long)so->enumerated,
@@ -222,6 +224,11 @@ int main(int argc, char **argv)
             printf("  %.1f searches each; %.3g params on %.3g tokens, MFU %.3f, useful %.3f%s\n",
                    (double)searches / (double)n_size, o->params, o->tokens, o->mfu,
                    o->useful_fraction, o->converged ? "" : " (not converged)");
+            /* Issue 28's done-when: the same latency class as a search,
+             * measured against the search above in this run (a ratio
+             * carries less of the machine's load than either time). */
+            printf("  %.2f x the search above (%.0f vs %.0f ns per call)\n",
+                   (t1 - t0) / (double)n_size / search_ns, (t1 - t0) / (double)n_size, search_ns);
         }
         free(so);
         free(o);

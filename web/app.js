@@ -24,6 +24,7 @@ import {
     buildForm, clearErrors, customFromLink, overriddenPreset, presetById, problemErrors, readForm, showFailure, showFieldErrors, showModeFields,
     showPresetInfo, showResolved, toCustom, tokensInput, writeForm,
 } from './formui.js';
+import { gpusChanged, runTryGpus } from './gpus.js';
 import { renderImported, runImport } from './importer.js';
 import {
     redrawCharts, renderCheckpoint, renderCompute, renderLegend, renderMemory, renderSweep, renderTableHeads,
@@ -142,6 +143,7 @@ function changed(now) {
     if (page.fitCtl) page.fitCtl.abort();
     $('#fit-readout').textContent = '';
     delete $('#fit-readout').dataset.status;
+    gpusChanged();
     clearTimeout(page.timer);
     if (now) runPlan();
     else page.timer = setTimeout(runPlan, DEBOUNCE_MS);
@@ -298,6 +300,7 @@ async function main() {
     $('#fit-mb').addEventListener('click', () => runFit('micro_batch'));
     $('#fit-gpus').addEventListener('click', () => runFit('gpus'));
     $('#search-go').addEventListener('click', () => runSearch());
+    $('#try-gpus').addEventListener('click', () => runTryGpus());
     $('#pin').addEventListener('click', pin);
     $('#compare-clear').addEventListener('click', () => {
         page.pins = [];

@@ -5,7 +5,7 @@
  * the answer's texts where it has them (the memory terms, HBM); axes and
  * the sweep's points, which have none, are formatted here.
  */
-import { fmtBytes, isNum, tick, labelOf, textOf, valueOf } from './format.js';
+import { fmtBytes, fmtPct, fmtSeconds, isNum, tick, labelOf, textOf, valueOf } from './format.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
@@ -53,7 +53,7 @@ function label(attrs, text) {
 
 function el(name, attrs, text) {
     const node = document.createElementNS(SVG_NS, name);
-    for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, String(v));
+    for (const [k, v] of Object.entries(attrs || {})) if (v !== null && v !== undefined) node.setAttribute(k, String(v));
     if (text !== undefined) node.textContent = text;
     return node;
 }
@@ -471,4 +471,101 @@ export function drawStages(svg, mem) {
     return `Per-GPU memory of each of the ${rows.length} pipeline stages: ${listText(rows.map((r) => `stage ${r.id} ${r.text}`))}` +
         `${worst ? `; the worst is stage ${worst.id}` : ''}; the GPU has ${hbmText}` +
         `${fit.length ? `; ${listText(fit)} ${fit.length > 1 ? 'do' : 'does'} not fit` : ''}. Colours and patterns as in the memory bar.`;
+}
+
+/* ------------------------------------------------------------------ */
+/* wall-clock against the GPU count (issue 27)                          */
+/* ------------------------------------------------------------------ */
+
+/* The sweep's points that carry a time (sweep[].wall_seconds: the same
+ * run's compute estimate at that dp, tokens fixed), one per dp, by GPUs. */
+export function timedPoints(sweep) {
+    const seen = new Set();
+    return (Array.isArray(sweep) ? sweep : [])
+        .filter((p) => p && isNum(p.dp) && isNum(p.gpus) && p.gpus > 0 && isNum(p.wall_seconds) && p.wall_seconds > 0 &&
+            !seen.has(p.dp) && seen.add(p.dp))
+        .sort((a, b) => a.gpus - b.gpus);
+}
+
+/*
+ * Wall-clock for the run against the GPU count, both on log scales (each
+ * doubling of the GPUs one step right; perfect scaling a straight line,
+ * drawn dashed from the first point), one dot per sweep point: filled
+ * where it fits, hollow where it does not, the run's own ringed.  runText:
+ * the answer's text for the run's wall-clock (compute.wall_seconds), shown
+ * for the run's own point.  Returns the caption, the text alternative.
+ */
+export function drawDays(svg, sweep, runDp, runText) {
+    clear(svg);
+    const pts = timedPoints(sweep);
+    const W = widthOf(svg, 640), H = W < 500 ? 250 : 270, left = 60, right = 16, top = 26, bottom = 46;
+    svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+    if (pts.length < 2) {
+        svg.appendChild(el('text', { x: W / 2, y: H / 2, 'text-anchor': 'middle', 'font-size': 14, fill: 'currentColor' },
+            '— the answer has no times per GPU count'));
+        return '— the answer has no wall-clock per GPU count (sweep[].wall_seconds).';
+    }
+    const first = pts[0], last = pts[pts.length - 1];
+    /* y in days, on powers of ten that cover the points and the ideal line */
+    const DAY = 86400;
+    const lo = Math.min(...pts.map((p) => p.wall_seconds), first.wall_seconds * first.gpus / last.gpus) / DAY;
+    const hi = Math.max(...pts.map((p) => p.wall_seconds)) / DAY;
+    const y0 = Math.floor(Math.log10(lo)), y1 = Math.max(y0 + 1, Math.ceil(Math.log10(hi)));
+    const x0 = Math.log2(first.gpus), x1 = Math.max(x0 + 1, Math.log2(last.gpus));
+    const plotW = W - left - right, plotH = H - top - bottom;
+    const sx = (g) => left + ((Math.log2(g) - x0) / (x1 - x0)) * plotW;
+    const sy = (s) => top + plotH - ((Math.log10(s / DAY) - y0) / (y1 - y0)) * plotH;
+    for (let e = y0; e <= y1; e++) {
+        const gy = sy(Math.pow(10, e) * DAY);
+        svg.appendChild(el('line', { x1: left, x2: W - right, y1: gy, y2: gy, stroke: '#8a8a8a', 'stroke-opacity': 0.45 }));
+        svg.appendChild(el('text', { x: left - 6, y: gy + 4, 'text-anchor': 'end', 'font-size': 11, fill: 'currentColor' },
+            tick(Math.pow(10, e))));
+    }
+    svg.appendChild(el('text', {
+        x: 14, y: top + plotH / 2, 'font-size': 11, fill: 'currentColor', 'text-anchor': 'middle',
+        transform: `rotate(-90 14 ${top + plotH / 2})`,
+    }, 'days (log scale)'));
+    /* x ticks: every GPU count of the sweep, thinned to fit */
+    const every = Math.max(1, Math.ceil(pts.length / Math.floor(plotW / 44)));
+    pts.forEach((p, i) => {
+        if (i % every && p.dp !== runDp && i !== pts.length - 1) return;
+        svg.appendChild(el('text', { x: sx(p.gpus), y: H - bottom + 16, 'text-anchor': 'middle', 'font-size': 11, fill: 'currentColor',
+            'font-weight': p.dp === runDp ? 'bold' : 'normal' }, String(p.gpus)));
+    });
+    svg.appendChild(el('text', { x: left + plotW / 2, y: H - 6, 'text-anchor': 'middle', 'font-size': 11, fill: 'currentColor' },
+        'GPUs (log scale); bold = this run'));
+    /* perfect scaling from the first point: GPU-time held */
+    svg.appendChild(el('line', {
+        x1: sx(first.gpus), y1: sy(first.wall_seconds), x2: sx(last.gpus), y2: sy(first.wall_seconds * first.gpus / last.gpus),
+        stroke: '#8a8a8a', 'stroke-width': 1.5, 'stroke-dasharray': '5 4', 'data-ideal': '1',
+    }));
+    svg.appendChild(el('polyline', {
+        points: pts.map((p) => `${sx(p.gpus)},${sy(p.wall_seconds)}`).join(' '), fill: 'none', stroke: '#0072B2', 'stroke-width': 2,
+    }));
+    for (const p of pts) {
+        const own = p.dp === runDp;
+        const text = own && runText ? runText : fmtSeconds(p.wall_seconds);
+        const g = el('g', { 'data-dp': p.dp, 'data-gpus': p.gpus, 'data-wall': p.wall_seconds });
+        g.appendChild(titled(el('circle', {
+            cx: sx(p.gpus), cy: sy(p.wall_seconds), r: own ? 6 : 4.5, fill: '#0072B2', class: p.fits ? null : 'hollow',
+            stroke: own ? 'currentColor' : '#0072B2', 'stroke-width': own ? 2.5 : 2,
+        }), `${p.gpus} GPUs (dp ${p.dp}): ${text}${isNum(p.mfu) ? `, MFU ${fmtPct(p.mfu)}` : ''}, ` +
+            `${p.fits ? 'fits' : 'does not fit'}${own ? ' — this run' : ''}`));
+        svg.appendChild(g);
+        if (own) {
+            const right = sx(p.gpus) > left + plotW * 0.6;
+            svg.appendChild(label({ x: sx(p.gpus) + (right ? -9 : 9), y: sy(p.wall_seconds) - 8, 'text-anchor': right ? 'end' : 'start',
+                'font-size': 12, 'font-weight': 'bold', fill: 'currentColor', 'data-run-label': '1' }, `this run: ${text}`));
+        }
+    }
+    /* what doubling buys at the far end, and how far from perfect scaling */
+    const eff = (first.wall_seconds * first.gpus) / (last.wall_seconds * last.gpus);
+    const run = pts.find((p) => p.dp === runDp);
+    const firstFit = pts.find((p) => p.fits);
+    return `Wall-clock for the run's tokens, failure-free, on log scales: ${fmtSeconds(first.wall_seconds)} on ${first.gpus} ` +
+        `GPU${first.gpus > 1 ? 's' : ''} down to ${fmtSeconds(last.wall_seconds)} on ${last.gpus}` +
+        (run ? `; this run, ${run.gpus} GPUs: ${runText || fmtSeconds(run.wall_seconds)}` : '') +
+        `. Scaling efficiency from ${first.gpus} to ${last.gpus} GPUs: ${fmtPct(eff)} (the dashed line is perfect scaling)` +
+        (isNum(first.mfu) && isNum(last.mfu) ? `; MFU ${fmtPct(first.mfu)} → ${fmtPct(last.mfu)}` : '') +
+        `. ${firstFit ? `Fits in memory from ${firstFit.gpus} GPUs (filled dots)` : 'No point fits in memory (hollow dots)'}.`;
 }

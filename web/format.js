@@ -114,6 +114,22 @@ export function fmtCount(x) {
     return sig3(x);
 }
 
+/* Durations the answer has no text for (the sweep's points), in the API's
+ * own steps and units (api/ts_fmt.c fmt_seconds), so they read alike. */
+const YEAR_S = 365.25 * 86400;
+export function fmtSeconds(v) {
+    if (!isNum(v)) return DASH;
+    const a = Math.abs(v);
+    if (a < 1e-3) return `${v.toExponential(2)} s`;
+    if (a < 1) return `${sig3(v * 1e3)} ms`;
+    if (a < 120) return `${sig3(v)} s`;
+    if (a < 120 * 60) return `${sig3(v / 60)} min`;
+    if (a < 48 * 3600) return `${sig3(v / 3600)} h`;
+    if (a < 730 * 86400) return `${sig3(v / 86400)} days`;
+    if (a < 1000 * YEAR_S) return `${sig3(v / YEAR_S)} years`;
+    return `${(v / YEAR_S).toExponential(2)} years`;
+}
+
 /* Shares the page derives (headroom / HBM, the user's margin). */
 export function fmtPct(f) {
     if (!isNum(f)) return DASH;

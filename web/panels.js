@@ -4,9 +4,9 @@
  * legends and table heads they share.  Every figure is the API's text for
  * it (format.js textOf), labelled by the output-terms table.
  */
-import { TERMS, drawMemoryBar, drawPhases, drawStages, drawStepBar, drawSweep } from './charts.js';
+import { TERMS, drawDays, drawMemoryBar, drawPhases, drawStages, drawStepBar, drawSweep, timedPoints } from './charts.js';
 import { $, clearNode, fig, fill, h } from './dom.js';
-import { DASH, fmtPct, isNum, labelOf, textOf, valueOf } from './format.js';
+import { DASH, fmtBytes, fmtPct, fmtSeconds, isNum, labelOf, textOf, valueOf } from './format.js';
 import { CKPT_WASTE_WARN, PHASE, STAGE, STEP, TIER, page } from './state.js';
 import { worstStage } from './verdict.js';
 
@@ -227,6 +227,33 @@ export function renderSweep(plan) {
     const m = plan.memory || {};
     const cap = drawSweep($('#sweep'), plan.sweep, m.hbm_bytes, i.dp, fixed, textOf(m, 'memory', 'hbm_bytes'));
     $('#sweep-cap').textContent = cap;
+    renderDays(plan);
+}
+
+/* Wall-clock against the GPU count (sweep[].wall_seconds), the chart and
+ * the same points as a table; the run's own point in the answer's text. */
+function renderDays(plan) {
+    const pts = timedPoints(plan.sweep);
+    const block = $('#days-block');
+    block.hidden = pts.length < 2;
+    if (block.hidden) return;
+    const i = plan.inputs || {};
+    const c = plan.compute || {};
+    const runText = textOf(c, 'compute', 'wall_seconds');
+    $('#days-cap').textContent = drawDays($('#days'), plan.sweep, i.dp, runText === DASH ? '' : runText);
+    const body = $('#days-table tbody');
+    clearNode(body);
+    for (const p of pts) {
+        const own = p.dp === i.dp;
+        body.appendChild(h('tr', { 'data-dp': p.dp, class: own ? 'worst' : null },
+            h('th', { scope: 'row', text: `${p.gpus}${own ? ' (this run)' : ''}` }),
+            h('td', { text: String(p.dp) }),
+            h('td', { text: own && runText !== DASH ? runText : fmtSeconds(p.wall_seconds) }),
+            h('td', { text: fmtSeconds(p.step_seconds) }),
+            h('td', { text: fmtPct(p.mfu) }),
+            h('td', { text: fmtBytes(p.total) }),
+            h('td', { text: p.fits ? 'yes' : 'no' })));
+    }
 }
 
 /* The stage and tier tables' column heads: the terms table's labels. */
@@ -238,6 +265,7 @@ export function renderTableHeads() {
     };
     head('#stages', ['Stage', 'Layers', ...STAGE_COLS.map((k) => labelOf(STAGE, k)), 'Fits']);
     head('#tiers', ['Tier', ...TIER_COLS.map((k) => labelOf(TIER, k))]);
+    head('#days-table', ['GPUs', 'dp', 'Wall-clock', 'Step time', 'MFU', 'Memory per GPU', 'Fits']);
 }
 
 export function renderLegend() {

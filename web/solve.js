@@ -75,6 +75,23 @@ export async function runFit(solve) {
             out.appendChild(document.createTextNode(' '));
             out.appendChild(b);
         }
+        /* the smallest cluster that fits: the layout searched along with
+         * the GPU count (issue 27), the same variants as when nothing fits */
+        if (solve === 'gpus' && isNum(d.gpus)) {
+            const more = h('span', { id: 'fit-alt', text: ' Trying other layouts…' });
+            out.appendChild(more);
+            out.dataset.status = 'loading';
+            const alt = await fitOtherLayouts(solve, body, d.inputs || {}, ctl.signal);
+            if (ctl.signal.aborted) return;
+            if (alt && alt.gpus < d.gpus) {
+                more.textContent = ` Smallest cluster, changing the layout too: ${alt.text} `;
+                const b = h('button', { type: 'button', class: 'apply', id: 'fit-alt-use', text: 'Use it' });
+                b.addEventListener('click', () => applyFields(alt.apply));
+                more.appendChild(b);
+            } else {
+                more.textContent = ' No other layout tried (ZeRO 3, tp, pp, full recompute) needs fewer.';
+            }
+        }
         out.dataset.status = 'ready';
     } catch (e) {
         if (e && e.name === 'AbortError') return;
@@ -140,7 +157,7 @@ async function fitOtherLayouts(solve, body, inputs, signal) {
     const apply = { zero: String(v.zero), recompute: v.recompute, tp: v.tp ? String(v.tp) : '', pp: v.pp ? String(v.pp) : '' };
     if (solve === 'gpus') {
         Object.assign(apply, { gpus: String(d.gpus), dp: '' });
-        return { apply, text: `${change} fits on ${d.gpus} GPUs (dp ${isNum(d.dp) ? d.dp : DASH}, ${total} per GPU${head}).` };
+        return { apply, gpus: d.gpus, text: `${change} fits on ${d.gpus} GPUs (dp ${isNum(d.dp) ? d.dp : DASH}, ${total} per GPU${head}).` };
     }
     Object.assign(apply, { micro_batch: String(d.micro_batch), dp: '' });
     return { apply, text: `${change} fits a micro-batch of ${d.micro_batch} (${total} per GPU${head}).` };

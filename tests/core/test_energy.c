@@ -13,7 +13,14 @@
  *    PUE 1.1 and 0.385 kg CO2e/kWh, the values LLaMA 1 states for the
  *    same method (Touvron et al. 2023a, section 6, after Wu et al. 2022),
  *    reproduce 7B and 70B to the printed 0.01 t and 13B within 0.01
- *    (62.4476 computed, 62.44 printed).
+ *    (62.4476 computed, 62.44 printed).  The card's total, 3,311,616
+ *    GPU-hours -> 539.00 t, also holds 1,038,336 h of a model it does not
+ *    list (the unreleased 34B) and gives the power only as "TDP of
+ *    350-400W"; at 350 W those hours complete 539.00 to the printed 0.01
+ *    (at 400 W the total would be 561.0).  That the 34B ran at 350 W is
+ *    our reading of the Llama 2 paper (Touvron et al. 2023b, Table 2, 34B
+ *    at 350 W, 153.90 t): the card itself does not say it, and the check
+ *    is the card's total, not that row.
  *  - Llama 3 model card (meta-llama/llama3@13e795f MODEL_CARD.md):
  *    H100-80GB at 700 W, 8B 1.3M GPU-hours -> 390 t, 70B 6.4M -> 1900 t:
  *    the same PUE and intensity, within what rounding the GPU-hours to
@@ -70,6 +77,11 @@ START_TEST(test_llama2_card)
     CLOSE_ABS(tco2(184320, a100->board_watts, LLAMA_PUE, LLAMA_GRID), 31.22, 0.005);
     CLOSE_ABS(tco2(368640, a100->board_watts, LLAMA_PUE, LLAMA_GRID), 62.44, 0.01);
     CLOSE_ABS(tco2(1720320, a100->board_watts, LLAMA_PUE, LLAMA_GRID), 291.42, 0.005);
+    /* The card's total: the three rows and 1,038,336 h at 350 W. */
+    CLOSE_ABS(3311616 - 184320 - 368640 - 1720320, 1038336, 0);
+    CLOSE_ABS(tco2(184320, 400, LLAMA_PUE, LLAMA_GRID) + tco2(368640, 400, LLAMA_PUE, LLAMA_GRID) +
+                  tco2(1038336, 350, LLAMA_PUE, LLAMA_GRID) + tco2(1720320, 400, LLAMA_PUE, LLAMA_GRID),
+              539.00, 0.005);
     /* By hand: 184,320 h * 0.4 kW = 73,728 kWh; * 1.1 = 81,100.8 kWh. */
     {
         ts_energy e;

@@ -111,6 +111,9 @@ START_TEST(test_llama3_snapshot)
     REL_CLOSE(c.goodput.job_mtbf_s, 50000.0 * 3600 / 16384, 1e-12);
     per_54_days = c.goodput.interruptions / c.goodput.wall_days * 54;
     REL_CLOSE(per_54_days, 419, 0.05);
+    /* With the paper's 47 planned interruptions (maintenance, which the
+     * model leaves out) the total is its 466 within the same noise. */
+    REL_CLOSE(per_54_days + 47, 466, 0.05);
     ck_assert_msg(c.goodput.useful_fraction.value > 0.90 && c.goodput.useful_fraction.value < 1,
                   "useful fraction %g", c.goodput.useful_fraction.value);
     ck_assert(c.goodput.wall_days > c.wall_days);

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { FIELD_BY_NAME, parseField } from '../../web/form.js';
 import {
-    LLAMA3_8B_HF, PHONE, STEP_TIMEOUT_MS, api, assertNoOverflow, auditStateCheck, check, consoleProblems, env, log,
+    LLAMA3_8B_HF, PHONE, STEP_TIMEOUT_MS, api, assertNoOverflow, auditState, auditStateCheck, check, consoleProblems, env, log,
     newContext, overlaps, runSuite, setField, text, waitForBody, watch,
 } from './lib.mjs';
 
@@ -304,6 +304,26 @@ async function main({ base, browser }) {
         assert.equal(none.data.results.length, 0, `half of ${n} has no layout either`);
     });
 
+    await check('27 smallest cluster: Min GPUs searches the layout along with the GPU count', async () => {
+        await page.goto(`${base}/?model=llama3-8b&gpus=8&gpu=h100-sxm&zero=1&recompute=full`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        const sent = await settled(page);
+        const { gpus, ...rest } = sent;
+        assert.equal(gpus, 8);
+        const mine = await api(base, '/v1/fit', { ...rest, solve: 'gpus' });
+        const z3 = await api(base, '/v1/fit', { ...rest, zero: 3, recompute: 'full', solve: 'gpus' });
+        assert.ok(mine.data.found && z3.data.found && z3.data.gpus < mine.data.gpus, `ZeRO 1 ${mine.data.gpus}, ZeRO 3 ${z3.data.gpus}`);
+        await page.click('#fit-gpus');
+        await page.waitForSelector('#fit-readout[data-status="ready"]', { timeout: 2 * STEP_TIMEOUT_MS });
+        assert.ok((await text(page, '#fit-text')).startsWith(`Fewest GPUs that fit: ${mine.data.gpus} `));
+        const alt = await text(page, '#fit-alt');
+        assert.match(alt, new RegExp(`^Smallest cluster, changing the layout too: ZeRO 3, full recompute fits on ${z3.data.gpus} GPUs`), alt);
+        await page.click('#fit-alt-use');
+        const now = await settled(page);
+        assert.deepEqual([now.zero, now.recompute, now.gpus], [3, 'full', z3.data.gpus]);
+        assert.match(await text(page, '#verdict'), /FITS|TIGHT/);
+    });
+
     await check('27.7: no cost without a price; a preset with a changed shape is a custom copy', async () => {
         await page.goto(`${base}/?model=llama3-8b&gpus=8&gpu=h100-sxm&zero=1&recompute=full`);
         await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
@@ -520,7 +540,7 @@ async function main({ base, browser }) {
         const mb = await page.locator('#mem-bar rect[data-term]').evaluateAll((rs) => rs.map((x) => [x.dataset.term, x.width.baseVal.value]));
         for (const [key, w] of mb) close(w, m[key].value * (mb[0][1] / m[mb[0][0]].value), `memory term ${key}`);
         /* text alternatives and keyboard */
-        for (const id of ['mem-bar', 'phase-bars', 'stage-bars', 'step-bar', 'sweep']) {
+        for (const id of ['mem-bar', 'phase-bars', 'stage-bars', 'step-bar', 'sweep', 'days']) {
             const a = await page.locator(`#${id}`).evaluate((s) => ({
                 role: s.getAttribute('role'), tab: s.getAttribute('tabindex'),
                 label: (s.getAttribute('aria-labelledby') || '').split(' ').map((x) => (document.getElementById(x) || {}).textContent || '').join(' ').trim(),
@@ -536,7 +556,134 @@ async function main({ base, browser }) {
         await page.keyboard.press('Tab');
         assert.equal(await page.evaluate(() => document.activeElement.id), 'stage-bars', 'reached with Tab');
     });
+
+    await check('27 pictures: wall-clock vs GPUs from the sweep, on log scales, drawn to the API\'s numbers', async () => {
+        /* 70B with ZeRO 3 on 64 GPUs: fits from 32 GPUs on, not below */
+        await page.goto(`${base}/?model=llama3-70b&gpus=64&gpu=h100-sxm&zero=3&recompute=full`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        const sent = await settled(page);
+        const r = await api(base, '/v1/plan', sent);
+        const c = r.data.compute, i = r.data.inputs;
+        const pts = r.data.sweep.filter((p) => p.wall_seconds > 0).sort((a, b) => a.gpus - b.gpus);
+        assert.ok(pts.length >= 8, `${pts.length} timed sweep points`);
+        const own = pts.find((p) => p.dp === i.dp);
+        assert.equal(own.wall_seconds, c.wall_seconds.value, 'the sweep\'s point of this run is the plan\'s wall-clock');
+        const dots = await page.locator('#days g[data-dp]').evaluateAll((gs) => gs.map((g) => {
+            const c0 = g.querySelector('circle');
+            return { dp: Number(g.dataset.dp), x: c0.cx.baseVal.value, y: c0.cy.baseVal.value, hollow: c0.classList.contains('hollow'),
+                fill: getComputedStyle(c0).fill, title: g.textContent };
+        }));
+        assert.deepEqual(dots.map((d) => d.dp), pts.map((p) => p.dp), 'one dot per timed point, by GPUs');
+        /* log scales: x per doubling of GPUs and y per decade of seconds are constants */
+        const close = (a, b, what) => assert.ok(Math.abs(a - b) <= 0.5, `${what}: ${a} vs ${b}`);
+        const kx = (dots[dots.length - 1].x - dots[0].x) / Math.log2(pts[pts.length - 1].gpus / pts[0].gpus);
+        const ky = (dots[dots.length - 1].y - dots[0].y) / Math.log10(pts[pts.length - 1].wall_seconds / pts[0].wall_seconds);
+        pts.forEach((p, k) => {
+            close(dots[k].x - dots[0].x, kx * Math.log2(p.gpus / pts[0].gpus), `x of ${p.gpus} GPUs`);
+            close(dots[k].y - dots[0].y, ky * Math.log10(p.wall_seconds / pts[0].wall_seconds), `y of ${p.gpus} GPUs`);
+            assert.equal(dots[k].hollow, !p.fits, `${p.gpus} GPUs: hollow iff it does not fit`);
+            assert.ok(dots[k].title.includes(p.fits ? 'fits' : 'does not fit'), dots[k].title);
+        });
+        assert.ok(ky < 0, 'more GPUs, fewer days: the curve falls');
+        assert.ok(dots.some((d) => d.hollow) && dots.some((d) => !d.hollow), 'some points fit, some do not');
+        assert.notEqual(dots.find((d) => d.hollow).fill, dots.find((d) => !d.hollow).fill, 'hollow and filled dots differ');
+        /* the run's own point says the answer's text, in the chart, its caption and the table */
+        assert.ok((await text(page, '#days [data-run-label]')).includes(c.wall_seconds.human));
+        const cap = await text(page, '#days-cap');
+        assert.ok(cap.includes(`this run, ${own.gpus} GPUs: ${c.wall_seconds.human}`), cap);
+        const rows = await page.locator('#days-table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((x) => x.textContent)));
+        assert.equal(rows.length, pts.length);
+        const ownRow = rows[pts.indexOf(own)];
+        assert.deepEqual([ownRow[0], ownRow[2]], [`${own.gpus} (this run)`, c.wall_seconds.human]);
+        /* the table's other times are formatted like the API's (api/ts_fmt.c) */
+        assert.ok(rows.every((row) => /^[0-9.]+(e[+-]?\d+)? (ms|s|min|h|days|years)$/.test(row[2])), JSON.stringify(rows.map((x) => x[2])));
+        await page.focus('#days');
+        assert.equal(await page.evaluate(() => document.activeElement.id), 'days');
+    });
     await auditStateCheck(page, 'issue27-pictures');
+
+    await check('27 try on other GPUs: the same run on every GPU, as the API plans it, one click to use', async () => {
+        await page.goto(`${base}/?model=llama3-70b&gpus=16&zero=3&recompute=full&gpu=a100-40&gpu_hour_usd=2`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        const sent = await settled(page);
+        await page.click('#try-gpus');
+        await page.waitForSelector('#gpus-panel[data-status="ready"]', { timeout: 3 * STEP_TIMEOUT_MS });
+        const gpus = (await (await fetch(base + '/v1/gpus')).json()).gpus;
+        const rows = await page.locator('#gpus-table tbody tr').evaluateAll((trs) => trs.map((tr) => ({
+            gpu: tr.dataset.gpu, state: tr.dataset.state, cells: [...tr.children].map((x) => x.textContent) })));
+        assert.deepEqual(rows.map((r) => r.gpu).sort(), gpus.map((g) => g.id).sort(), 'one row per GPU of the catalogue');
+        const rank = { fits: 0, tight: 1, nofit: 2, none: 3 };
+        let prev = null;
+        for (const row of rows) {
+            const r = await api(base, '/v1/plan', { ...sent, gpu: row.gpu });
+            assert.equal(r.status, 200, row.gpu);
+            const c = r.data.compute;
+            assert.equal(row.state === 'nofit', !r.data.memory.fits, `${row.gpu}: the API's verdict`);
+            /* GPU, Apply, verdict, headroom, step time, MFU, wall-clock, cost */
+            assert.equal(row.cells[4], c.step_time.human, `${row.gpu} step time`);
+            assert.equal(row.cells[5], c.human.mfu, `${row.gpu} MFU`);
+            assert.equal(row.cells[6], c.wall_seconds.human, `${row.gpu} wall-clock`);
+            assert.equal(row.cells[7], c.cost_usd.human, `${row.gpu} cost`);
+            /* fitting first, then fastest */
+            if (prev) assert.ok(rank[prev.state] < rank[row.state] || (rank[prev.state] === rank[row.state] && prev.wall <= c.wall_seconds.value),
+                `${row.gpu} after ${prev.gpu}`);
+            prev = { ...row, wall: c.wall_seconds.value };
+        }
+        assert.match(await text(page, '#gpus-table tr[data-gpu="a100-40"] th'), /\(now\)$/);
+        const best = rows.find((r) => r.state === 'fits');
+        assert.ok(best, 'some GPU fits 70B with ZeRO 3 on 16');
+        await page.click(`#gpus-table tr[data-gpu="${best.gpu}"] button.apply`);
+        await waitForBody(page, { ...sent, gpu: best.gpu }, 'ready');
+        assert.equal(await text(page, '#verdict'), '✓ FITS');
+        assert.ok(await page.locator('#gpus-panel').isVisible(), 'only the GPU changed: the table holds');
+        assert.match(await text(page, `#gpus-table tr[data-gpu="${best.gpu}"] th`), /\(now\)$/);
+        assert.ok(await page.locator(`#gpus-table tr[data-gpu="${best.gpu}"] button.apply`).isDisabled());
+        /* at 1366 px the whole table is on screen beside the form */
+        const wrap = await page.locator('#gpus-panel .table-wrap').evaluate((w) => [w.scrollWidth, w.clientWidth]);
+        assert.ok(wrap[0] <= wrap[1], `the GPUs table scrolls sideways at 1366 px (${wrap})`);
+        await page.setViewportSize(PHONE);
+        await page.waitForTimeout(250);
+        await assertNoOverflow(page, 'phone, GPUs table');
+        await page.setViewportSize({ width: 1366, height: 900 });
+        await setField(page, 'gpus', '32');
+        await waitForBody(page, { ...sent, gpu: best.gpu, gpus: 32 }, 'ready');
+        assert.ok(!(await page.locator('#gpus-panel').isVisible()), 'another change: the table goes');
+    });
+
+    await check('27 dark mode: prefers-color-scheme dark themes the page and its charts; axe clean; chart text readable', async () => {
+        const c2 = await newContext(browser, { colorScheme: 'dark' });
+        const p = await c2.newPage();
+        watch(p, 'dark');
+        await p.goto(`${base}/?model=llama3-70b&gpus=64&pp=4&gpu=h100-sxm&zero=1&recompute=full&gpu_hour_usd=2`);
+        await p.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        await settled(p);
+        await p.waitForTimeout(250);
+        /* WCAG relative luminance and contrast, of computed rgb() colours */
+        const seen = await p.evaluate(() => {
+            const rgb = (c) => (c.match(/[\d.]+/g) || []).slice(0, 3).map(Number);
+            const lum = (c) => {
+                const [r, g, b] = rgb(c).map((v) => v / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+                return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+            };
+            const ratio = (a, b) => (Math.max(lum(a), lum(b)) + 0.05) / (Math.min(lum(a), lum(b)) + 0.05);
+            const low = [];
+            for (const svg of document.querySelectorAll('.chart svg')) {
+                if (!svg.getClientRects().length) continue;
+                const bg = getComputedStyle(svg).backgroundColor;
+                for (const t of svg.querySelectorAll('text')) {
+                    const r = ratio(getComputedStyle(t).fill, bg);
+                    if (r < 4.5) low.push(`#${svg.id} "${t.textContent}" ${getComputedStyle(t).fill} on ${bg}: ${r.toFixed(2)}`);
+                }
+            }
+            return { page: lum(getComputedStyle(document.documentElement).backgroundColor), text: lum(getComputedStyle(document.body).color),
+                charts: document.querySelectorAll('.chart svg text').length, low };
+        });
+        assert.ok(seen.page < 0.03 && seen.text > 0.6, `dark background ${seen.page}, light text ${seen.text}`);
+        assert.ok(seen.charts > 50, `${seen.charts} chart texts`);
+        assert.deepEqual(seen.low, [], 'every chart text at 4.5:1 or more on its chart');
+        await auditState(p, 'dark');
+        await c2.close();
+    });
 
     await check('27: no console errors, page errors or CSP violations', async () => {
         assert.deepEqual(consoleProblems, []);

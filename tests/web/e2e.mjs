@@ -584,7 +584,7 @@ async function main({ child, base, browser }) {
             const kl = await page.locator('#sweep [data-knee-label]').boundingBox();
             const sv = await page.locator('#sweep').boundingBox();
             if (kl) assert.ok(kl.x >= sv.x - 1 && kl.x + kl.width <= sv.x + sv.width + 1, 'knee label inside the chart on a phone');
-            await page.locator('section[aria-labelledby="h-sweep"] figure').screenshot({ path: join(ARTIFACTS, 'chart-sweep-phone.png') });
+            await page.locator('section[aria-labelledby="h-sweep"] figure').first().screenshot({ path: join(ARTIFACTS, 'chart-sweep-phone.png') });
             await page.setViewportSize(DESKTOP);
             await page.waitForTimeout(250);
             const firstFit = r.data.sweep.find((p) => p.fits);
