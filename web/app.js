@@ -24,6 +24,7 @@ import {
     buildForm, clearErrors, customFromLink, overriddenPreset, presetById, problemErrors, readForm, showFailure, showFieldErrors, showModeFields,
     showPresetInfo, showResolved, toCustom, tokensInput, writeForm,
 } from './formui.js';
+import { buildBudget } from './budget.js';
 import { gpusChanged, runTryGpus } from './gpus.js';
 import { renderImported, runImport } from './importer.js';
 import {
@@ -301,6 +302,7 @@ async function main() {
     $('#fit-gpus').addEventListener('click', () => runFit('gpus'));
     $('#search-go').addEventListener('click', () => runSearch());
     $('#try-gpus').addEventListener('click', () => runTryGpus());
+    buildBudget();
     $('#pin').addEventListener('click', pin);
     $('#compare-clear').addEventListener('click', () => {
         page.pins = [];
