@@ -264,13 +264,14 @@ async function main() {
 
     const form = $('#run');
     form.addEventListener('input', (ev) => {
-        if (ev.target.closest('#import')) return;
+        /* the model search picks the preset through the select itself */
+        if (ev.target.closest('#import') || ev.target.id === 'model-search') return;
         onInput(ev);
         changed(false);
     });
     /* text inputs already reported through "input"; selects apply at once */
     form.addEventListener('change', (ev) => {
-        if (ev.target.closest('#import')) return;
+        if (ev.target.closest('#import') || ev.target.id === 'model-search') return;
         if (ev.target.tagName === 'SELECT') changed(true);
     });
     form.addEventListener('submit', (ev) => {

@@ -650,6 +650,27 @@ async function main({ base, browser }) {
         assert.ok(!(await page.locator('#gpus-panel').isVisible()), 'another change: the table goes');
     });
 
+    await check('27 catalogue: search by Hugging Face id, as you type, picks the preset (any case, aliases too)', async () => {
+        await page.goto(`${base}/?model=llama3-8b&gpus=8&gpu=h100-sxm`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        await settled(page);
+        const presets = (await (await fetch(base + '/v1/presets')).json()).presets;
+        const opts = await page.locator('#model-list option').evaluateAll((os) => os.map((o) => o.value));
+        assert.equal(opts.length, presets.length, 'one suggestion per catalogue model');
+        for (const id of ['meta-llama/Meta-Llama-3-70B', 'Qwen/Qwen2.5-7B', 'deepseek-ai/DeepSeek-V3']) assert.ok(opts.includes(id), id);
+        await page.locator('#model-search').pressSequentially('qwen/qwen2.5-7b');
+        await waitForBody(page, { model: 'Qwen/Qwen2.5-7B', gpus: 8, gpu: 'h100-sxm' }, 'ready');
+        assert.equal(await page.inputValue('#f-model'), 'Qwen/Qwen2.5-7B');
+        await page.fill('#model-search', 'meta-llama/Meta-Llama-3-70B-Instruct');
+        await waitForBody(page, { model: 'llama3-70b', gpus: 8, gpu: 'h100-sxm' }, 'ready');
+        assert.ok((await text(page, '#preset-info')).startsWith('Llama 3 70B'));
+        /* a part of a name picks nothing */
+        await page.fill('#model-search', 'meta-llama/Meta-Lla');
+        await page.waitForTimeout(300);
+        assert.equal(await page.inputValue('#f-model'), 'llama3-70b');
+        assert.ok(new URL(page.url()).searchParams.get('model') === 'llama3-70b');
+    });
+
     await check('27/28.4 budget mode: "with this budget" from POST /v1/budget, its figures, one click to the plan', async () => {
         await page.goto(`${base}/?model=llama3-8b&gpus=64&gpu=h100-sxm&gpu_hour_usd=2.5`);
         await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
