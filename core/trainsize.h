@@ -221,6 +221,8 @@ typedef struct ts_gpu {
     double mamf_m, mamf_n, mamf_k; /* the GEMM shape that measured it */
     double sustain;        /* MSMF / MAMF: power-saturated over boost-burst matmul rate; 0 = not measured */
     double attn_eff;       /* fused attention kernel fwd+bwd / dense peak */
+    double mamf_fp8;       /* measured max achievable FP8 matmul / dense FP8 peak; 0 = use mamf */
+    double stream_eff;     /* measured streaming (copy) bandwidth / hbm_bw; 0 = the step model's default */
     const char *net_source;
     int sm;                /* NVIDIA compute capability x 10 (90 = Hopper); 0 = not NVIDIA */
     /* Energy (issue 28; core/ts_energy.c): the vendor's maximum board
@@ -632,6 +634,11 @@ double ts_step_gemm_s(double m, double n, double k, double peak, double core,
 /* Matmul core fraction implied by a measured MAMF at its shape under the
  * additive roofline above. */
 double ts_step_core_eff(const ts_gpu *g);
+/* FP8 casting traffic of one layer's linears per micro-batch, bytes:
+ * forward (inputs and weights) and backward (output gradients); see
+ * core/ts_step.c. */
+void ts_step_fp8_cast(double tok, double h, double F, double t, double kv_dim, bool gated,
+                      double top_k, double P_l, double weight_div, double *fwd, double *bwd);
 /* True when the run's CUDA toolkit predates Hopper's wgmma (cuda < 12 on
  * sm_90): matmuls then reach at most 2/3 of the dense peak. */
 /* Pipeline bubble fraction (p - 1) / (m * v). */

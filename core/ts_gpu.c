@@ -54,6 +54,21 @@
 #define TS_NET_MI250X "MI250X GCD: Infinity Fabric ~400 GB/s per GCD and 200 Gb/s per GCD pair assumed; MAMF 147.0/191.5 per GCD (ml-engineering)"
 #define TS_NET_GH200 "GH200: NVLink4 900 GB/s, NVLink-C2C 900 GB/s to Grace, 400 Gb/s NIC; MAMF 821.0/989 (ml-engineering)"
 
+/* Measured rates of the software stack (issues 26/30), Azure's public
+ * benchmark suite run on its ND VMs (Azure/AI-benchmarking-guide
+ * Azure_Results/ND_{A100_v4,H100_v5,H200_v5}_results.md@8fd0c6e1;
+ * MI300X: the same suite's ND_MI300X_v5_results.md in
+ * yosoyjay/AI-benchmarking-guide@a8263ef1):
+ * stream: BabelStream copy over the datasheet HBM bandwidth (A100 80GB
+ * 1.61 / 2.039 TB/s, H100 2.90 / 3.35, H200 4.01 / 4.8, MI300X
+ * 4.15 / 5.3): what memory-bound kernels (norms, casts, the optimizer)
+ * reach; elsewhere the step model's default fraction.
+ * fp8: the best FP8 cuBLASLt / hipBLASLt GEMM of the sweep over the dense
+ * FP8 peak (H100 1382.2 / 1979 at 32768^3, H200 1366.3 / 1979 at
+ * 16384^3, MI300X 1222.9 / 2614.9 at 8192^3): FP8 matmuls reach less of
+ * their peak than BF16 ones (H100 BF16 MAMF 0.80, FP8 0.70). */
+#define MEAS(fp8, stream) .mamf_fp8 = (fp8), .stream_eff = (stream)
+
 /* Board power (issue 28): the vendor's maximum, what a training step
  * holds the chip at (the sustain note above) and what the model cards
  * multiply GPU-hours by (Llama 2: A100-80GB 400 W; Llama 3: H100-80GB
@@ -70,12 +85,14 @@ static const ts_gpu ts_gpu_catalogue[] = {
       156 * TFLOPS, 312 * TFLOPS, 0, 81920 * MIB, 2.039 * TBS,
       "NVIDIA A100 Tensor Core GPU datasheet (80GB SXM: 2,039 GB/s)",
       NET(600 * GBS, 25 * GBS, 32 * GBS, 0.859, 6912, 16384, 2048, 0.60, TS_NET_A100), .sm = 80,
+      MEAS(0, 1.61 / 2.039),
       PWR(400, "NVIDIA A100 datasheet: SXM4 max TDP 400 W") },
     { "h100-sxm", "NVIDIA H100 SXM5 80GB",
       494.7 * TFLOPS, 989 * TFLOPS, 1979 * TFLOPS, 81559 * MIB, 3.35 * TBS,
       "NVIDIA H100 Tensor Core GPU datasheet, SXM (sparse figures halved)",
       NET(900 * GBS, 50 * GBS, 64 * GBS, 0.801, 6144, 17920, 2816, 0.35, TS_NET_H100), .sm = 90,
       .sustain = TS_SUSTAIN_HOPPER_700W,
+      MEAS(1382.2 / 1979, 2.90 / 3.35),
       PWR(700, "NVIDIA H100 datasheet: SXM max TDP up to 700 W (configurable)") },
     { "h100-pcie", "NVIDIA H100 PCIe 80GB",
       378 * TFLOPS, 756 * TFLOPS, 1513 * TFLOPS, 81559 * MIB, 2.0 * TBS,
@@ -87,6 +104,7 @@ static const ts_gpu ts_gpu_catalogue[] = {
       "NVIDIA H200 Tensor Core GPU datasheet, SXM (sparse figures halved)",
       NET(900 * GBS, 50 * GBS, 64 * GBS, 0.803, 6144, 17920, 2816, 0.35, TS_NET_H100), .sm = 90,
       .sustain = TS_SUSTAIN_HOPPER_700W,
+      MEAS(1366.3 / 1979, 4.01 / 4.8),
       PWR(700, "NVIDIA H200 datasheet: SXM max TDP up to 700 W (configurable)") },
     { "b200", "NVIDIA B200 180GB",
       1100 * TFLOPS, 2250 * TFLOPS, 4500 * TFLOPS, 183359 * MIB, 8.0 * TBS,
@@ -98,6 +116,7 @@ static const ts_gpu ts_gpu_catalogue[] = {
       653.7 * TFLOPS, 1307.4 * TFLOPS, 2614.9 * TFLOPS, 205822885888.0, 5.3 * TBS,
       "AMD Instinct MI300X accelerator data sheet (dense matrix peaks)",
       NET(896 * GBS, 50 * GBS, 64 * GBS, 0.601, 4096, 10240, 4864, 0.30, TS_NET_MI300X),
+      MEAS(1222.9 / 2614.9, 4.15 / 5.3),
       PWR(750, "AMD Instinct MI300X data sheet: 750 W peak total board power") },
     { "l40s", "NVIDIA L40S 48GB",
       183 * TFLOPS, 362 * TFLOPS, 733 * TFLOPS, 46068 * MIB, 0.864 * TBS,

@@ -161,7 +161,9 @@ double ts_step_bubble_fraction(int64_t p, int64_t m, int64_t v)
 typedef struct ts_step_hw {
     double peak;      /* dense FLOP/s at the compute precision */
     double core;      /* matmul core fraction */
-    double hbm;       /* bytes/s */
+    double mem;       /* achieved streaming HBM bandwidth, bytes/s */
+    double opb;       /* bytes per GEMM input element (2 bf16, 1 fp8) */
+    double attn_peak; /* dense FLOP/s the attention core runs at */
     double attn;      /* fused attention fraction */
     double nvlink;    /* one-way NCCL bus bandwidth inside a node */
     double net;       /* one-way NCCL bus bandwidth per GPU across nodes */
@@ -169,13 +171,20 @@ typedef struct ts_step_hw {
     double gemm_flops, gemm_ideal; /* FLOPs and their time at peak*core: efficiency */
 } ts_step_hw;
 
+/* One GEMM at the run's achieved rates: inputs at the compute
+ * precision's width, the output in bf16. */
+static double ts_step_gemm_at(double m, double n, double k, const ts_step_hw *hw)
+{
+    return 2.0 * m * n * k / (hw->peak * hw->core) +
+           (hw->opb * (m * k + k * n) + 2.0 * m * n) / hw->mem;
+}
+
 /* Forward GEMM, and its two backward GEMMs (dgrad M x K x N, wgrad K x N x M). */
 static void ts_step_gemm3(ts_step_hw *hw, double m, double n, double k,
                           double count, double *fwd, double *bwd)
 {
-    double f = ts_step_gemm_s(m, n, k, hw->peak, hw->core, hw->hbm) * count;
-    double b = (ts_step_gemm_s(m, k, n, hw->peak, hw->core, hw->hbm) +
-                ts_step_gemm_s(k, n, m, hw->peak, hw->core, hw->hbm)) * count;
+    double f = ts_step_gemm_at(m, n, k, hw) * count;
+    double b = (ts_step_gemm_at(m, k, n, hw) + ts_step_gemm_at(k, n, m, hw)) * count;
 
     *fwd += f;
     *bwd += b;
@@ -219,6 +228,39 @@ static double ts_step_ring_bw(const ts_step_hw *hw, int64_t n, int64_t g, int64_
     return agg < hw->nvlink ? agg : hw->nvlink;
 }
 
+/* FP8 (Transformer Engine) casting work of one layer's four linears, in
+ * bytes moved, per micro-batch.  TE runs every linear's GEMMs in FP8 but
+ * keeps activations and their gradients in bf16 between them, so each
+ * linear casts (TransformerEngine transformer_engine/pytorch/module/
+ * linear.py@v1.12, _Linear.forward / backward and base.py
+ * grad_output_preprocess):
+ *   forward:  its bf16 input to FP8 and, for the wgrad GEMM, its FP8
+ *             transpose, fused with the amax in one kernel
+ *             (fp8_cast_transpose_fused): read 2 B, write 1 + 1 B per
+ *             element of the tok x K input;
+ *   backward: the bf16 output gradient likewise
+ *             (fp8_cast_transpose_bgrad_fused): 4 B per element of the
+ *             tok x N gradient;
+ *   weights:  read bf16, write FP8 and its transpose, 4 B per weight,
+ *             redone every micro-batch unless the caller says which
+ *             micro-batch is the first (is_first_microbatch, the
+ *             weight-cache path of Linear.forward: Megatron-Core passes
+ *             it, so the weights are cast once per step).
+ * The work is memory-bound: per token it is ~4 (h + N) bytes against
+ * ~6 h N FLOPs of the GEMMs, so its share falls as 1/h and dominates
+ * small hidden sizes.  weight_div: micro-batches the weight cast is
+ * shared over. */
+void ts_step_fp8_cast(double tok, double h, double F, double t, double kv_dim, bool gated,
+                      double top_k, double P_l, double weight_div, double *fwd, double *bwd)
+{
+    double fc1 = (gated ? 2.0 : 1.0) * F / t;
+    double in_el = tok * (h + h / t) + top_k * tok * (h + F / t);   /* QKV, out, FC1, FC2 inputs */
+    double out_el = tok * (h / t + 2.0 * kv_dim + h) + top_k * tok * (fc1 + h); /* their outputs' grads */
+
+    *fwd = 4.0 * in_el + (weight_div > 1 ? 4.0 * P_l / weight_div : 4.0 * P_l);
+    *bwd = 4.0 * out_el;
+}
+
 static void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o)
 {
     const ts_model *md = &r->model;
@@ -233,7 +275,7 @@ static void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o
     bool sp = r->sequence_parallel || r->tp == 1;
     double tok_h = sp ? tok / t : tok;         /* norm/residual regions */
     bool moe = md->experts > 1;
-    double elem_f, attn_f = 0, attn_b = 0, f = 0, bw = 0;
+    double elem_f, attn_f = 0, attn_b = 0, f = 0, bw = 0, fp8_f = 0, fp8_b = 0;
     double S, alpha_tp, bw_tp;
 
     *o = (ts_step_layer){ 0 };
@@ -262,8 +304,8 @@ static void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o
         double fl = 4.0 * tok * (s / 2.0) * h / t;
         double fa = hw->attn / (r->attention == TS_ATTN_TRITON ? TS_STEP_TRITON_SLOWDOWN : 1.0);
 
-        attn_f = fl / (hw->peak * fa);
-        attn_b = TS_STEP_FA_BWD * fl / (hw->peak * fa);
+        attn_f = fl / (hw->attn_peak * fa);
+        attn_b = TS_STEP_FA_BWD * fl / (hw->attn_peak * fa);
     } else {
         /* Materialised scores: full s x s per head (the mask is applied
          * after the matmul), fused scale-mask-softmax, optional dropout. */
@@ -271,11 +313,16 @@ static void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o
         double scores = heads * sq * s;        /* elements */
         double pass = (r->dropout ? 9.0 : 4.0) * scores; /* bytes: r+w softmax, dropout r+w+mask */
         double fw = 0, bk = 0;
+        ts_step_hw ah = *hw; /* the score matmuls run in bf16 under FP8 too */
 
-        ts_step_gemm3(hw, sq, s, dh, heads, &fw, &bk);
-        ts_step_gemm3(hw, sq, dh, s, heads, &fw, &bk);
-        attn_f = fw + pass / (hw->hbm * TS_STEP_MEM_EFF);
-        attn_b = bk + (r->dropout ? 11.0 : 6.0) * scores / (hw->hbm * TS_STEP_MEM_EFF);
+        ah.peak = hw->attn_peak;
+        ah.opb = 2.0;
+        ts_step_gemm3(&ah, sq, s, dh, heads, &fw, &bk);
+        ts_step_gemm3(&ah, sq, dh, s, heads, &fw, &bk);
+        hw->gemm_flops = ah.gemm_flops;
+        hw->gemm_ideal = ah.gemm_ideal;
+        attn_f = fw + pass / hw->mem;
+        attn_b = bk + (r->dropout ? 11.0 : 6.0) * scores / hw->mem;
     }
 
     /* Memory-bound elementwise work, bf16 activations: two norms (r+w),
@@ -285,7 +332,7 @@ static void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o
     elem_f = tok_h * h * 2.0 * (2.0 * 2.0 + 2.0 * 3.0 + (r->dropout ? 2.0 * 2.5 : 0.0)) +
              tok * (F / t) * 2.0 * (md->gated ? 3.0 : 2.0) * (moe ? (double)(md->top_k > 0 ? md->top_k : 1) : 1.0) +
              tok * (h / t + kv_gpu * dh) * 2.0 * 2.0;
-    elem_f /= hw->hbm * TS_STEP_MEM_EFF;
+    elem_f /= hw->mem;
 
     /* Weight-sized traffic every micro-batch, beyond the GEMMs' own
      * operands.  Megatron accumulates wgrad into fp32 main grads inside
@@ -308,11 +355,20 @@ static void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o
             extra = 6.0;
         else
             extra = 3.0 * gb;
-        o->wtraffic = P_l * extra / (hw->hbm * TS_STEP_MEM_EFF);
+        o->wtraffic = P_l * extra / hw->mem;
+        if (r->compute_precision == TS_PREC_FP8) {
+            double mb = (double)r->global_batch / ((double)r->dp * (double)r->micro_batch);
+            double kk = moe ? (double)(md->top_k > 0 ? md->top_k : 1) : 1.0;
+
+            ts_step_fp8_cast(tok, h, F, t, kv_gpu * dh, md->gated, kk, P_l,
+                             r->framework == TS_FW_MEGATRON && mb > 1 ? mb : 1.0, &fp8_f, &fp8_b);
+            fp8_f /= hw->mem;
+            fp8_b /= hw->mem;
+        }
     }
 
-    o->fwd = f + attn_f + elem_f;
-    o->bwd = bw + attn_b + 2.0 * elem_f + o->wtraffic;
+    o->fwd = f + attn_f + elem_f + fp8_f;
+    o->bwd = bw + attn_b + 2.0 * elem_f + o->wtraffic + fp8_b;
     o->attn_fwd = attn_f;
 
     /* Launch floor: the modelled kernels, one launch each.  Forward: the
@@ -324,7 +380,8 @@ static void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o
     {
         double gemms = moe ? 5.0 : 4.0;
         double attn_ops = r->attention == TS_ATTN_EAGER ? (r->dropout ? 4.0 : 3.0) : 1.0;
-        double elem_ops = 6.0 + (r->dropout ? 2.0 : 0.0);
+        double elem_ops = 6.0 + (r->dropout ? 2.0 : 0.0) +
+                          (r->compute_precision == TS_PREC_FP8 ? 4.0 : 0.0); /* one cast per GEMM input / grad */
         double lf = (gemms + attn_ops + elem_ops) * TS_STEP_LAUNCH_S;
         double lb = (2.0 * gemms + attn_ops + elem_ops) * TS_STEP_LAUNCH_S;
 
@@ -411,8 +468,8 @@ static void ts_step_head_cost(const ts_run *r, ts_step_hw *hw, double *fwd, doub
     if (V > 0)
         ts_step_gemm3(hw, tok, V / t, h, 1, &f, &b);
     /* Softmax cross-entropy over fp32 logits: ~12 bytes per logit, both passes. */
-    f += tok * (V / t) * 6.0 / (hw->hbm * TS_STEP_MEM_EFF);
-    b += tok * (V / t) * 6.0 / (hw->hbm * TS_STEP_MEM_EFF);
+    f += tok * (V / t) * 6.0 / hw->mem;
+    b += tok * (V / t) * 6.0 / hw->mem;
     if (r->tp > 1) {
         bool in_node = ts_step_same_node(r->tp, r->gpus_per_node);
         int64_t g = r->gpus_per_node < r->tp ? r->gpus_per_node : r->tp;
@@ -503,19 +560,40 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
     double basis, stage_factor;
     double short_layer = 0, short_head = 0, short_max = 0;
     int64_t n_dp_i, stages;
-    bool in_node_dp;
+    bool in_node_dp, fp8;
 
     *out = (ts_step){ 0 };
     hw.peak = ts_gpu_peak(g, r->compute_precision);
-    hw.hbm = g->hbm_bw > 0 ? g->hbm_bw : 2e12;
+    /* Memory-bound kernels run at the GPU's measured streaming bandwidth
+     * where the catalogue has one (BabelStream copy), else at 90 % of the
+     * datasheet figure. */
+    hw.mem = (g->hbm_bw > 0 ? g->hbm_bw : 2e12) *
+             (g->stream_eff > 0 && g->stream_eff <= 1 ? g->stream_eff : TS_STEP_MEM_EFF);
+    fp8 = r->compute_precision == TS_PREC_FP8;
+    hw.opb = fp8 ? 1.0 : r->compute_precision == TS_PREC_FP32 ? 4.0 : 2.0;
+    /* Under FP8 only the linears run in FP8: Transformer Engine's
+     * DotProductAttention stays in bf16 unless the recipe sets fp8_dpa
+     * (transformer_engine/pytorch/attention.py@v1.12), and torchao's
+     * float8 converts nn.Linear only. */
+    hw.attn_peak = fp8 ? ts_gpu_peak(g, TS_PREC_BF16) : hw.peak;
+    if (!(hw.attn_peak > 0))
+        hw.attn_peak = hw.peak;
     {
         ts_gpu gg = *g;
 
+        /* FP8 matmuls reach their own measured fraction of the FP8 peak
+         * (cuBLASLt / hipBLASLt sweeps, ts_gpu.c) where one is known.
+         * That sweep ran 10,000 warm-up iterations before timing, so it
+         * is already at the power-limited clock: no sustain derating. */
+        bool settled = fp8 && g->mamf_fp8 > 0 && g->mamf_fp8 <= 1;
+
+        if (settled)
+            gg.mamf = g->mamf_fp8;
         /* An explicit gemm_efficiency is what the user's stack achieves;
          * else the catalogue's burst MAMF at the sustained clock. */
         if (r->gemm_efficiency > 0)
             gg.mamf = r->gemm_efficiency;
-        else if (gg.sustain > 0 && gg.sustain <= 1)
+        else if (!settled && gg.sustain > 0 && gg.sustain <= 1)
             gg.mamf *= gg.sustain;
         hw.core = ts_step_core_eff(&gg);
     }
@@ -776,6 +854,18 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
         if (dp_hidden < 0)
             dp_hidden = 0;
     }
+    /* FP8 delayed scaling: at the end of every forward and backward TE
+     * all-reduces the amax history of all its tensors in one fused
+     * buffer over the data- and model-parallel group
+     * (transformer_engine/pytorch/fp8.py@v1.12,
+     * reduce_and_update_fp8_tensors): a few kilobytes, latency-bound. */
+    if (fp8) {
+        int64_t grp = r->dp * r->tp * r->cp;
+        bool in_node = ts_step_same_node(grp * r->pp, r->gpus_per_node);
+
+        dp_exposed += m * 2.0 * ts_step_allreduce_s(4096.0, grp, in_node ? hw.nvlink : hw.net,
+                                                     in_node ? TS_STEP_ALPHA_NVLINK : TS_STEP_ALPHA_NET);
+    }
     /* Contention charge for everything hidden (DP here, TP/CP below). */
     out->dp_comm = dp_exposed + TS_STEP_KAPPA * dp_hidden;
 
@@ -784,7 +874,7 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
         double shard = r->zero >= 1 ? P_train / n_dp : P_train;
 
         t_opt = r->offload_optimizer ? 0
-                : shard * ts_step_opt_bytes(r, gb) / (hw.hbm * TS_STEP_MEM_EFF);
+                : shard * ts_step_opt_bytes(r, gb) / hw.mem;
         if (r->offload_optimizer) {
             /* Grads down and weights up over PCIe, Adam on the host. */
             t_off = shard * (gb + wb) / hw.pcie +

@@ -109,7 +109,8 @@ START_TEST(test_no_shape_matmul_bound)
      * compute = 6 * 1e9 * 1000 / (989e12 * 0.801 * 708.5 / 841.9) s (MAMF
      * at the sustained clock, test_sustained_matmul), nothing to reduce,
      * optimizer = 1e9 params * (2*2 grad reads + 8 master + 2*2*4 Adam +
-     * 2 weights = 30 B) / (3.35e12 * 0.9). */
+     * 2 weights = 30 B) / 2.90e12 (H100's measured streaming bandwidth,
+     * core/ts_gpu.c). */
     ts_run_defaults(&r);
     r.model.params = 1e9;
     r.gpus = 1;
@@ -121,7 +122,7 @@ START_TEST(test_no_shape_matmul_bound)
     ck_assert(!s.from_shape);
     REL_CLOSE(s.compute, 6e12 / (989e12 * 0.801 * (708.5 / 841.9)), 1e-12);
     ck_assert(s.dp_comm == 0 && s.tp_comm == 0 && s.pp_bubble == 0);
-    REL_CLOSE(s.optimizer, 1e9 * 30.0 / (3.35e12 * 0.9), 1e-12);
+    REL_CLOSE(s.optimizer, 1e9 * 30.0 / 2.90e12, 1e-12);
     REL_CLOSE(s.step_time.value, s.compute + s.optimizer, 1e-12);
     /* 6 P per token over step * peak: the matmul fraction, less the optimizer share. */
     REL_CLOSE(s.predicted_mfu, 6e12 / (s.step_time.value * 989e12), 1e-12);
@@ -501,6 +502,121 @@ static ts_search_out *search_out(void)
     return o;
 }
 
+
+/* FP8 casting traffic of one layer (core/ts_step.c, ts_step_fp8_cast),
+ * by hand: tok 1000, h 100, F 400, tp 1, kv_dim 100, not gated, top_k 1,
+ * 120,000 local weights.
+ *   inputs  QKV 1000x100, out 1000x100, FC1 1000x100, FC2 1000x400: 700,000
+ *   grads   QKV 1000x300, out 1000x100, FC1 1000x400, FC2 1000x100: 900,000
+ *   forward 4 B x 700,000 + 4 B x 120,000 (weights) = 3,280,000 B
+ *   backward 4 B x 900,000 = 3,600,000 B
+ * With the weight cast shared over 4 micro-batches (Megatron's
+ * is_first_microbatch): forward 2,800,000 + 120,000 = 2,920,000 B. */
+START_TEST(test_fp8_cast_bytes)
+{
+    double f, b;
+
+    ts_step_fp8_cast(1000, 100, 400, 1, 100, false, 1, 120000, 1, &f, &b);
+    REL_CLOSE(f, 3280000.0, 1e-12);
+    REL_CLOSE(b, 3600000.0, 1e-12);
+    ts_step_fp8_cast(1000, 100, 400, 1, 100, false, 1, 120000, 4, &f, &b);
+    REL_CLOSE(f, 2920000.0, 1e-12);
+    REL_CLOSE(b, 3600000.0, 1e-12);
+    /* tp 2, gated, GQA kv_dim 25: inputs 1000 (100 + 50) + 1000 (100 + 200)
+     * = 450,000; grads 1000 (50 + 50 + 100) + 1000 (400 + 100) = 700,000. */
+    ts_step_fp8_cast(1000, 100, 400, 2, 25, true, 1, 0, 1, &f, &b);
+    REL_CLOSE(f, 4.0 * 450000.0, 1e-12);
+    REL_CLOSE(b, 4.0 * 700000.0, 1e-12);
+}
+END_TEST
+
+/* FP8 matmuls at the measured FP8 fraction, already power-settled (no
+ * sustain derating): H100 1382.2 / 1979, so 6e12 FLOPs take
+ * 6e12 / 1382.2e12 s.  BF16 on the same GPU keeps MAMF x sustain. */
+START_TEST(test_fp8_matmul_rate)
+{
+    ts_run r;
+    ts_step a;
+    ts_error e;
+
+    ts_run_defaults(&r);
+    r.model.params = 1e9;
+    r.seq = 1000;
+    r.global_batch = 1;
+    r.gpus = 1;
+    r.dp = 1;
+    r.compute_precision = TS_PREC_FP8;
+    ck_assert_int_eq(ts_step_estimate(&r, &a, &e), TS_OK);
+    REL_CLOSE(a.compute, 6e12 / 1382.2e12, 1e-9);
+    /* A GPU with no FP8 sweep: the BF16 fraction at the FP8 peak. */
+    r.gpu = *ts_gpu_find("b200");
+    ck_assert_int_eq(ts_step_estimate(&r, &a, &e), TS_OK);
+    REL_CLOSE(a.compute, 6e12 / (4500e12 * 0.776 * (1456.3 / 1770.9)), 1e-9);
+}
+END_TEST
+
+/* Under FP8 the attention core stays in bf16 (TE DotProductAttention
+ * without fp8_dpa).  Identity: with the FP8 peak made effectively
+ * infinite (GEMM math free), doubling the BF16 peak halves exactly the
+ * attention part and nothing else, so the compute drops by half the
+ * attention time: one layer, one micro-batch of 8192 tokens, h 4096,
+ * causal: fl = 4 x 8192 x 4096 x 4096 = 549,755,813,888 FLOPs forward,
+ * 2.5x that backward, at 0.35 of 989 TFLOP/s. */
+START_TEST(test_fp8_attention_bf16)
+{
+    ts_run r;
+    ts_step a, b;
+    ts_error e;
+    double fl = 4.0 * 8192.0 * 4096.0 * 4096.0;
+    double attn = 3.5 * fl / (989e12 * 0.35);
+
+    ts_run_defaults(&r);
+    r.model.layers = 1;
+    r.model.hidden = 4096;
+    r.model.heads = 32;
+    r.model.vocab = 1024;
+    r.seq = 8192;
+    r.micro_batch = 1;
+    r.global_batch = 1;
+    r.gpus = 1;
+    r.dp = 1;
+    r.attention = TS_ATTN_FLASH;
+    r.compute_precision = TS_PREC_FP8;
+    r.gpu.fp8_flops = 1e18; /* the range's top: GEMM math ~free */
+    ck_assert_int_eq(ts_step_estimate(&r, &a, &e), TS_OK);
+    r.gpu.bf16_flops *= 2.0;
+    ck_assert_int_eq(ts_step_estimate(&r, &b, &e), TS_OK);
+    REL_CLOSE(a.compute - b.compute, attn / 2.0, 1e-9);
+}
+END_TEST
+
+/* Memory-bound work at the measured streaming bandwidth: the optimizer
+ * step of a 1e9-parameter model on one H100 (ts_step_opt_bytes: fp32
+ * grads read twice 8 B, master 8 B, Adam m and v 16 B, bf16 weights
+ * 2 B = 34 B/param) at 2.90 TB/s, against the 90 % default of a GPU with
+ * no measurement (H100 PCIe: 2.0 TB/s x 0.9). */
+START_TEST(test_stream_bandwidth)
+{
+    ts_run r;
+    ts_step a;
+    ts_error e;
+
+    ts_run_defaults(&r);
+    r.model.params = 1e9;
+    r.seq = 1000;
+    r.global_batch = 1;
+    r.gpus = 1;
+    r.dp = 1;
+    r.grad_precision = TS_PREC_FP32;
+    r.master_weights = true;
+    ck_assert_int_eq(ts_step_estimate(&r, &a, &e), TS_OK);
+    REL_CLOSE(a.optimizer, 34e9 / 2.90e12, 1e-9);
+    r.gpu = *ts_gpu_find("h100-pcie");
+    ck_assert_int_eq(ts_step_estimate(&r, &a, &e), TS_OK);
+    REL_CLOSE(a.optimizer, 34e9 / (2.0e12 * 0.9), 1e-9);
+}
+END_TEST
+
 /* Issue 25: a warning whenever the pipeline bubble, the exposed
  * communication or the matmuls' shortfall from the GPU's rate (an
  * under-filled GPU) costs more than a quarter of the step, and only then. */
@@ -709,6 +825,10 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_fsdp_per_layer_latency);
     tcase_add_test(tc, test_cuda_compat);
     tcase_add_test(tc, test_triton_attention);
+    tcase_add_test(tc, test_fp8_cast_bytes);
+    tcase_add_test(tc, test_fp8_matmul_rate);
+    tcase_add_test(tc, test_fp8_attention_bf16);
+    tcase_add_test(tc, test_stream_bandwidth);
     tcase_add_test(tc, test_search_70b_1024);
     tcase_add_test(tc, test_search_constraints);
     tcase_add_test(tc, test_search_errors);
