@@ -38,24 +38,32 @@ int ts_api_handle(const char *method, const char *path,
                   const char *body, size_t body_len,
                   ts_api_response *resp);
 
+/* The problem types (api/ts_problems.def): a raise names one of these,
+ * its slug, status and title are the table's. */
+typedef enum ts_problem {
+#define TS_PROBLEM(id, slug, status, title) id,
+#include "ts_problems.def"
+#undef TS_PROBLEM
+    TS_PROB_COUNT
+} ts_problem;
+
 /* Build an RFC 9457 problem response (for the server's own 404/405/413/
- * 408/503) of type slug: its status and title are the table's (below).
- * field may be NULL; it is a JSON pointer such as "/tp".  A slug not in
- * the table is answered as a 500 "internal-error" naming it. */
-int ts_api_problem(ts_api_response *resp, const char *slug, const char *detail,
+ * 408/503) of type p: its status and title are the table's (below).
+ * field may be NULL; it is a JSON pointer such as "/tp". */
+int ts_api_problem(ts_api_response *resp, ts_problem p, const char *detail,
                    const char *field);
 
 void ts_api_response_free(ts_api_response *resp);
 
-/* The problem types (slug after https://trainsize.dev/problems/), each
- * with its one status and title: callers name the slug only. */
+/* A problem type's row: slug (after https://trainsize.dev/problems/),
+ * its one status and title. */
 typedef struct ts_api_problem_type {
     const char *slug;
     unsigned status;
     const char *title;
 } ts_api_problem_type;
 
-/* i-th problem type, NULL past the end. */
+/* i-th problem type (the ts_problem of that value), NULL past the end. */
 const ts_api_problem_type *ts_api_problem_type_at(size_t i);
 /* Title for slug, NULL when slug is not in the table. */
 const char *ts_api_problem_title(const char *slug);

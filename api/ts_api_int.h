@@ -38,15 +38,16 @@
 
 /* One problem to report: becomes an application/problem+json body. */
 typedef struct ts_api_err {
+    ts_problem type;               /* api/ts_problems.def */
     unsigned status;               /* the type's, from the table: 400, 422, ... */
-    const char *slug;              /* static, "unknown-field" */
+    const char *slug;              /* the type's, static: "unknown-field" */
     char field[TS_API_FIELD_LEN];  /* JSON pointer "/tp", "" when none */
     char detail[TS_API_DETAIL_LEN];
 } ts_api_err;
 
-/* The problem of type slug (its status and title from the one table,
- * api/ts_problem.c), at field (a JSON pointer, NULL or "" for none). */
-void ts_api_err_set(ts_api_err *e, const char *slug, const char *field,
+/* The problem of type p (its slug, status and title from the one table,
+ * api/ts_problems.def), at field (a JSON pointer, NULL or "" for none). */
+void ts_api_err_set(ts_api_err *e, ts_problem p, const char *field,
                     const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
@@ -151,7 +152,7 @@ typedef struct ts_api_notes {
  * NULL or empty: then no member), as "import_notes" like a 200 answer. */
 int ts_api_err_respond_notes(const ts_api_err *e, const ts_api_notes *notes,
                              ts_api_response *resp);
-int ts_api_problem_notes(ts_api_response *resp, const char *slug, const char *detail,
+int ts_api_problem_notes(ts_api_response *resp, ts_problem p, const char *detail,
                          const char *field, const ts_api_notes *notes);
 
 /* A parsed request: the run plus the /v1/fit extras. */

@@ -130,9 +130,9 @@ int ts_catalogue_import(ts_import *im, const ts_catalogue_entry *e, ts_api_err *
     cfg = json_loads(e->config, JSON_DECODE_INT_AS_REAL, &je);
     if (cfg == NULL) {
         if (json_error_code(&je) == json_error_out_of_memory)
-            ts_api_err_set(err, "out-of-memory", NULL, "out of memory parsing the request");
+            ts_api_err_set(err, TS_PROB_OUT_OF_MEMORY, NULL, "out of memory parsing the request");
         else
-            ts_api_err_set(err, "internal-error", "/model",
+            ts_api_err_set(err, TS_PROB_INTERNAL_ERROR, "/model",
                            "catalogue entry %s: config is not JSON (%s)", e->id, je.text);
         return -1;
     }
@@ -160,7 +160,7 @@ int ts_catalogue_run(const ts_catalogue_entry *e, ts_api_req *req, ts_api_err *e
     /* Ids are [A-Za-z0-9._-/] (tools/ts_gen_catalogue.c): no escaping. */
     n = snprintf(body, sizeof body, "{\"model\":\"%s\"}", e->id);
     if (n < 0 || (size_t)n >= sizeof body) {
-        ts_api_err_set(err, "internal-error", "/model", "catalogue id too long: %s", e->id);
+        ts_api_err_set(err, TS_PROB_INTERNAL_ERROR, "/model", "catalogue id too long: %s", e->id);
         return -1;
     }
     return ts_json_parse_run(body, (size_t)n, false, req, err);

@@ -262,7 +262,7 @@ static void type_error(ts_api_err *err, const ts_api_field *f, const json_t *v,
     char ptr[64];
 
     snprintf(ptr, sizeof ptr, "/%s", f->name);
-    ts_api_err_set(err, "invalid-type", ptr,
+    ts_api_err_set(err, TS_PROB_INVALID_TYPE, ptr,
                    "%s must be %s%s, got %s", f->name, want,
                    f->nullable ? " or null" : "", json_kind(v));
 }
@@ -272,7 +272,7 @@ static void range_error(ts_api_err *err, const ts_api_field *f, double v)
     char ptr[64];
 
     snprintf(ptr, sizeof ptr, "/%s", f->name);
-    ts_api_err_set(err, "out-of-range", ptr,
+    ts_api_err_set(err, TS_PROB_OUT_OF_RANGE, ptr,
                    "%s must be %s %.17g and %s %.17g, got %.17g", f->name,
                    f->exclusive_minimum ? ">" : ">=", f->minimum,
                    f->exclusive_maximum ? "<" : "<=", f->maximum, v);
@@ -302,14 +302,14 @@ static int check_value(const ts_api_field *f, const json_t *v, ts_api_err *err)
         d = json_number_value(v);
         if (!isfinite(d) || d != floor(d)) {
             snprintf(ptr, sizeof ptr, "/%s", f->name);
-            ts_api_err_set(err, "invalid-type", ptr,
+            ts_api_err_set(err, TS_PROB_INVALID_TYPE, ptr,
                            "%s must be an integer (no fractional part), got %.17g",
                            f->name, d);
             return -1;
         }
         if (d < f->minimum || d > f->maximum) {
             snprintf(ptr, sizeof ptr, "/%s", f->name);
-            ts_api_err_set(err, "out-of-range", ptr,
+            ts_api_err_set(err, TS_PROB_OUT_OF_RANGE, ptr,
                            "%s must be an integer from %.0f to %.0f, got %.17g",
                            f->name, f->minimum, f->maximum, d);
             return -1;
@@ -327,7 +327,7 @@ static int check_value(const ts_api_field *f, const json_t *v, ts_api_err *err)
             /* jansson refuses NaN/Infinity literals and overflowing reals;
              * this guards against a future parser that does not. */
             snprintf(ptr, sizeof ptr, "/%s", f->name);
-            ts_api_err_set(err, "out-of-range", ptr,
+            ts_api_err_set(err, TS_PROB_OUT_OF_RANGE, ptr,
                            "%s must be a finite number", f->name);
             return -1;
         }
@@ -335,7 +335,7 @@ static int check_value(const ts_api_field *f, const json_t *v, ts_api_err *err)
             /* Subnormals (5e-324) pass every range test and then blow
              * up a division: no real quantity is that small. */
             snprintf(ptr, sizeof ptr, "/%s", f->name);
-            ts_api_err_set(err, "out-of-range", ptr,
+            ts_api_err_set(err, TS_PROB_OUT_OF_RANGE, ptr,
                            "%s must be 0 or at least %g in magnitude, got %.17g",
                            f->name, DBL_MIN, d);
             return -1;
@@ -370,7 +370,7 @@ static int check_value(const ts_api_field *f, const json_t *v, ts_api_err *err)
             list_values(list, sizeof list, f->values);
             quote_short(got, sizeof got, s, 64);
             snprintf(ptr, sizeof ptr, "/%s", f->name);
-            ts_api_err_set(err, "invalid-enum", ptr,
+            ts_api_err_set(err, TS_PROB_INVALID_ENUM, ptr,
                            "%s must be one of %s; got \"%s\"", f->name, list, got);
             return -1;
         }
@@ -392,27 +392,27 @@ static void unknown_field(ts_api_err *err, const char *key, bool fit, bool searc
     json_pointer(ptr, sizeof ptr, key);
     quote_short(shown, sizeof shown, key, 64);
     if (idx != SIZE_MAX && ts_json_fields[idx].f.fit_only && !fit) {
-        ts_api_err_set(err, "unknown-field", ptr,
+        ts_api_err_set(err, TS_PROB_UNKNOWN_FIELD, ptr,
                        search ? "\"%s\" is only accepted by POST /v1/fit (a search explores every layout)"
                               : "\"%s\" is only accepted by POST /v1/fit", shown);
         return;
     }
     if (idx != SIZE_MAX && ts_json_fields[idx].f.search_only && !search) {
-        ts_api_err_set(err, "unknown-field", ptr,
+        ts_api_err_set(err, TS_PROB_UNKNOWN_FIELD, ptr,
                        "\"%s\" is only accepted by POST /v1/search", shown);
         return;
     }
     if (idx != SIZE_MAX && ts_json_fields[idx].f.budget_only) {
-        ts_api_err_set(err, "unknown-field", ptr,
+        ts_api_err_set(err, TS_PROB_UNKNOWN_FIELD, ptr,
                        "\"%s\" is only accepted by POST /v1/budget", shown);
         return;
     }
     near = ts_json_suggest(key, fit);
     if (near != NULL)
-        ts_api_err_set(err, "unknown-field", ptr,
+        ts_api_err_set(err, TS_PROB_UNKNOWN_FIELD, ptr,
                        "unknown field \"%s\"; did you mean \"%s\"?", shown, near);
     else
-        ts_api_err_set(err, "unknown-field", ptr,
+        ts_api_err_set(err, TS_PROB_UNKNOWN_FIELD, ptr,
                        "unknown field \"%s\"; the accepted fields are listed "
                        "in the request schema of openapi.json", shown);
 }
@@ -526,7 +526,7 @@ static int find_dup(const char *tok, size_t len, size_t off, void *ctx)
 
         json_pointer(ptr, sizeof ptr, key);
         quote_short(shown, sizeof shown, key, 64);
-        ts_api_err_set(d->err, "duplicate-key", ptr,
+        ts_api_err_set(d->err, TS_PROB_DUPLICATE_KEY, ptr,
                        "duplicate object key \"%s\" at byte %zu", shown, off);
         rc = 1;
     } else if (json_object_set_new(d->seen, key, json_null()) != 0) {
@@ -596,7 +596,7 @@ static int import_duplicates(const char *s, size_t n, const char *ptr, int depth
         json_pointer(tok, sizeof tok, key);
         snprintf(sub, sizeof sub, "%.*s%s", ts_utf8_prec(ptr, sizeof sub / 2), ptr, tok);
         if (depth > 0 && json_object_get(seen, key) != NULL) {
-            ts_api_err_set(err, "duplicate-key", sub,
+            ts_api_err_set(err, TS_PROB_DUPLICATE_KEY, sub,
                            "duplicate object key %s in an imported config", sub);
             rc = 1;
         } else if (json_object_set_new(seen, key, json_null()) != 0) {
@@ -666,7 +666,7 @@ static int apply_preset(ts_run *r, const json_t *v, const ts_catalogue_entry *ca
         list_ids(ids, sizeof ids, true);
         quote_short(got, sizeof got, json_string_value(v), 64);
         hint = ts_catalogue_suggest(json_string_value(v));
-        ts_api_err_set(err, "unknown-preset",
+        ts_api_err_set(err, TS_PROB_UNKNOWN_PRESET,
                        "/model", "unknown model preset \"%s\"%s%s%s; valid: %s, "
                        "or a model of the catalogue by its Hugging Face Hub id "
                        "(GET /v1/presets)", got, hint ? " (did you mean \"" : "",
@@ -697,11 +697,11 @@ static int apply_lora_targets(ts_run *r, const json_t *v, ts_api_err *err)
         item[n] = '\0';
         quote_short(got, sizeof got, item, 64);
         if (memchr(s, '\0', len) == NULL && bl == len && at == 0 && strstr(s, "query_key_value") != NULL)
-            ts_api_err_set(err, "invalid-value", "/lora_targets",
+            ts_api_err_set(err, TS_PROB_INVALID_VALUE, "/lora_targets",
                            "lora_targets mixes query_key_value (a fused q, k, v) with q_proj, "
                            "k_proj or v_proj: a model has one or the other");
         else
-            ts_api_err_set(err, "invalid-value", "/lora_targets",
+            ts_api_err_set(err, TS_PROB_INVALID_VALUE, "/lora_targets",
                            "lora_targets: \"%s\" is not a target; give all-linear, peft-default "
                            "or names joined by commas from q_proj, k_proj, v_proj, o_proj, "
                            "gate_proj, up_proj, down_proj, query_key_value", got);
@@ -725,7 +725,7 @@ static int apply_gpu(ts_run *r, const json_t *v, ts_api_err *err)
         list_ids(ids, sizeof ids, false);
         quote_short(got, sizeof got, json_string_value(v), 64);
         hint = ts_gpu_suggest(json_string_value(v));
-        ts_api_err_set(err, "unknown-gpu", "/gpu",
+        ts_api_err_set(err, TS_PROB_UNKNOWN_GPU, "/gpu",
                        "unknown GPU \"%s\"%s%s%s; valid: %s (GET /v1/gpus)", got,
                        hint ? " (did you mean \"" : "", hint ? hint : "",
                        hint ? "\"?)" : "", ids);
@@ -827,7 +827,7 @@ static int fit_seed(ts_api_req *req, const json_t *const *given,
     const ts_json_fi *c;
 
     if (given[TS_FI_SOLVE] == NULL) {
-        ts_api_err_set(err, "missing-field", "/solve",
+        ts_api_err_set(err, TS_PROB_MISSING_FIELD, "/solve",
                        "solve is required: \"micro_batch\" (largest micro-batch "
                        "that fits) or \"gpus\" (fewest GPUs that fit)");
         return -1;
@@ -841,7 +841,7 @@ static int fit_seed(ts_api_req *req, const json_t *const *given,
         if (given[*c] == NULL || req->source[*c] != TS_SRC_REQUEST)
             continue;
         snprintf(ptr, sizeof ptr, "/%s", name);
-        ts_api_err_set(err, "incompatible-options",
+        ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS,
                        ptr, "%s cannot be given with solve=\"%s\" (%s)", name,
                        mb ? "micro_batch" : "gpus",
                        strncmp(name, "max_", 4) == 0
@@ -866,7 +866,7 @@ static bool duplicates_refused(int rc, ts_api_err *err)
     if (rc == 0)
         return false;
     if (rc != 1)
-        ts_api_err_set(err, "out-of-memory", NULL,
+        ts_api_err_set(err, TS_PROB_OUT_OF_MEMORY, NULL,
                        "out of memory parsing the request");
     return true;
 }
@@ -935,7 +935,7 @@ static int apply_imports(const json_t *const *imp, const ts_catalogue_entry *cat
             bool path = want[i].object && json_is_string(imp[i]);
 
             snprintf(ptr, sizeof ptr, "/%s", ts_import_members[i]);
-            ts_api_err_set(err, "invalid-type", ptr,
+            ts_api_err_set(err, TS_PROB_INVALID_TYPE, ptr,
                            "%s must be %s (%s), got %s%s", ts_import_members[i],
                            want[i].object ? "an object" : "a string", want[i].what,
                            json_kind(imp[i]),
@@ -1076,7 +1076,7 @@ static int budget_seed(ts_api_req *req, const json_t *const *given, ts_api_err *
             char ptr[40];
 
             snprintf(ptr, sizeof ptr, "/%s", ts_json_fields[kinds[i]].f.name);
-            ts_api_err_set(err, "incompatible-options", ptr,
+            ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, ptr,
                            "give one budget: %s and %s both given",
                            ts_json_fields[req->budget_field].f.name,
                            ts_json_fields[kinds[i]].f.name);
@@ -1086,13 +1086,13 @@ static int budget_seed(ts_api_req *req, const json_t *const *given, ts_api_err *
         v = json_number_value(given[kinds[i]]);
     }
     if (n == 0) {
-        ts_api_err_set(err, "missing-field", "/budget_gpu_hours",
+        ts_api_err_set(err, TS_PROB_MISSING_FIELD, "/budget_gpu_hours",
                        "give the budget: budget_gpu_hours, budget_days (of the run's gpus) "
                        "or budget_usd (at gpu_hour_usd)");
         return -1;
     }
     if (r->gpus <= 0) {
-        ts_api_err_set(err, "missing-field", "/gpus",
+        ts_api_err_set(err, TS_PROB_MISSING_FIELD, "/gpus",
                        "a budget plan runs on a given number of GPUs: give gpus, not dp");
         return -1;
     }
@@ -1102,7 +1102,7 @@ static int budget_seed(ts_api_req *req, const json_t *const *given, ts_api_err *
         break;
     case TS_FI_BUDGET_USD:
         if (!(r->gpu_hour_usd > 0)) {
-            ts_api_err_set(err, "missing-field", "/gpu_hour_usd",
+            ts_api_err_set(err, TS_PROB_MISSING_FIELD, "/gpu_hour_usd",
                            "budget_usd needs the price of a GPU-hour: give gpu_hour_usd");
             return -1;
         }
@@ -1121,7 +1121,7 @@ static int budget_seed(ts_api_req *req, const json_t *const *given, ts_api_err *
     c->mode = model ? TS_SIZE_MODEL : TS_SIZE_OPTIMAL;
     if (given[TS_FI_TOKENS_PER_PARAM] != NULL) {
         if (model) {
-            ts_api_err_set(err, "incompatible-options", "/tokens_per_param",
+            ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, "/tokens_per_param",
                            "tokens_per_param sizes the model: it cannot go with a given model "
                            "(whose tokens the budget sets)");
             return -1;
@@ -1130,7 +1130,7 @@ static int budget_seed(ts_api_req *req, const json_t *const *given, ts_api_err *
         c->tokens_per_param = json_number_value(given[TS_FI_TOKENS_PER_PARAM]);
     }
     if (given[TS_FI_TOKENS] != NULL && req->source[TS_FI_TOKENS] == TS_SRC_REQUEST) {
-        ts_api_err_set(err, "incompatible-options", "/tokens",
+        ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, "/tokens",
                        "the budget sets the tokens: leave tokens out");
         return -1;
     }
@@ -1170,19 +1170,19 @@ static int parse_body(const char *body, size_t len, ts_json_mode mode,
                       JSON_DECODE_INT_AS_REAL | JSON_DECODE_ANY, &je);
     if (root == NULL) {
         if (json_error_code(&je) == json_error_out_of_memory) {
-            ts_api_err_set(err, "out-of-memory", NULL,
+            ts_api_err_set(err, TS_PROB_OUT_OF_MEMORY, NULL,
                            "out of memory parsing the request");
         } else {
             /* jansson cuts its text at JSON_ERROR_TEXT_LENGTH bytes, where
              * a quoted token may be mid-character. */
             ts_utf8_trim(je.text, strlen(je.text));
-            ts_api_err_set(err, "invalid-json", NULL,
+            ts_api_err_set(err, TS_PROB_INVALID_JSON, NULL,
                            "line %d, column %d: %s", je.line, je.column, je.text);
         }
         return -1;
     }
     if (!json_is_object(root)) {
-        ts_api_err_set(err, "not-an-object",
+        ts_api_err_set(err, TS_PROB_NOT_AN_OBJECT,
                        "", "the request body must be a JSON object, got %s",
                        json_kind(root));
         goto out;
@@ -1226,7 +1226,7 @@ static int parse_body(const char *body, size_t len, ts_json_mode mode,
             goto out;
         im = malloc(sizeof *im);
         if (im == NULL) {
-            ts_api_err_set(err, "out-of-memory", NULL,
+            ts_api_err_set(err, TS_PROB_OUT_OF_MEMORY, NULL,
                            "out of memory parsing the request");
             goto out;
         }
@@ -1290,7 +1290,7 @@ static int parse_body(const char *body, size_t len, ts_json_mode mode,
         /* Both may come back from an echo; they must then agree. */
         if (given[TS_FI_HBM_GB] != NULL &&
             fabs(gib - req->run.gpu.hbm_bytes) > 1e-9 * gib) {
-            ts_api_err_set(err, "incompatible-options",
+            ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS,
                            "/hbm_gib", "hbm_gb (decimal GB) and hbm_gib (GiB) disagree: give one");
             goto out;
         }
@@ -1303,7 +1303,7 @@ static int parse_body(const char *body, size_t len, ts_json_mode mode,
     {
         const json_t *p = given[TS_FI_PARAMS];
         if (p != NULL && !json_is_null(p) && req->run.model.layers > 0) {
-            ts_api_err_set(err, "incompatible-options", "/params",
+            ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, "/params",
                            "params is computed from the shape (layers = %lld%s); "
                            "give either params (with layers 0 and no model "
                            "preset) or a shape",

@@ -106,7 +106,7 @@ static int respond_json(ts_jw *w, ts_api_response *resp)
                  "the result \"%s\" is not a finite number for these inputs",
                  w->nonfinite);
         ts_jw_discard(w);
-        return ts_api_problem(resp, "non-finite-result", detail, NULL);
+        return ts_api_problem(resp, TS_PROB_NON_FINITE_RESULT, detail, NULL);
     }
     body = ts_jw_finish(w, &len);
     if (body == NULL) {
@@ -246,7 +246,7 @@ static int handle_estimate(ts_route_id id, const ts_api_req *req,
     case TS_ROUTE_BUDGET:
     case TS_ROUTE_COUNT:
     default:
-        return ts_api_problem(resp, "internal-error",
+        return ts_api_problem(resp, TS_PROB_INTERNAL_ERROR,
                               "route has no estimator", NULL);
     }
     ts_jw_close(&w, '}');
@@ -424,7 +424,7 @@ static int handle_get(ts_route_id id, ts_api_response *resp)
         if (st != TS_OK) {
             /* A broken built-in catalogue is our bug, not the caller's. */
             ts_jw_discard(&w);
-            return ts_api_problem(resp, "internal-error",
+            return ts_api_problem(resp, TS_PROB_INTERNAL_ERROR,
                                   cerr.text, NULL);
         }
     } else {
@@ -466,7 +466,7 @@ int ts_api_handle(const char *method, const char *path,
         const char *p = path != NULL ? path : "(none)";
 
         snprintf(detail, sizeof detail, "no such resource: %.*s", ts_utf8_prec(p, 96), p);
-        return ts_api_problem(resp, "not-found", detail, NULL);
+        return ts_api_problem(resp, TS_PROB_NOT_FOUND, detail, NULL);
     }
     resp->route = r->path;
 
@@ -479,7 +479,7 @@ int ts_api_handle(const char *method, const char *path,
 
         resp->allow = is_get ? "GET, HEAD" : r->method;
         snprintf(detail, sizeof detail, "%s accepts %s only", r->path, resp->allow);
-        return ts_api_problem(resp, "method-not-allowed", detail, NULL);
+        return ts_api_problem(resp, TS_PROB_METHOD_NOT_ALLOWED, detail, NULL);
     }
     if (id == TS_ROUTE_PRESETS || id == TS_ROUTE_GPUS)
         return handle_get(id, resp);
@@ -492,7 +492,7 @@ int ts_api_handle(const char *method, const char *path,
          * --local answers with these bytes too */
         snprintf(detail, sizeof detail, "request body exceeds the %u byte limit",
                  TS_API_BODY_MAX);
-        return ts_api_problem(resp, "payload-too-large", detail, NULL);
+        return ts_api_problem(resp, TS_PROB_PAYLOAD_TOO_LARGE, detail, NULL);
     }
     if (!is_json_media_type(content_type)) {
         char detail[160];
@@ -501,7 +501,7 @@ int ts_api_handle(const char *method, const char *path,
 
         snprintf(detail, sizeof detail, "send the request body as Content-Type: "
                  "application/json (got %s%.*s%s)", q, ts_utf8_prec(got, 64), got, q);
-        return ts_api_problem(resp, "unsupported-media-type", detail, NULL);
+        return ts_api_problem(resp, TS_PROB_UNSUPPORTED_MEDIA_TYPE, detail, NULL);
     }
     {
         ts_api_req req;

@@ -129,6 +129,7 @@ typedef enum ts_framework {
     TS_FW_MEGATRON = 0,   /* Megatron-LM / NeMo: distributed optimizer, fp32 main grads */
     TS_FW_FSDP,           /* PyTorch FSDP / FSDP2 (torchtitan, torchtune, HF) */
     TS_FW_DEEPSPEED,      /* DeepSpeed ZeRO */
+    TS_FW_HF,             /* Hugging Face transformers + PEFT (accelerate; FSDP's buffers with zero >= 2) */
     TS_FW_COUNT
 } ts_framework;
 

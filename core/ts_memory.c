@@ -176,7 +176,7 @@ static void ts_mem_layer(const ts_run *run, bool dense, ts_mem_act *o)
     if (run->attention == TS_ATTN_EAGER)
         eager = (act_b + (run->dropout ? 1.0 + act_b : 0.0)) * a * s / t;
     o->full = rep / tr + shard + eager;
-    if (run->framework == TS_FW_FSDP) {
+    if (run->framework == TS_FW_FSDP || run->framework == TS_FW_HF) {
         /* PyTorch eager modules (torchtitan, torchtune, HF), uncompiled:
          * the norms (below), RoPE works on fp32 copies of q and k, GQA
          * K/V are expanded to all heads before SDPA (repeat_kv copies),
@@ -189,8 +189,31 @@ static void ts_mem_layer(const ts_run *run, bool dense, ts_mem_act *o)
          * rstd.  The eager RMSNorm of these codebases upcasts: x.float()
          * (4h) and the normalised act_b h. */
         double norm = run->norm == TS_NORM_LAYERNORM ? act_b * h + 8.0 : 4.0 * h + act_b * h;
+        /* transformers' apply_rotary_pos_emb multiplies q and k by cos
+         * and sin cast to the activations' dtype (LlamaRotaryEmbedding,
+         * modeling_llama.py@5dd4a635): no fp32 copies of q and k. */
+        double rope = run->framework == TS_FW_HF ? 0.0 : 4.0 * (q + kv);
+
         o->full = 2.0 * norm / tr + 2.0 * act_b * h / tr +
-                  4.0 * (q + kv) + act_b * (q + q + a * v_hd / t + ov) + act_b * ov + mlp_e + eager;
+                  rope + act_b * (q + q + a * v_hd / t + ov) + act_b * ov + mlp_e + eager;
+        if (run->framework == TS_FW_HF && run->lora_rank > 0) {
+            /* PEFT's LoRA Linear.forward casts the input to the adapter's
+             * dtype before lora_A (peft@5fe7f8f8 tuners/lora/layer.py
+             * 751-773, _cast_input_dtype), and get_peft_model's
+             * autocast_adapter_dtype=True keeps bf16 models' adapters in
+             * fp32 (tuners_utils.py _cast_adapter_dtype): lora_A saves a
+             * 4-byte copy of its input, one per adapted matrix, q, k and v
+             * each their own. */
+            unsigned tg = run->lora_targets;
+            double mlp_in = (k + (moe ? (double)m->shared_experts : 0.0));
+
+            o->full += 4.0 * (((tg & TS_LORA_Q) ? h : 0) + ((tg & TS_LORA_K) ? h : 0) +
+                              ((tg & TS_LORA_V) ? h : 0) + ((tg & TS_LORA_QKV) ? h : 0) +
+                              ((tg & TS_LORA_O) ? a * v_hd / t : 0)) +
+                       4.0 * mlp_in * ((m->gated && (tg & TS_LORA_GATE) ? h : 0) +
+                                       ((tg & TS_LORA_UP) ? h : 0) +
+                                       ((tg & TS_LORA_DOWN) ? F / t : 0));
+        }
     }
     o->work = act_b * (2.0 * h / tr +
                        fmax(mlp_b, q + kv + vv + ov + (eager > 0 ? 2.0 * act_b * a * s / t : 0)));
@@ -204,7 +227,7 @@ static void ts_mem_layer(const ts_run *run, bool dense, ts_mem_act *o)
         o->formula = "full recompute: act_b h / t_sp per token per layer (layer input only)";
         break;
     case TS_RECOMPUTE_SELECTIVE:
-        if (run->framework == TS_FW_FSDP) {
+        if (run->framework == TS_FW_FSDP || run->framework == TS_FW_HF) {
             /* torchtitan selective op AC (distributed/activation_checkpoint.py,
              * _custom_policy): the layer input, the SDPA output and every
              * other matmul output (1st, 3rd, ...: wq, wv, w1, w2 for a gated
@@ -362,7 +385,9 @@ static void ts_mem_stage_eval(const ts_mem_ctx *c, int64_t i, int64_t start, ts_
 {
     const ts_run *r = c->run;
     bool first = i == 0, last = i == r->pp - 1;
-    bool fsdp = r->framework == TS_FW_FSDP, ds = r->framework == TS_FW_DEEPSPEED;
+    /* hf: accelerate's FSDP underneath when sharded (zero >= 2). */
+    bool fsdp = r->framework == TS_FW_FSDP || r->framework == TS_FW_HF,
+         ds = r->framework == TS_FW_DEEPSPEED;
     bool pytorch_opt = r->framework != TS_FW_MEGATRON;
     double n, nd_l, dense, expert, share, W, G, M, O, Op;
     double fl, saved, fwd_ws, bwd_ws, loss_ws, layer_p, persist, grads_live;
@@ -417,10 +442,16 @@ static void ts_mem_stage_eval(const ts_mem_ctx *c, int64_t i, int64_t start, ts_
         double emb = (first ? c->emb : 0) + (last ? c->head : 0);
         double lin = st->params - emb;
 
+        /* hf: PEFT keeps a bf16/fp16 model's adapters in fp32
+         * (autocast_adapter_dtype, peft mapping_func.py): 4-byte weights
+         * and gradients, no separate master copy. */
+        bool hf = r->framework == TS_FW_HF;
+        double ab = hf ? 4.0 : pb;
+
         W = (r->zero >= 3 ? 1.0 / c->nd : 1.0) * (c->frozen_b * lin + pb * emb) +
-            pb * (r->zero >= 3 ? ad_sh : ad);
-        G = ts_precision_bytes(r->grad_precision) * (r->zero >= 2 ? ad_sh : ad);
-        M = r->master_weights ? 4.0 * (r->zero >= 1 ? ad_sh : ad) : 0;
+            ab * (r->zero >= 3 ? ad_sh : ad);
+        G = (hf ? 4.0 : ts_precision_bytes(r->grad_precision)) * (r->zero >= 2 ? ad_sh : ad);
+        M = r->master_weights && !hf ? 4.0 * (r->zero >= 1 ? ad_sh : ad) : 0;
         O = c->opt_bpp * (r->zero >= 1 ? ad_sh : ad);
         st->params += ad;
     }
@@ -545,6 +576,17 @@ static void ts_mem_stage_eval(const ts_mem_ctx *c, int64_t i, int64_t start, ts_
          * so after the first step that stream keeps them even while
          * zero_grad has freed the gradients. */
         reserve += (grads_live > 0 ? 0 : G) + 4.0 * layer_p;
+    }
+    if (loss_ws > 0 && peak != TS_PHASE_LOSS && c->training) {
+        /* The caching allocator returns nothing to the driver unless
+         * emptied (c10/cuda/CUDACachingAllocator.cpp: freed blocks stay
+         * cached): a later, larger phase carves its tensors out of the
+         * loss phase's cached blocks, so the reserved peak is never below
+         * what the loss phase reserved. */
+        double loss_res = ph[TS_PHASE_LOSS] + fwd_ws + c->act.loss_cached * c->tokens;
+
+        if (loss_res > st->allocated_peak + reserve)
+            reserve = loss_res - st->allocated_peak;
     }
     reserve += r->fragmentation * st->allocated_peak;
     st->reserved_peak = st->allocated_peak + reserve;
@@ -760,6 +802,8 @@ static const char *ts_mem_fw_text(const ts_run *r)
         return "PyTorch FSDP2 (torchtitan): sharded fp32 params as master, unsharded 16-bit block + prefetch, fp32 reduce-scatter";
     case TS_FW_DEEPSPEED:
         return "DeepSpeed ZeRO: 16-bit + fp32 gradient partitions, reduce/allgather buckets, stage-3 live parameters";
+    case TS_FW_HF:
+        return "Hugging Face transformers + PEFT: eager modules, fp32 adapters and fp32 copies of their inputs, per-layer checkpointing; FSDP's buffers with zero >= 2";
     case TS_FW_MEGATRON:
     case TS_FW_COUNT:
     default:

@@ -362,6 +362,9 @@ ts_precision ts_framework_grad_precision(ts_framework fw, ts_precision precision
     case TS_FW_MEGATRON:
         return precision != TS_PREC_FP32 ? TS_PREC_FP32 : g;
     case TS_FW_FSDP:
+    case TS_FW_HF:
+        /* PyTorch gradients have the parameter's dtype (HF Trainer: the
+         * model's torch_dtype; fp32 when that is the master copy). */
         return master_weights ? TS_PREC_FP32 : precision;
     case TS_FW_DEEPSPEED:
     case TS_FW_COUNT:

@@ -32,7 +32,7 @@ int ts_import_axolotl(ts_import *im, const char *yaml, size_t len, ts_api_err *e
     (void)im;
     (void)yaml;
     (void)len;
-    ts_api_err_set(err, "unsupported-config", AX_PTR,
+    ts_api_err_set(err, TS_PROB_UNSUPPORTED_CONFIG, AX_PTR,
                    "this build has no YAML support (libyaml); send the settings "
                    "as request members instead");
     return -1;
@@ -71,7 +71,7 @@ static int ax_precision(ts_import *im, const ts_import_obj *o, ts_api_err *err)
         ax_bool_or_auto(im, o, "fp16", &fp16, err) < 0)
         return -1;
     if (bf16 == 1 && fp16 == 1) {
-        ts_api_err_set(err, "incompatible-options",
+        ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS,
                        AX_PTR "/fp16", "axolotl_config enables both bf16 and fp16");
         return -1;
     }
@@ -96,7 +96,7 @@ static int ax_adapter(ts_import *im, const ts_import_obj *o, ts_api_err *err)
         ts_import_bool(o, "load_in_8bit", &b8, err) < 0)
         return -1;
     if (adapter != NULL && strcmp(adapter, "lora") != 0 && strcmp(adapter, "qlora") != 0) {
-        ts_api_err_set(err, "unsupported-config", AX_PTR "/adapter",
+        ts_api_err_set(err, TS_PROB_UNSUPPORTED_CONFIG, AX_PTR "/adapter",
                        "adapter \"%.*s\" is not modelled; lora and qlora are",
                        ts_utf8_prec(adapter, 40), adapter);
         return -1;
@@ -143,7 +143,7 @@ static int ax_lora_targets(ts_import *im, const ts_import_obj *o, ts_api_err *er
     if (mods == NULL || json_is_null(mods))
         return 0;
     if (!json_is_array(mods) && !json_is_string(mods)) {
-        ts_api_err_set(err, "invalid-type", AX_PTR "/lora_target_modules",
+        ts_api_err_set(err, TS_PROB_INVALID_TYPE, AX_PTR "/lora_target_modules",
                        "lora_target_modules must be a list of module names");
         return -1;
     }
@@ -164,7 +164,7 @@ static int ax_lora_targets(ts_import *im, const ts_import_obj *o, ts_api_err *er
             strchr(s, ',') != NULL ||
             ts_lora_targets_parse(s, json_string_length(v), &one, &at, &bl) != 0 ||
             one == TS_LORA_ALL_LINEAR) {
-            ts_api_err_set(err, "invalid-value", ptr,
+            ts_api_err_set(err, TS_PROB_INVALID_VALUE, ptr,
                            "lora_target_modules: \"%.*s\" is not a module trainsize models; "
                            "q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, "
                            "query_key_value are", s != NULL ? ts_utf8_prec(s, 40) : 0,
@@ -181,7 +181,7 @@ static int ax_lora_targets(ts_import *im, const ts_import_obj *o, ts_api_err *er
         size_t at = 0, bl = 0;
 
         if (ts_lora_targets_parse(text, strlen(text), &chk, &at, &bl) != 0) {
-            ts_api_err_set(err, "incompatible-options", AX_PTR "/lora_target_modules",
+            ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, AX_PTR "/lora_target_modules",
                            "lora_target_modules mixes query_key_value with q_proj, k_proj or v_proj");
             return -1;
         }
@@ -318,12 +318,12 @@ int ts_import_axolotl(ts_import *im, const char *yaml, size_t len, ts_api_err *e
     int rc;
 
     if (len > TS_IMPORT_ARGS_MAX) {
-        ts_api_err_set(err, "import-too-large", AX_PTR,
+        ts_api_err_set(err, TS_PROB_IMPORT_TOO_LARGE, AX_PTR,
                        "axolotl_config is %zu bytes, more than %d", len, TS_IMPORT_ARGS_MAX);
         return -1;
     }
     if (memchr(yaml, '\0', len) != NULL) {
-        ts_api_err_set(err, "invalid-value", AX_PTR,
+        ts_api_err_set(err, TS_PROB_INVALID_VALUE, AX_PTR,
                        "axolotl_config contains a NUL character");
         return -1;
     }

@@ -90,7 +90,7 @@ static int ds_precision(ts_import *im, const ts_import_obj *o, ts_api_err *err)
     if (bf16 == 0 && pbf2)
         bf16 = bf16_legacy;
     if (fp16 == 1 && bf16 == 1) {
-        ts_api_err_set(err, "incompatible-options",
+        ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS,
                        "/deepspeed_config/fp16/enabled",
                        "fp16 and bf16 cannot both be enabled (DeepSpeed refuses this too)");
         return -1;
@@ -136,7 +136,7 @@ static int ds_offload(ts_import *im, const ts_import_obj *z, const char *key,
                        "pinned host memory to NVMe", ptr);
         return ts_import_set_bool(im, fi, true, TS_SRC_DS, ptr, err);
     }
-    ts_api_err_set(err, "invalid-enum", ptr,
+    ts_api_err_set(err, TS_PROB_INVALID_ENUM, ptr,
                    "%s must be \"none\", \"cpu\" or \"nvme\"", ptr);
     return -1;
 }
@@ -292,7 +292,7 @@ static int ds_global_from(ts_api_req *req, const ts_import *im, int64_t dp,
     int64_t t = ts_ckd_mul_sat(ts_ckd_mul_sat(r->micro_batch, im->ds_gas), dp);
 
     if (t > hi) {
-        ts_api_err_set(err, "out-of-range", im->gas_origin,
+        ts_api_err_set(err, TS_PROB_OUT_OF_RANGE, im->gas_origin,
                        "micro-batch %lld (%s) x gradient_accumulation_steps %lld (%s) x "
                        "dp %lld = %lld is more than global_batch's maximum %lld",
                        (long long)r->micro_batch, micro_from(req, im), (long long)im->ds_gas,
@@ -327,14 +327,14 @@ static int ds_from_train_batch(ts_api_req *req, const ts_import *im, bool has_m,
         m = t / dp;
     }
     if (m < 1 || g < 1) {
-        ts_api_err_set(err, "incompatible-options", "/deepspeed_config/train_batch_size",
+        ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, "/deepspeed_config/train_batch_size",
                        "train_batch_size %lld with dp %lld gives micro-batch %lld and "
                        "gradient_accumulation_steps %lld; DeepSpeed needs each >= 1",
                        (long long)t, (long long)dp, (long long)m, (long long)g);
         return -1;
     }
     if (t != ts_ckd_mul_sat(ts_ckd_mul_sat(m, g), dp)) {
-        ts_api_err_set(err, "incompatible-options", "/deepspeed_config/train_batch_size",
+        ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, "/deepspeed_config/train_batch_size",
                        "train_batch_size %lld != micro-batch %lld (%s) x "
                        "gradient_accumulation_steps %lld x dp %lld = %lld (DeepSpeed "
                        "asserts this)", (long long)t, (long long)m,

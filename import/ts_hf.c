@@ -221,7 +221,7 @@ static int hf_read_qwen2_shared(const ts_import_obj *o, hf_shape *h, ts_api_note
         return 0;
     ts_import_ptr(ptr, sizeof ptr, o, "shared_expert_intermediate_size");
     if (width % h->moe_ffn != 0) {
-        ts_api_err_set(err, "unsupported-config", ptr,
+        ts_api_err_set(err, TS_PROB_UNSUPPORTED_CONFIG, ptr,
                        "shared_expert_intermediate_size %lld is not a multiple of "
                        "moe_intermediate_size %lld: a shared expert of its own width is "
                        "not modelled", (long long)width, (long long)h->moe_ffn);
@@ -358,7 +358,7 @@ static int hf_read_moe(const ts_import_obj *o, const hf_spec *s, hf_shape *h,
         if (step != 1 || (only != NULL && !json_is_null(only) &&
                           !(json_is_array(only) && json_array_size(only) == 0))) {
             ts_import_ptr(ptr, sizeof ptr, o, step != 1 ? "decoder_sparse_step" : "mlp_only_layers");
-            ts_api_err_set(err, "unsupported-config", ptr,
+            ts_api_err_set(err, TS_PROB_UNSUPPORTED_CONFIG, ptr,
                            "dense layers between sparse ones are not modelled: "
                            "decoder_sparse_step must be 1 and mlp_only_layers empty");
             return -1;
@@ -395,7 +395,7 @@ static int hf_read_moe(const ts_import_obj *o, const hf_spec *s, hf_shape *h,
         char ptr[TS_IMPORT_ORIGIN_LEN];
 
         ts_import_ptr(ptr, sizeof ptr, o, "moe_layer_freq");
-        ts_api_err_set(err, "unsupported-config", ptr,
+        ts_api_err_set(err, TS_PROB_UNSUPPORTED_CONFIG, ptr,
                        "moe_layer_freq %lld (MoE only every n-th layer) is not modelled; "
                        "only 1 is", (long long)freq);
         return -1;
@@ -517,7 +517,7 @@ static int hf_read(const ts_import_obj *o, const hf_spec *s, hf_shape *h,
         char ptr[TS_IMPORT_ORIGIN_LEN];
 
         ts_import_ptr(ptr, sizeof ptr, o, "attention_bias");
-        ts_api_err_set(err, "unsupported-config", ptr,
+        ts_api_err_set(err, TS_PROB_UNSUPPORTED_CONFIG, ptr,
                        "attention_bias with latent attention is not modelled");
         return -1;
     }
@@ -643,7 +643,7 @@ static const hf_spec *hf_unknown_type(const ts_import_obj *root, const char *typ
         }
     }
     if (first[0] != '\0') {
-        ts_api_err_set(err, "unsupported-model-type", first,
+        ts_api_err_set(err, TS_PROB_UNSUPPORTED_MODEL_TYPE, first,
                        "model_type \"%s\" is not supported, and the file lacks standard "
                        "keys that would read it as Llama-like: %s; supported: %s", got,
                        missing, list);
@@ -691,7 +691,7 @@ int ts_import_hf_from(ts_import *im, const json_t *cfg, const char *base,
             return -1;
         if (rc == 0) {
             ts_import_ptr(ptr, sizeof ptr, &root, "text_config");
-            ts_api_err_set(err, "missing-field", ptr,
+            ts_api_err_set(err, TS_PROB_MISSING_FIELD, ptr,
                            "model_type \"%s\" keeps the language model in text_config", type);
             return -1;
         }

@@ -126,7 +126,7 @@ void ts_import_notes_settle(ts_api_notes *n, const unsigned char *source)
 
 static void oom(ts_api_err *err)
 {
-    ts_api_err_set(err, "out-of-memory", NULL,
+    ts_api_err_set(err, TS_PROB_OUT_OF_MEMORY, NULL,
                    "out of memory reading an imported config");
 }
 
@@ -226,7 +226,7 @@ static void missing(const ts_import_obj *o, const char *key, ts_api_err *err)
     char ptr[TS_IMPORT_ORIGIN_LEN];
 
     ts_import_ptr(ptr, sizeof ptr, o, key);
-    ts_api_err_set(err, "missing-field", ptr,
+    ts_api_err_set(err, TS_PROB_MISSING_FIELD, ptr,
                    "%s is required in %s", key, o->base);
 }
 
@@ -249,18 +249,18 @@ int ts_import_int(const ts_import_obj *o, const char *key, int64_t lo,
      * integer is a number without a fraction (JSON Schema's rule), and
      * the bounds here are far below 2^53, where that is exact. */
     if (!json_is_number(v)) {
-        ts_api_err_set(err, "invalid-type", ptr,
+        ts_api_err_set(err, TS_PROB_INVALID_TYPE, ptr,
                        "%s must be an integer, got %s", ptr, kind(v));
         return -1;
     }
     d = json_number_value(v);
     if (!isfinite(d) || d != floor(d)) {
-        ts_api_err_set(err, "invalid-type", ptr,
+        ts_api_err_set(err, TS_PROB_INVALID_TYPE, ptr,
                        "%s must be an integer (no fractional part), got %.17g", ptr, d);
         return -1;
     }
     if (d < (double)lo || d > (double)hi) {
-        ts_api_err_set(err, "out-of-range", ptr,
+        ts_api_err_set(err, TS_PROB_OUT_OF_RANGE, ptr,
                        "%s must be an integer from %lld to %lld, got %.17g", ptr,
                        (long long)lo, (long long)hi, d);
         return -1;
@@ -279,7 +279,7 @@ int ts_import_bool(const ts_import_obj *o, const char *key, bool *out,
         return 0;
     if (!json_is_boolean(v)) {
         ts_import_ptr(ptr, sizeof ptr, o, key);
-        ts_api_err_set(err, "invalid-type", ptr,
+        ts_api_err_set(err, TS_PROB_INVALID_TYPE, ptr,
                        "%s must be true or false, got %s", ptr, kind(v));
         return -1;
     }
@@ -302,7 +302,7 @@ int ts_import_str(const ts_import_obj *o, const char *key, bool required,
     }
     if (!json_is_string(v)) {
         ts_import_ptr(ptr, sizeof ptr, o, key);
-        ts_api_err_set(err, "invalid-type", ptr,
+        ts_api_err_set(err, TS_PROB_INVALID_TYPE, ptr,
                        "%s must be a string, got %s", ptr, kind(v));
         return -1;
     }
@@ -320,7 +320,7 @@ int ts_import_sub(const ts_import_obj *o, const char *key,
     if (v == NULL || json_is_null(v))
         return 0;
     if (!json_is_object(v)) {
-        ts_api_err_set(err, "invalid-type", ptr,
+        ts_api_err_set(err, TS_PROB_INVALID_TYPE, ptr,
                        "%s must be an object, got %s", ptr, kind(v));
         return -1;
     }
@@ -357,7 +357,7 @@ int ts_import_check_size(const json_t *doc, const char *ptr, ts_api_err *err)
 
     if (walk(doc, 1, &nodes))
         return 0;
-    ts_api_err_set(err, "import-too-large", ptr,
+    ts_api_err_set(err, TS_PROB_IMPORT_TOO_LARGE, ptr,
                    "%s exceeds %d JSON values or %d levels of nesting",
                    ptr, TS_IMPORT_NODES_MAX, TS_IMPORT_DEPTH_MAX);
     return -1;

@@ -195,7 +195,7 @@ static const char *const mega_no_effect[] = {
 
 static void oom(ts_api_err *err)
 {
-    ts_api_err_set(err, "out-of-memory", NULL,
+    ts_api_err_set(err, TS_PROB_OUT_OF_MEMORY, NULL,
                    "out of memory reading megatron_args");
 }
 
@@ -221,7 +221,7 @@ static void list_add(char *list, size_t cap, const char *name)
 
 static int bad_value(ts_api_err *err, const char *flag, const char *want, const char *got)
 {
-    ts_api_err_set(err, "invalid-value", MEGA_PTR,
+    ts_api_err_set(err, TS_PROB_INVALID_VALUE, MEGA_PTR,
                    "megatron_args --%s takes %s, got '%.*s'", flag, want,
                    ts_utf8_prec(got, 48), got);
     return -1;
@@ -272,7 +272,7 @@ static int parse_value(const mega_flag *f, const char *v, mega_val *out,
             return bad_value(err, f->name, "a non-negative integer", v);
         int_range(f, &lo, &hi);
         if (x < lo || x > hi) {
-            ts_api_err_set(err, "out-of-range", MEGA_PTR,
+            ts_api_err_set(err, TS_PROB_OUT_OF_RANGE, MEGA_PTR,
                            "megatron_args --%s must be an integer from %lld to %lld, got %lld",
                            f->name, (long long)lo, (long long)hi, x);
             return -1;
@@ -318,7 +318,7 @@ static int unknown_value(const ts_import *im, mega_id id, const ts_shell_word *f
     if (fi != TS_FI_COUNT && im->req_has[fi])
         return 1;   /* the request's value stands; this one is not needed */
     ts_shell_why_text(v, why, sizeof why);
-    ts_api_err_set(err, "invalid-value", MEGA_PTR,
+    ts_api_err_set(err, TS_PROB_INVALID_VALUE, MEGA_PTR,
                    "megatron_args line %u: --%s needs %s", flag->line, mega_flags[id].name, why);
     return -1;
 }
@@ -401,7 +401,7 @@ static int scan(const ts_import *im, const ts_shell_cmd *c, mega_val *vals,
             }
             val = v->text;
         } else {
-            ts_api_err_set(err, "invalid-value", MEGA_PTR,
+            ts_api_err_set(err, TS_PROB_INVALID_VALUE, MEGA_PTR,
                            "megatron_args line %u: --%s needs a value", w->line, key);
             return -1;
         }
@@ -510,7 +510,7 @@ static int vocab_needed(const mega_val *v, const char *what, ts_api_err *err)
         ts_shell_why_text(v[M_TOK_MODEL].unknown, why, sizeof why);
     if (v[M_TOK_TYPE].line > 0)
         snprintf(lead, sizeof lead, "megatron_args line %u", v[M_TOK_TYPE].line);
-    ts_api_err_set(err, "invalid-value", MEGA_PTR,
+    ts_api_err_set(err, TS_PROB_INVALID_VALUE, MEGA_PTR,
                    "%s: %s%s%s; give --vocab-size (the tokenizer's size: Megatron pads it), "
                    "--padded-vocab-size, or the request's vocab", lead, what,
                    why[0] ? ", and --tokenizer-model is " : "", why);
@@ -538,7 +538,7 @@ static int vocab_base(const mega_val *v, bool need, int64_t *base, char *from, s
         if (!need)
             return 0;
         ts_shell_why_text(v[M_TOK_TYPE].unknown, why, sizeof why);
-        ts_api_err_set(err, "invalid-value", MEGA_PTR,
+        ts_api_err_set(err, TS_PROB_INVALID_VALUE, MEGA_PTR,
                        "megatron_args line %u: the vocabulary comes from --tokenizer-type, "
                        "which is %s; give --vocab-size or the request's vocab",
                        v[M_TOK_TYPE].line, why);
@@ -572,7 +572,7 @@ static int vocab_base(const mega_val *v, bool need, int64_t *base, char *from, s
                 snprintf(why, sizeof why, ", and --vocab-file %.*s%s", ts_utf8_prec(vf, 60), vf,
                          v[M_MERGE_FILE].set ? " is not gpt2-vocab.json" : " comes without --merge-file");
             }
-            ts_api_err_set(err, "invalid-value", MEGA_PTR,
+            ts_api_err_set(err, TS_PROB_INVALID_VALUE, MEGA_PTR,
                            "megatron_args: --num-layers defines a model but nothing gives its "
                            "vocabulary (no --vocab-size, --padded-vocab-size or --tokenizer-type%s); "
                            "give one of them, or the request's vocab", why);
@@ -638,7 +638,7 @@ static int pad_vocab(ts_import *im, const mega_val *v, int64_t vocab, const char
     if (strlen(from) > 100)
         from = "the tokenizer";
     if (ts_ckd_mul(&mult, div, tp) || ts_ckd_round_up(&padded, vocab, mult) || padded > hi) {
-        ts_api_err_set(err, "out-of-range", MEGA_PTR,
+        ts_api_err_set(err, TS_PROB_OUT_OF_RANGE, MEGA_PTR,
                        "megatron_args: vocabulary %lld (%s) padded to a multiple of "
                        "--make-vocab-size-divisible-by %lld x --tensor-model-parallel-size "
                        "%lld is more than the vocab maximum %lld", (long long)vocab, from,
@@ -677,7 +677,7 @@ static int emit_shape(ts_import *im, const mega_val *v, bool hf,
 
     if (v[M_GQA].set) {
         if (!v[M_QUERY_GROUPS].set) {
-            ts_api_err_set(err, "invalid-value", MEGA_PTR,
+            ts_api_err_set(err, TS_PROB_INVALID_VALUE, MEGA_PTR,
                            "megatron_args --group-query-attention needs --num-query-groups");
             return -1;
         }
@@ -750,7 +750,7 @@ static int emit_shape(ts_import *im, const mega_val *v, bool hf,
         int64_t fe = v[M_MOE_FFN].set ? v[M_MOE_FFN].i : v[M_FFN].i;
 
         if (fe <= 0 || v[M_SHARED_FFN].i % fe != 0) {
-            ts_api_err_set(err, "unsupported-config", MEGA_PTR,
+            ts_api_err_set(err, TS_PROB_UNSUPPORTED_CONFIG, MEGA_PTR,
                            "megatron_args --moe-shared-expert-intermediate-size must be a "
                            "multiple of the expert width (--moe-ffn-hidden-size)");
             return -1;
@@ -816,7 +816,7 @@ static int emit_shape(ts_import *im, const mega_val *v, bool hf,
             int64_t rows = v[M_MAX_POS].set ? v[M_MAX_POS].i : v[M_SEQ].set ? v[M_SEQ].i : 0;
 
             if (rows == 0) {
-                ts_api_err_set(err, "invalid-value", MEGA_PTR,
+                ts_api_err_set(err, TS_PROB_INVALID_VALUE, MEGA_PTR,
                                "megatron_args: learned absolute positions (the default "
                                "--position-embedding-type) need --max-position-embeddings");
                 return -1;
@@ -909,7 +909,7 @@ static int emit_layout(ts_import *im, const mega_val *v, ts_api_notes *notes,
 
             /* pp >= 1 and n >= 1: range-checked as read */
             if (L == 0 || (L / pp) % n != 0) {
-                ts_api_err_set(err, "invalid-value", MEGA_PTR,
+                ts_api_err_set(err, TS_PROB_INVALID_VALUE, MEGA_PTR,
                                "megatron_args --num-layers-per-virtual-pipeline-stage %lld "
                                "needs --num-layers with num-layers / pp divisible by it",
                                (long long)n);
@@ -948,7 +948,7 @@ static int emit_precision(ts_import *im, const mega_val *v, ts_api_notes *notes,
                           ts_api_err *err)
 {
     if (v[M_BF16].set && v[M_FP16].set) {
-        ts_api_err_set(err, "incompatible-options", MEGA_PTR,
+        ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, MEGA_PTR,
                        "megatron_args gives both --bf16 and --fp16");
         return -1;
     }
@@ -1138,7 +1138,7 @@ static int moe_pattern(const char *p, int64_t layers, int64_t *dense, ts_api_err
             *dense = 0;   /* every layer MoE */
             return 0;
         }
-        ts_api_err_set(err, "unsupported-config", MEGA_PTR,
+        ts_api_err_set(err, TS_PROB_UNSUPPORTED_CONFIG, MEGA_PTR,
                        "megatron_args --moe-layer-freq %.*s: MoE layers interleaved with dense "
                        "ones are not modelled (only dense layers first, then MoE)",
                        ts_utf8_prec(p, 24), p);
@@ -1154,12 +1154,12 @@ static int moe_pattern(const char *p, int64_t layers, int64_t *dense, ts_api_err
     pat_sum(&q);
     pat_ws(&q);
     if (q.bad || *q.p != '\0') {
-        ts_api_err_set(err, "invalid-value", MEGA_PTR,
+        ts_api_err_set(err, TS_PROB_INVALID_VALUE, MEGA_PTR,
                        "megatron_args --moe-layer-freq takes an integer or a list expression "
                        "like [0]*3+[1]*58, got '%.*s'", ts_utf8_prec(p, 48), p);
         rc = -1;
     } else if (layers > 0 && (int64_t)q.n != layers) {
-        ts_api_err_set(err, "invalid-value", MEGA_PTR,
+        ts_api_err_set(err, TS_PROB_INVALID_VALUE, MEGA_PTR,
                        "megatron_args --moe-layer-freq lists %zu layers, --num-layers is %lld",
                        q.n, (long long)layers);
         rc = -1;
@@ -1169,7 +1169,7 @@ static int moe_pattern(const char *p, int64_t layers, int64_t *dense, ts_api_err
         *dense = (int64_t)k;
         for (; k < q.n; k++)
             if (q.out[k] == 0) {
-                ts_api_err_set(err, "unsupported-config", MEGA_PTR,
+                ts_api_err_set(err, TS_PROB_UNSUPPORTED_CONFIG, MEGA_PTR,
                                "megatron_args --moe-layer-freq '%.*s': a dense layer after a "
                                "MoE layer is not modelled (only dense layers first)",
                                ts_utf8_prec(p, 48), p);
@@ -1447,7 +1447,7 @@ int ts_import_mega(ts_import *im, const char *args, size_t len, ts_api_err *err)
     size_t k;
 
     if (len > TS_IMPORT_ARGS_MAX) {
-        ts_api_err_set(err, "import-too-large", MEGA_PTR,
+        ts_api_err_set(err, TS_PROB_IMPORT_TOO_LARGE, MEGA_PTR,
                        "megatron_args is %zu bytes, more than %d", len, TS_IMPORT_ARGS_MAX);
         return -1;
     }
@@ -1460,7 +1460,7 @@ int ts_import_mega(ts_import *im, const char *args, size_t len, ts_api_err *err)
                                 args[k] == '\r'); k++)
             ;
         if (k < len) {
-            ts_api_err_set(err, "invalid-value", MEGA_PTR,
+            ts_api_err_set(err, TS_PROB_INVALID_VALUE, MEGA_PTR,
                            "megatron_args has no training command: no command runs a *.py "
                            "entry point (torchrun ... pretrain_gpt.py ...), and no line starts "
                            "with a --flag");
@@ -1468,7 +1468,7 @@ int ts_import_mega(ts_import *im, const char *args, size_t len, ts_api_err *err)
         }
     }
     if (cmd.n > TS_IMPORT_TOKENS_MAX) {
-        ts_api_err_set(err, "import-too-large", MEGA_PTR,
+        ts_api_err_set(err, TS_PROB_IMPORT_TOO_LARGE, MEGA_PTR,
                        "megatron_args: the training command has more than %d words",
                        TS_IMPORT_TOKENS_MAX);
         goto out;

@@ -55,7 +55,7 @@ int ts_import_nemo(ts_import *im, const char *yaml, size_t len, ts_api_err *err)
     (void)im;
     (void)yaml;
     (void)len;
-    ts_api_err_set(err, "unsupported-config", NEMO_PTR,
+    ts_api_err_set(err, TS_PROB_UNSUPPORTED_CONFIG, NEMO_PTR,
                    "this build has no YAML support (libyaml); send the settings "
                    "as request members instead");
     return -1;
@@ -245,7 +245,7 @@ static int n_int(nemo *n, const ts_import_obj *o, const char *key, int64_t lo, i
         if (!interp_value(&x, v, o->obj, &r)) {
             const char *s = json_string_value(v);
 
-            ts_api_err_set(n->err, "invalid-value", ptr,
+            ts_api_err_set(n->err, TS_PROB_INVALID_VALUE, ptr,
                            "%s is '%.*s', an interpolation that is not resolved here (only "
                            "${.key}, ${training.path} and the launcher's multiply, "
                            "divide_ceil, divide_floor are): give the value", ptr,
@@ -253,7 +253,7 @@ static int n_int(nemo *n, const ts_import_obj *o, const char *key, int64_t lo, i
             return -1;
         }
         if (r < lo || r > hi) {
-            ts_api_err_set(n->err, "out-of-range", ptr,
+            ts_api_err_set(n->err, TS_PROB_OUT_OF_RANGE, ptr,
                            "%s must be an integer from %lld to %lld, got %lld (from %s)", ptr,
                            (long long)lo, (long long)hi, (long long)r, json_string_value(v));
             return -1;
@@ -285,7 +285,7 @@ static int n_num(nemo *n, const ts_import_obj *o, const char *key, double *out)
         return 0;
     if (!json_is_number(v)) {
         ptr_of(ptr, sizeof ptr, o, key);
-        ts_api_err_set(n->err, "invalid-type", ptr, "%s must be a number", ptr);
+        ts_api_err_set(n->err, TS_PROB_INVALID_TYPE, ptr, "%s must be a number", ptr);
         return -1;
     }
     *out = json_number_value(v);
@@ -384,7 +384,7 @@ static int vocab(nemo *n, const ts_import_obj *m, bool need, int64_t tp)
         if (!need)
             return 0;
         ts_import_ptr(ptr, sizeof ptr, m, "tokenizer");
-        ts_api_err_set(n->err, "invalid-value", ptr,
+        ts_api_err_set(n->err, TS_PROB_INVALID_VALUE, ptr,
                        "%s: the vocabulary of a %.*s tokenizer%s%.*s is not known here (its "
                        "model file is not read); give the request's vocab (the tokenizer's "
                        "size padded to a multiple of %lld x tp)", ptr,
@@ -396,7 +396,7 @@ static int vocab(nemo *n, const ts_import_obj *m, bool need, int64_t tp)
     }
     if (ts_ckd_mul(&mult, div, tp) || ts_ckd_round_up(&padded, base, mult) ||
         padded > (int64_t)ts_json_fields[TS_FI_VOCAB].f.maximum) {
-        ts_api_err_set(n->err, "out-of-range", NEMO_PTR "/model/make_vocab_size_divisible_by",
+        ts_api_err_set(n->err, TS_PROB_OUT_OF_RANGE, NEMO_PTR "/model/make_vocab_size_divisible_by",
                        "vocabulary %lld padded to a multiple of make_vocab_size_divisible_by %lld "
                        "x tp %lld is past the vocab maximum", (long long)base, (long long)div,
                        (long long)tp);
@@ -459,7 +459,7 @@ static int shape(nemo *n, const ts_import_obj *m, bool model)
         bool gated = al >= 3 && strcmp(act + al - 3, "glu") == 0;
 
         if (!layernorm && !rms) {
-            ts_api_err_set(n->err, "invalid-value", NEMO_PTR "/model/normalization",
+            ts_api_err_set(n->err, TS_PROB_INVALID_VALUE, NEMO_PTR "/model/normalization",
                            "/nemo_config/model/normalization takes layernorm, layernorm1p or "
                            "rmsnorm, got '%.*s'", ts_utf8_prec(norm, 40), norm);
             return -1;
@@ -481,7 +481,7 @@ static int shape(nemo *n, const ts_import_obj *m, bool model)
         if (rc == 0 && (rc = n_int(n, m, "encoder_seq_length", 1, 1073741824, &rows)) < 0)
             return -1;
         if (rc == 0) {
-            ts_api_err_set(n->err, "invalid-value", NEMO_PTR "/model/max_position_embeddings",
+            ts_api_err_set(n->err, TS_PROB_INVALID_VALUE, NEMO_PTR "/model/max_position_embeddings",
                            "learned absolute positions (NeMo's default position_embedding_type) "
                            "need max_position_embeddings");
             return -1;
@@ -493,7 +493,7 @@ static int shape(nemo *n, const ts_import_obj *m, bool model)
         if (set_i(n, TS_FI_POS_EMBEDDINGS, 0, m, "position_embedding_type") != 0)
             return -1;
     } else {
-        ts_api_err_set(n->err, "unsupported-config", NEMO_PTR "/model/position_embedding_type",
+        ts_api_err_set(n->err, TS_PROB_UNSUPPORTED_CONFIG, NEMO_PTR "/model/position_embedding_type",
                        "position_embedding_type '%.*s' is not modelled (learned_absolute, rope)",
                        ts_utf8_prec(pos, 40), pos);
         return -1;
@@ -552,7 +552,7 @@ static int layout(nemo *n, const ts_import_obj *m)
         return -1;
     if (gran != NULL) {
         if (strcmp(gran, "full") != 0 && strcmp(gran, "selective") != 0) {
-            ts_api_err_set(n->err, "invalid-value",
+            ts_api_err_set(n->err, TS_PROB_INVALID_VALUE,
                            NEMO_PTR "/model/activations_checkpoint_granularity",
                            "activations_checkpoint_granularity takes full or selective, got "
                            "'%.*s'", ts_utf8_prec(gran, 40), gran);
@@ -648,7 +648,7 @@ static int trainer(nemo *n, const ts_import_obj *t, int64_t *max_steps)
                  : strcmp(p, "16") == 0 || strcmp(p, "16-mixed") == 0 ? "fp16"
                  : strcmp(p, "32") == 0 || strcmp(p, "32-true") == 0 ? "fp32" : NULL;
         if (ours == NULL) {
-            ts_api_err_set(n->err, "invalid-value", NEMO_PTR "/trainer/precision",
+            ts_api_err_set(n->err, TS_PROB_INVALID_VALUE, NEMO_PTR "/trainer/precision",
                            "/nemo_config/trainer/precision takes 16, 16-mixed, bf16, "
                            "bf16-mixed or 32");
             return -1;
@@ -760,7 +760,7 @@ static int nemo_map(ts_import *im, const json_t *cfg, ts_api_err *err)
         (rt = ts_import_sub(&root, "trainer", &t, err)) < 0)
         return -1;
     if (rm == 0 && rt == 0) {
-        ts_api_err_set(err, "invalid-value", NEMO_PTR,
+        ts_api_err_set(err, TS_PROB_INVALID_VALUE, NEMO_PTR,
                        "nemo_config has neither model: nor trainer: (a NeMo training YAML, "
                        "conf/training/<family>/<model>.yaml)");
         return -1;
@@ -805,12 +805,12 @@ int ts_import_nemo(ts_import *im, const char *yaml, size_t len, ts_api_err *err)
     int rc;
 
     if (len > TS_IMPORT_ARGS_MAX) {
-        ts_api_err_set(err, "import-too-large", NEMO_PTR,
+        ts_api_err_set(err, TS_PROB_IMPORT_TOO_LARGE, NEMO_PTR,
                        "nemo_config is %zu bytes, more than %d", len, TS_IMPORT_ARGS_MAX);
         return -1;
     }
     if (memchr(yaml, '\0', len) != NULL) {
-        ts_api_err_set(err, "invalid-value", NEMO_PTR, "nemo_config contains a NUL character");
+        ts_api_err_set(err, TS_PROB_INVALID_VALUE, NEMO_PTR, "nemo_config contains a NUL character");
         return -1;
     }
     if ((cfg = ts_yaml_read(yaml, len, NEMO_PTR, err)) == NULL)

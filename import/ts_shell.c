@@ -189,13 +189,13 @@ typedef struct run {
 /* ------------------------------------------------------------------ */
 /* Errors and bounds                                                  */
 
-static int fail(sh *s, const char *type, unsigned line, const char *fmt, ...)
+static int fail(sh *s, ts_problem type, unsigned line, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
 
-static int fail(sh *s, const char *type, unsigned line, const char *fmt, ...)
+static int fail(sh *s, ts_problem type, unsigned line, const char *fmt, ...)
 {
     char msg[TS_API_DETAIL_LEN];
     va_list ap;
@@ -222,7 +222,7 @@ static int oom(sh *s)
 {
     if (!s->failed) {
         s->failed = true;
-        ts_api_err_set(s->err, "out-of-memory", NULL, "out of memory reading %s", s->member);
+        ts_api_err_set(s->err, TS_PROB_OUT_OF_MEMORY, NULL, "out of memory reading %s", s->member);
     }
     return -1;
 }
@@ -234,7 +234,7 @@ static int spend(sh *s, size_t n, unsigned line)
         return -1;
     s->work += n;
     if (s->work > TS_SHELL_WORK_MAX)
-        return fail(s, "import-too-large", line,
+        return fail(s, TS_PROB_IMPORT_TOO_LARGE, line,
                     "reading the script takes more than %u steps (a loop that does "
                     "not end, or an expansion that keeps growing)", TS_SHELL_WORK_MAX);
     return 0;
@@ -250,7 +250,7 @@ static int cb_reserve(sh *s, cbuf *b, size_t more, unsigned line)
     if (b->n + more <= b->cap)
         return 0;
     if (b->n + more > TS_SHELL_VALUE_MAX)
-        return fail(s, "import-too-large", line,
+        return fail(s, TS_PROB_IMPORT_TOO_LARGE, line,
                     "an expansion is longer than %u characters", TS_SHELL_VALUE_MAX);
     want = b->cap ? b->cap : 32;
     while (want < b->n + more)
@@ -433,7 +433,7 @@ static size_t skip_dollar(sh *s, const unit *u, size_t i);
 
 static size_t unterminated(sh *s, const unit *u, size_t at, const char *what)
 {
-    fail(s, "invalid-value", line_at(u, at), "unterminated %s", what);
+    fail(s, TS_PROB_INVALID_VALUE, line_at(u, at), "unterminated %s", what);
     return NPOS;
 }
 
@@ -592,7 +592,7 @@ static int lx_push(lexer *lx, unsigned char type, unsigned char op, size_t a, si
         tok *nt;
 
         if (u->nt >= TS_SHELL_TOKENS_MAX)
-            return fail(lx->s, "import-too-large", line_at(u, a),
+            return fail(lx->s, TS_PROB_IMPORT_TOO_LARGE, line_at(u, a),
                         "the text has more than %u words and operators", TS_SHELL_TOKENS_MAX);
         nt = realloc(u->t, nc * sizeof *nt);
         if (nt == NULL)
@@ -873,7 +873,7 @@ static var *var_make(sh *s, const char *name, size_t len, unsigned line)
     if (v != NULL)
         return v;
     if (len >= NAME_MAX_LEN) {
-        fail(s, "invalid-value", line, "a variable name is longer than %d characters",
+        fail(s, TS_PROB_INVALID_VALUE, line, "a variable name is longer than %d characters",
              NAME_MAX_LEN - 1);
         return NULL;
     }
@@ -882,7 +882,7 @@ static var *var_make(sh *s, const char *name, size_t len, unsigned line)
         var *nv;
 
         if (s->nvars >= TS_SHELL_VARS_MAX) {
-            fail(s, "import-too-large", line, "the script assigns more than %u variables",
+            fail(s, TS_PROB_IMPORT_TOO_LARGE, line, "the script assigns more than %u variables",
                  TS_SHELL_VARS_MAX);
             return NULL;
         }
@@ -927,10 +927,10 @@ static int var_assign(sh *s, var *v, const field *els, size_t ne, unsigned line)
             total += !(els[k].c[j].f & (CF_KEEP | CF_BREAK));
     }
     if (total > TS_SHELL_VALUE_MAX)
-        return fail(s, "import-too-large", line, "a value is longer than %u characters",
+        return fail(s, TS_PROB_IMPORT_TOO_LARGE, line, "a value is longer than %u characters",
                     TS_SHELL_VALUE_MAX);
     if (s->cells - v->n + total > TS_SHELL_CELLS_MAX)
-        return fail(s, "import-too-large", line, "the variables hold more than %u characters",
+        return fail(s, TS_PROB_IMPORT_TOO_LARGE, line, "the variables hold more than %u characters",
                     TS_SHELL_CELLS_MAX);
     nv = malloc((total ? total : 1) * sizeof *nv);
     st = malloc((ne + 1) * sizeof *st);
@@ -999,7 +999,7 @@ static int fields_add(sh *s, fields *fs, const cell *c, size_t n, uint16_t line,
         field *nv;
 
         if (fs->n >= TS_SHELL_WORDS_MAX)
-            return fail(s, "import-too-large", line, "a command has more than %u words",
+            return fail(s, TS_PROB_IMPORT_TOO_LARGE, line, "a command has more than %u words",
                         TS_SHELL_WORDS_MAX);
         nv = realloc(fs->v, nc * sizeof *nv);
         if (nv == NULL)
@@ -1903,7 +1903,7 @@ static int x_brace(xstate *x, size_t a, size_t b, int ctx)
     } else if (i < b && strchr("@*#?$!-", t[i]) != NULL) {
         i++;
     } else {
-        return fail(s, "invalid-value", line, "bad substitution ${%.*s}",
+        return fail(s, TS_PROB_INVALID_VALUE, line, "bad substitution ${%.*s}",
                     ts_utf8_prec(t + a, b - a < 40 ? b - a : 40), t + a);
     }
     nlen = i - n0;
@@ -1913,7 +1913,7 @@ static int x_brace(xstate *x, size_t a, size_t b, int ctx)
         while (e < b && t[e] != ']')
             e++;
         if (e >= b)
-            return fail(s, "invalid-value", line, "bad array subscript in ${%.*s}",
+            return fail(s, TS_PROB_INVALID_VALUE, line, "bad array subscript in ${%.*s}",
                         ts_utf8_prec(t + a, b - a < 40 ? b - a : 40), t + a);
         ia = i + 1;
         il = e - ia;
@@ -1969,7 +1969,7 @@ static int x_brace(xstate *x, size_t a, size_t b, int ctx)
         size_t cnt = 0;
 
         if (i != b)
-            return fail(s, "invalid-value", line, "bad substitution ${%.*s}",
+            return fail(s, TS_PROB_INVALID_VALUE, line, "bad substitution ${%.*s}",
                         ts_utf8_prec(t + a, b - a < 40 ? b - a : 40), t + a);
         if (p.state == 0 && p.taint != 0 && s->taints[p.taint].why != TS_SHELL_UNSET)
             return cb_push(s, x->out, 0, CF_GHOST, p.taint, (uint16_t)line);
@@ -2043,7 +2043,7 @@ static int x_brace(xstate *x, size_t a, size_t b, int ctx)
                 x->mode = save_mode;
                 if (!name_start(t[n0]) || has_idx) {
                     cb_free(&val);
-                    return fail(s, "invalid-value", line, "${%.*s}: cannot assign this way",
+                    return fail(s, TS_PROB_INVALID_VALUE, line, "${%.*s}: cannot assign this way",
                                 ts_utf8_prec(t + a, b - a < 40 ? b - a : 40), t + a);
                 }
                 v = var_make(s, t + n0, nlen, line);
@@ -2405,7 +2405,7 @@ static int unit_from_cells(sh *s, const cell *c, size_t n, unit *u)
         bool ghost = (c[k].f & CF_GHOST) != 0;
 
         if (o + 4 >= cap || o + 4 > TS_SHELL_TEXT_MAX)
-            return fail(s, "import-too-large", c[k].line,
+            return fail(s, TS_PROB_IMPORT_TOO_LARGE, c[k].line,
                         "a nested script (bash -c, eval, heredoc) is longer than %u bytes",
                         TS_SHELL_TEXT_MAX);
         if (c[k].taint != 0 && (ghost || c[k].taint != prev)) {
@@ -2437,7 +2437,7 @@ static int nested(run *r, const cell *c, size_t n, var *pos, field *prefix, size
     int rc;
 
     if (s->depth >= TS_SHELL_DEPTH_MAX)
-        return fail(s, "import-too-large", line,
+        return fail(s, TS_PROB_IMPORT_TOO_LARGE, line,
                     "eval, bash -c, heredocs and function calls nest more than %u deep",
                     TS_SHELL_DEPTH_MAX);
     if (unit_from_cells(s, c, n, &u) != 0) {
@@ -2517,12 +2517,12 @@ static int syntax(run *r, const char *want)
     size_t n = t->b - t->a;
 
     if (t->type == T_EOF)
-        return fail(r->sh, "invalid-value", t->line, "syntax error: the text ends where %s "
+        return fail(r->sh, TS_PROB_INVALID_VALUE, t->line, "syntax error: the text ends where %s "
                     "should come", want);
     if (t->type == T_NL)
-        return fail(r->sh, "invalid-value", t->line, "syntax error: a new line where %s "
+        return fail(r->sh, TS_PROB_INVALID_VALUE, t->line, "syntax error: a new line where %s "
                     "should come", want);
-    return fail(r->sh, "invalid-value", t->line, "syntax error near '%.*s' (%s expected)",
+    return fail(r->sh, TS_PROB_INVALID_VALUE, t->line, "syntax error near '%.*s' (%s expected)",
                 ts_utf8_prec(txt, n < 40 ? n : 40), txt, want);
 }
 
@@ -2731,7 +2731,7 @@ static int do_assign(run *r, int mode)
 
             if (il >= sizeof ib) {
                 cb_free(&val);
-                return fail(s, "invalid-value", line, "array index too long");
+                return fail(s, TS_PROB_INVALID_VALUE, line, "array index too long");
             }
             memcpy(ib, w + ia, il);
             ib[il] = '\0';
@@ -2758,7 +2758,7 @@ static int do_assign(run *r, int mode)
                 if (append && (size_t)idx < ne) {
                     cb_free(&val);
                     free(all);
-                    return fail(s, "invalid-value", line, "A[i]+= is not read");
+                    return fail(s, TS_PROB_INVALID_VALUE, line, "A[i]+= is not read");
                 }
                 v->v = NULL;
                 v->start = NULL;
@@ -3100,7 +3100,7 @@ static int p_dbrack(run *r, int mode, int *status)
 
             if (nc > 512) {
                 titems_free(tp.it, tp.n);
-                return fail(s, "import-too-large", line, "a [[ test ]] is too long");
+                return fail(s, TS_PROB_IMPORT_TOO_LARGE, line, "a [[ test ]] is too long");
             }
             ni = realloc(tp.it, nc * sizeof *ni);
             if (ni == NULL) {
@@ -3202,7 +3202,7 @@ static int cand_add(sh *s, cand *c, const field *f)
         ts_shell_word *nw;
 
         if (c->n >= TS_SHELL_WORDS_MAX)
-            return fail(s, "import-too-large", f->line, "the training command has more than %u "
+            return fail(s, TS_PROB_IMPORT_TOO_LARGE, f->line, "the training command has more than %u "
                         "words", TS_SHELL_WORDS_MAX);
         nw = realloc(c->w, nc * sizeof *nw);
         if (nw == NULL)
@@ -3368,7 +3368,7 @@ static int call_function(run *r, const func *fn, fields *fs, unsigned line, int 
     int rc;
 
     if (s->depth >= TS_SHELL_DEPTH_MAX)
-        return fail(s, "import-too-large", line,
+        return fail(s, TS_PROB_IMPORT_TOO_LARGE, line,
                     "eval, bash -c, heredocs and function calls nest more than %u deep",
                     TS_SHELL_DEPTH_MAX);
     memset(&pos, 0, sizeof pos);
@@ -4170,13 +4170,13 @@ static int p_function(run *r, size_t name_tok)
 
     skip_nl(r);
     if (n >= NAME_MAX_LEN)
-        return fail(s, "invalid-value", nt->line, "a function name is too long");
+        return fail(s, TS_PROB_INVALID_VALUE, nt->line, "a function name is too long");
     for (k = 0; k < s->nfuncs; k++)
         if (strlen(s->funcs[k].name) == n && memcmp(s->funcs[k].name, r->u->s + nt->a, n) == 0)
             fn = &s->funcs[k];
     if (fn == NULL) {
         if (s->nfuncs >= FUNCS_MAX)
-            return fail(s, "import-too-large", nt->line, "more than %u functions", FUNCS_MAX);
+            return fail(s, TS_PROB_IMPORT_TOO_LARGE, nt->line, "more than %u functions", FUNCS_MAX);
         fn = &s->funcs[s->nfuncs++];
     }
     memcpy(fn->name, r->u->s + nt->a, n);
@@ -4430,7 +4430,7 @@ int ts_shell_read(const char *text, size_t len, const char *ptr, ts_shell_cmd *c
     s.member = ptr[0] == '/' ? ptr + 1 : ptr;
     s.err = err;
     if (len > TS_SHELL_TEXT_MAX)
-        return fail(&s, "import-too-large", 0, "the text is %zu bytes, more than %u", len,
+        return fail(&s, TS_PROB_IMPORT_TOO_LARGE, 0, "the text is %zu bytes, more than %u", len,
                     TS_SHELL_TEXT_MAX);
     u.s = malloc(len + 1);
     u.ln = malloc((len + 1) * sizeof *u.ln);
@@ -4443,7 +4443,7 @@ int ts_shell_read(const char *text, size_t len, const char *ptr, ts_shell_cmd *c
 
         if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
             unit_free(&u);
-            return fail(&s, "invalid-value", line, "control character U+%04X in the text", c);
+            return fail(&s, TS_PROB_INVALID_VALUE, line, "control character U+%04X in the text", c);
         }
         u.s[k] = (char)c;
         u.ln[k] = (uint16_t)line;

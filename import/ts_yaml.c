@@ -64,7 +64,7 @@ typedef struct yj {
 
 static int yaml_fail(const yj *y, const yaml_parser_t *p, const char *what)
 {
-    ts_api_err_set(y->err, "invalid-value", y->base,
+    ts_api_err_set(y->err, TS_PROB_INVALID_VALUE, y->base,
                    "%s: %s at line %zu, column %zu", y->base + 1, what,
                    (size_t)p->problem_mark.line + 1, (size_t)p->problem_mark.column + 1);
     return -1;
@@ -92,7 +92,7 @@ static void yj_ptr(const yj *y, char *buf, size_t size, bool with_key)
 
 /* A 400 at the value being read (leaf, when not NULL, appended to its
  * pointer), quoting s[0..n). */
-static json_t *yj_bad(yj *y, const char *slug, const char *leaf, const char *what,
+static json_t *yj_bad(yj *y, ts_problem slug, const char *leaf, const char *what,
                       const char *s, size_t n)
 {
     char ptr[TS_IMPORT_ORIGIN_LEN];
@@ -334,7 +334,7 @@ static json_t *yj_float(yj *y, const char *s, size_t n)
     double d = yj_float_value(s, n);
 
     if (!isfinite(d))
-        return yj_bad(y, "invalid-value", NULL, "is not a finite number (JSON has none):",
+        return yj_bad(y, TS_PROB_INVALID_VALUE, NULL, "is not a finite number (JSON has none):",
                       s, n);
     return json_real(d);
 }
@@ -357,10 +357,10 @@ static json_t *yj_plain(yj *y, const char *s, size_t n)
     if (word_in(s, falses))
         return json_false();
     if (strcmp(s, "=") == 0)
-        return yj_bad(y, "invalid-value", NULL, "PyYAML's safe_load has no constructor "
+        return yj_bad(y, TS_PROB_INVALID_VALUE, NULL, "PyYAML's safe_load has no constructor "
                       "for the value indicator", s, n);
     if ((rc = yj_int(s, n, &v)) != 0)
-        return rc > 0 ? v : yj_bad(y, "invalid-value", NULL, "is an integer with no digits:",
+        return rc > 0 ? v : yj_bad(y, TS_PROB_INVALID_VALUE, NULL, "is an integer with no digits:",
                                    s, n);
     if (yj_float_kind(s, n) != 0)
         return yj_float(y, s, n);
@@ -375,7 +375,7 @@ static json_t *yj_tag_refused(yj *y, const char *tag)
     static const char *const no_json[] = { YTAG "binary", YTAG "timestamp", YTAG "set",
                                            YTAG "omap", YTAG "pairs", NULL };
 
-    return yj_bad(y, "invalid-value", NULL, word_in(tag, no_json)
+    return yj_bad(y, TS_PROB_INVALID_VALUE, NULL, word_in(tag, no_json)
                   ? "has a tag whose value has no JSON form (not read here):"
                   : "has a tag PyYAML's safe_load has no constructor for:", tag, strlen(tag));
 }
@@ -395,7 +395,7 @@ static json_t *yj_tagged(yj *y, const char *tag, const char *s, size_t n)
     if (strcmp(tag, YTAG "null") == 0)
         return json_null();
     if (strcmp(tag, YTAG "int") == 0)
-        return yj_int(s, n, &v) > 0 ? v : yj_bad(y, "invalid-value", NULL, "!!int of a "
+        return yj_int(s, n, &v) > 0 ? v : yj_bad(y, TS_PROB_INVALID_VALUE, NULL, "!!int of a "
                                                  "value that is not an integer:", s, n);
     if (strcmp(tag, YTAG "float") == 0)
         return yj_float(y, s, n);
@@ -408,7 +408,7 @@ static json_t *yj_tagged(yj *y, const char *tag, const char *s, size_t n)
         low[i] = '\0';
         if (n < sizeof low && word_in(low, bools))
             return json_boolean(low[0] == 'y' || low[0] == 't' || strcmp(low, "on") == 0);
-        return yj_bad(y, "invalid-value", NULL, "!!bool of a value that is not yes, no, "
+        return yj_bad(y, TS_PROB_INVALID_VALUE, NULL, "!!bool of a value that is not yes, no, "
                       "true, false, on or off:", s, n);
     }
     return yj_tag_refused(y, tag);
@@ -421,7 +421,7 @@ static int yj_add(yj *y, json_t *v)
 
     if (v == NULL) {
         if (!y->failed)
-            ts_api_err_set(y->err, "out-of-memory", NULL,
+            ts_api_err_set(y->err, TS_PROB_OUT_OF_MEMORY, NULL,
                            "out of memory reading %s", y->base + 1);
         return -1;
     }
@@ -437,7 +437,7 @@ static int yj_add(yj *y, json_t *v)
         return json_array_append_new(f->node, v) == 0 ? 0 : -1;
     if (f->key == NULL) {
         json_decref(v);
-        ts_api_err_set(y->err, "invalid-value", y->base,
+        ts_api_err_set(y->err, TS_PROB_INVALID_VALUE, y->base,
                        "%s: mapping keys must be plain scalars", y->base + 1);
         return -1;
     }
@@ -446,7 +446,7 @@ static int yj_add(yj *y, json_t *v)
         int n = ts_utf8_prec(f->key, 64);
 
         yj_ptr(y, ptr, sizeof ptr, true);
-        ts_api_err_set(y->err, "duplicate-key", ptr,
+        ts_api_err_set(y->err, TS_PROB_DUPLICATE_KEY, ptr,
                        "%s: key \"%.*s\" appears twice", y->base + 1, n, f->key);
         json_decref(v);
         return -1;
@@ -468,13 +468,13 @@ static int yj_scalar(yj *y, const yaml_event_t *ev)
     json_t *v;
 
     if (memchr(s, '\0', n) != NULL) {
-        yj_bad(y, "invalid-value", NULL, is_key ? "a key contains a NUL character (\\0):"
+        yj_bad(y, TS_PROB_INVALID_VALUE, NULL, is_key ? "a key contains a NUL character (\\0):"
                : "contains a NUL character (\\0):", s, strlen(s));
         return -1;
     }
     if (plain && strcmp(s, "<<") == 0) {
         /* safe_load merges the mapping given there into this one */
-        yj_bad(y, "unsupported-config", is_key ? "<<" : NULL, "merge keys are not "
+        yj_bad(y, TS_PROB_UNSUPPORTED_CONFIG, is_key ? "<<" : NULL, "merge keys are not "
                "supported; write the keys out:", s, n);
         return -1;
     }
@@ -506,13 +506,13 @@ static int yj_open(yj *y, const yaml_event_t *ev)
         return -1;
     }
     if (y->depth >= TS_IMPORT_DEPTH_MAX) {
-        ts_api_err_set(y->err, "import-too-large", y->base,
+        ts_api_err_set(y->err, TS_PROB_IMPORT_TOO_LARGE, y->base,
                        "%s nests deeper than %d levels", y->base + 1, TS_IMPORT_DEPTH_MAX);
         return -1;
     }
     if (y->depth > 0 && json_is_object(y->st[y->depth - 1].node) &&
         y->st[y->depth - 1].key == NULL) {
-        ts_api_err_set(y->err, "invalid-value", y->base,
+        ts_api_err_set(y->err, TS_PROB_INVALID_VALUE, y->base,
                        "%s: mapping keys must be plain scalars", y->base + 1);
         return -1;
     }
@@ -546,12 +546,12 @@ static int yj_event(yj *y, const yaml_event_t *ev, size_t *docs)
         return yj_add(y, node);
     }
     case YAML_ALIAS_EVENT:
-        ts_api_err_set(y->err, "invalid-value", y->base,
+        ts_api_err_set(y->err, TS_PROB_INVALID_VALUE, y->base,
                        "%s: aliases (*name) are not supported", y->base + 1);
         return -1;
     case YAML_DOCUMENT_START_EVENT:
         if (++*docs > 1) {
-            ts_api_err_set(y->err, "invalid-value", y->base,
+            ts_api_err_set(y->err, TS_PROB_INVALID_VALUE, y->base,
                            "%s has more than one YAML document ('---'); PyYAML's "
                            "safe_load refuses that too", y->base + 1);
             return -1;
@@ -578,7 +578,7 @@ json_t *ts_yaml_read(const char *text, size_t len, const char *base, ts_api_err 
     y.err = err;
     y.base = base;
     if (!yaml_parser_initialize(&p)) {
-        ts_api_err_set(err, "out-of-memory", NULL, "out of memory reading %s", base + 1);
+        ts_api_err_set(err, TS_PROB_OUT_OF_MEMORY, NULL, "out of memory reading %s", base + 1);
         return NULL;
     }
     yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
@@ -589,7 +589,7 @@ json_t *ts_yaml_read(const char *text, size_t len, const char *base, ts_api_err 
             break;
         }
         if (++events > TS_IMPORT_NODES_MAX * 2) {
-            ts_api_err_set(err, "import-too-large", base, "%s has more than %d values",
+            ts_api_err_set(err, TS_PROB_IMPORT_TOO_LARGE, base, "%s has more than %d values",
                            base + 1, TS_IMPORT_NODES_MAX);
             ok = false;
         } else {
@@ -609,7 +609,7 @@ json_t *ts_yaml_read(const char *text, size_t len, const char *base, ts_api_err 
     }
     if (!json_is_object(y.root)) {
         json_decref(y.root);
-        ts_api_err_set(err, "invalid-type", base,
+        ts_api_err_set(err, TS_PROB_INVALID_TYPE, base,
                        "%s must be a YAML mapping (key: value lines)", base + 1);
         return NULL;
     }

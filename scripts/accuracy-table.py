@@ -5,7 +5,8 @@ Runs the validation programs in --sources mode over every validation
 table and prints one Markdown table: per source, the memory rows (peak
 memory, |error| median and max) and the step-time rows (median, max and
 mean signed error).  The held-back step-time rows (step_time_heldback.json,
-not looked at while modelling) are a line of their own.
+not looked at while modelling) and the held-back memory rows
+(memory_runs_heldback.json) are lines of their own.
 
   accuracy-table.py BUILD_DIR                 print the table
   accuracy-table.py BUILD_DIR --check FILE..  exit 1 unless every FILE holds
@@ -24,6 +25,8 @@ VAL = os.path.join(HERE, "..", "tests", "validation")
 BEGIN, END = "<!-- accuracy-table:begin -->", "<!-- accuracy-table:end -->"
 STEP_FILES = ["step_time.json", "step_time_llmfoundry.json", "step_time_sources.json"]
 HELD = "step_time_heldback.json"
+MEM_FILES = ["memory_runs.json", "memory_runs_hf.json"]
+MEM_HELD = "memory_runs_heldback.json"
 
 
 def run(build, prog, path):
@@ -45,8 +48,11 @@ def table(build):
             order.append(name)
         return rows[name]
 
-    for o, n, med, mx in run(build, "validate", "memory_runs.json"):
-        slot(o)["mem"] = (n, med, mx)
+    for f in MEM_FILES:
+        for o, n, med, mx in run(build, "validate", f):
+            slot(o)["mem"] = (n, med, mx)
+    for o, n, med, mx in run(build, "validate", MEM_HELD):
+        slot(o + ", held back")["mem"] = (n, med, mx)
     for f in STEP_FILES:
         for o, n, med, mx, mean in run(build, "step_time_check", f):
             slot(o)["step"] = (n, med, mx, mean)

@@ -29,7 +29,8 @@ test_pkgs=(check clang libclang-rt-14-dev libfuzzer-14-dev wrk chromium
            fonts-liberation valgrind procps util-linux curl ca-certificates
            xz-utils jq
            python3 python3-yaml git  # tests/cli/test_ci_doc.py: docs/ci.md's YAML and the packages its jobs install
-           libxml2-utils)  # xmllint: the JUnit report against tests/data/junit.xsd
+           libxml2-utils  # xmllint: the JUnit report against tests/data/junit.xsd
+           universal-ctags)  # scripts/code-stats.sh: function lengths (meson test code-stats)
 # the container stage; not inside the fresh-root check, where it cannot run
 container_pkgs=(docker.io docker-compose mmdebstrap)
 

@@ -318,7 +318,7 @@ static enum MHD_Result queue_api(ts_server *s, struct MHD_Connection *c,
  * problem-type table (api/ts_problem.c), so the server and the api cannot
  * give one type two statuses or two titles. */
 static enum MHD_Result queue_problem(ts_server *s, struct MHD_Connection *c,
-                                     ts_req *rq, const char *slug, const char *detail,
+                                     ts_req *rq, ts_problem slug, const char *detail,
                                      const char *allow)
 {
     ts_api_response ar;
@@ -331,7 +331,7 @@ static enum MHD_Result queue_problem(ts_server *s, struct MHD_Connection *c,
  * follow (an unread body, a smuggled request) are never parsed. */
 static enum MHD_Result queue_problem_close(ts_server *s,
                                            struct MHD_Connection *c,
-                                           ts_req *rq, const char *slug,
+                                           ts_req *rq, ts_problem slug,
                                            const char *detail)
 {
     ts_api_response ar;
@@ -354,7 +354,7 @@ static enum MHD_Result queue_busy(ts_server *s, struct MHD_Connection *c,
              s->cfg.threads, s->cfg.queue_max);
     ts_api_response ar;
     memset(&ar, 0, sizeof ar);
-    int rc = ts_api_problem(&ar, "server-busy", detail, NULL);
+    int rc = ts_api_problem(&ar, TS_PROB_SERVER_BUSY, detail, NULL);
     reply r = api_reply(&ar, rc, NULL);
     r.retry_after = "1";
     return queue(s, c, rq, &r);
@@ -367,14 +367,14 @@ static enum MHD_Result queue_too_big(ts_server *s, struct MHD_Connection *c,
     snprintf(detail, sizeof detail,
              "request body exceeds the %zu byte limit", s->cfg.body_max);
     /* Closed after: the body behind it is never read. */
-    return queue_problem_close(s, c, rq, "payload-too-large", detail);
+    return queue_problem_close(s, c, rq, TS_PROB_PAYLOAD_TOO_LARGE, detail);
 }
 
 static enum MHD_Result queue_not_found(ts_server *s, struct MHD_Connection *c,
                                        ts_req *rq)
 {
     rq->route = s->r_other;
-    return queue_problem(s, c, rq, "not-found",
+    return queue_problem(s, c, rq, TS_PROB_NOT_FOUND,
                          "no such resource", NULL);
 }
 
@@ -411,11 +411,11 @@ static enum MHD_Result serve_file(ts_server *s, struct MHD_Connection *c,
         return queue_not_found(s, c, rq);
     rq->route = s->r_static;
     if (st == TS_STATIC_NOMEM)
-        return queue_problem(s, c, rq, "out-of-memory", "out of memory, retry later", NULL);
+        return queue_problem(s, c, rq, TS_PROB_OUT_OF_MEMORY, "out of memory, retry later", NULL);
     if (st == TS_STATIC_TOOBIG) {
         fprintf(stderr, "trainsize-server: %s: file over %u bytes, not served\n",
                 rq->path, TS_STATIC_FILE_MAX);
-        return queue_problem(s, c, rq, "file-too-large", "static file too large to serve", NULL);
+        return queue_problem(s, c, rq, TS_PROB_FILE_TOO_LARGE, "static file too large to serve", NULL);
     }
     const char *inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
                                                   MHD_HTTP_HEADER_IF_NONE_MATCH);
@@ -514,7 +514,7 @@ static enum MHD_Result route_ops(ts_server *s, struct MHD_Connection *c,
 {
     rq->route = route;
     if (!is_get(method))
-        return queue_problem(s, c, rq, "method-not-allowed", "use GET or HEAD", ops_allow);
+        return queue_problem(s, c, rq, TS_PROB_METHOD_NOT_ALLOWED, "use GET or HEAD", ops_allow);
     if (route == s->r_livez)
         return queue_const(s, c, rq, MHD_HTTP_OK, livez_body,
                            sizeof livez_body - 1);
@@ -530,7 +530,7 @@ static enum MHD_Result route_ops(ts_server *s, struct MHD_Connection *c,
     ts_work_stats_get(s->work, &ws);
     char *text = ts_metrics_render(s->metrics, &ws, &len);
     if (text == NULL)
-        return queue_problem(s, c, rq, "out-of-memory", "out of memory, retry later", NULL);
+        return queue_problem(s, c, rq, TS_PROB_OUT_OF_MEMORY, "out of memory, retry later", NULL);
     reply r = {
         .status = MHD_HTTP_OK,
         .content_type = "text/plain; version=0.0.4; charset=utf-8",
@@ -564,7 +564,7 @@ static enum MHD_Result route_static(ts_server *s, struct MHD_Connection *c,
         if (st == TS_STATIC_NOTFOUND)
             return queue_not_found(s, c, rq);
         rq->route = s->r_static;
-        return queue_problem(s, c, rq, "method-not-allowed", "static files take GET or HEAD", ops_allow);
+        return queue_problem(s, c, rq, TS_PROB_METHOD_NOT_ALLOWED, "static files take GET or HEAD", ops_allow);
     }
     return serve_file(s, c, rq, st, &f);
 }
@@ -862,13 +862,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
          * ("Transfer-Encoding ") would slip past the framing checks. */
         const char *why = ts_http_header_error(c, method, version);
         if (why != NULL)
-            return queue_problem_close(s, c, rq, "malformed-request", why);
+            return queue_problem_close(s, c, rq, TS_PROB_MALFORMED_REQUEST, why);
         unsigned status = 0;
         why = bad_framing(c, version, &status);
         if (why != NULL)
             return status == MHD_HTTP_NOT_IMPLEMENTED
-                       ? queue_problem_close(s, c, rq, "unsupported-transfer-coding", why)
-                       : queue_problem_close(s, c, rq, "malformed-request", why);
+                       ? queue_problem_close(s, c, rq, TS_PROB_UNSUPPORTED_TRANSFER_CODING, why)
+                       : queue_problem_close(s, c, rq, TS_PROB_MALFORMED_REQUEST, why);
         /* Refuse a declared oversize body before reading any of it. */
         if (declared_too_big(c, s->cfg.body_max))
             return queue_too_big(s, c, rq);

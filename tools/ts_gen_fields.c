@@ -12,7 +12,9 @@
  *   ts_gen_fields openapi SRC OUT   SRC with the "properties" of the Run,
  *                                   FitRequest and Inputs schemas (and
  *                                   Inputs' "required") and the "*Human"
- *                                   schemas (from the terms table)
+ *                                   schemas (from the terms table) and
+ *                                   Problem's x-problem-types (from
+ *                                   api/ts_problems.def)
  *                                   regenerated; every other byte is
  *                                   copied.  OUT may be SRC.
  *   ts_gen_fields dict OUT [WORDS]  the libFuzzer dictionary (fuzz/api.dict),
@@ -852,6 +854,32 @@ static void openapi_terms_splice(const char *src_path, const gen_buf *src, gen_b
     buf_add(out, s + at, end - at);
 }
 
+/* Problem.x-problem-types from api/ts_problems.def: slug -> status,
+ * title, in the table's order; every other byte copied. */
+static void openapi_problems_splice(const char *src_path, const gen_buf *src, gen_buf *out)
+{
+    const char *s = src->p;
+    size_t end = src->len;
+    size_t open = find_line(s, 0, end, "        \"x-problem-types\": {");
+    size_t close;
+    const ts_api_problem_type *t;
+
+    if (open == SIZE_MAX)
+        die("%s: no line '        \"x-problem-types\": {' (Problem, indent 8)", src_path);
+    close = find_close(s, open, end, 8, '}');
+    if (close == SIZE_MAX)
+        die("%s: Problem.x-problem-types is not closed at indent 8", src_path);
+    buf_add(out, s, next_line(s, open));
+    for (size_t i = 0; (t = ts_api_problem_type_at(i)) != NULL; i++) {
+        buf_printf(out, "          ");
+        buf_json_str(out, t->slug);
+        buf_printf(out, ": {\n            \"status\": %u,\n            \"title\": ", t->status);
+        buf_json_str(out, t->title);
+        buf_printf(out, "\n          }%s\n", ts_api_problem_type_at(i + 1) != NULL ? "," : "");
+    }
+    buf_add(out, s + close, end - close);
+}
+
 /* web/terms.js: the table for the dashboard (labels, docs, formulas of
  * the plain numbers; the texts themselves are in the answers). */
 static void terms_js(gen_buf *b)
@@ -1107,13 +1135,15 @@ static void generate(const char *kind, const char *src, const char *words, gen_b
 
         if (src == NULL)
             die("openapi needs the source openapi.json");
-        gen_buf mid = { NULL, 0, 0 };
+        gen_buf mid = { NULL, 0, 0 }, mid2 = { NULL, 0, 0 };
 
         read_file(src, &in);
         openapi_splice(src, &in, &mid);
-        openapi_terms_splice(src, &mid, out);
+        openapi_terms_splice(src, &mid, &mid2);
+        openapi_problems_splice(src, &mid2, out);
         free(in.p);
         free(mid.p);
+        free(mid2.p);
     } else if (strcmp(kind, "dict") == 0) {
         dict(out, words);
     } else if (strcmp(kind, "docs-stub") == 0) {

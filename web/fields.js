@@ -129,7 +129,7 @@ export const REQUEST_FIELDS = [
       label: "Per-GPU MTBF (hours)" },
     { name: "job_mtbf_hours", group: "ckpt", kind: "num",
       label: "Whole-job MTBF (hours)", hint: "Empty: per-GPU MTBF / GPUs.", advanced: true },
-    { name: "framework", group: "parallel", kind: "enum", options: ["megatron", "fsdp", "deepspeed"],
+    { name: "framework", group: "parallel", kind: "enum", options: ["megatron", "fsdp", "deepspeed", "hf"],
       label: "Framework", advanced: true },
     { name: "attention", group: "parallel", kind: "enum", options: ["flash", "eager", "triton"],
       label: "Attention kernel", advanced: true },

@@ -397,6 +397,73 @@ START_TEST(test_lora_targets)
 }
 END_TEST
 
+/* framework hf (transformers + PEFT), Llama 3.2 3B, 4 x 768 tokens:
+ * - adapters in fp32 (autocast_adapter_dtype): weights 2 P + 4 ad, no
+ *   master copy (ad = 9,175,040 at r 32 on q_proj, v_proj);
+ * - lora_A saves a 4-byte copy of each adapted matrix's input: q and v
+ *   (h each) against o (a d = 3072): 4 (2 h - h) = 12288 B per token per
+ *   layer more in the layer's full set;
+ * - transformers' RoPE keeps no fp32 q, k: full training under fsdp
+ *   counts 4 (q + kv) = 4 (3072 + 1024) = 16384 B per token more. */
+START_TEST(test_hf_framework)
+{
+    ts_run r;
+    ts_memory qv, o, hf, fs;
+    double ad = 9175040.0, tokens = 4 * 768.0;
+
+    ts_run_defaults(&r);
+    r.model = (ts_model){ .layers = 28, .hidden = 3072, .heads = 24, .kv_heads = 8, .ffn = 8192,
+                          .vocab = 128256, .gated = true, .tied_embeddings = true };
+    r.gpus = 1;
+    r.zero = 0;
+    r.seq = 768;
+    r.micro_batch = 4;
+    r.global_batch = 4;
+    r.master_weights = false;
+    r.framework = TS_FW_HF;
+    r.lora_rank = 32;
+    r.lora_targets = TS_LORA_Q | TS_LORA_V;
+    ck_assert_int_eq(ts_memory_estimate(&r, &qv, NULL), TS_OK);
+    REL_CLOSE(qv.weights.value, 2 * qv.params.total + 4 * ad, 1e-12);
+    ck_assert(qv.master.value == 0);
+    REL_CLOSE(qv.optimizer.value, 8 * ad, EXACT);
+    r.lora_targets = TS_LORA_O;
+    ck_assert_int_eq(ts_memory_estimate(&r, &o, NULL), TS_OK);
+    REL_CLOSE(qv.act_layer_full - o.act_layer_full, 12288 * tokens, 1e-12);
+    assert_sane(&qv);
+    r.lora_rank = 0;
+    ck_assert_int_eq(ts_memory_estimate(&r, &hf, NULL), TS_OK);
+    r.framework = TS_FW_FSDP;
+    ck_assert_int_eq(ts_memory_estimate(&r, &fs, NULL), TS_OK);
+    REL_CLOSE(fs.act_layer_full - hf.act_layer_full, 16384 * tokens, 1e-12);
+}
+END_TEST
+
+/* The caching allocator keeps the loss phase's blocks: with per-layer
+ * checkpointing the loss phase reserves fp32 logits blocks that a
+ * larger later phase reuses, so reserved never drops below the loss
+ * phase's allocation. */
+START_TEST(test_reserved_keeps_loss_blocks)
+{
+    ts_run r;
+    ts_memory m;
+
+    ts_run_defaults(&r);
+    ts_run_apply_preset(&r, ts_preset_find("llama3-8b"));
+    r.framework = TS_FW_HF;
+    r.gpus = 1;
+    r.zero = 0;
+    r.global_batch = 1;
+    r.recompute = TS_RECOMPUTE_NONE;
+    r.lora_rank = 16;
+    r.seq = 2048;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    ck_assert(m.reserved_peak.value >= m.phases[TS_PHASE_LOSS]);
+    ck_assert(m.reserved_peak.value >= m.allocated_peak.value);
+    assert_sane(&m);
+}
+END_TEST
+
 /* The names PEFT uses, to the set and back. */
 START_TEST(test_lora_target_names)
 {
@@ -871,6 +938,8 @@ static Suite *memory_suite(void)
     tcase_add_test(tc, test_lora_targets);
     tcase_add_test(tc, test_lora_target_names);
     tcase_add_test(tc, test_paged_adam8bit);
+    tcase_add_test(tc, test_hf_framework);
+    tcase_add_test(tc, test_reserved_keeps_loss_blocks);
     tcase_add_test(tc, test_megatron_distributed_optimizer);
     tcase_add_test(tc, test_fsdp_norms);
     tcase_add_loop_test(tc, test_activations_table, 0, (int)(sizeof acts / sizeof acts[0]));
