@@ -24,6 +24,7 @@ import {
     buildForm, clearErrors, customFromLink, overriddenPreset, presetById, problemErrors, readForm, showFailure, showFieldErrors, showModeFields,
     showPresetInfo, showResolved, toCustom, tokensInput, writeForm,
 } from './formui.js';
+import { buildBudget } from './budget.js';
 import { gpusChanged, runTryGpus } from './gpus.js';
 import { renderImported, runImport } from './importer.js';
 import {
@@ -263,13 +264,14 @@ async function main() {
 
     const form = $('#run');
     form.addEventListener('input', (ev) => {
-        if (ev.target.closest('#import')) return;
+        /* the model search picks the preset through the select itself */
+        if (ev.target.closest('#import') || ev.target.id === 'model-search') return;
         onInput(ev);
         changed(false);
     });
     /* text inputs already reported through "input"; selects apply at once */
     form.addEventListener('change', (ev) => {
-        if (ev.target.closest('#import')) return;
+        if (ev.target.closest('#import') || ev.target.id === 'model-search') return;
         if (ev.target.tagName === 'SELECT') changed(true);
     });
     form.addEventListener('submit', (ev) => {
@@ -301,6 +303,7 @@ async function main() {
     $('#fit-gpus').addEventListener('click', () => runFit('gpus'));
     $('#search-go').addEventListener('click', () => runSearch());
     $('#try-gpus').addEventListener('click', () => runTryGpus());
+    buildBudget();
     $('#pin').addEventListener('click', pin);
     $('#compare-clear').addEventListener('click', () => {
         page.pins = [];

@@ -67,6 +67,43 @@ export function fieldRow(f) {
         h('p', { id: `err-${f.name}`, class: 'field-error', hidden: true }));
 }
 
+/* The catalogue by Hugging Face id (issue 27): a search box whose
+ * suggestions (a datalist: the browser filters them as one types) are the
+ * presets' Hub ids with their names; a typed or picked id or alias, in any
+ * case, picks the preset in the select as a user would (input, change). */
+function hubId(p) {
+    const a = (Array.isArray(p.aliases) ? p.aliases : []).find((x) => typeof x === 'string' && x.includes('/'));
+    return p.id.includes('/') ? p.id : a || p.id;
+}
+
+export function presetByName(text) {
+    const t = String(text || '').trim().toLowerCase();
+    if (!t) return null;
+    return page.presets.find((p) => p.id.toLowerCase() === t ||
+        (Array.isArray(p.aliases) && p.aliases.some((a) => String(a).toLowerCase() === t))) || null;
+}
+
+function modelSearch() {
+    const list = h('datalist', { id: 'model-list' },
+        ...page.presets.map((p) => h('option', { value: hubId(p), label: `${p.name} (${textOf(p, 'presets[]', 'params')} params)` })));
+    const input = h('input', {
+        id: 'model-search', type: 'search', list: 'model-list', autocomplete: 'off', spellcheck: 'false',
+        placeholder: 'e.g. Qwen/Qwen2.5-7B', 'aria-describedby': 'model-search-hint',
+    });
+    input.addEventListener('input', () => {
+        const p = presetByName(input.value);
+        const sel = document.getElementById('f-model');
+        if (!p || !sel || sel.value === p.id) return;
+        sel.value = p.id;
+        sel.dispatchEvent(new Event('input', { bubbles: true }));
+        sel.dispatchEvent(new Event('change', { bubbles: true }));
+    });
+    return h('div', { class: 'field model-search' },
+        h('label', { for: 'model-search', text: 'Find a model by name or Hugging Face id' }),
+        input, list,
+        h('p', { id: 'model-search-hint', class: 'hint', text: `${page.presets.length} models; type to narrow the list, an exact id picks it.` }));
+}
+
 export function buildForm() {
     const root = $('#groups');
     clearNode(root);
@@ -76,6 +113,7 @@ export function buildForm() {
         const fs = h('fieldset', { id: `g-${g.id}` }, h('legend', { text: g.legend }));
         if (main.length) fs.appendChild(h('div', { class: 'fields' }, ...main.map(fieldRow)));
         if (g.id === 'model') {
+            fs.appendChild(modelSearch());
             fs.appendChild(h('p', { id: 'model-params', class: 'model-params', 'aria-live': 'polite' }));
             fs.appendChild(h('div', { id: 'custom-note', class: 'custom-note', hidden: true }));
             fs.appendChild(h('p', { id: 'preset-info', class: 'muted preset-info' }));

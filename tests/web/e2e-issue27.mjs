@@ -392,9 +392,9 @@ async function main({ base, browser }) {
         });
         assert.deepEqual(bad, []);
         /* tab stops outside the search and comparison tables (a row's Apply
-         * button is one per row there) */
+         * button is one per row there) and the budget planner's own inputs */
         const stops = await page.evaluate(() => [...document.querySelectorAll('#results a[href], #results button, #results summary, #results [tabindex="0"], #results select, #results input')]
-            .filter((e) => e.getClientRects().length > 0 && !e.closest('[hidden], #search-table, #compare-table')).length);
+            .filter((e) => e.getClientRects().length > 0 && !e.closest('[hidden], #search-table, #compare-table, #budget-panel')).length);
         log(`     ${stops} tab stops in the results, outside the search and comparison tables`);
         assert.ok(stops <= 25, `${stops} tab stops in the results`);
         assert.equal(await page.locator('#results details.how summary:visible').count(), 0, 'formulas behind one toggle');
@@ -648,6 +648,86 @@ async function main({ base, browser }) {
         await setField(page, 'gpus', '32');
         await waitForBody(page, { ...sent, gpu: best.gpu, gpus: 32 }, 'ready');
         assert.ok(!(await page.locator('#gpus-panel').isVisible()), 'another change: the table goes');
+    });
+
+    await check('27 catalogue: search by Hugging Face id, as you type, picks the preset (any case, aliases too)', async () => {
+        await page.goto(`${base}/?model=llama3-8b&gpus=8&gpu=h100-sxm`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        await settled(page);
+        const presets = (await (await fetch(base + '/v1/presets')).json()).presets;
+        const opts = await page.locator('#model-list option').evaluateAll((os) => os.map((o) => o.value));
+        assert.equal(opts.length, presets.length, 'one suggestion per catalogue model');
+        for (const id of ['meta-llama/Meta-Llama-3-70B', 'Qwen/Qwen2.5-7B', 'deepseek-ai/DeepSeek-V3']) assert.ok(opts.includes(id), id);
+        await page.locator('#model-search').pressSequentially('qwen/qwen2.5-7b');
+        await waitForBody(page, { model: 'Qwen/Qwen2.5-7B', gpus: 8, gpu: 'h100-sxm' }, 'ready');
+        assert.equal(await page.inputValue('#f-model'), 'Qwen/Qwen2.5-7B');
+        await page.fill('#model-search', 'meta-llama/Meta-Llama-3-70B-Instruct');
+        await waitForBody(page, { model: 'llama3-70b', gpus: 8, gpu: 'h100-sxm' }, 'ready');
+        assert.ok((await text(page, '#preset-info')).startsWith('Llama 3 70B'));
+        /* a part of a name picks nothing */
+        await page.fill('#model-search', 'meta-llama/Meta-Lla');
+        await page.waitForTimeout(300);
+        assert.equal(await page.inputValue('#f-model'), 'llama3-70b');
+        assert.ok(new URL(page.url()).searchParams.get('model') === 'llama3-70b');
+    });
+
+    await check('27/28.4 budget mode: "with this budget" from POST /v1/budget, its figures, one click to the plan', async () => {
+        await page.goto(`${base}/?model=llama3-8b&gpus=64&gpu=h100-sxm&gpu_hour_usd=2.5`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        await settled(page);
+        await page.fill('#budget-amount', '7');
+        await page.selectOption('#budget-basis', 'budget_days');
+        await page.click('#budget-go');
+        await page.waitForSelector('#budget-panel[data-status="ready"], #budget-panel[data-status="error"]', { timeout: 2 * STEP_TIMEOUT_MS });
+        const body = JSON.parse(await page.locator('#budget-panel').getAttribute('data-request'));
+        assert.deepEqual(body, { gpus: 64, gpu: 'h100-sxm', gpu_hour_usd: 2.5, budget_days: 7 },
+            'the page\'s GPUs and price, no model: the compute-optimal size');
+        const r = await api(base, '/v1/budget', body);
+        assert.equal(r.status, 200, JSON.stringify(r.data));
+        const b = r.data.budget;
+        assert.equal(await text(page, '#budget-summary'), b.summary);
+        assert.match(b.summary, /^With this budget: .*-parameter model on .* tokens, .* days, .* USD, .* MWh, .* t CO2e$/);
+        for (const [id, key] of [['bud-params', 'params'], ['bud-tokens', 'tokens'], ['bud-days', 'days'], ['bud-usd', 'usd'], ['bud-gpu-hours', 'gpu_hours'], ['bud-mfu', 'mfu']]) {
+            assert.equal(await text(page, `#${id}`), b.human[key], key);
+        }
+        assert.equal(await text(page, '#bud-flops'), b.flops.human);
+        await assertNoOverflow(page, 'desktop, budget');
+        await auditState(page, 'budget');
+        /* the plan: the budget's shape and tokens on the page, the same figures as the budget's plan */
+        await page.click('#budget-use');
+        const sent = await settled(page);
+        assert.equal(sent.layers, r.data.request.layers);
+        assert.equal(sent.tokens, Math.round(r.data.request.tokens));
+        const plan = await api(base, '/v1/plan', sent);
+        assert.equal(await text(page, '#params-total'), `${plan.data.params.human.total} parameters`);
+        assert.equal(plan.data.params.human.total, b.human.params, 'the page plans the budget\'s model');
+        /* the page's model instead: the tokens the budget buys for it */
+        await page.goto(`${base}/?model=llama3-8b&gpus=64&gpu=h100-sxm&gpu_hour_usd=2.5`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        await settled(page);
+        await page.fill('#budget-amount', '50,000');
+        await page.selectOption('#budget-basis', 'budget_usd');
+        await page.check('#budget-model');
+        await page.click('#budget-go');
+        await page.waitForSelector('#budget-panel[data-status="ready"]', { timeout: 2 * STEP_TIMEOUT_MS });
+        const body2 = JSON.parse(await page.locator('#budget-panel').getAttribute('data-request'));
+        assert.equal(body2.model, 'llama3-8b');
+        assert.equal(body2.budget_usd, 50000);
+        const r2 = await api(base, '/v1/budget', body2);
+        assert.equal(r2.data.budget.mode, 'model');
+        assert.equal(await text(page, '#budget-summary'), r2.data.budget.summary);
+        /* a budget the API refuses says why, at the panel */
+        env.expectBadRequests = true;
+        await setField(page, 'gpu_hour_usd', '');
+        await waitForBody(page, { model: 'llama3-8b', gpus: 64, gpu: 'h100-sxm' }, 'ready');
+        await page.click('#budget-go');
+        await page.waitForSelector('#budget-panel[data-status="error"]', { timeout: 2 * STEP_TIMEOUT_MS });
+        env.expectBadRequests = false;
+        assert.match(await text(page, '#budget-summary'), /gpu_hour_usd/);
+        await page.setViewportSize(PHONE);
+        await page.waitForTimeout(250);
+        await assertNoOverflow(page, 'phone, budget');
+        await page.setViewportSize({ width: 1366, height: 900 });
     });
 
     await check('27 dark mode: prefers-color-scheme dark themes the page and its charts; axe clean; chart text readable', async () => {
