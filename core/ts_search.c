@@ -159,12 +159,21 @@ static bool ts_search_fits(ts_search_ctx *c, ts_run *cand, ts_memory *mem)
     return mem->fits;
 }
 
+/* The candidate's useful fraction under failures (ts_goodput.c) with its
+ * own checkpoint write (its shard depends on the layout); 0 when it has
+ * none, which the gate counts as never finishing. */
+static double ts_search_useful(const ts_run *cand, const ts_memory *mem)
+{
+    ts_ckpt k;
+    ts_error e;
+
+    return ts_ckpt_eval(cand, mem, &k, &e) == TS_OK ? ts_goodput_useful(cand, &k) : 0;
+}
+
 static void ts_search_cost(ts_search_ctx *c, const ts_run *cand, const ts_memory *mem)
 {
     ts_step st;
     ts_search_result r;
-    ts_ckpt k;
-    ts_error e;
     double gsec, wall, useful, gwall, gcost;
 
     if (!ts_budget_take(c->b, TS_COST_STEP) || ts_step_eval(cand, &c->params, &st) != TS_OK)
@@ -175,10 +184,9 @@ static void ts_search_cost(ts_search_ctx *c, const ts_run *cand, const ts_memory
      * estimate counts them with the predicted MFU. */
     wall = cand->tokens / ((double)cand->global_batch * (double)cand->seq) * st.step_time.value;
     /* The gate holds the run as it will go: with checkpoint stalls,
-     * restarts and redone work (ts_goodput.c, what the row's plan says in
-     * compute.goodput), whose checkpoint shard depends on the layout.  A
-     * layout whose run never ends under failures is over any budget. */
-    useful = ts_ckpt_eval(cand, mem, &k, &e) == TS_OK ? ts_goodput_useful(cand, &k) : 0;
+     * restarts and redone work (what the row's plan says in
+     * compute.goodput).  One that never ends is over any budget. */
+    useful = ts_search_useful(cand, mem);
     gwall = useful > 0 ? wall / useful : INFINITY;
     gcost = gwall * (double)cand->gpus / 3600.0 * cand->gpu_hour_usd;
     if (!isfinite(gwall) || !isfinite(gcost) ||
