@@ -635,6 +635,9 @@ double ts_step_gemm_s(double m, double n, double k, double peak, double core,
 /* Matmul core fraction implied by a measured MAMF at its shape under the
  * additive roofline above. */
 double ts_step_core_eff(const ts_gpu *g);
+/* Cross-entropy traffic over `logits` logits, bytes forward and backward
+ * (fp32 softmax, core/ts_step.c). */
+void ts_step_loss_bytes(double logits, double *fwd, double *bwd);
 /* FP8 casting traffic of one layer's linears per micro-batch, bytes:
  * forward (inputs and weights) and backward (output gradients); see
  * core/ts_step.c. */

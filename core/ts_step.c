@@ -455,6 +455,26 @@ static void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o
     }
 }
 
+/* Bytes the cross-entropy moves over `logits` bf16 logits (this GPU's
+ * vocabulary slice), forward and backward.  The loss runs in fp32:
+ * Megatron casts the logits (vocab_parallel_cross_entropy(output.float()),
+ * megatron/model/gpt_model.py) and PyTorch autocast runs log_softmax and
+ * nll_loss in float32.  Counted kernel by kernel as Megatron-Core's
+ * VocabParallelCrossEntropy does it (megatron/core/tensor_parallel/
+ * cross_entropy.py@00611e6e), 4 B per fp32 element:
+ *   forward: cast (read 2, write 4), max (read 4), in-place subtract
+ *            (4 + 4), in-place exp (4 + 4), sum (read 4), in-place divide
+ *            to the softmax kept for backward (4 + 4): 38 B;
+ *   backward: grad_input.mul_ (4 + 4), the cast's backward to bf16
+ *            (read 4, write 2): 14 B.
+ * For a small model with a large vocabulary this is a visible share of
+ * the step (MPT-125M: V 50,368 against h 768). */
+void ts_step_loss_bytes(double logits, double *fwd, double *bwd)
+{
+    *fwd = logits * (2.0 + 4.0 + 4.0 + 8.0 + 8.0 + 4.0 + 8.0);
+    *bwd = logits * (8.0 + 4.0 + 2.0);
+}
+
 /* Output layer and cross-entropy of the last stage, one micro-batch. */
 static void ts_step_head_cost(const ts_run *r, ts_step_hw *hw, double *fwd, double *bwd,
                               double *tp)
@@ -467,9 +487,13 @@ static void ts_step_head_cost(const ts_run *r, ts_step_hw *hw, double *fwd, doub
     *tp = 0;
     if (V > 0)
         ts_step_gemm3(hw, tok, V / t, h, 1, &f, &b);
-    /* Softmax cross-entropy over fp32 logits: ~12 bytes per logit, both passes. */
-    f += tok * (V / t) * 6.0 / hw->mem;
-    b += tok * (V / t) * 6.0 / hw->mem;
+    {
+        double lf, lb;
+
+        ts_step_loss_bytes(tok * (V / t), &lf, &lb);
+        f += lf / hw->mem;
+        b += lb / hw->mem;
+    }
     if (r->tp > 1) {
         bool in_node = ts_step_same_node(r->tp, r->gpus_per_node);
         int64_t g = r->gpus_per_node < r->tp ? r->gpus_per_node : r->tp;

@@ -230,6 +230,7 @@ def rows(path):
                 r["micro_batch"], r["grad_accum"],
                 ", AC" if r["activation_checkpointing"] else "",
                 ", zero 2" if r["sharding"] == "SHARD_GRAD_OP" else ""),
+            "origin": "llm-foundry (Composer FSDP)",
             "group": r["table"].replace(" >= 128 GPUs", ""),
             "request": req,
             "measured": {"tokens_per_gpu_second": r["tokens_per_gpu_second"]},

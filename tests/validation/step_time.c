@@ -7,7 +7,11 @@
  * seconds per step or tokens/s per GPU (never an MFU: conventions differ).
  * Prints each row's error; fails when a row is outside the file's
  * tolerance or the median absolute error is above its median tolerance.
- * "--markdown" prints the README table instead of the plain listing.
+ * "--markdown" prints the README table instead of the plain listing;
+ * "--sources" prints only one tab-separated line per source ("origin":
+ * rows, median and max |error|, mean signed error), which
+ * scripts/accuracy-table.py turns into the accuracy table of README and
+ * docs/accuracy.md.
  *
  * Every row names where its inputs come from: "record" (input -> the run's
  * own record, path@commit) and, for an input no record gives, "assumed"
@@ -65,9 +69,11 @@ int main(int argc, char **argv)
     int bad = 0;
     bool rows_gated;
     bool md = argc > 2 && strcmp(argv[2], "--markdown") == 0;
+    bool by_src = argc > 2 && strcmp(argv[2], "--sources") == 0;
+    const char *origin[MAX_ROWS];
 
     if (argc < 2) {
-        fprintf(stderr, "usage: %s step_time.json [--markdown]\n", argv[0]);
+        fprintf(stderr, "usage: %s step_time.json [--markdown | --sources]\n", argv[0]);
         return 2;
     }
     root = json_load_file(argv[1], 0, &je);
@@ -113,6 +119,13 @@ int main(int argc, char **argv)
             return 2;
         }
         assumed[i] = json_is_object(as) && json_object_size(as) > 0;
+        origin[i] = json_string_value(json_object_get(row, "origin"));
+        if (by_src && origin[i] == NULL) {
+            fprintf(stderr, "row %zu (%s): no \"origin\" (the source's short name)\n", i,
+                    name != NULL ? name : "?");
+            json_decref(root);
+            return 2;
+        }
         group[i] = json_string_value(json_object_get(row, "group"));
 
         if (body == NULL || req == NULL ||
@@ -143,7 +156,9 @@ int main(int argc, char **argv)
         outside += fabs(err) > tol;
         if (fabs(err) > tol && gated)
             bad = 1;
-        if (md) {
+        if (by_src) {
+            /* one line per source, below */
+        } else if (md) {
             if (tps)
                 printf("| %s%s%s | %.0f tok/s/GPU | %.0f | %+.1f %% | %.2f s | %.2f s | %s |\n", name,
                        gated ? "" : " (not gated)", assumed[i] ? " (assumed input)" : "",
@@ -167,6 +182,29 @@ int main(int argc, char **argv)
         }
         free(body);
         free(req);
+    }
+    if (by_src) {
+        for (i = 0; i < n; i++) {
+            size_t j, k = 0;
+            double a[MAX_ROWS], sum = 0, med;
+            bool first = true;
+
+            for (j = 0; j < i && first; j++)
+                first = strcmp(origin[j], origin[i]) != 0;
+            if (!first)
+                continue;
+            for (j = 0; j < n; j++)
+                if (strcmp(origin[j], origin[i]) == 0) {
+                    a[k++] = fabs(serr[j]);
+                    sum += serr[j];
+                }
+            qsort(a, k, sizeof a[0], cmp_double);
+            med = k % 2 ? a[k / 2] : 0.5 * (a[k / 2 - 1] + a[k / 2]);
+            printf("%s\t%zu\t%.1f\t%.1f\t%+.1f\n", origin[i], k, 100.0 * med, 100.0 * a[k - 1],
+                   100.0 * sum / (double)k);
+        }
+        json_decref(root);
+        return 0;
     }
     /* Recorded-only rows apart from rows with an assumed input, then each group. */
     if (md)

@@ -14,7 +14,11 @@
  * "gated": false is printed and counted in the medians but cannot fail the
  * build; its "ungated" field says why.
  *
- *   validate [--markdown] TABLE.json
+ *   validate [--markdown | --sources] TABLE.json
+ *
+ * "--sources" prints only one tab-separated line per source of the
+ * measured rows ("origin": rows, median and max |error|) for
+ * scripts/accuracy-table.py.
  *
  * Prints every row's error, the median and maximum, and a closing
  * "validation-memory: N passed, N failed" line; exits 1 on any failure.
@@ -91,7 +95,10 @@ static int estimate(const char *id, const json_t *config, ts_memory *m)
 int main(int argc, char **argv)
 {
     const char *path = NULL;
-    bool markdown = false;
+    bool markdown = false, by_src = false;
+    const char *origin[MAX_ROWS];
+    double oerr[MAX_ROWS];
+    size_t nor = 0;
     json_error_t je;
     json_t *root, *rows, *fits, *excluded, *row;
     double errs[MAX_ROWS], rec[MAX_ROWS], asm_[MAX_ROWS];
@@ -101,11 +108,13 @@ int main(int argc, char **argv)
     for (i = 1; i < (size_t)argc; i++) {
         if (strcmp(argv[i], "--markdown") == 0)
             markdown = true;
+        else if (strcmp(argv[i], "--sources") == 0)
+            by_src = true;
         else
             path = argv[i];
     }
     if (path == NULL) {
-        fprintf(stderr, "usage: validate [--markdown] TABLE.json\n");
+        fprintf(stderr, "usage: validate [--markdown | --sources] TABLE.json\n");
         return 2;
     }
     root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
@@ -125,7 +134,7 @@ int main(int argc, char **argv)
     if (markdown) {
         printf("| run | measured | figure | trainsize | error | peak phase | source |\n");
         printf("|---|---:|---|---:|---:|---|---|\n");
-    } else {
+    } else if (!by_src) {
         printf("%-36s %-15s %10s %10s %8s  %s\n", "run", "figure", "measured", "trainsize",
                "error", "peak phase");
     }
@@ -159,6 +168,10 @@ int main(int argc, char **argv)
         got /= GIB;
         err = (got - meas) / meas;
         ok = fabs(err) <= tol;
+        if (nor < MAX_ROWS) {
+            origin[nor] = json_string_value(json_object_get(row, "origin"));
+            oerr[nor++] = fabs(err);
+        }
         if (nerr < MAX_ROWS) {
             errs[nerr++] = fabs(err);
             if (assumed)
@@ -166,7 +179,9 @@ int main(int argc, char **argv)
             else
                 rec[nrec++] = fabs(err);
         }
-        if (markdown)
+        if (by_src)
+            ; /* one line per source, at the end */
+        else if (markdown)
             printf("| %s%s%s | %.2f GiB | %s | %.2f GiB | %+.1f %% | %s | %s |\n", id,
                    assumed ? " (assumed input)" : "", gated ? "" : " (not gated)", meas, fig,
                    got, 100 * err, ts_phase_name(m.peak_phase), src);
@@ -181,6 +196,32 @@ int main(int argc, char **argv)
             failed++;
     }
 
+    if (by_src) {
+        size_t j, k;
+
+        for (i = 0; i < nor; i++) {
+            double a[MAX_ROWS], med;
+            bool first = origin[i] != NULL;
+
+            for (j = 0; j < i && first; j++)
+                first = origin[j] == NULL || strcmp(origin[j], origin[i]) != 0;
+            if (!first)
+                continue;
+            for (j = 0, k = 0; j < nor; j++)
+                if (origin[j] != NULL && strcmp(origin[j], origin[i]) == 0)
+                    a[k++] = oerr[j];
+            qsort(a, k, sizeof a[0], cmp_double);
+            med = k % 2 ? a[k / 2] : 0.5 * (a[k / 2 - 1] + a[k / 2]);
+            printf("%s\t%zu\t%.1f\t%.1f\n", origin[i], k, 100.0 * med, 100.0 * a[k - 1]);
+        }
+        for (i = 0; i < nor; i++)
+            if (origin[i] == NULL) {
+                fprintf(stderr, "%s: measured row %zu has no \"origin\"\n", path, i);
+                failed++;
+            }
+        json_decref(root);
+        return failed == 0 ? 0 : 1;
+    }
     if (markdown) {
         printf("\n| fit check | expected | trainsize (worst stage total / HBM) | source |\n");
         printf("|---|---|---|---|\n");
