@@ -10,6 +10,7 @@
  * controls are not run fields and do not re-plan the page.
  */
 import { $, clearNode, fig, fill, h } from './dom.js';
+import { FIELDS, SHAPE_FIELDS } from './form.js';
 import { DASH, isNum, readable } from './format.js';
 import { IMPORT_KINDS, hooks, page, postJson, requestFor } from './state.js';
 
@@ -18,11 +19,12 @@ const BASES = {
     budget_gpu_hours: 'GPU-hours',
     budget_usd: 'US dollars (needs a price per GPU-hour)',
 };
-/* what a compute-optimal ask leaves out: the page's model and its size */
-const MODEL_KEYS = ['model', 'params', 'layers', 'hidden', 'heads', 'kv_heads', 'ffn', 'vocab', 'experts', 'top_k', 'gated',
-    'tied_embeddings', 'head_dim', 'tokens', 'dataset_tokens', 'epochs', 'steps', ...IMPORT_KINDS];
-/* the shape a compute-optimal answer's request carries, put on the page */
-const SHAPE_KEYS = ['layers', 'hidden', 'heads', 'kv_heads', 'ffn', 'vocab', 'gated', 'tied_embeddings', 'seq'];
+/* What a compute-optimal ask leaves out: the page's model (the registry's
+ * Model fieldset), its fine-tuning (Pre-training or fine-tuning), its
+ * token count and any imported document. */
+function modelFields() {
+    return [...FIELDS.filter((f) => f.group === 'model' || f.group === 'mode').map((f) => f.name), 'tokens', ...IMPORT_KINDS];
+}
 const B = 'budget';
 
 /* The request for the page's run and the budget typed here, or an error. */
@@ -34,7 +36,7 @@ function budgetBody() {
     const req = requestFor(page.state);
     if (Object.keys(req.errors).length) return { error: 'fix the flagged fields of the run first' };
     const body = { ...req.body };
-    if (!$('#budget-model').checked) for (const k of MODEL_KEYS) delete body[k];
+    if (!$('#budget-model').checked) for (const k of modelFields()) delete body[k];
     for (const k of Object.keys(BASES)) delete body[k];
     body[basis] = amount;
     return { body };
@@ -110,7 +112,7 @@ export function useBudget() {
     if (a.budget && a.budget.mode !== 'model') {
         /* a size of its own: a custom shape */
         apply.model = '';
-        for (const k of SHAPE_KEYS) if (q[k] !== undefined && q[k] !== null) apply[k] = String(q[k]);
+        for (const k of [...SHAPE_FIELDS, 'seq']) if (q[k] !== undefined && q[k] !== null) apply[k] = String(q[k]);
     }
     hooks.applyFields(apply);
     $('#verdict-bar').scrollIntoView({ block: 'nearest' });
