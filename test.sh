@@ -123,7 +123,9 @@ asan_suites() {
     # machine): the suites' time limits are for the plain build.
     # ci-doc builds the docs' CI jobs with the plain toolchain: the same
     # run as the gcc stage's, nothing for the sanitizers to see.
-    meson test -C "$B/asan" --print-errorlogs --num-processes 2 --timeout-multiplier 3 \
+    # Check's own per-test limits (tcase_set_timeout) scale by
+    # CK_TIMEOUT_MULTIPLIER, not by meson's multiplier.
+    CK_TIMEOUT_MULTIPLIER=3 meson test -C "$B/asan" --print-errorlogs --num-processes 2 --timeout-multiplier 3 \
         --no-suite ci-doc
 }
 fuzz_run() {
