@@ -136,8 +136,8 @@ static int cand_add(sh *s, cand *c, const field *f)
         ts_shell_word *nw;
 
         if (c->n >= TS_SHELL_WORDS_MAX)
-            return sh_fail(s, TS_PROB_IMPORT_TOO_LARGE, f->line, "the training command has more than %u "
-                           "words", TS_SHELL_WORDS_MAX);
+            return sh_fail(s, TS_PROB_IMPORT_TOO_LARGE, f->line,
+                           "the training command has more than %u words", TS_SHELL_WORDS_MAX);
         nw = realloc(c->w, nc * sizeof *nw);
         if (nw == NULL)
             return sh_oom(s);
@@ -265,13 +265,91 @@ static void lines_list(char *buf, size_t size, const uint16_t *lines, size_t n)
     }
 }
 
+/* The text as the first unit: every byte's line; control characters
+ * (which the markers of rebuilt texts use) refused. */
+static int unit_from_text(sh *s, const char *text, size_t len, unit *u)
+{
+    size_t k;
+    unsigned line = 1;
+
+    u->s = malloc(len + 1);
+    u->ln = malloc((len + 1) * sizeof *u->ln);
+    if (u->s == NULL || u->ln == NULL)
+        return sh_oom(s);
+    for (k = 0; k < len; k++) {
+        unsigned char c = (unsigned char)text[k];
+
+        if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+            return sh_fail(s, TS_PROB_INVALID_VALUE, line, "control character U+%04X in the text",
+                           c);
+        u->s[k] = (char)c;
+        u->ln[k] = (uint16_t)line;
+        if (c == '\n')
+            line++;
+    }
+    u->s[len] = '\0';
+    u->ln[len] = (uint16_t)line;
+    u->n = len;
+    return 0;
+}
+
+/* The answer: the training command, else the argument list, moved from
+ * s into cmd; notes on which command was read. */
+static void take_command(sh *s, ts_shell_cmd *cmd, ts_api_notes *notes)
+{
+    if (s->best.n > 0) {
+        cmd->w = s->best.w;
+        cmd->n = s->best.n;
+        cmd->entry = s->best.entry;
+        cmd->line = s->best.line;
+        memset(&s->best, 0, sizeof s->best);
+        ts_import_note(notes, "%s: the training command is the one at line %u (%s)", s->member,
+                       cmd->line, cmd->w[cmd->entry].text);
+        if (s->npy > 1) {
+            char list[64];
+
+            lines_list(list, sizeof list, s->py_lines,
+                       s->npy < sizeof s->py_lines / sizeof s->py_lines[0] ? s->npy
+                       : sizeof s->py_lines / sizeof s->py_lines[0]);
+            ts_import_note(notes, "%s: %zu commands run a Python script (lines %s); the one "
+                           "with the most --flags is read", s->member, s->npy, list);
+        }
+    } else if (s->args.n > 0) {
+        cmd->w = s->args.w;
+        cmd->n = s->args.n;
+        cmd->entry = s->args.n;
+        cmd->line = s->args.line;
+        memset(&s->args, 0, sizeof s->args);
+    }
+    cmd->dir = s->dir;
+    cmd->ndir = s->ndir;
+    s->dir = NULL;
+    s->ndir = 0;
+}
+
+/* Notes on what was not read: conditions, other files, an early exit. */
+static void note_not_read(const sh *s, const ts_shell_cmd *cmd, ts_api_notes *notes)
+{
+    if (s->nundecided > 0) {
+        char list[96];
+
+        lines_list(list, sizeof list, s->undecided, s->nundecided);
+        ts_import_note(notes, "%s: conditions at line%s %s depend on files, commands or "
+                       "values not known here; the branches were not read", s->member,
+                       s->nundecided > 1 ? "s" : "", list);
+    }
+    if (s->skipped[0] != '\0')
+        ts_import_note(notes, "%s: other files are not read: %s", s->member, s->skipped);
+    if (cmd->n == 0 && s->exit_line != 0)
+        ts_import_note(notes, "%s: the script exits at line %u, before any training command",
+                       s->member, s->exit_line);
+}
+
 int ts_shell_read(const char *text, size_t len, const char *ptr, ts_shell_cmd *cmd,
                   ts_api_notes *notes, ts_api_err *err)
 {
     sh s;
     unit u;
-    size_t k;
-    unsigned line = 1;
     int rc;
 
     memset(cmd, 0, sizeof *cmd);
@@ -283,28 +361,9 @@ int ts_shell_read(const char *text, size_t len, const char *ptr, ts_shell_cmd *c
     if (len > TS_SHELL_TEXT_MAX)
         return sh_fail(&s, TS_PROB_IMPORT_TOO_LARGE, 0, "the text is %zu bytes, more than %u", len,
                        TS_SHELL_TEXT_MAX);
-    u.s = malloc(len + 1);
-    u.ln = malloc((len + 1) * sizeof *u.ln);
-    if (u.s == NULL || u.ln == NULL) {
-        sh_unit_free(&u);
-        return sh_oom(&s);
-    }
-    for (k = 0; k < len; k++) {
-        unsigned char c = (unsigned char)text[k];
-
-        if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
-            sh_unit_free(&u);
-            return sh_fail(&s, TS_PROB_INVALID_VALUE, line, "control character U+%04X in the text", c);
-        }
-        u.s[k] = (char)c;
-        u.ln[k] = (uint16_t)line;
-        if (c == '\n')
-            line++;
-    }
-    u.s[len] = '\0';
-    u.ln[len] = (uint16_t)line;
-    u.n = len;
-    rc = sh_lex(&s, &u);
+    rc = unit_from_text(&s, text, len, &u);
+    if (rc == 0)
+        rc = sh_lex(&s, &u);
     if (rc == 0)
         rc = sh_run_unit(&s, &u, NULL, NULL, 0);
     sh_unit_free(&u);
@@ -312,48 +371,8 @@ int ts_shell_read(const char *text, size_t len, const char *ptr, ts_shell_cmd *c
         sh_free(&s);
         return -1;
     }
-    /* The answer: the training command, else the argument list. */
-    if (s.best.n > 0) {
-        cmd->w = s.best.w;
-        cmd->n = s.best.n;
-        cmd->entry = s.best.entry;
-        cmd->line = s.best.line;
-        memset(&s.best, 0, sizeof s.best);
-        ts_import_note(notes, "%s: the training command is the one at line %u (%s)", s.member,
-                       cmd->line, cmd->w[cmd->entry].text);
-        if (s.npy > 1) {
-            char list[64];
-
-            lines_list(list, sizeof list, s.py_lines,
-                       s.npy < sizeof s.py_lines / sizeof s.py_lines[0] ? s.npy
-                       : sizeof s.py_lines / sizeof s.py_lines[0]);
-            ts_import_note(notes, "%s: %zu commands run a Python script (lines %s); the one "
-                           "with the most --flags is read", s.member, s.npy, list);
-        }
-    } else if (s.args.n > 0) {
-        cmd->w = s.args.w;
-        cmd->n = s.args.n;
-        cmd->entry = s.args.n;
-        cmd->line = s.args.line;
-        memset(&s.args, 0, sizeof s.args);
-    }
-    cmd->dir = s.dir;
-    cmd->ndir = s.ndir;
-    s.dir = NULL;
-    s.ndir = 0;
-    if (s.nundecided > 0) {
-        char list[96];
-
-        lines_list(list, sizeof list, s.undecided, s.nundecided);
-        ts_import_note(notes, "%s: conditions at line%s %s depend on files, commands or "
-                       "values not known here; the branches were not read", s.member,
-                       s.nundecided > 1 ? "s" : "", list);
-    }
-    if (s.skipped[0] != '\0')
-        ts_import_note(notes, "%s: other files are not read: %s", s.member, s.skipped);
-    if (cmd->n == 0 && s.exit_line != 0)
-        ts_import_note(notes, "%s: the script exits at line %u, before any training command",
-                       s.member, s.exit_line);
+    take_command(&s, cmd, notes);
+    note_not_read(&s, cmd, notes);
     sh_free(&s);
     return cmd->n > 0 ? 1 : 0;
 }

@@ -40,6 +40,98 @@ static int64_t a_fail(arith *a)
     return 0;
 }
 
+/* A number: decimal, 0x hexadecimal or 0 octal. */
+static int64_t a_number(arith *a)
+{
+    int base = 10;
+    int64_t v = 0;
+
+    if (*a->p == '0' && a->p + 1 < a->end && (a->p[1] == 'x' || a->p[1] == 'X')) {
+        base = 16;
+        a->p += 2;
+    } else if (*a->p == '0') {
+        base = 8;
+    }
+    while (a->p < a->end && sh_name_char(*a->p)) {
+        int d;
+        char c = *a->p;
+
+        if (c >= '0' && c <= '9')
+            d = c - '0';
+        else if (c >= 'a' && c <= 'f')
+            d = c - 'a' + 10;
+        else if (c >= 'A' && c <= 'F')
+            d = c - 'A' + 10;
+        else
+            return a_fail(a);
+        if (d >= base || ts_ckd_mul(&v, v, base) || ts_ckd_add(&v, v, d))
+            return a_fail(a);
+        a->p++;
+    }
+    return v;
+}
+
+/* A set variable's value, read as an arithmetic text in turn (as bash
+ * does); an unknown one makes the result unknown. */
+static int64_t a_var(arith *a, const var *v)
+{
+    field f = sh_var_elem(v, 0);
+    uint16_t t = sh_first_taint(f.c, f.n);
+    char *txt;
+    int64_t r;
+    bool bad = false;
+    uint16_t sub = 0;
+
+    if (t != 0) {
+        if (a->taint == 0)
+            a->taint = t;
+        return 0;
+    }
+    if (sh_real_len(f.c, f.n) == 0)
+        return 0;   /* set and empty: 0, as bash */
+    txt = sh_cells_text(a->r->sh, f.c, f.n);
+    if (txt == NULL)
+        return a_fail(a);
+    if (a->depth >= 8) {
+        free(txt);
+        return a_fail(a);
+    }
+    r = sh_arith_text(a->r, txt, strlen(txt), a->line, a->depth + 1, &sub, &bad);
+    free(txt);
+    if (bad)
+        return a_fail(a);
+    if (sub != 0 && a->taint == 0)
+        a->taint = sub;
+    return r;
+}
+
+/* A variable's name; an unset one is unknown. */
+static int64_t a_name(arith *a)
+{
+    const char *n0 = a->p;
+    size_t nlen;
+    var *v;
+
+    while (a->p < a->end && sh_name_char(*a->p))
+        a->p++;
+    nlen = (size_t)(a->p - n0);
+    a_ws(a);
+    if (a->p < a->end && (*a->p == '[' ||
+                          (*a->p == '=' && !(a->p + 1 < a->end && a->p[1] == '=')) ||
+                          ((*a->p == '+' || *a->p == '-') && a->p + 1 < a->end &&
+                           a->p[1] == *a->p)))
+        return a_fail(a);   /* arrays, assignments, ++ / --: not read */
+    v = sh_var_find(a->r->sh, n0, nlen);
+    if (v == NULL || !v->set) {
+        if (a->taint == 0)
+            a->taint = v != NULL && v->maybe
+                ? sh_taint_add(a->r->sh, TS_SHELL_MAYBE, n0, nlen, v->maybe_line, v->maybe_cond)
+                : sh_taint_add(a->r->sh, TS_SHELL_UNSET, n0, nlen, a->line, 0);
+        return 0;
+    }
+    return a_var(a, v);
+}
+
 static int64_t a_primary(arith *a)
 {
     a_ws(a);
@@ -58,91 +150,10 @@ static int64_t a_primary(arith *a)
         a->p++;
         return v;
     }
-    if (*a->p >= '0' && *a->p <= '9') {
-        int base = 10;
-        int64_t v = 0;
-
-        if (*a->p == '0' && a->p + 1 < a->end && (a->p[1] == 'x' || a->p[1] == 'X')) {
-            base = 16;
-            a->p += 2;
-        } else if (*a->p == '0') {
-            base = 8;
-        }
-        while (a->p < a->end && sh_name_char(*a->p)) {
-            int d;
-            char c = *a->p;
-
-            if (c >= '0' && c <= '9')
-                d = c - '0';
-            else if (c >= 'a' && c <= 'f')
-                d = c - 'a' + 10;
-            else if (c >= 'A' && c <= 'F')
-                d = c - 'A' + 10;
-            else
-                return a_fail(a);
-            if (d >= base || ts_ckd_mul(&v, v, base) || ts_ckd_add(&v, v, d))
-                return a_fail(a);
-            a->p++;
-        }
-        return v;
-    }
-    if (sh_name_start(*a->p)) {
-        const char *n0 = a->p;
-        size_t nlen;
-        var *v;
-
-        while (a->p < a->end && sh_name_char(*a->p))
-            a->p++;
-        nlen = (size_t)(a->p - n0);
-        a_ws(a);
-        if (a->p < a->end && (*a->p == '[' ||
-                              (*a->p == '=' && !(a->p + 1 < a->end && a->p[1] == '=')) ||
-                              ((*a->p == '+' || *a->p == '-') && a->p + 1 < a->end &&
-                               a->p[1] == *a->p)))
-            return a_fail(a);   /* arrays, assignments, ++ / --: not read */
-        v = sh_var_find(a->r->sh, n0, nlen);
-        {
-            size_t nl = nlen;
-
-            if (v == NULL || !v->set) {
-                if (a->taint == 0)
-                    a->taint = v != NULL && v->maybe
-                        ? sh_taint_add(a->r->sh, TS_SHELL_MAYBE, n0, nl, v->maybe_line, v->maybe_cond)
-                        : sh_taint_add(a->r->sh, TS_SHELL_UNSET, n0, nl, a->line, 0);
-                return 0;
-            }
-            {
-                field f = sh_var_elem(v, 0);
-                uint16_t t = sh_first_taint(f.c, f.n);
-                char *txt;
-                int64_t r;
-                bool bad = false;
-                uint16_t sub = 0;
-
-                if (t != 0) {
-                    if (a->taint == 0)
-                        a->taint = t;
-                    return 0;
-                }
-                if (sh_real_len(f.c, f.n) == 0)
-                    return 0;   /* set and empty: 0, as bash */
-                txt = sh_cells_text(a->r->sh, f.c, f.n);
-                if (txt == NULL)
-                    return a_fail(a);
-                if (a->depth >= 8) {
-                    free(txt);
-                    return a_fail(a);
-                }
-                r = sh_arith_text(a->r, txt, strlen(txt), a->line, a->depth + 1, &sub, &bad);
-                free(txt);
-                if (bad)
-                    return a_fail(a);
-                if (sub != 0 && a->taint == 0)
-                    a->taint = sub;
-                return r;
-            }
-        }
-    }
+    if (*a->p >= '0' && *a->p <= '9')
+        return a_number(a);
+    if (sh_name_start(*a->p))
+        return a_name(a);
     return a_fail(a);
 }
 
@@ -320,7 +331,8 @@ static int64_t a_bits(arith *a, int level)
         char op = opc[level];
 
         a_ws(a);
-        if (a->p < a->end && *a->p == op && !(a->p + 1 < a->end && (a->p[1] == op || a->p[1] == '='))) {
+        if (a->p < a->end && *a->p == op &&
+            !(a->p + 1 < a->end && (a->p[1] == op || a->p[1] == '='))) {
             int64_t w;
 
             a->p++;

@@ -65,14 +65,27 @@ int sh_push_elems(xstate *x, const field *els, size_t ne, bool at, bool star, in
     return 0;
 }
 
+/* Expand [a, b) in context ctx into out, joined: an operand inside a
+ * word (${x:=w}, ${x#p}, $((e)), an index); x's own output is kept. */
+int sh_x_sub(xstate *x, size_t a, size_t b, int ctx, cbuf *out)
+{
+    cbuf *save = x->out;
+    int save_mode = x->mode, rc;
+
+    x->out = out;
+    x->mode = XM_JOIN;
+    rc = sh_x_range(x, a, b, ctx);
+    x->out = save;
+    x->mode = save_mode;
+    return rc;
+}
+
 /* $((expr)): [a, b) is expr. */
 int sh_x_arith(xstate *x, size_t a, size_t b, int ctx)
 {
     sh *s = x->r->sh;
     unsigned line = sh_line_at(x->r->u, a);
     cbuf tmp = { 0 };
-    cbuf *save = x->out;
-    int save_mode = x->mode;
     uint16_t t;
     char *txt;
     int64_t v;
@@ -80,16 +93,10 @@ int sh_x_arith(xstate *x, size_t a, size_t b, int ctx)
     char nb[24];
     size_t k;
 
-    x->out = &tmp;
-    x->mode = XM_JOIN;
-    if (sh_x_range(x, a, b, CTX_DQ) != 0) {
-        x->out = save;
-        x->mode = save_mode;
+    if (sh_x_sub(x, a, b, CTX_DQ, &tmp) != 0) {
         sh_cb_free(&tmp);
         return -1;
     }
-    x->out = save;
-    x->mode = save_mode;
     t = sh_first_taint(tmp.v, tmp.n);
     if (t != 0) {
         sh_cb_free(&tmp);
@@ -167,76 +174,98 @@ static size_t x_marker(xstate *x, size_t i, size_t b)
     return i + 3;
 }
 
+/* i at '\\' (in context ctx): the escaped character; the index after it. */
+static size_t x_backslash(xstate *x, size_t i, size_t b, int ctx)
+{
+    sh *s = x->r->sh;
+    const unit *u = x->r->u;
+    const char *t = u->s;
+    uint16_t ln = u->ln[i];
+
+    if (i + 1 >= b) {
+        if (sh_cb_push(s, x->out, '\\', sh_ctx_flags(ctx) & CF_QUOTED, 0, ln) != 0)
+            return NPOS;
+        return i + 1;
+    }
+    if (t[i + 1] == '\n')
+        return i + 2;
+    if (ctx == CTX_UNQ || strchr(ctx == CTX_DQ ? "$`\"\\" : "$`\\", t[i + 1]) != NULL) {
+        if (sh_cb_push(s, x->out, (unsigned char)t[i + 1], CF_QUOTED, 0, ln) != 0)
+            return NPOS;
+    } else if (sh_cb_push(s, x->out, '\\', CF_QUOTED, 0, ln) != 0 ||
+               sh_cb_push(s, x->out, (unsigned char)t[i + 1], CF_QUOTED, 0, ln) != 0) {
+        return NPOS;
+    }
+    return i + 2;
+}
+
+/* i at an unquoted '\'': the quoted characters (markers kept); the
+ * index after the closing quote. */
+static size_t x_squote(xstate *x, size_t i)
+{
+    sh *s = x->r->sh;
+    const unit *u = x->r->u;
+    size_t e = sh_skip_sq(s, u, i), j;
+
+    if (e == NPOS)
+        return NPOS;
+    for (j = i + 1; j + 1 < e; j++) {
+        if (u->s[j] == '\x01') {
+            size_t nj = x_marker(x, j, e - 1);
+
+            if (nj == NPOS)
+                return NPOS;
+            j = nj - 1;
+            continue;
+        }
+        if (sh_cb_push(s, x->out, (unsigned char)u->s[j], CF_QUOTED, 0, u->ln[j]) != 0)
+            return NPOS;
+    }
+    if (x->mode == XM_SPLIT && sh_cb_push(s, x->out, 0, CF_KEEP, 0, u->ln[i]) != 0)
+        return NPOS;
+    return e;
+}
+
+/* i at an unquoted '"': its contents expanded in double quotes; "" is a
+ * field even when empty.  The index after the closing quote. */
+static size_t x_dquote(xstate *x, size_t i)
+{
+    sh *s = x->r->sh;
+    const unit *u = x->r->u;
+    size_t e = sh_skip_dq(s, u, i), before = x->out->n;
+    bool save_atzero = x->atzero;
+
+    if (e == NPOS)
+        return NPOS;
+    x->atzero = false;
+    if (sh_x_range(x, i + 1, e - 1, CTX_DQ) != 0)
+        return NPOS;
+    if (x->out->n == before && !x->atzero && x->mode == XM_SPLIT &&
+        sh_cb_push(s, x->out, 0, CF_KEEP, 0, u->ln[i]) != 0)
+        return NPOS;
+    x->atzero = save_atzero;
+    return e;
+}
+
 int sh_x_range(xstate *x, size_t a, size_t b, int ctx)
 {
-    run *r = x->r;
-    sh *s = r->sh;
-    const unit *u = r->u;
-    const char *t = u->s;
+    sh *s = x->r->sh;
+    const unit *u = x->r->u;
     size_t i = a;
 
     while (i < b) {
-        char c = t[i];
-        uint16_t ln = u->ln[i];
+        char c = u->s[i];
 
         if (s->failed)
             return -1;
         if (c == '\x01') {
             i = x_marker(x, i, b);
         } else if (c == '\\') {
-            if (i + 1 >= b) {
-                if (sh_cb_push(s, x->out, '\\', sh_ctx_flags(ctx) & CF_QUOTED, 0, ln) != 0)
-                    return -1;
-                i++;
-                continue;
-            }
-            if (t[i + 1] == '\n') {
-                i += 2;
-                continue;
-            }
-            if (ctx == CTX_UNQ || strchr(ctx == CTX_DQ ? "$`\"\\" : "$`\\", t[i + 1]) != NULL) {
-                if (sh_cb_push(s, x->out, (unsigned char)t[i + 1], CF_QUOTED, 0, ln) != 0)
-                    return -1;
-            } else if (sh_cb_push(s, x->out, '\\', CF_QUOTED, 0, ln) != 0 ||
-                       sh_cb_push(s, x->out, (unsigned char)t[i + 1], CF_QUOTED, 0, ln) != 0) {
-                return -1;
-            }
-            i += 2;
-            continue;
+            i = x_backslash(x, i, b, ctx);
         } else if (ctx == CTX_UNQ && c == '\'') {
-            size_t e = sh_skip_sq(s, u, i), j;
-
-            if (e == NPOS)
-                return -1;
-            for (j = i + 1; j + 1 < e; j++) {
-                if (t[j] == '\x01') {
-                    size_t nj = x_marker(x, j, e - 1);
-
-                    if (nj == NPOS)
-                        return -1;
-                    j = nj - 1;
-                    continue;
-                }
-                if (sh_cb_push(s, x->out, (unsigned char)t[j], CF_QUOTED, 0, u->ln[j]) != 0)
-                    return -1;
-            }
-            if (x->mode == XM_SPLIT && sh_cb_push(s, x->out, 0, CF_KEEP, 0, ln) != 0)
-                return -1;
-            i = e;
+            i = x_squote(x, i);
         } else if (ctx == CTX_UNQ && c == '"') {
-            size_t e = sh_skip_dq(s, u, i), before = x->out->n;
-            bool save_atzero = x->atzero;
-
-            if (e == NPOS)
-                return -1;
-            x->atzero = false;
-            if (sh_x_range(x, i + 1, e - 1, CTX_DQ) != 0)
-                return -1;
-            if (x->out->n == before && !x->atzero && x->mode == XM_SPLIT &&
-                sh_cb_push(s, x->out, 0, CF_KEEP, 0, ln) != 0)
-                return -1;
-            x->atzero = save_atzero;
-            i = e;
+            i = x_dquote(x, i);
         } else if (c == '$') {
             i = sh_x_dollar(x, i, b, ctx);
         } else if (c == '`') {
@@ -246,7 +275,8 @@ int sh_x_range(xstate *x, size_t a, size_t b, int ctx)
                 return -1;
             i = e;
         } else {
-            if (sh_cb_push(s, x->out, (unsigned char)c, ctx == CTX_UNQ ? 0 : CF_QUOTED, 0, ln) != 0)
+            if (sh_cb_push(s, x->out, (unsigned char)c, ctx == CTX_UNQ ? 0 : CF_QUOTED, 0,
+                           u->ln[i]) != 0)
                 return -1;
             i++;
         }

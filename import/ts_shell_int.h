@@ -262,6 +262,7 @@ int sh_push_elems(xstate *x, const field *els, size_t ne, bool at, bool star, in
 int sh_x_arith(xstate *x, size_t a, size_t b, int ctx);
 int sh_x_command(xstate *x, size_t a, size_t b);
 int sh_x_range(xstate *x, size_t a, size_t b, int ctx);
+int sh_x_sub(xstate *x, size_t a, size_t b, int ctx, cbuf *out);
 int sh_expand(run *r, size_t a, size_t b, int mode, cbuf *out);
 int sh_expand_fields(run *r, const tok *t, fields *fs);
 

@@ -20,6 +20,7 @@ typedef struct lexer {
     size_t pend[8];         /* heredoc operators waiting for their body */
     size_t npend;
     size_t want_delim;      /* heredoc operator whose delimiter comes next; 0 none */
+    bool word_start;        /* a '#' here starts a comment */
 } lexer;
 
 unsigned sh_line_at(const unit *u, size_t i)
@@ -343,123 +344,146 @@ static const struct { const char *text; unsigned char op; } ops[] = {
     { "<", O_LT }, { ">", O_GT },
 };
 
+/* A comment, to the end of the line; #SBATCH lines at the start of a
+ * line are sbatch's directives. */
+static int lex_comment(lexer *lx, size_t *pi)
+{
+    const unit *u = lx->u;
+    size_t i = *pi, e = i;
+
+    while (e < u->n && u->s[e] != '\n')
+        e++;
+    if ((i == 0 || u->s[i - 1] == '\n') && e - i >= 8 && memcmp(u->s + i, "#SBATCH", 7) == 0 &&
+        (u->s[i + 7] == ' ' || u->s[i + 7] == '\t') && directive(lx, i, e) != 0)
+        return -1;
+    *pi = e;
+    return 0;
+}
+
+/* A newline, then the bodies of the heredocs started on its line. */
+static int lex_newline(lexer *lx, size_t *pi)
+{
+    if (lx_push(lx, T_NL, 0, *pi, *pi + 1) != 0)
+        return -1;
+    (*pi)++;
+    lx->word_start = true;
+    if (lx->npend > 0 && heredoc_bodies(lx, pi) != 0)
+        return -1;
+    return 0;
+}
+
+/* (( ... )): an arithmetic command ("( (" would be subshells). */
+static int lex_dparen(lexer *lx, size_t *pi)
+{
+    size_t e = sh_skip_nest(lx->s, lx->u, *pi, '(', ')');
+
+    if (e == NPOS || lx_push(lx, T_DPAREN, 0, *pi, e) != 0)
+        return -1;
+    *pi = e;
+    lx->word_start = true;
+    return 0;
+}
+
+/* An operator at *pi, the longest that matches: 1 when there is none. */
+static int lex_op(lexer *lx, size_t *pi)
+{
+    unit *u = lx->u;
+    size_t i = *pi, k, ol = 0;
+
+    for (k = 0; k < sizeof ops / sizeof ops[0]; k++) {
+        ol = strlen(ops[k].text);
+        if (i + ol <= u->n && memcmp(u->s + i, ops[k].text, ol) == 0)
+            break;
+    }
+    if (k == sizeof ops / sizeof ops[0])
+        return 1;
+    if (lx_push(lx, T_OP, ops[k].op, i, i + ol) != 0)
+        return -1;
+    if (ops[k].op == O_HEREDOC) {
+        u->t[u->nt - 1].hstrip = ol == 3;
+        lx->want_delim = u->nt;   /* the next token */
+    }
+    *pi = i + ol;
+    lx->word_start = true;
+    return 0;
+}
+
+/* A word at *pi.  An IO number (2>&1) is part of a redirection, dropped
+ * with it; NAME=( opens an array assignment. */
+static int lex_word(lexer *lx, size_t *pi)
+{
+    unit *u = lx->u;
+    size_t i = *pi, e = scan_word(lx->s, u, i);
+
+    if (e == NPOS)
+        return -1;
+    if (e < u->n && (u->s[e] == '<' || u->s[e] == '>')) {
+        size_t d = i;
+
+        while (d < e && u->s[d] >= '0' && u->s[d] <= '9')
+            d++;
+        if (d == e) {
+            *pi = e;
+            return 0;
+        }
+    }
+    if (e < u->n && u->s[e] == '(' && assign_prefix(u->s + i, e - i)) {
+        if (lx_push(lx, T_AOPEN, 0, i, e) != 0)
+            return -1;
+        *pi = e + 1;
+        lx->word_start = true;
+        return 0;
+    }
+    if (lx_push(lx, T_WORD, 0, i, e) != 0)
+        return -1;
+    if (lx->want_delim != 0 && lx->want_delim == u->nt - 1) {
+        if (lx->npend < sizeof lx->pend / sizeof lx->pend[0])
+            lx->pend[lx->npend++] = u->nt - 2;
+        lx->want_delim = 0;
+    }
+    *pi = e;
+    lx->word_start = false;
+    return 0;
+}
+
 int sh_lex(sh *s, unit *u)
 {
     lexer lx;
-    size_t i = 0;
-    bool word_start = true;   /* a '#' here starts a comment */
+    size_t i = 0, k;
 
     memset(&lx, 0, sizeof lx);
     lx.s = s;
     lx.u = u;
+    lx.word_start = true;
     while (i < u->n) {
         char c = u->s[i];
-        size_t k;
+        int rc;
 
         if (sh_spend(s, 1, sh_line_at(u, i)) != 0)
             return -1;
         if (c == ' ' || c == '\t' || c == '\r') {
             i++;
-            word_start = true;
+            lx.word_start = true;
             continue;
         }
         if (c == '\\' && i + 1 < u->n && u->s[i + 1] == '\n') {
             i += 2;   /* a line continuation between words */
             continue;
         }
-        if (c == '#' && word_start) {
-            size_t e = i;
-
-            while (e < u->n && u->s[e] != '\n')
-                e++;
-            if ((i == 0 || u->s[i - 1] == '\n') && e - i >= 8 &&
-                memcmp(u->s + i, "#SBATCH", 7) == 0 &&
-                (u->s[i + 7] == ' ' || u->s[i + 7] == '\t') && directive(&lx, i, e) != 0)
-                return -1;
-            i = e;
-            continue;
-        }
-        if (c == '\n') {
-            if (lx_push(&lx, T_NL, 0, i, i + 1) != 0)
-                return -1;
-            i++;
-            word_start = true;
-            if (lx.npend > 0 && heredoc_bodies(&lx, &i) != 0)
-                return -1;
-            continue;
-        }
-        /* (( ... )): an arithmetic command ("( (" would be subshells). */
-        if (c == '(' && i + 1 < u->n && u->s[i + 1] == '(') {
-            size_t e = sh_skip_nest(s, u, i, '(', ')');
-
-            if (e == NPOS)
-                return -1;
-            if (lx_push(&lx, T_DPAREN, 0, i, e) != 0)
-                return -1;
-            i = e;
-            word_start = true;
-            continue;
-        }
-        for (k = 0; k < sizeof ops / sizeof ops[0]; k++) {
-            size_t ol = strlen(ops[k].text);
-
-            if (i + ol <= u->n && memcmp(u->s + i, ops[k].text, ol) == 0)
-                break;
-        }
-        if (k < sizeof ops / sizeof ops[0]) {
-            size_t ol = strlen(ops[k].text);
-
-            if (lx_push(&lx, T_OP, ops[k].op, i, i + ol) != 0)
-                return -1;
-            if (ops[k].op == O_HEREDOC) {
-                u->t[u->nt - 1].hstrip = ol == 3;
-                lx.want_delim = u->nt;   /* the next token */
-            }
-            i += ol;
-            word_start = true;
-            continue;
-        }
-        {
-            size_t e = scan_word(s, u, i);
-
-            if (e == NPOS)
-                return -1;
-            /* An IO number (2>&1): part of a redirection, dropped with it. */
-            if (e < u->n && (u->s[e] == '<' || u->s[e] == '>')) {
-                size_t d = i;
-
-                while (d < e && u->s[d] >= '0' && u->s[d] <= '9')
-                    d++;
-                if (d == e) {
-                    i = e;
-                    continue;
-                }
-            }
-            if (e < u->n && u->s[e] == '(' && assign_prefix(u->s + i, e - i)) {
-                if (lx_push(&lx, T_AOPEN, 0, i, e) != 0)
-                    return -1;
-                i = e + 1;
-                word_start = true;
-                continue;
-            }
-            if (lx_push(&lx, T_WORD, 0, i, e) != 0)
-                return -1;
-            if (lx.want_delim != 0 && lx.want_delim == u->nt - 1) {
-                if (lx.npend < sizeof lx.pend / sizeof lx.pend[0])
-                    lx.pend[lx.npend++] = u->nt - 2;
-                lx.want_delim = 0;
-            }
-            i = e;
-            word_start = false;
-        }
+        if (c == '#' && lx.word_start)
+            rc = lex_comment(&lx, &i);
+        else if (c == '\n')
+            rc = lex_newline(&lx, &i);
+        else if (c == '(' && i + 1 < u->n && u->s[i + 1] == '(')
+            rc = lex_dparen(&lx, &i);
+        else if ((rc = lex_op(&lx, &i)) == 1)
+            rc = lex_word(&lx, &i);
+        if (rc != 0)
+            return -1;
     }
-    if (lx.npend > 0) {
-        /* A heredoc on the last line without a newline: an empty body. */
-        size_t k2;
-
-        for (k2 = 0; k2 < lx.npend; k2++)
-            u->t[lx.pend[k2]].ha = u->t[lx.pend[k2]].hb = (uint32_t)u->n;
-    }
+    /* A heredoc on the last line without a newline: an empty body. */
+    for (k = 0; k < lx.npend; k++)
+        u->t[lx.pend[k]].ha = u->t[lx.pend[k]].hb = (uint32_t)u->n;
     return lx_push(&lx, T_EOF, 0, u->n, u->n);
 }
 

@@ -46,8 +46,8 @@ int sh_syntax(run *r, const char *want)
     size_t n = t->b - t->a;
 
     if (t->type == T_EOF)
-        return sh_fail(r->sh, TS_PROB_INVALID_VALUE, t->line, "syntax error: the text ends where %s "
-                       "should come", want);
+        return sh_fail(r->sh, TS_PROB_INVALID_VALUE, t->line,
+                       "syntax error: the text ends where %s should come", want);
     if (t->type == T_NL)
         return sh_fail(r->sh, TS_PROB_INVALID_VALUE, t->line, "syntax error: a new line where %s "
                        "should come", want);
@@ -224,15 +224,67 @@ static int p_while(run *r, int mode, int *status, bool until)
     }
 }
 
-static int p_for(run *r, int mode, int *status)
+/* The words after "in", expanded when run; without "in", the positional
+ * parameters (a function's or bash -c's; the script has none). */
+static int for_words(run *r, int mode, unsigned line, fields *items)
+{
+    size_t k;
+
+    if (!sh_tok_is(r, sh_cur(r), "in")) {
+        if (mode != M_RUN || r->pos == NULL)
+            return 0;
+        for (k = 0; k < r->pos->ne; k++) {
+            field f = sh_var_elem(r->pos, k);
+
+            if (sh_fields_add(r->sh, items, f.c, f.n, (uint16_t)line, 0, false) != 0)
+                return -1;
+        }
+        return 0;
+    }
+    r->i++;
+    while (sh_cur(r)->type == T_WORD) {
+        if (mode == M_RUN && sh_expand_fields(r, sh_cur(r), items) != 0)
+            return -1;
+        r->i++;
+    }
+    return 0;
+}
+
+/* The body (at token body) once per item, name set to it. */
+static int for_rounds(run *r, const char *name, const fields *items, size_t body, unsigned line,
+                      int *status)
 {
     sh *s = r->sh;
+    size_t k;
+
+    for (k = 0; k < items->n; k++) {
+        var *v = sh_var_make(s, name, strlen(name), line);
+
+        if (v == NULL || sh_var_assign(s, v, &items->v[k], 1, line) != 0)
+            return -1;
+        r->i = body;
+        if (p_loop_body(r, M_RUN, status) != 0)
+            return -1;
+        if (r->ctl == CTL_CONTINUE)
+            r->ctl = CTL_NONE;
+        if (r->ctl == CTL_BREAK) {
+            r->ctl = CTL_NONE;
+            break;
+        }
+        if (r->ctl != CTL_NONE)
+            break;
+    }
+    return 0;
+}
+
+static int p_for(run *r, int mode, int *status)
+{
     unsigned line = sh_cur(r)->line;
     const tok *nt;
     fields items = { 0 };
-    size_t body, k;
-    bool all_args = false;
+    size_t body;
     char name[NAME_MAX_LEN];
+    int rc;
 
     *status = ST_TRUE;
     r->i++;
@@ -252,68 +304,63 @@ static int p_for(run *r, int mode, int *status)
     name[nt->b - nt->a] = '\0';
     r->i++;
     skip_nl(r);
-    if (sh_tok_is(r, sh_cur(r), "in")) {
-        r->i++;
-        while (sh_cur(r)->type == T_WORD) {
-            if (mode == M_RUN && sh_expand_fields(r, sh_cur(r), &items) != 0) {
-                sh_fields_free(&items);
-                return -1;
-            }
-            r->i++;
-        }
-    } else {
-        all_args = true;
+    if (for_words(r, mode, line, &items) != 0) {
+        sh_fields_free(&items);
+        return -1;
     }
     if (sh_is_op(sh_cur(r), O_SEMI))
         r->i++;
     skip_nl(r);
     body = r->i;
-    if (mode != M_RUN) {
-        sh_fields_free(&items);
-        return p_loop_body(r, mode, status);
-    }
-    if (all_args && r->pos != NULL) {
-        for (k = 0; k < r->pos->ne; k++) {
-            field f = sh_var_elem(r->pos, k);
+    if (mode != M_RUN)
+        rc = p_loop_body(r, mode, status);
+    else if (items.n == 0)
+        rc = p_loop_body(r, M_SKIP, status);
+    else
+        rc = for_rounds(r, name, &items, body, line, status);   /* past "done" */
+    sh_fields_free(&items);
+    return rc;
+}
 
-            if (sh_fields_add(s, &items, f.c, f.n, (uint16_t)line, 0, false) != 0) {
-                sh_fields_free(&items);
+/* One clause's patterns, up to the ')'; *hit when one matches word
+ * (tried only when test). */
+static int case_patterns(run *r, bool test, const cbuf *word, bool *hit)
+{
+    for (;;) {
+        const tok *p = sh_cur(r);
+
+        if (p->type != T_WORD)
+            return sh_syntax(r, "a case pattern");
+        if (test) {
+            cbuf pat = { 0 };
+            int m;
+
+            if (sh_expand(r, p->a, p->b, XM_JOIN, &pat) != 0) {
+                sh_cb_free(&pat);
                 return -1;
             }
+            m = sh_glob(r->sh, pat.v, pat.n, word->v, word->n, p->line);
+            sh_cb_free(&pat);
+            if (m < 0)
+                return -1;
+            if (m)
+                *hit = true;
         }
+        r->i++;
+        if (sh_is_op(sh_cur(r), O_PIPE)) {
+            r->i++;
+            continue;
+        }
+        if (sh_is_op(sh_cur(r), O_RP)) {
+            r->i++;
+            return 0;
+        }
+        return sh_syntax(r, "')' after a case pattern");
     }
-    if (items.n == 0) {
-        sh_fields_free(&items);
-        return p_loop_body(r, M_SKIP, status);
-    }
-    for (k = 0; k < items.n; k++) {
-        var *v = sh_var_make(s, name, strlen(name), line);
-
-        if (v == NULL || sh_var_assign(s, v, &items.v[k], 1, line) != 0) {
-            sh_fields_free(&items);
-            return -1;
-        }
-        r->i = body;
-        if (p_loop_body(r, M_RUN, status) != 0) {
-            sh_fields_free(&items);
-            return -1;
-        }
-        if (r->ctl == CTL_CONTINUE)
-            r->ctl = CTL_NONE;
-        if (r->ctl == CTL_BREAK) {
-            r->ctl = CTL_NONE;
-            break;
-        }
-        if (r->ctl != CTL_NONE)
-            break;
-    }
-    sh_fields_free(&items);
-    return 0;   /* the cursor is past "done" */
 }
 
 static int p_case(run *r, int mode, int *status)
 {
-    sh *s = r->sh;
     unsigned line = sh_cur(r)->line;
     const tok *wt;
     cbuf word = { 0 };
@@ -326,17 +373,13 @@ static int p_case(run *r, int mode, int *status)
     if (wt->type != T_WORD)
         return sh_syntax(r, "a word after case");
     if (mode == M_RUN) {
-        if (sh_expand(r, wt->a, wt->b, XM_JOIN, &word) != 0) {
-            sh_cb_free(&word);
-            return -1;
-        }
-        opaque = sh_cells_opaque(s, word.v, word.n);
+        if (sh_expand(r, wt->a, wt->b, XM_JOIN, &word) != 0)
+            goto fail;
+        opaque = sh_cells_opaque(r->sh, word.v, word.n);
     }
     r->i++;
-    if (expect_word(r, "in") != 0) {
-        sh_cb_free(&word);
-        return -1;
-    }
+    if (expect_word(r, "in") != 0)
+        goto fail;
     for (;;) {
         int im = M_SKIP, st;
         bool hit = false;
@@ -348,43 +391,8 @@ static int p_case(run *r, int mode, int *status)
         }
         if (sh_is_op(sh_cur(r), O_LP))
             r->i++;
-        for (;;) {
-            const tok *p = sh_cur(r);
-
-            if (p->type != T_WORD) {
-                sh_cb_free(&word);
-                return sh_syntax(r, "a case pattern");
-            }
-            if (mode == M_RUN && !matched && !opaque) {
-                cbuf pat = { 0 };
-                int m;
-
-                if (sh_expand(r, p->a, p->b, XM_JOIN, &pat) != 0) {
-                    sh_cb_free(&pat);
-                    sh_cb_free(&word);
-                    return -1;
-                }
-                m = sh_glob(s, pat.v, pat.n, word.v, word.n, p->line);
-                sh_cb_free(&pat);
-                if (m < 0) {
-                    sh_cb_free(&word);
-                    return -1;
-                }
-                if (m)
-                    hit = true;
-            }
-            r->i++;
-            if (sh_is_op(sh_cur(r), O_PIPE)) {
-                r->i++;
-                continue;
-            }
-            if (sh_is_op(sh_cur(r), O_RP)) {
-                r->i++;
-                break;
-            }
-            sh_cb_free(&word);
-            return sh_syntax(r, "')' after a case pattern");
-        }
+        if (case_patterns(r, mode == M_RUN && !matched && !opaque, &word, &hit) != 0)
+            goto fail;
         if (mode == M_RUN && opaque) {
             im = M_MAYBE;
             r->cond = (uint16_t)line;
@@ -394,20 +402,22 @@ static int p_case(run *r, int mode, int *status)
         } else if (mode == M_MAYBE) {
             im = M_MAYBE;
         }
-        if (p_list(r, im, &st) != 0) {
-            sh_cb_free(&word);
-            return -1;
-        }
+        if (p_list(r, im, &st) != 0)
+            goto fail;
         if (im == M_RUN)
             *status = st;
         r->cond = save_cond;
-        if (sh_is_op(sh_cur(r), O_DSEMI) || sh_is_op(sh_cur(r), O_SEMIAMP) || sh_is_op(sh_cur(r), O_DSEMIAMP))
+        if (sh_is_op(sh_cur(r), O_DSEMI) || sh_is_op(sh_cur(r), O_SEMIAMP) ||
+            sh_is_op(sh_cur(r), O_DSEMIAMP))
             r->i++;
     }
     if (opaque)
         sh_undecided(r, line);
     sh_cb_free(&word);
     return 0;
+fail:
+    sh_cb_free(&word);
+    return -1;
 }
 
 /* name() compound, or function name [()] compound. */
@@ -428,7 +438,8 @@ static int p_function(run *r, size_t name_tok)
             fn = &s->funcs[k];
     if (fn == NULL) {
         if (s->nfuncs >= FUNCS_MAX)
-            return sh_fail(s, TS_PROB_IMPORT_TOO_LARGE, nt->line, "more than %u functions", FUNCS_MAX);
+            return sh_fail(s, TS_PROB_IMPORT_TOO_LARGE, nt->line, "more than %u functions",
+                           FUNCS_MAX);
         fn = &s->funcs[s->nfuncs++];
     }
     memcpy(fn->name, r->u->s + nt->a, n);
@@ -436,6 +447,87 @@ static int p_function(run *r, size_t name_tok)
     fn->u = r->u;
     fn->body = r->i;
     return sh_p_command(r, M_SKIP, &st);
+}
+
+/* function NAME [()] compound: the cursor is at "function". */
+static int p_function_kw(run *r)
+{
+    size_t nt;
+
+    r->i++;
+    nt = r->i;
+    if (sh_cur(r)->type != T_WORD)
+        return sh_syntax(r, "a function name");
+    r->i++;
+    if (sh_is_op(sh_cur(r), O_LP) && sh_is_op(&r->u->t[r->i + 1], O_RP))
+        r->i += 2;
+    return p_function(r, nt);
+}
+
+/* A command that starts with a word: a compound command, a function
+ * definition or a simple command. */
+static int p_word_command(run *r, int mode, int *status)
+{
+    const tok *t = sh_cur(r);
+    const tok *heredoc = NULL;
+    int rc;
+
+    if (sh_tok_is(r, t, "if")) {
+        rc = p_if(r, mode, status);
+    } else if (sh_tok_is(r, t, "while") || sh_tok_is(r, t, "until")) {
+        rc = p_while(r, mode, status, sh_tok_is(r, t, "until"));
+    } else if (sh_tok_is(r, t, "for")) {
+        rc = p_for(r, mode, status);
+    } else if (sh_tok_is(r, t, "case")) {
+        rc = p_case(r, mode, status);
+    } else if (sh_tok_is(r, t, "{")) {
+        r->i++;
+        rc = p_list(r, mode, status);
+        if (rc == 0)
+            rc = expect_word(r, "}");
+    } else if (sh_tok_is(r, t, "[[")) {
+        r->i++;
+        rc = sh_p_dbrack(r, mode, status);
+    } else if (sh_tok_is(r, t, "function")) {
+        return p_function_kw(r);
+    } else if (sh_is_op(&r->u->t[r->i + 1], O_LP) && r->i + 2 < r->u->nt &&
+               sh_is_op(&r->u->t[r->i + 2], O_RP)) {
+        size_t nt = r->i;
+
+        r->i += 3;
+        return p_function(r, nt);
+    } else {
+        return sh_p_simple(r, mode, status);
+    }
+    if (rc != 0)
+        return rc;
+    skip_redirects(r, &heredoc);
+    return 0;
+}
+
+/* (( expr )) run: true when expr is not 0, unknown when it is. */
+static int p_arith(run *r, const tok *t, int *status)
+{
+    uint16_t tt = 0;
+    bool bad = false;
+    cbuf b = { 0 };
+    int64_t v = 0;
+    char *txt;
+
+    if (sh_expand(r, t->a + 2, t->b - 2, XM_JOIN, &b) != 0) {
+        sh_cb_free(&b);
+        return -1;
+    }
+    txt = sh_cells_text(r->sh, b.v, b.n);
+    tt = sh_first_taint(b.v, b.n);
+    sh_cb_free(&b);
+    if (txt == NULL)
+        return -1;
+    if (tt == 0)
+        v = sh_arith_text(r, txt, strlen(txt), t->line, 0, &tt, &bad);
+    free(txt);
+    *status = bad || tt != 0 ? ST_UNKNOWN : v != 0 ? ST_TRUE : ST_FALSE;
+    return 0;
 }
 
 int sh_p_command(run *r, int mode, int *status)
@@ -447,48 +539,8 @@ int sh_p_command(run *r, int mode, int *status)
     if (sh_spend(r->sh, 1, t->line) != 0)
         return -1;
     *status = ST_TRUE;
-    if (t->type == T_WORD) {
-        if (sh_tok_is(r, t, "if")) {
-            rc = p_if(r, mode, status);
-        } else if (sh_tok_is(r, t, "while") || sh_tok_is(r, t, "until")) {
-            rc = p_while(r, mode, status, sh_tok_is(r, t, "until"));
-        } else if (sh_tok_is(r, t, "for")) {
-            rc = p_for(r, mode, status);
-        } else if (sh_tok_is(r, t, "case")) {
-            rc = p_case(r, mode, status);
-        } else if (sh_tok_is(r, t, "{")) {
-            r->i++;
-            rc = p_list(r, mode, status);
-            if (rc == 0)
-                rc = expect_word(r, "}");
-        } else if (sh_tok_is(r, t, "[[")) {
-            r->i++;
-            rc = sh_p_dbrack(r, mode, status);
-        } else if (sh_tok_is(r, t, "function")) {
-            size_t nt;
-
-            r->i++;
-            nt = r->i;
-            if (sh_cur(r)->type != T_WORD)
-                return sh_syntax(r, "a function name");
-            r->i++;
-            if (sh_is_op(sh_cur(r), O_LP) && sh_is_op(&r->u->t[r->i + 1], O_RP))
-                r->i += 2;
-            return p_function(r, nt);
-        } else if (sh_is_op(&r->u->t[r->i + 1], O_LP) && r->i + 2 < r->u->nt &&
-                   sh_is_op(&r->u->t[r->i + 2], O_RP)) {
-            size_t nt = r->i;
-
-            r->i += 3;
-            return p_function(r, nt);
-        } else {
-            return sh_p_simple(r, mode, status);
-        }
-        if (rc != 0)
-            return rc;
-        skip_redirects(r, &heredoc);
-        return 0;
-    }
+    if (t->type == T_WORD)
+        return p_word_command(r, mode, status);
     if (sh_is_op(t, O_LP)) {
         /* ( list ): a subshell; its assignments are kept (harmless here). */
         r->i++;
@@ -501,27 +553,8 @@ int sh_p_command(run *r, int mode, int *status)
     }
     if (t->type == T_DPAREN) {
         r->i++;
-        if (mode == M_RUN) {
-            uint16_t tt = 0;
-            bool bad = false;
-            cbuf b = { 0 };
-            int64_t v = 0;
-            char *txt;
-
-            if (sh_expand(r, t->a + 2, t->b - 2, XM_JOIN, &b) != 0) {
-                sh_cb_free(&b);
-                return -1;
-            }
-            txt = sh_cells_text(r->sh, b.v, b.n);
-            tt = sh_first_taint(b.v, b.n);
-            sh_cb_free(&b);
-            if (txt == NULL)
-                return -1;
-            if (tt == 0)
-                v = sh_arith_text(r, txt, strlen(txt), t->line, 0, &tt, &bad);
-            free(txt);
-            *status = bad || tt != 0 ? ST_UNKNOWN : v != 0 ? ST_TRUE : ST_FALSE;
-        }
+        if (mode == M_RUN && p_arith(r, t, status) != 0)
+            return -1;
         skip_redirects(r, &heredoc);
         return 0;
     }
@@ -605,8 +638,8 @@ static int p_list(run *r, int mode, int *status)
             return -1;
         if (r->ctl == CTL_NONE || mode != M_RUN)
             *status = st;
-        if (!(sh_cur(r)->type == T_NL || sh_is_op(sh_cur(r), O_SEMI) || sh_is_op(sh_cur(r), O_AMP) ||
-              at_stop(r)))
+        if (!(sh_cur(r)->type == T_NL || sh_is_op(sh_cur(r), O_SEMI) ||
+              sh_is_op(sh_cur(r), O_AMP) || at_stop(r)))
             return sh_syntax(r, "a new line or ';'");
     }
 }

@@ -87,8 +87,8 @@ int sh_var_assign(sh *s, var *v, const field *els, size_t ne, unsigned line)
         return sh_fail(s, TS_PROB_IMPORT_TOO_LARGE, line, "a value is longer than %u characters",
                        TS_SHELL_VALUE_MAX);
     if (s->cells - v->n + total > TS_SHELL_CELLS_MAX)
-        return sh_fail(s, TS_PROB_IMPORT_TOO_LARGE, line, "the variables hold more than %u characters",
-                       TS_SHELL_CELLS_MAX);
+        return sh_fail(s, TS_PROB_IMPORT_TOO_LARGE, line,
+                       "the variables hold more than %u characters", TS_SHELL_CELLS_MAX);
     nv = malloc((total ? total : 1) * sizeof *nv);
     st = malloc((ne + 1) * sizeof *st);
     if (nv == NULL || st == NULL) {
