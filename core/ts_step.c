@@ -436,6 +436,39 @@ void ts_step_fp8_cast(double tok, double h, double F, double t, double kv_dim, b
     *bwd = 4.0 * out_el;
 }
 
+/* Elementwise bytes an eager Hugging Face transformers layer moves beyond
+ * the fused kernels counted in ts_step_layer_cost, forward, per
+ * micro-batch (transformers src/transformers/models/llama/
+ * modeling_llama.py@00227283, the modules ts_memory.c's hf activations
+ * follow):
+ *   LlamaRMSNorm: to fp32 (read 2, write 4), pow (4 + 4), mean (read 4),
+ *     scale by rsqrt (4 + 4), back to bf16 (4 + 2), times the weight
+ *     (2 + 2): 36 B per element where one fused norm moves 4: +32, twice;
+ *   apply_rotary_pos_emb on q and k: q * cos (2 + 2), rotate_half's
+ *     negated half (1 + 1) and cat (2 + 2), * sin (2 + 2), the sum
+ *     (4 + 2): 20 B per element against the fused 4: +16;
+ *   LlamaMLP: act_fn(gate) * up as two kernels, silu (2 + 2) and the
+ *     product (4 + 2): 10 B per F element against the fused 6: +4;
+ *   repeat_kv (grouped K/V expanded to every head for SDPA): read the kv
+ *     width, write the full width, K and V;
+ *   the attention output made contiguous for o_proj (2 + 2 per element).
+ * Backward moves about twice that, as for the fused kernels.  Each
+ * unfused piece is a kernel of its own: ~22 more launches a pass (+2 for
+ * repeat_kv). */
+static double ts_step_hf_eager(const ts_model *md, double tok, double t, double kv_dim, double F,
+                               double k_mlp, ts_step_hw *hw)
+{
+    double h = (double)md->hidden;
+    bool gqa = kv_dim < h / t;
+    double b = tok * (2.0 * 32.0 * h + 16.0 * (h / t + kv_dim) +
+                      (md->gated ? 4.0 * k_mlp * F / t : 0.0) +
+                      (gqa ? 2.0 * (2.0 * kv_dim + 2.0 * h / t) : 0.0) + 4.0 * h / t);
+
+    hw->xops_f += 22.0 + (gqa ? 2.0 : 0.0);
+    hw->xops_b += 22.0 + (gqa ? 2.0 : 0.0);
+    return b;
+}
+
 static void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o)
 {
     const ts_model *md = &r->model;
@@ -454,6 +487,7 @@ static void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o
     double S, alpha_tp, bw_tp;
 
     *o = (ts_step_layer){ 0 };
+    hw->xops_f = hw->xops_b = 0; /* dequant, adapter and eager kernels, counted as costed */
 
     /* Attention projections. */
     ts_step_gemm3(hw, tok, h / t + 2.0 * kv_gpu * dh, h, 1, &f, &bw);
@@ -475,7 +509,6 @@ static void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o
 
     /* LoRA adapters on the targeted matrices (the base linears above are
      * frozen: hw->frozen). */
-    hw->xops_f = hw->xops_b = 0;
     if (r->lora_rank > 0 && hw->frozen) {
         double kk = moe ? (double)(md->top_k > 0 ? md->top_k : 1) : 1.0;
         double E = moe ? (double)md->experts : 1.0;
@@ -519,6 +552,9 @@ static void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o
     elem_f = tok_h * h * 2.0 * (2.0 * 2.0 + 2.0 * 3.0 + (r->dropout ? 2.0 * 2.5 : 0.0)) +
              tok * (F / t) * 2.0 * (md->gated ? 3.0 : 2.0) * (moe ? (double)(md->top_k > 0 ? md->top_k : 1) : 1.0) +
              tok * (h / t + kv_gpu * dh) * 2.0 * 2.0;
+    if (r->framework == TS_FW_HF)
+        elem_f += ts_step_hf_eager(md, tok, t, kv_gpu * dh, F, moe ? (double)(md->top_k > 0 ? md->top_k : 1) : 1.0,
+                                   hw);
     elem_f /= hw->mem;
 
     /* Weight-sized traffic every micro-batch, beyond the GEMMs' own
