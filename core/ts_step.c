@@ -239,10 +239,10 @@ void ts_step_dequant_bytes(ts_quant q, double params, double in_el, double out_e
 }
 
 /* A frozen linear: PEFT sets requires_grad False on the base weights
- * (peft tuners/tuners_utils.py, _mark_only_adapters_as_trainable), so
- * autograd runs its forward and dgrad GEMMs and skips the wgrad one; a
- * quantised base adds its dequantisation (memory-bound, outside the GEMM
- * efficiency). */
+ * (LoraModel._mark_only_adapters_as_trainable, src/peft/tuners/lora/
+ * model.py), so autograd runs its forward and dgrad GEMMs and skips the
+ * wgrad one; a quantised base adds its dequantisation (memory-bound,
+ * outside the GEMM efficiency). */
 static void ts_step_frozen_gemm(ts_step_hw *hw, double m, double n, double k, double count,
                                 double *fwd, double *bwd)
 {
