@@ -93,98 +93,130 @@ static int emit_direct(ts_import *im, const mega_val *v, ts_api_err *err)
 }
 
 
-static int emit_layout(ts_import *im, const mega_val *v, ts_api_notes *notes,
-                       ts_api_err *err)
+/* Sharding over data-parallel ranks as a ZeRO stage: Megatron-FSDP by
+ * --data-parallel-sharding-strategy, default optim_grads_params
+ * (arguments.py @d98e8a6), torch FSDP2 everything; else
+ * --use-distributed-optimizer (stage 1) or none.  As ZeRO stages:
+ * optimizer state 1, + grads 2, + parameters 3. */
+static int layout_sharding(ts_import *im, const mega_val *v, ts_api_notes *notes,
+                           ts_api_err *err)
 {
-    if (v[M_SP].set && mega_set_b(im, TS_FI_SEQUENCE_PARALLEL, true, "--sequence-parallel", err) != 0)
-        return -1;
-    if (v[M_MFSDP].set || v[M_TFSDP].set) {
-        /* Megatron-FSDP shards by --data-parallel-sharding-strategy,
-         * default optim_grads_params (arguments.py @d98e8a6); torch FSDP2
-         * shards everything.  As ZeRO stages: optimizer state 1, + grads
-         * 2, + parameters 3. */
-        static const char *const strat[] = { "no_shard", "optim", "optim_grads",
-                                             "optim_grads_params" };
-        const char *st = v[M_MFSDP].set && v[M_SHARDING].set ? v[M_SHARDING].s
-                                                               : "optim_grads_params";
-        int64_t stage;
+    static const char *const strat[] = { "no_shard", "optim", "optim_grads",
+                                         "optim_grads_params" };
+    const char *st;
+    int64_t stage;
 
-        for (stage = 0; stage < 4 && strcmp(strat[stage], st) != 0; stage++)
-            ;
-        if (stage == 4)
-            return mega_bad_value(err, "data-parallel-sharding-strategy",
-                                  "no_shard, optim, optim_grads or optim_grads_params", st);
-        if (mega_set_i(im, TS_FI_ZERO, stage, v[M_SHARDING].set ? M_SHARDING : M_MFSDP, err) != 0)
-            return -1;
-        ts_import_note_about(notes, TS_FI_ZERO, TS_SRC_MEGATRON,
-                             "megatron_args: %s with %s shards over data-parallel ranks as "
-                             "ZeRO stage %lld does (zero %lld)",
-                             v[M_MFSDP].set ? "--use-megatron-fsdp" : "--use-torch-fsdp2", st,
-                             (long long)stage, (long long)stage);
-    } else {
+    if (!v[M_MFSDP].set && !v[M_TFSDP].set) {
         if (mega_set_i(im, TS_FI_ZERO, v[M_DIST_OPT].set ? 1 : 0, M_DIST_OPT, err) != 0)
             return -1;
         if (v[M_SHARDING].set)
             ts_import_note(notes, "megatron_args: --data-parallel-sharding-strategy is read "
                            "only with --use-megatron-fsdp; ignored");
+        return 0;
     }
-    if ((v[M_CKPT_ACT].set || v[M_CKPT_METHOD].set) && !v[M_RC_GRAN].set && !v[M_RC_ACT].set) {
-        /* The flags before recompute-granularity: full recompute. */
-        if (v[M_CKPT_METHOD].set && strcmp(v[M_CKPT_METHOD].s, "uniform") != 0 &&
-            strcmp(v[M_CKPT_METHOD].s, "block") != 0)
-            return mega_bad_value(err, "activations-checkpoint-method", "uniform or block",
-                                  v[M_CKPT_METHOD].s);
-        if (mega_set_s(im, TS_FI_RECOMPUTE, "full",
-                       v[M_CKPT_ACT].set ? "--checkpoint-activations" : "--activations-checkpoint-method",
-                       err) != 0)
+    st = v[M_MFSDP].set && v[M_SHARDING].set ? v[M_SHARDING].s : "optim_grads_params";
+    for (stage = 0; stage < 4 && strcmp(strat[stage], st) != 0; stage++)
+        ;
+    if (stage == 4)
+        return mega_bad_value(err, "data-parallel-sharding-strategy",
+                              "no_shard, optim, optim_grads or optim_grads_params", st);
+    if (mega_set_i(im, TS_FI_ZERO, stage, v[M_SHARDING].set ? M_SHARDING : M_MFSDP, err) != 0)
+        return -1;
+    ts_import_note_about(notes, TS_FI_ZERO, TS_SRC_MEGATRON,
+                         "megatron_args: %s with %s shards over data-parallel ranks as "
+                         "ZeRO stage %lld does (zero %lld)",
+                         v[M_MFSDP].set ? "--use-megatron-fsdp" : "--use-torch-fsdp2", st,
+                         (long long)stage, (long long)stage);
+    return 0;
+}
+
+/* --checkpoint-activations / --activations-checkpoint-method, the flags
+ * before --recompute-granularity: full recompute. */
+static int layout_old_recompute(ts_import *im, const mega_val *v, ts_api_notes *notes,
+                                ts_api_err *err)
+{
+    const char *flag = v[M_CKPT_ACT].set ? "--checkpoint-activations"
+                                         : "--activations-checkpoint-method";
+
+    if ((!v[M_CKPT_ACT].set && !v[M_CKPT_METHOD].set) || v[M_RC_GRAN].set || v[M_RC_ACT].set)
+        return 0;
+    if (v[M_CKPT_METHOD].set && strcmp(v[M_CKPT_METHOD].s, "uniform") != 0 &&
+        strcmp(v[M_CKPT_METHOD].s, "block") != 0)
+        return mega_bad_value(err, "activations-checkpoint-method", "uniform or block",
+                              v[M_CKPT_METHOD].s);
+    if (mega_set_s(im, TS_FI_RECOMPUTE, "full", flag, err) != 0)
+        return -1;
+    ts_import_note(notes, "megatron_args: %s is the older Megatron's full recompute "
+                   "(today --recompute-granularity full)", flag);
+    return 0;
+}
+
+/* Virtual pipeline stages per rank: given, or L / pp / N from
+ * --num-layers-per-virtual-pipeline-stage N; interleaved past 1. */
+static int layout_vpp(ts_import *im, const mega_val *v, ts_api_err *err)
+{
+    int64_t vpp;
+
+    if (!v[M_VPP_LAYERS].set && !v[M_VPP_STAGES].set)
+        return 0;
+    if (v[M_VPP_STAGES].set) {
+        vpp = v[M_VPP_STAGES].i;
+    } else {
+        int64_t L = v[M_NUM_LAYERS].set ? v[M_NUM_LAYERS].i : 0;
+        int64_t pp = v[M_PP].set ? v[M_PP].i : 1;
+        int64_t n = v[M_VPP_LAYERS].i;
+
+        /* pp >= 1 and n >= 1: range-checked as read */
+        if (L == 0 || (L / pp) % n != 0) {
+            ts_api_err_set(err, TS_PROB_INVALID_VALUE, MEGA_PTR,
+                           "megatron_args --num-layers-per-virtual-pipeline-stage %lld "
+                           "needs --num-layers with num-layers / pp divisible by it",
+                           (long long)n);
             return -1;
-        ts_import_note(notes, "megatron_args: %s is the older Megatron's full recompute "
-                       "(today --recompute-granularity full)",
-                       v[M_CKPT_ACT].set ? "--checkpoint-activations"
-                                         : "--activations-checkpoint-method");
-    }
-    if (v[M_VPP_LAYERS].set || v[M_VPP_STAGES].set) {
-        int64_t vpp;
-
-        if (v[M_VPP_STAGES].set) {
-            vpp = v[M_VPP_STAGES].i;
-        } else {
-            int64_t L = v[M_NUM_LAYERS].set ? v[M_NUM_LAYERS].i : 0;
-            int64_t pp = v[M_PP].set ? v[M_PP].i : 1;
-            int64_t n = v[M_VPP_LAYERS].i;
-
-            /* pp >= 1 and n >= 1: range-checked as read */
-            if (L == 0 || (L / pp) % n != 0) {
-                ts_api_err_set(err, TS_PROB_INVALID_VALUE, MEGA_PTR,
-                               "megatron_args --num-layers-per-virtual-pipeline-stage %lld "
-                               "needs --num-layers with num-layers / pp divisible by it",
-                               (long long)n);
-                return -1;
-            }
-            vpp = L / pp / n;
         }
-        if (mega_set_i(im, TS_FI_VPP, vpp, v[M_VPP_STAGES].set ? M_VPP_STAGES : M_VPP_LAYERS, err) != 0 ||
-            mega_set_s(im, TS_FI_PP_SCHEDULE, vpp > 1 ? "interleaved" : "1f1b",
-                       "--num-layers-per-virtual-pipeline-stage", err) != 0)
-            return -1;
+        vpp = L / pp / n;
     }
+    if (mega_set_i(im, TS_FI_VPP, vpp, v[M_VPP_STAGES].set ? M_VPP_STAGES : M_VPP_LAYERS,
+                   err) != 0 ||
+        mega_set_s(im, TS_FI_PP_SCHEDULE, vpp > 1 ? "interleaved" : "1f1b",
+                   "--num-layers-per-virtual-pipeline-stage", err) != 0)
+        return -1;
+    return 0;
+}
+
+/* --recompute-activations (selective), --recompute-granularity. */
+static int layout_recompute(ts_import *im, const mega_val *v, ts_api_notes *notes,
+                            ts_api_err *err)
+{
+    const char *g = v[M_RC_GRAN].s;
+
     if (v[M_RC_ACT].set && !v[M_RC_GRAN].set &&
         mega_set_s(im, TS_FI_RECOMPUTE, "selective", "--recompute-activations", err) != 0)
         return -1;
-    if (v[M_RC_GRAN].set) {
-        const char *g = v[M_RC_GRAN].s;
+    if (!v[M_RC_GRAN].set)
+        return 0;
+    if (strcmp(g, "full") != 0 && strcmp(g, "selective") != 0)
+        return mega_bad_value(err, "recompute-granularity", "full or selective", g);
+    if (mega_set_s(im, TS_FI_RECOMPUTE, g, "--recompute-granularity", err) != 0)
+        return -1;
+    if (strcmp(g, "full") == 0 && v[M_RC_METHOD].set && strcmp(v[M_RC_METHOD].s, "block") == 0 &&
+        v[M_RC_LAYERS].set)
+        ts_import_note(notes, "megatron_args: --recompute-method block with "
+                       "--recompute-num-layers %lld recomputes only that many layers "
+                       "per stage; modelled as full recompute of every layer (a lower "
+                       "bound on activation memory)", (long long)v[M_RC_LAYERS].i);
+    return 0;
+}
 
-        if (strcmp(g, "full") != 0 && strcmp(g, "selective") != 0)
-            return mega_bad_value(err, "recompute-granularity", "full or selective", g);
-        if (mega_set_s(im, TS_FI_RECOMPUTE, g, "--recompute-granularity", err) != 0)
-            return -1;
-        if (strcmp(g, "full") == 0 && v[M_RC_METHOD].set &&
-            strcmp(v[M_RC_METHOD].s, "block") == 0 && v[M_RC_LAYERS].set)
-            ts_import_note(notes, "megatron_args: --recompute-method block with "
-                           "--recompute-num-layers %lld recomputes only that many layers "
-                           "per stage; modelled as full recompute of every layer (a lower "
-                           "bound on activation memory)", (long long)v[M_RC_LAYERS].i);
-    }
+static int emit_layout(ts_import *im, const mega_val *v, ts_api_notes *notes,
+                       ts_api_err *err)
+{
+    if (v[M_SP].set &&
+        mega_set_b(im, TS_FI_SEQUENCE_PARALLEL, true, "--sequence-parallel", err) != 0)
+        return -1;
+    if (layout_sharding(im, v, notes, err) != 0 || layout_old_recompute(im, v, notes, err) != 0 ||
+        layout_vpp(im, v, err) != 0 || layout_recompute(im, v, notes, err) != 0)
+        return -1;
     if (v[M_FLASH].set && mega_set_s(im, TS_FI_ATTENTION, "flash", "--use-flash-attn", err) != 0)
         return -1;
     return 0;

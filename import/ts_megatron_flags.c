@@ -244,12 +244,73 @@ static int unknown_value(const ts_import *im, mega_id id, const ts_shell_word *f
     return -1;
 }
 
+/* The flag c->w[*i] into vals[] (the cursor moves past its value words);
+ * a flag not read is listed in unknown or noeff (cap bytes each). */
+static int scan_flag(const ts_import *im, const ts_shell_cmd *c, size_t *i, mega_val *vals,
+                     char *unknown, char *noeff, size_t cap, ts_api_err *err)
+{
+    const ts_shell_word *w = &c->w[*i];
+    const char *name = w->text + 2, *eq = strchr(name, '='), *val;
+    size_t klen = eq != NULL ? (size_t)(eq - name) : strlen(name);
+    char key[80];
+    int id;
+
+    snprintf(key, sizeof key, "%.*s",
+             ts_utf8_prec(name, klen < sizeof key - 1 ? klen : sizeof key - 1), name);
+    /* argparse accepts --num_layers for --num-layers only where the
+     * parser says so; Megatron does not, so neither do we. */
+    for (id = 0; id < M_COUNT && strcmp(mega_flags[id].name, key) != 0; id++)
+        ;
+    if (id == M_COUNT) {
+        const char *const *ne;
+
+        for (ne = mega_no_effect; *ne != NULL && strcmp(*ne, key) != 0; ne++)
+            ;
+        list_add(*ne != NULL ? noeff : unknown, cap, key);
+        if (eq == NULL)
+            while (*i + 1 < c->n && !is_flag(&c->w[*i + 1]))
+                (*i)++;   /* its values */
+        return 0;
+    }
+    vals[id].line = w->line;
+    if (mega_flags[id].kind == MK_FLAG) {
+        if (eq != NULL) {
+            mega_bad_value(err, key, "no value", eq + 1);
+            at_line(err, w->line);
+            return -1;
+        }
+        vals[id].set = true;
+        return 0;
+    }
+    if (eq != NULL) {
+        val = eq + 1;
+        if (w->why != TS_SHELL_KNOWN)
+            return unknown_value(im, (mega_id)id, w, w, vals, err) < 0 ? -1 : 0;
+    } else if (*i + 1 < c->n && !is_flag(&c->w[*i + 1])) {
+        const ts_shell_word *v = &c->w[++*i]; /* the value is the next word */
+
+        if (v->ghost || v->why != TS_SHELL_KNOWN)
+            return unknown_value(im, (mega_id)id, w, v, vals, err) < 0 ? -1 : 0;
+        val = v->text;
+    } else {
+        ts_api_err_set(err, TS_PROB_INVALID_VALUE, MEGA_PTR,
+                       "megatron_args line %u: --%s needs a value", w->line, key);
+        return -1;
+    }
+    if (parse_value(&mega_flags[id], val, &vals[id], err) != 0) {
+        at_line(err, w->line);
+        return -1;
+    }
+    vals[id].line = w->line;
+    return 0;
+}
+
 /* Walk the training command's flags into vals[]; unknown and no-effect
  * flags into notes.  Megatron's parser has no positional arguments, so
  * every word after a flag that is not itself a flag belongs to it
  * (argparse nargs, e.g. --recompute-modules mlp moe). */
-int mega_scan(const ts_import *im, const ts_shell_cmd *c, mega_val *vals,
-              ts_api_notes *notes, ts_api_err *err)
+int mega_scan(const ts_import *im, const ts_shell_cmd *c, mega_val *vals, ts_api_notes *notes,
+              ts_api_err *err)
 {
     char unknown[TS_API_NOTE_LEN - 64] = "", noeff[TS_API_NOTE_LEN - 64] = "";
     size_t i = c->entry < c->n ? c->entry + 1 : 0;
@@ -257,10 +318,6 @@ int mega_scan(const ts_import *im, const ts_shell_cmd *c, mega_val *vals,
 
     for (; i < c->n; i++) {
         const ts_shell_word *w = &c->w[i];
-        const char *eq, *name, *val;
-        char key[80];
-        size_t klen;
-        int id;
 
         if (!is_flag(w)) {
             /* An unknown value in a word no flag takes: bash would have
@@ -271,66 +328,8 @@ int mega_scan(const ts_import *im, const ts_shell_cmd *c, mega_val *vals,
             continue;
         }
         seen_flag = true;
-        name = w->text + 2;
-        eq = strchr(name, '=');
-        klen = eq != NULL ? (size_t)(eq - name) : strlen(name);
-        snprintf(key, sizeof key, "%.*s",
-                 ts_utf8_prec(name, klen < sizeof key - 1 ? klen : sizeof key - 1), name);
-        /* argparse accepts --num_layers for --num-layers only where the
-         * parser says so; Megatron does not, so neither do we. */
-        for (id = 0; id < M_COUNT && strcmp(mega_flags[id].name, key) != 0; id++)
-            ;
-        if (id == M_COUNT) {
-            const char *const *ne;
-
-            for (ne = mega_no_effect; *ne != NULL && strcmp(*ne, key) != 0; ne++)
-                ;
-            list_add(*ne != NULL ? noeff : unknown, sizeof unknown, key);
-            if (eq == NULL)
-                while (i + 1 < c->n && !is_flag(&c->w[i + 1]))
-                    i++;   /* its values */
-            continue;
-        }
-        vals[id].line = w->line;
-        if (mega_flags[id].kind == MK_FLAG) {
-            if (eq != NULL) {
-                mega_bad_value(err, key, "no value", eq + 1);
-                at_line(err, w->line);
-                return -1;
-            }
-            vals[id].set = true;
-            continue;
-        }
-        if (eq != NULL) {
-            val = eq + 1;
-            if (w->why != TS_SHELL_KNOWN) {
-                int u = unknown_value(im, (mega_id)id, w, w, vals, err);
-
-                if (u < 0)
-                    return -1;
-                continue;
-            }
-        } else if (i + 1 < c->n && !is_flag(&c->w[i + 1])) {
-            const ts_shell_word *v = &c->w[++i]; /* the value is the next word */
-
-            if (v->ghost || v->why != TS_SHELL_KNOWN) {
-                int u = unknown_value(im, (mega_id)id, w, v, vals, err);
-
-                if (u < 0)
-                    return -1;
-                continue;
-            }
-            val = v->text;
-        } else {
-            ts_api_err_set(err, TS_PROB_INVALID_VALUE, MEGA_PTR,
-                           "megatron_args line %u: --%s needs a value", w->line, key);
+        if (scan_flag(im, c, &i, vals, unknown, noeff, sizeof unknown, err) != 0)
             return -1;
-        }
-        if (parse_value(&mega_flags[id], val, &vals[id], err) != 0) {
-            at_line(err, w->line);
-            return -1;
-        }
-        vals[id].line = w->line;
     }
     if (unknown[0] != '\0')
         ts_import_note(notes, "megatron_args: unknown flags ignored: %s", unknown);

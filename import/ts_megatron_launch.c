@@ -75,130 +75,170 @@ static int64_t count_of(launch *l, const char *opt, const ts_shell_word *w, cons
     return (int64_t)v;
 }
 
+/* w[i] starts a launcher (torchrun, python -m torch.distributed.run,
+ * deepspeed, srun): its options follow, in *mode. */
+static bool launcher_name(launch *l, const ts_shell_word *w, size_t i, const char **mode)
+{
+    const char *t = w[i].text;
+    const char *b = strrchr(t, '/');
+
+    b = b != NULL ? b + 1 : t;
+    if (strcmp(b, "torchrun") == 0 ||
+        ((strcmp(t, "torch.distributed.run") == 0 || strcmp(t, "torch.distributed.launch") == 0) &&
+         i > 0 && strcmp(w[i - 1].text, "-m") == 0)) {
+        *mode = "torchrun";
+        if (l->kind == NULL || strcmp(l->kind, "torchrun") != 0) {
+            l->kind = "torchrun";
+            l->line = w[i].line;
+        }
+        return true;
+    }
+    if (strcmp(b, "deepspeed") == 0) {
+        *mode = "deepspeed";
+        if (l->kind == NULL || strcmp(l->kind, "srun") == 0) {
+            l->kind = "deepspeed";
+            l->line = w[i].line;
+        }
+        return true;
+    }
+    if (strcmp(b, "srun") == 0) {
+        *mode = "srun";
+        if (l->kind == NULL) {
+            l->kind = "srun";
+            l->line = w[i].line;
+        }
+        return true;
+    }
+    return false;
+}
+
+/* torchrun's count options: where option t's value goes (NULL none). */
+static int64_t *torchrun_opt(launch *l, const char *t, const char **val)
+{
+    static const char *const nproc[] = { "--nproc_per_node", "--nproc-per-node", NULL };
+    static const char *const nnodes[] = { "--nnodes", NULL };
+
+    if (strcmp(t, "--standalone") == 0) {
+        l->nnodes = 1;
+        return NULL;
+    }
+    if (opt_is(t, nproc, val))
+        return &l->nproc;
+    if (opt_is(t, nnodes, val))
+        return &l->nnodes;
+    return NULL;
+}
+
+/* deepspeed's count options, as torchrun_opt; --hostfile (its value
+ * skipped) leaves the node count to the file. */
+static int64_t *deepspeed_opt(launch *l, const char *t, const char **val, size_t *i)
+{
+    static const char *const gpus[] = { "--num_gpus", "--num-gpus", NULL };
+    static const char *const nodes[] = { "--num_nodes", "--num-nodes", NULL };
+    static const char *const host[] = { "--hostfile", "-H", NULL };
+
+    if (opt_is(t, host, val)) {
+        l->ds_hostfile = true;
+        if (*val == NULL)
+            (*i)++;
+        return NULL;
+    }
+    if (opt_is(t, gpus, val))
+        return &l->ds_gpus;
+    if (opt_is(t, nodes, val))
+        return &l->ds_nodes;
+    return NULL;
+}
+
+/* --gres=gpu:8 or gpu:h100:8 (val, else the next word): GPUs per node. */
+static void srun_gres(launch *l, const ts_shell_word *w, size_t n, size_t *i, const char *val)
+{
+    const ts_shell_word *vw = &w[*i];
+    const char *g = val;
+    const char *last;
+
+    if (g == NULL) {
+        if (*i + 1 >= n)
+            return;
+        vw = &w[++*i];
+        g = vw->text;
+    }
+    last = strrchr(g, ':');
+    if (strncmp(g, "gpu:", 4) == 0 && last != NULL) {
+        int64_t c = count_of(l, "--gres", vw, last + 1);
+
+        if (c > 0)
+            l->gpn = c;
+    }
+}
+
+/* srun's (and #SBATCH's) count options, as torchrun_opt. */
+static int64_t *srun_opt(launch *l, const ts_shell_word *w, size_t n, size_t *i,
+                         const char **val)
+{
+    static const char *const nodes[] = { "--nodes", "-N", NULL };
+    static const char *const tpn[] = { "--ntasks-per-node", NULL };
+    static const char *const ntasks[] = { "--ntasks", "-n", NULL };
+    static const char *const gpn[] = { "--gpus-per-node", NULL };
+    static const char *const gres[] = { "--gres", NULL };
+    const char *t = w[*i].text;
+
+    if (opt_is(t, nodes, val))
+        return &l->nodes;
+    if (opt_is(t, tpn, val))
+        return &l->tpn;
+    if (opt_is(t, ntasks, val))
+        return &l->ntasks;
+    if (opt_is(t, gpn, val))
+        return &l->gpn;
+    if (opt_is(t, gres, val))
+        srun_gres(l, w, n, i, *val);
+    return NULL;
+}
+
+/* The count of option w[*i] (its value val, else the next word) into
+ * *dst; -1 when it is given but not known. */
+static void launcher_count(launch *l, const ts_shell_word *w, size_t n, size_t *i,
+                           const char *val, int64_t *dst)
+{
+    const char *t = w[*i].text;
+    const ts_shell_word *vw = &w[*i];
+    const char *eq = strchr(t, '=');
+    char opt[32];
+    int64_t c;
+
+    if (val == NULL) {
+        if (*i + 1 >= n)
+            return;
+        vw = &w[++*i];
+        val = vw->text;
+    }
+    snprintf(opt, sizeof opt, "%.*s", (int)(eq != NULL ? (size_t)(eq - t) < 31 ? eq - t : 31
+                                                        : (long)ts_utf8_prec(t, 31)), t);
+    c = count_of(l, opt, vw, val);
+    *dst = c > 0 ? c : -1;   /* -1: given, not known */
+}
+
 /* Read the launcher options among words[0..n). */
 static void launcher_words(launch *l, const ts_shell_word *w, size_t n, bool directives)
 {
-    static const char *const tr_nproc[] = { "--nproc_per_node", "--nproc-per-node", NULL };
-    static const char *const tr_nnodes[] = { "--nnodes", NULL };
-    static const char *const ds_gpus[] = { "--num_gpus", "--num-gpus", NULL };
-    static const char *const ds_nodes[] = { "--num_nodes", "--num-nodes", NULL };
-    static const char *const ds_host[] = { "--hostfile", "-H", NULL };
-    static const char *const s_nodes[] = { "--nodes", "-N", NULL };
-    static const char *const s_tpn[] = { "--ntasks-per-node", NULL };
-    static const char *const s_ntasks[] = { "--ntasks", "-n", NULL };
-    static const char *const s_gpn[] = { "--gpus-per-node", NULL };
-    static const char *const s_gres[] = { "--gres", NULL };
     const char *mode = directives ? "srun" : NULL;
     size_t i;
 
     for (i = 0; i < n; i++) {
         const char *t = w[i].text, *val = NULL;
-        const char *b = strrchr(t, '/');
-        const ts_shell_word *vw = &w[i];
-        int64_t *dst = NULL;
+        int64_t *dst;
 
-        b = b != NULL ? b + 1 : t;
-        if (strcmp(b, "torchrun") == 0 ||
-            ((strcmp(t, "torch.distributed.run") == 0 || strcmp(t, "torch.distributed.launch") == 0) &&
-             i > 0 && strcmp(w[i - 1].text, "-m") == 0)) {
-            mode = "torchrun";
-            if (l->kind == NULL || strcmp(l->kind, "torchrun") != 0) {
-                l->kind = "torchrun";
-                l->line = w[i].line;
-            }
+        if (launcher_name(l, w, i, &mode) || mode == NULL || t[0] != '-')
             continue;
-        }
-        if (strcmp(b, "deepspeed") == 0) {
-            mode = "deepspeed";
-            if (l->kind == NULL || strcmp(l->kind, "srun") == 0) {
-                l->kind = "deepspeed";
-                l->line = w[i].line;
-            }
-            continue;
-        }
-        if (strcmp(b, "srun") == 0) {
-            mode = "srun";
-            if (l->kind == NULL) {
-                l->kind = "srun";
-                l->line = w[i].line;
-            }
-            continue;
-        }
-        if (mode == NULL || t[0] != '-')
-            continue;
-        if (strcmp(mode, "torchrun") == 0) {
-            if (strcmp(t, "--standalone") == 0) {
-                l->nnodes = 1;
-                continue;
-            }
-            if (opt_is(t, tr_nproc, &val))
-                dst = &l->nproc;
-            else if (opt_is(t, tr_nnodes, &val))
-                dst = &l->nnodes;
-        } else if (strcmp(mode, "deepspeed") == 0) {
-            if (opt_is(t, ds_host, &val)) {
-                l->ds_hostfile = true;
-                if (val == NULL)
-                    i++;
-                continue;
-            }
-            if (opt_is(t, ds_gpus, &val))
-                dst = &l->ds_gpus;
-            else if (opt_is(t, ds_nodes, &val))
-                dst = &l->ds_nodes;
-        } else {
-            if (opt_is(t, s_nodes, &val))
-                dst = &l->nodes;
-            else if (opt_is(t, s_tpn, &val))
-                dst = &l->tpn;
-            else if (opt_is(t, s_ntasks, &val))
-                dst = &l->ntasks;
-            else if (opt_is(t, s_gpn, &val))
-                dst = &l->gpn;
-            else if (opt_is(t, s_gres, &val)) {
-                /* --gres=gpu:8 or gpu:h100:8: GPUs per node */
-                const char *g = val;
-                const char *last;
-
-                if (g == NULL) {
-                    if (i + 1 >= n)
-                        continue;
-                    vw = &w[++i];
-                    g = vw->text;
-                }
-                last = strrchr(g, ':');
-                if (strncmp(g, "gpu:", 4) == 0 && last != NULL) {
-                    int64_t c = count_of(l, "--gres", vw, last + 1);
-
-                    if (c > 0)
-                        l->gpn = c;
-                }
-                continue;
-            }
-        }
-        if (dst == NULL)
-            continue;
-        if (val == NULL) {
-            if (i + 1 >= n)
-                continue;
-            vw = &w[++i];
-            val = vw->text;
-        }
-        {
-            char opt[32];
-            int64_t c;
-            const char *eq = strchr(t, '=');
-
-            snprintf(opt, sizeof opt, "%.*s", (int)(eq != NULL ? (size_t)(eq - t) < 31 ? eq - t : 31
-                                                                : (long)ts_utf8_prec(t, 31)), t);
-            c = count_of(l, opt, vw, val);
-            if (c > 0)
-                *dst = c;
-            else if (dst == &l->nproc || dst == &l->nnodes || dst == &l->ds_gpus ||
-                     dst == &l->ds_nodes || dst == &l->nodes || dst == &l->tpn ||
-                     dst == &l->ntasks || dst == &l->gpn)
-                *dst = -1;   /* given, not known */
-        }
+        if (strcmp(mode, "torchrun") == 0)
+            dst = torchrun_opt(l, t, &val);
+        else if (strcmp(mode, "deepspeed") == 0)
+            dst = deepspeed_opt(l, t, &val, &i);
+        else
+            dst = srun_opt(l, w, n, &i, &val);
+        if (dst != NULL)
+            launcher_count(l, w, n, &i, val, dst);
     }
 }
 
