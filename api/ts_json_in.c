@@ -8,8 +8,8 @@
  * reaches the core.  The table is expanded from the field registry
  * (core/ts_fields.def), like ts_field_docs[] (ts_fields_doc.c), the
  * core's defaults and range checks, and every generated copy
- * (tools/ts_gen_fields: openapi.json, the fuzz dictionary, the CLI's
- * options; README, "Contributing").  It drives the "inputs" echo in
+ * (tools/ts_gen_openapi: openapi.json; tools/ts_gen_fields: the fuzz
+ * dictionary, the CLI's options; README, "Contributing").  It drives the "inputs" echo in
  * ts_json_out.c and is exported for the OpenAPI consistency test.
  *
  * Order of application: defaults, preset ("model"), GPU ("gpu"), every
