@@ -3,7 +3,7 @@
  * docs columns of the registry (core/ts_fields.def), the dashboard's
  * groups and the import members' docs.
  *
- * doc is copied verbatim into api/openapi.json by tools/ts_gen_fields
+ * doc is copied verbatim into api/openapi.json by tools/ts_gen_openapi
  * (ninja -C BUILD regen-fields), cli into the CLI's --help, so write them
  * for those readers: doc a full sentence ending in a period and naming the
  * default, cli a short lower-case phrase.

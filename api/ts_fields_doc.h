@@ -10,10 +10,11 @@
  * entry's docs columns.  tests/tools (fields-docs) fails when an entry
  * leaves one out.
  *
- * tools/ts_gen_fields.c reads both tables and writes every copy: the
- * request schemas of api/openapi.json, fuzz/api.dict, docs/fields.md, the
- * CLI's option table and the dashboard's form (web/fields.js; see
- * docs/contributing.md, "Adding a request input").
+ * tools/ts_gen_fields.c reads both tables and writes every copy:
+ * fuzz/api.dict, docs/fields.md, the CLI's option table and the
+ * dashboard's form (web/fields.js; see docs/contributing.md, "Adding a
+ * request input"); tools/ts_gen_openapi.c the request schemas of
+ * api/openapi.json.
  */
 #ifndef TS_FIELDS_DOC_H
 #define TS_FIELDS_DOC_H

@@ -11,7 +11,9 @@
  * checking them here too gives the caller the JSON type and range in one
  * place (and in openapi.json).  The same table drives the core's
  * defaults and range checks, the "inputs" echo (ts_json_out.c), the docs
- * (ts_fields_doc.c) and every generated copy (tools/ts_gen_fields).
+ * (ts_fields_doc.c) and every generated copy (tools/ts_gen_openapi:
+ * openapi.json; tools/ts_gen_fields: the fuzz dictionary, the CLI's
+ * options, docs/fields.md, web/fields.js).
  *
  * Order of application: defaults, preset ("model"), GPU ("gpu"), every
  * other member, then hbm_gb / peak_tflops on top of the chosen GPU.

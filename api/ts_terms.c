@@ -2,8 +2,9 @@
  * ts_terms.c - the output-terms table (ts_terms.h).
  *
  * label and doc are copied verbatim into the dashboard (web/terms.js), the
- * CLI's table, docs/terms.md and api/openapi.json by tools/ts_gen_fields
- * (ninja -C BUILD regen-fields), so write them for those readers: a label
+ * CLI's table and docs/terms.md by tools/ts_gen_fields and into
+ * api/openapi.json by tools/ts_gen_openapi (ninja -C BUILD regen-fields),
+ * so write them for those readers: a label
  * is a short noun phrase (the CLI prints it in 32 columns), a doc one
  * sentence.  formula is the static formula of a plain number (terms carry
  * theirs in the answer); each cites the code that computes it, whose

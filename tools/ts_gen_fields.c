@@ -9,14 +9,6 @@
  * table is ts_terms[] (api/ts_terms.c: object, key, human kind and unit,
  * label, doc, formula).  From them:
  *
- *   ts_gen_fields openapi SRC OUT   SRC with the "properties" of the Run,
- *                                   FitRequest and Inputs schemas (and
- *                                   Inputs' "required") and the "*Human"
- *                                   schemas (from the terms table) and
- *                                   Problem's x-problem-types (from
- *                                   api/ts_problems.def)
- *                                   regenerated; every other byte is
- *                                   copied.  OUT may be SRC.
  *   ts_gen_fields dict OUT [WORDS]  the libFuzzer dictionary (fuzz/api.dict),
  *                                   hand-written WORDS appended
  *   ts_gen_fields md OUT            the reference table (docs/fields.md)
@@ -29,26 +21,24 @@
  *   ts_gen_fields docs-stub SRC OUT docs columns to paste into the entries
  *                                   of core/ts_fields.def that have no
  *                                   doc, doc and default taken from SRC's
- *                                   hand-written schema
+ *                                   schema (an openapi.json)
  *   ts_gen_fields check KIND COMMITTED OUT [WORDS]
- *                                   generate KIND (openapi: from COMMITTED)
- *                                   into OUT; exit 1 with a diff hint when
- *                                   COMMITTED differs (meson test).
- * OUT "-" is stdout.
+ *                                   generate KIND into OUT; exit 1 with a
+ *                                   diff hint when COMMITTED differs
+ *                                   (meson test).
+ * OUT "-" is stdout.  api/openapi.json has its own writer,
+ * tools/ts_gen_openapi.c, which reads the same tables.
  *
- * openapi.json is written as Python's json.dumps(indent=2) writes it (the
- * file's style), so a line-exact splice at fixed indentation is enough;
- * the generator refuses (exit 1) rather than guess when the anchors move.
  * In the spirit of redis' utils/generate-command-code.py and curl's
  * tool_listhelp.c: one table, generated listings.
  */
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ts_fields_doc.h"
+#include "ts_gen_check.h"
 #include "ts_terms.h"
 
 #define GEN_BY "tools/ts_gen_fields.c from core/ts_fields.def"
@@ -120,12 +110,6 @@ static void buf_printf(gen_buf *b, const char *fmt, ...)
     buf_add(b, tmp, (size_t)n);
 }
 
-static void buf_indent(gen_buf *b, int n)
-{
-    while (n-- > 0)
-        buf_add(b, " ", 1);
-}
-
 /* A JSON string literal as Python's json.dumps(ensure_ascii=False). */
 static void buf_json_str(gen_buf *b, const char *s)
 {
@@ -149,25 +133,6 @@ static void buf_json_str(gen_buf *b, const char *s)
         }
     }
     buf_add(b, "\"", 1);
-}
-
-/* Integral values below 1e16 as integers (1000000), others as the
- * shortest %g that round-trips (1e+20, 0.5), as Python's repr does. */
-static void buf_json_num(gen_buf *b, double v)
-{
-    if (v == floor(v) && fabs(v) < 1e16) {
-        buf_printf(b, "%.0f", v);
-        return;
-    }
-    for (int prec = 1; prec <= 17; prec++) {
-        char tmp[40];
-
-        snprintf(tmp, sizeof tmp, "%.*g", prec, v);
-        if (strtod(tmp, NULL) == v || prec == 17) {
-            buf_add(b, tmp, strlen(tmp));
-            return;
-        }
-    }
 }
 
 static void write_out(const char *path, const gen_buf *b)
@@ -195,287 +160,6 @@ static void read_file(const char *path, gen_buf *b)
     if (ferror(f))
         die("cannot read %s", path);
     fclose(f);
-}
-
-/* ------------------------------------------------------------------ */
-/* openapi.json request schemas                                        */
-/* ------------------------------------------------------------------ */
-
-/* One property, its "{ ... }" at indent (the member's key is written by
- * the caller).  described: Run and FitRequest carry the doc; Inputs is
- * the echo and carries types and ranges only. */
-static void openapi_property(gen_buf *b, int ind, const ts_field *jf,
-                             const ts_field_doc *d, bool described, bool search)
-{
-    const ts_api_field *f = jf;
-    static const char *const type_names[] = { "integer", "number", "boolean", "string" };
-    const char *type = type_names[f->type];
-    bool ranged = f->type == TS_FT_INTEGER || f->type == TS_FT_NUMBER;
-
-    buf_add(b, "{\n", 2);
-    buf_indent(b, ind + 2);
-    if (f->nullable) {
-        buf_add(b, "\"type\": [\n", 10);
-        buf_indent(b, ind + 4);
-        buf_json_str(b, type);
-        buf_add(b, ",\n", 2);
-        buf_indent(b, ind + 4);
-        buf_add(b, "\"null\"\n", 7);
-        buf_indent(b, ind + 2);
-        buf_add(b, "]", 1);
-    } else {
-        buf_add(b, "\"type\": ", 8);
-        buf_json_str(b, type);
-    }
-    if (f->values != NULL) {
-        buf_add(b, ",\n", 2);
-        buf_indent(b, ind + 2);
-        buf_add(b, "\"enum\": [\n", 10);
-        for (const char *const *v = f->values; *v != NULL; v++) {
-            buf_indent(b, ind + 4);
-            buf_json_str(b, *v);
-            buf_add(b, v[1] != NULL ? ",\n" : "\n", v[1] != NULL ? 2 : 1);
-        }
-        buf_indent(b, ind + 2);
-        buf_add(b, "]", 1);
-    }
-    if (ranged) {
-        buf_add(b, ",\n", 2);
-        buf_indent(b, ind + 2);
-        buf_printf(b, "\"%s\": ", f->exclusive_minimum ? "exclusiveMinimum" : "minimum");
-        buf_json_num(b, f->minimum);
-        buf_add(b, ",\n", 2);
-        buf_indent(b, ind + 2);
-        buf_printf(b, "\"%s\": ", f->exclusive_maximum ? "exclusiveMaximum" : "maximum");
-        buf_json_num(b, f->maximum);
-    }
-    if (described && d->doc != NULL) {
-        buf_add(b, ",\n", 2);
-        buf_indent(b, ind + 2);
-        buf_add(b, "\"description\": ", 15);
-        buf_json_str(b, search && d->search_doc != NULL ? d->search_doc : d->doc);
-    }
-    buf_add(b, "\n", 1);
-    buf_indent(b, ind);
-    buf_add(b, "}", 1);
-}
-
-/* In the order they appear in openapi.json. */
-typedef enum schema_kind {
-    SCHEMA_RUN, SCHEMA_FIT, SCHEMA_INPUTS, SCHEMA_SEARCH, SCHEMA_BUDGET, SCHEMA_COUNT
-} schema_kind;
-
-/* Which members each request schema has: the parser's rules
- * (ts_json_parse_run): fit extras on /v1/fit, and on /v1/search all but
- * solve; search extras on /v1/search only. */
-static bool fit_member(size_t i, schema_kind k)
-{
-    return k == SCHEMA_FIT || (k == SCHEMA_SEARCH && i != TS_FI_SOLVE);
-}
-
-/* An import member: an object, or a capped text. */
-static void openapi_import(gen_buf *b, int ind, const ts_import_doc *d)
-{
-    buf_add(b, "{\n", 2);
-    buf_indent(b, ind + 2);
-    buf_printf(b, "\"type\": \"%s\"", d->text ? "string" : "object");
-    if (d->text) {
-        buf_add(b, ",\n", 2);
-        buf_indent(b, ind + 2);
-        buf_printf(b, "\"maxLength\": %u", d->max_len);
-    }
-    if (d->doc != NULL) {
-        buf_add(b, ",\n", 2);
-        buf_indent(b, ind + 2);
-        buf_add(b, "\"description\": ", 15);
-        buf_json_str(b, d->doc);
-    }
-    buf_add(b, "\n", 1);
-    buf_indent(b, ind);
-    buf_add(b, "}", 1);
-}
-
-static void openapi_key(gen_buf *b, int ind, bool *first, const char *name)
-{
-    buf_add(b, *first ? "" : ",\n", *first ? 0 : 2);
-    *first = false;
-    buf_indent(b, ind);
-    buf_json_str(b, name);
-    buf_add(b, ": ", 2);
-}
-
-/* The lines between "properties": { and its closing brace, at ind: the
- * run fields, the import members (requests only: the echo has none),
- * the fit extras (FitRequest, SearchRequest), the search extras. */
-static void openapi_properties(gen_buf *b, int ind, schema_kind k)
-{
-    const char *const *imports = ts_api_import_members();
-    bool search = k == SCHEMA_SEARCH;
-    bool first = true;
-
-    for (size_t i = 0; i < TS_FI_COUNT; i++) {
-        const ts_field *jf = &ts_fields[i];
-
-        if (jf->fit_only || jf->search_only || jf->budget_only)
-            continue;
-        openapi_key(b, ind, &first, jf->name);
-        openapi_property(b, ind, jf, &ts_field_docs[i], k != SCHEMA_INPUTS, search);
-    }
-    for (size_t i = 0; k != SCHEMA_INPUTS && i < TS_IMP_COUNT && imports[i] != NULL; i++) {
-        openapi_key(b, ind, &first, imports[i]);
-        openapi_import(b, ind, &ts_import_docs[i]);
-    }
-    for (size_t i = 0; i < TS_FI_COUNT; i++) {
-        const ts_field *jf = &ts_fields[i];
-
-        if (!(jf->fit_only && fit_member(i, k)))
-            continue;
-        openapi_key(b, ind, &first, jf->name);
-        openapi_property(b, ind, jf, &ts_field_docs[i], true, search);
-    }
-    for (size_t i = 0; search && i < TS_FI_COUNT; i++) {
-        const ts_field *jf = &ts_fields[i];
-
-        if (!jf->search_only)
-            continue;
-        openapi_key(b, ind, &first, jf->name);
-        openapi_property(b, ind, jf, &ts_field_docs[i], true, true);
-    }
-    for (size_t i = 0; k == SCHEMA_BUDGET && i < TS_FI_COUNT; i++) {
-        const ts_field *jf = &ts_fields[i];
-
-        if (!jf->budget_only)
-            continue;
-        openapi_key(b, ind, &first, jf->name);
-        openapi_property(b, ind, jf, &ts_field_docs[i], true, false);
-    }
-    buf_add(b, "\n", 1);
-}
-
-/* Inputs' "required": the echo has every run member. */
-static void openapi_required(gen_buf *b, int ind)
-{
-    size_t last = 0;
-
-    for (size_t i = 0; i < TS_FI_COUNT; i++)
-        if (!ts_fields[i].fit_only && !ts_fields[i].search_only &&
-            !ts_fields[i].budget_only)
-            last = i;
-    for (size_t i = 0; i < TS_FI_COUNT; i++) {
-        if (ts_fields[i].fit_only || ts_fields[i].search_only ||
-            ts_fields[i].budget_only)
-            continue;
-        buf_indent(b, ind);
-        buf_json_str(b, ts_fields[i].name);
-        buf_add(b, i == last ? "\n" : ",\n", i == last ? 1 : 2);
-    }
-}
-
-/* Offset of the line that equals line (without its newline) at or after
- * from and before end; SIZE_MAX when there is none. */
-static size_t find_line(const char *s, size_t from, size_t end, const char *line)
-{
-    size_t n = strlen(line);
-
-    while (from < end) {
-        const char *nl = memchr(s + from, '\n', end - from);
-        size_t len = nl ? (size_t)(nl - (s + from)) : end - from;
-
-        if (len == n && memcmp(s + from, line, n) == 0)
-            return from;
-        if (nl == NULL)
-            break;
-        from += len + 1;
-    }
-    return SIZE_MAX;
-}
-
-static size_t next_line(const char *s, size_t at)
-{
-    const char *nl = strchr(s + at, '\n');
-    return nl ? (size_t)(nl - s) + 1 : strlen(s);
-}
-
-/* Closing line of a block opened at `open` with ind spaces: the first
- * later line of exactly ind spaces then the bracket (and maybe ','). */
-static size_t find_close(const char *s, size_t open, size_t end, int ind, char bracket)
-{
-    char want[64], want_comma[64];
-    size_t a, c;
-
-    snprintf(want, sizeof want, "%*s%c", ind, "", bracket);
-    snprintf(want_comma, sizeof want_comma, "%*s%c,", ind, "", bracket);
-    a = find_line(s, next_line(s, open), end, want);
-    c = find_line(s, next_line(s, open), end, want_comma);
-    return a < c ? a : c;
-}
-
-static const char *const schema_names[SCHEMA_COUNT] = {
-    "Run", "FitRequest", "Inputs", "SearchRequest", "BudgetRequest"
-};
-
-static void openapi_splice(const char *src_path, const gen_buf *src, gen_buf *out)
-{
-    const char *s = src->p;
-    size_t end = src->len;
-    size_t schemas = find_line(s, 0, end, "    \"schemas\": {");
-    size_t at = 0;
-
-    if (schemas == SIZE_MAX)
-        die("%s: no line '    \"schemas\": {' (components.schemas at indent 4)", src_path);
-    for (int k = SCHEMA_RUN; k < SCHEMA_COUNT; k++) {
-        char anchor[64];
-        size_t open, close, props, props_end;
-
-        snprintf(anchor, sizeof anchor, "      \"%s\": {", schema_names[k]);
-        open = find_line(s, schemas, end, anchor);
-        if (open == SIZE_MAX || open < at)
-            die("%s: schema %s not found at indent 6 after the previous one "
-                "(order Run, FitRequest, Inputs, SearchRequest, BudgetRequest)", src_path,
-                schema_names[k]);
-        close = find_close(s, open, end, 6, '}');
-        if (close == SIZE_MAX)
-            die("%s: schema %s is not closed at indent 6", src_path, schema_names[k]);
-        props = find_line(s, open, close, "        \"properties\": {");
-        if (props == SIZE_MAX)
-            die("%s: %s has no \"properties\" object at indent 8", src_path, schema_names[k]);
-        props_end = find_close(s, props, close, 8, '}');
-        if (props_end == SIZE_MAX)
-            die("%s: %s.properties is not closed at indent 8", src_path, schema_names[k]);
-
-        /* Copy up to the properties, dropping an earlier generated mark. */
-        {
-            size_t line = open, copy_to = props;
-
-            /* The line before "properties" is ours if it is x-generated. */
-            for (size_t p = open; p < props; p = next_line(s, p))
-                line = p;
-            if (strncmp(s + line, "        \"x-generated\": ", 23) == 0)
-                copy_to = line;
-            buf_add(out, s + at, copy_to - at);
-        }
-        buf_add(out, "        \"x-generated\": ", 23);
-        buf_json_str(out, "properties"
-                     " (and Inputs.required) are generated by " GEN_BY
-                     "; do not edit them here: edit the registry, then " GEN_REFRESH);
-        buf_printf(out, ",\n        \"properties\": {\n");
-        openapi_properties(out, 10, (schema_kind)k);
-        at = props_end;
-        if (k == SCHEMA_INPUTS) {
-            size_t req = find_line(s, props_end, close, "        \"required\": [");
-            size_t req_end;
-
-            if (req == SIZE_MAX)
-                die("%s: Inputs has no multi-line \"required\" array at indent 8", src_path);
-            req_end = find_close(s, req, close, 8, ']');
-            if (req_end == SIZE_MAX)
-                die("%s: Inputs.required is not closed at indent 8", src_path);
-            buf_add(out, s + at, next_line(s, req) - at);
-            openapi_required(out, 10);
-            at = req_end;
-        }
-    }
-    buf_add(out, s + at, end - at);
 }
 
 /* ------------------------------------------------------------------ */
@@ -759,8 +443,6 @@ static void docs_stub(const char *src, gen_buf *b)
 }
 
 /* ------------------------------------------------------------------ */
-
-/* ------------------------------------------------------------------ */
 /* The output-terms table (api/ts_terms.c)                             */
 /* ------------------------------------------------------------------ */
 
@@ -774,110 +456,6 @@ static const char *term_shape_name(const ts_term_def *d)
     case TS_TERM_MAP:
     default: return "map";
     }
-}
-
-/* One "human" map schema's members, at indent 8, between its open line
- * and its close (openapi.json's style: json.dumps(indent=2)). */
-static void openapi_human_schema(gen_buf *b, ts_term_obj o)
-{
-    bool first = true;
-    size_t last = TS_T_COUNT;
-
-    buf_add(b, "        \"x-generated\": ", 23);
-    buf_json_str(b, "generated by " GEN_BY_TERMS "; do not edit it here: edit the table, then "
-                 GEN_REFRESH);
-    buf_printf(b, ",\n        \"type\": \"object\",\n        \"description\": ");
-    {
-        char d[256];
-
-        snprintf(d, sizeof d, "The text of each number of %s that has one: its value rounded, "
-                 "with its unit, as the dashboard and the CLI show it.", ts_term_objs[o].path);
-        buf_json_str(b, d);
-    }
-    buf_printf(b, ",\n        \"properties\": {\n");
-    for (size_t i = 0; i < TS_T_COUNT; i++) {
-        const ts_term_def *d = &ts_terms[i];
-        gen_buf desc = { NULL, 0, 0 };
-
-        if (d->obj != o || d->shape != TS_TERM_MAP)
-            continue;
-        buf_printf(&desc, "%s: %s Formula: %s.", d->label, d->doc, d->formula);
-        buf_printf(b, "%s          ", first ? "" : ",\n");
-        buf_json_str(b, d->key);
-        buf_printf(b, ": {\n            \"type\": \"string\",\n            \"description\": ");
-        buf_json_str(b, desc.p);
-        buf_printf(b, "\n          }");
-        free(desc.p);
-        first = false;
-        last = i;
-    }
-    buf_printf(b, "\n        },\n        \"required\": [\n");
-    for (size_t i = 0; i < TS_T_COUNT; i++) {
-        if (ts_terms[i].obj != o || ts_terms[i].shape != TS_TERM_MAP)
-            continue;
-        buf_printf(b, "          ");
-        buf_json_str(b, ts_terms[i].key);
-        buf_printf(b, "%s\n", i == last ? "" : ",");
-    }
-    buf_printf(b, "        ],\n        \"additionalProperties\": false\n");
-}
-
-/* Every "<Name>Human" schema rewritten from the table, in the table's
- * object order; every other byte copied. */
-static void openapi_terms_splice(const char *src_path, const gen_buf *src, gen_buf *out)
-{
-    const char *s = src->p;
-    size_t end = src->len;
-    size_t schemas = find_line(s, 0, end, "    \"schemas\": {");
-    size_t at = 0;
-
-    if (schemas == SIZE_MAX)
-        die("%s: no line '    \"schemas\": {' (components.schemas at indent 4)", src_path);
-    for (int o = 0; o < TS_TO_COUNT; o++) {
-        char anchor[96];
-        size_t open, close;
-
-        if (ts_term_objs[o].schema == NULL)
-            continue;
-        snprintf(anchor, sizeof anchor, "      \"%s\": {", ts_term_objs[o].schema);
-        open = find_line(s, schemas, end, anchor);
-        if (open == SIZE_MAX || open < at)
-            die("%s: schema %s not found at indent 6 after the previous one "
-                "(the order of ts_term_objs[])", src_path, ts_term_objs[o].schema);
-        close = find_close(s, open, end, 6, '}');
-        if (close == SIZE_MAX)
-            die("%s: schema %s is not closed at indent 6", src_path, ts_term_objs[o].schema);
-        buf_add(out, s + at, next_line(s, open) - at);
-        openapi_human_schema(out, (ts_term_obj)o);
-        at = close;
-    }
-    buf_add(out, s + at, end - at);
-}
-
-/* Problem.x-problem-types from api/ts_problems.def: slug -> status,
- * title, in the table's order; every other byte copied. */
-static void openapi_problems_splice(const char *src_path, const gen_buf *src, gen_buf *out)
-{
-    const char *s = src->p;
-    size_t end = src->len;
-    size_t open = find_line(s, 0, end, "        \"x-problem-types\": {");
-    size_t close;
-    const ts_api_problem_type *t;
-
-    if (open == SIZE_MAX)
-        die("%s: no line '        \"x-problem-types\": {' (Problem, indent 8)", src_path);
-    close = find_close(s, open, end, 8, '}');
-    if (close == SIZE_MAX)
-        die("%s: Problem.x-problem-types is not closed at indent 8", src_path);
-    buf_add(out, s, next_line(s, open));
-    for (size_t i = 0; (t = ts_api_problem_type_at(i)) != NULL; i++) {
-        buf_printf(out, "          ");
-        buf_json_str(out, t->slug);
-        buf_printf(out, ": {\n            \"status\": %u,\n            \"title\": ", t->status);
-        buf_json_str(out, t->title);
-        buf_printf(out, "\n          }%s\n", ts_api_problem_type_at(i + 1) != NULL ? "," : "");
-    }
-    buf_add(out, s + close, end - close);
 }
 
 /* web/terms.js: the table for the dashboard (labels, docs, formulas of
@@ -1126,21 +704,7 @@ static void fields_js(gen_buf *b)
 
 static void generate(const char *kind, const char *src, const char *words, gen_buf *out)
 {
-    if (strcmp(kind, "openapi") == 0) {
-        gen_buf in = { NULL, 0, 0 };
-
-        if (src == NULL)
-            die("openapi needs the source openapi.json");
-        gen_buf mid = { NULL, 0, 0 }, mid2 = { NULL, 0, 0 };
-
-        read_file(src, &in);
-        openapi_splice(src, &in, &mid);
-        openapi_terms_splice(src, &mid, &mid2);
-        openapi_problems_splice(src, &mid2, out);
-        free(in.p);
-        free(mid.p);
-        free(mid2.p);
-    } else if (strcmp(kind, "dict") == 0) {
+    if (strcmp(kind, "dict") == 0) {
         dict(out, words);
     } else if (strcmp(kind, "docs-stub") == 0) {
         docs_stub(src, out);
@@ -1159,20 +723,9 @@ static void generate(const char *kind, const char *src, const char *words, gen_b
     } else if (strcmp(kind, "cli-terms") == 0) {
         cli_terms_c(out);
     } else {
-        die("unknown kind '%s' (openapi, dict, md, cli-c, cli-help, fields-js, terms-js, "
+        die("unknown kind '%s' (dict, md, cli-c, cli-help, fields-js, terms-js, "
             "terms-md, cli-terms)", kind);
     }
-}
-
-/* 1-based number of the first line where a and b differ. */
-static size_t first_diff_line(const gen_buf *a, const gen_buf *b)
-{
-    size_t line = 1;
-
-    for (size_t i = 0; i < a->len && i < b->len && a->p[i] == b->p[i]; i++)
-        if (a->p[i] == '\n')
-            line++;
-    return line;
 }
 
 int main(int argc, char **argv)
@@ -1180,28 +733,15 @@ int main(int argc, char **argv)
     gen_buf out = { NULL, 0, 0 };
 
     if ((argc == 5 || argc == 6) && strcmp(argv[1], "check") == 0) {
-        gen_buf committed = { NULL, 0, 0 };
-        int rc = 0;
+        int rc;
 
-        read_file(argv[3], &committed);
-        generate(argv[2], argv[3], argc == 6 ? argv[5] : NULL, &out);
+        generate(argv[2], NULL, argc == 6 ? argv[5] : NULL, &out);
         write_out(argv[4], &out);
-        if (committed.len != out.len || memcmp(committed.p, out.p, out.len) != 0) {
-            fprintf(stderr,
-                    "%s is stale: it differs from the registry from line %zu.\n"
-                    "  see:     diff -u %s %s\n"
-                    "  refresh: " GEN_REFRESH " (then commit %s)\n",
-                    argv[3], first_diff_line(&committed, &out), argv[3], argv[4],
-                    argv[3]);
-            rc = 1;
-        } else {
-            printf("%s is up to date with the registry\n", argv[3]);
-        }
-        free(committed.p);
+        rc = gen_check_committed(argv[3], out.p != NULL ? out.p : "", out.len, argv[4], GEN_REFRESH);
         free(out.p);
         return rc;
     }
-    if (argc == 4 && (strcmp(argv[1], "openapi") == 0 || strcmp(argv[1], "docs-stub") == 0)) {
+    if (argc == 4 && strcmp(argv[1], "docs-stub") == 0) {
         generate(argv[1], argv[2], NULL, &out);
         write_out(argv[3], &out);
     } else if (argc == 3 || (argc == 4 && strcmp(argv[1], "dict") == 0)) {
@@ -1209,7 +749,7 @@ int main(int argc, char **argv)
         write_out(argv[2], &out);
     } else {
         fprintf(stderr,
-                "usage: ts_gen_fields openapi SRC OUT | dict OUT [WORDS] | md OUT | cli-c OUT\n"
+                "usage: ts_gen_fields dict OUT [WORDS] | md OUT | cli-c OUT\n"
                 "       ts_gen_fields cli-help OUT | docs-stub SRC OUT | fields-js OUT\n"
                 "       ts_gen_fields terms-js OUT | terms-md OUT | cli-terms OUT\n"
                 "       ts_gen_fields check KIND COMMITTED OUT [WORDS]\n");

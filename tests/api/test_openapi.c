@@ -614,7 +614,7 @@ START_TEST(test_examples)
             /* the documented answer is the one the api gives today, so
              * a formula change cannot leave stale numbers in the spec */
             ck_assert_msg(json_equal(got, doc), "%s: documented 200 example differs "
-                          "from the api's answer; regenerate it", what);
+                          "from the api's answer; regenerate it: ninja -C BUILD regen-openapi", what);
             json_decref(got);
             ts_api_response_free(&r);
             free(body);
