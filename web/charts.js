@@ -47,23 +47,23 @@ function fillOf(svg, t) {
 }
 
 /* Text on a chart with a white halo, so it reads on bars and gridlines. */
-function label(attrs, text) {
+export function label(attrs, text) {
     return el('text', { 'paint-order': 'stroke', stroke: '#fff', 'stroke-width': 4, 'stroke-linejoin': 'round', ...attrs }, text);
 }
 
-function el(name, attrs, text) {
+export function el(name, attrs, text) {
     const node = document.createElementNS(SVG_NS, name);
     for (const [k, v] of Object.entries(attrs || {})) if (v !== null && v !== undefined) node.setAttribute(k, String(v));
     if (text !== undefined) node.textContent = text;
     return node;
 }
 
-function titled(node, text) {
+export function titled(node, text) {
     node.appendChild(el('title', {}, text));
     return node;
 }
 
-function clear(svg) {
+export function clear(svg) {
     while (svg.firstChild) svg.removeChild(svg.firstChild);
 }
 
@@ -94,7 +94,7 @@ export function watchWidths(cb) {
     onWidths = cb;
 }
 
-function widthOf(svg, fallback) {
+export function widthOf(svg, fallback) {
     let w = widths.get(svg);
     if (!w) {
         w = Math.round(svg.getBoundingClientRect().width);
@@ -105,7 +105,7 @@ function widthOf(svg, fallback) {
 }
 
 /* GiB axis ticks: 1, 2 or 5 times a power of ten, about five of them. */
-function niceStep(max) {
+export function niceStep(max) {
     const raw = max / 5;
     const p = Math.pow(10, Math.floor(Math.log10(raw)));
     for (const m of [1, 2, 5, 10]) {
@@ -319,30 +319,6 @@ export function drawSweep(svg, sweep, hbm, runDp, fixed, hbmText) {
             `at dp = ${last.dp}, ${fmtBytes(flatSum)} of the ${fmtBytes(last.total)} is ${list}, which more dp does not shard at this ZeRO stage.`;
     }
     return `${fitText}${held} Every doubling of dp up to ${last.dp} still saves at least 5% per GPU.`;
-}
-
-/* Step-time breakdown as one horizontal stacked bar (seconds). parts:
- * [{ key, label, value }]. */
-const STEP_COLORS = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#7a7a7a', '#F0E442'];
-export function drawStepBar(svg, parts) {
-    clear(svg);
-    const W = widthOf(svg, 640), H = 56;
-    svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
-    const ps = parts.filter((p) => isNum(p.value) && p.value > 0);
-    const sum = ps.reduce((a, p) => a + p.value, 0);
-    if (!(sum > 0)) return [];
-    let x = 0;
-    const out = [];
-    ps.forEach((p, i) => {
-        const w = (p.value / sum) * (W - 20);
-        const color = STEP_COLORS[i % STEP_COLORS.length];
-        const r = el('rect', { x: 10 + x, y: 8, width: Math.max(0.5, w), height: 36, fill: color, stroke: '#fff', 'stroke-width': 1, 'data-part': p.key });
-        titled(r, `${p.label}: ${p.text}`);
-        svg.appendChild(r);
-        x += w;
-        out.push({ ...p, color });
-    });
-    return out;
 }
 
 /* ------------------------------------------------------------------ */

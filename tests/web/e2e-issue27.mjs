@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { FIELD_BY_NAME, parseField } from '../../web/form.js';
+import { fmtPct } from '../../web/format.js';
 import {
     LLAMA3_8B_HF, PHONE, STEP_TIMEOUT_MS, api, assertNoOverflow, auditState, auditStateCheck, check, consoleProblems, env, log,
     newContext, overlaps, runSuite, setField, text, waitForBody, watch,
@@ -47,6 +48,51 @@ async function settled(page, status = 'ready') {
         return r.dataset.status === s && !r.hasAttribute('aria-busy') && r.dataset.request;
     }, status, { timeout: STEP_TIMEOUT_MS });
     return JSON.parse(await page.locator('#results').getAttribute('data-request'));
+}
+
+/* Where a step's time goes (issue 27): one segment per part of
+ * compute.step that takes time, in the order they add up, each as long as
+ * its seconds on the scale that puts the step-time mark at
+ * compute.step_time; the axis ticks on that scale too; the shares in the
+ * titles and the caption are the API's seconds over its step time. */
+const STEP_KEYS = ['compute', 'recompute', 'tp_comm', 'pp_bubble', 'dp_comm', 'cp_comm', 'ep_comm', 'optimizer', 'offload'];
+async function checkStepBar(page, c, close) {
+    const g = await page.locator('#step-bar').evaluate((svg) => {
+        const mark = svg.querySelector('line[data-step-time]');
+        const vb = svg.viewBox.baseVal;
+        return {
+            segs: [...svg.querySelectorAll('rect[data-part]')].map((r) => ({ key: r.dataset.part, x: r.x.baseVal.value, w: r.width.baseVal.value, title: r.textContent })),
+            end: mark ? mark.x1.baseVal.value : null,
+            ticks: [...svg.querySelectorAll('line[data-tick]')].map((l) => [Number(l.dataset.tick), l.x1.baseVal.value]),
+            total: (svg.querySelector('[data-step-label]') || {}).textContent,
+            /* every text inside the drawing (a phone's too) */
+            outside: [...svg.querySelectorAll('text')].filter((t) => {
+                const b = t.getBBox();
+                return b.x < -0.5 || b.x + b.width > vb.width + 0.5;
+            }).map((t) => t.textContent),
+        };
+    });
+    const total = c.step_time.value;
+    const want = STEP_KEYS.filter((k) => c.step[k] > 0);
+    assert.deepEqual(g.segs.map((x) => x.key), want, 'one segment per part that takes time');
+    assert.ok(g.end !== null, 'the step time is marked');
+    const x0 = g.segs[0].x, k = (g.end - x0) / total;
+    let acc = 0;
+    for (const sg of g.segs) {
+        const v = c.step[sg.key];
+        close(sg.x, x0 + acc * k, `step part ${sg.key} starts where the one before ends`);
+        close(sg.w, v * k, `step part ${sg.key}: ${v} s`);
+        assert.ok(sg.title.includes(c.step.human[sg.key]) && sg.title.includes(fmtPct(v / total)), `${sg.key} title: ${sg.title}`);
+        acc += v;
+    }
+    close(acc * k, total * k, 'the parts add up to the step time');
+    assert.ok(g.ticks.length >= 3, `${g.ticks.length} axis ticks`);
+    for (const [t, x] of g.ticks) close(x, x0 + t * k, `tick at ${t} s`);
+    assert.equal(g.total, `step time ${c.step_time.human}`);
+    assert.deepEqual(g.outside, [], 'texts inside the chart');
+    const cap = await text(page, '#step-cap');
+    for (const key of want) assert.ok(cap.includes(`${c.step.human[key]} (${fmtPct(c.step[key] / total)})`), `caption: ${key} in ${cap}`);
+    for (const key of want) assert.equal(await text(page, `#step-${key}`), c.step.human[key]);
 }
 
 async function main({ base, browser }) {
@@ -532,10 +578,7 @@ async function main({ base, browser }) {
         const scap = await text(page, '#stage-cap');
         assert.ok(scap.includes(`the worst is stage ${m.worst_stage}`), scap);
         for (const s of m.stages) assert.ok(scap.includes(`stage ${s.stage} ${s.total_human}`), scap);
-        /* the step-time bar: one segment per part, lengths in proportion */
-        const seg = await page.locator('#step-bar rect[data-part]').evaluateAll((rs) => rs.map((x) => [x.dataset.part, x.width.baseVal.value]));
-        const s0 = seg[0];
-        for (const [key, w] of seg) close(w, c.step[key] * (s0[1] / c.step[s0[0]]), `step part ${key}`);
+        await checkStepBar(page, c, close);
         /* the memory bar too */
         const mb = await page.locator('#mem-bar rect[data-term]').evaluateAll((rs) => rs.map((x) => [x.dataset.term, x.width.baseVal.value]));
         for (const [key, w] of mb) close(w, m[key].value * (mb[0][1] / m[mb[0][0]].value), `memory term ${key}`);
@@ -555,6 +598,12 @@ async function main({ base, browser }) {
         await page.keyboard.press('Shift+Tab');
         await page.keyboard.press('Tab');
         assert.equal(await page.evaluate(() => document.activeElement.id), 'stage-bars', 'reached with Tab');
+        /* on a phone the step bar is drawn to its width, still to the numbers */
+        await page.setViewportSize(PHONE);
+        await page.waitForFunction(() => document.getElementById('step-bar').viewBox.baseVal.width < 420, null, { timeout: STEP_TIMEOUT_MS });
+        await checkStepBar(page, c, close);
+        await assertNoOverflow(page, 'phone, the pictures');
+        await page.setViewportSize({ width: 1366, height: 900 });
     });
 
     await check('27 pictures: wall-clock vs GPUs from the sweep, on log scales, drawn to the API\'s numbers', async () => {
