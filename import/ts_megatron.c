@@ -47,7 +47,7 @@
 
 #include "ts_megatron_int.h"
 
-int mega_set_i(ts_import *im, ts_json_fi fi, int64_t v, mega_id id, ts_api_err *err)
+int mega_set_i(ts_import *im, ts_field_id fi, int64_t v, mega_id id, ts_api_err *err)
 {
     char origin[TS_IMPORT_ORIGIN_LEN];
 
@@ -55,7 +55,7 @@ int mega_set_i(ts_import *im, ts_json_fi fi, int64_t v, mega_id id, ts_api_err *
     return ts_import_set_int(im, fi, v, TS_SRC_MEGATRON, origin, err);
 }
 
-int mega_set_b(ts_import *im, ts_json_fi fi, bool v, const char *why, ts_api_err *err)
+int mega_set_b(ts_import *im, ts_field_id fi, bool v, const char *why, ts_api_err *err)
 {
     char origin[TS_IMPORT_ORIGIN_LEN];
 
@@ -63,7 +63,7 @@ int mega_set_b(ts_import *im, ts_json_fi fi, bool v, const char *why, ts_api_err
     return ts_import_set_bool(im, fi, v, TS_SRC_MEGATRON, origin, err);
 }
 
-int mega_set_s(ts_import *im, ts_json_fi fi, const char *v, const char *why,
+int mega_set_s(ts_import *im, ts_field_id fi, const char *v, const char *why,
                ts_api_err *err)
 {
     char origin[TS_IMPORT_ORIGIN_LEN];
@@ -75,7 +75,7 @@ int mega_set_s(ts_import *im, ts_json_fi fi, const char *v, const char *why,
 /* Integer flags that map one to one. */
 static int emit_direct(ts_import *im, const mega_val *v, ts_api_err *err)
 {
-    static const struct { mega_id id; ts_json_fi fi; } direct[] = {
+    static const struct { mega_id id; ts_field_id fi; } direct[] = {
         { M_NUM_LAYERS, TS_FI_LAYERS }, { M_HIDDEN, TS_FI_HIDDEN },
         { M_HEADS, TS_FI_HEADS }, { M_SEQ, TS_FI_SEQ }, { M_MICRO, TS_FI_MICRO_BATCH },
         { M_GLOBAL, TS_FI_GLOBAL_BATCH }, { M_TP, TS_FI_TP }, { M_PP, TS_FI_PP },

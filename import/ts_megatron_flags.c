@@ -86,7 +86,7 @@ const mega_flag mega_flags[M_COUNT] = {
 
 /* The request member a flag's value feeds (for "the request gives it"):
  * the range member, else these. */
-static ts_json_fi mega_target(mega_id id)
+static ts_field_id mega_target(mega_id id)
 {
     switch (id) {
     case M_TRAIN_ITERS:
@@ -167,7 +167,7 @@ static void int_range(const mega_flag *f, int64_t *lo, int64_t *hi)
     *lo = 0;
     *hi = MEGA_INT_MAX;
     if (f->range != TS_FI_COUNT) {
-        const ts_api_field *rf = &ts_json_fields[f->range].f;
+        const ts_api_field *rf = &ts_fields[f->range];
 
         /* integer members: whole bounds, none exclusive */
         *lo = (int64_t)rf->minimum;
@@ -229,7 +229,7 @@ static int unknown_value(const ts_import *im, mega_id id, const ts_shell_word *f
                          const ts_shell_word *v, mega_val *vals, ts_api_err *err)
 {
     char why[TS_API_DETAIL_LEN / 2];
-    ts_json_fi fi = mega_target(id);
+    ts_field_id fi = mega_target(id);
 
     if (id == M_TOK_TYPE || id == M_TOK_MODEL || id == M_VOCAB_FILE || id == M_MERGE_FILE) {
         /* Decided with the vocabulary: --vocab-size may make it moot. */

@@ -41,7 +41,7 @@ typedef enum mega_id {
 typedef struct mega_flag {
     const char *name;   /* without the leading "--" */
     mega_kind kind;
-    ts_json_fi range;   /* MK_INT only */
+    ts_field_id range;   /* MK_INT only */
     int64_t lo;         /* MK_INT only */
 } mega_flag;
 
@@ -69,9 +69,9 @@ int mega_scan(const ts_import *im, const ts_shell_cmd *c, mega_val *vals, ts_api
               ts_api_err *err);
 
 /* ts_megatron.c: a request member from a flag, named in its origin */
-int mega_set_i(ts_import *im, ts_json_fi fi, int64_t v, mega_id id, ts_api_err *err);
-int mega_set_b(ts_import *im, ts_json_fi fi, bool v, const char *why, ts_api_err *err);
-int mega_set_s(ts_import *im, ts_json_fi fi, const char *v, const char *why, ts_api_err *err);
+int mega_set_i(ts_import *im, ts_field_id fi, int64_t v, mega_id id, ts_api_err *err);
+int mega_set_b(ts_import *im, ts_field_id fi, bool v, const char *why, ts_api_err *err);
+int mega_set_s(ts_import *im, ts_field_id fi, const char *v, const char *why, ts_api_err *err);
 
 /* ts_megatron_shape.c: the model's shape; hf: an hf_config gave it. */
 int mega_emit_shape(ts_import *im, const mega_val *v, bool hf, ts_api_notes *notes,

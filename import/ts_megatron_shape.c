@@ -200,7 +200,7 @@ static int pad_vocab(ts_import *im, const mega_val *v, int64_t vocab, const char
                      int64_t tp, ts_api_notes *notes, ts_api_err *err)
 {
     int64_t div = v[M_VOCAB_DIV].set ? v[M_VOCAB_DIV].i : 128;
-    int64_t hi = (int64_t)ts_json_fields[TS_FI_VOCAB].f.maximum;
+    int64_t hi = (int64_t)ts_fields[TS_FI_VOCAB].maximum;
     int64_t mult = 0, padded = 0;
     char origin[TS_IMPORT_ORIGIN_LEN];
 
