@@ -70,8 +70,8 @@ void ts_reply_answered(ts_req *rq, unsigned status, size_t len)
 /* Queue r.  With keep, a queued response is handed to the caller (its
  * reference) instead of being released: the answer cache holds it. */
 enum MHD_Result ts_reply_queue_keep(ts_server *s, struct MHD_Connection *c,
-                                  ts_req *rq, const ts_reply *r,
-                                  struct MHD_Response **keep)
+                                    ts_req *rq, const ts_reply *r,
+                                    struct MHD_Response **keep)
 {
     struct MHD_Response *resp =
         MHD_create_response_from_buffer(r->len, r->body, r->mode);
@@ -94,7 +94,7 @@ enum MHD_Result ts_reply_queue_keep(ts_server *s, struct MHD_Connection *c,
 }
 
 enum MHD_Result ts_reply_queue(ts_server *s, struct MHD_Connection *c,
-                             ts_req *rq, const ts_reply *r)
+                               ts_req *rq, const ts_reply *r)
 {
     return ts_reply_queue_keep(s, c, rq, r, NULL);
 }
@@ -120,17 +120,17 @@ static ts_reply api_reply(ts_api_response *ar, int rc, const char *allow)
 
 /* Send an api response, taking over its malloc'd body. */
 enum MHD_Result ts_reply_api_keep(ts_server *s, struct MHD_Connection *c,
-                                      ts_req *rq, ts_api_response *ar, int rc,
-                                      const char *allow,
-                                      struct MHD_Response **keep)
+                                  ts_req *rq, ts_api_response *ar, int rc,
+                                  const char *allow,
+                                  struct MHD_Response **keep)
 {
     ts_reply r = api_reply(ar, rc, allow);
     return ts_reply_queue_keep(s, c, rq, &r, keep);
 }
 
 enum MHD_Result ts_reply_api(ts_server *s, struct MHD_Connection *c,
-                                 ts_req *rq, ts_api_response *ar, int rc,
-                                 const char *allow)
+                             ts_req *rq, ts_api_response *ar, int rc,
+                             const char *allow)
 {
     return ts_reply_api_keep(s, c, rq, ar, rc, allow, NULL);
 }
@@ -139,8 +139,8 @@ enum MHD_Result ts_reply_api(ts_server *s, struct MHD_Connection *c,
  * problem-type table (api/ts_problem.c), so the server and the api cannot
  * give one type two statuses or two titles. */
 enum MHD_Result ts_reply_problem(ts_server *s, struct MHD_Connection *c,
-                                     ts_req *rq, ts_problem slug, const char *detail,
-                                     const char *allow)
+                                 ts_req *rq, ts_problem slug, const char *detail,
+                                 const char *allow)
 {
     ts_api_response ar;
     memset(&ar, 0, sizeof ar);
@@ -151,9 +151,9 @@ enum MHD_Result ts_reply_problem(ts_server *s, struct MHD_Connection *c,
 /* A problem answer after which the connection is closed: the bytes that
  * follow (an unread body, a smuggled request) are never parsed. */
 enum MHD_Result ts_reply_problem_close(ts_server *s,
-                                           struct MHD_Connection *c,
-                                           ts_req *rq, ts_problem slug,
-                                           const char *detail)
+                                       struct MHD_Connection *c,
+                                       ts_req *rq, ts_problem slug,
+                                       const char *detail)
 {
     ts_api_response ar;
     memset(&ar, 0, sizeof ar);
@@ -167,7 +167,7 @@ enum MHD_Result ts_reply_problem_close(ts_server *s,
  * them (issue 22).  Retry-After (RFC 9110 10.2.3) in seconds: the api's
  * work budget keeps one request under a second. */
 enum MHD_Result ts_reply_busy(ts_server *s, struct MHD_Connection *c,
-                                  ts_req *rq)
+                              ts_req *rq)
 {
     char detail[160];
     snprintf(detail, sizeof detail,
@@ -182,7 +182,7 @@ enum MHD_Result ts_reply_busy(ts_server *s, struct MHD_Connection *c,
 }
 
 enum MHD_Result ts_reply_too_big(ts_server *s, struct MHD_Connection *c,
-                                     ts_req *rq)
+                                 ts_req *rq)
 {
     char detail[96];
     snprintf(detail, sizeof detail,
@@ -192,7 +192,7 @@ enum MHD_Result ts_reply_too_big(ts_server *s, struct MHD_Connection *c,
 }
 
 enum MHD_Result ts_reply_not_found(ts_server *s, struct MHD_Connection *c,
-                                       ts_req *rq)
+                                   ts_req *rq)
 {
     rq->route = s->r_other;
     return ts_reply_problem(s, c, rq, TS_PROB_NOT_FOUND,
@@ -200,8 +200,8 @@ enum MHD_Result ts_reply_not_found(ts_server *s, struct MHD_Connection *c,
 }
 
 enum MHD_Result ts_reply_const(ts_server *s, struct MHD_Connection *c,
-                                   ts_req *rq, unsigned status,
-                                   const char *body, size_t len)
+                               ts_req *rq, unsigned status,
+                               const char *body, size_t len)
 {
     ts_reply r = {
         .status = status,

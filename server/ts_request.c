@@ -293,8 +293,8 @@ void ts_request_on_expired(void *cls, bool pressure)
 }
 
 void ts_request_on_connection(void *cls, struct MHD_Connection *c,
-                          void **socket_context,
-                          enum MHD_ConnectionNotificationCode toe)
+                              void **socket_context,
+                              enum MHD_ConnectionNotificationCode toe)
 {
     ts_server *s = cls;
     if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
