@@ -643,6 +643,16 @@ void ts_step_loss_bytes(double logits, double *fwd, double *bwd);
  * core/ts_step.c. */
 void ts_step_fp8_cast(double tok, double h, double F, double t, double kv_dim, bool gated,
                       double top_k, double P_l, double weight_div, double *fwd, double *bwd);
+/* LoRA / QLoRA (core/ts_step.c).  Dequantisation traffic of one frozen
+ * linear of `params` weights with in_el input and out_el output elements,
+ * bytes per micro-batch forward and backward (0 for a bf16 base). */
+void ts_step_dequant_bytes(ts_quant q, double params, double in_el, double out_el, double *fwd,
+                           double *bwd);
+/* Seconds of one frozen linear (m x k by k x n, forward and dgrad only)
+ * and, when adapted, its rank-`rank` adapter pair, at peak * core FLOP/s
+ * and `mem` bytes/s (bf16 operands). */
+void ts_step_lora_linear_s(double m, double n, double k, int64_t rank, bool adapted, ts_quant q,
+                           double peak, double core, double mem, double *fwd, double *bwd);
 /* True when the run's CUDA toolkit predates Hopper's wgmma (cuda < 12 on
  * sm_90): matmuls then reach at most 2/3 of the dense peak. */
 /* Pipeline bubble fraction (p - 1) / (m * v). */

@@ -169,6 +169,9 @@ typedef struct ts_step_hw {
     double net;       /* one-way NCCL bus bandwidth per GPU across nodes */
     double pcie;
     double gemm_flops, gemm_ideal; /* FLOPs and their time at peak*core: efficiency */
+    bool frozen;      /* LoRA: the linears' weights are frozen (no wgrad GEMM) */
+    ts_quant quant;   /* storage of frozen weights: dequantised around each GEMM */
+    double xops_f, xops_b; /* extra kernels (dequant, adapters) for the launch floor */
 } ts_step_hw;
 
 /* One GEMM at the run's achieved rates: inputs at the compute
@@ -179,17 +182,189 @@ static double ts_step_gemm_at(double m, double n, double k, const ts_step_hw *hw
            (hw->opb * (m * k + k * n) + 2.0 * m * n) / hw->mem;
 }
 
-/* Forward GEMM, and its two backward GEMMs (dgrad M x K x N, wgrad K x N x M). */
+static void ts_step_frozen_gemm(ts_step_hw *hw, double m, double n, double k, double count,
+                                double *fwd, double *bwd);
+
+/* Forward GEMM, and its two backward GEMMs (dgrad M x K x N, wgrad K x N x M).
+ * A frozen weight (LoRA's base) has only the first two. */
 static void ts_step_gemm3(ts_step_hw *hw, double m, double n, double k,
                           double count, double *fwd, double *bwd)
 {
-    double f = ts_step_gemm_at(m, n, k, hw) * count;
-    double b = (ts_step_gemm_at(m, k, n, hw) + ts_step_gemm_at(k, n, m, hw)) * count;
+    double f, b;
 
+    if (hw->frozen) {
+        ts_step_frozen_gemm(hw, m, n, k, count, fwd, bwd);
+        return;
+    }
+    f = ts_step_gemm_at(m, n, k, hw) * count;
+    b = (ts_step_gemm_at(m, k, n, hw) + ts_step_gemm_at(k, n, m, hw)) * count;
     *fwd += f;
     *bwd += b;
     hw->gemm_flops += 6.0 * m * n * k * count;
     hw->gemm_ideal += f + b;
+}
+
+/* ---- LoRA and QLoRA ---------------------------------------------- */
+
+/* Dequantisation traffic of one frozen linear of `params` weights, with
+ * in_el input and out_el output elements, per micro-batch, in bytes.
+ *   nf4 (QLoRA): bitsandbytes' MatMul4Bit dequantises the whole weight to
+ *     the compute dtype before its forward GEMM and again before its dgrad
+ *     (bitsandbytes/autograd/_functions.py@012c6606, MatMul4Bit.forward
+ *     and .backward: F.dequantize_4bit, then linear / matmul): each pass
+ *     reads the packed 4 bits and the double-quantised absmax
+ *     (ts_quant_bytes) and writes 2 B per weight.  Memory-bound.
+ *   int8 (LLM.int8, MatMul8bitLt in the same file, frozen int8 weights):
+ *     forward, the input is quantised row- and column-wise (double_quant:
+ *     read 2, write 1 + 1) and put in the col32 layout (1 + 1) per input
+ *     element; the int32 GEMM result (4 B, 2 more than bf16) is
+ *     dequantised by mm_dequant (read 4, write 2) per output element; the
+ *     weight's tiled layout is cached after the first call.  Backward,
+ *     the output gradient is quantised (read 2, write 1 + 1) and the
+ *     weight brought back to 16 bits for the dgrad: undo_layout's two
+ *     int8 copies (1 + 1 each), the cast (1 + 2), the in-place scale
+ *     (2 + 2), 10 B per weight. */
+void ts_step_dequant_bytes(ts_quant q, double params, double in_el, double out_el, double *fwd,
+                           double *bwd)
+{
+    *fwd = 0;
+    *bwd = 0;
+    if (q == TS_QUANT_NF4) {
+        *fwd = params * (ts_quant_bytes(q) + 2.0);
+        *bwd = *fwd;
+    } else if (q == TS_QUANT_INT8) {
+        *fwd = 6.0 * in_el + 8.0 * out_el;
+        *bwd = 4.0 * out_el + 10.0 * params;
+    }
+}
+
+/* A frozen linear: PEFT sets requires_grad False on the base weights
+ * (LoraModel._mark_only_adapters_as_trainable, src/peft/tuners/lora/
+ * model.py), so autograd runs its forward and dgrad GEMMs and skips the
+ * wgrad one; a quantised base adds its dequantisation (memory-bound,
+ * outside the GEMM efficiency). */
+static void ts_step_frozen_gemm(ts_step_hw *hw, double m, double n, double k, double count,
+                                double *fwd, double *bwd)
+{
+    double f = ts_step_gemm_at(m, n, k, hw) * count;
+    double b = ts_step_gemm_at(m, k, n, hw) * count;
+    double df, db;
+
+    hw->gemm_flops += 4.0 * m * n * k * count;
+    hw->gemm_ideal += f + b;
+    ts_step_dequant_bytes(hw->quant, n * k, m * k, m * n, &df, &db);
+    if (df > 0 || db > 0) {
+        f += count * df / hw->mem;
+        b += count * db / hw->mem;
+        hw->xops_f += count * (hw->quant == TS_QUANT_INT8 ? 3.0 : 1.0);
+        hw->xops_b += count * (hw->quant == TS_QUANT_INT8 ? 5.0 : 1.0);
+    }
+    *fwd += f;
+    *bwd += b;
+}
+
+/* The adapter pair of one adapted matrix (in k, out n) over m tokens:
+ * A (k -> rank) and B (rank -> n) are thin GEMMs, forward and both
+ * backward GEMMs each (they train); ts_step_gemm_at's roofline makes them
+ * bandwidth-bound at small ranks.  PEFT's LoRA Linear.forward adds
+ * lora_B(lora_A(dropout(x))) * scaling to the base output (peft@5fe7f8f8
+ * tuners/lora/layer.py, Linear.forward): the scale (read 2n, write 2n)
+ * and the out-of-place add (read 4n, write 2n) per token; backward scales
+ * the gradient (4n) and autograd sums the two input gradients, base dgrad
+ * and A's (read 4k, write 2k).  Under hf the input is cast to the fp32
+ * adapters' dtype first (_cast_input_dtype: read 2k, write 4k; its
+ * backward casts the gradient back, 6k).  lora_dropout > 0 would copy the
+ * input once more per adapted matrix; trainsize has no input for it. */
+static void ts_step_adapter(const ts_run *r, ts_step_hw *hw, double m, double n, double k,
+                            double count, double *fwd, double *bwd)
+{
+    double rank = (double)r->lora_rank;
+    double cast = r->framework == TS_FW_HF ? 6.0 * k : 0.0;
+    ts_step_hw a = *hw;
+
+    a.frozen = false;
+    ts_step_gemm3(&a, m, rank, k, count, fwd, bwd);
+    ts_step_gemm3(&a, m, n, rank, count, fwd, bwd);
+    hw->gemm_flops = a.gemm_flops;
+    hw->gemm_ideal = a.gemm_ideal;
+    *fwd += count * m * (10.0 * n + cast) / hw->mem;
+    *bwd += count * m * (4.0 * n + 6.0 * k + cast) / hw->mem;
+    hw->xops_f += count * (4.0 + (cast > 0 ? 1.0 : 0.0));
+    hw->xops_b += count * (6.0 + (cast > 0 ? 1.0 : 0.0));
+}
+
+/* Every adapter of one layer on one GPU (its tp slice): q, k, v (or the
+ * fused qkv), o, gate, up, down as lora_targets says; a two-matrix MLP
+ * has no gate (core/ts_lora.c).  MoE: each local expert's MLP matrices
+ * over its tokens. */
+static void ts_step_lora_layer(const ts_run *r, ts_step_hw *hw, double tok, double kv_dim,
+                               double mlp_tok, double mlp_count, double *fwd, double *bwd)
+{
+    const ts_model *md = &r->model;
+    unsigned tg = r->lora_targets;
+    double t = (double)r->tp, h = (double)md->hidden;
+    double F = (double)(md->ffn > 0 ? md->ffn : 4 * md->hidden);
+
+    if (tg & TS_LORA_Q)
+        ts_step_adapter(r, hw, tok, h / t, h, 1, fwd, bwd);
+    if (tg & TS_LORA_K)
+        ts_step_adapter(r, hw, tok, kv_dim, h, 1, fwd, bwd);
+    if (tg & TS_LORA_V)
+        ts_step_adapter(r, hw, tok, kv_dim, h, 1, fwd, bwd);
+    if (tg & TS_LORA_QKV)
+        ts_step_adapter(r, hw, tok, h / t + 2.0 * kv_dim, h, 1, fwd, bwd);
+    if (tg & TS_LORA_O)
+        ts_step_adapter(r, hw, tok, h, h / t, 1, fwd, bwd);
+    if (md->gated && (tg & TS_LORA_GATE))
+        ts_step_adapter(r, hw, mlp_tok, F / t, h, mlp_count, fwd, bwd);
+    if (tg & TS_LORA_UP)
+        ts_step_adapter(r, hw, mlp_tok, F / t, h, mlp_count, fwd, bwd);
+    if (tg & TS_LORA_DOWN)
+        ts_step_adapter(r, hw, mlp_tok, h, F / t, mlp_count, fwd, bwd);
+}
+
+/* Adapter parameters of one layer on one GPU: A (r x in) and B (out x r)
+ * per adapted matrix, as ts_memory.c counts them, the tp slice; experts'
+ * adapters split over ep with their experts. */
+static double ts_step_lora_layer_params(const ts_run *r)
+{
+    const ts_model *md = &r->model;
+    unsigned tg = r->lora_targets;
+    double rk = (double)r->lora_rank, h = (double)md->hidden;
+    double F = (double)(md->ffn > 0 ? md->ffn : 4 * md->hidden);
+    double kvd = (double)(md->kv_heads > 0 ? md->kv_heads : md->heads) * h / (double)md->heads;
+    double E = md->experts > 1 ? (double)md->experts / (double)r->ep : 1.0;
+    double attn = rk * (((tg & TS_LORA_Q) ? h + h : 0) + ((tg & TS_LORA_K) ? h + kvd : 0) +
+                        ((tg & TS_LORA_V) ? h + kvd : 0) + ((tg & TS_LORA_O) ? h + h : 0) +
+                        ((tg & TS_LORA_QKV) ? h + h + 2.0 * kvd : 0));
+    double mlp = rk * E * ((md->gated && (tg & TS_LORA_GATE) ? h + F : 0) +
+                           ((tg & TS_LORA_UP) ? h + F : 0) + ((tg & TS_LORA_DOWN) ? F + h : 0));
+
+    return (attn + mlp) / (double)r->tp;
+}
+
+/* One frozen linear (m x k input, n outputs) and, when adapted, its
+ * adapter pair, at the given rates (bf16 operands), seconds forward and
+ * backward: the same code the layer model runs, exposed for tests. */
+void ts_step_lora_linear_s(double m, double n, double k, int64_t rank, bool adapted, ts_quant q,
+                           double peak, double core, double mem, double *fwd, double *bwd)
+{
+    ts_step_hw hw = { 0 };
+    ts_run r;
+
+    ts_run_defaults(&r);
+    r.lora_rank = rank;
+    hw.peak = peak;
+    hw.core = core;
+    hw.mem = mem;
+    hw.opb = 2.0;
+    hw.frozen = true;
+    hw.quant = q;
+    *fwd = 0;
+    *bwd = 0;
+    ts_step_gemm3(&hw, m, n, k, 1, fwd, bwd);
+    if (adapted && rank > 0)
+        ts_step_adapter(&r, &hw, m, n, k, 1, fwd, bwd);
 }
 
 typedef struct ts_step_layer {
@@ -261,6 +436,39 @@ void ts_step_fp8_cast(double tok, double h, double F, double t, double kv_dim, b
     *bwd = 4.0 * out_el;
 }
 
+/* Elementwise bytes an eager Hugging Face transformers layer moves beyond
+ * the fused kernels counted in ts_step_layer_cost, forward, per
+ * micro-batch (transformers src/transformers/models/llama/
+ * modeling_llama.py@00227283, the modules ts_memory.c's hf activations
+ * follow):
+ *   LlamaRMSNorm: to fp32 (read 2, write 4), pow (4 + 4), mean (read 4),
+ *     scale by rsqrt (4 + 4), back to bf16 (4 + 2), times the weight
+ *     (2 + 2): 36 B per element where one fused norm moves 4: +32, twice;
+ *   apply_rotary_pos_emb on q and k: q * cos (2 + 2), rotate_half's
+ *     negated half (1 + 1) and cat (2 + 2), * sin (2 + 2), the sum
+ *     (4 + 2): 20 B per element against the fused 4: +16;
+ *   LlamaMLP: act_fn(gate) * up as two kernels, silu (2 + 2) and the
+ *     product (4 + 2): 10 B per F element against the fused 6: +4;
+ *   repeat_kv (grouped K/V expanded to every head for SDPA): read the kv
+ *     width, write the full width, K and V;
+ *   the attention output made contiguous for o_proj (2 + 2 per element).
+ * Backward moves about twice that, as for the fused kernels.  Each
+ * unfused piece is a kernel of its own: ~22 more launches a pass (+2 for
+ * repeat_kv). */
+static double ts_step_hf_eager(const ts_model *md, double tok, double t, double kv_dim, double F,
+                               double k_mlp, ts_step_hw *hw)
+{
+    double h = (double)md->hidden;
+    bool gqa = kv_dim < h / t;
+    double b = tok * (2.0 * 32.0 * h + 16.0 * (h / t + kv_dim) +
+                      (md->gated ? 4.0 * k_mlp * F / t : 0.0) +
+                      (gqa ? 2.0 * (2.0 * kv_dim + 2.0 * h / t) : 0.0) + 4.0 * h / t);
+
+    hw->xops_f += 22.0 + (gqa ? 2.0 : 0.0);
+    hw->xops_b += 22.0 + (gqa ? 2.0 : 0.0);
+    return b;
+}
+
 static void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o)
 {
     const ts_model *md = &r->model;
@@ -279,6 +487,7 @@ static void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o
     double S, alpha_tp, bw_tp;
 
     *o = (ts_step_layer){ 0 };
+    hw->xops_f = hw->xops_b = 0; /* dequant, adapter and eager kernels, counted as costed */
 
     /* Attention projections. */
     ts_step_gemm3(hw, tok, h / t + 2.0 * kv_gpu * dh, h, 1, &f, &bw);
@@ -296,6 +505,16 @@ static void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o
     } else {
         ts_step_gemm3(hw, tok, (md->gated ? 2.0 : 1.0) * F / t, h, 1, &f, &bw);
         ts_step_gemm3(hw, tok, h, F / t, 1, &f, &bw);
+    }
+
+    /* LoRA adapters on the targeted matrices (the base linears above are
+     * frozen: hw->frozen). */
+    if (r->lora_rank > 0 && hw->frozen) {
+        double kk = moe ? (double)(md->top_k > 0 ? md->top_k : 1) : 1.0;
+        double E = moe ? (double)md->experts : 1.0;
+
+        ts_step_lora_layer(r, hw, tok, kv_gpu * dh, moe ? tok * kk * e / E : tok, moe ? E / e : 1.0,
+                           &f, &bw);
     }
 
     /* Attention core. */
@@ -317,6 +536,7 @@ static void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o
 
         ah.peak = hw->attn_peak;
         ah.opb = 2.0;
+        ah.frozen = false; /* activations on both sides: both grads */
         ts_step_gemm3(&ah, sq, s, dh, heads, &fw, &bk);
         ts_step_gemm3(&ah, sq, dh, s, heads, &fw, &bk);
         hw->gemm_flops = ah.gemm_flops;
@@ -332,6 +552,9 @@ static void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o
     elem_f = tok_h * h * 2.0 * (2.0 * 2.0 + 2.0 * 3.0 + (r->dropout ? 2.0 * 2.5 : 0.0)) +
              tok * (F / t) * 2.0 * (md->gated ? 3.0 : 2.0) * (moe ? (double)(md->top_k > 0 ? md->top_k : 1) : 1.0) +
              tok * (h / t + kv_gpu * dh) * 2.0 * 2.0;
+    if (r->framework == TS_FW_HF)
+        elem_f += ts_step_hf_eager(md, tok, t, kv_gpu * dh, F, moe ? (double)(md->top_k > 0 ? md->top_k : 1) : 1.0,
+                                   hw);
     elem_f /= hw->mem;
 
     /* Weight-sized traffic every micro-batch, beyond the GEMMs' own
@@ -356,6 +579,16 @@ static void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o
         else
             extra = 3.0 * gb;
         o->wtraffic = P_l * extra / hw->mem;
+        if (hw->frozen) {
+            /* LoRA: only the adapters have grads; ZeRO-3 / FSDP still
+             * gathers the frozen weights (at their storage width) before
+             * forward and backward. */
+            double ad = ts_step_lora_layer_params(r);
+            double fb = ts_quant_bytes(r->frozen_precision);
+
+            o->wtraffic = ((r->zero >= 3 ? 2.0 * fb * P_l : 0.0) + ad * (extra - (r->zero >= 3 ? 2.0 * wb : 0.0))) /
+                          hw->mem;
+        }
         if (r->compute_precision == TS_PREC_FP8) {
             double mb = (double)r->global_batch / ((double)r->dp * (double)r->micro_batch);
             double kk = moe ? (double)(md->top_k > 0 ? md->top_k : 1) : 1.0;
@@ -382,8 +615,9 @@ static void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o
         double attn_ops = r->attention == TS_ATTN_EAGER ? (r->dropout ? 4.0 : 3.0) : 1.0;
         double elem_ops = 6.0 + (r->dropout ? 2.0 : 0.0) +
                           (r->compute_precision == TS_PREC_FP8 ? 4.0 : 0.0); /* one cast per GEMM input / grad */
-        double lf = (gemms + attn_ops + elem_ops) * TS_STEP_LAUNCH_S;
-        double lb = (2.0 * gemms + attn_ops + elem_ops) * TS_STEP_LAUNCH_S;
+        double lf = (gemms + attn_ops + elem_ops + hw->xops_f) * TS_STEP_LAUNCH_S;
+        double lb = ((hw->frozen ? 1.0 : 2.0) * gemms + attn_ops + elem_ops + hw->xops_b) *
+                    TS_STEP_LAUNCH_S;
 
         if (o->fwd < lf)
             o->fwd = lf;
@@ -485,8 +719,15 @@ static void ts_step_head_cost(const ts_run *r, ts_step_hw *hw, double *fwd, doub
     double f = 0, b = 0;
 
     *tp = 0;
-    if (V > 0)
+    if (V > 0) {
+        /* Under LoRA the head is frozen but not quantised (bitsandbytes
+         * and PEFT leave lm_head in 16 bits). */
+        ts_quant q = hw->quant;
+
+        hw->quant = TS_QUANT_BF16;
         ts_step_gemm3(hw, tok, V / t, h, 1, &f, &b);
+        hw->quant = q;
+    }
     {
         double lf, lb;
 
@@ -576,7 +817,7 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
     const ts_gpu *g = &r->gpu;
     ts_step_hw hw;
     ts_step_layer ly;
-    double m, tokens_step, gpus, P_gpu, P_train, n_dp, wb, gb, t_opt, t_off = 0;
+    double m, tokens_step, gpus, P_gpu, P_train, P_gather_b, n_dp, wb, gb, t_opt, t_off = 0;
     double t_mb_max = 0, t_mb_sum = 0, fwd_max = 0, bwd_max = 0;
     double comp_max = 0, rec_max = 0, tp_max = 0, cp_max = 0, ep_max = 0;
     double tp_hid_max = 0, cp_hid_max = 0;
@@ -630,6 +871,10 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
               : g->net_bw > 0 ? g->net_bw : TS_STEP_NET_DEFAULT) * TS_STEP_LINK_EFF;
     hw.pcie = g->pcie_bw > 0 ? g->pcie_bw : TS_STEP_PCIE_DEFAULT;
     hw.gemm_flops = hw.gemm_ideal = 0;
+    /* LoRA: the base is frozen (and stored at frozen_precision). */
+    hw.frozen = r->lora_rank > 0 && p->from_shape && r->optimizer != TS_OPT_NONE;
+    hw.quant = r->frozen_precision;
+    hw.xops_f = hw.xops_b = 0;
     if (!(hw.peak > 0) || !(hw.core > 0))
         return TS_EINCOMPAT;
     out->nvlink_bw = hw.nvlink;
@@ -649,6 +894,18 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
     P_gpu = (p->dense / ((double)r->tp * (double)r->pp)) +
             p->expert / ((double)r->tp * (double)r->pp * (double)r->ep);
     P_train = P_gpu * r->trainable_fraction;
+    if (hw.frozen) {
+        /* LoRA: the adapters are all that trains (reduced, stepped); the
+         * frozen base is gathered at its storage width under ZeRO-3. */
+        double emb = (p->embedding + p->output_head) / ((double)r->tp * (double)r->pp);
+        double ad = ts_step_lora_layer_params(r) * (double)r->model.layers / (double)r->pp;
+
+        P_train = ad;
+        P_gather_b = (P_gpu - emb) * ts_quant_bytes(r->frozen_precision) +
+                     emb * ts_step_bytes(r->precision) + ad * ts_step_bytes(r->precision);
+    } else {
+        P_gather_b = P_gpu * ts_step_bytes(r->precision);
+    }
     n_dp_i = r->dp * r->cp;
     n_dp = (double)n_dp_i;
     stages = r->pp;
@@ -800,7 +1057,7 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
                            : ((double)per_node * hw.net < hw.nvlink ? (double)per_node * hw.net
                                                                    : hw.nvlink);
         al = in_node_dp ? TS_STEP_ALPHA_NVLINK : TS_STEP_ALPHA_NET;
-        ag_w = ts_step_allgather_s(P_gpu * wb, n_dp_i, bw_dp, al);
+        ag_w = ts_step_allgather_s(P_gather_b, n_dp_i, bw_dp, al);
         rs_g = ts_step_allgather_s(P_train * gb, n_dp_i, bw_dp, al);
         ar = ts_step_allreduce_s(P_train * gb, n_dp_i, bw_dp, al);
         stage_factor = out->from_shape ? (double)ts_step_stage_layers(r, 0) : 1.0;
@@ -808,7 +1065,7 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
             stage_factor = 1;
         /* One layer's collectives and compute, for FSDP's per-layer schedule. */
         nl = stage_factor;
-        ag_l = ts_step_allgather_s(P_gpu * wb / nl, n_dp_i, bw_dp, al);
+        ag_l = ts_step_allgather_s(P_gather_b / nl, n_dp_i, bw_dp, al);
         rs_l = ts_step_allgather_s(P_train * gb / nl, n_dp_i, bw_dp, al);
         f_l = fwd_max / nl;
         b_l = bwd_max / nl;

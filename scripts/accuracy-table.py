@@ -5,7 +5,8 @@ Runs the validation programs in --sources mode over every validation
 table and prints one Markdown table: per source, the memory rows (peak
 memory, |error| median and max) and the step-time rows (median, max and
 mean signed error).  The held-back step-time rows (step_time_heldback.json,
-not looked at while modelling) and the held-back memory rows
+step_time_lora_heldback.json and step_time_nemo_a100_heldback.json, not
+looked at while modelling) and the held-back memory rows
 (memory_runs_heldback.json) are lines of their own.
 
   accuracy-table.py BUILD_DIR                 print the table
@@ -23,8 +24,10 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 VAL = os.path.join(HERE, "..", "tests", "validation")
 BEGIN, END = "<!-- accuracy-table:begin -->", "<!-- accuracy-table:end -->"
-STEP_FILES = ["step_time.json", "step_time_llmfoundry.json", "step_time_sources.json"]
-HELD = "step_time_heldback.json"
+STEP_FILES = ["step_time.json", "step_time_llmfoundry.json", "step_time_sources.json",
+              "step_time_lora.json", "step_time_nemo_a100.json"]
+HELD = ["step_time_heldback.json", "step_time_lora_heldback.json",
+        "step_time_nemo_a100_heldback.json"]
 MEM_FILES = ["memory_runs.json", "memory_runs_hf.json"]
 MEM_HELD = "memory_runs_heldback.json"
 
@@ -56,8 +59,9 @@ def table(build):
     for f in STEP_FILES:
         for o, n, med, mx, mean in run(build, "step_time_check", f):
             slot(o)["step"] = (n, med, mx, mean)
-    for o, n, med, mx, mean in run(build, "step_time_check", HELD):
-        slot(o + ", held back")["step"] = (n, med, mx, mean)
+    for f in HELD:
+        for o, n, med, mx, mean in run(build, "step_time_check", f):
+            slot(o + ", held back")["step"] = (n, med, mx, mean)
     lines = ["| Source | Memory rows | Memory median | Memory max | Step rows | Step median | Step max | Step mean |",
              "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for name in order:

@@ -5,7 +5,7 @@
  * the answer's texts where it has them (the memory terms, HBM); axes and
  * the sweep's points, which have none, are formatted here.
  */
-import { fmtBytes, fmtPct, fmtSeconds, isNum, tick, labelOf, textOf, valueOf } from './format.js';
+import { byteScale, fmtBytes, fmtPct, fmtSeconds, isNum, tick, labelOf, textOf, valueOf } from './format.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
@@ -47,23 +47,23 @@ function fillOf(svg, t) {
 }
 
 /* Text on a chart with a white halo, so it reads on bars and gridlines. */
-function label(attrs, text) {
+export function label(attrs, text) {
     return el('text', { 'paint-order': 'stroke', stroke: '#fff', 'stroke-width': 4, 'stroke-linejoin': 'round', ...attrs }, text);
 }
 
-function el(name, attrs, text) {
+export function el(name, attrs, text) {
     const node = document.createElementNS(SVG_NS, name);
     for (const [k, v] of Object.entries(attrs || {})) if (v !== null && v !== undefined) node.setAttribute(k, String(v));
     if (text !== undefined) node.textContent = text;
     return node;
 }
 
-function titled(node, text) {
+export function titled(node, text) {
     node.appendChild(el('title', {}, text));
     return node;
 }
 
-function clear(svg) {
+export function clear(svg) {
     while (svg.firstChild) svg.removeChild(svg.firstChild);
 }
 
@@ -94,7 +94,7 @@ export function watchWidths(cb) {
     onWidths = cb;
 }
 
-function widthOf(svg, fallback) {
+export function widthOf(svg, fallback) {
     let w = widths.get(svg);
     if (!w) {
         w = Math.round(svg.getBoundingClientRect().width);
@@ -104,8 +104,8 @@ function widthOf(svg, fallback) {
     return Math.round(Math.max(300, Math.min(1000, w > 0 ? w : fallback)));
 }
 
-/* GiB axis ticks: 1, 2 or 5 times a power of ten, about five of them. */
-function niceStep(max) {
+/* Axis ticks: 1, 2 or 5 times a power of ten, about five of them. */
+export function niceStep(max) {
     const raw = max / 5;
     const p = Math.pow(10, Math.floor(Math.log10(raw)));
     for (const m of [1, 2, 5, 10]) {
@@ -113,8 +113,6 @@ function niceStep(max) {
     }
     return 10 * p;
 }
-
-const GIB = 1024 * 1024 * 1024;
 
 /*
  * Horizontal stacked bar of the per-GPU terms of an answer's memory object
@@ -156,16 +154,17 @@ export function drawMemoryBar(svg, mem) {
         fill: 'none', stroke: '#111', 'stroke-width': 1,
     }));
 
-    /* axis in GiB */
-    const step = niceStep(max / GIB);
-    for (let g = 0; g * GIB <= max; g += step) {
-        const gx = sx(g * GIB);
+    /* axis in GiB or GB, as the page writes memory */
+    const u = byteScale();
+    const step = niceStep(max / u.size);
+    for (let g = 0; g * u.size <= max; g += step) {
+        const gx = sx(g * u.size);
         svg.appendChild(el('line', { x1: gx, x2: gx, y1: top + barH, y2: top + barH + 5, stroke: '#444' }));
         svg.appendChild(el('text', {
             x: gx, y: top + barH + 18, 'text-anchor': 'middle', 'font-size': 11, fill: '#333',
         }, tick(g)));
     }
-    svg.appendChild(el('text', { x: W - right, y: H - 4, 'text-anchor': 'end', 'font-size': 11, fill: '#333' }, 'GiB per GPU'));
+    svg.appendChild(el('text', { x: W - right, y: H - 4, 'text-anchor': 'end', 'font-size': 11, fill: '#333' }, `${u.name} per GPU`));
 
     if (isNum(hbm) && hbm > 0) {
         const hx = sx(hbm);
@@ -223,17 +222,18 @@ export function drawSweep(svg, sweep, hbm, runDp, fixed, hbmText) {
     const barW = Math.max(4, slot * 0.7);
     const sy = (v) => top + plotH - (v / maxV) * plotH;
 
-    /* y axis in GiB */
-    const step = niceStep(maxV / GIB);
-    for (let g = 0; g * GIB <= maxV; g += step) {
-        const gy = sy(g * GIB);
+    /* y axis in GiB or GB */
+    const u = byteScale();
+    const step = niceStep(maxV / u.size);
+    for (let g = 0; g * u.size <= maxV; g += step) {
+        const gy = sy(g * u.size);
         svg.appendChild(el('line', { x1: left, x2: W - right, y1: gy, y2: gy, stroke: '#ddd' }));
         svg.appendChild(el('text', { x: left - 6, y: gy + 4, 'text-anchor': 'end', 'font-size': 11, fill: '#333' }, tick(g)));
     }
     svg.appendChild(el('text', {
         x: 14, y: top + plotH / 2, 'font-size': 11, fill: '#333', 'text-anchor': 'middle',
         transform: `rotate(-90 14 ${top + plotH / 2})`,
-    }, 'GiB per GPU'));
+    }, `${u.name} per GPU`));
 
     /* where doubling dp stops paying: the first point whose next
      * (larger) dp saves less than 5% of its per-GPU total */
@@ -319,30 +319,6 @@ export function drawSweep(svg, sweep, hbm, runDp, fixed, hbmText) {
             `at dp = ${last.dp}, ${fmtBytes(flatSum)} of the ${fmtBytes(last.total)} is ${list}, which more dp does not shard at this ZeRO stage.`;
     }
     return `${fitText}${held} Every doubling of dp up to ${last.dp} still saves at least 5% per GPU.`;
-}
-
-/* Step-time breakdown as one horizontal stacked bar (seconds). parts:
- * [{ key, label, value }]. */
-const STEP_COLORS = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#7a7a7a', '#F0E442'];
-export function drawStepBar(svg, parts) {
-    clear(svg);
-    const W = widthOf(svg, 640), H = 56;
-    svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
-    const ps = parts.filter((p) => isNum(p.value) && p.value > 0);
-    const sum = ps.reduce((a, p) => a + p.value, 0);
-    if (!(sum > 0)) return [];
-    let x = 0;
-    const out = [];
-    ps.forEach((p, i) => {
-        const w = (p.value / sum) * (W - 20);
-        const color = STEP_COLORS[i % STEP_COLORS.length];
-        const r = el('rect', { x: 10 + x, y: 8, width: Math.max(0.5, w), height: 36, fill: color, stroke: '#fff', 'stroke-width': 1, 'data-part': p.key });
-        titled(r, `${p.label}: ${p.text}`);
-        svg.appendChild(r);
-        x += w;
-        out.push({ ...p, color });
-    });
-    return out;
 }
 
 /* ------------------------------------------------------------------ */

@@ -4,10 +4,11 @@
  * legends and table heads they share.  Every figure is the API's text for
  * it (format.js textOf), labelled by the output-terms table.
  */
-import { TERMS, drawDays, drawMemoryBar, drawPhases, drawStages, drawStepBar, drawSweep, timedPoints } from './charts.js';
+import { TERMS, drawDays, drawMemoryBar, drawPhases, drawStages, drawSweep, timedPoints } from './charts.js';
 import { $, clearNode, fig, fill, h } from './dom.js';
 import { DASH, fmtBytes, fmtPct, fmtSeconds, isNum, labelOf, textOf, valueOf } from './format.js';
-import { CKPT_WASTE_WARN, PHASE, STAGE, STEP, TIER, page } from './state.js';
+import { CKPT_WASTE_WARN, PHASE, STAGE, TIER, page } from './state.js';
+import { renderStep } from './stepbar.js';
 import { worstStage } from './verdict.js';
 
 /* The columns of the stage and tier tables: members of those objects. */
@@ -76,11 +77,6 @@ export function renderMemory(m) {
     }
 }
 
-/* step breakdown members, in the order they add up (labels: the terms table) */
-export const STEP_PARTS = ['compute', 'recompute', 'tp_comm', 'pp_bubble', 'dp_comm', 'cp_comm', 'ep_comm', 'optimizer', 'offload'];
-/* the sums beside the parts; other step members are not times */
-export const STEP_SUMS = ['exposed_comm', 'overlapped_comm', 'pp_p2p'];
-
 /* Cost without a price: the API answers 0.00 USD; the page says there is
  * no price instead (issue 27, item 7). */
 export function costText(c, inputs) {
@@ -144,29 +140,7 @@ export function renderCompute(c, inputs) {
     }
     fill($('#compute-figs'), rows);
 
-    /* where a step's time goes */
-    const step = c.step && typeof c.step === 'object' ? c.step : null;
-    $('#step-block').hidden = !step;
-    if (!step) return;
-    const parts = [];
-    for (const key of STEP_PARTS) {
-        if (step[key] === undefined) continue;
-        parts.push({ key, label: labelOf(STEP, key), value: valueOf(step, STEP, key), text: textOf(step, STEP, key) });
-    }
-    const drawn = drawStepBar($('#step-bar'), parts);
-    const srows = drawn.map((p) => {
-        const r = fig(`step-${p.key}`, step, STEP, p.key);
-        r[0].prepend(h('span', { class: `swatch sw-step-${drawn.indexOf(p)}`, 'aria-hidden': 'true' }));
-        return r;
-    });
-    for (const key of STEP_SUMS) {
-        if (!isNum(valueOf(step, STEP, key))) continue;
-        srows.push(fig(`step-${key}`, step, STEP, key));
-    }
-    fill($('#step-figs'), srows);
-    $('#step-cap').textContent = drawn.length
-        ? `One step: ${drawn.map((p) => `${p.label.toLowerCase()} ${p.text}`).join(', ')}.`
-        : 'The answer has no step breakdown.';
+    renderStep(c);
 }
 
 export function renderCheckpoint(k) {

@@ -654,6 +654,124 @@ START_TEST(test_stream_bandwidth)
 }
 END_TEST
 
+/* ---- LoRA and QLoRA (issue 26) ------------------------------------ */
+
+/* One frozen 1000 x 200 by 200 x 300 linear at 1 FLOP/s and unbounded
+ * bandwidth, so seconds are FLOPs: forward 2 x 1000 x 300 x 200 =
+ * 1.2e8; backward the dgrad alone, 1.2e8 (full training adds the wgrad,
+ * another 1.2e8).  With its rank-8 adapter: A 1000 x 200 -> 8 is
+ * 2 x 1000 x 8 x 200 = 3.2e6 forward, B 1000 x 8 -> 300 is
+ * 2 x 1000 x 300 x 8 = 4.8e6; both train, so backward doubles them:
+ * forward 1.28e8, backward 1.2e8 + 1.6e7 = 1.36e8. */
+START_TEST(test_lora_no_wgrad)
+{
+    double f, b;
+
+    ts_step_lora_linear_s(1000, 300, 200, 8, false, TS_QUANT_BF16, 1, 1, 1e300, &f, &b);
+    REL_CLOSE(f, 1.2e8, 1e-12);
+    REL_CLOSE(b, 1.2e8, 1e-12);
+    ts_step_lora_linear_s(1000, 300, 200, 8, true, TS_QUANT_BF16, 1, 1, 1e300, &f, &b);
+    REL_CLOSE(f, 1.28e8, 1e-12);
+    REL_CLOSE(b, 1.36e8, 1e-12);
+}
+END_TEST
+
+/* Dequantisation traffic, by hand.  NF4 (bitsandbytes MatMul4Bit): each
+ * of forward and backward reads 0.5 B + 1/64 B (8-bit absmax per 64) +
+ * 4/(64 x 256) B (fp32 absmax per 256 blocks) and writes 2 B per weight:
+ * 1e6 weights, 2,515,869.140625 B each way.  LLM.int8 (MatMul8bitLt), 1e6
+ * weights, 1000 input and 2000 output elements: forward 6 x 1000 +
+ * 8 x 2000 = 22,000 B; backward 4 x 2000 + 10 x 1e6 = 10,008,000 B.  A
+ * bf16 base moves nothing extra.  At 1 B/s and unbounded FLOP/s the
+ * linear's NF4 seconds exceed its bf16 seconds by exactly those bytes. */
+START_TEST(test_dequant_bytes)
+{
+    double f, b, f0, b0;
+
+    ts_step_dequant_bytes(TS_QUANT_NF4, 1e6, 1000, 2000, &f, &b);
+    REL_CLOSE(f, 2515869.140625, 1e-12);
+    REL_CLOSE(b, 2515869.140625, 1e-12);
+    ts_step_dequant_bytes(TS_QUANT_INT8, 1e6, 1000, 2000, &f, &b);
+    REL_CLOSE(f, 22000.0, 1e-12);
+    REL_CLOSE(b, 10008000.0, 1e-12);
+    ts_step_dequant_bytes(TS_QUANT_BF16, 1e6, 1000, 2000, &f, &b);
+    ck_assert(f == 0 && b == 0);
+    /* m 1, n 1000, k 1000: 1e6 weights. */
+    ts_step_lora_linear_s(1, 1000, 1000, 8, false, TS_QUANT_BF16, 1e300, 1, 1, &f0, &b0);
+    ts_step_lora_linear_s(1, 1000, 1000, 8, false, TS_QUANT_NF4, 1e300, 1, 1, &f, &b);
+    REL_CLOSE(f - f0, 2515869.140625, 1e-9);
+    REL_CLOSE(b - b0, 2515869.140625, 1e-9);
+}
+END_TEST
+
+static void lora_run(ts_run *r)
+{
+    ts_run_defaults(r);
+    r->model.layers = 4;
+    r->model.hidden = 1024;
+    r->model.heads = 16;
+    r->model.kv_heads = 16;
+    r->model.ffn = 4096;
+    r->model.vocab = 32000;
+    r->model.gated = false;
+    r->seq = 4096; /* 16,384 tokens a micro-batch: well above the launch floor */
+    r->micro_batch = 4;
+    r->global_batch = 4;
+    r->gpus = 1;
+    r->dp = 1;
+    r->zero = 0;
+    r->lora_rank = 8;
+    r->lora_targets = TS_LORA_ALL_LINEAR;
+}
+
+/* A QLoRA step costs its LoRA twin plus the dequantisation of every
+ * layer linear, forward and backward, and the forward's again when full
+ * recompute redoes it; the output head stays in 16 bits.  Layer linears:
+ * QKV 1024 x 3072, out 1024 x 1024, fc1 1024 x 4096, fc2 4096 x 1024 =
+ * 12,582,912 weights, 2.515869... B each pass; 4 layers; one
+ * micro-batch; H100 SXM streaming at 2.90e12 B/s (the catalogue's
+ * BabelStream figure, test_stream_bandwidth). */
+START_TEST(test_qlora_dequant_step)
+{
+    ts_run r;
+    ts_step lo, q;
+    ts_error e;
+    double pass = 12582912.0 * (0.5 + 1.0 / 64.0 + 4.0 / 16384.0 + 2.0);
+
+    lora_run(&r);
+    ck_assert_int_eq(ts_step_estimate(&r, &lo, &e), TS_OK);
+    r.frozen_precision = TS_QUANT_NF4;
+    ck_assert_int_eq(ts_step_estimate(&r, &q, &e), TS_OK);
+    REL_CLOSE(q.step_time.value - lo.step_time.value, 4.0 * 2.0 * pass / 2.90e12, 1e-6);
+    r.recompute = TS_RECOMPUTE_FULL;
+    ck_assert_int_eq(ts_step_estimate(&r, &q, &e), TS_OK);
+    r.frozen_precision = TS_QUANT_BF16;
+    ck_assert_int_eq(ts_step_estimate(&r, &lo, &e), TS_OK);
+    REL_CLOSE(q.step_time.value - lo.step_time.value, 4.0 * 3.0 * pass / 2.90e12, 1e-6);
+}
+END_TEST
+
+/* Under LoRA only the adapters are stepped: the optimizer's time scales
+ * from the full model's by adapters / parameters.  Adapters, rank 8 on
+ * every linear of a two-matrix MLP model (no gate): q, k, v, o 8 x
+ * (1024 + 1024) each, fc1 and fc2 8 x (1024 + 4096) each = 147,456 a
+ * layer, 589,824 for 4 layers. */
+START_TEST(test_lora_optimizer_adapters)
+{
+    ts_run r;
+    ts_step full, lo;
+    ts_params p;
+    ts_error e;
+
+    lora_run(&r);
+    ck_assert_int_eq(ts_step_estimate(&r, &lo, &e), TS_OK);
+    r.lora_rank = 0;
+    ck_assert_int_eq(ts_step_estimate(&r, &full, &e), TS_OK);
+    ck_assert_int_eq(ts_model_params(&r.model, &p, &e), TS_OK);
+    REL_CLOSE(lo.optimizer / full.optimizer, 589824.0 / p.total, 1e-12);
+}
+END_TEST
+
 /* Issue 25: a warning whenever the pipeline bubble, the exposed
  * communication or the matmuls' shortfall from the GPU's rate (an
  * under-filled GPU) costs more than a quarter of the step, and only then. */
@@ -868,6 +986,10 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_fp8_matmul_rate);
     tcase_add_test(tc, test_fp8_attention_bf16);
     tcase_add_test(tc, test_stream_bandwidth);
+    tcase_add_test(tc, test_lora_no_wgrad);
+    tcase_add_test(tc, test_dequant_bytes);
+    tcase_add_test(tc, test_qlora_dequant_step);
+    tcase_add_test(tc, test_lora_optimizer_adapters);
     tcase_add_test(tc, test_search_70b_1024);
     tcase_add_test(tc, test_search_constraints);
     tcase_add_test(tc, test_search_errors);

@@ -167,9 +167,10 @@ int main(int argc, char **argv)
                        strstr(json_string_value(json_object_get(row, "source")), "llm-foundry") ? "llm-foundry" :
                        strstr(json_string_value(json_object_get(row, "source")), "Korthikanti") ? "Korthikanti T5" : "LLaMA");
             else
-                printf("| %s%s | %.2f s/step | %.2f s | %+.1f %% | %.2f s | %.2f s | Korthikanti T5 |\n", name,
+                printf("| %s%s | %.2f s/step | %.2f s | %+.1f %% | %.2f s | %.2f s | %s |\n", name,
                        assumed[i] ? " (assumed input)" : "",
-                       meas_s, pred_s, 100.0 * err, st.exposed_comm, st.pp_bubble - st.pp_p2p);
+                       meas_s, pred_s, 100.0 * err, st.exposed_comm, st.pp_bubble - st.pp_p2p,
+                       origin[i] != NULL ? origin[i] : "Korthikanti T5");
         } else {
             printf("%-44s measured %9.3f s/step  predicted %9.3f s  error %+6.1f %%%s%s\n"
                    "    compute %.3f recompute %.3f tp %.3f bubble %.3f (p2p %.3f) dp %.3f cp %.3f ep %.3f opt %.3f"
