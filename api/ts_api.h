@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "ts_fields.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -79,26 +81,12 @@ const char *const *ts_api_catalogues(void);
 
 /* ---- Request schema, for the OpenAPI test and documentation tools ---- */
 
-typedef enum ts_api_field_type {
-    TS_API_FIELD_INTEGER = 0,  /* integral JSON number (2, 2.0, 2e0); 1.5 is rejected */
-    TS_API_FIELD_NUMBER,       /* any finite JSON number */
-    TS_API_FIELD_BOOLEAN,      /* true or false */
-    TS_API_FIELD_STRING        /* an id or one of values[] */
-} ts_api_field_type;
-
-/* One member of the request object of the POST routes. */
-typedef struct ts_api_field {
-    const char *name;              /* "tp" */
-    ts_api_field_type type;
-    double minimum, maximum;       /* integer and number fields */
-    bool exclusive_minimum;        /* value must be > minimum */
-    bool exclusive_maximum;        /* value must be < maximum */
-    const char *const *values;     /* enum strings, NULL-terminated; NULL = free id */
-    bool nullable;                 /* null is accepted and means "not given" */
-    bool fit_only;                 /* accepted by POST /v1/fit (and /v1/search, but "solve") only */
-    bool search_only;              /* accepted by POST /v1/search only */
-    bool budget_only;              /* accepted by POST /v1/budget only */
-} ts_api_field;
+/* One member of the request object of the POST routes: a row of the
+ * core's field registry (core/ts_fields.h), whose first members are
+ * this description (name, type, minimum, maximum, exclusive_minimum,
+ * exclusive_maximum, values, nullable, fit_only, search_only,
+ * budget_only). */
+typedef struct ts_field ts_api_field;
 
 /* Request members that import a launch config instead of naming one
  * field ("hf_config", "deepspeed_config", "megatron_args"),

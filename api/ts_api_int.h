@@ -33,7 +33,7 @@
 /* Errors of the JSON layer                                            */
 /* ------------------------------------------------------------------ */
 
-#define TS_API_FIELD_LEN 256
+#define TS_FT_LEN 256
 #define TS_API_DETAIL_LEN 768
 
 /* One problem to report: becomes an application/problem+json body. */
@@ -41,7 +41,7 @@ typedef struct ts_api_err {
     ts_problem type;               /* api/ts_problems.def */
     unsigned status;               /* the type's, from the table: 400, 422, ... */
     const char *slug;              /* the type's, static: "unknown-field" */
-    char field[TS_API_FIELD_LEN];  /* JSON pointer "/tp", "" when none */
+    char field[TS_FT_LEN];  /* JSON pointer "/tp", "" when none */
     char detail[TS_API_DETAIL_LEN];
 } ts_api_err;
 
@@ -68,51 +68,6 @@ void ts_api_oom_response(ts_api_response *resp);
 /* Requests                                                            */
 /* ------------------------------------------------------------------ */
 
-/* Where a request member lands (the BIND column of core/ts_fields.def). */
-typedef enum ts_json_bind {
-    TS_BIND_INT64 = 0,  /* int64_t in ts_run at off */
-    TS_BIND_INT,        /* int in ts_run at off (zero) */
-    TS_BIND_NUM,        /* double in ts_run at off */
-    TS_BIND_PARAMS,     /* double, null = not given */
-    TS_BIND_BOOL,
-    TS_BIND_ENUM,       /* enum in ts_run at off: ints[i] for values[i] */
-    TS_BIND_HBM_GIB,    /* GiB onto gpu.hbm_bytes */
-    TS_BIND_PRESET,     /* "model": preset id or null */
-    TS_BIND_GPU,        /* catalogue id */
-    TS_BIND_HBM,        /* GB onto gpu.hbm_bytes */
-    TS_BIND_PEAK,       /* TFLOP/s onto the compute-precision peak */
-    TS_BIND_SOLVE,      /* fit extras: into ts_api_req */
-    TS_BIND_MAX_MB,
-    TS_BIND_MAX_GPUS,
-    TS_BIND_NUM_OPT,    /* double in ts_run at off; null or absent = 0 = "not given" */
-    TS_BIND_SEARCH,     /* search extras: into ts_api_req.search */
-    TS_BIND_BUDGET,     /* budget extras: into ts_api_req.budget */
-    TS_BIND_LORA_TARGETS /* LoRA target names onto the run's bit set (core/ts_lora.c) */
-} ts_json_bind;
-
-typedef struct ts_json_field {
-    ts_api_field f;     /* public description (first: ts_api_request_field) */
-    unsigned char nlen; /* strlen(f.name): the echo writes names unmeasured */
-    ts_json_bind kind;
-    size_t off;         /* offsetof(ts_run, ...) for the plain kinds */
-    const int *ints;    /* enums: the value of each f.values[i] */
-} ts_json_field;
-
-/* Index of every member in ts_json_fields[], one per entry of the
- * registry (core/ts_fields.def), in its order. */
-typedef enum ts_json_fi {
-#define TS_FIELD(ID, ...) TS_FI_##ID,
-#include "ts_fields.def"
-    TS_FI_COUNT
-} ts_json_fi;
-
-extern const ts_json_field ts_json_fields[TS_FI_COUNT];
-
-typedef enum ts_api_solve {
-    TS_API_SOLVE_NONE = 0,
-    TS_API_SOLVE_MICRO_BATCH,
-    TS_API_SOLVE_GPUS
-} ts_api_solve;
 
 /* Where a resolved input came from (the "inputs_source" answer member),
  * in the order they are applied: later ones override earlier ones. */
@@ -162,12 +117,12 @@ typedef struct ts_api_req {
     ts_api_notes notes;
     ts_run run;                  /* resolved (ts_run_resolve passed) */
     ts_run unresolved;           /* before resolution: what fit re-resolves */
-    ts_api_solve solve;
+    ts_fit_solve solve;
     int64_t max_micro_batch;     /* default 1024 */
     int64_t max_gpus;            /* default 65536 */
     ts_search_cfg search;        /* POST /v1/search: limits and fixed dimensions */
     ts_sizing_cfg budget;        /* POST /v1/budget: the budget in GPU-hours, mode, law */
-    ts_json_fi budget_field;     /* the budget member given (its pointer names errors) */
+    ts_field_id budget_field;     /* the budget member given (its pointer names errors) */
 } ts_api_req;
 
 /* Parse and validate body into req.  fit: the route is /v1/fit (accepts

@@ -27,10 +27,11 @@ const ts_field_group ts_field_groups[] = {
     { NULL, NULL }
 };
 
-/* The docs columns of the registry (core/ts_fields.def), per entry. */
+/* The docs columns of the registry (core/ts_fields.def), per row: the
+ * other columns are the runtime table's (core/ts_fields.c). */
 const ts_field_doc ts_field_docs[TS_FI_COUNT] = {
-#define TS_FIELD(ID, NAME, TYPE, SET, LO, HI, FLAGS, BIND, MEMBER, DEF, CHECK, ...) \
-    [TS_FI_##ID] = { __VA_ARGS__ },
+#define TS_FIELD(ID, NAME, TYPE, KIND, MEMBER, LO, HI, FLAGS, DEF, VALUES, ...) [ID] = { __VA_ARGS__ },
+#define TS_EXTRA(ID, NAME, TYPE, LO, HI, FLAGS, DEF, VALUES, ...) [ID] = { __VA_ARGS__ },
 #include "ts_fields.def"
 };
 

@@ -1,9 +1,10 @@
 /*
  * ts_fields_doc.h - the documentation half of the request-field registry.
  *
- * Both halves come from the same entries of core/ts_fields.def.
- * ts_json_fields[] (ts_json_in.c) says what a member is to the parser:
- * name, JSON type, range, enum values, where it lands.  ts_field_docs[]
+ * Both halves come from the same rows of core/ts_fields.def.
+ * ts_fields[] (core/ts_fields.h) says what a member is to the parser and
+ * the core: name, JSON type, range, enum values, where it lands, its
+ * default.  ts_field_docs[], index for index (TS_FI_*),
  * says what it means to people: the one-line doc (openapi.json's
  * "description"), unit, default, CLI help and dashboard group: an
  * entry's docs columns.  tests/tools (fields-docs) fails when an entry
@@ -11,8 +12,9 @@
  *
  * tools/ts_gen_fields.c reads both tables and writes every copy:
  * fuzz/api.dict, docs/fields.md, the CLI's option table and the
- * dashboard's form (web/fields.js; see README, "Contributing");
- * tools/ts_gen_openapi.c the request schemas of api/openapi.json.
+ * dashboard's form (web/fields.js; see docs/contributing.md, "Adding a
+ * request input"); tools/ts_gen_openapi.c the request schemas of
+ * api/openapi.json.
  */
 #ifndef TS_FIELDS_DOC_H
 #define TS_FIELDS_DOC_H
@@ -50,7 +52,7 @@ typedef struct ts_field_doc {
 extern const ts_field_doc ts_field_docs[TS_FI_COUNT];
 
 /* The import members (hf_config, ...: import/ts_import.c) sit outside
- * ts_json_fields[]: an object or a text, applied before the run's own
+ * ts_fields[]: an object or a text, applied before the run's own
  * members.  Indexed by TS_IMP_*; the name is ts_api_import_members()[i]. */
 typedef struct ts_import_doc {
     bool text;          /* a JSON string (YAML, a launch line); else an object */

@@ -2,15 +2,18 @@
  * ts_json_in.c - request body -> validated, resolved ts_run.
  *
  * One json_loadb() per request.  The object's members are walked by hand
- * against a single field table (name, JSON type, range, where it lands in
- * the ts_run), so that unknown members, wrong types and out-of-range
- * values are each reported with the member's JSON pointer before anything
- * reaches the core.  The table is expanded from the field registry
- * (core/ts_fields.def), like ts_field_docs[] (ts_fields_doc.c), the
- * core's defaults and range checks, and every generated copy
- * (tools/ts_gen_openapi: openapi.json; tools/ts_gen_fields: the fuzz
- * dictionary, the CLI's options; README, "Contributing").  It drives the "inputs" echo in
- * ts_json_out.c and is exported for the OpenAPI consistency test.
+ * against the core's field table (ts_fields[], core/ts_fields.h: name,
+ * JSON type, range, where it lands in the ts_run), so that unknown
+ * members, wrong types and out-of-range values are each reported with the
+ * member's JSON pointer before anything reaches the core.  The limits are
+ * the core's own (ts_run_resolve checks the same rows): generous sanity
+ * bounds that keep every product the core forms exact and finite;
+ * checking them here too gives the caller the JSON type and range in one
+ * place (and in openapi.json).  The same table drives the core's
+ * defaults and range checks, the "inputs" echo (ts_json_out.c), the docs
+ * (ts_fields_doc.c) and every generated copy (tools/ts_gen_openapi:
+ * openapi.json; tools/ts_gen_fields: the fuzz dictionary, the CLI's
+ * options, docs/fields.md, web/fields.js).
  *
  * Order of application: defaults, preset ("model"), GPU ("gpu"), every
  * other member, then hbm_gb / peak_tflops on top of the chosen GPU.
@@ -26,106 +29,9 @@
 #include "ts_catalogue.h"
 #include "ts_import.h"
 
-/* The table, one row per entry of core/ts_fields.def.  The limits are
- * the core's own (ts_run_resolve checks the same entries): generous
- * sanity bounds that keep every product the core forms exact and finite.
- * Checking them here too gives the caller the JSON type and range in one
- * place (and in openapi.json) before anything reaches the core. */
-#define TS_JTYPE_INTEGER TS_API_FIELD_INTEGER
-#define TS_JTYPE_NUMBER TS_API_FIELD_NUMBER
-#define TS_JTYPE_BOOLEAN TS_API_FIELD_BOOLEAN
-#define TS_JTYPE_STRING TS_API_FIELD_STRING
-#define TS_JTYPE_ENUM TS_API_FIELD_STRING
-/* An enum's names and values: file-scope compound literals (static). */
-#define TS_JNAME(c, s) s,
-#define TS_JINT(c, s) (int)(c),
-#define TS_JVALUES_ENUM(set) ((const char *const[]){ TS_VALUES_##set(TS_JNAME) NULL })
-#define TS_JINTS_ENUM(set) ((const int[]){ TS_VALUES_##set(TS_JINT) })
-#define TS_JVALUES_INTEGER(set) NULL
-#define TS_JVALUES_NUMBER(set) NULL
-#define TS_JVALUES_BOOLEAN(set) NULL
-#define TS_JVALUES_STRING(set) NULL
-#define TS_JINTS_INTEGER(set) NULL
-#define TS_JINTS_NUMBER(set) NULL
-#define TS_JINTS_BOOLEAN(set) NULL
-#define TS_JINTS_STRING(set) NULL
-/* The plain binders store at the member; the others have their own code. */
-#define TS_JOFF_INT64(m) offsetof(ts_run, m)
-#define TS_JOFF_INT(m) offsetof(ts_run, m)
-#define TS_JOFF_NUM(m) offsetof(ts_run, m)
-#define TS_JOFF_NUM_OPT(m) offsetof(ts_run, m)
-#define TS_JOFF_BOOL(m) offsetof(ts_run, m)
-#define TS_JOFF_ENUM(m) offsetof(ts_run, m)
-#define TS_JOFF_PARAMS(m) offsetof(ts_run, m)
-#define TS_JOFF_PRESET(m) 0
-#define TS_JOFF_GPU(m) 0
-#define TS_JOFF_HBM(m) 0
-#define TS_JOFF_HBM_GIB(m) 0
-#define TS_JOFF_PEAK(m) 0
-#define TS_JOFF_SOLVE(m) 0
-#define TS_JOFF_MAX_MB(m) 0
-#define TS_JOFF_MAX_GPUS(m) 0
-#define TS_JOFF_SEARCH(m) 0
-#define TS_JOFF_BUDGET(m) 0
-#define TS_JOFF_LORA_TARGETS(m) 0
-#define TS_FLAG(flags, f) (((flags) & (f)) != 0)
-
-const ts_json_field ts_json_fields[TS_FI_COUNT] = {
-#define TS_FIELD(ID, NAME, TYPE, SET, LO, HI, FLAGS, BIND, MEMBER, DEF, CHECK, ...) \
-    [TS_FI_##ID] = { { NAME, TS_JTYPE_##TYPE, LO, HI, TS_FLAG(FLAGS, TS_FF_XMIN), \
-                       TS_FLAG(FLAGS, TS_FF_XMAX), TS_JVALUES_##TYPE(SET), \
-                       TS_FLAG(FLAGS, TS_FF_NULL), TS_FLAG(FLAGS, TS_FF_FIT), \
-                       TS_FLAG(FLAGS, TS_FF_SEARCH), TS_FLAG(FLAGS, TS_FF_BUDGET) }, sizeof NAME - 1, \
-                     TS_BIND_##BIND, TS_JOFF_##BIND(MEMBER), TS_JINTS_##TYPE(SET) },
-#include "ts_fields.def"
-};
-
-/* The binders' C types match the members' (store() writes through them). */
-#define TS_JTYPEOK_INT64(m) _Generic(((ts_run *)0)->m, int64_t: 1, default: 0)
-#define TS_JTYPEOK_INT(m) _Generic(((ts_run *)0)->m, int: 1, default: 0)
-#define TS_JTYPEOK_NUM(m) _Generic(((ts_run *)0)->m, double: 1, default: 0)
-#define TS_JTYPEOK_NUM_OPT(m) TS_JTYPEOK_NUM(m)
-#define TS_JTYPEOK_PARAMS(m) TS_JTYPEOK_NUM(m)
-#define TS_JTYPEOK_BOOL(m) _Generic(((ts_run *)0)->m, bool: 1, default: 0)
-#define TS_JTYPEOK_ENUM(m) (sizeof ((ts_run *)0)->m == sizeof(int))
-#define TS_JTYPEOK_PRESET(m) 1
-#define TS_JTYPEOK_GPU(m) 1
-#define TS_JTYPEOK_HBM(m) 1
-#define TS_JTYPEOK_HBM_GIB(m) 1
-#define TS_JTYPEOK_PEAK(m) 1
-#define TS_JTYPEOK_SOLVE(m) 1
-#define TS_JTYPEOK_MAX_MB(m) 1
-#define TS_JTYPEOK_MAX_GPUS(m) 1
-#define TS_JTYPEOK_SEARCH(m) 1
-#define TS_JTYPEOK_BUDGET(m) 1
-#define TS_JTYPEOK_LORA_TARGETS(m) _Generic(((ts_run *)0)->m, unsigned: 1, default: 0)
-#define TS_FIELD(ID, NAME, TYPE, SET, LO, HI, FLAGS, BIND, MEMBER, DEF, CHECK, ...) \
-    _Static_assert(TS_JTYPEOK_##BIND(MEMBER), "ts_fields.def: " NAME ": " #BIND " does not fit the type of " #MEMBER);
-#include "ts_fields.def"
-
-/* The request's own defaults (parse_body): the fit extras'. */
-#define TS_REQ_DEF_MAX_MB(d) req->max_micro_batch = (d);
-#define TS_REQ_DEF_MAX_GPUS(d) req->max_gpus = (d);
-#define TS_REQ_DEF_INT64(d)
-#define TS_REQ_DEF_INT(d)
-#define TS_REQ_DEF_NUM(d)
-#define TS_REQ_DEF_NUM_OPT(d)
-#define TS_REQ_DEF_BOOL(d)
-#define TS_REQ_DEF_ENUM(d)
-#define TS_REQ_DEF_PARAMS(d)
-#define TS_REQ_DEF_PRESET(d)
-#define TS_REQ_DEF_GPU(d)
-#define TS_REQ_DEF_HBM(d)
-#define TS_REQ_DEF_HBM_GIB(d)
-#define TS_REQ_DEF_PEAK(d)
-#define TS_REQ_DEF_SOLVE(d)
-#define TS_REQ_DEF_SEARCH(d)
-#define TS_REQ_DEF_BUDGET(d)
-#define TS_REQ_DEF_LORA_TARGETS(d)
-
 const ts_api_field *ts_api_request_field(size_t i)
 {
-    return i < TS_FI_COUNT ? &ts_json_fields[i].f : NULL;
+    return i < TS_FI_COUNT ? &ts_fields[i] : NULL;
 }
 
 size_t ts_api_request_field_count(void)
@@ -140,8 +46,8 @@ static size_t field_index(const char *key)
 
     /* The first byte rules out most of the table without a call. */
     for (i = 0; i < TS_FI_COUNT; i++)
-        if (ts_json_fields[i].f.name[0] == key[0] &&
-            strcmp(ts_json_fields[i].f.name, key) == 0)
+        if (ts_fields[i].name[0] == key[0] &&
+            strcmp(ts_fields[i].name, key) == 0)
             return i;
     return SIZE_MAX;
 }
@@ -181,7 +87,7 @@ const char *ts_json_suggest(const char *key, bool fit)
     size_t i;
 
     for (i = 0; i < TS_FI_COUNT; i++) {
-        const ts_api_field *f = &ts_json_fields[i].f;
+        const ts_api_field *f = &ts_fields[i];
         size_t d;
 
         if ((f->fit_only && !fit) || f->search_only || f->budget_only)
@@ -288,7 +194,7 @@ static int check_value(const ts_api_field *f, const json_t *v, ts_api_err *err)
             return 0;
     }
     switch (f->type) {
-    case TS_API_FIELD_INTEGER: {
+    case TS_FT_INTEGER: {
         double d;
         /* JSON Schema counts any number with a zero fraction as an
          * integer (2.0, 2e0; draft 2020-12 validation 6.1.1), and the
@@ -316,7 +222,7 @@ static int check_value(const ts_api_field *f, const json_t *v, ts_api_err *err)
         }
         return 0;
     }
-    case TS_API_FIELD_NUMBER: {
+    case TS_FT_NUMBER: {
         double d;
         if (!json_is_number(v)) {
             type_error(err, f, v, "a number");
@@ -347,13 +253,13 @@ static int check_value(const ts_api_field *f, const json_t *v, ts_api_err *err)
         }
         return 0;
     }
-    case TS_API_FIELD_BOOLEAN:
+    case TS_FT_BOOLEAN:
         if (!json_is_boolean(v)) {
             type_error(err, f, v, "true or false");
             return -1;
         }
         return 0;
-    case TS_API_FIELD_STRING:
+    case TS_FT_STRING:
         if (!json_is_string(v)) {
             type_error(err, f, v, "a string");
             return -1;
@@ -384,25 +290,25 @@ static int check_value(const ts_api_field *f, const json_t *v, ts_api_err *err)
 
 static void unknown_field(ts_api_err *err, const char *key, bool fit, bool search)
 {
-    char ptr[TS_API_FIELD_LEN];
+    char ptr[TS_FT_LEN];
     char shown[96];
     size_t idx = field_index(key);
     const char *near;
 
     json_pointer(ptr, sizeof ptr, key);
     quote_short(shown, sizeof shown, key, 64);
-    if (idx != SIZE_MAX && ts_json_fields[idx].f.fit_only && !fit) {
+    if (idx != SIZE_MAX && ts_fields[idx].fit_only && !fit) {
         ts_api_err_set(err, TS_PROB_UNKNOWN_FIELD, ptr,
                        search ? "\"%s\" is only accepted by POST /v1/fit (a search explores every layout)"
                               : "\"%s\" is only accepted by POST /v1/fit", shown);
         return;
     }
-    if (idx != SIZE_MAX && ts_json_fields[idx].f.search_only && !search) {
+    if (idx != SIZE_MAX && ts_fields[idx].search_only && !search) {
         ts_api_err_set(err, TS_PROB_UNKNOWN_FIELD, ptr,
                        "\"%s\" is only accepted by POST /v1/search", shown);
         return;
     }
-    if (idx != SIZE_MAX && ts_json_fields[idx].f.budget_only) {
+    if (idx != SIZE_MAX && ts_fields[idx].budget_only) {
         ts_api_err_set(err, TS_PROB_UNKNOWN_FIELD, ptr,
                        "\"%s\" is only accepted by POST /v1/budget", shown);
         return;
@@ -521,7 +427,7 @@ static int find_dup(const char *tok, size_t len, size_t off, void *ctx)
     if (key == NULL) {
         rc = -1; /* out of memory: jansson accepted this token before */
     } else if (json_object_get(d->seen, key) != NULL) {
-        char ptr[TS_API_FIELD_LEN];
+        char ptr[TS_FT_LEN];
         char shown[96];
 
         json_pointer(ptr, sizeof ptr, key);
@@ -585,7 +491,7 @@ static int import_duplicates(const char *s, size_t n, const char *ptr, int depth
         size_t len = string_token_len(s + i, n - i);
         json_t *k = json_loadb(s + i, len, JSON_DECODE_ANY, NULL);
         const char *key = json_string_value(k);
-        char sub[TS_API_FIELD_LEN], tok[TS_API_FIELD_LEN / 2];
+        char sub[TS_FT_LEN], tok[TS_FT_LEN / 2];
         bool descend;
 
         if (key == NULL) {
@@ -736,64 +642,75 @@ static int apply_gpu(ts_run *r, const json_t *v, ts_api_err *err)
 }
 
 /* The value of an enum member that check_value() accepted. */
-static int enum_value(const ts_json_field *b, const json_t *v)
+static int enum_value(const ts_field *b, const json_t *v)
 {
     const char *s = json_string_value(v);
     size_t i;
 
-    for (i = 0; b->f.values[i + 1] != NULL && strcmp(b->f.values[i], s) != 0; i++)
+    for (i = 0; b->values[i + 1] != NULL && strcmp(b->values[i], s) != 0; i++)
         ;
     return b->ints[i];
 }
 
-/* Store one checked member into the run (fit extras into req). */
-static void store(const ts_json_field *b, const json_t *v, ts_api_req *req)
+/* The CUSTOM rows of the registry (core/ts_fields.def), by id: those
+ * stored with the plain members, and where the others are applied. */
+static void store_custom(ts_field_id id, const json_t *v, ts_api_req *req)
 {
-    char *base = (char *)&req->run;
-
-    switch (b->kind) {
-    case TS_BIND_INT64:
-        *(int64_t *)(void *)(base + b->off) = (int64_t)json_number_value(v);
-        break;
-    case TS_BIND_INT:
-        *(int *)(void *)(base + b->off) = (int)json_number_value(v);
-        break;
-    case TS_BIND_NUM:
-    case TS_BIND_PARAMS:
+    switch (id) {
+    case TS_FI_PARAMS:
         if (!json_is_null(v))
-            *(double *)(void *)(base + b->off) = json_number_value(v) + 0.0;
+            req->run.model.params = json_number_value(v) + 0.0;
         break;
-    case TS_BIND_BOOL:
-        *(bool *)(void *)(base + b->off) = json_is_true(v);
+    case TS_FI_SOLVE:
+        req->solve = (ts_fit_solve)enum_value(&ts_fields[id], v);
         break;
-    case TS_BIND_ENUM:
-        *(int *)(void *)(base + b->off) = enum_value(b, v);
-        break;
-    case TS_BIND_SOLVE:
-        req->solve = (ts_api_solve)enum_value(b, v);
-        break;
-    case TS_BIND_MAX_MB:
+    case TS_FI_MAX_MICRO_BATCH:
         req->max_micro_batch = (int64_t)json_number_value(v);
         break;
-    case TS_BIND_MAX_GPUS:
+    case TS_FI_MAX_GPUS:
         req->max_gpus = (int64_t)json_number_value(v);
         break;
-    case TS_BIND_NUM_OPT:
-        *(double *)(void *)(base + b->off) = json_is_null(v) ? 0.0 : json_number_value(v) + 0.0;
+    case TS_FI_MODEL:        /* apply_preset(), before every other member */
+    case TS_FI_GPU:          /* apply_gpu(), before every other member */
+    case TS_FI_LORA_TARGETS: /* apply_lora_targets(), with its error */
+    case TS_FI_HBM_GB:       /* apply_gpu_overrides(), on the GPU chosen */
+    case TS_FI_HBM_GIB:
+    case TS_FI_PEAK_TFLOPS:
+    default:                 /* the search's and the budget's: search_seed(),
+                              * budget_seed() */
         break;
-    case TS_BIND_SEARCH:
-        break; /* search_seed() reads them */
-    case TS_BIND_BUDGET:
-        break; /* budget_seed() reads them */
-    case TS_BIND_LORA_TARGETS:
-        break; /* apply_lora_targets() parses it, with its error */
-    case TS_BIND_PRESET:
-    case TS_BIND_GPU:
-    case TS_BIND_HBM:
-    case TS_BIND_HBM_GIB:
-    case TS_BIND_PEAK:
-    default:
-        break; /* applied separately, in order */
+    }
+}
+
+/* Store one checked member into the run (a route's extras into req). */
+static void store(ts_field_id id, const json_t *v, ts_api_req *req)
+{
+    const ts_field *f = &ts_fields[id];
+    void *at = (char *)&req->run + f->off;
+
+    switch (f->kind) {
+    case TS_FK_INT64:
+        *(int64_t *)at = (int64_t)json_number_value(v);
+        break;
+    case TS_FK_INT:
+        *(int *)at = (int)json_number_value(v);
+        break;
+    case TS_FK_NUM:
+        if (!json_is_null(v))
+            *(double *)at = json_number_value(v) + 0.0;
+        break;
+    case TS_FK_NUM_OPT:
+        *(double *)at = json_is_null(v) ? 0.0 : json_number_value(v) + 0.0;
+        break;
+    case TS_FK_BOOL:
+        *(bool *)at = json_is_true(v);
+        break;
+    case TS_FK_ENUM:
+        *(int *)at = enum_value(f, v);
+        break;
+    case TS_FK_CUSTOM:
+        store_custom(id, v, req);
+        break;
     }
 }
 
@@ -816,15 +733,38 @@ static void set_peak(ts_gpu *g, ts_precision compute, double flops)
     }
 }
 
+/* hbm_gb, hbm_gib and peak_tflops on top of the GPU chosen, once the
+ * compute precision (which selects the peak) is known. */
+static int apply_gpu_overrides(ts_run *r, const json_t *const *given, ts_api_err *err)
+{
+    if (given[TS_FI_HBM_GB] != NULL)
+        r->gpu.hbm_bytes = json_number_value(given[TS_FI_HBM_GB]) * 1e9;
+    if (given[TS_FI_HBM_GIB] != NULL) {
+        double gib = json_number_value(given[TS_FI_HBM_GIB]) * 1073741824.0;
+
+        /* Both may come back from an echo; they must then agree. */
+        if (given[TS_FI_HBM_GB] != NULL && fabs(gib - r->gpu.hbm_bytes) > 1e-9 * gib) {
+            ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS,
+                           "/hbm_gib", "hbm_gb (decimal GB) and hbm_gib (GiB) disagree: give one");
+            return -1;
+        }
+        r->gpu.hbm_bytes = gib;
+    }
+    if (given[TS_FI_PEAK_TFLOPS] != NULL)
+        set_peak(&r->gpu, r->compute_precision,
+                 json_number_value(given[TS_FI_PEAK_TFLOPS]) * 1e12);
+    return 0;
+}
+
 static int fit_seed(ts_api_req *req, const json_t *const *given,
                     ts_api_err *err)
 {
     /* Members the solver would overwrite or ignore: a request we would
      * silently not honour, so refuse it.  TS_FI_COUNT ends each list. */
-    static const ts_json_fi mb_clash[] = { TS_FI_MICRO_BATCH, TS_FI_MAX_GPUS, TS_FI_COUNT };
-    static const ts_json_fi gpus_clash[] = { TS_FI_DP, TS_FI_GPUS, TS_FI_MAX_MICRO_BATCH, TS_FI_COUNT };
-    bool mb = req->solve == TS_API_SOLVE_MICRO_BATCH;
-    const ts_json_fi *c;
+    static const ts_field_id mb_clash[] = { TS_FI_MICRO_BATCH, TS_FI_MAX_GPUS, TS_FI_COUNT };
+    static const ts_field_id gpus_clash[] = { TS_FI_DP, TS_FI_GPUS, TS_FI_MAX_MICRO_BATCH, TS_FI_COUNT };
+    bool mb = req->solve == TS_FIT_SOLVE_MICRO_BATCH;
+    const ts_field_id *c;
 
     if (given[TS_FI_SOLVE] == NULL) {
         ts_api_err_set(err, TS_PROB_MISSING_FIELD, "/solve",
@@ -833,7 +773,7 @@ static int fit_seed(ts_api_req *req, const json_t *const *given,
         return -1;
     }
     for (c = mb ? mb_clash : gpus_clash; *c != TS_FI_COUNT; c++) {
-        const char *name = ts_json_fields[*c].f.name;
+        const char *name = ts_fields[*c].name;
         char ptr[64];
 
         /* An imported value (a DeepSpeed micro-batch) is what the solver
@@ -978,12 +918,12 @@ static int apply_imports(const json_t *const *imp, const ts_catalogue_entry *cat
             /* The request overrides: say so when it differs. */
             if (!json_equal(given[i], im->vals[i]))
                 ts_import_note(&req->notes, "%s: the request's value overrides %s",
-                               ts_json_fields[i].f.name, im->origin[i]);
+                               ts_fields[i].name, im->origin[i]);
             continue;
         }
-        if (ts_json_fields[i].f.fit_only)
+        if (ts_fields[i].fit_only)
             continue;
-        if (check_value(&ts_json_fields[i].f, im->vals[i], err) != 0) {
+        if (check_value(&ts_fields[i], im->vals[i], err) != 0) {
             blame_import(err, im->origin[i]);
             return -1;
         }
@@ -1020,7 +960,7 @@ static void search_seed(ts_api_req *req, const json_t *const *given)
 
     ts_search_defaults(c);
     if (given[TS_FI_OBJECTIVE] != NULL)
-        c->objective = (ts_search_objective)enum_value(&ts_json_fields[TS_FI_OBJECTIVE],
+        c->objective = (ts_search_objective)enum_value(&ts_fields[TS_FI_OBJECTIVE],
                                                        given[TS_FI_OBJECTIVE]);
     if (given[TS_FI_LIMIT] != NULL)
         c->limit = (size_t)json_number_value(given[TS_FI_LIMIT]);
@@ -1060,7 +1000,7 @@ static void search_seed(ts_api_req *req, const json_t *const *given)
  * (a given model, a ratio, or compute-optimal) and the law. */
 static int budget_seed(ts_api_req *req, const json_t *const *given, ts_api_err *err)
 {
-    static const ts_json_fi kinds[] = { TS_FI_BUDGET_GPU_HOURS, TS_FI_BUDGET_DAYS,
+    static const ts_field_id kinds[] = { TS_FI_BUDGET_GPU_HOURS, TS_FI_BUDGET_DAYS,
                                         TS_FI_BUDGET_USD };
     ts_sizing_cfg *c = &req->budget;
     const ts_run *r = &req->unresolved;
@@ -1075,11 +1015,11 @@ static int budget_seed(ts_api_req *req, const json_t *const *given, ts_api_err *
         if (n++ > 0) {
             char ptr[40];
 
-            snprintf(ptr, sizeof ptr, "/%s", ts_json_fields[kinds[i]].f.name);
+            snprintf(ptr, sizeof ptr, "/%s", ts_fields[kinds[i]].name);
             ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, ptr,
                            "give one budget: %s and %s both given",
-                           ts_json_fields[req->budget_field].f.name,
-                           ts_json_fields[kinds[i]].f.name);
+                           ts_fields[req->budget_field].name,
+                           ts_fields[kinds[i]].name);
             return -1;
         }
         req->budget_field = kinds[i];
@@ -1112,10 +1052,10 @@ static int budget_seed(ts_api_req *req, const json_t *const *given, ts_api_err *
         c->gpu_hours = v;
         break;
     }
-    c->field = ts_json_fields[req->budget_field].f.name;
+    c->field = ts_fields[req->budget_field].name;
     c->search = req->search;
     c->law = given[TS_FI_SCALING_LAW] != NULL
-                 ? (ts_scaling_law)enum_value(&ts_json_fields[TS_FI_SCALING_LAW],
+                 ? (ts_scaling_law)enum_value(&ts_fields[TS_FI_SCALING_LAW],
                                               given[TS_FI_SCALING_LAW])
                  : TS_LAW_HOFFMANN;
     c->mode = model ? TS_SIZE_MODEL : TS_SIZE_OPTIMAL;
@@ -1159,9 +1099,8 @@ static int parse_body(const char *body, size_t len, ts_json_mode mode,
     memset((char *)req + offsetof(ts_api_req, run), 0,
            sizeof *req - offsetof(ts_api_req, run));
     /* The fit extras' defaults (core/ts_fields.def). */
-#define TS_FIELD(ID, NAME, TYPE, SET, LO, HI, FLAGS, BIND, MEMBER, DEF, CHECK, ...) \
-    TS_REQ_DEF_##BIND(DEF)
-#include "ts_fields.def"
+    req->max_micro_batch = (int64_t)ts_fields[TS_FI_MAX_MICRO_BATCH].def;
+    req->max_gpus = (int64_t)ts_fields[TS_FI_MAX_GPUS].def;
 
     /* Every number decodes as a double: integer literals of 2^63 and
      * more (JSON.stringify(1e19)) are valid numbers for number members;
@@ -1200,14 +1139,14 @@ static int parse_body(const char *body, size_t len, ts_json_mode mode,
             continue;
         }
         if (idx == SIZE_MAX ||
-            (ts_json_fields[idx].f.fit_only && !fit &&
+            (ts_fields[idx].fit_only && !fit &&
              !(mode == TS_JSON_SEARCH && idx != TS_FI_SOLVE)) ||
-            (ts_json_fields[idx].f.search_only && mode != TS_JSON_SEARCH) ||
-            (ts_json_fields[idx].f.budget_only && mode != TS_JSON_BUDGET)) {
+            (ts_fields[idx].search_only && mode != TS_JSON_SEARCH) ||
+            (ts_fields[idx].budget_only && mode != TS_JSON_BUDGET)) {
             unknown_field(err, key, fit, mode == TS_JSON_SEARCH);
             goto out;
         }
-        if (check_value(&ts_json_fields[idx].f, val, err) != 0)
+        if (check_value(&ts_fields[idx], val, err) != 0)
             goto out;
         given[idx] = val;
         req->source[idx] = TS_SRC_REQUEST;
@@ -1244,7 +1183,7 @@ static int parse_body(const char *body, size_t len, ts_json_mode mode,
         goto out;
     for (i = 0; i < TS_FI_COUNT; i++)
         if (given[i] != NULL)
-            store(&ts_json_fields[i], given[i], req);
+            store((ts_field_id)i, given[i], req);
     if (apply_lora_targets(&req->run, given[TS_FI_LORA_TARGETS], err) != 0)
         goto out;
 
@@ -1282,23 +1221,8 @@ static int parse_body(const char *body, size_t len, ts_json_mode mode,
     if (given[TS_FI_GPUS] != NULL && given[TS_FI_DP] == NULL)
         req->run.dp = 0;
 
-    if (given[TS_FI_HBM_GB] != NULL)
-        req->run.gpu.hbm_bytes = json_number_value(given[TS_FI_HBM_GB]) * 1e9;
-    if (given[TS_FI_HBM_GIB] != NULL) {
-        double gib = json_number_value(given[TS_FI_HBM_GIB]) * 1073741824.0;
-
-        /* Both may come back from an echo; they must then agree. */
-        if (given[TS_FI_HBM_GB] != NULL &&
-            fabs(gib - req->run.gpu.hbm_bytes) > 1e-9 * gib) {
-            ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS,
-                           "/hbm_gib", "hbm_gb (decimal GB) and hbm_gib (GiB) disagree: give one");
-            goto out;
-        }
-        req->run.gpu.hbm_bytes = gib;
-    }
-    if (given[TS_FI_PEAK_TFLOPS] != NULL)
-        set_peak(&req->run.gpu, req->run.compute_precision,
-                 json_number_value(given[TS_FI_PEAK_TFLOPS]) * 1e12);
+    if (apply_gpu_overrides(&req->run, given, err) != 0)
+        goto out;
 
     {
         const json_t *p = given[TS_FI_PARAMS];

@@ -106,92 +106,99 @@ static void put_stage(ts_jw *w, const ts_mem_stage *st)
     ts_jw_close(w, '}');
 }
 
+/* The CUSTOM rows of the registry (core/ts_fields.def) as a request
+ * names them, by id. */
+static void put_input_custom(ts_jw *w, ts_field_id id, const ts_run *r)
+{
+    const char *name = ts_fields[id].name;
+    size_t nl = ts_fields[id].nlen;
+
+    switch (id) {
+    case TS_FI_PARAMS:
+        /* With a shape the count is derived (see "params" in the
+         * response); null keeps the echo valid as a request. */
+        if (r->model.layers > 0)
+            ts_jw_null_(w, name, nl);
+        else
+            ts_jw_num_(w, name, nl, r->model.params);
+        break;
+    case TS_FI_HBM_GIB:
+        ts_jw_num_(w, name, nl, r->gpu.hbm_bytes / 1073741824.0);
+        break;
+    case TS_FI_MODEL:
+        if (r->preset[0] != '\0')
+            ts_jw_strl_(w, name, nl, r->preset, strnlen(r->preset, sizeof r->preset));
+        else
+            ts_jw_null_(w, name, nl);
+        break;
+    case TS_FI_GPU:
+        ts_jw_strl_(w, name, nl, r->gpu.id, strnlen(r->gpu.id, sizeof r->gpu.id));
+        break;
+    case TS_FI_LORA_TARGETS: {
+        char t[128];
+        size_t tl = ts_lora_targets_text(r->lora_targets, t, sizeof t);
+
+        ts_jw_strl_(w, name, nl, t, tl < sizeof t ? tl : sizeof t - 1);
+        break;
+    }
+    case TS_FI_HBM_GB:
+        ts_jw_num_(w, name, nl, r->gpu.hbm_bytes / 1e9);
+        break;
+    case TS_FI_PEAK_TFLOPS:
+        ts_jw_num_(w, name, nl, ts_gpu_peak(&r->gpu, r->compute_precision) / 1e12);
+        break;
+    default:
+        break; /* a route's extra: not an input of the run */
+    }
+}
+
 /* The run's members as a request names them; keep: which (NULL: all). */
 static void put_inputs(ts_jw *w, const char *key, const ts_run *r, const bool *keep)
 {
-    const char *base = (const char *)r;
     size_t i;
 
     ts_jw_open(w, key, '{');
     /* Same table as the parser: the echo has exactly the request names. */
     for (i = 0; i < TS_FI_SOLVE; i++) {
-        const ts_json_field *b = &ts_json_fields[i];
-        const char *name = b->f.name;
+        const ts_field *b = &ts_fields[i];
+        const char *name = b->name;
         size_t nl = b->nlen;
-        const void *at = base + b->off;
+        const void *at = (const char *)r + b->off;
 
         if (keep != NULL && !keep[i])
             continue;
-
         switch (b->kind) {
-        case TS_BIND_INT64:
+        case TS_FK_INT64:
             ts_jw_int_(w, name, nl, *(const int64_t *)at);
             break;
-        case TS_BIND_INT:
+        case TS_FK_INT:
             ts_jw_int_(w, name, nl, *(const int *)at);
             break;
-        case TS_BIND_NUM:
+        case TS_FK_NUM:
             ts_jw_num_(w, name, nl, *(const double *)at);
             break;
-        case TS_BIND_PARAMS:
-            /* With a shape the count is derived (see "params" in the
-             * response); null keeps the echo valid as a request. */
-            if (r->model.layers > 0)
-                ts_jw_null_(w, name, nl);
-            else
-                ts_jw_num_(w, name, nl, r->model.params);
-            break;
-        case TS_BIND_BOOL:
-            ts_jw_bool_(w, name, nl, *(const bool *)at);
-            break;
-        case TS_BIND_ENUM: {
-            /* The name of the member's value (resolved: one of them). */
-            int v = *(const int *)at;
-            size_t k;
-
-            for (k = 0; b->f.values[k + 1] != NULL && b->ints[k] != v; k++)
-                ;
-            ts_jw_str_(w, name, nl, b->f.values[k]);
-            break;
-        }
-        case TS_BIND_HBM_GIB:
-            ts_jw_num_(w, name, nl, r->gpu.hbm_bytes / 1073741824.0);
-            break;
-        case TS_BIND_PRESET:
-            if (r->preset[0] != '\0')
-                ts_jw_strl_(w, name, nl, r->preset, strnlen(r->preset, sizeof r->preset));
-            else
-                ts_jw_null_(w, name, nl);
-            break;
-        case TS_BIND_GPU:
-            ts_jw_strl_(w, name, nl, r->gpu.id, strnlen(r->gpu.id, sizeof r->gpu.id));
-            break;
-        case TS_BIND_LORA_TARGETS: {
-            char t[128];
-            size_t tl = ts_lora_targets_text(r->lora_targets, t, sizeof t);
-
-            ts_jw_strl_(w, name, nl, t, tl < sizeof t ? tl : sizeof t - 1);
-            break;
-        }
-        case TS_BIND_HBM:
-            ts_jw_num_(w, name, nl, r->gpu.hbm_bytes / 1e9);
-            break;
-        case TS_BIND_PEAK:
-            ts_jw_num_(w, name, nl, ts_gpu_peak(&r->gpu, r->compute_precision) / 1e12);
-            break;
-        case TS_BIND_NUM_OPT:
+        case TS_FK_NUM_OPT:
             /* 0 means "not given" (predicted / catalogue): null round-trips. */
             if (*(const double *)at == 0)
                 ts_jw_null_(w, name, nl);
             else
                 ts_jw_num_(w, name, nl, *(const double *)at);
             break;
-        case TS_BIND_SOLVE:
-        case TS_BIND_MAX_MB:
-        case TS_BIND_MAX_GPUS:
-        case TS_BIND_SEARCH:
-        case TS_BIND_BUDGET:
-        default:
+        case TS_FK_BOOL:
+            ts_jw_bool_(w, name, nl, *(const bool *)at);
+            break;
+        case TS_FK_ENUM: {
+            /* The name of the member's value (resolved: one of them). */
+            int v = *(const int *)at;
+            size_t k;
+
+            for (k = 0; b->values[k + 1] != NULL && b->ints[k] != v; k++)
+                ;
+            ts_jw_str_(w, name, nl, b->values[k]);
+            break;
+        }
+        case TS_FK_CUSTOM:
+            put_input_custom(w, (ts_field_id)i, r);
             break;
         }
     }
@@ -212,7 +219,7 @@ void ts_json_inputs(ts_jw *w, const char *key, const ts_run *r)
  * search made it, unless it was given. */
 static void put_request(ts_jw *w, const ts_api_req *req, const ts_search_result *x)
 {
-    static const ts_json_fi layout[] = {
+    static const ts_field_id layout[] = {
         TS_FI_GPUS, TS_FI_DP, TS_FI_TP, TS_FI_PP, TS_FI_CP, TS_FI_EP, TS_FI_MICRO_BATCH,
         TS_FI_GLOBAL_BATCH, TS_FI_ZERO, TS_FI_FRAMEWORK, TS_FI_RECOMPUTE,
         TS_FI_SEQUENCE_PARALLEL, TS_FI_PP_SCHEDULE, TS_FI_VPP, TS_FI_FIRST_STAGE_LAYERS,

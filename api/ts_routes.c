@@ -259,7 +259,7 @@ static int handle_fit(const ts_api_req *req, ts_api_response *resp)
     ts_memory mem;
     ts_run solved = req->unresolved;
     int64_t mb = 0, dp = 0, gpus = 0;
-    bool mb_mode = req->solve == TS_API_SOLVE_MICRO_BATCH;
+    bool mb_mode = req->solve == TS_FIT_SOLVE_MICRO_BATCH;
     ts_budget work;
     ts_status st;
     ts_jw w;

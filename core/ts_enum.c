@@ -8,30 +8,28 @@
  * API's enum members use too.
  */
 #include "trainsize.h"
+#include "ts_fields.h"
 
 #include <string.h>
 
-/* The names come from the registry's value lists (ts_fields.def), which
- * list each enumeration in the API's order; indexed by the value here. */
-#define TS_FIELD(...)
-#include "ts_fields.def"
-
+/* The names come from the registry's value lists (ts_fields.def, via
+ * ts_fields.h), which list each enumeration in the API's order; indexed
+ * by the value here.  Every enumerator has its name: the list and the
+ * enum have one length. */
 #define TS_ENUM_NAME(c, s) [c] = s,
 #define TS_ENUM_ONE(c, s) +1
-/* Every enumerator has its name: the list and the enum have one length. */
-#define TS_ENUM_NAMES(set, count, table)                                   \
-    static const char *const table[count] = { TS_VALUES_##set(TS_ENUM_NAME) }; \
-    _Static_assert(0 TS_VALUES_##set(TS_ENUM_ONE) == (count),               \
-                   "TS_VALUES_" #set " (ts_fields.def) names every " #count)
+#define TS_ENUM_NAMES(list, count, table)                          \
+    static const char *const table[count] = { list(TS_ENUM_NAME) }; \
+    _Static_assert(0 list(TS_ENUM_ONE) == (count), #list " (ts_fields.def) names every " #count)
 
-TS_ENUM_NAMES(PRECISION, TS_PREC_COUNT, ts_precision_names);
-TS_ENUM_NAMES(OPTIMIZER, TS_OPT_COUNT, ts_optimizer_names);
-TS_ENUM_NAMES(RECOMPUTE, TS_RECOMPUTE_COUNT, ts_recompute_names);
-TS_ENUM_NAMES(FRAMEWORK, TS_FW_COUNT, ts_framework_names);
-TS_ENUM_NAMES(ATTENTION, TS_ATTN_COUNT, ts_attention_names);
-TS_ENUM_NAMES(PP_SCHEDULE, TS_PP_COUNT, ts_pp_schedule_names);
-TS_ENUM_NAMES(QUANT, TS_QUANT_COUNT, ts_quant_names);
-TS_ENUM_NAMES(NORM, TS_NORM_COUNT, ts_norm_names);
+TS_ENUM_NAMES(TS_VALUES_PRECISION, TS_PREC_COUNT, ts_precision_names);
+TS_ENUM_NAMES(TS_VALUES_OPTIMIZER, TS_OPT_COUNT, ts_optimizer_names);
+TS_ENUM_NAMES(TS_VALUES_RECOMPUTE, TS_RECOMPUTE_COUNT, ts_recompute_names);
+TS_ENUM_NAMES(TS_VALUES_FRAMEWORK, TS_FW_COUNT, ts_framework_names);
+TS_ENUM_NAMES(TS_VALUES_ATTENTION, TS_ATTN_COUNT, ts_attention_names);
+TS_ENUM_NAMES(TS_VALUES_PP_SCHEDULE, TS_PP_COUNT, ts_pp_schedule_names);
+TS_ENUM_NAMES(TS_VALUES_QUANT, TS_QUANT_COUNT, ts_quant_names);
+TS_ENUM_NAMES(TS_VALUES_NORM, TS_NORM_COUNT, ts_norm_names);
 
 /* Out-of-range values get a fixed marker rather than NULL so callers can
  * print any enum without a check. */

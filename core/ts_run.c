@@ -3,8 +3,8 @@
  * every field validated, the derived ones (dp or gpus, kv_heads, ffn,
  * top_k, tokens, global_batch) filled in.
  *
- * The defaults and the per-field range checks are the field registry's
- * (ts_fields.def: DEF and CHECK columns); what involves several fields
+ * The defaults and the per-field range checks are loops over the field
+ * registry (ts_fields[], ts_fields.def: DEF, LO, HI); what involves several fields
  * (divisibility, the GPU, the CUDA toolkit, pipeline layouts) is here.
  * Resolution works on a private copy and writes it back only on success,
  * so a caller never sees a half-resolved run.  It is idempotent: a
@@ -30,42 +30,50 @@
 #define TS_RUN_BW_MAX      1e15    /* bytes/s */
 #define TS_RUN_GB_MAX      (INT64_C(1) << 40) /* = the registry's global_batch limit */
 
-/* The registry's DEF column, by binder: the plain ones store it in the
- * member, the GPU looks its id up, the api's own binders have none. */
-#define TS_RUN_DEF_INT64(m, d) r->m = (d);
-#define TS_RUN_DEF_INT(m, d) r->m = (d);
-#define TS_RUN_DEF_NUM(m, d) r->m = (d);
-#define TS_RUN_DEF_NUM_OPT(m, d) r->m = (d);
-#define TS_RUN_DEF_BOOL(m, d) r->m = (d);
-#define TS_RUN_DEF_ENUM(m, d) r->m = (d);
-#define TS_RUN_DEF_PARAMS(m, d) r->m = (d);
-/* A missing catalogue entry leaves gpu zeroed; resolve then reports
- * field "gpu" instead of estimating against a made-up device. */
-#define TS_RUN_DEF_GPU(m, d)           \
-    {                                  \
-        const ts_gpu *g_ = ts_gpu_find(d); \
-        if (g_ != NULL)                \
-            r->m = *g_;                \
-    }
-#define TS_RUN_DEF_PRESET(m, d)
-#define TS_RUN_DEF_HBM(m, d)
-#define TS_RUN_DEF_HBM_GIB(m, d)
-#define TS_RUN_DEF_PEAK(m, d)
-#define TS_RUN_DEF_SOLVE(m, d)
-#define TS_RUN_DEF_MAX_MB(m, d)
-#define TS_RUN_DEF_MAX_GPUS(m, d)
-#define TS_RUN_DEF_SEARCH(m, d)
-#define TS_RUN_DEF_BUDGET(m, d)
-#define TS_RUN_DEF_LORA_TARGETS(m, d) r->m = (d);
+/* The GPU's catalogue id before a request names one.  A missing entry
+ * leaves gpu zeroed; resolve then reports field "gpu" instead of
+ * estimating against a made-up device. */
+#define TS_RUN_GPU_DEFAULT "h100-sxm"
+
+/* A plain member of the run: where it is, by the registry's offset. */
+static void *ts_run_at(ts_run *r, const ts_field *f)
+{
+    return (char *)r + f->off;
+}
+
+static const void *ts_run_at_c(const ts_run *r, const ts_field *f)
+{
+    return (const char *)r + f->off;
+}
 
 void ts_run_defaults(ts_run *r)
 {
+    const ts_gpu *g;
+    size_t i;
+
     if (r == NULL)
         return;
     memset(r, 0, sizeof *r);
-#define TS_FIELD(ID, NAME, TYPE, SET, LO, HI, FLAGS, BIND, MEMBER, DEF, CHECK, ...) \
-    TS_RUN_DEF_##BIND(MEMBER, DEF)
-#include "ts_fields.def"
+    /* The registry's DEF column, stored as the member's kind. */
+    for (i = 0; i < TS_FI_COUNT; i++) {
+        const ts_field *f = &ts_fields[i];
+        void *at = ts_run_at(r, f);
+
+        switch (f->kind) {
+        case TS_FK_INT64: *(int64_t *)at = (int64_t)f->def; break;
+        case TS_FK_INT:
+        case TS_FK_ENUM: *(int *)at = (int)f->def; break;
+        case TS_FK_NUM:
+        case TS_FK_NUM_OPT: *(double *)at = f->def; break;
+        case TS_FK_BOOL: *(bool *)at = f->def != 0; break;
+        case TS_FK_CUSTOM: break;
+        }
+    }
+    /* The custom members with a default of their own (params and the
+     * preset are 0: none). */
+    if ((g = ts_gpu_find(TS_RUN_GPU_DEFAULT)) != NULL)
+        r->gpu = *g;
+    r->lora_targets = (unsigned)ts_fields[TS_FI_LORA_TARGETS].def;
 }
 
 void ts_run_apply_preset(ts_run *r, const ts_preset *p)
@@ -105,48 +113,72 @@ static ts_status ts_run_opt(double v, double lo, bool lo_open, double hi,
     return v == 0 ? TS_OK : ts_run_real(v, lo, lo_open, hi, hi_open, field, err);
 }
 
-/* The registry's CHECK column.  CORE: the range (or value list) of the
- * entry, by binder; MODEL: ts_model_params(); API: the binder's own
- * (ts_run_check_gpu below) or the route's. */
-#define TS_RUN_CHECK_CORE(N, SET, LO, HI, F, BIND, M) TS_RUN_CHK_##BIND(N, SET, LO, HI, F, M)
-#define TS_RUN_CHECK_MODEL(N, SET, LO, HI, F, BIND, M)
-#define TS_RUN_CHECK_API(N, SET, LO, HI, F, BIND, M)
-#define TS_RUN_XMIN(F) (((F) & TS_FF_XMIN) != 0)
-#define TS_RUN_XMAX(F) (((F) & TS_FF_XMAX) != 0)
-#define TS_RUN_CHK_INT64(N, SET, LO, HI, F, M) \
-    if ((st = ts_check_int(r->M, LO, HI, N, err)) != TS_OK) \
-        return st;
-#define TS_RUN_CHK_INT(N, SET, LO, HI, F, M) TS_RUN_CHK_INT64(N, SET, LO, HI, F, M)
-#define TS_RUN_CHK_NUM(N, SET, LO, HI, F, M) \
-    if ((st = ts_run_real(r->M, LO, TS_RUN_XMIN(F), HI, TS_RUN_XMAX(F), N, err)) != TS_OK) \
-        return st;
-#define TS_RUN_CHK_NUM_OPT(N, SET, LO, HI, F, M) \
-    if ((st = ts_run_opt(r->M, LO, TS_RUN_XMIN(F), HI, TS_RUN_XMAX(F), N, err)) != TS_OK) \
-        return st;
-#define TS_RUN_CHK_BOOL(N, SET, LO, HI, F, M)
-#define TS_RUN_IN_SET(c, s) || v_ == (int)(c)
-#define TS_RUN_SET_NAME(c, s) " " s
-#define TS_RUN_CHK_ENUM(N, SET, LO, HI, F, M)                                     \
-    {                                                                             \
-        int v_ = (int)r->M;                                                       \
-        if (!(0 TS_VALUES_##SET(TS_RUN_IN_SET)))                                  \
-            return ts_error_set(err, TS_EINVAL, N,                                \
-                                N " must be one of" TS_VALUES_##SET(TS_RUN_SET_NAME) \
-                                ", got %d", v_);                                  \
-    }
+/* One enum member's value is one of its names' enumerators. */
+static ts_status ts_run_enum(const ts_field *f, int v, ts_error *err)
+{
+    char names[160];
+    size_t k, o = 0;
 
-/* Every entry of the registry whose FLAGS include all of only (0: every
- * entry; TS_FF_LAYOUT: the members the solvers and the search vary). */
+    for (k = 0; f->values[k] != NULL; k++)
+        if (f->ints[k] == v)
+            return TS_OK;
+    names[0] = '\0';
+    for (k = 0; f->values[k] != NULL && o < sizeof names; k++) {
+        int n = snprintf(names + o, sizeof names - o, " %s", f->values[k]);
+
+        if (n < 0)
+            break;
+        o += (size_t)n;
+    }
+    return ts_error_set(err, TS_EINVAL, f->name, "%s must be one of%s, got %d", f->name, names, v);
+}
+
+/* One member's range (or value list), by its kind.  Custom members are
+ * their binder's or the route's to check (the GPU's: ts_run_check_gpu
+ * below); the shape's, ts_model_params()'s, whose bounds depend on it. */
+static ts_status ts_run_check_field(const ts_run *r, const ts_field *f, ts_error *err)
+{
+    const void *at = ts_run_at_c(r, f);
+    bool lo_open = (f->flags & TS_FF_XMIN) != 0, hi_open = (f->flags & TS_FF_XMAX) != 0;
+
+    /* Unsigned: an offset before model wraps past its size. */
+    if (f->off - offsetof(ts_run, model) < sizeof r->model)
+        return TS_OK;
+    switch (f->kind) {
+    case TS_FK_INT64:
+        return ts_check_int(*(const int64_t *)at, (int64_t)f->minimum, (int64_t)f->maximum,
+                            f->name, err);
+    case TS_FK_INT:
+        return ts_check_int(*(const int *)at, (int64_t)f->minimum, (int64_t)f->maximum, f->name,
+                            err);
+    case TS_FK_NUM:
+        return ts_run_real(*(const double *)at, f->minimum, lo_open, f->maximum, hi_open,
+                           f->name, err);
+    case TS_FK_NUM_OPT:
+        return ts_run_opt(*(const double *)at, f->minimum, lo_open, f->maximum, hi_open,
+                          f->name, err);
+    case TS_FK_ENUM:
+        return ts_run_enum(f, *(const int *)at, err);
+    case TS_FK_BOOL:
+    case TS_FK_CUSTOM:
+        break;
+    }
+    return TS_OK;
+}
+
+/* Every row of the registry whose FLAGS include all of only (0: every
+ * row; TS_FF_LAYOUT: the members the solvers and the search vary), in
+ * the registry's order: the first bad one is reported. */
 static ts_status ts_run_check_fields(const ts_run *r, unsigned only, ts_error *err)
 {
-    ts_status st = TS_OK;
+    ts_status st;
+    size_t i;
 
-#define TS_FIELD(ID, NAME, TYPE, SET, LO, HI, FLAGS, BIND, MEMBER, DEF, CHECK, ...) \
-    if (((FLAGS) & only) == only) {                                                \
-        TS_RUN_CHECK_##CHECK(NAME, SET, LO, HI, FLAGS, BIND, MEMBER)               \
-    }
-#include "ts_fields.def"
-    return st;
+    for (i = 0; i < TS_FI_COUNT; i++)
+        if ((ts_fields[i].flags & only) == only &&
+            (st = ts_run_check_field(r, &ts_fields[i], err)) != TS_OK)
+            return st;
+    return TS_OK;
 }
 
 /* The CUDA toolkit must be able to run on the GPU at all: Ampere (sm_80)

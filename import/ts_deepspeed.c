@@ -114,7 +114,7 @@ static int ds_precision(ts_import *im, const ts_import_obj *o, ts_api_err *err)
 
 /* offload_optimizer / offload_param {"device": "cpu" | "nvme" | "none"}. */
 static int ds_offload(ts_import *im, const ts_import_obj *z, const char *key,
-                      ts_json_fi fi, ts_api_err *err)
+                      ts_field_id fi, ts_api_err *err)
 {
     ts_import_obj sec;
     const char *dev = "none";
@@ -288,7 +288,7 @@ static int ds_global_from(ts_api_req *req, const ts_import *im, int64_t dp,
                           ts_api_err *err)
 {
     ts_run *r = &req->run;
-    int64_t hi = (int64_t)ts_json_fields[TS_FI_GLOBAL_BATCH].f.maximum;
+    int64_t hi = (int64_t)ts_fields[TS_FI_GLOBAL_BATCH].maximum;
     int64_t t = ts_ckd_mul_sat(ts_ckd_mul_sat(r->micro_batch, im->ds_gas), dp);
 
     if (t > hi) {

@@ -94,7 +94,7 @@ void ts_import_note(ts_api_notes *n, const char *fmt, ...)
     va_end(ap);
 }
 
-void ts_import_note_about(ts_api_notes *n, ts_json_fi fi, ts_api_src by,
+void ts_import_note_about(ts_api_notes *n, ts_field_id fi, ts_api_src by,
                           const char *fmt, ...)
 {
     va_list ap;
@@ -130,7 +130,7 @@ static void oom(ts_api_err *err)
                    "out of memory reading an imported config");
 }
 
-int ts_import_set(ts_import *im, ts_json_fi fi, json_t *v, ts_api_src src,
+int ts_import_set(ts_import *im, ts_field_id fi, json_t *v, ts_api_src src,
                   const char *origin, ts_api_err *err)
 {
     if (v == NULL) {
@@ -150,7 +150,7 @@ int ts_import_set(ts_import *im, ts_json_fi fi, json_t *v, ts_api_src src,
             free(sa);
             free(sb);
             ts_import_note(im->notes, "%s: %s from %s overrides %s from %s",
-                           ts_json_fields[fi].f.name, b, origin, a,
+                           ts_fields[fi].name, b, origin, a,
                            im->origin[fi]);
         }
         json_decref(im->vals[fi]);
@@ -161,19 +161,19 @@ int ts_import_set(ts_import *im, ts_json_fi fi, json_t *v, ts_api_src src,
     return 0;
 }
 
-int ts_import_set_int(ts_import *im, ts_json_fi fi, int64_t v, ts_api_src src,
+int ts_import_set_int(ts_import *im, ts_field_id fi, int64_t v, ts_api_src src,
                       const char *origin, ts_api_err *err)
 {
     return ts_import_set(im, fi, json_integer((json_int_t)v), src, origin, err);
 }
 
-int ts_import_set_bool(ts_import *im, ts_json_fi fi, bool v, ts_api_src src,
+int ts_import_set_bool(ts_import *im, ts_field_id fi, bool v, ts_api_src src,
                        const char *origin, ts_api_err *err)
 {
     return ts_import_set(im, fi, json_boolean(v), src, origin, err);
 }
 
-int ts_import_set_str(ts_import *im, ts_json_fi fi, const char *v,
+int ts_import_set_str(ts_import *im, ts_field_id fi, const char *v,
                       ts_api_src src, const char *origin, ts_api_err *err)
 {
     return ts_import_set(im, fi, json_string(v), src, origin, err);
@@ -370,7 +370,7 @@ void ts_json_inputs_source(ts_jw *w, const char *key, const ts_api_req *req)
     ts_jw_open(w, key, '{');
     /* The same members as the "inputs" echo (all but the fit extras). */
     for (i = 0; i < TS_FI_SOLVE; i++)
-        ts_jw_str(w, ts_json_fields[i].f.name,
+        ts_jw_str(w, ts_fields[i].name,
                   ts_api_src_name((ts_api_src)req->source[i]));
     ts_jw_close(w, '}');
 }

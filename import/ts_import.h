@@ -73,13 +73,13 @@ void ts_import_free(ts_import *im);
 /* Propose v (reference stolen) for member fi.  A later import that
  * proposes a different value wins and the clash is noted.  0, or -1 out
  * of memory (err set). */
-int ts_import_set(ts_import *im, ts_json_fi fi, json_t *v, ts_api_src src,
+int ts_import_set(ts_import *im, ts_field_id fi, json_t *v, ts_api_src src,
                   const char *origin, ts_api_err *err);
-int ts_import_set_int(ts_import *im, ts_json_fi fi, int64_t v, ts_api_src src,
+int ts_import_set_int(ts_import *im, ts_field_id fi, int64_t v, ts_api_src src,
                       const char *origin, ts_api_err *err);
-int ts_import_set_bool(ts_import *im, ts_json_fi fi, bool v, ts_api_src src,
+int ts_import_set_bool(ts_import *im, ts_field_id fi, bool v, ts_api_src src,
                        const char *origin, ts_api_err *err);
-int ts_import_set_str(ts_import *im, ts_json_fi fi, const char *v,
+int ts_import_set_str(ts_import *im, ts_field_id fi, const char *v,
                       ts_api_src src, const char *origin, ts_api_err *err);
 
 void ts_import_note(ts_api_notes *n, const char *fmt, ...)
@@ -91,7 +91,7 @@ void ts_import_note(ts_api_notes *n, const char *fmt, ...)
  * type; the training precision is the precision member"): it has nothing
  * to say once the request or another import gives fi, and is dropped then
  * (ts_import_notes_settle). */
-void ts_import_note_about(ts_api_notes *n, ts_json_fi fi, ts_api_src by,
+void ts_import_note_about(ts_api_notes *n, ts_field_id fi, ts_api_src by,
                           const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))

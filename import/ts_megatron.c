@@ -72,7 +72,7 @@ typedef enum mega_id {
 typedef struct mega_flag {
     const char *name;   /* without the leading "--" */
     mega_kind kind;
-    ts_json_fi range;   /* MK_INT only */
+    ts_field_id range;   /* MK_INT only */
     int64_t lo;         /* MK_INT only */
 } mega_flag;
 
@@ -151,7 +151,7 @@ static const mega_flag mega_flags[M_COUNT] = {
 
 /* The request member a flag's value feeds (for "the request gives it"):
  * the range member, else these. */
-static ts_json_fi mega_target(mega_id id)
+static ts_field_id mega_target(mega_id id)
 {
     switch (id) {
     case M_TRAIN_ITERS:
@@ -246,7 +246,7 @@ static void int_range(const mega_flag *f, int64_t *lo, int64_t *hi)
     *lo = 0;
     *hi = MEGA_INT_MAX;
     if (f->range != TS_FI_COUNT) {
-        const ts_api_field *rf = &ts_json_fields[f->range].f;
+        const ts_api_field *rf = &ts_fields[f->range];
 
         /* integer members: whole bounds, none exclusive */
         *lo = (int64_t)rf->minimum;
@@ -308,7 +308,7 @@ static int unknown_value(const ts_import *im, mega_id id, const ts_shell_word *f
                          const ts_shell_word *v, mega_val *vals, ts_api_err *err)
 {
     char why[TS_API_DETAIL_LEN / 2];
-    ts_json_fi fi = mega_target(id);
+    ts_field_id fi = mega_target(id);
 
     if (id == M_TOK_TYPE || id == M_TOK_MODEL || id == M_VOCAB_FILE || id == M_MERGE_FILE) {
         /* Decided with the vocabulary: --vocab-size may make it moot. */
@@ -418,7 +418,7 @@ static int scan(const ts_import *im, const ts_shell_cmd *c, mega_val *vals,
     return 0;
 }
 
-static int set_i(ts_import *im, ts_json_fi fi, int64_t v, mega_id id, ts_api_err *err)
+static int set_i(ts_import *im, ts_field_id fi, int64_t v, mega_id id, ts_api_err *err)
 {
     char origin[TS_IMPORT_ORIGIN_LEN];
 
@@ -426,7 +426,7 @@ static int set_i(ts_import *im, ts_json_fi fi, int64_t v, mega_id id, ts_api_err
     return ts_import_set_int(im, fi, v, TS_SRC_MEGATRON, origin, err);
 }
 
-static int set_b(ts_import *im, ts_json_fi fi, bool v, const char *why, ts_api_err *err)
+static int set_b(ts_import *im, ts_field_id fi, bool v, const char *why, ts_api_err *err)
 {
     char origin[TS_IMPORT_ORIGIN_LEN];
 
@@ -434,7 +434,7 @@ static int set_b(ts_import *im, ts_json_fi fi, bool v, const char *why, ts_api_e
     return ts_import_set_bool(im, fi, v, TS_SRC_MEGATRON, origin, err);
 }
 
-static int set_s(ts_import *im, ts_json_fi fi, const char *v, const char *why,
+static int set_s(ts_import *im, ts_field_id fi, const char *v, const char *why,
                  ts_api_err *err)
 {
     char origin[TS_IMPORT_ORIGIN_LEN];
@@ -446,7 +446,7 @@ static int set_s(ts_import *im, ts_json_fi fi, const char *v, const char *why,
 /* Integer flags that map one to one. */
 static int emit_direct(ts_import *im, const mega_val *v, ts_api_err *err)
 {
-    static const struct { mega_id id; ts_json_fi fi; } direct[] = {
+    static const struct { mega_id id; ts_field_id fi; } direct[] = {
         { M_NUM_LAYERS, TS_FI_LAYERS }, { M_HIDDEN, TS_FI_HIDDEN },
         { M_HEADS, TS_FI_HEADS }, { M_SEQ, TS_FI_SEQ }, { M_MICRO, TS_FI_MICRO_BATCH },
         { M_GLOBAL, TS_FI_GLOBAL_BATCH }, { M_TP, TS_FI_TP }, { M_PP, TS_FI_PP },
@@ -631,7 +631,7 @@ static int pad_vocab(ts_import *im, const mega_val *v, int64_t vocab, const char
                      int64_t tp, ts_api_notes *notes, ts_api_err *err)
 {
     int64_t div = v[M_VOCAB_DIV].set ? v[M_VOCAB_DIV].i : 128;
-    int64_t hi = (int64_t)ts_json_fields[TS_FI_VOCAB].f.maximum;
+    int64_t hi = (int64_t)ts_fields[TS_FI_VOCAB].maximum;
     int64_t mult = 0, padded = 0;
     char origin[TS_IMPORT_ORIGIN_LEN];
 

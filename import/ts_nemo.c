@@ -294,7 +294,7 @@ static int n_num(nemo *n, const ts_import_obj *o, const char *key, double *out)
 
 /* ---- setting members ------------------------------------------------ */
 
-static int set_i(nemo *n, ts_json_fi fi, int64_t v, const ts_import_obj *o, const char *key)
+static int set_i(nemo *n, ts_field_id fi, int64_t v, const ts_import_obj *o, const char *key)
 {
     char ptr[TS_IMPORT_ORIGIN_LEN];
 
@@ -302,7 +302,7 @@ static int set_i(nemo *n, ts_json_fi fi, int64_t v, const ts_import_obj *o, cons
     return ts_import_set_int(n->im, fi, v, TS_SRC_NEMO, ptr, n->err);
 }
 
-static int set_b(nemo *n, ts_json_fi fi, bool v, const ts_import_obj *o, const char *key)
+static int set_b(nemo *n, ts_field_id fi, bool v, const ts_import_obj *o, const char *key)
 {
     char ptr[TS_IMPORT_ORIGIN_LEN];
 
@@ -310,7 +310,7 @@ static int set_b(nemo *n, ts_json_fi fi, bool v, const ts_import_obj *o, const c
     return ts_import_set_bool(n->im, fi, v, TS_SRC_NEMO, ptr, n->err);
 }
 
-static int set_s(nemo *n, ts_json_fi fi, const char *v, const ts_import_obj *o, const char *key)
+static int set_s(nemo *n, ts_field_id fi, const char *v, const ts_import_obj *o, const char *key)
 {
     char ptr[TS_IMPORT_ORIGIN_LEN];
 
@@ -321,7 +321,7 @@ static int set_s(nemo *n, ts_json_fi fi, const char *v, const ts_import_obj *o, 
 /* Integer keys that map one to one (model:). */
 static int direct(nemo *n, const ts_import_obj *m)
 {
-    static const struct { const char *key; ts_json_fi fi; } map[] = {
+    static const struct { const char *key; ts_field_id fi; } map[] = {
         { "num_layers", TS_FI_LAYERS }, { "hidden_size", TS_FI_HIDDEN },
         { "num_attention_heads", TS_FI_HEADS }, { "ffn_hidden_size", TS_FI_FFN },
         { "micro_batch_size", TS_FI_MICRO_BATCH }, { "global_batch_size", TS_FI_GLOBAL_BATCH },
@@ -333,7 +333,7 @@ static int direct(nemo *n, const ts_import_obj *m)
     size_t k;
 
     for (k = 0; k < sizeof map / sizeof map[0]; k++) {
-        const ts_api_field *f = &ts_json_fields[map[k].fi].f;
+        const ts_api_field *f = &ts_fields[map[k].fi];
         int64_t v = 0;
         int rc = n_int(n, m, map[k].key, (int64_t)f->minimum, (int64_t)f->maximum, &v);
 
@@ -395,7 +395,7 @@ static int vocab(nemo *n, const ts_import_obj *m, bool need, int64_t tp)
         return -1;
     }
     if (ts_ckd_mul(&mult, div, tp) || ts_ckd_round_up(&padded, base, mult) ||
-        padded > (int64_t)ts_json_fields[TS_FI_VOCAB].f.maximum) {
+        padded > (int64_t)ts_fields[TS_FI_VOCAB].maximum) {
         ts_api_err_set(n->err, TS_PROB_OUT_OF_RANGE, NEMO_PTR "/model/make_vocab_size_divisible_by",
                        "vocabulary %lld padded to a multiple of make_vocab_size_divisible_by %lld "
                        "x tp %lld is past the vocab maximum", (long long)base, (long long)div,

@@ -8,7 +8,7 @@
  *   components.schemas.{Run,FitRequest,Inputs,SearchRequest,BudgetRequest}
  *       "x-generated", "properties" (and Inputs' "required"): the
  *       request-field registry, read through its runtime tables
- *       ts_json_fields[] and ts_field_docs[] (core/ts_fields.def);
+ *       ts_fields[] (core/ts_fields.h) and ts_field_docs[] (core/ts_fields.def);
  *   components.schemas.<Name>Human: the output-terms table (ts_terms[]);
  *   components.schemas.Problem.x-problem-types: api/ts_problems.def;
  *   every POST's 200 example "value": the API's answer to the request
@@ -128,11 +128,10 @@ static const char *const schema_names[SCHEMA_COUNT] = {
 /* One member.  described: the requests carry the doc; Inputs is the
  * echo and carries types and ranges only.  search: SearchRequest's doc
  * where the entry has one. */
-static json_t *property(const ts_json_field *jf, const ts_field_doc *d, bool described,
+static json_t *property(const ts_field *f, const ts_field_doc *d, bool described,
                         bool search)
 {
     static const char *const type_names[] = { "integer", "number", "boolean", "string" };
-    const ts_api_field *f = &jf->f;
     json_t *p = made(json_object());
 
     if (f->nullable)
@@ -147,7 +146,7 @@ static json_t *property(const ts_json_field *jf, const ts_field_doc *d, bool des
                 fatal("out of memory");
         set_member(p, "enum", e);
     }
-    if (f->type == TS_API_FIELD_INTEGER || f->type == TS_API_FIELD_NUMBER) {
+    if (f->type == TS_FT_INTEGER || f->type == TS_FT_NUMBER) {
         set_member(p, f->exclusive_minimum ? "exclusiveMinimum" : "minimum", number(f->minimum));
         set_member(p, f->exclusive_maximum ? "exclusiveMaximum" : "maximum", number(f->maximum));
     }
@@ -179,7 +178,7 @@ static bool run_member(const ts_api_field *f)
  * on /v1/search only; budget extras on /v1/budget only. */
 static bool extra_member(size_t i, schema_kind k)
 {
-    const ts_api_field *f = &ts_json_fields[i].f;
+    const ts_api_field *f = &ts_fields[i];
 
     if (f->fit_only)
         return k == SCHEMA_FIT || (k == SCHEMA_SEARCH && i != TS_FI_SOLVE);
@@ -197,19 +196,19 @@ static json_t *properties(schema_kind k)
     bool search = k == SCHEMA_SEARCH;
 
     for (size_t i = 0; i < TS_FI_COUNT; i++)
-        if (run_member(&ts_json_fields[i].f))
-            set_member(props, ts_json_fields[i].f.name,
-                property(&ts_json_fields[i], &ts_field_docs[i], k != SCHEMA_INPUTS, search));
+        if (run_member(&ts_fields[i]))
+            set_member(props, ts_fields[i].name,
+                property(&ts_fields[i], &ts_field_docs[i], k != SCHEMA_INPUTS, search));
     for (size_t i = 0; k != SCHEMA_INPUTS && i < TS_IMP_COUNT && imports[i] != NULL; i++)
         set_member(props, imports[i], import_property(&ts_import_docs[i]));
     /* fit extras first, then search, then budget: the parser's order */
     for (int pass = 0; pass < 3; pass++) {
         for (size_t i = 0; i < TS_FI_COUNT; i++) {
-            const ts_api_field *f = &ts_json_fields[i].f;
+            const ts_api_field *f = &ts_fields[i];
             bool in_pass = pass == 0 ? f->fit_only : pass == 1 ? f->search_only : f->budget_only;
 
             if (in_pass && extra_member(i, k))
-                set_member(props, f->name, property(&ts_json_fields[i], &ts_field_docs[i], true,
+                set_member(props, f->name, property(&ts_fields[i], &ts_field_docs[i], true,
                                              search && !f->budget_only));
         }
     }
@@ -222,8 +221,8 @@ static json_t *inputs_required(void)
     json_t *req = made(json_array());
 
     for (size_t i = 0; i < TS_FI_COUNT; i++)
-        if (run_member(&ts_json_fields[i].f) &&
-            json_array_append_new(req, made(json_string(ts_json_fields[i].f.name))) != 0)
+        if (run_member(&ts_fields[i]) &&
+            json_array_append_new(req, made(json_string(ts_fields[i].name))) != 0)
             fatal("out of memory");
     return req;
 }

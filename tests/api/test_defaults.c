@@ -8,8 +8,10 @@
  * dashboard) is generated from the registry's docs columns
  * (core/ts_fields.def: .def, .doc, .search_doc), so checking those
  * columns checks them all.  For each entry:
- *   - the compiled default is the DEF column, and ts_run_defaults()
- *     stores exactly it (for the members of the run);
+ *   - ts_run_defaults() stores exactly the DEF column of the runtime
+ *     table (ts_fields[], a loop over the plain members), and the names
+ *     it leaves in the custom ones (the GPU, the preset, the LoRA
+ *     targets) are their .def texts;
  *   - a .def text that starts with a number, true/false, null or one of
  *     the member's values states that default; a computed one ("the
  *     preset's, else 4096", "0 (= 4 h)") states it after "else" or
@@ -32,58 +34,23 @@
 #include "ts_api_int.h"
 #include "ts_fields_doc.h"
 
-/* The DEF column as a number, for the binds whose DEF is a value; NAN
- * where it is a string (GPU, PRESET) or unused (HBM, PEAK, SOLVE). */
-#define DV_INT64(d) ((double)(d))
-#define DV_INT(d) ((double)(d))
-#define DV_NUM(d) ((double)(d))
-#define DV_NUM_OPT(d) ((double)(d))
-#define DV_PARAMS(d) ((double)(d))
-#define DV_BOOL(d) ((double)(d))
-#define DV_ENUM(d) ((double)(d))
-#define DV_MAX_MB(d) ((double)(d))
-#define DV_MAX_GPUS(d) ((double)(d))
-#define DV_SEARCH(d) ((double)(d))
-#define DV_BUDGET(d) ((double)(d))
-#define DV_HBM(d) NAN
-#define DV_HBM_GIB(d) NAN
-#define DV_PEAK(d) NAN
-#define DV_SOLVE(d) NAN
-#define DV_PRESET(d) NAN
-#define DV_GPU(d) NAN
-#define DV_LORA_TARGETS(d) NAN
-#define SV_GPU(d) d
-#define SV_PRESET(d) d
-#define SV_INT64(d) NULL
-#define SV_INT(d) NULL
-#define SV_NUM(d) NULL
-#define SV_NUM_OPT(d) NULL
-#define SV_PARAMS(d) NULL
-#define SV_BOOL(d) NULL
-#define SV_ENUM(d) NULL
-#define SV_MAX_MB(d) NULL
-#define SV_MAX_GPUS(d) NULL
-#define SV_SEARCH(d) NULL
-#define SV_BUDGET(d) NULL
-#define SV_HBM(d) NULL
-#define SV_HBM_GIB(d) NULL
-#define SV_PEAK(d) NULL
-#define SV_SOLVE(d) NULL
-/* A bit set whose text the core writes (ts_lora_targets_text); the
- * test below checks the two agree. */
-#define SV_LORA_TARGETS(d) "all-linear"
-
-static const double compiled[TS_FI_COUNT] = {
-#define TS_FIELD(ID, NAME, TYPE, SET, LO, HI, FLAGS, BIND, MEMBER, DEF, CHECK, ...) \
-    [TS_FI_##ID] = DV_##BIND(DEF),
-#include "ts_fields.def"
-};
-
-static const char *const compiled_str[TS_FI_COUNT] = {
-#define TS_FIELD(ID, NAME, TYPE, SET, LO, HI, FLAGS, BIND, MEMBER, DEF, CHECK, ...) \
-    [TS_FI_##ID] = SV_##BIND(DEF),
-#include "ts_fields.def"
-};
+/* The default of a CUSTOM member that is a name, as ts_run_defaults()
+ * leaves it (the GPU's id, no preset, the LoRA targets' text); NULL for
+ * the others, whose DEF column is a number (or NAN: none). */
+static const char *default_text(size_t i, const ts_run *r, char *buf, size_t size)
+{
+    switch (i) {
+    case TS_FI_MODEL:
+        return r->preset;
+    case TS_FI_GPU:
+        return r->gpu.id;
+    case TS_FI_LORA_TARGETS:
+        ts_lora_targets_text(r->lora_targets, buf, size);
+        return buf;
+    default:
+        return NULL;
+    }
+}
 
 /* The default the code uses: the DEF column, or for the search's bounds
  * that DEF leaves 0 ("derived"), the search's own constants; NAN when
@@ -98,30 +65,30 @@ static double effective(size_t i, bool search)
         return TS_SEARCH_MB_DEFAULT;
     if (i == TS_FI_MAX_TP || i == TS_FI_MAX_PP)
         return NAN;   /* gpus_per_node, layers */
-    return compiled[i];
+    return ts_fields[i].def;
 }
 
 /* The name of enum member i's value v, or NULL. */
 static const char *enum_name(size_t i, double v)
 {
-    const ts_json_field *f = &ts_json_fields[i];
+    const ts_field *f = &ts_fields[i];
     size_t k;
 
-    if (f->f.values == NULL || f->ints == NULL)
+    if (f->values == NULL || f->ints == NULL)
         return NULL;
-    for (k = 0; f->f.values[k] != NULL; k++)
+    for (k = 0; f->values[k] != NULL; k++)
         if ((double)f->ints[k] == v)
-            return f->f.values[k];
+            return f->values[k];
     return NULL;
 }
 
 static bool is_enum_value(size_t i, const char *w)
 {
-    const ts_json_field *f = &ts_json_fields[i];
+    const ts_field *f = &ts_fields[i];
     size_t k;
 
-    for (k = 0; f->f.values != NULL && f->f.values[k] != NULL; k++)
-        if (strcmp(f->f.values[k], w) == 0)
+    for (k = 0; f->values != NULL && f->values[k] != NULL; k++)
+        if (strcmp(f->values[k], w) == 0)
             return true;
     return false;
 }
@@ -144,7 +111,7 @@ static const char *word(const char *t, char *w, size_t size)
  * default d; msg says where it was read. */
 static void states(size_t i, const char *w, double d, const char *where)
 {
-    const char *name = ts_json_fields[i].f.name;
+    const char *name = ts_fields[i].name;
     char *end;
     double n;
 
@@ -164,7 +131,7 @@ static void states(size_t i, const char *w, double d, const char *where)
         return;
     }
     if (strcmp(w, "true") == 0 || strcmp(w, "false") == 0) {
-        ck_assert_msg(ts_json_fields[i].f.type == TS_API_FIELD_BOOLEAN,
+        ck_assert_msg(ts_fields[i].type == TS_FT_BOOLEAN,
                       "%s: %s states %s for a member that is not a flag", name, where, w);
         ck_assert_msg((w[0] == 't') == (d != 0), "%s: %s states %s, the code's default is %s",
                       name, where, w, d != 0 ? "true" : "false");
@@ -180,35 +147,31 @@ START_TEST(test_def_column_is_what_the_core_stores)
 
     ts_run_defaults(&r);
     for (i = 0; i < TS_FI_COUNT; i++) {
-        const ts_json_field *f = &ts_json_fields[i];
+        const ts_field *f = &ts_fields[i];
         const char *base = (const char *)&r;
         double v;
 
         switch (f->kind) {
-        case TS_BIND_INT64: v = (double)*(const int64_t *)(const void *)(base + f->off); break;
-        case TS_BIND_INT:
-        case TS_BIND_ENUM: v = (double)*(const int *)(const void *)(base + f->off); break;
-        case TS_BIND_NUM:
-        case TS_BIND_NUM_OPT: v = *(const double *)(const void *)(base + f->off); break;
-        case TS_BIND_BOOL: v = *(const bool *)(const void *)(base + f->off) ? 1.0 : 0.0; break;
+        case TS_FK_INT64: v = (double)*(const int64_t *)(const void *)(base + f->off); break;
+        case TS_FK_INT:
+        case TS_FK_ENUM: v = (double)*(const int *)(const void *)(base + f->off); break;
+        case TS_FK_NUM:
+        case TS_FK_NUM_OPT: v = *(const double *)(const void *)(base + f->off); break;
+        case TS_FK_BOOL: v = *(const bool *)(const void *)(base + f->off) ? 1.0 : 0.0; break;
+        case TS_FK_CUSTOM:
         default: continue;
         }
-        ck_assert_msg(v == compiled[i], "%s: ts_run_defaults() stores %.17g, DEF is %.17g",
-                      f->f.name, v, compiled[i]);
+        ck_assert_msg(v == f->def, "%s: ts_run_defaults() stores %.17g, DEF is %.17g",
+                      f->name, v, f->def);
     }
-    {
-        char t[32];
-
-        ck_assert_uint_eq(r.lora_targets, TS_LORA_ALL_LINEAR);
-        ts_lora_targets_text(r.lora_targets, t, sizeof t);
-        ck_assert_str_eq(t, compiled_str[TS_FI_LORA_TARGETS]);
-    }
+    ck_assert_uint_eq(r.lora_targets, (unsigned)ts_fields[TS_FI_LORA_TARGETS].def);
+    ck_assert_double_eq(r.model.params, ts_fields[TS_FI_PARAMS].def);
     {
         ts_search_cfg c;
 
         ts_search_defaults(&c);
-        ck_assert_double_eq((double)c.objective, compiled[TS_FI_OBJECTIVE]);
-        ck_assert_double_eq((double)c.limit, compiled[TS_FI_LIMIT]);
+        ck_assert_double_eq((double)c.objective, ts_fields[TS_FI_OBJECTIVE].def);
+        ck_assert_double_eq((double)c.limit, ts_fields[TS_FI_LIMIT].def);
     }
 }
 END_TEST
@@ -216,22 +179,22 @@ END_TEST
 /* The .def text of every entry against the code's default. */
 START_TEST(test_def_text)
 {
+    ts_run r;
     size_t i;
 
+    ts_run_defaults(&r);
     for (i = 0; i < TS_FI_COUNT; i++) {
-        const char *name = ts_json_fields[i].f.name;
+        const char *name = ts_fields[i].name;
         const char *t = ts_field_docs[i].def;
         double d = effective(i, false);
-        char w[64];
-        const char *rest, *e;
+        char w[64], text[64];
+        const char *rest, *e, *code = default_text(i, &r, text, sizeof text);
 
         ck_assert_msg(t != NULL && t[0] != '\0', "%s: no .def text", name);
-        if (compiled_str[i] != NULL) {
+        if (code != NULL) {
             /* a name: "none" for no preset, else the id itself */
-            ck_assert_msg(strcmp(t, compiled_str[i]) == 0 ||
-                          (compiled_str[i][0] == '\0' && strcmp(t, "none") == 0),
-                          "%s: .def '%s', the code's default is '%s'", name, t,
-                          compiled_str[i]);
+            ck_assert_msg(strcmp(t, code) == 0 || (code[0] == '\0' && strcmp(t, "none") == 0),
+                          "%s: .def '%s', the code's default is '%s'", name, t, code);
             continue;
         }
         rest = word(t, w, sizeof w);
@@ -259,7 +222,7 @@ START_TEST(test_def_text)
                 while (*after == ' ')
                     after++;
                 if (*after != '*' && *after != 'x')
-                    states(i, w, compiled[i], ".def (else)");
+                    states(i, w, ts_fields[i].def, ".def (else)");
             }
         }
         ck_assert_msg(strspn(t, "0123456789. ") != strlen(t),
@@ -310,7 +273,7 @@ START_TEST(test_global_batch_formula)
 
     snprintf(tokens, sizeof tokens, "%.0fM tokens", round((double)TS_BATCH_TOKENS / 1e6));
     snprintf(bubble, sizeof bubble, "1/%d", TS_BATCH_BUBBLE_DIV);
-    ck_assert_double_eq(compiled[TS_FI_GLOBAL_BATCH], 0);
+    ck_assert_double_eq(ts_fields[TS_FI_GLOBAL_BATCH].def, 0);
     ck_assert_msg(strncmp(def, "0 (", 3) == 0, ".def '%s'", def);
     ck_assert_msg(strstr(def, tokens) != NULL && strstr(def, bubble) != NULL,
                   "global_batch .def '%s' lacks '%s' or '%s'", def, tokens, bubble);

@@ -263,13 +263,13 @@ END_TEST
 /* request schema <-> parser field table                               */
 /* ------------------------------------------------------------------ */
 
-static const char *type_name(ts_api_field_type t)
+static const char *type_name(ts_field_type t)
 {
     switch (t) {
-    case TS_API_FIELD_INTEGER: return "integer";
-    case TS_API_FIELD_NUMBER: return "number";
-    case TS_API_FIELD_BOOLEAN: return "boolean";
-    case TS_API_FIELD_STRING: return "string";
+    case TS_FT_INTEGER: return "integer";
+    case TS_FT_NUMBER: return "number";
+    case TS_FT_BOOLEAN: return "boolean";
+    case TS_FT_STRING: return "string";
     default: return "?";
     }
 }
@@ -288,7 +288,7 @@ static void check_property(const ts_api_field *f, const json_t *p)
         ck_assert_msg(json_is_string(t), "%s: type", f->name);
         ck_assert_str_eq(json_string_value(t), type_name(f->type));
     }
-    if (f->type == TS_API_FIELD_INTEGER || f->type == TS_API_FIELD_NUMBER) {
+    if (f->type == TS_FT_INTEGER || f->type == TS_FT_NUMBER) {
         x = json_object_get(p, f->exclusive_minimum ? "exclusiveMinimum" : "minimum");
         ck_assert_msg(json_is_number(x) && json_number_value(x) == f->minimum, "%s: minimum", f->name);
         x = json_object_get(p, f->exclusive_maximum ? "exclusiveMaximum" : "maximum");
@@ -446,14 +446,14 @@ START_TEST(test_schema_values_accepted)
 
         snprintf(ptr, sizeof ptr, "/%s", f->name);
         switch (f->type) {
-        case TS_API_FIELD_INTEGER:
+        case TS_FT_INTEGER:
             good[0] = json_integer((json_int_t)f->minimum);
             good[1] = json_integer((json_int_t)f->maximum);
             bad[0] = json_integer((json_int_t)f->minimum - 1);
             bad[1] = json_integer((json_int_t)f->maximum + 1);
             bad[2] = json_real(f->minimum + 0.5);
             break;
-        case TS_API_FIELD_NUMBER:
+        case TS_FT_NUMBER:
             /* exclusive bounds: the next double inside is valid, except
              * that subnormals are refused (README, Limits): past an
              * exclusive 0 the smallest normal double is */
@@ -465,12 +465,12 @@ START_TEST(test_schema_values_accepted)
             bad[1] = json_real(f->exclusive_maximum ? f->maximum : nextafter(f->maximum, INFINITY));
             bad[2] = json_string("1");
             break;
-        case TS_API_FIELD_BOOLEAN:
+        case TS_FT_BOOLEAN:
             good[0] = json_true();
             good[1] = json_false();
             bad[0] = json_integer(1);
             break;
-        case TS_API_FIELD_STRING:
+        case TS_FT_STRING:
             if (f->values != NULL) {
                 good[0] = json_string(f->values[0]);
                 bad[0] = json_string("not-a-value");

@@ -168,10 +168,10 @@ START_TEST(fields_match_api_schema)
         c = ts_cli_field_find(f->name);
         ck_assert_msg(c != NULL, "API field '%s' has no CLI option", f->name);
         switch (f->type) {
-        case TS_API_FIELD_INTEGER: want = TS_CLI_INT; break;
-        case TS_API_FIELD_NUMBER:  want = TS_CLI_NUM; break;
-        case TS_API_FIELD_BOOLEAN: want = TS_CLI_BOOL; break;
-        case TS_API_FIELD_STRING:  want = TS_CLI_STR; break;
+        case TS_FT_INTEGER: want = TS_CLI_INT; break;
+        case TS_FT_NUMBER:  want = TS_CLI_NUM; break;
+        case TS_FT_BOOLEAN: want = TS_CLI_BOOL; break;
+        case TS_FT_STRING:  want = TS_CLI_STR; break;
         }
         ck_assert_msg(c->kind == want, "field '%s': CLI kind %d, API type %d", f->name,
                       c->kind, f->type);

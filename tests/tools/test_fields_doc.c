@@ -23,11 +23,11 @@ static bool known_group(const char *g)
 START_TEST(every_field_documented)
 {
     size_t i = (size_t)_i;
-    const ts_api_field *f = &ts_json_fields[i].f;
+    const ts_api_field *f = &ts_fields[i];
     const ts_field_doc *d = &ts_field_docs[i];
     size_t n;
 
-    ck_assert_msg(f->name != NULL, "TS_FI index %zu has no ts_json_fields row", i);
+    ck_assert_msg(f->name != NULL, "TS_FI index %zu has no ts_fields row", i);
     ck_assert_msg(d->doc != NULL && d->doc[0] != '\0',
                   "field '%s' has no doc: add .doc to its entry in core/ts_fields.def", f->name);
     n = strlen(d->doc);
@@ -53,11 +53,11 @@ START_TEST(every_field_documented)
         ck_assert_msg(d->cli != NULL && d->cli[0] != '\0', "field '%s' has no CLI help", f->name);
         ck_assert_msg(strchr(d->cli, '\n') == NULL && strchr(d->cli, '"') == NULL,
                       "field '%s': CLI help is one line without quotes", f->name);
-        /* The generator appends an enum's values from ts_json_fields[]. */
+        /* The generator appends an enum's values from ts_fields[]. */
         ck_assert_msg(f->values == NULL || strchr(d->cli, '|') == NULL,
                       "field '%s': CLI help repeats the enum values", f->name);
     }
-    ck_assert_msg(!d->cli_suffix || f->type == TS_API_FIELD_NUMBER,
+    ck_assert_msg(!d->cli_suffix || f->type == TS_FT_NUMBER,
                   "field '%s': k/M/B/T suffixes only for numbers", f->name);
 }
 END_TEST

@@ -4,12 +4,14 @@
  * Every input member of ts_run (core/trainsize.h; those of ts_model and
  * ts_ckpt_cfg one by one) is bound by exactly one entry of
  * core/ts_fields.def, and every entry binds a member that exists.  With
- * the TS_FI_* indices, the parser's and the docs tables, the defaults and
- * the range checks all expanded from those entries, adding an input is
- * one entry, its ts_run member and the formula that uses it (README,
- * "Contributing"); this is the check that no member is left out of the
- * registry or bound twice.  The struct's text is read as written, so the
- * test needs no list of members of its own.
+ * the TS_FI_* indices and the runtime table ts_fields[] expanded from
+ * those rows, and the parser, the echo, the docs, the defaults and the
+ * range checks all loops over that table, adding an input is one row, its
+ * ts_run member and the formula that uses it (docs/contributing.md,
+ * "Adding an input"); this is the check that no member is left out of the
+ * registry or bound twice.  The struct's text (and each row's MEMBER,
+ * ts_fields[].member) is read as written, so the test needs no list of
+ * members of its own.
  * usage: test_fields_registry CORE/trainsize.h
  */
 #include <check.h>
@@ -20,33 +22,12 @@
 
 #include "ts_fields_doc.h"
 
-typedef struct reg_entry {
-    const char *name;    /* JSON name */
-    const char *bind;    /* BIND column */
-    const char *member;  /* MEMBER column, as written */
-    unsigned flags;
-} reg_entry;
-
-static const reg_entry reg[] = {
-#define TS_FIELD(ID, NAME, TYPE, SET, LO, HI, FLAGS, BIND, MEMBER, DEF, CHECK, ...) \
-    { NAME, #BIND, #MEMBER, FLAGS },
-#include "ts_fields.def"
-};
-#define REG_N (sizeof reg / sizeof reg[0])
-
-/* Binders that own their member (write it as given, or choose it: the
- * preset, the GPU); the GPU's overrides write into the GPU copy; the
- * routes' extras have no member of the run. */
-static const char *const owning[] = { "INT64", "INT", "NUM", "NUM_OPT", "BOOL", "ENUM",
-                                      "PARAMS", "PRESET", "GPU", "LORA_TARGETS", NULL };
-static const char *const overriding[] = { "HBM", "HBM_GIB", "PEAK", NULL };
-
-static bool in(const char *const *list, const char *s)
+/* A row that sets its member: every plain kind, and the custom ones
+ * but those that override a figure of the GPU (member gpu.X: hbm_gb,
+ * hbm_gib, peak_tflops); a route's extra has no member. */
+static bool owns(const ts_field *f)
 {
-    for (; *list != NULL; list++)
-        if (strcmp(*list, s) == 0)
-            return true;
-    return false;
+    return f->member != NULL && strncmp(f->member, "gpu.", 4) != 0;
 }
 
 #define MEMBERS_MAX 256
@@ -196,8 +177,8 @@ START_TEST(every_member_has_one_entry)
     for (size_t i = 0; i < m.n; i++) {
         size_t owners = 0;
 
-        for (size_t e = 0; e < REG_N; e++)
-            if (in(owning, reg[e].bind) && strcmp(reg[e].member, m.name[i]) == 0)
+        for (size_t e = 0; e < TS_FI_COUNT; e++)
+            if (owns(&ts_fields[e]) && strcmp(ts_fields[e].member, m.name[i]) == 0)
                 owners++;
         ck_assert_msg(owners == 1,
                       "ts_run member '%s' (%s) is bound by %zu entries of core/ts_fields.def, "
@@ -212,38 +193,59 @@ START_TEST(every_entry_binds_a_member)
     static member_list m;
 
     run_members(&m);
-    for (size_t e = 0; e < REG_N; e++) {
-        const reg_entry *r = &reg[e];
+    for (size_t e = 0; e < TS_FI_COUNT; e++) {
+        const ts_field *f = &ts_fields[e];
         bool found = false;
 
-        if (in(owning, r->bind)) {
+        if (owns(f)) {
             for (size_t i = 0; i < m.n && !found; i++)
-                found = strcmp(m.name[i], r->member) == 0;
+                found = strcmp(m.name[i], f->member) == 0;
             ck_assert_msg(found, "entry '%s' binds '%s', which is not a ts_run member",
-                          r->name, r->member);
-        } else if (in(overriding, r->bind)) {
-            ck_assert_msg(strcmp(r->member, "gpu") == 0 || strncmp(r->member, "gpu.", 4) == 0,
-                          "entry '%s' (%s) overrides the GPU, not '%s'", r->name, r->bind,
-                          r->member);
+                          f->name, f->member);
+        } else if (f->member != NULL) {
+            ck_assert_msg(f->kind == TS_FK_CUSTOM,
+                          "entry '%s' overrides the GPU's %s: only a CUSTOM row can", f->name,
+                          f->member);
         } else {
             /* A route's extra: no run member, and only on its route. */
-            ck_assert_msg(strcmp(r->member, "none") == 0,
-                          "entry '%s' (%s) is a route's, its member is 'none', not '%s'",
-                          r->name, r->bind, r->member);
-            ck_assert_msg((r->flags & (TS_FF_FIT | TS_FF_SEARCH | TS_FF_BUDGET)) != 0,
-                          "entry '%s' (%s) binds no run member but is not fit-, search- or budget-only",
-                          r->name, r->bind);
+            ck_assert_msg(f->kind == TS_FK_CUSTOM && f->off == 0,
+                          "entry '%s' is a route's: no KIND or MEMBER", f->name);
+            ck_assert_msg((f->flags & (TS_FF_FIT | TS_FF_SEARCH | TS_FF_BUDGET)) != 0,
+                          "entry '%s' binds no run member but is not fit-, search- or budget-only",
+                          f->name);
         }
     }
 }
 END_TEST
 
-/* The api's tables are the registry's, index for index. */
-START_TEST(tables_follow_the_registry)
+/* The KIND, TYPE and VALUES columns agree: a plain kind is the JSON type
+ * it writes, an enum has names and their enumerators, nothing else has. */
+START_TEST(kind_type_and_values_agree)
 {
-    ck_assert_uint_eq(REG_N, TS_FI_COUNT);
-    for (size_t e = 0; e < REG_N; e++)
-        ck_assert_str_eq(ts_json_fields[e].f.name, reg[e].name);
+    for (size_t e = 0; e < TS_FI_COUNT; e++) {
+        const ts_field *f = &ts_fields[e];
+        bool is_enum = f->values != NULL;
+        int want = -1;
+
+        switch (f->kind) {
+        case TS_FK_INT64:
+        case TS_FK_INT: want = TS_FT_INTEGER; break;
+        case TS_FK_NUM:
+        case TS_FK_NUM_OPT: want = TS_FT_NUMBER; break;
+        case TS_FK_BOOL: want = TS_FT_BOOLEAN; break;
+        case TS_FK_ENUM: want = TS_FT_STRING; break;
+        case TS_FK_CUSTOM: break;
+        }
+        ck_assert_msg(want < 0 || (int)f->type == want, "entry '%s': KIND and TYPE disagree",
+                      f->name);
+        ck_assert_msg((f->kind == TS_FK_ENUM) <= is_enum, "entry '%s': an ENUM without VALUES",
+                      f->name);
+        ck_assert_msg(!is_enum || (f->type == TS_FT_STRING && f->ints != NULL && f->values[0] != NULL),
+                      "entry '%s': VALUES on a %d member", f->name, (int)f->type);
+        ck_assert_msg((f->kind == TS_FK_NUM_OPT) <= f->nullable,
+                      "entry '%s': NUM_OPT takes null (TS_FF_NULL)", f->name);
+        ck_assert_uint_eq(f->nlen, strlen(f->name));
+    }
 }
 END_TEST
 
@@ -260,7 +262,7 @@ int main(int argc, char **argv)
     }
     tcase_add_test(tc, every_member_has_one_entry);
     tcase_add_test(tc, every_entry_binds_a_member);
-    tcase_add_test(tc, tables_follow_the_registry);
+    tcase_add_test(tc, kind_type_and_values_agree);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
