@@ -362,6 +362,39 @@ START_TEST(test_tp_across_nodes_nic_striping)
 }
 END_TEST
 
+/* Pipeline p2p without SP: Megatron-LM splits the stage boundary's
+ * activation (2048 tokens x 4096 x 2 B = 16,777,216 B) into tp = 8
+ * chunks, each rank sends its 1/8 through its own NIC (H100: 50 GB/s at
+ * 80 %) and the next stage all-gathers them over NVLink (900 / 2 GB/s at
+ * 80 %): Narayanan et al. 2021 Sec. 4.1, megatron/p2p_communication.py
+ * @7fccd6a17a.  1F1B, m = 4 micro-batches, p = 2: 2 (m + p - 1) = 10
+ * transfers on the critical path.  With SP the activation is already
+ * split and nothing is gathered. */
+START_TEST(test_pp_p2p_scatter_gather)
+{
+    ts_run r;
+    ts_step s;
+    ts_error e;
+    double full = 2048.0 * 4096 * 2, one;
+
+    llama_run(&r, "llama3-8b", 16);
+    r.tp = 8;
+    r.pp = 2;
+    r.dp = 1;
+    r.seq = 2048;
+    r.micro_batch = 1;
+    r.global_batch = 4;
+    r.sequence_parallel = false;
+    r.recompute = TS_RECOMPUTE_NONE;
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
+    one = full / 8 / (50e9 * 0.8) + 8e-6 + ts_step_allgather_s(full, 8, 450e9 * 0.8, 3e-6);
+    REL_CLOSE(s.pp_p2p, 10 * one, 1e-12);
+    r.sequence_parallel = true;
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
+    REL_CLOSE(s.pp_p2p, 10 * (full / 8 / (50e9 * 0.8) + 8e-6), 1e-12);
+}
+END_TEST
+
 /* A tiny model whose kernels are far shorter than their launches. */
 static void tiny_run(ts_run *r, int64_t gpus)
 {
@@ -1002,6 +1035,7 @@ static Suite *step_suite(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_sustained_matmul);
     tcase_add_test(tc, test_tp_across_nodes_nic_striping);
+    tcase_add_test(tc, test_pp_p2p_scatter_gather);
     tcase_add_test(tc, test_launch_floor);
     tcase_add_test(tc, test_fsdp_per_layer_latency);
     tcase_add_test(tc, test_cuda_compat);
