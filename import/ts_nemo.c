@@ -36,6 +36,10 @@
  * change nothing modelled here (learning rate, fusions, logging).
  *
  * Built without libyaml, nemo_config is a 400 saying so.
+ *
+ * This file: the interpolations, the typed getters, trainer:, the keys
+ * not read and the entry point; model:'s shape, layout and vocabulary are
+ * in ts_nemo_model.c, the shared types in ts_nemo_int.h.
  */
 #include <math.h>
 #include <stdio.h>
@@ -45,8 +49,7 @@
 #include "ts_catalogue.h"
 #include "ts_ckd.h"
 #include "ts_import.h"
-
-#define NEMO_PTR "/nemo_config"
+#include "ts_nemo_int.h"
 
 #ifndef TS_HAVE_YAML
 
@@ -65,11 +68,6 @@ int ts_import_nemo(ts_import *im, const char *yaml, size_t len, ts_api_err *err)
 
 #include "ts_yaml.h"
 
-typedef struct nemo {
-    ts_import *im;
-    const json_t *root;
-    ts_api_err *err;
-} nemo;
 
 /* ---- OmegaConf interpolations -------------------------------------- */
 
@@ -231,8 +229,8 @@ static void ptr_of(char *buf, size_t size, const ts_import_obj *o, const char *k
 }
 
 /* An integer key in [lo, hi]: 1 present, 0 absent/null, -1 error. */
-static int n_int(nemo *n, const ts_import_obj *o, const char *key, int64_t lo, int64_t hi,
-                 int64_t *out)
+int nemo_int(nemo *n, const ts_import_obj *o, const char *key, int64_t lo, int64_t hi,
+             int64_t *out)
 {
     const json_t *v = json_object_get(o->obj, key);
 
@@ -265,18 +263,18 @@ static int n_int(nemo *n, const ts_import_obj *o, const char *key, int64_t lo, i
 }
 
 /* A boolean key; YAML 1.1's yes/no/on/off arrive as JSON booleans. */
-static int n_bool(nemo *n, const ts_import_obj *o, const char *key, bool *out)
+int nemo_bool(nemo *n, const ts_import_obj *o, const char *key, bool *out)
 {
     return ts_import_bool(o, key, out, n->err);
 }
 
-static int n_str(nemo *n, const ts_import_obj *o, const char *key, const char **out)
+int nemo_str(nemo *n, const ts_import_obj *o, const char *key, const char **out)
 {
     return ts_import_str(o, key, false, out, n->err);
 }
 
 /* A number key (dropout): 1, 0, -1. */
-static int n_num(nemo *n, const ts_import_obj *o, const char *key, double *out)
+int nemo_num(nemo *n, const ts_import_obj *o, const char *key, double *out)
 {
     const json_t *v = json_object_get(o->obj, key);
     char ptr[TS_IMPORT_ORIGIN_LEN];
@@ -294,7 +292,7 @@ static int n_num(nemo *n, const ts_import_obj *o, const char *key, double *out)
 
 /* ---- setting members ------------------------------------------------ */
 
-static int set_i(nemo *n, ts_field_id fi, int64_t v, const ts_import_obj *o, const char *key)
+int nemo_set_i(nemo *n, ts_field_id fi, int64_t v, const ts_import_obj *o, const char *key)
 {
     char ptr[TS_IMPORT_ORIGIN_LEN];
 
@@ -302,7 +300,7 @@ static int set_i(nemo *n, ts_field_id fi, int64_t v, const ts_import_obj *o, con
     return ts_import_set_int(n->im, fi, v, TS_SRC_NEMO, ptr, n->err);
 }
 
-static int set_b(nemo *n, ts_field_id fi, bool v, const ts_import_obj *o, const char *key)
+int nemo_set_b(nemo *n, ts_field_id fi, bool v, const ts_import_obj *o, const char *key)
 {
     char ptr[TS_IMPORT_ORIGIN_LEN];
 
@@ -310,7 +308,7 @@ static int set_b(nemo *n, ts_field_id fi, bool v, const ts_import_obj *o, const 
     return ts_import_set_bool(n->im, fi, v, TS_SRC_NEMO, ptr, n->err);
 }
 
-static int set_s(nemo *n, ts_field_id fi, const char *v, const ts_import_obj *o, const char *key)
+int nemo_set_s(nemo *n, ts_field_id fi, const char *v, const ts_import_obj *o, const char *key)
 {
     char ptr[TS_IMPORT_ORIGIN_LEN];
 
@@ -335,296 +333,14 @@ static int direct(nemo *n, const ts_import_obj *m)
     for (k = 0; k < sizeof map / sizeof map[0]; k++) {
         const ts_api_field *f = &ts_fields[map[k].fi];
         int64_t v = 0;
-        int rc = n_int(n, m, map[k].key, (int64_t)f->minimum, (int64_t)f->maximum, &v);
+        int rc = nemo_int(n, m, map[k].key, (int64_t)f->minimum, (int64_t)f->maximum, &v);
 
-        if (rc < 0 || (rc > 0 && set_i(n, map[k].fi, v, m, map[k].key) != 0))
+        if (rc < 0 || (rc > 0 && nemo_set_i(n, map[k].fi, v, m, map[k].key) != 0))
             return -1;
     }
     return 0;
 }
 
-/* ---- the vocabulary -------------------------------------------------- */
-
-/* model.tokenizer: GPT2BPETokenizer's 50257, or the catalogue model a
- * Hugging Face tokenizer names; padded to make_vocab_size_divisible_by x
- * tp.  need: the file defines the model and nothing else gives the
- * vocabulary (then an unknown one is a 400). */
-static int vocab(nemo *n, const ts_import_obj *m, bool need, int64_t tp)
-{
-    ts_import_obj t;
-    const char *lib = NULL, *type = NULL, *model = NULL;
-    int64_t base = 0, div = 128, padded = 0, mult = 0;
-    char from[160];
-    int rc;
-
-    if ((rc = n_int(n, m, "make_vocab_size_divisible_by", 1, 1073741824, &div)) < 0)
-        return -1;
-    if ((rc = ts_import_sub(m, "tokenizer", &t, n->err)) < 0)
-        return -1;
-    if (rc > 0 && (n_str(n, &t, "library", &lib) < 0 || n_str(n, &t, "type", &type) < 0 ||
-                   n_str(n, &t, "model", &model) < 0))
-        return -1;
-    if (type != NULL && strcmp(type, "GPT2BPETokenizer") == 0) {
-        base = 50257;   /* the GPT-2 vocab.json's entries */
-        snprintf(from, sizeof from, "tokenizer.type GPT2BPETokenizer");
-    } else if (type != NULL && lib != NULL && strcmp(lib, "huggingface") == 0) {
-        const ts_catalogue_entry *e = ts_catalogue_find(type);
-
-        if (e != NULL && (base = ts_catalogue_vocab(e)) > 0) {
-            snprintf(from, sizeof from, "tokenizer.type %.*s", ts_utf8_prec(e->id, 100), e->id);
-            ts_import_note(n->im->notes, NEMO_PTR "/model/tokenizer/type %.*s: vocab_size %lld "
-                           "of the catalogue's %s (NeMo counts the tokenizer's entries; give "
-                           "vocab when they differ)", ts_utf8_prec(type, 60), type,
-                           (long long)base, e->id);
-        }
-    }
-    if (base == 0) {
-        char ptr[TS_IMPORT_ORIGIN_LEN];
-
-        if (!need)
-            return 0;
-        ts_import_ptr(ptr, sizeof ptr, m, "tokenizer");
-        ts_api_err_set(n->err, TS_PROB_INVALID_VALUE, ptr,
-                       "%s: the vocabulary of a %.*s tokenizer%s%.*s is not known here (its "
-                       "model file is not read); give the request's vocab (the tokenizer's "
-                       "size padded to a multiple of %lld x tp)", ptr,
-                       ts_utf8_prec(lib != NULL ? lib : "missing", 24),
-                       lib != NULL ? lib : "missing", type != NULL ? " " : "",
-                       type != NULL ? ts_utf8_prec(type, 60) : 0, type != NULL ? type : "",
-                       (long long)div);
-        return -1;
-    }
-    if (ts_ckd_mul(&mult, div, tp) || ts_ckd_round_up(&padded, base, mult) ||
-        padded > (int64_t)ts_fields[TS_FI_VOCAB].maximum) {
-        ts_api_err_set(n->err, TS_PROB_OUT_OF_RANGE, NEMO_PTR "/model/make_vocab_size_divisible_by",
-                       "vocabulary %lld padded to a multiple of make_vocab_size_divisible_by %lld "
-                       "x tp %lld is past the vocab maximum", (long long)base, (long long)div,
-                       (long long)tp);
-        return -1;
-    }
-    if (padded != base)
-        ts_import_note(n->im->notes, NEMO_PTR ": vocabulary %lld (%s) padded to %lld (multiple "
-                       "of %lld x tp %lld, as NeMo does)", (long long)base, from,
-                       (long long)padded, (long long)div, (long long)tp);
-    {
-        char origin[TS_IMPORT_ORIGIN_LEN];
-
-        snprintf(origin, sizeof origin, NEMO_PTR "/model/tokenizer (%.*s)",
-                 ts_utf8_prec(from, 100), from);
-        return ts_import_set_int(n->im, TS_FI_VOCAB, padded, TS_SRC_NEMO, origin, n->err);
-    }
-}
-
-/* ---- model: the shape ------------------------------------------------ */
-
-static int shape(nemo *n, const ts_import_obj *m, bool model)
-{
-    const char *norm = "layernorm", *act = "gelu", *pos = "learned_absolute";
-    bool bias = true, tied = true, qkv_bias = false;
-    int64_t v = 0, heads = 0;
-    int rc;
-
-    if (n_str(n, m, "normalization", &norm) < 0 || n_str(n, m, "activation", &act) < 0 ||
-        n_str(n, m, "position_embedding_type", &pos) < 0 || n_bool(n, m, "bias", &bias) < 0 ||
-        n_bool(n, m, "qkv_bias", &qkv_bias) < 0 ||
-        n_bool(n, m, "share_embeddings_and_output_weights", &tied) < 0)
-        return -1;
-    if ((rc = n_int(n, m, "num_query_groups", 1, 1048576, &v)) < 0)
-        return -1;
-    if (rc > 0 && set_i(n, TS_FI_KV_HEADS, v, m, "num_query_groups") != 0)
-        return -1;
-    if ((rc = n_int(n, m, "kv_channels", 1, 16777216, &v)) < 0)
-        return -1;
-    if (rc > 0 && set_i(n, TS_FI_HEAD_DIM, v, m, "kv_channels") != 0)
-        return -1;
-    if (!model)
-        return 0;
-    /* NeMo's defaults for a model this file defines. */
-    if ((rc = n_int(n, m, "num_attention_heads", 1, 1048576, &heads)) < 0)
-        return -1;
-    if (json_object_get(m->obj, "num_query_groups") == NULL ||
-        json_is_null(json_object_get(m->obj, "num_query_groups"))) {
-        if (heads > 0 && set_i(n, TS_FI_KV_HEADS, heads, m, "num_attention_heads") != 0)
-            return -1;
-    }
-    if ((json_object_get(m->obj, "kv_channels") == NULL ||
-         json_is_null(json_object_get(m->obj, "kv_channels"))) &&
-        set_i(n, TS_FI_HEAD_DIM, 0, m, "kv_channels") != 0)
-        return -1;
-    {
-        bool layernorm = strcmp(norm, "layernorm") == 0 || strcmp(norm, "LayerNorm") == 0 ||
-                         strcmp(norm, "layernorm1p") == 0;
-        bool rms = strcmp(norm, "rmsnorm") == 0 || strcmp(norm, "RMSNorm") == 0;
-        size_t al = strlen(act);
-        bool gated = al >= 3 && strcmp(act + al - 3, "glu") == 0;
-
-        if (!layernorm && !rms) {
-            ts_api_err_set(n->err, TS_PROB_INVALID_VALUE, NEMO_PTR "/model/normalization",
-                           "/nemo_config/model/normalization takes layernorm, layernorm1p or "
-                           "rmsnorm, got '%.*s'", ts_utf8_prec(norm, 40), norm);
-            return -1;
-        }
-        if (set_s(n, TS_FI_NORM, layernorm ? "layernorm" : "rmsnorm", m, "normalization") != 0 ||
-            set_b(n, TS_FI_NORM_BIAS, layernorm, m, "normalization") != 0 ||
-            set_b(n, TS_FI_GATED, gated, m, "activation") != 0 ||
-            set_b(n, TS_FI_QKV_BIAS, bias || qkv_bias, m, "bias") != 0 ||
-            set_b(n, TS_FI_OUT_BIAS, bias, m, "bias") != 0 ||
-            set_b(n, TS_FI_MLP_BIAS, bias, m, "bias") != 0 ||
-            set_b(n, TS_FI_TIED_EMBEDDINGS, tied, m, "share_embeddings_and_output_weights") != 0)
-            return -1;
-    }
-    if (strcmp(pos, "learned_absolute") == 0) {
-        int64_t rows = 0;
-
-        if ((rc = n_int(n, m, "max_position_embeddings", 1, 1073741824, &rows)) < 0)
-            return -1;
-        if (rc == 0 && (rc = n_int(n, m, "encoder_seq_length", 1, 1073741824, &rows)) < 0)
-            return -1;
-        if (rc == 0) {
-            ts_api_err_set(n->err, TS_PROB_INVALID_VALUE, NEMO_PTR "/model/max_position_embeddings",
-                           "learned absolute positions (NeMo's default position_embedding_type) "
-                           "need max_position_embeddings");
-            return -1;
-        }
-        if (set_i(n, TS_FI_POS_EMBEDDINGS, rows, m, "max_position_embeddings") != 0)
-            return -1;
-    } else if (strcmp(pos, "rope") == 0 || strcmp(pos, "none") == 0 ||
-               strcmp(pos, "yarn") == 0) {
-        if (set_i(n, TS_FI_POS_EMBEDDINGS, 0, m, "position_embedding_type") != 0)
-            return -1;
-    } else {
-        ts_api_err_set(n->err, TS_PROB_UNSUPPORTED_CONFIG, NEMO_PTR "/model/position_embedding_type",
-                       "position_embedding_type '%.*s' is not modelled (learned_absolute, rope)",
-                       ts_utf8_prec(pos, 40), pos);
-        return -1;
-    }
-    /* Dropout: hidden, attention and ffn default 0.1 in NeMo. */
-    {
-        double hd = 0.1, ad = 0.1, fd = 0.0;
-
-        if (n_num(n, m, "hidden_dropout", &hd) < 0 || n_num(n, m, "attention_dropout", &ad) < 0 ||
-            n_num(n, m, "ffn_dropout", &fd) < 0)
-            return -1;
-        if (set_b(n, TS_FI_DROPOUT, hd > 0 || ad > 0 || fd > 0, m, "hidden_dropout") != 0)
-            return -1;
-    }
-    {
-        char origin[] = NEMO_PTR "/model/num_layers";
-
-        if (ts_import_set(n->im, TS_FI_PARAMS, json_null(), TS_SRC_NEMO, origin, n->err) != 0)
-            return -1;
-    }
-    return 0;
-}
-
-/* ---- model: the layout ------------------------------------------------ */
-
-static int layout(nemo *n, const ts_import_obj *m)
-{
-    const char *gran = NULL, *method = NULL;
-    bool sp = false, fp8 = false, fsdp = false, flash = false;
-    int64_t vpp = 0, seq = 0;
-    ts_import_obj o;
-    int rc;
-
-    if ((rc = n_bool(n, m, "sequence_parallel", &sp)) < 0)
-        return -1;
-    if (rc > 0 && set_b(n, TS_FI_SEQUENCE_PARALLEL, sp, m, "sequence_parallel") != 0)
-        return -1;
-    if ((rc = n_int(n, m, "virtual_pipeline_model_parallel_size", 1, 1048576, &vpp)) < 0)
-        return -1;
-    if (rc > 0 && (set_i(n, TS_FI_VPP, vpp, m, "virtual_pipeline_model_parallel_size") != 0 ||
-                   set_s(n, TS_FI_PP_SCHEDULE, vpp > 1 ? "interleaved" : "1f1b", m,
-                         "virtual_pipeline_model_parallel_size") != 0))
-        return -1;
-    if ((rc = n_int(n, m, "encoder_seq_length", 1, 16777216, &seq)) < 0)
-        return -1;
-    if (rc > 0 && set_i(n, TS_FI_SEQ, seq, m, "encoder_seq_length") != 0)
-        return -1;
-    if (rc == 0 && (rc = ts_import_sub(m, "data", &o, n->err)) != 0) {
-        if (rc < 0 || (rc = n_int(n, &o, "seq_length", 1, 16777216, &seq)) < 0)
-            return -1;
-        if (rc > 0 && set_i(n, TS_FI_SEQ, seq, &o, "seq_length") != 0)
-            return -1;
-    }
-    if (n_str(n, m, "activations_checkpoint_granularity", &gran) < 0 ||
-        n_str(n, m, "activations_checkpoint_method", &method) < 0)
-        return -1;
-    if (gran != NULL) {
-        if (strcmp(gran, "full") != 0 && strcmp(gran, "selective") != 0) {
-            ts_api_err_set(n->err, TS_PROB_INVALID_VALUE,
-                           NEMO_PTR "/model/activations_checkpoint_granularity",
-                           "activations_checkpoint_granularity takes full or selective, got "
-                           "'%.*s'", ts_utf8_prec(gran, 40), gran);
-            return -1;
-        }
-        if (set_s(n, TS_FI_RECOMPUTE, gran, m, "activations_checkpoint_granularity") != 0)
-            return -1;
-        if (strcmp(gran, "full") == 0 && method != NULL && strcmp(method, "block") == 0)
-            ts_import_note(n->im->notes, NEMO_PTR "/model: activations_checkpoint_method block "
-                           "recomputes only activations_checkpoint_num_layers per stage; "
-                           "modelled as full recompute of every layer (a lower bound on "
-                           "activation memory)");
-    } else if (set_s(n, TS_FI_RECOMPUTE, "none", m, "activations_checkpoint_granularity") != 0) {
-        return -1;
-    } else if (method != NULL) {
-        ts_import_note(n->im->notes, NEMO_PTR "/model/activations_checkpoint_method is read "
-                       "only with activations_checkpoint_granularity full: no recompute");
-    }
-    if ((rc = n_bool(n, m, "fp8", &fp8)) < 0)
-        return -1;
-    if (fp8 && set_s(n, TS_FI_COMPUTE_PRECISION, "fp8", m, "fp8") != 0)
-        return -1;
-    if ((rc = n_bool(n, m, "use_flash_attention", &flash)) < 0)
-        return -1;
-    if (flash && set_s(n, TS_FI_ATTENTION, "flash", m, "use_flash_attention") != 0)
-        return -1;
-    if ((rc = n_bool(n, m, "fsdp", &fsdp)) < 0)
-        return -1;
-    if (fsdp) {
-        const char *st = "full";
-        int64_t stage;
-
-        if (n_str(n, m, "fsdp_sharding_strategy", &st) < 0)
-            return -1;
-        /* NeMo's FSDP strategies: full (params, grads, optimizer state:
-         * ZeRO 3), hybrid (full within a node), grad (grads and optimizer
-         * state: ZeRO 2). */
-        stage = strcmp(st, "grad") == 0 ? 2 : 3;
-        if (strcmp(st, "hybrid") == 0)
-            ts_import_note(n->im->notes, NEMO_PTR "/model/fsdp_sharding_strategy hybrid "
-                           "shards within a node only: modelled as ZeRO 3 over all dp ranks "
-                           "(a lower bound on memory)");
-        return set_i(n, TS_FI_ZERO, stage, m, "fsdp");
-    }
-    if ((rc = ts_import_sub(m, "optim", &o, n->err)) < 0)
-        return -1;
-    if (rc > 0) {
-        const char *name = NULL;
-
-        if (n_str(n, &o, "name", &name) < 0)
-            return -1;
-        if (name != NULL) {
-            /* The distributed optimizers shard optimizer state and fp32
-             * main weights over dp (ZeRO 1); fused_adam does not. */
-            bool dist = strcmp(name, "distributed_fused_adam") == 0 ||
-                        strcmp(name, "mcore_distributed_optim") == 0;
-            bool plain = strcmp(name, "fused_adam") == 0 || strcmp(name, "adam") == 0 ||
-                         strcmp(name, "adamw") == 0 || strcmp(name, "megatron_fused_adam") == 0;
-
-            if (dist || plain) {
-                if (set_i(n, TS_FI_ZERO, dist ? 1 : 0, &o, "name") != 0 ||
-                    set_s(n, TS_FI_OPTIMIZER, "adamw", &o, "name") != 0)
-                    return -1;
-            } else {
-                ts_import_note(n->im->notes, NEMO_PTR "/model/optim/name \"%.*s\" has no "
-                               "state model here: optimizer and zero keep their request or "
-                               "default values", ts_utf8_prec(name, 40), name);
-            }
-        }
-    }
-    return 0;
-}
 
 /* ---- trainer ----------------------------------------------------------- */
 
@@ -653,11 +369,11 @@ static int trainer(nemo *n, const ts_import_obj *t, int64_t *max_steps)
                            "bf16-mixed or 32");
             return -1;
         }
-        if (set_s(n, TS_FI_PRECISION, ours, t, "precision") != 0)
+        if (nemo_set_s(n, TS_FI_PRECISION, ours, t, "precision") != 0)
             return -1;
     }
-    if ((rc = n_int(n, t, "num_nodes", 1, 1048576, &nodes)) < 0 ||
-        (rd = n_int(n, t, "devices", 1, 1048576, &devices)) < 0)
+    if ((rc = nemo_int(n, t, "num_nodes", 1, 1048576, &nodes)) < 0 ||
+        (rd = nemo_int(n, t, "devices", 1, 1048576, &devices)) < 0)
         return -1;
     if (rd > 0) {
         char origin[TS_IMPORT_ORIGIN_LEN];
@@ -671,7 +387,7 @@ static int trainer(nemo *n, const ts_import_obj *t, int64_t *max_steps)
         ts_import_note(n->im->notes, NEMO_PTR "/trainer/devices is not a count: the GPU "
                        "count is not read");
     }
-    if (n_int(n, t, "max_steps", 1, INT64_C(1) << 40, max_steps) < 0)
+    if (nemo_int(n, t, "max_steps", 1, INT64_C(1) << 40, max_steps) < 0)
         return -1;
     return 0;
 }
@@ -712,8 +428,9 @@ static const char *const model_known[] = {
     "seq_len_interpolation_factor", "moe_aux_loss_coeff", "moe_router_load_balancing_type",
     "moe_token_dispatcher_type", "moe_grouped_gemm", "moe_z_loss_coeff", "moe_input_jitter_eps",
     "moe_router_pre_softmax", "moe_per_layer_logging", "moe_router_score_function",
-    "attention_backend", "cpu_offloading", "cpu_offloading_num_layers", "cpu_offloading_activations",
-    "cpu_offloading_weights", "defer_embedding_wgrad_compute", "wgrad_deferral_limit",
+    "attention_backend", "cpu_offloading", "cpu_offloading_num_layers",
+    "cpu_offloading_activations", "cpu_offloading_weights", "defer_embedding_wgrad_compute",
+    "wgrad_deferral_limit",
     "hidden_size_per_attention_head", "precision", "layernorm_zero_centered_gamma", NULL
 };
 
@@ -772,12 +489,12 @@ static int nemo_map(ts_import *im, const json_t *cfg, ts_api_err *err)
     if (rm == 0)
         return 0;
     model = json_object_get(m.obj, "num_layers") != NULL && !hf;
-    if (direct(&n, &m) != 0 || shape(&n, &m, model) != 0 || layout(&n, &m) != 0)
+    if (direct(&n, &m) != 0 || nemo_shape(&n, &m, model) != 0 || nemo_layout(&n, &m) != 0)
         return -1;
-    if (n_int(&n, &m, "tensor_model_parallel_size", 1, 1048576, &tp) < 0)
+    if (nemo_int(&n, &m, "tensor_model_parallel_size", 1, 1048576, &tp) < 0)
         return -1;
     if (!im->req_has[TS_FI_VOCAB] &&
-        vocab(&n, &m, model && im->vals[TS_FI_VOCAB] == NULL, tp) != 0)
+        nemo_vocab(&n, &m, model && im->vals[TS_FI_VOCAB] == NULL, tp) != 0)
         return -1;
     /* Training length: max_steps x global batch x sequence. */
     if (max_steps > 0) {
@@ -785,10 +502,11 @@ static int nemo_map(ts_import *im, const json_t *cfg, ts_api_err *err)
         const json_t *d = json_object_get(m.obj, "data");
         ts_import_obj dobj = { d, NEMO_PTR "/model/data" };
 
-        if (n_int(&n, &m, "global_batch_size", 1, INT64_C(1) << 40, &gb) < 0 ||
-            n_int(&n, &m, "encoder_seq_length", 1, 16777216, &seq) < 0)
+        if (nemo_int(&n, &m, "global_batch_size", 1, INT64_C(1) << 40, &gb) < 0 ||
+            nemo_int(&n, &m, "encoder_seq_length", 1, 16777216, &seq) < 0)
             return -1;
-        if (seq == 0 && json_is_object(d) && n_int(&n, &dobj, "seq_length", 1, 16777216, &seq) < 0)
+        if (seq == 0 && json_is_object(d) &&
+            nemo_int(&n, &dobj, "seq_length", 1, 16777216, &seq) < 0)
             return -1;
         if (gb > 0 && seq > 0 &&
             ts_import_set(im, TS_FI_TOKENS, json_real((double)max_steps * (double)gb * (double)seq),
@@ -810,7 +528,8 @@ int ts_import_nemo(ts_import *im, const char *yaml, size_t len, ts_api_err *err)
         return -1;
     }
     if (memchr(yaml, '\0', len) != NULL) {
-        ts_api_err_set(err, TS_PROB_INVALID_VALUE, NEMO_PTR, "nemo_config contains a NUL character");
+        ts_api_err_set(err, TS_PROB_INVALID_VALUE, NEMO_PTR,
+                       "nemo_config contains a NUL character");
         return -1;
     }
     if ((cfg = ts_yaml_read(yaml, len, NEMO_PTR, err)) == NULL)
