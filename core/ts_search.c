@@ -44,8 +44,12 @@
  * they start: tp <= heads, cp <= seq, pp <= layers, micro-batches over the
  * divisors of global_batch / dp, vpp over the divisors of layers / pp (so
  * max_vpp = 2^20 costs what max_vpp = layers / pp does).
+ *
+ * This file: the enumeration and the entry; a candidate's memory, cost,
+ * rank and "why" are in ts_search_rank.c (shared: ts_search_int.h).
  */
 #include "ts_internal.h"
+#include "ts_search_int.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -54,9 +58,6 @@
 /* Divisors of the global batch kept (numbers below 2^40 have at most
  * 6720). */
 #define TS_SEARCH_DIVISORS 8192
-/* Divisors of layers / pp kept for vpp (numbers up to 2^20, the layers
- * limit, have at most 240). */
-#define TS_SEARCH_VDIVISORS 256
 
 void ts_search_defaults(ts_search_cfg *c)
 {
@@ -70,21 +71,6 @@ void ts_search_defaults(ts_search_cfg *c)
     c->margin = TS_SEARCH_MARGIN;
 }
 
-typedef struct ts_search_ctx {
-    const ts_run *base;
-    const ts_search_cfg *cfg;
-    ts_params params;
-    ts_search_out *out;
-    size_t limit;
-    ts_budget *b;       /* exhausted: stop */
-    int64_t max_mb, max_vpp;
-    bool gb_given;      /* the run's global batch is kept; else each layout's default */
-    const int64_t *div; /* the global batch's divisors, ascending */
-    size_t ndiv;
-    int64_t vdiv[TS_SEARCH_VDIVISORS]; /* vpp candidates of the current pp, ascending */
-    size_t nvdiv;
-} ts_search_ctx;
-
 /* Framework and ZeRO stage combinations worth trying: Megatron's
  * distributed optimizer (ZeRO-1 style), FSDP FULL_SHARD / SHARD_GRAD_OP,
  * DeepSpeed ZeRO-1/2/3.  ZeRO-0 is dominated (same traffic, more memory). */
@@ -97,157 +83,6 @@ static const ts_search_fw ts_search_fws[] = {
     { TS_FW_MEGATRON, 1 }, { TS_FW_FSDP, 3 }, { TS_FW_FSDP, 2 },
     { TS_FW_DEEPSPEED, 1 }, { TS_FW_DEEPSPEED, 2 }, { TS_FW_DEEPSPEED, 3 },
 };
-
-/* Seconds (GPU-seconds) per token: per step when every layout has the
- * same batch, comparable across batches when they differ. */
-static double ts_search_key(const ts_search_ctx *c, const ts_search_result *r)
-{
-    double tok = (double)r->global_batch * (double)c->base->seq;
-
-    return (c->cfg->objective == TS_SEARCH_COST ? r->gpu_seconds : r->step_time) / tok;
-}
-
-static void ts_search_insert(ts_search_ctx *c, const ts_search_result *r)
-{
-    ts_search_out *o = c->out;
-    double k = ts_search_key(c, r);
-    size_t pos = o->n;
-
-    /* Equal keys keep enumeration order (smaller tp/pp first). */
-    while (pos > 0 && ts_search_key(c, &o->results[pos - 1]) > k)
-        pos--;
-    if (pos >= c->limit)
-        return;
-    if (o->n < c->limit)
-        o->n++;
-    memmove(&o->results[pos + 1], &o->results[pos],
-            (o->n - 1 - pos) * sizeof o->results[0]);
-    o->results[pos] = *r;
-}
-
-/* The worst key currently kept, or +inf while the list is not full. */
-static double ts_search_cutoff(const ts_search_ctx *c)
-{
-    const ts_search_out *o = c->out;
-
-    return o->n < c->limit ? INFINITY : ts_search_key(c, &o->results[o->n - 1]);
-}
-
-/* Memory of one candidate; true when its layout is valid and it fits
- * with the margin.  Only the layout differs from the resolved base: it
- * alone is checked again (ts_run_relayout), the batch derived again when
- * the run gave none, the gradient precision set by the framework when it
- * follows it. */
-static bool ts_search_fits(ts_search_ctx *c, ts_run *cand, ts_memory *mem)
-{
-    ts_error e;
-
-    if (!ts_budget_take(c->b, ts_memory_work(cand)))
-        return false;
-    c->out->tried++;
-    if (c->cfg->grad_follows_framework)
-        cand->grad_precision = ts_framework_grad_precision(cand->framework, cand->precision,
-                                                           cand->master_weights);
-    if (ts_run_relayout(cand, &e) != TS_OK)
-        return false;
-    if (ts_memory_eval(cand, &c->params, mem, &e) != TS_OK)
-        return false;
-    if (mem->fits && !(mem->total.value <= (1.0 - c->cfg->margin) * mem->hbm_bytes)) {
-        c->out->tight++;
-        return false;
-    }
-    return mem->fits;
-}
-
-/* The candidate's useful fraction under failures (ts_goodput.c) with its
- * own checkpoint write (its shard depends on the layout); 0 when it has
- * none, which the gate counts as never finishing. */
-static double ts_search_useful(const ts_run *cand, const ts_memory *mem)
-{
-    ts_ckpt k;
-    ts_error e;
-
-    return ts_ckpt_eval(cand, mem, &k, &e) == TS_OK ? ts_goodput_useful(cand, &k) : 0;
-}
-
-static void ts_search_cost(ts_search_ctx *c, const ts_run *cand, const ts_memory *mem)
-{
-    ts_step st;
-    ts_search_result r;
-    double gsec, wall, useful, gwall, gcost;
-
-    if (!ts_budget_take(c->b, TS_COST_STEP) || ts_step_eval(cand, &c->params, &st) != TS_OK)
-        return;
-    c->out->fitting++;
-    gsec = st.step_time.value * (double)cand->gpus;
-    /* The whole run: tokens / (global_batch * seq) steps, as the compute
-     * estimate counts them with the predicted MFU. */
-    wall = cand->tokens / ((double)cand->global_batch * (double)cand->seq) * st.step_time.value;
-    /* The gate holds the run as it will go: with checkpoint stalls,
-     * restarts and redone work (what the row's plan says in
-     * compute.goodput).  One that never ends is over any budget. */
-    useful = ts_search_useful(cand, mem);
-    gwall = useful > 0 ? wall / useful : INFINITY;
-    gcost = gwall * (double)cand->gpus / 3600.0 * cand->gpu_hour_usd;
-    if (!isfinite(gwall) || !isfinite(gcost) ||
-        (c->cfg->max_days > 0 && gwall > c->cfg->max_days * 86400.0) ||
-        (c->cfg->max_cost > 0 && gcost > c->cfg->max_cost)) {
-        c->out->over_budget++;
-        return;
-    }
-    {
-        ts_search_result probe;
-
-        probe.step_time = st.step_time.value;
-        probe.gpu_seconds = gsec;
-        probe.global_batch = cand->global_batch;
-        if (ts_search_key(c, &probe) >= ts_search_cutoff(c))
-            return;
-    }
-    memset(&r, 0, sizeof r);
-    r.tp = cand->tp;
-    r.pp = cand->pp;
-    r.cp = cand->cp;
-    r.dp = cand->dp;
-    r.ep = cand->ep;
-    r.micro_batch = cand->micro_batch;
-    r.vpp = cand->vpp;
-    r.gpus = cand->gpus;
-    r.first_stage_layers = cand->first_stage_layers;
-    r.last_stage_layers = cand->last_stage_layers;
-    r.global_batch = cand->global_batch;
-    r.grad_precision = cand->grad_precision;
-    r.zero = cand->zero;
-    r.framework = cand->framework;
-    r.recompute = cand->recompute;
-    r.pp_schedule = cand->pp_schedule;
-    r.sequence_parallel = cand->sequence_parallel;
-    r.step_time = st.step_time.value;
-    r.predicted_mfu = st.predicted_mfu;
-    r.tokens_per_gpu_second = st.tokens_per_gpu_second;
-    r.gpu_seconds = gsec;
-    r.cost_usd = gsec / 3600.0 * cand->gpu_hour_usd;
-    r.wall_seconds = wall;
-    r.gpu_hours = wall * (double)cand->gpus / 3600.0;
-    r.cost_total_usd = r.gpu_hours * cand->gpu_hour_usd;
-    r.useful_fraction = useful;
-    r.goodput_wall_seconds = gwall;
-    r.goodput_cost_usd = gcost;
-    r.memory_total = mem->total.value;
-    r.headroom = mem->headroom_bytes;
-    r.hbm = mem->hbm_bytes;
-    r.fits = mem->fits;
-    r.compute = st.compute;
-    r.recompute_s = st.recompute;
-    r.tp_comm = st.tp_comm;
-    r.pp_bubble = st.pp_bubble;
-    r.dp_comm = st.dp_comm;
-    r.cp_comm = st.cp_comm;
-    r.ep_comm = st.ep_comm;
-    r.optimizer = st.optimizer;
-    r.offload = st.offload;
-    ts_search_insert(c, &r);
-}
 
 static bool ts_search_rec_ok(const ts_search_cfg *cfg, ts_recompute rc)
 {
@@ -476,53 +311,36 @@ static void ts_search_vdivisors(ts_search_ctx *c, int64_t q, int64_t max)
         c->vdiv[c->nvdiv++] = hi[--nhi];
 }
 
-ts_status ts_search_run(const ts_run *r, const ts_search_cfg *cfg,
-                        ts_search_out *out, ts_error *err)
+/* The one-GPU copy of the run every candidate is laid over: everything
+ * but the layout must be valid (model, GPU, precision, batch ...).  No
+ * global_batch: the run's default at one GPU (about 4M tokens,
+ * ts_batch_default), G0: what dp and the micro-batch run over; each
+ * candidate then derives its own. */
+static ts_status ts_search_base(const ts_run *r, ts_run *base, ts_error *err)
 {
-    return ts_search_run_within(r, cfg, NULL, out, err);
-}
-
-ts_status ts_search_run_within(const ts_run *r, const ts_search_cfg *cfg, ts_budget *budget,
-                               ts_search_out *out, ts_error *err)
-{
-    ts_search_ctx c;
-    ts_budget own;
-    ts_run base;
     ts_status st;
-    int64_t tp, cp, pp, dp, ep, max_tp, max_pp, max_cp, L, G_fixed, G_max;
-    int64_t div[TS_SEARCH_DIVISORS], d;
-    size_t i, ndiv = 0, di;
 
-    if (budget == NULL) {
-        ts_budget_init(&own, 0);
-        budget = &own;
-    }
-    if (r == NULL || cfg == NULL || out == NULL)
-        return ts_error_set(err, TS_EINVAL, "", "null argument");
-    memset(out, 0, sizeof *out);
-    /* Everything but the layout must be valid (model, GPU, precision,
-     * batch ...): resolve a one-GPU copy, then lay candidates over it. */
-    G_max = cfg->max_gpus > 0 ? cfg->max_gpus : r->gpus;
-    if (G_max <= 0)
-        return ts_error_set(err, TS_EINVAL, "gpus", "a layout search needs gpus (or max_gpus)");
-    /* No global_batch: the run's default at one GPU (about 4M tokens,
-     * ts_batch_default), G0: what dp and the micro-batch run over; each
-     * candidate then derives its own. */
-    base = *r;
-    base.tp = base.pp = base.cp = base.ep = base.dp = 1;
-    base.gpus = 0;
-    base.micro_batch = 1;
-    base.vpp = 1;
-    base.pp_schedule = TS_PP_1F1B;
-    base.first_stage_layers = base.last_stage_layers = 0;
-    base.sequence_parallel = false;
-    if (base.offload_params)
-        base.zero = 3;
-    if ((st = ts_run_resolve(&base, err)) != TS_OK)
+    *base = *r;
+    base->tp = base->pp = base->cp = base->ep = base->dp = 1;
+    base->gpus = 0;
+    base->micro_batch = 1;
+    base->vpp = 1;
+    base->pp_schedule = TS_PP_1F1B;
+    base->first_stage_layers = base->last_stage_layers = 0;
+    base->sequence_parallel = false;
+    if (base->offload_params)
+        base->zero = 3;
+    if ((st = ts_run_resolve(base, err)) != TS_OK)
         return st;
-    if (base.model.layers <= 0)
+    if (base->model.layers <= 0)
         return ts_error_set(err, TS_EINVAL, "layers",
                             "a layout search needs a model shape (layers, hidden, heads)");
+    return TS_OK;
+}
+
+/* The search's own settings. */
+static ts_status ts_search_check(const ts_search_cfg *cfg, const ts_run *base, ts_error *err)
+{
     if (cfg->limit < 1 || cfg->limit > TS_SEARCH_MAX_RESULTS)
         return ts_error_set(err, TS_EINVAL, "limit", "limit must be from 1 to %d",
                             TS_SEARCH_MAX_RESULTS);
@@ -539,9 +357,216 @@ ts_status ts_search_run_within(const ts_run *r, const ts_search_cfg *cfg, ts_bud
         return ts_error_set(err, TS_EINVAL, cfg->max_days >= 0 && cfg->max_days <= 1e12
                                                 ? "max_cost" : "max_days",
                             "max_days must be in [0, 1e12] and max_cost in [0, 1e18]");
-    if (cfg->max_cost > 0 && !(base.gpu_hour_usd > 0))
+    if (cfg->max_cost > 0 && !(base->gpu_hour_usd > 0))
         return ts_error_set(err, TS_EINCOMPAT, "max_cost",
                             "max_cost needs a price: give gpu_hour_usd");
+    return TS_OK;
+}
+
+/* dp must divide the global batch gb: its divisors, ascending (the small
+ * ones counted up, their cofactors down from sqrt), into div; how many. */
+static size_t ts_search_batch_divisors(int64_t gb, int64_t *div, ts_budget *b)
+{
+    int64_t hi[TS_SEARCH_DIVISORS / 2], d;
+    size_t ndiv = 0, nhi = 0;
+
+    for (d = 1; d * d <= gb && ndiv < TS_SEARCH_DIVISORS / 2 && ts_budget_take(b, TS_COST_ITER);
+         d++) {
+        if (gb % d != 0)
+            continue;
+        div[ndiv++] = d;
+        if (d != gb / d)
+            hi[nhi++] = gb / d;
+    }
+    while (nhi > 0 && ndiv < TS_SEARCH_DIVISORS)
+        div[ndiv++] = hi[--nhi];
+    return ndiv;
+}
+
+/* The layouts of one (tp, cp, pp, dp, first): ep divides both experts
+ * and dp, so the divisors of their gcd, by trial division up to its
+ * root. */
+static void ts_search_eps(ts_search_ctx *c, int64_t tp, int64_t cp, int64_t pp, int64_t dp,
+                          int64_t first)
+{
+    const ts_run *base = c->base;
+    int64_t g = base->model.experts > 1 ? ts_search_gcd(base->model.experts, dp) : 1;
+    int64_t eps[512], ep;
+    size_t neps = 0, ei;
+
+    for (ep = 1; ep * ep <= g && neps + 2 <= sizeof eps / sizeof eps[0] &&
+                 ts_budget_take(c->b, TS_COST_ITER); ep++) {
+        if (g % ep != 0)
+            continue;
+        eps[neps++] = ep;
+        if (ep != g / ep)
+            eps[neps++] = g / ep;
+    }
+    for (ei = 0; ei < neps && !c->b->exhausted; ei++) {
+        ts_run lay;
+
+        ep = eps[ei];
+        if (c->cfg->ep > 0 && ep != c->cfg->ep)
+            continue;
+        lay = *base;
+        lay.tp = tp;
+        lay.cp = cp;
+        lay.pp = pp;
+        lay.dp = dp;
+        lay.ep = ep;
+        lay.gpus = tp * cp * pp * dp;
+        lay.first_stage_layers = first;
+        lay.last_stage_layers = 0;
+        lay.offload_params = base->offload_params;
+        ts_search_layout(c, &lay);
+    }
+}
+
+/* dp for one (tp, cp, pp): the global batch's divisors; without a batch
+ * and with the GPUs fixed, the one dp they leave. */
+static void ts_search_dps(ts_search_ctx *c, int64_t tp, int64_t cp, int64_t pp, int64_t first)
+{
+    size_t di;
+
+    for (di = 0; di < c->ndiv && ts_budget_take(c->b, TS_COST_ITER); di++) {
+        int64_t dp = c->div[di];
+
+        if (!c->gb_given && c->g_fixed > 0) {
+            /* at most G0: one sequence per rank of the 4M-token batch,
+             * as a given batch bounds it */
+            if (di > 0 || c->g_fixed / (tp * cp * pp) > c->base->global_batch)
+                break;
+            dp = c->g_fixed / (tp * cp * pp);
+        }
+        if (tp * cp * pp * dp > c->g_max)
+            break; /* ascending */
+        if (c->g_fixed > 0 && tp * cp * pp * dp != c->g_fixed)
+            continue;
+        ts_search_eps(c, tp, cp, pp, dp, first);
+    }
+}
+
+/* pp for one (tp, cp): the stages Megatron can split the layers into;
+ * vpp candidates from the divisors of an even stage's layers. */
+static void ts_search_pps(ts_search_ctx *c, int64_t tp, int64_t cp, int64_t max_pp)
+{
+    const ts_search_cfg *cfg = c->cfg;
+    int64_t L = c->base->model.layers, pp;
+
+    for (pp = 1; pp <= max_pp && tp * cp * pp <= c->g_max && ts_budget_take(c->b, TS_COST_ITER);
+         pp++) {
+        int64_t first;
+
+        if (cfg->pp > 0 && pp != cfg->pp)
+            continue;
+        if (c->g_fixed > 0 && c->g_fixed % (tp * cp * pp) != 0)
+            continue;
+        if (!ts_search_split(L, pp, &first))
+            continue;
+        c->nvdiv = 0;
+        if (pp > 1 && first == 0)
+            ts_search_vdivisors(c, L / pp, c->max_vpp);
+        ts_search_dps(c, tp, cp, pp, first);
+    }
+}
+
+/* Every (tp, cp, pp) within the bounds: what the caller allows, cut to
+ * what can be valid (tp divides heads, cp divides seq, pp <= layers), so
+ * a limit of 2^20 costs no more than the model allows. */
+static void ts_search_grid(ts_search_ctx *c)
+{
+    const ts_search_cfg *cfg = c->cfg;
+    const ts_run *base = c->base;
+    int64_t L = base->model.layers;
+    int64_t max_tp = cfg->max_tp > 0 ? cfg->max_tp : base->gpus_per_node;
+    int64_t max_pp = cfg->max_pp > 0 ? cfg->max_pp : L;
+    int64_t max_cp = cfg->max_cp > 0 ? cfg->max_cp : TS_SEARCH_CP_DEFAULT;
+    int64_t tp, cp;
+
+    if (max_tp > base->model.heads)
+        max_tp = base->model.heads;
+    if (max_pp > L)
+        max_pp = L;
+    if (max_cp > base->seq)
+        max_cp = base->seq;
+    for (tp = 1; tp <= max_tp && tp <= c->g_max && ts_budget_take(c->b, TS_COST_ITER); tp++) {
+        if ((cfg->tp > 0 && tp != cfg->tp) || !ts_search_tp_ok(&base->model, tp))
+            continue;
+        for (cp = 1; cp <= max_cp && tp * cp <= c->g_max && ts_budget_take(c->b, TS_COST_ITER);
+             cp *= 2) {
+            if ((cfg->cp > 0 && cp != cfg->cp) || base->seq % cp != 0)
+                continue;
+            ts_search_pps(c, tp, cp, max_pp);
+        }
+    }
+}
+
+/* Nothing ranked: why, as the error (an empty list is never an answer). */
+static ts_status ts_search_none(const ts_search_ctx *c, ts_error *err)
+{
+    const ts_search_cfg *cfg = c->cfg;
+    const ts_search_out *out = c->out;
+
+    if (out->truncated)
+        /* Nothing costed before the budget ran out: no partial answer. */
+        return ts_error_set(err, TS_EINVAL, cfg->max_gpus > 0 ? "max_gpus" : "gpus",
+                            "the layout search over %lld GPUs ran out of its work budget "
+                            "(%llu units, %llu layouts tried) before any layout fit: fix tp, "
+                            "pp or cp, or lower max_gpus, max_pp, max_micro_batch or max_vpp",
+                            (long long)c->g_max, (unsigned long long)c->b->limit,
+                            (unsigned long long)out->tried);
+    if (out->fitting > 0 && !(cfg->max_days > 0) && !(cfg->max_cost > 0))
+        /* No gate given: every layout was over because none finishes. */
+        return ts_error_set(err, TS_ERANGE,
+                            c->base->ckpt.job_mtbf_hours > 0 ? "job_mtbf_hours"
+                                                             : "gpu_mtbf_hours",
+                            "%llu layouts of %lld GPUs fit, but under failures none would ever "
+                            "finish: the job fails far more often than a checkpoint interval "
+                            "(shorten nvme_interval_min)",
+                            (unsigned long long)out->fitting, (long long)c->g_max);
+    if (out->fitting > 0)
+        return ts_error_set(err, TS_ENOFIT, cfg->max_days > 0 ? "max_days" : "max_cost",
+                            "%llu layouts of %lld GPUs fit, none within max_days / max_cost",
+                            (unsigned long long)out->fitting, (long long)c->g_max);
+    if (out->tight > 0)
+        return ts_error_set(err, TS_ENOFIT, "margin",
+                            "no layout of %lld GPUs fits with %.4g %% of HBM kept free (margin); "
+                            "%llu estimates fit without it",
+                            (long long)c->g_max, 100.0 * cfg->margin,
+                            (unsigned long long)out->tight);
+    return ts_error_set(err, TS_ENOFIT, "gpus", "no layout of %lld GPUs fits (%llu tried)",
+                        (long long)c->g_max, (unsigned long long)out->tried);
+}
+
+ts_status ts_search_run(const ts_run *r, const ts_search_cfg *cfg,
+                        ts_search_out *out, ts_error *err)
+{
+    return ts_search_run_within(r, cfg, NULL, out, err);
+}
+
+ts_status ts_search_run_within(const ts_run *r, const ts_search_cfg *cfg, ts_budget *budget,
+                               ts_search_out *out, ts_error *err)
+{
+    ts_search_ctx c;
+    ts_budget own;
+    ts_run base;
+    ts_status st;
+    int64_t div[TS_SEARCH_DIVISORS], g_max;
+    size_t i;
+
+    if (budget == NULL) {
+        ts_budget_init(&own, 0);
+        budget = &own;
+    }
+    if (r == NULL || cfg == NULL || out == NULL)
+        return ts_error_set(err, TS_EINVAL, "", "null argument");
+    memset(out, 0, sizeof *out);
+    g_max = cfg->max_gpus > 0 ? cfg->max_gpus : r->gpus;
+    if (g_max <= 0)
+        return ts_error_set(err, TS_EINVAL, "gpus", "a layout search needs gpus (or max_gpus)");
+    if ((st = ts_search_base(r, &base, err)) != TS_OK ||
+        (st = ts_search_check(cfg, &base, err)) != TS_OK)
+        return st;
 
     memset(&c, 0, sizeof c);
     c.base = &base;
@@ -552,195 +577,19 @@ ts_status ts_search_run_within(const ts_run *r, const ts_search_cfg *cfg, ts_bud
     c.max_mb = cfg->max_micro_batch > 0 ? cfg->max_micro_batch : TS_SEARCH_MB_DEFAULT;
     c.max_vpp = cfg->max_vpp > 0 ? cfg->max_vpp : TS_SEARCH_VPP_DEFAULT;
     c.gb_given = r->global_batch > 0;
+    c.g_max = g_max;
+    c.g_fixed = cfg->max_gpus > 0 ? 0 : r->gpus;
     ts_model_count(&base.model, &c.params);
-
-    /* dp must divide the global batch: its divisors, ascending (the
-     * small ones counted up, their cofactors down from sqrt). */
-    {
-        int64_t gb = base.global_batch, hi[TS_SEARCH_DIVISORS / 2];
-        size_t nhi = 0;
-
-        for (d = 1; d * d <= gb && ndiv < TS_SEARCH_DIVISORS / 2 &&
-                    ts_budget_take(budget, TS_COST_ITER); d++) {
-            if (gb % d != 0)
-                continue;
-            div[ndiv++] = d;
-            if (d != gb / d)
-                hi[nhi++] = gb / d;
-        }
-        while (nhi > 0 && ndiv < TS_SEARCH_DIVISORS)
-            div[ndiv++] = hi[--nhi];
-    }
+    c.ndiv = ts_search_batch_divisors(base.global_batch, div, budget);
     c.div = div;
-    c.ndiv = ndiv;
-    L = base.model.layers;
-    /* The bounds, before any loop: what the caller allows, cut to what
-     * can be valid (tp divides heads, cp divides seq, pp <= layers), so a
-     * limit of 2^20 costs no more than the model allows. */
-    max_tp = cfg->max_tp > 0 ? cfg->max_tp : base.gpus_per_node;
-    if (max_tp > base.model.heads)
-        max_tp = base.model.heads;
-    max_pp = cfg->max_pp > 0 ? cfg->max_pp : L;
-    if (max_pp > L)
-        max_pp = L;
-    max_cp = cfg->max_cp > 0 ? cfg->max_cp : TS_SEARCH_CP_DEFAULT;
-    if (max_cp > base.seq)
-        max_cp = base.seq;
-    G_fixed = cfg->max_gpus > 0 ? 0 : r->gpus;
+    ts_search_grid(&c);
 
-    for (tp = 1; tp <= max_tp && tp <= G_max && ts_budget_take(budget, TS_COST_ITER); tp++) {
-        if ((cfg->tp > 0 && tp != cfg->tp) || !ts_search_tp_ok(&base.model, tp))
-            continue;
-        for (cp = 1; cp <= max_cp && tp * cp <= G_max && ts_budget_take(budget, TS_COST_ITER);
-             cp *= 2) {
-            if ((cfg->cp > 0 && cp != cfg->cp) || base.seq % cp != 0)
-                continue;
-            for (pp = 1; pp <= max_pp && tp * cp * pp <= G_max &&
-                         ts_budget_take(budget, TS_COST_ITER); pp++) {
-                int64_t first;
-
-                if (cfg->pp > 0 && pp != cfg->pp)
-                    continue;
-                if (G_fixed > 0 && G_fixed % (tp * cp * pp) != 0)
-                    continue;
-                if (!ts_search_split(L, pp, &first))
-                    continue;
-                /* vpp: the divisors of the stage's layers (even stages). */
-                c.nvdiv = 0;
-                if (pp > 1 && first == 0)
-                    ts_search_vdivisors(&c, L / pp, c.max_vpp);
-                /* dp: the global batch's divisors; without a batch and
-                 * with the GPUs fixed, the one dp they leave. */
-                for (di = 0; di < ndiv && ts_budget_take(budget, TS_COST_ITER); di++) {
-                    dp = div[di];
-                    if (!c.gb_given && G_fixed > 0) {
-                        /* at most G0: one sequence per rank of the
-                         * 4M-token batch, as a given batch bounds it */
-                        if (di > 0 || G_fixed / (tp * cp * pp) > base.global_batch)
-                            break;
-                        dp = G_fixed / (tp * cp * pp);
-                    }
-                    if (tp * cp * pp * dp > G_max)
-                        break; /* ascending */
-                    if (G_fixed > 0 && tp * cp * pp * dp != G_fixed)
-                        continue;
-                    {
-                        /* ep divides both experts and dp: the divisors of
-                         * their gcd, by trial division up to its root. */
-                        int64_t g = base.model.experts > 1 ? ts_search_gcd(base.model.experts, dp) : 1;
-                        int64_t eps[512];
-                        size_t neps = 0, ei;
-
-                        for (ep = 1; ep * ep <= g && neps + 2 <= sizeof eps / sizeof eps[0] &&
-                                     ts_budget_take(budget, TS_COST_ITER); ep++) {
-                            if (g % ep != 0)
-                                continue;
-                            eps[neps++] = ep;
-                            if (ep != g / ep)
-                                eps[neps++] = g / ep;
-                        }
-                        for (ei = 0; ei < neps && !budget->exhausted; ei++) {
-                            ts_run lay;
-
-                            ep = eps[ei];
-                            if (cfg->ep > 0 && ep != cfg->ep)
-                                continue;
-                            lay = base;
-                            lay.tp = tp;
-                            lay.cp = cp;
-                            lay.pp = pp;
-                            lay.dp = dp;
-                            lay.ep = ep;
-                            lay.gpus = tp * cp * pp * dp;
-                            lay.first_stage_layers = first;
-                            lay.last_stage_layers = 0;
-                            lay.offload_params = base.offload_params;
-                            ts_search_layout(&c, &lay);
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /* Why each beats the next: the term that differs most. */
     for (i = 0; i < out->n; i++) {
-        ts_search_result *a = &out->results[i];
-
-        if (i + 1 == out->n) {
-            /* The words match the counts: "only" when nothing else was
-             * ranked, the count otherwise (limit cut the list). */
-            uint64_t ranked = out->fitting - out->over_budget;
-
-            if (i == 0 && ranked <= 1)
-                snprintf(a->why, sizeof a->why, "the only layout that fits");
-            else if (i == 0)
-                snprintf(a->why, sizeof a->why, "the best of %llu that fit",
-                         (unsigned long long)ranked);
-            else
-                snprintf(a->why, sizeof a->why, "last of the %zu ranked results (of %llu "
-                         "that fit)", out->n, (unsigned long long)ranked);
-            continue;
-        }
-        {
-            const ts_search_result *b = &out->results[i + 1];
-            /* b's terms at a's batch (layouts without a given batch can
-             * differ in it): seconds per a's step. */
-            double sc = (double)a->global_batch / (double)b->global_batch;
-            const char *names[] = { "compute", "recompute", "tensor-parallel comm", "pipeline bubble",
-                                    "data-parallel comm", "context-parallel comm", "expert all-to-all",
-                                    "optimizer step", "offload" };
-            double da[] = { sc * b->compute - a->compute, sc * b->recompute_s - a->recompute_s,
-                            sc * b->tp_comm - a->tp_comm, sc * b->pp_bubble - a->pp_bubble,
-                            sc * b->dp_comm - a->dp_comm, sc * b->cp_comm - a->cp_comm,
-                            sc * b->ep_comm - a->ep_comm, sc * b->optimizer - a->optimizer,
-                            sc * b->offload - a->offload };
-            size_t j, best = 0;
-            double ka = ts_search_key(&c, a), kb = ts_search_key(&c, b);
-            double gain = kb > 0 ? 100.0 * (kb - ka) / kb : 0;
-
-            for (j = 1; j < sizeof da / sizeof da[0]; j++)
-                if (da[j] > da[best])
-                    best = j;
-            if (da[best] > 0)
-                snprintf(a->why, sizeof a->why, "%.2f %% %s than #%zu: %.3g s less %s per step",
-                         gain, cfg->objective == TS_SEARCH_COST ? "cheaper" : "faster", i + 2,
-                         da[best], names[best]);
-            else
-                snprintf(a->why, sizeof a->why, "%.2f %% %s than #%zu (%s)", gain,
-                         cfg->objective == TS_SEARCH_COST ? "cheaper" : "faster", i + 2,
-                         a->gpus < b->gpus ? "fewer GPUs" : "same terms, listed first");
-        }
+        if (i + 1 == out->n)
+            ts_search_why_last(out, i);
+        else
+            ts_search_why_pair(&c, &out->results[i], &out->results[i + 1], i);
     }
     out->truncated = budget->exhausted;
-    if (out->n == 0 && out->truncated)
-        /* Nothing costed before the budget ran out: no partial answer. */
-        return ts_error_set(err, TS_EINVAL, cfg->max_gpus > 0 ? "max_gpus" : "gpus",
-                            "the layout search over %lld GPUs ran out of its work budget "
-                            "(%llu units, %llu layouts tried) before any layout fit: fix tp, "
-                            "pp or cp, or lower max_gpus, max_pp, max_micro_batch or max_vpp",
-                            (long long)G_max, (unsigned long long)budget->limit,
-                            (unsigned long long)out->tried);
-    if (out->n == 0 && out->fitting > 0 && !(cfg->max_days > 0) && !(cfg->max_cost > 0))
-        /* No gate given: every layout was over because none finishes. */
-        return ts_error_set(err, TS_ERANGE,
-                            base.ckpt.job_mtbf_hours > 0 ? "job_mtbf_hours" : "gpu_mtbf_hours",
-                            "%llu layouts of %lld GPUs fit, but under failures none would ever "
-                            "finish: the job fails far more often than a checkpoint interval "
-                            "(shorten nvme_interval_min)",
-                            (unsigned long long)out->fitting, (long long)G_max);
-    if (out->n == 0 && out->fitting > 0)
-        return ts_error_set(err, TS_ENOFIT, cfg->max_days > 0 ? "max_days" : "max_cost",
-                            "%llu layouts of %lld GPUs fit, none within max_days / max_cost",
-                            (unsigned long long)out->fitting, (long long)G_max);
-    if (out->n == 0 && out->tight > 0)
-        return ts_error_set(err, TS_ENOFIT, "margin",
-                            "no layout of %lld GPUs fits with %.4g %% of HBM kept free (margin); "
-                            "%llu estimates fit without it",
-                            (long long)G_max, 100.0 * cfg->margin, (unsigned long long)out->tight);
-    if (out->n == 0)
-        return ts_error_set(err, TS_ENOFIT, "gpus",
-                            "no layout of %lld GPUs fits (%llu tried)",
-                            (long long)G_max, (unsigned long long)out->tried);
-    return TS_OK;
+    return out->n == 0 ? ts_search_none(&c, err) : TS_OK;
 }
