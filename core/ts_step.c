@@ -994,17 +994,28 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
             }
         }
         layer_mb = t_mb_max;
-        /* Pipeline point-to-point: one activation (1/t of it with SP,
-         * Megatron's scatter-gather) each way per micro-batch per stage
-         * boundary; across nodes when a stage fills a node. */
+        /* Pipeline point-to-point: one activation each way per
+         * micro-batch per stage boundary; across nodes when a stage fills
+         * a node.  Each TP rank sends 1/t of it: with SP the activation is
+         * already split; without SP Megatron-LM splits it into t chunks,
+         * one per rank and its own NIC, and the receiving stage
+         * all-gathers them over NVLink (scatter/gather optimisation,
+         * Narayanan et al. 2021 Sec. 4.1; on by default since
+         * NVIDIA/Megatron-LM@72e4230bb5, megatron/p2p_communication.py
+         * @7fccd6a17a split_tensor_into_1d_equal_chunks /
+         * gather_split_1d_tensor).  Megatron-Core's p2p
+         * (megatron/core/pipeline_parallel/p2p_communication.py) sends
+         * the whole tensor from every rank instead: not distinguished. */
         if (r->pp > 1) {
             int64_t span = r->tp * r->cp * r->dp;
             bool in_node = ts_step_same_node(span * 2, r->gpus_per_node);
-            double act = (double)r->seq * (double)r->micro_batch / (double)r->cp *
-                         (double)r->model.hidden * 2.0 /
-                         (r->sequence_parallel ? (double)r->tp : 1.0);
+            bool sg = !r->sequence_parallel && r->tp > 1 && r->framework == TS_FW_MEGATRON;
+            double full = (double)r->seq * (double)r->micro_batch / (double)r->cp *
+                          (double)r->model.hidden * 2.0;
+            double act = full / (r->sequence_parallel || sg ? (double)r->tp : 1.0);
             double one = act / (in_node ? hw.nvlink : hw.net) +
-                         (in_node ? TS_STEP_ALPHA_NVLINK : TS_STEP_ALPHA_NET);
+                         (in_node ? TS_STEP_ALPHA_NVLINK : TS_STEP_ALPHA_NET) +
+                         (sg ? ts_step_allgather_s(full, r->tp, hw.nvlink, TS_STEP_ALPHA_NVLINK) : 0);
 
             if (r->vpp > 1)
                 /* Interleaved: Megatron overlaps p2p with compute

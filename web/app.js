@@ -21,17 +21,18 @@ import { chartSvg, download, exportPng, termsCsv } from './exporter.js';
 import { DEFAULT_STATE, SHAPE_FIELDS, queryFromState, stateFromQuery } from './form.js';
 import { shellQuote } from './format.js';
 import {
-    buildForm, clearErrors, customFromLink, overriddenPreset, presetById, problemErrors, readForm, showFailure, showFieldErrors, showModeFields,
-    showPresetInfo, showResolved, toCustom, tokensInput, writeForm,
+    buildForm, clearErrors, customFromLink, overriddenPreset, presetById, problemErrors, readForm, relabelGpus, showFailure, showFieldErrors,
+    showModeFields, showPresetInfo, showResolved, toCustom, tokensInput, writeForm,
 } from './formui.js';
 import { buildBudget } from './budget.js';
-import { gpusChanged, runTryGpus } from './gpus.js';
+import { gpusChanged, redrawGpus, runTryGpus } from './gpus.js';
 import { renderImported, runImport } from './importer.js';
 import {
     redrawCharts, renderCheckpoint, renderCompute, renderLegend, renderMemory, renderSweep, renderTableHeads,
 } from './panels.js';
-import { applyFields, runFit, runSearch } from './solve.js';
+import { applyFields, renderSearch, runFit, runSearch } from './solve.js';
 import { IMPORT_KINDS, TEXT_KINDS, hooks, page, postJson, requestFor } from './state.js';
+import { buildUnits, unitsFromQuery, unitsQuery } from './units.js';
 import { markStale, renderParams, renderVerdict, renderWarnings } from './verdict.js';
 
 const DEBOUNCE_MS = 200;
@@ -137,7 +138,7 @@ async function runPlan() {
 
 function changed(now) {
     page.state = readForm();
-    history.replaceState(null, '', `${location.pathname}?${queryFromState(page.state)}${importQuery()}`);
+    writeUrl();
     showPresetInfo();
     showModeFields();
     /* a solver answer belongs to the inputs it was asked about */
@@ -153,8 +154,25 @@ function changed(now) {
 function importQuery() {
     const q = new URLSearchParams();
     for (const k of IMPORT_KINDS) if (page.state[k]) q.set(k, page.state[k]);
-    const s = q.toString();
-    return s ? '&' + s : '';
+    return q.toString();
+}
+
+/* The link holds every setting: the run, imports, the page's units. */
+function writeUrl() {
+    const q = [queryFromState(page.state), importQuery(), unitsQuery()].filter(Boolean).join('&');
+    history.replaceState(null, '', `${location.pathname}?${q}`);
+}
+
+/* GB <-> GiB: the answers on screen laid out again in the new units. */
+function unitsChanged() {
+    if (page.lastPlan) {
+        renderPlan(page.lastPlan, page.lastMargin);
+        if (page.lastErrors) markStale(page.lastErrors);
+    }
+    relabelGpus();
+    redrawGpus();
+    if (page.search) renderSearch();
+    writeUrl();
 }
 
 function onInput(ev) {
@@ -222,6 +240,7 @@ function cachedCatalogues() {
 
 async function main() {
     page.state = stateFromQuery(location.search);
+    unitsFromQuery(location.search);
     const q = new URLSearchParams(location.search);
     for (const k of IMPORT_KINDS) if (q.has(k)) page.state[k] = q.get(k);
     /* the first estimate does not wait for the catalogues: one request */
@@ -304,6 +323,7 @@ async function main() {
     $('#search-go').addEventListener('click', () => runSearch());
     $('#try-gpus').addEventListener('click', () => runTryGpus());
     buildBudget();
+    buildUnits(unitsChanged);
     $('#pin').addEventListener('click', pin);
     $('#compare-clear').addEventListener('click', () => {
         page.pins = [];
@@ -342,7 +362,7 @@ async function main() {
         page.resizeTimer = setTimeout(redrawCharts, 150);
     });
 
-    history.replaceState(null, '', `${location.pathname}?${queryFromState(page.state)}${importQuery()}`);
+    writeUrl();
 }
 
 hooks.changed = changed;

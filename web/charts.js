@@ -5,7 +5,7 @@
  * the answer's texts where it has them (the memory terms, HBM); axes and
  * the sweep's points, which have none, are formatted here.
  */
-import { fmtBytes, fmtPct, fmtSeconds, isNum, tick, labelOf, textOf, valueOf } from './format.js';
+import { byteScale, fmtBytes, fmtPct, fmtSeconds, isNum, tick, labelOf, textOf, valueOf } from './format.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
@@ -104,7 +104,7 @@ export function widthOf(svg, fallback) {
     return Math.round(Math.max(300, Math.min(1000, w > 0 ? w : fallback)));
 }
 
-/* GiB axis ticks: 1, 2 or 5 times a power of ten, about five of them. */
+/* Axis ticks: 1, 2 or 5 times a power of ten, about five of them. */
 export function niceStep(max) {
     const raw = max / 5;
     const p = Math.pow(10, Math.floor(Math.log10(raw)));
@@ -113,8 +113,6 @@ export function niceStep(max) {
     }
     return 10 * p;
 }
-
-const GIB = 1024 * 1024 * 1024;
 
 /*
  * Horizontal stacked bar of the per-GPU terms of an answer's memory object
@@ -156,16 +154,17 @@ export function drawMemoryBar(svg, mem) {
         fill: 'none', stroke: '#111', 'stroke-width': 1,
     }));
 
-    /* axis in GiB */
-    const step = niceStep(max / GIB);
-    for (let g = 0; g * GIB <= max; g += step) {
-        const gx = sx(g * GIB);
+    /* axis in GiB or GB, as the page writes memory */
+    const u = byteScale();
+    const step = niceStep(max / u.size);
+    for (let g = 0; g * u.size <= max; g += step) {
+        const gx = sx(g * u.size);
         svg.appendChild(el('line', { x1: gx, x2: gx, y1: top + barH, y2: top + barH + 5, stroke: '#444' }));
         svg.appendChild(el('text', {
             x: gx, y: top + barH + 18, 'text-anchor': 'middle', 'font-size': 11, fill: '#333',
         }, tick(g)));
     }
-    svg.appendChild(el('text', { x: W - right, y: H - 4, 'text-anchor': 'end', 'font-size': 11, fill: '#333' }, 'GiB per GPU'));
+    svg.appendChild(el('text', { x: W - right, y: H - 4, 'text-anchor': 'end', 'font-size': 11, fill: '#333' }, `${u.name} per GPU`));
 
     if (isNum(hbm) && hbm > 0) {
         const hx = sx(hbm);
@@ -223,17 +222,18 @@ export function drawSweep(svg, sweep, hbm, runDp, fixed, hbmText) {
     const barW = Math.max(4, slot * 0.7);
     const sy = (v) => top + plotH - (v / maxV) * plotH;
 
-    /* y axis in GiB */
-    const step = niceStep(maxV / GIB);
-    for (let g = 0; g * GIB <= maxV; g += step) {
-        const gy = sy(g * GIB);
+    /* y axis in GiB or GB */
+    const u = byteScale();
+    const step = niceStep(maxV / u.size);
+    for (let g = 0; g * u.size <= maxV; g += step) {
+        const gy = sy(g * u.size);
         svg.appendChild(el('line', { x1: left, x2: W - right, y1: gy, y2: gy, stroke: '#ddd' }));
         svg.appendChild(el('text', { x: left - 6, y: gy + 4, 'text-anchor': 'end', 'font-size': 11, fill: '#333' }, tick(g)));
     }
     svg.appendChild(el('text', {
         x: 14, y: top + plotH / 2, 'font-size': 11, fill: '#333', 'text-anchor': 'middle',
         transform: `rotate(-90 14 ${top + plotH / 2})`,
-    }, 'GiB per GPU'));
+    }, `${u.name} per GPU`));
 
     /* where doubling dp stops paying: the first point whose next
      * (larger) dp saves less than 5% of its per-GPU total */

@@ -29,10 +29,37 @@ export function termRow(path, key) {
     return TERMS[`${path}.${key}`] || null;
 }
 
+/*
+ * Memory figures in binary units (GiB: the API's texts, 2^30 bytes) or
+ * decimal ones (GB, 10^9 bytes), as the user picks (units.js).  In GB a
+ * byte figure is written here from the answer's number, in the API's
+ * style; the API is not asked for other texts.  Its free sentences
+ * (warnings, import notes, problem details) keep the units it wrote.
+ */
+let byteUnits = 'GiB';
+export const BYTE_UNITS = ['GiB', 'GB'];
+
+export function setByteUnits(u) {
+    byteUnits = u === 'GB' ? 'GB' : 'GiB';
+}
+
+export function byteUnitsOf() {
+    return byteUnits;
+}
+
+/* Bytes per axis unit and its name, for chart axes. */
+export function byteScale() {
+    return byteUnits === 'GB' ? { size: 1e9, name: 'GB' } : { size: 1024 * 1024 * 1024, name: 'GiB' };
+}
+
 /* The answer's text for member key of obj (an object at path), or "—". */
 export function textOf(obj, path, key) {
     const t = termRow(path, key);
     if (!t || !obj || typeof obj !== 'object') return DASH;
+    if (t.fmt === 'bytes' && byteUnits === 'GB') {
+        const v = valueOf(obj, path, key);
+        if (isNum(v)) return fmtBytes(v);
+    }
     let s;
     if (t.shape === 'term') s = obj[key] && obj[key].human;
     else if (t.shape === 'sibling') s = obj[t.human];
@@ -84,21 +111,24 @@ export function tick(x) {
     return String(Number(x.toPrecision(3)));
 }
 
-/* Chart labels of the sweep (numbers the answer has no text for): binary
- * units like the API's texts (GiB etc.). */
+/* Byte figures the page writes (the sweep's points, and every memory
+ * figure in GB): binary units like the API's texts (lib/ts_fmt.c
+ * fmt_bytes: GiB etc.), or decimal ones (kB, MB, GB: SI prefixes). */
 const BIN_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
+const DEC_UNITS = ['B', 'kB', 'MB', 'GB', 'TB', 'PB', 'EB'];
 
-export function fmtBytes(b) {
+export function fmtBytes(b, units = byteUnits) {
     if (!isNum(b)) return DASH;
+    const [base, names] = units === 'GB' ? [1000, DEC_UNITS] : [1024, BIN_UNITS];
     const neg = b < 0;
     let v = Math.abs(b);
     let i = 0;
-    while (v >= 1024 && i < BIN_UNITS.length - 1) {
-        v /= 1024;
+    while (v >= base && i < names.length - 1) {
+        v /= base;
         i++;
     }
     const num = i === 0 ? String(Math.round(v)) : sig3(v);
-    return (neg && num !== '0' ? '-' : '') + num + ' ' + BIN_UNITS[i];
+    return (neg && num !== '0' ? '-' : '') + num + ' ' + names[i];
 }
 
 /* The user's own counts (15T tokens typed, dataset x epochs): the API's

@@ -16,6 +16,24 @@ export function presetById(id) {
     return page.presets.find((p) => p.id === id);
 }
 
+function gpuOption(g) {
+    return `${g.name} — ${textOf(g, 'gpus[]', 'hbm_bytes')}`;
+}
+
+/* The GPU list's memory in the page's units (units.js). */
+export function relabelGpus() {
+    const sel = document.getElementById('f-gpu');
+    if (!sel) return;
+    for (const o of sel.options) {
+        const g = gpuById(o.value);
+        if (g) o.textContent = gpuOption(g);
+    }
+}
+
+function gpuById(id) {
+    return id ? page.gpus.find((g) => g.id === id) : null;
+}
+
 export function optionsFor(f) {
     const opts = [h('option', { value: '', text: 'default' })];
     switch (f.kind) {
@@ -26,9 +44,7 @@ export function optionsFor(f) {
         }
         break;
     case 'gpu':
-        for (const g of page.gpus) {
-            opts.push(h('option', { value: g.id, text: `${g.name} — ${textOf(g, 'gpus[]', 'hbm_bytes')}` }));
-        }
+        for (const g of page.gpus) opts.push(h('option', { value: g.id, text: gpuOption(g) }));
         break;
     case 'mode':
         opts.length = 0;
@@ -52,7 +68,8 @@ export function fieldRow(f) {
     const id = `f-${f.name}`;
     const described = [f.hint ? `hint-${f.name}` : null, `err-${f.name}`].filter(Boolean).join(' ');
     let control;
-    if (f.kind === 'int' || f.kind === 'num') {
+    /* numbers and free text (lora_targets) are typed; the rest are picked */
+    if (f.kind === 'int' || f.kind === 'num' || f.kind === 'text') {
         control = h('input', {
             id, name: f.name, type: 'text', inputmode: 'text',
             autocomplete: 'off', spellcheck: 'false', 'aria-describedby': described,

@@ -96,6 +96,11 @@ export function gpusChanged() {
     panel.hidden = true;
 }
 
+/* The table again, as it is (the page's memory units changed). */
+export function redrawGpus() {
+    if (page.gpusFor && !$('#gpus-panel').hidden) renderRows(page.gpusFor.rows, requestFor(page.state).body);
+}
+
 function renderRows(rows, body) {
     const head = $('#gpus-table thead');
     clearNode(head);

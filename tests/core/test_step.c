@@ -362,6 +362,39 @@ START_TEST(test_tp_across_nodes_nic_striping)
 }
 END_TEST
 
+/* Pipeline p2p without SP: Megatron-LM splits the stage boundary's
+ * activation (2048 tokens x 4096 x 2 B = 16,777,216 B) into tp = 8
+ * chunks, each rank sends its 1/8 through its own NIC (H100: 50 GB/s at
+ * 80 %) and the next stage all-gathers them over NVLink (900 / 2 GB/s at
+ * 80 %): Narayanan et al. 2021 Sec. 4.1, megatron/p2p_communication.py
+ * @7fccd6a17a.  1F1B, m = 4 micro-batches, p = 2: 2 (m + p - 1) = 10
+ * transfers on the critical path.  With SP the activation is already
+ * split and nothing is gathered. */
+START_TEST(test_pp_p2p_scatter_gather)
+{
+    ts_run r;
+    ts_step s;
+    ts_error e;
+    double full = 2048.0 * 4096 * 2, one;
+
+    llama_run(&r, "llama3-8b", 16);
+    r.tp = 8;
+    r.pp = 2;
+    r.dp = 1;
+    r.seq = 2048;
+    r.micro_batch = 1;
+    r.global_batch = 4;
+    r.sequence_parallel = false;
+    r.recompute = TS_RECOMPUTE_NONE;
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
+    one = full / 8 / (50e9 * 0.8) + 8e-6 + ts_step_allgather_s(full, 8, 450e9 * 0.8, 3e-6);
+    REL_CLOSE(s.pp_p2p, 10 * one, 1e-12);
+    r.sequence_parallel = true;
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
+    REL_CLOSE(s.pp_p2p, 10 * (full / 8 / (50e9 * 0.8) + 8e-6), 1e-12);
+}
+END_TEST
+
 /* A tiny model whose kernels are far shorter than their launches. */
 static void tiny_run(ts_run *r, int64_t gpus)
 {
@@ -772,6 +805,32 @@ START_TEST(test_lora_optimizer_adapters)
 }
 END_TEST
 
+/* framework hf: transformers' eager modules move more bytes than the
+ * fused kernels (core/ts_step.c, ts_step_hf_eager), by hand for h 1024,
+ * 16 heads (no grouped K/V), gated F 4096, per token per layer forward:
+ * two fp32 RMSNorms +32 B x 1024 each = 65,536; rotary on q and k
+ * +16 B x 2048 = 32,768; silu and product unfused +4 B x 4096 = 16,384;
+ * the contiguous attention output 4 B x 1024 = 4,096: 118,784 B.
+ * Backward moves twice that: 3 x 118,784 x 16,384 tokens x 4 layers at
+ * H100's 2.90e12 B/s, the only difference from the same run as fsdp
+ * (one GPU, nothing sharded, full fine-tuning). */
+START_TEST(test_hf_eager_bytes)
+{
+    ts_run r;
+    ts_step fs, hf;
+    ts_error e;
+
+    lora_run(&r);
+    r.lora_rank = 0;
+    r.model.gated = true;
+    r.framework = TS_FW_FSDP;
+    ck_assert_int_eq(ts_step_estimate(&r, &fs, &e), TS_OK);
+    r.framework = TS_FW_HF;
+    ck_assert_int_eq(ts_step_estimate(&r, &hf, &e), TS_OK);
+    REL_CLOSE(hf.step_time.value - fs.step_time.value, 3.0 * 118784.0 * 16384.0 * 4.0 / 2.90e12, 1e-6);
+}
+END_TEST
+
 /* Issue 25: a warning whenever the pipeline bubble, the exposed
  * communication or the matmuls' shortfall from the GPU's rate (an
  * under-filled GPU) costs more than a quarter of the step, and only then. */
@@ -976,6 +1035,7 @@ static Suite *step_suite(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_sustained_matmul);
     tcase_add_test(tc, test_tp_across_nodes_nic_striping);
+    tcase_add_test(tc, test_pp_p2p_scatter_gather);
     tcase_add_test(tc, test_launch_floor);
     tcase_add_test(tc, test_fsdp_per_layer_latency);
     tcase_add_test(tc, test_cuda_compat);
@@ -990,6 +1050,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_dequant_bytes);
     tcase_add_test(tc, test_qlora_dequant_step);
     tcase_add_test(tc, test_lora_optimizer_adapters);
+    tcase_add_test(tc, test_hf_eager_bytes);
     tcase_add_test(tc, test_search_70b_1024);
     tcase_add_test(tc, test_search_constraints);
     tcase_add_test(tc, test_search_errors);

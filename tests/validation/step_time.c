@@ -164,6 +164,7 @@ int main(int argc, char **argv)
                        gated ? "" : " (not gated)", assumed[i] ? " (assumed input)" : "",
                        tokens / ((double)req->run.gpus * meas_s), st.tokens_per_gpu_second,
                        100.0 * err, st.exposed_comm, st.pp_bubble - st.pp_p2p,
+                       origin[i] != NULL ? origin[i] :
                        strstr(json_string_value(json_object_get(row, "source")), "llm-foundry") ? "llm-foundry" :
                        strstr(json_string_value(json_object_get(row, "source")), "Korthikanti") ? "Korthikanti T5" : "LLaMA");
             else

@@ -185,6 +185,60 @@ async function main({ base, browser }) {
         assert.match(await text(page, '#import-status'), /500 steps/);
     });
 
+    await check('27 lora_targets: on the form in LoRA and QLoRA modes, sent as typed, the API\'s error at the field; an axolotl import sets it', async () => {
+        await page.goto(`${base}/?model=llama3-8b&gpus=1&gpu=a100-80&mode=lora`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        const first = await settled(page);
+        assert.ok(!('lora_targets' in first), 'not sent until set');
+        assert.ok(await page.locator('#f-lora_targets').isVisible(), 'shown in LoRA mode');
+        assert.equal(await page.getAttribute('#f-lora_targets', 'placeholder'), (await api(base, '/v1/plan', first)).data.inputs.lora_targets,
+            'the placeholder is what the API resolved');
+        const sentWith = async (v, status) => {
+            await page.waitForFunction(([want, st]) => {
+                const r = document.getElementById('results');
+                return r.dataset.request && JSON.parse(r.dataset.request).lora_targets === want && !r.hasAttribute('aria-busy') && r.dataset.status === st;
+            }, [v, status], { timeout: STEP_TIMEOUT_MS });
+            return JSON.parse(await page.locator('#results').getAttribute('data-request'));
+        };
+        await setField(page, 'lora_targets', 'q_proj,v_proj');
+        const qv = await sentWith('q_proj,v_proj', 'ready');
+        const r = await api(base, '/v1/plan', qv);
+        assert.equal(r.data.inputs.lora_targets, 'q_proj,v_proj');
+        assert.equal(await text(page, '#mem-total'), r.data.memory.total.human);
+        assert.match(page.url(), /[?&]lora_targets=q_proj%2Cv_proj(&|$)/, 'in the link');
+        /* a name the API does not know: its message at the field */
+        env.expectBadRequests = true;
+        await setField(page, 'lora_targets', 'q_proj,wq');
+        const bad = await sentWith('q_proj,wq', 'error');
+        const problem = await api(base, '/v1/plan', bad);
+        assert.equal(problem.data.field, '/lora_targets');
+        assert.equal(await page.getAttribute('#f-lora_targets', 'aria-invalid'), 'true');
+        assert.equal(await text(page, '#err-lora_targets'), problem.data.detail);
+        env.expectBadRequests = false;
+        await setField(page, 'lora_targets', '');
+        await settled(page);
+        /* QLoRA too; not in pre-training or a full fine-tune */
+        for (const [mode, shown] of [['qlora', true], ['full', false], ['pretrain', false]]) {
+            await setField(page, 'mode', mode);
+            await settled(page);
+            assert.equal(await page.locator('#f-lora_targets').isVisible(), shown, `${mode}: lora_targets shown ${shown}`);
+        }
+        /* an axolotl LoRA import: lora_target_modules is the field's value */
+        await importDoc(page, 'axolotl_config', AXOLOTL_QLORA.replace('adapter: qlora', 'adapter: lora').replace('load_in_4bit: true', 'load_in_4bit: false') +
+            'lora_target_modules:\n  - q_proj\n  - k_proj\n  - v_proj\n  - o_proj\n');
+        assert.equal(await page.locator('#import-status').getAttribute('data-status'), 'ready', await text(page, '#import-status'));
+        assert.equal(await page.inputValue('#f-mode'), 'lora');
+        assert.ok(await page.locator('#f-lora_targets').isVisible());
+        assert.equal(await page.inputValue('#f-lora_targets'), 'q_proj,k_proj,v_proj,o_proj');
+        assert.match(await text(page, '#import-status'), /LoRA targets q_proj,k_proj,v_proj,o_proj/);
+        const imp = await sentWith('q_proj,k_proj,v_proj,o_proj', 'ready');
+        assert.equal((await api(base, '/v1/plan', imp)).data.inputs.lora_targets, 'q_proj,k_proj,v_proj,o_proj');
+        await page.setViewportSize(PHONE);
+        await page.waitForTimeout(250);
+        await assertNoOverflow(page, 'phone, LoRA targets');
+        await page.setViewportSize({ width: 1366, height: 900 });
+    });
+
     await check('27.2: invalid input (GPUs = 0) replaces the green verdict with the error, at the field too', async () => {
         await page.goto(`${base}/?model=llama3-8b&gpus=8&gpu=h100-sxm&zero=1&recompute=full`);
         await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
@@ -438,9 +492,10 @@ async function main({ base, browser }) {
         });
         assert.deepEqual(bad, []);
         /* tab stops outside the search and comparison tables (a row's Apply
-         * button is one per row there) and the budget planner's own inputs */
+         * button is one per row there), the budget planner's own inputs and
+         * the page's GB / GiB choice */
         const stops = await page.evaluate(() => [...document.querySelectorAll('#results a[href], #results button, #results summary, #results [tabindex="0"], #results select, #results input')]
-            .filter((e) => e.getClientRects().length > 0 && !e.closest('[hidden], #search-table, #compare-table, #budget-panel')).length);
+            .filter((e) => e.getClientRects().length > 0 && e.id !== 'units' && !e.closest('[hidden], #search-table, #compare-table, #budget-panel')).length);
         log(`     ${stops} tab stops in the results, outside the search and comparison tables`);
         assert.ok(stops <= 25, `${stops} tab stops in the results`);
         assert.equal(await page.locator('#results details.how summary:visible').count(), 0, 'formulas behind one toggle');
@@ -650,6 +705,80 @@ async function main({ base, browser }) {
         assert.equal(await page.evaluate(() => document.activeElement.id), 'days');
     });
     await auditStateCheck(page, 'issue27-pictures');
+
+    await check('27 units: GB or GiB for every memory figure, from the API\'s bytes; the choice is kept in the link', async () => {
+        const url = `${base}/?model=llama3-70b&gpus=64&pp=4&gpu=h100-sxm&zero=1&recompute=full`;
+        await page.goto(`${url}&units=GB`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        const sent = await settled(page);
+        const r = await api(base, '/v1/plan', sent);
+        const m = r.data.memory, k = r.data.checkpoint;
+        const ws = m.stages.find((x) => x.stage === m.worst_stage);
+        const ph = m.phases[0];
+        const p0 = [...r.data.sweep].sort((a, b) => a.gpus - b.gpus)[0];
+        const h100 = (await (await fetch(`${base}/v1/gpus`)).json()).gpus.find((g) => g.id === 'h100-sxm');
+        /* [where, the page's text, the API's bytes (in the order the text gives them), the API's GiB texts] */
+        const shown = async () => page.evaluate(() => {
+            const t = (sel) => (document.querySelector(sel) || {}).textContent || '(none)';
+            const texts = (sel) => [...document.querySelectorAll(sel)].map((x) => x.textContent);
+            return {
+                total: t('#mem-total'), weights: t('#mem-weights'), hbm: t('#mem-hbm'), headroom: t('#mem-headroom'), ckpt: t('#ck-full'),
+                detail: t('#verdict-detail'), glance: t('#g-mem'),
+                stage: t(`#stages tr.worst td:nth-child(${2 + 7})`), phase: t('#phases li strong'),
+                phaseBar: t('#phase-bars g[data-phase] text:last-of-type'),
+                days: t('#days-table tbody tr td:nth-child(6)'), gpu: t('#f-gpu option[value="h100-sxm"]').split(' — ')[1],
+                axes: [...texts('#mem-bar text'), ...texts('#sweep text')].filter((x) => / per GPU$/.test(x)),
+                url: location.search,
+            };
+        });
+        const want = [
+            ['total', [m.total.value], [m.total.human]], ['weights', [m.weights.value], [m.weights.human]],
+            ['hbm', [m.hbm_bytes], [m.human.hbm_bytes]], ['headroom', [m.headroom_bytes], [m.human.headroom_bytes]],
+            ['ckpt', [k.full_bytes.value], [k.full_bytes.human]],
+            ['detail', [ws.total, m.hbm_bytes, -ws.headroom], [ws.total_human, m.human.hbm_bytes]],
+            ['glance', [-ws.headroom], []], ['stage', [ws.total], [ws.total_human]], ['phase', [ph.bytes], [ph.human]],
+            ['phaseBar', [ph.bytes], [ph.human]], ['days', [p0.total], []], ['gpu', [h100.hbm_bytes], [h100.human.hbm_bytes]],
+        ];
+        /* each figure: a number and a unit of the system, within the rounding of its digits */
+        const UNITS = { GB: ['B', 'kB', 'MB', 'GB', 'TB', 'PB'], GiB: ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'] };
+        const agree = (where, s, bytes, units) => {
+            const found = [...s.matchAll(/(-?\d+(?:\.(\d+))?) ([kKMGTP]?i?B)\b/g)];
+            assert.ok(found.length >= bytes.length, `${where}: "${s}" has ${found.length} byte figures, want ${bytes.length}`);
+            bytes.forEach((b, i) => {
+                const [, num, dec, unit] = found[i];
+                const at = UNITS[units].indexOf(unit);
+                assert.ok(at >= 0, `${where}: "${unit}" in "${s}" is not a ${units} unit`);
+                const scaled = b / (units === 'GB' ? 1e9 : 2 ** 30) * (units === 'GB' ? 1000 : 1024) ** (3 - at);
+                assert.ok(Math.abs(Number(num) - scaled) <= 0.5 * 10 ** -(dec ? dec.length : 0) + 1e-9,
+                    `${where}: ${num} ${unit} for ${b} bytes (${scaled} ${unit})`);
+            });
+        };
+        const inUnits = async (units) => {
+            const s = await shown();
+            for (const [where, bytes, api] of want) {
+                agree(where, s[where], bytes, units);
+                /* GiB are the API's own texts */
+                if (units === 'GiB') for (const t of api) assert.ok(s[where].includes(t), `${where}: "${s[where]}" has the API's "${t}"`);
+            }
+            assert.deepEqual(s.axes, [`${units} per GPU`, `${units} per GPU`], 'the charts\' axes');
+            return s;
+        };
+        assert.equal(await page.inputValue('#units'), 'GB');
+        assert.match((await inUnits('GB')).url, /[?&]units=GB(&|$)/);
+        await page.selectOption('#units', 'GiB');
+        assert.ok(!(await inUnits('GiB')).url.includes('units='), 'GiB, the default, adds nothing to the link');
+        await page.selectOption('#units', 'GB');
+        assert.match((await inUnits('GB')).url, /[?&]units=GB(&|$)/);
+        /* the link opens in GB; a phone has room for the control */
+        await page.goto(`${url}&units=GB`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        await settled(page);
+        await inUnits('GB');
+        await page.setViewportSize(PHONE);
+        await page.waitForTimeout(250);
+        await assertNoOverflow(page, 'phone, GB');
+        await page.setViewportSize({ width: 1366, height: 900 });
+    });
 
     await check('27 try on other GPUs: the same run on every GPU, as the API plans it, one click to use', async () => {
         await page.goto(`${base}/?model=llama3-70b&gpus=16&zero=3&recompute=full&gpu=a100-40&gpu_hour_usd=2`);
