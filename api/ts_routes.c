@@ -487,7 +487,7 @@ int ts_api_handle(const char *method, const char *path,
     if (body_len > TS_API_BODY_MAX) {
         char detail[96];
 
-        /* the server's words for its own 413 (server/ts_server.c), which
+        /* the server's words for its own 413 (server/ts_reply.c), which
          * stops reading at the cap and never learns the length: the CLI's
          * --local answers with these bytes too */
         snprintf(detail, sizeof detail, "request body exceeds the %u byte limit",

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* In process: what server/ts_server.c's dispatch() does with a /v1
+/* In process: what server/ts_route.c's ts_route_dispatch() does with a /v1
  * request, minus the sockets.  The server hands ts_api_handle() the
  * Content-Type header or "" when there is none, and the body it read. */
 static ts_http_status local_request(const char *method, const char *path,

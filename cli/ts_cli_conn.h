@@ -5,7 +5,7 @@
  * Both answer a request with a status, a content type and a body, so the
  * rest of the CLI cannot tell them apart: in process the request goes to
  * ts_api_handle(), the function the server itself calls for every /v1
- * request (server/ts_server.c), with the headers the HTTP client would
+ * request (server/ts_route.c), with the headers the HTTP client would
  * send, so the body is the server's byte for byte (tests/cli/
  * test_cli_local.c holds every data-driven API case to that).
  */

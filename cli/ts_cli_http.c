@@ -263,17 +263,3 @@ bool ts_http_is_problem(const ts_http_response *resp)
     static const char want[] = "application/problem+json";
     return strncasecmp(resp->content_type, want, sizeof want - 1) == 0;
 }
-
-const char *ts_http_strerror(ts_http_status code)
-{
-    switch (code) {
-    case TS_HTTP_OK:       return "ok";
-    case TS_HTTP_EURL:     return "bad URL";
-    case TS_HTTP_ECONNECT: return "server unreachable";
-    case TS_HTTP_ETIMEOUT: return "timed out";
-    case TS_HTTP_ETOOBIG:  return "response too large";
-    case TS_HTTP_ENOMEM:   return "out of memory";
-    case TS_HTTP_EOTHER:   return "transfer failed";
-    }
-    return "unknown error";
-}

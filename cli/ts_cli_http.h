@@ -72,6 +72,4 @@ void ts_http_response_free(ts_http_response *resp);
 /* True for application/problem+json (RFC 9457). */
 bool ts_http_is_problem(const ts_http_response *resp);
 
-const char *ts_http_strerror(ts_http_status code);
-
 #endif /* TS_CLI_HTTP_H */

@@ -31,7 +31,7 @@ int main(int argc, char **argv)
     case TS_CONFIG_OK:
         break;
     case TS_CONFIG_HELP:
-        fputs(ts_config_usage(), stdout);
+        ts_config_usage(stdout);
         return 0;
     case TS_CONFIG_VERSION:
         printf("trainsize-server %s\n", TS_VERSION);

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 typedef enum ts_config_status {
     TS_CONFIG_OK = 0,
@@ -49,7 +50,8 @@ ts_config_status ts_config_load(ts_config *cfg, int argc, char **argv,
                                 ts_config_env_fn env,
                                 char err[TS_CONFIG_ERR_LEN]);
 
-/* The --help text (static). */
-const char *ts_config_usage(void);
+/* The --help text, written from the options table: each option with its
+ * range, its variable and its default. */
+void ts_config_usage(FILE *out);
 
 #endif /* TS_CONFIG_H */

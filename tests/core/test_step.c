@@ -810,6 +810,32 @@ START_TEST(test_lora_optimizer_adapters)
 }
 END_TEST
 
+/* framework hf: transformers' eager modules move more bytes than the
+ * fused kernels (core/ts_step.c, ts_step_hf_eager), by hand for h 1024,
+ * 16 heads (no grouped K/V), gated F 4096, per token per layer forward:
+ * two fp32 RMSNorms +32 B x 1024 each = 65,536; rotary on q and k
+ * +16 B x 2048 = 32,768; silu and product unfused +4 B x 4096 = 16,384;
+ * the contiguous attention output 4 B x 1024 = 4,096: 118,784 B.
+ * Backward moves twice that: 3 x 118,784 x 16,384 tokens x 4 layers at
+ * H100's 2.90e12 B/s, the only difference from the same run as fsdp
+ * (one GPU, nothing sharded, full fine-tuning). */
+START_TEST(test_hf_eager_bytes)
+{
+    ts_run r;
+    ts_step fs, hf;
+    ts_error e;
+
+    lora_run(&r);
+    r.lora_rank = 0;
+    r.model.gated = true;
+    r.framework = TS_FW_FSDP;
+    ck_assert_int_eq(ts_step_estimate(&r, &fs, &e), TS_OK);
+    r.framework = TS_FW_HF;
+    ck_assert_int_eq(ts_step_estimate(&r, &hf, &e), TS_OK);
+    REL_CLOSE(hf.step_time.value - fs.step_time.value, 3.0 * 118784.0 * 16384.0 * 4.0 / 2.90e12, 1e-6);
+}
+END_TEST
+
 /* Issue 25: a warning whenever the pipeline bubble, the exposed
  * communication or the matmuls' shortfall from the GPU's rate (an
  * under-filled GPU) costs more than a quarter of the step, and only then. */
@@ -1029,6 +1055,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_dequant_bytes);
     tcase_add_test(tc, test_qlora_dequant_step);
     tcase_add_test(tc, test_lora_optimizer_adapters);
+    tcase_add_test(tc, test_hf_eager_bytes);
     tcase_add_test(tc, test_search_70b_1024);
     tcase_add_test(tc, test_search_constraints);
     tcase_add_test(tc, test_search_errors);

@@ -445,7 +445,7 @@ END_TEST
  * inside the root, so only the lexical check refuses it; "a..b.js" has
  * dots in a name, not a dot-segment, and is served; the file beside the
  * root never is, however the climb is spelt (MHD hands us the path
- * percent-decoded: server/ts_server.c unescape()).  The spellings against
+ * percent-decoded: server/ts_request.c ts_request_unescape()).  The spellings against
  * the repository's web root are cases in tests/data/api_cases/static.json. */
 START_TEST(test_static_names)
 {

@@ -176,6 +176,108 @@ START_TEST(test_config_rejects)
 }
 END_TEST
 
+static bool cfg_same(const ts_config *a, const ts_config *b)
+{
+    return a->port == b->port && strcmp(a->bind, b->bind) == 0 && a->threads == b->threads
+           && a->io_threads == b->io_threads && a->queue_max == b->queue_max
+           && a->body_max == b->body_max && strcmp(a->web_root, b->web_root) == 0
+           && strcmp(a->openapi, b->openapi) == 0 && a->timeout_s == b->timeout_s
+           && a->request_timeout_ms == b->request_timeout_ms
+           && a->drain_timeout_s == b->drain_timeout_s && a->max_conns == b->max_conns
+           && a->per_ip == b->per_ip && a->access_log == b->access_log
+           && a->answer_cache == b->answer_cache;
+}
+
+static ts_config_status load_flag(ts_config *c, const char *flag, unsigned long long v, char *err)
+{
+    char num[32];
+    snprintf(num, sizeof num, "%llu", v);
+    const char *const args[] = {flag, num, NULL};
+    return load(c, args, NULL, err);
+}
+
+/* One option's --help paragraph "  --flag ARG  help (LO..HI; ENV, DEF)"
+ * or "(ENV, DEF)": what it says is what ts_config_load does. */
+static void check_usage_option(const char *par)
+{
+    char flag[48], env[64], def[160], envdef[240], err[TS_CONFIG_ERR_LEN];
+    unsigned long long lo = 0, hi = 0;
+    ts_config d, c;
+    const char *paren = strrchr(par, '(');
+    int ranged;
+
+    ck_assert_int_eq(sscanf(par, " %47s", flag), 1);
+    ck_assert_msg(paren != NULL && par[strlen(par) - 1] == ')', "%s: no (...) at the end", flag);
+    ranged = sscanf(paren, "(%llu..%llu; %63[^,], %159[^)])", &lo, &hi, env, def) == 4;
+    ck_assert_msg(ranged || sscanf(paren, "(%63[^,], %159[^)])", env, def) == 2,
+                  "%s: unreadable %s", flag, paren);
+    ck_assert_int_eq(load(&d, NULL, NULL, err), TS_CONFIG_OK);
+    /* the documented default is the loaded one, by flag and by variable */
+    if (strcmp(def, "online cores") == 0) {
+        ck_assert_uint_eq(d.threads, (unsigned)sysconf(_SC_NPROCESSORS_ONLN));
+    } else {
+        const char *const args[] = {flag, def, NULL};
+        ck_assert_msg(load(&c, args, NULL, err) == TS_CONFIG_OK, "%s %s: %s", flag, def, err);
+        ck_assert_msg(cfg_same(&c, &d), "%s: the default is not %s", flag, def);
+        snprintf(envdef, sizeof envdef, "%s=%s", env, def);
+        const char *const envs[] = {envdef, NULL};
+        ck_assert_msg(load(&c, NULL, envs, err) == TS_CONFIG_OK, "%s: %s", envdef, err);
+        ck_assert_msg(cfg_same(&c, &d), "%s: not the default", envdef);
+    }
+    if (!ranged)
+        return;
+    /* the documented range is the enforced one */
+    ck_assert_msg(load_flag(&c, flag, lo, err) == TS_CONFIG_OK, "%s %llu refused", flag, lo);
+    ck_assert_msg(load_flag(&c, flag, hi, err) == TS_CONFIG_OK, "%s %llu refused", flag, hi);
+    ck_assert_msg(load_flag(&c, flag, hi + 1, err) == TS_CONFIG_EINVAL, "%s %llu taken", flag,
+                  hi + 1);
+    ck_assert_msg(lo == 0 || load_flag(&c, flag, lo - 1, err) == TS_CONFIG_EINVAL,
+                  "%s %llu taken", flag, lo - 1);
+}
+
+/* Issue 23: --help is written from the options table, so every option
+ * is in it with the default and the range the parser applies. */
+START_TEST(test_config_usage)
+{
+    static const char *const flags[] = {
+        "--port", "--bind", "--threads", "--io-threads", "--queue-max", "--body-max",
+        "--web-root", "--openapi", "--timeout", "--request-timeout", "--drain-timeout",
+        "--max-conns", "--per-ip", "--access-log", "--answer-cache",
+    };
+    char *text = NULL, par[1024] = "";
+    size_t len = 0, seen = 0;
+    FILE *f = open_memstream(&text, &len);
+
+    ck_assert_ptr_nonnull(f);
+    ts_config_usage(f);
+    fclose(f);
+    for (const char *line = text; line != NULL && *line != '\0';) {
+        const char *nl = strchr(line, '\n');
+        int n = nl != NULL ? (int)(nl - line) : (int)strlen(line);
+        bool more = strncmp(line, "                  ", 18) == 0;
+
+        if (!more && par[0] != '\0') {
+            check_usage_option(par);
+            par[0] = '\0';
+        }
+        if (strncmp(line, "  --", 4) == 0 && strncmp(line, "  --help", 8) != 0) {
+            ck_assert_msg(seen < sizeof flags / sizeof flags[0] &&
+                          strncmp(line + 2, flags[seen], strlen(flags[seen])) == 0 &&
+                          line[2 + strlen(flags[seen])] == ' ',
+                          "--help line %.*s: expected %s", n, line, flags[seen]);
+            seen++;
+            snprintf(par, sizeof par, "%.*s", n, line);
+        } else if (more && par[0] != '\0') {
+            size_t at = strlen(par);
+            snprintf(par + at, sizeof par - at, " %.*s", n - 18, line + 18);
+        }
+        line = nl != NULL ? nl + 1 : NULL;
+    }
+    ck_assert_uint_eq(seen, sizeof flags / sizeof flags[0]);
+    free(text);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* buffer                                                              */
 /* ------------------------------------------------------------------ */
@@ -663,6 +765,7 @@ static Suite *units_suite(void)
     tcase_add_test(cfg, test_config_defaults);
     tcase_add_test(cfg, test_config_flags_beat_env);
     tcase_add_test(cfg, test_config_rejects);
+    tcase_add_test(cfg, test_config_usage);
     suite_add_tcase(s, cfg);
 
     TCase *misc = tcase_create("buf-metrics");
