@@ -684,6 +684,11 @@ START_TEST(test_stream_bandwidth)
     r.gpu = *ts_gpu_find("h100-pcie");
     ck_assert_int_eq(ts_step_estimate(&r, &a, &e), TS_OK);
     REL_CLOSE(a.optimizer, 34e9 / (2.0e12 * 0.9), 1e-9);
+    /* A100 80GB: Azure's BabelStream copy, 1.61 of 2.039 TB/s
+     * (ND_A100_v4_results.md@8fd0c6e1). */
+    r.gpu = *ts_gpu_find("a100-80");
+    ck_assert_int_eq(ts_step_estimate(&r, &a, &e), TS_OK);
+    REL_CLOSE(a.optimizer, 34e9 / 1.61e12, 1e-9);
 }
 END_TEST
 
@@ -802,6 +807,32 @@ START_TEST(test_lora_optimizer_adapters)
     ck_assert_int_eq(ts_step_estimate(&r, &full, &e), TS_OK);
     ck_assert_int_eq(ts_model_params(&r.model, &p, &e), TS_OK);
     REL_CLOSE(lo.optimizer / full.optimizer, 589824.0 / p.total, 1e-12);
+}
+END_TEST
+
+/* framework hf: transformers' eager modules move more bytes than the
+ * fused kernels (core/ts_step.c, ts_step_hf_eager), by hand for h 1024,
+ * 16 heads (no grouped K/V), gated F 4096, per token per layer forward:
+ * two fp32 RMSNorms +32 B x 1024 each = 65,536; rotary on q and k
+ * +16 B x 2048 = 32,768; silu and product unfused +4 B x 4096 = 16,384;
+ * the contiguous attention output 4 B x 1024 = 4,096: 118,784 B.
+ * Backward moves twice that: 3 x 118,784 x 16,384 tokens x 4 layers at
+ * H100's 2.90e12 B/s, the only difference from the same run as fsdp
+ * (one GPU, nothing sharded, full fine-tuning). */
+START_TEST(test_hf_eager_bytes)
+{
+    ts_run r;
+    ts_step fs, hf;
+    ts_error e;
+
+    lora_run(&r);
+    r.lora_rank = 0;
+    r.model.gated = true;
+    r.framework = TS_FW_FSDP;
+    ck_assert_int_eq(ts_step_estimate(&r, &fs, &e), TS_OK);
+    r.framework = TS_FW_HF;
+    ck_assert_int_eq(ts_step_estimate(&r, &hf, &e), TS_OK);
+    REL_CLOSE(hf.step_time.value - fs.step_time.value, 3.0 * 118784.0 * 16384.0 * 4.0 / 2.90e12, 1e-6);
 }
 END_TEST
 
@@ -1024,6 +1055,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_dequant_bytes);
     tcase_add_test(tc, test_qlora_dequant_step);
     tcase_add_test(tc, test_lora_optimizer_adapters);
+    tcase_add_test(tc, test_hf_eager_bytes);
     tcase_add_test(tc, test_search_70b_1024);
     tcase_add_test(tc, test_search_constraints);
     tcase_add_test(tc, test_search_errors);

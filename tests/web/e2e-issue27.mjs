@@ -185,6 +185,60 @@ async function main({ base, browser }) {
         assert.match(await text(page, '#import-status'), /500 steps/);
     });
 
+    await check('27 lora_targets: on the form in LoRA and QLoRA modes, sent as typed, the API\'s error at the field; an axolotl import sets it', async () => {
+        await page.goto(`${base}/?model=llama3-8b&gpus=1&gpu=a100-80&mode=lora`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        const first = await settled(page);
+        assert.ok(!('lora_targets' in first), 'not sent until set');
+        assert.ok(await page.locator('#f-lora_targets').isVisible(), 'shown in LoRA mode');
+        assert.equal(await page.getAttribute('#f-lora_targets', 'placeholder'), (await api(base, '/v1/plan', first)).data.inputs.lora_targets,
+            'the placeholder is what the API resolved');
+        const sentWith = async (v, status) => {
+            await page.waitForFunction(([want, st]) => {
+                const r = document.getElementById('results');
+                return r.dataset.request && JSON.parse(r.dataset.request).lora_targets === want && !r.hasAttribute('aria-busy') && r.dataset.status === st;
+            }, [v, status], { timeout: STEP_TIMEOUT_MS });
+            return JSON.parse(await page.locator('#results').getAttribute('data-request'));
+        };
+        await setField(page, 'lora_targets', 'q_proj,v_proj');
+        const qv = await sentWith('q_proj,v_proj', 'ready');
+        const r = await api(base, '/v1/plan', qv);
+        assert.equal(r.data.inputs.lora_targets, 'q_proj,v_proj');
+        assert.equal(await text(page, '#mem-total'), r.data.memory.total.human);
+        assert.match(page.url(), /[?&]lora_targets=q_proj%2Cv_proj(&|$)/, 'in the link');
+        /* a name the API does not know: its message at the field */
+        env.expectBadRequests = true;
+        await setField(page, 'lora_targets', 'q_proj,wq');
+        const bad = await sentWith('q_proj,wq', 'error');
+        const problem = await api(base, '/v1/plan', bad);
+        assert.equal(problem.data.field, '/lora_targets');
+        assert.equal(await page.getAttribute('#f-lora_targets', 'aria-invalid'), 'true');
+        assert.equal(await text(page, '#err-lora_targets'), problem.data.detail);
+        env.expectBadRequests = false;
+        await setField(page, 'lora_targets', '');
+        await settled(page);
+        /* QLoRA too; not in pre-training or a full fine-tune */
+        for (const [mode, shown] of [['qlora', true], ['full', false], ['pretrain', false]]) {
+            await setField(page, 'mode', mode);
+            await settled(page);
+            assert.equal(await page.locator('#f-lora_targets').isVisible(), shown, `${mode}: lora_targets shown ${shown}`);
+        }
+        /* an axolotl LoRA import: lora_target_modules is the field's value */
+        await importDoc(page, 'axolotl_config', AXOLOTL_QLORA.replace('adapter: qlora', 'adapter: lora').replace('load_in_4bit: true', 'load_in_4bit: false') +
+            'lora_target_modules:\n  - q_proj\n  - k_proj\n  - v_proj\n  - o_proj\n');
+        assert.equal(await page.locator('#import-status').getAttribute('data-status'), 'ready', await text(page, '#import-status'));
+        assert.equal(await page.inputValue('#f-mode'), 'lora');
+        assert.ok(await page.locator('#f-lora_targets').isVisible());
+        assert.equal(await page.inputValue('#f-lora_targets'), 'q_proj,k_proj,v_proj,o_proj');
+        assert.match(await text(page, '#import-status'), /LoRA targets q_proj,k_proj,v_proj,o_proj/);
+        const imp = await sentWith('q_proj,k_proj,v_proj,o_proj', 'ready');
+        assert.equal((await api(base, '/v1/plan', imp)).data.inputs.lora_targets, 'q_proj,k_proj,v_proj,o_proj');
+        await page.setViewportSize(PHONE);
+        await page.waitForTimeout(250);
+        await assertNoOverflow(page, 'phone, LoRA targets');
+        await page.setViewportSize({ width: 1366, height: 900 });
+    });
+
     await check('27.2: invalid input (GPUs = 0) replaces the green verdict with the error, at the field too', async () => {
         await page.goto(`${base}/?model=llama3-8b&gpus=8&gpu=h100-sxm&zero=1&recompute=full`);
         await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
