@@ -151,6 +151,8 @@ export const REQUEST_FIELDS = [
       label: "Optimizer state precision", advanced: true },
     { name: "lora_rank", group: "mode", kind: "int",
       label: "LoRA rank", hint: "default 16", lora: true },
+    { name: "lora_targets", group: "mode", kind: "text",
+      label: "LoRA targets", hint: "all-linear (default), peft-default or names, e.g. q_proj,v_proj", lora: true },
     { name: "frozen_precision", group: "mode", kind: "enum", options: ["bf16", "int8", "nf4"],
       label: "Frozen base weights", hint: "QLoRA keeps the base in 4-bit nf4.", lora: true },
     { name: "hbm_gib", group: "hardware", kind: "num",

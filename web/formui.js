@@ -68,7 +68,8 @@ export function fieldRow(f) {
     const id = `f-${f.name}`;
     const described = [f.hint ? `hint-${f.name}` : null, `err-${f.name}`].filter(Boolean).join(' ');
     let control;
-    if (f.kind === 'int' || f.kind === 'num') {
+    /* numbers and free text (lora_targets) are typed; the rest are picked */
+    if (f.kind === 'int' || f.kind === 'num' || f.kind === 'text') {
         control = h('input', {
             id, name: f.name, type: 'text', inputmode: 'text',
             autocomplete: 'off', spellcheck: 'false', 'aria-describedby': described,

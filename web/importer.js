@@ -163,7 +163,7 @@ function offerSeq(s) {
 /* "sequence length 4096": how the import status names what it set. */
 const SET_NAMES = {
     seq: 'sequence length', micro_batch: 'micro-batch', global_batch: 'global batch', precision: 'precision',
-    grad_precision: 'gradient precision', lora_rank: 'LoRA rank', frozen_precision: 'frozen base', zero: 'ZeRO',
+    grad_precision: 'gradient precision', lora_rank: 'LoRA rank', lora_targets: 'LoRA targets', frozen_precision: 'frozen base', zero: 'ZeRO',
     recompute: 'recompute', optimizer: 'optimizer', attention: 'attention', framework: 'framework',
     tp: 'tp', pp: 'pp', cp: 'cp', dp: 'dp', ep: 'ep',
 };
@@ -207,7 +207,8 @@ export function matchBaseModel(id) {
  * max_steps x global batch x seq when it gives max_steps (the trainer
  * stops there), else dataset tokens x num_epochs.  The imported LoRA rank
  * and frozen precision are written into their fields, since the page's
- * mode defaults (rank 16, nf4) would otherwise override them.  Returns
+ * mode defaults (rank 16, nf4) would otherwise override them; so are
+ * the LoRA targets, so the field shows what the plan uses.  Returns
  * [{ key, text }] of what it set, for the status line.
  */
 function applyAxolotl(ax, inputs, source) {
@@ -224,6 +225,11 @@ function applyAxolotl(ax, inputs, source) {
         if (source.frozen_precision === kind && typeof inputs.frozen_precision === 'string') {
             page.state.frozen_precision = inputs.frozen_precision;
             said.push({ key: 'frozen_precision', text: `frozen base ${inputs.frozen_precision}` });
+        }
+        /* lora_target_modules / lora_target_linear: the matrices adapted */
+        if (source.lora_targets === kind && typeof inputs.lora_targets === 'string') {
+            page.state.lora_targets = inputs.lora_targets;
+            said.push({ key: 'lora_targets', text: `LoRA targets ${inputs.lora_targets}` });
         }
     }
     const steps = Number(ax.max_steps);

@@ -185,6 +185,60 @@ async function main({ base, browser }) {
         assert.match(await text(page, '#import-status'), /500 steps/);
     });
 
+    await check('27 lora_targets: on the form in LoRA and QLoRA modes, sent as typed, the API\'s error at the field; an axolotl import sets it', async () => {
+        await page.goto(`${base}/?model=llama3-8b&gpus=1&gpu=a100-80&mode=lora`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        const first = await settled(page);
+        assert.ok(!('lora_targets' in first), 'not sent until set');
+        assert.ok(await page.locator('#f-lora_targets').isVisible(), 'shown in LoRA mode');
+        assert.equal(await page.getAttribute('#f-lora_targets', 'placeholder'), (await api(base, '/v1/plan', first)).data.inputs.lora_targets,
+            'the placeholder is what the API resolved');
+        const sentWith = async (v, status) => {
+            await page.waitForFunction(([want, st]) => {
+                const r = document.getElementById('results');
+                return r.dataset.request && JSON.parse(r.dataset.request).lora_targets === want && !r.hasAttribute('aria-busy') && r.dataset.status === st;
+            }, [v, status], { timeout: STEP_TIMEOUT_MS });
+            return JSON.parse(await page.locator('#results').getAttribute('data-request'));
+        };
+        await setField(page, 'lora_targets', 'q_proj,v_proj');
+        const qv = await sentWith('q_proj,v_proj', 'ready');
+        const r = await api(base, '/v1/plan', qv);
+        assert.equal(r.data.inputs.lora_targets, 'q_proj,v_proj');
+        assert.equal(await text(page, '#mem-total'), r.data.memory.total.human);
+        assert.match(page.url(), /[?&]lora_targets=q_proj%2Cv_proj(&|$)/, 'in the link');
+        /* a name the API does not know: its message at the field */
+        env.expectBadRequests = true;
+        await setField(page, 'lora_targets', 'q_proj,wq');
+        const bad = await sentWith('q_proj,wq', 'error');
+        const problem = await api(base, '/v1/plan', bad);
+        assert.equal(problem.data.field, '/lora_targets');
+        assert.equal(await page.getAttribute('#f-lora_targets', 'aria-invalid'), 'true');
+        assert.equal(await text(page, '#err-lora_targets'), problem.data.detail);
+        env.expectBadRequests = false;
+        await setField(page, 'lora_targets', '');
+        await settled(page);
+        /* QLoRA too; not in pre-training or a full fine-tune */
+        for (const [mode, shown] of [['qlora', true], ['full', false], ['pretrain', false]]) {
+            await setField(page, 'mode', mode);
+            await settled(page);
+            assert.equal(await page.locator('#f-lora_targets').isVisible(), shown, `${mode}: lora_targets shown ${shown}`);
+        }
+        /* an axolotl LoRA import: lora_target_modules is the field's value */
+        await importDoc(page, 'axolotl_config', AXOLOTL_QLORA.replace('adapter: qlora', 'adapter: lora').replace('load_in_4bit: true', 'load_in_4bit: false') +
+            'lora_target_modules:\n  - q_proj\n  - k_proj\n  - v_proj\n  - o_proj\n');
+        assert.equal(await page.locator('#import-status').getAttribute('data-status'), 'ready', await text(page, '#import-status'));
+        assert.equal(await page.inputValue('#f-mode'), 'lora');
+        assert.ok(await page.locator('#f-lora_targets').isVisible());
+        assert.equal(await page.inputValue('#f-lora_targets'), 'q_proj,k_proj,v_proj,o_proj');
+        assert.match(await text(page, '#import-status'), /LoRA targets q_proj,k_proj,v_proj,o_proj/);
+        const imp = await sentWith('q_proj,k_proj,v_proj,o_proj', 'ready');
+        assert.equal((await api(base, '/v1/plan', imp)).data.inputs.lora_targets, 'q_proj,k_proj,v_proj,o_proj');
+        await page.setViewportSize(PHONE);
+        await page.waitForTimeout(250);
+        await assertNoOverflow(page, 'phone, LoRA targets');
+        await page.setViewportSize({ width: 1366, height: 900 });
+    });
+
     await check('27.2: invalid input (GPUs = 0) replaces the green verdict with the error, at the field too', async () => {
         await page.goto(`${base}/?model=llama3-8b&gpus=8&gpu=h100-sxm&zero=1&recompute=full`);
         await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
@@ -851,6 +905,55 @@ async function main({ base, browser }) {
         await page.setViewportSize(PHONE);
         await page.waitForTimeout(250);
         await assertNoOverflow(page, 'phone, budget');
+        await page.setViewportSize({ width: 1366, height: 900 });
+    });
+
+    await check('27 budget from a link: the link asks the budget again with its inputs; a bad or refused amount shows at the amount', async () => {
+        const run = `${base}/?model=llama3-8b&gpus=64&gpu=h100-sxm&gpu_hour_usd=2.5`;
+        const open = async (q, status) => {
+            await page.goto(`${run}&${q}`);
+            await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+            await page.waitForSelector(`#budget-panel[data-status="${status}"]`, { timeout: 2 * STEP_TIMEOUT_MS });
+        };
+        await open('budget_usd=50%2C000&budget_model=1', 'ready');
+        const sent = await settled(page);
+        const body = JSON.parse(await page.locator('#budget-panel').getAttribute('data-request'));
+        assert.deepEqual(body, { ...sent, budget_usd: 50000 }, 'the run on the page, its model, the link\'s budget');
+        const r = await api(base, '/v1/budget', body);
+        assert.equal(await text(page, '#budget-summary'), r.data.budget.summary);
+        assert.deepEqual([await page.inputValue('#budget-amount'), await page.inputValue('#budget-basis'), await page.isChecked('#budget-model')],
+            ['50,000', 'budget_usd', true], 'the inputs restored');
+        assert.match(page.url(), /[?&]budget_usd=50%2C000&budget_model=1(&|$)/);
+        /* another ask is the link's now */
+        await page.fill('#budget-amount', '7');
+        await page.selectOption('#budget-basis', 'budget_days');
+        await page.uncheck('#budget-model');
+        await page.click('#budget-go');
+        await page.waitForSelector('#budget-panel[data-status="ready"]', { timeout: 2 * STEP_TIMEOUT_MS });
+        assert.match(page.url(), /[?&]budget_days=7(&|$)/);
+        assert.ok(!/budget_usd|budget_model/.test(page.url()), page.url());
+        /* a hostile amount: not sent, its message at the amount, nothing injected */
+        await open('budget_days=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E', 'error');
+        assert.equal(await page.locator('#budget-panel').getAttribute('data-request'), null, 'nothing sent');
+        assert.equal(await page.inputValue('#budget-amount'), '<img src=x onerror=alert(1)>');
+        assert.equal(await page.getAttribute('#budget-amount', 'aria-invalid'), 'true');
+        assert.ok(await page.locator('#budget-err').isVisible());
+        assert.match(await text(page, '#budget-err'), /a number above 0/);
+        assert.equal(await page.locator('#budget-panel img').count(), 0);
+        /* two budgets in one link */
+        await open('budget_days=7&budget_usd=5', 'error');
+        assert.match(await text(page, '#budget-err'), /budget_days and budget_usd: give one budget/);
+        /* an amount the API refuses: the API's message at the amount */
+        env.expectBadRequests = true;
+        await open('budget_days=200000', 'error');
+        env.expectBadRequests = false;
+        const refused = await api(base, '/v1/budget', JSON.parse(await page.locator('#budget-panel').getAttribute('data-request')));
+        assert.equal(refused.data.field, '/budget_days');
+        assert.equal(await text(page, '#budget-err'), refused.data.detail);
+        assert.equal(await page.getAttribute('#budget-amount', 'aria-invalid'), 'true');
+        await page.setViewportSize(PHONE);
+        await page.waitForTimeout(250);
+        await assertNoOverflow(page, 'phone, a refused budget from a link');
         await page.setViewportSize({ width: 1366, height: 900 });
     });
 
