@@ -2,6 +2,9 @@
  * ts_api_int.h - private interfaces shared by the api modules.
  *
  * ts_json_in.c   request body -> ts_api_req (validation)
+ * ts_json_check.c  one member against its row of the field table
+ * ts_json_dup.c  duplicate object keys in the request's text
+ * ts_json_route.c  the routes' own members (fit, search, budget)
  * ts_json_out.c  core result structs -> JSON text (via lib/ts_jw.h)
  * ts_problem.c   RFC 9457 problem bodies (the problem-type table), response lifetime
  * ts_terms.c     the output-terms table (ts_terms.h)
@@ -68,6 +71,8 @@ void ts_api_oom_response(ts_api_response *resp);
 /* Requests                                                            */
 /* ------------------------------------------------------------------ */
 
+/* The request's members are the rows of the core's field table
+ * (ts_fields[], TS_FI_* indices: core/ts_fields.h). */
 
 /* Where a resolved input came from (the "inputs_source" answer member),
  * in the order they are applied: later ones override earlier ones. */
@@ -148,9 +153,53 @@ int ts_json_parse_budget(const char *body, size_t len, ts_api_req *req, ts_api_e
 extern const char *const ts_import_members[];
 
 
+/* ---- One member's checks (ts_json_check.c) ---- */
+
 /* Field name of the closest known request field within edit distance 2,
  * or NULL.  fit selects whether the fit extras count as known. */
 const char *ts_json_suggest(const char *key, bool fit);
+/* The row of key in ts_fields[], or SIZE_MAX. */
+size_t ts_json_field_index(const char *key);
+/* The index of an import member ("hf_config", ...) in ts_import_members,
+ * or -1. */
+int ts_json_import_index(const char *key);
+/* Type and range check of one member against its row; no side effects.
+ * 0, or -1 with err naming the member. */
+int ts_json_check_value(const ts_field *f, const json_t *v, ts_api_err *err);
+/* The 400 for a key that is no member of this route (fit, search: which
+ * route), with the closest name. */
+void ts_json_unknown_field(ts_api_err *err, const char *key, bool fit, bool search);
+/* "an object", "a string", ...: what v is, for a message. */
+const char *ts_json_kind(const json_t *v);
+/* At most max bytes of s into buf, ending on a UTF-8 boundary, "..." if
+ * cut. */
+void ts_json_quote_short(char *buf, size_t size, const char *s, size_t max);
+/* "/" + key as an RFC 6901 JSON pointer token into buf (cut on a
+ * character boundary when the key is absurdly long). */
+void ts_json_pointer(char *buf, size_t size, const char *key);
+
+/* The value (enumerator) of an enum member that ts_json_check_value()
+ * accepted. */
+int ts_json_enum_value(const ts_field *f, const json_t *v);
+
+/* ---- The routes' own members into req (ts_json_route.c) ---- */
+
+/* given: every member the request or an import gave, checked, indexed by
+ * TS_FI_*.  POST /v1/fit: solve is required, and the members it would
+ * overwrite are refused; 0 or -1 with err set. */
+int ts_json_fit_seed(ts_api_req *req, const json_t *const *given, ts_api_err *err);
+/* POST /v1/search (and /v1/budget): the limits and the fixed dimensions. */
+void ts_json_search_seed(ts_api_req *req, const json_t *const *given);
+/* POST /v1/budget: exactly one budget, in GPU-hours; the mode and law. */
+int ts_json_budget_seed(ts_api_req *req, const json_t *const *given, ts_api_err *err);
+
+/* ---- Duplicate keys in the request's text (ts_json_dup.c) ---- */
+
+/* In the top-level object root was decoded from: 0 (none), 1 (err set)
+ * or -1 (out of memory). */
+int ts_json_dup_body(const char *body, size_t len, const json_t *root, ts_api_err *err);
+/* Inside the import members' objects, likewise. */
+int ts_json_dup_imports(const char *body, size_t len, ts_api_err *err);
 
 /* The response objects of api/CONTRACT.md, each written as member key. */
 void ts_json_inputs(ts_jw *w, const char *key, const ts_run *r);

@@ -85,7 +85,7 @@ static const ts_gpu ts_gpu_catalogue[] = {
       156 * TFLOPS, 312 * TFLOPS, 0, 81920 * MIB, 2.039 * TBS,
       "NVIDIA A100 Tensor Core GPU datasheet (80GB SXM: 2,039 GB/s)",
       NET(600 * GBS, 25 * GBS, 32 * GBS, 0.859, 6912, 16384, 2048, 0.60, TS_NET_A100), .sm = 80,
-      MEAS(0, 0), /* copy 1.61 / 2.039 TB/s measured, not adopted: docs/accuracy.md */
+      MEAS(0, 1.61 / 2.039),
       PWR(400, "NVIDIA A100 datasheet: SXM4 max TDP 400 W") },
     { "h100-sxm", "NVIDIA H100 SXM5 80GB",
       494.7 * TFLOPS, 989 * TFLOPS, 1979 * TFLOPS, 81559 * MIB, 3.35 * TBS,

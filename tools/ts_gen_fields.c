@@ -18,10 +18,6 @@
  *   ts_gen_fields terms-js OUT      the terms table for the dashboard (web/terms.js)
  *   ts_gen_fields terms-md OUT      the terms reference (docs/terms.md)
  *   ts_gen_fields cli-terms OUT     the CLI's estimate rows (C, build dir)
- *   ts_gen_fields docs-stub SRC OUT docs columns to paste into the entries
- *                                   of core/ts_fields.def that have no
- *                                   doc, doc and default taken from SRC's
- *                                   schema (an openapi.json)
  *   ts_gen_fields check KIND COMMITTED OUT [WORDS]
  *                                   generate KIND into OUT; exit 1 with a
  *                                   diff hint when COMMITTED differs
@@ -404,45 +400,6 @@ static void cli_c(gen_buf *b)
 }
 
 /* ------------------------------------------------------------------ */
-/* Migration aid: docs rows for fields that have none yet              */
-/* ------------------------------------------------------------------ */
-
-/* For every entry of core/ts_fields.def without a doc, its docs columns
- * to paste there, the doc taken from the description a hand edit left in
- * SRC (openapi.json) and the default from that doc's "Default X."  The
- * TODOs fail the fields-docs test until someone fills them in. */
-static void docs_stub(const char *src, gen_buf *b)
-{
-    json_error_t je;
-    json_t *spec = json_load_file(src, 0, &je);
-    json_t *props = json_object_get(json_object_get(json_object_get(json_object_get(
-        spec, "components"), "schemas"), "FitRequest"), "properties");
-
-    if (props == NULL)
-        die("%s: no components.schemas.FitRequest.properties (%s)", src, je.text);
-    for (size_t i = 0; i < TS_FI_COUNT; i++) {
-        const char *name = ts_fields[i].name;
-        const char *doc = json_string_value(json_object_get(json_object_get(props, name), "description"));
-        const char *dflt = doc != NULL ? strstr(doc, "Default ") : NULL;
-        if (ts_field_docs[i].doc != NULL || name == NULL)
-            continue;
-        buf_printf(b, "    /* %s */\n    .doc = ", name);
-        buf_json_str(b, doc != NULL ? doc : "TODO.");
-        buf_printf(b, ",\n    .group = \"TODO\", .def = ");
-        if (dflt != NULL) {
-            const char *end = strchr(dflt + 8, '.');
-            size_t len = end ? (size_t)(end - dflt - 8) : strlen(dflt + 8);
-
-            buf_printf(b, "\"%.*s\"", (int)len, dflt + 8);
-        } else {
-            buf_printf(b, "\"TODO\"");
-        }
-        buf_printf(b, "%s\n", ts_fields[i].fit_only ? "" : ", .cli = \"TODO\"");
-    }
-    json_decref(spec);
-}
-
-/* ------------------------------------------------------------------ */
 /* The output-terms table (api/ts_terms.c)                             */
 /* ------------------------------------------------------------------ */
 
@@ -702,12 +659,10 @@ static void fields_js(gen_buf *b)
     buf_printf(b, "];\n");
 }
 
-static void generate(const char *kind, const char *src, const char *words, gen_buf *out)
+static void generate(const char *kind, const char *words, gen_buf *out)
 {
     if (strcmp(kind, "dict") == 0) {
         dict(out, words);
-    } else if (strcmp(kind, "docs-stub") == 0) {
-        docs_stub(src, out);
     } else if (strcmp(kind, "md") == 0) {
         markdown(out);
     } else if (strcmp(kind, "cli-c") == 0) {
@@ -735,22 +690,19 @@ int main(int argc, char **argv)
     if ((argc == 5 || argc == 6) && strcmp(argv[1], "check") == 0) {
         int rc;
 
-        generate(argv[2], NULL, argc == 6 ? argv[5] : NULL, &out);
+        generate(argv[2], argc == 6 ? argv[5] : NULL, &out);
         write_out(argv[4], &out);
         rc = gen_check_committed(argv[3], out.p != NULL ? out.p : "", out.len, argv[4], GEN_REFRESH);
         free(out.p);
         return rc;
     }
-    if (argc == 4 && strcmp(argv[1], "docs-stub") == 0) {
-        generate(argv[1], argv[2], NULL, &out);
-        write_out(argv[3], &out);
-    } else if (argc == 3 || (argc == 4 && strcmp(argv[1], "dict") == 0)) {
-        generate(argv[1], NULL, argc == 4 ? argv[3] : NULL, &out);
+    if (argc == 3 || (argc == 4 && strcmp(argv[1], "dict") == 0)) {
+        generate(argv[1], argc == 4 ? argv[3] : NULL, &out);
         write_out(argv[2], &out);
     } else {
         fprintf(stderr,
                 "usage: ts_gen_fields dict OUT [WORDS] | md OUT | cli-c OUT\n"
-                "       ts_gen_fields cli-help OUT | docs-stub SRC OUT | fields-js OUT\n"
+                "       ts_gen_fields cli-help OUT | fields-js OUT\n"
                 "       ts_gen_fields terms-js OUT | terms-md OUT | cli-terms OUT\n"
                 "       ts_gen_fields check KIND COMMITTED OUT [WORDS]\n");
         free(out.p);
