@@ -319,54 +319,64 @@ static void hf_notes_more(const ts_import_obj *o, const hf_spec *s, const hf_sha
                        "counted", o->base, (long long)h->vocab);
 }
 
-static int hf_read_moe(const ts_import_obj *o, const hf_spec *s, hf_shape *h,
-                       ts_api_notes *notes, ts_api_err *err)
+/* MixtralConfig (GraniteMoe, PhiMoE): num_local_experts, top-k default 2. */
+static int hf_read_mixtral(const ts_import_obj *o, const hf_spec *s, hf_shape *h,
+                           ts_api_err *err)
+{
+    const int64_t big = INT64_C(1) << 40;
+    int rc;
+
+    if (ts_import_int(o, "num_local_experts", 1, big, true, &h->experts, err) < 0)
+        return -1;
+    ts_import_ptr(h->o[K_EXPERTS], TS_IMPORT_ORIGIN_LEN, o, "num_local_experts");
+    h->top_k = 2; /* MixtralConfig's default (GraniteMoe's and PhiMoE's too) */
+    snprintf(h->o[K_TOPK], TS_IMPORT_ORIGIN_LEN, "%s (%s default num_experts_per_tok)",
+             o->base, s->type);
+    if ((rc = ts_import_int(o, "num_experts_per_tok", 1, big, false, &h->top_k, err)) < 0)
+        return -1;
+    if (rc > 0)
+        ts_import_ptr(h->o[K_TOPK], TS_IMPORT_ORIGIN_LEN, o, "num_experts_per_tok");
+    return 0;
+}
+
+/* Qwen3-MoE and Qwen2-MoE (modeling_qwen3_moe.py): a layer is sparse
+ * unless listed in mlp_only_layers or off the decoder_sparse_step grid. */
+static int hf_read_qwen_moe(const ts_import_obj *o, const hf_spec *s, hf_shape *h,
+                            ts_api_notes *notes, ts_api_err *err)
+{
+    const int64_t big = INT64_C(1) << 40;
+    const json_t *only = json_object_get(o->obj, "mlp_only_layers");
+    int64_t step = 1;
+    char ptr[TS_IMPORT_ORIGIN_LEN];
+
+    if (ts_import_int(o, "num_experts", 1, big, true, &h->experts, err) < 0 ||
+        ts_import_int(o, "num_experts_per_tok", 1, big, true, &h->top_k, err) < 0 ||
+        ts_import_int(o, "moe_intermediate_size", 1, big, true, &h->moe_ffn, err) < 0 ||
+        ts_import_int(o, "decoder_sparse_step", 1, big, false, &step, err) < 0)
+        return -1;
+    ts_import_ptr(h->o[K_EXPERTS], TS_IMPORT_ORIGIN_LEN, o, "num_experts");
+    ts_import_ptr(h->o[K_TOPK], TS_IMPORT_ORIGIN_LEN, o, "num_experts_per_tok");
+    ts_import_ptr(h->o[K_MOE_FFN], TS_IMPORT_ORIGIN_LEN, o, "moe_intermediate_size");
+    if (step != 1 || (only != NULL && !json_is_null(only) &&
+                      !(json_is_array(only) && json_array_size(only) == 0))) {
+        ts_import_ptr(ptr, sizeof ptr, o, step != 1 ? "decoder_sparse_step" : "mlp_only_layers");
+        ts_api_err_set(err, TS_PROB_UNSUPPORTED_CONFIG, ptr,
+                       "dense layers between sparse ones are not modelled: "
+                       "decoder_sparse_step must be 1 and mlp_only_layers empty");
+        return -1;
+    }
+    return s->moe == HF_MOE_QWEN2 ? hf_read_qwen2_shared(o, h, notes, err) : 0;
+}
+
+/* DeepSeek-V2/V3 (modeling_deepseek.py): MLA everywhere, MoE in every
+ * layer after the first first_k_dense_replace. */
+static int hf_read_deepseek(const ts_import_obj *o, const hf_spec *s, hf_shape *h,
+                            ts_api_notes *notes, ts_api_err *err)
 {
     const int64_t big = INT64_C(1) << 40;
     int64_t freq = 1, mtp = 0;
     const char *method = NULL;
-    int rc;
 
-    if (s->moe == HF_MOE_MIXTRAL) {
-        if (ts_import_int(o, "num_local_experts", 1, big, true, &h->experts, err) < 0)
-            return -1;
-        ts_import_ptr(h->o[K_EXPERTS], TS_IMPORT_ORIGIN_LEN, o, "num_local_experts");
-        h->top_k = 2; /* MixtralConfig's default (GraniteMoe's and PhiMoE's too) */
-        snprintf(h->o[K_TOPK], TS_IMPORT_ORIGIN_LEN, "%s (%s default num_experts_per_tok)",
-                 o->base, s->type);
-        if ((rc = ts_import_int(o, "num_experts_per_tok", 1, big, false, &h->top_k, err)) < 0)
-            return -1;
-        if (rc > 0)
-            ts_import_ptr(h->o[K_TOPK], TS_IMPORT_ORIGIN_LEN, o, "num_experts_per_tok");
-        return 0;
-    }
-    if (s->moe == HF_MOE_QWEN3 || s->moe == HF_MOE_QWEN2) {
-        const json_t *only = json_object_get(o->obj, "mlp_only_layers");
-        int64_t step = 1;
-        char ptr[TS_IMPORT_ORIGIN_LEN];
-
-        /* modeling_qwen3_moe.py: a layer is sparse unless listed in
-         * mlp_only_layers or off the decoder_sparse_step grid. */
-        if (ts_import_int(o, "num_experts", 1, big, true, &h->experts, err) < 0 ||
-            ts_import_int(o, "num_experts_per_tok", 1, big, true, &h->top_k, err) < 0 ||
-            ts_import_int(o, "moe_intermediate_size", 1, big, true, &h->moe_ffn, err) < 0 ||
-            ts_import_int(o, "decoder_sparse_step", 1, big, false, &step, err) < 0)
-            return -1;
-        ts_import_ptr(h->o[K_EXPERTS], TS_IMPORT_ORIGIN_LEN, o, "num_experts");
-        ts_import_ptr(h->o[K_TOPK], TS_IMPORT_ORIGIN_LEN, o, "num_experts_per_tok");
-        ts_import_ptr(h->o[K_MOE_FFN], TS_IMPORT_ORIGIN_LEN, o, "moe_intermediate_size");
-        if (step != 1 || (only != NULL && !json_is_null(only) &&
-                          !(json_is_array(only) && json_array_size(only) == 0))) {
-            ts_import_ptr(ptr, sizeof ptr, o, step != 1 ? "decoder_sparse_step" : "mlp_only_layers");
-            ts_api_err_set(err, TS_PROB_UNSUPPORTED_CONFIG, ptr,
-                           "dense layers between sparse ones are not modelled: "
-                           "decoder_sparse_step must be 1 and mlp_only_layers empty");
-            return -1;
-        }
-        return s->moe == HF_MOE_QWEN2 ? hf_read_qwen2_shared(o, h, notes, err) : 0;
-    }
-    /* DeepSeek-V2/V3 (modeling_deepseek.py): MLA everywhere, MoE in every
-     * layer after the first first_k_dense_replace. */
     if (ts_import_int(o, "n_routed_experts", 1, big, true, &h->experts, err) < 0 ||
         ts_import_int(o, "num_experts_per_tok", 1, big, true, &h->top_k, err) < 0 ||
         ts_import_int(o, "moe_intermediate_size", 1, big, true, &h->moe_ffn, err) < 0 ||
@@ -409,70 +419,89 @@ static int hf_read_moe(const ts_import_obj *o, const hf_spec *s, hf_shape *h,
     return 0;
 }
 
-static int hf_read(const ts_import_obj *o, const hf_spec *s, hf_shape *h,
-                   ts_api_notes *notes, ts_api_err *err)
+static int hf_read_moe(const ts_import_obj *o, const hf_spec *s, hf_shape *h,
+                       ts_api_notes *notes, ts_api_err *err)
+{
+    if (s->moe == HF_MOE_MIXTRAL)
+        return hf_read_mixtral(o, s, h, err);
+    if (s->moe == HF_MOE_QWEN3 || s->moe == HF_MOE_QWEN2)
+        return hf_read_qwen_moe(o, s, h, notes, err);
+    return hf_read_deepseek(o, s, h, notes, err);
+}
+
+/* GPT2Config's names: n_layer, n_embd, n_head, n_inner (null: 4 n_embd),
+ * n_positions (default 1024). */
+static int hf_read_gpt2(const ts_import_obj *o, hf_shape *h, ts_api_err *err)
 {
     const int64_t big = INT64_C(1) << 40;
-    char defaulted[200] = "";
-    bool b;
     int rc;
 
-    memset(h, 0, sizeof *h);
-    h->norms = s->norms;
-    snprintf(h->o[K_NORMS], TS_IMPORT_ORIGIN_LEN, "%s (model_type %s)", o->base, s->type);
-    if (s->falcon_keys || s->bloom_keys) {
-        if (hf_read_more_keys(o, s, h, err) < 0)
-            return -1;
-    } else if (s->gpt2_keys) {
-        if (ts_import_int(o, "n_layer", 1, big, true, &h->layers, err) < 0 ||
-            ts_import_int(o, "n_embd", 1, big, true, &h->hidden, err) < 0 ||
-            ts_import_int(o, "n_head", 1, big, true, &h->heads, err) < 0 ||
-            ts_import_int(o, "vocab_size", 1, big, true, &h->vocab, err) < 0)
-            return -1;
-        ts_import_ptr(h->o[K_LAYERS], TS_IMPORT_ORIGIN_LEN, o, "n_layer");
-        ts_import_ptr(h->o[K_HIDDEN], TS_IMPORT_ORIGIN_LEN, o, "n_embd");
-        ts_import_ptr(h->o[K_HEADS], TS_IMPORT_ORIGIN_LEN, o, "n_head");
-        ts_import_ptr(h->o[K_VOCAB], TS_IMPORT_ORIGIN_LEN, o, "vocab_size");
-        /* n_inner null = 4 n_embd; n_positions default 1024 (GPT2Config). */
-        h->ffn = ts_ckd_mul_sat(h->hidden, 4);
-        snprintf(h->o[K_FFN], TS_IMPORT_ORIGIN_LEN, "%s/n_embd (n_inner = 4 n_embd)", o->base);
-        if ((rc = ts_import_int(o, "n_inner", 1, big, false, &h->ffn, err)) < 0)
-            return -1;
-        if (rc > 0)
-            ts_import_ptr(h->o[K_FFN], TS_IMPORT_ORIGIN_LEN, o, "n_inner");
-        h->pos = 1024;
-        snprintf(h->o[K_POS], TS_IMPORT_ORIGIN_LEN, "%s (GPT2Config n_positions default)", o->base);
-        if ((rc = ts_import_int(o, "n_positions", 1, big, false, &h->pos, err)) < 0)
-            return -1;
-        if (rc > 0)
-            ts_import_ptr(h->o[K_POS], TS_IMPORT_ORIGIN_LEN, o, "n_positions");
-    } else {
-        if (hf_int(o, s, "num_hidden_layers", 1, true, &h->layers, h->o[K_LAYERS],
-                   defaulted, sizeof defaulted, err) < 0 ||
-            hf_int(o, s, "hidden_size", 1, true, &h->hidden, h->o[K_HIDDEN],
-                   defaulted, sizeof defaulted, err) < 0 ||
-            hf_int(o, s, "num_attention_heads", 1, true, &h->heads, h->o[K_HEADS],
-                   defaulted, sizeof defaulted, err) < 0 ||
-            hf_int(o, s, "intermediate_size", 1, true, &h->ffn, h->o[K_FFN],
-                   defaulted, sizeof defaulted, err) < 0 ||
-            hf_int(o, s, "vocab_size", 1, true, &h->vocab, h->o[K_VOCAB],
-                   defaulted, sizeof defaulted, err) < 0)
-            return -1;
-        if (s->moe != HF_MOE_DEEPSEEK) {
-            /* null or absent = MHA (every <Type>Config does this). */
-            if ((rc = hf_int(o, s, "num_key_value_heads", 1, false, &h->kv_heads,
-                             h->o[K_KV], defaulted, sizeof defaulted, err)) < 0)
-                return -1;
-            if ((rc = hf_int(o, s, "head_dim", 1, false, &h->head_dim, h->o[K_HEAD_DIM],
-                             defaulted, sizeof defaulted, err)) < 0)
-                return -1;
-            if (rc == 0 && s->head_dim_default != 0) {
-                h->head_dim = s->head_dim_default;
-                snprintf(h->o[K_HEAD_DIM], TS_IMPORT_ORIGIN_LEN, "%s (%s default head_dim)",
-                         o->base, s->type);
-            }
-        }
+    if (ts_import_int(o, "n_layer", 1, big, true, &h->layers, err) < 0 ||
+        ts_import_int(o, "n_embd", 1, big, true, &h->hidden, err) < 0 ||
+        ts_import_int(o, "n_head", 1, big, true, &h->heads, err) < 0 ||
+        ts_import_int(o, "vocab_size", 1, big, true, &h->vocab, err) < 0)
+        return -1;
+    ts_import_ptr(h->o[K_LAYERS], TS_IMPORT_ORIGIN_LEN, o, "n_layer");
+    ts_import_ptr(h->o[K_HIDDEN], TS_IMPORT_ORIGIN_LEN, o, "n_embd");
+    ts_import_ptr(h->o[K_HEADS], TS_IMPORT_ORIGIN_LEN, o, "n_head");
+    ts_import_ptr(h->o[K_VOCAB], TS_IMPORT_ORIGIN_LEN, o, "vocab_size");
+    h->ffn = ts_ckd_mul_sat(h->hidden, 4);
+    snprintf(h->o[K_FFN], TS_IMPORT_ORIGIN_LEN, "%s/n_embd (n_inner = 4 n_embd)", o->base);
+    if ((rc = ts_import_int(o, "n_inner", 1, big, false, &h->ffn, err)) < 0)
+        return -1;
+    if (rc > 0)
+        ts_import_ptr(h->o[K_FFN], TS_IMPORT_ORIGIN_LEN, o, "n_inner");
+    h->pos = 1024;
+    snprintf(h->o[K_POS], TS_IMPORT_ORIGIN_LEN, "%s (GPT2Config n_positions default)", o->base);
+    if ((rc = ts_import_int(o, "n_positions", 1, big, false, &h->pos, err)) < 0)
+        return -1;
+    if (rc > 0)
+        ts_import_ptr(h->o[K_POS], TS_IMPORT_ORIGIN_LEN, o, "n_positions");
+    return 0;
+}
+
+/* The names most configs use (LlamaConfig's); an absent key takes a
+ * Gemma 3 default where the spec says so (listed in defaulted). */
+static int hf_read_keys(const ts_import_obj *o, const hf_spec *s, hf_shape *h, char *defaulted,
+                        size_t dlen, ts_api_err *err)
+{
+    int rc;
+
+    if (hf_int(o, s, "num_hidden_layers", 1, true, &h->layers, h->o[K_LAYERS],
+               defaulted, dlen, err) < 0 ||
+        hf_int(o, s, "hidden_size", 1, true, &h->hidden, h->o[K_HIDDEN],
+               defaulted, dlen, err) < 0 ||
+        hf_int(o, s, "num_attention_heads", 1, true, &h->heads, h->o[K_HEADS],
+               defaulted, dlen, err) < 0 ||
+        hf_int(o, s, "intermediate_size", 1, true, &h->ffn, h->o[K_FFN],
+               defaulted, dlen, err) < 0 ||
+        hf_int(o, s, "vocab_size", 1, true, &h->vocab, h->o[K_VOCAB],
+               defaulted, dlen, err) < 0)
+        return -1;
+    if (s->moe == HF_MOE_DEEPSEEK)
+        return 0;
+    /* null or absent = MHA (every <Type>Config does this). */
+    if (hf_int(o, s, "num_key_value_heads", 1, false, &h->kv_heads, h->o[K_KV], defaulted, dlen,
+               err) < 0)
+        return -1;
+    if ((rc = hf_int(o, s, "head_dim", 1, false, &h->head_dim, h->o[K_HEAD_DIM], defaulted,
+                     dlen, err)) < 0)
+        return -1;
+    if (rc == 0 && s->head_dim_default != 0) {
+        h->head_dim = s->head_dim_default;
+        snprintf(h->o[K_HEAD_DIM], TS_IMPORT_ORIGIN_LEN, "%s (%s default head_dim)", o->base,
+                 s->type);
     }
+    return 0;
+}
+
+/* tie_word_embeddings (the type's default when absent) and the biases:
+ * attention_bias, mlp_bias, or the type's one key for them. */
+static int hf_read_tie_bias(const ts_import_obj *o, const hf_spec *s, hf_shape *h,
+                            ts_api_err *err)
+{
+    bool b;
+    int rc;
 
     h->tied = s->tie_default;
     snprintf(h->o[K_TIE], TS_IMPORT_ORIGIN_LEN, "%s (%s default tie_word_embeddings)",
@@ -481,25 +510,21 @@ static int hf_read(const ts_import_obj *o, const hf_spec *s, hf_shape *h,
         return -1;
     if (rc > 0)
         ts_import_ptr(h->o[K_TIE], TS_IMPORT_ORIGIN_LEN, o, "tie_word_embeddings");
-
     h->qkv_bias = s->qkv_bias || s->attention_bias_default;
     h->out_bias = s->attention_bias_default;
     h->mlp_bias = s->mlp_bias;
     snprintf(h->o[K_BIAS], TS_IMPORT_ORIGIN_LEN, "%s (model_type %s)", o->base, s->type);
-    if (s->attention_bias_key) {
-        if ((rc = ts_import_bool(o, "attention_bias", &b, err)) < 0)
+    if (s->attention_bias_key && (rc = ts_import_bool(o, "attention_bias", &b, err)) != 0) {
+        if (rc < 0)
             return -1;
-        if (rc > 0) {
-            h->qkv_bias = s->qkv_bias || b;
-            h->out_bias = b;
-            ts_import_ptr(h->o[K_BIAS], TS_IMPORT_ORIGIN_LEN, o, "attention_bias");
-        }
+        h->qkv_bias = s->qkv_bias || b;
+        h->out_bias = b;
+        ts_import_ptr(h->o[K_BIAS], TS_IMPORT_ORIGIN_LEN, o, "attention_bias");
     }
-    if (s->mlp_bias_key) {
-        if ((rc = ts_import_bool(o, "mlp_bias", &b, err)) < 0)
+    if (s->mlp_bias_key && (rc = ts_import_bool(o, "mlp_bias", &b, err)) != 0) {
+        if (rc < 0)
             return -1;
-        if (rc > 0)
-            h->mlp_bias = b;
+        h->mlp_bias = b;
     }
     if (s->bias_key != NULL) {
         b = s->bias_key_default;
@@ -511,6 +536,26 @@ static int hf_read(const ts_import_obj *o, const hf_spec *s, hf_shape *h,
         if (s->bias_key_mlp)
             h->mlp_bias = b;
     }
+    return 0;
+}
+
+static int hf_read(const ts_import_obj *o, const hf_spec *s, hf_shape *h,
+                   ts_api_notes *notes, ts_api_err *err)
+{
+    char defaulted[200] = "";
+    int rc;
+
+    memset(h, 0, sizeof *h);
+    h->norms = s->norms;
+    snprintf(h->o[K_NORMS], TS_IMPORT_ORIGIN_LEN, "%s (model_type %s)", o->base, s->type);
+    if (s->falcon_keys || s->bloom_keys)
+        rc = hf_read_more_keys(o, s, h, err);
+    else if (s->gpt2_keys)
+        rc = hf_read_gpt2(o, h, err);
+    else
+        rc = hf_read_keys(o, s, h, defaulted, sizeof defaulted, err);
+    if (rc < 0 || hf_read_tie_bias(o, s, h, err) < 0)
+        return -1;
     if (s->moe != HF_MOE_NONE && hf_read_moe(o, s, h, notes, err) < 0)
         return -1;
     if (s->moe == HF_MOE_DEEPSEEK && h->qkv_bias) {
