@@ -24,7 +24,7 @@ import {
     buildForm, clearErrors, customFromLink, overriddenPreset, presetById, problemErrors, readForm, relabelGpus, showFailure, showFieldErrors,
     showModeFields, showPresetInfo, showResolved, toCustom, tokensInput, writeForm,
 } from './formui.js';
-import { buildBudget } from './budget.js';
+import { budgetFromQuery, budgetQuery, buildBudget, runBudget } from './budget.js';
 import { gpusChanged, redrawGpus, runTryGpus } from './gpus.js';
 import { renderImported, runImport } from './importer.js';
 import {
@@ -159,7 +159,7 @@ function importQuery() {
 
 /* The link holds every setting: the run, imports, the page's units. */
 function writeUrl() {
-    const q = [queryFromState(page.state), importQuery(), unitsQuery()].filter(Boolean).join('&');
+    const q = [queryFromState(page.state), importQuery(), unitsQuery(), budgetQuery()].filter(Boolean).join('&');
     history.replaceState(null, '', `${location.pathname}?${q}`);
 }
 
@@ -241,6 +241,7 @@ function cachedCatalogues() {
 async function main() {
     page.state = stateFromQuery(location.search);
     unitsFromQuery(location.search);
+    page.budgetAsk = budgetFromQuery(location.search);
     const q = new URLSearchParams(location.search);
     for (const k of IMPORT_KINDS) if (q.has(k)) page.state[k] = q.get(k);
     /* the first estimate does not wait for the catalogues: one request */
@@ -323,6 +324,8 @@ async function main() {
     $('#search-go').addEventListener('click', () => runSearch());
     $('#try-gpus').addEventListener('click', () => runTryGpus());
     buildBudget();
+    /* a link's budget: asked once the run's answer (and its errors) are in */
+    if (page.budgetAsk) runBudget();
     buildUnits(unitsChanged);
     $('#pin').addEventListener('click', pin);
     $('#compare-clear').addEventListener('click', () => {
@@ -366,6 +369,7 @@ async function main() {
 }
 
 hooks.changed = changed;
+hooks.writeUrl = writeUrl;
 hooks.applyFields = applyFields;
 performance.mark('app-start');
 main();

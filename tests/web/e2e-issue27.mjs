@@ -908,6 +908,55 @@ async function main({ base, browser }) {
         await page.setViewportSize({ width: 1366, height: 900 });
     });
 
+    await check('27 budget from a link: the link asks the budget again with its inputs; a bad or refused amount shows at the amount', async () => {
+        const run = `${base}/?model=llama3-8b&gpus=64&gpu=h100-sxm&gpu_hour_usd=2.5`;
+        const open = async (q, status) => {
+            await page.goto(`${run}&${q}`);
+            await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+            await page.waitForSelector(`#budget-panel[data-status="${status}"]`, { timeout: 2 * STEP_TIMEOUT_MS });
+        };
+        await open('budget_usd=50%2C000&budget_model=1', 'ready');
+        const sent = await settled(page);
+        const body = JSON.parse(await page.locator('#budget-panel').getAttribute('data-request'));
+        assert.deepEqual(body, { ...sent, budget_usd: 50000 }, 'the run on the page, its model, the link\'s budget');
+        const r = await api(base, '/v1/budget', body);
+        assert.equal(await text(page, '#budget-summary'), r.data.budget.summary);
+        assert.deepEqual([await page.inputValue('#budget-amount'), await page.inputValue('#budget-basis'), await page.isChecked('#budget-model')],
+            ['50,000', 'budget_usd', true], 'the inputs restored');
+        assert.match(page.url(), /[?&]budget_usd=50%2C000&budget_model=1(&|$)/);
+        /* another ask is the link's now */
+        await page.fill('#budget-amount', '7');
+        await page.selectOption('#budget-basis', 'budget_days');
+        await page.uncheck('#budget-model');
+        await page.click('#budget-go');
+        await page.waitForSelector('#budget-panel[data-status="ready"]', { timeout: 2 * STEP_TIMEOUT_MS });
+        assert.match(page.url(), /[?&]budget_days=7(&|$)/);
+        assert.ok(!/budget_usd|budget_model/.test(page.url()), page.url());
+        /* a hostile amount: not sent, its message at the amount, nothing injected */
+        await open('budget_days=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E', 'error');
+        assert.equal(await page.locator('#budget-panel').getAttribute('data-request'), null, 'nothing sent');
+        assert.equal(await page.inputValue('#budget-amount'), '<img src=x onerror=alert(1)>');
+        assert.equal(await page.getAttribute('#budget-amount', 'aria-invalid'), 'true');
+        assert.ok(await page.locator('#budget-err').isVisible());
+        assert.match(await text(page, '#budget-err'), /a number above 0/);
+        assert.equal(await page.locator('#budget-panel img').count(), 0);
+        /* two budgets in one link */
+        await open('budget_days=7&budget_usd=5', 'error');
+        assert.match(await text(page, '#budget-err'), /budget_days and budget_usd: give one budget/);
+        /* an amount the API refuses: the API's message at the amount */
+        env.expectBadRequests = true;
+        await open('budget_days=200000', 'error');
+        env.expectBadRequests = false;
+        const refused = await api(base, '/v1/budget', JSON.parse(await page.locator('#budget-panel').getAttribute('data-request')));
+        assert.equal(refused.data.field, '/budget_days');
+        assert.equal(await text(page, '#budget-err'), refused.data.detail);
+        assert.equal(await page.getAttribute('#budget-amount', 'aria-invalid'), 'true');
+        await page.setViewportSize(PHONE);
+        await page.waitForTimeout(250);
+        await assertNoOverflow(page, 'phone, a refused budget from a link');
+        await page.setViewportSize({ width: 1366, height: 900 });
+    });
+
     await check('27 dark mode: prefers-color-scheme dark themes the page and its charts; axe clean; chart text readable', async () => {
         const c2 = await newContext(browser, { colorScheme: 'dark' });
         const p = await c2.newPage();
