@@ -131,7 +131,7 @@ const ts_term_def ts_terms[TS_T_COUNT] = {
         "Bytes per parameter of the optimizer states (AdamW: 8).",
         "the optimizer's states * bytes(optimizer_precision) * trainable fraction", NO),
 
-    /* every pipeline stage (core/ts_memory.c ts_mem_stage_eval) */
+    /* every pipeline stage (core/ts_mem_stage.c ts_mem_stage_eval) */
     [TS_T_STAGE_WEIGHTS] = NUM(TS_TO_STAGE, "weights", TS_FMT_BYTES, "B", "Weights",
         "This stage's weights per GPU.", "as memory.weights, for this stage's layers", NO),
     [TS_T_STAGE_GRADS] = NUM(TS_TO_STAGE, "grads", TS_FMT_BYTES, "B", "Gradients",

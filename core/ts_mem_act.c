@@ -1,0 +1,216 @@
+/*
+ * ts_mem_act.c - activations of one transformer layer, bytes per token on
+ * one GPU: what its forward saves for backward under each recompute mode,
+ * the working set of its backward, and the last stage's logits/loss
+ * buffers.  Part of the memory model (ts_mem.h); see docs/formulas.md,
+ * "Activations".
+ *
+ * The Megatron-LM / Transformer Engine set (Korthikanti et al. 2022,
+ * section 4.1, generalised): the inputs of both norms and of the QKV and
+ * MLP linears (act_b h each; replicated across TP ranks unless sequence
+ * parallel), Q, K, V and the attention output (K and V sized from
+ * kv_heads), the MLP intermediates (gated: gate+up kept by the fused
+ * SwiGLU and their product, 3 act_b F; GeLU: 2 act_b F), eager
+ * attention's softmax (act_b a s) and, with dropout, its mask (a s) and
+ * output (act_b a s), and the two 1-byte dropout masks (h each).  With
+ * eager attention, dropout, MHA and F = 4h this is exactly Table 2:
+ * s b h (34 + 5 a s / h) with t = 1.
+ */
+#include "ts_mem.h"
+
+#include <math.h>
+
+/* The widths of one layer on one GPU that every term below reads. */
+typedef struct ts_mem_dims {
+    bool moe;
+    double t, h, a, s, v_hd, act_b;
+    double tr;          /* divisor of replicated tensors */
+    double q;           /* query width per rank */
+    double ov;          /* attention output width per rank */
+    double kv, vv;      /* key, value widths per rank */
+    double k;           /* experts per token (1: dense MLP) */
+    double F;           /* MLP width */
+    double mlp_b;       /* MLP intermediates per token, elements */
+    double eager;       /* eager attention's score tensors, bytes */
+    double rep, shard;  /* replicated / tp-sharded saved bytes */
+    double V, kc;       /* vocabulary per rank, loss chunks */
+} ts_mem_dims;
+
+static void ts_mem_layer_dims(const ts_run *run, bool dense, ts_mem_dims *d)
+{
+    const ts_model *m = &run->model;
+    bool moe = m->experts > 1 && !dense, mla = m->kv_lora_rank > 0;
+    double t = (double)run->tp, h = (double)m->hidden, a = (double)m->heads;
+    double hd = m->head_dim > 0 ? (double)m->head_dim : h / a, s = (double)run->seq;
+    double kvh = (double)m->kv_heads;
+    /* MLA: per head q and k are nope + rope wide, v v_head_dim; the
+     * latent is expanded to full heads before attention. */
+    double qk_hd = mla ? (double)(m->qk_nope_dim + m->qk_rope_dim) : hd;
+    double v_hd = mla ? (double)(m->v_head_dim > 0 ? m->v_head_dim : m->qk_nope_dim) : hd;
+    double act_b = run->precision == TS_PREC_FP32 ? 4.0 : 2.0;
+    bool sp = run->sequence_parallel || run->tp == 1;
+
+    d->moe = moe;
+    d->t = t;
+    d->h = h;
+    d->a = a;
+    d->s = s;
+    d->v_hd = v_hd;
+    d->act_b = act_b;
+    d->tr = sp ? t : 1.0;
+    d->q = a * qk_hd / t;
+    d->ov = a * v_hd / t;
+    d->kv = mla ? a * qk_hd / t                      /* k, v per rank (v below) */
+                : (kvh >= t ? kvh / t : 1.0) * hd;   /* replicated when kv_heads < tp */
+    d->vv = mla ? d->ov : d->kv;
+    d->k = moe ? (double)m->top_k : 1.0;
+    d->F = moe && m->moe_ffn > 0 ? (double)m->moe_ffn : (double)m->ffn;
+    d->mlp_b = (m->gated ? 3.0 : 2.0) * d->F / t *
+               (d->k + (moe ? (double)m->shared_experts : 0.0));
+    d->V = (double)m->vocab / t;
+    d->kc = (double)run->loss_chunks;
+
+    d->rep = 4.0 * act_b * h + (run->dropout ? 2.0 * h : 0.0);
+    if (moe)
+        d->rep += act_b * h * d->k; /* tokens permuted to their experts (Megatron token dispatcher) */
+    if (mla)
+        d->rep += act_b * (double)(m->kv_lora_rank + m->q_lora_rank); /* latents, normed */
+    d->shard = act_b * (d->q + d->kv + d->vv + d->ov) + act_b * d->mlp_b;
+    d->eager = 0;
+    if (run->attention == TS_ATTN_EAGER)
+        d->eager = (act_b + (run->dropout ? 1.0 + act_b : 0.0)) * a * s / t;
+}
+
+/* PEFT's LoRA Linear.forward casts the input to the adapter's dtype
+ * before lora_A (peft@5fe7f8f8 tuners/lora/layer.py 751-773,
+ * _cast_input_dtype), and get_peft_model's autocast_adapter_dtype=True
+ * keeps bf16 models' adapters in fp32 (tuners_utils.py
+ * _cast_adapter_dtype): lora_A saves a 4-byte copy of its input, one per
+ * adapted matrix, q, k and v each their own. */
+static double ts_mem_lora_inputs(const ts_run *run, const ts_mem_dims *d)
+{
+    const ts_model *m = &run->model;
+    unsigned tg = run->lora_targets;
+    double h = d->h, F = d->F, t = d->t;
+    double mlp_in = (d->k + (d->moe ? (double)m->shared_experts : 0.0));
+
+    return 4.0 * (((tg & TS_LORA_Q) ? h : 0) + ((tg & TS_LORA_K) ? h : 0) +
+                  ((tg & TS_LORA_V) ? h : 0) + ((tg & TS_LORA_QKV) ? h : 0) +
+                  ((tg & TS_LORA_O) ? d->a * d->v_hd / t : 0)) +
+           4.0 * mlp_in * ((m->gated && (tg & TS_LORA_GATE) ? h : 0) +
+                           ((tg & TS_LORA_UP) ? h : 0) +
+                           ((tg & TS_LORA_DOWN) ? F / t : 0));
+}
+
+/* PyTorch eager modules (torchtitan, torchtune, HF), uncompiled: the
+ * norms (below), RoPE works on fp32 copies of q and k, GQA K/V are
+ * expanded to all heads before SDPA (repeat_kv copies), the attention
+ * output is made contiguous for the output projection (a copy), and
+ * SwiGLU keeps w1's output, silu's output, w3's output and their product
+ * (4 act_b F; GeLU 2).  Everything backward needs, bytes per token. */
+static double ts_mem_layer_eager(const ts_run *run, const ts_mem_dims *d)
+{
+    const ts_model *m = &run->model;
+    double act_b = d->act_b, h = d->h, t = d->t, F = d->F, q = d->q, kv = d->kv;
+    double mlp_e = (m->gated ? 4.0 : 2.0) * act_b * F / t *
+                   (d->k + (d->moe ? (double)m->shared_experts : 0.0));
+    /* nn.LayerNorm is one native kernel: its input and fp32 mean and
+     * rstd.  The eager RMSNorm of these codebases upcasts: x.float()
+     * (4h) and the normalised act_b h. */
+    double norm = run->norm == TS_NORM_LAYERNORM ? act_b * h + 8.0 : 4.0 * h + act_b * h;
+    /* transformers' apply_rotary_pos_emb multiplies q and k by cos and
+     * sin cast to the activations' dtype (LlamaRotaryEmbedding,
+     * modeling_llama.py@5dd4a635): no fp32 copies of q and k. */
+    double rope = run->framework == TS_FW_HF ? 0.0 : 4.0 * (q + kv);
+    double full = 2.0 * norm / d->tr + 2.0 * act_b * h / d->tr +
+                  rope + act_b * (q + q + d->a * d->v_hd / t + d->ov) + act_b * d->ov + mlp_e +
+                  d->eager;
+
+    if (run->framework == TS_FW_HF && run->lora_rank > 0)
+        full += ts_mem_lora_inputs(run, d);
+    return full;
+}
+
+/* What a layer's forward keeps for its backward under run->recompute
+ * (o->full already set). */
+static void ts_mem_layer_saved(const ts_run *run, const ts_mem_dims *d, ts_mem_act *o)
+{
+    double act_b = d->act_b;
+
+    o->score = 0;
+    switch (run->recompute) {
+    case TS_RECOMPUTE_FULL:
+        /* Only the layer input is kept (Megatron --recompute-granularity
+         * full, torchtitan mode "full"). */
+        o->saved = act_b * d->h / d->tr;
+        o->formula = "full recompute: act_b h / t_sp per token per layer (layer input only)";
+        break;
+    case TS_RECOMPUTE_SELECTIVE:
+        if (run->framework == TS_FW_FSDP || run->framework == TS_FW_HF) {
+            /* torchtitan selective op AC (distributed/activation_checkpoint.py,
+             * _custom_policy): the layer input, the SDPA output and every
+             * other matmul output (1st, 3rd, ...: wq, wv, w1, w2 for a gated
+             * MLP; wq, wv, fc1 for GeLU). */
+            double mm = d->q + d->vv + d->F / d->t * d->k + (run->model.gated ? d->h / d->tr : 0.0);
+            o->saved = act_b * (d->h / d->tr + d->ov + mm);
+            o->formula = "selective op AC (torchtitan): act_b (h/t_sp + q + wq + wv + w1 [+ w2]) per token per layer";
+        } else {
+            /* Megatron selective: core attention recomputed, so only the
+             * s^2 terms go (with FlashAttention nothing changes). */
+            o->saved = d->rep / d->tr + d->shard;
+            o->formula = "selective recompute: Korthikanti Table 2 without the 5as/h score terms, K/V from kv_heads, gated MLP 3F";
+        }
+        break;
+    case TS_RECOMPUTE_NONE:
+    case TS_RECOMPUTE_COUNT:
+    default:
+        o->saved = o->full;
+        o->score = d->eager;
+        o->formula = run->attention == TS_ATTN_EAGER
+            ? "no recompute: act_b (4h [+ dropout 2h])/t_sp + act_b (2q + 2kv + mlp) + eager (act_b [+1+act_b] a s)/t"
+            : "no recompute, FlashAttention: act_b (4h [+ dropout 2h])/t_sp + act_b (2q + 2kv + mlp), mlp = (3 gated | 2) F/t";
+        break;
+    }
+}
+
+/* The last stage's final norm and output layer inputs, and its logits.
+ * Logits are vocab-parallel over tp (Megatron, torchtitan's
+ * loss_parallel).  Megatron's fused vocab-parallel cross-entropy
+ * (core/tensor_parallel/cross_entropy.py) upcasts once and works in
+ * place: act_b V + 4 V.  PyTorch's F.cross_entropy (torchtitan,
+ * torchtune, HF under DeepSpeed) keeps log_softmax's fp32 output, and its
+ * backward allocates nll_loss's fp32 gradient and log_softmax's: three
+ * fp32 copies of the logits of a chunk at once, the bf16 logits being
+ * dropped before backward (torchtitan train.py `del pred`). */
+static void ts_mem_layer_loss(const ts_run *run, const ts_mem_dims *d, ts_mem_act *o)
+{
+    double act_b = d->act_b, V = d->V, kc = d->kc;
+
+    o->out_in = 2.0 * act_b * d->h / d->tr;
+    if (run->framework == TS_FW_MEGATRON) {
+        o->loss = (act_b + 4.0 / kc) * V;
+        o->loss_cached = 0;
+    } else {
+        double fwd = act_b * V + 4.0 * V * (kc - 1.0) / kc + 8.0 * V / kc;
+        double bwd = 4.0 * V * (kc - 1.0) / kc + 12.0 * V / kc + act_b * V * (kc - 1.0) / kc;
+        o->loss = fmax(fwd, bwd);
+        /* The freed bf16 logits block is smaller than an fp32 copy: the
+         * caching allocator cannot hand it to backward's fp32 buffers. */
+        o->loss_cached = kc == 1.0 ? act_b * V : 0.0;
+    }
+}
+
+void ts_mem_layer(const ts_run *run, bool dense, ts_mem_act *o)
+{
+    ts_mem_dims d;
+
+    ts_mem_layer_dims(run, dense, &d);
+    o->full = d.rep / d.tr + d.shard + d.eager;
+    if (run->framework == TS_FW_FSDP || run->framework == TS_FW_HF)
+        o->full = ts_mem_layer_eager(run, &d);
+    o->work = d.act_b * (2.0 * d.h / d.tr +
+                         fmax(d.mlp_b, d.q + d.kv + d.vv + d.ov +
+                                           (d.eager > 0 ? 2.0 * d.act_b * d.a * d.s / d.t : 0)));
+    ts_mem_layer_saved(run, &d, o);
+    ts_mem_layer_loss(run, &d, o);
+}
