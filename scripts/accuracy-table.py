@@ -5,7 +5,8 @@ Runs the validation programs in --sources mode over every validation
 table and prints one Markdown table: per source, the memory rows (peak
 memory, |error| median and max) and the step-time rows (median, max and
 mean signed error).  The held-back step-time rows (step_time_heldback.json,
-step_time_lora_heldback.json and step_time_nemo_a100_heldback.json, not
+step_time_lora_heldback.json, step_time_nemo_a100_heldback.json and
+step_time_megatron2020_heldback.json, not
 looked at while modelling) and the held-back memory rows
 (memory_runs_heldback.json) are lines of their own.
 
@@ -25,9 +26,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 VAL = os.path.join(HERE, "..", "tests", "validation")
 BEGIN, END = "<!-- accuracy-table:begin -->", "<!-- accuracy-table:end -->"
 STEP_FILES = ["step_time.json", "step_time_llmfoundry.json", "step_time_sources.json",
-              "step_time_lora.json", "step_time_nemo_a100.json"]
+              "step_time_lora.json", "step_time_nemo_a100.json",
+              "step_time_megatron2020.json"]
 HELD = ["step_time_heldback.json", "step_time_lora_heldback.json",
-        "step_time_nemo_a100_heldback.json"]
+        "step_time_nemo_a100_heldback.json", "step_time_megatron2020_heldback.json"]
 MEM_FILES = ["memory_runs.json", "memory_runs_hf.json"]
 MEM_HELD = "memory_runs_heldback.json"
 
