@@ -130,10 +130,11 @@ asan_suites() {
     # machine): the suites' time limits are for the plain build.
     # ci-doc builds the docs' CI jobs with the plain toolchain: the same
     # run as the gcc stage's, nothing for the sanitizers to see.
+    # lint (scripts/code-stats.sh) reads the sources, not the build.
     # Check's own per-test limits (tcase_set_timeout) scale by
     # CK_TIMEOUT_MULTIPLIER, not by meson's multiplier.
     CK_TIMEOUT_MULTIPLIER=3 meson test -C "$B/asan" --print-errorlogs --num-processes 2 --timeout-multiplier 3 \
-        --no-suite ci-doc
+        --no-suite ci-doc --no-suite lint
 }
 fuzz_run() {
     # The fuzz targets only (ninja's "fuzz" alias), not the whole tree
