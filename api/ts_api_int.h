@@ -71,6 +71,8 @@ void ts_api_oom_response(ts_api_response *resp);
 /* Requests                                                            */
 /* ------------------------------------------------------------------ */
 
+/* The request's members are the rows of the core's field table
+ * (ts_fields[], TS_FI_* indices: core/ts_fields.h). */
 
 /* Where a resolved input came from (the "inputs_source" answer member),
  * in the order they are applied: later ones override earlier ones. */

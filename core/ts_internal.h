@@ -6,7 +6,6 @@
 #define TS_INTERNAL_H
 
 #include "trainsize.h"
-#include "ts_fields.h"
 
 /* Fill one reported figure; formula and assumptions are static strings. */
 void ts_term_set(ts_term *t, double value, const char *formula,

@@ -15,6 +15,7 @@
  * fields are the public JSON input names (api/CONTRACT.md).
  */
 #include "ts_internal.h"
+#include "ts_fields.h"
 
 #include <math.h>
 #include <stdio.h>

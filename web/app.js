@@ -30,7 +30,7 @@ import { renderImported, runImport } from './importer.js';
 import {
     redrawCharts, renderCheckpoint, renderCompute, renderLegend, renderMemory, renderSweep, renderTableHeads,
 } from './panels.js';
-import { applyFields, renderSearch, runFit, runSearch } from './solve.js';
+import { applyFields, redrawFit, renderSearch, runFit, runSearch } from './solve.js';
 import { IMPORT_KINDS, TEXT_KINDS, hooks, page, postJson, requestFor } from './state.js';
 import { buildUnits, unitsFromQuery, unitsQuery } from './units.js';
 import { markStale, renderParams, renderVerdict, renderWarnings } from './verdict.js';
@@ -172,6 +172,7 @@ function unitsChanged() {
     relabelGpus();
     redrawGpus();
     if (page.search) renderSearch();
+    redrawFit();
     writeUrl();
 }
 

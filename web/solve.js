@@ -14,6 +14,7 @@ export async function runFit(solve) {
     const out = $('#fit-readout');
     out.dataset.status = 'loading';
     out.textContent = 'Solving…';
+    page.fitSays = [];
     const req = requestFor(page.state);
     if (Object.keys(req.errors).length) {
         out.textContent = `${DASH} fix the flagged fields first`;
@@ -40,35 +41,36 @@ export async function runFit(solve) {
         }
         const d = r.data;
         if (d.found !== true) {
-            const why = `Nothing fits with this layout: ${readable(d.reason || 'no configuration within the limits fits')}.`;
-            out.textContent = `${why} Trying other layouts…`;
+            /* the reason's raw byte counts are written in the page's units */
+            const why = () => `Nothing fits with this layout: ${readable(d.reason || 'no configuration within the limits fits')}.`;
+            out.textContent = `${why()} Trying other layouts…`;
             const alt = await fitOtherLayouts(solve, body, d.inputs || {}, ctl.signal);
             if (ctl.signal.aborted) return;
             clearNode(out);
-            out.appendChild(h('span', { id: 'fit-text', text: why }));
+            out.appendChild(said(h('span', { id: 'fit-text' }), why));
             if (!alt) {
                 out.appendChild(document.createTextNode(' Nor with ZeRO 3, full recompute or tensor and pipeline parallelism across a node: try a larger GPU or a smaller model.'));
                 out.dataset.status = 'nofit';
                 return;
             }
-            out.appendChild(document.createTextNode(` Changing the layout too: ${alt.text} `));
+            out.appendChild(document.createTextNode(' Changing the layout too: '));
+            out.appendChild(said(h('span', { id: 'fit-alt-text' }), alt.say));
+            out.appendChild(document.createTextNode(' '));
             const b = h('button', { type: 'button', class: 'apply', text: 'Use it' });
             b.addEventListener('click', () => applyFields(alt.apply));
             out.appendChild(b);
             out.dataset.status = 'ready';
             return;
         }
-        const total = textOf(d.memory, 'memory', 'total');
-        const head = isNum(pick(d, 'memory.headroom_bytes')) ? `, ${textOf(d.memory, 'memory', 'headroom_bytes')} headroom` : '';
-        let text, apply;
+        let say, apply;
         if (solve === 'micro_batch') {
-            text = `Largest micro-batch that fits: ${isNum(d.micro_batch) ? d.micro_batch : DASH} (${total} per GPU${head}).`;
+            say = () => `Largest micro-batch that fits: ${isNum(d.micro_batch) ? d.micro_batch : DASH} (${memText(d)}).`;
             apply = isNum(d.micro_batch) ? { micro_batch: String(d.micro_batch) } : null;
         } else {
-            text = `Fewest GPUs that fit: ${isNum(d.gpus) ? d.gpus : DASH} (dp ${isNum(d.dp) ? d.dp : DASH}, ${total} per GPU${head}).`;
+            say = () => `Fewest GPUs that fit: ${isNum(d.gpus) ? d.gpus : DASH} (dp ${isNum(d.dp) ? d.dp : DASH}, ${memText(d)}).`;
             apply = isNum(d.gpus) ? { gpus: String(d.gpus), dp: '' } : null;
         }
-        out.appendChild(h('span', { id: 'fit-text', text }));
+        out.appendChild(said(h('span', { id: 'fit-text' }), say));
         if (apply) {
             const b = h('button', { type: 'button', class: 'apply', text: 'Use it' });
             b.addEventListener('click', () => applyFields(apply));
@@ -84,7 +86,9 @@ export async function runFit(solve) {
             const alt = await fitOtherLayouts(solve, body, d.inputs || {}, ctl.signal);
             if (ctl.signal.aborted) return;
             if (alt && alt.gpus < d.gpus) {
-                more.textContent = ` Smallest cluster, changing the layout too: ${alt.text} `;
+                more.textContent = ' Smallest cluster, changing the layout too: ';
+                more.appendChild(said(h('span', { id: 'fit-alt-text' }), alt.say));
+                more.appendChild(document.createTextNode(' '));
                 const b = h('button', { type: 'button', class: 'apply', id: 'fit-alt-use', text: 'Use it' });
                 b.addEventListener('click', () => applyFields(alt.apply));
                 more.appendChild(b);
@@ -152,15 +156,33 @@ async function fitOtherLayouts(solve, body, inputs, signal) {
     const { v, d } = best;
     const change = [`ZeRO ${v.zero}`, v.tp ? `tp ${v.tp}` : null, v.pp ? `pp ${v.pp}` : null, `${v.recompute} recompute`]
         .filter(Boolean).join(', ');
-    const total = textOf(d.memory, 'memory', 'total');
-    const head = isNum(pick(d, 'memory.headroom_bytes')) ? `, ${textOf(d.memory, 'memory', 'headroom_bytes')} headroom` : '';
     const apply = { zero: String(v.zero), recompute: v.recompute, tp: v.tp ? String(v.tp) : '', pp: v.pp ? String(v.pp) : '' };
     if (solve === 'gpus') {
         Object.assign(apply, { gpus: String(d.gpus), dp: '' });
-        return { apply, gpus: d.gpus, text: `${change} fits on ${d.gpus} GPUs (dp ${isNum(d.dp) ? d.dp : DASH}, ${total} per GPU${head}).` };
+        return { apply, gpus: d.gpus, say: () => `${change} fits on ${d.gpus} GPUs (dp ${isNum(d.dp) ? d.dp : DASH}, ${memText(d)}).` };
     }
     Object.assign(apply, { micro_batch: String(d.micro_batch), dp: '' });
-    return { apply, text: `${change} fits a micro-batch of ${d.micro_batch} (${total} per GPU${head}).` };
+    return { apply, say: () => `${change} fits a micro-batch of ${d.micro_batch} (${memText(d)}).` };
+}
+
+/* "62.1 GiB per GPU, 17.5 GiB headroom" of a /v1/fit answer, in the
+ * page's units at the time it is called. */
+function memText(d) {
+    const head = isNum(pick(d, 'memory.headroom_bytes')) ? `, ${textOf(d.memory, 'memory', 'headroom_bytes')} headroom` : '';
+    return `${textOf(d.memory, 'memory', 'total')} per GPU${head}`;
+}
+
+/* A sentence of the readout that quotes memory: kept with the function
+ * that writes it, so it can be written again in other units. */
+function said(node, say) {
+    node.textContent = say();
+    page.fitSays.push([node, say]);
+    return node;
+}
+
+/* The readout's memory figures in the page's units (units.js). */
+export function redrawFit() {
+    for (const [node, say] of page.fitSays || []) if (node.isConnected) node.textContent = say();
 }
 
 /* ------------------------------------------------------------------ */

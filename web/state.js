@@ -13,6 +13,8 @@ export const page = {
     timer: 0,
     planCtl: null,
     fitCtl: null,
+    /* the solver readout's sentences that quote memory: [node, () => text] */
+    fitSays: [],
     lastPlan: null,
     lastBody: null,
     customFrom: null,

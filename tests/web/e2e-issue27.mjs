@@ -95,6 +95,23 @@ async function checkStepBar(page, c, close) {
     for (const key of want) assert.equal(await text(page, `#step-${key}`), c.step.human[key]);
 }
 
+/* The byte figures of a text, in order, against the API's bytes: each a
+ * number and a unit of the system (GB: 10^9 bytes, GiB: 2^30), within
+ * the rounding of the digits it shows. */
+const BYTE_UNITS = { GB: ['B', 'kB', 'MB', 'GB', 'TB', 'PB'], GiB: ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'] };
+function bytesAgree(where, s, bytes, units) {
+    const found = [...s.matchAll(/(-?\d+(?:\.(\d+))?) ([kKMGTP]?i?B)\b/g)];
+    assert.ok(found.length >= bytes.length, `${where}: "${s}" has ${found.length} byte figures, want ${bytes.length}`);
+    bytes.forEach((b, i) => {
+        const [, num, dec, unit] = found[i];
+        const at = BYTE_UNITS[units].indexOf(unit);
+        assert.ok(at >= 0, `${where}: "${unit}" in "${s}" is not a ${units} unit`);
+        const scaled = b / (units === 'GB' ? 1e9 : 2 ** 30) * (units === 'GB' ? 1000 : 1024) ** (3 - at);
+        assert.ok(Math.abs(Number(num) - scaled) <= 0.5 * 10 ** -(dec ? dec.length : 0) + 1e-9,
+            `${where}: ${num} ${unit} for ${b} bytes (${scaled} ${unit})`);
+    });
+}
+
 async function main({ base, browser }) {
     const ctx = await newContext(browser);
     const page = await ctx.newPage();
@@ -418,6 +435,15 @@ async function main({ base, browser }) {
         assert.ok((await text(page, '#fit-text')).startsWith(`Fewest GPUs that fit: ${mine.data.gpus} `));
         const alt = await text(page, '#fit-alt');
         assert.match(alt, new RegExp(`^Smallest cluster, changing the layout too: ZeRO 3, full recompute fits on ${z3.data.gpus} GPUs`), alt);
+        /* the readout's memory follows the GB / GiB choice */
+        const fitMem = (d) => [d.memory.total.value, d.memory.headroom_bytes];
+        assert.ok((await text(page, '#fit-text')).includes(`${mine.data.memory.total.human} per GPU`));
+        await page.selectOption('#units', 'GB');
+        bytesAgree('fit, GB', await text(page, '#fit-text'), fitMem(mine.data), 'GB');
+        bytesAgree('smallest cluster, GB', await text(page, '#fit-alt-text'), fitMem(z3.data), 'GB');
+        await page.selectOption('#units', 'GiB');
+        bytesAgree('fit, GiB', await text(page, '#fit-text'), fitMem(mine.data), 'GiB');
+        assert.ok((await text(page, '#fit-alt-text')).includes(`${z3.data.memory.total.human} per GPU`));
         await page.click('#fit-alt-use');
         const now = await settled(page);
         assert.deepEqual([now.zero, now.recompute, now.gpus], [3, 'full', z3.data.gpus]);
@@ -739,24 +765,10 @@ async function main({ base, browser }) {
             ['glance', [-ws.headroom], []], ['stage', [ws.total], [ws.total_human]], ['phase', [ph.bytes], [ph.human]],
             ['phaseBar', [ph.bytes], [ph.human]], ['days', [p0.total], []], ['gpu', [h100.hbm_bytes], [h100.human.hbm_bytes]],
         ];
-        /* each figure: a number and a unit of the system, within the rounding of its digits */
-        const UNITS = { GB: ['B', 'kB', 'MB', 'GB', 'TB', 'PB'], GiB: ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'] };
-        const agree = (where, s, bytes, units) => {
-            const found = [...s.matchAll(/(-?\d+(?:\.(\d+))?) ([kKMGTP]?i?B)\b/g)];
-            assert.ok(found.length >= bytes.length, `${where}: "${s}" has ${found.length} byte figures, want ${bytes.length}`);
-            bytes.forEach((b, i) => {
-                const [, num, dec, unit] = found[i];
-                const at = UNITS[units].indexOf(unit);
-                assert.ok(at >= 0, `${where}: "${unit}" in "${s}" is not a ${units} unit`);
-                const scaled = b / (units === 'GB' ? 1e9 : 2 ** 30) * (units === 'GB' ? 1000 : 1024) ** (3 - at);
-                assert.ok(Math.abs(Number(num) - scaled) <= 0.5 * 10 ** -(dec ? dec.length : 0) + 1e-9,
-                    `${where}: ${num} ${unit} for ${b} bytes (${scaled} ${unit})`);
-            });
-        };
         const inUnits = async (units) => {
             const s = await shown();
             for (const [where, bytes, api] of want) {
-                agree(where, s[where], bytes, units);
+                bytesAgree(where, s[where], bytes, units);
                 /* GiB are the API's own texts */
                 if (units === 'GiB') for (const t of api) assert.ok(s[where].includes(t), `${where}: "${s[where]}" has the API's "${t}"`);
             }
