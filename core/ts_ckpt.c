@@ -109,30 +109,34 @@ static int ts_ckpt_all_finite(const ts_ckpt *c)
     return 1;
 }
 
-ts_status ts_ckpt_eval(const ts_run *run, const ts_memory *mem, ts_ckpt *out,
-                       ts_error *err)
+/* Checkpoint sizes: everything to resume (full) and the weights alone,
+ * into out; *full and *weights in bytes. */
+static void ts_ckpt_sizes(const ts_run *run, const ts_memory *mem, ts_ckpt *out,
+                          double *full, double *weights)
 {
-    const ts_ckpt_cfg *k;
-    double P, full, weights, replicated_extra, shard, mp, nd, ef, ep, M, C, R;
-    int64_t writers, nodes, writer_nodes, per_node;
-    const char *shard_formula;
+    const ts_ckpt_cfg *k = &run->ckpt;
+    double P = mem->params.total;
 
-    /* Resolved: bandwidths, intervals and keeps positive, the MTBF, the
-     * degrees (ts_run_resolve); what is divided by below. */
-    *out = (ts_ckpt){ 0 };
-    k = &run->ckpt;
-
-    P = mem->params.total;
     out->bpp_full = mem->bpp_weights + mem->bpp_master + mem->bpp_optimizer +
                     (k->include_grads ? mem->bpp_grads : 0);
-    full = P * out->bpp_full;
-    weights = P * mem->bpp_weights;
-    ts_term_set(&out->full_bytes, full,
+    *full = P * out->bpp_full;
+    *weights = P * mem->bpp_weights;
+    ts_term_set(&out->full_bytes, *full,
                  k->include_grads ? "P * (weights + grads + master + optimizer bytes/param)"
                                   : "P * (weights + master + optimizer bytes/param)",
                  "everything needed to resume bit-exactly: 14 B/param for mixed-precision Adam without grads");
-    ts_term_set(&out->weights_bytes, weights, "P * bytes(precision)",
+    ts_term_set(&out->weights_bytes, *weights, "P * bytes(precision)",
                  "weights only, at the training precision (for inference or fine-tuning)");
+}
+
+/* The largest shard one GPU writes and how many GPUs write, into out;
+ * returns the shard's bytes. */
+static double ts_ckpt_shard(const ts_run *run, const ts_memory *mem, double full,
+                            double weights, ts_ckpt *out)
+{
+    double P = mem->params.total, replicated_extra, shard, mp, nd, ef, ep;
+    int64_t writers;
+    const char *shard_formula;
 
     mp = (double)(run->tp * run->pp); /* model-parallel split of the state */
     nd = (double)(run->dp * run->cp); /* ZeRO sharding group */
@@ -166,6 +170,15 @@ ts_status ts_ckpt_eval(const ts_run *run, const ts_memory *mem, ts_ckpt *out,
                      ? "parallel save: every rank writes 1/gpus of the state, so the shard scales as 1/dp"
                      : "DP rank 0 writes the replicated state; the largest shard is reported");
     out->writers = writers;
+    return shard;
+}
+
+/* Write and restore times of each storage tier (out->writers write shard
+ * bytes each; full: the whole checkpoint, for the storage kept). */
+static void ts_ckpt_tiers(const ts_run *run, double full, double shard, ts_ckpt *out)
+{
+    const ts_ckpt_cfg *k = &run->ckpt;
+    int64_t writers = out->writers, nodes, writer_nodes, per_node;
 
     nodes = ts_ckpt_ceil_div(run->gpus, run->gpus_per_node);
     /* Node-local NVMe only helps on nodes that hold writers (writers packed
@@ -192,6 +205,14 @@ ts_status ts_ckpt_eval(const ts_run *run, const ts_memory *mem, ts_ckpt *out,
                       k->object_interval_min * 60.0, k->object_keep,
                       (double)k->object_keep * full,
                       "shard / min(writer_gbps, object_gbps / writers); storage keep * full");
+}
+
+/* The job's MTBF, Young's and Daly's intervals and the time lost, from
+ * the tiers' write and restore times. */
+static void ts_ckpt_intervals(const ts_run *run, ts_ckpt *out)
+{
+    const ts_ckpt_cfg *k = &run->ckpt;
+    double M, C, R;
 
     M = (k->job_mtbf_hours > 0 ? k->job_mtbf_hours
                                : k->gpu_mtbf_hours / (double)run->gpus) * 3600.0;
@@ -210,6 +231,20 @@ ts_status ts_ckpt_eval(const ts_run *run, const ts_memory *mem, ts_ckpt *out,
                  "Daly 2006 exact expected time, exponential failures; R = restore from the shared tier");
     out->waste_fraction_schedule =
         ts_ckpt_waste(C, out->tiers[TS_TIER_NVME].interval_s, R, M);
+}
+
+ts_status ts_ckpt_eval(const ts_run *run, const ts_memory *mem, ts_ckpt *out,
+                       ts_error *err)
+{
+    double full, weights, shard;
+
+    /* Resolved: bandwidths, intervals and keeps positive, the MTBF, the
+     * degrees (ts_run_resolve); what is divided by below. */
+    *out = (ts_ckpt){ 0 };
+    ts_ckpt_sizes(run, mem, out, &full, &weights);
+    shard = ts_ckpt_shard(run, mem, full, weights, out);
+    ts_ckpt_tiers(run, full, shard, out);
+    ts_ckpt_intervals(run, out);
 
     if (!ts_ckpt_all_finite(out)) {
         *out = (ts_ckpt){ 0 };

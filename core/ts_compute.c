@@ -36,29 +36,16 @@ static int ts_compute_all_finite(const ts_compute *c)
     return 1;
 }
 
-ts_status ts_compute_eval(const ts_run *run, const ts_params *p, ts_compute *out,
-                          ts_error *err)
+/* The step-time model (core/ts_step.c) always runs; its MFU sets the
+ * GPU-hours unless the caller sent one: into out->step, out->mfu. */
+static ts_status ts_compute_mfu(const ts_run *run, const ts_params *p, ts_compute *out,
+                                ts_error *err)
 {
-    double P, T, L, h, s, attn, recompute, base, gpus, seqs_per_step, mfu;
-    const char *hw_formula;
+    double mfu;
 
-    *out = (ts_compute){ 0 };
-    /* Resolved: tokens, seq, gpus and global_batch positive, mfu in
-     * [0, 1], the compute precision's peak present (ts_run_resolve). */
-    P = p->active;
-    T = run->tokens;
-    s = (double)run->seq; /* FLOPs are per token of the full sequence, whatever cp is */
-    gpus = (double)run->gpus;
-    seqs_per_step = (double)run->global_batch;
-    out->peak_flops = ts_gpu_peak(&run->gpu, run->compute_precision);
-
-    /* The step-time model (core/ts_step.c) always runs; its MFU sets the
-     * GPU-hours unless the caller sent one. */
-    if (ts_step_eval(run, p, &out->step) != TS_OK) {
-        *out = (ts_compute){ 0 };
+    if (ts_step_eval(run, p, &out->step) != TS_OK)
         return ts_error_set(err, TS_ERANGE, "gpus",
                             "the step time is not finite for these inputs");
-    }
     out->step_time = out->step.step_time;
     out->predicted_mfu = out->step.predicted_mfu;
     mfu = run->mfu;
@@ -72,6 +59,41 @@ ts_status ts_compute_eval(const ts_run *run, const ts_params *p, ts_compute *out
         mfu = out->predicted_mfu;
         out->mfu_predicted = true;
     }
+    out->mfu = mfu;
+    return TS_OK;
+}
+
+/* FLOPs recomputed over the run (L h s: layers, hidden, sequence; T
+ * tokens), and the hardware FLOPs' formula. */
+static double ts_compute_recompute(const ts_run *run, double P, double L, double h, double s,
+                                   double T, const char **hw_formula)
+{
+    switch (run->recompute) {
+    case TS_RECOMPUTE_SELECTIVE:
+        *hw_formula = run->attention_flops
+            ? "(6 P_active + 12 L h s) T + 4 L h s T (selective recompute)"
+            : "6 P_active T + 4 L h s T (selective recompute)";
+        return 4.0 * L * h * s * T; /* attention-score forward again */
+    case TS_RECOMPUTE_FULL:
+        *hw_formula = run->attention_flops
+            ? "(6 P_active + 12 L h s) T + (2 P_active + 4 L h s) T (full recompute)"
+            : "6 P_active T + (2 P_active + 4 L h s) T (full recompute)";
+        return (2.0 * P + 4.0 * L * h * s) * T; /* whole forward again */
+    case TS_RECOMPUTE_NONE:
+    case TS_RECOMPUTE_COUNT:
+    default:
+        *hw_formula = run->attention_flops ? "(6 P_active + 12 L h s) T" : "6 P_active T";
+        return 0;
+    }
+}
+
+/* Model and hardware FLOPs of the run into out; returns the time basis
+ * MFU refers to (6PT unless attention_flops is set). */
+static double ts_compute_flops(const ts_run *run, const ts_params *p, ts_compute *out)
+{
+    double P = p->active, T = run->tokens, L, h, attn, base, recompute;
+    double s = (double)run->seq; /* FLOPs are per token of the full sequence, whatever cp is */
+    const char *hw_formula;
 
     /* Attention matmuls need L, h and s; a plain parameter count has none
      * (and then no attention_flops: ts_run_resolve). */
@@ -83,10 +105,8 @@ ts_status ts_compute_eval(const ts_run *run, const ts_params *p, ts_compute *out
         h = 0;
     }
     attn = 12.0 * L * h * s;
-
     out->tokens = T;
     out->params_active = P;
-    out->mfu = mfu;
 
     ts_term_set(&out->model_flops, 6.0 * P * T, "6 * P_active * T",
                     "Kaplan et al. 2020: forward 2PT + backward 4PT; attention matmuls and recompute not counted");
@@ -95,44 +115,19 @@ ts_status ts_compute_eval(const ts_run *run, const ts_params *p, ts_compute *out
                     p->from_shape
                         ? "PaLM (Chowdhery et al. 2022, App. B): adds the QK^T and AV matmuls, no causal-mask saving"
                         : "no model shape: the attention term is unknown and taken as 0");
-
-    /* The time basis MFU refers to: 6PT unless attention_flops is set. */
     base = run->attention_flops ? out->model_flops_attn.value : out->model_flops.value;
-
-    switch (run->recompute) {
-    case TS_RECOMPUTE_SELECTIVE:
-        recompute = 4.0 * L * h * s * T; /* attention-score forward again */
-        hw_formula = run->attention_flops
-            ? "(6 P_active + 12 L h s) T + 4 L h s T (selective recompute)"
-            : "6 P_active T + 4 L h s T (selective recompute)";
-        break;
-    case TS_RECOMPUTE_FULL:
-        recompute = (2.0 * P + 4.0 * L * h * s) * T; /* whole forward again */
-        hw_formula = run->attention_flops
-            ? "(6 P_active + 12 L h s) T + (2 P_active + 4 L h s) T (full recompute)"
-            : "6 P_active T + (2 P_active + 4 L h s) T (full recompute)";
-        break;
-    case TS_RECOMPUTE_NONE:
-    case TS_RECOMPUTE_COUNT:
-    default:
-        recompute = 0;
-        hw_formula = run->attention_flops ? "(6 P_active + 12 L h s) T" : "6 P_active T";
-        break;
-    }
+    recompute = ts_compute_recompute(run, P, L, h, s, T, &hw_formula);
     ts_term_set(&out->hardware_flops, base + recompute, hw_formula,
                     "FLOPs the GPUs execute: the time basis plus recomputed forward passes (Korthikanti et al. 2022)");
     out->hfu = out->mfu * out->hardware_flops.value / base;
-    /* Recompute makes the GPUs execute more than the model needs: an mfu
-     * that implies more than the peak cannot be reached. */
-    if (out->hfu > 1.0) {
-        double hfu = out->hfu;
+    return base;
+}
 
-        *out = (ts_compute){ 0 };
-        return ts_error_set(err, TS_EINCOMPAT, "mfu",
-                            "mfu %g with %s recompute means the GPUs execute %.3g of their peak "
-                            "(hardware FLOPs utilisation above 1)", mfu,
-                            ts_recompute_name(run->recompute), hfu);
-    }
+/* GPU-hours, wall clock, throughput and cost from the time basis. */
+static void ts_compute_time(const ts_run *run, double base, ts_compute *out)
+{
+    double T = run->tokens, gpus = (double)run->gpus;
+    double s = (double)run->seq, seqs_per_step = (double)run->global_batch;
 
     out->achieved_flops_per_gpu = out->peak_flops * out->mfu;
     ts_term_set(&out->gpu_hours,
@@ -154,6 +149,36 @@ ts_status ts_compute_eval(const ts_run *run, const ts_params *p, ts_compute *out
                 "gpu_hours * gpu_hour_usd",
                 run->gpu_hour_usd > 0 ? "compute only: storage, network and idle time not priced"
                                      : "no gpu_hour_usd given");
+}
+
+ts_status ts_compute_eval(const ts_run *run, const ts_params *p, ts_compute *out,
+                          ts_error *err)
+{
+    double base, T = run->tokens, mfu;
+    ts_status st;
+
+    *out = (ts_compute){ 0 };
+    /* Resolved: tokens, seq, gpus and global_batch positive, mfu in
+     * [0, 1], the compute precision's peak present (ts_run_resolve). */
+    out->peak_flops = ts_gpu_peak(&run->gpu, run->compute_precision);
+    if ((st = ts_compute_mfu(run, p, out, err)) != TS_OK) {
+        *out = (ts_compute){ 0 };
+        return st;
+    }
+    mfu = out->mfu;
+    base = ts_compute_flops(run, p, out);
+    /* Recompute makes the GPUs execute more than the model needs: an mfu
+     * that implies more than the peak cannot be reached. */
+    if (out->hfu > 1.0) {
+        double hfu = out->hfu;
+
+        *out = (ts_compute){ 0 };
+        return ts_error_set(err, TS_EINCOMPAT, "mfu",
+                            "mfu %g with %s recompute means the GPUs execute %.3g of their peak "
+                            "(hardware FLOPs utilisation above 1)", mfu,
+                            ts_recompute_name(run->recompute), hfu);
+    }
+    ts_compute_time(run, base, out);
 
     if (!ts_compute_all_finite(out)) {
         /* Name the input furthest (in orders of magnitude) from a real

@@ -116,16 +116,150 @@ static ts_status ts_sizing_check(const ts_run *base, const ts_sizing_cfg *cfg, t
     return TS_OK;
 }
 
+/* What the sizing loop carries from one search to the next. */
+typedef struct ts_sizing_state {
+    const ts_law *law;
+    double peak, mfu, useful;      /* the GPUs' peak; the last run's MFU and useful fraction */
+    double n;                      /* the size called for (TS_SIZE_MODEL: the model's own) */
+    ts_params p;                   /* counts of the run evaluated last */
+    ts_model prev;                 /* its shape */
+    bool have;                     /* a run was evaluated */
+    double best_loss;              /* the lowest predicted loss so far (HUGE_VAL: none) */
+    ts_run best_run;               /* and what gave it */
+    ts_search_result best_layout;
+    ts_params best_p;
+    double best_mfu, best_useful;
+} ts_sizing_state;
+
+/* The shape to search next into *model (TS_SIZE_MODEL: the run's own);
+ * *done when the shape evaluated last is already the answer. */
+static ts_status ts_sizing_shape(const ts_run *base, const ts_sizing_cfg *cfg,
+                                 ts_sizing_state *s, ts_model *model, bool *done, ts_error *err)
+{
+    double flops = cfg->gpu_hours * 3600.0 * s->peak * s->mfu * s->useful;
+    ts_status st;
+
+    *done = false;
+    if (cfg->mode == TS_SIZE_MODEL) {
+        *model = base->model;
+        return TS_OK;
+    }
+    s->n = ts_sizing_target(cfg, s->law, flops);
+    /* The shape evaluated last is within the shapes' own tolerance of the
+     * size its FLOPs call for: a fixed point. */
+    if (s->have && fabs(log(s->p.total / s->n)) <= TS_SIZING_TOL) {
+        *done = true;
+        return TS_OK;
+    }
+    if ((st = ts_scaling_shape(s->n, cfg->field, model, err)) != TS_OK)
+        return st;
+    if (s->have && ts_same_shape(model, &s->prev))
+        *done = true;
+    return TS_OK;
+}
+
+/* The fastest layout of model on the run's GPUs, evaluated: into out
+ * (layout, run) and s (MFU, useful fraction, counts). */
+static ts_status ts_sizing_step(const ts_run *base, const ts_sizing_cfg *cfg,
+                                const ts_model *model, ts_budget *work,
+                                ts_search_out *scratch, ts_sizing_out *out,
+                                ts_sizing_state *s, ts_error *err)
+{
+    ts_run run = *base;
+    ts_status st;
+
+    if (cfg->mode != TS_SIZE_MODEL) {
+        run.model = *model;
+        run.preset[0] = '\0';
+    }
+    /* Tokens change nothing the search looks at; any valid count. */
+    run.tokens = 1e12;
+    st = ts_search_run_within(&run, &cfg->search, work, scratch, err);
+    out->iterations++;
+    if (st == TS_ENOFIT)
+        return ts_error_set(err, TS_ENOFIT, "gpus",
+                            "no layout of a %.3g-parameter model fits on %lld x %s",
+                            s->n,
+                            (long long)base->gpus, base->gpu.id);
+    if (st != TS_OK)
+        return st;
+    out->truncated = out->truncated || scratch->truncated;
+    out->layout = scratch->results[0];
+    ts_sizing_apply(&run, &out->layout);
+    if ((st = ts_sizing_eval(&run, &s->mfu, &s->useful, &s->p, err)) != TS_OK)
+        return st;
+    out->run = run;
+    s->prev = *model;
+    s->have = true;
+    return TS_OK;
+}
+
+/* The loss the shape evaluated last reaches on the tokens its own FLOPs
+ * buy: when the shapes keep alternating (a layer count that pipelines
+ * well raises the MFU, which calls for a larger model that pipelines
+ * worse), the one that trains the best model is kept. */
+static void ts_sizing_keep(const ts_sizing_cfg *cfg, const ts_sizing_out *out,
+                           ts_sizing_state *s)
+{
+    double flops = cfg->gpu_hours * 3600.0 * s->peak * s->mfu * s->useful;
+    double loss = ts_law_loss(s->law, s->p.total, flops / (6.0 * s->p.total));
+
+    if (loss < s->best_loss) {
+        s->best_loss = loss;
+        s->best_run = out->run;
+        s->best_layout = out->layout;
+        s->best_p = s->p;
+        s->best_mfu = s->mfu;
+        s->best_useful = s->useful;
+    }
+}
+
+/* The run returned (the last one evaluated, or the best when the loop
+ * did not converge): its tokens from its own MFU and goodput. */
+static ts_status ts_sizing_finish(const ts_sizing_cfg *cfg, ts_sizing_state *s,
+                                  ts_sizing_out *out, ts_error *err)
+{
+    const ts_params *p = &s->p;
+    double flops;
+
+    if (!out->converged && s->best_loss < HUGE_VAL) {
+        out->run = s->best_run;
+        out->layout = s->best_layout;
+        s->p = s->best_p;
+        s->mfu = s->best_mfu;
+        s->useful = s->best_useful;
+    }
+    out->mfu = s->mfu;
+    out->useful_fraction = s->useful;
+    out->flops = flops = cfg->gpu_hours * 3600.0 * s->peak * s->mfu * s->useful;
+    out->params = p->active;
+    out->tokens = flops / (6.0 * p->active);
+    if (!(out->tokens >= 1) || !isfinite(out->tokens) ||
+        out->tokens < (double)out->run.global_batch * (double)out->run.seq)
+        return ts_error_set(err, TS_EINVAL, cfg->field,
+                            "this budget buys %.3g tokens of a %.3g-parameter model: less than "
+                            "one optimizer step (%lld sequences of %lld)", out->tokens, p->active,
+                            (long long)out->run.global_batch, (long long)out->run.seq);
+    if (out->tokens > TS_SIZING_TOKENS_MAX)
+        return ts_error_set(err, TS_EINVAL, cfg->field,
+                            "this budget buys %.3g tokens of a %.3g-parameter model, more than "
+                            "the 1e20 tokens a plan takes", out->tokens, p->active);
+    out->run.tokens = out->tokens;
+    out->tokens_per_param = out->tokens / p->active;
+    ts_law_optimum(s->law, flops, &out->optimal_params, &out->optimal_tokens);
+    out->optimal_loss = ts_law_loss(s->law, out->optimal_params, out->optimal_tokens);
+    /* The law was fitted on dense models: no loss for a mixture of experts. */
+    out->loss = p->expert > 0 ? 0 : ts_law_loss(s->law, p->total, out->tokens);
+    return ts_run_resolve(&out->run, err);
+}
+
 ts_status ts_sizing_run(const ts_run *base, const ts_sizing_cfg *cfg, ts_budget *work,
                         ts_search_out *scratch, ts_sizing_out *out, ts_error *err)
 {
-    const ts_law *law;
     ts_budget own;
-    ts_model model, prev;
-    ts_params p;
-    double peak, mfu, useful, flops, n = 0, loss, best_loss = HUGE_VAL;
-    struct { ts_run run; ts_search_result layout; ts_params p; double mfu, useful; } best;
-    bool have = false;
+    ts_sizing_state s;
+    ts_model model;
+    bool done;
     ts_status st;
     int it;
 
@@ -138,115 +272,36 @@ ts_status ts_sizing_run(const ts_run *base, const ts_sizing_cfg *cfg, ts_budget 
         ts_budget_init(&own, 0);
         work = &own;
     }
-    law = ts_law_get(cfg->law);
-    peak = ts_gpu_peak(&base->gpu, base->compute_precision);
-    mfu = base->mfu > 0 ? base->mfu : TS_SIZING_MFU0;
-    useful = TS_SIZING_USEFUL0;
-    memset(&prev, 0, sizeof prev);
-    memset(&p, 0, sizeof p);
-    memset(&best, 0, sizeof best);
+    memset(&s, 0, sizeof s);
+    s.law = ts_law_get(cfg->law);
+    s.peak = ts_gpu_peak(&base->gpu, base->compute_precision);
+    s.mfu = base->mfu > 0 ? base->mfu : TS_SIZING_MFU0;
+    s.useful = TS_SIZING_USEFUL0;
+    s.best_loss = HUGE_VAL;
     out->gpu_hours = cfg->gpu_hours;
-    out->peak_flops = peak;
+    out->peak_flops = s.peak;
     if (cfg->mode == TS_SIZE_MODEL) {
-        if ((st = ts_model_params(&base->model, &p, err)) != TS_OK)
+        if ((st = ts_model_params(&base->model, &s.p, err)) != TS_OK)
             return st;
-        n = p.active;
+        s.n = s.p.active;
     }
 
     for (it = 0; it < TS_SIZING_ITER_MAX; it++) {
-        ts_run run = *base;
-
-        flops = cfg->gpu_hours * 3600.0 * peak * mfu * useful;
-        if (cfg->mode == TS_SIZE_MODEL) {
-            model = base->model;
-        } else {
-            n = ts_sizing_target(cfg, law, flops);
-            /* The shape evaluated last is within the shapes' own
-             * tolerance of the size its FLOPs call for: a fixed point. */
-            if (have && fabs(log(p.total / n)) <= TS_SIZING_TOL) {
-                out->converged = true;
-                break;
-            }
-            if ((st = ts_scaling_shape(n, cfg->field, &model, err)) != TS_OK)
-                return st;
-            if (have && ts_same_shape(&model, &prev)) {
-                out->converged = true;
-                break;
-            }
-            run.model = model;
-            run.preset[0] = '\0';
+        if ((st = ts_sizing_shape(base, cfg, &s, &model, &done, err)) != TS_OK)
+            return st;
+        if (done) {
+            out->converged = true;
+            break;
         }
-        /* Tokens change nothing the search looks at; any valid count. */
-        run.tokens = 1e12;
-        st = ts_search_run_within(&run, &cfg->search, work, scratch, err);
-        out->iterations++;
-        if (st == TS_ENOFIT)
-            return ts_error_set(err, TS_ENOFIT, "gpus",
-                                "no layout of a %.3g-parameter model fits on %lld x %s",
-                                n,
-                                (long long)base->gpus, base->gpu.id);
-        if (st != TS_OK)
+        if ((st = ts_sizing_step(base, cfg, &model, work, scratch, out, &s, err)) != TS_OK)
             return st;
-        out->truncated = out->truncated || scratch->truncated;
-        out->layout = scratch->results[0];
-        ts_sizing_apply(&run, &out->layout);
-        if ((st = ts_sizing_eval(&run, &mfu, &useful, &p, err)) != TS_OK)
-            return st;
-        out->run = run;
-        prev = model;
-        have = true;
         if (cfg->mode == TS_SIZE_MODEL) {
             out->converged = true;
             break;
         }
-        /* The loss this shape reaches on the tokens its own FLOPs buy: when
-         * the shapes keep alternating (a layer count that pipelines well
-         * raises the MFU, which calls for a larger model that pipelines
-         * worse), the one that trains the best model is kept. */
-        flops = cfg->gpu_hours * 3600.0 * peak * mfu * useful;
-        loss = ts_law_loss(law, p.total, flops / (6.0 * p.total));
-        if (loss < best_loss) {
-            best_loss = loss;
-            best.run = run;
-            best.layout = out->layout;
-            best.p = p;
-            best.mfu = mfu;
-            best.useful = useful;
-        }
+        ts_sizing_keep(cfg, out, &s);
         if (work->exhausted)
             break;
     }
-    if (!out->converged && best_loss < HUGE_VAL) {
-        out->run = best.run;
-        out->layout = best.layout;
-        p = best.p;
-        mfu = best.mfu;
-        useful = best.useful;
-    }
-
-    /* The run evaluated last: its tokens from its own MFU and goodput. */
-    out->mfu = mfu;
-    out->useful_fraction = useful;
-    out->flops = flops = cfg->gpu_hours * 3600.0 * peak * mfu * useful;
-    out->params = p.active;
-    out->tokens = flops / (6.0 * p.active);
-    if (!(out->tokens >= 1) || !isfinite(out->tokens) ||
-        out->tokens < (double)out->run.global_batch * (double)out->run.seq)
-        return ts_error_set(err, TS_EINVAL, cfg->field,
-                            "this budget buys %.3g tokens of a %.3g-parameter model: less than "
-                            "one optimizer step (%lld sequences of %lld)", out->tokens, p.active,
-                            (long long)out->run.global_batch, (long long)out->run.seq);
-    if (out->tokens > TS_SIZING_TOKENS_MAX)
-        return ts_error_set(err, TS_EINVAL, cfg->field,
-                            "this budget buys %.3g tokens of a %.3g-parameter model, more than "
-                            "the 1e20 tokens a plan takes", out->tokens, p.active);
-    out->run.tokens = out->tokens;
-    out->tokens_per_param = out->tokens / p.active;
-    ts_law_optimum(law, flops, &out->optimal_params, &out->optimal_tokens);
-    out->optimal_loss = ts_law_loss(law, out->optimal_params, out->optimal_tokens);
-    /* The law was fitted on dense models: no loss for a mixture of experts. */
-    out->loss = p.expert > 0 ? 0 : ts_law_loss(law, p.total, out->tokens);
-    if ((st = ts_run_resolve(&out->run, err)) != TS_OK)
-        return st;
-    return TS_OK;
+    return ts_sizing_finish(cfg, &s, out, err);
 }

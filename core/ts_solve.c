@@ -238,6 +238,8 @@ typedef struct ts_dp_ctx {
     int64_t user_gb;     /* caller's global_batch, 0 = derived */
     ts_memory mem;
     ts_memory hi_mem;    /* ts_fit_min_gpus: the smallest dp found to fit's */
+    int64_t ep, mp;      /* ts_fit_min_gpus: ep, tp * pp * cp of base */
+    int64_t kmax;        /* ts_fit_min_gpus: dp = k * ep for k = 1..kmax */
     ts_budget *b;
     ts_error *err;
 } ts_dp_ctx;
@@ -280,25 +282,12 @@ ts_status ts_fit_min_gpus(const ts_run *r, int64_t max_gpus, int64_t *dp,
     return ts_fit_min_gpus_within(r, max_gpus, NULL, dp, gpus, mem, err);
 }
 
-ts_status ts_fit_min_gpus_within(const ts_run *r, int64_t max_gpus, ts_budget *budget,
-                                 int64_t *dp, int64_t *gpus, ts_memory *mem, ts_error *err)
+/* The solver's context for r: the run validated but for the solved-for
+ * layout, its counts, and the largest k (dp = k * ep) max_gpus allows. */
+static ts_status ts_dp_setup(const ts_run *r, int64_t max_gpus, ts_dp_ctx *c, ts_error *err)
 {
-    ts_dp_ctx c;
-    ts_budget own;
-    ts_run t;
     ts_status st;
-    bool fits;
-    int64_t mp, ep, kmax, lo, hi, k;
 
-    if (budget == NULL) {
-        ts_budget_init(&own, 0);
-        budget = &own;
-    }
-    if (r == NULL || dp == NULL || gpus == NULL)
-        return ts_error_set(err, TS_EINVAL, "", "null argument");
-    *dp = *gpus = 0;
-    if (mem != NULL)
-        *mem = (ts_memory){ 0 };
     if (max_gpus < 1 || max_gpus > TS_SOLVE_GPUS_MAX)
         return ts_error_set(err, TS_EINVAL, "max_gpus",
                             "max_gpus must be in [1, %lld], got %lld",
@@ -310,103 +299,162 @@ ts_status ts_fit_min_gpus_within(const ts_run *r, int64_t max_gpus, ts_budget *b
                             "global_batch must be in [0, %lld], got %lld",
                             (long long)TS_SOLVE_GB_MAX, (long long)r->global_batch);
 
-    memset(&c, 0, sizeof c);
-    c.err = err;
-    c.b = budget;
-    c.user_gb = r->global_batch;
-    c.base = *r;
+    c->user_gb = r->global_batch;
+    c->base = *r;
     /* Validate everything but the solved-for layout at the smallest valid
      * dp (an out-of-range ep is left for resolve to name). */
-    c.base.gpus = 0;
-    c.base.dp = r->ep >= 1 && r->ep <= TS_SOLVE_GPUS_MAX ? r->ep : 1;
-    c.base.global_batch = 0;
-    if ((st = ts_run_resolve(&c.base, err)) != TS_OK)
+    c->base.gpus = 0;
+    c->base.dp = r->ep >= 1 && r->ep <= TS_SOLVE_GPUS_MAX ? r->ep : 1;
+    c->base.global_batch = 0;
+    if ((st = ts_run_resolve(&c->base, err)) != TS_OK)
         return st;
-    ts_model_count(&c.base.model, &c.params);
-    ep = c.base.ep;
-    mp = c.base.tp * c.base.pp * c.base.cp;
-    kmax = max_gpus / (mp * ep); /* dp = k * ep for k = 1..kmax */
-    if (kmax < 1)
+    ts_model_count(&c->base.model, &c->params);
+    c->ep = c->base.ep;
+    c->mp = c->base.tp * c->base.pp * c->base.cp;
+    c->kmax = max_gpus / (c->mp * c->ep);
+    if (c->kmax < 1)
         return ts_error_set(err, TS_ENOFIT, "gpus",
                             "tp * pp * cp * ep = %lld exceeds max_gpus %lld",
-                            (long long)(mp * ep), (long long)max_gpus);
+                            (long long)(c->mp * c->ep), (long long)max_gpus);
+    return TS_OK;
+}
 
-    if ((st = ts_dp_try(&c, kmax * ep, true, &t, &fits)) != TS_OK)
+/* The smallest k whose bound fits into *lo and *hi (equal unless the
+ * budget ran out; hi's memory in c->hi_mem): kmax fits, lo - 1 not.  An
+ * error when not even kmax fits (mem: its memory). */
+static ts_status ts_dp_bisect(ts_dp_ctx *c, ts_memory *mem, int64_t *lo, int64_t *hi)
+{
+    int64_t ep = c->ep, mp = c->mp, kmax = c->kmax;
+    ts_run t;
+    ts_status st;
+    bool fits;
+
+    if ((st = ts_dp_try(c, kmax * ep, true, &t, &fits)) != TS_OK)
         return st;
-    if (budget->exhausted)
-        return ts_error_set(err, TS_EINVAL, "max_gpus",
+    if (c->b->exhausted)
+        return ts_error_set(c->err, TS_EINVAL, "max_gpus",
                             "the work budget (%llu units) ran out before %lld GPUs were tried",
-                            (unsigned long long)budget->limit, (long long)(kmax * ep * mp));
+                            (unsigned long long)c->b->limit, (long long)(kmax * ep * mp));
     if (!fits) {
         if (mem != NULL)
-            *mem = c.mem;
-        return ts_error_set(err, TS_ENOFIT, "gpus",
+            *mem = c->mem;
+        return ts_error_set(c->err, TS_ENOFIT, "gpus",
                             "does not fit on %lld GPUs: %.1f GiB per GPU, the GPU has %.1f GiB "
                             "(%.4g and %.4g bytes)",
-                            (long long)(kmax * ep * mp), c.mem.total.value / TS_SOLVE_GIB,
-                            c.mem.hbm_bytes / TS_SOLVE_GIB, c.mem.total.value, c.mem.hbm_bytes);
+                            (long long)(kmax * ep * mp), c->mem.total.value / TS_SOLVE_GIB,
+                            c->mem.hbm_bytes / TS_SOLVE_GIB, c->mem.total.value, c->mem.hbm_bytes);
     }
-    /* Smallest k whose bound fits: kmax fits, lo - 1 not. */
-    lo = 1;
-    hi = kmax;
-    c.hi_mem = c.mem; /* hi's: the answer if the budget runs out */
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
+    *lo = 1;
+    *hi = kmax;
+    c->hi_mem = c->mem; /* hi's: the answer if the budget runs out */
+    while (*lo < *hi) {
+        int64_t mid = *lo + (*hi - *lo) / 2;
 
-        if ((st = ts_dp_try(&c, mid * ep, true, &t, &fits)) != TS_OK)
+        if ((st = ts_dp_try(c, mid * ep, true, &t, &fits)) != TS_OK)
             return st;
-        if (budget->exhausted)
+        if (c->b->exhausted)
             break;
         if (fits) {
-            hi = mid;
-            c.hi_mem = c.mem;
+            *hi = mid;
+            c->hi_mem = c->mem;
         } else {
-            lo = mid + 1;
+            *lo = mid + 1;
         }
     }
-    /* From there the first k that fits with its real global batch (with
-     * none given the bound is the real batch: this ends at lo). */
-    for (k = lo; k <= kmax && ts_budget_take(budget, TS_COST_ITER); k++) {
+    return TS_OK;
+}
+
+/* From lo the first k that fits with its real global batch (with none
+ * given the bound is the real batch: this ends at lo): *dp and *gpus set
+ * when one does, left 0 when none does or the budget ran out. */
+static ts_status ts_dp_scan(ts_dp_ctx *c, int64_t lo, int64_t *dp, int64_t *gpus,
+                            ts_memory *mem)
+{
+    int64_t ep = c->ep, k;
+    ts_run t;
+    ts_status st;
+    bool fits;
+
+    for (k = lo; k <= c->kmax && ts_budget_take(c->b, TS_COST_ITER); k++) {
         /* A global batch the user fixed is kept: only a dp whose
          * dp * micro_batch divides it is an answer (one that silently
          * re-derived the batch would be refused by the very request). */
-        if (c.user_gb > 0 && c.user_gb % (k * ep * c.base.micro_batch) != 0)
+        if (c->user_gb > 0 && c->user_gb % (k * ep * c->base.micro_batch) != 0)
             continue;
-        if ((st = ts_dp_try(&c, k * ep, false, &t, &fits)) != TS_OK)
+        if ((st = ts_dp_try(c, k * ep, false, &t, &fits)) != TS_OK)
             return st;
         if (fits) {
             *dp = k * ep;
-            *gpus = k * ep * mp;
+            *gpus = k * ep * c->mp;
             if (mem != NULL)
-                *mem = c.mem;
+                *mem = c->mem;
             return TS_OK;
         }
     }
-    if (budget->exhausted && c.user_gb == 0) {
+    return TS_OK;
+}
+
+/* No k from lo fitted, or the budget ran out first (hi: the fewest found
+ * to fit by the bound). */
+static ts_status ts_dp_none(ts_dp_ctx *c, int64_t hi, int64_t *dp, int64_t *gpus,
+                            ts_memory *mem)
+{
+    int64_t ep = c->ep, kmax = c->kmax;
+
+    if (c->b->exhausted && c->user_gb == 0) {
         /* A derived batch is the answer's own: hi is the fewest GPUs
          * found to fit so far. */
         *dp = hi * ep;
-        *gpus = hi * ep * mp;
+        *gpus = hi * ep * c->mp;
         if (mem != NULL)
-            *mem = c.hi_mem;
+            *mem = c->hi_mem;
         return TS_OK;
     }
-    if (budget->exhausted) /* a fixed batch: no answer found yet */
-        return ts_error_set(err, TS_EINVAL, "max_gpus",
+    if (c->b->exhausted) /* a fixed batch: no answer found yet */
+        return ts_error_set(c->err, TS_EINVAL, "max_gpus",
                             "the work budget (%llu units) ran out before a data-parallel degree "
                             "up to %lld that divides global_batch %lld was found to fit",
-                            (unsigned long long)budget->limit, (long long)(kmax * ep),
-                            (long long)c.user_gb);
+                            (unsigned long long)c->b->limit, (long long)(kmax * ep),
+                            (long long)c->user_gb);
     if (mem != NULL)
-        *mem = c.mem;
-    if (c.user_gb > 0)
-        return ts_error_set(err, TS_ENOFIT, "global_batch",
+        *mem = c->mem;
+    if (c->user_gb > 0)
+        return ts_error_set(c->err, TS_ENOFIT, "global_batch",
                             "no data-parallel degree up to %lld that divides global_batch %lld "
                             "(with micro_batch %lld) fits", (long long)(kmax * ep),
-                            (long long)c.user_gb, (long long)c.base.micro_batch);
+                            (long long)c->user_gb, (long long)c->base.micro_batch);
     /* Unreachable while the monotonicity above holds; fail closed. */
-    return ts_error_set(err, TS_ENOFIT, "gpus", "no data-parallel degree up to %lld fits",
+    return ts_error_set(c->err, TS_ENOFIT, "gpus", "no data-parallel degree up to %lld fits",
                         (long long)(kmax * ep));
+}
+
+ts_status ts_fit_min_gpus_within(const ts_run *r, int64_t max_gpus, ts_budget *budget,
+                                 int64_t *dp, int64_t *gpus, ts_memory *mem, ts_error *err)
+{
+    ts_dp_ctx c;
+    ts_budget own;
+    ts_status st;
+    int64_t lo = 0, hi = 0;
+
+    if (budget == NULL) {
+        ts_budget_init(&own, 0);
+        budget = &own;
+    }
+    if (r == NULL || dp == NULL || gpus == NULL)
+        return ts_error_set(err, TS_EINVAL, "", "null argument");
+    *dp = *gpus = 0;
+    if (mem != NULL)
+        *mem = (ts_memory){ 0 };
+    memset(&c, 0, sizeof c);
+    c.err = err;
+    c.b = budget;
+    if ((st = ts_dp_setup(r, max_gpus, &c, err)) != TS_OK ||
+        (st = ts_dp_bisect(&c, mem, &lo, &hi)) != TS_OK ||
+        (st = ts_dp_scan(&c, lo, dp, gpus, mem)) != TS_OK)
+        return st;
+    if (*dp > 0)
+        return TS_OK;
+    return ts_dp_none(&c, hi, dp, gpus, mem);
 }
 
 /* ---- data-parallel sweep ------------------------------------------- */

@@ -107,7 +107,9 @@ static void fill(json_t *obj, const char *key, json_t *v, const char *where)
 /* Integral values below 1e16 as integers (1000000), others as reals. */
 static json_t *number(double v)
 {
-    if (v == (double)(json_int_t)v && v < 1e16 && v > -1e16)
+    /* The range test first: converting a double outside json_int_t's
+     * range is undefined behaviour (C11 6.3.1.4). */
+    if (v < 1e16 && v > -1e16 && v == (double)(json_int_t)v)
         return json_integer((json_int_t)v);
     return json_real(v);
 }
