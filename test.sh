@@ -113,9 +113,16 @@ setup() { # dir, extra meson args...
     else meson setup "$dir" "$@" >/dev/null; fi && ninja -C "$dir"
 }
 
+# Inside the fresh root the suites that only compute (core, lib and the
+# validation tables: libc, libm and Check, the same code the outer run
+# has just tested) are left out; the build and every suite that drives
+# the machine's tools (server over loopback, CLI with libcurl, deploy,
+# importers, generators, the docs' CI jobs) run there again.
+INNER_NO_SUITES=(--no-suite core --no-suite lib --no-suite validation)
 gcc_suites() {
     setup "$B/gcc" -Dwerror=true &&
-    meson test -C "$B/gcc" --print-errorlogs --num-processes 2
+    meson test -C "$B/gcc" --print-errorlogs --num-processes 2 \
+        ${TRAINSIZE_FRESH_ROOT:+"${INNER_NO_SUITES[@]}"}
 }
 asan_suites() {
     CC=clang setup "$B/asan" -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false &&
@@ -123,10 +130,11 @@ asan_suites() {
     # machine): the suites' time limits are for the plain build.
     # ci-doc builds the docs' CI jobs with the plain toolchain: the same
     # run as the gcc stage's, nothing for the sanitizers to see.
+    # lint (scripts/code-stats.sh) reads the sources, not the build.
     # Check's own per-test limits (tcase_set_timeout) scale by
     # CK_TIMEOUT_MULTIPLIER, not by meson's multiplier.
     CK_TIMEOUT_MULTIPLIER=3 meson test -C "$B/asan" --print-errorlogs --num-processes 2 --timeout-multiplier 3 \
-        --no-suite ci-doc
+        --no-suite ci-doc --no-suite lint
 }
 fuzz_run() {
     # The fuzz targets only (ninja's "fuzz" alias), not the whole tree
@@ -137,7 +145,15 @@ fuzz_run() {
     ninja -C "$dir" fuzz &&
     FUZZ_SECONDS=$FUZZ_SECONDS bash fuzz/run.sh "$dir"
 }
-web_e2e() { bash tests/web/run.sh "$B/gcc/server/trainsize-server"; }
+# Inside the fresh root the dashboard runs a smoke set that proves the
+# browser, playwright-core and the served page work on the bare machine
+# (first visit, assets, the first answer equal to the API's, no console or CSP
+# errors); the outer run ran every check.
+E2E_SMOKE='^(10: first visit|static assets|default numbers equal|no console errors|27: no console errors)'
+web_e2e() {
+    TRAINSIZE_E2E_ONLY=${TRAINSIZE_E2E_ONLY:-${TRAINSIZE_FRESH_ROOT:+$E2E_SMOKE}} \
+        bash tests/web/run.sh "$B/gcc/server/trainsize-server"
+}
 openapi_checks() { bash tests/openapi/run.sh "$B/gcc/server/trainsize-server"; }
 container() {
     BUILD_DIR="$B/container" HOST_SERVER="$B/gcc/server/trainsize-server" bash deploy/container-test.sh

@@ -164,91 +164,87 @@ static int handle_import(const ts_api_req *req, ts_api_response *resp)
 
 /* req->run is resolved (ts_json_parse_run): the *_resolved estimators
  * validate nothing again. */
-static int handle_estimate(ts_route_id id, const ts_api_req *req,
-                           ts_api_response *resp)
+static int handle_memory(const ts_api_req *req, ts_api_response *resp)
 {
     ts_error cerr;
+    ts_memory m;
     ts_jw w;
 
     memset(&cerr, 0, sizeof cerr);
+    if (ts_memory_resolved(&req->run, &m, &cerr) != TS_OK)
+        return respond_core_error(req, &cerr, resp);
     ts_jw_init(&w);
-    switch (id) {
-    case TS_ROUTE_MEMORY: {
-        ts_memory m;
+    ts_jw_open(&w, NULL, '{');
+    ts_json_inputs(&w, "inputs", &req->run);
+    put_import(&w, req);
+    ts_json_params(&w, "params", &m.params);
+    ts_json_memory(&w, "memory", &m);
+    ts_jw_close(&w, '}');
+    return respond_json(&w, resp);
+}
 
-        if (ts_memory_resolved(&req->run, &m, &cerr) != TS_OK)
-            return respond_core_error(req, &cerr, resp);
-        ts_jw_open(&w, NULL, '{');
-        ts_json_inputs(&w, "inputs", &req->run);
-        put_import(&w, req);
-        ts_json_params(&w, "params", &m.params);
-        ts_json_memory(&w, "memory", &m);
-        break;
+/* POST /v1/compute (compute true) and /v1/checkpoint. */
+static int handle_compute_ckpt(bool compute, const ts_api_req *req, ts_api_response *resp)
+{
+    ts_error cerr;
+    ts_params p;
+    ts_compute c;
+    ts_ckpt k;
+    ts_status st;
+    ts_jw w;
+
+    memset(&cerr, 0, sizeof cerr);
+    if (ts_model_params(&req->run.model, &p, &cerr) != TS_OK)
+        return respond_core_error(req, &cerr, resp);
+    st = compute ? ts_compute_resolved(&req->run, &c, &cerr)
+                 : ts_ckpt_resolved(&req->run, &k, &cerr);
+    if (st != TS_OK)
+        return respond_core_error(req, &cerr, resp);
+    ts_jw_init(&w);
+    ts_jw_open(&w, NULL, '{');
+    ts_json_inputs(&w, "inputs", &req->run);
+    put_import(&w, req);
+    ts_json_params(&w, "params", &p);
+    if (compute)
+        ts_json_compute(&w, "compute", &c, &req->run, req->unresolved.global_batch == 0);
+    else
+        ts_json_checkpoint(&w, "checkpoint", &k);
+    ts_jw_close(&w, '}');
+    return respond_json(&w, resp);
+}
+
+static int handle_plan(const ts_api_req *req, ts_api_response *resp)
+{
+    ts_plan *plan = malloc(sizeof *plan); /* ~5 KB: kept off the server thread's stack */
+    ts_error cerr;
+    ts_budget work;
+    ts_jw w;
+
+    if (plan == NULL) {
+        ts_api_oom_response(resp);
+        return -1;
     }
-    case TS_ROUTE_COMPUTE:
-    case TS_ROUTE_CHECKPOINT: {
-        ts_params p;
-        ts_compute c;
-        ts_ckpt k;
-        ts_status st;
-
-        if (ts_model_params(&req->run.model, &p, &cerr) != TS_OK)
-            return respond_core_error(req, &cerr, resp);
-        st = id == TS_ROUTE_COMPUTE ? ts_compute_resolved(&req->run, &c, &cerr)
-                                    : ts_ckpt_resolved(&req->run, &k, &cerr);
-        if (st != TS_OK)
-            return respond_core_error(req, &cerr, resp);
-        ts_jw_open(&w, NULL, '{');
-        ts_json_inputs(&w, "inputs", &req->run);
-        put_import(&w, req);
-        ts_json_params(&w, "params", &p);
-        if (id == TS_ROUTE_COMPUTE)
-            ts_json_compute(&w, "compute", &c, &req->run, req->unresolved.global_batch == 0);
-        else
-            ts_json_checkpoint(&w, "checkpoint", &k);
-        break;
-    }
-    case TS_ROUTE_PLAN: {
-        /* ~5 KB: kept off the server thread's stack. */
-        ts_plan *plan = malloc(sizeof *plan);
-        ts_budget work;
-
-        if (plan == NULL) {
-            ts_api_oom_response(resp);
-            return -1;
-        }
-        ts_budget_init(&work, 0);
-        if (ts_plan_resolved_within(&req->run, &work, plan, &cerr) != TS_OK) {
-            free(plan);
-            return respond_core_error(req, &cerr, resp);
-        }
-        ts_jw_open(&w, NULL, '{');
-        ts_json_inputs(&w, "inputs", &plan->run);
-        put_import(&w, req);
-        ts_json_params(&w, "params", &plan->memory.params);
-        ts_json_memory(&w, "memory", &plan->memory);
-        ts_json_compute(&w, "compute", &plan->compute, &plan->run,
-                        req->unresolved.global_batch == 0);
-        ts_json_checkpoint(&w, "checkpoint", &plan->ckpt);
-        ts_json_sweep(&w, "sweep", plan->sweep, plan->sweep_len);
-        /* Only when it happened: answers that were complete stay as
-         * they were (24 sweep points never come near the budget). */
-        if (work.exhausted)
-            ts_jw_bool(&w, "truncated", true);
+    memset(&cerr, 0, sizeof cerr);
+    ts_budget_init(&work, 0);
+    if (ts_plan_resolved_within(&req->run, &work, plan, &cerr) != TS_OK) {
         free(plan);
-        break;
+        return respond_core_error(req, &cerr, resp);
     }
-    case TS_ROUTE_PRESETS:
-    case TS_ROUTE_GPUS:
-    case TS_ROUTE_FIT:
-    case TS_ROUTE_SEARCH:
-    case TS_ROUTE_IMPORT:
-    case TS_ROUTE_BUDGET:
-    case TS_ROUTE_COUNT:
-    default:
-        return ts_api_problem(resp, TS_PROB_INTERNAL_ERROR,
-                              "route has no estimator", NULL);
-    }
+    ts_jw_init(&w);
+    ts_jw_open(&w, NULL, '{');
+    ts_json_inputs(&w, "inputs", &plan->run);
+    put_import(&w, req);
+    ts_json_params(&w, "params", &plan->memory.params);
+    ts_json_memory(&w, "memory", &plan->memory);
+    ts_json_compute(&w, "compute", &plan->compute, &plan->run,
+                    req->unresolved.global_batch == 0);
+    ts_json_checkpoint(&w, "checkpoint", &plan->ckpt);
+    ts_json_sweep(&w, "sweep", plan->sweep, plan->sweep_len);
+    /* Only when it happened: answers that were complete stay as they were
+     * (24 sweep points never come near the budget). */
+    if (work.exhausted)
+        ts_jw_bool(&w, "truncated", true);
+    free(plan);
     ts_jw_close(&w, '}');
     return respond_json(&w, resp);
 }
@@ -434,33 +430,127 @@ static int handle_get(ts_route_id id, ts_api_response *resp)
     return respond_json(&w, resp);
 }
 
+/* The route of path (the query string never selects one), or NULL. */
+static const ts_route *find_route(const char *path, ts_route_id *id)
+{
+    size_t plen = path != NULL ? strcspn(path, "?") : 0;
+    size_t i;
+
+    for (i = 0; i < TS_ROUTE_COUNT; i++) {
+        /* path may be NULL (plen 0): memcmp must not see it even then. */
+        if (path != NULL && strlen(ts_routes[i].path) == plen &&
+            memcmp(ts_routes[i].path, path, plen) == 0) {
+            *id = (ts_route_id)i;
+            return &ts_routes[i];
+        }
+    }
+    return NULL;
+}
+
+/* false when route r takes method, else true and its 405 (with Allow)
+ * into resp, ts_api_problem's result into *rc.  HEAD is served wherever
+ * GET is (the server sends the headers only), so Allow names both
+ * (RFC 9110 9.3.2, 15.5.6). */
+static bool refuse_method(const ts_route *r, const char *method, ts_api_response *resp,
+                          int *rc)
+{
+    bool is_get = strcmp(r->method, "GET") == 0;
+    char detail[96];
+
+    if (method != NULL && (strcmp(method, r->method) == 0 ||
+                           (is_get && strcmp(method, "HEAD") == 0)))
+        return false;
+    resp->allow = is_get ? "GET, HEAD" : r->method;
+    snprintf(detail, sizeof detail, "%s accepts %s only", r->path, resp->allow);
+    *rc = ts_api_problem(resp, TS_PROB_METHOD_NOT_ALLOWED, detail, NULL);
+    return true;
+}
+
+/* false when a POST body may be parsed, else true and its 413 or 415
+ * into resp, ts_api_problem's result into *rc. */
+static bool refuse_body(const char *content_type, size_t body_len, ts_api_response *resp,
+                        int *rc)
+{
+    char detail[160];
+
+    if (body_len > TS_API_BODY_MAX) {
+        /* the server's words for its own 413 (server/ts_reply.c), which
+         * stops reading at the cap and never learns the length: the CLI's
+         * --local answers with these bytes too */
+        snprintf(detail, sizeof detail, "request body exceeds the %u byte limit",
+                 TS_API_BODY_MAX);
+        *rc = ts_api_problem(resp, TS_PROB_PAYLOAD_TOO_LARGE, detail, NULL);
+        return true;
+    }
+    if (!is_json_media_type(content_type)) {
+        const char *got = content_type != NULL ? content_type : "none";
+        const char *q = content_type != NULL ? "\"" : "";
+
+        snprintf(detail, sizeof detail, "send the request body as Content-Type: "
+                 "application/json (got %s%.*s%s)", q, ts_utf8_prec(got, 64), got, q);
+        *rc = ts_api_problem(resp, TS_PROB_UNSUPPORTED_MEDIA_TYPE, detail, NULL);
+        return true;
+    }
+    return false;
+}
+
+/* A POST route's body parsed, then its handler. */
+static int handle_post(ts_route_id id, const char *body, size_t body_len,
+                       ts_api_response *resp)
+{
+    ts_api_req req;
+    ts_api_err err;
+
+    if ((id == TS_ROUTE_SEARCH   ? ts_json_parse_search(body, body_len, &req, &err)
+         : id == TS_ROUTE_BUDGET ? ts_json_parse_budget(body, body_len, &req, &err)
+                                 : ts_json_parse_run(body, body_len, id == TS_ROUTE_FIT,
+                                                     &req, &err)) != 0) {
+        if (err.status == 503) {
+            ts_api_oom_response(resp);
+            return -1;
+        }
+        return ts_api_err_respond_notes(&err, &req.notes, resp);
+    }
+    switch (id) {
+    case TS_ROUTE_MEMORY:
+        return handle_memory(&req, resp);
+    case TS_ROUTE_COMPUTE:
+    case TS_ROUTE_CHECKPOINT:
+        return handle_compute_ckpt(id == TS_ROUTE_COMPUTE, &req, resp);
+    case TS_ROUTE_PLAN:
+        return handle_plan(&req, resp);
+    case TS_ROUTE_FIT:
+        return handle_fit(&req, resp);
+    case TS_ROUTE_SEARCH:
+        return handle_search(&req, resp);
+    case TS_ROUTE_IMPORT:
+        return handle_import(&req, resp);
+    case TS_ROUTE_BUDGET:
+        return handle_budget(&req, resp);
+    case TS_ROUTE_PRESETS:
+    case TS_ROUTE_GPUS:
+    case TS_ROUTE_COUNT:
+    default:
+        return ts_api_problem(resp, TS_PROB_INTERNAL_ERROR,
+                              "route has no estimator", NULL);
+    }
+}
+
 int ts_api_handle(const char *method, const char *path,
                   const char *content_type,
                   const char *body, size_t body_len,
                   ts_api_response *resp)
 {
-    const ts_route *r = NULL;
+    const ts_route *r;
     ts_route_id id = TS_ROUTE_COUNT;
-    bool is_get;
-    size_t plen;
-    size_t i;
+    int rc = 0;
 
     if (resp == NULL)
         return -1;
     memset(resp, 0, sizeof *resp);
     resp->route = "other";
 
-    /* The query string never selects a route. */
-    plen = path != NULL ? strcspn(path, "?") : 0;
-    for (i = 0; i < TS_ROUTE_COUNT; i++) {
-        /* path may be NULL (plen 0): memcmp must not see it even then. */
-        if (path != NULL && strlen(ts_routes[i].path) == plen &&
-            memcmp(ts_routes[i].path, path, plen) == 0) {
-            r = &ts_routes[i];
-            id = (ts_route_id)i;
-            break;
-        }
-    }
+    r = find_route(path, &id);
     if (r == NULL) {
         char detail[160];
         const char *p = path != NULL ? path : "(none)";
@@ -469,62 +559,11 @@ int ts_api_handle(const char *method, const char *path,
         return ts_api_problem(resp, TS_PROB_NOT_FOUND, detail, NULL);
     }
     resp->route = r->path;
-
-    /* HEAD is served wherever GET is (the server sends the headers
-     * only), so Allow names both (RFC 9110 9.3.2, 15.5.6). */
-    is_get = strcmp(r->method, "GET") == 0;
-    if (method == NULL || (strcmp(method, r->method) != 0 &&
-                           !(is_get && strcmp(method, "HEAD") == 0))) {
-        char detail[96];
-
-        resp->allow = is_get ? "GET, HEAD" : r->method;
-        snprintf(detail, sizeof detail, "%s accepts %s only", r->path, resp->allow);
-        return ts_api_problem(resp, TS_PROB_METHOD_NOT_ALLOWED, detail, NULL);
-    }
+    if (refuse_method(r, method, resp, &rc))
+        return rc;
     if (id == TS_ROUTE_PRESETS || id == TS_ROUTE_GPUS)
         return handle_get(id, resp);
-
-    if (body_len > TS_API_BODY_MAX) {
-        char detail[96];
-
-        /* the server's words for its own 413 (server/ts_reply.c), which
-         * stops reading at the cap and never learns the length: the CLI's
-         * --local answers with these bytes too */
-        snprintf(detail, sizeof detail, "request body exceeds the %u byte limit",
-                 TS_API_BODY_MAX);
-        return ts_api_problem(resp, TS_PROB_PAYLOAD_TOO_LARGE, detail, NULL);
-    }
-    if (!is_json_media_type(content_type)) {
-        char detail[160];
-        const char *got = content_type != NULL ? content_type : "none";
-        const char *q = content_type != NULL ? "\"" : "";
-
-        snprintf(detail, sizeof detail, "send the request body as Content-Type: "
-                 "application/json (got %s%.*s%s)", q, ts_utf8_prec(got, 64), got, q);
-        return ts_api_problem(resp, TS_PROB_UNSUPPORTED_MEDIA_TYPE, detail, NULL);
-    }
-    {
-        ts_api_req req;
-        ts_api_err err;
-
-        if ((id == TS_ROUTE_SEARCH   ? ts_json_parse_search(body, body_len, &req, &err)
-             : id == TS_ROUTE_BUDGET ? ts_json_parse_budget(body, body_len, &req, &err)
-                                     : ts_json_parse_run(body, body_len, id == TS_ROUTE_FIT,
-                                                         &req, &err)) != 0) {
-            if (err.status == 503) {
-                ts_api_oom_response(resp);
-                return -1;
-            }
-            return ts_api_err_respond_notes(&err, &req.notes, resp);
-        }
-        if (id == TS_ROUTE_FIT)
-            return handle_fit(&req, resp);
-        if (id == TS_ROUTE_SEARCH)
-            return handle_search(&req, resp);
-        if (id == TS_ROUTE_IMPORT)
-            return handle_import(&req, resp);
-        if (id == TS_ROUTE_BUDGET)
-            return handle_budget(&req, resp);
-        return handle_estimate(id, &req, resp);
-    }
+    if (refuse_body(content_type, body_len, resp, &rc))
+        return rc;
+    return handle_post(id, body, body_len, resp);
 }

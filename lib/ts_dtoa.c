@@ -121,12 +121,73 @@ static int digit_count(uint64_t v)
     return n;
 }
 
-int ts_dtoa_shortest(double v, uint64_t *digits, int32_t *exp10)
+/* v's rounding interval in decimal (steps 1 and 2): vr, vp and vm are
+ * v, its upper and its lower bound times 2^(e2-2) / 10^e10, truncated;
+ * vr_tz and vm_tz say that what v's and the lower bound's truncations
+ * dropped was zero (tracked only where it can be). */
+typedef struct ts_dtoa_iv {
+    uint64_t vr, vp, vm;
+    int32_t e10;
+    bool even;                     /* even mantissa: the bounds are in the interval */
+    bool vm_tz, vr_tz;
+} ts_dtoa_iv;
+
+/* Step 2 for e2 >= 0: divide by 10^q, one digit more than fits (hence
+ * the -1 when e2 > 3). */
+static void ts_dtoa_scale_up(uint64_t mv, uint32_t mm_shift, int32_t e2, ts_dtoa_iv *iv)
 {
-    uint64_t bits, mant, m2, mv, vr, vp, vm, out;
-    uint32_t bexp, mm_shift, last = 0;
-    int32_t e2, e10, removed = 0;
-    bool even, vm_tz = false, vr_tz = false;
+    uint32_t q = log10_pow2(e2) - (e2 > 3);
+    int32_t j = -e2 + (int32_t)q + TS_DTOA_P5_BITS + pow5_bits((int32_t)q) - 1;
+    const uint64_t *mul = ts_dtoa_pow5_inv[q];
+
+    iv->e10 = (int32_t)q;
+    iv->vr = mul_shift(mv, mul, j);
+    iv->vp = mul_shift(mv + 2, mul, j);
+    iv->vm = mul_shift(mv - 1 - mm_shift, mul, j);
+    /* Exact division by 10^q needs 5^q | bound: only for q <= 21
+     * (5^22 > 2^54 > 4 m2 + 2), and one bound at most. */
+    if (q <= 21) {
+        if (mv % 5 == 0)
+            iv->vr_tz = pow5_divides(mv, q);
+        else if (iv->even)
+            iv->vm_tz = pow5_divides(mv - 1 - mm_shift, q);
+        else if (pow5_divides(mv + 2, q))
+            iv->vp--; /* the upper bound itself is excluded */
+    }
+}
+
+/* Step 2 for e2 < 0: multiply by 5^(-e2-q) and shift. */
+static void ts_dtoa_scale_down(uint64_t mv, uint32_t mm_shift, int32_t e2, ts_dtoa_iv *iv)
+{
+    uint32_t q = log10_pow5(-e2) - (-e2 > 1);
+    int32_t i = -e2 - (int32_t)q;
+    int32_t j = (int32_t)q - (pow5_bits(i) - TS_DTOA_P5_BITS);
+    const uint64_t *mul = ts_dtoa_pow5[i];
+
+    iv->e10 = (int32_t)q + e2;
+    iv->vr = mul_shift(mv, mul, j);
+    iv->vp = mul_shift(mv + 2, mul, j);
+    iv->vm = mul_shift(mv - 1 - mm_shift, mul, j);
+    if (q <= 1) {
+        /* mv has >= 2 trailing zero bits, mv + 2 exactly 1: the products
+         * are exact. */
+        iv->vr_tz = true;
+        if (iv->even)
+            iv->vm_tz = mm_shift == 1;
+        else
+            iv->vp--;
+    } else if (q < 63) {
+        /* Exact iff 2^q divides mv (5^(-e2) supplies the fives). */
+        iv->vr_tz = pow2_divides(mv, q);
+    }
+}
+
+/* Steps 1 and 2: v = m2 * 2^e2 and its interval, scaled. */
+static void ts_dtoa_interval(double v, ts_dtoa_iv *iv)
+{
+    uint64_t bits, mant, m2, mv;
+    uint32_t bexp, mm_shift;
+    int32_t e2;
 
     memcpy(&bits, &v, sizeof bits);
     mant = bits & ((UINT64_C(1) << TS_DTOA_MANT_BITS) - 1);
@@ -139,116 +200,101 @@ int ts_dtoa_shortest(double v, uint64_t *digits, int32_t *exp10)
         m2 = mant | (UINT64_C(1) << TS_DTOA_MANT_BITS);
         e2 = (int32_t)bexp - TS_DTOA_BIAS - TS_DTOA_MANT_BITS - 2;
     }
-    even = (m2 & 1) == 0;
+    iv->even = (m2 & 1) == 0;
+    iv->vm_tz = false;
+    iv->vr_tz = false;
     mv = 4 * m2;
     /* The lower neighbour is closer at the bottom of a binade. */
     mm_shift = mant != 0 || bexp <= 1;
+    if (e2 >= 0)
+        ts_dtoa_scale_up(mv, mm_shift, e2, iv);
+    else
+        ts_dtoa_scale_down(mv, mm_shift, e2, iv);
+}
 
-    if (e2 >= 0) {
-        /* One digit more than fits, hence the -1 when e2 > 3. */
-        uint32_t q = log10_pow2(e2) - (e2 > 3);
-        int32_t j = -e2 + (int32_t)q + TS_DTOA_P5_BITS + pow5_bits((int32_t)q) - 1;
-        const uint64_t *mul = ts_dtoa_pow5_inv[q];
+/* Step 3, rare: a bound or v itself may be an exact decimal.  Returns
+ * the digits; *removed counts the digits dropped. */
+static uint64_t ts_dtoa_trim_exact(ts_dtoa_iv *iv, int32_t *removed)
+{
+    uint64_t vr = iv->vr, vp = iv->vp, vm = iv->vm;
+    uint32_t last = 0;
+    bool vm_tz = iv->vm_tz, vr_tz = iv->vr_tz;
 
-        e10 = (int32_t)q;
-        vr = mul_shift(mv, mul, j);
-        vp = mul_shift(mv + 2, mul, j);
-        vm = mul_shift(mv - 1 - mm_shift, mul, j);
-        /* Exact division by 10^q needs 5^q | bound: only for q <= 21
-         * (5^22 > 2^54 > 4 m2 + 2), and one bound at most. */
-        if (q <= 21) {
-            if (mv % 5 == 0)
-                vr_tz = pow5_divides(mv, q);
-            else if (even)
-                vm_tz = pow5_divides(mv - 1 - mm_shift, q);
-            else if (pow5_divides(mv + 2, q))
-                vp--; /* the upper bound itself is excluded */
-        }
-    } else {
-        uint32_t q = log10_pow5(-e2) - (-e2 > 1);
-        int32_t i = -e2 - (int32_t)q;
-        int32_t j = (int32_t)q - (pow5_bits(i) - TS_DTOA_P5_BITS);
-        const uint64_t *mul = ts_dtoa_pow5[i];
+    for (;;) {
+        uint64_t vp10 = vp / 10, vm10 = vm / 10, vr10;
 
-        e10 = (int32_t)q + e2;
-        vr = mul_shift(mv, mul, j);
-        vp = mul_shift(mv + 2, mul, j);
-        vm = mul_shift(mv - 1 - mm_shift, mul, j);
-        if (q <= 1) {
-            /* mv has >= 2 trailing zero bits, mv + 2 exactly 1: the
-             * products are exact. */
-            vr_tz = true;
-            if (even)
-                vm_tz = mm_shift == 1;
-            else
-                vp--;
-        } else if (q < 63) {
-            /* Exact iff 2^q divides mv (5^(-e2) supplies the fives). */
-            vr_tz = pow2_divides(mv, q);
-        }
+        if (vp10 <= vm10)
+            break;
+        vr10 = vr / 10;
+        vm_tz &= vm - 10 * vm10 == 0;
+        vr_tz &= last == 0;
+        last = (uint32_t)(vr - 10 * vr10);
+        vr = vr10;
+        vp = vp10;
+        vm = vm10;
+        (*removed)++;
     }
-
-    if (vm_tz || vr_tz) {
-        /* Rare: a bound or v itself may be an exact decimal. */
+    if (vm_tz) {
+        /* The lower bound is in the interval and ends in zeros. */
         for (;;) {
-            uint64_t vp10 = vp / 10, vm10 = vm / 10, vr10;
+            uint64_t vm10 = vm / 10, vr10;
 
-            if (vp10 <= vm10)
+            if (vm - 10 * vm10 != 0)
                 break;
             vr10 = vr / 10;
-            vm_tz &= vm - 10 * vm10 == 0;
             vr_tz &= last == 0;
             last = (uint32_t)(vr - 10 * vr10);
             vr = vr10;
-            vp = vp10;
+            vp /= 10;
             vm = vm10;
-            removed++;
+            (*removed)++;
         }
-        if (vm_tz) {
-            /* The lower bound is in the interval and ends in zeros. */
-            for (;;) {
-                uint64_t vm10 = vm / 10, vr10;
-
-                if (vm - 10 * vm10 != 0)
-                    break;
-                vr10 = vr / 10;
-                vr_tz &= last == 0;
-                last = (uint32_t)(vr - 10 * vr10);
-                vr = vr10;
-                vp /= 10;
-                vm = vm10;
-                removed++;
-            }
-        }
-        if (vr_tz && last == 5 && vr % 2 == 0)
-            last = 4; /* exact tie: round half to even */
-        out = vr + ((vr == vm && (!even || !vm_tz)) || last >= 5);
-    } else {
-        /* Common: nothing exact, the last removed digit rounds. */
-        bool up = false;
-
-        if (vp / 100 > vm / 100) {
-            up = vr % 100 >= 50;
-            vr /= 100;
-            vp /= 100;
-            vm /= 100;
-            removed += 2;
-        }
-        for (;;) {
-            uint64_t vp10 = vp / 10, vm10 = vm / 10, vr10;
-
-            if (vp10 <= vm10)
-                break;
-            vr10 = vr / 10;
-            up = vr - 10 * vr10 >= 5;
-            vr = vr10;
-            vp = vp10;
-            vm = vm10;
-            removed++;
-        }
-        out = vr + (vr == vm || up);
     }
-    e10 += removed;
+    if (vr_tz && last == 5 && vr % 2 == 0)
+        last = 4; /* exact tie: round half to even */
+    return vr + ((vr == vm && (!iv->even || !vm_tz)) || last >= 5);
+}
+
+/* Step 3, common: nothing exact, the last removed digit rounds. */
+static uint64_t ts_dtoa_trim(const ts_dtoa_iv *iv, int32_t *removed)
+{
+    uint64_t vr = iv->vr, vp = iv->vp, vm = iv->vm;
+    bool up = false;
+
+    if (vp / 100 > vm / 100) {
+        up = vr % 100 >= 50;
+        vr /= 100;
+        vp /= 100;
+        vm /= 100;
+        *removed += 2;
+    }
+    for (;;) {
+        uint64_t vp10 = vp / 10, vm10 = vm / 10, vr10;
+
+        if (vp10 <= vm10)
+            break;
+        vr10 = vr / 10;
+        up = vr - 10 * vr10 >= 5;
+        vr = vr10;
+        vp = vp10;
+        vm = vm10;
+        (*removed)++;
+    }
+    return vr + (vr == vm || up);
+}
+
+int ts_dtoa_shortest(double v, uint64_t *digits, int32_t *exp10)
+{
+    ts_dtoa_iv iv;
+    uint64_t out;
+    int32_t e10, removed = 0;
+
+    ts_dtoa_interval(v, &iv);
+    if (iv.vm_tz || iv.vr_tz)
+        out = ts_dtoa_trim_exact(&iv, &removed);
+    else
+        out = ts_dtoa_trim(&iv, &removed);
+    e10 = iv.e10 + removed;
     while (out % 10 == 0 && out != 0) { /* never seen; kept exact if it is */
         out /= 10;
         e10++;

@@ -4,6 +4,8 @@
 # Installs the pinned playwright-core (package-lock.json) on first use;
 # it drives /usr/bin/chromium and downloads no browser.  Every e2e*.mjs
 # suite runs (each starts its own server), unless some are named.
+# TRAINSIZE_E2E_ONLY=<regex> runs only the checks whose names match (while
+# working on one; a later check may rely on what an earlier one left).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 server="${1:-${TRAINSIZE_SERVER:-}}"
