@@ -51,10 +51,11 @@ static ts_status ts_compute_mfu(const ts_run *run, const ts_params *p, ts_comput
     mfu = run->mfu;
     if (mfu == 0) {
         if (!(out->predicted_mfu > 0 && out->predicted_mfu <= 1)) {
+            double bad = out->predicted_mfu; /* read before the answer is cleared */
+
             *out = (ts_compute){ 0 };
             return ts_error_set(err, TS_ERANGE, "mfu",
-                                "the predicted MFU %g is outside (0, 1]; send mfu",
-                                out->predicted_mfu);
+                                "the predicted MFU %g is outside (0, 1]; send mfu", bad);
         }
         mfu = out->predicted_mfu;
         out->mfu_predicted = true;
