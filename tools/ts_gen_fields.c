@@ -604,7 +604,8 @@ static void fields_js(gen_buf *b)
                " * dashboard label in core/ts_fields.def), in the registry's order, and the\n"
                " * fieldsets they sit in.  kind: \"int\" / \"num\" (free text), \"enum\"\n"
                " * (options: the parser's values), \"bool\", \"model\" / \"gpu\" (filled from\n"
-               " * /v1/presets and /v1/gpus), \"zero\".  The page-only controls and the\n"
+               " * /v1/presets and /v1/gpus), \"zero\"; shape: a member of the model's\n"
+               " * shape (ts_model).  The page-only controls and the\n"
                " * form's logic are in form.js.\n"
                " */\n\n");
     buf_printf(b, "export const GROUPS = [\n");
@@ -654,6 +655,12 @@ static void fields_js(gen_buf *b)
         for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
             if (d->dash & flags[k].flag)
                 buf_printf(b, ", %s: true", flags[k].name);
+        /* A member of the model's shape: typing it over a preset makes a
+         * custom copy (form.js SHAPE_FIELDS).  model.params is the plain
+         * count a model without a shape gives instead, not part of one. */
+        if (f->member != NULL && strncmp(f->member, "model.", 6) == 0 &&
+            strcmp(f->member, "model.params") != 0)
+            buf_printf(b, ", shape: true");
         buf_printf(b, " },\n");
     }
     buf_printf(b, "];\n");

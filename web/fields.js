@@ -5,7 +5,8 @@
  * dashboard label in core/ts_fields.def), in the registry's order, and the
  * fieldsets they sit in.  kind: "int" / "num" (free text), "enum"
  * (options: the parser's values), "bool", "model" / "gpu" (filled from
- * /v1/presets and /v1/gpus), "zero".  The page-only controls and the
+ * /v1/presets and /v1/gpus), "zero"; shape: a member of the model's
+ * shape (ts_model).  The page-only controls and the
  * form's logic are in form.js.
  */
 
@@ -24,25 +25,25 @@ export const REQUEST_FIELDS = [
     { name: "params", group: "model", kind: "num",
       label: "Parameters (count)", hint: "Plain parameter count, e.g. 7B, when there is no shape.", advanced: true },
     { name: "layers", group: "model", kind: "int",
-      label: "Layers", advanced: true },
+      label: "Layers", advanced: true, shape: true },
     { name: "hidden", group: "model", kind: "int",
-      label: "Hidden size", advanced: true },
+      label: "Hidden size", advanced: true, shape: true },
     { name: "heads", group: "model", kind: "int",
-      label: "Attention heads", advanced: true },
+      label: "Attention heads", advanced: true, shape: true },
     { name: "kv_heads", group: "model", kind: "int",
-      label: "KV heads (GQA)", advanced: true },
+      label: "KV heads (GQA)", advanced: true, shape: true },
     { name: "ffn", group: "model", kind: "int",
-      label: "FFN width", advanced: true },
+      label: "FFN width", advanced: true, shape: true },
     { name: "vocab", group: "model", kind: "int",
-      label: "Vocabulary", advanced: true },
+      label: "Vocabulary", advanced: true, shape: true },
     { name: "experts", group: "model", kind: "int",
-      label: "Experts (MoE)", advanced: true },
+      label: "Experts (MoE)", advanced: true, shape: true },
     { name: "top_k", group: "model", kind: "int",
-      label: "Experts per token (top-k)", advanced: true },
+      label: "Experts per token (top-k)", advanced: true, shape: true },
     { name: "gated", group: "model", kind: "bool",
-      label: "Gated FFN (SwiGLU)", hint: "Yes for Llama, Mistral, Qwen, Gemma; no for GPT-2/3 style.", advanced: true },
+      label: "Gated FFN (SwiGLU)", hint: "Yes for Llama, Mistral, Qwen, Gemma; no for GPT-2/3 style.", advanced: true, shape: true },
     { name: "tied_embeddings", group: "model", kind: "bool",
-      label: "Tied embeddings", advanced: true },
+      label: "Tied embeddings", advanced: true, shape: true },
     { name: "precision", group: "work", kind: "enum", options: ["fp32", "bf16", "fp16", "fp8"],
       label: "Weight precision" },
     { name: "grad_precision", group: "work", kind: "enum", options: ["fp32", "bf16", "fp16", "fp8"],

@@ -18,10 +18,10 @@ import { GROUPS, REQUEST_FIELDS } from './fields.js';
 
 export { GROUPS };
 
-/* The model's shape: typing any of these over a preset turns the model into
- * an explicit custom shape copied from that preset (app.js toCustom). */
-export const SHAPE_FIELDS = ['layers', 'hidden', 'heads', 'kv_heads', 'ffn', 'vocab', 'experts', 'top_k',
-    'gated', 'tied_embeddings'];
+/* The model's shape (the registry's model.* members on the form, marked
+ * shape in fields.js): typing any of these over a preset turns the model
+ * into an explicit custom shape copied from that preset (app.js toCustom). */
+export const SHAPE_FIELDS = REQUEST_FIELDS.filter((f) => f.shape).map((f) => f.name);
 
 export const MODES = [
     { id: 'pretrain', label: 'Pre-train (all weights, full token budget)' },
