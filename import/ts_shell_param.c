@@ -114,7 +114,13 @@ static bool lookup_special(run *r, const char *name, size_t nlen, unsigned line,
  * unknown (none is given). */
 static void lookup_arg(run *r, const char *name, size_t nlen, unsigned line, pval *p)
 {
-    unsigned long n = strtoul(name, NULL, 10);
+    /* Only the name's own digits: unbraced $12 is ${1} then "2" (bash),
+     * and the text goes on past nlen.  Saturates: no script has 2^32
+     * arguments. */
+    unsigned long n = 0;
+
+    for (size_t i = 0; i < nlen && name[i] >= '0' && name[i] <= '9'; i++)
+        n = n > 100000000ul ? n : n * 10 + (unsigned long)(name[i] - '0');
 
     if (r->pos != NULL && n >= 1 && n <= r->pos->ne) {
         p->state = 1;

@@ -76,6 +76,9 @@ static const shell_case same[] = {
       "python|>p.py|--l1|=1|--l2|=2|--l3|4|=3 4", NULL, NULL },
     { "function with arguments", "mk() {\n  local x=\"$1\"\n  R=\"--$x $2\"\n}\n"
       "mk tp 8\nfunction f { S=$#; }\nf a b c\npython p.py $R $S", "python|>p.py|--tp|8|3", NULL, NULL },
+    /* bash reads unbraced $12 as ${1} then "2"; ${12} is the twelfth. */
+    { "unbraced $12 is $1 then 2", "mk() {\n  R=\"$12 ${12}x\"\n}\n"
+      "mk a b c d e f g h i j k l\npython p.py $R", "python|>p.py|a2|lx", NULL, NULL },
     { "torchrun through python -m and a prefix",
       "PRE=\"uv run\"\nPROF=()\n$PRE \"${PROF[@]}\" python -m torch.distributed.run --nproc_per_node 8 "
       "train.py --x 1", "uv|run|python|-m|torch.distributed.run|--nproc_per_node|8|>train.py|--x|1",
