@@ -25,7 +25,7 @@ TOOLS=build/tools
 build_pkgs=(meson ninja-build pkg-config gcc libc6-dev
             libmicrohttpd-dev libjansson-dev libcurl4-openssl-dev zlib1g-dev
             libyaml-dev)  # axolotl_config (optional at build time)
-test_pkgs=(check clang libclang-rt-14-dev libfuzzer-14-dev wrk chromium
+test_pkgs=(check clang clang-format libclang-rt-14-dev libfuzzer-14-dev wrk chromium
            fonts-liberation valgrind procps util-linux curl ca-certificates
            xz-utils jq
            python3 python3-yaml git  # tests/cli/test_ci_doc.py: docs/ci.md's YAML and the packages its jobs install
