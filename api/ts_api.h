@@ -23,22 +23,20 @@ extern "C" {
 #define TS_API_BODY_MAX (64u * 1024u)
 
 typedef struct ts_api_response {
-    unsigned status;           /* HTTP status */
-    const char *content_type;  /* static: "application/json" or "application/problem+json" */
-    char *body;                /* malloc'd, NUL-terminated; free with ts_api_response_free() */
+    unsigned status;          /* HTTP status */
+    const char *content_type; /* static: "application/json" or "application/problem+json" */
+    char *body;               /* malloc'd, NUL-terminated; free with ts_api_response_free() */
     size_t body_len;
-    const char *allow;         /* static "GET, HEAD" / "POST" for 405, else NULL */
-    const char *route;         /* static route label for metrics, e.g. "/v1/plan" or "other" */
+    const char *allow; /* static "GET, HEAD" / "POST" for 405, else NULL */
+    const char *route; /* static route label for metrics, e.g. "/v1/plan" or "other" */
 } ts_api_response;
 
 /* Handle one request for a path under /v1/.  Always fills *resp (never
  * fails for bad input: that becomes a 4xx problem+json).  Returns 0, or -1
  * only when memory ran out (resp then holds a static 503 body that needs
  * no freeing; ts_api_response_free() is still safe). */
-int ts_api_handle(const char *method, const char *path,
-                  const char *content_type,
-                  const char *body, size_t body_len,
-                  ts_api_response *resp);
+int ts_api_handle(const char *method, const char *path, const char *content_type, const char *body,
+                  size_t body_len, ts_api_response *resp);
 
 /* The problem types (api/ts_problems.def): a raise names one of these,
  * its slug, status and title are the table's. */
@@ -52,8 +50,7 @@ typedef enum ts_problem {
 /* Build an RFC 9457 problem response (for the server's own 404/405/413/
  * 408/503) of type p: its status and title are the table's (below).
  * field may be NULL; it is a JSON pointer such as "/tp". */
-int ts_api_problem(ts_api_response *resp, ts_problem p, const char *detail,
-                   const char *field);
+int ts_api_problem(ts_api_response *resp, ts_problem p, const char *detail, const char *field);
 
 void ts_api_response_free(ts_api_response *resp);
 

@@ -36,22 +36,21 @@
 /* Errors of the JSON layer                                            */
 /* ------------------------------------------------------------------ */
 
-#define TS_FT_LEN 256
+#define TS_FT_LEN         256
 #define TS_API_DETAIL_LEN 768
 
 /* One problem to report: becomes an application/problem+json body. */
 typedef struct ts_api_err {
-    ts_problem type;               /* api/ts_problems.def */
-    unsigned status;               /* the type's, from the table: 400, 422, ... */
-    const char *slug;              /* the type's, static: "unknown-field" */
-    char field[TS_FT_LEN];  /* JSON pointer "/tp", "" when none */
+    ts_problem type;       /* api/ts_problems.def */
+    unsigned status;       /* the type's, from the table: 400, 422, ... */
+    const char *slug;      /* the type's, static: "unknown-field" */
+    char field[TS_FT_LEN]; /* JSON pointer "/tp", "" when none */
     char detail[TS_API_DETAIL_LEN];
 } ts_api_err;
 
 /* The problem of type p (its slug, status and title from the one table,
  * api/ts_problems.def), at field (a JSON pointer, NULL or "" for none). */
-void ts_api_err_set(ts_api_err *e, ts_problem p, const char *field,
-                    const char *fmt, ...)
+void ts_api_err_set(ts_api_err *e, ts_problem p, const char *field, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif
@@ -77,15 +76,15 @@ void ts_api_oom_response(ts_api_response *resp);
 /* Where a resolved input came from (the "inputs_source" answer member),
  * in the order they are applied: later ones override earlier ones. */
 typedef enum ts_api_src {
-    TS_SRC_DEFAULT = 0,          /* documented default, or derived from others */
-    TS_SRC_PRESET,               /* "model": a preset */
-    TS_SRC_CATALOGUE,            /* "model": a catalogue entry's config.json (ts_catalogue.c) */
-    TS_SRC_HF,                   /* "hf_config" (ts_hf.c) */
-    TS_SRC_AXOLOTL,              /* "axolotl_config" (ts_axolotl.c) */
-    TS_SRC_NEMO,                 /* "nemo_config" (ts_nemo.c) */
-    TS_SRC_DS,                   /* "deepspeed_config" (ts_deepspeed.c) */
-    TS_SRC_MEGATRON,             /* "megatron_args" (ts_megatron.c) */
-    TS_SRC_REQUEST,              /* the member itself */
+    TS_SRC_DEFAULT = 0, /* documented default, or derived from others */
+    TS_SRC_PRESET,      /* "model": a preset */
+    TS_SRC_CATALOGUE,   /* "model": a catalogue entry's config.json (ts_catalogue.c) */
+    TS_SRC_HF,          /* "hf_config" (ts_hf.c) */
+    TS_SRC_AXOLOTL,     /* "axolotl_config" (ts_axolotl.c) */
+    TS_SRC_NEMO,        /* "nemo_config" (ts_nemo.c) */
+    TS_SRC_DS,          /* "deepspeed_config" (ts_deepspeed.c) */
+    TS_SRC_MEGATRON,    /* "megatron_args" (ts_megatron.c) */
+    TS_SRC_REQUEST,     /* the member itself */
     TS_SRC_COUNT
 } ts_api_src;
 
@@ -94,11 +93,11 @@ const char *ts_api_src_name(ts_api_src s);
 /* What an import could not map exactly: reported, never silently dropped
  * ("import_notes" in the answer). */
 #define TS_API_NOTES_MAX 16
-#define TS_API_NOTE_LEN 240
+#define TS_API_NOTE_LEN  240
 
 typedef struct ts_api_notes {
     size_t n;
-    bool truncated;              /* more notes than TS_API_NOTES_MAX */
+    bool truncated; /* more notes than TS_API_NOTES_MAX */
     char text[TS_API_NOTES_MAX][TS_API_NOTE_LEN];
     /* A note about a member another source may decide (torch_dtype is not
      * the precision): that member and the source that noted it, dropped
@@ -110,37 +109,34 @@ typedef struct ts_api_notes {
 
 /* The same with the import notes gathered before the refusal (notes may be
  * NULL or empty: then no member), as "import_notes" like a 200 answer. */
-int ts_api_err_respond_notes(const ts_api_err *e, const ts_api_notes *notes,
-                             ts_api_response *resp);
-int ts_api_problem_notes(ts_api_response *resp, ts_problem p, const char *detail,
-                         const char *field, const ts_api_notes *notes);
+int ts_api_err_respond_notes(const ts_api_err *e, const ts_api_notes *notes, ts_api_response *resp);
+int ts_api_problem_notes(ts_api_response *resp, ts_problem p, const char *detail, const char *field,
+                         const ts_api_notes *notes);
 
 /* A parsed request: the run plus the /v1/fit extras. */
 typedef struct ts_api_req {
     unsigned char source[TS_FI_COUNT]; /* ts_api_src of every member */
-    bool imported;               /* an import member was given */
+    bool imported;                     /* an import member was given */
     ts_api_notes notes;
-    ts_run run;                  /* resolved (ts_run_resolve passed) */
-    ts_run unresolved;           /* before resolution: what fit re-resolves */
+    ts_run run;        /* resolved (ts_run_resolve passed) */
+    ts_run unresolved; /* before resolution: what fit re-resolves */
     ts_fit_solve solve;
-    int64_t max_micro_batch;     /* default 1024 */
-    int64_t max_gpus;            /* default 65536 */
-    ts_search_cfg search;        /* POST /v1/search: limits and fixed dimensions */
-    ts_sizing_cfg budget;        /* POST /v1/budget: the budget in GPU-hours, mode, law */
-    ts_field_id budget_field;     /* the budget member given (its pointer names errors) */
+    int64_t max_micro_batch;  /* default 1024 */
+    int64_t max_gpus;         /* default 65536 */
+    ts_search_cfg search;     /* POST /v1/search: limits and fixed dimensions */
+    ts_sizing_cfg budget;     /* POST /v1/budget: the budget in GPU-hours, mode, law */
+    ts_field_id budget_field; /* the budget member given (its pointer names errors) */
 } ts_api_req;
 
 /* Parse and validate body into req.  fit: the route is /v1/fit (accepts
  * and requires its extras).  Returns 0, or -1 with *err filled. */
-int ts_json_parse_run(const char *body, size_t len, bool fit,
-                      ts_api_req *req, ts_api_err *err);
+int ts_json_parse_run(const char *body, size_t len, bool fit, ts_api_req *req, ts_api_err *err);
 
 /* POST /v1/search: like ts_json_parse_run, but the layout members that
  * are given fix that dimension of the search (req->search), the others
  * are searched, and req->run is left unresolved (the search resolves
  * every candidate). */
-int ts_json_parse_search(const char *body, size_t len, ts_api_req *req,
-                         ts_api_err *err);
+int ts_json_parse_search(const char *body, size_t len, ts_api_req *req, ts_api_err *err);
 
 /* POST /v1/budget: as ts_json_parse_search (the run unresolved, the
  * given layout members fixed), plus the budget: exactly one of
@@ -151,7 +147,6 @@ int ts_json_parse_budget(const char *body, size_t len, ts_api_req *req, ts_api_e
  * "deepspeed_config", "megatron_args"), NULL-terminated, in the order they
  * apply: request members outside the field table (ts_import.c). */
 extern const char *const ts_import_members[];
-
 
 /* ---- One member's checks (ts_json_check.c) ---- */
 

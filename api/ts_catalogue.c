@@ -67,8 +67,7 @@ const ts_preset *ts_catalogue_shadow(const ts_catalogue_entry *e)
     return e != NULL ? ts_preset_find(e->id) : NULL;
 }
 
-int ts_catalogue_resolve(const char *name, const ts_preset **p,
-                         const ts_catalogue_entry **e)
+int ts_catalogue_resolve(const char *name, const ts_preset **p, const ts_catalogue_entry **e)
 {
     *p = ts_preset_find(name);
     *e = NULL;
@@ -140,13 +139,15 @@ int ts_catalogue_import(ts_import *im, const ts_catalogue_entry *e, ts_api_err *
      * and the entry; blame_import() keeps the pointer up to the space. */
     snprintf(base, sizeof base, "/model (%s)", e->id);
     if (e->params_exact)
-        ts_import_note(im->notes, "model \"%s\": the shape of the catalogue's "
-                       "config.json (%s); published count %.0f", e->id, e->file,
-                       e->params_published);
+        ts_import_note(im->notes,
+                       "model \"%s\": the shape of the catalogue's "
+                       "config.json (%s); published count %.0f",
+                       e->id, e->file, e->params_published);
     else
-        ts_import_note(im->notes, "model \"%s\": the shape of the catalogue's "
-                       "config.json (%s); published count %s (rounded)", e->id,
-                       e->file, e->params_published_as);
+        ts_import_note(im->notes,
+                       "model \"%s\": the shape of the catalogue's "
+                       "config.json (%s); published count %s (rounded)",
+                       e->id, e->file, e->params_published_as);
     rc = ts_import_hf_from(im, cfg, base, TS_SRC_CATALOGUE, err);
     json_decref(cfg);
     return rc;

@@ -19,18 +19,18 @@
 #include "ts_import.h"
 
 typedef struct ts_catalogue_entry {
-    const char *id;                  /* "Qwen/Qwen2.5-72B" */
-    const char *const *aliases;      /* other names, NULL-terminated */
-    const char *file;                /* "models/Qwen__Qwen2.5-72B.json" */
-    const char *config;              /* its config.json members, JSON text */
-    double params_published;         /* as the publisher states it */
-    double params_half_unit;         /* rounded figures: half a unit of the last digit; 0 exact */
+    const char *id;             /* "Qwen/Qwen2.5-72B" */
+    const char *const *aliases; /* other names, NULL-terminated */
+    const char *file;           /* "models/Qwen__Qwen2.5-72B.json" */
+    const char *config;         /* its config.json members, JSON text */
+    double params_published;    /* as the publisher states it */
+    double params_half_unit;    /* rounded figures: half a unit of the last digit; 0 exact */
     bool params_exact;
     const char *params_published_as; /* "72.7B"; NULL when exact */
     double params_adjust;            /* the model's count = published + adjust (0 mostly) */
     const char *params_adjust_why;   /* NULL when adjust is 0 */
     const char *params_source;
-    const char *config_source;       /* verbatim, near-verbatim or reconstructed, from where */
+    const char *config_source; /* verbatim, near-verbatim or reconstructed, from where */
 } ts_catalogue_entry;
 
 /* Generated (build dir ts_catalogue_tab.c), sorted by file name. */
@@ -52,8 +52,7 @@ const ts_preset *ts_catalogue_shadow(const ts_catalogue_entry *e);
 /* A model name as "model" takes it: a preset first, then the catalogue
  * (an entry shadowed by a preset gives the preset).  One of *p, *e is set
  * on success (1); 0 when the name is unknown. */
-int ts_catalogue_resolve(const char *name, const ts_preset **p,
-                         const ts_catalogue_entry **e);
+int ts_catalogue_resolve(const char *name, const ts_preset **p, const ts_catalogue_entry **e);
 
 /* Propose e's shape into im: its config read by the hf_config importer,
  * every value's source "catalogue", origins "/model (<id>)/<key>".  0, or

@@ -30,7 +30,8 @@ const ts_field_group ts_field_groups[] = {
 /* The docs columns of the registry (core/ts_fields.def), per row: the
  * other columns are the runtime table's (core/ts_fields.c). */
 const ts_field_doc ts_field_docs[TS_FI_COUNT] = {
-#define TS_FIELD(ID, NAME, TYPE, KIND, MEMBER, LO, HI, FLAGS, DEF, VALUES, ...) [ID] = { __VA_ARGS__ },
+#define TS_FIELD(ID, NAME, TYPE, KIND, MEMBER, LO, HI, FLAGS, DEF, VALUES, ...) \
+    [ID] = { __VA_ARGS__ },
 #define TS_EXTRA(ID, NAME, TYPE, LO, HI, FLAGS, DEF, VALUES, ...) [ID] = { __VA_ARGS__ },
 #include "ts_fields.def"
 };
@@ -38,13 +39,60 @@ const ts_field_doc ts_field_docs[TS_FI_COUNT] = {
 /* The import members, each one sentence for openapi.json. */
 const ts_import_doc ts_import_docs[TS_IMP_COUNT] = {
     [TS_IMP_HF] = { false, 0,
-        "A Hugging Face config.json, applied after the preset and before deepspeed_config, megatron_args and the request's own members. model_type one of llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, gemma3 (text_config), phi3, gpt2, gpt_neox, deepseek_v2, deepseek_v3, falcon, bloom, starcoder2, granite, granitemoe, olmo, olmo2, phimoe, qwen2_moe, internlm2; any other with num_hidden_layers, hidden_size, num_attention_heads, intermediate_size and vocab_size is read as Llama-like (noted), else a 400 naming the missing keys. Errors name the imported key (/hf_config/num_hidden_layers). At most 2048 values, 8 levels deep." },
+                    "A Hugging Face config.json, applied after the preset and before "
+                    "deepspeed_config, megatron_args and the request's own members. model_type one "
+                    "of llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, gemma, gemma2, "
+                    "gemma3_text, gemma3 (text_config), phi3, gpt2, gpt_neox, deepseek_v2, "
+                    "deepseek_v3, falcon, bloom, starcoder2, granite, granitemoe, olmo, olmo2, "
+                    "phimoe, qwen2_moe, internlm2; any other with num_hidden_layers, hidden_size, "
+                    "num_attention_heads, intermediate_size and vocab_size is read as Llama-like "
+                    "(noted), else a 400 naming the missing keys. Errors name the imported key "
+                    "(/hf_config/num_hidden_layers). At most 2048 values, 8 levels deep." },
     [TS_IMP_AXOLOTL] = { true, TS_IMPORT_ARGS_MAX,
-        "An axolotl YAML config (the text of the .yml), applied after hf_config and before deepspeed_config: sequence_len, micro_batch_size, gradient_accumulation_steps, bf16/fp16, gradient_checkpointing, adapter lora/qlora with lora_r and load_in_4bit/8bit, optimizer, flash/sdp attention, fsdp; base_model is not fetched (send its config.json as hf_config). Read as PyYAML's safe_load reads it: one document, YAML 1.1 scalars (1.5e3 is a string), tags !!str/!!int/!!float/!!bool/!!null; aliases, merge keys, other tags and NUL characters are a 400. Errors name /axolotl_config/<key>. Needs a build with libyaml, else 400." },
+                         "An axolotl YAML config (the text of the .yml), applied after hf_config "
+                         "and before deepspeed_config: sequence_len, micro_batch_size, "
+                         "gradient_accumulation_steps, bf16/fp16, gradient_checkpointing, adapter "
+                         "lora/qlora with lora_r and load_in_4bit/8bit, optimizer, flash/sdp "
+                         "attention, fsdp; base_model is not fetched (send its config.json as "
+                         "hf_config). Read as PyYAML's safe_load reads it: one document, YAML 1.1 "
+                         "scalars (1.5e3 is a string), tags !!str/!!int/!!float/!!bool/!!null; "
+                         "aliases, merge keys, other tags and NUL characters are a 400. Errors "
+                         "name /axolotl_config/<key>. Needs a build with libyaml, else 400." },
     [TS_IMP_NEMO] = { true, TS_IMPORT_ARGS_MAX,
-        "A NeMo training YAML (the text of NeMo-Framework-Launcher's conf/training/<family>/<model>.yaml), applied after axolotl_config and before deepspeed_config: trainer.num_nodes x trainer.devices GPUs, trainer.precision, trainer.max_steps; model.num_layers, hidden_size, ffn_hidden_size, num_attention_heads, num_query_groups, kv_channels, normalization, bias, activation, position_embedding_type, share_embeddings_and_output_weights, num_moe_experts, moe_router_topk, micro/global_batch_size, tensor/pipeline/virtual/context/expert parallel sizes, sequence_parallel, activations_checkpoint_granularity, fp8, fsdp, optim.name and the tokenizer (GPT2BPETokenizer, or a Hugging Face tokenizer of the catalogue), NeMo's defaults for the rest. OmegaConf interpolations ${.key}, ${training.path} and the launcher's multiply/divide_ceil/divide_floor are evaluated; others in a key that is read are a 400. Keys not read are listed in import_notes; errors name /nemo_config/<path>. Needs a build with libyaml, else 400." },
+                      "A NeMo training YAML (the text of NeMo-Framework-Launcher's "
+                      "conf/training/<family>/<model>.yaml), applied after axolotl_config and "
+                      "before deepspeed_config: trainer.num_nodes x trainer.devices GPUs, "
+                      "trainer.precision, trainer.max_steps; model.num_layers, hidden_size, "
+                      "ffn_hidden_size, num_attention_heads, num_query_groups, kv_channels, "
+                      "normalization, bias, activation, position_embedding_type, "
+                      "share_embeddings_and_output_weights, num_moe_experts, moe_router_topk, "
+                      "micro/global_batch_size, tensor/pipeline/virtual/context/expert parallel "
+                      "sizes, sequence_parallel, activations_checkpoint_granularity, fp8, fsdp, "
+                      "optim.name and the tokenizer (GPT2BPETokenizer, or a Hugging Face tokenizer "
+                      "of the catalogue), NeMo's defaults for the rest. OmegaConf interpolations "
+                      "${.key}, ${training.path} and the launcher's "
+                      "multiply/divide_ceil/divide_floor are evaluated; others in a key that is "
+                      "read are a 400. Keys not read are listed in import_notes; errors name "
+                      "/nemo_config/<path>. Needs a build with libyaml, else 400." },
     [TS_IMP_DS] = { false, 0,
-        "A DeepSpeed JSON config: zero_optimization.stage and offload devices, train_micro_batch_size_per_gpu, gradient_accumulation_steps and train_batch_size by DeepSpeed's rule (train_batch_size = micro x steps x dp; any two give the third, train_batch_size alone means 1 step, all three must agree), bf16/fp16, optimizer.type, activation_checkpointing; \"auto\" values keep the member's value and are reported in import_notes." },
+                    "A DeepSpeed JSON config: zero_optimization.stage and offload devices, "
+                    "train_micro_batch_size_per_gpu, gradient_accumulation_steps and "
+                    "train_batch_size by DeepSpeed's rule (train_batch_size = micro x steps x dp; "
+                    "any two give the third, train_batch_size alone means 1 step, all three must "
+                    "agree), bf16/fp16, optimizer.type, activation_checkpointing; \"auto\" values "
+                    "keep the member's value and are reported in import_notes." },
     [TS_IMP_MEGA] = { true, TS_IMPORT_ARGS_MAX,
-        "A Megatron-LM launch script, args file or command line, read as bash reads it without running anything: VAR=value, arrays, ${VAR:-default}, $((arithmetic)), if/case/for, functions, torchrun / python -m torch.distributed.run / deepspeed / srun / sbatch heredoc / bash -c wrappers. The training command (a *.py entry point, the one with the most --flags) gives the flags; its launcher's options give gpus (--nproc_per_node x --nnodes, ...). The vocabulary is --vocab-size or the tokenizer's (GPT2BPETokenizer 50257; HuggingFaceTokenizer: the catalogue model --tokenizer-model names), padded as Megatron pads it. A variable never assigned, a script argument or a command's output is ignored in a flag not read and a 400 naming it and its line in a flag that is (unless the request gives that member). Unmapped flags are reported in import_notes. At most 32768 bytes and 2048 words in the command." },
+                      "A Megatron-LM launch script, args file or command line, read as bash reads "
+                      "it without running anything: VAR=value, arrays, ${VAR:-default}, "
+                      "$((arithmetic)), if/case/for, functions, torchrun / python -m "
+                      "torch.distributed.run / deepspeed / srun / sbatch heredoc / bash -c "
+                      "wrappers. The training command (a *.py entry point, the one with the most "
+                      "--flags) gives the flags; its launcher's options give gpus "
+                      "(--nproc_per_node x --nnodes, ...). The vocabulary is --vocab-size or the "
+                      "tokenizer's (GPT2BPETokenizer 50257; HuggingFaceTokenizer: the catalogue "
+                      "model --tokenizer-model names), padded as Megatron pads it. A variable "
+                      "never assigned, a script argument or a command's output is ignored in a "
+                      "flag not read and a 400 naming it and its line in a flag that is (unless "
+                      "the request gives that member). Unmapped flags are reported in "
+                      "import_notes. At most 32768 bytes and 2048 words in the command." },
 };

@@ -26,27 +26,27 @@
 
 /* How the dashboard shows a field (web/fields.js, generated). */
 enum {
-    TS_DASH_ADVANCED = 1u << 0,  /* inside its fieldset's "more options" */
-    TS_DASH_BINARY_K = 1u << 1,  /* "8k" is 8192 (sequence length), not 8000 */
-    TS_DASH_FRACTION = 1u << 2,  /* "40%" is 0.4 */
-    TS_DASH_PRETRAIN = 1u << 3,  /* shown in pre-training only */
-    TS_DASH_LORA = 1u << 4       /* shown in the LoRA / QLoRA modes only */
+    TS_DASH_ADVANCED = 1u << 0, /* inside its fieldset's "more options" */
+    TS_DASH_BINARY_K = 1u << 1, /* "8k" is 8192 (sequence length), not 8000 */
+    TS_DASH_FRACTION = 1u << 2, /* "40%" is 0.4 */
+    TS_DASH_PRETRAIN = 1u << 3, /* shown in pre-training only */
+    TS_DASH_LORA = 1u << 4      /* shown in the LoRA / QLoRA modes only */
 };
 
 typedef struct ts_field_doc {
-    const char *doc;    /* one line, a sentence; openapi "description" */
-    const char *group;  /* dashboard fieldset: model, mode, work, parallel, hardware,
+    const char *doc;        /* one line, a sentence; openapi "description" */
+    const char *group;      /* dashboard fieldset: model, mode, work, parallel, hardware,
                          * ckpt; fit, search: the routes' extras */
-    const char *def;    /* the default, as text ("4096", "the preset's") */
-    const char *unit;   /* "GB/s", "tokens"; NULL for counts, flags, names */
-    const char *cli;    /* --help text; NULL = no CLI option (fit extras).
+    const char *def;        /* the default, as text ("4096", "the preset's") */
+    const char *unit;       /* "GB/s", "tokens"; NULL for counts, flags, names */
+    const char *cli;        /* --help text; NULL = no CLI option (fit extras).
                          * The flag is the name with '-' for '_'. */
-    bool cli_suffix;    /* the CLI accepts k/M/B/T multipliers (7B, 15T) */
+    bool cli_suffix;        /* the CLI accepts k/M/B/T multipliers (7B, 15T) */
     const char *search_doc; /* the doc in SearchRequest when it differs */
-    const char *label;  /* the dashboard's label; NULL = not on the dashboard */
-    const char *hint;   /* the dashboard's hint under the control, or NULL */
-    unsigned dash;      /* TS_DASH_* */
-    const char *dash_kind; /* the control when not derived from the type ("zero") */
+    const char *label;      /* the dashboard's label; NULL = not on the dashboard */
+    const char *hint;       /* the dashboard's hint under the control, or NULL */
+    unsigned dash;          /* TS_DASH_* */
+    const char *dash_kind;  /* the control when not derived from the type ("zero") */
 } ts_field_doc;
 
 extern const ts_field_doc ts_field_docs[TS_FI_COUNT];
@@ -55,9 +55,9 @@ extern const ts_field_doc ts_field_docs[TS_FI_COUNT];
  * ts_fields[]: an object or a text, applied before the run's own
  * members.  Indexed by TS_IMP_*; the name is ts_api_import_members()[i]. */
 typedef struct ts_import_doc {
-    bool text;          /* a JSON string (YAML, a launch line); else an object */
-    unsigned max_len;   /* text: the cap in bytes the parser enforces */
-    const char *doc;    /* one line; openapi "description" */
+    bool text;        /* a JSON string (YAML, a launch line); else an object */
+    unsigned max_len; /* text: the cap in bytes the parser enforces */
+    const char *doc;  /* one line; openapi "description" */
 } ts_import_doc;
 
 extern const ts_import_doc ts_import_docs[TS_IMP_COUNT];
@@ -65,8 +65,8 @@ extern const ts_import_doc ts_import_docs[TS_IMP_COUNT];
 /* Dashboard groups, in the dashboard's order (a field's group is an id);
  * the last has id NULL. */
 typedef struct ts_field_group {
-    const char *id;      /* "ckpt" */
-    const char *legend;  /* "Checkpoints and failures" */
+    const char *id;     /* "ckpt" */
+    const char *legend; /* "Checkpoints and failures" */
 } ts_field_group;
 
 extern const ts_field_group ts_field_groups[];

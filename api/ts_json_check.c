@@ -20,8 +20,7 @@ size_t ts_json_field_index(const char *key)
 
     /* The first byte rules out most of the table without a call. */
     for (i = 0; i < TS_FI_COUNT; i++)
-        if (ts_fields[i].name[0] == key[0] &&
-            strcmp(ts_fields[i].name, key) == 0)
+        if (ts_fields[i].name[0] == key[0] && strcmp(ts_fields[i].name, key) == 0)
             return i;
     return SIZE_MAX;
 }
@@ -111,15 +110,22 @@ void ts_json_pointer(char *buf, size_t size, const char *key)
 const char *ts_json_kind(const json_t *v)
 {
     switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
+    case JSON_OBJECT:
+        return "an object";
+    case JSON_ARRAY:
+        return "an array";
+    case JSON_STRING:
+        return "a string";
     case JSON_INTEGER:
-    case JSON_REAL: return "a number"; /* all numbers decode as reals */
+    case JSON_REAL:
+        return "a number"; /* all numbers decode as reals */
     case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    case JSON_NULL: return "null";
-    default: return "something else";
+    case JSON_FALSE:
+        return "a boolean";
+    case JSON_NULL:
+        return "null";
+    default:
+        return "something else";
     }
 }
 
@@ -136,14 +142,12 @@ static void list_values(char *buf, size_t size, const char *const *values)
     }
 }
 
-static void type_error(ts_api_err *err, const ts_field *f, const json_t *v,
-                       const char *want)
+static void type_error(ts_api_err *err, const ts_field *f, const json_t *v, const char *want)
 {
     char ptr[64];
 
     snprintf(ptr, sizeof ptr, "/%s", f->name);
-    ts_api_err_set(err, TS_PROB_INVALID_TYPE, ptr,
-                   "%s must be %s%s, got %s", f->name, want,
+    ts_api_err_set(err, TS_PROB_INVALID_TYPE, ptr, "%s must be %s%s, got %s", f->name, want,
                    f->nullable ? " or null" : "", ts_json_kind(v));
 }
 
@@ -152,9 +156,8 @@ static void range_error(ts_api_err *err, const ts_field *f, double v)
     char ptr[64];
 
     snprintf(ptr, sizeof ptr, "/%s", f->name);
-    ts_api_err_set(err, TS_PROB_OUT_OF_RANGE, ptr,
-                   "%s must be %s %.17g and %s %.17g, got %.17g", f->name,
-                   f->exclusive_minimum ? ">" : ">=", f->minimum,
+    ts_api_err_set(err, TS_PROB_OUT_OF_RANGE, ptr, "%s must be %s %.17g and %s %.17g, got %.17g",
+                   f->name, f->exclusive_minimum ? ">" : ">=", f->minimum,
                    f->exclusive_maximum ? "<" : "<=", f->maximum, v);
 }
 
@@ -182,8 +185,8 @@ static int check_integer(const ts_field *f, const json_t *v, ts_api_err *err)
     if (d < f->minimum || d > f->maximum) {
         snprintf(ptr, sizeof ptr, "/%s", f->name);
         ts_api_err_set(err, TS_PROB_OUT_OF_RANGE, ptr,
-                       "%s must be an integer from %.0f to %.0f, got %.17g",
-                       f->name, f->minimum, f->maximum, d);
+                       "%s must be an integer from %.0f to %.0f, got %.17g", f->name, f->minimum,
+                       f->maximum, d);
         return -1;
     }
     return 0;
@@ -211,8 +214,7 @@ static int check_number(const ts_field *f, const json_t *v, ts_api_err *err)
          * up a division: no real quantity is that small. */
         snprintf(ptr, sizeof ptr, "/%s", f->name);
         ts_api_err_set(err, TS_PROB_OUT_OF_RANGE, ptr,
-                       "%s must be 0 or at least %g in magnitude, got %.17g",
-                       f->name, DBL_MIN, d);
+                       "%s must be 0 or at least %g in magnitude, got %.17g", f->name, DBL_MIN, d);
         return -1;
     }
     if ((f->exclusive_minimum ? d <= f->minimum : d < f->minimum) ||
@@ -243,8 +245,8 @@ static int check_string(const ts_field *f, const json_t *v, ts_api_err *err)
     list_values(list, sizeof list, f->values);
     ts_json_quote_short(got, sizeof got, s, 64);
     snprintf(ptr, sizeof ptr, "/%s", f->name);
-    ts_api_err_set(err, TS_PROB_INVALID_ENUM, ptr,
-                   "%s must be one of %s; got \"%s\"", f->name, list, got);
+    ts_api_err_set(err, TS_PROB_INVALID_ENUM, ptr, "%s must be one of %s; got \"%s\"", f->name,
+                   list, got);
     return -1;
 }
 
@@ -282,9 +284,11 @@ void ts_json_unknown_field(ts_api_err *err, const char *key, bool fit, bool sear
     ts_json_pointer(ptr, sizeof ptr, key);
     ts_json_quote_short(shown, sizeof shown, key, 64);
     if (idx != SIZE_MAX && ts_fields[idx].fit_only && !fit) {
-        ts_api_err_set(err, TS_PROB_UNKNOWN_FIELD, ptr,
-                       search ? "\"%s\" is only accepted by POST /v1/fit (a search explores every layout)"
-                              : "\"%s\" is only accepted by POST /v1/fit", shown);
+        ts_api_err_set(
+            err, TS_PROB_UNKNOWN_FIELD, ptr,
+            search ? "\"%s\" is only accepted by POST /v1/fit (a search explores every layout)"
+                   : "\"%s\" is only accepted by POST /v1/fit",
+            shown);
         return;
     }
     if (idx != SIZE_MAX && ts_fields[idx].search_only && !search) {
@@ -304,7 +308,8 @@ void ts_json_unknown_field(ts_api_err *err, const char *key, bool fit, bool sear
     else
         ts_api_err_set(err, TS_PROB_UNKNOWN_FIELD, ptr,
                        "unknown field \"%s\"; the accepted fields are listed "
-                       "in the request schema of openapi.json", shown);
+                       "in the request schema of openapi.json",
+                       shown);
 }
 
 /* Index of an import member ("hf_config", ...), or -1. */

@@ -101,7 +101,7 @@ static int count_key(const char *tok, size_t len, size_t off, void *ctx)
 }
 
 typedef struct dup_scan {
-    json_t *seen;     /* decoded keys met so far */
+    json_t *seen; /* decoded keys met so far */
     ts_api_err *err;
 } dup_scan;
 
@@ -139,8 +139,7 @@ static int find_dup(const char *tok, size_t len, size_t off, void *ctx)
  * are more than the object holds, find the first repeated one.  Nested
  * objects need no check: no member takes an object (invalid-type).
  * Returns 0 (none), 1 (err set) or -1 (out of memory). */
-int ts_json_dup_body(const char *body, size_t len, const json_t *root,
-                            ts_api_err *err)
+int ts_json_dup_body(const char *body, size_t len, const json_t *root, ts_api_err *err)
 {
     size_t keys = 0;
     dup_scan d;
@@ -164,8 +163,7 @@ int ts_json_dup_body(const char *body, size_t len, const json_t *root,
  * top (ptr "") only into the import members, whose own duplicates
  * ts_json_dup_body() has already refused.  0, 1 (err set) or -1 (out of
  * memory). */
-static int import_duplicates(const char *s, size_t n, const char *ptr, int depth,
-                             ts_api_err *err)
+static int import_duplicates(const char *s, size_t n, const char *ptr, int depth, ts_api_err *err)
 {
     size_t i = skip_ws(s, n, 0);
     json_t *seen;

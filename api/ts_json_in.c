@@ -63,16 +63,14 @@ static const ts_catalogue_entry *model_entry(const json_t *v)
     const ts_preset *p;
     const ts_catalogue_entry *e;
 
-    if (v == NULL || !json_is_string(v) ||
-        !ts_catalogue_resolve(json_string_value(v), &p, &e))
+    if (v == NULL || !json_is_string(v) || !ts_catalogue_resolve(json_string_value(v), &p, &e))
         return NULL;
     return e;
 }
 
 /* A preset's shape, seq and tokens; a catalogue entry's shape came in
  * with the imports (apply_imports), only its id is kept here. */
-static int apply_preset(ts_run *r, const json_t *v, const ts_catalogue_entry *cat,
-                        ts_api_err *err)
+static int apply_preset(ts_run *r, const json_t *v, const ts_catalogue_entry *cat, ts_api_err *err)
 {
     const ts_preset *p;
     const ts_catalogue_entry *e;
@@ -90,11 +88,12 @@ static int apply_preset(ts_run *r, const json_t *v, const ts_catalogue_entry *ca
         list_ids(ids, sizeof ids, true);
         ts_json_quote_short(got, sizeof got, json_string_value(v), 64);
         hint = ts_catalogue_suggest(json_string_value(v));
-        ts_api_err_set(err, TS_PROB_UNKNOWN_PRESET,
-                       "/model", "unknown model preset \"%s\"%s%s%s; valid: %s, "
+        ts_api_err_set(err, TS_PROB_UNKNOWN_PRESET, "/model",
+                       "unknown model preset \"%s\"%s%s%s; valid: %s, "
                        "or a model of the catalogue by its Hugging Face Hub id "
-                       "(GET /v1/presets)", got, hint ? " (did you mean \"" : "",
-                       hint ? hint : "", hint ? "\"?)" : "", ids);
+                       "(GET /v1/presets)",
+                       got, hint ? " (did you mean \"" : "", hint ? hint : "", hint ? "\"?)" : "",
+                       ids);
         return -1;
     }
     ts_run_apply_preset(r, p);
@@ -120,7 +119,8 @@ static int apply_lora_targets(ts_run *r, const json_t *v, ts_api_err *err)
         memcpy(item, s + at, n);
         item[n] = '\0';
         ts_json_quote_short(got, sizeof got, item, 64);
-        if (memchr(s, '\0', len) == NULL && bl == len && at == 0 && strstr(s, "query_key_value") != NULL)
+        if (memchr(s, '\0', len) == NULL && bl == len && at == 0 &&
+            strstr(s, "query_key_value") != NULL)
             ts_api_err_set(err, TS_PROB_INVALID_VALUE, "/lora_targets",
                            "lora_targets mixes query_key_value (a fused q, k, v) with q_proj, "
                            "k_proj or v_proj: a model has one or the other");
@@ -128,7 +128,8 @@ static int apply_lora_targets(ts_run *r, const json_t *v, ts_api_err *err)
             ts_api_err_set(err, TS_PROB_INVALID_VALUE, "/lora_targets",
                            "lora_targets: \"%s\" is not a target; give all-linear, peft-default "
                            "or names joined by commas from q_proj, k_proj, v_proj, o_proj, "
-                           "gate_proj, up_proj, down_proj, query_key_value", got);
+                           "gate_proj, up_proj, down_proj, query_key_value",
+                           got);
         return -1;
     }
     r->lora_targets = set;
@@ -151,8 +152,7 @@ static int apply_gpu(ts_run *r, const json_t *v, ts_api_err *err)
         hint = ts_gpu_suggest(json_string_value(v));
         ts_api_err_set(err, TS_PROB_UNKNOWN_GPU, "/gpu",
                        "unknown GPU \"%s\"%s%s%s; valid: %s (GET /v1/gpus)", got,
-                       hint ? " (did you mean \"" : "", hint ? hint : "",
-                       hint ? "\"?)" : "", ids);
+                       hint ? " (did you mean \"" : "", hint ? hint : "", hint ? "\"?)" : "", ids);
         return -1;
     }
     r->gpu = *g;
@@ -183,7 +183,7 @@ static void store_custom(ts_field_id id, const json_t *v, ts_api_req *req)
     case TS_FI_HBM_GB:       /* apply_gpu_overrides(), on the GPU chosen */
     case TS_FI_HBM_GIB:
     case TS_FI_PEAK_TFLOPS:
-    default:                 /* the search's and the budget's: ts_json_search_seed(),
+    default: /* the search's and the budget's: ts_json_search_seed(),
                               * ts_json_budget_seed() */
         break;
     }
@@ -251,15 +251,14 @@ static int apply_gpu_overrides(ts_run *r, const json_t *const *given, ts_api_err
 
         /* Both may come back from an echo; they must then agree. */
         if (given[TS_FI_HBM_GB] != NULL && fabs(gib - r->gpu.hbm_bytes) > 1e-9 * gib) {
-            ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS,
-                           "/hbm_gib", "hbm_gb (decimal GB) and hbm_gib (GiB) disagree: give one");
+            ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, "/hbm_gib",
+                           "hbm_gb (decimal GB) and hbm_gib (GiB) disagree: give one");
             return -1;
         }
         r->gpu.hbm_bytes = gib;
     }
     if (given[TS_FI_PEAK_TFLOPS] != NULL)
-        set_peak(&r->gpu, r->compute_precision,
-                 json_number_value(given[TS_FI_PEAK_TFLOPS]) * 1e12);
+        set_peak(&r->gpu, r->compute_precision, json_number_value(given[TS_FI_PEAK_TFLOPS]) * 1e12);
     return 0;
 }
 
@@ -270,8 +269,7 @@ static bool duplicates_refused(int rc, ts_api_err *err)
     if (rc == 0)
         return false;
     if (rc != 1)
-        ts_api_err_set(err, TS_PROB_OUT_OF_MEMORY, NULL,
-                       "out of memory parsing the request");
+        ts_api_err_set(err, TS_PROB_OUT_OF_MEMORY, NULL, "out of memory parsing the request");
     return true;
 }
 
@@ -305,7 +303,10 @@ static void blame_import(ts_api_err *err, const char *origin)
  * importer reads it. */
 static int import_types(const json_t *const *imp, ts_api_req *req, ts_api_err *err)
 {
-    static const struct { bool object; const char *what; } want[TS_IMP_COUNT] = {
+    static const struct {
+        bool object;
+        const char *what;
+    } want[TS_IMP_COUNT] = {
         [TS_IMP_HF] = { true, "a Hugging Face config.json" },
         [TS_IMP_AXOLOTL] = { false, "an axolotl YAML config" },
         [TS_IMP_NEMO] = { false, "a NeMo training YAML" },
@@ -327,13 +328,13 @@ static int import_types(const json_t *const *imp, ts_api_req *req, ts_api_err *e
             bool path = want[i].object && json_is_string(imp[i]);
 
             snprintf(ptr, sizeof ptr, "/%s", ts_import_members[i]);
-            ts_api_err_set(err, TS_PROB_INVALID_TYPE, ptr,
-                           "%s must be %s (%s), got %s%s", ts_import_members[i],
-                           want[i].object ? "an object" : "a string", want[i].what,
-                           ts_json_kind(imp[i]),
+            ts_api_err_set(err, TS_PROB_INVALID_TYPE, ptr, "%s must be %s (%s), got %s%s",
+                           ts_import_members[i], want[i].object ? "an object" : "a string",
+                           want[i].what, ts_json_kind(imp[i]),
                            path ? ": send the file's JSON itself, the server reads no files "
                                   "(the CLI reads a path: --hf-config FILE, --deepspeed FILE, "
-                                  "or a plan file naming it)" : "");
+                                  "or a plan file naming it)"
+                                : "");
             return -1;
         }
         req->imported = true;
@@ -342,9 +343,8 @@ static int import_types(const json_t *const *imp, ts_api_req *req, ts_api_err *e
 }
 
 /* Run the importers and merge their values under the request's own. */
-static int apply_imports(const json_t *const *imp, const ts_catalogue_entry *cat,
-                         ts_import *im, const json_t **given, ts_api_req *req,
-                         ts_api_err *err)
+static int apply_imports(const json_t *const *imp, const ts_catalogue_entry *cat, ts_import *im,
+                         const json_t **given, ts_api_req *req, ts_api_err *err)
 {
     size_t i;
 
@@ -365,15 +365,13 @@ static int apply_imports(const json_t *const *imp, const ts_catalogue_entry *cat
         ts_import_axolotl(im, json_string_value(imp[TS_IMP_AXOLOTL]),
                           json_string_length(imp[TS_IMP_AXOLOTL]), err) != 0)
         return -1;
-    if (imp[TS_IMP_NEMO] != NULL &&
-        ts_import_nemo(im, json_string_value(imp[TS_IMP_NEMO]),
-                       json_string_length(imp[TS_IMP_NEMO]), err) != 0)
+    if (imp[TS_IMP_NEMO] != NULL && ts_import_nemo(im, json_string_value(imp[TS_IMP_NEMO]),
+                                                   json_string_length(imp[TS_IMP_NEMO]), err) != 0)
         return -1;
     if (imp[TS_IMP_DS] != NULL && ts_import_ds(im, imp[TS_IMP_DS], err) != 0)
         return -1;
-    if (imp[TS_IMP_MEGA] != NULL &&
-        ts_import_mega(im, json_string_value(imp[TS_IMP_MEGA]),
-                       json_string_length(imp[TS_IMP_MEGA]), err) != 0)
+    if (imp[TS_IMP_MEGA] != NULL && ts_import_mega(im, json_string_value(imp[TS_IMP_MEGA]),
+                                                   json_string_length(imp[TS_IMP_MEGA]), err) != 0)
         return -1;
     for (i = 0; i < TS_FI_COUNT; i++) {
         if (im->vals[i] == NULL)
@@ -410,11 +408,16 @@ static bool req_has_import(const json_t *const *imp)
 /* Members a preset sets: the whole shape, seq and tokens. */
 static bool preset_sets(size_t i)
 {
-    return (i >= TS_FI_PARAMS && i <= TS_FI_V_HEAD_DIM) || i == TS_FI_SEQ ||
-           i == TS_FI_TOKENS || i == TS_FI_MODEL;
+    return (i >= TS_FI_PARAMS && i <= TS_FI_V_HEAD_DIM) || i == TS_FI_SEQ || i == TS_FI_TOKENS ||
+           i == TS_FI_MODEL;
 }
 
-typedef enum ts_json_mode { TS_JSON_RUN = 0, TS_JSON_FIT, TS_JSON_SEARCH, TS_JSON_BUDGET } ts_json_mode;
+typedef enum ts_json_mode {
+    TS_JSON_RUN = 0,
+    TS_JSON_FIT,
+    TS_JSON_SEARCH,
+    TS_JSON_BUDGET
+} ts_json_mode;
 
 /* The body as a JSON object without duplicate keys, or NULL with err
  * set.  Every number decodes as a double: integer literals of 2^63 and
@@ -433,14 +436,14 @@ static json_t *decode_body(const char *body, size_t len, ts_api_err *err)
             /* jansson cuts its text at JSON_ERROR_TEXT_LENGTH bytes, where
              * a quoted token may be mid-character. */
             ts_utf8_trim(je.text, strlen(je.text));
-            ts_api_err_set(err, TS_PROB_INVALID_JSON, NULL,
-                           "line %d, column %d: %s", je.line, je.column, je.text);
+            ts_api_err_set(err, TS_PROB_INVALID_JSON, NULL, "line %d, column %d: %s", je.line,
+                           je.column, je.text);
         }
         return NULL;
     }
     if (!json_is_object(root)) {
-        ts_api_err_set(err, TS_PROB_NOT_AN_OBJECT,
-                       "", "the request body must be a JSON object, got %s", ts_json_kind(root));
+        ts_api_err_set(err, TS_PROB_NOT_AN_OBJECT, "",
+                       "the request body must be a JSON object, got %s", ts_json_kind(root));
     } else if (!duplicates_refused(ts_json_dup_body(body, len, root, err), err)) {
         return root;
     }
@@ -450,14 +453,15 @@ static json_t *decode_body(const char *body, size_t len, ts_api_err *err)
 
 /* Pass 1: every member known to the route, well-typed and in range, into
  * given[] (the import members into imp[]). */
-static int check_members(json_t *root, ts_json_mode mode, const json_t **given,
-                         const json_t **imp, ts_api_req *req, ts_api_err *err)
+static int check_members(json_t *root, ts_json_mode mode, const json_t **given, const json_t **imp,
+                         ts_api_req *req, ts_api_err *err)
 {
     bool fit = mode == TS_JSON_FIT;
     const char *key;
     json_t *val;
 
-    json_object_foreach(root, key, val) {
+    json_object_foreach(root, key, val)
+    {
         size_t idx = ts_json_field_index(key);
         int ii = ts_json_import_index(key);
 
@@ -466,8 +470,7 @@ static int check_members(json_t *root, ts_json_mode mode, const json_t **given,
             continue;
         }
         if (idx == SIZE_MAX ||
-            (ts_fields[idx].fit_only && !fit &&
-             !(mode == TS_JSON_SEARCH && idx != TS_FI_SOLVE)) ||
+            (ts_fields[idx].fit_only && !fit && !(mode == TS_JSON_SEARCH && idx != TS_FI_SOLVE)) ||
             (ts_fields[idx].search_only && mode != TS_JSON_SEARCH) ||
             (ts_fields[idx].budget_only && mode != TS_JSON_BUDGET)) {
             ts_json_unknown_field(err, key, fit, mode == TS_JSON_SEARCH);
@@ -526,8 +529,8 @@ static void follow_defaults(ts_run *r, const json_t *const *given)
      * bf16): the framework's rule starts from it (the search applies the
      * same rule to every framework it tries). */
     if (given[TS_FI_GRAD_PRECISION] == NULL)
-        r->grad_precision = ts_framework_grad_precision(r->framework, r->precision,
-                                                        r->master_weights);
+        r->grad_precision =
+            ts_framework_grad_precision(r->framework, r->precision, r->master_weights);
     if (given[TS_FI_ZERO] == NULL && r->framework == TS_FW_FSDP)
         r->zero = 3;
     /* gpus = dp*tp*pp*cp: one given, derive the other. */
@@ -539,8 +542,8 @@ static void follow_defaults(ts_run *r, const json_t *const *given)
 
 /* Pass 2: the members into the run, in a fixed order (see the file
  * comment). */
-static int apply_members(ts_api_req *req, const json_t *const *given,
-                         const ts_catalogue_entry *cat, ts_api_err *err)
+static int apply_members(ts_api_req *req, const json_t *const *given, const ts_catalogue_entry *cat,
+                         ts_api_err *err)
 {
     const json_t *p = given[TS_FI_PARAMS];
     size_t i;
@@ -603,8 +606,8 @@ static int finish_route(ts_json_mode mode, const json_t *const *given, const ts_
     return 0;
 }
 
-static int parse_body(const char *body, size_t len, ts_json_mode mode,
-                      ts_api_req *req, ts_api_err *err)
+static int parse_body(const char *body, size_t len, ts_json_mode mode, ts_api_req *req,
+                      ts_api_err *err)
 {
     const json_t *given[TS_FI_COUNT] = { NULL };
     const json_t *imp[TS_IMP_COUNT] = { NULL };
@@ -646,14 +649,12 @@ out:
     return rc;
 }
 
-int ts_json_parse_run(const char *body, size_t len, bool fit,
-                      ts_api_req *req, ts_api_err *err)
+int ts_json_parse_run(const char *body, size_t len, bool fit, ts_api_req *req, ts_api_err *err)
 {
     return parse_body(body, len, fit ? TS_JSON_FIT : TS_JSON_RUN, req, err);
 }
 
-int ts_json_parse_search(const char *body, size_t len, ts_api_req *req,
-                         ts_api_err *err)
+int ts_json_parse_search(const char *body, size_t len, ts_api_req *req, ts_api_err *err)
 {
     return parse_body(body, len, TS_JSON_SEARCH, req, err);
 }

@@ -67,8 +67,8 @@ static void put_preset_aliases(ts_jw *w, const ts_preset *p)
     ts_jw_close(w, ']');
 }
 
-static ts_status put_catalogue_entry(ts_jw *w, const ts_catalogue_entry *e,
-                                     ts_api_req *req, ts_error *err)
+static ts_status put_catalogue_entry(ts_jw *w, const ts_catalogue_entry *e, ts_api_req *req,
+                                     ts_error *err)
 {
     ts_api_err aerr;
     ts_params pr;
@@ -77,8 +77,7 @@ static ts_status put_catalogue_entry(ts_jw *w, const ts_catalogue_entry *e,
     size_t k;
 
     if (ts_catalogue_run(e, req, &aerr) != 0)
-        return ts_error_set(err, TS_EINVAL, "model", "catalogue entry %s: %s", e->id,
-                            aerr.detail);
+        return ts_error_set(err, TS_EINVAL, "model", "catalogue entry %s: %s", e->id, aerr.detail);
     if ((st = ts_model_params(&req->run.model, &pr, err)) != TS_OK)
         return st;
     ts_jw_open(w, NULL, '{');
@@ -145,8 +144,7 @@ ts_status ts_json_presets(ts_jw *w, const char *key, ts_api_req *req, ts_error *
         const ts_catalogue_entry *e = ts_catalogue_at(i);
         ts_status st;
 
-        if (ts_catalogue_shadow(e) == NULL &&
-            (st = put_catalogue_entry(w, e, req, err)) != TS_OK)
+        if (ts_catalogue_shadow(e) == NULL && (st = put_catalogue_entry(w, e, req, err)) != TS_OK)
             return st;
     }
     ts_jw_close(w, ']');

@@ -314,15 +314,14 @@ static void put_assumptions(ts_jw *w, const ts_run *r, bool batch_default)
     ts_jw_open(w, "assumptions", '[');
     if (batch_default && ts_batch_default(r, &b, NULL) == TS_OK &&
         b.global_batch == r->global_batch) {
-        ts_fmt_human(tok, sizeof tok, (double)r->global_batch * (double)r->seq,
-                     TS_FMT_COUNT, "tokens");
+        ts_fmt_human(tok, sizeof tok, (double)r->global_batch * (double)r->seq, TS_FMT_COUNT,
+                     "tokens");
         n = snprintf(line, sizeof line,
                      "global_batch not given: %lld sequences (%s) per step = dp %lld x "
                      "micro_batch %lld x %lld micro-batches per pipeline, the larger of %lld "
                      "for about 4M tokens per step (Llama 2's batch, Touvron et al. 2023)",
-                     (long long)r->global_batch, tok, (long long)r->dp,
-                     (long long)r->micro_batch, (long long)b.micro_batches,
-                     (long long)b.m_tokens);
+                     (long long)r->global_batch, tok, (long long)r->dp, (long long)r->micro_batch,
+                     (long long)b.micro_batches, (long long)b.m_tokens);
         if (r->pp > 1 && n > 0 && (size_t)n < sizeof line)
             snprintf(line + n, sizeof line - (size_t)n,
                      " and %lld so that the pipeline bubble (p-1)/(v m) stays at most 1/%d "

@@ -21,9 +21,21 @@
 static void put_request(ts_jw *w, const ts_api_req *req, const ts_search_result *x)
 {
     static const ts_field_id layout[] = {
-        TS_FI_GPUS, TS_FI_DP, TS_FI_TP, TS_FI_PP, TS_FI_CP, TS_FI_EP, TS_FI_MICRO_BATCH,
-        TS_FI_GLOBAL_BATCH, TS_FI_ZERO, TS_FI_FRAMEWORK, TS_FI_RECOMPUTE,
-        TS_FI_SEQUENCE_PARALLEL, TS_FI_PP_SCHEDULE, TS_FI_VPP, TS_FI_FIRST_STAGE_LAYERS,
+        TS_FI_GPUS,
+        TS_FI_DP,
+        TS_FI_TP,
+        TS_FI_PP,
+        TS_FI_CP,
+        TS_FI_EP,
+        TS_FI_MICRO_BATCH,
+        TS_FI_GLOBAL_BATCH,
+        TS_FI_ZERO,
+        TS_FI_FRAMEWORK,
+        TS_FI_RECOMPUTE,
+        TS_FI_SEQUENCE_PARALLEL,
+        TS_FI_PP_SCHEDULE,
+        TS_FI_VPP,
+        TS_FI_FIRST_STAGE_LAYERS,
         TS_FI_LAST_STAGE_LAYERS,
     };
     bool keep[TS_FI_COUNT];
@@ -70,8 +82,8 @@ static void put_summary(ts_jw *w, const ts_sizing_out *o, const ts_plan *plan)
     ts_term_human(e, sizeof e, TS_T_EN_ENERGY_WH, c->energy.energy_wh.value);
     ts_term_human(co2, sizeof co2, TS_T_EN_CO2E_T, c->energy.co2e_t.value);
     snprintf(line, sizeof line, "With this budget: %s-parameter model on %s tokens, %s%s%s, %s, %s",
-             p, t, d, c->goodput.cost_usd > 0 ? ", " : "", c->goodput.cost_usd > 0 ? usd : "",
-             e, co2);
+             p, t, d, c->goodput.cost_usd > 0 ? ", " : "", c->goodput.cost_usd > 0 ? usd : "", e,
+             co2);
     ts_jw_str(w, "summary", line);
 }
 
@@ -79,7 +91,8 @@ void ts_json_budget(ts_jw *w, const char *key, const ts_api_req *req, const ts_s
                     const ts_plan *plan)
 {
     static const char *const modes[TS_SIZE_MODE_COUNT] = {
-        [TS_SIZE_OPTIMAL] = "compute_optimal", [TS_SIZE_RATIO] = "tokens_per_param",
+        [TS_SIZE_OPTIMAL] = "compute_optimal",
+        [TS_SIZE_RATIO] = "tokens_per_param",
         [TS_SIZE_MODEL] = "model",
     };
     const ts_sizing_cfg *c = &req->budget;

@@ -17,7 +17,8 @@ int ts_json_fit_seed(ts_api_req *req, const json_t *const *given, ts_api_err *er
     /* Members the solver would overwrite or ignore: a request we would
      * silently not honour, so refuse it.  TS_FI_COUNT ends each list. */
     static const ts_field_id mb_clash[] = { TS_FI_MICRO_BATCH, TS_FI_MAX_GPUS, TS_FI_COUNT };
-    static const ts_field_id gpus_clash[] = { TS_FI_DP, TS_FI_GPUS, TS_FI_MAX_MICRO_BATCH, TS_FI_COUNT };
+    static const ts_field_id gpus_clash[] = { TS_FI_DP, TS_FI_GPUS, TS_FI_MAX_MICRO_BATCH,
+                                              TS_FI_COUNT };
     bool mb = req->solve == TS_FIT_SOLVE_MICRO_BATCH;
     const ts_field_id *c;
 
@@ -36,12 +37,11 @@ int ts_json_fit_seed(ts_api_req *req, const json_t *const *given, ts_api_err *er
         if (given[*c] == NULL || req->source[*c] != TS_SRC_REQUEST)
             continue;
         snprintf(ptr, sizeof ptr, "/%s", name);
-        ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS,
-                       ptr, "%s cannot be given with solve=\"%s\" (%s)", name,
+        ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, ptr,
+                       "%s cannot be given with solve=\"%s\" (%s)", name,
                        mb ? "micro_batch" : "gpus",
-                       strncmp(name, "max_", 4) == 0
-                           ? "it limits the other solve mode"
-                           : "it is what the solver computes");
+                       strncmp(name, "max_", 4) == 0 ? "it limits the other solve mode"
+                                                     : "it is what the solver computes");
         return -1;
     }
     if (mb) {
@@ -63,7 +63,7 @@ void ts_json_search_seed(ts_api_req *req, const json_t *const *given)
     ts_search_defaults(c);
     if (given[TS_FI_OBJECTIVE] != NULL)
         c->objective = (ts_search_objective)ts_json_enum_value(&ts_fields[TS_FI_OBJECTIVE],
-                                                       given[TS_FI_OBJECTIVE]);
+                                                               given[TS_FI_OBJECTIVE]);
     if (given[TS_FI_LIMIT] != NULL)
         c->limit = (size_t)json_number_value(given[TS_FI_LIMIT]);
     if (given[TS_FI_MAX_TP] != NULL)
@@ -103,7 +103,7 @@ void ts_json_search_seed(ts_api_req *req, const json_t *const *given)
 int ts_json_budget_seed(ts_api_req *req, const json_t *const *given, ts_api_err *err)
 {
     static const ts_field_id kinds[] = { TS_FI_BUDGET_GPU_HOURS, TS_FI_BUDGET_DAYS,
-                                        TS_FI_BUDGET_USD };
+                                         TS_FI_BUDGET_USD };
     ts_sizing_cfg *c = &req->budget;
     const ts_run *r = &req->unresolved;
     bool model = r->model.layers > 0 || r->model.params > 0;
@@ -120,8 +120,7 @@ int ts_json_budget_seed(ts_api_req *req, const json_t *const *given, ts_api_err 
             snprintf(ptr, sizeof ptr, "/%s", ts_fields[kinds[i]].name);
             ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, ptr,
                            "give one budget: %s and %s both given",
-                           ts_fields[req->budget_field].name,
-                           ts_fields[kinds[i]].name);
+                           ts_fields[req->budget_field].name, ts_fields[kinds[i]].name);
             return -1;
         }
         req->budget_field = kinds[i];
@@ -158,7 +157,7 @@ int ts_json_budget_seed(ts_api_req *req, const json_t *const *given, ts_api_err 
     c->search = req->search;
     c->law = given[TS_FI_SCALING_LAW] != NULL
                  ? (ts_scaling_law)ts_json_enum_value(&ts_fields[TS_FI_SCALING_LAW],
-                                              given[TS_FI_SCALING_LAW])
+                                                      given[TS_FI_SCALING_LAW])
                  : TS_LAW_HOFFMANN;
     c->mode = model ? TS_SIZE_MODEL : TS_SIZE_OPTIMAL;
     if (given[TS_FI_TOKENS_PER_PARAM] != NULL) {

@@ -77,8 +77,7 @@ void ts_api_response_free(ts_api_response *resp)
     resp->body_len = 0;
 }
 
-void ts_api_err_set(ts_api_err *e, ts_problem p, const char *field,
-                    const char *fmt, ...)
+void ts_api_err_set(ts_api_err *e, ts_problem p, const char *field, const char *fmt, ...)
 {
     const ts_api_problem_type *t = problem_row(p);
     va_list ap;
@@ -131,18 +130,16 @@ void ts_api_err_from_core(ts_api_err *e, const ts_error *core)
     if (core->field[0] != '\0')
         snprintf(ptr, sizeof ptr, "/%.*s", ts_utf8_prec(core->field, TS_ERROR_FIELD_LEN - 1),
                  core->field);
-    ts_api_err_set(e, p, ptr, "%s",
-                   core->text[0] != '\0' ? core->text : ts_strerror(core->code));
+    ts_api_err_set(e, p, ptr, "%s", core->text[0] != '\0' ? core->text : ts_strerror(core->code));
 }
 
-int ts_api_problem(ts_api_response *resp, ts_problem p, const char *detail,
-                   const char *field)
+int ts_api_problem(ts_api_response *resp, ts_problem p, const char *detail, const char *field)
 {
     return ts_api_problem_notes(resp, p, detail, field, NULL);
 }
 
-int ts_api_problem_notes(ts_api_response *resp, ts_problem p, const char *detail,
-                         const char *field, const ts_api_notes *notes)
+int ts_api_problem_notes(ts_api_response *resp, ts_problem p, const char *detail, const char *field,
+                         const ts_api_notes *notes)
 {
     const ts_api_problem_type *t = problem_row(p);
     char why[64];
@@ -197,9 +194,8 @@ int ts_api_err_respond(const ts_api_err *e, ts_api_response *resp)
     return ts_api_err_respond_notes(e, NULL, resp);
 }
 
-int ts_api_err_respond_notes(const ts_api_err *e, const ts_api_notes *notes,
-                             ts_api_response *resp)
+int ts_api_err_respond_notes(const ts_api_err *e, const ts_api_notes *notes, ts_api_response *resp)
 {
-    return ts_api_problem_notes(resp, e->type, e->detail,
-                                e->field[0] != '\0' ? e->field : NULL, notes);
+    return ts_api_problem_notes(resp, e->type, e->detail, e->field[0] != '\0' ? e->field : NULL,
+                                notes);
 }

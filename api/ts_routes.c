@@ -30,7 +30,7 @@ typedef enum ts_route_id {
 
 typedef struct ts_route {
     const char *method;
-    const char *path;   /* also the metrics label */
+    const char *path; /* also the metrics label */
 } ts_route;
 
 static const ts_route ts_routes[TS_ROUTE_COUNT] = {
@@ -46,11 +46,17 @@ static const ts_route ts_routes[TS_ROUTE_COUNT] = {
     [TS_ROUTE_BUDGET] = { "POST", "/v1/budget" },
 };
 
-static const char *const ts_route_list[TS_ROUTE_COUNT + 1] = {
-    "GET /v1/presets", "GET /v1/gpus", "POST /v1/memory", "POST /v1/compute",
-    "POST /v1/checkpoint", "POST /v1/plan", "POST /v1/fit", "POST /v1/search",
-    "POST /v1/import", "POST /v1/budget", NULL
-};
+static const char *const ts_route_list[TS_ROUTE_COUNT + 1] = { "GET /v1/presets",
+                                                               "GET /v1/gpus",
+                                                               "POST /v1/memory",
+                                                               "POST /v1/compute",
+                                                               "POST /v1/checkpoint",
+                                                               "POST /v1/plan",
+                                                               "POST /v1/fit",
+                                                               "POST /v1/search",
+                                                               "POST /v1/import",
+                                                               "POST /v1/budget",
+                                                               NULL };
 
 const char *const *ts_api_routes(void)
 {
@@ -102,8 +108,7 @@ static int respond_json(ts_jw *w, ts_api_response *resp)
 
         /* We will not print NaN/Inf (not JSON) or null for a number: the
          * inputs lead to a result that cannot be represented. */
-        snprintf(detail, sizeof detail,
-                 "the result \"%s\" is not a finite number for these inputs",
+        snprintf(detail, sizeof detail, "the result \"%s\" is not a finite number for these inputs",
                  w->nonfinite);
         ts_jw_discard(w);
         return ts_api_problem(resp, TS_PROB_NON_FINITE_RESULT, detail, NULL);
@@ -122,8 +127,7 @@ static int respond_json(ts_jw *w, ts_api_response *resp)
 
 /* A core error as a problem; the import notes go with it, since a 400
  * after an import is when they explain most (issue 24). */
-static int respond_core_error(const ts_api_req *req, const ts_error *cerr,
-                              ts_api_response *resp)
+static int respond_core_error(const ts_api_req *req, const ts_error *cerr, ts_api_response *resp)
 {
     ts_api_err e;
 
@@ -236,8 +240,7 @@ static int handle_plan(const ts_api_req *req, ts_api_response *resp)
     put_import(&w, req);
     ts_json_params(&w, "params", &plan->memory.params);
     ts_json_memory(&w, "memory", &plan->memory);
-    ts_json_compute(&w, "compute", &plan->compute, &plan->run,
-                    req->unresolved.global_batch == 0);
+    ts_json_compute(&w, "compute", &plan->compute, &plan->run, req->unresolved.global_batch == 0);
     ts_json_checkpoint(&w, "checkpoint", &plan->ckpt);
     ts_json_sweep(&w, "sweep", plan->sweep, plan->sweep_len);
     /* Only when it happened: answers that were complete stay as they were
@@ -265,11 +268,11 @@ static int handle_fit(const ts_api_req *req, ts_api_response *resp)
     /* The solvers take the run as the user gave it: a resolved run has
      * global_batch filled in, which they would treat as user-fixed. */
     if (mb_mode)
-        st = ts_fit_max_micro_batch_within(&req->unresolved, req->max_micro_batch,
-                                           &work, &mb, &mem, &cerr);
+        st = ts_fit_max_micro_batch_within(&req->unresolved, req->max_micro_batch, &work, &mb, &mem,
+                                           &cerr);
     else
-        st = ts_fit_min_gpus_within(&req->unresolved, req->max_gpus, &work, &dp,
-                                    &gpus, &mem, &cerr);
+        st =
+            ts_fit_min_gpus_within(&req->unresolved, req->max_gpus, &work, &dp, &gpus, &mem, &cerr);
     if (st != TS_OK && st != TS_ENOFIT)
         return respond_core_error(req, &cerr, resp);
 
@@ -420,8 +423,7 @@ static int handle_get(ts_route_id id, ts_api_response *resp)
         if (st != TS_OK) {
             /* A broken built-in catalogue is our bug, not the caller's. */
             ts_jw_discard(&w);
-            return ts_api_problem(resp, TS_PROB_INTERNAL_ERROR,
-                                  cerr.text, NULL);
+            return ts_api_problem(resp, TS_PROB_INTERNAL_ERROR, cerr.text, NULL);
         }
     } else {
         ts_json_gpus(&w, "gpus");
@@ -451,14 +453,13 @@ static const ts_route *find_route(const char *path, ts_route_id *id)
  * into resp, ts_api_problem's result into *rc.  HEAD is served wherever
  * GET is (the server sends the headers only), so Allow names both
  * (RFC 9110 9.3.2, 15.5.6). */
-static bool refuse_method(const ts_route *r, const char *method, ts_api_response *resp,
-                          int *rc)
+static bool refuse_method(const ts_route *r, const char *method, ts_api_response *resp, int *rc)
 {
     bool is_get = strcmp(r->method, "GET") == 0;
     char detail[96];
 
-    if (method != NULL && (strcmp(method, r->method) == 0 ||
-                           (is_get && strcmp(method, "HEAD") == 0)))
+    if (method != NULL &&
+        (strcmp(method, r->method) == 0 || (is_get && strcmp(method, "HEAD") == 0)))
         return false;
     resp->allow = is_get ? "GET, HEAD" : r->method;
     snprintf(detail, sizeof detail, "%s accepts %s only", r->path, resp->allow);
@@ -468,8 +469,7 @@ static bool refuse_method(const ts_route *r, const char *method, ts_api_response
 
 /* false when a POST body may be parsed, else true and its 413 or 415
  * into resp, ts_api_problem's result into *rc. */
-static bool refuse_body(const char *content_type, size_t body_len, ts_api_response *resp,
-                        int *rc)
+static bool refuse_body(const char *content_type, size_t body_len, ts_api_response *resp, int *rc)
 {
     char detail[160];
 
@@ -477,8 +477,7 @@ static bool refuse_body(const char *content_type, size_t body_len, ts_api_respon
         /* the server's words for its own 413 (server/ts_reply.c), which
          * stops reading at the cap and never learns the length: the CLI's
          * --local answers with these bytes too */
-        snprintf(detail, sizeof detail, "request body exceeds the %u byte limit",
-                 TS_API_BODY_MAX);
+        snprintf(detail, sizeof detail, "request body exceeds the %u byte limit", TS_API_BODY_MAX);
         *rc = ts_api_problem(resp, TS_PROB_PAYLOAD_TOO_LARGE, detail, NULL);
         return true;
     }
@@ -486,8 +485,10 @@ static bool refuse_body(const char *content_type, size_t body_len, ts_api_respon
         const char *got = content_type != NULL ? content_type : "none";
         const char *q = content_type != NULL ? "\"" : "";
 
-        snprintf(detail, sizeof detail, "send the request body as Content-Type: "
-                 "application/json (got %s%.*s%s)", q, ts_utf8_prec(got, 64), got, q);
+        snprintf(detail, sizeof detail,
+                 "send the request body as Content-Type: "
+                 "application/json (got %s%.*s%s)",
+                 q, ts_utf8_prec(got, 64), got, q);
         *rc = ts_api_problem(resp, TS_PROB_UNSUPPORTED_MEDIA_TYPE, detail, NULL);
         return true;
     }
@@ -495,16 +496,15 @@ static bool refuse_body(const char *content_type, size_t body_len, ts_api_respon
 }
 
 /* A POST route's body parsed, then its handler. */
-static int handle_post(ts_route_id id, const char *body, size_t body_len,
-                       ts_api_response *resp)
+static int handle_post(ts_route_id id, const char *body, size_t body_len, ts_api_response *resp)
 {
     ts_api_req req;
     ts_api_err err;
 
-    if ((id == TS_ROUTE_SEARCH   ? ts_json_parse_search(body, body_len, &req, &err)
-         : id == TS_ROUTE_BUDGET ? ts_json_parse_budget(body, body_len, &req, &err)
-                                 : ts_json_parse_run(body, body_len, id == TS_ROUTE_FIT,
-                                                     &req, &err)) != 0) {
+    if ((id == TS_ROUTE_SEARCH ? ts_json_parse_search(body, body_len, &req, &err)
+         : id == TS_ROUTE_BUDGET
+             ? ts_json_parse_budget(body, body_len, &req, &err)
+             : ts_json_parse_run(body, body_len, id == TS_ROUTE_FIT, &req, &err)) != 0) {
         if (err.status == 503) {
             ts_api_oom_response(resp);
             return -1;
@@ -531,15 +531,12 @@ static int handle_post(ts_route_id id, const char *body, size_t body_len,
     case TS_ROUTE_GPUS:
     case TS_ROUTE_COUNT:
     default:
-        return ts_api_problem(resp, TS_PROB_INTERNAL_ERROR,
-                              "route has no estimator", NULL);
+        return ts_api_problem(resp, TS_PROB_INTERNAL_ERROR, "route has no estimator", NULL);
     }
 }
 
-int ts_api_handle(const char *method, const char *path,
-                  const char *content_type,
-                  const char *body, size_t body_len,
-                  ts_api_response *resp)
+int ts_api_handle(const char *method, const char *path, const char *content_type, const char *body,
+                  size_t body_len, ts_api_response *resp)
 {
     const ts_route *r;
     ts_route_id id = TS_ROUTE_COUNT;

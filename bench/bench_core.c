@@ -30,8 +30,8 @@ static void bench_report(const char *what, long n, double ns)
 {
     double per = ns / (double)n;
 
-    printf("%-22s %8ld iterations  %10.1f ns/estimate  %12.0f estimates/s\n",
-           what, n, per, 1e9 / per);
+    printf("%-22s %8ld iterations  %10.1f ns/estimate  %12.0f estimates/s\n", what, n, per,
+           1e9 / per);
 }
 
 static int bench_run(ts_run *r, const char *what)
@@ -157,17 +157,20 @@ int main(int argc, char **argv)
         t1 = bench_now_ns();
         bench_report("ts_search_run 70B/1024", n_search, t1 - t0);
         search_ns = (t1 - t0) / (double)n_search;
-        printf("%-22s %8llu layouts     %10.1f ns/layout    %12.0f layouts/s  (%llu enumerated, %llu fit, %llu pruned per search)\n",
+        printf("%-22s %8llu layouts     %10.1f ns/layout    %12.0f layouts/s  (%llu enumerated, "
+               "%llu fit, %llu pruned per search)\n",
                "  layouts evaluated", (unsigned long long)layouts, (t1 - t0) / (double)layouts,
                (double)layouts * 1e9 / (t1 - t0), (unsigned long long)so->enumerated,
                (unsigned long long)so->fitting, (unsigned long long)so->pruned);
-        printf("  best: tp %lld pp %lld cp %lld dp %lld mb %lld vpp %lld %s zero %d recompute %s: %.3f s/step, MFU %.3f, %.2f GiB of %.2f\n",
-               (long long)so->results[0].tp, (long long)so->results[0].pp, (long long)so->results[0].cp,
-               (long long)so->results[0].dp, (long long)so->results[0].micro_batch,
-               (long long)so->results[0].vpp, ts_framework_name(so->results[0].framework),
-               so->results[0].zero, ts_recompute_name(so->results[0].recompute),
-               so->results[0].step_time, so->results[0].predicted_mfu,
-               so->results[0].memory_total / 1073741824.0, so->results[0].hbm / 1073741824.0);
+        printf("  best: tp %lld pp %lld cp %lld dp %lld mb %lld vpp %lld %s zero %d recompute %s: "
+               "%.3f s/step, MFU %.3f, %.2f GiB of %.2f\n",
+               (long long)so->results[0].tp, (long long)so->results[0].pp,
+               (long long)so->results[0].cp, (long long)so->results[0].dp,
+               (long long)so->results[0].micro_batch, (long long)so->results[0].vpp,
+               ts_framework_name(so->results[0].framework), so->results[0].zero,
+               ts_recompute_name(so->results[0].recompute), so->results[0].step_time,
+               so->results[0].predicted_mfu, so->results[0].memory_total / 1073741824.0,
+               so->results[0].hbm / 1073741824.0);
         free(so);
     }
 
@@ -177,7 +180,10 @@ int main(int argc, char **argv)
      * POST /v1/budget less the JSON; the same latency class as a search
      * when it converges in one or two. */
     {
-        static const struct { const char *what; ts_sizing_mode mode; } cases[] = {
+        static const struct {
+            const char *what;
+            ts_sizing_mode mode;
+        } cases[] = {
             { "ts_sizing_run optimal", TS_SIZE_OPTIMAL },
             { "ts_sizing_run 70B", TS_SIZE_MODEL },
         };

@@ -26,32 +26,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum {
-    TS_EXIT_OK = 0,
-    TS_EXIT_NO = 1,
-    TS_EXIT_INPUT = 2,
-    TS_EXIT_ERROR = 3
-};
+enum { TS_EXIT_OK = 0, TS_EXIT_NO = 1, TS_EXIT_INPUT = 2, TS_EXIT_ERROR = 3 };
 
 #define TS_DEFAULT_URL "http://127.0.0.1:8080"
-#define TS_URL_LEN 256
+#define TS_URL_LEN     256
 
 /* Everything one invocation needs; lives on main's stack. */
 typedef struct ts_cli {
     char url[TS_URL_LEN];
-    bool url_given;            /* --url */
-    bool local_given;          /* --local */
+    bool url_given;   /* --url */
+    bool local_given; /* --local */
     long timeout_ms;
     bool json;
     bool format_given;
     bool ready;
-    bool help;                 /* --help / help [COMMAND] */
+    bool help; /* --help / help [COMMAND] */
     bool version;
     ts_cmd cmd;
-    ts_cmd help_cmd;           /* help COMMAND */
-    bool dashdash;             /* after "--": only plan files */
+    ts_cmd help_cmd; /* help COMMAND */
+    bool dashdash;   /* after "--": only plan files */
     json_t *run;
-    ts_check_opts plan;        /* estimate, check: plans, imports, margin, format */
+    ts_check_opts plan; /* estimate, check: plans, imports, margin, format */
     ts_conn conn;
 } ts_cli;
 
@@ -137,7 +132,7 @@ static int parse_timeout(ts_cli *cli, const char *v)
 static int apply_option(ts_cli *cli, const ts_cli_opt *o, const char *v)
 {
     static const ts_check_import imports[] = {
-        [TS_CLI_OPT_HF_CONFIG] = TS_CHECK_IMP_HF, [TS_CLI_OPT_DEEPSPEED] = TS_CHECK_IMP_DS,
+        [TS_CLI_OPT_HF_CONFIG] = TS_CHECK_IMP_HF,       [TS_CLI_OPT_DEEPSPEED] = TS_CHECK_IMP_DS,
         [TS_CLI_OPT_MEGATRON_ARGS] = TS_CHECK_IMP_MEGA, [TS_CLI_OPT_AXOLOTL] = TS_CHECK_IMP_AXOLOTL,
         [TS_CLI_OPT_NEMO] = TS_CHECK_IMP_NEMO,
     };
@@ -151,37 +146,51 @@ static int apply_option(ts_cli *cli, const ts_cli_opt *o, const char *v)
         snprintf(cli->url, sizeof cli->url, "%s", v);
         cli->url_given = true;
         return TS_EXIT_OK;
-    case TS_CLI_OPT_LOCAL: cli->local_given = true; return TS_EXIT_OK;
-    case TS_CLI_OPT_TIMEOUT: return parse_timeout(cli, v);
+    case TS_CLI_OPT_LOCAL:
+        cli->local_given = true;
+        return TS_EXIT_OK;
+    case TS_CLI_OPT_TIMEOUT:
+        return parse_timeout(cli, v);
     case TS_CLI_OPT_HELP:
         cli->help = true;
         if (cli->cmd == TS_CMD_HELP && cli->help_cmd == TS_CMD_NONE)
-            cli->help_cmd = TS_CMD_HELP;   /* help --help: help's own */
+            cli->help_cmd = TS_CMD_HELP; /* help --help: help's own */
         return TS_EXIT_OK;
-    case TS_CLI_OPT_VERSION: cli->version = true; return TS_EXIT_OK;
-    case TS_CLI_OPT_JSON: cli->json = true; return TS_EXIT_OK;
-    case TS_CLI_OPT_FORMAT: return parse_format(cli, v);
+    case TS_CLI_OPT_VERSION:
+        cli->version = true;
+        return TS_EXIT_OK;
+    case TS_CLI_OPT_JSON:
+        cli->json = true;
+        return TS_EXIT_OK;
+    case TS_CLI_OPT_FORMAT:
+        return parse_format(cli, v);
     case TS_CLI_OPT_NOTES:
         cli->plan.notes_off = strcmp(v, "off") == 0;
         return TS_EXIT_OK;
-    case TS_CLI_OPT_FORMULAS: cli->plan.formulas = true; return TS_EXIT_OK;
-    case TS_CLI_OPT_READY: cli->ready = true; return TS_EXIT_OK;
+    case TS_CLI_OPT_FORMULAS:
+        cli->plan.formulas = true;
+        return TS_EXIT_OK;
+    case TS_CLI_OPT_READY:
+        cli->ready = true;
+        return TS_EXIT_OK;
     case TS_CLI_OPT_MARGIN:
         if (!ts_check_parse_margin(v, &cli->plan.margin))
             return usage_error("--margin needs a fraction of HBM to keep free, like 10%% "
-                               "or 0.1 (in [0, 1)), got '%s'", v);
+                               "or 0.1 (in [0, 1)), got '%s'",
+                               v);
         cli->plan.margin_given = true;
         return TS_EXIT_OK;
     case TS_CLI_OPT_FILE:
         return ts_check_add_file(&cli->plan, v, err, sizeof err) == 0 ? TS_EXIT_OK
-               : usage_error("%s", err);
+                                                                      : usage_error("%s", err);
     case TS_CLI_OPT_HF_CONFIG:
     case TS_CLI_OPT_DEEPSPEED:
     case TS_CLI_OPT_MEGATRON_ARGS:
     case TS_CLI_OPT_AXOLOTL:
     case TS_CLI_OPT_NEMO:
         return ts_check_set_import(&cli->plan, imports[id], v, err, sizeof err) == 0
-               ? TS_EXIT_OK : usage_error("%s", err);
+                   ? TS_EXIT_OK
+                   : usage_error("%s", err);
     case TS_CLI_OPT_COUNT:
     default:
         break;
@@ -201,8 +210,7 @@ static int table_option(ts_cli *cli, const ts_cli_opt *o, int argc, char **argv,
         } else if (*i + 1 < argc) {
             v = argv[++*i];
         } else {
-            return usage_error("%s needs a value%s%s", o->name,
-                               o->metavar != NULL ? ": " : "",
+            return usage_error("%s needs a value%s%s", o->name, o->metavar != NULL ? ": " : "",
                                o->metavar != NULL ? o->metavar : "");
         }
         if (o->arg == TS_ARG_ENUM) {
@@ -212,10 +220,10 @@ static int table_option(ts_cli *cli, const ts_cli_opt *o, int argc, char **argv,
             for (const char *const *e = o->values; *e != NULL && !ok; e++)
                 ok = strcmp(*e, v) == 0;
             if (!ok)
-                return usage_error("%s: unknown value '%s'%s", o->name, v,
-                                   did_you_mean(hint, sizeof hint,
-                                                ts_cli_suggest_value(v, o->values, near,
-                                                                     sizeof near), near));
+                return usage_error(
+                    "%s: unknown value '%s'%s", o->name, v,
+                    did_you_mean(hint, sizeof hint,
+                                 ts_cli_suggest_value(v, o->values, near, sizeof near), near));
         }
     }
     return apply_option(cli, o, v);
@@ -237,8 +245,7 @@ static int unknown_option(const ts_cli *cli, const char *a)
     }
     return usage_error("unknown option '%s'%s", a,
                        did_you_mean(hint, sizeof hint,
-                                    ts_cli_suggest_option(a, cli->cmd, near, sizeof near),
-                                    near));
+                                    ts_cli_suggest_option(a, cli->cmd, near, sizeof near), near));
 }
 
 /* A word that is not an option: the command, help's topic or a plan. */
@@ -264,7 +271,7 @@ static int positional(ts_cli *cli, const char *a)
     }
     if (cli->cmd == TS_CMD_ESTIMATE || cli->cmd == TS_CMD_CHECK || cli->cmd == TS_CMD_SEARCH)
         return ts_check_add_file(&cli->plan, a, err, sizeof err) == 0 ? TS_EXIT_OK
-               : usage_error("%s", err);
+                                                                      : usage_error("%s", err);
     return usage_error("unexpected argument '%s'", a);
 }
 
@@ -275,7 +282,8 @@ static int check_enums(const ts_cli *cli)
     const char *key;
     json_t *v;
 
-    json_object_foreach(cli->run, key, v) {
+    json_object_foreach(cli->run, key, v)
+    {
         const char *const *values = ts_cli_field_values(key);
         const char *s = json_string_value(v);
         char near[64], hint[96], opt[64];
@@ -293,8 +301,7 @@ static int check_enums(const ts_cli *cli)
             opt[k] = opt[k] == '_' ? '-' : opt[k];
         return usage_error("%s: unknown value '%s'%s", opt, s,
                            did_you_mean(hint, sizeof hint,
-                                        ts_cli_suggest_value(s, values, near, sizeof near),
-                                        near));
+                                        ts_cli_suggest_value(s, values, near, sizeof near), near));
     }
     return TS_EXIT_OK;
 }
@@ -394,7 +401,7 @@ static int resolve_format(ts_cli *cli)
     if (!cli->json)
         return TS_EXIT_OK;
     if (cli->cmd == TS_CMD_ESTIMATE && !cli->format_given)
-        cli->plan.raw_json = true;   /* the answer unchanged */
+        cli->plan.raw_json = true; /* the answer unchanged */
     else
         cli->plan.format = TS_CHECK_JSON;
     return TS_EXIT_OK;
@@ -402,8 +409,8 @@ static int resolve_format(ts_cli *cli)
 
 /* One request; on success *answer is the parsed 2xx JSON and *raw its
  * bytes.  Otherwise the failure is printed and the exit status returned. */
-static int call(const ts_cli *cli, const char *method, const char *path,
-                const char *body, json_t **answer, ts_http_response *raw)
+static int call(const ts_cli *cli, const char *method, const char *path, const char *body,
+                json_t **answer, ts_http_response *raw)
 {
     ts_http_error err;
     json_error_t jerr;
@@ -419,8 +426,8 @@ static int call(const ts_cli *cli, const char *method, const char *path,
         if (j && ts_http_is_problem(raw))
             ts_report_problem(stderr, j, raw->status);
         else
-            fprintf(stderr, "error: %s answered HTTP %ld for %s %s\n",
-                    ts_conn_name(&cli->conn), raw->status, method, path);
+            fprintf(stderr, "error: %s answered HTTP %ld for %s %s\n", ts_conn_name(&cli->conn),
+                    raw->status, method, path);
         json_decref(j);
         ts_http_response_free(raw);
         return raw->status >= 500 ? TS_EXIT_ERROR : TS_EXIT_INPUT;
@@ -454,7 +461,8 @@ static int cmd_search(const ts_cli *cli)
     /* --margin is the search's "margin" (the API's default, 0.1, without) */
     body = !cli->plan.margin_given ||
                    json_object_set_new(req, "margin", json_real(cli->plan.margin)) == 0
-               ? json_dumps(req, JSON_COMPACT) : NULL;
+               ? json_dumps(req, JSON_COMPACT)
+               : NULL;
     json_decref(req);
     if (!body) {
         fprintf(stderr, "trainsize: out of memory\n");
@@ -474,7 +482,8 @@ static int cmd_search(const ts_cli *cli)
     if (rc == TS_EXIT_NO && cli->plan.format != TS_CHECK_TEXT)
         fprintf(stderr, "trainsize: no layout fits: %s\n",
                 json_string_value(ts_report_get(a, "reason")) != NULL
-                ? json_string_value(ts_report_get(a, "reason")) : "none found");
+                    ? json_string_value(ts_report_get(a, "reason"))
+                    : "none found");
     ts_http_response_free(&raw);
     json_decref(a);
     return rc;
@@ -505,8 +514,7 @@ static int cmd_budget(const ts_cli *cli)
     return TS_EXIT_OK;
 }
 
-static int cmd_list(const ts_cli *cli, const char *path,
-                    void (*report)(FILE *, const json_t *))
+static int cmd_list(const ts_cli *cli, const char *path, void (*report)(FILE *, const json_t *))
 {
     ts_http_response raw;
     json_t *a = NULL;
@@ -527,7 +535,7 @@ static int cmd_list(const ts_cli *cli, const char *path,
  * Docker's HEALTHCHECK and shell scripts expect. */
 static bool probe(const ts_cli *cli, const char *path)
 {
-    ts_http_client c = {cli->url, 0, cli->timeout_ms};
+    ts_http_client c = { cli->url, 0, cli->timeout_ms };
     ts_http_response resp;
     ts_http_error err;
     bool ok;
@@ -560,11 +568,16 @@ static int run_command(ts_cli *cli)
     case TS_CMD_CHECK:
         cli->plan.estimate = cli->cmd == TS_CMD_ESTIMATE;
         return ts_check_run(&cli->plan, &cli->conn, cli->run, stdout, stderr);
-    case TS_CMD_SEARCH: return cmd_search(cli);
-    case TS_CMD_BUDGET: return cmd_budget(cli);
-    case TS_CMD_HEALTH: return cmd_health(cli);
-    case TS_CMD_PRESETS: return cmd_list(cli, "/v1/presets", ts_report_presets);
-    case TS_CMD_GPUS: return cmd_list(cli, "/v1/gpus", ts_report_gpus);
+    case TS_CMD_SEARCH:
+        return cmd_search(cli);
+    case TS_CMD_BUDGET:
+        return cmd_budget(cli);
+    case TS_CMD_HEALTH:
+        return cmd_health(cli);
+    case TS_CMD_PRESETS:
+        return cmd_list(cli, "/v1/presets", ts_report_presets);
+    case TS_CMD_GPUS:
+        return cmd_list(cli, "/v1/gpus", ts_report_gpus);
     case TS_CMD_NONE:
     case TS_CMD_HELP:
     case TS_CMD_COUNT:

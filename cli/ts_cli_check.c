@@ -17,14 +17,13 @@
 #include <time.h>
 
 const char *const ts_check_format_names[TS_CHECK_FORMAT_COUNT + 1] = {
-    [TS_CHECK_TEXT] = "text", [TS_CHECK_JSON] = "json", [TS_CHECK_JSONL] = "jsonl",
-    [TS_CHECK_JUNIT] = "junit", [TS_CHECK_GITHUB] = "github",
-    [TS_CHECK_MARKDOWN] = "markdown", [TS_CHECK_CSV] = "csv",
-    [TS_CHECK_FORMAT_COUNT] = NULL,
+    [TS_CHECK_TEXT] = "text",   [TS_CHECK_JSON] = "json",       [TS_CHECK_JSONL] = "jsonl",
+    [TS_CHECK_JUNIT] = "junit", [TS_CHECK_GITHUB] = "github",   [TS_CHECK_MARKDOWN] = "markdown",
+    [TS_CHECK_CSV] = "csv",     [TS_CHECK_FORMAT_COUNT] = NULL,
 };
 
 const char *const ts_check_import_members[TS_CHECK_IMP_COUNT] = {
-    [TS_CHECK_IMP_HF] = "hf_config", [TS_CHECK_IMP_DS] = "deepspeed_config",
+    [TS_CHECK_IMP_HF] = "hf_config",       [TS_CHECK_IMP_DS] = "deepspeed_config",
     [TS_CHECK_IMP_MEGA] = "megatron_args", [TS_CHECK_IMP_AXOLOTL] = "axolotl_config",
     [TS_CHECK_IMP_NEMO] = "nemo_config",
 };
@@ -86,8 +85,8 @@ int ts_check_add_file(ts_check_opts *o, const char *path, char *err, size_t errl
     return 0;
 }
 
-int ts_check_set_import(ts_check_opts *o, ts_check_import k, const char *path,
-                        char *err, size_t errlen)
+int ts_check_set_import(ts_check_opts *o, ts_check_import k, const char *path, char *err,
+                        size_t errlen)
 {
     bool again = o->imports[k] != NULL && strcmp(o->imports[k], "-") == 0;
 
@@ -119,8 +118,9 @@ static void slurp(ts_check_src *s)
     } else {
         n = fread(s->text, 1, (size_t)TS_CHECK_FILE_MAX + 1, f);
         if (ferror(f) || n > (size_t)TS_CHECK_FILE_MAX) {
-            snprintf(s->why, sizeof s->why, ferror(f) ? "cannot read %s"
-                     : "%s is larger than 1 MiB", in ? "standard input" : s->path);
+            snprintf(s->why, sizeof s->why,
+                     ferror(f) ? "cannot read %s" : "%s is larger than 1 MiB",
+                     in ? "standard input" : s->path);
             free(s->text);
             s->text = NULL;
         } else {
@@ -143,13 +143,12 @@ static json_t *parse_json(const ts_check_src *s, bool object, char *err, size_t 
     }
     j = json_loadb(s->text, s->len, JSON_REJECT_DUPLICATES, &je);
     if (j == NULL) {
-        snprintf(err, errlen, "%s: invalid JSON at line %d, column %d: %s", s->path,
-                 je.line, je.column, je.text);
+        snprintf(err, errlen, "%s: invalid JSON at line %d, column %d: %s", s->path, je.line,
+                 je.column, je.text);
         return NULL;
     }
     if (object && !json_is_object(j)) {
-        snprintf(err, errlen, "%s: a plan is a JSON object (the API's request body)",
-                 s->path);
+        snprintf(err, errlen, "%s: a plan is a JSON object (the API's request body)", s->path);
         json_decref(j);
         return NULL;
     }
@@ -187,7 +186,8 @@ static char *path_next_to(const char *plan_path, const char *rel)
 {
     const char *slash = plan_path != NULL ? strrchr(plan_path, '/') : NULL;
     size_t dl = slash != NULL && rel[0] != '/' && strcmp(plan_path, "-") != 0
-                ? (size_t)(slash - plan_path) + 1 : 0;
+                    ? (size_t)(slash - plan_path) + 1
+                    : 0;
     char *p = malloc(dl + strlen(rel) + 1);
 
     if (p != NULL) {
@@ -235,8 +235,7 @@ static int inline_paths(json_t *plan, const char *plan_path, char *err, size_t e
 }
 
 /* The command line's imports as request members, built once. */
-static int load_imports(const ts_check_src *srcs, json_t **members, char *err,
-                        size_t errlen)
+static int load_imports(const ts_check_src *srcs, json_t **members, char *err, size_t errlen)
 {
     size_t k;
 
@@ -306,8 +305,9 @@ static ts_check_verdict judge_run(const json_t *a, ts_check_result *r, size_t at
     r->days = ts_report_num(g, "wall_days");
     r->cost = ts_report_num(g, "cost_usd");
     if (!isfinite(r->days) || !isfinite(r->cost) || dh == NULL || ch == NULL) {
-        snprintf(r->summary, sizeof r->summary,
-                 "the answer has no compute.goodput wall_days / cost_usd for --max-days / --max-cost");
+        snprintf(
+            r->summary, sizeof r->summary,
+            "the answer has no compute.goodput wall_days / cost_usd for --max-days / --max-cost");
         return TS_CHECK_ERROR;
     }
     if (r->max_cost > 0 && !(ts_report_num(a, "inputs.gpu_hour_usd") > 0)) {
@@ -335,8 +335,7 @@ static ts_check_verdict judge_run(const json_t *a, ts_check_result *r, size_t at
     return TS_CHECK_FITS;
 }
 
-ts_check_verdict ts_check_judge(double margin, const json_t *a, ts_check_result *r,
-                                FILE *rep)
+ts_check_verdict ts_check_judge(double margin, const json_t *a, ts_check_result *r, FILE *rep)
 {
     const json_t *mem = ts_report_get(a, "memory");
     const json_t *t_human = ts_report_get(mem, "total.human");
@@ -372,7 +371,8 @@ ts_check_verdict ts_check_judge(double margin, const json_t *a, ts_check_result 
     if (fits && r->total <= r->allowed) {
         int n = snprintf(r->summary, sizeof r->summary,
                          "fits with a %.4g%% margin: %s per GPU (worst stage %.0f) of %s allowed "
-                         "(%s HBM), %s to spare", margin * 100, t, worst, al, h, gap);
+                         "(%s HBM), %s to spare",
+                         margin * 100, t, worst, al, h, gap);
         ts_check_verdict v = TS_CHECK_FITS;
 
         if (r->max_days > 0 || r->max_cost > 0)
@@ -384,11 +384,13 @@ ts_check_verdict ts_check_judge(double margin, const json_t *a, ts_check_result 
     if (fits)
         snprintf(r->summary, sizeof r->summary,
                  "fits, but not with a %.4g%% margin: %s per GPU (worst stage %.0f) > %s "
-                 "allowed of %s HBM, over by %s", margin * 100, t, worst, al, h, gap);
+                 "allowed of %s HBM, over by %s",
+                 margin * 100, t, worst, al, h, gap);
     else
         snprintf(r->summary, sizeof r->summary,
                  "does not fit: %s per GPU (worst stage %.0f) > %s HBM; with a %.4g%% "
-                 "margin %s allowed, over by %s", t, worst, h, margin * 100, al, gap);
+                 "margin %s allowed, over by %s",
+                 t, worst, h, margin * 100, al, gap);
     if (rep != NULL)
         fprintf(rep, "FAIL: %s\n", r->summary);
     return TS_CHECK_NO;
@@ -448,8 +450,7 @@ static void judge_problem(const ts_http_response *resp, ts_check_result *r)
  * --max-cost): taken out of the request, which /v1/memory and /v1/plan
  * do not take (they are search's members), and held against the plan's
  * compute.goodput.  Ranges as core/ts_fields.def gives them. */
-static int take_gate(json_t *plan, const char *key, double max, double *out,
-                     ts_check_result *r)
+static int take_gate(json_t *plan, const char *key, double max, double *out, ts_check_result *r)
 {
     const json_t *v = json_object_get(plan, key);
     double x;
@@ -471,8 +472,7 @@ static int take_gate(json_t *plan, const char *key, double max, double *out,
 }
 
 static void check_one(const ts_check_opts *o, const ts_conn *conn, json_t *const *imports,
-                      const json_t *run_opts, const ts_check_src *plan_src,
-                      ts_check_result *r)
+                      const json_t *run_opts, const ts_check_src *plan_src, ts_check_result *r)
 {
     ts_http_response resp;
     ts_http_error herr;
@@ -501,13 +501,13 @@ static void check_one(const ts_check_opts *o, const ts_conn *conn, json_t *const
         snprintf(r->summary, sizeof r->summary, "out of memory");
         goto done;
     }
-    if (ts_conn_request(conn, "POST", o->estimate || gated ? "/v1/plan" : "/v1/memory", body,
-                        &resp, &herr) != TS_HTTP_OK) {
+    if (ts_conn_request(conn, "POST", o->estimate || gated ? "/v1/plan" : "/v1/memory", body, &resp,
+                        &herr) != TS_HTTP_OK) {
         r->verdict = TS_CHECK_ERROR;
         snprintf(r->summary, sizeof r->summary, "%s", herr.text);
         goto done;
     }
-    r->raw = resp.body;            /* ownership moves to the result */
+    r->raw = resp.body; /* ownership moves to the result */
     r->raw_len = resp.len;
     r->answer = json_loadb(resp.body, resp.len, 0, NULL);
     if (resp.status < 200 || resp.status > 299) {
@@ -545,8 +545,8 @@ static void free_result(ts_check_result *r)
     free(r->notes);
 }
 
-int ts_check_request(const ts_check_opts *o, const json_t *run_opts, json_t **req,
-                     char *why, size_t whylen)
+int ts_check_request(const ts_check_opts *o, const json_t *run_opts, json_t **req, char *why,
+                     size_t whylen)
 {
     ts_check_src srcs[TS_CHECK_IMP_COUNT + 1];
     json_t *imports[TS_CHECK_IMP_COUNT] = { NULL };
@@ -564,8 +564,8 @@ int ts_check_request(const ts_check_opts *o, const json_t *run_opts, json_t **re
         if (srcs[k].path != NULL)
             slurp(&srcs[k]);
     if (load_imports(srcs, imports, why, whylen) == 0) {
-        *req = build_request(o->n_files > 0 ? &srcs[TS_CHECK_IMP_COUNT] : NULL, imports,
-                             run_opts, &r);
+        *req =
+            build_request(o->n_files > 0 ? &srcs[TS_CHECK_IMP_COUNT] : NULL, imports, run_opts, &r);
         if (*req == NULL)
             snprintf(why, whylen, "%s", r.summary);
         else
@@ -578,8 +578,8 @@ int ts_check_request(const ts_check_opts *o, const json_t *run_opts, json_t **re
     return rc;
 }
 
-int ts_check_run(const ts_check_opts *o, const ts_conn *conn, const json_t *run_opts,
-                 FILE *out, FILE *err)
+int ts_check_run(const ts_check_opts *o, const ts_conn *conn, const json_t *run_opts, FILE *out,
+                 FILE *err)
 {
     size_t n = o->n_files > 0 ? o->n_files : 1, i, k;
     size_t n_src = o->n_files + TS_CHECK_IMP_COUNT;
@@ -608,8 +608,8 @@ int ts_check_run(const ts_check_opts *o, const ts_conn *conn, const json_t *run_
         goto out;
     }
     for (i = 0; i < n; i++) {
-        check_one(o, conn, imports, run_opts,
-                  o->n_files > 0 ? &srcs[TS_CHECK_IMP_COUNT + i] : NULL, &rs[i]);
+        check_one(o, conn, imports, run_opts, o->n_files > 0 ? &srcs[TS_CHECK_IMP_COUNT + i] : NULL,
+                  &rs[i]);
         if ((int)rs[i].verdict > worst)
             worst = (int)rs[i].verdict;
     }

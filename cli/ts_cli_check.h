@@ -29,24 +29,24 @@
 #include <stdio.h>
 
 #define TS_CHECK_FILES_MAX 256
-#define TS_CHECK_FILE_MAX (1024L * 1024L) /* bytes of one plan or config file */
+#define TS_CHECK_FILE_MAX  (1024L * 1024L) /* bytes of one plan or config file */
 
 /* A plan's verdict; the numbers are the exit status. */
 typedef enum ts_check_verdict {
     TS_CHECK_FITS = 0,
-    TS_CHECK_NO = 1,          /* does not fit (with the margin) */
-    TS_CHECK_REJECTED = 2,    /* 4xx, or a file that cannot be read */
-    TS_CHECK_ERROR = 3        /* no answer: unreachable, 5xx, not JSON */
+    TS_CHECK_NO = 1,       /* does not fit (with the margin) */
+    TS_CHECK_REJECTED = 2, /* 4xx, or a file that cannot be read */
+    TS_CHECK_ERROR = 3     /* no answer: unreachable, 5xx, not JSON */
 } ts_check_verdict;
 
 typedef enum ts_check_format {
     TS_CHECK_TEXT = 0,
-    TS_CHECK_JSON,            /* one document: every plan, verdict, answer */
-    TS_CHECK_JSONL,           /* one line per plan */
-    TS_CHECK_JUNIT,           /* JUnit XML (tests/data/junit.xsd) */
-    TS_CHECK_GITHUB,          /* GitHub Actions workflow commands */
-    TS_CHECK_MARKDOWN,        /* a summary table ($GITHUB_STEP_SUMMARY) */
-    TS_CHECK_CSV,             /* one row per plan (estimate: per figure) */
+    TS_CHECK_JSON,     /* one document: every plan, verdict, answer */
+    TS_CHECK_JSONL,    /* one line per plan */
+    TS_CHECK_JUNIT,    /* JUnit XML (tests/data/junit.xsd) */
+    TS_CHECK_GITHUB,   /* GitHub Actions workflow commands */
+    TS_CHECK_MARKDOWN, /* a summary table ($GITHUB_STEP_SUMMARY) */
+    TS_CHECK_CSV,      /* one row per plan (estimate: per figure) */
     TS_CHECK_FORMAT_COUNT
 } ts_check_format;
 
@@ -55,11 +55,11 @@ extern const char *const ts_check_format_names[TS_CHECK_FORMAT_COUNT + 1];
 
 /* A command-line import: the member it fills and the file it came from. */
 typedef enum ts_check_import {
-    TS_CHECK_IMP_HF = 0,      /* --hf-config      hf_config (JSON) */
-    TS_CHECK_IMP_DS,          /* --deepspeed      deepspeed_config (JSON) */
-    TS_CHECK_IMP_MEGA,        /* --megatron-args  megatron_args (text) */
-    TS_CHECK_IMP_AXOLOTL,     /* --axolotl        axolotl_config (YAML text) */
-    TS_CHECK_IMP_NEMO,        /* --nemo-config    nemo_config (YAML text) */
+    TS_CHECK_IMP_HF = 0,  /* --hf-config      hf_config (JSON) */
+    TS_CHECK_IMP_DS,      /* --deepspeed      deepspeed_config (JSON) */
+    TS_CHECK_IMP_MEGA,    /* --megatron-args  megatron_args (text) */
+    TS_CHECK_IMP_AXOLOTL, /* --axolotl        axolotl_config (YAML text) */
+    TS_CHECK_IMP_NEMO,    /* --nemo-config    nemo_config (YAML text) */
     TS_CHECK_IMP_COUNT
 } ts_check_import;
 
@@ -67,31 +67,31 @@ typedef enum ts_check_import {
 extern const char *const ts_check_import_members[TS_CHECK_IMP_COUNT];
 
 typedef struct ts_check_opts {
-    const char *imports[TS_CHECK_IMP_COUNT];   /* file paths ("-": stdin), NULL when not given */
-    const char *files[TS_CHECK_FILES_MAX];     /* plan files ("-": stdin) */
+    const char *imports[TS_CHECK_IMP_COUNT]; /* file paths ("-": stdin), NULL when not given */
+    const char *files[TS_CHECK_FILES_MAX];   /* plan files ("-": stdin) */
     size_t n_files;
-    double margin;              /* fraction of HBM kept free, [0, 1) */
-    bool margin_given;          /* --margin was given (search sends it; else the API's 0.1) */
+    double margin;     /* fraction of HBM kept free, [0, 1) */
+    bool margin_given; /* --margin was given (search sends it; else the API's 0.1) */
     ts_check_format format;
-    bool estimate;              /* trainsize estimate: /v1/plan, its tables */
-    bool formulas;              /* estimate text: each figure's formula */
-    bool raw_json;              /* --json on estimate: the answers unchanged */
-    bool notes_off;             /* --notes=off: no import notes printed */
+    bool estimate;  /* trainsize estimate: /v1/plan, its tables */
+    bool formulas;  /* estimate text: each figure's formula */
+    bool raw_json;  /* --json on estimate: the answers unchanged */
+    bool notes_off; /* --notes=off: no import notes printed */
 } ts_check_opts;
 
 /* One plan's outcome, what every report reads. */
 typedef struct ts_check_result {
-    const char *file;           /* plan file, NULL: the command line alone */
+    const char *file; /* plan file, NULL: the command line alone */
     ts_check_verdict verdict;
-    char summary[768];          /* one line, says the margin */
-    char *report;               /* text report (check), malloc'd, may be NULL */
+    char summary[768]; /* one line, says the margin */
+    char *report;      /* text report (check), malloc'd, may be NULL */
     size_t report_len;
-    char **notes;               /* import_notes, copied */
+    char **notes; /* import_notes, copied */
     size_t n_notes;
-    char *raw;                  /* the answer's bytes (a 2xx or a problem), or NULL */
+    char *raw; /* the answer's bytes (a 2xx or a problem), or NULL */
     size_t raw_len;
-    json_t *answer;             /* raw parsed, or NULL */
-    const char *field;          /* rejected: the problem's JSON pointer, or NULL */
+    json_t *answer;    /* raw parsed, or NULL */
+    const char *field; /* rejected: the problem's JSON pointer, or NULL */
     /* the verdict's figures (NAN when there is no answer) */
     double total, allowed, hbm, worst_stage;
     /* The run gates (0: none), set before ts_check_judge, and the run's
@@ -103,10 +103,10 @@ typedef struct ts_check_result {
 
 /* A file of the run, read once ("-": standard input). */
 typedef struct ts_check_src {
-    const char *path;           /* NULL: not given */
-    char *text;                 /* NUL-terminated, NULL when unreadable */
+    const char *path; /* NULL: not given */
+    char *text;       /* NUL-terminated, NULL when unreadable */
     size_t len;
-    char why[640];              /* when unreadable */
+    char why[640]; /* when unreadable */
 } ts_check_src;
 
 /* A whole run: every plan's result, for the reports. */
@@ -126,14 +126,14 @@ int ts_check_add_file(ts_check_opts *o, const char *path, char *err, size_t errl
 
 /* A command-line import (--hf-config F ...).  0, or -1 with err (a
  * second "-"). */
-int ts_check_set_import(ts_check_opts *o, ts_check_import k, const char *path,
-                        char *err, size_t errlen);
+int ts_check_set_import(ts_check_opts *o, ts_check_import k, const char *path, char *err,
+                        size_t errlen);
 
 /* One request from the command line: the plan file (o->files[0], if
  * any, its config paths read and inlined), the imports, then run_opts on
  * top (trainsize search).  0 with *req (owned), or -1 with why. */
-int ts_check_request(const ts_check_opts *o, const json_t *run_opts, json_t **req,
-                     char *why, size_t whylen);
+int ts_check_request(const ts_check_opts *o, const json_t *run_opts, json_t **req, char *why,
+                     size_t whylen);
 
 /* "10%" -> 0.10, "0.1" -> 0.1; false unless in [0, 1). */
 bool ts_check_parse_margin(const char *s, double *out);
@@ -143,12 +143,11 @@ bool ts_check_parse_margin(const char *s, double *out);
  * (NULL: none).  TS_CHECK_ERROR when the answer has no memory figures.
  * With r->max_days or r->max_cost > 0 the answer is /v1/plan's and its
  * compute.goodput must be within them too (TS_CHECK_ERROR without it). */
-ts_check_verdict ts_check_judge(double margin, const json_t *answer,
-                                ts_check_result *r, FILE *rep);
+ts_check_verdict ts_check_judge(double margin, const json_t *answer, ts_check_result *r, FILE *rep);
 
 /* Run every plan (or the run options alone when there is no plan file)
  * and report on out (errors on err).  Returns the exit status above. */
-int ts_check_run(const ts_check_opts *o, const ts_conn *conn,
-                 const json_t *run_opts, FILE *out, FILE *err);
+int ts_check_run(const ts_check_opts *o, const ts_conn *conn, const json_t *run_opts, FILE *out,
+                 FILE *err);
 
 #endif /* TS_CLI_CHECK_H */

@@ -8,122 +8,119 @@
 
 #include <string.h>
 
-#define F_TEXT TS_FORMAT_BIT(TS_CHECK_TEXT)
-#define F_JSON TS_FORMAT_BIT(TS_CHECK_JSON)
-#define F_JSONL TS_FORMAT_BIT(TS_CHECK_JSONL)
+#define F_TEXT     TS_FORMAT_BIT(TS_CHECK_TEXT)
+#define F_JSON     TS_FORMAT_BIT(TS_CHECK_JSON)
+#define F_JSONL    TS_FORMAT_BIT(TS_CHECK_JSONL)
 #define F_MARKDOWN TS_FORMAT_BIT(TS_CHECK_MARKDOWN)
-#define F_CSV TS_FORMAT_BIT(TS_CHECK_CSV)
-#define PLAN_FORMATS (F_TEXT | F_JSON | F_JSONL | TS_FORMAT_BIT(TS_CHECK_JUNIT) | \
-                      TS_FORMAT_BIT(TS_CHECK_GITHUB) | F_MARKDOWN | F_CSV)
+#define F_CSV      TS_FORMAT_BIT(TS_CHECK_CSV)
+#define PLAN_FORMATS                                                                              \
+    (F_TEXT | F_JSON | F_JSONL | TS_FORMAT_BIT(TS_CHECK_JUNIT) | TS_FORMAT_BIT(TS_CHECK_GITHUB) | \
+     F_MARKDOWN | F_CSV)
 
 const ts_cli_cmd ts_cli_cmds[TS_CMD_COUNT] = {
     [TS_CMD_NONE] = { NULL, NULL, NULL, NULL, 0, false },
-    [TS_CMD_ESTIMATE] = {
-        "estimate", "[RUN OPTIONS] [PLAN.json ...]",
-        "memory, step time, cost and checkpoints of a run (POST /v1/plan)",
-        "Prints the plan's tables and its verdict: it fits when the worst pipeline\n"
-        "stage needs at most (1 - margin) of the GPU's HBM.  Exit 1 when it does\n"
-        "not.  Plan files and imported configs work as for check.",
-        PLAN_FORMATS, true },
-    [TS_CMD_CHECK] = {
-        "check", "[RUN OPTIONS] [PLAN.json ...]",
-        "a CI gate: does every plan fit in GPU memory (POST /v1/memory)",
-        "A plan is the API's request JSON in a file (imports allowed inside it;\n"
-        "\"hf_config\": \"configs/x.json\" names a file next to the plan, which is\n"
-        "read and sent inline); the command line's imports and run options go on\n"
-        "top of each.  A plan fits when memory.total <= (1 - margin) x\n"
-        "memory.hbm_bytes; with --max-days / --max-cost (or max_days / max_cost\n"
-        "in the plan) its run with checkpoint writes, failures and restarts\n"
-        "(POST /v1/plan, compute.goodput) must also be within them.  Without a\n"
-        "plan file the run options alone are one plan.  The exit status is the\n"
-        "worst over all plans.",
-        PLAN_FORMATS, true },
-    [TS_CMD_SEARCH] = {
-        "search", "[RUN OPTIONS] [PLAN.json]",
-        "the fastest layouts that fit, ranked (POST /v1/search)",
-        "Given tp/pp/cp/ep/zero/framework/recompute/micro-batch/vpp are kept, the\n"
-        "rest searched.  Imported configs and one plan file work as for check.\n"
-        "A layout is ranked when it fits with the margin (default 10% of HBM kept\n"
-        "free) and within --max-days / --max-cost; every row ends with the\n"
-        "estimate command that reproduces it.  Exit 1 when no layout fits.",
-        F_TEXT | F_JSON | F_JSONL | F_MARKDOWN | F_CSV, true },
-    [TS_CMD_BUDGET] = {
-        "budget", "[RUN OPTIONS] --budget-days D | --budget-gpu-hours H | --budget-usd U",
-        "what a budget of GPU time trains, and its plan (POST /v1/budget)",
-        "Without a model: the compute-optimal model for the FLOPs the budget buys\n"
-        "(--scaling-law hoffmann or besiroglu), or one of --tokens-per-param; with\n"
-        "--model, the tokens it buys.  Days are wall clock with failures, on --gpus.",
-        F_TEXT | F_JSON, true },
-    [TS_CMD_HEALTH] = {
-        "health", "[--ready]",
-        "is the server live (and ready)",
-        "Asks the server's /livez (and /readyz with --ready): exit 0 when it\n"
-        "answers 2xx, 1 otherwise.  Always needs a server (--url, $TRAINSIZE_URL,\n"
-        "$TRAINSIZE_PORT, else http://127.0.0.1:8080).",
-        0, false },
-    [TS_CMD_PRESETS] = {
-        "presets", "", "the model presets (GET /v1/presets)",
-        "Lists every model preset: its id (for --model), parameters, sequence\n"
-        "length and training tokens.",
-        F_TEXT | F_JSON, false },
-    [TS_CMD_GPUS] = {
-        "gpus", "", "the GPU catalogue (GET /v1/gpus)",
-        "Lists every GPU: its id (for --gpu), HBM, bandwidth and peaks.",
-        F_TEXT | F_JSON, false },
-    [TS_CMD_HELP] = {
-        "help", "[COMMAND]", "this text, or one command's",
-        "trainsize help estimate is trainsize estimate --help.",
-        0, false },
+    [TS_CMD_ESTIMATE] = { "estimate", "[RUN OPTIONS] [PLAN.json ...]",
+                          "memory, step time, cost and checkpoints of a run (POST /v1/plan)",
+                          "Prints the plan's tables and its verdict: it fits when the worst "
+                          "pipeline\n"
+                          "stage needs at most (1 - margin) of the GPU's HBM.  Exit 1 when it "
+                          "does\n"
+                          "not.  Plan files and imported configs work as for check.",
+                          PLAN_FORMATS, true },
+    [TS_CMD_CHECK] = { "check", "[RUN OPTIONS] [PLAN.json ...]",
+                       "a CI gate: does every plan fit in GPU memory (POST /v1/memory)",
+                       "A plan is the API's request JSON in a file (imports allowed inside it;\n"
+                       "\"hf_config\": \"configs/x.json\" names a file next to the plan, which is\n"
+                       "read and sent inline); the command line's imports and run options go on\n"
+                       "top of each.  A plan fits when memory.total <= (1 - margin) x\n"
+                       "memory.hbm_bytes; with --max-days / --max-cost (or max_days / max_cost\n"
+                       "in the plan) its run with checkpoint writes, failures and restarts\n"
+                       "(POST /v1/plan, compute.goodput) must also be within them.  Without a\n"
+                       "plan file the run options alone are one plan.  The exit status is the\n"
+                       "worst over all plans.",
+                       PLAN_FORMATS, true },
+    [TS_CMD_SEARCH] = { "search", "[RUN OPTIONS] [PLAN.json]",
+                        "the fastest layouts that fit, ranked (POST /v1/search)",
+                        "Given tp/pp/cp/ep/zero/framework/recompute/micro-batch/vpp are kept, the\n"
+                        "rest searched.  Imported configs and one plan file work as for check.\n"
+                        "A layout is ranked when it fits with the margin (default 10% of HBM kept\n"
+                        "free) and within --max-days / --max-cost; every row ends with the\n"
+                        "estimate command that reproduces it.  Exit 1 when no layout fits.",
+                        F_TEXT | F_JSON | F_JSONL | F_MARKDOWN | F_CSV, true },
+    [TS_CMD_BUDGET] = { "budget",
+                        "[RUN OPTIONS] --budget-days D | --budget-gpu-hours H | --budget-usd U",
+                        "what a budget of GPU time trains, and its plan (POST /v1/budget)",
+                        "Without a model: the compute-optimal model for the FLOPs the budget buys\n"
+                        "(--scaling-law hoffmann or besiroglu), or one of --tokens-per-param; "
+                        "with\n"
+                        "--model, the tokens it buys.  Days are wall clock with failures, on "
+                        "--gpus.",
+                        F_TEXT | F_JSON, true },
+    [TS_CMD_HEALTH] = { "health", "[--ready]", "is the server live (and ready)",
+                        "Asks the server's /livez (and /readyz with --ready): exit 0 when it\n"
+                        "answers 2xx, 1 otherwise.  Always needs a server (--url, $TRAINSIZE_URL,\n"
+                        "$TRAINSIZE_PORT, else http://127.0.0.1:8080).",
+                        0, false },
+    [TS_CMD_PRESETS] = { "presets", "", "the model presets (GET /v1/presets)",
+                         "Lists every model preset: its id (for --model), parameters, sequence\n"
+                         "length and training tokens.",
+                         F_TEXT | F_JSON, false },
+    [TS_CMD_GPUS] = { "gpus", "", "the GPU catalogue (GET /v1/gpus)",
+                      "Lists every GPU: its id (for --gpu), HBM, bandwidth and peaks.",
+                      F_TEXT | F_JSON, false },
+    [TS_CMD_HELP] = { "help", "[COMMAND]", "this text, or one command's",
+                      "trainsize help estimate is trainsize estimate --help.", 0, false },
 };
 
-static const char *const format_values[] = {
-    "text", "json", "jsonl", "junit", "github", "markdown", "csv", NULL
-};
+static const char *const format_values[] = { "text",   "json",     "jsonl", "junit",
+                                             "github", "markdown", "csv",   NULL };
 static const char *const notes_values[] = { "on", "off", NULL };
 
 const ts_cli_opt ts_cli_opts[TS_CLI_OPT_COUNT] = {
     [TS_CLI_OPT_URL] = { "--url", 0, TS_ARG_WORD, "URL", 0, NULL,
-        "ask the server at URL (default: $TRAINSIZE_URL, else\n"
-        "http://127.0.0.1:$TRAINSIZE_PORT when set; else --local)" },
+                         "ask the server at URL (default: $TRAINSIZE_URL, else\n"
+                         "http://127.0.0.1:$TRAINSIZE_PORT when set; else --local)" },
     [TS_CLI_OPT_LOCAL] = { "--local", 0, TS_ARG_NONE, NULL, 0, NULL,
-        "answer in this process, no server: the same code and the same\n"
-        "bytes as the server's (also $TRAINSIZE_LOCAL=1)" },
+                           "answer in this process, no server: the same code and the same\n"
+                           "bytes as the server's (also $TRAINSIZE_LOCAL=1)" },
     [TS_CLI_OPT_TIMEOUT] = { "--timeout", 0, TS_ARG_WORD, "SECONDS", 0, NULL,
-        "whole-request timeout for a server (default 30; connect 3)" },
+                             "whole-request timeout for a server (default 30; connect 3)" },
     [TS_CLI_OPT_HELP] = { "--help", 'h', TS_ARG_NONE, NULL, 0, NULL,
-        "this text; after a command, that command's" },
+                          "this text; after a command, that command's" },
     [TS_CLI_OPT_VERSION] = { "--version", 'V', TS_ARG_NONE, NULL, 0, NULL,
-        "print the version and exit" },
+                             "print the version and exit" },
     [TS_CLI_OPT_JSON] = { "--json", 0, TS_ARG_NONE, NULL,
-        TS_CMDS_RUN | TS_CMD_BIT(TS_CMD_PRESETS) | TS_CMD_BIT(TS_CMD_GPUS), NULL,
-        "the API's answer unchanged (check: --format json)" },
+                          TS_CMDS_RUN | TS_CMD_BIT(TS_CMD_PRESETS) | TS_CMD_BIT(TS_CMD_GPUS), NULL,
+                          "the API's answer unchanged (check: --format json)" },
     [TS_CLI_OPT_FORMAT] = { "--format", 0, TS_ARG_ENUM, "FORMAT",
-        TS_CMDS_RUN | TS_CMD_BIT(TS_CMD_PRESETS) | TS_CMD_BIT(TS_CMD_GPUS), format_values,
-        "text (default), json (one document), jsonl (a line per plan or\n"
-        "row), junit (JUnit XML), github (workflow annotations), markdown\n"
-        "(a summary table) or csv" },
+                            TS_CMDS_RUN | TS_CMD_BIT(TS_CMD_PRESETS) | TS_CMD_BIT(TS_CMD_GPUS),
+                            format_values,
+                            "text (default), json (one document), jsonl (a line per plan or\n"
+                            "row), junit (JUnit XML), github (workflow annotations), markdown\n"
+                            "(a summary table) or csv" },
     [TS_CLI_OPT_NOTES] = { "--notes", 0, TS_ARG_ENUM, "on|off", TS_CMDS_PLAN, notes_values,
-        "off: leave out what an import could not map exactly" },
+                           "off: leave out what an import could not map exactly" },
     [TS_CLI_OPT_FORMULAS] = { "--formulas", 0, TS_ARG_NONE, NULL, TS_CMD_BIT(TS_CMD_ESTIMATE), NULL,
-        "each figure's formula under it" },
+                              "each figure's formula under it" },
     [TS_CLI_OPT_MARGIN] = { "--margin", 0, TS_ARG_WORD, "M", TS_CMDS_RUN, NULL,
-        "share of HBM that must stay free: 10% or 0.1 (default 0;\n"
-        "search: 10%, layouts above it are not ranked)" },
+                            "share of HBM that must stay free: 10% or 0.1 (default 0;\n"
+                            "search: 10%, layouts above it are not ranked)" },
     [TS_CLI_OPT_FILE] = { "--file", 0, TS_ARG_FILE, "PLAN.json", TS_CMDS_RUN, NULL,
-        "a plan (also as bare arguments: trainsize check plans/*.json;\n"
-        "search takes one); its config files may be paths next to it" },
+                          "a plan (also as bare arguments: trainsize check plans/*.json;\n"
+                          "search takes one); its config files may be paths next to it" },
     [TS_CLI_OPT_HF_CONFIG] = { "--hf-config", 0, TS_ARG_FILE, "FILE", TS_CMDS_RUN, NULL,
-        "a Hugging Face config.json (hf_config); - reads standard input" },
+                               "a Hugging Face config.json (hf_config); - reads standard input" },
     [TS_CLI_OPT_DEEPSPEED] = { "--deepspeed", 0, TS_ARG_FILE, "FILE", TS_CMDS_RUN, NULL,
-        "a DeepSpeed JSON config (deepspeed_config)" },
+                               "a DeepSpeed JSON config (deepspeed_config)" },
     [TS_CLI_OPT_MEGATRON_ARGS] = { "--megatron-args", 0, TS_ARG_FILE, "FILE", TS_CMDS_RUN, NULL,
-        "a Megatron-LM launch script or its arguments (megatron_args)" },
+                                   "a Megatron-LM launch script or its arguments (megatron_args)" },
     [TS_CLI_OPT_AXOLOTL] = { "--axolotl", 0, TS_ARG_FILE, "FILE", TS_CMDS_RUN, NULL,
-        "an axolotl YAML config (axolotl_config)" },
+                             "an axolotl YAML config (axolotl_config)" },
     [TS_CLI_OPT_NEMO] = { "--nemo-config", 0, TS_ARG_FILE, "FILE", TS_CMDS_RUN, NULL,
-        "a NeMo training YAML, conf/training/<family>/<model>.yaml (nemo_config)" },
+                          "a NeMo training YAML, conf/training/<family>/<model>.yaml "
+                          "(nemo_config)" },
     [TS_CLI_OPT_READY] = { "--ready", 0, TS_ARG_NONE, NULL, TS_CMD_BIT(TS_CMD_HEALTH), NULL,
-        "also ask /readyz" },
+                           "also ask /readyz" },
 };
 
 const ts_cli_exit ts_cli_exits[] = {
@@ -359,7 +356,8 @@ void ts_cli_help(FILE *out, ts_cmd cmd)
     fprintf(out, "\nrun options of estimate, check and search (JSON field names with '-'\n"
                  "for '_'; flags take --no-NAME):\n");
     ts_cli_print_run_options(out);
-    fprintf(out, "\nexample: trainsize estimate --model llama3-70b --gpu h100-sxm --gpus 64 --zero 3\n"
-                 "\nexit status:\n");
+    fprintf(out,
+            "\nexample: trainsize estimate --model llama3-70b --gpu h100-sxm --gpus 64 --zero 3\n"
+            "\nexit status:\n");
     ts_cli_help_exits(out);
 }

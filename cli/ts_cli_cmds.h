@@ -31,18 +31,18 @@ typedef enum ts_cmd {
 } ts_cmd;
 
 #define TS_CMD_BIT(c) (1u << (unsigned)(c))
-#define TS_CMDS_PLAN (TS_CMD_BIT(TS_CMD_ESTIMATE) | TS_CMD_BIT(TS_CMD_CHECK))
-#define TS_CMDS_RUN (TS_CMDS_PLAN | TS_CMD_BIT(TS_CMD_SEARCH) | TS_CMD_BIT(TS_CMD_BUDGET))
+#define TS_CMDS_PLAN  (TS_CMD_BIT(TS_CMD_ESTIMATE) | TS_CMD_BIT(TS_CMD_CHECK))
+#define TS_CMDS_RUN   (TS_CMDS_PLAN | TS_CMD_BIT(TS_CMD_SEARCH) | TS_CMD_BIT(TS_CMD_BUDGET))
 
 #define TS_FORMAT_BIT(f) (1u << (unsigned)(f))
 
 typedef struct ts_cli_cmd {
-    const char *name;           /* "estimate" */
-    const char *synopsis;       /* after "trainsize NAME " */
-    const char *summary;        /* one line */
-    const char *help;           /* a paragraph, lines of at most 76 columns */
-    unsigned formats;           /* TS_FORMAT_BIT()s --format takes; 0: none */
-    bool run_options;           /* takes the registry's run options */
+    const char *name;     /* "estimate" */
+    const char *synopsis; /* after "trainsize NAME " */
+    const char *summary;  /* one line */
+    const char *help;     /* a paragraph, lines of at most 76 columns */
+    unsigned formats;     /* TS_FORMAT_BIT()s --format takes; 0: none */
+    bool run_options;     /* takes the registry's run options */
 } ts_cli_cmd;
 
 typedef enum ts_opt_id {
@@ -67,23 +67,23 @@ typedef enum ts_opt_id {
 } ts_opt_id;
 
 typedef enum ts_opt_arg {
-    TS_ARG_NONE = 0,            /* a flag */
-    TS_ARG_WORD,                /* a value */
-    TS_ARG_FILE,                /* a file name ("-": standard input) */
-    TS_ARG_ENUM                 /* one of values[] */
+    TS_ARG_NONE = 0, /* a flag */
+    TS_ARG_WORD,     /* a value */
+    TS_ARG_FILE,     /* a file name ("-": standard input) */
+    TS_ARG_ENUM      /* one of values[] */
 } ts_opt_arg;
 
 typedef struct ts_cli_opt {
-    const char *name;           /* "--url" */
-    char short_name;            /* 'V' for -V, or 0 */
+    const char *name; /* "--url" */
+    char short_name;  /* 'V' for -V, or 0 */
     ts_opt_arg arg;
-    const char *metavar;        /* "URL"; NULL for a flag */
-    unsigned cmds;              /* TS_CMD_BIT()s; 0: every command (global) */
-    const char *const *values;  /* TS_ARG_ENUM: NULL-terminated */
+    const char *metavar;       /* "URL"; NULL for a flag */
+    unsigned cmds;             /* TS_CMD_BIT()s; 0: every command (global) */
+    const char *const *values; /* TS_ARG_ENUM: NULL-terminated */
     const char *help;
 } ts_cli_opt;
 
-extern const ts_cli_cmd ts_cli_cmds[TS_CMD_COUNT];          /* [TS_CMD_NONE] unused */
+extern const ts_cli_cmd ts_cli_cmds[TS_CMD_COUNT]; /* [TS_CMD_NONE] unused */
 extern const ts_cli_opt ts_cli_opts[TS_CLI_OPT_COUNT];
 
 /* The exit statuses, one table for --help, the man page and docs/cli.md. */
@@ -91,7 +91,7 @@ typedef struct ts_cli_exit {
     int code;
     const char *meaning;
 } ts_cli_exit;
-extern const ts_cli_exit ts_cli_exits[];    /* code -1 ends it */
+extern const ts_cli_exit ts_cli_exits[]; /* code -1 ends it */
 
 /* "estimate" -> TS_CMD_ESTIMATE; TS_CMD_NONE when not a command. */
 ts_cmd ts_cli_cmd_find(const char *name);
@@ -108,8 +108,7 @@ const char *const *ts_cli_field_values(const char *json_name);
  * case and punctuation folded, near enough for a typo), into buf; false
  * when none is close. */
 bool ts_cli_suggest_option(const char *arg, ts_cmd cmd, char *buf, size_t size);
-bool ts_cli_suggest_value(const char *word, const char *const *values, char *buf,
-                          size_t size);
+bool ts_cli_suggest_value(const char *word, const char *const *values, char *buf, size_t size);
 bool ts_cli_suggest_command(const char *word, char *buf, size_t size);
 
 /* Help: the whole text (cmd TS_CMD_NONE) or one command's. */

@@ -17,23 +17,21 @@
 #include <stdbool.h>
 
 typedef struct ts_conn {
-    bool local;                /* answer in process, no server */
-    const char *url;           /* the server's base URL (not local) */
-    long timeout_ms;           /* 0 = TS_HTTP_TIMEOUT_MS (not local) */
+    bool local;      /* answer in process, no server */
+    const char *url; /* the server's base URL (not local) */
+    long timeout_ms; /* 0 = TS_HTTP_TIMEOUT_MS (not local) */
 } ts_conn;
 
 /* One request, as ts_http_request(): body NULL sends none (GET), else it
  * is sent as application/json.  A 4xx/5xx answer is TS_HTTP_OK with its
  * status; an error means no answer came (unreachable, out of memory). */
-ts_http_status ts_conn_request(const ts_conn *c, const char *method,
-                               const char *path, const char *body,
-                               ts_http_response *resp, ts_http_error *err);
+ts_http_status ts_conn_request(const ts_conn *c, const char *method, const char *path,
+                               const char *body, ts_http_response *resp, ts_http_error *err);
 
 /* The same with the body's length and content type given (NULL: no
  * Content-Type), for the tests that send every API case. */
-ts_http_status ts_conn_request_raw(const ts_conn *c, const char *method,
-                                   const char *path, const char *content_type,
-                                   const char *body, size_t body_len,
+ts_http_status ts_conn_request_raw(const ts_conn *c, const char *method, const char *path,
+                                   const char *content_type, const char *body, size_t body_len,
                                    ts_http_response *resp, ts_http_error *err);
 
 /* "local" or the URL, for reports. */

@@ -34,19 +34,33 @@ void ts_esc_xml(char *buf, size_t size, const char *s)
         bool ok;
 
         switch (c) {
-        case '&': rep = "&amp;"; break;
-        case '<': rep = "&lt;"; break;
-        case '>': rep = "&gt;"; break;
-        case '"': rep = "&quot;"; break;
-        case '\'': rep = "&apos;"; break;
-        case '\n': rep = "&#10;"; break;
-        case '\t': rep = "&#9;"; break;
-        default: break;
+        case '&':
+            rep = "&amp;";
+            break;
+        case '<':
+            rep = "&lt;";
+            break;
+        case '>':
+            rep = "&gt;";
+            break;
+        case '"':
+            rep = "&quot;";
+            break;
+        case '\'':
+            rep = "&apos;";
+            break;
+        case '\n':
+            rep = "&#10;";
+            break;
+        case '\t':
+            rep = "&#9;";
+            break;
+        default:
+            break;
         }
         if (rep == NULL && c < 0x20)
             continue;
-        ok = rep != NULL ? esc_put(buf, size, &o, rep, strlen(rep))
-                         : esc_put(buf, size, &o, s, 1);
+        ok = rep != NULL ? esc_put(buf, size, &o, rep, strlen(rep)) : esc_put(buf, size, &o, s, 1);
         if (!ok) {
             ts_utf8_trim(buf, o);
             return;
@@ -68,15 +82,25 @@ void ts_esc_gh(char *buf, size_t size, const char *s, bool property)
         bool ok;
 
         switch (*s) {
-        case '%': rep = "%25"; break;
-        case '\r': rep = "%0D"; break;
-        case '\n': rep = "%0A"; break;
-        case ':': rep = property ? "%3A" : NULL; break;
-        case ',': rep = property ? "%2C" : NULL; break;
-        default: break;
+        case '%':
+            rep = "%25";
+            break;
+        case '\r':
+            rep = "%0D";
+            break;
+        case '\n':
+            rep = "%0A";
+            break;
+        case ':':
+            rep = property ? "%3A" : NULL;
+            break;
+        case ',':
+            rep = property ? "%2C" : NULL;
+            break;
+        default:
+            break;
         }
-        ok = rep != NULL ? esc_put(buf, size, &o, rep, strlen(rep))
-                         : esc_put(buf, size, &o, s, 1);
+        ok = rep != NULL ? esc_put(buf, size, &o, rep, strlen(rep)) : esc_put(buf, size, &o, s, 1);
         if (!ok) {
             ts_utf8_trim(buf, o);
             return;
@@ -159,4 +183,3 @@ void ts_esc_md_cell(FILE *out, const char *s)
             fputc(*s, out);
     }
 }
-

@@ -17,18 +17,16 @@
  * with why an append failed kept for the error message. */
 typedef struct ts_http_buf {
     ts_buf b;
-    ts_buf_status why;   /* TS_BUF_FULL or TS_BUF_NOMEM once one failed */
+    ts_buf_status why; /* TS_BUF_FULL or TS_BUF_NOMEM once one failed */
 } ts_http_buf;
 
-static ts_http_status http_fail(ts_http_error *err, ts_http_status code,
-                                const char *fmt, ...)
+static ts_http_status http_fail(ts_http_error *err, ts_http_status code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
 
-static ts_http_status http_fail(ts_http_error *err, ts_http_status code,
-                                const char *fmt, ...)
+static ts_http_status http_fail(ts_http_error *err, ts_http_status code, const char *fmt, ...)
 {
     if (err) {
         va_list ap;
@@ -82,15 +80,13 @@ bool ts_http_url_ok(const char *base)
     return *host != '\0' && *host != '/' && strlen(base) < TS_HTTP_URL_MAX / 2;
 }
 
-static ts_http_status http_map(CURLcode rc, const ts_http_buf *b,
-                               const char *url, const char *detail,
-                               ts_http_error *err)
+static ts_http_status http_map(CURLcode rc, const ts_http_buf *b, const char *url,
+                               const char *detail, ts_http_error *err)
 {
     const char *why = detail[0] ? detail : curl_easy_strerror(rc);
 
     if (b->why == TS_BUF_FULL)
-        return http_fail(err, TS_HTTP_ETOOBIG,
-                         "response from %s is larger than %u bytes", url,
+        return http_fail(err, TS_HTTP_ETOOBIG, "response from %s is larger than %u bytes", url,
                          TS_HTTP_BODY_MAX);
     if (b->why == TS_BUF_NOMEM || rc == CURLE_OUT_OF_MEMORY)
         return http_fail(err, TS_HTTP_ENOMEM, "out of memory");
@@ -102,19 +98,17 @@ static ts_http_status http_map(CURLcode rc, const ts_http_buf *b,
     case CURLE_UNSUPPORTED_PROTOCOL:
         return http_fail(err, TS_HTTP_ECONNECT, "cannot reach %s: %s", url, why);
     case CURLE_OPERATION_TIMEDOUT:
-        return http_fail(err, TS_HTTP_ETIMEOUT, "no answer from %s in time: %s",
-                         url, why);
+        return http_fail(err, TS_HTTP_ETIMEOUT, "no answer from %s in time: %s", url, why);
     default:
         return http_fail(err, TS_HTTP_EOTHER, "request to %s failed: %s", url, why);
     }
 }
 
-ts_http_status ts_http_request(const ts_http_client *c, const char *method,
-                               const char *path, const char *body,
-                               ts_http_response *resp, ts_http_error *err)
+ts_http_status ts_http_request(const ts_http_client *c, const char *method, const char *path,
+                               const char *body, ts_http_response *resp, ts_http_error *err)
 {
-    return ts_http_request_raw(c, method, path, body != NULL ? "application/json" : NULL,
-                               body, body != NULL ? strlen(body) : 0, resp, err);
+    return ts_http_request_raw(c, method, path, body != NULL ? "application/json" : NULL, body,
+                               body != NULL ? strlen(body) : 0, resp, err);
 }
 
 /* Accept, and the Content-Type (without one curl would send its form
@@ -125,8 +119,8 @@ static struct curl_slist *http_headers(const char *content_type, bool body)
     struct curl_slist *hdrs, *tmp;
 
     hdrs = curl_slist_append(NULL, "Accept: application/json, application/problem+json");
-    snprintf(ct_header, sizeof ct_header, "Content-Type:%s%s",
-             content_type != NULL ? " " : "", content_type != NULL ? content_type : "");
+    snprintf(ct_header, sizeof ct_header, "Content-Type:%s%s", content_type != NULL ? " " : "",
+             content_type != NULL ? content_type : "");
     if (hdrs != NULL && (body || content_type != NULL)) {
         tmp = curl_slist_append(hdrs, ct_header);
         if (tmp == NULL)
@@ -140,9 +134,9 @@ static struct curl_slist *http_headers(const char *content_type, bool body)
  * without CURLOPT_PROTOCOLS_STR, 7.85.0) would otherwise run the request
  * with a weaker setting than we asked for.  meson.build sets the version
  * floor; this catches the rest. */
-static CURLcode http_options(CURL *h, const ts_http_client *c, const char *url,
-                             const char *method, struct curl_slist *hdrs, ts_http_buf *buf,
-                             char *detail, const char *body, size_t body_len)
+static CURLcode http_options(CURL *h, const ts_http_client *c, const char *url, const char *method,
+                             struct curl_slist *hdrs, ts_http_buf *buf, char *detail,
+                             const char *body, size_t body_len)
 {
     CURLcode rc = curl_easy_setopt(h, CURLOPT_URL, url);
 
@@ -177,9 +171,8 @@ static CURLcode http_options(CURL *h, const ts_http_client *c, const char *url,
     return rc;
 }
 
-ts_http_status ts_http_request_raw(const ts_http_client *c, const char *method,
-                                   const char *path, const char *content_type,
-                                   const char *body, size_t body_len,
+ts_http_status ts_http_request_raw(const ts_http_client *c, const char *method, const char *path,
+                                   const char *content_type, const char *body, size_t body_len,
                                    ts_http_response *resp, ts_http_error *err)
 {
     char url[TS_HTTP_URL_MAX];
@@ -196,8 +189,7 @@ ts_http_status ts_http_request_raw(const ts_http_client *c, const char *method,
     memset(resp, 0, sizeof *resp);
     ts_buf_init(&buf.b, TS_HTTP_BODY_MAX);
     if (!ts_http_url_ok(c->base_url))
-        return http_fail(err, TS_HTTP_EURL,
-                         "URL must start with http:// or https://: '%s'",
+        return http_fail(err, TS_HTTP_EURL, "URL must start with http:// or https://: '%s'",
                          c->base_url ? c->base_url : "");
 
     /* join without doubling the slash: base "http://h:1/" + "/v1/plan" */

@@ -95,8 +95,13 @@ static bool key_is(const char *q, const char *tok, size_t len)
         if (c == '\\') {
             q++;
             switch (*q) {
-            case '"': case '\\': case '/': c = *q; break;
-            default: return false;
+            case '"':
+            case '\\':
+            case '/':
+                c = *q;
+                break;
+            default:
+                return false;
             }
         }
         if (i >= len)
@@ -246,8 +251,8 @@ unsigned ts_loc_yaml_key(const char *text, const char *key)
 
 static bool word_char(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-           || c == '-' || c == '_';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '_';
 }
 
 unsigned ts_loc_word(const char *text, const char *word)

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TS_CLI_NFIELDS ts_cli_field_count
+#define TS_CLI_NFIELDS  ts_cli_field_count
 #define TS_CLI_NAME_MAX 40
 
 static ts_cli_status opt_fail(ts_cli_error *err, const char *fmt, ...)
@@ -43,11 +43,15 @@ const ts_cli_field *ts_cli_fields(size_t *count)
 const char *ts_cli_field_metavar(const ts_cli_field *f)
 {
     switch (f->kind) {
-    case TS_CLI_STR: return "NAME";
-    case TS_CLI_INT: return "N";
-    case TS_CLI_NUM: return "X";
+    case TS_CLI_STR:
+        return "NAME";
+    case TS_CLI_INT:
+        return "N";
+    case TS_CLI_NUM:
+        return "X";
     case TS_CLI_BOOL:
-    default: return NULL;
+    default:
+        return NULL;
     }
 }
 
@@ -99,11 +103,26 @@ static bool parse_num(const char *s, bool suffix, double *out)
     if (suffix && *end != '\0' && end[1] == '\0') {
         /* decimal multipliers, as model cards write them: 70B, 15T */
         switch (*end) {
-        case 'k': case 'K': mul = 1e3; break;
-        case 'm': case 'M': mul = 1e6; break;
-        case 'b': case 'B': case 'g': case 'G': mul = 1e9; break;
-        case 't': case 'T': mul = 1e12; break;
-        default: return false;
+        case 'k':
+        case 'K':
+            mul = 1e3;
+            break;
+        case 'm':
+        case 'M':
+            mul = 1e6;
+            break;
+        case 'b':
+        case 'B':
+        case 'g':
+        case 'G':
+            mul = 1e9;
+            break;
+        case 't':
+        case 'T':
+            mul = 1e12;
+            break;
+        default:
+            return false;
         }
         end++;
     }
@@ -164,8 +183,8 @@ static ts_cli_status parse_set(const char *kv, json_t *run, ts_cli_error *err)
     return set_field(run, key, ts_cli_typed_value(eq + 1));
 }
 
-static ts_cli_status set_typed(const ts_cli_field *f, const char *opt,
-                               const char *val, json_t *run, ts_cli_error *err)
+static ts_cli_status set_typed(const ts_cli_field *f, const char *opt, const char *val, json_t *run,
+                               ts_cli_error *err)
 {
     json_int_t iv;
     double dv;
@@ -197,8 +216,7 @@ static ts_cli_status set_typed(const ts_cli_field *f, const char *opt,
     return opt_fail(err, "--%s: internal error", opt);
 }
 
-ts_cli_status ts_cli_parse_run_option(int argc, char **argv, int *i,
-                                      json_t *run, ts_cli_error *err)
+ts_cli_status ts_cli_parse_run_option(int argc, char **argv, int *i, json_t *run, ts_cli_error *err)
 {
     const char *arg = argv[*i];
     const char *opt, *eq, *val = NULL;
@@ -265,5 +283,6 @@ void ts_cli_print_run_options(FILE *out)
     /* The lines are laid out by the generator (tools/ts_gen_fields.c). */
     for (const char *const *line = ts_cli_run_options_help; *line != NULL; line++)
         fputs(*line, out);
-    fprintf(out, "  --set KEY=VALUE           any run field; VALUE as JSON (8, 0.4, true, \"x\") else a string\n");
+    fprintf(out, "  --set KEY=VALUE           any run field; VALUE as JSON (8, 0.4, true, \"x\") "
+                 "else a string\n");
 }

@@ -33,20 +33,30 @@
 static const char *verdict_name(ts_check_verdict v)
 {
     switch (v) {
-    case TS_CHECK_FITS: return "fits";
-    case TS_CHECK_NO: return "does-not-fit";
-    case TS_CHECK_REJECTED: return "rejected";
-    case TS_CHECK_ERROR: default: return "error";
+    case TS_CHECK_FITS:
+        return "fits";
+    case TS_CHECK_NO:
+        return "does-not-fit";
+    case TS_CHECK_REJECTED:
+        return "rejected";
+    case TS_CHECK_ERROR:
+    default:
+        return "error";
     }
 }
 
 static const char *verdict_word(ts_check_verdict v)
 {
     switch (v) {
-    case TS_CHECK_FITS: return "PASS";
-    case TS_CHECK_NO: return "FAIL";
-    case TS_CHECK_REJECTED: return "REJECTED";
-    case TS_CHECK_ERROR: default: return "ERROR";
+    case TS_CHECK_FITS:
+        return "PASS";
+    case TS_CHECK_NO:
+        return "FAIL";
+    case TS_CHECK_REJECTED:
+        return "REJECTED";
+    case TS_CHECK_ERROR:
+    default:
+        return "ERROR";
     }
 }
 
@@ -89,8 +99,8 @@ static void human(char *buf, size_t size, double v)
 /* ---------------------------------------------------------------- */
 
 typedef struct out_place {
-    const char *file;       /* NULL: no file (the command line alone) */
-    unsigned line;          /* 0: none */
+    const char *file; /* NULL: no file (the command line alone) */
+    unsigned line;    /* 0: none */
 } out_place;
 
 /* The request member a pointer or note starts with: "/hf_config/x" or
@@ -128,12 +138,11 @@ static bool first_flag(const char *note, char *buf, size_t size)
 
 /* File and line of what a note or a problem's field names.  what is a
  * note's text (its pointer first) or a field's pointer. */
-static out_place place_of(const ts_check_run_info *run, const ts_check_result *r,
-                          const char *what)
+static out_place place_of(const ts_check_run_info *run, const ts_check_result *r, const char *what)
 {
     out_place pl = { r->file, 0 };
-    const ts_check_src *plan = r->file != NULL
-        ? &run->srcs[TS_CHECK_IMP_COUNT + (size_t)(r - run->results)] : NULL;
+    const ts_check_src *plan =
+        r->file != NULL ? &run->srcs[TS_CHECK_IMP_COUNT + (size_t)(r - run->results)] : NULL;
     const char *rest = NULL, *text;
     char ptr[256], flag[64];
     int k = import_of(what, &rest);
@@ -180,8 +189,7 @@ void ts_out_raw(FILE *out, const char *raw, size_t len)
 }
 
 /* A plan without a verdict: its error on err. */
-static void text_error(FILE *err, const ts_check_run_info *run, const ts_check_result *r,
-                       bool many)
+static void text_error(FILE *err, const ts_check_run_info *run, const ts_check_result *r, bool many)
 {
     const char *prefix = many ? plan_name(r) : "";
     const char *sep = many ? ": " : "";
@@ -232,8 +240,8 @@ static void report_text(FILE *out, FILE *err, const ts_check_run_info *run)
             fprintf(out, "\nVerdict: %s\n", r->summary);
     }
     if (many && !o->raw_json)
-        fprintf(out, "\n%zu plans: %zu fit, %zu do not fit, %zu rejected, %zu errors\n",
-                run->n, count[TS_CHECK_FITS], count[TS_CHECK_NO], count[TS_CHECK_REJECTED],
+        fprintf(out, "\n%zu plans: %zu fit, %zu do not fit, %zu rejected, %zu errors\n", run->n,
+                count[TS_CHECK_FITS], count[TS_CHECK_NO], count[TS_CHECK_REJECTED],
                 count[TS_CHECK_ERROR]);
 }
 
@@ -300,9 +308,10 @@ static void report_json(FILE *out, const ts_check_run_info *run, bool lines)
     ts_esc_json_num(out, run->opts->margin);
     fputs(",\"verdict\":", out);
     ts_esc_json_str(out, verdict_name(worst));
-    fprintf(out, ",\"exit\":%d,\"counts\":{\"plans\":%zu,\"fits\":%zu,\"does_not_fit\":%zu,"
-            "\"rejected\":%zu,\"error\":%zu},\"plans\":[", (int)worst, run->n,
-            count[TS_CHECK_FITS], count[TS_CHECK_NO], count[TS_CHECK_REJECTED],
+    fprintf(out,
+            ",\"exit\":%d,\"counts\":{\"plans\":%zu,\"fits\":%zu,\"does_not_fit\":%zu,"
+            "\"rejected\":%zu,\"error\":%zu},\"plans\":[",
+            (int)worst, run->n, count[TS_CHECK_FITS], count[TS_CHECK_NO], count[TS_CHECK_REJECTED],
             count[TS_CHECK_ERROR]);
     for (i = 0; i < run->n; i++) {
         if (i > 0)
@@ -336,8 +345,10 @@ static void junit_case(FILE *out, const ts_check_result *r)
     if (r->verdict != TS_CHECK_FITS) {
         fprintf(out, "      <%s", tag);
         xml_attr(out, "message", r->summary);
-        xml_attr(out, "type", r->verdict == TS_CHECK_NO ? "does-not-fit"
-                              : r->verdict == TS_CHECK_REJECTED ? "rejected" : "error");
+        xml_attr(out, "type",
+                 r->verdict == TS_CHECK_NO         ? "does-not-fit"
+                 : r->verdict == TS_CHECK_REJECTED ? "rejected"
+                                                   : "error");
         fprintf(out, ">");
         if (r->report != NULL) {
             size_t cap = r->report_len * 6 + 64;
@@ -387,8 +398,8 @@ static void report_junit(FILE *out, const ts_check_run_info *run)
 
     fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites");
     xml_attr(out, "name", name);
-    fprintf(out, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" time=\"%.3f\">\n",
-            run->n, count[TS_CHECK_NO], count[TS_CHECK_REJECTED] + count[TS_CHECK_ERROR], total);
+    fprintf(out, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" time=\"%.3f\">\n", run->n,
+            count[TS_CHECK_NO], count[TS_CHECK_REJECTED] + count[TS_CHECK_ERROR], total);
     fprintf(out, "  <testsuite");
     xml_attr(out, "name", name);
     fprintf(out, " package=\"trainsize\" id=\"0\"");
@@ -434,16 +445,14 @@ static void report_github(FILE *out, const ts_check_run_info *run)
 
     for (i = 0; i < run->n; i++) {
         const ts_check_result *r = &run->results[i];
-        out_place pl = r->field != NULL ? place_of(run, r, r->field)
-                                        : place_of(run, r, "");
+        out_place pl = r->field != NULL ? place_of(run, r, r->field) : place_of(run, r, "");
 
         snprintf(title, sizeof title, "trainsize %s %s", command_name(run),
                  verdict_word(r->verdict));
-        gh_command(out, r->verdict == TS_CHECK_FITS ? "notice" : "error", pl, title,
-                   r->summary);
+        gh_command(out, r->verdict == TS_CHECK_FITS ? "notice" : "error", pl, title, r->summary);
         for (k = 0; k < r->n_notes; k++)
-            gh_command(out, "warning", place_of(run, r, r->notes[k]),
-                       "trainsize import note", r->notes[k]);
+            gh_command(out, "warning", place_of(run, r, r->notes[k]), "trainsize import note",
+                       r->notes[k]);
     }
 }
 
@@ -454,10 +463,15 @@ static void report_github(FILE *out, const ts_check_run_info *run)
 static const char *verdict_md(ts_check_verdict v)
 {
     switch (v) {
-    case TS_CHECK_FITS: return "\xE2\x9C\x85 fits";                /* U+2705 */
-    case TS_CHECK_NO: return "\xE2\x9D\x8C does not fit";          /* U+274C */
-    case TS_CHECK_REJECTED: return "\xE2\x9A\xA0\xEF\xB8\x8F rejected"; /* U+26A0 U+FE0F */
-    case TS_CHECK_ERROR: default: return "\xE2\x9A\xA0\xEF\xB8\x8F error";
+    case TS_CHECK_FITS:
+        return "\xE2\x9C\x85 fits"; /* U+2705 */
+    case TS_CHECK_NO:
+        return "\xE2\x9D\x8C does not fit"; /* U+274C */
+    case TS_CHECK_REJECTED:
+        return "\xE2\x9A\xA0\xEF\xB8\x8F rejected"; /* U+26A0 U+FE0F */
+    case TS_CHECK_ERROR:
+    default:
+        return "\xE2\x9A\xA0\xEF\xB8\x8F error";
     }
 }
 
@@ -473,7 +487,8 @@ static void report_markdown(FILE *out, const ts_check_run_info *run)
             command_name(run), count[TS_CHECK_FITS], run->n, run->n == 1 ? "" : "s",
             count[TS_CHECK_FITS] == 1 ? "s" : "", margin);
     fputs("| plan | verdict | per GPU | allowed | HBM | spare | worst stage |\n"
-          "|---|---|---:|---:|---:|---:|---:|\n", out);
+          "|---|---|---:|---:|---:|---:|---:|\n",
+          out);
     for (i = 0; i < run->n; i++) {
         const ts_check_result *r = &run->results[i];
         char t[TS_FMT_HUMAN_LEN], a[TS_FMT_HUMAN_LEN], h[TS_FMT_HUMAN_LEN], s[TS_FMT_HUMAN_LEN];
@@ -560,7 +575,8 @@ static void report_csv(FILE *out, const ts_check_run_info *run)
         fputs("plan,section,figure,label,value,unit,text\r\n", out);
     else
         fputs("plan,verdict,exit,total_bytes,allowed_bytes,hbm_bytes,spare_bytes,margin,"
-              "worst_stage,summary\r\n", out);
+              "worst_stage,summary\r\n",
+              out);
     for (i = 0; i < run->n; i++) {
         const ts_check_result *r = &run->results[i];
 
@@ -595,14 +611,28 @@ static void report_csv(FILE *out, const ts_check_run_info *run)
 void ts_out_plans(FILE *out, FILE *err, const ts_check_run_info *run)
 {
     switch (run->opts->format) {
-    case TS_CHECK_JSON: report_json(out, run, false); break;
-    case TS_CHECK_JSONL: report_json(out, run, true); break;
-    case TS_CHECK_JUNIT: report_junit(out, run); break;
-    case TS_CHECK_GITHUB: report_github(out, run); break;
-    case TS_CHECK_MARKDOWN: report_markdown(out, run); break;
-    case TS_CHECK_CSV: report_csv(out, run); break;
+    case TS_CHECK_JSON:
+        report_json(out, run, false);
+        break;
+    case TS_CHECK_JSONL:
+        report_json(out, run, true);
+        break;
+    case TS_CHECK_JUNIT:
+        report_junit(out, run);
+        break;
+    case TS_CHECK_GITHUB:
+        report_github(out, run);
+        break;
+    case TS_CHECK_MARKDOWN:
+        report_markdown(out, run);
+        break;
+    case TS_CHECK_CSV:
+        report_csv(out, run);
+        break;
     case TS_CHECK_TEXT:
     case TS_CHECK_FORMAT_COUNT:
-    default: report_text(out, err, run); break;
+    default:
+        report_text(out, err, run);
+        break;
     }
 }

@@ -23,7 +23,6 @@ void ts_out_raw(FILE *out, const char *raw, size_t len);
 
 /* A /v1/search answer as jsonl (a line per ranked layout, its bytes as
  * the API sent them), csv or markdown (a row per layout). */
-void ts_out_search(FILE *out, const json_t *answer, const char *raw,
-                   ts_check_format format);
+void ts_out_search(FILE *out, const json_t *answer, const char *raw, ts_check_format format);
 
 #endif /* TS_CLI_OUT_H */

@@ -158,19 +158,19 @@ static void header(FILE *out, const json_t *a)
     const json_t *in = ts_report_get(a, "inputs");
     const json_t *params = ts_report_get(a, "params");
 
-    fprintf(out, "trainsize: %s on %.0f x %s\n",
-            str_at(in, "model", "custom model"), ts_report_num(in, "gpus"),
-            str_at(in, "gpu", "?"));
-    fprintf(out, "  layout: dp %.0f x tp %.0f x pp %.0f x cp %.0f (ep %.0f), ZeRO %.0f, "
-                 "micro-batch %.0f, global batch %.0f, seq %.0f\n",
+    fprintf(out, "trainsize: %s on %.0f x %s\n", str_at(in, "model", "custom model"),
+            ts_report_num(in, "gpus"), str_at(in, "gpu", "?"));
+    fprintf(out,
+            "  layout: dp %.0f x tp %.0f x pp %.0f x cp %.0f (ep %.0f), ZeRO %.0f, "
+            "micro-batch %.0f, global batch %.0f, seq %.0f\n",
             ts_report_num(in, "dp"), ts_report_num(in, "tp"), ts_report_num(in, "pp"),
             ts_report_num(in, "cp"), ts_report_num(in, "ep"), ts_report_num(in, "zero"),
             ts_report_num(in, "micro_batch"), ts_report_num(in, "global_batch"),
             ts_report_num(in, "seq"));
     fprintf(out, "  model: %s params (%s active), %s weights, %s, recompute %s, %s tokens\n",
-            map_text(params, "total"), map_text(params, "active"),
-            str_at(in, "precision", "?"), str_at(in, "optimizer", "?"),
-            str_at(in, "recompute", "?"), map_text(ts_report_get(a, "compute"), "tokens"));
+            map_text(params, "total"), map_text(params, "active"), str_at(in, "precision", "?"),
+            str_at(in, "optimizer", "?"), str_at(in, "recompute", "?"),
+            map_text(ts_report_get(a, "compute"), "tokens"));
 }
 
 static void memory_rows(FILE *out, const json_t *a, bool formulas)
@@ -189,22 +189,23 @@ void ts_report_stages(FILE *out, const json_t *mem)
     if (!json_is_array(stages) || json_array_size(stages) == 0)
         return;
     fprintf(out, "\nPer pipeline stage (the verdict is the worst stage's)\n");
-    fprintf(out, "  %5s %6s %12s %12s %12s %12s %12s %5s\n", "stage", "layers",
-            "weights", "states", "activations", "total", "headroom", "fits");
-    json_array_foreach(stages, i, st) {
+    fprintf(out, "  %5s %6s %12s %12s %12s %12s %12s %5s\n", "stage", "layers", "weights", "states",
+            "activations", "total", "headroom", "fits");
+    json_array_foreach(stages, i, st)
+    {
         char states[TS_FMT_HUMAN_LEN];
         double stage = ts_report_num(st, "stage");
 
         /* grads + fp32 master + optimizer moments: the sharded states, a
          * sum the answer does not carry, written by the API's formatter */
-        ts_fmt_human(states, sizeof states, ts_report_num(st, "grads") +
-                     ts_report_num(st, "master") + ts_report_num(st, "optimizer"),
+        ts_fmt_human(states, sizeof states,
+                     ts_report_num(st, "grads") + ts_report_num(st, "master") +
+                         ts_report_num(st, "optimizer"),
                      TS_FMT_BYTES, "B");
         fprintf(out, "  %5.0f %6.0f %12s %12s %12s %12s %12s %5s%s\n", stage,
                 ts_report_num(st, "layers"), map_text(st, "weights"), states,
                 map_text(st, "activations"), str_at(st, "total_human", "n/a"),
-                map_text(st, "headroom"), yes_no(st, "fits"),
-                stage == worst ? "  <- worst" : "");
+                map_text(st, "headroom"), yes_no(st, "fits"), stage == worst ? "  <- worst" : "");
     }
 }
 
@@ -218,9 +219,8 @@ static void lines(FILE *out, const json_t *arr, const char *title, const char *m
     if (!json_is_array(arr) || json_array_size(arr) == 0)
         return;
     fprintf(out, "\n%s\n", title);
-    json_array_foreach(arr, i, v)
-        if (json_is_string(v))
-            fprintf(out, "%s%s\n", mark, json_string_value(v));
+    json_array_foreach(arr, i, v) if (json_is_string(v))
+        fprintf(out, "%s%s\n", mark, json_string_value(v));
 }
 
 void ts_report_plan(FILE *out, const json_t *a, bool formulas)
@@ -274,13 +274,14 @@ bool ts_report_check(FILE *out, const json_t *a, bool *fits)
     *fits = json_is_true(f);
     if (*fits)
         fprintf(out, "FITS: %s on %.0f x %s needs %s per GPU of %s HBM, headroom %s\n",
-                str_at(in, "model", "model"), ts_report_num(in, "gpus"),
-                str_at(in, "gpu", "?"), total, hbm, room);
+                str_at(in, "model", "model"), ts_report_num(in, "gpus"), str_at(in, "gpu", "?"),
+                total, hbm, room);
     else
-        fprintf(out, "DOES NOT FIT: %s on %.0f x %s needs %s per GPU but HBM is %s, "
-                     "short by %s\n",
-                str_at(in, "model", "model"), ts_report_num(in, "gpus"),
-                str_at(in, "gpu", "?"), total, hbm, room);
+        fprintf(out,
+                "DOES NOT FIT: %s on %.0f x %s needs %s per GPU but HBM is %s, "
+                "short by %s\n",
+                str_at(in, "model", "model"), ts_report_num(in, "gpus"), str_at(in, "gpu", "?"),
+                total, hbm, room);
     memory_rows(out, a, false);
     return true;
 }
@@ -294,12 +295,14 @@ void ts_report_budget(FILE *out, const json_t *a)
             str_at(ts_report_get(a, "budget"), "scaling_law", "?"),
             str_at(ts_report_get(a, "budget"), "mode", "?"),
             json_is_true(ts_report_get(a, "budget.converged")) ? "" : " (shape not converged)");
-    fprintf(out, "  model: %s, %.0f layers, hidden %.0f, %.0f heads (%.0f KV), FFN %.0f, vocab %.0f\n",
+    fprintf(out,
+            "  model: %s, %.0f layers, hidden %.0f, %.0f heads (%.0f KV), FFN %.0f, vocab %.0f\n",
             str_at(in, "model", "a planned shape"), ts_report_num(in, "layers"),
             ts_report_num(in, "hidden"), ts_report_num(in, "heads"), ts_report_num(in, "kv_heads"),
             ts_report_num(in, "ffn"), ts_report_num(in, "vocab"));
-    fprintf(out, "  layout: dp %.0f x tp %.0f x pp %.0f x cp %.0f (ep %.0f), %s ZeRO %.0f, "
-                 "micro-batch %.0f, global batch %.0f, recompute %s\n",
+    fprintf(out,
+            "  layout: dp %.0f x tp %.0f x pp %.0f x cp %.0f (ep %.0f), %s ZeRO %.0f, "
+            "micro-batch %.0f, global batch %.0f, recompute %s\n",
             ts_report_num(in, "dp"), ts_report_num(in, "tp"), ts_report_num(in, "pp"),
             ts_report_num(in, "cp"), ts_report_num(in, "ep"), str_at(in, "framework", "?"),
             ts_report_num(in, "zero"), ts_report_num(in, "micro_batch"),
@@ -322,9 +325,8 @@ static void shell_word(FILE *out, const char *s)
 {
     const char *p;
 
-    for (p = s; *p != '\0' && (strchr("_-./:+=@,%", *p) != NULL ||
-                               (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') ||
-                               (*p >= 'A' && *p <= 'Z'));
+    for (p = s; *p != '\0' && (strchr("_-./:+=@,%", *p) != NULL || (*p >= '0' && *p <= '9') ||
+                               (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'));
          p++)
         ;
     if (*s != '\0' && *p == '\0') {
@@ -347,7 +349,8 @@ void ts_report_command(FILE *out, const json_t *request, double margin)
     const json_t *v;
 
     fputs("trainsize estimate", out);
-    json_object_foreach((json_t *)request, k, v) {
+    json_object_foreach((json_t *)request, k, v)
+    {
         char opt[64];
         size_t i;
 
@@ -385,8 +388,9 @@ void ts_report_search(FILE *out, const json_t *a)
     size_t i;
     const json_t *r;
 
-    fprintf(out, "%s on %.0f x %s, %s objective: %.0f layouts tried, %.0f fit with %.4g%% of "
-                 "HBM kept free (%.0f more only without it), %.0f over budget, %.0f pruned\n",
+    fprintf(out,
+            "%s on %.0f x %s, %s objective: %.0f layouts tried, %.0f fit with %.4g%% of "
+            "HBM kept free (%.0f more only without it), %.0f over budget, %.0f pruned\n",
             str_at(in, "model", "model"), ts_report_num(in, "gpus"), str_at(in, "gpu", "?"),
             str_at(a, "objective", "time"), ts_report_num(a, "counts.tried"),
             ts_report_num(a, "counts.fitting"), 100 * ts_report_num(a, "margin"),
@@ -402,9 +406,11 @@ void ts_report_search(FILE *out, const json_t *a)
     if (priced)
         fprintf(out, " %12s", "cost");
     fprintf(out, "  %s\n", "why");
-    json_array_foreach(list, i, r) {
-        fprintf(out, "%4.0f %5.0f %3.0f %3.0f %3.0f %5.0f %3.0f %3.0f %3.0f %-9s %4.0f %-9s %7.0f "
-                     "%10s %7s %15s %10s %12s",
+    json_array_foreach(list, i, r)
+    {
+        fprintf(out,
+                "%4.0f %5.0f %3.0f %3.0f %3.0f %5.0f %3.0f %3.0f %3.0f %-9s %4.0f %-9s %7.0f "
+                "%10s %7s %15s %10s %12s",
                 ts_report_num(r, "rank"), ts_report_num(r, "gpus"), ts_report_num(r, "tp"),
                 ts_report_num(r, "pp"), ts_report_num(r, "cp"), ts_report_num(r, "dp"),
                 ts_report_num(r, "ep"), ts_report_num(r, "micro_batch"), ts_report_num(r, "vpp"),
@@ -417,12 +423,14 @@ void ts_report_search(FILE *out, const json_t *a)
         fprintf(out, "  %s\n", str_at(r, "why", ""));
     }
     /* The run column is what --max-days holds (issue 28). */
-    fprintf(out, "run%s: the whole run with checkpoint writes, failures and restarts "
-                 "(compute.goodput), which --max-days%s hold%s\n",
+    fprintf(out,
+            "run%s: the whole run with checkpoint writes, failures and restarts "
+            "(compute.goodput), which --max-days%s hold%s\n",
             priced ? " and cost" : "", priced ? " and --max-cost" : "", priced ? "" : "s");
     /* Each row as the command that estimates it (its "request"). */
     fprintf(out, "\nEach layout on its own:\n");
-    json_array_foreach(list, i, r) {
+    json_array_foreach(list, i, r)
+    {
         const json_t *req = ts_report_get(r, "request");
 
         if (!json_is_object(req))
@@ -439,9 +447,10 @@ void ts_report_presets(FILE *out, const json_t *a)
     size_t i;
     const json_t *p;
 
-    fprintf(out, "%-20s %-28s %10s %10s %7s %10s\n", "id", "name", "params",
-            "active", "seq", "tokens");
-    json_array_foreach(list, i, p) {
+    fprintf(out, "%-20s %-28s %10s %10s %7s %10s\n", "id", "name", "params", "active", "seq",
+            "tokens");
+    json_array_foreach(list, i, p)
+    {
         double t = ts_report_num(p, "train_tokens");
 
         fprintf(out, "%-20s %-28s %10s %10s %7.0f %10s\n", str_at(p, "id", "?"),
@@ -456,14 +465,16 @@ void ts_report_gpus(FILE *out, const json_t *a)
     size_t i;
     const json_t *g;
 
-    fprintf(out, "%-14s %-28s %10s %10s %13s %13s\n", "id", "name", "HBM",
-            "HBM bw", "BF16 peak", "FP8 peak");
-    json_array_foreach(list, i, g) {
+    fprintf(out, "%-14s %-28s %10s %10s %13s %13s\n", "id", "name", "HBM", "HBM bw", "BF16 peak",
+            "FP8 peak");
+    json_array_foreach(list, i, g)
+    {
         double fp8 = ts_report_num(g, "fp8_tflops");
 
         fprintf(out, "%-14s %-28s %10s %10s %13s %13s\n", str_at(g, "id", "?"),
                 str_at(g, "name", ""), map_text(g, "hbm_bytes"), map_text(g, "hbm_bw"),
-                map_text(g, "bf16_tflops"), isfinite(fp8) && fp8 > 0 ? map_text(g, "fp8_tflops") : "-");
+                map_text(g, "bf16_tflops"),
+                isfinite(fp8) && fp8 > 0 ? map_text(g, "fp8_tflops") : "-");
     }
 }
 

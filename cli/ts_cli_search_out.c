@@ -27,10 +27,13 @@ static json_t *search_columns(const json_t *rows)
         json_decref(seen);
         return NULL;
     }
-    json_array_foreach(rows, i, r) {
-        json_object_foreach(r, k, v) {
+    json_array_foreach(rows, i, r)
+    {
+        json_object_foreach(r, k, v)
+        {
             if (json_is_object(v)) {
-                json_object_foreach(v, k2, w) {
+                json_object_foreach(v, k2, w)
+                {
                     if (json_is_object(w) || json_is_array(w))
                         continue;
                     snprintf(name, sizeof name, "%s.%s", k, k2);
@@ -66,14 +69,17 @@ static void search_csv(FILE *out, const json_t *rows)
 
     if (cols == NULL)
         return;
-    json_array_foreach(cols, j, c) {
+    json_array_foreach(cols, j, c)
+    {
         if (j > 0)
             fputc(',', out);
         ts_esc_csv_field(out, json_string_value(c));
     }
     fputs("\r\n", out);
-    json_array_foreach(rows, i, r) {
-        json_array_foreach(cols, j, c) {
+    json_array_foreach(rows, i, r)
+    {
+        json_array_foreach(cols, j, c)
+        {
             const char *name = json_string_value(c);
             const char *dot = strchr(name, '.');
             const json_t *v;
@@ -111,10 +117,12 @@ static void search_markdown(FILE *out, const json_t *a, const json_t *rows)
 
     fprintf(out, "trainsize search: %s on %.0f x %s\n---\n\n",
             json_string_value(json_object_get(in, "model")) != NULL
-            ? json_string_value(json_object_get(in, "model")) : "custom model",
+                ? json_string_value(json_object_get(in, "model"))
+                : "custom model",
             ts_report_num(in, "gpus"),
             json_string_value(json_object_get(in, "gpu")) != NULL
-            ? json_string_value(json_object_get(in, "gpu")) : "?");
+                ? json_string_value(json_object_get(in, "gpu"))
+                : "?");
     fprintf(out, "%.0f layouts tried, %.0f fit.\n\n", ts_report_num(a, "counts.tried"),
             ts_report_num(a, "counts.fitting"));
     if (!json_is_true(json_object_get(a, "found"))) {
@@ -125,13 +133,14 @@ static void search_markdown(FILE *out, const json_t *a, const json_t *rows)
     }
     fputs("| rank | tp | pp | cp | dp | ep | micro-batch | vpp | zero | recompute | step | MFU "
           "| tokens/GPU/s | memory | why |\n"
-          "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---|\n", out);
-    json_array_foreach(rows, i, r) {
+          "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---|\n",
+          out);
+    json_array_foreach(rows, i, r)
+    {
         fprintf(out, "| %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | ",
                 ts_report_num(r, "rank"), ts_report_num(r, "tp"), ts_report_num(r, "pp"),
                 ts_report_num(r, "cp"), ts_report_num(r, "dp"), ts_report_num(r, "ep"),
-                ts_report_num(r, "micro_batch"), ts_report_num(r, "vpp"),
-                ts_report_num(r, "zero"));
+                ts_report_num(r, "micro_batch"), ts_report_num(r, "vpp"), ts_report_num(r, "zero"));
         ts_esc_md_cell(out, search_cell(r, "recompute"));
         fputs(" | ", out);
         ts_esc_md_cell(out, search_cell(r, "step_time_human"));

@@ -14,29 +14,29 @@
 #include <stddef.h>
 
 typedef enum ts_cli_term_shape {
-    TS_CLI_TERM_OBJECT = 0,  /* {value, human, formula, assumptions} */
-    TS_CLI_TERM_MAP,         /* a number; its text in the object's "human" map */
-    TS_CLI_TERM_SIBLING      /* a number; its text in the member human_key */
+    TS_CLI_TERM_OBJECT = 0, /* {value, human, formula, assumptions} */
+    TS_CLI_TERM_MAP,        /* a number; its text in the object's "human" map */
+    TS_CLI_TERM_SIBLING     /* a number; its text in the member human_key */
 } ts_cli_term_shape;
 
 typedef struct ts_cli_term {
-    const char *obj;         /* the object's path in an answer: "memory", "compute.step" */
-    const char *key;         /* its member */
+    const char *obj; /* the object's path in an answer: "memory", "compute.step" */
+    const char *key; /* its member */
     ts_cli_term_shape shape;
-    const char *human_key;   /* TS_CLI_TERM_SIBLING only */
-    const char *unit;        /* of the value: "B", "s", "GPU-hours", "" */
-    const char *label;       /* at most 32 columns (tests/api terms) */
-    const char *formula;     /* a number's formula; NULL: the answer's (a term) */
-    bool nonzero;            /* printed only when the value is not 0 */
+    const char *human_key; /* TS_CLI_TERM_SIBLING only */
+    const char *unit;      /* of the value: "B", "s", "GPU-hours", "" */
+    const char *label;     /* at most 32 columns (tests/api terms) */
+    const char *formula;   /* a number's formula; NULL: the answer's (a term) */
+    bool nonzero;          /* printed only when the value is not 0 */
 } ts_cli_term;
 
 typedef struct ts_cli_term_obj {
-    const char *path;        /* "memory" */
-    const char *title;       /* "Memory per GPU" */
+    const char *path;  /* "memory" */
+    const char *title; /* "Memory per GPU" */
 } ts_cli_term_obj;
 
 extern const ts_cli_term ts_cli_terms[];
 extern const size_t ts_cli_term_count;
-extern const ts_cli_term_obj ts_cli_term_objs[];  /* path NULL ends it */
+extern const ts_cli_term_obj ts_cli_term_objs[]; /* path NULL ends it */
 
 #endif /* TS_CLI_TERMS_H */

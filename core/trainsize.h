@@ -28,15 +28,15 @@ extern "C" {
 
 typedef enum ts_status {
     TS_OK = 0,
-    TS_EINVAL,     /* a value is missing, zero, negative, non-finite, out of range */
-    TS_ERANGE,     /* a result would overflow / be non-finite */
-    TS_EINCOMPAT,  /* degrees or options that cannot go together (heads % tp) */
-    TS_ENOTFOUND,  /* unknown preset or GPU id */
-    TS_ENOFIT      /* solver: no configuration within the limits fits */
+    TS_EINVAL,    /* a value is missing, zero, negative, non-finite, out of range */
+    TS_ERANGE,    /* a result would overflow / be non-finite */
+    TS_EINCOMPAT, /* degrees or options that cannot go together (heads % tp) */
+    TS_ENOTFOUND, /* unknown preset or GPU id */
+    TS_ENOFIT     /* solver: no configuration within the limits fits */
 } ts_status;
 
 #define TS_ERROR_FIELD_LEN 48
-#define TS_ERROR_TEXT_LEN 200
+#define TS_ERROR_TEXT_LEN  200
 
 typedef struct ts_error {
     ts_status code;
@@ -48,8 +48,7 @@ typedef struct ts_error {
 const char *ts_strerror(ts_status code);
 
 /* Fill *err (if non-NULL) and return code.  printf-style text. */
-ts_status ts_error_set(ts_error *err, ts_status code, const char *field,
-                       const char *fmt, ...)
+ts_status ts_error_set(ts_error *err, ts_status code, const char *field, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif
@@ -73,9 +72,9 @@ ts_status ts_error_set(ts_error *err, ts_status code, const char *field,
  * sense, TS_EINVAL naming the field that made the request too large.
  * Caller-owned, on the stack: no global state. */
 typedef struct ts_budget {
-    uint64_t used;      /* units charged so far */
-    uint64_t limit;     /* units allowed */
-    bool exhausted;     /* a charge was refused: the work stopped early */
+    uint64_t used;  /* units charged so far */
+    uint64_t limit; /* units allowed */
+    bool exhausted; /* a charge was refused: the work stopped early */
 } ts_budget;
 
 /* 3e8 units: about 0.3 s of one core (0.25 to 0.45 s measured on the
@@ -83,10 +82,10 @@ typedef struct ts_budget {
  * a worker with room for a busy machine; the largest realistic searches
  * (Mixtral 8x7B over max_gpus 2048: 5.2e7) are far inside it. */
 #define TS_BUDGET_DEFAULT UINT64_C(300000000)
-#define TS_COST_ITER   5u   /* one loop iteration (a candidate considered or skipped) */
-#define TS_COST_MEMORY 250u /* a memory estimate of a changed layout, plus ... */
-#define TS_COST_STAGE  60u  /* ... this per pipeline stage it evaluates (ts_memory_work) */
-#define TS_COST_STEP   300u /* a step-time estimate (O(1) in pp: core/ts_step.c) */
+#define TS_COST_ITER      5u   /* one loop iteration (a candidate considered or skipped) */
+#define TS_COST_MEMORY    250u /* a memory estimate of a changed layout, plus ... */
+#define TS_COST_STAGE     60u  /* ... this per pipeline stage it evaluates (ts_memory_work) */
+#define TS_COST_STEP      300u /* a step-time estimate (O(1) in pp: core/ts_step.c) */
 
 /* used = 0, exhausted = false, limit = limit or TS_BUDGET_DEFAULT when 0. */
 void ts_budget_init(ts_budget *b, uint64_t limit);
@@ -104,14 +103,14 @@ typedef enum ts_precision {
 } ts_precision;
 
 typedef enum ts_optimizer {
-    TS_OPT_NONE = 0,      /* inference: weights only */
+    TS_OPT_NONE = 0, /* inference: weights only */
     TS_OPT_ADAM,
     TS_OPT_ADAMW,
-    TS_OPT_ADAM8BIT,      /* bitsandbytes 8-bit Adam: m, v 1 byte each */
-    TS_OPT_SGD,           /* plain SGD, no state */
-    TS_OPT_SGD_MOMENTUM,  /* one fp32 buffer */
-    TS_OPT_ADAFACTOR,     /* factored second moment, no momentum */
-    TS_OPT_LION,          /* one fp32 momentum buffer */
+    TS_OPT_ADAM8BIT,       /* bitsandbytes 8-bit Adam: m, v 1 byte each */
+    TS_OPT_SGD,            /* plain SGD, no state */
+    TS_OPT_SGD_MOMENTUM,   /* one fp32 buffer */
+    TS_OPT_ADAFACTOR,      /* factored second moment, no momentum */
+    TS_OPT_LION,           /* one fp32 momentum buffer */
     TS_OPT_PAGED_ADAM8BIT, /* bitsandbytes paged_adamw_8bit: large states in CUDA managed memory */
     TS_OPT_COUNT
 } ts_optimizer;
@@ -126,52 +125,50 @@ typedef enum ts_recompute {
 /* Training framework: decides which buffers it holds (issue 10; see
  * docs/formulas.md "What the framework holds"). */
 typedef enum ts_framework {
-    TS_FW_MEGATRON = 0,   /* Megatron-LM / NeMo: distributed optimizer, fp32 main grads */
-    TS_FW_FSDP,           /* PyTorch FSDP / FSDP2 (torchtitan, torchtune, HF) */
-    TS_FW_DEEPSPEED,      /* DeepSpeed ZeRO */
-    TS_FW_HF,             /* Hugging Face transformers + PEFT (accelerate; FSDP's buffers with zero >= 2) */
+    TS_FW_MEGATRON = 0, /* Megatron-LM / NeMo: distributed optimizer, fp32 main grads */
+    TS_FW_FSDP,         /* PyTorch FSDP / FSDP2 (torchtitan, torchtune, HF) */
+    TS_FW_DEEPSPEED,    /* DeepSpeed ZeRO */
+    TS_FW_HF, /* Hugging Face transformers + PEFT (accelerate; FSDP's buffers with zero >= 2) */
     TS_FW_COUNT
 } ts_framework;
 
 typedef enum ts_attention {
-    TS_ATTN_FLASH = 0,    /* FlashAttention / SDPA: no s^2 scores kept */
-    TS_ATTN_EAGER,        /* scores, softmax (and dropout mask) materialised */
-    TS_ATTN_TRITON,       /* FlashAttention written in Triton (llm-foundry attn_impl: triton) */
+    TS_ATTN_FLASH = 0, /* FlashAttention / SDPA: no s^2 scores kept */
+    TS_ATTN_EAGER,     /* scores, softmax (and dropout mask) materialised */
+    TS_ATTN_TRITON,    /* FlashAttention written in Triton (llm-foundry attn_impl: triton) */
     TS_ATTN_COUNT
 } ts_attention;
 
 typedef enum ts_pp_schedule {
     TS_PP_1F1B = 0,
-    TS_PP_INTERLEAVED,    /* Megatron interleaved 1F1B with vpp virtual stages */
+    TS_PP_INTERLEAVED, /* Megatron interleaved 1F1B with vpp virtual stages */
     TS_PP_COUNT
 } ts_pp_schedule;
 
 /* LoRA target projections (PEFT LoraConfig.target_modules), a bit set
  * over the matrices of a layer (core/ts_lora.c parses the names). */
-#define TS_LORA_Q     1u   /* q_proj */
-#define TS_LORA_K     2u   /* k_proj */
-#define TS_LORA_V     4u   /* v_proj */
-#define TS_LORA_O     8u   /* o_proj */
-#define TS_LORA_GATE  16u  /* gate_proj */
-#define TS_LORA_UP    32u  /* up_proj (fc1 of a two-matrix MLP) */
-#define TS_LORA_DOWN  64u  /* down_proj (fc2) */
-#define TS_LORA_QKV   128u /* query_key_value: one fused q, k, v matrix (GPT-NeoX, Falcon, BLOOM) */
-#define TS_LORA_ALL_LINEAR 127u /* PEFT "all-linear": every linear of the layers, not the output head */
-#define TS_LORA_PEFT_DEFAULT (TS_LORA_Q | TS_LORA_V) /* PEFT's default for llama, mistral, qwen2, gemma */
+#define TS_LORA_Q    1u   /* q_proj */
+#define TS_LORA_K    2u   /* k_proj */
+#define TS_LORA_V    4u   /* v_proj */
+#define TS_LORA_O    8u   /* o_proj */
+#define TS_LORA_GATE 16u  /* gate_proj */
+#define TS_LORA_UP   32u  /* up_proj (fc1 of a two-matrix MLP) */
+#define TS_LORA_DOWN 64u  /* down_proj (fc2) */
+#define TS_LORA_QKV  128u /* query_key_value: one fused q, k, v matrix (GPT-NeoX, Falcon, BLOOM) */
+#define TS_LORA_ALL_LINEAR \
+    127u /* PEFT "all-linear": every linear of the layers, not the output head */
+#define TS_LORA_PEFT_DEFAULT \
+    (TS_LORA_Q | TS_LORA_V) /* PEFT's default for llama, mistral, qwen2, gemma */
 
 /* Storage of frozen base weights under LoRA / QLoRA. */
 typedef enum ts_quant {
-    TS_QUANT_BF16 = 0,    /* 2 bytes */
-    TS_QUANT_INT8,        /* 1 byte (LLM.int8) */
-    TS_QUANT_NF4,         /* 4-bit NormalFloat + double-quantised scales (QLoRA) */
+    TS_QUANT_BF16 = 0, /* 2 bytes */
+    TS_QUANT_INT8,     /* 1 byte (LLM.int8) */
+    TS_QUANT_NF4,      /* 4-bit NormalFloat + double-quantised scales (QLoRA) */
     TS_QUANT_COUNT
 } ts_quant;
 
-typedef enum ts_norm {
-    TS_NORM_RMSNORM = 0,
-    TS_NORM_LAYERNORM,
-    TS_NORM_COUNT
-} ts_norm;
+typedef enum ts_norm { TS_NORM_RMSNORM = 0, TS_NORM_LAYERNORM, TS_NORM_COUNT } ts_norm;
 
 /* Public names ("bf16", "adamw", "selective") and parsers.  The parsers
  * return TS_OK or TS_EINVAL (unknown name). */
@@ -205,27 +202,29 @@ size_t ts_lora_targets_text(unsigned set, char *buf, size_t n);
 /* ------------------------------------------------------------------ */
 
 typedef struct ts_gpu {
-    char id[24];           /* "h100-sxm" */
-    char name[48];         /* "NVIDIA H100 SXM5 80GB" */
-    double fp32_flops;     /* dense TF32 tensor-core peak, FLOP/s */
-    double bf16_flops;     /* dense BF16/FP16 peak, FLOP/s */
-    double fp8_flops;      /* dense FP8 peak, FLOP/s; 0 = not supported */
-    double hbm_bytes;      /* decimal: 80 GB = 80e9 */
-    double hbm_bw;         /* bytes/s */
-    const char *source;    /* where the figures come from */
+    char id[24];        /* "h100-sxm" */
+    char name[48];      /* "NVIDIA H100 SXM5 80GB" */
+    double fp32_flops;  /* dense TF32 tensor-core peak, FLOP/s */
+    double bf16_flops;  /* dense BF16/FP16 peak, FLOP/s */
+    double fp8_flops;   /* dense FP8 peak, FLOP/s; 0 = not supported */
+    double hbm_bytes;   /* decimal: 80 GB = 80e9 */
+    double hbm_bw;      /* bytes/s */
+    const char *source; /* where the figures come from */
     /* Step-time model (issue 11; core/ts_step.c).  Zero = unknown, then
      * the step model uses the documented fallbacks. */
-    double nvlink_bw;      /* scale-up link per GPU, bidirectional, bytes/s */
-    double net_bw;         /* scale-out NIC per GPU, one direction, bytes/s */
-    double pcie_bw;        /* host link per GPU, one direction, bytes/s */
-    double mamf;           /* measured max achievable BF16 matmul / dense peak */
+    double nvlink_bw;              /* scale-up link per GPU, bidirectional, bytes/s */
+    double net_bw;                 /* scale-out NIC per GPU, one direction, bytes/s */
+    double pcie_bw;                /* host link per GPU, one direction, bytes/s */
+    double mamf;                   /* measured max achievable BF16 matmul / dense peak */
     double mamf_m, mamf_n, mamf_k; /* the GEMM shape that measured it */
-    double sustain;        /* MSMF / MAMF: power-saturated over boost-burst matmul rate; 0 = not measured */
-    double attn_eff;       /* fused attention kernel fwd+bwd / dense peak */
-    double mamf_fp8;       /* measured max achievable FP8 matmul / dense FP8 peak; 0 = use mamf */
-    double stream_eff;     /* measured streaming (copy) bandwidth / hbm_bw; 0 = the step model's default */
+    double
+        sustain; /* MSMF / MAMF: power-saturated over boost-burst matmul rate; 0 = not measured */
+    double attn_eff; /* fused attention kernel fwd+bwd / dense peak */
+    double mamf_fp8; /* measured max achievable FP8 matmul / dense FP8 peak; 0 = use mamf */
+    double
+        stream_eff; /* measured streaming (copy) bandwidth / hbm_bw; 0 = the step model's default */
     const char *net_source;
-    int sm;                /* NVIDIA compute capability x 10 (90 = Hopper); 0 = not NVIDIA */
+    int sm; /* NVIDIA compute capability x 10 (90 = Hopper); 0 = not NVIDIA */
     /* Energy (issue 28; core/ts_energy.c): the vendor's maximum board
      * power (TDP / TBP), what the model cards multiply GPU-hours by. */
     double board_watts;
@@ -249,8 +248,8 @@ void ts_name_suggest_try(ts_name_suggest *s, const char *candidate);
 const char *ts_name_suggest_best(const ts_name_suggest *s); /* NULL: none close */
 
 size_t ts_gpu_count(void);
-const ts_gpu *ts_gpu_at(size_t i);          /* NULL past the end */
-const ts_gpu *ts_gpu_find(const char *id);  /* id or alias, any case; NULL if unknown */
+const ts_gpu *ts_gpu_at(size_t i);             /* NULL past the end */
+const ts_gpu *ts_gpu_find(const char *id);     /* id or alias, any case; NULL if unknown */
 const char *ts_gpu_suggest(const char *typed); /* closest id or alias, or NULL */
 /* The i-th alias of GPU id (NULL past the end): the names people type. */
 const char *ts_gpu_alias(const char *id, size_t i);
@@ -265,42 +264,43 @@ double ts_gpu_peak(const ts_gpu *g, ts_precision compute);
  * (layers > 0; params is then ignored on input and computed).  Activation
  * and attention-aware FLOP terms need a shape. */
 typedef struct ts_model {
-    double params;          /* plain total count */
+    double params; /* plain total count */
     int64_t layers;
     int64_t hidden;
     int64_t heads;
-    int64_t kv_heads;       /* GQA; 0 = heads (MHA) */
-    int64_t ffn;            /* FFN inner width; 0 = 4*hidden */
+    int64_t kv_heads; /* GQA; 0 = heads (MHA) */
+    int64_t ffn;      /* FFN inner width; 0 = 4*hidden */
     int64_t vocab;
-    int64_t experts;        /* MoE experts per layer; 0 or 1 = dense */
-    int64_t top_k;          /* experts active per token; 0 = 1 when MoE */
-    bool gated;             /* SwiGLU: 3 FFN matrices instead of 2 */
-    bool tied_embeddings;   /* output head shares the input embedding */
+    int64_t experts;      /* MoE experts per layer; 0 or 1 = dense */
+    int64_t top_k;        /* experts active per token; 0 = 1 when MoE */
+    bool gated;           /* SwiGLU: 3 FFN matrices instead of 2 */
+    bool tied_embeddings; /* output head shares the input embedding */
 
     /* Finer shape detail, all optional (0 / false = the Llama-style
      * default above), so that imported configs (Hugging Face config.json,
      * Megatron-LM arguments) count exactly what the released checkpoints
      * hold.  See core/ts_model.c for the formula. */
-    int64_t head_dim;       /* per-head width; 0 = hidden / heads (Gemma: 256) */
-    bool qkv_bias;          /* biases on q, k, v (Qwen2, GPT-2, GPT-NeoX) */
-    bool out_bias;          /* bias on the attention output projection */
-    bool mlp_bias;          /* biases on the MLP matrices */
-    bool norm_bias;         /* LayerNorm with a bias (2 vectors per norm), not RMSNorm */
-    int64_t norms_per_layer;/* 0 = 2 (pre-attention, pre-MLP); Gemma 2/3: 4 */
-    bool qk_norm;           /* RMSNorm on q and k per head (Qwen3, Gemma 3) */
-    int64_t pos_embeddings; /* learned absolute positions (GPT-2 n_positions); 0 = rotary */
-    int64_t moe_ffn;        /* inner width of one expert; 0 = ffn */
-    int64_t shared_experts; /* always-active experts of width moe_ffn (DeepSeek) */
-    int64_t dense_layers;   /* first layers with a dense FFN of width ffn (DeepSeek first_k_dense_replace) */
-    bool router_bias;       /* per-expert router bias (DeepSeek-V3 e_score_correction_bias) */
-    bool shared_expert_gate;/* h-weight gate on the shared experts per MoE layer (Qwen2-MoE) */
-    bool embed_norm;        /* a norm after the token embedding (BLOOM word_embeddings_layernorm) */
+    int64_t head_dim;        /* per-head width; 0 = hidden / heads (Gemma: 256) */
+    bool qkv_bias;           /* biases on q, k, v (Qwen2, GPT-2, GPT-NeoX) */
+    bool out_bias;           /* bias on the attention output projection */
+    bool mlp_bias;           /* biases on the MLP matrices */
+    bool norm_bias;          /* LayerNorm with a bias (2 vectors per norm), not RMSNorm */
+    int64_t norms_per_layer; /* 0 = 2 (pre-attention, pre-MLP); Gemma 2/3: 4 */
+    bool qk_norm;            /* RMSNorm on q and k per head (Qwen3, Gemma 3) */
+    int64_t pos_embeddings;  /* learned absolute positions (GPT-2 n_positions); 0 = rotary */
+    int64_t moe_ffn;         /* inner width of one expert; 0 = ffn */
+    int64_t shared_experts;  /* always-active experts of width moe_ffn (DeepSeek) */
+    int64_t
+        dense_layers; /* first layers with a dense FFN of width ffn (DeepSeek first_k_dense_replace) */
+    bool router_bias;        /* per-expert router bias (DeepSeek-V3 e_score_correction_bias) */
+    bool shared_expert_gate; /* h-weight gate on the shared experts per MoE layer (Qwen2-MoE) */
+    bool embed_norm; /* a norm after the token embedding (BLOOM word_embeddings_layernorm) */
     /* Multi-head latent attention (DeepSeek-V2/V3); on when kv_lora_rank > 0. */
-    int64_t q_lora_rank;    /* 0 = full-rank q projection */
+    int64_t q_lora_rank; /* 0 = full-rank q projection */
     int64_t kv_lora_rank;
-    int64_t qk_nope_dim;    /* per-head q/k width without rotary part */
-    int64_t qk_rope_dim;    /* per-head rotary part (shared k_pe) */
-    int64_t v_head_dim;     /* 0 = qk_nope_dim */
+    int64_t qk_nope_dim; /* per-head q/k width without rotary part */
+    int64_t qk_rope_dim; /* per-head rotary part (shared k_pe) */
+    int64_t v_head_dim;  /* 0 = qk_nope_dim */
 } ts_model;
 
 typedef struct ts_params {
@@ -317,7 +317,7 @@ typedef struct ts_params {
     double expert;          /* total parameters inside experts (0 dense) */
     double dense;           /* total - expert */
     bool from_shape;
-    const char *formula;    /* static */
+    const char *formula; /* static */
 } ts_params;
 
 ts_status ts_model_params(const ts_model *m, ts_params *out, ts_error *err);
@@ -327,19 +327,19 @@ ts_status ts_model_params(const ts_model *m, ts_params *out, ts_error *err);
 /* ------------------------------------------------------------------ */
 
 typedef struct ts_preset {
-    const char *id;            /* "llama3-70b" */
-    const char *name;          /* "Llama 3 70B" */
+    const char *id;   /* "llama3-70b" */
+    const char *name; /* "Llama 3 70B" */
     ts_model model;
-    double published_params;   /* the number the authors give */
-    double train_tokens;       /* published pre-training tokens; 0 unknown */
-    int64_t seq;               /* training context length */
-    const char *source;        /* citation */
+    double published_params; /* the number the authors give */
+    double train_tokens;     /* published pre-training tokens; 0 unknown */
+    int64_t seq;             /* training context length */
+    const char *source;      /* citation */
 } ts_preset;
 
 size_t ts_preset_count(void);
 const ts_preset *ts_preset_at(size_t i);
-const ts_preset *ts_preset_find(const char *id); /* id or Hub id, any case */
-const char *ts_preset_suggest(const char *typed); /* closest id, or NULL */
+const ts_preset *ts_preset_find(const char *id);       /* id or Hub id, any case */
+const char *ts_preset_suggest(const char *typed);      /* closest id, or NULL */
 const char *ts_preset_alias(const char *id, size_t i); /* i-th Hub id, NULL past the end */
 
 /* ------------------------------------------------------------------ */
@@ -348,76 +348,76 @@ const char *ts_preset_alias(const char *id, size_t i); /* i-th Hub id, NULL past
 
 /* Checkpoint storage and schedule.  Bandwidths in GB/s (1e9 B/s). */
 typedef struct ts_ckpt_cfg {
-    double writer_gbps;        /* one GPU rank's own write path, default 2 */
-    double nvme_gbps;          /* node-local NVMe per node, default 6 */
-    double shared_gbps;        /* shared file system aggregate, default 100 */
-    double object_gbps;        /* object store aggregate, default 20 */
-    double nvme_interval_min;  /* default 5 */
-    double shared_interval_min;/* default 30 */
-    double object_interval_min;/* default 180 */
-    int64_t nvme_keep;         /* retained copies, default 2 */
-    int64_t shared_keep;       /* default 3 */
-    int64_t object_keep;       /* default 5 */
-    bool include_grads;        /* default false */
-    bool parallel_save;        /* every DP rank writes 1/DP of replicated state (default true) */
-    double gpu_mtbf_hours;     /* per-GPU mean time between failures, default 50000 */
-    double job_mtbf_hours;     /* whole-job MTBF; 0 = gpu_mtbf_hours / gpus */
-    double relaunch_min;       /* a failed job back to training, before the restore: default 10 */
+    double writer_gbps;         /* one GPU rank's own write path, default 2 */
+    double nvme_gbps;           /* node-local NVMe per node, default 6 */
+    double shared_gbps;         /* shared file system aggregate, default 100 */
+    double object_gbps;         /* object store aggregate, default 20 */
+    double nvme_interval_min;   /* default 5 */
+    double shared_interval_min; /* default 30 */
+    double object_interval_min; /* default 180 */
+    int64_t nvme_keep;          /* retained copies, default 2 */
+    int64_t shared_keep;        /* default 3 */
+    int64_t object_keep;        /* default 5 */
+    bool include_grads;         /* default false */
+    bool parallel_save;         /* every DP rank writes 1/DP of replicated state (default true) */
+    double gpu_mtbf_hours;      /* per-GPU mean time between failures, default 50000 */
+    double job_mtbf_hours;      /* whole-job MTBF; 0 = gpu_mtbf_hours / gpus */
+    double relaunch_min;        /* a failed job back to training, before the restore: default 10 */
 } ts_ckpt_cfg;
 
 typedef struct ts_run {
     ts_model model;
-    char preset[64];           /* "" when none; a preset id or a catalogue Hub id; informational */
+    char preset[64]; /* "" when none; a preset id or a catalogue Hub id; informational */
 
     /* precision and optimizer */
-    ts_precision precision;         /* weights (and activations) */
+    ts_precision precision; /* weights (and activations) */
     ts_precision grad_precision;
     ts_precision compute_precision; /* selects the GPU peak */
     bool master_weights;            /* fp32 master copy */
     ts_optimizer optimizer;
-    double trainable_fraction;      /* (0,1]; LoRA-style frozen rest costs weights only */
+    double trainable_fraction;        /* (0,1]; LoRA-style frozen rest costs weights only */
     ts_precision optimizer_precision; /* fp32 (default) or bf16 (pure-bf16 AdamW) states */
-    int64_t lora_rank;              /* 0 = no adapters; else LoRA on the lora_targets matrices */
-    unsigned lora_targets;          /* TS_LORA_* bits; default TS_LORA_ALL_LINEAR */
-    ts_quant frozen_precision;      /* storage of the frozen base under LoRA */
+    int64_t lora_rank;                /* 0 = no adapters; else LoRA on the lora_targets matrices */
+    unsigned lora_targets;            /* TS_LORA_* bits; default TS_LORA_ALL_LINEAR */
+    ts_quant frozen_precision;        /* storage of the frozen base under LoRA */
 
     /* the work */
     int64_t seq;
     int64_t micro_batch;
-    int64_t global_batch;      /* sequences per step; 0 = ts_batch_default() */
-    double tokens;             /* training tokens; 0 = preset's, else 20 * params */
+    int64_t global_batch; /* sequences per step; 0 = ts_batch_default() */
+    double tokens;        /* training tokens; 0 = preset's, else 20 * params */
 
     /* parallel layout; gpus = dp * tp * pp * cp */
-    int64_t gpus;              /* 0 = derived from dp */
-    int64_t dp;                /* 0 = gpus / (tp * pp * cp) */
+    int64_t gpus; /* 0 = derived from dp */
+    int64_t dp;   /* 0 = gpus / (tp * pp * cp) */
     int64_t tp, pp, cp, ep;
-    int zero;                  /* 0..3, FSDP = 3 */
+    int zero; /* 0..3, FSDP = 3 */
     bool sequence_parallel;
     ts_recompute recompute;
-    ts_framework framework;    /* default megatron */
-    ts_attention attention;    /* default flash */
-    bool dropout;              /* default false (modern LLMs train without) */
-    ts_norm norm;              /* default rmsnorm */
-    ts_pp_schedule pp_schedule;/* default 1f1b */
-    int64_t vpp;               /* virtual stages per PP rank, default 1 */
-    int64_t first_stage_layers;/* 0 = even split */
-    int64_t last_stage_layers; /* 0 = even split */
-    int64_t loss_chunks;       /* chunked cross-entropy, default 1 (unchunked) */
-    bool offload_optimizer;    /* master + optimizer states to host RAM */
-    bool offload_params;       /* ZeRO-3 only: weights to host RAM */
+    ts_framework framework;     /* default megatron */
+    ts_attention attention;     /* default flash */
+    bool dropout;               /* default false (modern LLMs train without) */
+    ts_norm norm;               /* default rmsnorm */
+    ts_pp_schedule pp_schedule; /* default 1f1b */
+    int64_t vpp;                /* virtual stages per PP rank, default 1 */
+    int64_t first_stage_layers; /* 0 = even split */
+    int64_t last_stage_layers;  /* 0 = even split */
+    int64_t loss_chunks;        /* chunked cross-entropy, default 1 (unchunked) */
+    bool offload_optimizer;     /* master + optimizer states to host RAM */
+    bool offload_params;        /* ZeRO-3 only: weights to host RAM */
 
     /* hardware */
-    ts_gpu gpu;                /* copy of a catalogue entry, may be overridden */
-    int64_t gpus_per_node;     /* default 8 */
-    double mfu;                /* [0,1]; 0 (default) = predicted from the step-time model */
-    double nvlink_gbps;        /* GB/s bidirectional per GPU; 0 = the GPU's catalogue figure */
-    double net_gbps;           /* GB/s per GPU one direction (400 Gb/s = 50); 0 = catalogue */
-    double gemm_efficiency;    /* (0,1] override of the catalogue matmul fraction; 0 = catalogue */
-    double cuda;               /* CUDA toolkit of the training stack (11.8, 12.4); 0 = current (>= 12) */
-    double gpu_hour_usd;       /* price of one GPU-hour; 0 = no cost reported */
-    double overhead_gib;       /* fixed per-GPU overhead (CUDA context, NCCL, ...), default 2 */
-    double fragmentation;      /* [0,0.5): allocator slack as a fraction of the rest, default 0 */
-    bool attention_flops;      /* time from the attention-aware FLOPs (default false: 6PT) */
+    ts_gpu gpu;             /* copy of a catalogue entry, may be overridden */
+    int64_t gpus_per_node;  /* default 8 */
+    double mfu;             /* [0,1]; 0 (default) = predicted from the step-time model */
+    double nvlink_gbps;     /* GB/s bidirectional per GPU; 0 = the GPU's catalogue figure */
+    double net_gbps;        /* GB/s per GPU one direction (400 Gb/s = 50); 0 = catalogue */
+    double gemm_efficiency; /* (0,1] override of the catalogue matmul fraction; 0 = catalogue */
+    double cuda;          /* CUDA toolkit of the training stack (11.8, 12.4); 0 = current (>= 12) */
+    double gpu_hour_usd;  /* price of one GPU-hour; 0 = no cost reported */
+    double overhead_gib;  /* fixed per-GPU overhead (CUDA context, NCCL, ...), default 2 */
+    double fragmentation; /* [0,0.5): allocator slack as a fraction of the rest, default 0 */
+    bool attention_flops; /* time from the attention-aware FLOPs (default false: 6PT) */
 
     /* energy and carbon (core/ts_energy.c) */
     double gpu_watts;          /* board power per GPU; 0 = the catalogue's board_watts */
@@ -454,13 +454,13 @@ ts_status ts_run_resolve(ts_run *r, ts_error *err);
  * rounded up to a multiple of p under the interleaved schedule (which
  * Megatron-LM schedules in groups of p micro-batches).  The batch is
  * dp * micro_batch * m, so it grows with data parallelism. */
-#define TS_BATCH_TOKENS (INT64_C(1) << 22)
+#define TS_BATCH_TOKENS     (INT64_C(1) << 22)
 #define TS_BATCH_BUBBLE_DIV 4
 typedef struct ts_batch_rule {
-    int64_t global_batch;   /* sequences per step: dp * micro_batch * micro_batches */
-    int64_t micro_batches;  /* m per pipeline per step: the larger of the two below */
-    int64_t m_tokens;       /* ceil(TS_BATCH_TOKENS / (seq * dp * micro_batch)) */
-    int64_t m_bubble;       /* ceil(4 (p - 1) / v) (interleaved: a multiple of p); 0 when pp 1 */
+    int64_t global_batch;  /* sequences per step: dp * micro_batch * micro_batches */
+    int64_t micro_batches; /* m per pipeline per step: the larger of the two below */
+    int64_t m_tokens;      /* ceil(TS_BATCH_TOKENS / (seq * dp * micro_batch)) */
+    int64_t m_bubble;      /* ceil(4 (p - 1) / v) (interleaved: a multiple of p); 0 when pp 1 */
 } ts_batch_rule;
 
 /* The gradient precision a framework keeps when grad_precision is not
@@ -485,8 +485,8 @@ ts_status ts_batch_default(const ts_run *r, ts_batch_rule *out, ts_error *err);
 /* One reported figure with its provenance.  Strings are static. */
 typedef struct ts_term {
     double value;
-    const char *formula;      /* e.g. "P_gpu * 2 / (dp*cp)" */
-    const char *assumptions;  /* short sentence */
+    const char *formula;     /* e.g. "P_gpu * 2 / (dp*cp)" */
+    const char *assumptions; /* short sentence */
 } ts_term;
 
 /* The phases of one optimizer step whose allocated bytes are compared
@@ -502,20 +502,20 @@ typedef enum ts_phase {
 const char *ts_phase_name(ts_phase p);
 
 typedef struct ts_mem_stage {
-    int64_t stage;                 /* 0 = first pipeline stage */
+    int64_t stage; /* 0 = first pipeline stage */
     int64_t layers;
-    double in_flight;              /* micro-batches of activations held (interleaved: fractional) */
-    double params;                 /* parameters held by this stage's GPU, before sharding */
+    double in_flight; /* micro-batches of activations held (interleaved: fractional) */
+    double params;    /* parameters held by this stage's GPU, before sharding */
     /* bytes at this stage's peak phase; they add up to total */
     double weights, grads, master, optimizer, activations, buffers, overhead;
-    double allocated_peak;         /* tensors at the peak phase */
-    double reserved_peak;          /* what the caching allocator holds then */
-    double total;                  /* reserved_peak + runtime context: compared with HBM */
+    double allocated_peak;              /* tensors at the peak phase */
+    double reserved_peak;               /* what the caching allocator holds then */
+    double total;                       /* reserved_peak + runtime context: compared with HBM */
     double phase_bytes[TS_PHASE_COUNT]; /* allocated bytes per phase (0: phase absent) */
     ts_phase peak_phase;
     double headroom;
-    double host_share;             /* this stage's parameters after ZeRO sharding (offload) */
-    double paged;                  /* paged 8-bit optimizer states (CUDA managed memory), in overhead */
+    double host_share; /* this stage's parameters after ZeRO sharding (offload) */
+    double paged;      /* paged 8-bit optimizer states (CUDA managed memory), in overhead */
     bool fits;
 } ts_mem_stage;
 
@@ -525,13 +525,13 @@ typedef struct ts_mem_stage {
 
 typedef struct ts_memory {
     ts_params params;
-    double params_per_gpu;         /* worst stage, after tp/pp/ep, before ZeRO sharding */
-    int64_t shard_group;           /* ZeRO sharding degree for dense params: dp*cp */
+    double params_per_gpu; /* worst stage, after tp/pp/ep, before ZeRO sharding */
+    int64_t shard_group;   /* ZeRO sharding degree for dense params: dp*cp */
 
     /* bytes per parameter of the unsharded model state (16 for mixed Adam) */
     double bpp_weights, bpp_grads, bpp_master, bpp_optimizer, bpp_total;
-    double model_state_bytes;      /* whole model, all replicas counted once: P * bpp_total */
-    double inference_bytes;        /* P * bytes(precision) */
+    double model_state_bytes; /* whole model, all replicas counted once: P * bpp_total */
+    double inference_bytes;   /* P * bytes(precision) */
 
     /* per-GPU bytes of the worst stage at its peak phase, term by term;
      * weights + grads + master + optimizer + activations + buffers +
@@ -540,43 +540,43 @@ typedef struct ts_memory {
     ts_term grads;
     ts_term master;
     ts_term optimizer;
-    ts_term activations;           /* saved activations at the peak phase */
-    ts_term buffers;               /* working set: logits/loss, recompute, unsharded params, buckets */
-    ts_term overhead;              /* allocator reserve + runtime context */
+    ts_term activations; /* saved activations at the peak phase */
+    ts_term buffers;     /* working set: logits/loss, recompute, unsharded params, buckets */
+    ts_term overhead;    /* allocator reserve + runtime context */
     ts_term total;
-    ts_term allocated_peak;        /* tensors only (torch max_memory_allocated) */
-    ts_term reserved_peak;         /* caching allocator (torch max_memory_reserved) */
-    ts_term runtime;               /* CUDA context, communicator buffers (outside the allocator) */
+    ts_term allocated_peak; /* tensors only (torch max_memory_allocated) */
+    ts_term reserved_peak;  /* caching allocator (torch max_memory_reserved) */
+    ts_term runtime;        /* CUDA context, communicator buffers (outside the allocator) */
 
     /* phases of the worst stage */
     double phases[TS_PHASE_COUNT];
     ts_phase peak_phase;
 
     /* pipeline stages */
-    size_t stages_len;             /* entries filled in stages[] (the rest unspecified) */
-    int64_t stages_count;          /* = pp */
-    int64_t worst_stage;           /* index (stage number) of the worst stage */
+    size_t stages_len;    /* entries filled in stages[] (the rest unspecified) */
+    int64_t stages_count; /* = pp */
+    int64_t worst_stage;  /* index (stage number) of the worst stage */
     ts_mem_stage stages[TS_STAGES_MAX];
 
     /* activation details */
-    double act_per_layer;          /* bytes saved per layer, one micro-batch */
-    double act_layer_full;         /* bytes of one layer's activations with nothing recomputed */
-    int64_t layers_per_stage;      /* layers of the worst stage */
-    int64_t in_flight;             /* micro-batches held by the first stage (rounded up) */
-    double act_embedding_logits;   /* loss-phase logits buffers of the last stage */
-    ts_term act_seed000;           /* batch*layers*(5sh + 2as^2 + 2sF), labelled */
-    double act_seq2_term;          /* the attention-score (seq^2) part of activations */
+    double act_per_layer;        /* bytes saved per layer, one micro-batch */
+    double act_layer_full;       /* bytes of one layer's activations with nothing recomputed */
+    int64_t layers_per_stage;    /* layers of the worst stage */
+    int64_t in_flight;           /* micro-batches held by the first stage (rounded up) */
+    double act_embedding_logits; /* loss-phase logits buffers of the last stage */
+    ts_term act_seed000;         /* batch*layers*(5sh + 2as^2 + 2sF), labelled */
+    double act_seq2_term;        /* the attention-score (seq^2) part of activations */
 
     /* host RAM for offload */
     double host_bytes_per_gpu;
     double host_bytes_per_node;
 
     /* cross-check: DeepSpeed's estimate_zero{2,3}_model_states_mem_needs */
-    ts_term deepspeed_gpu;         /* 0 when zero < 2 */
+    ts_term deepspeed_gpu; /* 0 when zero < 2 */
 
     /* fit */
     double hbm_bytes;
-    double headroom_bytes;         /* hbm - total, may be negative */
+    double headroom_bytes; /* hbm - total, may be negative */
     bool fits;
 } ts_memory;
 
@@ -584,41 +584,41 @@ typedef struct ts_memory {
  * seconds on the critical path of the slowest pipeline stage unless the
  * name says overlapped. */
 typedef struct ts_step {
-    ts_term step_time;             /* seconds per optimizer step */
-    double compute;                /* forward + backward matmuls, attention, elementwise */
-    double recompute;              /* forward work done again (selective / full) */
-    double tp_comm;                /* tensor-parallel collectives, exposed */
-    double pp_bubble;              /* (p-1)/v stage times + exposed p2p */
-    double pp_p2p;                 /* part of pp_bubble: point-to-point sends */
-    double dp_comm;                /* data-parallel / ZeRO / FSDP collectives, exposed */
-    double cp_comm;                /* context-parallel ring, exposed */
-    double ep_comm;                /* expert all-to-all, exposed */
-    double optimizer;              /* optimizer step, memory-bound */
-    double offload;                /* host transfers and CPU optimizer when offloading */
-    double exposed_comm;           /* sum of the exposed communication above */
-    double overlapped_comm;        /* communication hidden behind compute */
-    double micro_batches;          /* per pipeline per step: global_batch / (dp * micro_batch) */
-    double gemm_efficiency;        /* FLOP-weighted matmul fraction of peak reached */
-    double model_flops;            /* per step, the compute estimate's MFU basis */
-    double predicted_mfu;          /* model_flops / (step_time * gpus * peak) */
-    const char *mfu_convention;    /* static */
-    double tokens_per_second;      /* whole job */
+    ts_term step_time;          /* seconds per optimizer step */
+    double compute;             /* forward + backward matmuls, attention, elementwise */
+    double recompute;           /* forward work done again (selective / full) */
+    double tp_comm;             /* tensor-parallel collectives, exposed */
+    double pp_bubble;           /* (p-1)/v stage times + exposed p2p */
+    double pp_p2p;              /* part of pp_bubble: point-to-point sends */
+    double dp_comm;             /* data-parallel / ZeRO / FSDP collectives, exposed */
+    double cp_comm;             /* context-parallel ring, exposed */
+    double ep_comm;             /* expert all-to-all, exposed */
+    double optimizer;           /* optimizer step, memory-bound */
+    double offload;             /* host transfers and CPU optimizer when offloading */
+    double exposed_comm;        /* sum of the exposed communication above */
+    double overlapped_comm;     /* communication hidden behind compute */
+    double micro_batches;       /* per pipeline per step: global_batch / (dp * micro_batch) */
+    double gemm_efficiency;     /* FLOP-weighted matmul fraction of peak reached */
+    double model_flops;         /* per step, the compute estimate's MFU basis */
+    double predicted_mfu;       /* model_flops / (step_time * gpus * peak) */
+    const char *mfu_convention; /* static */
+    double tokens_per_second;   /* whole job */
     double tokens_per_gpu_second;
-    double nvlink_bw, net_bw;      /* bytes/s used (after inputs and fallbacks) */
-    bool from_shape;               /* false: plain params, matmul-bound estimate only */
+    double nvlink_bw, net_bw; /* bytes/s used (after inputs and fallbacks) */
+    bool from_shape;          /* false: plain params, matmul-bound estimate only */
     /* Matmul time of the step beyond what the GPU's matmul rate (the
      * catalogue MAMF) would take for the same FLOPs: GEMMs too small to
      * fill the GPU (few tokens per GPU per micro-batch, thin tp slices,
      * small experts) stream operands for little math. */
     double underfill;
-    unsigned warnings;             /* TS_STEP_WARN_* bits */
+    unsigned warnings; /* TS_STEP_WARN_* bits */
 } ts_step;
 
 /* ts_step.warnings: a cost above 1 / TS_STEP_WARN_DIV of the step time. */
-#define TS_STEP_WARN_DIV 4
-#define TS_STEP_WARN_BUBBLE 1u     /* pp_bubble */
-#define TS_STEP_WARN_COMM 2u       /* exposed_comm */
-#define TS_STEP_WARN_UNDERFILL 4u  /* underfill */
+#define TS_STEP_WARN_DIV       4
+#define TS_STEP_WARN_BUBBLE    1u /* pp_bubble */
+#define TS_STEP_WARN_COMM      2u /* exposed_comm */
+#define TS_STEP_WARN_UNDERFILL 4u /* underfill */
 
 /* Step time for one run (resolves a private copy). */
 ts_status ts_step_estimate(const ts_run *r, ts_step *out, ts_error *err);
@@ -630,8 +630,7 @@ double ts_step_allreduce_s(double bytes, int64_t n, double bw, double alpha);
 double ts_step_allgather_s(double bytes, int64_t n, double bw, double alpha);
 double ts_step_alltoall_s(double bytes, int64_t n, double bw, double alpha);
 /* Seconds for an M x K by K x N bf16 GEMM: 2MNK / (peak * core) + 2(MK + KN + MN) / hbm_bw. */
-double ts_step_gemm_s(double m, double n, double k, double peak, double core,
-                      double hbm_bw);
+double ts_step_gemm_s(double m, double n, double k, double peak, double core, double hbm_bw);
 /* Matmul core fraction implied by a measured MAMF at its shape under the
  * additive roofline above. */
 double ts_step_core_eff(const ts_gpu *g);
@@ -664,39 +663,39 @@ double ts_step_bubble_fraction(int64_t p, int64_t m, int64_t v);
  * (exponential); each costs a restart R and the work since the last
  * checkpoint.  wall = T/tau * M e^(R/M) (e^((tau+C)/M) - 1) exactly. */
 typedef struct ts_goodput {
-    double job_mtbf_s;             /* M */
-    double interval_s;             /* tau: the nvme checkpoint interval, the one used */
-    double write_s;                /* C: the blocking write of one checkpoint */
-    double relaunch_s;             /* relaunch_min * 60 */
-    double restore_s;              /* reading the checkpoint back (shared tier) */
-    double restart_s;              /* R = relaunch + restore */
-    double failure_free_s;         /* T: compute.wall_seconds */
-    ts_term wall_seconds;          /* expected, with checkpoints and failures */
+    double job_mtbf_s;     /* M */
+    double interval_s;     /* tau: the nvme checkpoint interval, the one used */
+    double write_s;        /* C: the blocking write of one checkpoint */
+    double relaunch_s;     /* relaunch_min * 60 */
+    double restore_s;      /* reading the checkpoint back (shared tier) */
+    double restart_s;      /* R = relaunch + restore */
+    double failure_free_s; /* T: compute.wall_seconds */
+    ts_term wall_seconds;  /* expected, with checkpoints and failures */
     double wall_days;
-    ts_term useful_fraction;       /* T / wall: the fraction of time training usefully */
-    double interruptions;          /* expected failures: wall / M */
-    double checkpoint_s;           /* write stalls: T / tau * C */
-    double lost_s;                 /* restarts and redone work: wall - T - checkpoint_s */
-    double lost_per_interruption_s;/* lost_s / interruptions (0 when none) */
-    double gpu_hours;              /* wall * gpus / 3600: GPU time held */
-    double cost_usd;               /* gpu_hours * gpu_hour_usd */
-    double daly_interval_s;        /* the optimum tau for C and M (Daly 2006) */
-    double useful_fraction_daly;   /* T / wall at that tau */
+    ts_term useful_fraction;        /* T / wall: the fraction of time training usefully */
+    double interruptions;           /* expected failures: wall / M */
+    double checkpoint_s;            /* write stalls: T / tau * C */
+    double lost_s;                  /* restarts and redone work: wall - T - checkpoint_s */
+    double lost_per_interruption_s; /* lost_s / interruptions (0 when none) */
+    double gpu_hours;               /* wall * gpus / 3600: GPU time held */
+    double cost_usd;                /* gpu_hours * gpu_hour_usd */
+    double daly_interval_s;         /* the optimum tau for C and M (Daly 2006) */
+    double useful_fraction_daly;    /* T / wall at that tau */
 } ts_goodput;
 
 /* Energy and emissions of the run (core/ts_energy.c): GPU time times the
  * power drawn per GPU, times the data centre's PUE, times the grid's
  * carbon intensity (the Llama model cards' method, Touvron et al. 2023). */
 typedef struct ts_energy {
-    double gpu_hours;              /* basis: goodput.gpu_hours (GPU time held, failures in) */
-    double gpu_watts;              /* board power per GPU used */
-    double host_watts;             /* host share per GPU */
+    double gpu_hours;  /* basis: goodput.gpu_hours (GPU time held, failures in) */
+    double gpu_watts;  /* board power per GPU used */
+    double host_watts; /* host share per GPU */
     double pue;
     double grid_kg_per_kwh;
-    double facility_w;             /* gpus * (W_gpu + W_host) * PUE: the draw at the meter */
-    ts_term energy_wh;             /* gpu_hours * (W_gpu + W_host) * PUE, watt-hours */
-    ts_term co2e_t;                /* energy_wh / 1000 * grid_kg_per_kwh / 1000, tonnes */
-    const char *power_source;      /* static: where gpu_watts comes from */
+    double facility_w;        /* gpus * (W_gpu + W_host) * PUE: the draw at the meter */
+    ts_term energy_wh;        /* gpu_hours * (W_gpu + W_host) * PUE, watt-hours */
+    ts_term co2e_t;           /* energy_wh / 1000 * grid_kg_per_kwh / 1000, tonnes */
+    const char *power_source; /* static: where gpu_watts comes from */
 } ts_energy;
 
 /* The same for any GPU time and power (no run): the oracles' entry. */
@@ -706,19 +705,19 @@ void ts_energy_of(double gpu_hours, double gpu_watts, double host_watts, double 
 typedef struct ts_compute {
     double tokens;
     double params_active;
-    ts_term model_flops;           /* 6 * P_active * T (Kaplan et al. 2020) */
-    ts_term model_flops_attn;      /* (6 P + 12 L h s) T (PaLM, Chowdhery et al. 2022, App. B) */
-    ts_term hardware_flops;        /* + recompute forward passes */
-    double peak_flops;             /* per GPU at compute precision */
+    ts_term model_flops;      /* 6 * P_active * T (Kaplan et al. 2020) */
+    ts_term model_flops_attn; /* (6 P + 12 L h s) T (PaLM, Chowdhery et al. 2022, App. B) */
+    ts_term hardware_flops;   /* + recompute forward passes */
+    double peak_flops;        /* per GPU at compute precision */
     double mfu;
-    double hfu;                    /* mfu * hardware/model */
-    ts_term gpu_hours;             /* FLOPs / (peak * mfu * 3600) */
-    ts_term wall_seconds;          /* gpu_hours * 3600 / gpus */
+    double hfu;           /* mfu * hardware/model */
+    ts_term gpu_hours;    /* FLOPs / (peak * mfu * 3600) */
+    ts_term wall_seconds; /* gpu_hours * 3600 / gpus */
     double wall_days;
     double gpu_years;
-    double tokens_per_second;      /* whole job */
+    double tokens_per_second; /* whole job */
     double tokens_per_gpu_second;
-    double steps;                  /* tokens / (global_batch * seq) */
+    double steps; /* tokens / (global_batch * seq) */
     double step_seconds;
     double achieved_flops_per_gpu; /* peak * mfu */
     bool mfu_predicted;            /* mfu came from the step model, not the input */
@@ -730,34 +729,39 @@ typedef struct ts_compute {
     ts_energy energy;              /* and what it draws and emits */
 } ts_compute;
 
-typedef enum ts_tier_kind { TS_TIER_NVME = 0, TS_TIER_SHARED, TS_TIER_OBJECT, TS_TIER_COUNT } ts_tier_kind;
+typedef enum ts_tier_kind {
+    TS_TIER_NVME = 0,
+    TS_TIER_SHARED,
+    TS_TIER_OBJECT,
+    TS_TIER_COUNT
+} ts_tier_kind;
 
 typedef struct ts_ckpt_tier {
-    const char *name;              /* "nvme", "shared", "object" */
+    const char *name; /* "nvme", "shared", "object" */
     double interval_s;
-    double write_s;                /* one full checkpoint to this tier */
-    double restore_s;              /* read back (same bandwidth model) */
-    double bandwidth_per_writer;   /* bytes/s each writer gets: min(writer, aggregate/writers) */
+    double write_s;              /* one full checkpoint to this tier */
+    double restore_s;            /* read back (same bandwidth model) */
+    double bandwidth_per_writer; /* bytes/s each writer gets: min(writer, aggregate/writers) */
     int64_t keep;
-    double storage_bytes;          /* keep * full size; nvme: per node */
-    double overhead_fraction;      /* write_s / interval_s */
+    double storage_bytes;     /* keep * full size; nvme: per node */
+    double overhead_fraction; /* write_s / interval_s */
     const char *formula;
 } ts_ckpt_tier;
 
 typedef struct ts_ckpt {
-    ts_term full_bytes;            /* resumable: weights + master + optimizer (+ grads) */
-    ts_term weights_bytes;         /* weights only, at training precision */
-    double bpp_full;               /* 14 for mixed Adam without grads */
-    ts_term shard_bytes_per_gpu;   /* largest per-GPU shard written */
-    int64_t writers;               /* GPUs that write a shard */
+    ts_term full_bytes;          /* resumable: weights + master + optimizer (+ grads) */
+    ts_term weights_bytes;       /* weights only, at training precision */
+    double bpp_full;             /* 14 for mixed Adam without grads */
+    ts_term shard_bytes_per_gpu; /* largest per-GPU shard written */
+    int64_t writers;             /* GPUs that write a shard */
     double bytes_per_node;
     ts_ckpt_tier tiers[TS_TIER_COUNT];
     double job_mtbf_s;
-    ts_term young_interval_s;      /* sqrt(2 C M), Young 1974 */
-    ts_term daly_interval_s;       /* Daly 2006 higher-order */
-    double blocking_write_s;       /* C: first tier's write time */
-    ts_term waste_fraction;        /* C/tau + (tau/2 + R)/M at the Daly interval */
-    double waste_fraction_schedule;/* same at the configured nvme interval */
+    ts_term young_interval_s;       /* sqrt(2 C M), Young 1974 */
+    ts_term daly_interval_s;        /* Daly 2006 higher-order */
+    double blocking_write_s;        /* C: first tier's write time */
+    ts_term waste_fraction;         /* C/tau + (tau/2 + R)/M at the Daly interval */
+    double waste_fraction_schedule; /* same at the configured nvme interval */
 } ts_ckpt;
 
 #define TS_SWEEP_MAX 24
@@ -772,18 +776,18 @@ typedef struct ts_sweep_point {
      * dp): what a data-parallel degree buys in days.  timed false when the
      * step model has no answer there (then the three are 0). */
     bool timed;
-    double step_seconds;           /* ts_compute.step_time */
-    double wall_seconds;           /* ts_compute.wall_seconds (failure-free) */
-    double mfu;                    /* the MFU that time uses */
+    double step_seconds; /* ts_compute.step_time */
+    double wall_seconds; /* ts_compute.wall_seconds (failure-free) */
+    double mfu;          /* the MFU that time uses */
 } ts_sweep_point;
 
 typedef struct ts_plan {
-    ts_run run;                    /* the resolved, effective inputs */
+    ts_run run; /* the resolved, effective inputs */
     ts_memory memory;
     ts_compute compute;
     ts_ckpt ckpt;
     size_t sweep_len;
-    ts_sweep_point sweep[TS_SWEEP_MAX];   /* dp = 1, 2, 4, ... and the run's dp */
+    ts_sweep_point sweep[TS_SWEEP_MAX]; /* dp = 1, 2, 4, ... and the run's dp */
 } ts_plan;
 
 /* ------------------------------------------------------------------ */
@@ -796,8 +800,7 @@ ts_status ts_ckpt_estimate(const ts_run *r, ts_ckpt *out, ts_error *err);
 
 /* Per-GPU memory and checkpoint shard for dp = 1, 2, 4, ... up to
  * max(1024, r->dp), plus r->dp itself, ascending; tp/pp/cp kept. */
-ts_status ts_sweep_dp(const ts_run *r, ts_sweep_point *pts, size_t cap,
-                      size_t *n, ts_error *err);
+ts_status ts_sweep_dp(const ts_run *r, ts_sweep_point *pts, size_t cap, size_t *n, ts_error *err);
 
 /* Everything above in one call. */
 ts_status ts_plan_estimate(const ts_run *r, ts_plan *out, ts_error *err);
@@ -820,19 +823,18 @@ ts_status ts_plan_resolved(const ts_run *r, ts_plan *out, ts_error *err);
  * TS_BUDGET_DEFAULT, as ts_plan_resolved and ts_plan_estimate use).  When
  * the budget runs out the sweep ends early (sweep_len points, the run's
  * own dp among them only if reached) and budget->exhausted says so. */
-ts_status ts_plan_resolved_within(const ts_run *r, ts_budget *budget, ts_plan *out,
-                                  ts_error *err);
+ts_status ts_plan_resolved_within(const ts_run *r, ts_budget *budget, ts_plan *out, ts_error *err);
 
 /* Largest micro-batch in [1, limit] that fits (memory of that run in *mem).
  * TS_ENOFIT if even 1 does not. */
-ts_status ts_fit_max_micro_batch(const ts_run *r, int64_t limit, int64_t *mb,
-                                 ts_memory *mem, ts_error *err);
+ts_status ts_fit_max_micro_batch(const ts_run *r, int64_t limit, int64_t *mb, ts_memory *mem,
+                                 ts_error *err);
 
 /* Smallest dp (tp/pp/cp kept, ep | dp) with gpus <= max_gpus that fits.
  * A user-fixed global_batch is kept: only dp with dp*micro_batch dividing
  * it are answers (TS_ENOFIT naming global_batch when none fits). */
-ts_status ts_fit_min_gpus(const ts_run *r, int64_t max_gpus, int64_t *dp,
-                          int64_t *gpus, ts_memory *mem, ts_error *err);
+ts_status ts_fit_min_gpus(const ts_run *r, int64_t max_gpus, int64_t *dp, int64_t *gpus,
+                          ts_memory *mem, ts_error *err);
 
 /* The solvers charged to budget (NULL: a private one of TS_BUDGET_DEFAULT,
  * which is what the two above use; their worst case, 2^20 trial
@@ -843,16 +845,16 @@ ts_status ts_fit_min_gpus(const ts_run *r, int64_t max_gpus, int64_t *dp,
  * says the answer may not be the optimum. */
 ts_status ts_fit_max_micro_batch_within(const ts_run *r, int64_t limit, ts_budget *budget,
                                         int64_t *mb, ts_memory *mem, ts_error *err);
-ts_status ts_fit_min_gpus_within(const ts_run *r, int64_t max_gpus, ts_budget *budget,
-                                 int64_t *dp, int64_t *gpus, ts_memory *mem, ts_error *err);
+ts_status ts_fit_min_gpus_within(const ts_run *r, int64_t max_gpus, ts_budget *budget, int64_t *dp,
+                                 int64_t *gpus, ts_memory *mem, ts_error *err);
 
 /* ------------------------------------------------------------------ */
 /* Layout search (core/ts_search.c)                                    */
 /* ------------------------------------------------------------------ */
 
 typedef enum ts_search_objective {
-    TS_SEARCH_TIME = 0,        /* fastest step */
-    TS_SEARCH_COST,            /* fewest GPU-seconds (dollars) per step */
+    TS_SEARCH_TIME = 0, /* fastest step */
+    TS_SEARCH_COST,     /* fewest GPU-seconds (dollars) per step */
     TS_SEARCH_OBJECTIVE_COUNT
 } ts_search_objective;
 
@@ -860,31 +862,32 @@ typedef enum ts_search_objective {
 /* The search's bounds when the request leaves them out (max_micro_batch,
  * max_cp, max_vpp; the registry's docs state them, tests/api/test_defaults
  * checks that they agree). */
-#define TS_SEARCH_MB_DEFAULT 64
-#define TS_SEARCH_CP_DEFAULT 8
+#define TS_SEARCH_MB_DEFAULT  64
+#define TS_SEARCH_CP_DEFAULT  8
 #define TS_SEARCH_VPP_DEFAULT 8
-#define TS_SEARCH_WHY_LEN 160
+#define TS_SEARCH_WHY_LEN     160
 
 /* What to enumerate.  A fixed dimension (> 0, or >= 0 for the enum ones)
  * is kept as given; 0 / -1 means "search it". */
 typedef struct ts_search_cfg {
     ts_search_objective objective;
-    size_t limit;              /* results kept, 1..TS_SEARCH_MAX_RESULTS, default 20 */
-    int64_t max_gpus;          /* 0 = exactly the run's gpus; else any gpus <= max_gpus */
-    int64_t max_tp;            /* 0 = gpus_per_node (TP inside a node) */
-    int64_t max_pp;            /* 0 = layers */
-    int64_t max_cp;            /* 0 = 8 */
-    int64_t max_micro_batch;   /* 0 = 64 */
-    int64_t max_vpp;           /* 0 = 8 */
+    size_t limit;            /* results kept, 1..TS_SEARCH_MAX_RESULTS, default 20 */
+    int64_t max_gpus;        /* 0 = exactly the run's gpus; else any gpus <= max_gpus */
+    int64_t max_tp;          /* 0 = gpus_per_node (TP inside a node) */
+    int64_t max_pp;          /* 0 = layers */
+    int64_t max_cp;          /* 0 = 8 */
+    int64_t max_micro_batch; /* 0 = 64 */
+    int64_t max_vpp;         /* 0 = 8 */
     int64_t tp, pp, cp, ep, micro_batch, vpp; /* fixed when > 0 */
-    int zero;                  /* fixed when >= 0 (framework then follows) */
-    int framework;             /* fixed when >= 0 (a ts_framework) */
-    unsigned recompute_mask;   /* bit (1u << ts_recompute) allowed; 0 = all */
+    int zero;                                 /* fixed when >= 0 (framework then follows) */
+    int framework;                            /* fixed when >= 0 (a ts_framework) */
+    unsigned recompute_mask;                  /* bit (1u << ts_recompute) allowed; 0 = all */
     /* Share of HBM kept free, [0, 1): a layout above (1 - margin) * HBM is
      * not ranked as fitting (counted in tight).  Default TS_SEARCH_MARGIN. */
     double margin;
-    double max_days;           /* > 0: layouts whose whole run, with failures, takes longer are not ranked */
-    double max_cost;           /* > 0: nor those whose run, with failures, costs more (USD; needs gpu_hour_usd) */
+    double max_days; /* > 0: layouts whose whole run, with failures, takes longer are not ranked */
+    double
+        max_cost; /* > 0: nor those whose run, with failures, costs more (USD; needs gpu_hour_usd) */
     /* Each candidate's grad_precision follows its framework (the default
      * the API applies when grad_precision is not given: ts_framework_grad_precision)
      * instead of staying the run's. */
@@ -896,44 +899,44 @@ typedef struct ts_search_cfg {
 typedef struct ts_search_result {
     int64_t tp, pp, cp, dp, ep, micro_batch, vpp, gpus;
     int64_t first_stage_layers, last_stage_layers;
-    int64_t global_batch;      /* the run's, or this layout's default (ts_batch_default) */
+    int64_t global_batch; /* the run's, or this layout's default (ts_batch_default) */
     int zero;
     ts_framework framework;
     ts_recompute recompute;
     ts_pp_schedule pp_schedule;
     ts_precision grad_precision;
     bool sequence_parallel;
-    double step_time;          /* seconds per optimizer step */
+    double step_time; /* seconds per optimizer step */
     double predicted_mfu;
     double tokens_per_gpu_second;
-    double gpu_seconds;        /* step_time * gpus: per step */
-    double cost_usd;           /* per step; 0 without gpu_hour_usd */
-    double wall_seconds;       /* the whole run: tokens / (global_batch * seq) steps */
-    double gpu_hours;          /* wall_seconds * gpus / 3600 */
-    double cost_total_usd;     /* gpu_hours * gpu_hour_usd; 0 without a price */
+    double gpu_seconds;    /* step_time * gpus: per step */
+    double cost_usd;       /* per step; 0 without gpu_hour_usd */
+    double wall_seconds;   /* the whole run: tokens / (global_batch * seq) steps */
+    double gpu_hours;      /* wall_seconds * gpus / 3600 */
+    double cost_total_usd; /* gpu_hours * gpu_hour_usd; 0 without a price */
     /* The same run with checkpoints and failures (compute.goodput of the
      * row's plan): what max_days and max_cost are held to. */
-    double useful_fraction;    /* wall_seconds / goodput_wall_seconds */
+    double useful_fraction; /* wall_seconds / goodput_wall_seconds */
     double goodput_wall_seconds;
-    double goodput_cost_usd;   /* goodput_wall_seconds * gpus / 3600 * gpu_hour_usd */
+    double goodput_cost_usd; /* goodput_wall_seconds * gpus / 3600 * gpu_hour_usd */
     double memory_total, headroom, hbm;
     bool fits;
     /* step terms, for the comparison text */
     double compute, recompute_s, tp_comm, pp_bubble, dp_comm, cp_comm, ep_comm, optimizer, offload;
-    char why[TS_SEARCH_WHY_LEN];  /* why it ranks above the next one */
+    char why[TS_SEARCH_WHY_LEN]; /* why it ranks above the next one */
 } ts_search_result;
 
 typedef struct ts_search_out {
     size_t n;
     ts_search_result results[TS_SEARCH_MAX_RESULTS];
-    uint64_t enumerated;       /* layouts reached by the enumeration */
-    uint64_t tried;            /* memory estimated */
-    uint64_t fitting;          /* fit with the margin, and were costed */
-    uint64_t tight;            /* estimates that fit the HBM but not with the margin */
-    uint64_t over_budget;      /* of fitting: over max_days or max_cost (with failures), or never
+    uint64_t enumerated;  /* layouts reached by the enumeration */
+    uint64_t tried;       /* memory estimated */
+    uint64_t fitting;     /* fit with the margin, and were costed */
+    uint64_t tight;       /* estimates that fit the HBM but not with the margin */
+    uint64_t over_budget; /* of fitting: over max_days or max_cost (with failures), or never
                                 * finishing under failures; not ranked */
-    uint64_t pruned;           /* skipped without an estimate (cannot fit) */
-    bool truncated;            /* the work budget ran out: results are the best seen */
+    uint64_t pruned;      /* skipped without an estimate (cannot fit) */
+    bool truncated;       /* the work budget ran out: results are the best seen */
 } ts_search_out;
 
 void ts_search_defaults(ts_search_cfg *c);
@@ -945,8 +948,8 @@ void ts_search_defaults(ts_search_cfg *c);
  * by time (GPU-time) per token, i.e. of the whole run.
  * TS_ENOFIT when nothing fits (out->n = 0, counts filled).  No
  * allocation: out is the caller's (about 40 KB). */
-ts_status ts_search_run(const ts_run *r, const ts_search_cfg *cfg,
-                        ts_search_out *out, ts_error *err);
+ts_status ts_search_run(const ts_run *r, const ts_search_cfg *cfg, ts_search_out *out,
+                        ts_error *err);
 /* The same charged to budget (NULL: a private one of TS_BUDGET_DEFAULT, as
  * ts_search_run uses).  Every loop of the enumeration charges it; when it
  * runs out the search stops with out->truncated and the best layouts seen,
@@ -963,18 +966,18 @@ ts_status ts_search_run_within(const ts_run *r, const ts_search_cfg *cfg, ts_bud
  * Hoffmann et al. 2022 (approach 3), N parameters (embeddings counted,
  * their App. F), D training tokens, C = 6 N D FLOPs. */
 typedef enum ts_scaling_law {
-    TS_LAW_HOFFMANN = 0,   /* Hoffmann et al. 2022, eq. 10, unrounded */
-    TS_LAW_BESIROGLU,      /* Besiroglu et al. 2024's replication */
+    TS_LAW_HOFFMANN = 0, /* Hoffmann et al. 2022, eq. 10, unrounded */
+    TS_LAW_BESIROGLU,    /* Besiroglu et al. 2024's replication */
     TS_LAW_COUNT
 } ts_scaling_law;
 
 typedef struct ts_law {
-    const char *name;      /* "hoffmann" */
+    const char *name; /* "hoffmann" */
     double E, A, B, alpha, beta;
-    const char *source;    /* static citation */
+    const char *source; /* static citation */
 } ts_law;
 
-const ts_law *ts_law_get(ts_scaling_law l);   /* NULL past the end */
+const ts_law *ts_law_get(ts_scaling_law l); /* NULL past the end */
 /* Compute-optimal N and D for C FLOPs (Hoffmann et al. eq. 4):
  * N = G (C/6)^a, D = (C/6) / N, G = (alpha A / (beta B))^(1/(alpha+beta)),
  * a = beta / (alpha + beta). */
@@ -986,7 +989,7 @@ double ts_law_loss(const ts_law *l, double n, double d);
  * untied embeddings, vocabulary TS_SHAPE_VOCAB), hidden width about 128
  * times the depth (Kaplan et al. 2020, Fig. 5: loss flat over a wide
  * range of aspect ratios; Llama 2 7B and GPT-3 175B sit at 128). */
-#define TS_SHAPE_VOCAB 32000
+#define TS_SHAPE_VOCAB  32000
 #define TS_SHAPE_ASPECT 128
 /* The shape whose count is closest to n (within 2 % where the layer
  * granularity allows), then whose width over depth is closest to
@@ -997,41 +1000,41 @@ ts_status ts_scaling_shape(double n, const char *field, ts_model *out, ts_error 
 
 /* A budget of GPU time turned into a plan (core/ts_sizing.c). */
 typedef enum ts_sizing_mode {
-    TS_SIZE_OPTIMAL = 0,   /* the law's compute-optimal N and D */
-    TS_SIZE_RATIO,         /* N and D = ratio * N spending the budget */
-    TS_SIZE_MODEL,         /* the run's own model: the tokens the budget buys */
+    TS_SIZE_OPTIMAL = 0, /* the law's compute-optimal N and D */
+    TS_SIZE_RATIO,       /* N and D = ratio * N spending the budget */
+    TS_SIZE_MODEL,       /* the run's own model: the tokens the budget buys */
     TS_SIZE_MODE_COUNT
 } ts_sizing_mode;
 
 #define TS_SIZING_ITER_MAX 6
 
 typedef struct ts_sizing_cfg {
-    double gpu_hours;          /* the budget, > 0 */
-    const char *field;         /* its public name, for errors ("budget_days") */
+    double gpu_hours;  /* the budget, > 0 */
+    const char *field; /* its public name, for errors ("budget_days") */
     ts_sizing_mode mode;
     ts_scaling_law law;
-    double tokens_per_param;   /* TS_SIZE_RATIO */
-    ts_search_cfg search;      /* the layout search: max_gpus 0 (the run's gpus) */
+    double tokens_per_param; /* TS_SIZE_RATIO */
+    ts_search_cfg search;    /* the layout search: max_gpus 0 (the run's gpus) */
 } ts_sizing_cfg;
 
 typedef struct ts_sizing_out {
-    ts_run run;                /* resolved: shape, layout, tokens; what /v1/plan takes */
-    ts_search_result layout;   /* the best layout of the last search */
-    double gpu_hours;          /* the budget */
-    double peak_flops;         /* per GPU at the compute precision */
-    double mfu;                /* the plan's: mfu given, else the layout's predicted */
-    double useful_fraction;    /* the plan's goodput */
-    double flops;              /* C = gpu_hours * 3600 * peak * mfu * useful_fraction */
-    double optimal_params;     /* the law's N at C */
-    double optimal_tokens;     /* and D */
+    ts_run run;              /* resolved: shape, layout, tokens; what /v1/plan takes */
+    ts_search_result layout; /* the best layout of the last search */
+    double gpu_hours;        /* the budget */
+    double peak_flops;       /* per GPU at the compute precision */
+    double mfu;              /* the plan's: mfu given, else the layout's predicted */
+    double useful_fraction;  /* the plan's goodput */
+    double flops;            /* C = gpu_hours * 3600 * peak * mfu * useful_fraction */
+    double optimal_params;   /* the law's N at C */
+    double optimal_tokens;   /* and D */
     double optimal_loss;
-    double params;             /* the planned model's active count (dense: its count) */
-    double tokens;             /* C / (6 params) */
+    double params; /* the planned model's active count (dense: its count) */
+    double tokens; /* C / (6 params) */
     double tokens_per_param;
-    double loss;               /* L(params, tokens); 0 for MoE (the law is dense) */
-    int iterations;            /* searches run */
-    bool converged;            /* the shape was a fixed point of the MFU it gets */
-    bool truncated;            /* a search ran out of work budget: best seen */
+    double loss;    /* L(params, tokens); 0 for MoE (the law is dense) */
+    int iterations; /* searches run */
+    bool converged; /* the shape was a fixed point of the MFU it gets */
+    bool truncated; /* a search ran out of work budget: best seen */
 } ts_sizing_out;
 
 /* base: the run as given (unresolved; TS_SIZE_MODEL: with its model).

@@ -67,11 +67,9 @@ static int64_t ts_ckpt_ceil_div(int64_t a, int64_t b)
 
 /* One storage tier: every writer gets min(its own path, its share of the
  * tier's aggregate bandwidth). */
-static void ts_ckpt_tier_fill(ts_ckpt_tier *t, const char *name, double shard,
-                              int64_t writers, double writer_bw,
-                              double aggregate_bw, double interval_s,
-                              int64_t keep, double storage_bytes,
-                              const char *formula)
+static void ts_ckpt_tier_fill(ts_ckpt_tier *t, const char *name, double shard, int64_t writers,
+                              double writer_bw, double aggregate_bw, double interval_s,
+                              int64_t keep, double storage_bytes, const char *formula)
 {
     double share = aggregate_bw / (double)writers;
 
@@ -90,10 +88,10 @@ static int ts_ckpt_all_finite(const ts_ckpt *c)
 {
     size_t i;
     const double v[] = {
-        c->full_bytes.value, c->weights_bytes.value, c->bpp_full,
-        c->shard_bytes_per_gpu.value, c->bytes_per_node, c->job_mtbf_s,
-        c->young_interval_s.value, c->daly_interval_s.value,
-        c->blocking_write_s, c->waste_fraction.value, c->waste_fraction_schedule,
+        c->full_bytes.value,          c->weights_bytes.value,     c->bpp_full,
+        c->shard_bytes_per_gpu.value, c->bytes_per_node,          c->job_mtbf_s,
+        c->young_interval_s.value,    c->daly_interval_s.value,   c->blocking_write_s,
+        c->waste_fraction.value,      c->waste_fraction_schedule,
     };
 
     for (i = 0; i < sizeof v / sizeof v[0]; i++)
@@ -101,9 +99,9 @@ static int ts_ckpt_all_finite(const ts_ckpt *c)
             return 0;
     for (i = 0; i < TS_TIER_COUNT; i++) {
         const ts_ckpt_tier *t = &c->tiers[i];
-        if (!isfinite(t->interval_s) || !isfinite(t->write_s) ||
-            !isfinite(t->restore_s) || !isfinite(t->bandwidth_per_writer) ||
-            !isfinite(t->storage_bytes) || !isfinite(t->overhead_fraction))
+        if (!isfinite(t->interval_s) || !isfinite(t->write_s) || !isfinite(t->restore_s) ||
+            !isfinite(t->bandwidth_per_writer) || !isfinite(t->storage_bytes) ||
+            !isfinite(t->overhead_fraction))
             return 0;
     }
     return 1;
@@ -111,8 +109,8 @@ static int ts_ckpt_all_finite(const ts_ckpt *c)
 
 /* Checkpoint sizes: everything to resume (full) and the weights alone,
  * into out; *full and *weights in bytes. */
-static void ts_ckpt_sizes(const ts_run *run, const ts_memory *mem, ts_ckpt *out,
-                          double *full, double *weights)
+static void ts_ckpt_sizes(const ts_run *run, const ts_memory *mem, ts_ckpt *out, double *full,
+                          double *weights)
 {
     const ts_ckpt_cfg *k = &run->ckpt;
     double P = mem->params.total;
@@ -122,17 +120,18 @@ static void ts_ckpt_sizes(const ts_run *run, const ts_memory *mem, ts_ckpt *out,
     *full = P * out->bpp_full;
     *weights = P * mem->bpp_weights;
     ts_term_set(&out->full_bytes, *full,
-                 k->include_grads ? "P * (weights + grads + master + optimizer bytes/param)"
-                                  : "P * (weights + master + optimizer bytes/param)",
-                 "everything needed to resume bit-exactly: 14 B/param for mixed-precision Adam without grads");
+                k->include_grads ? "P * (weights + grads + master + optimizer bytes/param)"
+                                 : "P * (weights + master + optimizer bytes/param)",
+                "everything needed to resume bit-exactly: 14 B/param for mixed-precision Adam "
+                "without grads");
     ts_term_set(&out->weights_bytes, *weights, "P * bytes(precision)",
-                 "weights only, at the training precision (for inference or fine-tuning)");
+                "weights only, at the training precision (for inference or fine-tuning)");
 }
 
 /* The largest shard one GPU writes and how many GPUs write, into out;
  * returns the shard's bytes. */
-static double ts_ckpt_shard(const ts_run *run, const ts_memory *mem, double full,
-                            double weights, ts_ckpt *out)
+static double ts_ckpt_shard(const ts_run *run, const ts_memory *mem, double full, double weights,
+                            ts_ckpt *out)
 {
     double P = mem->params.total, replicated_extra, shard, mp, nd, ef, ep;
     int64_t writers;
@@ -159,16 +158,18 @@ static double ts_ckpt_shard(const ts_run *run, const ts_memory *mem, double full
         /* Weights replicated (rank 0 writes them), the rest sharded over Nd. */
         shard = weights * ((1.0 - ef) / mp + ef / (mp * ep)) + replicated_extra / (mp * nd);
         writers = run->gpus;
-        shard_formula = "weights_dense / (tp * pp) + weights_expert / (tp * pp * ep) + (master + optimizer [+ grads]) / (tp * pp * dp * cp)";
+        shard_formula = "weights_dense / (tp * pp) + weights_expert / (tp * pp * ep) + (master + "
+                        "optimizer [+ grads]) / (tp * pp * dp * cp)";
     } else {
         shard = full / (mp * nd);
         writers = run->gpus;
         shard_formula = "full / (tp * pp * dp * cp)";
     }
-    ts_term_set(&out->shard_bytes_per_gpu, shard, shard_formula,
-                 run->ckpt.parallel_save
-                     ? "parallel save: every rank writes 1/gpus of the state, so the shard scales as 1/dp"
-                     : "DP rank 0 writes the replicated state; the largest shard is reported");
+    ts_term_set(
+        &out->shard_bytes_per_gpu, shard, shard_formula,
+        run->ckpt.parallel_save
+            ? "parallel save: every rank writes 1/gpus of the state, so the shard scales as 1/dp"
+            : "DP rank 0 writes the replicated state; the largest shard is reported");
     out->writers = writers;
     return shard;
 }
@@ -189,21 +190,18 @@ static void ts_ckpt_tiers(const ts_run *run, double full, double shard, ts_ckpt 
     per_node = writers < run->gpus_per_node ? writers : run->gpus_per_node;
     out->bytes_per_node = (double)per_node * shard; /* busiest node */
 
-    ts_ckpt_tier_fill(&out->tiers[TS_TIER_NVME], "nvme", shard, writers,
-                      k->writer_gbps * TS_GBPS,
-                      k->nvme_gbps * TS_GBPS * (double)writer_nodes,
-                      k->nvme_interval_min * 60.0, k->nvme_keep,
-                      (double)k->nvme_keep * full / (double)writer_nodes,
-                      "shard / min(writer_gbps, nvme_gbps * nodes / writers); storage keep * full / nodes per node");
+    ts_ckpt_tier_fill(&out->tiers[TS_TIER_NVME], "nvme", shard, writers, k->writer_gbps * TS_GBPS,
+                      k->nvme_gbps * TS_GBPS * (double)writer_nodes, k->nvme_interval_min * 60.0,
+                      k->nvme_keep, (double)k->nvme_keep * full / (double)writer_nodes,
+                      "shard / min(writer_gbps, nvme_gbps * nodes / writers); storage keep * full "
+                      "/ nodes per node");
     ts_ckpt_tier_fill(&out->tiers[TS_TIER_SHARED], "shared", shard, writers,
                       k->writer_gbps * TS_GBPS, k->shared_gbps * TS_GBPS,
-                      k->shared_interval_min * 60.0, k->shared_keep,
-                      (double)k->shared_keep * full,
+                      k->shared_interval_min * 60.0, k->shared_keep, (double)k->shared_keep * full,
                       "shard / min(writer_gbps, shared_gbps / writers); storage keep * full");
     ts_ckpt_tier_fill(&out->tiers[TS_TIER_OBJECT], "object", shard, writers,
                       k->writer_gbps * TS_GBPS, k->object_gbps * TS_GBPS,
-                      k->object_interval_min * 60.0, k->object_keep,
-                      (double)k->object_keep * full,
+                      k->object_interval_min * 60.0, k->object_keep, (double)k->object_keep * full,
                       "shard / min(writer_gbps, object_gbps / writers); storage keep * full");
 }
 
@@ -214,27 +212,26 @@ static void ts_ckpt_intervals(const ts_run *run, ts_ckpt *out)
     const ts_ckpt_cfg *k = &run->ckpt;
     double M, C, R;
 
-    M = (k->job_mtbf_hours > 0 ? k->job_mtbf_hours
-                               : k->gpu_mtbf_hours / (double)run->gpus) * 3600.0;
+    M = (k->job_mtbf_hours > 0 ? k->job_mtbf_hours : k->gpu_mtbf_hours / (double)run->gpus) *
+        3600.0;
     C = out->tiers[TS_TIER_NVME].write_s;
     R = out->tiers[TS_TIER_SHARED].restore_s;
     out->job_mtbf_s = M;
     out->blocking_write_s = C;
     ts_term_set(&out->young_interval_s, ts_young_interval(C, M), "sqrt(2 C M)",
-                 "Young 1974; C = blocking nvme write, M = job MTBF, failures exponential");
+                "Young 1974; C = blocking nvme write, M = job MTBF, failures exponential");
     ts_term_set(&out->daly_interval_s, ts_daly_interval(C, M),
-                 "sqrt(2CM) (1 + sqrt(C/(2M))/3 + C/(18M)) - C if C < 2M, else M",
-                 "Daly 2006 higher-order optimum; C = blocking nvme write, M = job MTBF");
-    ts_term_set(&out->waste_fraction,
-                 ts_ckpt_waste(C, out->daly_interval_s.value, R, M),
-                 "1 - tau / (M e^(R/M) (e^((tau+C)/M) - 1)) at tau = Daly interval (~ C/tau + (tau/2 + R)/M)",
-                 "Daly 2006 exact expected time, exponential failures; R = restore from the shared tier");
-    out->waste_fraction_schedule =
-        ts_ckpt_waste(C, out->tiers[TS_TIER_NVME].interval_s, R, M);
+                "sqrt(2CM) (1 + sqrt(C/(2M))/3 + C/(18M)) - C if C < 2M, else M",
+                "Daly 2006 higher-order optimum; C = blocking nvme write, M = job MTBF");
+    ts_term_set(
+        &out->waste_fraction, ts_ckpt_waste(C, out->daly_interval_s.value, R, M),
+        "1 - tau / (M e^(R/M) (e^((tau+C)/M) - 1)) at tau = Daly interval (~ C/tau + (tau/2 + "
+        "R)/M)",
+        "Daly 2006 exact expected time, exponential failures; R = restore from the shared tier");
+    out->waste_fraction_schedule = ts_ckpt_waste(C, out->tiers[TS_TIER_NVME].interval_s, R, M);
 }
 
-ts_status ts_ckpt_eval(const ts_run *run, const ts_memory *mem, ts_ckpt *out,
-                       ts_error *err)
+ts_status ts_ckpt_eval(const ts_run *run, const ts_memory *mem, ts_ckpt *out, ts_error *err)
 {
     double full, weights, shard;
 

@@ -12,21 +12,35 @@
 #include <math.h>
 
 #define TS_SECONDS_PER_HOUR 3600.0
-#define TS_SECONDS_PER_DAY 86400.0
-#define TS_HOURS_PER_YEAR (365.25 * 24.0) /* Julian year */
+#define TS_SECONDS_PER_DAY  86400.0
+#define TS_HOURS_PER_YEAR   (365.25 * 24.0) /* Julian year */
 
 /* Every reported double must be finite: a huge token count times a huge
  * model could overflow, and that must be an error, never "inf" in JSON. */
 static int ts_compute_all_finite(const ts_compute *c)
 {
     const double v[] = {
-        c->tokens, c->params_active, c->model_flops.value,
-        c->model_flops_attn.value, c->hardware_flops.value, c->peak_flops,
-        c->mfu, c->hfu, c->gpu_hours.value, c->wall_seconds.value,
-        c->wall_days, c->gpu_years, c->tokens_per_second,
-        c->tokens_per_gpu_second, c->steps, c->step_seconds,
-        c->achieved_flops_per_gpu, c->predicted_mfu, c->step_time.value,
-        c->cost_usd.value, c->step.tokens_per_second,
+        c->tokens,
+        c->params_active,
+        c->model_flops.value,
+        c->model_flops_attn.value,
+        c->hardware_flops.value,
+        c->peak_flops,
+        c->mfu,
+        c->hfu,
+        c->gpu_hours.value,
+        c->wall_seconds.value,
+        c->wall_days,
+        c->gpu_years,
+        c->tokens_per_second,
+        c->tokens_per_gpu_second,
+        c->steps,
+        c->step_seconds,
+        c->achieved_flops_per_gpu,
+        c->predicted_mfu,
+        c->step_time.value,
+        c->cost_usd.value,
+        c->step.tokens_per_second,
     };
     size_t i;
 
@@ -44,8 +58,7 @@ static ts_status ts_compute_mfu(const ts_run *run, const ts_params *p, ts_comput
     double mfu;
 
     if (ts_step_eval(run, p, &out->step) != TS_OK)
-        return ts_error_set(err, TS_ERANGE, "gpus",
-                            "the step time is not finite for these inputs");
+        return ts_error_set(err, TS_ERANGE, "gpus", "the step time is not finite for these inputs");
     out->step_time = out->step.step_time;
     out->predicted_mfu = out->step.predicted_mfu;
     mfu = run->mfu;
@@ -72,13 +85,13 @@ static double ts_compute_recompute(const ts_run *run, double P, double L, double
     switch (run->recompute) {
     case TS_RECOMPUTE_SELECTIVE:
         *hw_formula = run->attention_flops
-            ? "(6 P_active + 12 L h s) T + 4 L h s T (selective recompute)"
-            : "6 P_active T + 4 L h s T (selective recompute)";
+                          ? "(6 P_active + 12 L h s) T + 4 L h s T (selective recompute)"
+                          : "6 P_active T + 4 L h s T (selective recompute)";
         return 4.0 * L * h * s * T; /* attention-score forward again */
     case TS_RECOMPUTE_FULL:
         *hw_formula = run->attention_flops
-            ? "(6 P_active + 12 L h s) T + (2 P_active + 4 L h s) T (full recompute)"
-            : "6 P_active T + (2 P_active + 4 L h s) T (full recompute)";
+                          ? "(6 P_active + 12 L h s) T + (2 P_active + 4 L h s) T (full recompute)"
+                          : "6 P_active T + (2 P_active + 4 L h s) T (full recompute)";
         return (2.0 * P + 4.0 * L * h * s) * T; /* whole forward again */
     case TS_RECOMPUTE_NONE:
     case TS_RECOMPUTE_COUNT:
@@ -110,16 +123,17 @@ static double ts_compute_flops(const ts_run *run, const ts_params *p, ts_compute
     out->params_active = P;
 
     ts_term_set(&out->model_flops, 6.0 * P * T, "6 * P_active * T",
-                    "Kaplan et al. 2020: forward 2PT + backward 4PT; attention matmuls and recompute not counted");
-    ts_term_set(&out->model_flops_attn, (6.0 * P + attn) * T,
-                    "(6 * P_active + 12 * L * h * s) * T",
-                    p->from_shape
-                        ? "PaLM (Chowdhery et al. 2022, App. B): adds the QK^T and AV matmuls, no causal-mask saving"
-                        : "no model shape: the attention term is unknown and taken as 0");
+                "Kaplan et al. 2020: forward 2PT + backward 4PT; attention matmuls and recompute "
+                "not counted");
+    ts_term_set(&out->model_flops_attn, (6.0 * P + attn) * T, "(6 * P_active + 12 * L * h * s) * T",
+                p->from_shape ? "PaLM (Chowdhery et al. 2022, App. B): adds the QK^T and AV "
+                                "matmuls, no causal-mask saving"
+                              : "no model shape: the attention term is unknown and taken as 0");
     base = run->attention_flops ? out->model_flops_attn.value : out->model_flops.value;
     recompute = ts_compute_recompute(run, P, L, h, s, T, &hw_formula);
     ts_term_set(&out->hardware_flops, base + recompute, hw_formula,
-                    "FLOPs the GPUs execute: the time basis plus recomputed forward passes (Korthikanti et al. 2022)");
+                "FLOPs the GPUs execute: the time basis plus recomputed forward passes "
+                "(Korthikanti et al. 2022)");
     out->hfu = out->mfu * out->hardware_flops.value / base;
     return base;
 }
@@ -131,15 +145,14 @@ static void ts_compute_time(const ts_run *run, double base, ts_compute *out)
     double s = (double)run->seq, seqs_per_step = (double)run->global_batch;
 
     out->achieved_flops_per_gpu = out->peak_flops * out->mfu;
-    ts_term_set(&out->gpu_hours,
-                    base / (out->achieved_flops_per_gpu * TS_SECONDS_PER_HOUR),
-                    run->attention_flops ? "(6 P_active + 12 L h s) T / (peak * MFU * 3600)"
-                                        : "6 P_active T / (peak * MFU * 3600)",
-                    "dense peak at the compute precision; MFU constant over the run; no restarts or evaluation");
-    ts_term_set(&out->wall_seconds,
-                    out->gpu_hours.value * TS_SECONDS_PER_HOUR / gpus,
-                    "gpu_hours * 3600 / gpus",
-                    "all GPUs busy for the whole run; checkpoint and failure time not included");
+    ts_term_set(&out->gpu_hours, base / (out->achieved_flops_per_gpu * TS_SECONDS_PER_HOUR),
+                run->attention_flops ? "(6 P_active + 12 L h s) T / (peak * MFU * 3600)"
+                                     : "6 P_active T / (peak * MFU * 3600)",
+                "dense peak at the compute precision; MFU constant over the run; no restarts or "
+                "evaluation");
+    ts_term_set(&out->wall_seconds, out->gpu_hours.value * TS_SECONDS_PER_HOUR / gpus,
+                "gpu_hours * 3600 / gpus",
+                "all GPUs busy for the whole run; checkpoint and failure time not included");
     out->wall_days = out->wall_seconds.value / TS_SECONDS_PER_DAY;
     out->gpu_years = out->gpu_hours.value / TS_HOURS_PER_YEAR;
     out->tokens_per_second = T / out->wall_seconds.value;
@@ -149,11 +162,10 @@ static void ts_compute_time(const ts_run *run, double base, ts_compute *out)
     ts_term_set(&out->cost_usd, out->gpu_hours.value * run->gpu_hour_usd,
                 "gpu_hours * gpu_hour_usd",
                 run->gpu_hour_usd > 0 ? "compute only: storage, network and idle time not priced"
-                                     : "no gpu_hour_usd given");
+                                      : "no gpu_hour_usd given");
 }
 
-ts_status ts_compute_eval(const ts_run *run, const ts_params *p, ts_compute *out,
-                          ts_error *err)
+ts_status ts_compute_eval(const ts_run *run, const ts_params *p, ts_compute *out, ts_error *err)
 {
     double base, T = run->tokens, mfu;
     ts_status st;
@@ -176,8 +188,8 @@ ts_status ts_compute_eval(const ts_run *run, const ts_params *p, ts_compute *out
         *out = (ts_compute){ 0 };
         return ts_error_set(err, TS_EINCOMPAT, "mfu",
                             "mfu %g with %s recompute means the GPUs execute %.3g of their peak "
-                            "(hardware FLOPs utilisation above 1)", mfu,
-                            ts_recompute_name(run->recompute), hfu);
+                            "(hardware FLOPs utilisation above 1)",
+                            mfu, ts_recompute_name(run->recompute), hfu);
     }
     ts_compute_time(run, base, out);
 

@@ -31,23 +31,26 @@ void ts_energy_of(double gpu_hours, double gpu_watts, double host_watts, double 
     out->grid_kg_per_kwh = grid_kg_per_kwh;
     out->facility_w = gpus * (gpu_watts + host_watts) * pue;
     wh = gpu_hours * (gpu_watts + host_watts) * pue;
-    ts_term_set(&out->energy_wh, wh, "gpu_hours * (gpu_watts + host_watts_per_gpu) * pue",
-                host_watts > 0
-                    ? "GPUs at their board power the whole time held, plus the host share; PUE for cooling and power delivery"
-                    : "GPUs at their board power the whole time held (the model cards' convention); "
-                      "hosts, network and storage not counted (host_watts_per_gpu adds them)");
+    ts_term_set(
+        &out->energy_wh, wh, "gpu_hours * (gpu_watts + host_watts_per_gpu) * pue",
+        host_watts > 0
+            ? "GPUs at their board power the whole time held, plus the host share; PUE for cooling "
+              "and power delivery"
+            : "GPUs at their board power the whole time held (the model cards' convention); "
+              "hosts, network and storage not counted (host_watts_per_gpu adds them)");
     ts_term_set(&out->co2e_t, wh / 1000.0 * grid_kg_per_kwh / 1000.0,
                 "energy_wh / 1000 * grid_kg_per_kwh / 1000",
-                "location-based: the grid's average intensity; embodied emissions of the hardware not counted");
+                "location-based: the grid's average intensity; embodied emissions of the hardware "
+                "not counted");
 }
 
 ts_status ts_energy_eval(const ts_run *r, double gpu_hours, ts_energy *out, ts_error *err)
 {
     double w = r->gpu_watts > 0 ? r->gpu_watts : r->gpu.board_watts;
 
-    ts_energy_of(gpu_hours, w, r->host_watts_per_gpu, r->pue, r->grid_kg_per_kwh,
-                 (double)r->gpus, out);
-    out->power_source = r->gpu_watts > 0 ? "gpu_watts (the request's)"
+    ts_energy_of(gpu_hours, w, r->host_watts_per_gpu, r->pue, r->grid_kg_per_kwh, (double)r->gpus,
+                 out);
+    out->power_source = r->gpu_watts > 0              ? "gpu_watts (the request's)"
                         : r->gpu.power_source != NULL ? r->gpu.power_source
                                                       : "the GPU catalogue";
     if (!isfinite(out->energy_wh.value) || !isfinite(out->co2e_t.value) ||

@@ -17,8 +17,8 @@
  * by the value here.  Every enumerator has its name: the list and the
  * enum have one length. */
 #define TS_ENUM_NAME(c, s) [c] = s,
-#define TS_ENUM_ONE(c, s) +1
-#define TS_ENUM_NAMES(list, count, table)                          \
+#define TS_ENUM_ONE(c, s)  +1
+#define TS_ENUM_NAMES(list, count, table)                           \
     static const char *const table[count] = { list(TS_ENUM_NAME) }; \
     _Static_assert(0 list(TS_ENUM_ONE) == (count), #list " (ts_fields.def) names every " #count)
 
@@ -76,8 +76,7 @@ const char *ts_norm_name(ts_norm n)
 }
 
 /* Exact, case-sensitive match: the JSON contract spells names in lower case. */
-static ts_status ts_enum_lookup(const char *const *names, int count,
-                                const char *s, int *out)
+static ts_status ts_enum_lookup(const char *const *names, int count, const char *s, int *out)
 {
     int i;
 
@@ -125,11 +124,16 @@ ts_status ts_recompute_parse(const char *s, ts_recompute *out)
 double ts_precision_bytes(ts_precision p)
 {
     switch (p) {
-    case TS_PREC_FP32: return 4;
-    case TS_PREC_BF16: return 2;
-    case TS_PREC_FP16: return 2;
-    case TS_PREC_FP8:  return 1;
-    case TS_PREC_COUNT: break;
+    case TS_PREC_FP32:
+        return 4;
+    case TS_PREC_BF16:
+        return 2;
+    case TS_PREC_FP16:
+        return 2;
+    case TS_PREC_FP8:
+        return 1;
+    case TS_PREC_COUNT:
+        break;
     }
     return 0; /* not a precision: callers validate first */
 }
@@ -142,10 +146,14 @@ double ts_precision_bytes(ts_precision p)
 double ts_quant_bytes(ts_quant q)
 {
     switch (q) {
-    case TS_QUANT_BF16: return 2;
-    case TS_QUANT_INT8: return 1;
-    case TS_QUANT_NF4:  return 0.5 + 1.0 / 64.0 + 4.0 / (64.0 * 256.0);
-    case TS_QUANT_COUNT: break;
+    case TS_QUANT_BF16:
+        return 2;
+    case TS_QUANT_INT8:
+        return 1;
+    case TS_QUANT_NF4:
+        return 0.5 + 1.0 / 64.0 + 4.0 / (64.0 * 256.0);
+    case TS_QUANT_COUNT:
+        break;
     }
     return 0;
 }

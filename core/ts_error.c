@@ -12,18 +12,23 @@
 const char *ts_strerror(ts_status code)
 {
     switch (code) {
-    case TS_OK:        return "ok";
-    case TS_EINVAL:    return "invalid input";
-    case TS_ERANGE:    return "result out of range";
-    case TS_EINCOMPAT: return "incompatible options";
-    case TS_ENOTFOUND: return "not found";
-    case TS_ENOFIT:    return "does not fit";
+    case TS_OK:
+        return "ok";
+    case TS_EINVAL:
+        return "invalid input";
+    case TS_ERANGE:
+        return "result out of range";
+    case TS_EINCOMPAT:
+        return "incompatible options";
+    case TS_ENOTFOUND:
+        return "not found";
+    case TS_ENOFIT:
+        return "does not fit";
     }
     return "unknown status";
 }
 
-ts_status ts_error_set(ts_error *err, ts_status code, const char *field,
-                       const char *fmt, ...)
+ts_status ts_error_set(ts_error *err, ts_status code, const char *field, const char *fmt, ...)
 {
     va_list ap;
 
@@ -44,20 +49,17 @@ ts_status ts_error_set(ts_error *err, ts_status code, const char *field,
 
 /* ---- helpers shared by the modules (ts_internal.h) ----------------- */
 
-void ts_term_set(ts_term *t, double value, const char *formula,
-                 const char *assumptions)
+void ts_term_set(ts_term *t, double value, const char *formula, const char *assumptions)
 {
     t->value = value;
     t->formula = formula;
     t->assumptions = assumptions;
 }
 
-ts_status ts_check_int(int64_t v, int64_t lo, int64_t hi, const char *field,
-                       ts_error *err)
+ts_status ts_check_int(int64_t v, int64_t lo, int64_t hi, const char *field, ts_error *err)
 {
     if (v < lo || v > hi)
-        return ts_error_set(err, TS_EINVAL, field,
-                            "%s must be in [%lld, %lld], got %lld", field,
+        return ts_error_set(err, TS_EINVAL, field, "%s must be in [%lld, %lld], got %lld", field,
                             (long long)lo, (long long)hi, (long long)v);
     return TS_OK;
 }

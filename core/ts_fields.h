@@ -63,24 +63,24 @@ typedef enum ts_field_id {
 /* One row.  The first members are the request's public description
  * (ts_api_request_field(), api/ts_api.h); the rest are the binding. */
 typedef struct ts_field {
-    const char *name;              /* the JSON member, "tp" */
+    const char *name; /* the JSON member, "tp" */
     ts_field_type type;
-    double minimum, maximum;       /* integer and number members */
-    bool exclusive_minimum;        /* value must be > minimum */
-    bool exclusive_maximum;        /* value must be < maximum */
-    const char *const *values;     /* enum names, NULL-terminated; NULL = free id */
-    bool nullable;                 /* null is accepted and means "not given" */
-    bool fit_only;                 /* accepted by POST /v1/fit (and /v1/search, but "solve") only */
-    bool search_only;              /* accepted by POST /v1/search only */
-    bool budget_only;              /* accepted by POST /v1/budget only */
+    double minimum, maximum;   /* integer and number members */
+    bool exclusive_minimum;    /* value must be > minimum */
+    bool exclusive_maximum;    /* value must be < maximum */
+    const char *const *values; /* enum names, NULL-terminated; NULL = free id */
+    bool nullable;             /* null is accepted and means "not given" */
+    bool fit_only;             /* accepted by POST /v1/fit (and /v1/search, but "solve") only */
+    bool search_only;          /* accepted by POST /v1/search only */
+    bool budget_only;          /* accepted by POST /v1/budget only */
     ts_field_kind kind;
-    size_t off;                    /* offsetof(ts_run, member); 0 for route extras */
-    const int *ints;               /* enums: the enumerator of each values[k] */
-    unsigned flags;                /* TS_FF_* */
-    double def;                    /* the default ts_run_defaults() stores (plain
+    size_t off;         /* offsetof(ts_run, member); 0 for route extras */
+    const int *ints;    /* enums: the enumerator of each values[k] */
+    unsigned flags;     /* TS_FF_* */
+    double def;         /* the default ts_run_defaults() stores (plain
                                     * kinds); NAN: none of its own */
-    const char *member;            /* "model.layers" as written; NULL: a route's extra */
-    unsigned char nlen;            /* strlen(name): the echo writes names unmeasured */
+    const char *member; /* "model.layers" as written; NULL: a route's extra */
+    unsigned char nlen; /* strlen(name): the echo writes names unmeasured */
 } ts_field;
 
 extern const ts_field ts_fields[TS_FI_COUNT];

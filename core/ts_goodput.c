@@ -27,8 +27,8 @@ double ts_goodput_useful(const ts_run *r, const ts_ckpt *k)
                                    k->job_mtbf_s);
 }
 
-ts_status ts_goodput_eval(const ts_run *r, const ts_ckpt *k, double failure_free_s,
-                          ts_goodput *out, ts_error *err)
+ts_status ts_goodput_eval(const ts_run *r, const ts_ckpt *k, double failure_free_s, ts_goodput *out,
+                          ts_error *err)
 {
     double T = failure_free_s, M, C, R, tau, useful, wall, segments;
 
@@ -58,10 +58,10 @@ ts_status ts_goodput_eval(const ts_run *r, const ts_ckpt *k, double failure_free
     }
     wall = T / useful;
     segments = T / tau;
-    ts_term_set(&out->wall_seconds, wall,
-                "T / tau * M e^(R/M) (e^((tau+C)/M) - 1)",
-                "Daly 2006 exact expectation: exponential failures at the job MTBF M; "
-                "tau = nvme interval, C = its blocking write, R = relaunch + restore from the shared tier");
+    ts_term_set(
+        &out->wall_seconds, wall, "T / tau * M e^(R/M) (e^((tau+C)/M) - 1)",
+        "Daly 2006 exact expectation: exponential failures at the job MTBF M; "
+        "tau = nvme interval, C = its blocking write, R = relaunch + restore from the shared tier");
     out->wall_days = wall / TS_SECONDS_PER_DAY;
     ts_term_set(&out->useful_fraction, useful, "T / wall = tau / (M e^(R/M) (e^((tau+C)/M) - 1))",
                 "fraction of the wall clock spent on training that is kept; "
@@ -78,15 +78,17 @@ ts_status ts_goodput_eval(const ts_run *r, const ts_ckpt *k, double failure_free
 
     {
         const double v[] = { out->wall_seconds.value, out->wall_days, out->interruptions,
-                             out->checkpoint_s, out->lost_s, out->lost_per_interruption_s,
-                             out->gpu_hours, out->cost_usd, out->relaunch_s, out->restart_s };
+                             out->checkpoint_s,       out->lost_s,    out->lost_per_interruption_s,
+                             out->gpu_hours,          out->cost_usd,  out->relaunch_s,
+                             out->restart_s };
         size_t i;
 
         for (i = 0; i < sizeof v / sizeof v[0]; i++)
             if (!isfinite(v[i])) {
                 *out = (ts_goodput){ 0 };
-                return ts_error_set(err, TS_ERANGE, "tokens",
-                                    "the expected wall clock with failures overflows for these inputs");
+                return ts_error_set(
+                    err, TS_ERANGE, "tokens",
+                    "the expected wall clock with failures overflows for these inputs");
             }
     }
     return TS_OK;

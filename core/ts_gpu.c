@@ -14,8 +14,8 @@
 #include <string.h>
 
 #define TFLOPS 1e12
-#define MIB 1048576.0
-#define TBS 1e12 /* TB/s in bytes/s */
+#define MIB    1048576.0
+#define TBS    1e12 /* TB/s in bytes/s */
 
 #define GBS 1e9 /* GB/s in bytes/s */
 
@@ -39,20 +39,40 @@
  * 1000 W); H100 SXM (80 and 96 GB) is the same GH100 die at the same
  * 700 W limit.  Other GPUs: not measured, no derating. */
 #define TS_SUSTAIN_HOPPER_700W (708.5 / 841.9)
-#define TS_SUSTAIN_B200 (1456.3 / 1770.9)
-#define NET(nv, ne, pc, mf, mm, mn, mk, at, src) \
-    .nvlink_bw = (nv), .net_bw = (ne), .pcie_bw = (pc), .mamf = (mf), \
-    .mamf_m = (mm), .mamf_n = (mn), .mamf_k = (mk), .attn_eff = (at), .net_source = (src)
-#define TS_NET_A100 "DGX A100: NVLink3 600 GB/s, 8x HDR 200 Gb/s IB (25 GB/s per GPU), PCIe Gen4; MAMF 267.9/312 (ml-engineering)"
-#define TS_NET_H100 "DGX H100: NVLink4 900 GB/s, 8x NDR 400 Gb/s (50 GB/s per GPU), PCIe Gen5; MAMF 792.1/989 (ml-engineering)"
-#define TS_NET_H100_PCIE "H100 PCIe: no NVSwitch, peers over PCIe Gen5 x16 (128 GB/s bidirectional); 400 Gb/s NIC assumed; MAMF ratio of H100 SXM assumed"
-#define TS_NET_B200 "DGX B200: NVLink5 1.8 TB/s, 400 Gb/s ConnectX-7 per GPU; MAMF 1745/2250 (ml-engineering); attention fraction of H100 assumed"
-#define TS_NET_MI300X "AMD MI300X: Infinity Fabric 896 GB/s per GPU, 400 Gb/s NIC assumed; MAMF 781.9/1300 (ml-engineering); attention fraction assumed"
-#define TS_NET_L40S "L40S: no NVLink, PCIe Gen4 x16 (64 GB/s bidirectional); 400 Gb/s NIC assumed; matmul and attention fractions assumed (not measured)"
-#define TS_NET_V100 "V100 SXM2: NVLink2 300 GB/s; 100 Gb/s per GPU and PCIe Gen3 assumed; matmul and attention fractions assumed (not measured)"
-#define TS_NET_GB200 "GB200 NVL72: NVLink5 1.8 TB/s (set gpus_per_node 72 for the NVL72 domain), NVLink-C2C to Grace, 400 Gb/s per GPU; MAMF of B200 assumed"
-#define TS_NET_MI250X "MI250X GCD: Infinity Fabric ~400 GB/s per GCD and 200 Gb/s per GCD pair assumed; MAMF 147.0/191.5 per GCD (ml-engineering)"
-#define TS_NET_GH200 "GH200: NVLink4 900 GB/s, NVLink-C2C 900 GB/s to Grace, 400 Gb/s NIC; MAMF 821.0/989 (ml-engineering)"
+#define TS_SUSTAIN_B200        (1456.3 / 1770.9)
+#define NET(nv, ne, pc, mf, mm, mn, mk, at, src)                                      \
+    .nvlink_bw = (nv), .net_bw = (ne), .pcie_bw = (pc), .mamf = (mf), .mamf_m = (mm), \
+    .mamf_n = (mn), .mamf_k = (mk), .attn_eff = (at), .net_source = (src)
+#define TS_NET_A100                                                                                \
+    "DGX A100: NVLink3 600 GB/s, 8x HDR 200 Gb/s IB (25 GB/s per GPU), PCIe Gen4; MAMF 267.9/312 " \
+    "(ml-engineering)"
+#define TS_NET_H100                                                                             \
+    "DGX H100: NVLink4 900 GB/s, 8x NDR 400 Gb/s (50 GB/s per GPU), PCIe Gen5; MAMF 792.1/989 " \
+    "(ml-engineering)"
+#define TS_NET_H100_PCIE                                                                       \
+    "H100 PCIe: no NVSwitch, peers over PCIe Gen5 x16 (128 GB/s bidirectional); 400 Gb/s NIC " \
+    "assumed; MAMF ratio of H100 SXM assumed"
+#define TS_NET_B200                                                                              \
+    "DGX B200: NVLink5 1.8 TB/s, 400 Gb/s ConnectX-7 per GPU; MAMF 1745/2250 (ml-engineering); " \
+    "attention fraction of H100 assumed"
+#define TS_NET_MI300X                                                                      \
+    "AMD MI300X: Infinity Fabric 896 GB/s per GPU, 400 Gb/s NIC assumed; MAMF 781.9/1300 " \
+    "(ml-engineering); attention fraction assumed"
+#define TS_NET_L40S                                                                             \
+    "L40S: no NVLink, PCIe Gen4 x16 (64 GB/s bidirectional); 400 Gb/s NIC assumed; matmul and " \
+    "attention fractions assumed (not measured)"
+#define TS_NET_V100                                                                              \
+    "V100 SXM2: NVLink2 300 GB/s; 100 Gb/s per GPU and PCIe Gen3 assumed; matmul and attention " \
+    "fractions assumed (not measured)"
+#define TS_NET_GB200                                                                            \
+    "GB200 NVL72: NVLink5 1.8 TB/s (set gpus_per_node 72 for the NVL72 domain), NVLink-C2C to " \
+    "Grace, 400 Gb/s per GPU; MAMF of B200 assumed"
+#define TS_NET_MI250X                                                                        \
+    "MI250X GCD: Infinity Fabric ~400 GB/s per GCD and 200 Gb/s per GCD pair assumed; MAMF " \
+    "147.0/191.5 per GCD (ml-engineering)"
+#define TS_NET_GH200                                                                       \
+    "GH200: NVLink4 900 GB/s, NVLink-C2C 900 GB/s to Grace, 400 Gb/s NIC; MAMF 821.0/989 " \
+    "(ml-engineering)"
 
 /* Measured rates of the software stack (issues 26/30), Azure's public
  * benchmark suite run on its ND VMs (Azure/AI-benchmarking-guide
@@ -76,91 +96,77 @@
 #define PWR(w, src) .board_watts = (w), .power_source = (src)
 
 static const ts_gpu ts_gpu_catalogue[] = {
-    { "a100-40", "NVIDIA A100 SXM4 40GB",
-      156 * TFLOPS, 312 * TFLOPS, 0, 40960 * MIB, 1.555 * TBS,
+    { "a100-40", "NVIDIA A100 SXM4 40GB", 156 * TFLOPS, 312 * TFLOPS, 0, 40960 * MIB, 1.555 * TBS,
       "NVIDIA A100 Tensor Core GPU datasheet (dense TF32 156, BF16 312; no FP8)",
       NET(600 * GBS, 25 * GBS, 32 * GBS, 0.859, 6912, 16384, 2048, 0.60, TS_NET_A100), .sm = 80,
       PWR(400, "NVIDIA A100 datasheet: SXM4 max TDP 400 W") },
-    { "a100-80", "NVIDIA A100 SXM4 80GB",
-      156 * TFLOPS, 312 * TFLOPS, 0, 81920 * MIB, 2.039 * TBS,
+    { "a100-80", "NVIDIA A100 SXM4 80GB", 156 * TFLOPS, 312 * TFLOPS, 0, 81920 * MIB, 2.039 * TBS,
       "NVIDIA A100 Tensor Core GPU datasheet (80GB SXM: 2,039 GB/s)",
       NET(600 * GBS, 25 * GBS, 32 * GBS, 0.859, 6912, 16384, 2048, 0.60, TS_NET_A100), .sm = 80,
-      MEAS(0, 1.61 / 2.039),
-      PWR(400, "NVIDIA A100 datasheet: SXM4 max TDP 400 W") },
-    { "h100-sxm", "NVIDIA H100 SXM5 80GB",
-      494.7 * TFLOPS, 989 * TFLOPS, 1979 * TFLOPS, 81559 * MIB, 3.35 * TBS,
-      "NVIDIA H100 Tensor Core GPU datasheet, SXM (sparse figures halved)",
+      MEAS(0, 1.61 / 2.039), PWR(400, "NVIDIA A100 datasheet: SXM4 max TDP 400 W") },
+    { "h100-sxm", "NVIDIA H100 SXM5 80GB", 494.7 * TFLOPS, 989 * TFLOPS, 1979 * TFLOPS, 81559 * MIB,
+      3.35 * TBS, "NVIDIA H100 Tensor Core GPU datasheet, SXM (sparse figures halved)",
       NET(900 * GBS, 50 * GBS, 64 * GBS, 0.801, 6144, 17920, 2816, 0.35, TS_NET_H100), .sm = 90,
-      .sustain = TS_SUSTAIN_HOPPER_700W,
-      MEAS(1382.2 / 1979, 2.90 / 3.35),
+      .sustain = TS_SUSTAIN_HOPPER_700W, MEAS(1382.2 / 1979, 2.90 / 3.35),
       PWR(700, "NVIDIA H100 datasheet: SXM max TDP up to 700 W (configurable)") },
-    { "h100-pcie", "NVIDIA H100 PCIe 80GB",
-      378 * TFLOPS, 756 * TFLOPS, 1513 * TFLOPS, 81559 * MIB, 2.0 * TBS,
-      "NVIDIA H100 Tensor Core GPU datasheet, PCIe (sparse figures halved)",
-      NET(128 * GBS, 50 * GBS, 64 * GBS, 0.801, 6144, 17920, 2816, 0.35, TS_NET_H100_PCIE), .sm = 90,
-      PWR(350, "NVIDIA H100 datasheet: PCIe max TDP 300-350 W (configurable)") },
-    { "h200", "NVIDIA H200 SXM 141GB",
-      494.7 * TFLOPS, 989 * TFLOPS, 1979 * TFLOPS, 143771 * MIB, 4.8 * TBS,
-      "NVIDIA H200 Tensor Core GPU datasheet, SXM (sparse figures halved)",
+    { "h100-pcie", "NVIDIA H100 PCIe 80GB", 378 * TFLOPS, 756 * TFLOPS, 1513 * TFLOPS, 81559 * MIB,
+      2.0 * TBS, "NVIDIA H100 Tensor Core GPU datasheet, PCIe (sparse figures halved)",
+      NET(128 * GBS, 50 * GBS, 64 * GBS, 0.801, 6144, 17920, 2816, 0.35, TS_NET_H100_PCIE),
+      .sm = 90, PWR(350, "NVIDIA H100 datasheet: PCIe max TDP 300-350 W (configurable)") },
+    { "h200", "NVIDIA H200 SXM 141GB", 494.7 * TFLOPS, 989 * TFLOPS, 1979 * TFLOPS, 143771 * MIB,
+      4.8 * TBS, "NVIDIA H200 Tensor Core GPU datasheet, SXM (sparse figures halved)",
       NET(900 * GBS, 50 * GBS, 64 * GBS, 0.803, 6144, 17920, 2816, 0.35, TS_NET_H100), .sm = 90,
-      .sustain = TS_SUSTAIN_HOPPER_700W,
-      MEAS(1366.3 / 1979, 4.01 / 4.8),
+      .sustain = TS_SUSTAIN_HOPPER_700W, MEAS(1366.3 / 1979, 4.01 / 4.8),
       PWR(700, "NVIDIA H200 datasheet: SXM max TDP up to 700 W (configurable)") },
-    { "b200", "NVIDIA B200 180GB",
-      1100 * TFLOPS, 2250 * TFLOPS, 4500 * TFLOPS, 183359 * MIB, 8.0 * TBS,
-      "NVIDIA DGX B200 / HGX B200 datasheet, per GPU (sparse figures halved)",
+    { "b200", "NVIDIA B200 180GB", 1100 * TFLOPS, 2250 * TFLOPS, 4500 * TFLOPS, 183359 * MIB,
+      8.0 * TBS, "NVIDIA DGX B200 / HGX B200 datasheet, per GPU (sparse figures halved)",
       NET(1800 * GBS, 50 * GBS, 64 * GBS, 0.776, 6144, 17920, 2816, 0.35, TS_NET_B200), .sm = 100,
-      .sustain = TS_SUSTAIN_B200,
-      PWR(1000, "NVIDIA HGX B200 datasheet: up to 1,000 W per GPU") },
-    { "mi300x", "AMD Instinct MI300X 192GB",
-      653.7 * TFLOPS, 1307.4 * TFLOPS, 2614.9 * TFLOPS, 205822885888.0, 5.3 * TBS,
-      "AMD Instinct MI300X accelerator data sheet (dense matrix peaks)",
+      .sustain = TS_SUSTAIN_B200, PWR(1000, "NVIDIA HGX B200 datasheet: up to 1,000 W per GPU") },
+    { "mi300x", "AMD Instinct MI300X 192GB", 653.7 * TFLOPS, 1307.4 * TFLOPS, 2614.9 * TFLOPS,
+      205822885888.0, 5.3 * TBS, "AMD Instinct MI300X accelerator data sheet (dense matrix peaks)",
       NET(896 * GBS, 50 * GBS, 64 * GBS, 0.601, 4096, 10240, 4864, 0.30, TS_NET_MI300X),
       MEAS(1222.9 / 2614.9, 4.15 / 5.3),
       PWR(750, "AMD Instinct MI300X data sheet: 750 W peak total board power") },
-    { "l40s", "NVIDIA L40S 48GB",
-      183 * TFLOPS, 362 * TFLOPS, 733 * TFLOPS, 46068 * MIB, 0.864 * TBS,
-      "NVIDIA L40S GPU datasheet (sparse figures halved)",
+    { "l40s", "NVIDIA L40S 48GB", 183 * TFLOPS, 362 * TFLOPS, 733 * TFLOPS, 46068 * MIB,
+      0.864 * TBS, "NVIDIA L40S GPU datasheet (sparse figures halved)",
       NET(64 * GBS, 50 * GBS, 32 * GBS, 0.70, 8192, 8192, 8192, 0.50, TS_NET_L40S), .sm = 89,
       PWR(350, "NVIDIA L40S datasheet: max power consumption 350 W") },
-    { "gh200", "NVIDIA GH200 Grace Hopper 96GB",
-      494.7 * TFLOPS, 989 * TFLOPS, 1979 * TFLOPS, 97871 * MIB, 4.0 * TBS,
+    { "gh200", "NVIDIA GH200 Grace Hopper 96GB", 494.7 * TFLOPS, 989 * TFLOPS, 1979 * TFLOPS,
+      97871 * MIB, 4.0 * TBS,
       "NVIDIA GH200 Grace Hopper Superchip datasheet (96GB HBM3; H100 compute)",
       NET(900 * GBS, 50 * GBS, 450 * GBS, 0.830, 11264, 19712, 1536, 0.35, TS_NET_GH200), .sm = 90,
-      PWR(1000, "NVIDIA GH200 datasheet: module power 450-1,000 W configurable, Grace CPU and memory included") },
-    { "v100-16", "NVIDIA V100 SXM2 16GB",
-      15.7 * TFLOPS, 125 * TFLOPS, 0, 16160 * MIB, 0.9 * TBS,
+      PWR(1000, "NVIDIA GH200 datasheet: module power 450-1,000 W configurable, Grace CPU and "
+                "memory included") },
+    { "v100-16", "NVIDIA V100 SXM2 16GB", 15.7 * TFLOPS, 125 * TFLOPS, 0, 16160 * MIB, 0.9 * TBS,
       "NVIDIA Tesla V100 datasheet (FP16 tensor 125 TFLOP/s, FP32 15.7; no BF16 or TF32)",
       NET(300 * GBS, 12.5 * GBS, 16 * GBS, 0.75, 8192, 8192, 8192, 0.30, TS_NET_V100), .sm = 70,
       PWR(300, "NVIDIA Tesla V100 datasheet: SXM2 300 W") },
-    { "v100-32", "NVIDIA V100 SXM2 32GB",
-      15.7 * TFLOPS, 125 * TFLOPS, 0, 32510 * MIB, 0.9 * TBS,
+    { "v100-32", "NVIDIA V100 SXM2 32GB", 15.7 * TFLOPS, 125 * TFLOPS, 0, 32510 * MIB, 0.9 * TBS,
       "NVIDIA Tesla V100 datasheet (FP16 tensor 125 TFLOP/s; 32GB: 32510 MiB in nvidia-smi)",
       NET(300 * GBS, 12.5 * GBS, 16 * GBS, 0.75, 8192, 8192, 8192, 0.30, TS_NET_V100), .sm = 70,
       PWR(300, "NVIDIA Tesla V100 datasheet: SXM2 300 W") },
-    { "h100-nvl", "NVIDIA H100 NVL 94GB",
-      417.5 * TFLOPS, 835 * TFLOPS, 1670 * TFLOPS, 95830 * MIB, 3.9 * TBS,
-      "NVIDIA H100 NVL datasheet, per GPU (sparse figures halved)",
-      NET(128 * GBS, 50 * GBS, 64 * GBS, 0.801, 6144, 17920, 2816, 0.35, TS_NET_H100_PCIE), .sm = 90,
-      PWR(400, "NVIDIA H100 NVL datasheet: 350-400 W per GPU (configurable)") },
-    { "h100-96", "NVIDIA H100 SXM5 96GB",
-      494.7 * TFLOPS, 989 * TFLOPS, 1979 * TFLOPS, 97871 * MIB, 3.35 * TBS,
-      "H100 SXM compute; 96GB HBM3 stack as GH200's (97871 MiB)",
+    { "h100-nvl", "NVIDIA H100 NVL 94GB", 417.5 * TFLOPS, 835 * TFLOPS, 1670 * TFLOPS, 95830 * MIB,
+      3.9 * TBS, "NVIDIA H100 NVL datasheet, per GPU (sparse figures halved)",
+      NET(128 * GBS, 50 * GBS, 64 * GBS, 0.801, 6144, 17920, 2816, 0.35, TS_NET_H100_PCIE),
+      .sm = 90, PWR(400, "NVIDIA H100 NVL datasheet: 350-400 W per GPU (configurable)") },
+    { "h100-96", "NVIDIA H100 SXM5 96GB", 494.7 * TFLOPS, 989 * TFLOPS, 1979 * TFLOPS, 97871 * MIB,
+      3.35 * TBS, "H100 SXM compute; 96GB HBM3 stack as GH200's (97871 MiB)",
       NET(900 * GBS, 50 * GBS, 64 * GBS, 0.801, 6144, 17920, 2816, 0.35, TS_NET_H100), .sm = 90,
       .sustain = TS_SUSTAIN_HOPPER_700W,
       PWR(700, "H100 SXM: max TDP up to 700 W, as the 80 GB part") },
-    { "gb200", "NVIDIA GB200 (per Blackwell GPU) 186GB",
-      1250 * TFLOPS, 2500 * TFLOPS, 5000 * TFLOPS, 189471 * MIB, 8.0 * TBS,
+    { "gb200", "NVIDIA GB200 (per Blackwell GPU) 186GB", 1250 * TFLOPS, 2500 * TFLOPS,
+      5000 * TFLOPS, 189471 * MIB, 8.0 * TBS,
       "NVIDIA GB200 NVL72 datasheet, per GPU (sparse figures halved)",
       NET(1800 * GBS, 50 * GBS, 450 * GBS, 0.776, 6144, 17920, 2816, 0.35, TS_NET_GB200), .sm = 100,
-      PWR(1200, "NVIDIA GB200 NVL72: up to 1,200 W per Blackwell GPU (the superchip's Grace not included)") },
-    { "mi250x", "AMD Instinct MI250X (one GCD) 64GB",
-      47.9 * TFLOPS, 191.5 * TFLOPS, 0, 68702699520.0, 1.6 * TBS,
+      PWR(1200, "NVIDIA GB200 NVL72: up to 1,200 W per Blackwell GPU (the superchip's Grace not "
+                "included)") },
+    { "mi250x", "AMD Instinct MI250X (one GCD) 64GB", 47.9 * TFLOPS, 191.5 * TFLOPS, 0,
+      68702699520.0, 1.6 * TBS,
       "AMD Instinct MI250X data sheet, per GCD (each GCD is one device: half the package)",
       NET(400 * GBS, 25 * GBS, 32 * GBS, 0.767, 1024, 14080, 19968, 0.30, TS_NET_MI250X),
       PWR(280, "AMD Instinct MI250X data sheet: 560 W per OAM package, half per GCD") },
-    { "mi325x", "AMD Instinct MI325X 256GB",
-      653.7 * TFLOPS, 1307.4 * TFLOPS, 2614.9 * TFLOPS, 274877906944.0, 6.0 * TBS,
+    { "mi325x", "AMD Instinct MI325X 256GB", 653.7 * TFLOPS, 1307.4 * TFLOPS, 2614.9 * TFLOPS,
+      274877906944.0, 6.0 * TBS,
       "AMD Instinct MI325X data sheet (dense matrix peaks; 256 GB HBM3E)",
       NET(896 * GBS, 50 * GBS, 64 * GBS, 0.601, 4096, 10240, 4864, 0.30, TS_NET_MI300X),
       PWR(1000, "AMD Instinct MI325X data sheet: 1,000 W peak total board power") },
@@ -186,22 +192,38 @@ const ts_gpu *ts_gpu_at(size_t i)
 static const struct {
     const char *alias, *id;
 } ts_gpu_aliases[] = {
-    { "h100", "h100-sxm" },        { "h100-80gb", "h100-sxm" },
-    { "h100-sxm5", "h100-sxm" },   { "h100-sxm5-80gb", "h100-sxm" },
-    { "h100-80gb-hbm3", "h100-sxm" }, { "h100-sxm-80gb", "h100-sxm" },
-    { "h100-pcie-80gb", "h100-pcie" }, { "h100-nvl-94gb", "h100-nvl" },
-    { "h100-96gb", "h100-96" },    { "h100-sxm5-96gb", "h100-96" },
-    { "h200-141gb", "h200" },      { "h200-sxm", "h200" },
-    { "h200-sxm-141gb", "h200" },  { "gh200-96gb", "gh200" },
-    { "grace-hopper", "gh200" },   { "b200-180gb", "b200" },
-    { "b200-sxm", "b200" },        { "gb200-nvl72", "gb200" },
-    { "a100", "a100-80" },         { "a100-80gb", "a100-80" },
-    { "a100-sxm4-80gb", "a100-80" }, { "a100-sxm-80gb", "a100-80" },
-    { "a100-40gb", "a100-40" },    { "a100-sxm4-40gb", "a100-40" },
-    { "a100-sxm-40gb", "a100-40" }, { "l40s-48gb", "l40s" },
-    { "v100", "v100-32" },         { "v100-32gb", "v100-32" },
-    { "v100-sxm2-32gb", "v100-32" }, { "v100-16gb", "v100-16" },
-    { "v100-sxm2-16gb", "v100-16" }, { "mi300", "mi300x" },
+    { "h100", "h100-sxm" },
+    { "h100-80gb", "h100-sxm" },
+    { "h100-sxm5", "h100-sxm" },
+    { "h100-sxm5-80gb", "h100-sxm" },
+    { "h100-80gb-hbm3", "h100-sxm" },
+    { "h100-sxm-80gb", "h100-sxm" },
+    { "h100-pcie-80gb", "h100-pcie" },
+    { "h100-nvl-94gb", "h100-nvl" },
+    { "h100-96gb", "h100-96" },
+    { "h100-sxm5-96gb", "h100-96" },
+    { "h200-141gb", "h200" },
+    { "h200-sxm", "h200" },
+    { "h200-sxm-141gb", "h200" },
+    { "gh200-96gb", "gh200" },
+    { "grace-hopper", "gh200" },
+    { "b200-180gb", "b200" },
+    { "b200-sxm", "b200" },
+    { "gb200-nvl72", "gb200" },
+    { "a100", "a100-80" },
+    { "a100-80gb", "a100-80" },
+    { "a100-sxm4-80gb", "a100-80" },
+    { "a100-sxm-80gb", "a100-80" },
+    { "a100-40gb", "a100-40" },
+    { "a100-sxm4-40gb", "a100-40" },
+    { "a100-sxm-40gb", "a100-40" },
+    { "l40s-48gb", "l40s" },
+    { "v100", "v100-32" },
+    { "v100-32gb", "v100-32" },
+    { "v100-sxm2-32gb", "v100-32" },
+    { "v100-16gb", "v100-16" },
+    { "v100-sxm2-16gb", "v100-16" },
+    { "mi300", "mi300x" },
     { "mi250x-gcd", "mi250x" },
 };
 #define TS_GPU_ALIAS_N (sizeof ts_gpu_aliases / sizeof ts_gpu_aliases[0])

@@ -8,12 +8,10 @@
 #include "trainsize.h"
 
 /* Fill one reported figure; formula and assumptions are static strings. */
-void ts_term_set(ts_term *t, double value, const char *formula,
-                 const char *assumptions);
+void ts_term_set(ts_term *t, double value, const char *formula, const char *assumptions);
 
 /* TS_OK when lo <= v <= hi, else TS_EINVAL naming field and the range. */
-ts_status ts_check_int(int64_t v, int64_t lo, int64_t hi, const char *field,
-                       ts_error *err);
+ts_status ts_check_int(int64_t v, int64_t lo, int64_t hi, const char *field, ts_error *err);
 
 /* ---- a run resolved once (core/ts_run.c) ---------------------------- */
 
@@ -35,13 +33,10 @@ void ts_model_count(const ts_model *m, ts_params *out);
 
 /* The estimators on a resolved run and its counts p: nothing is checked
  * again.  The public *_estimate() resolve once, then call these. */
-ts_status ts_memory_eval(const ts_run *r, const ts_params *p, ts_memory *out,
-                         ts_error *err);
-ts_status ts_compute_eval(const ts_run *r, const ts_params *p, ts_compute *out,
-                          ts_error *err);
+ts_status ts_memory_eval(const ts_run *r, const ts_params *p, ts_memory *out, ts_error *err);
+ts_status ts_compute_eval(const ts_run *r, const ts_params *p, ts_compute *out, ts_error *err);
 /* mem: the memory estimate of the same run (its bytes per parameter). */
-ts_status ts_ckpt_eval(const ts_run *r, const ts_memory *mem, ts_ckpt *out,
-                       ts_error *err);
+ts_status ts_ckpt_eval(const ts_run *r, const ts_memory *mem, ts_ckpt *out, ts_error *err);
 /* T / wall of the run with failures (Daly 2006 at the nvme interval, the
  * restart = relaunch + shared-tier restore): what ts_goodput_eval and the
  * search's max_days / max_cost gate divide the failure-free time by; 0
@@ -49,8 +44,8 @@ ts_status ts_ckpt_eval(const ts_run *r, const ts_memory *mem, ts_ckpt *out,
 double ts_goodput_useful(const ts_run *r, const ts_ckpt *k);
 /* Goodput of a run (ts_goodput.c): k its checkpoint estimate, T its
  * failure-free wall seconds (ts_compute.wall_seconds). */
-ts_status ts_goodput_eval(const ts_run *r, const ts_ckpt *k, double failure_free_s,
-                          ts_goodput *out, ts_error *err);
+ts_status ts_goodput_eval(const ts_run *r, const ts_ckpt *k, double failure_free_s, ts_goodput *out,
+                          ts_error *err);
 /* Energy of gpu_hours of r's GPUs (ts_energy.c). */
 ts_status ts_energy_eval(const ts_run *r, double gpu_hours, ts_energy *out, ts_error *err);
 /* Both into c (a ts_compute_eval answer for r), k the run's checkpoint
@@ -59,9 +54,8 @@ ts_status ts_compute_outlook(const ts_run *r, const ts_ckpt *k, ts_compute *c, t
 /* user_gb: the global batch kept at every dp it divides (0 = derived).
  * Each point charged to b; when it runs out the sweep stops (TS_OK, *n
  * the points done, b->exhausted). */
-ts_status ts_sweep_eval(const ts_run *r, const ts_params *p, int64_t user_gb,
-                        ts_budget *b, ts_sweep_point *pts, size_t cap, size_t *n,
-                        ts_error *err);
+ts_status ts_sweep_eval(const ts_run *r, const ts_params *p, int64_t user_gb, ts_budget *b,
+                        ts_sweep_point *pts, size_t cap, size_t *n, ts_error *err);
 
 /* ---- the work budget (core/ts_budget.c) ----------------------------- */
 

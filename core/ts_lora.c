@@ -38,8 +38,7 @@ static bool ts_lora_is(const char *s, size_t len, const char *word)
     return strlen(word) == len && memcmp(s, word, len) == 0;
 }
 
-int ts_lora_targets_parse(const char *s, size_t len, unsigned *out, size_t *bad_at,
-                          size_t *bad_len)
+int ts_lora_targets_parse(const char *s, size_t len, unsigned *out, size_t *bad_at, size_t *bad_len)
 {
     unsigned set = 0;
     size_t i = 0;

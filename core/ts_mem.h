@@ -21,12 +21,12 @@
 
 /* Activations of one layer, bytes per token on one GPU (ts_mem_act.c). */
 typedef struct ts_mem_act {
-    double saved;   /* kept from a layer's forward to its backward */
-    double full;    /* everything backward needs, nothing recomputed */
-    double work;    /* gradient working set inside a layer's backward */
-    double score;   /* the s^2 (attention score) part of saved */
-    double out_in;  /* final norm + output layer inputs (last stage) */
-    double loss;    /* logits/loss working set, bytes per token */
+    double saved;       /* kept from a layer's forward to its backward */
+    double full;        /* everything backward needs, nothing recomputed */
+    double work;        /* gradient working set inside a layer's backward */
+    double score;       /* the s^2 (attention score) part of saved */
+    double out_in;      /* final norm + output layer inputs (last stage) */
+    double loss;        /* logits/loss working set, bytes per token */
     double loss_cached; /* logits blocks the loss tensors cannot reuse */
     const char *formula;
 } ts_mem_act;
@@ -36,22 +36,22 @@ typedef struct ts_mem_ctx {
     const ts_run *run;
     ts_params p;
     bool shape, training;
-    double f;                      /* trainable fraction */
-    double bw, bg, bm, bo;         /* bytes per param: weights, grads, master, optimizer */
-    double nd, nde;                /* shard degrees: dense, expert */
+    double f;                         /* trainable fraction */
+    double bw, bg, bm, bo;            /* bytes per param: weights, grads, master, optimizer */
+    double nd, nde;                   /* shard degrees: dense, expert */
     double layer_dense, layer_expert; /* params per (MoE) layer on one GPU (after tp / ep) */
-    double layer_dense_d;          /* params of one of the first dense-FFN layers (DeepSeek) */
-    int64_t dense_layers;          /* how many first layers are dense in a MoE model */
-    ts_mem_act act_dense;          /* activations of such a dense layer */
-    double emb, head;              /* embedding / output head on one GPU */
-    double tokens;                 /* tokens per micro-batch on one GPU: seq/cp * b */
-    double micro_per_step;         /* 0: not known (no global batch given) */
+    double layer_dense_d;             /* params of one of the first dense-FFN layers (DeepSeek) */
+    int64_t dense_layers;             /* how many first layers are dense in a MoE model */
+    ts_mem_act act_dense;             /* activations of such a dense layer */
+    double emb, head;                 /* embedding / output head on one GPU */
+    double tokens;                    /* tokens per micro-batch on one GPU: seq/cp * b */
+    double micro_per_step;            /* 0: not known (no global batch given) */
     ts_mem_act act;
-    bool lora;                     /* LoRA adapters train, the base is frozen */
-    double lora_layer;             /* adapter params per layer on one GPU */
-    double frozen_b;               /* bytes per frozen base param */
-    double paged_frac;             /* of the optimizer state: in CUDA managed memory (paged 8-bit) */
-    double opt_bpp;                /* optimizer state bytes per trained param */
+    bool lora;         /* LoRA adapters train, the base is frozen */
+    double lora_layer; /* adapter params per layer on one GPU */
+    double frozen_b;   /* bytes per frozen base param */
+    double paged_frac; /* of the optimizer state: in CUDA managed memory (paged 8-bit) */
+    double opt_bpp;    /* optimizer state bytes per trained param */
 } ts_mem_ctx;
 
 /* Bytes per token of one layer of run (ts_mem_act.c).  dense: one of a
@@ -61,8 +61,7 @@ void ts_mem_layer(const ts_run *run, bool dense, ts_mem_act *o);
 
 /* Bytes per parameter (into out->bpp_* and out->optimizer.assumptions),
  * the shares per GPU and the activation model (ts_mem_states.c). */
-void ts_mem_context(const ts_run *run, const ts_params *p, ts_mem_ctx *c,
-                    ts_memory *out);
+void ts_mem_context(const ts_run *run, const ts_params *p, ts_mem_ctx *c, ts_memory *out);
 
 /* First layer of stage i (ts_mem_stage.c). */
 int64_t ts_mem_stage_start(const ts_run *r, int64_t i);

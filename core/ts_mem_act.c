@@ -24,16 +24,16 @@
 typedef struct ts_mem_dims {
     bool moe;
     double t, h, a, s, v_hd, act_b;
-    double tr;          /* divisor of replicated tensors */
-    double q;           /* query width per rank */
-    double ov;          /* attention output width per rank */
-    double kv, vv;      /* key, value widths per rank */
-    double k;           /* experts per token (1: dense MLP) */
-    double F;           /* MLP width */
-    double mlp_b;       /* MLP intermediates per token, elements */
-    double eager;       /* eager attention's score tensors, bytes */
-    double rep, shard;  /* replicated / tp-sharded saved bytes */
-    double V, kc;       /* vocabulary per rank, loss chunks */
+    double tr;         /* divisor of replicated tensors */
+    double q;          /* query width per rank */
+    double ov;         /* attention output width per rank */
+    double kv, vv;     /* key, value widths per rank */
+    double k;          /* experts per token (1: dense MLP) */
+    double F;          /* MLP width */
+    double mlp_b;      /* MLP intermediates per token, elements */
+    double eager;      /* eager attention's score tensors, bytes */
+    double rep, shard; /* replicated / tp-sharded saved bytes */
+    double V, kc;      /* vocabulary per rank, loss chunks */
 } ts_mem_dims;
 
 static void ts_mem_layer_dims(const ts_run *run, bool dense, ts_mem_dims *d)
@@ -60,19 +60,19 @@ static void ts_mem_layer_dims(const ts_run *run, bool dense, ts_mem_dims *d)
     d->tr = sp ? t : 1.0;
     d->q = a * qk_hd / t;
     d->ov = a * v_hd / t;
-    d->kv = mla ? a * qk_hd / t                      /* k, v per rank (v below) */
-                : (kvh >= t ? kvh / t : 1.0) * hd;   /* replicated when kv_heads < tp */
+    d->kv = mla ? a * qk_hd / t                    /* k, v per rank (v below) */
+                : (kvh >= t ? kvh / t : 1.0) * hd; /* replicated when kv_heads < tp */
     d->vv = mla ? d->ov : d->kv;
     d->k = moe ? (double)m->top_k : 1.0;
     d->F = moe && m->moe_ffn > 0 ? (double)m->moe_ffn : (double)m->ffn;
-    d->mlp_b = (m->gated ? 3.0 : 2.0) * d->F / t *
-               (d->k + (moe ? (double)m->shared_experts : 0.0));
+    d->mlp_b = (m->gated ? 3.0 : 2.0) * d->F / t * (d->k + (moe ? (double)m->shared_experts : 0.0));
     d->V = (double)m->vocab / t;
     d->kc = (double)run->loss_chunks;
 
     d->rep = 4.0 * act_b * h + (run->dropout ? 2.0 * h : 0.0);
     if (moe)
-        d->rep += act_b * h * d->k; /* tokens permuted to their experts (Megatron token dispatcher) */
+        d->rep +=
+            act_b * h * d->k; /* tokens permuted to their experts (Megatron token dispatcher) */
     if (mla)
         d->rep += act_b * (double)(m->kv_lora_rank + m->q_lora_rank); /* latents, normed */
     d->shard = act_b * (d->q + d->kv + d->vv + d->ov) + act_b * d->mlp_b;
@@ -97,9 +97,9 @@ static double ts_mem_lora_inputs(const ts_run *run, const ts_mem_dims *d)
     return 4.0 * (((tg & TS_LORA_Q) ? h : 0) + ((tg & TS_LORA_K) ? h : 0) +
                   ((tg & TS_LORA_V) ? h : 0) + ((tg & TS_LORA_QKV) ? h : 0) +
                   ((tg & TS_LORA_O) ? d->a * d->v_hd / t : 0)) +
-           4.0 * mlp_in * ((m->gated && (tg & TS_LORA_GATE) ? h : 0) +
-                           ((tg & TS_LORA_UP) ? h : 0) +
-                           ((tg & TS_LORA_DOWN) ? F / t : 0));
+           4.0 * mlp_in *
+               ((m->gated && (tg & TS_LORA_GATE) ? h : 0) + ((tg & TS_LORA_UP) ? h : 0) +
+                ((tg & TS_LORA_DOWN) ? F / t : 0));
 }
 
 /* PyTorch eager modules (torchtitan, torchtune, HF), uncompiled: the
@@ -122,9 +122,8 @@ static double ts_mem_layer_eager(const ts_run *run, const ts_mem_dims *d)
      * sin cast to the activations' dtype (LlamaRotaryEmbedding,
      * modeling_llama.py@5dd4a635): no fp32 copies of q and k. */
     double rope = run->framework == TS_FW_HF ? 0.0 : 4.0 * (q + kv);
-    double full = 2.0 * norm / d->tr + 2.0 * act_b * h / d->tr +
-                  rope + act_b * (q + q + d->a * d->v_hd / t + d->ov) + act_b * d->ov + mlp_e +
-                  d->eager;
+    double full = 2.0 * norm / d->tr + 2.0 * act_b * h / d->tr + rope +
+                  act_b * (q + q + d->a * d->v_hd / t + d->ov) + act_b * d->ov + mlp_e + d->eager;
 
     if (run->framework == TS_FW_HF && run->lora_rank > 0)
         full += ts_mem_lora_inputs(run, d);
@@ -153,12 +152,14 @@ static void ts_mem_layer_saved(const ts_run *run, const ts_mem_dims *d, ts_mem_a
              * MLP; wq, wv, fc1 for GeLU). */
             double mm = d->q + d->vv + d->F / d->t * d->k + (run->model.gated ? d->h / d->tr : 0.0);
             o->saved = act_b * (d->h / d->tr + d->ov + mm);
-            o->formula = "selective op AC (torchtitan): act_b (h/t_sp + q + wq + wv + w1 [+ w2]) per token per layer";
+            o->formula = "selective op AC (torchtitan): act_b (h/t_sp + q + wq + wv + w1 [+ w2]) "
+                         "per token per layer";
         } else {
             /* Megatron selective: core attention recomputed, so only the
              * s^2 terms go (with FlashAttention nothing changes). */
             o->saved = d->rep / d->tr + d->shard;
-            o->formula = "selective recompute: Korthikanti Table 2 without the 5as/h score terms, K/V from kv_heads, gated MLP 3F";
+            o->formula = "selective recompute: Korthikanti Table 2 without the 5as/h score terms, "
+                         "K/V from kv_heads, gated MLP 3F";
         }
         break;
     case TS_RECOMPUTE_NONE:
@@ -167,8 +168,10 @@ static void ts_mem_layer_saved(const ts_run *run, const ts_mem_dims *d, ts_mem_a
         o->saved = o->full;
         o->score = d->eager;
         o->formula = run->attention == TS_ATTN_EAGER
-            ? "no recompute: act_b (4h [+ dropout 2h])/t_sp + act_b (2q + 2kv + mlp) + eager (act_b [+1+act_b] a s)/t"
-            : "no recompute, FlashAttention: act_b (4h [+ dropout 2h])/t_sp + act_b (2q + 2kv + mlp), mlp = (3 gated | 2) F/t";
+                         ? "no recompute: act_b (4h [+ dropout 2h])/t_sp + act_b (2q + 2kv + mlp) "
+                           "+ eager (act_b [+1+act_b] a s)/t"
+                         : "no recompute, FlashAttention: act_b (4h [+ dropout 2h])/t_sp + act_b "
+                           "(2q + 2kv + mlp), mlp = (3 gated | 2) F/t";
         break;
     }
 }

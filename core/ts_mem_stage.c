@@ -29,7 +29,7 @@
 /* DeepSpeed ZeRO defaults (deepspeed/runtime/zero/config.py):
  * reduce_bucket_size and allgather_bucket_size 5e8 elements,
  * stage3_prefetch_bucket_size 5e7, stage3_max_live_parameters 1e9. */
-#define TS_MEM_DS_BUCKET 5e8
+#define TS_MEM_DS_BUCKET   5e8
 #define TS_MEM_DS_PREFETCH 5e7
 #define TS_MEM_DS_MAX_LIVE 1e9
 
@@ -116,20 +116,20 @@ static double ts_mem_in_flight(const ts_mem_ctx *c, int64_t i)
 
 /* One stage's figures as ts_mem_stage_eval works them out, step by step. */
 typedef struct ts_mem_sw {
-    bool first, last;              /* the first / last pipeline stage */
-    bool fsdp, ds;                 /* hf: accelerate's FSDP underneath when sharded (zero >= 2) */
-    double n, nd_l;                /* layers; of them, a MoE model's first dense layers */
-    double dense, expert;          /* parameters on this GPU, before sharding */
-    double share;                  /* after sharding */
-    double layer_p;                /* parameters of the largest layer */
-    double W, G, M, O, Op;         /* weights, grads, master, optimizer, paged optimizer */
-    double persist;                /* framework buffers held through forward and backward */
+    bool first, last;               /* the first / last pipeline stage */
+    bool fsdp, ds;                  /* hf: accelerate's FSDP underneath when sharded (zero >= 2) */
+    double n, nd_l;                 /* layers; of them, a MoE model's first dense layers */
+    double dense, expert;           /* parameters on this GPU, before sharding */
+    double share;                   /* after sharding */
+    double layer_p;                 /* parameters of the largest layer */
+    double W, G, M, O, Op;          /* weights, grads, master, optimizer, paged optimizer */
+    double persist;                 /* framework buffers held through forward and backward */
     double fwd_ws, bwd_ws, loss_ws; /* working sets of forward, backward, the loss */
-    double saved;                  /* activations saved for backward */
-    double grads_live;             /* gradients allocated during forward */
-    double ph[TS_PHASE_COUNT];     /* allocated bytes per phase */
-    int peak;                      /* the phase of the largest */
-    double reserve;                /* cached blocks the peak phase cannot reuse */
+    double saved;                   /* activations saved for backward */
+    double grads_live;              /* gradients allocated during forward */
+    double ph[TS_PHASE_COUNT];      /* allocated bytes per phase */
+    int peak;                       /* the phase of the largest */
+    double reserve;                 /* cached blocks the peak phase cannot reuse */
 } ts_mem_sw;
 
 /* The stage's layers and parameters (before sharding). */
@@ -246,8 +246,8 @@ static void ts_mem_stage_buffers(const ts_mem_ctx *c, const ts_mem_stage *st, ts
         }
         /* Backward of one block: unsharded 16-bit gradients and the fp32
          * reduce-scatter input (reduce_dtype fp32). */
-        w->bwd_ws += (r->pp > 1 || r->zero == 2 ? 0 : 2.0 * bf16 * layer_p) +
-                     bf16 * layer_p + 4.0 * layer_p;
+        w->bwd_ws +=
+            (r->pp > 1 || r->zero == 2 ? 0 : 2.0 * bf16 * layer_p) + bf16 * layer_p + 4.0 * layer_p;
         if (r->pp > 1) {
             /* Gradient sync only after the last micro-batch: unsharded
              * fp32 gradients accumulate for the whole step. */
@@ -314,13 +314,14 @@ static void ts_mem_stage_phases(const ts_mem_ctx *c, ts_mem_stage *st, ts_mem_sw
         double base = w->W + w->M + w->O + w->persist;
         ph[TS_PHASE_FORWARD] = base + w->grads_live + w->saved + w->fwd_ws;
         if (w->loss_ws > 0)
-            ph[TS_PHASE_LOSS] = base + w->grads_live + w->saved +
-                                c->act.out_in * c->tokens + w->loss_ws;
+            ph[TS_PHASE_LOSS] =
+                base + w->grads_live + w->saved + c->act.out_in * c->tokens + w->loss_ws;
         /* Backward: activations free as gradients appear. */
         ph[TS_PHASE_BACKWARD] = base + fmax(w->saved + w->grads_live, w->G) + w->bwd_ws;
-        ph[TS_PHASE_OPTIMIZER] = w->W + w->G + w->M + w->O + w->persist -
-                                 (w->fsdp && r->pp > 1 ? 4.0 * c->f * st->params : 0) +
-                                 (w->ds && r->zero < 3 ? 2.0 * fmin(TS_MEM_DS_BUCKET, st->params) : 0);
+        ph[TS_PHASE_OPTIMIZER] =
+            w->W + w->G + w->M + w->O + w->persist -
+            (w->fsdp && r->pp > 1 ? 4.0 * c->f * st->params : 0) +
+            (w->ds && r->zero < 3 ? 2.0 * fmin(TS_MEM_DS_BUCKET, st->params) : 0);
     } else {
         ph[TS_PHASE_FORWARD] = w->W + w->persist + w->fwd_ws;
     }

@@ -17,11 +17,11 @@
  * Optimizer2State.init_state); the paged variants put the states of
  * tensors of 1e5 elements or more in CUDA managed memory (get_state_buffer:
  * F.get_paged), which the caching allocator does not see. */
-#define TS_MEM_BNB_BLOCK 2048.0
+#define TS_MEM_BNB_BLOCK     2048.0
 #define TS_MEM_BNB_PAGED_MIN 1e5
 
 typedef struct ts_mem_opt {
-    double bpp;                /* optimizer state bytes per trainable param */
+    double bpp; /* optimizer state bytes per trainable param */
     const char *assumptions;
 } ts_mem_opt;
 
@@ -39,8 +39,9 @@ static ts_mem_opt ts_mem_optimizer(const ts_run *run, const ts_params *p)
     case TS_OPT_ADAM:
     case TS_OPT_ADAMW:
         r.bpp = 2 * mom;
-        r.assumptions = mom == 4 ? "Adam/AdamW: m and v in fp32, 8 B per trainable param"
-                                 : "Adam/AdamW: m and v in bf16 (pure bf16), 4 B per trainable param";
+        r.assumptions = mom == 4
+                            ? "Adam/AdamW: m and v in fp32, 8 B per trainable param"
+                            : "Adam/AdamW: m and v in bf16 (pure bf16), 4 B per trainable param";
         break;
     case TS_OPT_ADAM8BIT:
         r.bpp = 2.0 + 8.0 / TS_MEM_BNB_BLOCK;
@@ -48,9 +49,10 @@ static ts_mem_opt ts_mem_optimizer(const ts_run *run, const ts_params *p)
         break;
     case TS_OPT_PAGED_ADAM8BIT:
         r.bpp = 2.0 + 8.0 / TS_MEM_BNB_BLOCK;
-        r.assumptions = "paged 8-bit AdamW (bitsandbytes): m and v 1 byte each + one fp32 absmax per 2048; "
-                        "states of tensors >= 1e5 elements in CUDA managed memory: counted under runtime "
-                        "(and the total), not in optimizer, allocated or reserved";
+        r.assumptions =
+            "paged 8-bit AdamW (bitsandbytes): m and v 1 byte each + one fp32 absmax per 2048; "
+            "states of tensors >= 1e5 elements in CUDA managed memory: counted under runtime "
+            "(and the total), not in optimizer, allocated or reserved";
         break;
     case TS_OPT_SGD:
         r.assumptions = "plain SGD keeps no state";
@@ -67,10 +69,12 @@ static ts_mem_opt ts_mem_optimizer(const ts_run *run, const ts_params *p)
         /* Factored second moment 4 (r + c) bytes per r x c matrix. */
         if (p->from_shape) {
             r.bpp = 8.0 / (double)run->model.hidden;
-            r.assumptions = "Adafactor: factored fp32 second moment, no momentum; 8/h B per param (square h x h matrices)";
+            r.assumptions = "Adafactor: factored fp32 second moment, no momentum; 8/h B per param "
+                            "(square h x h matrices)";
         } else {
             r.bpp = 8.0 / TS_MEM_ADAFACTOR_H;
-            r.assumptions = "Adafactor: factored fp32 second moment, no momentum; no shape, so 8/4096 B per param";
+            r.assumptions = "Adafactor: factored fp32 second moment, no momentum; no shape, so "
+                            "8/4096 B per param";
         }
         break;
     case TS_OPT_COUNT:
@@ -83,7 +87,7 @@ static ts_mem_opt ts_mem_optimizer(const ts_run *run, const ts_params *p)
  * matrix; a two-matrix MLP has no gate (up_proj, down_proj are fc1, fc2). */
 typedef struct ts_mem_lora {
     double h, F, r, kvd, E;
-    double attn, mlp;              /* adapter params per layer, whole model width */
+    double attn, mlp; /* adapter params per layer, whole model width */
 } ts_mem_lora;
 
 /* Paged 8-bit states: of the adapters' A and B tensors, those of 1e5
@@ -95,8 +99,11 @@ static double ts_mem_lora_paged(const ts_run *run, const ts_mem_lora *l)
     double h = l->h, F = l->F, r = l->r, kvd = l->kvd, E = l->E;
     double paged = 0;
     const double in_out[][3] = {
-        { TS_LORA_Q, h, h }, { TS_LORA_K, h, kvd }, { TS_LORA_V, h, kvd },
-        { TS_LORA_O, h, h }, { TS_LORA_QKV, h, h + 2.0 * kvd },
+        { TS_LORA_Q, h, h },
+        { TS_LORA_K, h, kvd },
+        { TS_LORA_V, h, kvd },
+        { TS_LORA_O, h, h },
+        { TS_LORA_QKV, h, h + 2.0 * kvd },
     };
     size_t j;
 
@@ -109,8 +116,8 @@ static double ts_mem_lora_paged(const ts_run *run, const ts_mem_lora *l)
     if (r * h >= TS_MEM_BNB_PAGED_MIN || r * F >= TS_MEM_BNB_PAGED_MIN) {
         double per = (r * h >= TS_MEM_BNB_PAGED_MIN ? r * h : 0) +
                      (r * F >= TS_MEM_BNB_PAGED_MIN ? r * F : 0);
-        double nmlp = (m->gated && (tg & TS_LORA_GATE) ? 1.0 : 0) +
-                      ((tg & TS_LORA_UP) ? 1.0 : 0) + ((tg & TS_LORA_DOWN) ? 1.0 : 0);
+        double nmlp = (m->gated && (tg & TS_LORA_GATE) ? 1.0 : 0) + ((tg & TS_LORA_UP) ? 1.0 : 0) +
+                      ((tg & TS_LORA_DOWN) ? 1.0 : 0);
 
         paged += E * nmlp * per;
     }
@@ -139,8 +146,9 @@ static void ts_mem_lora_context(const ts_run *run, const ts_params *p, ts_mem_ct
     l.attn = r * (((tg & TS_LORA_Q) ? h + h : 0) + ((tg & TS_LORA_K) ? h + kvd : 0) +
                   ((tg & TS_LORA_V) ? h + kvd : 0) + ((tg & TS_LORA_O) ? h + h : 0) +
                   ((tg & TS_LORA_QKV) ? h + h + 2.0 * kvd : 0));
-    l.mlp = r * l.E * ((m->gated && (tg & TS_LORA_GATE) ? h + F : 0) +
-                       ((tg & TS_LORA_UP) ? h + F : 0) + ((tg & TS_LORA_DOWN) ? F + h : 0));
+    l.mlp = r * l.E *
+            ((m->gated && (tg & TS_LORA_GATE) ? h + F : 0) + ((tg & TS_LORA_UP) ? h + F : 0) +
+             ((tg & TS_LORA_DOWN) ? F + h : 0));
     adapters = (l.attn + l.mlp) * (double)m->layers;
     if (run->optimizer == TS_OPT_PAGED_ADAM8BIT)
         c->paged_frac = ts_mem_lora_paged(run, &l);
@@ -150,15 +158,14 @@ static void ts_mem_lora_context(const ts_run *run, const ts_params *p, ts_mem_ct
     c->f = 1.0;
     c->frozen_b = ts_quant_bytes(run->frozen_precision);
     /* Reported per parameter of base + adapters. */
-    out->bpp_weights = (c->frozen_b * linear +
-                        ts_precision_bytes(run->precision) * (p->embedding + p->output_head + adapters)) /
+    out->bpp_weights = (c->frozen_b * linear + ts_precision_bytes(run->precision) *
+                                                   (p->embedding + p->output_head + adapters)) /
                        (p->total + adapters);
     c->f = adapters / (p->total + adapters);
 }
 
 /* Bytes per parameter of each model state, into out and c. */
-static void ts_mem_bytes(const ts_run *run, const ts_params *p, ts_mem_ctx *c,
-                         ts_memory *out)
+static void ts_mem_bytes(const ts_run *run, const ts_params *p, ts_mem_ctx *c, ts_memory *out)
 {
     ts_mem_opt opt = ts_mem_optimizer(run, p);
 
@@ -191,8 +198,8 @@ static void ts_mem_shares(const ts_run *run, const ts_params *p, ts_mem_ctx *c)
     double moe_layers = (double)(m->layers - p->dense_layers);
     double per_layer_expert = moe_layers > 0 ? p->expert / moe_layers : 0.0;
 
-    c->layer_dense = (p->per_layer_attn + p->per_layer_norm +
-                      p->per_layer_mlp - per_layer_expert) / t;
+    c->layer_dense =
+        (p->per_layer_attn + p->per_layer_norm + p->per_layer_mlp - per_layer_expert) / t;
     c->layer_expert = per_layer_expert / (t * (double)run->ep);
     c->layer_dense_d = (p->per_layer_attn + p->per_layer_norm + p->dense_layer_mlp) / t;
     c->dense_layers = p->dense_layers;
@@ -200,13 +207,11 @@ static void ts_mem_shares(const ts_run *run, const ts_params *p, ts_mem_ctx *c)
     c->emb = p->embedding / t + p->embed_norm;
     /* Tied embeddings: with pp > 1 the last stage holds its own copy of
      * the word embeddings (Megatron shared_embedding). */
-    c->head = (p->output_head > 0 ? p->output_head
-                                  : (run->pp > 1 ? p->embedding : 0.0)) / t +
+    c->head = (p->output_head > 0 ? p->output_head : (run->pp > 1 ? p->embedding : 0.0)) / t +
               (double)m->hidden; /* final norm */
 }
 
-void ts_mem_context(const ts_run *run, const ts_params *p, ts_mem_ctx *c,
-                    ts_memory *out)
+void ts_mem_context(const ts_run *run, const ts_params *p, ts_mem_ctx *c, ts_memory *out)
 {
     *c = (ts_mem_ctx){ 0 };
     c->run = run;
@@ -221,8 +226,8 @@ void ts_mem_context(const ts_run *run, const ts_params *p, ts_mem_ctx *c,
     if (c->shape)
         ts_mem_shares(run, p, c);
     c->tokens = (double)(run->seq / run->cp) * (double)run->micro_batch;
-    c->micro_per_step = run->global_batch > 0
-        ? (double)(run->global_batch / (run->dp * run->micro_batch)) : 0;
+    c->micro_per_step =
+        run->global_batch > 0 ? (double)(run->global_batch / (run->dp * run->micro_batch)) : 0;
     if (c->shape) {
         ts_mem_layer(run, false, &c->act);
         ts_mem_layer(run, true, &c->act_dense);

@@ -30,8 +30,7 @@ const char *ts_phase_name(ts_phase p)
 /* DeepSpeed's estimate_zero{2,3}_model_states_mem_needs (no offload), as
  * in deepspeed/runtime/zero/stage_1_and_2.py and stage3.py since PR #5099
  * (DeepSpeed 0.14): ZeRO-2 2P + 18P/N, ZeRO-3 4 largest_layer + 18P/N. */
-static void ts_mem_deepspeed(const ts_run *run, const ts_params *p,
-                             ts_memory *out)
+static void ts_mem_deepspeed(const ts_run *run, const ts_params *p, ts_memory *out)
 {
     double P = out->params_per_gpu, N = (double)out->shard_group, largest;
 
@@ -41,8 +40,9 @@ static void ts_mem_deepspeed(const ts_run *run, const ts_params *p,
         return;
     }
     if (run->zero == 2) {
-        ts_term_set(&out->deepspeed_gpu, 2.0 * P + 18.0 * P / N, "2 P_gpu + 18 P_gpu / (dp*cp)",
-                    "DeepSpeed >= 0.14 (PR #5099) estimate_zero2_model_states_mem_needs, no offload");
+        ts_term_set(
+            &out->deepspeed_gpu, 2.0 * P + 18.0 * P / N, "2 P_gpu + 18 P_gpu / (dp*cp)",
+            "DeepSpeed >= 0.14 (PR #5099) estimate_zero2_model_states_mem_needs, no offload");
         return;
     }
     largest = 0;
@@ -54,20 +54,42 @@ static void ts_mem_deepspeed(const ts_run *run, const ts_params *p,
                 "4 largest_layer + 18 P_gpu / (dp*cp); largest_layer = max(V h, one layer) / tp",
                 p->from_shape
                     ? "DeepSpeed >= 0.14 estimate_zero3_model_states_mem_needs, no offload"
-                    : "DeepSpeed >= 0.14 estimate_zero3_model_states_mem_needs, no offload; no shape, largest layer taken as 0");
+                    : "DeepSpeed >= 0.14 estimate_zero3_model_states_mem_needs, no offload; no "
+                      "shape, largest layer taken as 0");
 }
 
 static bool ts_mem_finite(const ts_memory *o)
 {
     const double v[] = {
-        o->params_per_gpu, o->bpp_weights, o->bpp_grads, o->bpp_master,
-        o->bpp_optimizer, o->bpp_total, o->model_state_bytes, o->inference_bytes,
-        o->weights.value, o->grads.value, o->master.value, o->optimizer.value,
-        o->activations.value, o->buffers.value, o->overhead.value, o->total.value,
-        o->allocated_peak.value, o->reserved_peak.value, o->runtime.value,
-        o->act_per_layer, o->act_layer_full, o->act_embedding_logits, o->act_seed000.value,
-        o->act_seq2_term, o->host_bytes_per_gpu, o->host_bytes_per_node,
-        o->deepspeed_gpu.value, o->hbm_bytes, o->headroom_bytes,
+        o->params_per_gpu,
+        o->bpp_weights,
+        o->bpp_grads,
+        o->bpp_master,
+        o->bpp_optimizer,
+        o->bpp_total,
+        o->model_state_bytes,
+        o->inference_bytes,
+        o->weights.value,
+        o->grads.value,
+        o->master.value,
+        o->optimizer.value,
+        o->activations.value,
+        o->buffers.value,
+        o->overhead.value,
+        o->total.value,
+        o->allocated_peak.value,
+        o->reserved_peak.value,
+        o->runtime.value,
+        o->act_per_layer,
+        o->act_layer_full,
+        o->act_embedding_logits,
+        o->act_seed000.value,
+        o->act_seq2_term,
+        o->host_bytes_per_gpu,
+        o->host_bytes_per_node,
+        o->deepspeed_gpu.value,
+        o->hbm_bytes,
+        o->headroom_bytes,
     };
     size_t i;
 
@@ -81,15 +103,19 @@ static const char *ts_mem_fw_text(const ts_run *r)
 {
     switch (r->framework) {
     case TS_FW_FSDP:
-        return "PyTorch FSDP2 (torchtitan): sharded fp32 params as master, unsharded 16-bit block + prefetch, fp32 reduce-scatter";
+        return "PyTorch FSDP2 (torchtitan): sharded fp32 params as master, unsharded 16-bit block "
+               "+ prefetch, fp32 reduce-scatter";
     case TS_FW_DEEPSPEED:
-        return "DeepSpeed ZeRO: 16-bit + fp32 gradient partitions, reduce/allgather buckets, stage-3 live parameters";
+        return "DeepSpeed ZeRO: 16-bit + fp32 gradient partitions, reduce/allgather buckets, "
+               "stage-3 live parameters";
     case TS_FW_HF:
-        return "Hugging Face transformers + PEFT: eager modules, fp32 adapters and fp32 copies of their inputs, per-layer checkpointing; FSDP's buffers with zero >= 2";
+        return "Hugging Face transformers + PEFT: eager modules, fp32 adapters and fp32 copies of "
+               "their inputs, per-layer checkpointing; FSDP's buffers with zero >= 2";
     case TS_FW_MEGATRON:
     case TS_FW_COUNT:
     default:
-        return "Megatron-LM: distributed optimizer shards master and moments over dp*cp; main_grad buffer persistent";
+        return "Megatron-LM: distributed optimizer shards master and moments over dp*cp; main_grad "
+               "buffer persistent";
     }
 }
 
@@ -141,7 +167,8 @@ static void ts_mem_stages(const ts_run *run, const ts_mem_ctx *c, ts_memory *out
         if (i == half) {
             /* Ascending, as the full loop would meet them. */
             for (mi = 0; mi < nm; mi++) {
-                ts_mem_stage_eval(c, mids[mi], c->shape ? ts_mem_stage_start(run, mids[mi]) : 0, &s);
+                ts_mem_stage_eval(c, mids[mi], c->shape ? ts_mem_stage_start(run, mids[mi]) : 0,
+                                  &s);
                 if (s.total > worst->total)
                     *worst = s;
             }
@@ -156,68 +183,83 @@ static void ts_mem_stages(const ts_run *run, const ts_mem_ctx *c, ts_memory *out
 
 /* The model states' terms of the worst stage; opt_text: the optimizer's
  * assumptions (ts_mem_context). */
-static void ts_mem_terms_states(const ts_run *run, const ts_mem_ctx *c,
-                                const ts_mem_stage *worst, const char *opt_text,
-                                ts_memory *out)
+static void ts_mem_terms_states(const ts_run *run, const ts_mem_ctx *c, const ts_mem_stage *worst,
+                                const char *opt_text, ts_memory *out)
 {
     ts_term_set(&out->weights, worst->weights,
                 run->offload_params ? "0 on GPU; host: bytes(precision) * P_stage / (dp*cp)"
-                : run->framework == TS_FW_FSDP && run->master_weights ? "0: the fp32 shard is the master copy"
-                : c->lora ? "bytes(frozen_precision) * P_linear + bytes(precision) * (P_embedding + adapters), stage share"
-                : run->zero >= 3 ? "bytes(precision) * (P_dense/(dp cp) + P_expert/(dp cp/ep)), stage share"
-                                : "bytes(precision) * P_stage; P_stage = its layers/tp (experts /ep) + embedding (first) + head (last)",
+                : run->framework == TS_FW_FSDP && run->master_weights
+                    ? "0: the fp32 shard is the master copy"
+                : c->lora ? "bytes(frozen_precision) * P_linear + bytes(precision) * (P_embedding "
+                            "+ adapters), stage share"
+                : run->zero >= 3
+                    ? "bytes(precision) * (P_dense/(dp cp) + P_expert/(dp cp/ep)), stage share"
+                    : "bytes(precision) * P_stage; P_stage = its layers/tp (experts /ep) + "
+                      "embedding (first) + head (last)",
                 ts_mem_fw_text(run));
     ts_term_set(&out->grads, worst->grads,
                 !c->training ? "0"
-                : run->zero >= 2 ? "bytes(grad_precision) * f * P_stage / (dp*cp) (experts / (dp*cp/ep))"
-                                : "bytes(grad_precision) * f * P_stage",
+                : run->zero >= 2
+                    ? "bytes(grad_precision) * f * P_stage / (dp*cp) (experts / (dp*cp/ep))"
+                    : "bytes(grad_precision) * f * P_stage",
                 !c->training ? "inference: no gradients"
-                : run->framework == TS_FW_MEGATRON ? "Megatron main_grad buffer (fp32 by default), held all step"
-                : "PyTorch zero_grad(set_to_none): allocated during backward unless the step accumulates");
+                : run->framework == TS_FW_MEGATRON
+                    ? "Megatron main_grad buffer (fp32 by default), held all step"
+                    : "PyTorch zero_grad(set_to_none): allocated during backward unless the step "
+                      "accumulates");
     ts_term_set(&out->master, worst->master,
-                out->bpp_master == 0 ? "0"
+                out->bpp_master == 0     ? "0"
                 : run->offload_optimizer ? "0 on GPU; host: 4 * f * P_stage / (dp*cp)"
-                : run->zero >= 1 ? "4 * f * P_stage / (dp*cp) (experts / (dp*cp/ep))"
-                                : "4 * f * P_stage",
-                out->bpp_master == 0 ? "no fp32 master copy (master_weights off, fp32 weights, or inference)"
+                : run->zero >= 1         ? "4 * f * P_stage / (dp*cp) (experts / (dp*cp/ep))"
+                                         : "4 * f * P_stage",
+                out->bpp_master == 0
+                    ? "no fp32 master copy (master_weights off, fp32 weights, or inference)"
                 : run->zero >= 1 ? "fp32 master weights sharded over the data-parallel group"
-                                : "fp32 master weights replicated");
+                                 : "fp32 master weights replicated");
     ts_term_set(&out->optimizer, worst->optimizer,
-                out->bpp_optimizer == 0 ? "0"
+                out->bpp_optimizer == 0  ? "0"
                 : run->offload_optimizer ? "0 on GPU; host: bpp_optimizer * f * P_stage / (dp*cp)"
                 : run->zero >= 1 ? "bpp_optimizer * f * P_stage / (dp*cp) (experts / (dp*cp/ep))"
-                                : "bpp_optimizer * f * P_stage",
+                                 : "bpp_optimizer * f * P_stage",
                 opt_text);
 }
 
 /* The worst stage's activations, buffers, peaks, runtime and total. */
-static void ts_mem_terms_peak(const ts_run *run, const ts_mem_ctx *c,
-                              const ts_mem_stage *worst, ts_memory *out)
+static void ts_mem_terms_peak(const ts_run *run, const ts_mem_ctx *c, const ts_mem_stage *worst,
+                              ts_memory *out)
 {
-    ts_term_set(&out->activations, worst->activations,
-                c->shape && c->training ? c->act.formula : "0",
-                !c->training ? "inference: activations and KV cache not modelled"
-                : !c->shape ? "no model shape: activations need layers, hidden and heads, reported as 0"
-                : "saved activations at the peak phase: in_flight * layers * per-layer bytes * seq/cp * micro_batch (+ input ids)");
-    ts_term_set(&out->buffers, worst->buffers,
-                "peak-phase working set: logits/loss, recompute + gradient working set of one layer, framework buffers",
-                "loss: Megatron fused CE (act_b + 4/chunks) V/tp, PyTorch CE 3 fp32 copies per chunk; FSDP unsharded block + prefetch, fp32 reduce-scatter; DeepSpeed buckets 5e8");
+    ts_term_set(
+        &out->activations, worst->activations, c->shape && c->training ? c->act.formula : "0",
+        !c->training ? "inference: activations and KV cache not modelled"
+        : !c->shape  ? "no model shape: activations need layers, hidden and heads, reported as 0"
+                    : "saved activations at the peak phase: in_flight * layers * per-layer bytes * "
+                      "seq/cp * micro_batch (+ input ids)");
+    ts_term_set(
+        &out->buffers, worst->buffers,
+        "peak-phase working set: logits/loss, recompute + gradient working set of one layer, "
+        "framework buffers",
+        "loss: Megatron fused CE (act_b + 4/chunks) V/tp, PyTorch CE 3 fp32 copies per chunk; FSDP "
+        "unsharded block + prefetch, fp32 reduce-scatter; DeepSpeed buckets 5e8");
     ts_term_set(&out->allocated_peak, worst->allocated_peak,
                 "max over phases (forward, loss, backward, optimizer) of the tensors allocated",
                 "compare with torch.cuda.max_memory_allocated / 'peak active'");
     ts_term_set(&out->reserved_peak, worst->reserved_peak,
-                "allocated_peak + cached blocks the peak phase cannot reuse + fragmentation * allocated_peak",
-                "caching allocator: at the loss phase the layers' freed working set and the bf16 logits block are too small for the fp32 loss buffers; compare with torch.cuda.max_memory_reserved");
+                "allocated_peak + cached blocks the peak phase cannot reuse + fragmentation * "
+                "allocated_peak",
+                "caching allocator: at the loss phase the layers' freed working set and the bf16 "
+                "logits block are too small for the fp32 loss buffers; compare with "
+                "torch.cuda.max_memory_reserved");
     ts_term_set(&out->runtime, run->overhead_gib * TS_MEM_GIB + worst->paged,
-                worst->paged > 0 ? "overhead_gib * 2^30 + paged optimizer states" : "overhead_gib * 2^30",
+                worst->paged > 0 ? "overhead_gib * 2^30 + paged optimizer states"
+                                 : "overhead_gib * 2^30",
                 worst->paged > 0
-                    ? "CUDA context, cuBLAS workspaces, NCCL communicator buffers, and the paged 8-bit optimizer states (CUDA managed memory): outside the caching allocator"
-                    : "CUDA context, cuBLAS workspaces, NCCL communicator buffers: outside the caching allocator");
-    ts_term_set(&out->overhead, worst->overhead,
-                "(reserved_peak - allocated_peak) + runtime",
+                    ? "CUDA context, cuBLAS workspaces, NCCL communicator buffers, and the paged "
+                      "8-bit optimizer states (CUDA managed memory): outside the caching allocator"
+                    : "CUDA context, cuBLAS workspaces, NCCL communicator buffers: outside the "
+                      "caching allocator");
+    ts_term_set(&out->overhead, worst->overhead, "(reserved_peak - allocated_peak) + runtime",
                 "allocator reserve plus runtime context");
-    ts_term_set(&out->total, worst->total,
-                "reserved_peak + runtime context, worst pipeline stage",
+    ts_term_set(&out->total, worst->total, "reserved_peak + runtime context, worst pipeline stage",
                 "compared with HBM as the driver reports it");
 }
 
@@ -247,18 +289,21 @@ static void ts_mem_seed000(const ts_run *run, const ts_mem_ctx *c, ts_memory *ou
         double sq = (double)run->seq, h = (double)run->model.hidden;
         ts_term_set(&out->act_seed000,
                     (double)run->micro_batch * (double)run->model.layers *
-                        (5.0 * sq * h + 2.0 * (double)run->model.heads * sq * sq + 2.0 * sq * (double)run->model.ffn),
+                        (5.0 * sq * h + 2.0 * (double)run->model.heads * sq * sq +
+                         2.0 * sq * (double)run->model.ffn),
                     "b L (5 s h + 2 a s^2 + 2 s F)",
-                    "seed 000's simple form: whole model, no parallelism or recompute; not used in the total");
+                    "seed 000's simple form: whole model, no parallelism or recompute; not used in "
+                    "the total");
     } else {
-        ts_term_set(&out->act_seed000, 0, "0",
-                    !c->training ? "inference: activations and KV cache not modelled"
-                                 : "no model shape: activations need layers, hidden and heads, reported as 0");
+        ts_term_set(
+            &out->act_seed000, 0, "0",
+            !c->training
+                ? "inference: activations and KV cache not modelled"
+                : "no model shape: activations need layers, hidden and heads, reported as 0");
     }
 }
 
-ts_status ts_memory_eval(const ts_run *run, const ts_params *p, ts_memory *out,
-                         ts_error *err)
+ts_status ts_memory_eval(const ts_run *run, const ts_params *p, ts_memory *out, ts_error *err)
 {
     ts_mem_ctx c;
     ts_mem_stage worst;
@@ -281,8 +326,8 @@ ts_status ts_memory_eval(const ts_run *run, const ts_params *p, ts_memory *out,
     out->in_flight = (int64_t)ceil(out->stages[0].in_flight);
     out->act_per_layer = c.act.saved * c.tokens;
     out->act_layer_full = c.act.full * c.tokens;
-    out->act_seq2_term = c.act.score * c.tokens * (double)out->stages[0].layers *
-                         out->stages[0].in_flight;
+    out->act_seq2_term =
+        c.act.score * c.tokens * (double)out->stages[0].layers * out->stages[0].in_flight;
     out->act_embedding_logits = c.act.loss * c.tokens;
     for (k = 0; k < TS_PHASE_COUNT; k++)
         out->phases[k] = worst.phase_bytes[k];

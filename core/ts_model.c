@@ -24,13 +24,13 @@
 /* Limits on shape fields: far above any published model, low enough that
  * no product of them (or of them and a sequence length) leaves double's
  * exact-integer range by much or overflows at all. */
-#define TS_MODEL_LAYERS_MAX (INT64_C(1) << 20)
-#define TS_MODEL_HIDDEN_MAX (INT64_C(1) << 24)
-#define TS_MODEL_HEADS_MAX  (INT64_C(1) << 20)
-#define TS_MODEL_FFN_MAX    (INT64_C(1) << 26)
-#define TS_MODEL_VOCAB_MAX  (INT64_C(1) << 30)
+#define TS_MODEL_LAYERS_MAX  (INT64_C(1) << 20)
+#define TS_MODEL_HIDDEN_MAX  (INT64_C(1) << 24)
+#define TS_MODEL_HEADS_MAX   (INT64_C(1) << 20)
+#define TS_MODEL_FFN_MAX     (INT64_C(1) << 26)
+#define TS_MODEL_VOCAB_MAX   (INT64_C(1) << 30)
 #define TS_MODEL_EXPERTS_MAX (INT64_C(1) << 20)
-#define TS_MODEL_NORMS_MAX 16
+#define TS_MODEL_NORMS_MAX   16
 /* A quadrillion parameters: 1000x the largest published dense model. */
 #define TS_MODEL_PARAMS_MAX 1e15
 
@@ -44,30 +44,30 @@ static const char ts_model_formula_plain[] = "params as given";
 static ts_status ts_model_check_plain(const ts_model *m, ts_error *err)
 {
     static const char *const names[] = {
-        "hidden", "heads", "kv_heads", "ffn", "vocab", "experts", "top_k",
-        "head_dim", "norms_per_layer", "pos_embeddings", "moe_ffn",
-        "shared_experts", "dense_layers", "q_lora_rank", "kv_lora_rank",
-        "qk_nope_dim", "qk_rope_dim", "v_head_dim"
+        "hidden",          "heads",          "kv_heads",     "ffn",
+        "vocab",           "experts",        "top_k",        "head_dim",
+        "norms_per_layer", "pos_embeddings", "moe_ffn",      "shared_experts",
+        "dense_layers",    "q_lora_rank",    "kv_lora_rank", "qk_nope_dim",
+        "qk_rope_dim",     "v_head_dim"
     };
     const int64_t vals[] = {
-        m->hidden, m->heads, m->kv_heads, m->ffn, m->vocab, m->experts, m->top_k,
-        m->head_dim, m->norms_per_layer, m->pos_embeddings, m->moe_ffn,
-        m->shared_experts, m->dense_layers, m->q_lora_rank, m->kv_lora_rank,
-        m->qk_nope_dim, m->qk_rope_dim, m->v_head_dim
+        m->hidden,          m->heads,          m->kv_heads,     m->ffn,
+        m->vocab,           m->experts,        m->top_k,        m->head_dim,
+        m->norms_per_layer, m->pos_embeddings, m->moe_ffn,      m->shared_experts,
+        m->dense_layers,    m->q_lora_rank,    m->kv_lora_rank, m->qk_nope_dim,
+        m->qk_rope_dim,     m->v_head_dim
     };
-    static const char *const flag_names[] = {
-        "qkv_bias", "out_bias", "mlp_bias", "norm_bias", "qk_norm", "router_bias",
-        "shared_expert_gate", "embed_norm"
-    };
-    const bool flags[] = {
-        m->qkv_bias, m->out_bias, m->mlp_bias, m->norm_bias, m->qk_norm, m->router_bias,
-        m->shared_expert_gate, m->embed_norm
-    };
+    static const char *const flag_names[] = { "qkv_bias",           "out_bias",  "mlp_bias",
+                                              "norm_bias",          "qk_norm",   "router_bias",
+                                              "shared_expert_gate", "embed_norm" };
+    const bool flags[] = { m->qkv_bias, m->out_bias,    m->mlp_bias,           m->norm_bias,
+                           m->qk_norm,  m->router_bias, m->shared_expert_gate, m->embed_norm };
     size_t i;
 
     if (!(m->params > 0))
-        return ts_error_set(err, TS_EINVAL, "model",
-                            "a model needs either params or a shape (layers, hidden, heads, vocab)");
+        return ts_error_set(
+            err, TS_EINVAL, "model",
+            "a model needs either params or a shape (layers, hidden, heads, vocab)");
     for (i = 0; i < sizeof vals / sizeof vals[0]; i++)
         if (vals[i] != 0)
             return ts_error_set(err, TS_EINVAL, names[i],
@@ -88,21 +88,23 @@ static ts_status ts_model_check_variants(const ts_model *m, ts_error *err)
     bool mla = m->kv_lora_rank > 0;
 
     if (!moe) {
-        if (m->moe_ffn != 0 || m->shared_experts != 0 || m->dense_layers != 0 ||
-            m->router_bias || m->shared_expert_gate)
+        if (m->moe_ffn != 0 || m->shared_experts != 0 || m->dense_layers != 0 || m->router_bias ||
+            m->shared_expert_gate)
             return ts_error_set(err, TS_EINCOMPAT,
-                                m->moe_ffn != 0 ? "moe_ffn" :
-                                m->shared_experts != 0 ? "shared_experts" :
-                                m->dense_layers != 0 ? "dense_layers" :
-                                m->router_bias ? "router_bias" : "shared_expert_gate",
+                                m->moe_ffn != 0          ? "moe_ffn"
+                                : m->shared_experts != 0 ? "shared_experts"
+                                : m->dense_layers != 0   ? "dense_layers"
+                                : m->router_bias         ? "router_bias"
+                                                         : "shared_expert_gate",
                                 "this field needs a mixture-of-experts model (experts > 1)");
     } else if (m->shared_expert_gate && m->shared_experts == 0) {
-        return ts_error_set(err, TS_EINCOMPAT, "shared_expert_gate",
-                            "shared_expert_gate gates the shared experts: it needs shared_experts >= 1");
+        return ts_error_set(
+            err, TS_EINCOMPAT, "shared_expert_gate",
+            "shared_expert_gate gates the shared experts: it needs shared_experts >= 1");
     } else if (m->dense_layers > m->layers) {
         return ts_error_set(err, TS_EINCOMPAT, "dense_layers",
-                            "dense_layers %lld exceeds layers %lld",
-                            (long long)m->dense_layers, (long long)m->layers);
+                            "dense_layers %lld exceeds layers %lld", (long long)m->dense_layers,
+                            (long long)m->layers);
     }
     if (mla) {
         if (m->qk_nope_dim < 1)
@@ -110,16 +112,18 @@ static ts_status ts_model_check_variants(const ts_model *m, ts_error *err)
                                 "latent attention (kv_lora_rank > 0) needs qk_nope_dim >= 1");
         if (m->head_dim != 0)
             return ts_error_set(err, TS_EINCOMPAT, "head_dim",
-                                "with latent attention the head width is qk_nope_dim + qk_rope_dim: leave head_dim 0");
+                                "with latent attention the head width is qk_nope_dim + "
+                                "qk_rope_dim: leave head_dim 0");
         if (m->qkv_bias || m->qk_norm)
             return ts_error_set(err, TS_EINCOMPAT, m->qkv_bias ? "qkv_bias" : "qk_norm",
                                 "not modelled with latent attention (kv_lora_rank > 0)");
     } else if (m->q_lora_rank != 0 || m->qk_nope_dim != 0 || m->qk_rope_dim != 0 ||
                m->v_head_dim != 0) {
         return ts_error_set(err, TS_EINCOMPAT,
-                            m->q_lora_rank != 0 ? "q_lora_rank" :
-                            m->qk_nope_dim != 0 ? "qk_nope_dim" :
-                            m->qk_rope_dim != 0 ? "qk_rope_dim" : "v_head_dim",
+                            m->q_lora_rank != 0   ? "q_lora_rank"
+                            : m->qk_nope_dim != 0 ? "qk_nope_dim"
+                            : m->qk_rope_dim != 0 ? "qk_rope_dim"
+                                                  : "v_head_dim",
                             "latent-attention fields need kv_lora_rank > 0");
     }
     return TS_OK;
@@ -140,13 +144,18 @@ static ts_status ts_model_check_shape(const ts_model *m, ts_error *err)
         (st = ts_check_int(m->experts, 0, TS_MODEL_EXPERTS_MAX, "experts", err)) != TS_OK ||
         (st = ts_check_int(m->top_k, 0, TS_MODEL_EXPERTS_MAX, "top_k", err)) != TS_OK ||
         (st = ts_check_int(m->head_dim, 0, TS_MODEL_HIDDEN_MAX, "head_dim", err)) != TS_OK ||
-        (st = ts_check_int(m->norms_per_layer, 0, TS_MODEL_NORMS_MAX, "norms_per_layer", err)) != TS_OK ||
-        (st = ts_check_int(m->pos_embeddings, 0, TS_MODEL_VOCAB_MAX, "pos_embeddings", err)) != TS_OK ||
+        (st = ts_check_int(m->norms_per_layer, 0, TS_MODEL_NORMS_MAX, "norms_per_layer", err)) !=
+            TS_OK ||
+        (st = ts_check_int(m->pos_embeddings, 0, TS_MODEL_VOCAB_MAX, "pos_embeddings", err)) !=
+            TS_OK ||
         (st = ts_check_int(m->moe_ffn, 0, TS_MODEL_FFN_MAX, "moe_ffn", err)) != TS_OK ||
-        (st = ts_check_int(m->shared_experts, 0, TS_MODEL_EXPERTS_MAX, "shared_experts", err)) != TS_OK ||
-        (st = ts_check_int(m->dense_layers, 0, TS_MODEL_LAYERS_MAX, "dense_layers", err)) != TS_OK ||
+        (st = ts_check_int(m->shared_experts, 0, TS_MODEL_EXPERTS_MAX, "shared_experts", err)) !=
+            TS_OK ||
+        (st = ts_check_int(m->dense_layers, 0, TS_MODEL_LAYERS_MAX, "dense_layers", err)) !=
+            TS_OK ||
         (st = ts_check_int(m->q_lora_rank, 0, TS_MODEL_HIDDEN_MAX, "q_lora_rank", err)) != TS_OK ||
-        (st = ts_check_int(m->kv_lora_rank, 0, TS_MODEL_HIDDEN_MAX, "kv_lora_rank", err)) != TS_OK ||
+        (st = ts_check_int(m->kv_lora_rank, 0, TS_MODEL_HIDDEN_MAX, "kv_lora_rank", err)) !=
+            TS_OK ||
         (st = ts_check_int(m->qk_nope_dim, 0, TS_MODEL_HIDDEN_MAX, "qk_nope_dim", err)) != TS_OK ||
         (st = ts_check_int(m->qk_rope_dim, 0, TS_MODEL_HIDDEN_MAX, "qk_rope_dim", err)) != TS_OK ||
         (st = ts_check_int(m->v_head_dim, 0, TS_MODEL_HIDDEN_MAX, "v_head_dim", err)) != TS_OK)
@@ -159,12 +168,12 @@ static ts_status ts_model_check_shape(const ts_model *m, ts_error *err)
                             (long long)m->hidden, (long long)m->heads);
     if (kv > m->heads || m->heads % kv != 0)
         return ts_error_set(err, TS_EINCOMPAT, "kv_heads",
-                            "heads %lld is not a multiple of kv_heads %lld",
-                            (long long)m->heads, (long long)kv);
+                            "heads %lld is not a multiple of kv_heads %lld", (long long)m->heads,
+                            (long long)kv);
     if (m->top_k > experts)
         return ts_error_set(err, TS_EINCOMPAT, "top_k",
-                            "top_k %lld exceeds the %lld expert(s) per layer",
-                            (long long)m->top_k, (long long)experts);
+                            "top_k %lld exceeds the %lld expert(s) per layer", (long long)m->top_k,
+                            (long long)experts);
     return ts_model_check_variants(m, err);
 }
 
@@ -194,8 +203,7 @@ static double ts_model_attn(const ts_model *m, double h, double a, double kv)
         double kvr = (double)m->kv_lora_rank;
 
         attn = qr > 0 ? h * qr + qr + qr * a * qk : h * a * qk;
-        attn += h * (kvr + (double)m->qk_rope_dim) + kvr +
-                kvr * a * ((double)m->qk_nope_dim + v);
+        attn += h * (kvr + (double)m->qk_rope_dim) + kvr + kvr * a * ((double)m->qk_nope_dim + v);
         attn += a * v * h;
         if (m->out_bias)
             attn += h;
@@ -218,8 +226,7 @@ static double ts_model_attn(const ts_model *m, double h, double a, double kv)
 /* The counts alone, for a model ts_model_params() has accepted. */
 void ts_model_count(const ts_model *m, ts_params *out)
 {
-    double L, Ld, Lm, h, a, kv, F, Fe, V, E, S, k, attn, mlp_one, mlp, norm,
-           norm_vec, dense_mlp;
+    double L, Ld, Lm, h, a, kv, F, Fe, V, E, S, k, attn, mlp_one, mlp, norm, norm_vec, dense_mlp;
 
     *out = (ts_params){ 0 };
     if (m->layers <= 0) {
@@ -270,8 +277,8 @@ void ts_model_count(const ts_model *m, ts_params *out)
     out->per_layer_norm = norm;
     out->dense_layer_mlp = dense_mlp;
     out->dense_layers = m->experts > 1 ? m->dense_layers : 0;
-    out->total = L * (attn + norm) + Lm * mlp + Ld * dense_mlp + norm_vec +
-                 out->embedding + out->embed_norm + out->output_head;
+    out->total = L * (attn + norm) + Lm * mlp + Ld * dense_mlp + norm_vec + out->embedding +
+                 out->embed_norm + out->output_head;
     /* Routed experts only: shared experts and the router are replicated
      * like dense weights under expert parallelism. */
     out->expert = E > 1 ? Lm * E * mlp_one : 0.0;
@@ -290,11 +297,12 @@ ts_status ts_model_params(const ts_model *m, ts_params *out, ts_error *err)
     *out = (ts_params){ 0 };
 
     if (!isfinite(m->params) || m->params < 0 || m->params > TS_MODEL_PARAMS_MAX)
-        return ts_error_set(err, TS_EINVAL, "params",
-                            "params must be finite and in [0, %g]", TS_MODEL_PARAMS_MAX);
+        return ts_error_set(err, TS_EINVAL, "params", "params must be finite and in [0, %g]",
+                            TS_MODEL_PARAMS_MAX);
     if (m->layers < 0)
         return ts_error_set(err, TS_EINVAL, "layers", "layers must not be negative");
-    if ((st = m->layers == 0 ? ts_model_check_plain(m, err) : ts_model_check_shape(m, err)) != TS_OK)
+    if ((st = m->layers == 0 ? ts_model_check_plain(m, err) : ts_model_check_shape(m, err)) !=
+        TS_OK)
         return st;
     ts_model_count(m, out);
     if (!out->from_shape)

@@ -23,8 +23,8 @@ static ts_status ts_plan_fill(ts_plan *out, ts_budget *b, ts_error *err)
         (st = ts_compute_eval(&out->run, &p, &out->compute, err)) != TS_OK ||
         (st = ts_ckpt_eval(&out->run, &out->memory, &out->ckpt, err)) != TS_OK ||
         (st = ts_compute_outlook(&out->run, &out->ckpt, &out->compute, err)) != TS_OK ||
-        (st = ts_sweep_eval(&out->run, &p, out->run.global_batch, b, out->sweep,
-                            TS_SWEEP_MAX, &out->sweep_len, err)) != TS_OK) {
+        (st = ts_sweep_eval(&out->run, &p, out->run.global_batch, b, out->sweep, TS_SWEEP_MAX,
+                            &out->sweep_len, err)) != TS_OK) {
         /* No half-filled plan: a caller that ignores the status sees zeros. */
         memset(out, 0, sizeof *out);
         return st;
@@ -55,8 +55,7 @@ ts_status ts_plan_resolved(const ts_run *r, ts_plan *out, ts_error *err)
     return ts_plan_resolved_within(r, NULL, out, err);
 }
 
-ts_status ts_plan_resolved_within(const ts_run *r, ts_budget *budget, ts_plan *out,
-                                  ts_error *err)
+ts_status ts_plan_resolved_within(const ts_run *r, ts_budget *budget, ts_plan *out, ts_error *err)
 {
     ts_budget own;
     ts_status st;

@@ -25,11 +25,11 @@
  * cover: products of fields and the GPU's own figures.  They only exist to
  * keep every product below finite and every int64 product exact; each is
  * orders of magnitude past real runs. */
-#define TS_RUN_GPUS_MAX    (INT64_C(1) << 20) /* dp * tp * pp * cp */
-#define TS_RUN_HBM_MAX     1e15    /* 1 PB per GPU */
-#define TS_RUN_FLOPS_MAX   1e18    /* 1 EFLOP/s per GPU */
-#define TS_RUN_BW_MAX      1e15    /* bytes/s */
-#define TS_RUN_GB_MAX      (INT64_C(1) << 40) /* = the registry's global_batch limit */
+#define TS_RUN_GPUS_MAX  (INT64_C(1) << 20) /* dp * tp * pp * cp */
+#define TS_RUN_HBM_MAX   1e15               /* 1 PB per GPU */
+#define TS_RUN_FLOPS_MAX 1e18               /* 1 EFLOP/s per GPU */
+#define TS_RUN_BW_MAX    1e15               /* bytes/s */
+#define TS_RUN_GB_MAX    (INT64_C(1) << 40) /* = the registry's global_batch limit */
 
 /* The GPU's catalogue id before a request names one.  A missing entry
  * leaves gpu zeroed; resolve then reports field "gpu" instead of
@@ -61,13 +61,22 @@ void ts_run_defaults(ts_run *r)
         void *at = ts_run_at(r, f);
 
         switch (f->kind) {
-        case TS_FK_INT64: *(int64_t *)at = (int64_t)f->def; break;
+        case TS_FK_INT64:
+            *(int64_t *)at = (int64_t)f->def;
+            break;
         case TS_FK_INT:
-        case TS_FK_ENUM: *(int *)at = (int)f->def; break;
+        case TS_FK_ENUM:
+            *(int *)at = (int)f->def;
+            break;
         case TS_FK_NUM:
-        case TS_FK_NUM_OPT: *(double *)at = f->def; break;
-        case TS_FK_BOOL: *(bool *)at = f->def != 0; break;
-        case TS_FK_CUSTOM: break;
+        case TS_FK_NUM_OPT:
+            *(double *)at = f->def;
+            break;
+        case TS_FK_BOOL:
+            *(bool *)at = f->def != 0;
+            break;
+        case TS_FK_CUSTOM:
+            break;
         }
     }
     /* The custom members with a default of their own (params and the
@@ -92,11 +101,10 @@ void ts_run_apply_preset(ts_run *r, const ts_preset *p)
 /* ---- field checks ------------------------------------------------- */
 
 /* v in [lo, hi], or (lo, hi] when lo_open; hi exclusive when hi_open. */
-static ts_status ts_run_real(double v, double lo, bool lo_open, double hi,
-                             bool hi_open, const char *field, ts_error *err)
+static ts_status ts_run_real(double v, double lo, bool lo_open, double hi, bool hi_open,
+                             const char *field, ts_error *err)
 {
-    bool ok = isfinite(v) && (lo_open ? v > lo : v >= lo) &&
-              (hi_open ? v < hi : v <= hi);
+    bool ok = isfinite(v) && (lo_open ? v > lo : v >= lo) && (hi_open ? v < hi : v <= hi);
 
     if (!ok)
         return ts_error_set(err, TS_EINVAL, field, "%s must be finite and in %c%g, %g%c, got %g",
@@ -106,8 +114,8 @@ static ts_status ts_run_real(double v, double lo, bool lo_open, double hi,
 
 /* A number where 0 means "not given": 0 or in range.  With an exclusive
  * lower bound of 0 that is [0, hi], said so. */
-static ts_status ts_run_opt(double v, double lo, bool lo_open, double hi,
-                            bool hi_open, const char *field, ts_error *err)
+static ts_status ts_run_opt(double v, double lo, bool lo_open, double hi, bool hi_open,
+                            const char *field, ts_error *err)
 {
     if (lo == 0 && lo_open)
         return ts_run_real(v, 0, false, hi, hi_open, field, err);
@@ -147,17 +155,17 @@ static ts_status ts_run_check_field(const ts_run *r, const ts_field *f, ts_error
         return TS_OK;
     switch (f->kind) {
     case TS_FK_INT64:
-        return ts_check_int(*(const int64_t *)at, (int64_t)f->minimum, (int64_t)f->maximum,
-                            f->name, err);
+        return ts_check_int(*(const int64_t *)at, (int64_t)f->minimum, (int64_t)f->maximum, f->name,
+                            err);
     case TS_FK_INT:
         return ts_check_int(*(const int *)at, (int64_t)f->minimum, (int64_t)f->maximum, f->name,
                             err);
     case TS_FK_NUM:
-        return ts_run_real(*(const double *)at, f->minimum, lo_open, f->maximum, hi_open,
-                           f->name, err);
+        return ts_run_real(*(const double *)at, f->minimum, lo_open, f->maximum, hi_open, f->name,
+                           err);
     case TS_FK_NUM_OPT:
-        return ts_run_opt(*(const double *)at, f->minimum, lo_open, f->maximum, hi_open,
-                          f->name, err);
+        return ts_run_opt(*(const double *)at, f->minimum, lo_open, f->maximum, hi_open, f->name,
+                          err);
     case TS_FK_ENUM:
         return ts_run_enum(f, *(const int *)at, err);
     case TS_FK_BOOL:
@@ -198,8 +206,8 @@ static ts_status ts_run_check_cuda(const ts_run *r, ts_error *err)
                             "GPU '%s' is not an NVIDIA GPU: cuda does not apply", r->gpu.id);
     lo = sm >= 100 ? 12.8 : sm >= 90 ? 11.8 : sm >= 80 ? 11.0 : 9.0;
     if (r->cuda < lo - 1e-9)
-        return ts_error_set(err, TS_EINCOMPAT, "cuda",
-                            "GPU '%s' (sm_%d) needs CUDA %.1f or later", r->gpu.id, sm, lo);
+        return ts_error_set(err, TS_EINCOMPAT, "cuda", "GPU '%s' (sm_%d) needs CUDA %.1f or later",
+                            r->gpu.id, sm, lo);
     if (sm < 75 && r->cuda >= 13.0)
         return ts_error_set(err, TS_EINCOMPAT, "cuda",
                             "CUDA 13 no longer supports GPU '%s' (sm_%d)", r->gpu.id, sm);
@@ -216,7 +224,8 @@ static ts_status ts_run_check_gpu(const ts_run *r, ts_error *err)
     if (g->id[0] == '\0' && g->hbm_bytes == 0 && g->bf16_flops == 0)
         return ts_error_set(err, TS_EINVAL, "gpu", "no GPU given");
     if ((st = ts_run_real(g->hbm_bytes, 0, true, TS_RUN_HBM_MAX, false, "hbm_gb", err)) != TS_OK ||
-        (st = ts_run_real(g->bf16_flops, 0, true, TS_RUN_FLOPS_MAX, false, "peak_tflops", err)) != TS_OK ||
+        (st = ts_run_real(g->bf16_flops, 0, true, TS_RUN_FLOPS_MAX, false, "peak_tflops", err)) !=
+            TS_OK ||
         (st = ts_run_real(g->fp32_flops, 0, false, TS_RUN_FLOPS_MAX, false, "gpu", err)) != TS_OK ||
         (st = ts_run_real(g->fp8_flops, 0, false, TS_RUN_FLOPS_MAX, false, "gpu", err)) != TS_OK ||
         (st = ts_run_real(g->hbm_bw, 0, false, TS_RUN_BW_MAX, false, "gpu", err)) != TS_OK ||
@@ -225,9 +234,8 @@ static ts_status ts_run_check_gpu(const ts_run *r, ts_error *err)
     /* The compute precision selects the peak: it must exist on this GPU. */
     if ((r->compute_precision == TS_PREC_FP8 && !(g->fp8_flops > 0)) ||
         (r->compute_precision == TS_PREC_FP32 && !(g->fp32_flops > 0)))
-        return ts_error_set(err, TS_EINCOMPAT, "compute_precision",
-                            "GPU '%s' has no dense %s peak", g->id,
-                            ts_precision_name(r->compute_precision));
+        return ts_error_set(err, TS_EINCOMPAT, "compute_precision", "GPU '%s' has no dense %s peak",
+                            g->id, ts_precision_name(r->compute_precision));
     return TS_OK;
 }
 
@@ -238,8 +246,7 @@ static ts_status ts_run_derive_layout(ts_run *r, ts_error *err)
     int64_t mp = r->tp * r->pp * r->cp;
 
     if (mp > TS_RUN_GPUS_MAX)
-        return ts_error_set(err, TS_EINVAL, "gpus",
-                            "tp * pp * cp = %lld exceeds %lld GPUs",
+        return ts_error_set(err, TS_EINVAL, "gpus", "tp * pp * cp = %lld exceeds %lld GPUs",
                             (long long)mp, (long long)TS_RUN_GPUS_MAX);
     if (r->gpus == 0 && r->dp == 0)
         return ts_error_set(err, TS_EINVAL, "gpus", "give gpus or dp");
@@ -253,16 +260,14 @@ static ts_status ts_run_derive_layout(ts_run *r, ts_error *err)
     }
     /* dp, mp <= 2^20: the product fits int64. */
     if (r->dp * mp > TS_RUN_GPUS_MAX)
-        return ts_error_set(err, TS_EINVAL, "dp",
-                            "dp * tp * pp * cp = %lld exceeds %lld GPUs",
+        return ts_error_set(err, TS_EINVAL, "dp", "dp * tp * pp * cp = %lld exceeds %lld GPUs",
                             (long long)(r->dp * mp), (long long)TS_RUN_GPUS_MAX);
     if (r->gpus == 0) {
         r->gpus = r->dp * mp;
         return TS_OK;
     }
     if (r->gpus != r->dp * mp)
-        return ts_error_set(err, TS_EINCOMPAT, "gpus",
-                            "gpus %lld != dp * tp * pp * cp = %lld",
+        return ts_error_set(err, TS_EINCOMPAT, "gpus", "gpus %lld != dp * tp * pp * cp = %lld",
                             (long long)r->gpus, (long long)(r->dp * mp));
     return TS_OK;
 }
@@ -279,17 +284,18 @@ static ts_status ts_run_check_pipeline(const ts_run *r, bool shape, ts_error *er
                             "the interleaved schedule needs pp >= 2, got pp %lld",
                             (long long)r->pp);
     if (r->vpp > 1 && r->pp_schedule != TS_PP_INTERLEAVED)
-        return ts_error_set(err, TS_EINCOMPAT, "vpp",
-                            "vpp %lld needs pp_schedule \"interleaved\"", (long long)r->vpp);
+        return ts_error_set(err, TS_EINCOMPAT, "vpp", "vpp %lld needs pp_schedule \"interleaved\"",
+                            (long long)r->vpp);
     if (r->pp == 1 && (r->first_stage_layers > 0 || r->last_stage_layers > 0))
-        return ts_error_set(err, TS_EINCOMPAT, r->first_stage_layers > 0 ? "first_stage_layers"
-                                                                          : "last_stage_layers",
+        return ts_error_set(err, TS_EINCOMPAT,
+                            r->first_stage_layers > 0 ? "first_stage_layers" : "last_stage_layers",
                             "stage layer counts need pp >= 2");
     if (!shape) {
         if (r->first_stage_layers > 0 || r->last_stage_layers > 0 || r->vpp > 1)
             return ts_error_set(err, TS_EINCOMPAT,
-                                r->vpp > 1 ? "vpp" : r->first_stage_layers > 0 ? "first_stage_layers"
-                                                                                : "last_stage_layers",
+                                r->vpp > 1                  ? "vpp"
+                                : r->first_stage_layers > 0 ? "first_stage_layers"
+                                                            : "last_stage_layers",
                                 "pipeline stage layouts need a model shape (layers)");
         return TS_OK;
     }
@@ -301,8 +307,9 @@ static ts_status ts_run_check_pipeline(const ts_run *r, bool shape, ts_error *er
         return ts_error_set(err, TS_EINCOMPAT,
                             r->first_stage_layers > 0 ? "first_stage_layers" : "last_stage_layers",
                             "first_stage_layers + last_stage_layers = %lld leaves %lld layers "
-                            "for %lld other stages", (long long)edge,
-                            (long long)(r->model.layers - edge), (long long)middle);
+                            "for %lld other stages",
+                            (long long)edge, (long long)(r->model.layers - edge),
+                            (long long)middle);
     if (edge > 0 && middle == 0 && edge != r->model.layers)
         return ts_error_set(err, TS_EINCOMPAT, "last_stage_layers",
                             "with pp 2 the two stage counts must add up to layers %lld, got %lld",
@@ -323,8 +330,7 @@ static ts_status ts_run_check_split(const ts_run *r, bool shape, ts_error *err)
 
     if (shape) {
         if (m->heads % r->tp != 0)
-            return ts_error_set(err, TS_EINCOMPAT, "tp",
-                                "heads %lld is not divisible by tp %lld",
+            return ts_error_set(err, TS_EINCOMPAT, "tp", "heads %lld is not divisible by tp %lld",
                                 (long long)m->heads, (long long)r->tp);
         /* KV heads split across TP ranks, or replicated when fewer. */
         if (kv >= r->tp ? kv % r->tp != 0 : r->tp % kv != 0)
@@ -339,27 +345,29 @@ static ts_status ts_run_check_split(const ts_run *r, bool shape, ts_error *err)
                                 (long long)r->pp, (long long)m->layers);
         if (r->lora_rank > m->hidden)
             return ts_error_set(err, TS_EINCOMPAT, "lora_rank",
-                                "lora_rank %lld exceeds hidden %lld",
-                                (long long)r->lora_rank, (long long)m->hidden);
+                                "lora_rank %lld exceeds hidden %lld", (long long)r->lora_rank,
+                                (long long)m->hidden);
     }
     /* The API sets only these sets (ts_lora_targets_parse); a core
      * caller's own must be one of them too. */
     if (r->lora_rank > 0 &&
         (r->lora_targets == 0 || (r->lora_targets & ~(TS_LORA_ALL_LINEAR | TS_LORA_QKV)) != 0 ||
-         ((r->lora_targets & TS_LORA_QKV) && (r->lora_targets & (TS_LORA_Q | TS_LORA_K | TS_LORA_V))))) {
+         ((r->lora_targets & TS_LORA_QKV) &&
+          (r->lora_targets & (TS_LORA_Q | TS_LORA_K | TS_LORA_V))))) {
         return ts_error_set(err, TS_EINVAL, "lora_targets",
-                            "lora_targets %#x is not a set of the layer's matrices", r->lora_targets);
+                            "lora_targets %#x is not a set of the layer's matrices",
+                            r->lora_targets);
     }
     if ((st = ts_run_check_pipeline(r, shape, err)) != TS_OK)
         return st;
     /* Every route refuses it alike (the audit found /v1/fit accepting
      * what /v1/plan rejected). */
     if (r->attention_flops && !shape)
-        return ts_error_set(err, TS_EINCOMPAT, "attention_flops",
-                            "attention-aware FLOPs need a model shape (layers, hidden), not a plain params count");
+        return ts_error_set(
+            err, TS_EINCOMPAT, "attention_flops",
+            "attention-aware FLOPs need a model shape (layers, hidden), not a plain params count");
     if (r->seq % r->cp != 0)
-        return ts_error_set(err, TS_EINCOMPAT, "cp",
-                            "seq %lld is not divisible by cp %lld",
+        return ts_error_set(err, TS_EINCOMPAT, "cp", "seq %lld is not divisible by cp %lld",
                             (long long)r->seq, (long long)r->cp);
     if (r->ep > 1) {
         if (m->experts <= 1)
@@ -367,12 +375,10 @@ static ts_status ts_run_check_split(const ts_run *r, bool shape, ts_error *err)
                                 "ep %lld needs a mixture-of-experts model (experts > 1)",
                                 (long long)r->ep);
         if (m->experts % r->ep != 0)
-            return ts_error_set(err, TS_EINCOMPAT, "ep",
-                                "experts %lld is not divisible by ep %lld",
+            return ts_error_set(err, TS_EINCOMPAT, "ep", "experts %lld is not divisible by ep %lld",
                                 (long long)m->experts, (long long)r->ep);
         if (r->dp % r->ep != 0)
-            return ts_error_set(err, TS_EINCOMPAT, "ep",
-                                "dp %lld is not divisible by ep %lld",
+            return ts_error_set(err, TS_EINCOMPAT, "ep", "dp %lld is not divisible by ep %lld",
                                 (long long)r->dp, (long long)r->ep);
     }
     if (r->offload_params && r->zero != 3)
@@ -426,8 +432,8 @@ ts_status ts_batch_default(const ts_run *r, ts_batch_rule *out, ts_error *err)
     /* dp, micro_batch, pp, vpp at most 2^20 each (the registry's
      * limits): every product below fits int64. */
     if (r->dp < 1 || r->micro_batch < 1 || r->seq < 1 || r->pp < 1 || r->vpp < 1 ||
-        r->dp > TS_RUN_GPUS_MAX || r->micro_batch > TS_RUN_GPUS_MAX ||
-        r->pp > TS_RUN_GPUS_MAX || r->vpp > TS_RUN_GPUS_MAX)
+        r->dp > TS_RUN_GPUS_MAX || r->micro_batch > TS_RUN_GPUS_MAX || r->pp > TS_RUN_GPUS_MAX ||
+        r->vpp > TS_RUN_GPUS_MAX)
         return ts_error_set(err, TS_EINVAL, "dp",
                             "the default global batch needs a resolved layout (dp, micro_batch, "
                             "seq, pp, vpp >= 1)");
@@ -534,15 +540,13 @@ ts_status ts_run_resolved_ok(const ts_run *r, ts_error *err)
 {
     bool ok = r->tp >= 1 && r->pp >= 1 && r->cp >= 1 && r->ep >= 1 && r->dp >= 1 &&
               r->micro_batch >= 1 && r->seq >= 1 && r->gpus_per_node >= 1 &&
-              r->tp <= TS_RUN_GPUS_MAX && r->pp <= TS_RUN_GPUS_MAX &&
-              r->cp <= TS_RUN_GPUS_MAX && r->dp <= TS_RUN_GPUS_MAX &&
-              r->micro_batch <= TS_RUN_GPUS_MAX;
+              r->tp <= TS_RUN_GPUS_MAX && r->pp <= TS_RUN_GPUS_MAX && r->cp <= TS_RUN_GPUS_MAX &&
+              r->dp <= TS_RUN_GPUS_MAX && r->micro_batch <= TS_RUN_GPUS_MAX;
 
     /* Each factor <= 2^20: the products below fit int64. */
     ok = ok && r->tp * r->pp * r->cp <= TS_RUN_GPUS_MAX &&
          r->gpus == r->dp * r->tp * r->pp * r->cp && r->global_batch >= 1 &&
-         r->global_batch % (r->dp * r->micro_batch) == 0 && r->tokens > 0 &&
-         isfinite(r->tokens);
+         r->global_batch % (r->dp * r->micro_batch) == 0 && r->tokens > 0 && isfinite(r->tokens);
     if (!ok)
         return ts_error_set(err, TS_EINVAL, "",
                             "the run is not resolved: call ts_run_resolve() first");

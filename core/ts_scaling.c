@@ -27,10 +27,12 @@
 
 static const ts_law ts_laws[TS_LAW_COUNT] = {
     [TS_LAW_HOFFMANN] = { "hoffmann", 1.6934, 406.4, 410.7, 0.3392, 0.2849,
-        "Hoffmann et al. 2022 approach 3 (eq. 10; unrounded exponents of the arXiv source, "
-        "as reported by Besiroglu et al. 2024)" },
+                          "Hoffmann et al. 2022 approach 3 (eq. 10; unrounded exponents of the "
+                          "arXiv source, "
+                          "as reported by Besiroglu et al. 2024)" },
     [TS_LAW_BESIROGLU] = { "besiroglu", 1.8172, 482.01, 2085.43, 0.3478, 0.3658,
-        "Besiroglu et al. 2024, Chinchilla scaling: a replication attempt (arXiv 2404.10102)" },
+                           "Besiroglu et al. 2024, Chinchilla scaling: a replication attempt "
+                           "(arXiv 2404.10102)" },
 };
 
 const ts_law *ts_law_get(ts_scaling_law l)
@@ -75,7 +77,7 @@ static void ts_shape_fill(ts_model *m, int64_t heads, int64_t layers)
 /* Head counts tried: 1, 2, 4, then every multiple of 8 (tensor
  * parallelism up to a node's 8 GPUs divides them) up to 1024. */
 #define TS_SHAPE_HEADS_MAX 1024
-#define TS_SHAPE_TOL 0.02
+#define TS_SHAPE_TOL       0.02
 
 ts_status ts_scaling_shape(double n, const char *field, ts_model *out, ts_error *err)
 {
@@ -128,7 +130,8 @@ ts_status ts_scaling_shape(double n, const char *field, ts_model *out, ts_error 
                                 n, smallest, TS_SHAPE_VOCAB);
         return ts_error_set(err, TS_EINVAL, field,
                             "this budget plans a model of %.3g parameters, beyond the largest "
-                            "shape planned (%.3g)", n, largest);
+                            "shape planned (%.3g)",
+                            n, largest);
     }
     *out = best;
     return TS_OK;

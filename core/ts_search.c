@@ -80,7 +80,7 @@ typedef struct ts_search_fw {
 } ts_search_fw;
 
 static const ts_search_fw ts_search_fws[] = {
-    { TS_FW_MEGATRON, 1 }, { TS_FW_FSDP, 3 }, { TS_FW_FSDP, 2 },
+    { TS_FW_MEGATRON, 1 },  { TS_FW_FSDP, 3 },      { TS_FW_FSDP, 2 },
     { TS_FW_DEEPSPEED, 1 }, { TS_FW_DEEPSPEED, 2 }, { TS_FW_DEEPSPEED, 3 },
 };
 
@@ -232,8 +232,8 @@ static void ts_search_layout(ts_search_ctx *c, ts_run *lay)
         probe = *lay;
         probe.recompute = TS_RECOMPUTE_FULL;
         if (!ts_search_rec_ok(cfg, TS_RECOMPUTE_FULL))
-            probe.recompute = ts_search_rec_ok(cfg, TS_RECOMPUTE_SELECTIVE)
-                                  ? TS_RECOMPUTE_SELECTIVE : TS_RECOMPUTE_NONE;
+            probe.recompute = ts_search_rec_ok(cfg, TS_RECOMPUTE_SELECTIVE) ? TS_RECOMPUTE_SELECTIVE
+                                                                            : TS_RECOMPUTE_NONE;
         probe.micro_batch = cfg->micro_batch > 0 ? cfg->micro_batch : 1;
         probe.vpp = 1;
         probe.pp_schedule = TS_PP_1F1B;
@@ -266,8 +266,8 @@ static bool ts_search_split(int64_t L, int64_t pp, int64_t *first)
     *first = 0;
     if (pp <= 1 || L % pp == 0)
         return pp <= L;
-    per = (L + pp - 1) / pp;          /* ceil */
-    *first = L - (pp - 1) * per;      /* the remainder on the first stage */
+    per = (L + pp - 1) / pp;     /* ceil */
+    *first = L - (pp - 1) * per; /* the remainder on the first stage */
     return *first >= 1;
 }
 
@@ -354,8 +354,8 @@ static ts_status ts_search_check(const ts_search_cfg *cfg, const ts_run *base, t
                             cfg->margin);
     if (!(cfg->max_days >= 0 && cfg->max_days <= 1e12) ||
         !(cfg->max_cost >= 0 && cfg->max_cost <= 1e18))
-        return ts_error_set(err, TS_EINVAL, cfg->max_days >= 0 && cfg->max_days <= 1e12
-                                                ? "max_cost" : "max_days",
+        return ts_error_set(err, TS_EINVAL,
+                            cfg->max_days >= 0 && cfg->max_days <= 1e12 ? "max_cost" : "max_days",
                             "max_days must be in [0, 1e12] and max_cost in [0, 1e18]");
     if (cfg->max_cost > 0 && !(base->gpu_hour_usd > 0))
         return ts_error_set(err, TS_EINCOMPAT, "max_cost",
@@ -395,7 +395,8 @@ static void ts_search_eps(ts_search_ctx *c, int64_t tp, int64_t cp, int64_t pp, 
     size_t neps = 0, ei;
 
     for (ep = 1; ep * ep <= g && neps + 2 <= sizeof eps / sizeof eps[0] &&
-                 ts_budget_take(c->b, TS_COST_ITER); ep++) {
+                 ts_budget_take(c->b, TS_COST_ITER);
+         ep++) {
         if (g % ep != 0)
             continue;
         eps[neps++] = ep;
@@ -518,8 +519,7 @@ static ts_status ts_search_none(const ts_search_ctx *c, ts_error *err)
     if (out->fitting > 0 && !(cfg->max_days > 0) && !(cfg->max_cost > 0))
         /* No gate given: every layout was over because none finishes. */
         return ts_error_set(err, TS_ERANGE,
-                            c->base->ckpt.job_mtbf_hours > 0 ? "job_mtbf_hours"
-                                                             : "gpu_mtbf_hours",
+                            c->base->ckpt.job_mtbf_hours > 0 ? "job_mtbf_hours" : "gpu_mtbf_hours",
                             "%llu layouts of %lld GPUs fit, but under failures none would ever "
                             "finish: the job fails far more often than a checkpoint interval "
                             "(shorten nvme_interval_min)",
@@ -538,8 +538,8 @@ static ts_status ts_search_none(const ts_search_ctx *c, ts_error *err)
                         (long long)c->g_max, (unsigned long long)out->tried);
 }
 
-ts_status ts_search_run(const ts_run *r, const ts_search_cfg *cfg,
-                        ts_search_out *out, ts_error *err)
+ts_status ts_search_run(const ts_run *r, const ts_search_cfg *cfg, ts_search_out *out,
+                        ts_error *err)
 {
     return ts_search_run_within(r, cfg, NULL, out, err);
 }

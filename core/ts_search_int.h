@@ -18,15 +18,15 @@ typedef struct ts_search_ctx {
     ts_params params;
     ts_search_out *out;
     size_t limit;
-    ts_budget *b;       /* exhausted: stop */
+    ts_budget *b; /* exhausted: stop */
     int64_t max_mb, max_vpp;
     bool gb_given;      /* the run's global batch is kept; else each layout's default */
     const int64_t *div; /* the global batch's divisors, ascending */
     size_t ndiv;
     int64_t vdiv[TS_SEARCH_VDIVISORS]; /* vpp candidates of the current pp, ascending */
     size_t nvdiv;
-    int64_t g_max;      /* the most GPUs a layout may take */
-    int64_t g_fixed;    /* the GPUs every layout takes; 0: any up to g_max */
+    int64_t g_max;   /* the most GPUs a layout may take */
+    int64_t g_fixed; /* the GPUs every layout takes; 0: any up to g_max */
 } ts_search_ctx;
 
 /* Memory of one candidate; true when its layout is valid and it fits

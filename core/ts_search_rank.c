@@ -33,8 +33,7 @@ static void ts_search_insert(ts_search_ctx *c, const ts_search_result *r)
         return;
     if (o->n < c->limit)
         o->n++;
-    memmove(&o->results[pos + 1], &o->results[pos],
-            (o->n - 1 - pos) * sizeof o->results[0]);
+    memmove(&o->results[pos + 1], &o->results[pos], (o->n - 1 - pos) * sizeof o->results[0]);
     o->results[pos] = *r;
 }
 
@@ -59,8 +58,8 @@ bool ts_search_fits(ts_search_ctx *c, ts_run *cand, ts_memory *mem)
         return false;
     c->out->tried++;
     if (c->cfg->grad_follows_framework)
-        cand->grad_precision = ts_framework_grad_precision(cand->framework, cand->precision,
-                                                           cand->master_weights);
+        cand->grad_precision =
+            ts_framework_grad_precision(cand->framework, cand->precision, cand->master_weights);
     if (ts_run_relayout(cand, &e) != TS_OK)
         return false;
     if (ts_memory_eval(cand, &c->params, mem, &e) != TS_OK)
@@ -174,8 +173,8 @@ void ts_search_why_last(ts_search_out *out, size_t i)
     else if (i == 0)
         snprintf(a->why, sizeof a->why, "the best of %llu that fit", (unsigned long long)ranked);
     else
-        snprintf(a->why, sizeof a->why, "last of the %zu ranked results (of %llu that fit)",
-                 out->n, (unsigned long long)ranked);
+        snprintf(a->why, sizeof a->why, "last of the %zu ranked results (of %llu that fit)", out->n,
+                 (unsigned long long)ranked);
 }
 
 /* Why a (rank i + 1) beats b, the next: the term that differs most, b's
@@ -185,9 +184,9 @@ void ts_search_why_pair(const ts_search_ctx *c, ts_search_result *a, const ts_se
                         size_t i)
 {
     static const char *const names[] = {
-        "compute", "recompute", "tensor-parallel comm", "pipeline bubble",
-        "data-parallel comm", "context-parallel comm", "expert all-to-all", "optimizer step",
-        "offload"
+        "compute",           "recompute",          "tensor-parallel comm",
+        "pipeline bubble",   "data-parallel comm", "context-parallel comm",
+        "expert all-to-all", "optimizer step",     "offload"
     };
     const char *better = c->cfg->objective == TS_SEARCH_COST ? "cheaper" : "faster";
     double sc = (double)a->global_batch / (double)b->global_batch;

@@ -25,9 +25,9 @@
 
 /* Starting guesses: a typical large-run MFU and goodput (the loop moves
  * off them at once; a given mfu replaces the first). */
-#define TS_SIZING_MFU0 0.4
-#define TS_SIZING_USEFUL0 0.95
-#define TS_SIZING_TOKENS_MAX 1e20   /* the registry's tokens limit */
+#define TS_SIZING_MFU0       0.4
+#define TS_SIZING_USEFUL0    0.95
+#define TS_SIZING_TOKENS_MAX 1e20 /* the registry's tokens limit */
 /* A shape this close (in log) to the size called for is taken: the
  * shapes themselves are 2 % apart at worst (ts_scaling_shape). */
 #define TS_SIZING_TOL 0.02
@@ -60,8 +60,7 @@ static void ts_sizing_apply(ts_run *r, const ts_search_result *l)
 
 /* Resolve r and evaluate what the budget depends on: the MFU the plan
  * will use and its useful fraction under failures. */
-static ts_status ts_sizing_eval(ts_run *r, double *mfu, double *useful, ts_params *p,
-                                ts_error *err)
+static ts_status ts_sizing_eval(ts_run *r, double *mfu, double *useful, ts_params *p, ts_error *err)
 {
     ts_memory mem;
     ts_compute c;
@@ -108,9 +107,8 @@ static ts_status ts_sizing_check(const ts_run *base, const ts_sizing_cfg *cfg, t
         return ts_error_set(err, TS_EINVAL, "tokens_per_param",
                             "tokens_per_param must be a positive number");
     if (!(ts_gpu_peak(&base->gpu, base->compute_precision) > 0))
-        return ts_error_set(err, TS_EINCOMPAT, "compute_precision",
-                            "%s has no %s peak", base->gpu.id,
-                            ts_precision_name(base->compute_precision));
+        return ts_error_set(err, TS_EINCOMPAT, "compute_precision", "%s has no %s peak",
+                            base->gpu.id, ts_precision_name(base->compute_precision));
     if (base->gpus <= 0)
         return ts_error_set(err, TS_EINVAL, "gpus", "a budget plan needs the number of GPUs");
     return TS_OK;
@@ -119,13 +117,13 @@ static ts_status ts_sizing_check(const ts_run *base, const ts_sizing_cfg *cfg, t
 /* What the sizing loop carries from one search to the next. */
 typedef struct ts_sizing_state {
     const ts_law *law;
-    double peak, mfu, useful;      /* the GPUs' peak; the last run's MFU and useful fraction */
-    double n;                      /* the size called for (TS_SIZE_MODEL: the model's own) */
-    ts_params p;                   /* counts of the run evaluated last */
-    ts_model prev;                 /* its shape */
-    bool have;                     /* a run was evaluated */
-    double best_loss;              /* the lowest predicted loss so far (HUGE_VAL: none) */
-    ts_run best_run;               /* and what gave it */
+    double peak, mfu, useful; /* the GPUs' peak; the last run's MFU and useful fraction */
+    double n;                 /* the size called for (TS_SIZE_MODEL: the model's own) */
+    ts_params p;              /* counts of the run evaluated last */
+    ts_model prev;            /* its shape */
+    bool have;                /* a run was evaluated */
+    double best_loss;         /* the lowest predicted loss so far (HUGE_VAL: none) */
+    ts_run best_run;          /* and what gave it */
     ts_search_result best_layout;
     ts_params best_p;
     double best_mfu, best_useful;
@@ -133,8 +131,8 @@ typedef struct ts_sizing_state {
 
 /* The shape to search next into *model (TS_SIZE_MODEL: the run's own);
  * *done when the shape evaluated last is already the answer. */
-static ts_status ts_sizing_shape(const ts_run *base, const ts_sizing_cfg *cfg,
-                                 ts_sizing_state *s, ts_model *model, bool *done, ts_error *err)
+static ts_status ts_sizing_shape(const ts_run *base, const ts_sizing_cfg *cfg, ts_sizing_state *s,
+                                 ts_model *model, bool *done, ts_error *err)
 {
     double flops = cfg->gpu_hours * 3600.0 * s->peak * s->mfu * s->useful;
     ts_status st;
@@ -160,9 +158,8 @@ static ts_status ts_sizing_shape(const ts_run *base, const ts_sizing_cfg *cfg,
 
 /* The fastest layout of model on the run's GPUs, evaluated: into out
  * (layout, run) and s (MFU, useful fraction, counts). */
-static ts_status ts_sizing_step(const ts_run *base, const ts_sizing_cfg *cfg,
-                                const ts_model *model, ts_budget *work,
-                                ts_search_out *scratch, ts_sizing_out *out,
+static ts_status ts_sizing_step(const ts_run *base, const ts_sizing_cfg *cfg, const ts_model *model,
+                                ts_budget *work, ts_search_out *scratch, ts_sizing_out *out,
                                 ts_sizing_state *s, ts_error *err)
 {
     ts_run run = *base;
@@ -178,8 +175,7 @@ static ts_status ts_sizing_step(const ts_run *base, const ts_sizing_cfg *cfg,
     out->iterations++;
     if (st == TS_ENOFIT)
         return ts_error_set(err, TS_ENOFIT, "gpus",
-                            "no layout of a %.3g-parameter model fits on %lld x %s",
-                            s->n,
+                            "no layout of a %.3g-parameter model fits on %lld x %s", s->n,
                             (long long)base->gpus, base->gpu.id);
     if (st != TS_OK)
         return st;
@@ -198,8 +194,7 @@ static ts_status ts_sizing_step(const ts_run *base, const ts_sizing_cfg *cfg,
  * buy: when the shapes keep alternating (a layer count that pipelines
  * well raises the MFU, which calls for a larger model that pipelines
  * worse), the one that trains the best model is kept. */
-static void ts_sizing_keep(const ts_sizing_cfg *cfg, const ts_sizing_out *out,
-                           ts_sizing_state *s)
+static void ts_sizing_keep(const ts_sizing_cfg *cfg, const ts_sizing_out *out, ts_sizing_state *s)
 {
     double flops = cfg->gpu_hours * 3600.0 * s->peak * s->mfu * s->useful;
     double loss = ts_law_loss(s->law, s->p.total, flops / (6.0 * s->p.total));
@@ -216,8 +211,8 @@ static void ts_sizing_keep(const ts_sizing_cfg *cfg, const ts_sizing_out *out,
 
 /* The run returned (the last one evaluated, or the best when the loop
  * did not converge): its tokens from its own MFU and goodput. */
-static ts_status ts_sizing_finish(const ts_sizing_cfg *cfg, ts_sizing_state *s,
-                                  ts_sizing_out *out, ts_error *err)
+static ts_status ts_sizing_finish(const ts_sizing_cfg *cfg, ts_sizing_state *s, ts_sizing_out *out,
+                                  ts_error *err)
 {
     const ts_params *p = &s->p;
     double flops;
@@ -238,12 +233,14 @@ static ts_status ts_sizing_finish(const ts_sizing_cfg *cfg, ts_sizing_state *s,
         out->tokens < (double)out->run.global_batch * (double)out->run.seq)
         return ts_error_set(err, TS_EINVAL, cfg->field,
                             "this budget buys %.3g tokens of a %.3g-parameter model: less than "
-                            "one optimizer step (%lld sequences of %lld)", out->tokens, p->active,
-                            (long long)out->run.global_batch, (long long)out->run.seq);
+                            "one optimizer step (%lld sequences of %lld)",
+                            out->tokens, p->active, (long long)out->run.global_batch,
+                            (long long)out->run.seq);
     if (out->tokens > TS_SIZING_TOKENS_MAX)
         return ts_error_set(err, TS_EINVAL, cfg->field,
                             "this budget buys %.3g tokens of a %.3g-parameter model, more than "
-                            "the 1e20 tokens a plan takes", out->tokens, p->active);
+                            "the 1e20 tokens a plan takes",
+                            out->tokens, p->active);
     out->run.tokens = out->tokens;
     out->tokens_per_param = out->tokens / p->active;
     ts_law_optimum(s->law, flops, &out->optimal_params, &out->optimal_tokens);

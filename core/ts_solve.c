@@ -25,11 +25,11 @@
 #include <math.h>
 #include <string.h>
 
-#define TS_SOLVE_MB_MAX   (INT64_C(1) << 20) /* = resolve's micro_batch limit */
-#define TS_SOLVE_GPUS_MAX (INT64_C(1) << 20) /* = resolve's gpus limit */
-#define TS_SOLVE_GB_MAX   (INT64_C(1) << 40) /* = resolve's global_batch limit */
+#define TS_SOLVE_MB_MAX    (INT64_C(1) << 20) /* = resolve's micro_batch limit */
+#define TS_SOLVE_GPUS_MAX  (INT64_C(1) << 20) /* = resolve's gpus limit */
+#define TS_SOLVE_GB_MAX    (INT64_C(1) << 40) /* = resolve's global_batch limit */
 #define TS_SOLVE_SWEEP_TOP 1024
-#define TS_SOLVE_GIB 1073741824.0 /* 2^30: fit reasons speak GiB, as the answers do */
+#define TS_SOLVE_GIB       1073741824.0 /* 2^30: fit reasons speak GiB, as the answers do */
 
 /* ---- largest micro-batch ------------------------------------------ */
 
@@ -45,8 +45,8 @@ typedef struct ts_mb_ctx {
 
 /* Memory of t, a resolved run whose layout changed; *fits when it fits.
  * Errors (other than not fitting) propagate; mem is zeroed on them. */
-static ts_status ts_solve_try(ts_run *t, const ts_params *p, ts_memory *mem,
-                              ts_error *err, bool *fits)
+static ts_status ts_solve_try(ts_run *t, const ts_params *p, ts_memory *mem, ts_error *err,
+                              bool *fits)
 {
     ts_status st = ts_run_relayout(t, err);
 
@@ -152,8 +152,8 @@ static ts_status ts_mb_divisors(ts_mb_ctx *c, int64_t n, int64_t limit, int64_t 
     return TS_OK;
 }
 
-ts_status ts_fit_max_micro_batch(const ts_run *r, int64_t limit, int64_t *mb,
-                                 ts_memory *mem, ts_error *err)
+ts_status ts_fit_max_micro_batch(const ts_run *r, int64_t limit, int64_t *mb, ts_memory *mem,
+                                 ts_error *err)
 {
     return ts_fit_max_micro_batch_within(r, limit, NULL, mb, mem, err);
 }
@@ -233,13 +233,13 @@ ts_status ts_fit_max_micro_batch_within(const ts_run *r, int64_t limit, ts_budge
 /* ---- fewest GPUs --------------------------------------------------- */
 
 typedef struct ts_dp_ctx {
-    ts_run base;         /* resolved; dp, gpus, global_batch set per trial */
-    ts_params params;    /* of base.model */
-    int64_t user_gb;     /* caller's global_batch, 0 = derived */
+    ts_run base;      /* resolved; dp, gpus, global_batch set per trial */
+    ts_params params; /* of base.model */
+    int64_t user_gb;  /* caller's global_batch, 0 = derived */
     ts_memory mem;
-    ts_memory hi_mem;    /* ts_fit_min_gpus: the smallest dp found to fit's */
-    int64_t ep, mp;      /* ts_fit_min_gpus: ep, tp * pp * cp of base */
-    int64_t kmax;        /* ts_fit_min_gpus: dp = k * ep for k = 1..kmax */
+    ts_memory hi_mem; /* ts_fit_min_gpus: the smallest dp found to fit's */
+    int64_t ep, mp;   /* ts_fit_min_gpus: ep, tp * pp * cp of base */
+    int64_t kmax;     /* ts_fit_min_gpus: dp = k * ep for k = 1..kmax */
     ts_budget *b;
     ts_error *err;
 } ts_dp_ctx;
@@ -276,8 +276,8 @@ static ts_status ts_dp_try(ts_dp_ctx *c, int64_t dp, bool bound, ts_run *t, bool
 /* Equivalent to trying dp = ep, 2ep, 3ep, ... in order (ep | dp), but the
  * prefix that cannot fit is skipped by bisection on a lower bound
  * (ts_dp_try; see the top of this file). */
-ts_status ts_fit_min_gpus(const ts_run *r, int64_t max_gpus, int64_t *dp,
-                          int64_t *gpus, ts_memory *mem, ts_error *err)
+ts_status ts_fit_min_gpus(const ts_run *r, int64_t max_gpus, int64_t *dp, int64_t *gpus,
+                          ts_memory *mem, ts_error *err)
 {
     return ts_fit_min_gpus_within(r, max_gpus, NULL, dp, gpus, mem, err);
 }
@@ -289,8 +289,7 @@ static ts_status ts_dp_setup(const ts_run *r, int64_t max_gpus, ts_dp_ctx *c, ts
     ts_status st;
 
     if (max_gpus < 1 || max_gpus > TS_SOLVE_GPUS_MAX)
-        return ts_error_set(err, TS_EINVAL, "max_gpus",
-                            "max_gpus must be in [1, %lld], got %lld",
+        return ts_error_set(err, TS_EINVAL, "max_gpus", "max_gpus must be in [1, %lld], got %lld",
                             (long long)TS_SOLVE_GPUS_MAX, (long long)max_gpus);
 
     /* The batch is applied per trial, so resolve below never sees it. */
@@ -367,8 +366,7 @@ static ts_status ts_dp_bisect(ts_dp_ctx *c, ts_memory *mem, int64_t *lo, int64_t
 /* From lo the first k that fits with its real global batch (with none
  * given the bound is the real batch: this ends at lo): *dp and *gpus set
  * when one does, left 0 when none does or the budget ran out. */
-static ts_status ts_dp_scan(ts_dp_ctx *c, int64_t lo, int64_t *dp, int64_t *gpus,
-                            ts_memory *mem)
+static ts_status ts_dp_scan(ts_dp_ctx *c, int64_t lo, int64_t *dp, int64_t *gpus, ts_memory *mem)
 {
     int64_t ep = c->ep, k;
     ts_run t;
@@ -396,8 +394,7 @@ static ts_status ts_dp_scan(ts_dp_ctx *c, int64_t lo, int64_t *dp, int64_t *gpus
 
 /* No k from lo fitted, or the budget ran out first (hi: the fewest found
  * to fit by the bound). */
-static ts_status ts_dp_none(ts_dp_ctx *c, int64_t hi, int64_t *dp, int64_t *gpus,
-                            ts_memory *mem)
+static ts_status ts_dp_none(ts_dp_ctx *c, int64_t hi, int64_t *dp, int64_t *gpus, ts_memory *mem)
 {
     int64_t ep = c->ep, kmax = c->kmax;
 
@@ -421,15 +418,16 @@ static ts_status ts_dp_none(ts_dp_ctx *c, int64_t hi, int64_t *dp, int64_t *gpus
     if (c->user_gb > 0)
         return ts_error_set(c->err, TS_ENOFIT, "global_batch",
                             "no data-parallel degree up to %lld that divides global_batch %lld "
-                            "(with micro_batch %lld) fits", (long long)(kmax * ep),
-                            (long long)c->user_gb, (long long)c->base.micro_batch);
+                            "(with micro_batch %lld) fits",
+                            (long long)(kmax * ep), (long long)c->user_gb,
+                            (long long)c->base.micro_batch);
     /* Unreachable while the monotonicity above holds; fail closed. */
     return ts_error_set(c->err, TS_ENOFIT, "gpus", "no data-parallel degree up to %lld fits",
                         (long long)(kmax * ep));
 }
 
-ts_status ts_fit_min_gpus_within(const ts_run *r, int64_t max_gpus, ts_budget *budget,
-                                 int64_t *dp, int64_t *gpus, ts_memory *mem, ts_error *err)
+ts_status ts_fit_min_gpus_within(const ts_run *r, int64_t max_gpus, ts_budget *budget, int64_t *dp,
+                                 int64_t *gpus, ts_memory *mem, ts_error *err)
 {
     ts_dp_ctx c;
     ts_budget own;
@@ -459,9 +457,8 @@ ts_status ts_fit_min_gpus_within(const ts_run *r, int64_t max_gpus, ts_budget *b
 
 /* ---- data-parallel sweep ------------------------------------------- */
 
-ts_status ts_sweep_eval(const ts_run *r, const ts_params *p, int64_t user_gb,
-                        ts_budget *b, ts_sweep_point *pts, size_t cap, size_t *n,
-                        ts_error *err)
+ts_status ts_sweep_eval(const ts_run *r, const ts_params *p, int64_t user_gb, ts_budget *b,
+                        ts_sweep_point *pts, size_t cap, size_t *n, ts_error *err)
 {
     ts_dp_ctx c;
     ts_status st;
@@ -492,8 +489,8 @@ ts_status ts_sweep_eval(const ts_run *r, const ts_params *p, int64_t user_gb,
     if (count == 0 || dps[count - 1] < c.base.dp)
         dps[count++] = c.base.dp;
     if (count > cap || count > TS_SWEEP_MAX)
-        return ts_error_set(err, TS_EINVAL, "", "sweep needs %zu points, room for %zu",
-                            count, cap < TS_SWEEP_MAX ? cap : (size_t)TS_SWEEP_MAX);
+        return ts_error_set(err, TS_EINVAL, "", "sweep needs %zu points, room for %zu", count,
+                            cap < TS_SWEEP_MAX ? cap : (size_t)TS_SWEEP_MAX);
 
     for (i = 0; i < count; i++) {
         ts_sweep_point *pt = &pts[i];
@@ -536,8 +533,7 @@ ts_status ts_sweep_eval(const ts_run *r, const ts_params *p, int64_t user_gb,
     return TS_OK;
 }
 
-ts_status ts_sweep_dp(const ts_run *r, ts_sweep_point *pts, size_t cap,
-                      size_t *n, ts_error *err)
+ts_status ts_sweep_dp(const ts_run *r, ts_sweep_point *pts, size_t cap, size_t *n, ts_error *err)
 {
     ts_run base;
     ts_params p;

@@ -45,13 +45,13 @@
 /* Per-hop latency: NCCL's tuning model puts a few microseconds per step
  * inside a node and more across one (src/graph/tuning.cc hwLat/baseLat). */
 #define TS_STEP_ALPHA_NVLINK 3e-6
-#define TS_STEP_ALPHA_NET 8e-6
+#define TS_STEP_ALPHA_NET    8e-6
 /* Fallbacks for a custom GPU with no network figures. */
-#define TS_STEP_NVLINK_DEFAULT 64e9   /* PCIe Gen4 x16, bidirectional */
-#define TS_STEP_NET_DEFAULT 50e9      /* 400 Gb/s */
-#define TS_STEP_PCIE_DEFAULT 32e9
-#define TS_STEP_MAMF_DEFAULT 0.7
-#define TS_STEP_ATTN_DEFAULT 0.35
+#define TS_STEP_NVLINK_DEFAULT 64e9 /* PCIe Gen4 x16, bidirectional */
+#define TS_STEP_NET_DEFAULT    50e9 /* 400 Gb/s */
+#define TS_STEP_PCIE_DEFAULT   32e9
+#define TS_STEP_MAMF_DEFAULT   0.7
+#define TS_STEP_ATTN_DEFAULT   0.35
 /* Host-side Adam (DeepSpeed CPU-Adam) per GPU's share of the host:
  * ~25 GB/s of the sockets' memory bandwidth for each of 8 GPUs. */
 #define TS_STEP_HOST_BW 25e9
@@ -105,8 +105,7 @@ double ts_step_allreduce_s(double bytes, int64_t n, double bw, double alpha)
 {
     if (n <= 1 || !(bytes > 0) || !(bw > 0))
         return 0;
-    return 2.0 * (double)(n - 1) / (double)n * bytes / bw +
-           ts_step_hops(n, true) * alpha;
+    return 2.0 * (double)(n - 1) / (double)n * bytes / bw + ts_step_hops(n, true) * alpha;
 }
 
 double ts_step_allgather_s(double bytes, int64_t n, double bw, double alpha)
@@ -124,8 +123,7 @@ double ts_step_alltoall_s(double bytes, int64_t n, double bw, double alpha)
 
 /* ---- kernels ----------------------------------------------------- */
 
-double ts_step_gemm_s(double m, double n, double k, double peak, double core,
-                      double hbm_bw)
+double ts_step_gemm_s(double m, double n, double k, double peak, double core, double hbm_bw)
 {
     if (!(m > 0 && n > 0 && k > 0 && peak > 0 && core > 0 && hbm_bw > 0))
         return 0;
@@ -169,9 +167,9 @@ typedef struct ts_step_hw {
     double net;       /* one-way NCCL bus bandwidth per GPU across nodes */
     double pcie;
     double gemm_flops, gemm_ideal; /* FLOPs and their time at peak*core: efficiency */
-    bool frozen;      /* LoRA: the linears' weights are frozen (no wgrad GEMM) */
-    ts_quant quant;   /* storage of frozen weights: dequantised around each GEMM */
-    double xops_f, xops_b; /* extra kernels (dequant, adapters) for the launch floor */
+    bool frozen;                   /* LoRA: the linears' weights are frozen (no wgrad GEMM) */
+    ts_quant quant;                /* storage of frozen weights: dequantised around each GEMM */
+    double xops_f, xops_b;         /* extra kernels (dequant, adapters) for the launch floor */
 } ts_step_hw;
 
 /* One GEMM at the run's achieved rates: inputs at the compute
@@ -187,8 +185,8 @@ static void ts_step_frozen_gemm(ts_step_hw *hw, double m, double n, double k, do
 
 /* Forward GEMM, and its two backward GEMMs (dgrad M x K x N, wgrad K x N x M).
  * A frozen weight (LoRA's base) has only the first two. */
-static void ts_step_gemm3(ts_step_hw *hw, double m, double n, double k,
-                          double count, double *fwd, double *bwd)
+static void ts_step_gemm3(ts_step_hw *hw, double m, double n, double k, double count, double *fwd,
+                          double *bwd)
 {
     double f, b;
 
@@ -337,8 +335,9 @@ static double ts_step_lora_layer_params(const ts_run *r)
     double attn = rk * (((tg & TS_LORA_Q) ? h + h : 0) + ((tg & TS_LORA_K) ? h + kvd : 0) +
                         ((tg & TS_LORA_V) ? h + kvd : 0) + ((tg & TS_LORA_O) ? h + h : 0) +
                         ((tg & TS_LORA_QKV) ? h + h + 2.0 * kvd : 0));
-    double mlp = rk * E * ((md->gated && (tg & TS_LORA_GATE) ? h + F : 0) +
-                           ((tg & TS_LORA_UP) ? h + F : 0) + ((tg & TS_LORA_DOWN) ? F + h : 0));
+    double mlp = rk * E *
+                 ((md->gated && (tg & TS_LORA_GATE) ? h + F : 0) + ((tg & TS_LORA_UP) ? h + F : 0) +
+                  ((tg & TS_LORA_DOWN) ? F + h : 0));
 
     return (attn + mlp) / (double)r->tp;
 }
@@ -368,14 +367,14 @@ void ts_step_lora_linear_s(double m, double n, double k, int64_t rank, bool adap
 }
 
 typedef struct ts_step_layer {
-    double fwd, bwd;       /* compute, one layer, one micro-batch */
-    double attn_fwd;       /* the attention core part of fwd (selective recompute) */
+    double fwd, bwd; /* compute, one layer, one micro-batch */
+    double attn_fwd; /* the attention core part of fwd (selective recompute) */
     double tp_exposed, tp_hidden;
     double cp_exposed, cp_hidden;
-    double ep;             /* all-to-all, exposed */
-    double tp_fwd;         /* forward TP collectives (redone by full recompute) */
+    double ep;     /* all-to-all, exposed */
+    double tp_fwd; /* forward TP collectives (redone by full recompute) */
     double ep_fwd;
-    double wtraffic;       /* weight-sized HBM traffic per micro-batch (in bwd) */
+    double wtraffic; /* weight-sized HBM traffic per micro-batch (in bwd) */
 } ts_step_layer;
 
 static bool ts_step_same_node(int64_t span, int64_t gpn)
@@ -429,8 +428,9 @@ void ts_step_fp8_cast(double tok, double h, double F, double t, double kv_dim, b
                       double top_k, double P_l, double weight_div, double *fwd, double *bwd)
 {
     double fc1 = (gated ? 2.0 : 1.0) * F / t;
-    double in_el = tok * (h + h / t) + top_k * tok * (h + F / t);   /* QKV, out, FC1, FC2 inputs */
-    double out_el = tok * (h / t + 2.0 * kv_dim + h) + top_k * tok * (fc1 + h); /* their outputs' grads */
+    double in_el = tok * (h + h / t) + top_k * tok * (h + F / t); /* QKV, out, FC1, FC2 inputs */
+    double out_el =
+        tok * (h / t + 2.0 * kv_dim + h) + top_k * tok * (fc1 + h); /* their outputs' grads */
 
     *fwd = 4.0 * in_el + (weight_div > 1 ? 4.0 * P_l / weight_div : 4.0 * P_l);
     *bwd = 4.0 * out_el;
@@ -460,9 +460,9 @@ static double ts_step_hf_eager(const ts_model *md, double tok, double t, double 
 {
     double h = (double)md->hidden;
     bool gqa = kv_dim < h / t;
-    double b = tok * (2.0 * 32.0 * h + 16.0 * (h / t + kv_dim) +
-                      (md->gated ? 4.0 * k_mlp * F / t : 0.0) +
-                      (gqa ? 2.0 * (2.0 * kv_dim + 2.0 * h / t) : 0.0) + 4.0 * h / t);
+    double b =
+        tok * (2.0 * 32.0 * h + 16.0 * (h / t + kv_dim) + (md->gated ? 4.0 * k_mlp * F / t : 0.0) +
+               (gqa ? 2.0 * (2.0 * kv_dim + 2.0 * h / t) : 0.0) + 4.0 * h / t);
 
     hw->xops_f += 22.0 + (gqa ? 2.0 : 0.0);
     hw->xops_b += 22.0 + (gqa ? 2.0 : 0.0);
@@ -478,10 +478,10 @@ static void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o
     double kv = (double)(md->kv_heads > 0 ? md->kv_heads : md->heads);
     double F = (double)(md->ffn > 0 ? md->ffn : 4 * md->hidden);
     double dh = h / a;
-    double tok = s * b / c;                    /* tokens on this GPU per micro-batch */
+    double tok = s * b / c;                      /* tokens on this GPU per micro-batch */
     double kv_gpu = kv / t > 1.0 ? kv / t : 1.0; /* KV heads replicated when kv < tp */
     bool sp = r->sequence_parallel || r->tp == 1;
-    double tok_h = sp ? tok / t : tok;         /* norm/residual regions */
+    double tok_h = sp ? tok / t : tok; /* norm/residual regions */
     bool moe = md->experts > 1;
     double elem_f, attn_f = 0, attn_b = 0, f = 0, bw = 0, fp8_f = 0, fp8_b = 0;
     double S, alpha_tp, bw_tp;
@@ -496,7 +496,7 @@ static void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o
     /* MLP: dense, or top_k of E experts spread over ep GPUs. */
     if (moe) {
         double E = (double)md->experts, k = (double)(md->top_k > 0 ? md->top_k : 1);
-        double per_expert = tok * k * e / E;   /* tokens each local expert sees */
+        double per_expert = tok * k * e / E; /* tokens each local expert sees */
         double local = E / e;
 
         ts_step_gemm3(hw, tok, E, h, 1, &f, &bw); /* router */
@@ -529,7 +529,7 @@ static void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o
         /* Materialised scores: full s x s per head (the mask is applied
          * after the matmul), fused scale-mask-softmax, optional dropout. */
         double heads = b * a / t, sq = s / c;
-        double scores = heads * sq * s;        /* elements */
+        double scores = heads * sq * s;                  /* elements */
         double pass = (r->dropout ? 9.0 : 4.0) * scores; /* bytes: r+w softmax, dropout r+w+mask */
         double fw = 0, bk = 0;
         ts_step_hw ah = *hw; /* the score matmuls run in bf16 under FP8 too */
@@ -550,11 +550,12 @@ static void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o
      * h-wide regions; activation function on the F-wide one (gated reads
      * two halves); rotary on q and k.  Backward moves about twice that. */
     elem_f = tok_h * h * 2.0 * (2.0 * 2.0 + 2.0 * 3.0 + (r->dropout ? 2.0 * 2.5 : 0.0)) +
-             tok * (F / t) * 2.0 * (md->gated ? 3.0 : 2.0) * (moe ? (double)(md->top_k > 0 ? md->top_k : 1) : 1.0) +
+             tok * (F / t) * 2.0 * (md->gated ? 3.0 : 2.0) *
+                 (moe ? (double)(md->top_k > 0 ? md->top_k : 1) : 1.0) +
              tok * (h / t + kv_gpu * dh) * 2.0 * 2.0;
     if (r->framework == TS_FW_HF)
-        elem_f += ts_step_hf_eager(md, tok, t, kv_gpu * dh, F, moe ? (double)(md->top_k > 0 ? md->top_k : 1) : 1.0,
-                                   hw);
+        elem_f += ts_step_hf_eager(md, tok, t, kv_gpu * dh, F,
+                                   moe ? (double)(md->top_k > 0 ? md->top_k : 1) : 1.0, hw);
     elem_f /= hw->mem;
 
     /* Weight-sized traffic every micro-batch, beyond the GEMMs' own
@@ -566,8 +567,8 @@ static void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o
      * from HBM; ZeRO-1/2 (DeepSpeed) copies grads into its reduce buckets. */
     {
         double moe_mult = moe ? (double)md->experts / e : 1.0;
-        double P_l = (h * (h + 2.0 * kv * dh) + h * h +
-                      moe_mult * (md->gated ? 3.0 : 2.0) * h * F) / t;
+        double P_l =
+            (h * (h + 2.0 * kv * dh) + h * h + moe_mult * (md->gated ? 3.0 : 2.0) * h * F) / t;
         double wb = ts_precision_bytes(r->precision);
         double gb = ts_precision_bytes(r->grad_precision);
         double extra;
@@ -586,7 +587,8 @@ static void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o
             double ad = ts_step_lora_layer_params(r);
             double fb = ts_quant_bytes(r->frozen_precision);
 
-            o->wtraffic = ((r->zero >= 3 ? 2.0 * fb * P_l : 0.0) + ad * (extra - (r->zero >= 3 ? 2.0 * wb : 0.0))) /
+            o->wtraffic = ((r->zero >= 3 ? 2.0 * fb * P_l : 0.0) +
+                           ad * (extra - (r->zero >= 3 ? 2.0 * wb : 0.0))) /
                           hw->mem;
         }
         if (r->compute_precision == TS_PREC_FP8) {
@@ -613,8 +615,9 @@ static void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o
     {
         double gemms = moe ? 5.0 : 4.0;
         double attn_ops = r->attention == TS_ATTN_EAGER ? (r->dropout ? 4.0 : 3.0) : 1.0;
-        double elem_ops = 6.0 + (r->dropout ? 2.0 : 0.0) +
-                          (r->compute_precision == TS_PREC_FP8 ? 4.0 : 0.0); /* one cast per GEMM input / grad */
+        double elem_ops =
+            6.0 + (r->dropout ? 2.0 : 0.0) +
+            (r->compute_precision == TS_PREC_FP8 ? 4.0 : 0.0); /* one cast per GEMM input / grad */
         double lf = (gemms + attn_ops + elem_ops + hw->xops_f) * TS_STEP_LAUNCH_S;
         double lb = ((hw->frozen ? 1.0 : 2.0) * gemms + attn_ops + elem_ops + hw->xops_b) *
                     TS_STEP_LAUNCH_S;
@@ -710,8 +713,7 @@ void ts_step_loss_bytes(double logits, double *fwd, double *bwd)
 }
 
 /* Output layer and cross-entropy of the last stage, one micro-batch. */
-static void ts_step_head_cost(const ts_run *r, ts_step_hw *hw, double *fwd, double *bwd,
-                              double *tp)
+static void ts_step_head_cost(const ts_run *r, ts_step_hw *hw, double *fwd, double *bwd, double *tp)
 {
     const ts_model *md = &r->model;
     double t = (double)r->tp, tok = (double)r->seq * (double)r->micro_batch / (double)r->cp;
@@ -740,8 +742,9 @@ static void ts_step_head_cost(const ts_run *r, ts_step_hw *hw, double *fwd, doub
         int64_t g = r->gpus_per_node < r->tp ? r->gpus_per_node : r->tp;
 
         /* Vocab-parallel loss: small all-reduces of max and sum per token. */
-        *tp = 2.0 * ts_step_allreduce_s(tok * 4.0, r->tp, ts_step_ring_bw(hw, r->tp, g, r->gpus_per_node),
-                                         in_node ? TS_STEP_ALPHA_NVLINK : TS_STEP_ALPHA_NET);
+        *tp = 2.0 * ts_step_allreduce_s(tok * 4.0, r->tp,
+                                        ts_step_ring_bw(hw, r->tp, g, r->gpus_per_node),
+                                        in_node ? TS_STEP_ALPHA_NVLINK : TS_STEP_ALPHA_NET);
     }
     *fwd = f;
     *bwd = b;
@@ -808,8 +811,7 @@ static double ts_step_opt_bytes(const ts_run *r, double grad_b)
         break;
     }
     return 2.0 * grad_b /* grad read for the norm/clip, then for the update */ +
-           (r->master_weights ? 8.0 : 0.0) + 2.0 * n_state * state +
-           ts_step_bytes(r->precision);
+           (r->master_weights ? 8.0 : 0.0) + 2.0 * n_state * state + ts_step_bytes(r->precision);
 }
 
 ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
@@ -866,9 +868,13 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
      * figures for them in the catalogue). */
     hw.attn = g->attn_eff > 0 && g->attn_eff <= 1 ? g->attn_eff : TS_STEP_ATTN_DEFAULT;
     hw.nvlink = (r->nvlink_gbps > 0 ? r->nvlink_gbps * 1e9
-                 : g->nvlink_bw > 0 ? g->nvlink_bw : TS_STEP_NVLINK_DEFAULT) / 2.0 * TS_STEP_LINK_EFF;
+                 : g->nvlink_bw > 0 ? g->nvlink_bw
+                                    : TS_STEP_NVLINK_DEFAULT) /
+                2.0 * TS_STEP_LINK_EFF;
     hw.net = (r->net_gbps > 0 ? r->net_gbps * 1e9
-              : g->net_bw > 0 ? g->net_bw : TS_STEP_NET_DEFAULT) * TS_STEP_LINK_EFF;
+              : g->net_bw > 0 ? g->net_bw
+                              : TS_STEP_NET_DEFAULT) *
+             TS_STEP_LINK_EFF;
     hw.pcie = g->pcie_bw > 0 ? g->pcie_bw : TS_STEP_PCIE_DEFAULT;
     hw.gemm_flops = hw.gemm_ideal = 0;
     /* LoRA: the base is frozen (and stored at frozen_precision). */
@@ -931,10 +937,13 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
             int64_t idx[4], cnt[4], nk = 0, k;
 
             if (stages == 1) {
-                idx[nk] = 0; cnt[nk++] = 1;
+                idx[nk] = 0;
+                cnt[nk++] = 1;
             } else {
-                idx[nk] = 0; cnt[nk++] = 1;
-                idx[nk] = stages - 1; cnt[nk++] = 1;
+                idx[nk] = 0;
+                cnt[nk++] = 1;
+                idx[nk] = stages - 1;
+                cnt[nk++] = 1;
                 if (stages > 2) {
                     int64_t lo = 1, hi = stages - 2;
                     int64_t big = ts_step_stage_layers(r, 1);
@@ -948,9 +957,11 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
                         else
                             hi = mid - 1;
                     }
-                    idx[nk] = 1; cnt[nk++] = lo;
+                    idx[nk] = 1;
+                    cnt[nk++] = lo;
                     if (lo < stages - 2) {
-                        idx[nk] = lo + 1; cnt[nk++] = stages - 2 - lo;
+                        idx[nk] = lo + 1;
+                        cnt[nk++] = stages - 2 - lo;
                     }
                 }
             }
@@ -1013,9 +1024,10 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
             double full = (double)r->seq * (double)r->micro_batch / (double)r->cp *
                           (double)r->model.hidden * 2.0;
             double act = full / (r->sequence_parallel || sg ? (double)r->tp : 1.0);
-            double one = act / (in_node ? hw.nvlink : hw.net) +
-                         (in_node ? TS_STEP_ALPHA_NVLINK : TS_STEP_ALPHA_NET) +
-                         (sg ? ts_step_allgather_s(full, r->tp, hw.nvlink, TS_STEP_ALPHA_NVLINK) : 0);
+            double one =
+                act / (in_node ? hw.nvlink : hw.net) +
+                (in_node ? TS_STEP_ALPHA_NVLINK : TS_STEP_ALPHA_NET) +
+                (sg ? ts_step_allgather_s(full, r->tp, hw.nvlink, TS_STEP_ALPHA_NVLINK) : 0);
 
             if (r->vpp > 1)
                 /* Interleaved: Megatron overlaps p2p with compute
@@ -1066,7 +1078,7 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
             per_node = n_dp_i;
         bw_dp = in_node_dp ? hw.nvlink
                            : ((double)per_node * hw.net < hw.nvlink ? (double)per_node * hw.net
-                                                                   : hw.nvlink);
+                                                                    : hw.nvlink);
         al = in_node_dp ? TS_STEP_ALPHA_NVLINK : TS_STEP_ALPHA_NET;
         ag_w = ts_step_allgather_s(P_gather_b, n_dp_i, bw_dp, al);
         rs_g = ts_step_allgather_s(P_train * gb, n_dp_i, bw_dp, al);
@@ -1155,8 +1167,9 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
         int64_t grp = r->dp * r->tp * r->cp;
         bool in_node = ts_step_same_node(grp * r->pp, r->gpus_per_node);
 
-        dp_exposed += m * 2.0 * ts_step_allreduce_s(4096.0, grp, in_node ? hw.nvlink : hw.net,
-                                                     in_node ? TS_STEP_ALPHA_NVLINK : TS_STEP_ALPHA_NET);
+        dp_exposed += m * 2.0 *
+                      ts_step_allreduce_s(4096.0, grp, in_node ? hw.nvlink : hw.net,
+                                          in_node ? TS_STEP_ALPHA_NVLINK : TS_STEP_ALPHA_NET);
     }
     /* Contention charge for everything hidden (DP here, TP/CP below). */
     out->dp_comm = dp_exposed + TS_STEP_KAPPA * dp_hidden;
@@ -1165,12 +1178,11 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
     {
         double shard = r->zero >= 1 ? P_train / n_dp : P_train;
 
-        t_opt = r->offload_optimizer ? 0
-                : shard * ts_step_opt_bytes(r, gb) / hw.mem;
+        t_opt = r->offload_optimizer ? 0 : shard * ts_step_opt_bytes(r, gb) / hw.mem;
         if (r->offload_optimizer) {
             /* Grads down and weights up over PCIe, Adam on the host. */
-            t_off = shard * (gb + wb) / hw.pcie +
-                    shard * ts_step_opt_bytes(r, gb) / TS_STEP_HOST_BW;
+            t_off =
+                shard * (gb + wb) / hw.pcie + shard * ts_step_opt_bytes(r, gb) / TS_STEP_HOST_BW;
         }
         if (r->offload_params) {
             /* ZeRO-Infinity streams every weight shard in before forward
@@ -1193,9 +1205,10 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
     if (r->attention_flops && out->from_shape)
         basis += 12.0 * (double)r->model.layers * (double)r->model.hidden * (double)r->seq;
     out->model_flops = basis * tokens_step;
-    out->mfu_convention = r->attention_flops
-        ? "(6 P_active + 12 L h s) per token (PaLM: attention non-causal, no recompute credit)"
-        : "6 P_active per token (Kaplan: attention matmuls and recompute not credited)";
+    out->mfu_convention =
+        r->attention_flops
+            ? "(6 P_active + 12 L h s) per token (PaLM: attention non-causal, no recompute credit)"
+            : "6 P_active per token (Kaplan: attention matmuls and recompute not credited)";
     if (!(total > 0) || !isfinite(total))
         return TS_ERANGE;
     out->predicted_mfu = out->model_flops / (total * gpus * hw.peak);
@@ -1214,15 +1227,18 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
     }
     out->tokens_per_second = tokens_step / total;
     out->tokens_per_gpu_second = out->tokens_per_second / gpus;
-    ts_term_set(&out->step_time, total,
-                out->from_shape
-                    ? "m * t_mb(slowest stage) + (p-1)/v * t_mb(mean) + p2p + exposed DP + optimizer + offload"
-                    : "6 P_active * tokens / (gpus * peak * matmul fraction) + exposed DP + optimizer",
-                out->from_shape
-                    ? "roofline matmuls at the catalogue MAMF-derived core rate, fused attention at the "
-                      "catalogue fraction, memory-bound elementwise; ring/tree collectives at 80 % of link; "
-                      "framework overlap (docs/formulas.md, Step time)"
-                    : "no model shape: attention, TP, PP and elementwise work are not modelled");
+    ts_term_set(
+        &out->step_time, total,
+        out->from_shape
+            ? "m * t_mb(slowest stage) + (p-1)/v * t_mb(mean) + p2p + exposed DP + optimizer + "
+              "offload"
+            : "6 P_active * tokens / (gpus * peak * matmul fraction) + exposed DP + optimizer",
+        out->from_shape
+            ? "roofline matmuls at the catalogue MAMF-derived core rate, fused attention at the "
+              "catalogue fraction, memory-bound elementwise; ring/tree collectives at 80 % of "
+              "link; "
+              "framework overlap (docs/formulas.md, Step time)"
+            : "no model shape: attention, TP, PP and elementwise work are not modelled");
     if (!isfinite(out->predicted_mfu) || !isfinite(out->tokens_per_second))
         return TS_ERANGE;
     return TS_OK;

@@ -30,10 +30,8 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const char *const posts[] = {
-        "/v1/memory", "/v1/compute", "/v1/checkpoint", "/v1/plan", "/v1/fit",
-        "/v1/import", "/v1/search"
-    };
+    static const char *const posts[] = { "/v1/memory", "/v1/compute", "/v1/checkpoint", "/v1/plan",
+                                         "/v1/fit",    "/v1/import",  "/v1/search" };
     char path[128];
     size_t i, n;
     bool no_fffd = fz_no_replacement_expected((const char *)data, size);
@@ -41,8 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (i = 0; i < sizeof posts / sizeof posts[0]; i++) {
         ts_api_response r;
 
-        if (ts_api_handle("POST", posts[i], "application/json", (const char *)data,
-                          size, &r) != 0)
+        if (ts_api_handle("POST", posts[i], "application/json", (const char *)data, size, &r) != 0)
             fz_fail("ts_api_handle failed (out of memory?)", &r);
         fz_check(&r, no_fffd);
         ts_api_response_free(&r);

@@ -37,7 +37,8 @@ static int has_bare_word(const char *s, size_t n)
             size_t j = i;
             while (j < n && ((s[j] >= 'a' && s[j] <= 'z') || (s[j] >= 'A' && s[j] <= 'Z')))
                 j++;
-            if (!((j - i == 4 && (memcmp(s + i, "true", 4) == 0 || memcmp(s + i, "null", 4) == 0)) ||
+            if (!((j - i == 4 &&
+                   (memcmp(s + i, "true", 4) == 0 || memcmp(s + i, "null", 4) == 0)) ||
                   (j - i == 5 && memcmp(s + i, "false", 5) == 0) ||
                   (j - i == 1 && (c == 'e' || c == 'E'))))
                 return 1;
@@ -59,9 +60,8 @@ static double term(const json_t *m, const char *key)
  * exceeds the worst. */
 static void check_memory(const json_t *m, const ts_api_response *r)
 {
-    static const char *const terms[] = {
-        "weights", "grads", "master", "optimizer", "activations", "buffers", "overhead"
-    };
+    static const char *const terms[] = { "weights",     "grads",   "master",  "optimizer",
+                                         "activations", "buffers", "overhead" };
     double sum = 0, total;
     const json_t *st;
     size_t i;
@@ -79,9 +79,9 @@ static void check_memory(const json_t *m, const ts_api_response *r)
         fz_fail("memory terms do not add up to the total", r);
     if (term(m, "reserved_peak") < term(m, "allocated_peak"))
         fz_fail("reserved peak below allocated peak", r);
-    json_array_foreach(json_object_get(m, "stages"), i, st)
-        if (json_number_value(json_object_get(st, "total")) > total * (1 + 1e-12))
-            fz_fail("a stage exceeds the worst stage", r);
+    json_array_foreach(json_object_get(m, "stages"), i,
+                       st) if (json_number_value(json_object_get(st, "total")) >
+                               total * (1 + 1e-12)) fz_fail("a stage exceeds the worst stage", r);
 }
 
 /* Fractions stay fractions. */
@@ -157,8 +157,8 @@ void fz_check(const ts_api_response *r, bool no_fffd)
         fz_fail("body missing or length wrong", r);
     if (!(r->status == 200 || (r->status >= 400 && r->status < 500)))
         fz_fail("status is not 200 or 4xx", r);
-    if (strcmp(r->content_type, r->status == 200 ? "application/json"
-                                                 : "application/problem+json") != 0)
+    if (strcmp(r->content_type,
+               r->status == 200 ? "application/json" : "application/problem+json") != 0)
         fz_fail("content type does not match status", r);
     if (has_bare_word(r->body, r->body_len))
         fz_fail("non-finite number in output", r);

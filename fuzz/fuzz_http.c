@@ -46,7 +46,7 @@ static void start(void)
 {
     ts_config cfg;
     char err[TS_CONFIG_ERR_LEN];
-    char *argv[] = {(char *)"fuzz_http", NULL};
+    char *argv[] = { (char *)"fuzz_http", NULL };
     if (ts_config_load(&cfg, 1, argv, NULL, err) != TS_CONFIG_OK)
         abort();
     cfg.port = 0;
@@ -94,8 +94,7 @@ static int dial(void)
 /* Send all (the server may close early: that is fine), shut the write
  * side, read to EOF.  Returns the bytes read into buf; aborts if the
  * server holds the connection past limit_ms. */
-static size_t roundtrip(const uint8_t *p, size_t n, char *buf, size_t cap,
-                        double limit_ms)
+static size_t roundtrip(const uint8_t *p, size_t n, char *buf, size_t cap, double limit_ms)
 {
     int fd = dial();
     while (n > 0) {
@@ -120,7 +119,7 @@ static size_t roundtrip(const uint8_t *p, size_t n, char *buf, size_t cap,
          * MHD 0.9.75 can miss a FIN that came in the same read as a
          * complete keep-alive request, and would only drop the
          * connection at the request deadline (250 ms here). */
-        struct pollfd pf = {fd, POLLIN, 0};
+        struct pollfd pf = { fd, POLLIN, 0 };
         int pr = poll(&pf, 1, got > 0 && left > 10 ? 10 : left);
         if (pr == 0 && got > 0)
             break;
@@ -143,9 +142,9 @@ static size_t roundtrip(const uint8_t *p, size_t n, char *buf, size_t cap,
 
 static int status_line(const char *p)
 {
-    return strncmp(p, "HTTP/1.", 7) == 0 && (p[7] == '0' || p[7] == '1')
-           && p[8] == ' ' && p[9] >= '1' && p[9] <= '5' && p[10] >= '0'
-           && p[10] <= '9' && p[11] >= '0' && p[11] <= '9' && p[12] == ' ';
+    return strncmp(p, "HTTP/1.", 7) == 0 && (p[7] == '0' || p[7] == '1') && p[8] == ' ' &&
+           p[9] >= '1' && p[9] <= '5' && p[10] >= '0' && p[10] <= '9' && p[11] >= '0' &&
+           p[11] <= '9' && p[12] == ' ';
 }
 
 /* Every response in a keep-alive stream must be well formed (the first
@@ -188,8 +187,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t n = roundtrip(data, size, buf, sizeof buf, 3000);
     check_answers(buf, n);
 
-    static const char probe[] =
-        "GET /livez HTTP/1.1\r\nHost: f\r\nConnection: close\r\n\r\n";
+    static const char probe[] = "GET /livez HTTP/1.1\r\nHost: f\r\nConnection: close\r\n\r\n";
     n = roundtrip((const uint8_t *)probe, sizeof probe - 1, buf, sizeof buf, 3000);
     if (strncmp(buf, "HTTP/1.1 200 ", 13) != 0) {
         fprintf(stderr, "fuzz_http: server no longer answers /livez: %.200s\n", buf);

@@ -62,7 +62,8 @@ static void direct(const char *text, size_t len)
     ts_import_init(&im, &notes);
     if (ts_import_mega(&im, text, len, &err) != 0) {
         if (!((err.status >= 400 && err.status < 500 &&
-               strncmp(err.field, "/megatron_args", 14) == 0) || err.status == 503)) {
+               strncmp(err.field, "/megatron_args", 14) == 0) ||
+              err.status == 503)) {
             fprintf(stderr, "fuzz_mega: problem %u at '%s': %s\n", err.status, err.field,
                     err.detail);
             abort();

@@ -50,24 +50,24 @@ static int64_t degree(reader *r)
 {
     unsigned k = u8(r);
     if (k < 200)
-        return 1 << (k % 8);          /* 1..128 */
+        return 1 << (k % 8); /* 1..128 */
     if (k < 250)
-        return (int64_t)(k - 200);    /* 0..49, odd ones too */
-    return (int64_t)(int32_t)u32(r);  /* negatives, huge */
+        return (int64_t)(k - 200);   /* 0..49, odd ones too */
+    return (int64_t)(int32_t)u32(r); /* negatives, huge */
 }
 
 static void die(const char *what, ts_status st, const ts_error *e)
 {
-    fprintf(stderr, "fuzz_solver: %s (status %d, field '%s': %s)\n", what,
-            (int)st, e->field, e->text);
+    fprintf(stderr, "fuzz_solver: %s (status %d, field '%s': %s)\n", what, (int)st, e->field,
+            e->text);
     abort();
 }
 
 static void check_memory(const ts_memory *m, const ts_error *e)
 {
-    const double v[] = {m->weights.value, m->grads.value, m->master.value,
-                        m->optimizer.value, m->activations.value,
-                        m->overhead.value, m->total.value, m->hbm_bytes};
+    const double v[] = { m->weights.value,   m->grads.value,       m->master.value,
+                         m->optimizer.value, m->activations.value, m->overhead.value,
+                         m->total.value,     m->hbm_bytes };
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         if (!isfinite(v[i]) || v[i] < 0)
             die("memory term negative or non-finite", TS_OK, e);
@@ -79,7 +79,7 @@ static void check_memory(const ts_memory *m, const ts_error *e)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    reader rd = {data, size};
+    reader rd = { data, size };
     ts_run run;
     ts_run_defaults(&run);
 
@@ -109,7 +109,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     run.ep = degree(&rd);
     run.dp = 0;
     run.gpus = 0;
-    run.zero = (int)(u8(&rd) % 5);        /* 4 is invalid on purpose */
+    run.zero = (int)(u8(&rd) % 5); /* 4 is invalid on purpose */
     run.micro_batch = degree(&rd);
     run.seq = (int64_t)(u32(&rd) % 262144);
     run.sequence_parallel = u8(&rd) & 1;
@@ -136,8 +136,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (st == TS_OK) {
         if (dp < 1 || gpus < 1 || gpus > max_gpus)
             die("min_gpus out of its limits", st, &e);
-        if (run.tp > 0 && run.pp > 0 && run.cp > 0
-            && gpus != dp * run.tp * run.pp * run.cp)
+        if (run.tp > 0 && run.pp > 0 && run.cp > 0 && gpus != dp * run.tp * run.pp * run.cp)
             die("gpus != dp*tp*pp*cp", st, &e);
         if (run.ep > 1 && dp % run.ep != 0)
             die("ep does not divide dp", st, &e);

@@ -40,15 +40,16 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
 
 static void bad_problem(const char *what, const ts_api_err *err)
 {
-    fprintf(stderr, "fuzz_yaml: %s: problem %u at '%s': %s\n", what, err->status,
-            err->field, err->detail);
+    fprintf(stderr, "fuzz_yaml: %s: problem %u at '%s': %s\n", what, err->status, err->field,
+            err->detail);
     abort();
 }
 
 static bool problem_ok_at(const ts_api_err *err, const char *ptr)
 {
     return (err->status >= 400 && err->status < 500 &&
-            strncmp(err->field, ptr, strlen(ptr)) == 0) || err->status == 503;
+            strncmp(err->field, ptr, strlen(ptr)) == 0) ||
+           err->status == 503;
 }
 
 static bool problem_ok(const ts_api_err *err)
@@ -66,8 +67,7 @@ static void check_finite(const json_t *v)
     if (json_is_real(v) && !isfinite(json_real_value(v)))
         abort();
     if (json_is_object(v))
-        json_object_foreach((json_t *)v, k, m)
-            check_finite(m);
+        json_object_foreach((json_t *)v, k, m) check_finite(m);
     if (json_is_array(v))
         for (i = 0; i < json_array_size(v); i++)
             check_finite(json_array_get(v, i));

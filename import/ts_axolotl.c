@@ -44,16 +44,18 @@ int ts_import_axolotl(ts_import *im, const char *yaml, size_t len, ts_api_err *e
 
 /* ---- mapping ------------------------------------------------------- */
 
-static int ax_bool_or_auto(ts_import *im, const ts_import_obj *o, const char *key,
-                           int *out, ts_api_err *err)
+static int ax_bool_or_auto(ts_import *im, const ts_import_obj *o, const char *key, int *out,
+                           ts_api_err *err)
 {
     const json_t *v = json_object_get(o->obj, key);
     bool b = false;
     int rc;
 
     if (json_is_string(v) && strcmp(json_string_value(v), "auto") == 0) {
-        ts_import_note(im->notes, AX_PTR "/%s is \"auto\": precision keeps its request "
-                       "or default value", key);
+        ts_import_note(im->notes,
+                       AX_PTR "/%s is \"auto\": precision keeps its request "
+                              "or default value",
+                       key);
         *out = 2;
         return 0;
     }
@@ -71,8 +73,8 @@ static int ax_precision(ts_import *im, const ts_import_obj *o, ts_api_err *err)
         ax_bool_or_auto(im, o, "fp16", &fp16, err) < 0)
         return -1;
     if (bf16 == 1 && fp16 == 1) {
-        ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS,
-                       AX_PTR "/fp16", "axolotl_config enables both bf16 and fp16");
+        ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, AX_PTR "/fp16",
+                       "axolotl_config enables both bf16 and fp16");
         return -1;
     }
     if (bf16 == 1)
@@ -110,7 +112,8 @@ static int ax_adapter(ts_import *im, const ts_import_obj *o, ts_api_err *err)
     if (strcmp(adapter, "qlora") == 0 || b4) {
         if (ts_import_set_str(im, TS_FI_FROZEN_PRECISION, "nf4", TS_SRC_AXOLOTL,
                               strcmp(adapter, "qlora") == 0 ? AX_PTR "/adapter"
-                                                            : AX_PTR "/load_in_4bit", err) != 0)
+                                                            : AX_PTR "/load_in_4bit",
+                              err) != 0)
             return -1;
         return ax_lora_targets(im, o, err);
     }
@@ -160,15 +163,14 @@ static int ax_lora_targets(ts_import *im, const ts_import_obj *o, ts_api_err *er
             snprintf(idx, sizeof idx, "%zu", i);
             ts_import_ptr_add(ptr, sizeof ptr, idx);
         }
-        if (s == NULL || memchr(s, '\0', json_string_length(v)) != NULL ||
-            strchr(s, ',') != NULL ||
+        if (s == NULL || memchr(s, '\0', json_string_length(v)) != NULL || strchr(s, ',') != NULL ||
             ts_lora_targets_parse(s, json_string_length(v), &one, &at, &bl) != 0 ||
             one == TS_LORA_ALL_LINEAR) {
             ts_api_err_set(err, TS_PROB_INVALID_VALUE, ptr,
                            "lora_target_modules: \"%.*s\" is not a module trainsize models; "
                            "q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, "
-                           "query_key_value are", s != NULL ? ts_utf8_prec(s, 40) : 0,
-                           s != NULL ? s : "");
+                           "query_key_value are",
+                           s != NULL ? ts_utf8_prec(s, 40) : 0, s != NULL ? s : "");
             return -1;
         }
         set |= one;
@@ -181,8 +183,9 @@ static int ax_lora_targets(ts_import *im, const ts_import_obj *o, ts_api_err *er
         size_t at = 0, bl = 0;
 
         if (ts_lora_targets_parse(text, strlen(text), &chk, &at, &bl) != 0) {
-            ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, AX_PTR "/lora_target_modules",
-                           "lora_target_modules mixes query_key_value with q_proj, k_proj or v_proj");
+            ts_api_err_set(
+                err, TS_PROB_INCOMPATIBLE_OPTIONS, AX_PTR "/lora_target_modules",
+                "lora_target_modules mixes query_key_value with q_proj, k_proj or v_proj");
             return -1;
         }
     }
@@ -193,13 +196,15 @@ static int ax_lora_targets(ts_import *im, const ts_import_obj *o, ts_api_err *er
 static int ax_optimizer(ts_import *im, const ts_import_obj *o, ts_api_err *err)
 {
     /* axolotl passes these to the HF Trainer (transformers OptimizerNames). */
-    static const struct { const char *ax, *ours; } map[] = {
-        { "adamw_torch", "adamw" }, { "adamw_torch_fused", "adamw" },
-        { "adamw_hf", "adamw" }, { "adamw_apex_fused", "adamw" },
+    static const struct {
+        const char *ax, *ours;
+    } map[] = {
+        { "adamw_torch", "adamw" },       { "adamw_torch_fused", "adamw" },
+        { "adamw_hf", "adamw" },          { "adamw_apex_fused", "adamw" },
         { "adamw_bnb_8bit", "adam8bit" }, { "paged_adamw_8bit", "paged_adam8bit" },
-        { "adamw_8bit", "adam8bit" }, { "paged_adamw_32bit", "adamw" },
-        { "adafactor", "adafactor" }, { "lion_pytorch", "lion" },
-        { "lion_8bit", "lion" }, { "sgd", "sgd" },
+        { "adamw_8bit", "adam8bit" },     { "paged_adamw_32bit", "adamw" },
+        { "adafactor", "adafactor" },     { "lion_pytorch", "lion" },
+        { "lion_8bit", "lion" },          { "sgd", "sgd" },
     };
     const char *name = NULL;
     size_t i;
@@ -211,8 +216,10 @@ static int ax_optimizer(ts_import *im, const ts_import_obj *o, ts_api_err *err)
         if (strcmp(map[i].ax, name) == 0)
             return ts_import_set_str(im, TS_FI_OPTIMIZER, map[i].ours, TS_SRC_AXOLOTL,
                                      AX_PTR "/optimizer", err);
-    ts_import_note(im->notes, AX_PTR "/optimizer \"%.*s\" has no state model here: "
-                   "optimizer keeps its request or default value", ts_utf8_prec(name, 40), name);
+    ts_import_note(im->notes,
+                   AX_PTR "/optimizer \"%.*s\" has no state model here: "
+                          "optimizer keeps its request or default value",
+                   ts_utf8_prec(name, 40), name);
     return 0;
 }
 
@@ -226,30 +233,33 @@ static int ax_parallel(ts_import *im, const ts_import_obj *o, ts_api_err *err)
     if (ts_import_str(o, "deepspeed", false, &ds, err) < 0)
         return -1;
     if (ds != NULL) {
-        ts_import_note(im->notes, AX_PTR "/deepspeed \"%.*s\" is a path: send that "
-                       "file's JSON as deepspeed_config", ts_utf8_prec(ds, 80), ds);
-        if (ts_import_set_str(im, TS_FI_FRAMEWORK, "deepspeed", TS_SRC_AXOLOTL,
-                              AX_PTR "/deepspeed", err) != 0)
+        ts_import_note(im->notes,
+                       AX_PTR "/deepspeed \"%.*s\" is a path: send that "
+                              "file's JSON as deepspeed_config",
+                       ts_utf8_prec(ds, 80), ds);
+        if (ts_import_set_str(im, TS_FI_FRAMEWORK, "deepspeed", TS_SRC_AXOLOTL, AX_PTR "/deepspeed",
+                              err) != 0)
             return -1;
     }
     if ((rc = ts_import_sub(o, "fsdp_config", &fc, err)) < 0)
         return -1;
-    if ((fsdp != NULL && !json_is_null(fsdp) && !(json_is_array(fsdp) && json_array_size(fsdp) == 0)) ||
+    if ((fsdp != NULL && !json_is_null(fsdp) &&
+         !(json_is_array(fsdp) && json_array_size(fsdp) == 0)) ||
         rc > 0) {
         bool off = false;
 
         /* FSDP full shard: parameters, gradients and optimizer state
          * sharded over the data-parallel ranks (ZeRO 3). */
-        if (ts_import_set_str(im, TS_FI_FRAMEWORK, "fsdp", TS_SRC_AXOLOTL, AX_PTR "/fsdp", err) != 0 ||
+        if (ts_import_set_str(im, TS_FI_FRAMEWORK, "fsdp", TS_SRC_AXOLOTL, AX_PTR "/fsdp", err) !=
+                0 ||
             ts_import_set_int(im, TS_FI_ZERO, 3, TS_SRC_AXOLOTL, AX_PTR "/fsdp", err) != 0)
             return -1;
         if (rc > 0 && ts_import_bool(&fc, "fsdp_offload_params", &off, err) < 0)
             return -1;
-        if (off &&
-            (ts_import_set_bool(im, TS_FI_OFFLOAD_PARAMS, true, TS_SRC_AXOLOTL,
-                                AX_PTR "/fsdp_config/fsdp_offload_params", err) != 0 ||
-             ts_import_set_bool(im, TS_FI_OFFLOAD_OPTIMIZER, true, TS_SRC_AXOLOTL,
-                                AX_PTR "/fsdp_config/fsdp_offload_params", err) != 0))
+        if (off && (ts_import_set_bool(im, TS_FI_OFFLOAD_PARAMS, true, TS_SRC_AXOLOTL,
+                                       AX_PTR "/fsdp_config/fsdp_offload_params", err) != 0 ||
+                    ts_import_set_bool(im, TS_FI_OFFLOAD_OPTIMIZER, true, TS_SRC_AXOLOTL,
+                                       AX_PTR "/fsdp_config/fsdp_offload_params", err) != 0))
             return -1;
     }
     return 0;
@@ -266,12 +276,14 @@ static int ax_map(ts_import *im, const json_t *cfg, ts_api_err *err)
     if (ts_import_str(&o, "base_model", false, &base, err) < 0)
         return -1;
     if (base != NULL)
-        ts_import_note(im->notes, AX_PTR "/base_model \"%.*s\": its shape is not "
-                       "fetched; send its config.json as hf_config (or a model preset)",
+        ts_import_note(im->notes,
+                       AX_PTR "/base_model \"%.*s\": its shape is not "
+                              "fetched; send its config.json as hf_config (or a model preset)",
                        ts_utf8_prec(base, 80), base);
     if ((rc = ts_import_int(&o, "sequence_len", 1, INT64_C(1) << 24, false, &v, err)) < 0)
         return -1;
-    if (rc > 0 && ts_import_set_int(im, TS_FI_SEQ, v, TS_SRC_AXOLOTL, AX_PTR "/sequence_len", err) != 0)
+    if (rc > 0 &&
+        ts_import_set_int(im, TS_FI_SEQ, v, TS_SRC_AXOLOTL, AX_PTR "/sequence_len", err) != 0)
         return -1;
     if ((rc = ts_import_int(&o, "micro_batch_size", 1, 1048576, false, &v, err)) < 0)
         return -1;

@@ -25,15 +25,16 @@ static bool is_auto(const json_t *v)
 
 static void note_auto(ts_import *im, const char *ptr, const char *member)
 {
-    ts_import_note(im->notes, "%s is \"auto\" (filled by the Hugging Face Trainer): "
-                   "%s keeps its request or default value", ptr, member);
+    ts_import_note(im->notes,
+                   "%s is \"auto\" (filled by the Hugging Face Trainer): "
+                   "%s keeps its request or default value",
+                   ptr, member);
 }
 
 /* An integer key that may be "auto" (then auto_bit goes into
  * im->ds_auto): 1 set, 0 absent/auto, -1 error. */
-static int ds_int(ts_import *im, const ts_import_obj *o, const char *key,
-                  int64_t lo, int64_t hi, const char *member, unsigned auto_bit,
-                  int64_t *out, ts_api_err *err)
+static int ds_int(ts_import *im, const ts_import_obj *o, const char *key, int64_t lo, int64_t hi,
+                  const char *member, unsigned auto_bit, int64_t *out, ts_api_err *err)
 {
     const json_t *v = json_object_get(o->obj, key);
     char ptr[TS_IMPORT_ORIGIN_LEN];
@@ -49,8 +50,8 @@ static int ds_int(ts_import *im, const ts_import_obj *o, const char *key,
 
 /* bf16/fp16 {"enabled": bool | "auto"}: 1 enabled, 0 disabled or absent,
  * 2 auto, -1 error. */
-static int ds_enabled(ts_import *im, const ts_import_obj *o, const char *key,
-                      bool *present, ts_api_err *err)
+static int ds_enabled(ts_import *im, const ts_import_obj *o, const char *key, bool *present,
+                      ts_api_err *err)
 {
     ts_import_obj sec;
     const json_t *v;
@@ -90,8 +91,7 @@ static int ds_precision(ts_import *im, const ts_import_obj *o, ts_api_err *err)
     if (bf16 == 0 && pbf2)
         bf16 = bf16_legacy;
     if (fp16 == 1 && bf16 == 1) {
-        ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS,
-                       "/deepspeed_config/fp16/enabled",
+        ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, "/deepspeed_config/fp16/enabled",
                        "fp16 and bf16 cannot both be enabled (DeepSpeed refuses this too)");
         return -1;
     }
@@ -99,22 +99,21 @@ static int ds_precision(ts_import *im, const ts_import_obj *o, ts_api_err *err)
         return ts_import_set_str(im, TS_FI_PRECISION, "fp16", TS_SRC_DS,
                                  "/deepspeed_config/fp16/enabled", err);
     if (bf16 == 1)
-        return ts_import_set_str(im, TS_FI_PRECISION, "bf16", TS_SRC_DS,
-                                 pbf ? "/deepspeed_config/bf16/enabled"
-                                     : "/deepspeed_config/bfloat16/enabled", err);
+        return ts_import_set_str(
+            im, TS_FI_PRECISION, "bf16", TS_SRC_DS,
+            pbf ? "/deepspeed_config/bf16/enabled" : "/deepspeed_config/bfloat16/enabled", err);
     if (fp16 == 2 || bf16 == 2)
         return 0;
     /* Neither enabled: DeepSpeed trains in fp32. */
     ts_import_note_about(im->notes, TS_FI_PRECISION, TS_SRC_DS,
                          "/deepspeed_config: neither fp16 nor bf16 is enabled, "
                          "so DeepSpeed trains in fp32 (precision \"fp32\")");
-    return ts_import_set_str(im, TS_FI_PRECISION, "fp32", TS_SRC_DS,
-                             "/deepspeed_config", err);
+    return ts_import_set_str(im, TS_FI_PRECISION, "fp32", TS_SRC_DS, "/deepspeed_config", err);
 }
 
 /* offload_optimizer / offload_param {"device": "cpu" | "nvme" | "none"}. */
-static int ds_offload(ts_import *im, const ts_import_obj *z, const char *key,
-                      ts_field_id fi, ts_api_err *err)
+static int ds_offload(ts_import *im, const ts_import_obj *z, const char *key, ts_field_id fi,
+                      ts_api_err *err)
 {
     ts_import_obj sec;
     const char *dev = "none";
@@ -131,13 +130,14 @@ static int ds_offload(ts_import *im, const ts_import_obj *z, const char *key,
     if (strcmp(dev, "cpu") == 0)
         return ts_import_set_bool(im, fi, true, TS_SRC_DS, ptr, err);
     if (strcmp(dev, "nvme") == 0) {
-        ts_import_note(im->notes, "%s \"nvme\": modelled as host offload; the "
+        ts_import_note(im->notes,
+                       "%s \"nvme\": modelled as host offload; the "
                        "host_bytes figures are what ZeRO-Infinity stages through "
-                       "pinned host memory to NVMe", ptr);
+                       "pinned host memory to NVMe",
+                       ptr);
         return ts_import_set_bool(im, fi, true, TS_SRC_DS, ptr, err);
     }
-    ts_api_err_set(err, TS_PROB_INVALID_ENUM, ptr,
-                   "%s must be \"none\", \"cpu\" or \"nvme\"", ptr);
+    ts_api_err_set(err, TS_PROB_INVALID_ENUM, ptr, "%s must be \"none\", \"cpu\" or \"nvme\"", ptr);
     return -1;
 }
 
@@ -157,7 +157,8 @@ static int ds_zero(ts_import *im, const ts_import_obj *o, ts_api_err *err)
         return -1;
     if (ts_import_set_int(im, TS_FI_ZERO, stage, TS_SRC_DS,
                           rc > 0 ? "/deepspeed_config/zero_optimization/stage"
-                                 : "/deepspeed_config/zero_optimization", err) != 0)
+                                 : "/deepspeed_config/zero_optimization",
+                          err) != 0)
         return -1;
     if (ds_offload(im, &z, "offload_optimizer", TS_FI_OFFLOAD_OPTIMIZER, err) < 0 ||
         ds_offload(im, &z, "offload_param", TS_FI_OFFLOAD_PARAMS, err) < 0)
@@ -167,9 +168,11 @@ static int ds_zero(ts_import *im, const ts_import_obj *o, ts_api_err *err)
 
 static int ds_optimizer(ts_import *im, const ts_import_obj *o, ts_api_err *err)
 {
-    static const struct { const char *ds, *ours; } map[] = {
-        { "Adam", "adam" }, { "AdamW", "adamw" }, { "FusedAdam", "adam" },
-        { "CPUAdam", "adam" }, { "Lion", "lion" }, { "SGD", "sgd" },
+    static const struct {
+        const char *ds, *ours;
+    } map[] = {
+        { "Adam", "adam" },    { "AdamW", "adamw" }, { "FusedAdam", "adam" },
+        { "CPUAdam", "adam" }, { "Lion", "lion" },   { "SGD", "sgd" },
     };
     ts_import_obj opt;
     const char *type = NULL;
@@ -184,7 +187,8 @@ static int ds_optimizer(ts_import *im, const ts_import_obj *o, ts_api_err *err)
         if (strcmp(map[i].ds, type) == 0)
             return ts_import_set_str(im, TS_FI_OPTIMIZER, map[i].ours, TS_SRC_DS,
                                      "/deepspeed_config/optimizer/type", err);
-    ts_import_note(im->notes, "/deepspeed_config/optimizer/type \"%.*s\" has no "
+    ts_import_note(im->notes,
+                   "/deepspeed_config/optimizer/type \"%.*s\" has no "
                    "state model here: optimizer keeps its request or default value",
                    ts_utf8_prec(type, 40), type);
     return 0;
@@ -202,38 +206,44 @@ static int ds_checkpointing(ts_import *im, const ts_import_obj *o, ts_api_err *e
      * decides which blocks it wraps.  Whole-layer checkpointing is the
      * usual use (Megatron-DeepSpeed), so: full recompute. */
     ts_import_note(im->notes, "/deepspeed_config/activation_checkpointing: taken as "
-                   "full recompute of every layer (recompute \"full\")");
+                              "full recompute of every layer (recompute \"full\")");
     if (ts_import_bool(&ac, "partition_activations", &on, err) < 0)
         return -1;
     if (on)
         ts_import_note(im->notes, "/deepspeed_config/activation_checkpointing/"
-                       "partition_activations: the split of checkpoints across "
-                       "tensor-parallel ranks is not modelled");
+                                  "partition_activations: the split of checkpoints across "
+                                  "tensor-parallel ranks is not modelled");
     on = false;
     if (ts_import_bool(&ac, "cpu_checkpointing", &on, err) < 0)
         return -1;
     if (on)
         ts_import_note(im->notes, "/deepspeed_config/activation_checkpointing/"
-                       "cpu_checkpointing: checkpoints moved to host memory are "
-                       "still counted on the GPU (an upper bound)");
+                                  "cpu_checkpointing: checkpoints moved to host memory are "
+                                  "still counted on the GPU (an upper bound)");
     return ts_import_set_str(im, TS_FI_RECOMPUTE, "full", TS_SRC_DS,
                              "/deepspeed_config/activation_checkpointing", err);
 }
 
 static void ds_ignored(ts_import *im, const json_t *cfg)
 {
-    static const char *const used[] = {
-        "train_batch_size", "train_micro_batch_size_per_gpu",
-        "gradient_accumulation_steps", "fp16", "bf16", "bfloat16",
-        "zero_optimization", "optimizer", "activation_checkpointing", NULL
-    };
+    static const char *const used[] = { "train_batch_size",
+                                        "train_micro_batch_size_per_gpu",
+                                        "gradient_accumulation_steps",
+                                        "fp16",
+                                        "bf16",
+                                        "bfloat16",
+                                        "zero_optimization",
+                                        "optimizer",
+                                        "activation_checkpointing",
+                                        NULL };
     char list[TS_API_NOTE_LEN - 80];
     size_t n = 0;
     const char *k;
     const json_t *v;
 
     list[0] = '\0';
-    json_object_foreach((json_t *)cfg, k, v) {
+    json_object_foreach((json_t *)cfg, k, v)
+    {
         const char *const *u;
         int w;
 
@@ -241,16 +251,17 @@ static void ds_ignored(ts_import *im, const json_t *cfg)
             ;
         if (*u != NULL || n >= sizeof list)
             continue;
-        w = snprintf(list + n, sizeof list - n, "%s%.*s", n ? ", " : "",
-                     ts_utf8_prec(k, 40), k);
+        w = snprintf(list + n, sizeof list - n, "%s%.*s", n ? ", " : "", ts_utf8_prec(k, 40), k);
         if (w > 0)
             n += (size_t)w;
     }
     (void)v;
     if (n > 0) {
         ts_utf8_trim(list, strlen(list));
-        ts_import_note(im->notes, "/deepspeed_config: keys with no effect on the "
-                       "estimate: %s", list);
+        ts_import_note(im->notes,
+                       "/deepspeed_config: keys with no effect on the "
+                       "estimate: %s",
+                       list);
     }
 }
 
@@ -284,8 +295,7 @@ static const char *micro_from(const ts_api_req *req, const ts_import *im)
 /* No train_batch_size: global_batch = micro x gas x dp.  Past
  * global_batch's range the product is the imported keys' doing, so the
  * 400 names the accumulation key, not a /global_batch nobody sent. */
-static int ds_global_from(ts_api_req *req, const ts_import *im, int64_t dp,
-                          ts_api_err *err)
+static int ds_global_from(ts_api_req *req, const ts_import *im, int64_t dp, ts_api_err *err)
 {
     ts_run *r = &req->run;
     int64_t hi = (int64_t)ts_fields[TS_FI_GLOBAL_BATCH].maximum;
@@ -301,16 +311,17 @@ static int ds_global_from(ts_api_req *req, const ts_import *im, int64_t dp,
     }
     r->global_batch = t;
     req->source[TS_FI_GLOBAL_BATCH] = (unsigned char)im->gas_src;
-    ts_import_note(&req->notes, "global_batch = micro-batch %lld x "
+    ts_import_note(&req->notes,
+                   "global_batch = micro-batch %lld x "
                    "gradient_accumulation_steps %lld (%s) x dp %lld = %lld",
-                   (long long)r->micro_batch, (long long)im->ds_gas, im->gas_origin,
-                   (long long)dp, (long long)t);
+                   (long long)r->micro_batch, (long long)im->ds_gas, im->gas_origin, (long long)dp,
+                   (long long)t);
     return 0;
 }
 
 /* train_batch_size given (it is global_batch): derive what is missing. */
-static int ds_from_train_batch(ts_api_req *req, const ts_import *im, bool has_m,
-                               int64_t dp, ts_api_err *err)
+static int ds_from_train_batch(ts_api_req *req, const ts_import *im, bool has_m, int64_t dp,
+                               ts_api_err *err)
 {
     ts_run *r = &req->run;
     int64_t t = r->global_batch, m = r->micro_batch, g = im->ds_gas;
@@ -337,27 +348,30 @@ static int ds_from_train_batch(ts_api_req *req, const ts_import *im, bool has_m,
         ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, "/deepspeed_config/train_batch_size",
                        "train_batch_size %lld != micro-batch %lld (%s) x "
                        "gradient_accumulation_steps %lld x dp %lld = %lld (DeepSpeed "
-                       "asserts this)", (long long)t, (long long)m,
-                       has_m ? micro_from(req, im) : "train_batch_size / dp",
-                       (long long)g, (long long)dp,
-                       (long long)ts_ckd_mul_sat(ts_ckd_mul_sat(m, g), dp));
+                       "asserts this)",
+                       (long long)t, (long long)m,
+                       has_m ? micro_from(req, im) : "train_batch_size / dp", (long long)g,
+                       (long long)dp, (long long)ts_ckd_mul_sat(ts_ckd_mul_sat(m, g), dp));
         return -1;
     }
     if (has_m && !has_g)
-        ts_import_note(&req->notes, "/deepspeed_config: gradient_accumulation_steps = "
+        ts_import_note(&req->notes,
+                       "/deepspeed_config: gradient_accumulation_steps = "
                        "train_batch_size %lld / micro-batch %lld / dp %lld = %lld, as "
-                       "DeepSpeed derives it", (long long)t, (long long)m, (long long)dp,
-                       (long long)g);
+                       "DeepSpeed derives it",
+                       (long long)t, (long long)m, (long long)dp, (long long)g);
     else if (!has_m && has_g)
-        ts_import_note(&req->notes, "/deepspeed_config: micro-batch = train_batch_size "
+        ts_import_note(&req->notes,
+                       "/deepspeed_config: micro-batch = train_batch_size "
                        "%lld / dp %lld / gradient_accumulation_steps %lld = %lld, as "
-                       "DeepSpeed derives it", (long long)t, (long long)dp, (long long)g,
-                       (long long)m);
+                       "DeepSpeed derives it",
+                       (long long)t, (long long)dp, (long long)g, (long long)m);
     else if (!has_m)
-        ts_import_note(&req->notes, "/deepspeed_config: train_batch_size %lld alone: "
+        ts_import_note(&req->notes,
+                       "/deepspeed_config: train_batch_size %lld alone: "
                        "gradient_accumulation_steps 1 and micro-batch %lld / dp %lld = "
-                       "%lld, as DeepSpeed sets them", (long long)t, (long long)t,
-                       (long long)dp, (long long)m);
+                       "%lld, as DeepSpeed sets them",
+                       (long long)t, (long long)t, (long long)dp, (long long)m);
     if (!has_m) {
         r->micro_batch = m;
         req->source[TS_FI_MICRO_BATCH] = TS_SRC_DS;
@@ -377,8 +391,7 @@ int ts_import_apply_batch(ts_api_req *req, const ts_import *im, ts_api_err *err)
         return 0;
     if (gsrc == TS_SRC_REQUEST || gsrc == TS_SRC_MEGATRON) {
         if (im->ds_gas > 0)
-            ts_import_note(&req->notes, "%s is not used: global_batch is given",
-                           im->gas_origin);
+            ts_import_note(&req->notes, "%s is not used: global_batch is given", im->gas_origin);
         return 0;
     }
     if (im->ds_train_batch && gsrc == TS_SRC_DS)
@@ -390,11 +403,12 @@ int ts_import_apply_batch(ts_api_req *req, const ts_import *im, ts_api_err *err)
         (im->ds_auto & (TS_DS_AUTO_TBS | TS_DS_AUTO_GAS)) == 0) {
         r->global_batch = ts_ckd_mul_sat(r->micro_batch, dp);
         req->source[TS_FI_GLOBAL_BATCH] = TS_SRC_DS;
-        ts_import_note(&req->notes, "/deepspeed_config: train_micro_batch_size_per_gpu "
+        ts_import_note(&req->notes,
+                       "/deepspeed_config: train_micro_batch_size_per_gpu "
                        "%lld alone: gradient_accumulation_steps 1 and train_batch_size = "
                        "micro-batch %lld x dp %lld = %lld, as DeepSpeed sets them",
-                       (long long)r->micro_batch, (long long)r->micro_batch,
-                       (long long)dp, (long long)r->global_batch);
+                       (long long)r->micro_batch, (long long)r->micro_batch, (long long)dp,
+                       (long long)r->global_batch);
     }
     return 0;
 }
@@ -407,31 +421,31 @@ int ts_import_ds(ts_import *im, const json_t *cfg, ts_api_err *err)
 
     if (ts_import_check_size(cfg, "/deepspeed_config", err) != 0)
         return -1;
-    if (ts_import_set_str(im, TS_FI_FRAMEWORK, "deepspeed", TS_SRC_DS,
-                          "/deepspeed_config", err) != 0)
+    if (ts_import_set_str(im, TS_FI_FRAMEWORK, "deepspeed", TS_SRC_DS, "/deepspeed_config", err) !=
+        0)
         return -1;
-    if ((rc = ds_int(im, &root, "train_micro_batch_size_per_gpu", 1, 1048576,
-                     "micro_batch", TS_DS_AUTO_MICRO, &v, err)) < 0)
+    if ((rc = ds_int(im, &root, "train_micro_batch_size_per_gpu", 1, 1048576, "micro_batch",
+                     TS_DS_AUTO_MICRO, &v, err)) < 0)
         return -1;
     if (rc > 0 && ts_import_set_int(im, TS_FI_MICRO_BATCH, v, TS_SRC_DS,
-                                    "/deepspeed_config/train_micro_batch_size_per_gpu",
-                                    err) != 0)
+                                    "/deepspeed_config/train_micro_batch_size_per_gpu", err) != 0)
         return -1;
-    if ((rc = ds_int(im, &root, "gradient_accumulation_steps", 1, 1048576,
-                     "global_batch", TS_DS_AUTO_GAS, &v, err)) < 0)
+    if ((rc = ds_int(im, &root, "gradient_accumulation_steps", 1, 1048576, "global_batch",
+                     TS_DS_AUTO_GAS, &v, err)) < 0)
         return -1;
     if (rc > 0) {
         if (im->ds_gas > 0 && im->ds_gas != v)
-            ts_import_note(im->notes, "gradient_accumulation_steps: %lld from "
-                           "/deepspeed_config overrides %lld from %s", (long long)v,
-                           (long long)im->ds_gas, im->gas_origin);
+            ts_import_note(im->notes,
+                           "gradient_accumulation_steps: %lld from "
+                           "/deepspeed_config overrides %lld from %s",
+                           (long long)v, (long long)im->ds_gas, im->gas_origin);
         im->ds_gas = v;
         im->gas_src = TS_SRC_DS;
         snprintf(im->gas_origin, sizeof im->gas_origin,
                  "/deepspeed_config/gradient_accumulation_steps");
     }
-    if ((rc = ds_int(im, &root, "train_batch_size", 1, DS_BIG,
-                     "global_batch", TS_DS_AUTO_TBS, &v, err)) < 0)
+    if ((rc = ds_int(im, &root, "train_batch_size", 1, DS_BIG, "global_batch", TS_DS_AUTO_TBS, &v,
+                     err)) < 0)
         return -1;
     if (rc > 0) {
         if (ts_import_set_int(im, TS_FI_GLOBAL_BATCH, v, TS_SRC_DS,

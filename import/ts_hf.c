@@ -20,71 +20,121 @@
 
 typedef enum hf_moe {
     HF_MOE_NONE = 0,
-    HF_MOE_MIXTRAL,     /* num_local_experts, num_experts_per_tok */
-    HF_MOE_QWEN3,       /* num_experts, moe_intermediate_size, every layer sparse */
-    HF_MOE_DEEPSEEK,    /* routed + shared experts, first dense layers, MLA */
-    HF_MOE_QWEN2        /* HF_MOE_QWEN3 plus a gated shared expert */
+    HF_MOE_MIXTRAL,  /* num_local_experts, num_experts_per_tok */
+    HF_MOE_QWEN3,    /* num_experts, moe_intermediate_size, every layer sparse */
+    HF_MOE_DEEPSEEK, /* routed + shared experts, first dense layers, MLA */
+    HF_MOE_QWEN2     /* HF_MOE_QWEN3 plus a gated shared expert */
 } hf_moe;
 
 typedef struct hf_spec {
     const char *type;
-    bool gpt2_keys;         /* n_embd, n_layer, n_head, n_inner, n_positions */
-    bool tie_default;       /* tie_word_embeddings when absent */
-    bool gated;             /* SwiGLU / GeGLU: gate, up, down */
-    bool qkv_bias;          /* always (Qwen2) */
-    bool attention_bias_key;/* "attention_bias" -> q, k, v, o biases */
+    bool gpt2_keys;          /* n_embd, n_layer, n_head, n_inner, n_positions */
+    bool tie_default;        /* tie_word_embeddings when absent */
+    bool gated;              /* SwiGLU / GeGLU: gate, up, down */
+    bool qkv_bias;           /* always (Qwen2) */
+    bool attention_bias_key; /* "attention_bias" -> q, k, v, o biases */
     bool attention_bias_default;
-    bool mlp_bias_key;      /* "mlp_bias" (Llama) */
-    bool mlp_bias;          /* always (GPT-2, GPT-NeoX) */
-    bool layernorm;         /* LayerNorm with bias, else RMSNorm */
-    int norms;              /* per layer */
+    bool mlp_bias_key; /* "mlp_bias" (Llama) */
+    bool mlp_bias;     /* always (GPT-2, GPT-NeoX) */
+    bool layernorm;    /* LayerNorm with bias, else RMSNorm */
+    int norms;         /* per layer */
     bool qk_norm;
     int64_t head_dim_default; /* when "head_dim" is absent; 0 = hidden / heads */
     hf_moe moe;
-    bool router_bias;       /* DeepSeek-V3 e_score_correction_bias */
-    bool text_config;       /* multimodal: the language model is in text_config */
-    bool gemma3_defaults;   /* Gemma3TextConfig defaults for absent keys */
+    bool router_bias;     /* DeepSeek-V3 e_score_correction_bias */
+    bool text_config;     /* multimodal: the language model is in text_config */
+    bool gemma3_defaults; /* Gemma3TextConfig defaults for absent keys */
     /* ---- for the model types added with the catalogue (issue 24) ---- */
-    bool falcon_keys;       /* FalconConfig: no intermediate_size, kv heads and norms from flags */
-    bool bloom_keys;        /* BloomConfig: n_layer, n_head, hidden_size (n_embed), MLP 4 h */
-    const char *bias_key;   /* one key for the q, k, v, o biases ("bias", "use_bias") */
+    bool falcon_keys;     /* FalconConfig: no intermediate_size, kv heads and norms from flags */
+    bool bloom_keys;      /* BloomConfig: n_layer, n_head, hidden_size (n_embed), MLP 4 h */
+    const char *bias_key; /* one key for the q, k, v, o biases ("bias", "use_bias") */
     bool bias_key_default;
-    bool bias_key_mlp;      /* ... and the MLP's */
-    bool embed_norm;        /* a LayerNorm after the embedding (BLOOM) */
-    bool norms_weightless;  /* OLMo: LayerNorm without weights (counted; noted) */
-    bool qk_norm_full;      /* OLMo 2: q/k norms over the whole projection (noted) */
-    bool lm_head_bias_key;  /* PhiMoE: "lm_head_bias" (not counted; noted) */
+    bool bias_key_mlp;     /* ... and the MLP's */
+    bool embed_norm;       /* a LayerNorm after the embedding (BLOOM) */
+    bool norms_weightless; /* OLMo: LayerNorm without weights (counted; noted) */
+    bool qk_norm_full;     /* OLMo 2: q/k norms over the whole projection (noted) */
+    bool lm_head_bias_key; /* PhiMoE: "lm_head_bias" (not counted; noted) */
 } hf_spec;
 
 /* Sources: transformers' modeling_<type>.py (q/k/v/o bias arguments, norm
  * classes, tie_word_embeddings defaults of each <Type>Config). */
 static const hf_spec hf_specs[] = {
-    { .type = "llama", .gated = true, .attention_bias_key = true, .mlp_bias_key = true, .norms = 2 },
+    { .type = "llama",
+      .gated = true,
+      .attention_bias_key = true,
+      .mlp_bias_key = true,
+      .norms = 2 },
     { .type = "mistral", .gated = true, .norms = 2 },
     { .type = "mixtral", .gated = true, .norms = 2, .moe = HF_MOE_MIXTRAL },
     { .type = "qwen2", .gated = true, .qkv_bias = true, .norms = 2 },
-    { .type = "qwen3", .gated = true, .attention_bias_key = true, .norms = 2, .qk_norm = true,
+    { .type = "qwen3",
+      .gated = true,
+      .attention_bias_key = true,
+      .norms = 2,
+      .qk_norm = true,
       .head_dim_default = 128 },
-    { .type = "qwen3_moe", .gated = true, .attention_bias_key = true, .norms = 2, .qk_norm = true,
-      .head_dim_default = 128, .moe = HF_MOE_QWEN3 },
-    { .type = "gemma", .tie_default = true, .gated = true, .attention_bias_key = true, .norms = 2,
+    { .type = "qwen3_moe",
+      .gated = true,
+      .attention_bias_key = true,
+      .norms = 2,
+      .qk_norm = true,
+      .head_dim_default = 128,
+      .moe = HF_MOE_QWEN3 },
+    { .type = "gemma",
+      .tie_default = true,
+      .gated = true,
+      .attention_bias_key = true,
+      .norms = 2,
       .head_dim_default = 256 },
-    { .type = "gemma2", .tie_default = true, .gated = true, .attention_bias_key = true, .norms = 4,
+    { .type = "gemma2",
+      .tie_default = true,
+      .gated = true,
+      .attention_bias_key = true,
+      .norms = 4,
       .head_dim_default = 256 },
-    { .type = "gemma3_text", .tie_default = true, .gated = true, .attention_bias_key = true,
-      .norms = 4, .qk_norm = true, .head_dim_default = 256, .gemma3_defaults = true },
-    { .type = "gemma3", .tie_default = true, .gated = true, .attention_bias_key = true,
-      .norms = 4, .qk_norm = true, .head_dim_default = 256, .text_config = true,
+    { .type = "gemma3_text",
+      .tie_default = true,
+      .gated = true,
+      .attention_bias_key = true,
+      .norms = 4,
+      .qk_norm = true,
+      .head_dim_default = 256,
+      .gemma3_defaults = true },
+    { .type = "gemma3",
+      .tie_default = true,
+      .gated = true,
+      .attention_bias_key = true,
+      .norms = 4,
+      .qk_norm = true,
+      .head_dim_default = 256,
+      .text_config = true,
       .gemma3_defaults = true },
     { .type = "phi3", .gated = true, .norms = 2 },
-    { .type = "gpt2", .gpt2_keys = true, .tie_default = true, .qkv_bias = true,
-      .attention_bias_default = true, .mlp_bias = true, .layernorm = true, .norms = 2 },
-    { .type = "gpt_neox", .attention_bias_key = true, .attention_bias_default = true,
-      .mlp_bias = true, .layernorm = true, .norms = 2 },
-    { .type = "deepseek_v2", .gated = true, .attention_bias_key = true, .norms = 2,
+    { .type = "gpt2",
+      .gpt2_keys = true,
+      .tie_default = true,
+      .qkv_bias = true,
+      .attention_bias_default = true,
+      .mlp_bias = true,
+      .layernorm = true,
+      .norms = 2 },
+    { .type = "gpt_neox",
+      .attention_bias_key = true,
+      .attention_bias_default = true,
+      .mlp_bias = true,
+      .layernorm = true,
+      .norms = 2 },
+    { .type = "deepseek_v2",
+      .gated = true,
+      .attention_bias_key = true,
+      .norms = 2,
       .moe = HF_MOE_DEEPSEEK },
-    { .type = "deepseek_v3", .gated = true, .attention_bias_key = true, .norms = 2,
-      .moe = HF_MOE_DEEPSEEK, .router_bias = true },
+    { .type = "deepseek_v3",
+      .gated = true,
+      .attention_bias_key = true,
+      .norms = 2,
+      .moe = HF_MOE_DEEPSEEK,
+      .router_bias = true },
     /* ---- added for the model catalogue (issue 24); transformers paths
      * at the commits of the stored versions read:
      * falcon: models/falcon/modeling_falcon.py@44272086 (FalconAttention:
@@ -117,23 +167,57 @@ static const hf_spec hf_specs[] = {
      * internlm2: not in transformers; internlm/internlm2-7b on the Hub,
      *   modeling_internlm2.py (wqkv and wo bias=config.bias, feed_forward
      *   w1/w3/w2 without bias, RMSNorm). */
-    { .type = "falcon", .falcon_keys = true, .tie_default = true, .layernorm = true,
-      .norms = 1, .bias_key = "bias", .bias_key_mlp = true },
-    { .type = "bloom", .bloom_keys = true, .tie_default = true, .qkv_bias = true,
-      .attention_bias_default = true, .mlp_bias = true, .layernorm = true, .norms = 2,
+    { .type = "falcon",
+      .falcon_keys = true,
+      .tie_default = true,
+      .layernorm = true,
+      .norms = 1,
+      .bias_key = "bias",
+      .bias_key_mlp = true },
+    { .type = "bloom",
+      .bloom_keys = true,
+      .tie_default = true,
+      .qkv_bias = true,
+      .attention_bias_default = true,
+      .mlp_bias = true,
+      .layernorm = true,
+      .norms = 2,
       .embed_norm = true },
-    { .type = "starcoder2", .tie_default = true, .layernorm = true, .norms = 2,
-      .bias_key = "use_bias", .bias_key_default = true, .bias_key_mlp = true },
-    { .type = "granite", .gated = true, .attention_bias_key = true, .mlp_bias_key = true,
+    { .type = "starcoder2",
+      .tie_default = true,
+      .layernorm = true,
+      .norms = 2,
+      .bias_key = "use_bias",
+      .bias_key_default = true,
+      .bias_key_mlp = true },
+    { .type = "granite",
+      .gated = true,
+      .attention_bias_key = true,
+      .mlp_bias_key = true,
       .norms = 2 },
-    { .type = "granitemoe", .gated = true, .attention_bias_key = true, .norms = 2,
+    { .type = "granitemoe",
+      .gated = true,
+      .attention_bias_key = true,
+      .norms = 2,
       .moe = HF_MOE_MIXTRAL },
-    { .type = "olmo", .gated = true, .attention_bias_key = true, .norms = 2,
+    { .type = "olmo",
+      .gated = true,
+      .attention_bias_key = true,
+      .norms = 2,
       .norms_weightless = true },
-    { .type = "olmo2", .gated = true, .attention_bias_key = true, .norms = 2, .qk_norm = true,
+    { .type = "olmo2",
+      .gated = true,
+      .attention_bias_key = true,
+      .norms = 2,
+      .qk_norm = true,
       .qk_norm_full = true },
-    { .type = "phimoe", .gated = true, .attention_bias_key = true, .layernorm = true,
-      .norms = 2, .moe = HF_MOE_MIXTRAL, .lm_head_bias_key = true },
+    { .type = "phimoe",
+      .gated = true,
+      .attention_bias_key = true,
+      .layernorm = true,
+      .norms = 2,
+      .moe = HF_MOE_MIXTRAL,
+      .lm_head_bias_key = true },
     { .type = "qwen2_moe", .gated = true, .qkv_bias = true, .norms = 2, .moe = HF_MOE_QWEN2 },
     { .type = "internlm2", .gated = true, .norms = 2, .bias_key = "bias" },
 };
@@ -141,10 +225,10 @@ static const hf_spec hf_specs[] = {
 #define HF_N (sizeof hf_specs / sizeof hf_specs[0])
 
 const char *const ts_import_hf_types[HF_N + 1] = {
-    "llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "gemma", "gemma2",
-    "gemma3_text", "gemma3", "phi3", "gpt2", "gpt_neox", "deepseek_v2",
-    "deepseek_v3", "falcon", "bloom", "starcoder2", "granite", "granitemoe", "olmo",
-    "olmo2", "phimoe", "qwen2_moe", "internlm2", NULL
+    "llama",       "mistral",     "mixtral",   "qwen2",      "qwen3",   "qwen3_moe",  "gemma",
+    "gemma2",      "gemma3_text", "gemma3",    "phi3",       "gpt2",    "gpt_neox",   "deepseek_v2",
+    "deepseek_v3", "falcon",      "bloom",     "starcoder2", "granite", "granitemoe", "olmo",
+    "olmo2",       "phimoe",      "qwen2_moe", "internlm2",  NULL
 };
 
 /* Every value a row can produce, before it becomes request members. */
@@ -157,17 +241,38 @@ typedef struct hf_shape {
 } hf_shape;
 
 enum {
-    K_LAYERS, K_HIDDEN, K_HEADS, K_KV, K_FFN, K_VOCAB, K_HEAD_DIM, K_POS,
-    K_EXPERTS, K_TOPK, K_MOE_FFN, K_SHARED, K_DENSE, K_QLORA, K_KVLORA,
-    K_NOPE, K_ROPE, K_VDIM, K_TIE, K_BIAS, K_NORMS
+    K_LAYERS,
+    K_HIDDEN,
+    K_HEADS,
+    K_KV,
+    K_FFN,
+    K_VOCAB,
+    K_HEAD_DIM,
+    K_POS,
+    K_EXPERTS,
+    K_TOPK,
+    K_MOE_FFN,
+    K_SHARED,
+    K_DENSE,
+    K_QLORA,
+    K_KVLORA,
+    K_NOPE,
+    K_ROPE,
+    K_VDIM,
+    K_TIE,
+    K_BIAS,
+    K_NORMS
 };
 
 /* Gemma3TextConfig's defaults (transformers configuration_gemma3.py):
  * the released multimodal configs leave most of text_config to them. */
-static const struct { const char *key; int64_t v; } gemma3_defaults[] = {
-    { "vocab_size", 262208 }, { "hidden_size", 2304 }, { "intermediate_size", 9216 },
-    { "num_hidden_layers", 26 }, { "num_attention_heads", 8 },
-    { "num_key_value_heads", 4 }, { "head_dim", 256 },
+static const struct {
+    const char *key;
+    int64_t v;
+} gemma3_defaults[] = {
+    { "vocab_size", 262208 },    { "hidden_size", 2304 },      { "intermediate_size", 9216 },
+    { "num_hidden_layers", 26 }, { "num_attention_heads", 8 }, { "num_key_value_heads", 4 },
+    { "head_dim", 256 },
 };
 
 static int64_t gemma3_default(const char *key)
@@ -182,9 +287,9 @@ static int64_t gemma3_default(const char *key)
 
 /* Read an integer key into *v with origin; a Gemma 3 default fills an
  * absent one (listed in *defaulted).  Returns 1, 0 (absent), -1 error. */
-static int hf_int(const ts_import_obj *o, const hf_spec *s, const char *key,
-                  int64_t lo, bool required, int64_t *v, char *origin,
-                  char *defaulted, size_t dlen, ts_api_err *err)
+static int hf_int(const ts_import_obj *o, const hf_spec *s, const char *key, int64_t lo,
+                  bool required, int64_t *v, char *origin, char *defaulted, size_t dlen,
+                  ts_api_err *err)
 {
     int rc;
     int64_t d = s->gemma3_defaults ? gemma3_default(key) : 0;
@@ -214,8 +319,8 @@ static int hf_read_qwen2_shared(const ts_import_obj *o, hf_shape *h, ts_api_note
     int64_t width = 0;
     char ptr[TS_IMPORT_ORIGIN_LEN];
 
-    if (ts_import_int(o, "shared_expert_intermediate_size", 0, INT64_C(1) << 40, false,
-                      &width, err) < 0)
+    if (ts_import_int(o, "shared_expert_intermediate_size", 0, INT64_C(1) << 40, false, &width,
+                      err) < 0)
         return -1;
     if (width == 0)
         return 0;
@@ -224,22 +329,23 @@ static int hf_read_qwen2_shared(const ts_import_obj *o, hf_shape *h, ts_api_note
         ts_api_err_set(err, TS_PROB_UNSUPPORTED_CONFIG, ptr,
                        "shared_expert_intermediate_size %lld is not a multiple of "
                        "moe_intermediate_size %lld: a shared expert of its own width is "
-                       "not modelled", (long long)width, (long long)h->moe_ffn);
+                       "not modelled",
+                       (long long)width, (long long)h->moe_ffn);
         return -1;
     }
     h->shared = width / h->moe_ffn;
     h->shared_gate = true;
     snprintf(h->o[K_SHARED], TS_IMPORT_ORIGIN_LEN, "%s", ptr);
     if (h->shared > 1)
-        ts_import_note(notes, "%s %lld = %lld x moe_intermediate_size: counted as %lld "
-                       "shared experts of that width (the same weights and FLOPs)", ptr,
-                       (long long)width, (long long)h->shared, (long long)h->shared);
+        ts_import_note(notes,
+                       "%s %lld = %lld x moe_intermediate_size: counted as %lld "
+                       "shared experts of that width (the same weights and FLOPs)",
+                       ptr, (long long)width, (long long)h->shared, (long long)h->shared);
     return 0;
 }
 
 /* FalconConfig and BloomConfig name the shape their own way. */
-static int hf_read_more_keys(const ts_import_obj *o, const hf_spec *s, hf_shape *h,
-                             ts_api_err *err)
+static int hf_read_more_keys(const ts_import_obj *o, const hf_spec *s, hf_shape *h, ts_api_err *err)
 {
     const int64_t big = INT64_C(1) << 40;
     const char *layers = s->bloom_keys ? "n_layer" : "num_hidden_layers";
@@ -303,25 +409,29 @@ static void hf_notes_more(const ts_import_obj *o, const hf_spec *s, const hf_sha
     const json_t *v;
 
     if (s->norms_weightless)
-        ts_import_note(notes, "%s: OLMo's LayerNorms have no weights; the %lld norm "
+        ts_import_note(notes,
+                       "%s: OLMo's LayerNorms have no weights; the %lld norm "
                        "vectors of %lld counted here (%lld parameters) are not in the "
-                       "checkpoint", o->base, (long long)(2 * h->layers + 1),
-                       (long long)h->hidden, (long long)((2 * h->layers + 1) * h->hidden));
+                       "checkpoint",
+                       o->base, (long long)(2 * h->layers + 1), (long long)h->hidden,
+                       (long long)((2 * h->layers + 1) * h->hidden));
     if (s->qk_norm_full)
-        ts_import_note(notes, "%s: OLMo 2 normalises q and k over the whole projection "
+        ts_import_note(notes,
+                       "%s: OLMo 2 normalises q and k over the whole projection "
                        "((heads + kv_heads) x head_dim = %lld weights a layer), counted as "
-                       "2 x head_dim: %lld parameters short", o->base,
-                       (long long)((h->heads + kv) * d),
+                       "2 x head_dim: %lld parameters short",
+                       o->base, (long long)((h->heads + kv) * d),
                        (long long)(((h->heads + kv) * d - 2 * d) * h->layers));
     if (s->lm_head_bias_key && (v = json_object_get(o->obj, "lm_head_bias")) != NULL &&
         json_is_true(v))
-        ts_import_note(notes, "%s/lm_head_bias: the output head's %lld biases are not "
-                       "counted", o->base, (long long)h->vocab);
+        ts_import_note(notes,
+                       "%s/lm_head_bias: the output head's %lld biases are not "
+                       "counted",
+                       o->base, (long long)h->vocab);
 }
 
 /* MixtralConfig (GraniteMoe, PhiMoE): num_local_experts, top-k default 2. */
-static int hf_read_mixtral(const ts_import_obj *o, const hf_spec *s, hf_shape *h,
-                           ts_api_err *err)
+static int hf_read_mixtral(const ts_import_obj *o, const hf_spec *s, hf_shape *h, ts_api_err *err)
 {
     const int64_t big = INT64_C(1) << 40;
     int rc;
@@ -330,8 +440,8 @@ static int hf_read_mixtral(const ts_import_obj *o, const hf_spec *s, hf_shape *h
         return -1;
     ts_import_ptr(h->o[K_EXPERTS], TS_IMPORT_ORIGIN_LEN, o, "num_local_experts");
     h->top_k = 2; /* MixtralConfig's default (GraniteMoe's and PhiMoE's too) */
-    snprintf(h->o[K_TOPK], TS_IMPORT_ORIGIN_LEN, "%s (%s default num_experts_per_tok)",
-             o->base, s->type);
+    snprintf(h->o[K_TOPK], TS_IMPORT_ORIGIN_LEN, "%s (%s default num_experts_per_tok)", o->base,
+             s->type);
     if ((rc = ts_import_int(o, "num_experts_per_tok", 1, big, false, &h->top_k, err)) < 0)
         return -1;
     if (rc > 0)
@@ -407,20 +517,23 @@ static int hf_read_deepseek(const ts_import_obj *o, const hf_spec *s, hf_shape *
         ts_import_ptr(ptr, sizeof ptr, o, "moe_layer_freq");
         ts_api_err_set(err, TS_PROB_UNSUPPORTED_CONFIG, ptr,
                        "moe_layer_freq %lld (MoE only every n-th layer) is not modelled; "
-                       "only 1 is", (long long)freq);
+                       "only 1 is",
+                       (long long)freq);
         return -1;
     }
     if (mtp > 0)
-        ts_import_note(notes, "%s/num_nextn_predict_layers %lld: the multi-token "
+        ts_import_note(notes,
+                       "%s/num_nextn_predict_layers %lld: the multi-token "
                        "prediction module is not counted (DeepSeek-V3's 671B excludes "
-                       "its 14B MTP weights)", o->base, (long long)mtp);
+                       "its 14B MTP weights)",
+                       o->base, (long long)mtp);
     if (s->router_bias || (method != NULL && strcmp(method, "noaux_tc") == 0))
         h->router_bias = true;
     return 0;
 }
 
-static int hf_read_moe(const ts_import_obj *o, const hf_spec *s, hf_shape *h,
-                       ts_api_notes *notes, ts_api_err *err)
+static int hf_read_moe(const ts_import_obj *o, const hf_spec *s, hf_shape *h, ts_api_notes *notes,
+                       ts_api_err *err)
 {
     if (s->moe == HF_MOE_MIXTRAL)
         return hf_read_mixtral(o, s, h, err);
@@ -467,16 +580,15 @@ static int hf_read_keys(const ts_import_obj *o, const hf_spec *s, hf_shape *h, c
 {
     int rc;
 
-    if (hf_int(o, s, "num_hidden_layers", 1, true, &h->layers, h->o[K_LAYERS],
-               defaulted, dlen, err) < 0 ||
-        hf_int(o, s, "hidden_size", 1, true, &h->hidden, h->o[K_HIDDEN],
-               defaulted, dlen, err) < 0 ||
-        hf_int(o, s, "num_attention_heads", 1, true, &h->heads, h->o[K_HEADS],
-               defaulted, dlen, err) < 0 ||
-        hf_int(o, s, "intermediate_size", 1, true, &h->ffn, h->o[K_FFN],
-               defaulted, dlen, err) < 0 ||
-        hf_int(o, s, "vocab_size", 1, true, &h->vocab, h->o[K_VOCAB],
-               defaulted, dlen, err) < 0)
+    if (hf_int(o, s, "num_hidden_layers", 1, true, &h->layers, h->o[K_LAYERS], defaulted, dlen,
+               err) < 0 ||
+        hf_int(o, s, "hidden_size", 1, true, &h->hidden, h->o[K_HIDDEN], defaulted, dlen, err) <
+            0 ||
+        hf_int(o, s, "num_attention_heads", 1, true, &h->heads, h->o[K_HEADS], defaulted, dlen,
+               err) < 0 ||
+        hf_int(o, s, "intermediate_size", 1, true, &h->ffn, h->o[K_FFN], defaulted, dlen, err) <
+            0 ||
+        hf_int(o, s, "vocab_size", 1, true, &h->vocab, h->o[K_VOCAB], defaulted, dlen, err) < 0)
         return -1;
     if (s->moe == HF_MOE_DEEPSEEK)
         return 0;
@@ -484,8 +596,8 @@ static int hf_read_keys(const ts_import_obj *o, const hf_spec *s, hf_shape *h, c
     if (hf_int(o, s, "num_key_value_heads", 1, false, &h->kv_heads, h->o[K_KV], defaulted, dlen,
                err) < 0)
         return -1;
-    if ((rc = hf_int(o, s, "head_dim", 1, false, &h->head_dim, h->o[K_HEAD_DIM], defaulted,
-                     dlen, err)) < 0)
+    if ((rc = hf_int(o, s, "head_dim", 1, false, &h->head_dim, h->o[K_HEAD_DIM], defaulted, dlen,
+                     err)) < 0)
         return -1;
     if (rc == 0 && s->head_dim_default != 0) {
         h->head_dim = s->head_dim_default;
@@ -497,15 +609,14 @@ static int hf_read_keys(const ts_import_obj *o, const hf_spec *s, hf_shape *h, c
 
 /* tie_word_embeddings (the type's default when absent) and the biases:
  * attention_bias, mlp_bias, or the type's one key for them. */
-static int hf_read_tie_bias(const ts_import_obj *o, const hf_spec *s, hf_shape *h,
-                            ts_api_err *err)
+static int hf_read_tie_bias(const ts_import_obj *o, const hf_spec *s, hf_shape *h, ts_api_err *err)
 {
     bool b;
     int rc;
 
     h->tied = s->tie_default;
-    snprintf(h->o[K_TIE], TS_IMPORT_ORIGIN_LEN, "%s (%s default tie_word_embeddings)",
-             o->base, s->type);
+    snprintf(h->o[K_TIE], TS_IMPORT_ORIGIN_LEN, "%s (%s default tie_word_embeddings)", o->base,
+             s->type);
     if ((rc = ts_import_bool(o, "tie_word_embeddings", &h->tied, err)) < 0)
         return -1;
     if (rc > 0)
@@ -539,8 +650,8 @@ static int hf_read_tie_bias(const ts_import_obj *o, const hf_spec *s, hf_shape *
     return 0;
 }
 
-static int hf_read(const ts_import_obj *o, const hf_spec *s, hf_shape *h,
-                   ts_api_notes *notes, ts_api_err *err)
+static int hf_read(const ts_import_obj *o, const hf_spec *s, hf_shape *h, ts_api_notes *notes,
+                   ts_api_err *err)
 {
     char defaulted[200] = "";
     int rc;
@@ -567,19 +678,21 @@ static int hf_read(const ts_import_obj *o, const hf_spec *s, hf_shape *h,
         return -1;
     }
     if (defaulted[0] != '\0')
-        ts_import_note(notes, "%s: absent keys take Gemma3TextConfig defaults: %s",
-                       o->base, defaulted);
+        ts_import_note(notes, "%s: absent keys take Gemma3TextConfig defaults: %s", o->base,
+                       defaulted);
     return 0;
 }
 
 /* Propose every member the shape gives; 0 or -1. */
-static int hf_emit(ts_import *im, const hf_spec *s, const hf_shape *h,
-                   ts_api_src S, ts_api_err *err)
+static int hf_emit(ts_import *im, const hf_spec *s, const hf_shape *h, ts_api_src S,
+                   ts_api_err *err)
 {
-#define EMIT_I(fi, v, k) \
-    if (ts_import_set_int(im, fi, v, S, h->o[k], err) != 0) return -1
-#define EMIT_B(fi, v, k) \
-    if (ts_import_set_bool(im, fi, v, S, h->o[k], err) != 0) return -1
+#define EMIT_I(fi, v, k)                                    \
+    if (ts_import_set_int(im, fi, v, S, h->o[k], err) != 0) \
+    return -1
+#define EMIT_B(fi, v, k)                                     \
+    if (ts_import_set_bool(im, fi, v, S, h->o[k], err) != 0) \
+    return -1
 
     EMIT_I(TS_FI_LAYERS, h->layers, K_LAYERS);
     EMIT_I(TS_FI_HIDDEN, h->hidden, K_HIDDEN);
@@ -612,8 +725,8 @@ static int hf_emit(ts_import *im, const hf_spec *s, const hf_shape *h,
     EMIT_I(TS_FI_QK_NOPE_DIM, h->nope, K_NOPE);
     EMIT_I(TS_FI_QK_ROPE_DIM, h->rope, K_ROPE);
     EMIT_I(TS_FI_V_HEAD_DIM, h->v_dim, K_VDIM);
-    if (ts_import_set_str(im, TS_FI_NORM, s->layernorm ? "layernorm" : "rmsnorm",
-                          S, h->o[K_BIAS], err) != 0)
+    if (ts_import_set_str(im, TS_FI_NORM, s->layernorm ? "layernorm" : "rmsnorm", S, h->o[K_BIAS],
+                          err) != 0)
         return -1;
     /* A shape replaces any preset's: no stale plain count. */
     if (ts_import_set(im, TS_FI_PARAMS, json_null(), S, h->o[K_LAYERS], err) != 0)
@@ -623,8 +736,7 @@ static int hf_emit(ts_import *im, const hf_spec *s, const hf_shape *h,
     return 0;
 }
 
-static void hf_notes(const ts_import_obj *o, const ts_import_obj *root,
-                     ts_api_notes *notes)
+static void hf_notes(const ts_import_obj *o, const ts_import_obj *root, ts_api_notes *notes)
 {
     const json_t *v;
 
@@ -634,30 +746,32 @@ static void hf_notes(const ts_import_obj *o, const ts_import_obj *root,
                              "type; the training precision is the precision member",
                              root->base, ts_utf8_prec(json_string_value(v), 40),
                              json_string_value(v));
-    if ((v = json_object_get(o->obj, "max_position_embeddings")) != NULL &&
-        json_is_number(v))
+    if ((v = json_object_get(o->obj, "max_position_embeddings")) != NULL && json_is_number(v))
         ts_import_note_about(notes, TS_FI_SEQ, TS_SRC_HF,
                              "%s/max_position_embeddings %.0f is the context limit, "
-                             "not the training sequence length (give seq)", o->base,
-                             json_number_value(v));
+                             "not the training sequence length (give seq)",
+                             o->base, json_number_value(v));
     if (json_object_get(root->obj, "vision_config") != NULL)
-        ts_import_note(notes, "%s/vision_config: the vision tower and projector are "
-                       "not counted, only the language model", root->base);
+        ts_import_note(notes,
+                       "%s/vision_config: the vision tower and projector are "
+                       "not counted, only the language model",
+                       root->base);
     if (json_object_get(root->obj, "quantization_config") != NULL)
-        ts_import_note(notes, "%s/quantization_config: the checkpoint's storage "
-                       "quantization does not change the parameter count", root->base);
+        ts_import_note(notes,
+                       "%s/quantization_config: the checkpoint's storage "
+                       "quantization does not change the parameter count",
+                       root->base);
 }
 
 /* A model_type without a row (issue 24 item 5): Llama-like when the file
  * has the keys every Llama-style config.json has (noted, into *like),
  * else NULL and a 400 at the first missing key, naming every one. */
-static const hf_spec *hf_unknown_type(const ts_import_obj *root, const char *type,
-                                      hf_spec *like, ts_api_notes *notes, ts_api_err *err)
+static const hf_spec *hf_unknown_type(const ts_import_obj *root, const char *type, hf_spec *like,
+                                      ts_api_notes *notes, ts_api_err *err)
 {
-    static const char *const std_keys[] = {
-        "num_hidden_layers", "hidden_size", "num_attention_heads", "intermediate_size",
-        "vocab_size"
-    };
+    static const char *const std_keys[] = { "num_hidden_layers", "hidden_size",
+                                            "num_attention_heads", "intermediate_size",
+                                            "vocab_size" };
     char list[512], missing[400], first[TS_IMPORT_ORIGIN_LEN], ptr[TS_IMPORT_ORIGIN_LEN];
     size_t n = 0, m = 0, i;
     char got[64];
@@ -665,8 +779,8 @@ static const hf_spec *hf_unknown_type(const ts_import_obj *root, const char *typ
 
     list[0] = '\0';
     for (i = 0; ts_import_hf_types[i] != NULL && n < sizeof list; i++) {
-        int k = snprintf(list + n, sizeof list - n, "%s\"%s\"", i ? ", " : "",
-                         ts_import_hf_types[i]);
+        int k =
+            snprintf(list + n, sizeof list - n, "%s\"%s\"", i ? ", " : "", ts_import_hf_types[i]);
         if (k < 0)
             break;
         n += (size_t)k;
@@ -690,24 +804,26 @@ static const hf_spec *hf_unknown_type(const ts_import_obj *root, const char *typ
     if (first[0] != '\0') {
         ts_api_err_set(err, TS_PROB_UNSUPPORTED_MODEL_TYPE, first,
                        "model_type \"%s\" is not supported, and the file lacks standard "
-                       "keys that would read it as Llama-like: %s; supported: %s", got,
-                       missing, list);
+                       "keys that would read it as Llama-like: %s; supported: %s",
+                       got, missing, list);
         return NULL;
     }
     /* The Llama row, named for what it is in origins and notes. */
     *like = hf_specs[0];
     like->type = "Llama-like";
-    ts_import_note(notes, "%s/model_type \"%s\" is not one trainsize models: read "
+    ts_import_note(notes,
+                   "%s/model_type \"%s\" is not one trainsize models: read "
                    "as Llama-like (RMSNorm, gated MLP, biases only from attention_bias and "
                    "mlp_bias, tie_word_embeddings false unless given); check params.total "
-                   "against the checkpoint", root->base, got);
+                   "against the checkpoint",
+                   root->base, got);
     return like;
 }
 
 /* base names the document in errors and notes ("/hf_config"; the
  * catalogue's "/model (<id>)"), src is every value's source. */
-int ts_import_hf_from(ts_import *im, const json_t *cfg, const char *base,
-                      ts_api_src src, ts_api_err *err)
+int ts_import_hf_from(ts_import *im, const json_t *cfg, const char *base, ts_api_src src,
+                      ts_api_err *err)
 {
     ts_import_obj root = { cfg, "" };
     ts_import_obj text;

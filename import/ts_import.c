@@ -13,10 +13,9 @@
 #include "ts_import.h"
 
 const char *const ts_import_members[TS_IMP_COUNT + 1] = {
-    [TS_IMP_HF] = "hf_config", [TS_IMP_AXOLOTL] = "axolotl_config",
-    [TS_IMP_NEMO] = "nemo_config",
-    [TS_IMP_DS] = "deepspeed_config", [TS_IMP_MEGA] = "megatron_args",
-    [TS_IMP_COUNT] = NULL
+    [TS_IMP_HF] = "hf_config",       [TS_IMP_AXOLOTL] = "axolotl_config",
+    [TS_IMP_NEMO] = "nemo_config",   [TS_IMP_DS] = "deepspeed_config",
+    [TS_IMP_MEGA] = "megatron_args", [TS_IMP_COUNT] = NULL
 };
 
 const char *const *ts_api_import_members(void)
@@ -25,14 +24,10 @@ const char *const *ts_api_import_members(void)
 }
 
 static const char *const ts_src_names[TS_SRC_COUNT] = {
-    [TS_SRC_DEFAULT] = "default",
-    [TS_SRC_PRESET] = "preset",
-    [TS_SRC_CATALOGUE] = "catalogue",
-    [TS_SRC_HF] = "hf_config",
-    [TS_SRC_AXOLOTL] = "axolotl_config",
-    [TS_SRC_NEMO] = "nemo_config",
-    [TS_SRC_DS] = "deepspeed_config",
-    [TS_SRC_MEGATRON] = "megatron_args",
+    [TS_SRC_DEFAULT] = "default",        [TS_SRC_PRESET] = "preset",
+    [TS_SRC_CATALOGUE] = "catalogue",    [TS_SRC_HF] = "hf_config",
+    [TS_SRC_AXOLOTL] = "axolotl_config", [TS_SRC_NEMO] = "nemo_config",
+    [TS_SRC_DS] = "deepspeed_config",    [TS_SRC_MEGATRON] = "megatron_args",
     [TS_SRC_REQUEST] = "request",
 };
 
@@ -57,15 +52,13 @@ void ts_import_free(ts_import *im)
     }
 }
 
-static void note_v(ts_api_notes *n, size_t about, ts_api_src by, const char *fmt,
-                   va_list ap)
+static void note_v(ts_api_notes *n, size_t about, ts_api_src by, const char *fmt, va_list ap)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 0)))
 #endif
     ;
 
-static void note_v(ts_api_notes *n, size_t about, ts_api_src by, const char *fmt,
-                   va_list ap)
+static void note_v(ts_api_notes *n, size_t about, ts_api_src by, const char *fmt, va_list ap)
 {
     int len;
 
@@ -94,8 +87,7 @@ void ts_import_note(ts_api_notes *n, const char *fmt, ...)
     va_end(ap);
 }
 
-void ts_import_note_about(ts_api_notes *n, ts_field_id fi, ts_api_src by,
-                          const char *fmt, ...)
+void ts_import_note_about(ts_api_notes *n, ts_field_id fi, ts_api_src by, const char *fmt, ...)
 {
     va_list ap;
 
@@ -113,7 +105,7 @@ void ts_import_notes_settle(ts_api_notes *n, const unsigned char *source)
         unsigned char from = about < TS_FI_COUNT ? source[about] : TS_SRC_DEFAULT;
 
         if (from != TS_SRC_DEFAULT && from != TS_SRC_PRESET && from != n->by[i])
-            continue;   /* the user gave it: nothing left to say */
+            continue; /* the user gave it: nothing left to say */
         if (k != i) {
             memcpy(n->text[k], n->text[i], sizeof n->text[k]);
             n->about[k] = n->about[i];
@@ -126,12 +118,11 @@ void ts_import_notes_settle(ts_api_notes *n, const unsigned char *source)
 
 static void oom(ts_api_err *err)
 {
-    ts_api_err_set(err, TS_PROB_OUT_OF_MEMORY, NULL,
-                   "out of memory reading an imported config");
+    ts_api_err_set(err, TS_PROB_OUT_OF_MEMORY, NULL, "out of memory reading an imported config");
 }
 
-int ts_import_set(ts_import *im, ts_field_id fi, json_t *v, ts_api_src src,
-                  const char *origin, ts_api_err *err)
+int ts_import_set(ts_import *im, ts_field_id fi, json_t *v, ts_api_src src, const char *origin,
+                  ts_api_err *err)
 {
     if (v == NULL) {
         oom(err);
@@ -149,9 +140,8 @@ int ts_import_set(ts_import *im, ts_field_id fi, json_t *v, ts_api_src src,
             ts_utf8_copy(b, sizeof b, sb != NULL ? sb : "?");
             free(sa);
             free(sb);
-            ts_import_note(im->notes, "%s: %s from %s overrides %s from %s",
-                           ts_fields[fi].name, b, origin, a,
-                           im->origin[fi]);
+            ts_import_note(im->notes, "%s: %s from %s overrides %s from %s", ts_fields[fi].name, b,
+                           origin, a, im->origin[fi]);
         }
         json_decref(im->vals[fi]);
     }
@@ -161,20 +151,20 @@ int ts_import_set(ts_import *im, ts_field_id fi, json_t *v, ts_api_src src,
     return 0;
 }
 
-int ts_import_set_int(ts_import *im, ts_field_id fi, int64_t v, ts_api_src src,
-                      const char *origin, ts_api_err *err)
+int ts_import_set_int(ts_import *im, ts_field_id fi, int64_t v, ts_api_src src, const char *origin,
+                      ts_api_err *err)
 {
     return ts_import_set(im, fi, json_integer((json_int_t)v), src, origin, err);
 }
 
-int ts_import_set_bool(ts_import *im, ts_field_id fi, bool v, ts_api_src src,
-                       const char *origin, ts_api_err *err)
+int ts_import_set_bool(ts_import *im, ts_field_id fi, bool v, ts_api_src src, const char *origin,
+                       ts_api_err *err)
 {
     return ts_import_set(im, fi, json_boolean(v), src, origin, err);
 }
 
-int ts_import_set_str(ts_import *im, ts_field_id fi, const char *v,
-                      ts_api_src src, const char *origin, ts_api_err *err)
+int ts_import_set_str(ts_import *im, ts_field_id fi, const char *v, ts_api_src src,
+                      const char *origin, ts_api_err *err)
 {
     return ts_import_set(im, fi, json_string(v), src, origin, err);
 }
@@ -209,15 +199,23 @@ void ts_import_ptr_add(char *buf, size_t size, const char *key)
 static const char *kind(const json_t *v)
 {
     switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a real number";
+    case JSON_OBJECT:
+        return "an object";
+    case JSON_ARRAY:
+        return "an array";
+    case JSON_STRING:
+        return "a string";
+    case JSON_INTEGER:
+        return "an integer";
+    case JSON_REAL:
+        return "a real number";
     case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    case JSON_NULL: return "null";
-    default: return "something else";
+    case JSON_FALSE:
+        return "a boolean";
+    case JSON_NULL:
+        return "null";
+    default:
+        return "something else";
     }
 }
 
@@ -226,12 +224,11 @@ static void missing(const ts_import_obj *o, const char *key, ts_api_err *err)
     char ptr[TS_IMPORT_ORIGIN_LEN];
 
     ts_import_ptr(ptr, sizeof ptr, o, key);
-    ts_api_err_set(err, TS_PROB_MISSING_FIELD, ptr,
-                   "%s is required in %s", key, o->base);
+    ts_api_err_set(err, TS_PROB_MISSING_FIELD, ptr, "%s is required in %s", key, o->base);
 }
 
-int ts_import_int(const ts_import_obj *o, const char *key, int64_t lo,
-                  int64_t hi, bool required, int64_t *out, ts_api_err *err)
+int ts_import_int(const ts_import_obj *o, const char *key, int64_t lo, int64_t hi, bool required,
+                  int64_t *out, ts_api_err *err)
 {
     const json_t *v = json_object_get(o->obj, key);
     char ptr[TS_IMPORT_ORIGIN_LEN];
@@ -249,8 +246,8 @@ int ts_import_int(const ts_import_obj *o, const char *key, int64_t lo,
      * integer is a number without a fraction (JSON Schema's rule), and
      * the bounds here are far below 2^53, where that is exact. */
     if (!json_is_number(v)) {
-        ts_api_err_set(err, TS_PROB_INVALID_TYPE, ptr,
-                       "%s must be an integer, got %s", ptr, kind(v));
+        ts_api_err_set(err, TS_PROB_INVALID_TYPE, ptr, "%s must be an integer, got %s", ptr,
+                       kind(v));
         return -1;
     }
     d = json_number_value(v);
@@ -261,16 +258,15 @@ int ts_import_int(const ts_import_obj *o, const char *key, int64_t lo,
     }
     if (d < (double)lo || d > (double)hi) {
         ts_api_err_set(err, TS_PROB_OUT_OF_RANGE, ptr,
-                       "%s must be an integer from %lld to %lld, got %.17g", ptr,
-                       (long long)lo, (long long)hi, d);
+                       "%s must be an integer from %lld to %lld, got %.17g", ptr, (long long)lo,
+                       (long long)hi, d);
         return -1;
     }
     *out = (int64_t)d;
     return 1;
 }
 
-int ts_import_bool(const ts_import_obj *o, const char *key, bool *out,
-                   ts_api_err *err)
+int ts_import_bool(const ts_import_obj *o, const char *key, bool *out, ts_api_err *err)
 {
     const json_t *v = json_object_get(o->obj, key);
     char ptr[TS_IMPORT_ORIGIN_LEN];
@@ -279,16 +275,16 @@ int ts_import_bool(const ts_import_obj *o, const char *key, bool *out,
         return 0;
     if (!json_is_boolean(v)) {
         ts_import_ptr(ptr, sizeof ptr, o, key);
-        ts_api_err_set(err, TS_PROB_INVALID_TYPE, ptr,
-                       "%s must be true or false, got %s", ptr, kind(v));
+        ts_api_err_set(err, TS_PROB_INVALID_TYPE, ptr, "%s must be true or false, got %s", ptr,
+                       kind(v));
         return -1;
     }
     *out = json_is_true(v);
     return 1;
 }
 
-int ts_import_str(const ts_import_obj *o, const char *key, bool required,
-                  const char **out, ts_api_err *err)
+int ts_import_str(const ts_import_obj *o, const char *key, bool required, const char **out,
+                  ts_api_err *err)
 {
     const json_t *v = json_object_get(o->obj, key);
     char ptr[TS_IMPORT_ORIGIN_LEN];
@@ -302,16 +298,14 @@ int ts_import_str(const ts_import_obj *o, const char *key, bool required,
     }
     if (!json_is_string(v)) {
         ts_import_ptr(ptr, sizeof ptr, o, key);
-        ts_api_err_set(err, TS_PROB_INVALID_TYPE, ptr,
-                       "%s must be a string, got %s", ptr, kind(v));
+        ts_api_err_set(err, TS_PROB_INVALID_TYPE, ptr, "%s must be a string, got %s", ptr, kind(v));
         return -1;
     }
     *out = json_string_value(v);
     return 1;
 }
 
-int ts_import_sub(const ts_import_obj *o, const char *key,
-                  ts_import_obj *sub, ts_api_err *err)
+int ts_import_sub(const ts_import_obj *o, const char *key, ts_import_obj *sub, ts_api_err *err)
 {
     const json_t *v = json_object_get(o->obj, key);
     char ptr[TS_IMPORT_ORIGIN_LEN];
@@ -320,8 +314,8 @@ int ts_import_sub(const ts_import_obj *o, const char *key,
     if (v == NULL || json_is_null(v))
         return 0;
     if (!json_is_object(v)) {
-        ts_api_err_set(err, TS_PROB_INVALID_TYPE, ptr,
-                       "%s must be an object, got %s", ptr, kind(v));
+        ts_api_err_set(err, TS_PROB_INVALID_TYPE, ptr, "%s must be an object, got %s", ptr,
+                       kind(v));
         return -1;
     }
     sub->obj = v;
@@ -338,9 +332,7 @@ static bool walk(const json_t *v, size_t depth, size_t *nodes)
         const char *k;
         const json_t *m;
 
-        json_object_foreach((json_t *)v, k, m)
-            if (!walk(m, depth + 1, nodes))
-                return false;
+        json_object_foreach((json_t *)v, k, m) if (!walk(m, depth + 1, nodes)) return false;
     } else if (json_is_array(v)) {
         size_t i;
 
@@ -358,8 +350,8 @@ int ts_import_check_size(const json_t *doc, const char *ptr, ts_api_err *err)
     if (walk(doc, 1, &nodes))
         return 0;
     ts_api_err_set(err, TS_PROB_IMPORT_TOO_LARGE, ptr,
-                   "%s exceeds %d JSON values or %d levels of nesting",
-                   ptr, TS_IMPORT_NODES_MAX, TS_IMPORT_DEPTH_MAX);
+                   "%s exceeds %d JSON values or %d levels of nesting", ptr, TS_IMPORT_NODES_MAX,
+                   TS_IMPORT_DEPTH_MAX);
     return -1;
 }
 
@@ -370,8 +362,7 @@ void ts_json_inputs_source(ts_jw *w, const char *key, const ts_api_req *req)
     ts_jw_open(w, key, '{');
     /* The same members as the "inputs" echo (all but the fit extras). */
     for (i = 0; i < TS_FI_SOLVE; i++)
-        ts_jw_str(w, ts_fields[i].name,
-                  ts_api_src_name((ts_api_src)req->source[i]));
+        ts_jw_str(w, ts_fields[i].name, ts_api_src_name((ts_api_src)req->source[i]));
     ts_jw_close(w, '}');
 }
 

@@ -24,33 +24,33 @@
 
 /* The import members, in the order they apply (ts_import_members). */
 typedef enum ts_import_member {
-    TS_IMP_HF = 0,       /* hf_config: object */
-    TS_IMP_AXOLOTL,      /* axolotl_config: YAML text */
-    TS_IMP_NEMO,         /* nemo_config: YAML text */
-    TS_IMP_DS,           /* deepspeed_config: object */
-    TS_IMP_MEGA,         /* megatron_args: text */
+    TS_IMP_HF = 0,  /* hf_config: object */
+    TS_IMP_AXOLOTL, /* axolotl_config: YAML text */
+    TS_IMP_NEMO,    /* nemo_config: YAML text */
+    TS_IMP_DS,      /* deepspeed_config: object */
+    TS_IMP_MEGA,    /* megatron_args: text */
     TS_IMP_COUNT
 } ts_import_member;
 
 #define TS_IMPORT_ORIGIN_LEN 160
-#define TS_IMPORT_BASE_LEN 64
+#define TS_IMPORT_BASE_LEN   64
 
 /* Caps on an imported document, on top of the 64 KiB body cap: far above
  * any real config (a DeepSeek-V3 config.json has ~50 members, a long
  * Megatron launch line ~150 tokens), low enough to bound the work. */
-#define TS_IMPORT_NODES_MAX 2048      /* JSON values in one document */
-#define TS_IMPORT_DEPTH_MAX 8         /* nesting of objects/arrays */
-#define TS_IMPORT_ARGS_MAX 32768      /* bytes of megatron_args */
-#define TS_IMPORT_TOKENS_MAX 2048     /* words of megatron_args */
+#define TS_IMPORT_NODES_MAX  2048  /* JSON values in one document */
+#define TS_IMPORT_DEPTH_MAX  8     /* nesting of objects/arrays */
+#define TS_IMPORT_ARGS_MAX   32768 /* bytes of megatron_args */
+#define TS_IMPORT_TOKENS_MAX 2048  /* words of megatron_args */
 
 /* DeepSpeed batch keys left "auto" for the Hugging Face Trainer to fill:
  * ts_json_in.c derives no value from their absence. */
-#define TS_DS_AUTO_TBS 1u    /* train_batch_size */
-#define TS_DS_AUTO_MICRO 2u  /* train_micro_batch_size_per_gpu */
-#define TS_DS_AUTO_GAS 4u    /* gradient_accumulation_steps */
+#define TS_DS_AUTO_TBS   1u /* train_batch_size */
+#define TS_DS_AUTO_MICRO 2u /* train_micro_batch_size_per_gpu */
+#define TS_DS_AUTO_GAS   4u /* gradient_accumulation_steps */
 
 typedef struct ts_import {
-    json_t *vals[TS_FI_COUNT];        /* owned; NULL = not proposed */
+    json_t *vals[TS_FI_COUNT]; /* owned; NULL = not proposed */
     ts_api_src src[TS_FI_COUNT];
     char origin[TS_FI_COUNT][TS_IMPORT_ORIGIN_LEN];
     /* gradient_accumulation_steps (DeepSpeed, axolotl): global batch =
@@ -58,9 +58,9 @@ typedef struct ts_import {
     int64_t ds_gas;
     ts_api_src gas_src;
     char gas_origin[TS_IMPORT_ORIGIN_LEN];
-    bool ds_train_batch;              /* global_batch came from train_batch_size */
-    unsigned ds_auto;                 /* TS_DS_AUTO_*: batch keys given as "auto" */
-    ts_api_notes *notes;              /* the request's */
+    bool ds_train_batch; /* global_batch came from train_batch_size */
+    unsigned ds_auto;    /* TS_DS_AUTO_*: batch keys given as "auto" */
+    ts_api_notes *notes; /* the request's */
     /* Members the request gives itself: an importer does not demand what
      * it would not use (megatron_args' vocabulary, a value it cannot
      * read). */
@@ -73,14 +73,14 @@ void ts_import_free(ts_import *im);
 /* Propose v (reference stolen) for member fi.  A later import that
  * proposes a different value wins and the clash is noted.  0, or -1 out
  * of memory (err set). */
-int ts_import_set(ts_import *im, ts_field_id fi, json_t *v, ts_api_src src,
-                  const char *origin, ts_api_err *err);
-int ts_import_set_int(ts_import *im, ts_field_id fi, int64_t v, ts_api_src src,
+int ts_import_set(ts_import *im, ts_field_id fi, json_t *v, ts_api_src src, const char *origin,
+                  ts_api_err *err);
+int ts_import_set_int(ts_import *im, ts_field_id fi, int64_t v, ts_api_src src, const char *origin,
+                      ts_api_err *err);
+int ts_import_set_bool(ts_import *im, ts_field_id fi, bool v, ts_api_src src, const char *origin,
+                       ts_api_err *err);
+int ts_import_set_str(ts_import *im, ts_field_id fi, const char *v, ts_api_src src,
                       const char *origin, ts_api_err *err);
-int ts_import_set_bool(ts_import *im, ts_field_id fi, bool v, ts_api_src src,
-                       const char *origin, ts_api_err *err);
-int ts_import_set_str(ts_import *im, ts_field_id fi, const char *v,
-                      ts_api_src src, const char *origin, ts_api_err *err);
 
 void ts_import_note(ts_api_notes *n, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -91,8 +91,7 @@ void ts_import_note(ts_api_notes *n, const char *fmt, ...)
  * type; the training precision is the precision member"): it has nothing
  * to say once the request or another import gives fi, and is dropped then
  * (ts_import_notes_settle). */
-void ts_import_note_about(ts_api_notes *n, ts_field_id fi, ts_api_src by,
-                          const char *fmt, ...)
+void ts_import_note_about(ts_api_notes *n, ts_field_id fi, ts_api_src by, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif
@@ -118,15 +117,13 @@ void ts_import_ptr_add(char *buf, size_t size, const char *key);
 /* Typed getters: 1 = present (in *out), 0 = absent or null (unless
  * required: then a 400 missing-field), -1 = error (err set, naming the
  * member's pointer).  Integers must be JSON integers in [lo, hi]. */
-int ts_import_int(const ts_import_obj *o, const char *key, int64_t lo,
-                  int64_t hi, bool required, int64_t *out, ts_api_err *err);
-int ts_import_bool(const ts_import_obj *o, const char *key, bool *out,
-                   ts_api_err *err);
-int ts_import_str(const ts_import_obj *o, const char *key, bool required,
-                  const char **out, ts_api_err *err);
+int ts_import_int(const ts_import_obj *o, const char *key, int64_t lo, int64_t hi, bool required,
+                  int64_t *out, ts_api_err *err);
+int ts_import_bool(const ts_import_obj *o, const char *key, bool *out, ts_api_err *err);
+int ts_import_str(const ts_import_obj *o, const char *key, bool required, const char **out,
+                  ts_api_err *err);
 /* A sub-object: 1 present, 0 absent/null, -1 not an object. */
-int ts_import_sub(const ts_import_obj *o, const char *key,
-                  ts_import_obj *sub, ts_api_err *err);
+int ts_import_sub(const ts_import_obj *o, const char *key, ts_import_obj *sub, ts_api_err *err);
 
 /* 0 when doc is within TS_IMPORT_NODES_MAX / TS_IMPORT_DEPTH_MAX, else a
  * 400 too-large naming ptr. */
@@ -141,8 +138,8 @@ int ts_import_apply_batch(ts_api_req *req, const ts_import *im, ts_api_err *err)
 int ts_import_hf(ts_import *im, const json_t *cfg, ts_api_err *err);
 /* The same reading of a config.json named base ("/hf_config") with
  * source src (the catalogue's entries, api/ts_catalogue.c). */
-int ts_import_hf_from(ts_import *im, const json_t *cfg, const char *base,
-                      ts_api_src src, ts_api_err *err);
+int ts_import_hf_from(ts_import *im, const json_t *cfg, const char *base, ts_api_src src,
+                      ts_api_err *err);
 int ts_import_ds(ts_import *im, const json_t *cfg, ts_api_err *err);
 int ts_import_mega(ts_import *im, const char *args, size_t len, ts_api_err *err);
 /* 400 unsupported-config when built without libyaml. */

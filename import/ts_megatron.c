@@ -63,8 +63,7 @@ int mega_set_b(ts_import *im, ts_field_id fi, bool v, const char *why, ts_api_er
     return ts_import_set_bool(im, fi, v, TS_SRC_MEGATRON, origin, err);
 }
 
-int mega_set_s(ts_import *im, ts_field_id fi, const char *v, const char *why,
-               ts_api_err *err)
+int mega_set_s(ts_import *im, ts_field_id fi, const char *v, const char *why, ts_api_err *err)
 {
     char origin[TS_IMPORT_ORIGIN_LEN];
 
@@ -75,13 +74,25 @@ int mega_set_s(ts_import *im, ts_field_id fi, const char *v, const char *why,
 /* Integer flags that map one to one. */
 static int emit_direct(ts_import *im, const mega_val *v, ts_api_err *err)
 {
-    static const struct { mega_id id; ts_field_id fi; } direct[] = {
-        { M_NUM_LAYERS, TS_FI_LAYERS }, { M_HIDDEN, TS_FI_HIDDEN },
-        { M_HEADS, TS_FI_HEADS }, { M_SEQ, TS_FI_SEQ }, { M_MICRO, TS_FI_MICRO_BATCH },
-        { M_GLOBAL, TS_FI_GLOBAL_BATCH }, { M_TP, TS_FI_TP }, { M_PP, TS_FI_PP },
-        { M_CP, TS_FI_CP }, { M_EP, TS_FI_EP }, { M_EXPERTS, TS_FI_EXPERTS },
-        { M_TOPK, TS_FI_TOP_K }, { M_MOE_FFN, TS_FI_MOE_FFN },
-        { M_FIRST, TS_FI_FIRST_STAGE_LAYERS }, { M_LAST, TS_FI_LAST_STAGE_LAYERS },
+    static const struct {
+        mega_id id;
+        ts_field_id fi;
+    } direct[] = {
+        { M_NUM_LAYERS, TS_FI_LAYERS },
+        { M_HIDDEN, TS_FI_HIDDEN },
+        { M_HEADS, TS_FI_HEADS },
+        { M_SEQ, TS_FI_SEQ },
+        { M_MICRO, TS_FI_MICRO_BATCH },
+        { M_GLOBAL, TS_FI_GLOBAL_BATCH },
+        { M_TP, TS_FI_TP },
+        { M_PP, TS_FI_PP },
+        { M_CP, TS_FI_CP },
+        { M_EP, TS_FI_EP },
+        { M_EXPERTS, TS_FI_EXPERTS },
+        { M_TOPK, TS_FI_TOP_K },
+        { M_MOE_FFN, TS_FI_MOE_FFN },
+        { M_FIRST, TS_FI_FIRST_STAGE_LAYERS },
+        { M_LAST, TS_FI_LAST_STAGE_LAYERS },
     };
     size_t k;
 
@@ -92,17 +103,14 @@ static int emit_direct(ts_import *im, const mega_val *v, ts_api_err *err)
     return 0;
 }
 
-
 /* Sharding over data-parallel ranks as a ZeRO stage: Megatron-FSDP by
  * --data-parallel-sharding-strategy, default optim_grads_params
  * (arguments.py @d98e8a6), torch FSDP2 everything; else
  * --use-distributed-optimizer (stage 1) or none.  As ZeRO stages:
  * optimizer state 1, + grads 2, + parameters 3. */
-static int layout_sharding(ts_import *im, const mega_val *v, ts_api_notes *notes,
-                           ts_api_err *err)
+static int layout_sharding(ts_import *im, const mega_val *v, ts_api_notes *notes, ts_api_err *err)
 {
-    static const char *const strat[] = { "no_shard", "optim", "optim_grads",
-                                         "optim_grads_params" };
+    static const char *const strat[] = { "no_shard", "optim", "optim_grads", "optim_grads_params" };
     const char *st;
     int64_t stage;
 
@@ -111,7 +119,7 @@ static int layout_sharding(ts_import *im, const mega_val *v, ts_api_notes *notes
             return -1;
         if (v[M_SHARDING].set)
             ts_import_note(notes, "megatron_args: --data-parallel-sharding-strategy is read "
-                           "only with --use-megatron-fsdp; ignored");
+                                  "only with --use-megatron-fsdp; ignored");
         return 0;
     }
     st = v[M_MFSDP].set && v[M_SHARDING].set ? v[M_SHARDING].s : "optim_grads_params";
@@ -135,8 +143,8 @@ static int layout_sharding(ts_import *im, const mega_val *v, ts_api_notes *notes
 static int layout_old_recompute(ts_import *im, const mega_val *v, ts_api_notes *notes,
                                 ts_api_err *err)
 {
-    const char *flag = v[M_CKPT_ACT].set ? "--checkpoint-activations"
-                                         : "--activations-checkpoint-method";
+    const char *flag =
+        v[M_CKPT_ACT].set ? "--checkpoint-activations" : "--activations-checkpoint-method";
 
     if ((!v[M_CKPT_ACT].set && !v[M_CKPT_METHOD].set) || v[M_RC_GRAN].set || v[M_RC_ACT].set)
         return 0;
@@ -146,8 +154,10 @@ static int layout_old_recompute(ts_import *im, const mega_val *v, ts_api_notes *
                               v[M_CKPT_METHOD].s);
     if (mega_set_s(im, TS_FI_RECOMPUTE, "full", flag, err) != 0)
         return -1;
-    ts_import_note(notes, "megatron_args: %s is the older Megatron's full recompute "
-                   "(today --recompute-granularity full)", flag);
+    ts_import_note(notes,
+                   "megatron_args: %s is the older Megatron's full recompute "
+                   "(today --recompute-granularity full)",
+                   flag);
     return 0;
 }
 
@@ -176,8 +186,8 @@ static int layout_vpp(ts_import *im, const mega_val *v, ts_api_err *err)
         }
         vpp = L / pp / n;
     }
-    if (mega_set_i(im, TS_FI_VPP, vpp, v[M_VPP_STAGES].set ? M_VPP_STAGES : M_VPP_LAYERS,
-                   err) != 0 ||
+    if (mega_set_i(im, TS_FI_VPP, vpp, v[M_VPP_STAGES].set ? M_VPP_STAGES : M_VPP_LAYERS, err) !=
+            0 ||
         mega_set_s(im, TS_FI_PP_SCHEDULE, vpp > 1 ? "interleaved" : "1f1b",
                    "--num-layers-per-virtual-pipeline-stage", err) != 0)
         return -1;
@@ -185,8 +195,7 @@ static int layout_vpp(ts_import *im, const mega_val *v, ts_api_err *err)
 }
 
 /* --recompute-activations (selective), --recompute-granularity. */
-static int layout_recompute(ts_import *im, const mega_val *v, ts_api_notes *notes,
-                            ts_api_err *err)
+static int layout_recompute(ts_import *im, const mega_val *v, ts_api_notes *notes, ts_api_err *err)
 {
     const char *g = v[M_RC_GRAN].s;
 
@@ -201,15 +210,16 @@ static int layout_recompute(ts_import *im, const mega_val *v, ts_api_notes *note
         return -1;
     if (strcmp(g, "full") == 0 && v[M_RC_METHOD].set && strcmp(v[M_RC_METHOD].s, "block") == 0 &&
         v[M_RC_LAYERS].set)
-        ts_import_note(notes, "megatron_args: --recompute-method block with "
+        ts_import_note(notes,
+                       "megatron_args: --recompute-method block with "
                        "--recompute-num-layers %lld recomputes only that many layers "
                        "per stage; modelled as full recompute of every layer (a lower "
-                       "bound on activation memory)", (long long)v[M_RC_LAYERS].i);
+                       "bound on activation memory)",
+                       (long long)v[M_RC_LAYERS].i);
     return 0;
 }
 
-static int emit_layout(ts_import *im, const mega_val *v, ts_api_notes *notes,
-                       ts_api_err *err)
+static int emit_layout(ts_import *im, const mega_val *v, ts_api_notes *notes, ts_api_err *err)
 {
     if (v[M_SP].set &&
         mega_set_b(im, TS_FI_SEQUENCE_PARALLEL, true, "--sequence-parallel", err) != 0)
@@ -222,22 +232,26 @@ static int emit_layout(ts_import *im, const mega_val *v, ts_api_notes *notes,
     return 0;
 }
 
-static int emit_precision(ts_import *im, const mega_val *v, ts_api_notes *notes,
-                          ts_api_err *err)
+static int emit_precision(ts_import *im, const mega_val *v, ts_api_notes *notes, ts_api_err *err)
 {
     if (v[M_BF16].set && v[M_FP16].set) {
         ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, MEGA_PTR,
                        "megatron_args gives both --bf16 and --fp16");
         return -1;
     }
-    if (mega_set_s(im, TS_FI_PRECISION, v[M_BF16].set ? "bf16" : v[M_FP16].set ? "fp16" : "fp32",
-                   v[M_BF16].set ? "--bf16" : v[M_FP16].set ? "--fp16"
-                            : "no --bf16/--fp16: Megatron trains in fp32", err) != 0)
+    if (mega_set_s(im, TS_FI_PRECISION,
+                   v[M_BF16].set   ? "bf16"
+                   : v[M_FP16].set ? "fp16"
+                                   : "fp32",
+                   v[M_BF16].set   ? "--bf16"
+                   : v[M_FP16].set ? "--fp16"
+                                   : "no --bf16/--fp16: Megatron trains in fp32",
+                   err) != 0)
         return -1;
     if (!v[M_BF16].set && !v[M_FP16].set)
         ts_import_note_about(notes, TS_FI_PRECISION, TS_SRC_MEGATRON,
                              "megatron_args: no --bf16 or --fp16, so Megatron "
-                       "trains in fp32 (precision \"fp32\")");
+                             "trains in fp32 (precision \"fp32\")");
     if (v[M_FP8].set) {
         if (strcmp(v[M_FP8].s, "e4m3") != 0 && strcmp(v[M_FP8].s, "hybrid") != 0)
             return mega_bad_value(err, "fp8-format", "e4m3 or hybrid", v[M_FP8].s);
@@ -260,10 +274,10 @@ static int emit_precision(ts_import *im, const mega_val *v, ts_api_notes *notes,
     }
     /* Training length: iterations x global batch x sequence. */
     if ((v[M_TRAIN_ITERS].set || v[M_TRAIN_SAMPLES].set) && v[M_SEQ].set) {
-        double tokens = v[M_TRAIN_SAMPLES].set
-            ? (double)v[M_TRAIN_SAMPLES].i * (double)v[M_SEQ].i
-            : v[M_GLOBAL].set ? (double)v[M_TRAIN_ITERS].i * (double)v[M_GLOBAL].i *
-                                (double)v[M_SEQ].i : 0.0;
+        double tokens = v[M_TRAIN_SAMPLES].set ? (double)v[M_TRAIN_SAMPLES].i * (double)v[M_SEQ].i
+                        : v[M_GLOBAL].set ? (double)v[M_TRAIN_ITERS].i * (double)v[M_GLOBAL].i *
+                                                (double)v[M_SEQ].i
+                                          : 0.0;
 
         if (tokens > 0 &&
             ts_import_set(im, TS_FI_TOKENS, json_real(tokens), TS_SRC_MEGATRON,
@@ -272,7 +286,6 @@ static int emit_precision(ts_import *im, const mega_val *v, ts_api_notes *notes,
     }
     return 0;
 }
-
 
 int ts_import_mega(ts_import *im, const char *args, size_t len, ts_api_err *err)
 {
@@ -292,8 +305,9 @@ int ts_import_mega(ts_import *im, const char *args, size_t len, ts_api_err *err)
     if (got < 0)
         return -1;
     if (got == 0) {
-        for (k = 0; k < len && (args[k] == ' ' || args[k] == '\t' || args[k] == '\n' ||
-                                args[k] == '\r'); k++)
+        for (k = 0;
+             k < len && (args[k] == ' ' || args[k] == '\t' || args[k] == '\n' || args[k] == '\r');
+             k++)
             ;
         if (k < len) {
             ts_api_err_set(err, TS_PROB_INVALID_VALUE, MEGA_PTR,
@@ -312,8 +326,7 @@ int ts_import_mega(ts_import *im, const char *args, size_t len, ts_api_err *err)
     if (mega_scan(im, &cmd, vals, im->notes, err) != 0)
         goto out;
     if (mega_set_s(im, TS_FI_FRAMEWORK, "megatron", "Megatron-LM", err) != 0 ||
-        emit_direct(im, vals, err) != 0 ||
-        mega_emit_shape(im, vals, hf, im->notes, err) != 0 ||
+        emit_direct(im, vals, err) != 0 || mega_emit_shape(im, vals, hf, im->notes, err) != 0 ||
         emit_layout(im, vals, im->notes, err) != 0 ||
         emit_precision(im, vals, im->notes, err) != 0 ||
         mega_emit_gpus(im, &cmd, im->notes, err) != 0)

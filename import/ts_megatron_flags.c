@@ -90,44 +90,83 @@ static ts_field_id mega_target(mega_id id)
 {
     switch (id) {
     case M_TRAIN_ITERS:
-    case M_TRAIN_SAMPLES: return TS_FI_TOKENS;
+    case M_TRAIN_SAMPLES:
+        return TS_FI_TOKENS;
     case M_TOK_TYPE:
     case M_TOK_MODEL:
     case M_VOCAB_FILE:
     case M_MERGE_FILE:
-    case M_VOCAB_DIV: return TS_FI_VOCAB;
-    case M_POS_TYPE: return TS_FI_POS_EMBEDDINGS;
-    case M_NORMALIZATION: return TS_FI_NORM;
-    case M_SHARDING: return TS_FI_ZERO;
+    case M_VOCAB_DIV:
+        return TS_FI_VOCAB;
+    case M_POS_TYPE:
+        return TS_FI_POS_EMBEDDINGS;
+    case M_NORMALIZATION:
+        return TS_FI_NORM;
+    case M_SHARDING:
+        return TS_FI_ZERO;
     case M_RC_GRAN:
     case M_RC_METHOD:
-    case M_CKPT_METHOD: return TS_FI_RECOMPUTE;
-    case M_FP8: return TS_FI_COMPUTE_PRECISION;
-    case M_OPTIMIZER: return TS_FI_OPTIMIZER;
-    case M_MOE_FREQ: return TS_FI_DENSE_LAYERS;
+    case M_CKPT_METHOD:
+        return TS_FI_RECOMPUTE;
+    case M_FP8:
+        return TS_FI_COMPUTE_PRECISION;
+    case M_OPTIMIZER:
+        return TS_FI_OPTIMIZER;
+    case M_MOE_FREQ:
+        return TS_FI_DENSE_LAYERS;
     case M_HDROP:
-    case M_ADROP: return TS_FI_DROPOUT;
-    case M_VPP_LAYERS: return TS_FI_VPP;
-    case M_RC_LAYERS: return TS_FI_RECOMPUTE;
-    default: return mega_flags[id].range;
+    case M_ADROP:
+        return TS_FI_DROPOUT;
+    case M_VPP_LAYERS:
+        return TS_FI_VPP;
+    case M_RC_LAYERS:
+        return TS_FI_RECOMPUTE;
+    default:
+        return mega_flags[id].range;
     }
 }
 
 /* Known Megatron flags that take a value and do not change memory, time
  * or checkpoints as modelled here; reported as "no effect", not unknown. */
-static const char *const mega_no_effect[] = {
-    "lr", "min-lr", "lr-decay-style", "lr-warmup-iters", "lr-warmup-fraction",
-    "lr-decay-iters", "weight-decay", "clip-grad", "adam-beta1", "adam-beta2",
-    "adam-eps", "init-method-std", "seed", "data-path", "split",
-    "save", "load", "save-interval",
-    "eval-interval", "eval-iters", "log-interval", "distributed-backend",
-    "norm-epsilon", "rotary-base", "rotary-percent", "transformer-impl",
-    "data-cache-path", "tensorboard-dir", "wandb-project", "exit-interval",
-    "num-workers", "attention-backend", "moe-router-load-balancing-type",
-    "moe-aux-loss-coeff", "moe-token-dispatcher-type", "moe-grouped-gemm",
-    "use-mcore-models", "bf16-reduce", NULL
-};
-
+static const char *const mega_no_effect[] = { "lr",
+                                              "min-lr",
+                                              "lr-decay-style",
+                                              "lr-warmup-iters",
+                                              "lr-warmup-fraction",
+                                              "lr-decay-iters",
+                                              "weight-decay",
+                                              "clip-grad",
+                                              "adam-beta1",
+                                              "adam-beta2",
+                                              "adam-eps",
+                                              "init-method-std",
+                                              "seed",
+                                              "data-path",
+                                              "split",
+                                              "save",
+                                              "load",
+                                              "save-interval",
+                                              "eval-interval",
+                                              "eval-iters",
+                                              "log-interval",
+                                              "distributed-backend",
+                                              "norm-epsilon",
+                                              "rotary-base",
+                                              "rotary-percent",
+                                              "transformer-impl",
+                                              "data-cache-path",
+                                              "tensorboard-dir",
+                                              "wandb-project",
+                                              "exit-interval",
+                                              "num-workers",
+                                              "attention-backend",
+                                              "moe-router-load-balancing-type",
+                                              "moe-aux-loss-coeff",
+                                              "moe-token-dispatcher-type",
+                                              "moe-grouped-gemm",
+                                              "use-mcore-models",
+                                              "bf16-reduce",
+                                              NULL };
 
 /* Append ", --name" to a note list (bounded). */
 static void list_add(char *list, size_t cap, const char *name)
@@ -142,9 +181,8 @@ static void list_add(char *list, size_t cap, const char *name)
 
 int mega_bad_value(ts_api_err *err, const char *flag, const char *want, const char *got)
 {
-    ts_api_err_set(err, TS_PROB_INVALID_VALUE, MEGA_PTR,
-                   "megatron_args --%s takes %s, got '%.*s'", flag, want,
-                   ts_utf8_prec(got, 48), got);
+    ts_api_err_set(err, TS_PROB_INVALID_VALUE, MEGA_PTR, "megatron_args --%s takes %s, got '%.*s'",
+                   flag, want, ts_utf8_prec(got, 48), got);
     return -1;
 }
 
@@ -177,8 +215,7 @@ static void int_range(const mega_flag *f, int64_t *lo, int64_t *hi)
         *lo = f->lo;
 }
 
-static int parse_value(const mega_flag *f, const char *v, mega_val *out,
-                       ts_api_err *err)
+static int parse_value(const mega_flag *f, const char *v, mega_val *out, ts_api_err *err)
 {
     char *end;
 
@@ -237,10 +274,10 @@ static int unknown_value(const ts_import *im, mega_id id, const ts_shell_word *f
         return 1;
     }
     if (fi != TS_FI_COUNT && im->req_has[fi])
-        return 1;   /* the request's value stands; this one is not needed */
+        return 1; /* the request's value stands; this one is not needed */
     ts_shell_why_text(v, why, sizeof why);
-    ts_api_err_set(err, TS_PROB_INVALID_VALUE, MEGA_PTR,
-                   "megatron_args line %u: --%s needs %s", flag->line, mega_flags[id].name, why);
+    ts_api_err_set(err, TS_PROB_INVALID_VALUE, MEGA_PTR, "megatron_args line %u: --%s needs %s",
+                   flag->line, mega_flags[id].name, why);
     return -1;
 }
 
@@ -269,7 +306,7 @@ static int scan_flag(const ts_import *im, const ts_shell_cmd *c, size_t *i, mega
         list_add(*ne != NULL ? noeff : unknown, cap, key);
         if (eq == NULL)
             while (*i + 1 < c->n && !is_flag(&c->w[*i + 1]))
-                (*i)++;   /* its values */
+                (*i)++; /* its values */
         return 0;
     }
     vals[id].line = w->line;
@@ -323,8 +360,8 @@ int mega_scan(const ts_import *im, const ts_shell_cmd *c, mega_val *vals, ts_api
             /* An unknown value in a word no flag takes: bash would have
              * dropped it (an empty $EXTRA_ARGS); other words are noted. */
             if (seen_flag && !w->ghost && w->why == TS_SHELL_KNOWN)
-                ts_import_note(notes, "megatron_args line %u: stray word '%.*s' ignored",
-                               w->line, ts_utf8_prec(w->text, 48), w->text);
+                ts_import_note(notes, "megatron_args line %u: stray word '%.*s' ignored", w->line,
+                               ts_utf8_prec(w->text, 48), w->text);
             continue;
         }
         seen_flag = true;

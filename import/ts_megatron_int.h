@@ -21,16 +21,74 @@
 typedef enum mega_kind { MK_INT = 0, MK_FLAG, MK_STR, MK_NUM } mega_kind;
 
 typedef enum mega_id {
-    M_NUM_LAYERS = 0, M_HIDDEN, M_HEADS, M_GQA, M_QUERY_GROUPS, M_FFN, M_KV_CHANNELS,
-    M_SWIGLU, M_UNTIE, M_VOCAB, M_PADDED_VOCAB, M_VOCAB_DIV, M_SEQ, M_MAX_POS,
-    M_POS_TYPE, M_ROPE_LEGACY, M_NORMALIZATION, M_NO_BIAS, M_QKV_BIAS, M_QK_LN,
-    M_MICRO, M_GLOBAL, M_TP, M_PP, M_VPP_LAYERS, M_VPP_STAGES, M_CP, M_EP,
-    M_EXPERTS, M_TOPK, M_MOE_FFN, M_SHARED_FFN, M_SP, M_DIST_OPT, M_RC_GRAN,
-    M_RC_METHOD, M_RC_LAYERS, M_RC_ACT, M_BF16, M_FP16, M_FP8, M_FIRST, M_LAST,
-    M_OPTIMIZER, M_HDROP, M_ADROP, M_FLASH, M_TRAIN_ITERS, M_TRAIN_SAMPLES,
-    M_TOK_TYPE, M_TOK_MODEL, M_VOCAB_FILE, M_MERGE_FILE, M_MFSDP, M_TFSDP, M_SHARDING,
-    M_MLA, M_Q_LORA, M_KV_LORA, M_QK_HEAD, M_QK_POS, M_V_HEAD, M_MOE_FREQ, M_EXPERT_BIAS,
-    M_MTP, M_CKPT_ACT, M_CKPT_METHOD, M_QUICK_GEGLU,
+    M_NUM_LAYERS = 0,
+    M_HIDDEN,
+    M_HEADS,
+    M_GQA,
+    M_QUERY_GROUPS,
+    M_FFN,
+    M_KV_CHANNELS,
+    M_SWIGLU,
+    M_UNTIE,
+    M_VOCAB,
+    M_PADDED_VOCAB,
+    M_VOCAB_DIV,
+    M_SEQ,
+    M_MAX_POS,
+    M_POS_TYPE,
+    M_ROPE_LEGACY,
+    M_NORMALIZATION,
+    M_NO_BIAS,
+    M_QKV_BIAS,
+    M_QK_LN,
+    M_MICRO,
+    M_GLOBAL,
+    M_TP,
+    M_PP,
+    M_VPP_LAYERS,
+    M_VPP_STAGES,
+    M_CP,
+    M_EP,
+    M_EXPERTS,
+    M_TOPK,
+    M_MOE_FFN,
+    M_SHARED_FFN,
+    M_SP,
+    M_DIST_OPT,
+    M_RC_GRAN,
+    M_RC_METHOD,
+    M_RC_LAYERS,
+    M_RC_ACT,
+    M_BF16,
+    M_FP16,
+    M_FP8,
+    M_FIRST,
+    M_LAST,
+    M_OPTIMIZER,
+    M_HDROP,
+    M_ADROP,
+    M_FLASH,
+    M_TRAIN_ITERS,
+    M_TRAIN_SAMPLES,
+    M_TOK_TYPE,
+    M_TOK_MODEL,
+    M_VOCAB_FILE,
+    M_MERGE_FILE,
+    M_MFSDP,
+    M_TFSDP,
+    M_SHARDING,
+    M_MLA,
+    M_Q_LORA,
+    M_KV_LORA,
+    M_QK_HEAD,
+    M_QK_POS,
+    M_V_HEAD,
+    M_MOE_FREQ,
+    M_EXPERT_BIAS,
+    M_MTP,
+    M_CKPT_ACT,
+    M_CKPT_METHOD,
+    M_QUICK_GEGLU,
     M_COUNT
 } mega_id;
 
@@ -39,23 +97,21 @@ typedef enum mega_id {
  * bounds a request gets), TS_FI_COUNT for [0, MEGA_INT_MAX], and at
  * least lo where Megatron itself refuses less. */
 typedef struct mega_flag {
-    const char *name;   /* without the leading "--" */
+    const char *name; /* without the leading "--" */
     mega_kind kind;
-    ts_field_id range;   /* MK_INT only */
-    int64_t lo;         /* MK_INT only */
+    ts_field_id range; /* MK_INT only */
+    int64_t lo;        /* MK_INT only */
 } mega_flag;
 
 #define MEGA_INT_MAX (INT64_C(1) << 40)
-
-
 
 typedef struct mega_val {
     bool set;
     int64_t i;
     double d;
     const char *s;
-    unsigned line;      /* the flag's line */
-    const ts_shell_word *unknown;   /* a value not known (the vocabulary's flags) */
+    unsigned line;                /* the flag's line */
+    const ts_shell_word *unknown; /* a value not known (the vocabulary's flags) */
 } mega_val;
 
 extern const mega_flag mega_flags[M_COUNT];

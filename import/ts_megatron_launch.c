@@ -21,8 +21,8 @@ typedef struct launch {
     int64_t nproc, nnodes;     /* torchrun (default 1 x 1) */
     int64_t ds_gpus, ds_nodes; /* deepspeed (0 unset) */
     bool ds_hostfile;
-    int64_t nodes, tpn, ntasks, gpn;   /* srun / #SBATCH (0 unset) */
-    const ts_shell_word *bad;  /* a value not read, and its option */
+    int64_t nodes, tpn, ntasks, gpn; /* srun / #SBATCH (0 unset) */
+    const ts_shell_word *bad;        /* a value not read, and its option */
     char bad_opt[32];
     char bad_val[40];
     unsigned line;
@@ -173,8 +173,7 @@ static void srun_gres(launch *l, const ts_shell_word *w, size_t n, size_t *i, co
 }
 
 /* srun's (and #SBATCH's) count options, as torchrun_opt. */
-static int64_t *srun_opt(launch *l, const ts_shell_word *w, size_t n, size_t *i,
-                         const char **val)
+static int64_t *srun_opt(launch *l, const ts_shell_word *w, size_t n, size_t *i, const char **val)
 {
     static const char *const nodes[] = { "--nodes", "-N", NULL };
     static const char *const tpn[] = { "--ntasks-per-node", NULL };
@@ -198,8 +197,8 @@ static int64_t *srun_opt(launch *l, const ts_shell_word *w, size_t n, size_t *i,
 
 /* The count of option w[*i] (its value val, else the next word) into
  * *dst; -1 when it is given but not known. */
-static void launcher_count(launch *l, const ts_shell_word *w, size_t n, size_t *i,
-                           const char *val, int64_t *dst)
+static void launcher_count(launch *l, const ts_shell_word *w, size_t n, size_t *i, const char *val,
+                           int64_t *dst)
 {
     const char *t = w[*i].text;
     const ts_shell_word *vw = &w[*i];
@@ -213,10 +212,11 @@ static void launcher_count(launch *l, const ts_shell_word *w, size_t n, size_t *
         vw = &w[++*i];
         val = vw->text;
     }
-    snprintf(opt, sizeof opt, "%.*s", (int)(eq != NULL ? (size_t)(eq - t) < 31 ? eq - t : 31
-                                                        : (long)ts_utf8_prec(t, 31)), t);
+    snprintf(opt, sizeof opt, "%.*s",
+             (int)(eq != NULL ? (size_t)(eq - t) < 31 ? eq - t : 31 : (long)ts_utf8_prec(t, 31)),
+             t);
     c = count_of(l, opt, vw, val);
-    *dst = c > 0 ? c : -1;   /* -1: given, not known */
+    *dst = c > 0 ? c : -1; /* -1: given, not known */
 }
 
 /* Read the launcher options among words[0..n). */
@@ -252,7 +252,7 @@ int mega_emit_gpus(ts_import *im, const ts_shell_cmd *c, ts_api_notes *notes, ts
 
     memset(&l, 0, sizeof l);
     if (c->entry >= c->n)
-        return 0;   /* an argument list: no launcher */
+        return 0; /* an argument list: no launcher */
     launcher_words(&l, c->dir, c->ndir, true);
     if (c->ndir > 0 && l.kind == NULL) {
         l.kind = "srun";
@@ -264,17 +264,18 @@ int mega_emit_gpus(ts_import *im, const ts_shell_cmd *c, ts_api_notes *notes, ts
     if (strcmp(l.kind, "torchrun") == 0) {
         a = l.nproc != 0 ? l.nproc : 1;
         b = l.nnodes != 0 ? l.nnodes : 1;
-        snprintf(how, sizeof how, "torchrun --nproc_per_node %lld x --nnodes %lld",
-                 (long long)a, (long long)b);
+        snprintf(how, sizeof how, "torchrun --nproc_per_node %lld x --nnodes %lld", (long long)a,
+                 (long long)b);
     } else if (strcmp(l.kind, "deepspeed") == 0) {
         a = l.ds_gpus != 0 ? l.ds_gpus : -1;
         b = l.ds_nodes != 0 ? l.ds_nodes : l.ds_hostfile ? -1 : 1;
-        snprintf(how, sizeof how, "deepspeed --num_gpus %lld x --num_nodes %lld",
-                 (long long)a, (long long)b);
+        snprintf(how, sizeof how, "deepspeed --num_gpus %lld x --num_nodes %lld", (long long)a,
+                 (long long)b);
         if (l.ds_gpus == 0 && l.bad == NULL) {
             ts_import_note_about(notes, TS_FI_GPUS, TS_SRC_MEGATRON,
                                  "megatron_args line %u: deepspeed without --num_gpus uses "
-                                 "every GPU of the machine: the GPU count is not read", l.line);
+                                 "every GPU of the machine: the GPU count is not read",
+                                 l.line);
             return 0;
         }
     } else {
@@ -286,8 +287,8 @@ int mega_emit_gpus(ts_import *im, const ts_shell_cmd *c, ts_api_notes *notes, ts
         } else if (l.tpn != 0 || l.gpn != 0) {
             a = l.tpn != 0 ? l.tpn : l.gpn;
             b = l.nodes != 0 ? l.nodes : 1;
-            snprintf(how, sizeof how, "srun --ntasks-per-node %lld x --nodes %lld",
-                     (long long)a, (long long)b);
+            snprintf(how, sizeof how, "srun --ntasks-per-node %lld x --nodes %lld", (long long)a,
+                     (long long)b);
         } else {
             return 0;
         }

@@ -17,8 +17,7 @@
 
 static void oom(ts_api_err *err)
 {
-    ts_api_err_set(err, TS_PROB_OUT_OF_MEMORY, NULL,
-                   "out of memory reading megatron_args");
+    ts_api_err_set(err, TS_PROB_OUT_OF_MEMORY, NULL, "out of memory reading megatron_args");
 }
 
 /* The catalogue model a --tokenizer-model names: a Hub id, or a local
@@ -39,7 +38,7 @@ static const ts_catalogue_entry *tokenizer_entry(const char *model)
     slash = strrchr(buf, '/');
     if (slash != NULL && strchr(slash + 1, '.') != NULL &&
         (strstr(slash + 1, "tokenizer") != NULL || strstr(slash + 1, ".model") != NULL)) {
-        *slash = '\0';   /* .../tokenizer.model: the directory names the model */
+        *slash = '\0'; /* .../tokenizer.model: the directory names the model */
         if ((e = ts_catalogue_find(buf)) != NULL)
             return e;
         slash = strrchr(buf, '/');
@@ -51,7 +50,7 @@ static const ts_catalogue_entry *tokenizer_entry(const char *model)
         prev = strrchr(buf, '/');
         *slash = '/';
         if (prev != NULL && (e = ts_catalogue_find(prev + 1)) != NULL)
-            return e;   /* org/name at the end */
+            return e; /* org/name at the end */
         if ((e = ts_catalogue_find(slash + 1)) != NULL)
             return e;
     }
@@ -70,8 +69,8 @@ static int vocab_needed(const mega_val *v, const char *what, ts_api_err *err)
         snprintf(lead, sizeof lead, "megatron_args line %u", v[M_TOK_TYPE].line);
     ts_api_err_set(err, TS_PROB_INVALID_VALUE, MEGA_PTR,
                    "%s: %s%s%s; give --vocab-size (the tokenizer's size: Megatron pads it), "
-                   "--padded-vocab-size, or the request's vocab", lead, what,
-                   why[0] ? ", and --tokenizer-model is " : "", why);
+                   "--padded-vocab-size, or the request's vocab",
+                   lead, what, why[0] ? ", and --tokenizer-model is " : "", why);
     return -1;
 }
 
@@ -89,8 +88,8 @@ static int vocab_untyped(const mega_val *v, bool need, int64_t *base, char *from
         *base = 50257;
         snprintf(from, fsz, "--vocab-file gpt2-vocab.json");
         ts_import_note(notes, "megatron_args: no --tokenizer-type; --vocab-file "
-                       "gpt2-vocab.json with --merge-file is the GPT-2 BPE vocabulary, "
-                       "50257 tokens");
+                              "gpt2-vocab.json with --merge-file is the GPT-2 BPE vocabulary, "
+                              "50257 tokens");
         return 1;
     }
     if (!need)
@@ -105,7 +104,8 @@ static int vocab_untyped(const mega_val *v, bool need, int64_t *base, char *from
     ts_api_err_set(err, TS_PROB_INVALID_VALUE, MEGA_PTR,
                    "megatron_args: --num-layers defines a model but nothing gives its "
                    "vocabulary (no --vocab-size, --padded-vocab-size or --tokenizer-type%s); "
-                   "give one of them, or the request's vocab", why);
+                   "give one of them, or the request's vocab",
+                   why);
     return -1;
 }
 
@@ -125,19 +125,22 @@ static int vocab_typed(const mega_val *v, bool need, int64_t *base, char *from, 
         if (n > 0) {
             *base = n;
             snprintf(from, fsz, "--tokenizer-model %.*s", ts_utf8_prec(e->id, 100), e->id);
-            ts_import_note(notes, "megatron_args: --tokenizer-type %.*s --tokenizer-model "
+            ts_import_note(notes,
+                           "megatron_args: --tokenizer-type %.*s --tokenizer-model "
                            "%.*s: vocab_size %lld of the catalogue's %s (Megatron counts the "
                            "tokenizer's entries, added tokens included; give --vocab-size "
-                           "when they differ)", ts_utf8_prec(type, 32), type,
-                           ts_utf8_prec(model, 60), model, (long long)n, e->id);
+                           "when they differ)",
+                           ts_utf8_prec(type, 32), type, ts_utf8_prec(model, 60), model,
+                           (long long)n, e->id);
             return 1;
         }
     }
     if (!need)
         return 0;
-    snprintf(what, sizeof what, "the vocabulary of --tokenizer-type %.*s%s%.*s is not known "
-             "here", ts_utf8_prec(type, 40), type,
-             model != NULL ? " --tokenizer-model " : "",
+    snprintf(what, sizeof what,
+             "the vocabulary of --tokenizer-type %.*s%s%.*s is not known "
+             "here",
+             ts_utf8_prec(type, 40), type, model != NULL ? " --tokenizer-model " : "",
              model != NULL ? ts_utf8_prec(model, 60) : 0, model != NULL ? model : "");
     ts_utf8_trim(what, strlen(what));
     return vocab_needed(v, what, err);
@@ -179,8 +182,10 @@ static int vocab_base(const mega_val *v, bool need, int64_t *base, char *from, s
     if (strcmp(type, "NullTokenizer") == 0) {
         if (!need)
             return 0;
-        return vocab_needed(v, "NullTokenizer takes its size from --vocab-size, "
-                            "which is not given", err);
+        return vocab_needed(v,
+                            "NullTokenizer takes its size from --vocab-size, "
+                            "which is not given",
+                            err);
     }
     return vocab_typed(v, need, base, from, fsz, notes, err);
 }
@@ -196,8 +201,8 @@ static int vocab_base(const mega_val *v, bool need, int64_t *base, char *from, s
  * this computes.  Both factors were range-checked as they were read; the
  * product and the rounding are checked too, and a padded size past the
  * vocab member's range is a 400 naming the three flags. */
-static int pad_vocab(ts_import *im, const mega_val *v, int64_t vocab, const char *from,
-                     int64_t tp, ts_api_notes *notes, ts_api_err *err)
+static int pad_vocab(ts_import *im, const mega_val *v, int64_t vocab, const char *from, int64_t tp,
+                     ts_api_notes *notes, ts_api_err *err)
 {
     int64_t div = v[M_VOCAB_DIV].set ? v[M_VOCAB_DIV].i : 128;
     int64_t hi = (int64_t)ts_fields[TS_FI_VOCAB].maximum;
@@ -210,16 +215,18 @@ static int pad_vocab(ts_import *im, const mega_val *v, int64_t vocab, const char
         ts_api_err_set(err, TS_PROB_OUT_OF_RANGE, MEGA_PTR,
                        "megatron_args: vocabulary %lld (%s) padded to a multiple of "
                        "--make-vocab-size-divisible-by %lld x --tensor-model-parallel-size "
-                       "%lld is more than the vocab maximum %lld", (long long)vocab, from,
-                       (long long)div, (long long)tp, (long long)hi);
+                       "%lld is more than the vocab maximum %lld",
+                       (long long)vocab, from, (long long)div, (long long)tp, (long long)hi);
         return -1;
     }
     if (padded != vocab && strcmp(from, "--vocab-size") == 0)
-        ts_import_note(notes, "megatron_args: --vocab-size %lld padded to %lld "
+        ts_import_note(notes,
+                       "megatron_args: --vocab-size %lld padded to %lld "
                        "(multiple of %lld x tp %lld, as Megatron does)",
                        (long long)vocab, (long long)padded, (long long)div, (long long)tp);
     else if (padded != vocab)
-        ts_import_note(notes, "megatron_args: vocabulary %lld (%s) padded to %lld "
+        ts_import_note(notes,
+                       "megatron_args: vocabulary %lld (%s) padded to %lld "
                        "(multiple of %lld x tp %lld, as Megatron does)",
                        (long long)vocab, from, (long long)padded, (long long)div, (long long)tp);
     snprintf(origin, sizeof origin, MEGA_PTR " (%s)", from);
@@ -248,7 +255,7 @@ static int shape_heads(ts_import *im, const mega_val *v, ts_api_notes *notes, ts
             return -1;
     } else if (v[M_QUERY_GROUPS].set) {
         ts_import_note(notes, "megatron_args: --num-query-groups without "
-                       "--group-query-attention is ignored by Megatron (MHA)");
+                              "--group-query-attention is ignored by Megatron (MHA)");
     }
     return 0;
 }
@@ -297,24 +304,26 @@ static int shape_mla(ts_import *im, const mega_val *v, ts_api_notes *notes, ts_a
     if (!v[M_MLA].set) {
         if (v[M_Q_LORA].set || v[M_KV_LORA].set || v[M_QK_HEAD].set || v[M_QK_POS].set ||
             v[M_V_HEAD].set)
-            ts_import_note(notes, "megatron_args: the MLA sizes (--kv-lora-rank ...) are "
+            ts_import_note(notes,
+                           "megatron_args: the MLA sizes (--kv-lora-rank ...) are "
                            "ignored without --multi-latent-attention, as Megatron ignores them");
         return 0;
     }
     if (mega_set_i(im, TS_FI_KV_LORA_RANK, v[M_KV_LORA].set ? v[M_KV_LORA].i : 32, M_KV_LORA,
                    err) != 0 ||
-        mega_set_i(im, TS_FI_Q_LORA_RANK, v[M_Q_LORA].set ? v[M_Q_LORA].i : 0, M_Q_LORA,
-                   err) != 0 ||
+        mega_set_i(im, TS_FI_Q_LORA_RANK, v[M_Q_LORA].set ? v[M_Q_LORA].i : 0, M_Q_LORA, err) !=
+            0 ||
         mega_set_i(im, TS_FI_QK_NOPE_DIM, v[M_QK_HEAD].set ? v[M_QK_HEAD].i : 128, M_QK_HEAD,
                    err) != 0 ||
-        mega_set_i(im, TS_FI_QK_ROPE_DIM, v[M_QK_POS].set ? v[M_QK_POS].i : 64, M_QK_POS,
-                   err) != 0 ||
-        mega_set_i(im, TS_FI_V_HEAD_DIM, v[M_V_HEAD].set ? v[M_V_HEAD].i : 128, M_V_HEAD,
-                   err) != 0 ||
+        mega_set_i(im, TS_FI_QK_ROPE_DIM, v[M_QK_POS].set ? v[M_QK_POS].i : 64, M_QK_POS, err) !=
+            0 ||
+        mega_set_i(im, TS_FI_V_HEAD_DIM, v[M_V_HEAD].set ? v[M_V_HEAD].i : 128, M_V_HEAD, err) !=
+            0 ||
         mega_set_i(im, TS_FI_HEAD_DIM, 0, M_MLA, err) != 0)
         return -1;
     if (v[M_KV_CHANNELS].set || v[M_QK_LN].set)
-        ts_import_note(notes, "megatron_args: with --multi-latent-attention the head "
+        ts_import_note(notes,
+                       "megatron_args: with --multi-latent-attention the head "
                        "widths are --qk-head-dim + --qk-pos-emb-head-dim%s%s",
                        v[M_KV_CHANNELS].set ? "; --kv-channels is not used" : "",
                        v[M_QK_LN].set ? "; --qk-layernorm is the latent norms, counted" : "");
@@ -338,9 +347,11 @@ static int shape_moe(ts_import *im, const mega_val *v, ts_api_notes *notes, ts_a
         mega_set_b(im, TS_FI_ROUTER_BIAS, true, "--moe-router-enable-expert-bias", err) != 0)
         return -1;
     if (v[M_MTP].set && v[M_MTP].i > 0)
-        ts_import_note(notes, "megatron_args: --mtp-num-layers %lld: the multi-token-prediction "
+        ts_import_note(notes,
+                       "megatron_args: --mtp-num-layers %lld: the multi-token-prediction "
                        "layers are not in the count (each is about one transformer layer "
-                       "more)", (long long)v[M_MTP].i);
+                       "more)",
+                       (long long)v[M_MTP].i);
     if (v[M_SHARED_FFN].set) {
         int64_t fe = v[M_MOE_FFN].set ? v[M_MOE_FFN].i : v[M_FFN].i;
 
@@ -381,8 +392,9 @@ static int shape_flags(ts_import *im, const mega_val *v, ts_api_err *err)
  * yarn or none. */
 static int shape_positions(ts_import *im, const mega_val *v, ts_api_err *err)
 {
-    const char *pos = v[M_POS_TYPE].set ? v[M_POS_TYPE].s
-                    : v[M_ROPE_LEGACY].set ? "rope" : "learned_absolute";
+    const char *pos = v[M_POS_TYPE].set      ? v[M_POS_TYPE].s
+                      : v[M_ROPE_LEGACY].set ? "rope"
+                                             : "learned_absolute";
 
     if (strcmp(pos, "learned_absolute") == 0) {
         int64_t rows = v[M_MAX_POS].set ? v[M_MAX_POS].i : v[M_SEQ].set ? v[M_SEQ].i : 0;
@@ -421,13 +433,13 @@ static int shape_defaults(ts_import *im, const mega_val *v, ts_api_err *err)
                    v[M_QUICK_GEGLU].set ? "--quick-geglu" : "--swiglu", err) != 0 ||
         mega_set_b(im, TS_FI_TIED_EMBEDDINGS, !v[M_UNTIE].set,
                    "--untie-embeddings-and-output-weights", err) != 0 ||
-        mega_set_b(im, TS_FI_QKV_BIAS, bias || v[M_QKV_BIAS].set, "--disable-bias-linear",
-                   err) != 0 ||
+        mega_set_b(im, TS_FI_QKV_BIAS, bias || v[M_QKV_BIAS].set, "--disable-bias-linear", err) !=
+            0 ||
         mega_set_b(im, TS_FI_OUT_BIAS, bias, "--disable-bias-linear", err) != 0 ||
         mega_set_b(im, TS_FI_MLP_BIAS, bias, "--disable-bias-linear", err) != 0 ||
         mega_set_b(im, TS_FI_NORM_BIAS, layernorm, "--normalization", err) != 0 ||
-        mega_set_s(im, TS_FI_NORM, layernorm ? "layernorm" : "rmsnorm", "--normalization",
-                   err) != 0)
+        mega_set_s(im, TS_FI_NORM, layernorm ? "layernorm" : "rmsnorm", "--normalization", err) !=
+            0)
         return -1;
     if (!v[M_KV_CHANNELS].set && !v[M_MLA].set &&
         mega_set_i(im, TS_FI_HEAD_DIM, 0, M_KV_CHANNELS, err) != 0)
@@ -436,8 +448,8 @@ static int shape_defaults(ts_import *im, const mega_val *v, ts_api_err *err)
         mega_set_i(im, TS_FI_KV_HEADS, v[M_HEADS].i, M_HEADS, err) != 0)
         return -1;
     if (shape_positions(im, v, err) != 0 ||
-        ts_import_set(im, TS_FI_PARAMS, json_null(), TS_SRC_MEGATRON,
-                      MEGA_PTR " (--num-layers)", err) != 0 ||
+        ts_import_set(im, TS_FI_PARAMS, json_null(), TS_SRC_MEGATRON, MEGA_PTR " (--num-layers)",
+                      err) != 0 ||
         mega_set_b(im, TS_FI_DROPOUT, hd > 0 || ad > 0,
                    "--hidden-dropout/--attention-dropout, default 0.1", err) != 0)
         return -1;
@@ -446,8 +458,7 @@ static int shape_defaults(ts_import *im, const mega_val *v, ts_api_err *err)
 
 /* hf: an hf_config gave the shape.  Then it is the checkpoint's, and
  * Megatron's defaults for flags the string leaves out would contradict it. */
-int mega_emit_shape(ts_import *im, const mega_val *v, bool hf, ts_api_notes *notes,
-                    ts_api_err *err)
+int mega_emit_shape(ts_import *im, const mega_val *v, bool hf, ts_api_notes *notes, ts_api_err *err)
 {
     bool model = v[M_NUM_LAYERS].set && !hf;
 
@@ -458,13 +469,12 @@ int mega_emit_shape(ts_import *im, const mega_val *v, bool hf, ts_api_notes *not
     if (!model) {
         if (hf && v[M_NUM_LAYERS].set)
             ts_import_note(notes, "megatron_args: with hf_config, only the flags "
-                           "given override its shape (Megatron's defaults for the "
-                           "others are not applied)");
+                                  "given override its shape (Megatron's defaults for the "
+                                  "others are not applied)");
         return 0;
     }
     return shape_defaults(im, v, err);
 }
-
 
 /* ---- --moe-layer-freq ---- */
 
@@ -472,7 +482,7 @@ int mega_emit_shape(ts_import *im, const mega_val *v, bool hf, ts_api_notes *not
 
 typedef struct pat {
     const char *p;
-    unsigned char *out;    /* the layer kinds, 0 dense 1 MoE */
+    unsigned char *out; /* the layer kinds, 0 dense 1 MoE */
     size_t n;
     bool bad;
     unsigned depth;
@@ -606,7 +616,7 @@ static int moe_pattern(const char *p, int64_t layers, int64_t *dense, ts_api_err
         long long n = strtoll(t, &end, 10);
 
         if (*end == '\0' && n == 1) {
-            *dense = 0;   /* every layer MoE */
+            *dense = 0; /* every layer MoE */
             return 0;
         }
         ts_api_err_set(err, TS_PROB_UNSUPPORTED_CONFIG, MEGA_PTR,
@@ -627,12 +637,13 @@ static int moe_pattern(const char *p, int64_t layers, int64_t *dense, ts_api_err
     if (q.bad || *q.p != '\0') {
         ts_api_err_set(err, TS_PROB_INVALID_VALUE, MEGA_PTR,
                        "megatron_args --moe-layer-freq takes an integer or a list expression "
-                       "like [0]*3+[1]*58, got '%.*s'", ts_utf8_prec(p, 48), p);
+                       "like [0]*3+[1]*58, got '%.*s'",
+                       ts_utf8_prec(p, 48), p);
         rc = -1;
     } else if (layers > 0 && (int64_t)q.n != layers) {
         ts_api_err_set(err, TS_PROB_INVALID_VALUE, MEGA_PTR,
-                       "megatron_args --moe-layer-freq lists %zu layers, --num-layers is %lld",
-                       q.n, (long long)layers);
+                       "megatron_args --moe-layer-freq lists %zu layers, --num-layers is %lld", q.n,
+                       (long long)layers);
         rc = -1;
     } else {
         for (k = 0; k < q.n && q.out[k] == 0; k++)

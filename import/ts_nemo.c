@@ -68,14 +68,13 @@ int ts_import_nemo(ts_import *im, const char *yaml, size_t len, ts_api_err *err)
 
 #include "ts_yaml.h"
 
-
 /* ---- OmegaConf interpolations -------------------------------------- */
 
 #define INTERP_DEPTH_MAX 8
 
 typedef struct interp {
     const json_t *root;
-    const json_t *here;     /* the mapping holding the value, for ${.key} */
+    const json_t *here; /* the mapping holding the value, for ${.key} */
     const char *p;
     unsigned depth;
 } interp;
@@ -147,7 +146,7 @@ static bool interp_operand(interp *x, int64_t *out)
         long long v = strtoll(x->p, &end, 10);
 
         if (*end == '.')
-            return false;   /* a float: not a count */
+            return false; /* a float: not a count */
         x->p = end;
         *out = (int64_t)v;
         return true;
@@ -195,7 +194,7 @@ static bool interp_expr(interp *x, int64_t *out)
             int64_t q0 = a / b, r0 = a % b;
 
             if (r0 != 0 && ((r0 < 0) != (b < 0)))
-                q0--;   /* floor */
+                q0--; /* floor */
             if (name[7] == 'c' && r0 != 0)
                 q0++;
             *out = q0;
@@ -229,8 +228,7 @@ static void ptr_of(char *buf, size_t size, const ts_import_obj *o, const char *k
 }
 
 /* An integer key in [lo, hi]: 1 present, 0 absent/null, -1 error. */
-int nemo_int(nemo *n, const ts_import_obj *o, const char *key, int64_t lo, int64_t hi,
-             int64_t *out)
+int nemo_int(nemo *n, const ts_import_obj *o, const char *key, int64_t lo, int64_t hi, int64_t *out)
 {
     const json_t *v = json_object_get(o->obj, key);
 
@@ -246,8 +244,8 @@ int nemo_int(nemo *n, const ts_import_obj *o, const char *key, int64_t lo, int64
             ts_api_err_set(n->err, TS_PROB_INVALID_VALUE, ptr,
                            "%s is '%.*s', an interpolation that is not resolved here (only "
                            "${.key}, ${training.path} and the launcher's multiply, "
-                           "divide_ceil, divide_floor are): give the value", ptr,
-                           ts_utf8_prec(s, 80), s);
+                           "divide_ceil, divide_floor are): give the value",
+                           ptr, ts_utf8_prec(s, 80), s);
             return -1;
         }
         if (r < lo || r > hi) {
@@ -319,13 +317,22 @@ int nemo_set_s(nemo *n, ts_field_id fi, const char *v, const ts_import_obj *o, c
 /* Integer keys that map one to one (model:). */
 static int direct(nemo *n, const ts_import_obj *m)
 {
-    static const struct { const char *key; ts_field_id fi; } map[] = {
-        { "num_layers", TS_FI_LAYERS }, { "hidden_size", TS_FI_HIDDEN },
-        { "num_attention_heads", TS_FI_HEADS }, { "ffn_hidden_size", TS_FI_FFN },
-        { "micro_batch_size", TS_FI_MICRO_BATCH }, { "global_batch_size", TS_FI_GLOBAL_BATCH },
-        { "tensor_model_parallel_size", TS_FI_TP }, { "pipeline_model_parallel_size", TS_FI_PP },
-        { "context_parallel_size", TS_FI_CP }, { "expert_model_parallel_size", TS_FI_EP },
-        { "num_moe_experts", TS_FI_EXPERTS }, { "moe_router_topk", TS_FI_TOP_K },
+    static const struct {
+        const char *key;
+        ts_field_id fi;
+    } map[] = {
+        { "num_layers", TS_FI_LAYERS },
+        { "hidden_size", TS_FI_HIDDEN },
+        { "num_attention_heads", TS_FI_HEADS },
+        { "ffn_hidden_size", TS_FI_FFN },
+        { "micro_batch_size", TS_FI_MICRO_BATCH },
+        { "global_batch_size", TS_FI_GLOBAL_BATCH },
+        { "tensor_model_parallel_size", TS_FI_TP },
+        { "pipeline_model_parallel_size", TS_FI_PP },
+        { "context_parallel_size", TS_FI_CP },
+        { "expert_model_parallel_size", TS_FI_EP },
+        { "num_moe_experts", TS_FI_EXPERTS },
+        { "moe_router_topk", TS_FI_TOP_K },
         { "moe_ffn_hidden_size", TS_FI_MOE_FFN },
     };
     size_t k;
@@ -340,7 +347,6 @@ static int direct(nemo *n, const ts_import_obj *m)
     }
     return 0;
 }
-
 
 /* ---- trainer ----------------------------------------------------------- */
 
@@ -357,12 +363,14 @@ static int trainer(nemo *n, const ts_import_obj *t, int64_t *max_steps)
         const char *ours = NULL;
 
         if (json_is_integer(prec))
-            ours = json_integer_value(prec) == 16 ? "fp16"
-                 : json_integer_value(prec) == 32 ? "fp32" : NULL;
+            ours = json_integer_value(prec) == 16   ? "fp16"
+                   : json_integer_value(prec) == 32 ? "fp32"
+                                                    : NULL;
         else if (p != NULL)
-            ours = strncmp(p, "bf16", 4) == 0 ? "bf16"
-                 : strcmp(p, "16") == 0 || strcmp(p, "16-mixed") == 0 ? "fp16"
-                 : strcmp(p, "32") == 0 || strcmp(p, "32-true") == 0 ? "fp32" : NULL;
+            ours = strncmp(p, "bf16", 4) == 0                           ? "bf16"
+                   : strcmp(p, "16") == 0 || strcmp(p, "16-mixed") == 0 ? "fp16"
+                   : strcmp(p, "32") == 0 || strcmp(p, "32-true") == 0  ? "fp32"
+                                                                        : NULL;
         if (ours == NULL) {
             ts_api_err_set(n->err, TS_PROB_INVALID_VALUE, NEMO_PTR "/trainer/precision",
                            "/nemo_config/trainer/precision takes 16, 16-mixed, bf16, "
@@ -385,7 +393,7 @@ static int trainer(nemo *n, const ts_import_obj *t, int64_t *max_steps)
             return -1;
     } else if (json_object_get(t->obj, "devices") != NULL) {
         ts_import_note(n->im->notes, NEMO_PTR "/trainer/devices is not a count: the GPU "
-                       "count is not read");
+                                              "count is not read");
     }
     if (nemo_int(n, t, "max_steps", 1, INT64_C(1) << 40, max_steps) < 0)
         return -1;
@@ -410,15 +418,14 @@ static const char *const model_known[] = {
     /* no effect on memory, time or checkpoints as modelled */
     "mcore_gpt", "rampup_batch_size", "init_method_std", "use_scaled_init_method",
     "apply_query_key_layer_scaling", "layernorm_epsilon", "do_layer_norm_weight_decay",
-    "pre_process", "post_process", "persist_layer_norm", "headscale",
-    "transformer_block_type", "openai_gelu", "normalize_attention_scores", "rotary_percentage",
-    "rotary_base", "apply_rope_fusion", "cross_entropy_loss_fusion", "attention_type",
-    "native_amp_init_scale", "native_amp_growth_interval", "hysteresis",
-    "fp32_residual_connection", "fp16_lm_cross_entropy", "megatron_amp_O2",
-    "grad_allreduce_chunk_size_mb", "grad_div_ar_fusion", "gradient_accumulation_fusion",
-    "bias_activation_fusion", "bias_dropout_add_fusion", "masked_softmax_fusion", "seed",
-    "resume_from_checkpoint", "use_cpu_initialization", "onnx_safe",
-    "apex_transformer_log_level", "gradient_as_bucket_view", "sync_batch_comm",
+    "pre_process", "post_process", "persist_layer_norm", "headscale", "transformer_block_type",
+    "openai_gelu", "normalize_attention_scores", "rotary_percentage", "rotary_base",
+    "apply_rope_fusion", "cross_entropy_loss_fusion", "attention_type", "native_amp_init_scale",
+    "native_amp_growth_interval", "hysteresis", "fp32_residual_connection", "fp16_lm_cross_entropy",
+    "megatron_amp_O2", "grad_allreduce_chunk_size_mb", "grad_div_ar_fusion",
+    "gradient_accumulation_fusion", "bias_activation_fusion", "bias_dropout_add_fusion",
+    "masked_softmax_fusion", "seed", "resume_from_checkpoint", "use_cpu_initialization",
+    "onnx_safe", "apex_transformer_log_level", "gradient_as_bucket_view", "sync_batch_comm",
     "num_micro_batches_with_partial_activation_checkpoints",
     "activations_checkpoint_layers_per_pipeline", "deterministic_mode", "transformer_engine",
     "fp8_e4m3", "fp8_hybrid", "fp8_margin", "fp8_interval", "fp8_amax_history_len",
@@ -430,8 +437,8 @@ static const char *const model_known[] = {
     "moe_router_pre_softmax", "moe_per_layer_logging", "moe_router_score_function",
     "attention_backend", "cpu_offloading", "cpu_offloading_num_layers",
     "cpu_offloading_activations", "cpu_offloading_weights", "defer_embedding_wgrad_compute",
-    "wgrad_deferral_limit",
-    "hidden_size_per_attention_head", "precision", "layernorm_zero_centered_gamma", NULL
+    "wgrad_deferral_limit", "hidden_size_per_attention_head", "precision",
+    "layernorm_zero_centered_gamma", NULL
 };
 
 static void note_unread(nemo *n, const ts_import_obj *m)
@@ -441,7 +448,8 @@ static void note_unread(nemo *n, const ts_import_obj *m)
     const json_t *v;
     size_t count = 0;
 
-    json_object_foreach((json_t *)m->obj, key, v) {
+    json_object_foreach((json_t *)m->obj, key, v)
+    {
         const char *const *k;
         size_t len = strlen(list);
 

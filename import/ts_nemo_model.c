@@ -34,17 +34,19 @@ int nemo_vocab(nemo *n, const ts_import_obj *m, bool need, int64_t tp)
                    nemo_str(n, &t, "model", &model) < 0))
         return -1;
     if (type != NULL && strcmp(type, "GPT2BPETokenizer") == 0) {
-        base = 50257;   /* the GPT-2 vocab.json's entries */
+        base = 50257; /* the GPT-2 vocab.json's entries */
         snprintf(from, sizeof from, "tokenizer.type GPT2BPETokenizer");
     } else if (type != NULL && lib != NULL && strcmp(lib, "huggingface") == 0) {
         const ts_catalogue_entry *e = ts_catalogue_find(type);
 
         if (e != NULL && (base = ts_catalogue_vocab(e)) > 0) {
             snprintf(from, sizeof from, "tokenizer.type %.*s", ts_utf8_prec(e->id, 100), e->id);
-            ts_import_note(n->im->notes, NEMO_PTR "/model/tokenizer/type %.*s: vocab_size %lld "
+            ts_import_note(n->im->notes,
+                           NEMO_PTR
+                           "/model/tokenizer/type %.*s: vocab_size %lld "
                            "of the catalogue's %s (NeMo counts the tokenizer's entries; give "
-                           "vocab when they differ)", ts_utf8_prec(type, 60), type,
-                           (long long)base, e->id);
+                           "vocab when they differ)",
+                           ts_utf8_prec(type, 60), type, (long long)base, e->id);
         }
     }
     if (base == 0) {
@@ -56,8 +58,8 @@ int nemo_vocab(nemo *n, const ts_import_obj *m, bool need, int64_t tp)
         ts_api_err_set(n->err, TS_PROB_INVALID_VALUE, ptr,
                        "%s: the vocabulary of a %.*s tokenizer%s%.*s is not known here (its "
                        "model file is not read); give the request's vocab (the tokenizer's "
-                       "size padded to a multiple of %lld x tp)", ptr,
-                       ts_utf8_prec(lib != NULL ? lib : "missing", 24),
+                       "size padded to a multiple of %lld x tp)",
+                       ptr, ts_utf8_prec(lib != NULL ? lib : "missing", 24),
                        lib != NULL ? lib : "missing", type != NULL ? " " : "",
                        type != NULL ? ts_utf8_prec(type, 60) : 0, type != NULL ? type : "",
                        (long long)div);
@@ -67,19 +69,20 @@ int nemo_vocab(nemo *n, const ts_import_obj *m, bool need, int64_t tp)
         padded > (int64_t)ts_fields[TS_FI_VOCAB].maximum) {
         ts_api_err_set(n->err, TS_PROB_OUT_OF_RANGE, NEMO_PTR "/model/make_vocab_size_divisible_by",
                        "vocabulary %lld padded to a multiple of make_vocab_size_divisible_by %lld "
-                       "x tp %lld is past the vocab maximum", (long long)base, (long long)div,
-                       (long long)tp);
+                       "x tp %lld is past the vocab maximum",
+                       (long long)base, (long long)div, (long long)tp);
         return -1;
     }
     if (padded != base)
-        ts_import_note(n->im->notes, NEMO_PTR ": vocabulary %lld (%s) padded to %lld (multiple "
-                       "of %lld x tp %lld, as NeMo does)", (long long)base, from,
-                       (long long)padded, (long long)div, (long long)tp);
+        ts_import_note(n->im->notes,
+                       NEMO_PTR ": vocabulary %lld (%s) padded to %lld (multiple "
+                                "of %lld x tp %lld, as NeMo does)",
+                       (long long)base, from, (long long)padded, (long long)div, (long long)tp);
     {
         char origin[TS_IMPORT_ORIGIN_LEN];
 
-        snprintf(origin, sizeof origin, NEMO_PTR "/model/tokenizer (%.*s)",
-                 ts_utf8_prec(from, 100), from);
+        snprintf(origin, sizeof origin, NEMO_PTR "/model/tokenizer (%.*s)", ts_utf8_prec(from, 100),
+                 from);
         return ts_import_set_int(n->im, TS_FI_VOCAB, padded, TS_SRC_NEMO, origin, n->err);
     }
 }
@@ -124,7 +127,8 @@ static int norm_and_biases(nemo *n, const ts_import_obj *m, const char *norm, co
     if (!layernorm && !rms) {
         ts_api_err_set(n->err, TS_PROB_INVALID_VALUE, NEMO_PTR "/model/normalization",
                        "/nemo_config/model/normalization takes layernorm, layernorm1p or "
-                       "rmsnorm, got '%.*s'", ts_utf8_prec(norm, 40), norm);
+                       "rmsnorm, got '%.*s'",
+                       ts_utf8_prec(norm, 40), norm);
         return -1;
     }
     if (nemo_set_s(n, TS_FI_NORM, layernorm ? "layernorm" : "rmsnorm", m, "normalization") != 0 ||
@@ -185,8 +189,8 @@ int nemo_shape(nemo *n, const ts_import_obj *m, bool model)
     int64_t heads = 0;
 
     if (nemo_str(n, m, "normalization", &norm) < 0 || nemo_str(n, m, "activation", &act) < 0 ||
-        nemo_str(n, m, "position_embedding_type", &pos) < 0 ||
-        nemo_bool(n, m, "bias", &bias) < 0 || nemo_bool(n, m, "qkv_bias", &qkv_bias) < 0 ||
+        nemo_str(n, m, "position_embedding_type", &pos) < 0 || nemo_bool(n, m, "bias", &bias) < 0 ||
+        nemo_bool(n, m, "qkv_bias", &qkv_bias) < 0 ||
         nemo_bool(n, m, "share_embeddings_and_output_weights", &tied) < 0)
         return -1;
     if (given_heads(n, m) != 0)
@@ -201,10 +205,10 @@ int nemo_shape(nemo *n, const ts_import_obj *m, bool model)
         return -1;
     if (key_absent(m, "kv_channels") && nemo_set_i(n, TS_FI_HEAD_DIM, 0, m, "kv_channels") != 0)
         return -1;
-    if (norm_and_biases(n, m, norm, act, bias, qkv_bias, tied) != 0 ||
-        positions(n, m, pos) != 0 || dropout(n, m) != 0 ||
-        ts_import_set(n->im, TS_FI_PARAMS, json_null(), TS_SRC_NEMO,
-                      NEMO_PTR "/model/num_layers", n->err) != 0)
+    if (norm_and_biases(n, m, norm, act, bias, qkv_bias, tied) != 0 || positions(n, m, pos) != 0 ||
+        dropout(n, m) != 0 ||
+        ts_import_set(n->im, TS_FI_PARAMS, json_null(), TS_SRC_NEMO, NEMO_PTR "/model/num_layers",
+                      n->err) != 0)
         return -1;
     return 0;
 }
@@ -255,25 +259,28 @@ static int recompute(nemo *n, const ts_import_obj *m)
         if (nemo_set_s(n, TS_FI_RECOMPUTE, "none", m, "activations_checkpoint_granularity") != 0)
             return -1;
         if (method != NULL)
-            ts_import_note(n->im->notes, NEMO_PTR "/model/activations_checkpoint_method is "
-                           "read only with activations_checkpoint_granularity full: no "
-                           "recompute");
+            ts_import_note(n->im->notes,
+                           NEMO_PTR "/model/activations_checkpoint_method is "
+                                    "read only with activations_checkpoint_granularity full: no "
+                                    "recompute");
         return 0;
     }
     if (strcmp(gran, "full") != 0 && strcmp(gran, "selective") != 0) {
         ts_api_err_set(n->err, TS_PROB_INVALID_VALUE,
                        NEMO_PTR "/model/activations_checkpoint_granularity",
                        "activations_checkpoint_granularity takes full or selective, got "
-                       "'%.*s'", ts_utf8_prec(gran, 40), gran);
+                       "'%.*s'",
+                       ts_utf8_prec(gran, 40), gran);
         return -1;
     }
     if (nemo_set_s(n, TS_FI_RECOMPUTE, gran, m, "activations_checkpoint_granularity") != 0)
         return -1;
     if (strcmp(gran, "full") == 0 && method != NULL && strcmp(method, "block") == 0)
-        ts_import_note(n->im->notes, NEMO_PTR "/model: activations_checkpoint_method block "
-                       "recomputes only activations_checkpoint_num_layers per stage; "
-                       "modelled as full recompute of every layer (a lower bound on "
-                       "activation memory)");
+        ts_import_note(n->im->notes,
+                       NEMO_PTR "/model: activations_checkpoint_method block "
+                                "recomputes only activations_checkpoint_num_layers per stage; "
+                                "modelled as full recompute of every layer (a lower bound on "
+                                "activation memory)");
     return 0;
 }
 
@@ -289,9 +296,10 @@ static int fsdp_stage(nemo *n, const ts_import_obj *m)
         return -1;
     stage = strcmp(st, "grad") == 0 ? 2 : 3;
     if (strcmp(st, "hybrid") == 0)
-        ts_import_note(n->im->notes, NEMO_PTR "/model/fsdp_sharding_strategy hybrid "
-                       "shards within a node only: modelled as ZeRO 3 over all dp ranks "
-                       "(a lower bound on memory)");
+        ts_import_note(n->im->notes,
+                       NEMO_PTR "/model/fsdp_sharding_strategy hybrid "
+                                "shards within a node only: modelled as ZeRO 3 over all dp ranks "
+                                "(a lower bound on memory)");
     return nemo_set_i(n, TS_FI_ZERO, stage, m, "fsdp");
 }
 
@@ -310,14 +318,16 @@ static int optim_name(nemo *n, const ts_import_obj *m)
         return -1;
     if (name == NULL)
         return 0;
-    dist = strcmp(name, "distributed_fused_adam") == 0 ||
-           strcmp(name, "mcore_distributed_optim") == 0;
+    dist =
+        strcmp(name, "distributed_fused_adam") == 0 || strcmp(name, "mcore_distributed_optim") == 0;
     plain = strcmp(name, "fused_adam") == 0 || strcmp(name, "adam") == 0 ||
             strcmp(name, "adamw") == 0 || strcmp(name, "megatron_fused_adam") == 0;
     if (!dist && !plain) {
-        ts_import_note(n->im->notes, NEMO_PTR "/model/optim/name \"%.*s\" has no "
-                       "state model here: optimizer and zero keep their request or "
-                       "default values", ts_utf8_prec(name, 40), name);
+        ts_import_note(n->im->notes,
+                       NEMO_PTR "/model/optim/name \"%.*s\" has no "
+                                "state model here: optimizer and zero keep their request or "
+                                "default values",
+                       ts_utf8_prec(name, 40), name);
         return 0;
     }
     if (nemo_set_i(n, TS_FI_ZERO, dist ? 1 : 0, &o, "name") != 0 ||

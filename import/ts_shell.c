@@ -109,7 +109,6 @@ void sh_skipped(sh *s, const char *what, const char *arg, unsigned line)
         ts_utf8_trim(s->skipped, strlen(s->skipped));
 }
 
-
 static bool ends_py(const char *w)
 {
     size_t n = strlen(w);
@@ -231,7 +230,6 @@ int sh_consider(run *r, const fields *fs, unsigned line)
     return 0;
 }
 
-
 /* ------------------------------------------------------------------ */
 /* The entry point                                                    */
 
@@ -309,10 +307,13 @@ static void take_command(sh *s, ts_shell_cmd *cmd, ts_api_notes *notes)
             char list[64];
 
             lines_list(list, sizeof list, s->py_lines,
-                       s->npy < sizeof s->py_lines / sizeof s->py_lines[0] ? s->npy
-                       : sizeof s->py_lines / sizeof s->py_lines[0]);
-            ts_import_note(notes, "%s: %zu commands run a Python script (lines %s); the one "
-                           "with the most --flags is read", s->member, s->npy, list);
+                       s->npy < sizeof s->py_lines / sizeof s->py_lines[0]
+                           ? s->npy
+                           : sizeof s->py_lines / sizeof s->py_lines[0]);
+            ts_import_note(notes,
+                           "%s: %zu commands run a Python script (lines %s); the one "
+                           "with the most --flags is read",
+                           s->member, s->npy, list);
         }
     } else if (s->args.n > 0) {
         cmd->w = s->args.w;
@@ -334,9 +335,10 @@ static void note_not_read(const sh *s, const ts_shell_cmd *cmd, ts_api_notes *no
         char list[96];
 
         lines_list(list, sizeof list, s->undecided, s->nundecided);
-        ts_import_note(notes, "%s: conditions at line%s %s depend on files, commands or "
-                       "values not known here; the branches were not read", s->member,
-                       s->nundecided > 1 ? "s" : "", list);
+        ts_import_note(notes,
+                       "%s: conditions at line%s %s depend on files, commands or "
+                       "values not known here; the branches were not read",
+                       s->member, s->nundecided > 1 ? "s" : "", list);
     }
     if (s->skipped[0] != '\0')
         ts_import_note(notes, "%s: other files are not read: %s", s->member, s->skipped);
@@ -397,20 +399,26 @@ void ts_shell_why_text(const ts_shell_word *w, char *buf, size_t size)
 
     switch (w->why) {
     case TS_SHELL_UNSET:
-        snprintf(buf, size, "$%.*s (line %u), which the script never assigns (assign it, or "
-                 "give a default: ${%.*s:-value})", p, n, w->why_line, p, n);
+        snprintf(buf, size,
+                 "$%.*s (line %u), which the script never assigns (assign it, or "
+                 "give a default: ${%.*s:-value})",
+                 p, n, w->why_line, p, n);
         break;
     case TS_SHELL_MAYBE:
-        snprintf(buf, size, "$%.*s, assigned only at line %u in a branch of the condition at "
-                 "line %u, which is not evaluated here", p, n, w->why_line, w->why_cond);
+        snprintf(buf, size,
+                 "$%.*s, assigned only at line %u in a branch of the condition at "
+                 "line %u, which is not evaluated here",
+                 p, n, w->why_line, w->why_cond);
         break;
     case TS_SHELL_ARG:
-        snprintf(buf, size, "$%.*s (line %u), a script argument, and none is given here "
-                 "(write the value, or ${%.*s:-value})", p, n, w->why_line, p, n);
+        snprintf(buf, size,
+                 "$%.*s (line %u), a script argument, and none is given here "
+                 "(write the value, or ${%.*s:-value})",
+                 p, n, w->why_line, p, n);
         break;
     case TS_SHELL_COMMAND:
-        snprintf(buf, size, "the output of %.*s (line %u), a command that is not run here",
-                 p, n, w->why_line);
+        snprintf(buf, size, "the output of %.*s (line %u), a command that is not run here", p, n,
+                 w->why_line);
         break;
     case TS_SHELL_UNSUPPORTED:
         snprintf(buf, size, "%.*s (line %u), an expansion that is not evaluated here", p, n,

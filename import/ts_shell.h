@@ -45,43 +45,43 @@
 /* Largest text read (bytes); the importer's own cap is lower. */
 #define TS_SHELL_TEXT_MAX 49152
 /* Bounds on the work of one reading. */
-#define TS_SHELL_WORK_MAX 4000000u   /* tokens run + characters made + pattern steps */
-#define TS_SHELL_VALUE_MAX 65536u    /* characters of one value or word */
-#define TS_SHELL_CELLS_MAX 262144u   /* characters held by all variables */
-#define TS_SHELL_VARS_MAX 512u       /* variables */
-#define TS_SHELL_DEPTH_MAX 12u       /* eval / bash -c / heredoc / function calls, nested */
+#define TS_SHELL_WORK_MAX   4000000u /* tokens run + characters made + pattern steps */
+#define TS_SHELL_VALUE_MAX  65536u   /* characters of one value or word */
+#define TS_SHELL_CELLS_MAX  262144u  /* characters held by all variables */
+#define TS_SHELL_VARS_MAX   512u     /* variables */
+#define TS_SHELL_DEPTH_MAX  12u      /* eval / bash -c / heredoc / function calls, nested */
 #define TS_SHELL_TOKENS_MAX 32768u   /* tokens of one text */
-#define TS_SHELL_WORDS_MAX 4096u     /* words of the training command */
+#define TS_SHELL_WORDS_MAX  4096u    /* words of the training command */
 
 /* Why a word's text is not all the script's own. */
 typedef enum ts_shell_why {
-    TS_SHELL_KNOWN = 0,     /* every character is known */
-    TS_SHELL_UNSET,         /* a variable the script never assigns */
-    TS_SHELL_MAYBE,         /* a variable assigned only in a branch not read */
-    TS_SHELL_ARG,           /* a script argument ($1...): none is given */
-    TS_SHELL_COMMAND,       /* a command's output: $(...) or `...` */
-    TS_SHELL_UNSUPPORTED    /* an expansion this reader does not evaluate */
+    TS_SHELL_KNOWN = 0,  /* every character is known */
+    TS_SHELL_UNSET,      /* a variable the script never assigns */
+    TS_SHELL_MAYBE,      /* a variable assigned only in a branch not read */
+    TS_SHELL_ARG,        /* a script argument ($1...): none is given */
+    TS_SHELL_COMMAND,    /* a command's output: $(...) or `...` */
+    TS_SHELL_UNSUPPORTED /* an expansion this reader does not evaluate */
 } ts_shell_why;
 
 typedef struct ts_shell_word {
-    char *text;             /* owned, NUL-terminated; "" for a ghost */
-    unsigned line;          /* where its first character was written */
+    char *text;    /* owned, NUL-terminated; "" for a ghost */
+    unsigned line; /* where its first character was written */
     /* An unknown value that expanded to nothing: bash would drop it, so
      * "--num-layers $UNSET" would take the next word as the value.  The
      * ghost keeps its place, for the importer to name it. */
     bool ghost;
-    ts_shell_why why;       /* KNOWN, or why the text is not (the first reason) */
-    char why_name[48];      /* the variable ("NUM_LAYERS", "1") or construct */
-    unsigned why_line;      /* where it was expanded (MAYBE: assigned) */
-    unsigned why_cond;      /* MAYBE: the line of the condition not read */
+    ts_shell_why why;  /* KNOWN, or why the text is not (the first reason) */
+    char why_name[48]; /* the variable ("NUM_LAYERS", "1") or construct */
+    unsigned why_line; /* where it was expanded (MAYBE: assigned) */
+    unsigned why_cond; /* MAYBE: the line of the condition not read */
 } ts_shell_word;
 
 typedef struct ts_shell_cmd {
-    ts_shell_word *w;       /* the training command, launchers first */
+    ts_shell_word *w; /* the training command, launchers first */
     size_t n;
-    size_t entry;           /* index of the *.py word; n for an argument list */
-    unsigned line;          /* the command's line */
-    ts_shell_word *dir;     /* words of #SBATCH lines (sbatch's directives) */
+    size_t entry;       /* index of the *.py word; n for an argument list */
+    unsigned line;      /* the command's line */
+    ts_shell_word *dir; /* words of #SBATCH lines (sbatch's directives) */
     size_t ndir;
 } ts_shell_cmd;
 

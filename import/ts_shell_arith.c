@@ -20,8 +20,8 @@ typedef struct arith {
     run *r;
     const char *p;
     const char *end;
-    uint16_t taint;     /* set: the result is unknown, for this reason */
-    bool bad;           /* unsupported or invalid */
+    uint16_t taint; /* set: the result is unknown, for this reason */
+    bool bad;       /* unsupported or invalid */
     unsigned depth;
     unsigned line;
 } arith;
@@ -88,7 +88,7 @@ static int64_t a_var(arith *a, const var *v)
         return 0;
     }
     if (sh_real_len(f.c, f.n) == 0)
-        return 0;   /* set and empty: 0, as bash */
+        return 0; /* set and empty: 0, as bash */
     txt = sh_cells_text(a->r->sh, f.c, f.n);
     if (txt == NULL)
         return a_fail(a);
@@ -116,17 +116,17 @@ static int64_t a_name(arith *a)
         a->p++;
     nlen = (size_t)(a->p - n0);
     a_ws(a);
-    if (a->p < a->end && (*a->p == '[' ||
-                          (*a->p == '=' && !(a->p + 1 < a->end && a->p[1] == '=')) ||
-                          ((*a->p == '+' || *a->p == '-') && a->p + 1 < a->end &&
-                           a->p[1] == *a->p)))
-        return a_fail(a);   /* arrays, assignments, ++ / --: not read */
+    if (a->p < a->end &&
+        (*a->p == '[' || (*a->p == '=' && !(a->p + 1 < a->end && a->p[1] == '=')) ||
+         ((*a->p == '+' || *a->p == '-') && a->p + 1 < a->end && a->p[1] == *a->p)))
+        return a_fail(a); /* arrays, assignments, ++ / --: not read */
     v = sh_var_find(a->r->sh, n0, nlen);
     if (v == NULL || !v->set) {
         if (a->taint == 0)
-            a->taint = v != NULL && v->maybe
-                ? sh_taint_add(a->r->sh, TS_SHELL_MAYBE, n0, nlen, v->maybe_line, v->maybe_cond)
-                : sh_taint_add(a->r->sh, TS_SHELL_UNSET, n0, nlen, a->line, 0);
+            a->taint =
+                v != NULL && v->maybe
+                    ? sh_taint_add(a->r->sh, TS_SHELL_MAYBE, n0, nlen, v->maybe_line, v->maybe_cond)
+                    : sh_taint_add(a->r->sh, TS_SHELL_UNSET, n0, nlen, a->line, 0);
         return 0;
     }
     return a_var(a, v);
@@ -192,7 +192,7 @@ static int64_t a_pow(arith *a)
         int64_t e, r = 1;
 
         a->p += 2;
-        e = a_pow(a);   /* right-associative */
+        e = a_pow(a); /* right-associative */
         if (e < 0)
             return a_fail(a);
         while (e-- > 0)
@@ -212,7 +212,7 @@ static int64_t a_mul(arith *a)
 
         a_ws(a);
         if (a->p + 1 < a->end && a->p[1] == '=' && (*a->p == '*' || *a->p == '/' || *a->p == '%'))
-            return a_fail(a);   /* *= /= %=: assignments, not read */
+            return a_fail(a); /* *= /= %=: assignments, not read */
         if (a->p < a->end && *a->p == '*' && !(a->p + 1 < a->end && a->p[1] == '*')) {
             a->p++;
             w = a_pow(a);
@@ -224,7 +224,7 @@ static int64_t a_mul(arith *a)
             w = a_pow(a);
             if (w == 0 || (v == INT64_MIN && w == -1)) {
                 if (a->taint != 0)
-                    return 0;   /* unknown anyway */
+                    return 0; /* unknown anyway */
                 return a_fail(a);
             }
             v = op == '/' ? v / w : v % w;

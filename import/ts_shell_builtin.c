@@ -29,7 +29,6 @@ static bool is_shell(const char *w)
            strcmp(b, "dash") == 0 || strcmp(b, "ksh") == 0;
 }
 
-
 /* Does fs run a shell on a string (bash -c "...")?  Index of the string. */
 static size_t shell_string(sh *s, const fields *fs, size_t *shell_at)
 {
@@ -70,7 +69,6 @@ static size_t shell_string(sh *s, const fields *fs, size_t *shell_at)
     }
     return NPOS;
 }
-
 
 static int call_function(run *r, const func *fn, fields *fs, unsigned line, int *status)
 {
@@ -262,9 +260,9 @@ static int run_builtin(run *r, const char *name, fields *fs, unsigned line, int 
     } else if (IS("shift")) {
         rc = b_shift(r, fs, line);
         *status = ST_TRUE;
-    } else if (IS("set") || IS("cd") || IS("echo") || IS("printf") || IS("mkdir") ||
-               IS("pushd") || IS("popd") || IS("trap") || IS("ulimit") || IS("umask") ||
-               IS("wait") || IS("sleep")) {
+    } else if (IS("set") || IS("cd") || IS("echo") || IS("printf") || IS("mkdir") || IS("pushd") ||
+               IS("popd") || IS("trap") || IS("ulimit") || IS("umask") || IS("wait") ||
+               IS("sleep")) {
         *status = ST_ASSUMED;
     } else if (IS("[") || IS("test")) {
         rc = b_test(r, fs, IS("["), line, status);
@@ -487,16 +485,15 @@ bool sh_is_redirect(const tok *t)
     return t->type == T_OP && t->op >= O_LT;
 }
 
-
 /* A simple command's tokens, found before anything runs. */
 typedef struct simple {
-    size_t start;           /* its first token */
-    size_t cmd_tok;         /* the command word (have_cmd) */
-    size_t end;             /* the token that ends it */
+    size_t start;   /* its first token */
+    size_t cmd_tok; /* the command word (have_cmd) */
+    size_t end;     /* the token that ends it */
     bool have_cmd;
-    bool declare;           /* the command is export / declare / ... */
+    bool declare; /* the command is export / declare / ... */
     unsigned line;
-    const tok *heredoc;     /* its last << redirection */
+    const tok *heredoc; /* its last << redirection */
 } simple;
 
 /* Pass 1: find the command word and the end; assignments before the
@@ -517,7 +514,7 @@ static void scan_simple(run *r, simple *sc)
                 r->i++;
             continue;
         }
-        if (t->type == T_AOPEN) {   /* A=( ... ), declare -a A=( ... ) */
+        if (t->type == T_AOPEN) { /* A=( ... ), declare -a A=( ... ) */
             r->i++;
             while (sh_cur(r)->type != T_EOF && !sh_is_op(sh_cur(r), O_RP))
                 r->i++;
@@ -567,7 +564,7 @@ int sh_p_simple(run *r, int mode, int *status)
 
     *status = ST_TRUE;
     scan_simple(r, &sc);
-    if (!sc.have_cmd)   /* assignments only: they stay */
+    if (!sc.have_cmd) /* assignments only: they stay */
         return sh_p_declare(r, mode, sc.start, sc.end);
     if (mode != M_RUN) {
         if (sc.declare && mode == M_MAYBE && sh_p_declare(r, M_MAYBE, sc.cmd_tok + 1, sc.end) != 0)

@@ -56,7 +56,8 @@ int sh_spend(sh *s, size_t n, unsigned line)
     if (s->work > TS_SHELL_WORK_MAX)
         return sh_fail(s, TS_PROB_IMPORT_TOO_LARGE, line,
                        "reading the script takes more than %u steps (a loop that does "
-                       "not end, or an expansion that keeps growing)", TS_SHELL_WORK_MAX);
+                       "not end, or an expansion that keeps growing)",
+                       TS_SHELL_WORK_MAX);
     return 0;
 }
 
@@ -164,8 +165,8 @@ char *sh_cells_text(sh *s, const cell *c, size_t n)
 /* ------------------------------------------------------------------ */
 /* Taints                                                             */
 
-uint16_t sh_taint_add(sh *s, ts_shell_why why, const char *name, size_t nlen,
-                      unsigned line, unsigned cond)
+uint16_t sh_taint_add(sh *s, ts_shell_why why, const char *name, size_t nlen, unsigned line,
+                      unsigned cond)
 {
     size_t k;
     char nm[48];
@@ -176,11 +177,11 @@ uint16_t sh_taint_add(sh *s, ts_shell_why why, const char *name, size_t nlen,
     nm[nlen] = '\0';
     ts_utf8_trim(nm, strlen(nm));
     for (k = 1; k <= s->ntaints; k++)
-        if (s->taints[k].why == why && s->taints[k].line == line &&
-            s->taints[k].cond == cond && strcmp(s->taints[k].name, nm) == 0)
+        if (s->taints[k].why == why && s->taints[k].line == line && s->taints[k].cond == cond &&
+            strcmp(s->taints[k].name, nm) == 0)
             return (uint16_t)k;
     if (s->ntaints >= TAINTS_MAX)
-        return (uint16_t)TAINTS_MAX;   /* the last one speaks for the rest */
+        return (uint16_t)TAINTS_MAX; /* the last one speaks for the rest */
     k = ++s->ntaints;
     s->taints[k].why = (unsigned char)why;
     memcpy(s->taints[k].name, nm, sizeof nm);
@@ -211,7 +212,6 @@ bool sh_cells_opaque(const sh *s, const cell *c, size_t n)
     return false;
 }
 
-
 /* ------------------------------------------------------------------ */
 /* Fields                                                             */
 
@@ -225,8 +225,8 @@ void sh_fields_free(fields *fs)
     memset(fs, 0, sizeof *fs);
 }
 
-int sh_fields_add(sh *s, fields *fs, const cell *c, size_t n, uint16_t line,
-                  uint16_t taint, bool ghost)
+int sh_fields_add(sh *s, fields *fs, const cell *c, size_t n, uint16_t line, uint16_t taint,
+                  bool ghost)
 {
     field *f;
 
@@ -333,7 +333,7 @@ static bool class_match(const cell *p, size_t np, size_t *pi, unsigned char ch, 
         }
     }
     if (i >= np) {
-        *ok = false;   /* no closing ']': the '[' is literal */
+        *ok = false; /* no closing ']': the '[' is literal */
         return false;
     }
     *ok = true;
@@ -388,14 +388,14 @@ int sh_glob(sh *s, const cell *p, size_t np, const cell *t, size_t nt, unsigned 
                     continue;
                 }
             } else if (ti < nt) {
-                ti++;   /* a ghost in the text matches nothing, costs nothing */
+                ti++; /* a ghost in the text matches nothing, costs nothing */
                 continue;
             }
         } else if (ti < nt && (t[ti].f & CF_GHOST)) {
             ti++;
             continue;
         }
-backtrack:
+    backtrack:
         if (star_p == NPOS || star_t >= nt)
             return 0;
         pi = star_p + 1;

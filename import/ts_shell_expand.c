@@ -14,7 +14,6 @@
 /* ------------------------------------------------------------------ */
 /* Expansion                                                          */
 
-
 int sh_push_ghost(xstate *x, ts_shell_why why, const char *name, size_t nlen, unsigned line,
                   unsigned cond)
 {
@@ -154,7 +153,6 @@ int sh_x_command(xstate *x, size_t a, size_t b)
     }
     return sh_push_ghost(x, TS_SHELL_COMMAND, nm, strlen(nm), sh_line_at(x->r->u, a), 0);
 }
-
 
 static int hexval(char c)
 {

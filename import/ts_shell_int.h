@@ -49,16 +49,16 @@
 /* ------------------------------------------------------------------ */
 /* Cells and taints                                                   */
 
-#define CF_SPLIT 1u    /* from an unquoted expansion: IFS splits here */
-#define CF_GHOST 2u    /* no character: an unknown value's place */
-#define CF_BREAK 4u    /* a field ends here ("${A[@]}" between elements) */
-#define CF_KEEP 8u     /* a field exists here even if empty ("") */
-#define CF_QUOTED 16u  /* quoted: literal in a pattern */
+#define CF_SPLIT  1u  /* from an unquoted expansion: IFS splits here */
+#define CF_GHOST  2u  /* no character: an unknown value's place */
+#define CF_BREAK  4u  /* a field ends here ("${A[@]}" between elements) */
+#define CF_KEEP   8u  /* a field exists here even if empty ("") */
+#define CF_QUOTED 16u /* quoted: literal in a pattern */
 
 typedef struct cell {
     unsigned char c;
     unsigned char f;
-    uint16_t taint;    /* 0, or an index into sh.taints */
+    uint16_t taint; /* 0, or an index into sh.taints */
     uint16_t line;
 } cell;
 
@@ -70,7 +70,7 @@ typedef struct cbuf {
 #define TAINTS_MAX 255u
 
 typedef struct tinfo {
-    unsigned char why;     /* ts_shell_why */
+    unsigned char why; /* ts_shell_why */
     char name[48];
     uint16_t line, cond;
 } tinfo;
@@ -80,24 +80,43 @@ typedef struct tinfo {
 
 enum { T_WORD = 0, T_AOPEN, T_OP, T_NL, T_DPAREN, T_EOF };
 enum {
-    O_SEMI = 0, O_AMP, O_AND, O_OR, O_PIPE, O_PIPEAMP, O_LP, O_RP, O_DSEMI,
-    O_SEMIAMP, O_DSEMIAMP, O_LT, O_GT, O_DGT, O_HEREDOC, O_HERESTR, O_DUPIN,
-    O_DUPOUT, O_RW, O_CLOBBER, O_AMPGT, O_AMPDGT
+    O_SEMI = 0,
+    O_AMP,
+    O_AND,
+    O_OR,
+    O_PIPE,
+    O_PIPEAMP,
+    O_LP,
+    O_RP,
+    O_DSEMI,
+    O_SEMIAMP,
+    O_DSEMIAMP,
+    O_LT,
+    O_GT,
+    O_DGT,
+    O_HEREDOC,
+    O_HERESTR,
+    O_DUPIN,
+    O_DUPOUT,
+    O_RW,
+    O_CLOBBER,
+    O_AMPGT,
+    O_AMPDGT
 };
 
 typedef struct tok {
     unsigned char type, op;
-    unsigned char hq;       /* heredoc: quoted delimiter (no expansion) */
-    unsigned char hstrip;   /* heredoc: <<- (leading tabs stripped) */
+    unsigned char hq;     /* heredoc: quoted delimiter (no expansion) */
+    unsigned char hstrip; /* heredoc: <<- (leading tabs stripped) */
     uint16_t line;
-    uint32_t a, b;          /* raw text [a, b) */
-    uint32_t ha, hb;        /* heredoc body [ha, hb) */
+    uint32_t a, b;   /* raw text [a, b) */
+    uint32_t ha, hb; /* heredoc body [ha, hb) */
 } tok;
 
 /* A text being read: the script, or one rebuilt from cells. */
 typedef struct unit {
     char *s;
-    uint16_t *ln;           /* line of every byte */
+    uint16_t *ln; /* line of every byte */
     size_t n;
     tok *t;
     size_t nt;
@@ -110,27 +129,27 @@ typedef struct unit {
 
 typedef struct var {
     char name[NAME_MAX_LEN];
-    cell *v;                /* every element's cells, in order */
+    cell *v; /* every element's cells, in order */
     size_t n;
-    size_t *start;          /* element k is v[start[k] .. start[k+1]) */
+    size_t *start; /* element k is v[start[k] .. start[k+1]) */
     size_t ne;
     bool set;
-    bool maybe;             /* not set: assigned only in a branch not read */
+    bool maybe; /* not set: assigned only in a branch not read */
     uint16_t maybe_line, maybe_cond;
 } var;
 
 typedef struct func {
     char name[NAME_MAX_LEN];
     const unit *u;
-    size_t body;            /* token index of the compound command */
+    size_t body; /* token index of the compound command */
 } func;
 
-#define FUNCS_MAX 64u
+#define FUNCS_MAX     64u
 #define UNDECIDED_MAX 12u
-#define SKIPPED_LEN 200u
+#define SKIPPED_LEN   200u
 
 typedef struct field {
-    cell *c;                /* owned; flags cleared but CF_GHOST */
+    cell *c; /* owned; flags cleared but CF_GHOST */
     size_t n;
     uint16_t line;
     uint16_t taint;
@@ -147,12 +166,12 @@ typedef struct cand {
     size_t n, cap;
     size_t entry;
     unsigned line;
-    size_t flags;           /* --flags after the entry point */
+    size_t flags; /* --flags after the entry point */
 } cand;
 
 typedef struct sh {
     const char *ptr;
-    const char *member;     /* ptr without the '/' */
+    const char *member; /* ptr without the '/' */
     ts_api_err *err;
     bool failed;
     size_t work;
@@ -164,17 +183,17 @@ typedef struct sh {
     func funcs[FUNCS_MAX];
     size_t nfuncs;
     unsigned depth;
-    field *prefix;          /* wrapper words around a nested text (borrowed) */
+    field *prefix; /* wrapper words around a nested text (borrowed) */
     size_t nprefix;
-    cand best;              /* the training command so far */
-    cand args;              /* the words of commands that start with --flags */
-    size_t npy;             /* commands that run a *.py entry point */
+    cand best;  /* the training command so far */
+    cand args;  /* the words of commands that start with --flags */
+    size_t npy; /* commands that run a *.py entry point */
     uint16_t py_lines[4];
     uint16_t undecided[UNDECIDED_MAX];
     size_t nundecided;
     char skipped[SKIPPED_LEN];
     uint16_t exit_line;
-    uint16_t outer_line;    /* the line of the outermost command being run */
+    uint16_t outer_line; /* the line of the outermost command being run */
     ts_shell_word *dir;
     size_t ndir, dcap;
 } sh;
@@ -186,22 +205,22 @@ enum { M_RUN = 0, M_MAYBE, M_SKIP };
 typedef struct run {
     sh *sh;
     const unit *u;
-    size_t i;               /* next token */
-    var *pos;               /* positional parameters; NULL: the script's (none given) */
+    size_t i; /* next token */
+    var *pos; /* positional parameters; NULL: the script's (none given) */
     int ctl;
-    uint16_t cond;          /* maybe mode: the line of the condition not read */
+    uint16_t cond; /* maybe mode: the line of the condition not read */
 } run;
 
-#define NPOS ((size_t)-1)   /* no index: not found, or an error already raised */
+#define NPOS ((size_t)-1) /* no index: not found, or an error already raised */
 
 enum { CTX_UNQ = 0, CTX_DQ, CTX_HD };
-enum { XM_SPLIT = 0, XM_JOIN };   /* JOIN: an assignment's value, [[ ]], case */
+enum { XM_SPLIT = 0, XM_JOIN }; /* JOIN: an assignment's value, [[ ]], case */
 
 typedef struct xstate {
     run *r;
     int mode;
     cbuf *out;
-    bool atzero;      /* a quoted "${A[@]}" / "$@" gave no element */
+    bool atzero; /* a quoted "${A[@]}" / "$@" gave no element */
 } xstate;
 
 /* ts_shell_cell.c: errors, bounds, cells, taints, fields, patterns */
@@ -218,12 +237,12 @@ void sh_cb_free(cbuf *b);
 size_t sh_real_len(const cell *c, size_t n);
 uint16_t sh_first_taint(const cell *c, size_t n);
 char *sh_cells_text(sh *s, const cell *c, size_t n);
-uint16_t sh_taint_add(sh *s, ts_shell_why why, const char *name, size_t nlen,
-                      unsigned line, unsigned cond);
+uint16_t sh_taint_add(sh *s, ts_shell_why why, const char *name, size_t nlen, unsigned line,
+                      unsigned cond);
 bool sh_cells_opaque(const sh *s, const cell *c, size_t n);
 void sh_fields_free(fields *fs);
-int sh_fields_add(sh *s, fields *fs, const cell *c, size_t n, uint16_t line,
-                  uint16_t taint, bool ghost);
+int sh_fields_add(sh *s, fields *fs, const cell *c, size_t n, uint16_t line, uint16_t taint,
+                  bool ghost);
 int sh_split_fields(sh *s, const cbuf *in, fields *out);
 int sh_glob(sh *s, const cell *p, size_t np, const cell *t, size_t nt, unsigned line);
 

@@ -17,10 +17,10 @@ typedef struct lexer {
     sh *s;
     unit *u;
     size_t cap;
-    size_t pend[8];         /* heredoc operators waiting for their body */
+    size_t pend[8]; /* heredoc operators waiting for their body */
     size_t npend;
-    size_t want_delim;      /* heredoc operator whose delimiter comes next; 0 none */
-    bool word_start;        /* a '#' here starts a comment */
+    size_t want_delim; /* heredoc operator whose delimiter comes next; 0 none */
+    bool word_start;   /* a '#' here starts a comment */
 } lexer;
 
 unsigned sh_line_at(const unit *u, size_t i)
@@ -32,8 +32,8 @@ unsigned sh_line_at(const unit *u, size_t i)
 
 static bool is_meta(char c)
 {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ';' || c == '&' ||
-           c == '|' || c == '<' || c == '>' || c == '(' || c == ')';
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ';' || c == '&' || c == '|' ||
+           c == '<' || c == '>' || c == '(' || c == ')';
 }
 
 bool sh_name_start(char c)
@@ -47,8 +47,6 @@ bool sh_name_char(char c)
 }
 
 static size_t skip_dollar(sh *s, const unit *u, size_t i);
-
-
 
 static size_t unterminated(sh *s, const unit *u, size_t at, const char *what)
 {
@@ -95,7 +93,7 @@ size_t sh_skip_nest(sh *s, const unit *u, size_t i, char open, char close)
             return NPOS;
         if (c == '\\') {
             j += 2;
-        } else if (c == '\'' ) {
+        } else if (c == '\'') {
             /* in $( ) a quote is a quote; in ${ } too (bash 4+). */
             j = sh_skip_sq(s, u, j);
         } else if (c == '"') {
@@ -104,8 +102,8 @@ size_t sh_skip_nest(sh *s, const unit *u, size_t i, char open, char close)
             j = sh_skip_bq(s, u, j);
         } else if (c == '$' && j + 1 < u->n && (u->s[j + 1] == '(' || u->s[j + 1] == '{')) {
             j = skip_dollar(s, u, j);
-        } else if (c == '#' && open == '(' && (u->s[j - 1] == ' ' || u->s[j - 1] == '\t' ||
-                                               u->s[j - 1] == '\n')) {
+        } else if (c == '#' && open == '(' &&
+                   (u->s[j - 1] == ' ' || u->s[j - 1] == '\t' || u->s[j - 1] == '\n')) {
             while (j < u->n && u->s[j] != '\n')
                 j++;
         } else {
@@ -335,13 +333,16 @@ static int heredoc_bodies(lexer *lx, size_t *pi)
     return 0;
 }
 
-static const struct { const char *text; unsigned char op; } ops[] = {
+static const struct {
+    const char *text;
+    unsigned char op;
+} ops[] = {
     { ";;&", O_DSEMIAMP }, { "&>>", O_AMPDGT }, { "<<<", O_HERESTR }, { "<<-", O_HEREDOC },
-    { "&&", O_AND }, { "||", O_OR }, { "|&", O_PIPEAMP }, { ";;", O_DSEMI }, { ";&", O_SEMIAMP },
-    { ">>", O_DGT }, { "<<", O_HEREDOC }, { "<&", O_DUPIN }, { ">&", O_DUPOUT },
-    { "<>", O_RW }, { ">|", O_CLOBBER }, { "&>", O_AMPGT },
-    { ";", O_SEMI }, { "&", O_AMP }, { "|", O_PIPE }, { "(", O_LP }, { ")", O_RP },
-    { "<", O_LT }, { ">", O_GT },
+    { "&&", O_AND },       { "||", O_OR },      { "|&", O_PIPEAMP },  { ";;", O_DSEMI },
+    { ";&", O_SEMIAMP },   { ">>", O_DGT },     { "<<", O_HEREDOC },  { "<&", O_DUPIN },
+    { ">&", O_DUPOUT },    { "<>", O_RW },      { ">|", O_CLOBBER },  { "&>", O_AMPGT },
+    { ";", O_SEMI },       { "&", O_AMP },      { "|", O_PIPE },      { "(", O_LP },
+    { ")", O_RP },         { "<", O_LT },       { ">", O_GT },
 };
 
 /* A comment, to the end of the line; #SBATCH lines at the start of a
@@ -401,7 +402,7 @@ static int lex_op(lexer *lx, size_t *pi)
         return -1;
     if (ops[k].op == O_HEREDOC) {
         u->t[u->nt - 1].hstrip = ol == 3;
-        lx->want_delim = u->nt;   /* the next token */
+        lx->want_delim = u->nt; /* the next token */
     }
     *pi = i + ol;
     lx->word_start = true;
@@ -467,7 +468,7 @@ int sh_lex(sh *s, unit *u)
             continue;
         }
         if (c == '\\' && i + 1 < u->n && u->s[i + 1] == '\n') {
-            i += 2;   /* a line continuation between words */
+            i += 2; /* a line continuation between words */
             continue;
         }
         if (c == '#' && lx.word_start)

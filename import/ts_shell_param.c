@@ -16,10 +16,10 @@
  * $@ of the script). */
 typedef struct pval {
     int state;
-    field one;          /* a single computed element (owned text buffer) */
+    field one; /* a single computed element (owned text buffer) */
     cell onebuf[24];
-    const var *v;       /* the variable, for its elements */
-    size_t idx;         /* element, or NPOS for all */
+    const var *v; /* the variable, for its elements */
+    size_t idx;   /* element, or NPOS for all */
     uint16_t taint;
 } pval;
 
@@ -82,7 +82,7 @@ static bool lookup_special(run *r, const char *name, size_t nlen, unsigned line,
     case '@':
     case '*':
         if (r->pos == NULL) {
-            p->state = 2;    /* the script's: no elements, nothing unknown */
+            p->state = 2; /* the script's: no elements, nothing unknown */
             return true;
         }
         p->state = 1;
@@ -102,8 +102,8 @@ static bool lookup_special(run *r, const char *name, size_t nlen, unsigned line,
     case '$':
     case '!':
         p->state = 0;
-        p->taint = sh_taint_add(r->sh, TS_SHELL_UNSUPPORTED, name[0] == '$' ? "$$" : "$!", 2,
-                                line, 0);
+        p->taint =
+            sh_taint_add(r->sh, TS_SHELL_UNSUPPORTED, name[0] == '$' ? "$$" : "$!", 2, line, 0);
         return true;
     default:
         return false;
@@ -186,8 +186,8 @@ static void lookup_var(run *r, const char *name, size_t nlen, const char *idx, s
             fl = NAME_MAX_LEN;
         p->state = 0;
         p->taint = v != NULL && v->maybe
-            ? sh_taint_add(s, TS_SHELL_MAYBE, full, fl, v->maybe_line, v->maybe_cond)
-            : sh_taint_add(s, TS_SHELL_UNSET, full, fl, line, 0);
+                       ? sh_taint_add(s, TS_SHELL_MAYBE, full, fl, v->maybe_line, v->maybe_cond)
+                       : sh_taint_add(s, TS_SHELL_UNSET, full, fl, line, 0);
         return;
     }
     p->state = 1;
@@ -244,7 +244,7 @@ static int push_pval(xstate *x, const pval *p, int ctx, const char *name, size_t
     bool at = p->state == 1 && p->v != NULL && p->idx == NPOS;
     bool star = nlen >= 1 && name[nlen - 1] == '*';
 
-    if (p->state == 2) {   /* "$@" of a script without arguments */
+    if (p->state == 2) { /* "$@" of a script without arguments */
         if (ctx != CTX_UNQ && !star)
             x->atzero = true;
         return 0;
@@ -297,11 +297,11 @@ static int trim_match(xstate *x, const field *f, const cbuf *pat, bool suffix, b
 /* ${...} taken apart: [a, b) is the text between the braces. */
 typedef struct brace {
     size_t a, b;
-    size_t n0, nlen;        /* the parameter's name [n0, n0 + nlen) */
-    size_t ia, il;          /* its index [ia, ia + il) */
+    size_t n0, nlen; /* the parameter's name [n0, n0 + nlen) */
+    size_t ia, il;   /* its index [ia, ia + il) */
     bool has_idx;
-    bool length;            /* ${#...} */
-    size_t i;               /* after the name and index: the operator, or b */
+    bool length; /* ${#...} */
+    size_t i;    /* after the name and index: the operator, or b */
     unsigned line;
 } brace;
 
@@ -413,8 +413,7 @@ static int brace_length(xstate *x, const brace *br, const pval *p, int ctx)
 
     if (br->i != br->b)
         return sh_fail(s, TS_PROB_INVALID_VALUE, br->line, "bad substitution ${%.*s}",
-                       ts_utf8_prec(t + br->a, br->b - br->a < 40 ? br->b - br->a : 40),
-                       t + br->a);
+                       ts_utf8_prec(t + br->a, br->b - br->a < 40 ? br->b - br->a : 40), t + br->a);
     if (p->state == 0 && p->taint != 0 && s->taints[p->taint].why != TS_SHELL_UNSET)
         return sh_cb_push(s, x->out, 0, CF_GHOST, p->taint, line);
     if (p->state == 1 && p->v != NULL && p->idx == NPOS) {
@@ -427,8 +426,7 @@ static int brace_length(xstate *x, const brace *br, const pval *p, int ctx)
         pval_elems(p, one, 1, &els, &ne);
         if (ne == 1) {
             if (sh_first_taint(els[0].c, els[0].n) != 0)
-                return sh_cb_push(s, x->out, 0, CF_GHOST, sh_first_taint(els[0].c, els[0].n),
-                                  line);
+                return sh_cb_push(s, x->out, 0, CF_GHOST, sh_first_taint(els[0].c, els[0].n), line);
             cnt = sh_real_len(els[0].c, els[0].n);
         }
     }
@@ -468,8 +466,8 @@ static int brace_assign(xstate *x, const brace *br, size_t wa, int ctx)
 
 /* ${x-w}, ${x=w}, ${x+w}, ${x?w} and their ':' forms (null counts as
  * unset); word is [wa, b). */
-static int brace_default(xstate *x, const brace *br, const pval *p, char op, bool colon,
-                         size_t wa, int ctx)
+static int brace_default(xstate *x, const brace *br, const pval *p, char op, bool colon, size_t wa,
+                         int ctx)
 {
     const char *name = x->r->u->s + br->n0;
     bool absent = colon ? pval_null(p) : p->state != 1;
@@ -482,8 +480,8 @@ static int brace_default(xstate *x, const brace *br, const pval *p, char op, boo
         return push_pval(x, p, ctx, name, br->nlen, br->line);
     if (op == '?')
         return p->taint != 0
-            ? sh_cb_push(x->r->sh, x->out, 0, CF_GHOST, p->taint, (uint16_t)br->line)
-            : sh_push_ghost(x, TS_SHELL_UNSET, name, br->nlen, br->line, 0);
+                   ? sh_cb_push(x->r->sh, x->out, 0, CF_GHOST, p->taint, (uint16_t)br->line)
+                   : sh_push_ghost(x, TS_SHELL_UNSET, name, br->nlen, br->line, 0);
     if (op == '=')
         return brace_assign(x, br, wa, ctx);
     return sh_x_range(x, wa, br->b, ctx);
@@ -547,7 +545,6 @@ static int x_brace(xstate *x, size_t a, size_t b, int ctx)
     return brace_unread(x, &br);
 }
 
-
 /* i at '$' (in context ctx): expand, return the index after it. */
 size_t sh_x_dollar(xstate *x, size_t i, size_t b, int ctx)
 {
@@ -558,7 +555,8 @@ size_t sh_x_dollar(xstate *x, size_t i, size_t b, int ctx)
 
     if (i + 1 >= b)
         return sh_cb_push(r->sh, x->out, '$', sh_ctx_flags(ctx) & CF_QUOTED, 0, (uint16_t)line)
-               ? NPOS : i + 1;
+                   ? NPOS
+                   : i + 1;
     if (t[i + 1] == '(') {
         size_t e = sh_skip_nest(r->sh, u, i + 1, '(', ')');
 
@@ -618,7 +616,7 @@ size_t sh_x_dollar(xstate *x, size_t i, size_t b, int ctx)
         return j < b ? j + 1 : b;
     }
     if (ctx == CTX_UNQ && t[i + 1] == '"')
-        return i + 1;   /* $"...": a translated string, read as "..." */
-    return sh_cb_push(r->sh, x->out, '$', sh_ctx_flags(ctx) & CF_QUOTED, 0, (uint16_t)line)
-           ? NPOS : i + 1;
+        return i + 1; /* $"...": a translated string, read as "..." */
+    return sh_cb_push(r->sh, x->out, '$', sh_ctx_flags(ctx) & CF_QUOTED, 0, (uint16_t)line) ? NPOS
+                                                                                            : i + 1;
 }

@@ -49,8 +49,10 @@ int sh_syntax(run *r, const char *want)
         return sh_fail(r->sh, TS_PROB_INVALID_VALUE, t->line,
                        "syntax error: the text ends where %s should come", want);
     if (t->type == T_NL)
-        return sh_fail(r->sh, TS_PROB_INVALID_VALUE, t->line, "syntax error: a new line where %s "
-                       "should come", want);
+        return sh_fail(r->sh, TS_PROB_INVALID_VALUE, t->line,
+                       "syntax error: a new line where %s "
+                       "should come",
+                       want);
     return sh_fail(r->sh, TS_PROB_INVALID_VALUE, t->line, "syntax error near '%.*s' (%s expected)",
                    ts_utf8_prec(txt, n < 40 ? n : 40), txt, want);
 }
@@ -67,8 +69,8 @@ static int expect_word(run *r, const char *word)
 /* Reserved words that end a list. */
 static bool at_stop(const run *r)
 {
-    static const char *const stops[] = { "then", "elif", "else", "fi", "do", "done", "esac",
-                                         "}", NULL };
+    static const char *const stops[] = { "then", "elif", "else", "fi", "do",
+                                         "done", "esac", "}",    NULL };
     const tok *t = sh_cur(r);
     const char *const *w;
 
@@ -81,7 +83,6 @@ static bool at_stop(const run *r)
     return false;
 }
 
-
 /* Redirections after a compound command: skipped with their targets. */
 static void skip_redirects(run *r, const tok **heredoc)
 {
@@ -93,7 +94,6 @@ static void skip_redirects(run *r, const tok **heredoc)
             r->i++;
     }
 }
-
 
 /* A condition list, then the branch: decided or not. */
 static int cond_mode(run *r, int mode, int st, unsigned line, int *branch_mode)
@@ -124,7 +124,7 @@ static int p_if(run *r, int mode, int *status)
         unsigned line = sh_cur(r)->line;
         int cst = ST_TRUE, bm, cm = mode;
 
-        r->i++;   /* if / elif */
+        r->i++; /* if / elif */
         if (taken)
             cm = M_SKIP;
         else if (unknown && cm == M_RUN)
@@ -317,7 +317,7 @@ static int p_for(run *r, int mode, int *status)
     else if (items.n == 0)
         rc = p_loop_body(r, M_SKIP, status);
     else
-        rc = for_rounds(r, name, &items, body, line, status);   /* past "done" */
+        rc = for_rounds(r, name, &items, body, line, status); /* past "done" */
     sh_fields_free(&items);
     return rc;
 }
@@ -610,7 +610,7 @@ static int p_and_or(run *r, int mode, int *status)
                 sh_undecided(r, line);
                 r->cond = (uint16_t)line;
             } else {
-                m = (and ? ok : !ok) ? M_RUN : M_SKIP;
+                m = (and? ok : !ok) ? M_RUN : M_SKIP;
             }
         }
         if (p_pipeline(r, m, &rst) != 0)

@@ -18,16 +18,16 @@ enum { TI_WORD = 0, TI_AND, TI_OR, TI_LP, TI_RP, TI_LT, TI_GT };
 
 typedef struct titem {
     int kind;
-    cbuf w;          /* TI_WORD: the cells (pattern flags kept) */
-    char *text;      /* TI_WORD: its text */
-    bool opaque;     /* depends on a value not known */
+    cbuf w;      /* TI_WORD: the cells (pattern flags kept) */
+    char *text;  /* TI_WORD: its text */
+    bool opaque; /* depends on a value not known */
 } titem;
 
 typedef struct tparse {
     run *r;
     titem *it;
     size_t n, i;
-    bool dbl;        /* [[ ]] (else [ ] / test) */
+    bool dbl; /* [[ ]] (else [ ] / test) */
     unsigned line;
 } tparse;
 
@@ -102,20 +102,23 @@ static int t_compare(tparse *tp, const titem *a, const char *o, const titem *b)
     if (strcmp(o, ">") == 0)
         return strcmp(a->text, b->text) > 0 ? ST_TRUE : ST_FALSE;
     if (o[0] != '-' || o[1] == 'n' || o[1] == 'o' || strcmp(o, "-ef") == 0)
-        return ST_UNKNOWN;   /* -nt, -ot, -ef, =~ */
+        return ST_UNKNOWN; /* -nt, -ot, -ef, =~ */
     if (t_int(tp, a, &x) != 0 || t_int(tp, b, &y) != 0)
         return ST_UNKNOWN;
-    r2 = strcmp(o, "-eq") == 0 ? x == y : strcmp(o, "-ne") == 0 ? x != y
-       : strcmp(o, "-lt") == 0 ? x < y : strcmp(o, "-le") == 0 ? x <= y
-       : strcmp(o, "-gt") == 0 ? x > y : x >= y;
+    r2 = strcmp(o, "-eq") == 0   ? x == y
+         : strcmp(o, "-ne") == 0 ? x != y
+         : strcmp(o, "-lt") == 0 ? x < y
+         : strcmp(o, "-le") == 0 ? x <= y
+         : strcmp(o, "-gt") == 0 ? x > y
+                                 : x >= y;
     return r2 ? ST_TRUE : ST_FALSE;
 }
 
 /* a op b at tp->i: true when there is one (*v its status, -1 on error). */
 static bool t_binary(tparse *tp, int *v)
 {
-    static const char *const bin[] = { "=", "==", "!=", "<", ">", "-eq", "-ne", "-lt", "-le",
-                                       "-gt", "-ge", "-nt", "-ot", "-ef", "=~", NULL };
+    static const char *const bin[] = { "=",   "==",  "!=",  "<",   ">",   "-eq", "-ne", "-lt",
+                                       "-le", "-gt", "-ge", "-nt", "-ot", "-ef", "=~",  NULL };
     const titem *it = tp->it;
     size_t i = tp->i;
     const titem *op;
@@ -133,7 +136,10 @@ static bool t_binary(tparse *tp, int *v)
     if (!isbin || i + 2 >= tp->n || it[i].kind != TI_WORD || it[i + 2].kind != TI_WORD)
         return false;
     tp->i += 3;
-    *v = t_compare(tp, &it[i], op->kind == TI_LT ? "<" : op->kind == TI_GT ? ">" : op->text,
+    *v = t_compare(tp, &it[i],
+                   op->kind == TI_LT   ? "<"
+                   : op->kind == TI_GT ? ">"
+                                       : op->text,
                    &it[i + 2]);
     return true;
 }
@@ -142,10 +148,9 @@ static bool t_binary(tparse *tp, int *v)
  * (not known here) at tp->i: true when there is one (*v its status). */
 static bool t_unary(tparse *tp, int *v)
 {
-    static const char *const unary_unknown[] = {
-        "-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k", "-p", "-r", "-s", "-t", "-u",
-        "-w", "-x", "-G", "-L", "-N", "-O", "-S", "-o", NULL
-    };
+    static const char *const unary_unknown[] = { "-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h",
+                                                 "-k", "-p", "-r", "-s", "-t", "-u", "-w", "-x",
+                                                 "-G", "-L", "-N", "-O", "-S", "-o", NULL };
     const titem *it = tp->it;
     size_t i = tp->i;
     const char *o;
@@ -237,7 +242,8 @@ static int t_logic(tparse *tp, bool or)
         if (w < 0)
             return w;
         v = (v == decides || w == decides) ? decides
-          : (v == other && w == other) ? other : ST_UNKNOWN;
+            : (v == other && w == other)   ? other
+                                           : ST_UNKNOWN;
     }
     return v;
 }
@@ -302,8 +308,13 @@ static int dbrack_item(run *r, int mode, const tok *t, titem *it)
 {
     memset(it, 0, sizeof *it);
     if (t->type == T_OP) {
-        it->kind = t->op == O_AND ? TI_AND : t->op == O_OR ? TI_OR : t->op == O_LP ? TI_LP
-                 : t->op == O_RP ? TI_RP : t->op == O_LT ? TI_LT : t->op == O_GT ? TI_GT : -1;
+        it->kind = t->op == O_AND  ? TI_AND
+                   : t->op == O_OR ? TI_OR
+                   : t->op == O_LP ? TI_LP
+                   : t->op == O_RP ? TI_RP
+                   : t->op == O_LT ? TI_LT
+                   : t->op == O_GT ? TI_GT
+                                   : -1;
         return it->kind < 0 ? sh_syntax(r, "]]") : 0;
     }
     if (t->type != T_WORD)

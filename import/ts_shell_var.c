@@ -151,7 +151,6 @@ field sh_var_elem(const var *v, size_t k)
     return f;
 }
 
-
 /* Maybe mode: an assignment is remembered as made only in a branch. */
 static void maybe_assign(run *r, const tok *t)
 {
@@ -200,11 +199,11 @@ bool sh_is_assignment(const run *r, const tok *t)
 
 /* The parts of an assignment word NAME[IDX]+=VALUE. */
 typedef struct aword {
-    size_t nl;              /* NAME is w[0 .. nl) */
-    size_t k;               /* w[k] is the '=' */
-    size_t ia, il;          /* IDX is w[ia .. ia + il) */
+    size_t nl;     /* NAME is w[0 .. nl) */
+    size_t k;      /* w[k] is the '=' */
+    size_t ia, il; /* IDX is w[ia .. ia + il) */
     bool has_idx;
-    bool append;            /* += */
+    bool append; /* += */
 } aword;
 
 static void aword_parse(const char *w, size_t n, aword *a)
@@ -317,7 +316,7 @@ static int assign_element(run *r, var *v, const tok *t, const aword *a, const cb
     ib[a->il] = '\0';
     idx = sh_arith_text(r, ib, a->il, t->line, 0, &tt, &bad);
     if (bad || tt != 0 || idx < 0 || idx > 4096)
-        return 0;   /* an index not known: the element is not kept */
+        return 0; /* an index not known: the element is not kept */
     ne = v->set ? v->ne : 0;
     total = ne > (size_t)idx ? ne : (size_t)idx + 1;
     all = calloc(total, sizeof *all);

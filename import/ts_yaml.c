@@ -49,8 +49,8 @@ static bool word_in(const char *s, const char *const *list)
 }
 
 typedef struct yj_frame {
-    json_t *node;            /* object or array */
-    char *key;               /* pending mapping key (malloc'd) */
+    json_t *node; /* object or array */
+    char *key;    /* pending mapping key (malloc'd) */
 } yj_frame;
 
 typedef struct yj {
@@ -58,15 +58,15 @@ typedef struct yj {
     size_t depth;
     json_t *root;
     ts_api_err *err;
-    const char *base;        /* the pointer of the document: "/axolotl_config" */
-    bool failed;             /* err is set (else a NULL value is out of memory) */
+    const char *base; /* the pointer of the document: "/axolotl_config" */
+    bool failed;      /* err is set (else a NULL value is out of memory) */
 } yj;
 
 static int yaml_fail(const yj *y, const yaml_parser_t *p, const char *what)
 {
-    ts_api_err_set(y->err, TS_PROB_INVALID_VALUE, y->base,
-                   "%s: %s at line %zu, column %zu", y->base + 1, what,
-                   (size_t)p->problem_mark.line + 1, (size_t)p->problem_mark.column + 1);
+    ts_api_err_set(y->err, TS_PROB_INVALID_VALUE, y->base, "%s: %s at line %zu, column %zu",
+                   y->base + 1, what, (size_t)p->problem_mark.line + 1,
+                   (size_t)p->problem_mark.column + 1);
     return -1;
 }
 
@@ -92,16 +92,16 @@ static void yj_ptr(const yj *y, char *buf, size_t size, bool with_key)
 
 /* A 400 at the value being read (leaf, when not NULL, appended to its
  * pointer), quoting s[0..n). */
-static json_t *yj_bad(yj *y, ts_problem slug, const char *leaf, const char *what,
-                      const char *s, size_t n)
+static json_t *yj_bad(yj *y, ts_problem slug, const char *leaf, const char *what, const char *s,
+                      size_t n)
 {
     char ptr[TS_IMPORT_ORIGIN_LEN];
 
     yj_ptr(y, ptr, sizeof ptr, true);
     if (leaf != NULL)
         ts_import_ptr_add(ptr, sizeof ptr, leaf);
-    ts_api_err_set(y->err, slug, ptr, "%s: %s '%.*s'", ptr, what,
-                   ts_utf8_prec(s, n < 64 ? n : 64), s);
+    ts_api_err_set(y->err, slug, ptr, "%s: %s '%.*s'", ptr, what, ts_utf8_prec(s, n < 64 ? n : 64),
+                   s);
     y->failed = true;
     return NULL;
 }
@@ -109,8 +109,7 @@ static json_t *yj_bad(yj *y, ts_problem slug, const char *leaf, const char *what
 /* The number of digits of s[0..n) in base, '_' skipped, -1 when a
  * character is neither.  Past int64 *big is set (the value is then only
  * *d, approximately). */
-static int yj_digits(const char *s, size_t n, unsigned base, int64_t *v, double *d,
-                     bool *big)
+static int yj_digits(const char *s, size_t n, unsigned base, int64_t *v, double *d, bool *big)
 {
     size_t i, nd = 0;
 
@@ -334,8 +333,8 @@ static json_t *yj_float(yj *y, const char *s, size_t n)
     double d = yj_float_value(s, n);
 
     if (!isfinite(d))
-        return yj_bad(y, TS_PROB_INVALID_VALUE, NULL, "is not a finite number (JSON has none):",
-                      s, n);
+        return yj_bad(y, TS_PROB_INVALID_VALUE, NULL, "is not a finite number (JSON has none):", s,
+                      n);
     return json_real(d);
 }
 
@@ -343,10 +342,10 @@ static json_t *yj_float(yj *y, const char *s, size_t n)
 static json_t *yj_plain(yj *y, const char *s, size_t n)
 {
     static const char *const nulls[] = { "", "~", "null", "Null", "NULL", NULL };
-    static const char *const trues[] = { "yes", "Yes", "YES", "true", "True", "TRUE",
-                                         "on", "On", "ON", NULL };
-    static const char *const falses[] = { "no", "No", "NO", "false", "False", "FALSE",
-                                          "off", "Off", "OFF", NULL };
+    static const char *const trues[] = { "yes",  "Yes", "YES", "true", "True",
+                                         "TRUE", "on",  "On",  "ON",   NULL };
+    static const char *const falses[] = { "no",    "No",  "NO",  "false", "False",
+                                          "FALSE", "off", "Off", "OFF",   NULL };
     json_t *v = NULL;
     int rc;
 
@@ -357,11 +356,14 @@ static json_t *yj_plain(yj *y, const char *s, size_t n)
     if (word_in(s, falses))
         return json_false();
     if (strcmp(s, "=") == 0)
-        return yj_bad(y, TS_PROB_INVALID_VALUE, NULL, "PyYAML's safe_load has no constructor "
-                      "for the value indicator", s, n);
+        return yj_bad(y, TS_PROB_INVALID_VALUE, NULL,
+                      "PyYAML's safe_load has no constructor "
+                      "for the value indicator",
+                      s, n);
     if ((rc = yj_int(s, n, &v)) != 0)
-        return rc > 0 ? v : yj_bad(y, TS_PROB_INVALID_VALUE, NULL, "is an integer with no digits:",
-                                   s, n);
+        return rc > 0
+                   ? v
+                   : yj_bad(y, TS_PROB_INVALID_VALUE, NULL, "is an integer with no digits:", s, n);
     if (yj_float_kind(s, n) != 0)
         return yj_float(y, s, n);
     return json_stringn(s, n);
@@ -373,11 +375,12 @@ static json_t *yj_plain(yj *y, const char *s, size_t n)
 static json_t *yj_tag_refused(yj *y, const char *tag)
 {
     static const char *const no_json[] = { YTAG "binary", YTAG "timestamp", YTAG "set",
-                                           YTAG "omap", YTAG "pairs", NULL };
+                                           YTAG "omap",   YTAG "pairs",     NULL };
 
-    return yj_bad(y, TS_PROB_INVALID_VALUE, NULL, word_in(tag, no_json)
-                  ? "has a tag whose value has no JSON form (not read here):"
-                  : "has a tag PyYAML's safe_load has no constructor for:", tag, strlen(tag));
+    return yj_bad(y, TS_PROB_INVALID_VALUE, NULL,
+                  word_in(tag, no_json) ? "has a tag whose value has no JSON form (not read here):"
+                                        : "has a tag PyYAML's safe_load has no constructor for:",
+                  tag, strlen(tag));
 }
 
 /* A scalar with an explicit tag (construct_yaml_str/int/float/bool/null).
@@ -395,8 +398,11 @@ static json_t *yj_tagged(yj *y, const char *tag, const char *s, size_t n)
     if (strcmp(tag, YTAG "null") == 0)
         return json_null();
     if (strcmp(tag, YTAG "int") == 0)
-        return yj_int(s, n, &v) > 0 ? v : yj_bad(y, TS_PROB_INVALID_VALUE, NULL, "!!int of a "
-                                                 "value that is not an integer:", s, n);
+        return yj_int(s, n, &v) > 0 ? v
+                                    : yj_bad(y, TS_PROB_INVALID_VALUE, NULL,
+                                             "!!int of a "
+                                             "value that is not an integer:",
+                                             s, n);
     if (strcmp(tag, YTAG "float") == 0)
         return yj_float(y, s, n);
     if (strcmp(tag, YTAG "bool") == 0) {
@@ -408,8 +414,10 @@ static json_t *yj_tagged(yj *y, const char *tag, const char *s, size_t n)
         low[i] = '\0';
         if (n < sizeof low && word_in(low, bools))
             return json_boolean(low[0] == 'y' || low[0] == 't' || strcmp(low, "on") == 0);
-        return yj_bad(y, TS_PROB_INVALID_VALUE, NULL, "!!bool of a value that is not yes, no, "
-                      "true, false, on or off:", s, n);
+        return yj_bad(y, TS_PROB_INVALID_VALUE, NULL,
+                      "!!bool of a value that is not yes, no, "
+                      "true, false, on or off:",
+                      s, n);
     }
     return yj_tag_refused(y, tag);
 }
@@ -421,8 +429,8 @@ static int yj_add(yj *y, json_t *v)
 
     if (v == NULL) {
         if (!y->failed)
-            ts_api_err_set(y->err, TS_PROB_OUT_OF_MEMORY, NULL,
-                           "out of memory reading %s", y->base + 1);
+            ts_api_err_set(y->err, TS_PROB_OUT_OF_MEMORY, NULL, "out of memory reading %s",
+                           y->base + 1);
         return -1;
     }
     if (y->depth == 0) {
@@ -446,8 +454,8 @@ static int yj_add(yj *y, json_t *v)
         int n = ts_utf8_prec(f->key, 64);
 
         yj_ptr(y, ptr, sizeof ptr, true);
-        ts_api_err_set(y->err, TS_PROB_DUPLICATE_KEY, ptr,
-                       "%s: key \"%.*s\" appears twice", y->base + 1, n, f->key);
+        ts_api_err_set(y->err, TS_PROB_DUPLICATE_KEY, ptr, "%s: key \"%.*s\" appears twice",
+                       y->base + 1, n, f->key);
         json_decref(v);
         return -1;
     }
@@ -468,19 +476,23 @@ static int yj_scalar(yj *y, const yaml_event_t *ev)
     json_t *v;
 
     if (memchr(s, '\0', n) != NULL) {
-        yj_bad(y, TS_PROB_INVALID_VALUE, NULL, is_key ? "a key contains a NUL character (\\0):"
-               : "contains a NUL character (\\0):", s, strlen(s));
+        yj_bad(y, TS_PROB_INVALID_VALUE, NULL,
+               is_key ? "a key contains a NUL character (\\0):" : "contains a NUL character (\\0):",
+               s, strlen(s));
         return -1;
     }
     if (plain && strcmp(s, "<<") == 0) {
         /* safe_load merges the mapping given there into this one */
-        yj_bad(y, TS_PROB_UNSUPPORTED_CONFIG, is_key ? "<<" : NULL, "merge keys are not "
-               "supported; write the keys out:", s, n);
+        yj_bad(y, TS_PROB_UNSUPPORTED_CONFIG, is_key ? "<<" : NULL,
+               "merge keys are not "
+               "supported; write the keys out:",
+               s, n);
         return -1;
     }
     if (!is_key)
         return yj_add(y, tag != NULL ? yj_tagged(y, tag, s, n)
-                         : plain ? yj_plain(y, s, n) : json_stringn(s, n));
+                         : plain     ? yj_plain(y, s, n)
+                                     : json_stringn(s, n));
     /* A key keeps its text; a tag on it must still be one safe_load
      * constructs. */
     if (tag != NULL) {
@@ -498,16 +510,16 @@ static int yj_scalar(yj *y, const yaml_event_t *ev)
 static int yj_open(yj *y, const yaml_event_t *ev)
 {
     bool seq = ev->type == YAML_SEQUENCE_START_EVENT;
-    const char *tag = (const char *)(seq ? ev->data.sequence_start.tag
-                                         : ev->data.mapping_start.tag);
+    const char *tag =
+        (const char *)(seq ? ev->data.sequence_start.tag : ev->data.mapping_start.tag);
 
     if (tag != NULL && strcmp(tag, "!") != 0 && strcmp(tag, seq ? YTAG "seq" : YTAG "map") != 0) {
         yj_tag_refused(y, tag);
         return -1;
     }
     if (y->depth >= TS_IMPORT_DEPTH_MAX) {
-        ts_api_err_set(y->err, TS_PROB_IMPORT_TOO_LARGE, y->base,
-                       "%s nests deeper than %d levels", y->base + 1, TS_IMPORT_DEPTH_MAX);
+        ts_api_err_set(y->err, TS_PROB_IMPORT_TOO_LARGE, y->base, "%s nests deeper than %d levels",
+                       y->base + 1, TS_IMPORT_DEPTH_MAX);
         return -1;
     }
     if (y->depth > 0 && json_is_object(y->st[y->depth - 1].node) &&
@@ -553,7 +565,8 @@ static int yj_event(yj *y, const yaml_event_t *ev, size_t *docs)
         if (++*docs > 1) {
             ts_api_err_set(y->err, TS_PROB_INVALID_VALUE, y->base,
                            "%s has more than one YAML document ('---'); PyYAML's "
-                           "safe_load refuses that too", y->base + 1);
+                           "safe_load refuses that too",
+                           y->base + 1);
             return -1;
         }
         return 0;
@@ -615,4 +628,3 @@ json_t *ts_yaml_read(const char *text, size_t len, const char *base, ts_api_err 
     }
     return y.root;
 }
-

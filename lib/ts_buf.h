@@ -23,15 +23,15 @@
 
 typedef enum ts_buf_status {
     TS_BUF_OK = 0,
-    TS_BUF_FULL,   /* the append would exceed the limit; buffer unchanged */
-    TS_BUF_NOMEM   /* allocation failed; buffer unchanged */
+    TS_BUF_FULL, /* the append would exceed the limit; buffer unchanged */
+    TS_BUF_NOMEM /* allocation failed; buffer unchanged */
 } ts_buf_status;
 
 typedef struct ts_buf {
-    char *data;    /* NULL until the first append */
+    char *data; /* NULL until the first append */
     size_t len;
-    size_t cap;    /* allocated bytes, including the NUL */
-    size_t max;    /* largest len allowed */
+    size_t cap; /* allocated bytes, including the NUL */
+    size_t max; /* largest len allowed */
 } ts_buf;
 
 void ts_buf_init(ts_buf *b, size_t max);

@@ -28,8 +28,8 @@
 #include "ts_dtoa_tab.h"
 
 #define TS_DTOA_MANT_BITS 52
-#define TS_DTOA_BIAS 1023
-#define TS_DTOA_P5_BITS 125 /* precision of the tables */
+#define TS_DTOA_BIAS      1023
+#define TS_DTOA_P5_BITS   125 /* precision of the tables */
 
 /* floor(e * log10(2)), 0 <= e <= 1650 (Adams 2018, 3.3). */
 static uint32_t log10_pow2(int32_t e)
@@ -128,7 +128,7 @@ static int digit_count(uint64_t v)
 typedef struct ts_dtoa_iv {
     uint64_t vr, vp, vm;
     int32_t e10;
-    bool even;                     /* even mantissa: the bounds are in the interval */
+    bool even; /* even mantissa: the bounds are in the interval */
     bool vm_tz, vr_tz;
 } ts_dtoa_iv;
 
@@ -308,12 +308,25 @@ int ts_dtoa_shortest(double v, uint64_t *digits, int32_t *exp10)
 static unsigned count_digits(uint64_t v)
 {
     static const uint64_t p10[20] = {
-        UINT64_C(1), UINT64_C(10), UINT64_C(100), UINT64_C(1000), UINT64_C(10000),
-        UINT64_C(100000), UINT64_C(1000000), UINT64_C(10000000), UINT64_C(100000000),
-        UINT64_C(1000000000), UINT64_C(10000000000), UINT64_C(100000000000),
-        UINT64_C(1000000000000), UINT64_C(10000000000000), UINT64_C(100000000000000),
-        UINT64_C(1000000000000000), UINT64_C(10000000000000000),
-        UINT64_C(100000000000000000), UINT64_C(1000000000000000000),
+        UINT64_C(1),
+        UINT64_C(10),
+        UINT64_C(100),
+        UINT64_C(1000),
+        UINT64_C(10000),
+        UINT64_C(100000),
+        UINT64_C(1000000),
+        UINT64_C(10000000),
+        UINT64_C(100000000),
+        UINT64_C(1000000000),
+        UINT64_C(10000000000),
+        UINT64_C(100000000000),
+        UINT64_C(1000000000000),
+        UINT64_C(10000000000000),
+        UINT64_C(100000000000000),
+        UINT64_C(1000000000000000),
+        UINT64_C(10000000000000000),
+        UINT64_C(100000000000000000),
+        UINT64_C(1000000000000000000),
         UINT64_C(10000000000000000000),
     };
 #if defined(__GNUC__)

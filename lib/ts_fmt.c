@@ -147,9 +147,8 @@ static void fmt_exp(char *buf, size_t size, double v, const char *suffix)
 
 static void fmt_bytes(char *buf, size_t size, double v)
 {
-    static const char *const units[] = {
-        " B", " KiB", " MiB", " GiB", " TiB", " PiB", " EiB", " ZiB", " YiB"
-    };
+    static const char *const units[] = { " B",   " KiB", " MiB", " GiB", " TiB",
+                                         " PiB", " EiB", " ZiB", " YiB" };
     size_t i = 0;
     double a = fabs(v);
 
@@ -297,9 +296,9 @@ size_t ts_fmt_human(char *buf, size_t size, double v, ts_fmt_kind kind, const ch
 const char *ts_fmt_kind_name(ts_fmt_kind kind)
 {
     static const char *const names[TS_FMT_KIND_COUNT] = {
-        [TS_FMT_BYTES] = "bytes", [TS_FMT_FLOPS] = "flops", [TS_FMT_SECONDS] = "seconds",
-        [TS_FMT_COUNT] = "count", [TS_FMT_FRACTION] = "fraction", [TS_FMT_SI] = "si", [TS_FMT_INTEGER] = "integer",
-        [TS_FMT_PLAIN] = "plain",
+        [TS_FMT_BYTES] = "bytes",     [TS_FMT_FLOPS] = "flops",       [TS_FMT_SECONDS] = "seconds",
+        [TS_FMT_COUNT] = "count",     [TS_FMT_FRACTION] = "fraction", [TS_FMT_SI] = "si",
+        [TS_FMT_INTEGER] = "integer", [TS_FMT_PLAIN] = "plain",
     };
 
     return (unsigned)kind < TS_FMT_KIND_COUNT ? names[kind] : "?";

@@ -15,14 +15,14 @@
 /* How a value is rounded and labelled.  Three significant digits without
  * exponent notation below 1000 (1.23, 12.3, 123) unless said otherwise. */
 typedef enum ts_fmt_kind {
-    TS_FMT_BYTES = 0,  /* binary prefixes: 80e9 -> "74.5 GiB"; below 1 KiB "512 B" */
-    TS_FMT_FLOPS,      /* "3.6e25 FLOP" (exponent from 1000 on) */
-    TS_FMT_SECONDS,    /* the largest sensible unit: "250 ms", "3.00 h", "54.2 days" */
-    TS_FMT_COUNT,      /* decimal suffix k M B T, then the unit: "30.8M GPU-hours", "8.03B" */
-    TS_FMT_FRACTION,   /* as a percentage: 0.0125 -> "1.25 %" */
-    TS_FMT_SI,         /* SI prefix on the unit: 9.89e14 FLOP/s -> "989 TFLOP/s", 80e9 B -> "80.0 GB" */
-    TS_FMT_INTEGER,    /* rounded to a whole number, then the unit: "8", "3 copies" */
-    TS_FMT_PLAIN,      /* small numbers, 3 significant digits, no padding zeros: "16 B", "2.5 B" */
+    TS_FMT_BYTES = 0, /* binary prefixes: 80e9 -> "74.5 GiB"; below 1 KiB "512 B" */
+    TS_FMT_FLOPS,     /* "3.6e25 FLOP" (exponent from 1000 on) */
+    TS_FMT_SECONDS,   /* the largest sensible unit: "250 ms", "3.00 h", "54.2 days" */
+    TS_FMT_COUNT,     /* decimal suffix k M B T, then the unit: "30.8M GPU-hours", "8.03B" */
+    TS_FMT_FRACTION,  /* as a percentage: 0.0125 -> "1.25 %" */
+    TS_FMT_SI, /* SI prefix on the unit: 9.89e14 FLOP/s -> "989 TFLOP/s", 80e9 B -> "80.0 GB" */
+    TS_FMT_INTEGER, /* rounded to a whole number, then the unit: "8", "3 copies" */
+    TS_FMT_PLAIN,   /* small numbers, 3 significant digits, no padding zeros: "16 B", "2.5 B" */
     TS_FMT_KIND_COUNT
 } ts_fmt_kind;
 

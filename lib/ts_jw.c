@@ -34,9 +34,9 @@
 #include <emmintrin.h>
 #endif
 
-#define TS_JW_MAX (4u * 1024u * 1024u) /* far above any response (plan ~16 KB) */
-#define TS_JW_FIRST 8192u /* a /v1/memory answer (~6.7 KB) in one allocation */
-#define TS_EXACT_INT_MAX 9007199254740992.0 /* 2^53 */
+#define TS_JW_MAX        (4u * 1024u * 1024u) /* far above any response (plan ~16 KB) */
+#define TS_JW_FIRST      8192u                /* a /v1/memory answer (~6.7 KB) in one allocation */
+#define TS_EXACT_INT_MAX 9007199254740992.0   /* 2^53 */
 
 void ts_jw_init(ts_jw *w)
 {
@@ -129,11 +129,21 @@ static void put_escape(ts_jw *w, unsigned char c)
     static const char hex[] = "0123456789abcdef";
 
     switch (c) {
-    case '"': put(w, "\\\"", 2); break;
-    case '\\': put(w, "\\\\", 2); break;
-    case '\n': put(w, "\\n", 2); break;
-    case '\r': put(w, "\\r", 2); break;
-    case '\t': put(w, "\\t", 2); break;
+    case '"':
+        put(w, "\\\"", 2);
+        break;
+    case '\\':
+        put(w, "\\\\", 2);
+        break;
+    case '\n':
+        put(w, "\\n", 2);
+        break;
+    case '\r':
+        put(w, "\\r", 2);
+        break;
+    case '\t':
+        put(w, "\\t", 2);
+        break;
     default: {
         char u[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
         put(w, u, 6);
@@ -156,8 +166,7 @@ static size_t scan_safe(const char *s, size_t i, size_t n)
     for (; i + 16 <= n; i += 16) {
         __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
         /* x <= 0x1f unsigned: min(x, 0x1f) == x */
-        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote),
-                                              _mm_cmpeq_epi8(x, bslash)),
+        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, bslash)),
                                  _mm_cmpeq_epi8(_mm_min_epu8(x, ctl), x));
         unsigned mask = (unsigned)_mm_movemask_epi8(m);
 

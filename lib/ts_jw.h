@@ -15,10 +15,10 @@
 #include "ts_buf.h"
 
 typedef struct ts_jw {
-    ts_buf b;               /* the text (ts_buf.c: capped, NUL-terminated) */
-    bool first;             /* next value is the first in its container */
-    bool oom;               /* malloc failed or the hard cap was reached */
-    const char *nonfinite;  /* static key of the first NaN/Inf, or NULL */
+    ts_buf b;              /* the text (ts_buf.c: capped, NUL-terminated) */
+    bool first;            /* next value is the first in its container */
+    bool oom;              /* malloc failed or the hard cap was reached */
+    const char *nonfinite; /* static key of the first NaN/Inf, or NULL */
 } ts_jw;
 
 void ts_jw_init(ts_jw *w);
@@ -37,7 +37,7 @@ static inline size_t ts_jw_klen(const char *key)
 }
 
 void ts_jw_open_(ts_jw *w, const char *key, size_t kl, char bracket);
-void ts_jw_close(ts_jw *w, char bracket);                   /* '}' or ']' */
+void ts_jw_close(ts_jw *w, char bracket); /* '}' or ']' */
 void ts_jw_num_(ts_jw *w, const char *key, size_t kl, double v);
 void ts_jw_int_(ts_jw *w, const char *key, size_t kl, int64_t v);
 void ts_jw_bool_(ts_jw *w, const char *key, size_t kl, bool v);
@@ -50,11 +50,12 @@ void ts_jw_text_(ts_jw *w, const char *key, size_t kl, const char *s, size_t n);
 #define ts_jw_text(w, key, s) \
     ts_jw_text_((w), (key), ts_jw_klen(key), (s), (s) != NULL ? strlen(s) : 0)
 
-#define ts_jw_open(w, key, bracket) ts_jw_open_((w), (key), ts_jw_klen(key), (bracket)) /* '{' or '[' */
-#define ts_jw_num(w, key, v) ts_jw_num_((w), (key), ts_jw_klen(key), (v))
-#define ts_jw_int(w, key, v) ts_jw_int_((w), (key), ts_jw_klen(key), (v))
+#define ts_jw_open(w, key, bracket) \
+    ts_jw_open_((w), (key), ts_jw_klen(key), (bracket)) /* '{' or '[' */
+#define ts_jw_num(w, key, v)  ts_jw_num_((w), (key), ts_jw_klen(key), (v))
+#define ts_jw_int(w, key, v)  ts_jw_int_((w), (key), ts_jw_klen(key), (v))
 #define ts_jw_bool(w, key, v) ts_jw_bool_((w), (key), ts_jw_klen(key), (v))
-#define ts_jw_null(w, key) ts_jw_null_((w), (key), ts_jw_klen(key))
+#define ts_jw_null(w, key)    ts_jw_null_((w), (key), ts_jw_klen(key))
 /* NULL -> null */
 #define ts_jw_str(w, key, s) ts_jw_str_((w), (key), ts_jw_klen(key), (s))
 /* at most cap bytes of s (a fixed-size member that may fill its array) */

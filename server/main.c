@@ -61,23 +61,24 @@ int main(int argc, char **argv)
     /* Tests and scripts read this line to learn the port. */
     printf("listening on %s\n", ts_server_url(srv));
     fflush(stdout);
-    fprintf(stderr, "trainsize-server %s: %u workers, queue %u, %u I/O threads, "
+    fprintf(stderr,
+            "trainsize-server %s: %u workers, queue %u, %u I/O threads, "
             "body max %zu, timeout %us, request timeout %us, access log %s\n",
-            TS_VERSION, cfg.threads, cfg.queue_max, cfg.io_threads, cfg.body_max,
-            cfg.timeout_s, cfg.request_timeout_ms / 1000u,
-            cfg.access_log ? "on" : "off");
+            TS_VERSION, cfg.threads, cfg.queue_max, cfg.io_threads, cfg.body_max, cfg.timeout_s,
+            cfg.request_timeout_ms / 1000u, cfg.access_log ? "on" : "off");
 
     int sig = 0;
     while (sigwait(&stop, &sig) != 0)
         ;
-    fprintf(stderr, "trainsize-server: %s, draining\n",
-            sig == SIGINT ? "SIGINT" : "SIGTERM");
+    fprintf(stderr, "trainsize-server: %s, draining\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
     /* New connections are refused from here; in-flight requests get
      * --drain-timeout seconds, then MHD_stop_daemon closes them. */
     ts_server_drain(srv);
     if (!ts_server_wait_idle(srv, cfg.drain_timeout_s * 1000u))
-        fprintf(stderr, "trainsize-server: requests still in flight after "
-                "%u s, closing them\n", cfg.drain_timeout_s);
+        fprintf(stderr,
+                "trainsize-server: requests still in flight after "
+                "%u s, closing them\n",
+                cfg.drain_timeout_s);
     ts_server_stop(srv);
     fprintf(stderr, "trainsize-server: stopped\n");
     return 0;

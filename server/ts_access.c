@@ -40,20 +40,17 @@ void ts_access_request(const ts_req *rq, uint64_t ns, enum MHD_RequestTerminatio
         [MHD_REQUEST_TERMINATED_READ_ERROR] = " read-error",
         [MHD_REQUEST_TERMINATED_CLIENT_ABORT] = " client-abort",
     };
-    const char *note = (unsigned)toe < sizeof why / sizeof why[0]
-                           && why[toe] != NULL ? why[toe] : " aborted";
+    const char *note =
+        (unsigned)toe < sizeof why / sizeof why[0] && why[toe] != NULL ? why[toe] : " aborted";
     char line[LOG_PATH_MAX + 128];
     int n;
 
     if (rq->conn != NULL && ts_guard_expired(rq->conn->gc))
         note = " request-deadline";
     n = snprintf(line, sizeof line, "%s %s %u %zu %llu%s%s%s\n",
-                 rq->method[0] != '\0' ? rq->method : "-",
-                 rq->path[0] != '\0' ? rq->path : "-",
-                 rq->status, rq->bytes,
-                 (unsigned long long)(ns / 1000u), note,
-                 rq->dropped != NULL ? " dropped:" : "",
-                 rq->dropped != NULL ? rq->dropped : "");
+                 rq->method[0] != '\0' ? rq->method : "-", rq->path[0] != '\0' ? rq->path : "-",
+                 rq->status, rq->bytes, (unsigned long long)(ns / 1000u), note,
+                 rq->dropped != NULL ? " dropped:" : "", rq->dropped != NULL ? rq->dropped : "");
     log_line(line, n, sizeof line);
 }
 

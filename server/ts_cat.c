@@ -39,8 +39,7 @@ ts_cat_status ts_cat_build(ts_cat *cat)
     return TS_CAT_OK;
 }
 
-ts_static_status ts_cat_add_file(ts_cat *cat, const char *path,
-                                 const char *fs_path)
+ts_static_status ts_cat_add_file(ts_cat *cat, const char *path, const char *fs_path)
 {
     ts_static_file f;
 
@@ -61,8 +60,8 @@ ts_static_status ts_cat_add_file(ts_cat *cat, const char *path,
      * document agree. */
     ts_etag_of(e->body, e->len, e->etag);
     /* A failed compression leaves e->gz NULL: identity only is served. */
-    if (ts_gzip_worth(e->content_type, e->len)
-        && ts_etag_gz(e->etag, e->etag_gz, sizeof e->etag_gz))
+    if (ts_gzip_worth(e->content_type, e->len) &&
+        ts_etag_gz(e->etag, e->etag_gz, sizeof e->etag_gz))
         (void)ts_gzip_compress(e->body, e->len, &e->gz, &e->gzlen);
     cat->n++;
     return TS_STATIC_OK;

@@ -31,34 +31,34 @@
 /* Upper bounds: generous, but they keep arithmetic and MHD sane. */
 #define CFG_THREADS_MAX 256u
 #define CFG_TIMEOUT_MAX 3600u
-#define CFG_CONNS_MAX 65536u
-#define CFG_QUEUE_MAX 65536u
+#define CFG_CONNS_MAX   65536u
+#define CFG_QUEUE_MAX   65536u
 /* 4096 slots x 64 KiB: the answer cache's byte cap stays under 256 MiB. */
 #define CFG_ANSWER_CACHE_MAX 4096u
 
 /* What a value is and where it goes. */
 typedef enum cfg_kind {
-    CFG_UINT,     /* unsigned, an integer in [lo, hi] */
-    CFG_SIZE,     /* size_t, an integer in [lo, hi] */
-    CFG_SECONDS,  /* unsigned seconds in [lo, hi] */
-    CFG_MS,       /* seconds in [lo, hi], kept as unsigned milliseconds */
-    CFG_BOOL,     /* bool, 0 or 1 */
-    CFG_ADDR,     /* a numeric IPv4 or IPv6 address into char[TS_CONFIG_BIND_LEN] */
-    CFG_PATH      /* a non-empty path, borrowed (const char *) */
+    CFG_UINT,    /* unsigned, an integer in [lo, hi] */
+    CFG_SIZE,    /* size_t, an integer in [lo, hi] */
+    CFG_SECONDS, /* unsigned seconds in [lo, hi] */
+    CFG_MS,      /* seconds in [lo, hi], kept as unsigned milliseconds */
+    CFG_BOOL,    /* bool, 0 or 1 */
+    CFG_ADDR,    /* a numeric IPv4 or IPv6 address into char[TS_CONFIG_BIND_LEN] */
+    CFG_PATH     /* a non-empty path, borrowed (const char *) */
 } cfg_kind;
 
 typedef struct cfg_opt {
-    const char *flag;           /* "--port" */
-    const char *env;            /* "TRAINSIZE_PORT" */
-    const char *arg;            /* the value's name in --help: "N" */
+    const char *flag; /* "--port" */
+    const char *env;  /* "TRAINSIZE_PORT" */
+    const char *arg;  /* the value's name in --help: "N" */
     cfg_kind kind;
-    size_t off;                 /* offsetof(ts_config, member) */
-    unsigned long long lo, hi;  /* numbers: the accepted range */
-    unsigned long long def;     /* numbers and CFG_BOOL: the default */
-    const char *def_str;        /* CFG_ADDR, CFG_PATH: the default */
-    unsigned (*def_fn)(void);   /* a default known at run time, or NULL */
-    const char *def_text;       /* how --help names def_fn's default */
-    const char *help;           /* --help's text, before the range and default */
+    size_t off;                /* offsetof(ts_config, member) */
+    unsigned long long lo, hi; /* numbers: the accepted range */
+    unsigned long long def;    /* numbers and CFG_BOOL: the default */
+    const char *def_str;       /* CFG_ADDR, CFG_PATH: the default */
+    unsigned (*def_fn)(void);  /* a default known at run time, or NULL */
+    const char *def_text;      /* how --help names def_fn's default */
+    const char *help;          /* --help's text, before the range and default */
 } cfg_opt;
 
 static unsigned online_cores(void)
@@ -71,51 +71,51 @@ static unsigned online_cores(void)
 
 #define OFF(m) offsetof(ts_config, m)
 static const cfg_opt cfg_opts[] = {
-    {"--port", "TRAINSIZE_PORT", "N", CFG_UINT, OFF(port), 0, 65535, 8080, NULL, NULL, NULL,
-     "TCP port, 0 = any free port"},
-    {"--bind", "TRAINSIZE_BIND", "ADDR", CFG_ADDR, OFF(bind), 0, 0, 0, "127.0.0.1", NULL, NULL,
-     "numeric IPv4/IPv6 address"},
-    {"--threads", "TRAINSIZE_THREADS", "N", CFG_UINT, OFF(threads), 1, CFG_THREADS_MAX, 0, NULL,
-     online_cores, "online cores",
-     "workers computing api answers: estimate, search, fit, plan, import"},
+    { "--port", "TRAINSIZE_PORT", "N", CFG_UINT, OFF(port), 0, 65535, 8080, NULL, NULL, NULL,
+      "TCP port, 0 = any free port" },
+    { "--bind", "TRAINSIZE_BIND", "ADDR", CFG_ADDR, OFF(bind), 0, 0, 0, "127.0.0.1", NULL, NULL,
+      "numeric IPv4/IPv6 address" },
+    { "--threads", "TRAINSIZE_THREADS", "N", CFG_UINT, OFF(threads), 1, CFG_THREADS_MAX, 0, NULL,
+      online_cores, "online cores",
+      "workers computing api answers: estimate, search, fit, plan, import" },
     /* Two: one slow client's write or a static file read never leaves the
      * probes without a thread, and they are cheap. */
-    {"--io-threads", "TRAINSIZE_IO_THREADS", "N", CFG_UINT, OFF(io_threads), 1, CFG_THREADS_MAX,
-     2, NULL, NULL, NULL,
-     "threads reading requests and answering probes, metrics, static files and cached "
-     "answers, never held by api work"},
-    {"--queue-max", "TRAINSIZE_QUEUE_MAX", "N", CFG_UINT, OFF(queue_max), 0, CFG_QUEUE_MAX, 64,
-     NULL, NULL, NULL,
-     "api requests that may wait for a busy worker; past it 503 server-busy with Retry-After"},
+    { "--io-threads", "TRAINSIZE_IO_THREADS", "N", CFG_UINT, OFF(io_threads), 1, CFG_THREADS_MAX, 2,
+      NULL, NULL, NULL,
+      "threads reading requests and answering probes, metrics, static files and cached "
+      "answers, never held by api work" },
+    { "--queue-max", "TRAINSIZE_QUEUE_MAX", "N", CFG_UINT, OFF(queue_max), 0, CFG_QUEUE_MAX, 64,
+      NULL, NULL, NULL,
+      "api requests that may wait for a busy worker; past it 503 server-busy with Retry-After" },
     /* The api layer rejects anything above TS_API_BODY_MAX anyway, so a
      * larger cap would be a lie: refused rather than clamped. */
-    {"--body-max", "TRAINSIZE_BODY_MAX", "N", CFG_SIZE, OFF(body_max), 1, TS_API_BODY_MAX,
-     TS_API_BODY_MAX, NULL, NULL, NULL, "request body cap in bytes"},
-    {"--web-root", "TRAINSIZE_WEB_ROOT", "DIR", CFG_PATH, OFF(web_root), 0, 0, 0,
-     TS_DEFAULT_WEBROOT, NULL, NULL, "dashboard files"},
-    {"--openapi", "TRAINSIZE_OPENAPI", "FILE", CFG_PATH, OFF(openapi), 0, 0, 0,
-     TS_DEFAULT_OPENAPI, NULL, NULL, "OpenAPI document"},
-    {"--timeout", "TRAINSIZE_TIMEOUT", "S", CFG_SECONDS, OFF(timeout_s), 1, CFG_TIMEOUT_MAX, 10,
-     NULL, NULL, NULL, "idle connection timeout, seconds"},
+    { "--body-max", "TRAINSIZE_BODY_MAX", "N", CFG_SIZE, OFF(body_max), 1, TS_API_BODY_MAX,
+      TS_API_BODY_MAX, NULL, NULL, NULL, "request body cap in bytes" },
+    { "--web-root", "TRAINSIZE_WEB_ROOT", "DIR", CFG_PATH, OFF(web_root), 0, 0, 0,
+      TS_DEFAULT_WEBROOT, NULL, NULL, "dashboard files" },
+    { "--openapi", "TRAINSIZE_OPENAPI", "FILE", CFG_PATH, OFF(openapi), 0, 0, 0, TS_DEFAULT_OPENAPI,
+      NULL, NULL, "OpenAPI document" },
+    { "--timeout", "TRAINSIZE_TIMEOUT", "S", CFG_SECONDS, OFF(timeout_s), 1, CFG_TIMEOUT_MAX, 10,
+      NULL, NULL, NULL, "idle connection timeout, seconds" },
     /* A slow-header/slow-body client (slowloris) resets the idle timeout
      * with every byte; this one does not move.  15 s is ample for a 64 KiB
      * body on any real link and well under nginx's 60 s defaults
      * (client_header_timeout, client_body_timeout). */
-    {"--request-timeout", "TRAINSIZE_REQUEST_TIMEOUT", "S", CFG_MS, OFF(request_timeout_ms), 1,
-     CFG_TIMEOUT_MAX, 15, NULL, NULL, NULL,
-     "a request's headers and body must arrive within S seconds of the connection opening "
-     "or the previous response, or the connection is closed"},
-    {"--drain-timeout", "TRAINSIZE_DRAIN_TIMEOUT", "S", CFG_SECONDS, OFF(drain_timeout_s), 1,
-     CFG_TIMEOUT_MAX, 10, NULL, NULL, NULL, "after SIGTERM, in-flight requests get S seconds"},
-    {"--max-conns", "TRAINSIZE_MAX_CONNS", "N", CFG_UINT, OFF(max_conns), 1, CFG_CONNS_MAX, 1024,
-     NULL, NULL, NULL, "connection limit"},
-    {"--per-ip", "TRAINSIZE_PER_IP", "N", CFG_UINT, OFF(per_ip), 1, CFG_CONNS_MAX, 256, NULL,
-     NULL, NULL, "connections per client address"},
-    {"--access-log", "TRAINSIZE_ACCESS_LOG", "B", CFG_BOOL, OFF(access_log), 0, 1, 1, NULL, NULL,
-     NULL, "1 = one log line per request on stderr, 0 = off"},
-    {"--answer-cache", "TRAINSIZE_ANSWER_CACHE", "N", CFG_UINT, OFF(answer_cache), 0,
-     CFG_ANSWER_CACHE_MAX, 256, NULL, NULL, NULL,
-     "estimate answers kept to send again to the same request, 0 = off"},
+    { "--request-timeout", "TRAINSIZE_REQUEST_TIMEOUT", "S", CFG_MS, OFF(request_timeout_ms), 1,
+      CFG_TIMEOUT_MAX, 15, NULL, NULL, NULL,
+      "a request's headers and body must arrive within S seconds of the connection opening "
+      "or the previous response, or the connection is closed" },
+    { "--drain-timeout", "TRAINSIZE_DRAIN_TIMEOUT", "S", CFG_SECONDS, OFF(drain_timeout_s), 1,
+      CFG_TIMEOUT_MAX, 10, NULL, NULL, NULL, "after SIGTERM, in-flight requests get S seconds" },
+    { "--max-conns", "TRAINSIZE_MAX_CONNS", "N", CFG_UINT, OFF(max_conns), 1, CFG_CONNS_MAX, 1024,
+      NULL, NULL, NULL, "connection limit" },
+    { "--per-ip", "TRAINSIZE_PER_IP", "N", CFG_UINT, OFF(per_ip), 1, CFG_CONNS_MAX, 256, NULL, NULL,
+      NULL, "connections per client address" },
+    { "--access-log", "TRAINSIZE_ACCESS_LOG", "B", CFG_BOOL, OFF(access_log), 0, 1, 1, NULL, NULL,
+      NULL, "1 = one log line per request on stderr, 0 = off" },
+    { "--answer-cache", "TRAINSIZE_ANSWER_CACHE", "N", CFG_UINT, OFF(answer_cache), 0,
+      CFG_ANSWER_CACHE_MAX, 256, NULL, NULL, NULL,
+      "estimate answers kept to send again to the same request, 0 = off" },
 };
 #undef OFF
 #define CFG_COUNT (sizeof cfg_opts / sizeof cfg_opts[0])
@@ -124,7 +124,7 @@ static const cfg_opt cfg_opts[] = {
 /* --help                                                              */
 /* ------------------------------------------------------------------ */
 
-#define HELP_COL 18   /* where the help text starts */
+#define HELP_COL   18 /* where the help text starts */
 #define HELP_WIDTH 78 /* where it wraps */
 
 /* Marks a space the wrap must not break at (written as a space). */
@@ -198,7 +198,8 @@ void ts_config_usage(FILE *out)
     for (size_t k = 0; k < CFG_COUNT; k++)
         usage_option(out, &cfg_opts[k]);
     fputs("  --help, --version\n"
-          "Flags override environment variables.\n", out);
+          "Flags override environment variables.\n",
+          out);
 }
 
 /* ------------------------------------------------------------------ */
@@ -206,8 +207,8 @@ void ts_config_usage(FILE *out)
 /* ------------------------------------------------------------------ */
 
 /* Strict unsigned decimal: digits only, no sign, no blanks, in [lo, hi]. */
-static int parse_uint(const char *s, unsigned long long lo,
-                      unsigned long long hi, unsigned long long *out)
+static int parse_uint(const char *s, unsigned long long lo, unsigned long long hi,
+                      unsigned long long *out)
 {
     if (s == NULL || *s < '0' || *s > '9')
         return -1;
@@ -228,16 +229,26 @@ static ts_config_status invalid(char err[TS_CONFIG_ERR_LEN], const cfg_opt *o, b
 
     switch (o->kind) {
     case CFG_SECONDS:
-    case CFG_MS: snprintf(why, sizeof why, "expected seconds %llu..%llu", o->lo, o->hi); break;
-    case CFG_BOOL: snprintf(why, sizeof why, "expected 0 or 1"); break;
-    case CFG_ADDR: snprintf(why, sizeof why, "expected a numeric IPv4 or IPv6 address"); break;
-    case CFG_PATH: snprintf(why, sizeof why, "expected a non-empty path"); break;
+    case CFG_MS:
+        snprintf(why, sizeof why, "expected seconds %llu..%llu", o->lo, o->hi);
+        break;
+    case CFG_BOOL:
+        snprintf(why, sizeof why, "expected 0 or 1");
+        break;
+    case CFG_ADDR:
+        snprintf(why, sizeof why, "expected a numeric IPv4 or IPv6 address");
+        break;
+    case CFG_PATH:
+        snprintf(why, sizeof why, "expected a non-empty path");
+        break;
     case CFG_UINT:
     case CFG_SIZE:
-    default: snprintf(why, sizeof why, "expected an integer %llu..%llu", o->lo, o->hi); break;
+    default:
+        snprintf(why, sizeof why, "expected an integer %llu..%llu", o->lo, o->hi);
+        break;
     }
-    snprintf(err, TS_CONFIG_ERR_LEN, "invalid %s '%s': %s",
-             from_env ? o->env : o->flag, value, why);
+    snprintf(err, TS_CONFIG_ERR_LEN, "invalid %s '%s': %s", from_env ? o->env : o->flag, value,
+             why);
     return TS_CONFIG_EINVAL;
 }
 
@@ -247,17 +258,25 @@ static void store_number(ts_config *cfg, const cfg_opt *o, unsigned long long n)
     char *m = (char *)cfg + o->off;
 
     switch (o->kind) {
-    case CFG_SIZE: *(size_t *)(void *)m = (size_t)n; break;
-    case CFG_MS: *(unsigned *)(void *)m = (unsigned)n * 1000u; break;
-    case CFG_BOOL: *(bool *)(void *)m = n != 0; break;
+    case CFG_SIZE:
+        *(size_t *)(void *)m = (size_t)n;
+        break;
+    case CFG_MS:
+        *(unsigned *)(void *)m = (unsigned)n * 1000u;
+        break;
+    case CFG_BOOL:
+        *(bool *)(void *)m = n != 0;
+        break;
     case CFG_UINT:
     case CFG_SECONDS:
-    default: *(unsigned *)(void *)m = (unsigned)n; break;
+    default:
+        *(unsigned *)(void *)m = (unsigned)n;
+        break;
     }
 }
 
-static ts_config_status set_value(ts_config *cfg, const cfg_opt *o, const char *v,
-                                  bool from_env, char err[TS_CONFIG_ERR_LEN])
+static ts_config_status set_value(ts_config *cfg, const cfg_opt *o, const char *v, bool from_env,
+                                  char err[TS_CONFIG_ERR_LEN])
 {
     char *m = (char *)cfg + o->off;
     unsigned long long n = 0;
@@ -265,8 +284,8 @@ static ts_config_status set_value(ts_config *cfg, const cfg_opt *o, const char *
 
     switch (o->kind) {
     case CFG_ADDR:
-        if (strlen(v) >= TS_CONFIG_BIND_LEN
-            || (inet_pton(AF_INET, v, tmp) != 1 && inet_pton(AF_INET6, v, tmp) != 1))
+        if (strlen(v) >= TS_CONFIG_BIND_LEN ||
+            (inet_pton(AF_INET, v, tmp) != 1 && inet_pton(AF_INET6, v, tmp) != 1))
             return invalid(err, o, from_env, v);
         memcpy(m, v, strlen(v) + 1);
         return TS_CONFIG_OK;
@@ -351,8 +370,7 @@ static ts_config_status load_args(ts_config *cfg, int argc, char **argv,
     return TS_CONFIG_OK;
 }
 
-ts_config_status ts_config_load(ts_config *cfg, int argc, char **argv,
-                                ts_config_env_fn env,
+ts_config_status ts_config_load(ts_config *cfg, int argc, char **argv, ts_config_env_fn env,
                                 char err[TS_CONFIG_ERR_LEN])
 {
     err[0] = '\0';

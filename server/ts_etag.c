@@ -74,6 +74,5 @@ void ts_etag_of(const void *data, size_t len, char out[TS_ETAG_LEN])
         h ^= b[i];
         h *= UINT64_C(1099511628211); /* FNV 64-bit prime */
     }
-    snprintf(out, TS_ETAG_LEN, "\"%llx-%016llx\"", (unsigned long long)len,
-             (unsigned long long)h);
+    snprintf(out, TS_ETAG_LEN, "\"%llx-%016llx\"", (unsigned long long)len, (unsigned long long)h);
 }

@@ -11,7 +11,7 @@
 #include <time.h>
 
 struct ts_guard_conn {
-    ts_guard_conn *prev, *next;  /* guarded by ts_guard.lock */
+    ts_guard_conn *prev, *next; /* guarded by ts_guard.lock */
     int fd;
     _Atomic uint_least64_t deadline_ms; /* 0 = none */
     _Atomic uint_least64_t armed_ms;    /* when armed; 0 = disarmed */
@@ -22,8 +22,8 @@ struct ts_guard {
     pthread_mutex_t lock;
     pthread_cond_t wake;
     ts_guard_conn *head;
-    size_t count;                /* connections on the list */
-    bool stop;                   /* guarded by lock */
+    size_t count; /* connections on the list */
+    bool stop;    /* guarded by lock */
     unsigned tick_ms;
     unsigned pressure_conns, pressure_ms;
     ts_guard_expired_fn on_expired;
@@ -75,9 +75,8 @@ static void *watchdog(void *p)
     return NULL;
 }
 
-ts_guard *ts_guard_new(unsigned tick_ms, unsigned pressure_conns,
-                       unsigned pressure_ms, ts_guard_expired_fn on_expired,
-                       void *cls)
+ts_guard *ts_guard_new(unsigned tick_ms, unsigned pressure_conns, unsigned pressure_ms,
+                       ts_guard_expired_fn on_expired, void *cls)
 {
     ts_guard *g = calloc(1, sizeof *g);
     if (g == NULL)

@@ -35,9 +35,8 @@ typedef void (*ts_guard_expired_fn)(void *cls, bool pressure);
 
 /* Start the watchdog; it checks every tick_ms.  pressure_conns 0 turns
  * the pressure rule off.  NULL if out of memory or no thread started. */
-ts_guard *ts_guard_new(unsigned tick_ms, unsigned pressure_conns,
-                       unsigned pressure_ms, ts_guard_expired_fn on_expired,
-                       void *cls);
+ts_guard *ts_guard_new(unsigned tick_ms, unsigned pressure_conns, unsigned pressure_ms,
+                       ts_guard_expired_fn on_expired, void *cls);
 /* Stop the watchdog and free the guard; all connections must be closed. */
 void ts_guard_free(ts_guard *g);
 

@@ -47,8 +47,7 @@ static bool ows(char c)
 /* One list member [p, end): its coding and weight (1000 when none, 0
  * when the weight is malformed: a client that cannot say is not sent
  * that coding). */
-static void member(const char *p, const char *end, const char **tok, size_t *tl,
-                   int *q)
+static void member(const char *p, const char *end, const char **tok, size_t *tl, int *q)
 {
     while (p < end && ows(*p))
         p++;
@@ -94,8 +93,8 @@ bool ts_gzip_accepted(const char *ae)
         size_t tl;
         int q;
         member(p, end, &tok, &tl, &q);
-        if ((tl == 4 && strncasecmp(tok, "gzip", 4) == 0)
-            || (tl == 6 && strncasecmp(tok, "x-gzip", 6) == 0))
+        if ((tl == 4 && strncasecmp(tok, "gzip", 4) == 0) ||
+            (tl == 6 && strncasecmp(tok, "x-gzip", 6) == 0))
             named = q > named ? q : named;
         else if (tl == 1 && tok[0] == '*')
             star = q > star ? q : star;

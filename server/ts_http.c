@@ -60,9 +60,9 @@ bool ts_http_value_ok(const char *v, size_t n)
 }
 
 typedef struct walk {
-    uintptr_t p;             /* where the next line must start */
-    uintptr_t lo, end;       /* the header section: [method, end) */
-    bool layout;             /* check the in-place layout (0.9.75-0.9.77) */
+    uintptr_t p;       /* where the next line must start */
+    uintptr_t lo, end; /* the header section: [method, end) */
+    bool layout;       /* check the in-place layout (0.9.75-0.9.77) */
     const char *why;
 } walk;
 
@@ -77,9 +77,8 @@ static bool crlf_at(walk *w, const char *q)
     return true;
 }
 
-static enum MHD_Result check_field(void *cls, enum MHD_ValueKind kind,
-                                   const char *key, size_t key_size,
-                                   const char *value, size_t value_size)
+static enum MHD_Result check_field(void *cls, enum MHD_ValueKind kind, const char *key,
+                                   size_t key_size, const char *value, size_t value_size)
 {
     walk *w = cls;
     (void)kind;
@@ -90,16 +89,15 @@ static enum MHD_Result check_field(void *cls, enum MHD_ValueKind kind,
             w->why = why_name;
     if (w->why == NULL && value != NULL && !ts_http_value_ok(value, value_size))
         w->why = why_value;
-    if (w->why == NULL && w->layout
-        && ((uintptr_t)key != w->p || value == NULL || !crlf_at(w, value + value_size)))
+    if (w->why == NULL && w->layout &&
+        ((uintptr_t)key != w->p || value == NULL || !crlf_at(w, value + value_size)))
         w->why = why_layout;
     return w->why == NULL ? MHD_YES : MHD_NO;
 }
 
-const char *ts_http_header_error(struct MHD_Connection *c, const char *method,
-                                 const char *version)
+const char *ts_http_header_error(struct MHD_Connection *c, const char *method, const char *version)
 {
-    walk w = {0};
+    walk w = { 0 };
 #if TS_HTTP_LAYOUT
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(c, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);

@@ -28,7 +28,6 @@ bool ts_http_value_ok(const char *v, size_t n);
 /* The header section of the request on c, in the state on_request's
  * first call sees it (method and version are that call's arguments).
  * NULL when fine; else a detail for a 400 malformed-request. */
-const char *ts_http_header_error(struct MHD_Connection *c, const char *method,
-                                 const char *version);
+const char *ts_http_header_error(struct MHD_Connection *c, const char *method, const char *version);
 
 #endif /* TS_HTTP_H */

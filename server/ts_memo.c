@@ -9,11 +9,11 @@
 
 typedef struct memo_slot {
     uint64_t hash;
-    char *key;               /* path, ctype, body, back to back; NULL: empty */
+    char *key; /* path, ctype, body, back to back; NULL: empty */
     size_t path_len, ctype_len, body_len;
     struct MHD_Response *resp; /* our reference */
-    size_t route;            /* metrics route of the answer */
-    size_t len;              /* its body's length */
+    size_t route;              /* metrics route of the answer */
+    size_t len;                /* its body's length */
 } memo_slot;
 
 struct ts_memo {
@@ -87,8 +87,8 @@ static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
     return h;
 }
 
-int ts_memo_key_init(ts_memo_key *k, const char *path, const char *ctype,
-                     const char *body, size_t body_len)
+int ts_memo_key_init(ts_memo_key *k, const char *path, const char *ctype, const char *body,
+                     size_t body_len)
 {
     uint64_t h = UINT64_C(0xcbf29ce484222325);
     size_t lens[3];
@@ -116,16 +116,15 @@ static int slot_matches(const memo_slot *e, const ts_memo_key *k)
 {
     const char *p = e->key;
 
-    return p != NULL && e->hash == k->hash && e->path_len == k->path_len
-           && e->ctype_len == k->ctype_len && e->body_len == k->body_len
-           && memcmp(p, k->path, k->path_len) == 0
-           && memcmp(p + k->path_len, k->ctype, k->ctype_len) == 0
-           && (k->body_len == 0
-               || memcmp(p + k->path_len + k->ctype_len, k->body, k->body_len) == 0);
+    return p != NULL && e->hash == k->hash && e->path_len == k->path_len &&
+           e->ctype_len == k->ctype_len && e->body_len == k->body_len &&
+           memcmp(p, k->path, k->path_len) == 0 &&
+           memcmp(p + k->path_len, k->ctype, k->ctype_len) == 0 &&
+           (k->body_len == 0 || memcmp(p + k->path_len + k->ctype_len, k->body, k->body_len) == 0);
 }
 
-int ts_memo_serve(ts_memo *m, const ts_memo_key *k, struct MHD_Connection *c,
-                  size_t *route, size_t *len)
+int ts_memo_serve(ts_memo *m, const ts_memo_key *k, struct MHD_Connection *c, size_t *route,
+                  size_t *len)
 {
     int rc = -1;
 
@@ -142,8 +141,8 @@ int ts_memo_serve(ts_memo *m, const ts_memo_key *k, struct MHD_Connection *c,
     return rc;
 }
 
-void ts_memo_put(ts_memo *m, const ts_memo_key *k, struct MHD_Response *resp,
-                 size_t route, size_t len)
+void ts_memo_put(ts_memo *m, const ts_memo_key *k, struct MHD_Response *resp, size_t route,
+                 size_t len)
 {
     size_t klen = k->path_len + k->ctype_len + k->body_len;
     size_t need = klen + len;

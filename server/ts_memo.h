@@ -26,7 +26,7 @@
 
 /* Largest request body and answer remembered: larger ones are rare
  * (imported configs) and would crowd out the rest. */
-#define TS_MEMO_KEY_MAX (8u * 1024u)
+#define TS_MEMO_KEY_MAX    (8u * 1024u)
 #define TS_MEMO_ANSWER_MAX (256u * 1024u)
 
 typedef struct ts_memo ts_memo;
@@ -46,20 +46,20 @@ typedef struct ts_memo_key {
 /* Fill k (pointers borrowed) and its hash (FNV-1a over the three parts
  * and their lengths).  0 when the request is not to be remembered (too
  * large), 1 otherwise. */
-int ts_memo_key_init(ts_memo_key *k, const char *path, const char *ctype,
-                     const char *body, size_t body_len);
+int ts_memo_key_init(ts_memo_key *k, const char *path, const char *ctype, const char *body,
+                     size_t body_len);
 
 /* On a hit, queue the remembered answer on c with `status` and fill
  * *route and *len; returns MHD_YES or MHD_NO as MHD_queue_response did.
  * Returns -1 when there is no such answer (nothing queued). */
-int ts_memo_serve(ts_memo *m, const ts_memo_key *k, struct MHD_Connection *c,
-                  size_t *route, size_t *len);
+int ts_memo_serve(ts_memo *m, const ts_memo_key *k, struct MHD_Connection *c, size_t *route,
+                  size_t *len);
 
 /* Remember resp (a 200 of body length len, already queued) as the answer
  * to k: takes over the caller's reference to resp whatever happens (it
  * is destroyed at once when it is not kept). */
-void ts_memo_put(ts_memo *m, const ts_memo_key *k, struct MHD_Response *resp,
-                 size_t route, size_t len);
+void ts_memo_put(ts_memo *m, const ts_memo_key *k, struct MHD_Response *resp, size_t route,
+                 size_t len);
 
 /* Answers held and their bytes (keys included), for tests; hits and
  * misses are counted in /metrics (trainsize_answer_cache_total). */

@@ -9,10 +9,10 @@
 
 #include "ts_buf.h"
 
-#define ROUTES_MAX 48
-#define STATUS_LO 100u
+#define ROUTES_MAX   48
+#define STATUS_LO    100u
 #define STATUS_SLOTS 500u /* 100..599 */
-#define RENDER_MAX (1024u * 1024u)
+#define RENDER_MAX   (1024u * 1024u)
 
 /* Bucket bounds: 100 us .. 10 s covers a cached estimate through a stuck
  * client.  Strings are what Prometheus sees; ns what we compare. */
@@ -20,14 +20,10 @@ static const struct {
     const char *le;
     uint64_t ns;
 } buckets[] = {
-    {"0.0001", 100000u},      {"0.00025", 250000u},
-    {"0.0005", 500000u},      {"0.001", 1000000u},
-    {"0.0025", 2500000u},     {"0.005", 5000000u},
-    {"0.01", 10000000u},      {"0.025", 25000000u},
-    {"0.05", 50000000u},      {"0.1", 100000000u},
-    {"0.25", 250000000u},     {"0.5", 500000000u},
-    {"1", 1000000000u},       {"2.5", 2500000000u},
-    {"5", 5000000000u},       {"10", 10000000000u},
+    { "0.0001", 100000u },  { "0.00025", 250000u }, { "0.0005", 500000u },  { "0.001", 1000000u },
+    { "0.0025", 2500000u }, { "0.005", 5000000u },  { "0.01", 10000000u },  { "0.025", 25000000u },
+    { "0.05", 50000000u },  { "0.1", 100000000u },  { "0.25", 250000000u }, { "0.5", 500000000u },
+    { "1", 1000000000u },   { "2.5", 2500000000u }, { "5", 5000000000u },   { "10", 10000000000u },
 };
 #define NBUCKETS (sizeof buckets / sizeof buckets[0])
 
@@ -39,14 +35,14 @@ static const char *const fixed_routes[] = {
 struct ts_metrics {
     const char *routes[ROUTES_MAX];
     size_t nroutes;
-    size_t other;                          /* index of "other" */
+    size_t other; /* index of "other" */
     const char *version;
-    _Atomic uint_least64_t *requests;      /* nroutes * STATUS_SLOTS */
+    _Atomic uint_least64_t *requests;          /* nroutes * STATUS_SLOTS */
     _Atomic uint_least64_t hist[NBUCKETS + 1]; /* last = above all bounds */
     _Atomic uint_least64_t sum_ns;
     _Atomic long inflight;
     _Atomic uint_least64_t closed[TS_CLOSE_COUNT];
-    _Atomic uint_least64_t cache[2];      /* answer cache: [0] misses, [1] hits */
+    _Atomic uint_least64_t cache[2]; /* answer cache: [0] misses, [1] hits */
 };
 
 static const char *const close_labels[TS_CLOSE_COUNT] = {
@@ -133,13 +129,11 @@ void ts_metrics_count(ts_metrics *m, size_t route, unsigned status)
     if (route >= m->nroutes)
         route = m->other;
     if (status >= STATUS_LO && status < STATUS_LO + STATUS_SLOTS)
-        atomic_fetch_add_explicit(
-            &m->requests[route * STATUS_SLOTS + (status - STATUS_LO)], 1,
-            memory_order_relaxed);
+        atomic_fetch_add_explicit(&m->requests[route * STATUS_SLOTS + (status - STATUS_LO)], 1,
+                                  memory_order_relaxed);
 }
 
-void ts_metrics_observe(ts_metrics *m, size_t route, unsigned status,
-                        uint64_t duration_ns)
+void ts_metrics_observe(ts_metrics *m, size_t route, unsigned status, uint64_t duration_ns)
 {
     ts_metrics_count(m, route, status);
     size_t b = 0;
@@ -177,93 +171,96 @@ uint64_t ts_metrics_closed_count(const ts_metrics *m, ts_close_reason why)
     return atomic_load_explicit(&m->closed[why], memory_order_relaxed);
 }
 
-char *ts_metrics_render(const ts_metrics *m, const ts_work_stats *work,
-                        size_t *len)
+char *ts_metrics_render(const ts_metrics *m, const ts_work_stats *work, size_t *len)
 {
     ts_buf b;
     ts_buf_init(&b, RENDER_MAX);
     int bad = 0;
 
-    bad |= ts_buf_printf(&b,
-        "# HELP trainsize_build_info Build information.\n"
-        "# TYPE trainsize_build_info gauge\n"
-        "trainsize_build_info{version=\"%s\"} 1\n"
-        "# HELP trainsize_inflight_requests Requests being served now.\n"
-        "# TYPE trainsize_inflight_requests gauge\n"
-        "trainsize_inflight_requests %ld\n"
-        "# HELP trainsize_http_requests_total HTTP requests answered, by route and status.\n"
-        "# TYPE trainsize_http_requests_total counter\n",
-        m->version, ts_metrics_inflight(m)) != TS_BUF_OK;
+    bad |= ts_buf_printf(
+               &b,
+               "# HELP trainsize_build_info Build information.\n"
+               "# TYPE trainsize_build_info gauge\n"
+               "trainsize_build_info{version=\"%s\"} 1\n"
+               "# HELP trainsize_inflight_requests Requests being served now.\n"
+               "# TYPE trainsize_inflight_requests gauge\n"
+               "trainsize_inflight_requests %ld\n"
+               "# HELP trainsize_http_requests_total HTTP requests answered, by route and status.\n"
+               "# TYPE trainsize_http_requests_total counter\n",
+               m->version, ts_metrics_inflight(m)) != TS_BUF_OK;
 
     for (size_t r = 0; r < m->nroutes && !bad; r++)
         for (unsigned s = 0; s < STATUS_SLOTS && !bad; s++) {
-            uint_least64_t v = atomic_load_explicit(
-                &m->requests[r * STATUS_SLOTS + s], memory_order_relaxed);
+            uint_least64_t v =
+                atomic_load_explicit(&m->requests[r * STATUS_SLOTS + s], memory_order_relaxed);
             if (v == 0)
                 continue; /* absent series read as 0 in PromQL */
             bad |= ts_buf_printf(&b,
-                "trainsize_http_requests_total{route=\"%s\",status=\"%u\"} %llu\n",
-                m->routes[r], s + STATUS_LO, (unsigned long long)v) != TS_BUF_OK;
+                                 "trainsize_http_requests_total{route=\"%s\",status=\"%u\"} %llu\n",
+                                 m->routes[r], s + STATUS_LO, (unsigned long long)v) != TS_BUF_OK;
         }
 
-    bad |= ts_buf_printf(&b,
-        "# HELP trainsize_connections_closed_total Connections closed by the server without an answer, by reason.\n"
-        "# TYPE trainsize_connections_closed_total counter\n") != TS_BUF_OK;
+    bad |= ts_buf_printf(&b, "# HELP trainsize_connections_closed_total Connections closed by the "
+                             "server without an answer, by reason.\n"
+                             "# TYPE trainsize_connections_closed_total counter\n") != TS_BUF_OK;
     for (size_t i = 0; i < TS_CLOSE_COUNT && !bad; i++)
-        bad |= ts_buf_printf(&b,
-            "trainsize_connections_closed_total{reason=\"%s\"} %llu\n",
-            close_labels[i],
-            (unsigned long long)ts_metrics_closed_count(m, (ts_close_reason)i))
-               != TS_BUF_OK;
+        bad |= ts_buf_printf(
+                   &b, "trainsize_connections_closed_total{reason=\"%s\"} %llu\n", close_labels[i],
+                   (unsigned long long)ts_metrics_closed_count(m, (ts_close_reason)i)) != TS_BUF_OK;
 
-    bad |= ts_buf_printf(&b,
-        "# HELP trainsize_answer_cache_total Estimate requests looked up in the answer cache, by result.\n"
-        "# TYPE trainsize_answer_cache_total counter\n"
-        "trainsize_answer_cache_total{result=\"hit\"} %llu\n"
-        "trainsize_answer_cache_total{result=\"miss\"} %llu\n",
-        (unsigned long long)atomic_load_explicit(&m->cache[1], memory_order_relaxed),
-        (unsigned long long)atomic_load_explicit(&m->cache[0], memory_order_relaxed))
-           != TS_BUF_OK;
+    bad |=
+        ts_buf_printf(&b,
+                      "# HELP trainsize_answer_cache_total Estimate requests looked up in the "
+                      "answer cache, by result.\n"
+                      "# TYPE trainsize_answer_cache_total counter\n"
+                      "trainsize_answer_cache_total{result=\"hit\"} %llu\n"
+                      "trainsize_answer_cache_total{result=\"miss\"} %llu\n",
+                      (unsigned long long)atomic_load_explicit(&m->cache[1], memory_order_relaxed),
+                      (unsigned long long)atomic_load_explicit(&m->cache[0],
+                                                               memory_order_relaxed)) != TS_BUF_OK;
 
     if (work != NULL && !bad)
-        bad |= ts_buf_printf(&b,
-            "# HELP trainsize_work_queue_depth Api requests waiting for a worker.\n"
-            "# TYPE trainsize_work_queue_depth gauge\n"
-            "trainsize_work_queue_depth %u\n"
-            "# HELP trainsize_work_busy_workers Workers computing an api answer now.\n"
-            "# TYPE trainsize_work_busy_workers gauge\n"
-            "trainsize_work_busy_workers %u\n"
-            "# HELP trainsize_work_workers Worker threads (--threads).\n"
-            "# TYPE trainsize_work_workers gauge\n"
-            "trainsize_work_workers %u\n"
-            "# HELP trainsize_work_queue_max Places for waiting api requests (--queue-max).\n"
-            "# TYPE trainsize_work_queue_max gauge\n"
-            "trainsize_work_queue_max %u\n"
-            "# HELP trainsize_work_rejected_total Api requests refused with 503 server-busy (queue full).\n"
-            "# TYPE trainsize_work_rejected_total counter\n"
-            "trainsize_work_rejected_total %llu\n",
-            work->queued, work->busy, work->workers, work->queue_max,
-            (unsigned long long)work->rejected) != TS_BUF_OK;
+        bad |=
+            ts_buf_printf(
+                &b,
+                "# HELP trainsize_work_queue_depth Api requests waiting for a worker.\n"
+                "# TYPE trainsize_work_queue_depth gauge\n"
+                "trainsize_work_queue_depth %u\n"
+                "# HELP trainsize_work_busy_workers Workers computing an api answer now.\n"
+                "# TYPE trainsize_work_busy_workers gauge\n"
+                "trainsize_work_busy_workers %u\n"
+                "# HELP trainsize_work_workers Worker threads (--threads).\n"
+                "# TYPE trainsize_work_workers gauge\n"
+                "trainsize_work_workers %u\n"
+                "# HELP trainsize_work_queue_max Places for waiting api requests (--queue-max).\n"
+                "# TYPE trainsize_work_queue_max gauge\n"
+                "trainsize_work_queue_max %u\n"
+                "# HELP trainsize_work_rejected_total Api requests refused with 503 server-busy "
+                "(queue full).\n"
+                "# TYPE trainsize_work_rejected_total counter\n"
+                "trainsize_work_rejected_total %llu\n",
+                work->queued, work->busy, work->workers, work->queue_max,
+                (unsigned long long)work->rejected) != TS_BUF_OK;
 
     bad |= ts_buf_printf(&b,
-        "# HELP trainsize_http_request_duration_seconds Time from request headers to response sent.\n"
-        "# TYPE trainsize_http_request_duration_seconds histogram\n") != TS_BUF_OK;
+                         "# HELP trainsize_http_request_duration_seconds Time from request headers "
+                         "to response sent.\n"
+                         "# TYPE trainsize_http_request_duration_seconds histogram\n") != TS_BUF_OK;
     /* Cumulative counts; _count is their total so +Inf == _count always,
      * even while other threads keep adding. */
     unsigned long long cum = 0;
     for (size_t i = 0; i <= NBUCKETS && !bad; i++) {
         cum += atomic_load_explicit(&m->hist[i], memory_order_relaxed);
-        bad |= ts_buf_printf(&b,
-            "trainsize_http_request_duration_seconds_bucket{le=\"%s\"} %llu\n",
-            i < NBUCKETS ? buckets[i].le : "+Inf", cum) != TS_BUF_OK;
+        bad |= ts_buf_printf(&b, "trainsize_http_request_duration_seconds_bucket{le=\"%s\"} %llu\n",
+                             i < NBUCKETS ? buckets[i].le : "+Inf", cum) != TS_BUF_OK;
     }
     uint_least64_t sum = atomic_load_explicit(&m->sum_ns, memory_order_relaxed);
     if (!bad)
         bad |= ts_buf_printf(&b,
-            "trainsize_http_request_duration_seconds_sum %llu.%09llu\n"
-            "trainsize_http_request_duration_seconds_count %llu\n",
-            (unsigned long long)(sum / 1000000000u),
-            (unsigned long long)(sum % 1000000000u), cum) != TS_BUF_OK;
+                             "trainsize_http_request_duration_seconds_sum %llu.%09llu\n"
+                             "trainsize_http_request_duration_seconds_count %llu\n",
+                             (unsigned long long)(sum / 1000000000u),
+                             (unsigned long long)(sum % 1000000000u), cum) != TS_BUF_OK;
 
     if (bad) {
         ts_buf_free(&b);

@@ -27,8 +27,7 @@ const char *ts_metrics_route_label(const ts_metrics *m, size_t route);
 
 /* One finished request: its route index, HTTP status (100..599; others
  * are ignored) and duration in nanoseconds. */
-void ts_metrics_observe(ts_metrics *m, size_t route, unsigned status,
-                        uint64_t duration_ns);
+void ts_metrics_observe(ts_metrics *m, size_t route, unsigned status, uint64_t duration_ns);
 /* The same without a duration (answers libmicrohttpd made itself, whose
  * timing we never see): counted, kept out of the histogram. */
 void ts_metrics_count(ts_metrics *m, size_t route, unsigned status);
@@ -53,7 +52,6 @@ long ts_metrics_inflight(const ts_metrics *m);
 /* Text exposition format 0.0.4; malloc'd, caller frees.  NULL if out of
  * memory.  work (NULL: left out) is the worker pool's snapshot: queue
  * depth, busy workers, capacity and refusals. */
-char *ts_metrics_render(const ts_metrics *m, const ts_work_stats *work,
-                        size_t *len);
+char *ts_metrics_render(const ts_metrics *m, const ts_work_stats *work, size_t *len);
 
 #endif /* TS_METRICS_H */

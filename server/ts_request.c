@@ -32,16 +32,15 @@
  * 431), so we stop well before: at QUERY_ARGS_MAX arguments, or when
  * the URI and QUERY_ARG_COST per argument pass URI_POOL_BUDGET (found:
  * 120 arguments of 70 bytes held a 16 KiB pool). */
-#define QUERY_ARGS_MAX 128
-#define QUERY_ARG_COST 64u
+#define QUERY_ARGS_MAX  128
+#define QUERY_ARG_COST  64u
 #define URI_POOL_BUDGET (CONN_MEMORY_LIMIT - 4096u)
 
 static uint64_t elapsed_ns(const struct timespec *t0)
 {
     struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    int64_t ns = (int64_t)(t1.tv_sec - t0->tv_sec) * 1000000000
-                 + (t1.tv_nsec - t0->tv_nsec);
+    int64_t ns = (int64_t)(t1.tv_sec - t0->tv_sec) * 1000000000 + (t1.tv_nsec - t0->tv_nsec);
     return ns > 0 ? (uint64_t)ns : 0;
 }
 
@@ -82,8 +81,8 @@ void *ts_request_on_uri(void *cls, const char *uri, struct MHD_Connection *c)
     for (; q != NULL && *q != '\0'; q++)
         args += *q == '&' || *q == ';' || *q == '?';
     bool too_many = args > QUERY_ARGS_MAX;
-    if ((too_many || (args > 0 && strlen(uri) + QUERY_ARG_COST * args > URI_POOL_BUDGET))
-        && rq->conn != NULL) {
+    if ((too_many || (args > 0 && strlen(uri) + QUERY_ARG_COST * args > URI_POOL_BUDGET)) &&
+        rq->conn != NULL) {
         /* MHD would fill its pool, fail to build its own 431 and hold the
          * connection: close it now.  We are on the connection's thread. */
         rq->dropped = too_many ? "too-many-query-args" : "query-over-pool";
@@ -94,16 +93,16 @@ void *ts_request_on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 }
 
 typedef struct framing {
-    unsigned cl;             /* Content-Length fields */
-    unsigned te;             /* Transfer-Encoding fields */
-    int cl_differ;           /* two Content-Length values differ */
+    unsigned cl;   /* Content-Length fields */
+    unsigned te;   /* Transfer-Encoding fields */
+    int cl_differ; /* two Content-Length values differ */
     const char *cl_first;
     const char *te_value;
     unsigned host;
 } framing;
 
-static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind,
-                                     const char *key, const char *value)
+static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const char *key,
+                                     const char *value)
 {
     framing *f = cls;
     (void)kind;
@@ -128,10 +127,9 @@ static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind,
  * as an error and the connection closed.  NULL when fine; else the
  * detail, and *status the code (501 for an unknown transfer coding,
  * RFC 9112 6.1). */
-static const char *bad_framing(struct MHD_Connection *c, const char *version,
-                               unsigned *status)
+static const char *bad_framing(struct MHD_Connection *c, const char *version, unsigned *status)
 {
-    framing f = {0};
+    framing f = { 0 };
     MHD_get_connection_values(c, MHD_HEADER_KIND, count_framing, &f);
     *status = MHD_HTTP_BAD_REQUEST;
     if (f.cl_differ)
@@ -146,8 +144,7 @@ static const char *bad_framing(struct MHD_Connection *c, const char *version,
     }
     /* RFC 9112 3.2: a 1.1 request without exactly one Host is a 400. */
     if (strcmp(version, MHD_HTTP_VERSION_1_1) == 0 && f.host != 1)
-        return f.host == 0 ? "HTTP/1.1 request without Host"
-                           : "more than one Host field";
+        return f.host == 0 ? "HTTP/1.1 request without Host" : "more than one Host field";
     return NULL;
 }
 
@@ -155,8 +152,8 @@ static const char *bad_framing(struct MHD_Connection *c, const char *version,
  * values with 400, so only the size matters here. */
 static int declared_too_big(struct MHD_Connection *c, size_t max)
 {
-    const char *cl = MHD_lookup_connection_value(
-        c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    const char *cl =
+        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
     if (cl == NULL)
         return 0;
     errno = 0;
@@ -188,9 +185,11 @@ static enum MHD_Result headers_in(ts_server *s, struct MHD_Connection *c, ts_req
         return ts_reply_problem_close(s, c, rq, TS_PROB_MALFORMED_REQUEST, why);
     why = bad_framing(c, version, &status);
     if (why != NULL)
-        return ts_reply_problem_close(s, c, rq, status == MHD_HTTP_NOT_IMPLEMENTED
-                                                    ? TS_PROB_UNSUPPORTED_TRANSFER_CODING
-                                                    : TS_PROB_MALFORMED_REQUEST, why);
+        return ts_reply_problem_close(s, c, rq,
+                                      status == MHD_HTTP_NOT_IMPLEMENTED
+                                          ? TS_PROB_UNSUPPORTED_TRANSFER_CODING
+                                          : TS_PROB_MALFORMED_REQUEST,
+                                      why);
     if (declared_too_big(c, s->cfg.body_max))
         return ts_reply_too_big(s, c, rq);
     return MHD_YES;
@@ -288,12 +287,10 @@ void ts_request_on_completed(void *cls, struct MHD_Connection *c, void **con_cls
 void ts_request_on_expired(void *cls, bool pressure)
 {
     ts_server *s = cls;
-    ts_metrics_closed(s->metrics, pressure ? TS_CLOSE_OVERLOAD
-                                           : TS_CLOSE_REQUEST_TIMEOUT);
+    ts_metrics_closed(s->metrics, pressure ? TS_CLOSE_OVERLOAD : TS_CLOSE_REQUEST_TIMEOUT);
 }
 
-void ts_request_on_connection(void *cls, struct MHD_Connection *c,
-                              void **socket_context,
+void ts_request_on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
                               enum MHD_ConnectionNotificationCode toe)
 {
     ts_server *s = cls;

@@ -20,26 +20,26 @@ static const char ops_allow[] = "GET, HEAD";
 
 static int is_get(const char *method)
 {
-    return strcmp(method, MHD_HTTP_METHOD_GET) == 0
-           || strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
+    return strcmp(method, MHD_HTTP_METHOD_GET) == 0 || strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
 }
 
-static enum MHD_Result serve_file(ts_server *s, struct MHD_Connection *c,
-                                  ts_req *rq, ts_static_status st,
-                                  ts_static_file *f)
+static enum MHD_Result serve_file(ts_server *s, struct MHD_Connection *c, ts_req *rq,
+                                  ts_static_status st, ts_static_file *f)
 {
     if (st == TS_STATIC_NOTFOUND)
         return ts_reply_not_found(s, c, rq);
     rq->route = s->r_static;
     if (st == TS_STATIC_NOMEM)
-        return ts_reply_problem(s, c, rq, TS_PROB_OUT_OF_MEMORY, "out of memory, retry later", NULL);
+        return ts_reply_problem(s, c, rq, TS_PROB_OUT_OF_MEMORY, "out of memory, retry later",
+                                NULL);
     if (st == TS_STATIC_TOOBIG) {
-        fprintf(stderr, "trainsize-server: %s: file over %u bytes, not served\n",
-                rq->path, TS_STATIC_FILE_MAX);
-        return ts_reply_problem(s, c, rq, TS_PROB_FILE_TOO_LARGE, "static file too large to serve", NULL);
+        fprintf(stderr, "trainsize-server: %s: file over %u bytes, not served\n", rq->path,
+                TS_STATIC_FILE_MAX);
+        return ts_reply_problem(s, c, rq, TS_PROB_FILE_TOO_LARGE, "static file too large to serve",
+                                NULL);
     }
-    const char *inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-                                                  MHD_HTTP_HEADER_IF_NONE_MATCH);
+    const char *inm =
+        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
     const char *enc = NULL, *vary = NULL;
 
     if (ts_gzip_worth(f->content_type, f->len)) {
@@ -47,8 +47,8 @@ static enum MHD_Result serve_file(ts_server *s, struct MHD_Connection *c,
         size_t gzn;
 
         vary = MHD_HTTP_HEADER_ACCEPT_ENCODING;
-        if (ts_gzip_accepted(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-                                                         MHD_HTTP_HEADER_ACCEPT_ENCODING)) &&
+        if (ts_gzip_accepted(
+                MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING)) &&
             ts_etag_gz(f->etag, etag_gz, sizeof etag_gz) &&
             ts_gzip_compress(f->data, f->len, &gz, &gzn) == 0) {
             free(f->data);
@@ -82,15 +82,13 @@ static enum MHD_Result serve_file(ts_server *s, struct MHD_Connection *c,
     return ts_reply_queue(s, c, rq, &r);
 }
 
-static enum MHD_Result serve_catalogue(ts_server *s, struct MHD_Connection *c,
-                                       ts_req *rq, size_t i)
+static enum MHD_Result serve_catalogue(ts_server *s, struct MHD_Connection *c, ts_req *rq, size_t i)
 {
     const ts_cat_entry *e = &s->cat.e[i];
-    const char *inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-                                                  MHD_HTTP_HEADER_IF_NONE_MATCH);
-    bool gz = e->gz != NULL
-              && ts_gzip_accepted(MHD_lookup_connection_value(
-                     c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING));
+    const char *inm =
+        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
+    bool gz = e->gz != NULL && ts_gzip_accepted(MHD_lookup_connection_value(
+                                   c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING));
     /* Each coding is matched against its own validator. */
     bool nm = ts_etag_match(inm, gz ? e->etag_gz : e->etag);
     struct MHD_Response *resp = s->cat_resp[i][gz][nm];
@@ -104,33 +102,33 @@ static enum MHD_Result serve_catalogue(ts_server *s, struct MHD_Connection *c,
     if (MHD_queue_response(c, nm ? MHD_HTTP_NOT_MODIFIED : MHD_HTTP_OK, resp) != MHD_YES)
         return MHD_NO;
     ts_reply_answered(rq, nm ? MHD_HTTP_NOT_MODIFIED : MHD_HTTP_OK,
-             nm ? 0 : gz ? e->gzlen : e->len);
+                      nm   ? 0
+                      : gz ? e->gzlen
+                           : e->len);
     return MHD_YES;
 }
 
-static enum MHD_Result route_ops(ts_server *s, struct MHD_Connection *c,
-                                 ts_req *rq, const char *method,
-                                 size_t route)
+static enum MHD_Result route_ops(ts_server *s, struct MHD_Connection *c, ts_req *rq,
+                                 const char *method, size_t route)
 {
     rq->route = route;
     if (!is_get(method))
         return ts_reply_problem(s, c, rq, TS_PROB_METHOD_NOT_ALLOWED, "use GET or HEAD", ops_allow);
     if (route == s->r_livez)
-        return ts_reply_const(s, c, rq, MHD_HTTP_OK, livez_body,
-                           sizeof livez_body - 1);
+        return ts_reply_const(s, c, rq, MHD_HTTP_OK, livez_body, sizeof livez_body - 1);
     if (route == s->r_readyz) {
         if (atomic_load(&s->draining))
-            return ts_reply_const(s, c, rq, MHD_HTTP_SERVICE_UNAVAILABLE,
-                               draining_body, sizeof draining_body - 1);
-        return ts_reply_const(s, c, rq, MHD_HTTP_OK, ready_body,
-                           sizeof ready_body - 1);
+            return ts_reply_const(s, c, rq, MHD_HTTP_SERVICE_UNAVAILABLE, draining_body,
+                                  sizeof draining_body - 1);
+        return ts_reply_const(s, c, rq, MHD_HTTP_OK, ready_body, sizeof ready_body - 1);
     }
     size_t len = 0;
     ts_work_stats ws;
     ts_work_stats_get(s->work, &ws);
     char *text = ts_metrics_render(s->metrics, &ws, &len);
     if (text == NULL)
-        return ts_reply_problem(s, c, rq, TS_PROB_OUT_OF_MEMORY, "out of memory, retry later", NULL);
+        return ts_reply_problem(s, c, rq, TS_PROB_OUT_OF_MEMORY, "out of memory, retry later",
+                                NULL);
     ts_reply r = {
         .status = MHD_HTTP_OK,
         .content_type = "text/plain; version=0.0.4; charset=utf-8",
@@ -142,9 +140,8 @@ static enum MHD_Result route_ops(ts_server *s, struct MHD_Connection *c,
     return ts_reply_queue(s, c, rq, &r);
 }
 
-static enum MHD_Result route_static(ts_server *s, struct MHD_Connection *c,
-                                    ts_req *rq, const char *url,
-                                    const char *method)
+static enum MHD_Result route_static(ts_server *s, struct MHD_Connection *c, ts_req *rq,
+                                    const char *url, const char *method)
 {
     ts_static_file f;
     ts_static_status st;
@@ -164,7 +161,8 @@ static enum MHD_Result route_static(ts_server *s, struct MHD_Connection *c,
         if (st == TS_STATIC_NOTFOUND)
             return ts_reply_not_found(s, c, rq);
         rq->route = s->r_static;
-        return ts_reply_problem(s, c, rq, TS_PROB_METHOD_NOT_ALLOWED, "static files take GET or HEAD", ops_allow);
+        return ts_reply_problem(s, c, rq, TS_PROB_METHOD_NOT_ALLOWED,
+                                "static files take GET or HEAD", ops_allow);
     }
     return serve_file(s, c, rq, st, &f);
 }
@@ -181,8 +179,7 @@ static void work_run(ts_work_job *job)
     struct MHD_Connection *c = rq->c;
     const char *body = rq->body.data != NULL ? rq->body.data : "";
     memset(&rq->ar, 0, sizeof rq->ar);
-    rq->rc = ts_api_handle(rq->api_method, rq->url, rq->ct, body,
-                           rq->body.len, &rq->ar);
+    rq->rc = ts_api_handle(rq->api_method, rq->url, rq->ct, body, rq->body.len, &rq->ar);
     rq->work = WORK_DONE;
     MHD_resume_connection(c); /* rq is not ours from here */
 }
@@ -230,9 +227,8 @@ static int route_memo(ts_server *s, struct MHD_Connection *c, ts_req *rq, const 
     size_t route = 0, len = 0;
     int hit;
 
-    *memo = s->memo != NULL && strcmp(method, MHD_HTTP_METHOD_POST) == 0
-            && !atomic_load(&s->draining)
-            && ts_memo_key_init(key, url, ct, body, rq->body.len);
+    *memo = s->memo != NULL && strcmp(method, MHD_HTTP_METHOD_POST) == 0 &&
+            !atomic_load(&s->draining) && ts_memo_key_init(key, url, ct, body, rq->body.len);
     if (!*memo)
         return -1;
     hit = ts_memo_serve(s->memo, key, c, &route, &len);
@@ -250,8 +246,7 @@ static int route_memo(ts_server *s, struct MHD_Connection *c, ts_req *rq, const 
 static enum MHD_Result route_api(ts_server *s, struct MHD_Connection *c, ts_req *rq,
                                  const char *url, const char *method)
 {
-    const char *ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-                                                 MHD_HTTP_HEADER_CONTENT_TYPE);
+    const char *ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
     ts_memo_key key;
     bool memo = false;
     int hit;

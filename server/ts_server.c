@@ -97,8 +97,8 @@ static int start_catalogue(ts_server *s)
     if (s->openapi_st != TS_STATIC_OK)
         fprintf(stderr,
                 "trainsize-server: OpenAPI document '%s' %s; GET /openapi.json "
-                "will answer %s\n", path,
-                s->openapi_st == TS_STATIC_TOOBIG ? "is too large" : "not found",
+                "will answer %s\n",
+                path, s->openapi_st == TS_STATIC_TOOBIG ? "is too large" : "not found",
                 s->openapi_st == TS_STATIC_TOOBIG ? "500" : "404");
     for (size_t i = 0; i < s->cat.n; i++)
         cat_responses(s, i);
@@ -112,11 +112,10 @@ static int start_guard(ts_server *s)
 {
     const ts_config *cfg = &s->cfg;
     unsigned pressure_conns = cfg->max_conns - cfg->max_conns / 4;
-    unsigned pressure_ms = cfg->request_timeout_ms < PRESSURE_MS
-                               ? cfg->request_timeout_ms : PRESSURE_MS;
+    unsigned pressure_ms =
+        cfg->request_timeout_ms < PRESSURE_MS ? cfg->request_timeout_ms : PRESSURE_MS;
 
-    s->guard = ts_guard_new(GUARD_TICK_MS, pressure_conns, pressure_ms,
-                            ts_request_on_expired, s);
+    s->guard = ts_guard_new(GUARD_TICK_MS, pressure_conns, pressure_ms, ts_request_on_expired, s);
     return s->guard != NULL ? 0 : -1;
 }
 
@@ -144,38 +143,36 @@ static int start_daemon(ts_server *s)
     const ts_config *cfg = &s->cfg;
     struct sockaddr_storage ss;
     /* Suspend/resume: api work leaves MHD's threads for ts_work's. */
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC
-                     | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG |
+                     MHD_ALLOW_SUSPEND_RESUME;
 
-    flags |= MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES ? MHD_USE_EPOLL
-                                                                    : MHD_USE_POLL;
+    flags |= MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES ? MHD_USE_EPOLL : MHD_USE_POLL;
     flags |= listen_addr(cfg, &ss);
     /* MHD_OPTION_ARRAY so that the pool size can be left out for one
      * thread: MHD warns at every start about a pool of size 0. */
     struct MHD_OptionItem opts[] = {
         /* First, so that MHD's own option errors use it too. */
-        {MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)(uintptr_t)ts_access_mhd_log, s},
-        {MHD_OPTION_SOCK_ADDR, 0, &ss},
-        {MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)cfg->timeout_s, NULL},
-        {MHD_OPTION_CONNECTION_LIMIT, (intptr_t)cfg->max_conns, NULL},
-        {MHD_OPTION_PER_IP_CONNECTION_LIMIT, (intptr_t)cfg->per_ip, NULL},
-        {MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)CONN_MEMORY_LIMIT, NULL},
-        {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)(uintptr_t)ts_request_on_completed, s},
-        {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)(uintptr_t)ts_request_on_connection, s},
-        {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)(uintptr_t)ts_request_on_uri, s},
-        {MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)(uintptr_t)ts_request_unescape, NULL},
+        { MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)(uintptr_t)ts_access_mhd_log, s },
+        { MHD_OPTION_SOCK_ADDR, 0, &ss },
+        { MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)cfg->timeout_s, NULL },
+        { MHD_OPTION_CONNECTION_LIMIT, (intptr_t)cfg->max_conns, NULL },
+        { MHD_OPTION_PER_IP_CONNECTION_LIMIT, (intptr_t)cfg->per_ip, NULL },
+        { MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)CONN_MEMORY_LIMIT, NULL },
+        { MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)(uintptr_t)ts_request_on_completed, s },
+        { MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)(uintptr_t)ts_request_on_connection, s },
+        { MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)(uintptr_t)ts_request_on_uri, s },
+        { MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)(uintptr_t)ts_request_unescape, NULL },
 #if MHD_VERSION >= 0x01000000
         /* 1.0 can be strict where 0.9.75 cannot: level 1 ("suitable for
          * highly loaded public servers", microhttpd.h) rejects obsolete
          * line folding, bare LF and whitespace before the colon. */
-        {MHD_OPTION_CLIENT_DISCIPLINE_LVL, 1, NULL},
+        { MHD_OPTION_CLIENT_DISCIPLINE_LVL, 1, NULL },
 #endif
-        {cfg->io_threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END,
-         (intptr_t)cfg->io_threads, NULL},
-        {MHD_OPTION_END, 0, NULL},
+        { cfg->io_threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END,
+          (intptr_t)cfg->io_threads, NULL },
+        { MHD_OPTION_END, 0, NULL },
     };
-    s->daemon = MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL,
-                                 ts_request_on_request, s,
+    s->daemon = MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL, ts_request_on_request, s,
                                  MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
     if (s->daemon == NULL)
         return -1;
@@ -186,8 +183,7 @@ static int start_daemon(ts_server *s)
     return 0;
 }
 
-ts_server_status ts_server_start(const ts_config *cfg, ts_server **out,
-                                 char err[TS_SERVER_ERR_LEN])
+ts_server_status ts_server_start(const ts_config *cfg, ts_server **out, char err[TS_SERVER_ERR_LEN])
 {
     ts_server_status st = TS_SERVER_ENOMEM;
     const char *why = "out of memory";
@@ -204,9 +200,8 @@ ts_server_status ts_server_start(const ts_config *cfg, ts_server **out,
         goto fail;
     /* 64 KiB a slot: several times a plan answer (16 KB), so the byte
      * cap only bites when many kept answers are unusually large. */
-    if (cfg->answer_cache > 0
-        && (s->memo = ts_memo_new(cfg->answer_cache,
-                                  (size_t)cfg->answer_cache * 64u * 1024u)) == NULL)
+    if (cfg->answer_cache > 0 &&
+        (s->memo = ts_memo_new(cfg->answer_cache, (size_t)cfg->answer_cache * 64u * 1024u)) == NULL)
         goto fail;
     if (ts_work_new(cfg->threads, cfg->queue_max, &s->work) != TS_WORK_OK) {
         why = "out of memory (worker threads)";
@@ -218,7 +213,8 @@ ts_server_status ts_server_start(const ts_config *cfg, ts_server **out,
     if (s->web_root == NULL)
         fprintf(stderr,
                 "trainsize-server: web root '%s' not found; the dashboard "
-                "(GET /) will answer 404\n", cfg->web_root);
+                "(GET /) will answer 404\n",
+                cfg->web_root);
     if (start_daemon(s) != 0) {
         st = TS_SERVER_EBIND;
         why = NULL;
@@ -262,7 +258,7 @@ void ts_server_drain(ts_server *s)
 
 bool ts_server_wait_idle(ts_server *s, unsigned timeout_ms)
 {
-    const struct timespec tick = {0, 5 * 1000 * 1000};
+    const struct timespec tick = { 0, 5 * 1000 * 1000 };
     for (unsigned waited = 0; ts_metrics_inflight(s->metrics) > 0; waited += 5) {
         if (waited >= timeout_ms)
             return false;

@@ -13,7 +13,7 @@ typedef struct ts_server ts_server;
 
 typedef enum ts_server_status {
     TS_SERVER_OK = 0,
-    TS_SERVER_EBIND,    /* the daemon did not start (port in use, ...) */
+    TS_SERVER_EBIND, /* the daemon did not start (port in use, ...) */
     TS_SERVER_ENOMEM
 } ts_server_status;
 

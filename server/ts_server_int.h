@@ -49,57 +49,57 @@
  * memset: 16 KiB (64 KiB cost ~2.5 us of a 7 us GET on loopback).
  * Header fields past ~12 KiB, or 300 tiny ones, get MHD's 431. */
 #define CONN_MEMORY_LIMIT (16u * 1024u)
-#define LOG_PATH_MAX 200
+#define LOG_PATH_MAX      200
 
 struct ts_server {
     ts_config cfg;
     struct MHD_Daemon *daemon;
     ts_metrics *metrics;
-    char *web_root;          /* realpath of cfg.web_root, NULL if missing */
+    char *web_root; /* realpath of cfg.web_root, NULL if missing */
     atomic_bool draining;
-    MHD_socket quiesced_fd;  /* ours to close after MHD_stop_daemon */
-    ts_guard *guard;         /* request deadlines */
+    MHD_socket quiesced_fd; /* ours to close after MHD_stop_daemon */
+    ts_guard *guard;        /* request deadlines */
     unsigned port;
     char url[96];
     size_t r_livez, r_readyz, r_metrics, r_static, r_other, r_mhd;
-    ts_cat cat;              /* catalogue answers, read-only once started */
+    ts_cat cat; /* catalogue answers, read-only once started */
     /* [i][gz][nm]: the 200 (nm 0) and 304 (nm 1) of cat.e[i], identity
      * (gz 0) or gzip (gz 1); NULL: built per request. */
     struct MHD_Response *cat_resp[TS_CAT_MAX][2][2];
-    size_t cat_route[TS_CAT_MAX];             /* metrics route of cat.e[i] */
+    size_t cat_route[TS_CAT_MAX]; /* metrics route of cat.e[i] */
     ts_static_status openapi_st;  /* how reading cfg.openapi at start went */
-    ts_memo *memo;           /* recent estimate answers; NULL: off */
-    ts_work *work;           /* workers for the api's computing */
+    ts_memo *memo;                /* recent estimate answers; NULL: off */
+    ts_work *work;                /* workers for the api's computing */
 };
 
 /* State of one connection (MHD's socket context). */
 typedef struct ts_conn {
-    ts_guard_conn *gc;       /* NULL if the guard had no memory */
-    unsigned requests;       /* requests seen by the URI callback */
-    unsigned completed;      /* ...and finished through on_completed */
+    ts_guard_conn *gc;  /* NULL if the guard had no memory */
+    unsigned requests;  /* requests seen by the URI callback */
+    unsigned completed; /* ...and finished through on_completed */
 } ts_conn;
 
 /* Where a request handed to the worker pool is. */
 typedef enum req_work {
-    WORK_NONE = 0,           /* never handed over */
-    WORK_QUEUED,             /* suspended: queued or running */
-    WORK_DONE,               /* ar/rc filled, connection resumed */
-    WORK_CANCELLED,          /* the pool stopped first: close */
-    WORK_ANSWERED,           /* ar went into a response */
+    WORK_NONE = 0,  /* never handed over */
+    WORK_QUEUED,    /* suspended: queued or running */
+    WORK_DONE,      /* ar/rc filled, connection resumed */
+    WORK_CANCELLED, /* the pool stopped first: close */
+    WORK_ANSWERED,  /* ar went into a response */
 } req_work;
 
 /* State of one request, owned by its connection. */
 typedef struct ts_req {
-    ts_conn *conn;           /* may be NULL (out of memory at accept) */
-    int started;             /* on_request has seen the headers */
-    const char *dropped;     /* why we closed without an answer, or NULL */
+    ts_conn *conn;       /* may be NULL (out of memory at accept) */
+    int started;         /* on_request has seen the headers */
+    const char *dropped; /* why we closed without an answer, or NULL */
     struct timespec t0;
     ts_buf body;
-    int too_big;             /* body crossed the cap: discard the rest */
-    int answered;            /* a response is queued */
-    unsigned status;         /* 0 until answered */
-    size_t bytes;            /* response body length */
-    size_t route;            /* metrics route index */
+    int too_big;     /* body crossed the cap: discard the rest */
+    int answered;    /* a response is queued */
+    unsigned status; /* 0 until answered */
+    size_t bytes;    /* response body length */
+    size_t route;    /* metrics route index */
     char method[16];
     char path[LOG_PATH_MAX + 1];
     /* Api work (ts_work.h).  While WORK_QUEUED the connection is
@@ -113,7 +113,7 @@ typedef struct ts_req {
     const char *api_method, *url, *ct;
     ts_api_response ar;
     int rc;
-    bool memo;               /* remember a 200 under key */
+    bool memo; /* remember a 200 under key */
     ts_memo_key key;
 } ts_req;
 
@@ -156,8 +156,8 @@ enum MHD_Result ts_reply_problem_close(ts_server *s, struct MHD_Connection *c, t
 enum MHD_Result ts_reply_busy(ts_server *s, struct MHD_Connection *c, ts_req *rq);
 enum MHD_Result ts_reply_too_big(ts_server *s, struct MHD_Connection *c, ts_req *rq);
 enum MHD_Result ts_reply_not_found(ts_server *s, struct MHD_Connection *c, ts_req *rq);
-enum MHD_Result ts_reply_const(ts_server *s, struct MHD_Connection *c, ts_req *rq,
-                               unsigned status, const char *body, size_t len);
+enum MHD_Result ts_reply_const(ts_server *s, struct MHD_Connection *c, ts_req *rq, unsigned status,
+                               const char *body, size_t len);
 ts_reply ts_reply_cat(const ts_cat_entry *e, bool not_modified, bool gz);
 
 /* ---- ts_route.c ---- */

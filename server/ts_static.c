@@ -19,15 +19,15 @@ static const struct {
     const char *ext;
     const char *type;
 } mime_types[] = {
-    {".html", "text/html; charset=utf-8"},
-    {".js", "text/javascript; charset=utf-8"},
-    {".mjs", "text/javascript; charset=utf-8"},
-    {".css", "text/css; charset=utf-8"},
-    {".svg", "image/svg+xml"},
-    {".json", "application/json"},
-    {".png", "image/png"},
-    {".ico", "image/x-icon"},
-    {".txt", "text/plain; charset=utf-8"},
+    { ".html", "text/html; charset=utf-8" },
+    { ".js", "text/javascript; charset=utf-8" },
+    { ".mjs", "text/javascript; charset=utf-8" },
+    { ".css", "text/css; charset=utf-8" },
+    { ".svg", "image/svg+xml" },
+    { ".json", "application/json" },
+    { ".png", "image/png" },
+    { ".ico", "image/x-icon" },
+    { ".txt", "text/plain; charset=utf-8" },
 };
 
 const char *ts_static_mime(const char *path)
@@ -114,13 +114,10 @@ static ts_static_status read_file(const char *path, ts_static_file *out)
     out->len = got;
     out->content_type = ts_static_mime(path);
     /* HTML names the versioned assets, so it must be revalidated. */
-    out->cache_control = strncmp(out->content_type, "text/html", 9) == 0
-                             ? "no-cache"
-                             : "max-age=3600";
-    snprintf(out->etag, sizeof out->etag, "\"%llx-%llx.%lx\"",
-             (unsigned long long)st.st_size,
-             (unsigned long long)st.st_mtim.tv_sec,
-             (unsigned long)st.st_mtim.tv_nsec);
+    out->cache_control =
+        strncmp(out->content_type, "text/html", 9) == 0 ? "no-cache" : "max-age=3600";
+    snprintf(out->etag, sizeof out->etag, "\"%llx-%llx.%lx\"", (unsigned long long)st.st_size,
+             (unsigned long long)st.st_mtim.tv_sec, (unsigned long)st.st_mtim.tv_nsec);
     return TS_STATIC_OK;
 }
 
@@ -130,8 +127,7 @@ ts_static_status ts_static_load_file(const char *path, ts_static_file *out)
     return read_file(path, out);
 }
 
-ts_static_status ts_static_load(const char *root, const char *url_path,
-                                ts_static_file *out)
+ts_static_status ts_static_load(const char *root, const char *url_path, ts_static_file *out)
 {
     memset(out, 0, sizeof *out);
     if (root == NULL || !path_ok(url_path))

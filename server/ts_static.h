@@ -15,25 +15,24 @@
 
 typedef enum ts_static_status {
     TS_STATIC_OK = 0,
-    TS_STATIC_NOTFOUND,  /* missing, not a regular file, or refused path */
-    TS_STATIC_TOOBIG,    /* over TS_STATIC_FILE_MAX */
+    TS_STATIC_NOTFOUND, /* missing, not a regular file, or refused path */
+    TS_STATIC_TOOBIG,   /* over TS_STATIC_FILE_MAX */
     TS_STATIC_NOMEM
 } ts_static_status;
 
 typedef struct ts_static_file {
-    char *data;                 /* malloc'd (possibly for 0 bytes) */
+    char *data; /* malloc'd (possibly for 0 bytes) */
     size_t len;
-    const char *content_type;   /* static */
-    const char *cache_control;  /* static */
-    char etag[64];              /* strong validator from size and mtime */
+    const char *content_type;  /* static */
+    const char *cache_control; /* static */
+    char etag[64];             /* strong validator from size and mtime */
 } ts_static_file;
 
 /* realpath() of dir, malloc'd; NULL when it does not exist. */
 char *ts_static_root(const char *dir);
 
 /* Load url_path ("/", "/app.js") below root (a ts_static_root() result). */
-ts_static_status ts_static_load(const char *root, const char *url_path,
-                                ts_static_file *out);
+ts_static_status ts_static_load(const char *root, const char *url_path, ts_static_file *out);
 
 /* Load one file by its path (the OpenAPI document). */
 ts_static_status ts_static_load_file(const char *path, ts_static_file *out);

@@ -25,11 +25,11 @@
 struct ts_work {
     pthread_mutex_t lock;
     pthread_cond_t wake;
-    ts_work_job *head, *tail;   /* submitted, not yet taken */
-    unsigned reserved;          /* places claimed: waiting or about to be */
-    unsigned busy;              /* workers inside run() */
+    ts_work_job *head, *tail; /* submitted, not yet taken */
+    unsigned reserved;        /* places claimed: waiting or about to be */
+    unsigned busy;            /* workers inside run() */
     unsigned workers, queue_max;
-    unsigned started;           /* threads created */
+    unsigned started; /* threads created */
     uint64_t rejected;
     bool stopping;
     pthread_t *threads;
@@ -40,8 +40,8 @@ static void test_sleep(const ts_work *w)
 {
     if (w->test_sleep_ms == 0)
         return;
-    struct timespec t = {(time_t)(w->test_sleep_ms / 1000u),
-                         (long)(w->test_sleep_ms % 1000u) * 1000000L};
+    struct timespec t = { (time_t)(w->test_sleep_ms / 1000u),
+                          (long)(w->test_sleep_ms % 1000u) * 1000000L };
     while (nanosleep(&t, &t) != 0 && errno == EINTR)
         ;
 }
@@ -119,9 +119,8 @@ bool ts_work_reserve(ts_work *w)
     pthread_mutex_lock(&w->lock);
     /* Waiting jobs plus running ones against workers plus queue places:
      * a job reserved while a worker is idle is taken at once. */
-    bool ok = !w->stopping
-              && (unsigned long)w->reserved + w->busy
-                     < (unsigned long)w->workers + w->queue_max;
+    bool ok = !w->stopping &&
+              (unsigned long)w->reserved + w->busy < (unsigned long)w->workers + w->queue_max;
     if (ok)
         w->reserved++;
     else

@@ -25,7 +25,7 @@ typedef struct ts_work ts_work;
 
 typedef struct ts_work_job ts_work_job;
 struct ts_work_job {
-    ts_work_job *next;                 /* the pool's link, while queued */
+    ts_work_job *next; /* the pool's link, while queued */
     /* On a worker thread.  The pool never touches the job after run()
      * returns, so run() may hand it back to its owner at its end. */
     void (*run)(ts_work_job *job);
@@ -36,16 +36,16 @@ struct ts_work_job {
 
 /* Counts for /metrics: a snapshot, each value read under the lock. */
 typedef struct ts_work_stats {
-    unsigned workers;     /* threads */
-    unsigned queue_max;   /* places for waiting jobs */
-    unsigned queued;      /* jobs waiting (reserved or submitted) */
-    unsigned busy;        /* workers running a job */
-    uint64_t rejected;    /* ts_work_reserve() refusals since start */
+    unsigned workers;   /* threads */
+    unsigned queue_max; /* places for waiting jobs */
+    unsigned queued;    /* jobs waiting (reserved or submitted) */
+    unsigned busy;      /* workers running a job */
+    uint64_t rejected;  /* ts_work_reserve() refusals since start */
 } ts_work_stats;
 
 typedef enum ts_work_status {
     TS_WORK_OK = 0,
-    TS_WORK_ENOMEM,       /* no memory or no thread could be started */
+    TS_WORK_ENOMEM, /* no memory or no thread could be started */
 } ts_work_status;
 
 /* Start `workers` threads (>= 1) with room for queue_max waiting jobs

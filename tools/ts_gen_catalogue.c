@@ -141,8 +141,8 @@ static bool hub_name_ok(const char *s, bool need_org)
             if (i == 0 || i + 1 == n)
                 return false;
             slashes++;
-        } else if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                     (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-')) {
+        } else if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                     c == '.' || c == '_' || c == '-')) {
             return false;
         }
     }
@@ -189,10 +189,17 @@ static bool is_int(const json_t *v)
     return json_is_integer(v);
 }
 
-static const char *const gen_members[] = {
-    "id", "aliases", "params_published", "params_published_as", "params_exact",
-    "params_source", "params_adjust", "config_source", "notes", "config", NULL
-};
+static const char *const gen_members[] = { "id",
+                                           "aliases",
+                                           "params_published",
+                                           "params_published_as",
+                                           "params_exact",
+                                           "params_source",
+                                           "params_adjust",
+                                           "config_source",
+                                           "notes",
+                                           "config",
+                                           NULL };
 
 /* One file, checked: what its table row needs. */
 typedef struct gen_model {
@@ -201,7 +208,7 @@ typedef struct gen_model {
     const json_t *aliases;
     long long published, half, adjust;
     bool exact;
-    char *config;           /* compact JSON text (json_dumps) */
+    char *config; /* compact JSON text (json_dumps) */
 } gen_model;
 
 /* Members, id against the file name, aliases.  0 or -1 (reported). */
@@ -212,7 +219,8 @@ static int check_names(const char *fname, gen_model *m)
     char expect[160];
     size_t i, k;
 
-    json_object_foreach(m->root, key, v) {
+    json_object_foreach(m->root, key, v)
+    {
         for (k = 0; gen_members[k] != NULL && strcmp(gen_members[k], key) != 0; k++)
             ;
         if (gen_members[k] == NULL)
@@ -220,8 +228,10 @@ static int check_names(const char *fname, gen_model *m)
     }
     v = json_object_get(m->root, "id");
     if (!json_is_string(v) || !hub_name_ok(json_string_value(v), true))
-        return cat_fail(fname, "id must be a Hub id, organisation/name of [A-Za-z0-9._-], "
-                    "at most %d characters", GEN_NAME_MAX);
+        return cat_fail(fname,
+                        "id must be a Hub id, organisation/name of [A-Za-z0-9._-], "
+                        "at most %d characters",
+                        GEN_NAME_MAX);
     m->id = json_string_value(v);
     /* models/<org>__<name>.json: the file is found from the id. */
     snprintf(expect, sizeof expect, "%.*s__%s.json", (int)strcspn(m->id, "/"), m->id,
@@ -231,10 +241,15 @@ static int check_names(const char *fname, gen_model *m)
     m->aliases = json_object_get(m->root, "aliases");
     if (!json_is_array(m->aliases))
         return cat_fail(fname, "aliases must be an array (may be empty)");
-    json_array_foreach(m->aliases, i, v)
-        if (!json_is_string(v) || !hub_name_ok(json_string_value(v), false))
-            return cat_fail(fname, "aliases[%zu] must be a Hub id or a short name of "
-                        "[A-Za-z0-9._-]", i);
+    json_array_foreach(
+        m->aliases, i,
+        v) if (!json_is_string(v) ||
+               !hub_name_ok(
+                   json_string_value(v),
+                   false)) return cat_fail(fname,
+                                           "aliases[%zu] must be a Hub id or a short name of "
+                                           "[A-Za-z0-9._-]",
+                                           i);
     return 0;
 }
 
@@ -244,8 +259,7 @@ static int check_published(const char *fname, gen_model *m)
     const json_t *v = json_object_get(m->root, "params_published"), *adj, *p;
     long long rounded = 0;
 
-    if (!is_int(v) || json_integer_value(v) <= 0 ||
-        (double)json_integer_value(v) > GEN_PARAMS_MAX)
+    if (!is_int(v) || json_integer_value(v) <= 0 || (double)json_integer_value(v) > GEN_PARAMS_MAX)
         return cat_fail(fname, "params_published must be an integer in [1, %g]", GEN_PARAMS_MAX);
     m->published = (long long)json_integer_value(v);
     v = json_object_get(m->root, "params_exact");
@@ -255,15 +269,15 @@ static int check_published(const char *fname, gen_model *m)
     v = json_object_get(m->root, "params_published_as");
     if (m->exact != (v == NULL))
         return cat_fail(fname, m->exact ? "an exact count has no params_published_as"
-                                    : "a rounded count needs params_published_as, the figure "
-                                      "as published (\"7.61B\")");
+                                        : "a rounded count needs params_published_as, the figure "
+                                          "as published (\"7.61B\")");
     if (!m->exact) {
         if (!json_is_string(v) || !parse_rounded(json_string_value(v), &rounded, &m->half))
             return cat_fail(fname, "params_published_as must read like 7B, 72.7B or 135M");
         m->as = json_string_value(v);
         if (rounded != m->published)
             return cat_fail(fname, "params_published %lld is not params_published_as \"%s\" (%lld)",
-                        m->published, m->as, rounded);
+                            m->published, m->as, rounded);
     }
     if ((adj = json_object_get(m->root, "params_adjust")) != NULL) {
         p = json_object_get(adj, "params");
@@ -271,7 +285,7 @@ static int check_published(const char *fname, gen_model *m)
         if (!json_is_object(adj) || json_object_size(adj) != 2 || !is_int(p) ||
             json_integer_value(p) == 0 || m->adj_why == NULL || m->adj_why[0] == '\0')
             return cat_fail(fname, "params_adjust must be {\"params\": nonzero integer, "
-                        "\"why\": text}");
+                                   "\"why\": text}");
         m->adjust = (long long)json_integer_value(p);
     }
     return 0;
@@ -296,7 +310,7 @@ static int check_config(const char *fname, gen_model *m)
         die_oom();
     if (strlen(m->config) >= GEN_LITERAL_MAX)
         return cat_fail(fname, "config is %zu bytes as compact JSON; the table holds at most %d",
-                    strlen(m->config), GEN_LITERAL_MAX - 1);
+                        strlen(m->config), GEN_LITERAL_MAX - 1);
     return 0;
 }
 
@@ -309,7 +323,8 @@ static void emit_entry(const char *fname, size_t idx, const gen_model *m, gen_bu
     size_t i;
 
     cat_printf(arrays, "static const char *const ts_cat_aliases_%zu[] = { ", idx);
-    json_array_foreach(m->aliases, i, v) {
+    json_array_foreach(m->aliases, i, v)
+    {
         buf_cstr(arrays, json_string_value(v));
         buf_put(arrays, ", ", 2);
     }
@@ -341,8 +356,7 @@ static void emit_entry(const char *fname, size_t idx, const gen_model *m, gen_bu
 }
 
 /* Check one file and append its alias array and table row. */
-static int gen_entry(const char *dir, const char *fname, size_t idx, gen_buf *arrays,
-                     gen_buf *rows)
+static int gen_entry(const char *dir, const char *fname, size_t idx, gen_buf *arrays, gen_buf *rows)
 {
     gen_model m = { 0 };
     char path[4096];
@@ -451,8 +465,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "ts_gen_catalogue: no .json files in %s\n", argv[1]);
         return 1;
     }
-    cat_printf(&out, "/* Generated by tools/ts_gen_catalogue.c from the %zu files in models/:\n"
-                     " * do not edit; add or change a file in models/. */\n", n);
+    cat_printf(&out,
+               "/* Generated by tools/ts_gen_catalogue.c from the %zu files in models/:\n"
+               " * do not edit; add or change a file in models/. */\n",
+               n);
     cat_printf(&out, "#include \"ts_catalogue.h\"\n\n");
     buf_put(&out, arrays.p, arrays.n);
     cat_printf(&out, "\nconst ts_catalogue_entry ts_catalogue_table[] = {\n");

@@ -40,8 +40,8 @@ static size_t first_diff_line(const char *a, size_t alen, const char *b, size_t 
     return line;
 }
 
-int gen_check_committed(const char *committed, const char *text, size_t len,
-                        const char *out, const char *refresh)
+int gen_check_committed(const char *committed, const char *text, size_t len, const char *out,
+                        const char *refresh)
 {
     size_t clen = 0;
     char *old = read_committed(committed, &clen);
@@ -52,8 +52,8 @@ int gen_check_committed(const char *committed, const char *text, size_t len,
                 "%s is stale: it differs from the generator's output from line %zu.\n"
                 "  see:     diff -u %s %s\n"
                 "  refresh: %s (then commit %s)\n",
-                committed, old != NULL ? first_diff_line(old, clen, text, len) : 1,
-                committed, out, refresh, committed);
+                committed, old != NULL ? first_diff_line(old, clen, text, len) : 1, committed, out,
+                refresh, committed);
         rc = 1;
     } else {
         printf("%s is up to date\n", committed);

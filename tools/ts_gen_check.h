@@ -12,7 +12,7 @@
  * "COMMITTED is up to date"; else 1, printing to stderr the first line
  * that differs, the diff command against out (where the caller wrote
  * text) and the refresh command. */
-int gen_check_committed(const char *committed, const char *text, size_t len,
-                        const char *out, const char *refresh);
+int gen_check_committed(const char *committed, const char *text, size_t len, const char *out,
+                        const char *refresh);
 
 #endif /* TS_GEN_CHECK_H */

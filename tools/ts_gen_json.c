@@ -44,13 +44,27 @@ static ts_buf_status emit_str(ts_buf *b, const char *s, size_t n)
         char esc[8];
 
         switch (c) {
-        case '"': st = emit(b, "\\\"", 2); break;
-        case '\\': st = emit(b, "\\\\", 2); break;
-        case '\n': st = emit(b, "\\n", 2); break;
-        case '\r': st = emit(b, "\\r", 2); break;
-        case '\t': st = emit(b, "\\t", 2); break;
-        case '\b': st = emit(b, "\\b", 2); break;
-        case '\f': st = emit(b, "\\f", 2); break;
+        case '"':
+            st = emit(b, "\\\"", 2);
+            break;
+        case '\\':
+            st = emit(b, "\\\\", 2);
+            break;
+        case '\n':
+            st = emit(b, "\\n", 2);
+            break;
+        case '\r':
+            st = emit(b, "\\r", 2);
+            break;
+        case '\t':
+            st = emit(b, "\\t", 2);
+            break;
+        case '\b':
+            st = emit(b, "\\b", 2);
+            break;
+        case '\f':
+            st = emit(b, "\\f", 2);
+            break;
         default:
             if (c < 0x20) {
                 snprintf(esc, sizeof esc, "\\u%04x", c);
@@ -120,7 +134,8 @@ static ts_buf_status emit_array(ts_buf *b, const json_t *v, int ind)
     if (json_array_size(v) == 0)
         return emit(b, "[]", 2);
     st = emit(b, "[\n", 2);
-    json_array_foreach(v, i, item) {
+    json_array_foreach(v, i, item)
+    {
         if (st == TS_BUF_OK && i > 0)
             st = emit(b, ",\n", 2);
         if (st == TS_BUF_OK)
@@ -146,7 +161,8 @@ static ts_buf_status emit_object(ts_buf *b, const json_t *v, int ind)
         return emit(b, "{}", 2);
     st = emit(b, "{\n", 2);
     /* jansson keeps insertion order: the template's order is the file's */
-    json_object_foreach((json_t *)v, key, item) {
+    json_object_foreach((json_t *)v, key, item)
+    {
         if (st == TS_BUF_OK && !first)
             st = emit(b, ",\n", 2);
         first = false;
@@ -169,15 +185,23 @@ static ts_buf_status emit_object(ts_buf *b, const json_t *v, int ind)
 static ts_buf_status emit_value(ts_buf *b, const json_t *v, int ind)
 {
     switch (json_typeof(v)) {
-    case JSON_OBJECT: return emit_object(b, v, ind);
-    case JSON_ARRAY: return emit_array(b, v, ind);
-    case JSON_STRING: return emit_str(b, json_string_value(v), json_string_length(v));
-    case JSON_INTEGER: return ts_buf_printf(b, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-    case JSON_REAL: return emit_real(b, json_real_value(v));
-    case JSON_TRUE: return emit(b, "true", 4);
-    case JSON_FALSE: return emit(b, "false", 5);
+    case JSON_OBJECT:
+        return emit_object(b, v, ind);
+    case JSON_ARRAY:
+        return emit_array(b, v, ind);
+    case JSON_STRING:
+        return emit_str(b, json_string_value(v), json_string_length(v));
+    case JSON_INTEGER:
+        return ts_buf_printf(b, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+    case JSON_REAL:
+        return emit_real(b, json_real_value(v));
+    case JSON_TRUE:
+        return emit(b, "true", 4);
+    case JSON_FALSE:
+        return emit(b, "false", 5);
     case JSON_NULL:
-    default: return emit(b, "null", 4);
+    default:
+        return emit(b, "null", 4);
     }
 }
 

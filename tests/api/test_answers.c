@@ -28,7 +28,7 @@
 
 static const char *data_dir, *val_dir, *recorded;
 static int write_mode;
-static FILE *out;          /* the lines as they are now */
+static FILE *out;           /* the lines as they are now */
 static const char *current; /* "case:NAME" being run */
 
 /* FNV-1a, 64 bits (Fowler, Noll, Vo): a change detector, not a MAC. */
@@ -45,8 +45,8 @@ static uint64_t fnv1a(const char *p, size_t n)
 
 static void record(const char *name, const ts_api_response *r)
 {
-    fprintf(out, "%016" PRIx64 " %u %zu %s\n", fnv1a(r->body, r->body_len), r->status,
-            r->body_len, name);
+    fprintf(out, "%016" PRIx64 " %u %zu %s\n", fnv1a(r->body, r->body_len), r->status, r->body_len,
+            name);
 }
 
 static char *dup_n(const char *s, size_t n)
@@ -77,7 +77,7 @@ static void api_send(void *ctx, const th_case_req *rq, th_case_resp *o)
     ts_api_response_free(&r);
 }
 
-static const th_transport api_transport = {"api", api_send, NULL};
+static const th_transport api_transport = { "api", api_send, NULL };
 
 static void run_cases(void)
 {
@@ -105,7 +105,7 @@ static int cmp_str(const void *a, const void *b)
  * /v1/plan. */
 static void run_table(const char *file)
 {
-    static const char *const arrays[] = {"rows", "fit"};
+    static const char *const arrays[] = { "rows", "fit" };
     char path[2048], name[512];
     json_t *doc;
 

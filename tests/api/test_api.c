@@ -32,8 +32,8 @@
 /* ------------------------------------------------------------------ */
 
 /* Every answer goes through the contract check (tests/helpers/th_json.c). */
-static json_t *send(const char *method, const char *path, const char *ct,
-                    const char *body, size_t len, ts_api_response *resp)
+static json_t *send(const char *method, const char *path, const char *ct, const char *body,
+                    size_t len, ts_api_response *resp)
 {
     ck_assert_int_eq(ts_api_handle(method, path, ct, body, len, resp), 0);
     ck_assert_ptr_nonnull(resp->body);
@@ -51,8 +51,8 @@ static json_t *post(const char *path, const char *body, ts_api_response *resp)
 
 static void assert_rel(double got, double want, double tol, const char *what)
 {
-    ck_assert_msg(fabs(got - want) <= tol * fabs(want),
-                  "%s: got %.17g, want %.17g (rel tol %g)", what, got, want, tol);
+    ck_assert_msg(fabs(got - want) <= tol * fabs(want), "%s: got %.17g, want %.17g (rel tol %g)",
+                  what, got, want, tol);
 }
 
 /* ------------------------------------------------------------------ */
@@ -66,12 +66,14 @@ static void assert_rel(double got, double want, double tol, const char *what)
 START_TEST(test_suggestions)
 {
     ck_assert_str_eq(ts_json_suggest("mfuu", false), "mfu");
-    ck_assert_str_eq(ts_json_suggest("micro_bacth", false), "micro_batch"); /* transposition = 2 edits */
+    ck_assert_str_eq(ts_json_suggest("micro_bacth", false),
+                     "micro_batch"); /* transposition = 2 edits */
     ck_assert_str_eq(ts_json_suggest("seq_len", false) == NULL ? "none" : "some", "none");
     ck_assert_ptr_null(ts_json_suggest("banana", false));
     /* fit extras only count on /v1/fit */
     ck_assert_str_eq(ts_json_suggest("max_gpu", true), "max_gpus");
-    ck_assert_str_ne(ts_json_suggest("max_gpu", false) ? ts_json_suggest("max_gpu", false) : "", "max_gpus");
+    ck_assert_str_ne(ts_json_suggest("max_gpu", false) ? ts_json_suggest("max_gpu", false) : "",
+                     "max_gpus");
 }
 END_TEST
 
@@ -235,7 +237,8 @@ START_TEST(test_precision_follows)
     ts_api_response_free(&r);
 
     /* An explicit grad_precision is kept. */
-    j = post("/v1/memory", "{\"params\":7e9,\"precision\":\"fp16\",\"grad_precision\":\"fp32\"}", &r);
+    j = post("/v1/memory", "{\"params\":7e9,\"precision\":\"fp16\",\"grad_precision\":\"fp32\"}",
+             &r);
     ck_assert_uint_eq(r.status, 200);
     ck_assert_str_eq(th_json_str(j, "inputs.grad_precision"), "fp32");
     ck_assert_str_eq(th_json_str(j, "inputs.compute_precision"), "fp16");
@@ -305,7 +308,8 @@ START_TEST(test_checkpoint)
     tiers = th_json_at(j, "checkpoint.tiers");
     ck_assert_uint_eq(json_array_size(tiers), 3);
     ck_assert_str_eq(json_string_value(json_object_get(json_array_get(tiers, 0), "name")), "nvme");
-    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(tiers, 2), "name")), "object");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(tiers, 2), "name")),
+                     "object");
     ck_assert(json_object_get(j, "memory") == NULL);
     ck_assert(json_object_get(j, "params") != NULL);
     json_decref(j);
@@ -330,7 +334,8 @@ START_TEST(test_plan)
     sweep = th_json_at(j, "sweep");
     ck_assert(json_array_size(sweep) > 1);
     /* dp = 1, 2, 4, ... and the run's dp, ascending (trainsize.h) */
-    json_array_foreach(sweep, i, p) {
+    json_array_foreach(sweep, i, p)
+    {
         double dp = json_number_value(json_object_get(p, "dp"));
         ck_assert(dp > prev);
         prev = dp;
@@ -338,14 +343,16 @@ START_TEST(test_plan)
             /* the run's own point: the plan's time, step and MFU (the
              * sweep's time is the compute estimate at that dp) */
             has_run_dp = true;
-            ck_assert(th_json_num(p, "wall_seconds") == th_json_num(j, "compute.wall_seconds.value"));
+            ck_assert(th_json_num(p, "wall_seconds") ==
+                      th_json_num(j, "compute.wall_seconds.value"));
             ck_assert(th_json_num(p, "step_seconds") == th_json_num(j, "compute.step_time.value"));
             ck_assert(th_json_num(p, "mfu") == th_json_num(j, "compute.mfu"));
         }
         /* the tokens are fixed: more GPUs, fewer seconds */
         ck_assert(th_json_num(p, "wall_seconds") > 0);
         if (i > 0)
-            ck_assert(th_json_num(p, "wall_seconds") < th_json_num(json_array_get(sweep, i - 1), "wall_seconds"));
+            ck_assert(th_json_num(p, "wall_seconds") <
+                      th_json_num(json_array_get(sweep, i - 1), "wall_seconds"));
     }
     ck_assert(has_run_dp);
     /* The echo is a valid request that resolves to itself (CONTRACT.md). */
@@ -414,7 +421,8 @@ START_TEST(test_round_trip)
     ck_assert(th_json_num(j, "memory.overhead.value") == plan->memory.overhead.value);
     ck_assert(th_json_num(j, "compute.gpu_hours.value") == plan->compute.gpu_hours.value);
     ck_assert(th_json_num(j, "compute.hfu") == plan->compute.hfu);
-    ck_assert(th_json_num(j, "checkpoint.daly_interval_s.value") == plan->ckpt.daly_interval_s.value);
+    ck_assert(th_json_num(j, "checkpoint.daly_interval_s.value") ==
+              plan->ckpt.daly_interval_s.value);
     ck_assert(th_json_num(j, "checkpoint.waste_fraction.value") == plan->ckpt.waste_fraction.value);
     /* Mixtral: 46.7e9 total / 12.9e9 active (formulas.md; 3 digits: 0.2%) */
     assert_rel(th_json_num(j, "params.total"), 46.7e9, 2e-3, "Mixtral total");
@@ -459,18 +467,19 @@ static void budget_round_trip(const char *body, double gpu_hours)
         char *x = json_dumps(json_object_get(b, objs[i]), JSON_COMPACT | JSON_SORT_KEYS);
         char *y = json_dumps(json_object_get(p, objs[i]), JSON_COMPACT | JSON_SORT_KEYS);
 
-        ck_assert_msg(x != NULL && y != NULL && strcmp(x, y) == 0, "%s: %s differs:\n%s\n%s",
-                      body, objs[i], x, y);
+        ck_assert_msg(x != NULL && y != NULL && strcmp(x, y) == 0, "%s: %s differs:\n%s\n%s", body,
+                      objs[i], x, y);
         free(x);
         free(y);
     }
     assert_rel(th_json_num(p, "compute.goodput.gpu_hours"), gpu_hours, 1e-9, "GPU time held");
     assert_rel(th_json_num(b, "budget.gpu_hours"), gpu_hours, 1e-15, "budget");
-    assert_rel(th_json_num(p, "compute.model_flops.value"), th_json_num(b, "budget.flops.value"), 1e-9,
-               "the budget's FLOPs");
+    assert_rel(th_json_num(p, "compute.model_flops.value"), th_json_num(b, "budget.flops.value"),
+               1e-9, "the budget's FLOPs");
     assert_rel(th_json_num(p, "compute.tokens"), th_json_num(b, "budget.tokens"), 1e-15, "tokens");
-    ck_assert_msg(strncmp(json_string_value(th_json_get(b, "budget.summary")), "With this budget: ", 18) == 0,
-                  "%s", json_string_value(th_json_get(b, "budget.summary")));
+    ck_assert_msg(
+        strncmp(json_string_value(th_json_get(b, "budget.summary")), "With this budget: ", 18) == 0,
+        "%s", json_string_value(th_json_get(b, "budget.summary")));
     free(req);
     json_decref(b);
     json_decref(p);
@@ -481,19 +490,23 @@ static void budget_round_trip(const char *body, double gpu_hours)
 START_TEST(test_budget_round_trip)
 {
     budget_round_trip("{\"gpus\":64,\"budget_days\":7,\"gpu_hour_usd\":2.5}", 64 * 7 * 24);
-    budget_round_trip("{\"gpus\":128,\"budget_usd\":1e6,\"gpu_hour_usd\":2,\"scaling_law\":\"besiroglu\"}",
-                      5e5);
-    budget_round_trip("{\"gpus\":1024,\"budget_days\":30,\"tokens_per_param\":1900}", 1024 * 30 * 24);
+    budget_round_trip(
+        "{\"gpus\":128,\"budget_usd\":1e6,\"gpu_hour_usd\":2,\"scaling_law\":\"besiroglu\"}", 5e5);
+    budget_round_trip("{\"gpus\":1024,\"budget_days\":30,\"tokens_per_param\":1900}",
+                      1024 * 30 * 24);
     budget_round_trip("{\"model\":\"llama3-8b\",\"gpus\":256,\"budget_gpu_hours\":200000}", 200000);
-    budget_round_trip("{\"model\":\"mixtral-8x7b\",\"gpus\":64,\"ep\":8,\"budget_days\":10,\"mfu\":0.3}",
-                      64 * 10 * 24);
+    budget_round_trip(
+        "{\"model\":\"mixtral-8x7b\",\"gpus\":64,\"ep\":8,\"budget_days\":10,\"mfu\":0.3}",
+        64 * 10 * 24);
 }
 END_TEST
 
 START_TEST(test_content_type_params)
 {
     static const char *const ok[] = {
-        "application/json; charset=utf-8", "Application/JSON", " application/json ",
+        "application/json; charset=utf-8",
+        "Application/JSON",
+        " application/json ",
         "application/json;charset=UTF-8",
     };
     size_t i;
@@ -513,8 +526,10 @@ END_TEST
 START_TEST(test_fit_micro_batch)
 {
     ts_api_response r, r2;
-    json_t *j = post("/v1/fit", "{\"model\":\"llama3-8b\",\"solve\":\"micro_batch\","
-                     "\"zero\":3,\"gpus\":8,\"recompute\":\"full\"}", &r);
+    json_t *j = post("/v1/fit",
+                     "{\"model\":\"llama3-8b\",\"solve\":\"micro_batch\","
+                     "\"zero\":3,\"gpus\":8,\"recompute\":\"full\"}",
+                     &r);
     json_t *in, *m;
     char *body;
     int64_t mb;
@@ -556,8 +571,10 @@ END_TEST
 START_TEST(test_fit_gpus)
 {
     ts_api_response r, r2;
-    json_t *j = post("/v1/fit", "{\"model\":\"llama3-70b\",\"solve\":\"gpus\","
-                     "\"zero\":3,\"tp\":8,\"recompute\":\"full\"}", &r);
+    json_t *j = post("/v1/fit",
+                     "{\"model\":\"llama3-70b\",\"solve\":\"gpus\","
+                     "\"zero\":3,\"tp\":8,\"recompute\":\"full\"}",
+                     &r);
     json_t *in, *m;
     char *body;
     int64_t dp, gpus;
@@ -597,7 +614,8 @@ END_TEST
 START_TEST(test_fit_gpus_keeps_batch)
 {
     ts_api_response r;
-    json_t *j = post("/v1/fit", "{\"params\":12e9,\"zero\":3,\"solve\":\"gpus\",\"global_batch\":5}", &r);
+    json_t *j =
+        post("/v1/fit", "{\"params\":12e9,\"zero\":3,\"solve\":\"gpus\",\"global_batch\":5}", &r);
 
     ck_assert_uint_eq(r.status, 200);
     ck_assert(json_is_true(th_json_at(j, "found")));
@@ -622,17 +640,22 @@ START_TEST(test_search)
     json_t *j, *res, *x;
     size_t i;
 
-    j = post("/v1/search", "{\"model\":\"llama3-8b\",\"gpus\":16,\"global_batch\":64,"
-                           "\"tp\":2,\"limit\":3,\"objective\":\"time\"}", &r);
+    j = post("/v1/search",
+             "{\"model\":\"llama3-8b\",\"gpus\":16,\"global_batch\":64,"
+             "\"tp\":2,\"limit\":3,\"objective\":\"time\"}",
+             &r);
     ck_assert_uint_eq(r.status, 200);
     ck_assert(json_is_true(th_json_at(j, "found")));
     ck_assert(th_json_num(j, "counts.tried") >= th_json_num(j, "counts.fitting"));
     res = th_json_at(j, "results");
     ck_assert(json_array_size(res) >= 1 && json_array_size(res) <= 3);
-    json_array_foreach(res, i, x) {
+    json_array_foreach(res, i, x)
+    {
         ck_assert(th_json_num(x, "tp") == 2);
         ck_assert(json_is_true(th_json_at(x, "fits")));
-        ck_assert(th_json_num(x, "tp") * th_json_num(x, "pp") * th_json_num(x, "cp") * th_json_num(x, "dp") == 16);
+        ck_assert(th_json_num(x, "tp") * th_json_num(x, "pp") * th_json_num(x, "cp") *
+                      th_json_num(x, "dp") ==
+                  16);
         ck_assert(th_json_num(x, "step_time") > 0);
         ck_assert_str_ne(th_json_str(x, "why"), "");
     }
@@ -657,15 +680,18 @@ END_TEST
 START_TEST(test_compute_step)
 {
     ts_api_response r;
-    json_t *j = post("/v1/compute", "{\"model\":\"llama3-8b\",\"gpus\":8,\"mfu\":null,"
-                                    "\"gpu_hour_usd\":2}", &r);
+    json_t *j = post("/v1/compute",
+                     "{\"model\":\"llama3-8b\",\"gpus\":8,\"mfu\":null,"
+                     "\"gpu_hour_usd\":2}",
+                     &r);
 
     ck_assert_uint_eq(r.status, 200);
     ck_assert_str_eq(th_json_str(j, "compute.mfu_source"), "predicted");
     ck_assert(th_json_num(j, "compute.mfu") == th_json_num(j, "compute.predicted_mfu"));
     ck_assert(th_json_num(j, "compute.step_time.value") > 0);
     ck_assert(th_json_num(j, "compute.step.compute") > 0);
-    assert_rel(th_json_num(j, "compute.cost_usd.value"), 2.0 * th_json_num(j, "compute.gpu_hours.value"), 1e-12, "cost");
+    assert_rel(th_json_num(j, "compute.cost_usd.value"),
+               2.0 * th_json_num(j, "compute.gpu_hours.value"), 1e-12, "cost");
     ck_assert(json_is_null(th_json_at(j, "inputs.mfu")));
     json_decref(j);
     ts_api_response_free(&r);
@@ -709,7 +735,8 @@ START_TEST(test_catalogues)
     /* The presets first, then the catalogue's models no preset answers
      * for (tests/api/test_catalogue.c checks each of those). */
     ck_assert_uint_gt(json_array_size(a), ts_preset_count());
-    json_array_foreach(a, i, p) {
+    json_array_foreach(a, i, p)
+    {
         if (strcmp(th_json_str(p, "id"), "llama3-8b") == 0) {
             /* Llama 3 8B -> 8.03e9 (formulas.md; 3 digits: 0.1%) */
             assert_rel(th_json_num(p, "params"), 8.03e9, 1e-3, "Llama 3 8B");
@@ -728,7 +755,8 @@ START_TEST(test_catalogues)
     ck_assert_uint_eq(r.status, 200);
     ck_assert_str_eq(r.route, "/v1/gpus");
     seen = false;
-    json_array_foreach(th_json_at(j, "gpus"), i, p) {
+    json_array_foreach(th_json_at(j, "gpus"), i, p)
+    {
         if (strcmp(th_json_str(p, "id"), "h100-sxm") == 0) {
             /* oracles.md: H100 SXM 989 BF16 / 1979 FP8 dense, 81559 MiB */
             ck_assert(th_json_num(p, "bf16_tflops") == 989.0);
@@ -768,14 +796,16 @@ START_TEST(test_route_table)
         else if (strcmp(path, "/v1/budget") == 0) /* and a budget, a budget */
             j = send(method, path, J, "{\"budget_gpu_hours\":1000}", 25, &r);
         else
-            j = send(method, path, J, fit ? "{\"params\":7e9,\"solve\":\"gpus\"}" : "{\"params\":7e9}",
+            j = send(method, path, J,
+                     fit ? "{\"params\":7e9,\"solve\":\"gpus\"}" : "{\"params\":7e9}",
                      fit ? 29 : 14, &r);
         ck_assert_msg(r.status == 200, "%s -> %u %s", *routes, r.status, r.body);
         ck_assert_str_eq(r.route, path);
         json_decref(j);
         ts_api_response_free(&r);
     }
-    ck_assert_uint_eq(n, 10); /* presets gpus memory compute checkpoint plan fit search import budget */
+    ck_assert_uint_eq(
+        n, 10); /* presets gpus memory compute checkpoint plan fit search import budget */
 }
 END_TEST
 
@@ -815,8 +845,8 @@ START_TEST(test_problem_builder)
     json_t *j;
 
     memset(&r, 0, sizeof r);
-    ck_assert_int_eq(ts_api_problem(&r, TS_PROB_REQUEST_TIMEOUT,
-                                    "body not received in 10 s", NULL), 0);
+    ck_assert_int_eq(ts_api_problem(&r, TS_PROB_REQUEST_TIMEOUT, "body not received in 10 s", NULL),
+                     0);
     ck_assert_uint_eq(r.status, 408);
     ck_assert_str_eq(r.content_type, "application/problem+json");
     ck_assert_str_eq(r.route, "other");
@@ -867,15 +897,18 @@ START_TEST(test_problem_utf8)
         const char *in, *want;
     } cases[] = {
         { "ok \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf",
-          "ok \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf" },    /* valid, kept */
-        { "a\x80" "b", "a\xef\xbf\xbd" "b" },                     /* lone continuation */
-        { "a\xc3", "a\xef\xbf\xbd" },                          /* truncated at the end */
-        { "a\xe2\x82z", "a\xef\xbf\xbd\xef\xbf\xbdz" },          /* truncated inside */
-        { "\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd" },                /* overlong "/" */
-        { "\xe0\x80\xaf", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },  /* overlong, 3 bytes */
-        { "\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },  /* surrogate U+D800 */
+          "ok \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf" }, /* valid, kept */
+        { "a\x80"
+          "b",
+          "a\xef\xbf\xbd"
+          "b" },                                                    /* lone continuation */
+        { "a\xc3", "a\xef\xbf\xbd" },                               /* truncated at the end */
+        { "a\xe2\x82z", "a\xef\xbf\xbd\xef\xbf\xbdz" },             /* truncated inside */
+        { "\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd" },                 /* overlong "/" */
+        { "\xe0\x80\xaf", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" }, /* overlong, 3 bytes */
+        { "\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" }, /* surrogate U+D800 */
         { "\xf4\x90\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" }, /* > U+10FFFF */
-        { "\xff\"q\"", "\xef\xbf\xbd\"q\"" },                    /* 0xFF, then an escape */
+        { "\xff\"q\"", "\xef\xbf\xbd\"q\"" }, /* 0xFF, then an escape */
     };
     ts_api_response r;
     json_t *j;
@@ -912,8 +945,8 @@ static char *jansson_problem(const char *slug, const char *detail, const char *f
     json_object_set_new(o, "title", json_string(t->title));
     json_object_set_new(o, "status", json_integer((json_int_t)t->status));
     json_object_set_new(o, "detail", json_string(detail));
-    json_object_set_new(o, "field", field != NULL && field[0] != '\0' ? json_string(field)
-                                                                       : json_null());
+    json_object_set_new(o, "field",
+                        field != NULL && field[0] != '\0' ? json_string(field) : json_null());
     body = json_dumps(o, JSON_COMPACT);
     json_decref(o);
     ck_assert_ptr_nonnull(body);
@@ -1011,8 +1044,10 @@ START_TEST(test_integral_numbers)
     ts_api_response r;
     json_t *j;
 
-    j = post("/v1/memory", "{\"params\":7e9,\"gpus\":8.0,\"tp\":2e0,\"zero\":1.0,"
-             "\"global_batch\":6.4e1}", &r);
+    j = post("/v1/memory",
+             "{\"params\":7e9,\"gpus\":8.0,\"tp\":2e0,\"zero\":1.0,"
+             "\"global_batch\":6.4e1}",
+             &r);
     ck_assert_uint_eq(r.status, 200);
     ck_assert(th_json_num(j, "inputs.gpus") == 8);
     ck_assert(th_json_num(j, "inputs.tp") == 2);
@@ -1107,7 +1142,11 @@ END_TEST
  * mapping is tested directly). */
 START_TEST(test_core_status_mapping)
 {
-    static const struct { ts_status st; unsigned http; const char *slug; } map[] = {
+    static const struct {
+        ts_status st;
+        unsigned http;
+        const char *slug;
+    } map[] = {
         { TS_EINVAL, 400, "invalid-value" },
         { TS_EINCOMPAT, 400, "incompatible-options" },
         { TS_ENOTFOUND, 400, "unknown-id" },
@@ -1131,8 +1170,10 @@ START_TEST(test_core_status_mapping)
         ck_assert_uint_eq(r.status, map[i].http);
         j = json_loads(r.body, 0, NULL);
         ck_assert_str_eq(th_json_str(j, "field"), "/tokens");
-        ck_assert_str_eq(th_json_str(j, "detail"), i == 0 ? "reason 0" : i == 1 ? "reason 1"
-                                           : i == 2 ? "reason 2" : "reason 3");
+        ck_assert_str_eq(th_json_str(j, "detail"), i == 0   ? "reason 0"
+                                                   : i == 1 ? "reason 1"
+                                                   : i == 2 ? "reason 2"
+                                                            : "reason 3");
         json_decref(j);
         ts_api_response_free(&r);
     }
@@ -1149,11 +1190,11 @@ START_TEST(test_writer_text)
     ts_jw_init(&w);
     ts_jw_open(&w, NULL, '{');
     ts_jw_num(&w, "a", 1.5);
-    ts_jw_num(&w, "b", 0.4);            /* shortest: 15 digits suffice */
-    ts_jw_num(&w, "c", 0.1 + 0.2);      /* needs 17: 0.30000000000000004 */
-    ts_jw_num(&w, "d", 1e15);           /* integral < 2^53: an integer */
+    ts_jw_num(&w, "b", 0.4);       /* shortest: 15 digits suffice */
+    ts_jw_num(&w, "c", 0.1 + 0.2); /* needs 17: 0.30000000000000004 */
+    ts_jw_num(&w, "d", 1e15);      /* integral < 2^53: an integer */
     ts_jw_num(&w, "e", 1e300);
-    ts_jw_num(&w, "f", -0.0);           /* never "-0" */
+    ts_jw_num(&w, "f", -0.0); /* never "-0" */
     ts_jw_num(&w, "g", -2.5e-7);
     ts_jw_int(&w, "h", INT64_MIN);
     ts_jw_str(&w, "i", "q\"\\\n\x01\xc3\xa9");
@@ -1170,7 +1211,8 @@ START_TEST(test_writer_text)
     ck_assert_ptr_null(w.nonfinite);
     out = ts_jw_finish(&w, &len);
     ck_assert_ptr_nonnull(out);
-    ck_assert_str_eq(out,
+    ck_assert_str_eq(
+        out,
         "{\"a\":1.5,\"b\":0.4,\"c\":0.30000000000000004,\"d\":1000000000000000,"
         "\"e\":1e+300,\"f\":0,\"g\":-2.5e-07,\"h\":-9223372036854775808,"
         "\"i\":\"q\\\"\\\\\\n\\u0001\xc3\xa9\",\"j\":[1,true,null,{}],\"k\":null,\"l\":\"abc\"}");

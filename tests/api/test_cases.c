@@ -40,24 +40,24 @@ static void api_send(void *ctx, const th_case_req *rq, th_case_resp *out)
 
     (void)ctx;
     memset(&r, 0, sizeof r);
-    ck_assert_int_eq(ts_api_handle(rq->method, rq->route, rq->content_type, rq->body,
-                                   rq->body_len, &r), 0);
+    ck_assert_int_eq(
+        ts_api_handle(rq->method, rq->route, rq->content_type, rq->body, rq->body_len, &r), 0);
     ck_assert_ptr_nonnull(r.body);
     /* every answer names a metrics route */
     ck_assert_ptr_nonnull(r.route);
     /* bad input is never a 5xx */
-    ck_assert_msg(r.status == 200 || (r.status >= 400 && r.status < 500),
-                  "status %u for %s %s: %s", r.status, rq->method, rq->route, r.body);
+    ck_assert_msg(r.status == 200 || (r.status >= 400 && r.status < 500), "status %u for %s %s: %s",
+                  r.status, rq->method, rq->route, r.body);
     out->status = r.status;
-    out->content_type = r.content_type != NULL ? dup_n(r.content_type, strlen(r.content_type))
-                                               : NULL;
+    out->content_type =
+        r.content_type != NULL ? dup_n(r.content_type, strlen(r.content_type)) : NULL;
     out->allow = r.allow != NULL ? dup_n(r.allow, strlen(r.allow)) : NULL;
     out->body = dup_n(r.body, r.body_len);
     out->body_len = r.body_len;
     ts_api_response_free(&r);
 }
 
-static const th_transport api_transport = {"api", api_send, NULL};
+static const th_transport api_transport = { "api", api_send, NULL };
 
 START_TEST(test_case)
 {

@@ -31,8 +31,7 @@ static const char *models_dir = "models";
 
 static json_t *post(const char *path, const char *body, ts_api_response *resp)
 {
-    ck_assert_int_eq(ts_api_handle("POST", path, "application/json", body, strlen(body),
-                                   resp), 0);
+    ck_assert_int_eq(ts_api_handle("POST", path, "application/json", body, strlen(body), resp), 0);
     ck_assert_ptr_nonnull(resp->body);
     return th_json_contract(resp->status, resp->content_type, resp->body, resp->body_len);
 }
@@ -57,8 +56,7 @@ static double import_total(const char *body, json_t **answer)
 }
 
 /* Whether computed meets e's published figure; the tolerance in text. */
-static bool meets_published(const ts_catalogue_entry *e, double computed, char *tol,
-                            size_t n)
+static bool meets_published(const ts_catalogue_entry *e, double computed, char *tol, size_t n)
 {
     double want = e->params_published + e->params_adjust;
 
@@ -90,9 +88,8 @@ START_TEST(test_every_count)
         by_config = import_total(body, NULL);
         ok = meets_published(e, by_model, tol, sizeof tol) && by_config == by_model;
         printf("%-44s %15.0f  published %15.0f%+.0f (%s)%s%s%s\n", e->id, by_model,
-               e->params_published, e->params_adjust, tol,
-               shadow != NULL ? " [preset " : "", shadow != NULL ? shadow->id : "",
-               shadow != NULL ? "]" : "");
+               e->params_published, e->params_adjust, tol, shadow != NULL ? " [preset " : "",
+               shadow != NULL ? shadow->id : "", shadow != NULL ? "]" : "");
         if (!ok) {
             fprintf(stderr, "MISS %s: model %.0f, hf_config %.0f, published %.0f%+.0f (%s)\n",
                     e->id, by_model, by_config, e->params_published, e->params_adjust, tol);
@@ -102,8 +99,7 @@ START_TEST(test_every_count)
             exact++;
         /* The answer names the entry and where each value came from. */
         if (by_model > 0) {
-            ck_assert_str_eq(th_json_str(ans, "inputs.model"),
-                             shadow != NULL ? shadow->id : e->id);
+            ck_assert_str_eq(th_json_str(ans, "inputs.model"), shadow != NULL ? shadow->id : e->id);
             ck_assert_str_eq(th_json_str(ans, "inputs_source.layers"),
                              shadow != NULL ? "preset" : "catalogue");
         }
@@ -117,16 +113,35 @@ END_TEST
 /* Dense and MoE both, and the families the issue lists. */
 START_TEST(test_coverage)
 {
-    static const char *const families[] = {
-        "meta-llama/Llama-2-", "meta-llama/Meta-Llama-3-", "meta-llama/Llama-3.1-",
-        "meta-llama/Llama-3.2-", "meta-llama/Llama-3.3-", "Qwen/Qwen2-", "Qwen/Qwen2.5-",
-        "Qwen/Qwen3-", "mistralai/Mistral-", "mistralai/Mixtral-", "deepseek-ai/DeepSeek-V2",
-        "deepseek-ai/DeepSeek-V2-Lite", "deepseek-ai/DeepSeek-V3", "google/gemma-2-",
-        "google/gemma-3-", "microsoft/Phi-3-", "microsoft/Phi-3.5-", "microsoft/phi-4",
-        "openai-community/gpt2", "EleutherAI/pythia-", "tiiuae/falcon-", "bigscience/bloom",
-        "ibm-granite/granite-", "allenai/OLMo-2-", "Qwen/Qwen1.5-MoE-", "Qwen/Qwen2-57B-A14B",
-        "microsoft/Phi-3.5-MoE", "bigcode/starcoder2-", NULL
-    };
+    static const char *const families[] = { "meta-llama/Llama-2-",
+                                            "meta-llama/Meta-Llama-3-",
+                                            "meta-llama/Llama-3.1-",
+                                            "meta-llama/Llama-3.2-",
+                                            "meta-llama/Llama-3.3-",
+                                            "Qwen/Qwen2-",
+                                            "Qwen/Qwen2.5-",
+                                            "Qwen/Qwen3-",
+                                            "mistralai/Mistral-",
+                                            "mistralai/Mixtral-",
+                                            "deepseek-ai/DeepSeek-V2",
+                                            "deepseek-ai/DeepSeek-V2-Lite",
+                                            "deepseek-ai/DeepSeek-V3",
+                                            "google/gemma-2-",
+                                            "google/gemma-3-",
+                                            "microsoft/Phi-3-",
+                                            "microsoft/Phi-3.5-",
+                                            "microsoft/phi-4",
+                                            "openai-community/gpt2",
+                                            "EleutherAI/pythia-",
+                                            "tiiuae/falcon-",
+                                            "bigscience/bloom",
+                                            "ibm-granite/granite-",
+                                            "allenai/OLMo-2-",
+                                            "Qwen/Qwen1.5-MoE-",
+                                            "Qwen/Qwen2-57B-A14B",
+                                            "microsoft/Phi-3.5-MoE",
+                                            "bigcode/starcoder2-",
+                                            NULL };
     ts_api_req *req = malloc(sizeof *req);
     ts_api_err err;
     size_t i, k, moe = 0;
@@ -180,8 +195,10 @@ START_TEST(test_table_is_the_files)
             continue;
         files++;
         e = by_file(de->d_name);
-        ck_assert_msg(e != NULL, "models/%s is not in the built catalogue: rebuild "
-                      "(ninja -C BUILDDIR)", de->d_name);
+        ck_assert_msg(e != NULL,
+                      "models/%s is not in the built catalogue: rebuild "
+                      "(ninja -C BUILDDIR)",
+                      de->d_name);
         snprintf(path, sizeof path, "%s/%s", models_dir, de->d_name);
         f = json_load_file(path, 0, &je);
         ck_assert_msg(f != NULL, "%s: %s", path, je.text);
@@ -216,8 +233,7 @@ static void assert_resolves(const char *name, const ts_catalogue_entry *e)
     const char *slash = strchr(name, '/');
 
     ck_assert_msg(ts_catalogue_resolve(name, &p, &got) == 1, "%s does not resolve", name);
-    ck_assert_msg(shadow != NULL ? p == shadow : got == e,
-                  "%s (of %s) resolves to %s", name, e->id,
+    ck_assert_msg(shadow != NULL ? p == shadow : got == e, "%s (of %s) resolves to %s", name, e->id,
                   p != NULL ? p->id : got->id);
     if (slash != NULL)
         assert_resolves(slash + 1, e);

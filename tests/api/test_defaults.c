@@ -64,7 +64,7 @@ static double effective(size_t i, bool search)
     if (i == TS_FI_MAX_MICRO_BATCH && search)
         return TS_SEARCH_MB_DEFAULT;
     if (i == TS_FI_MAX_TP || i == TS_FI_MAX_PP)
-        return NAN;   /* gpus_per_node, layers */
+        return NAN; /* gpus_per_node, layers */
     return ts_fields[i].def;
 }
 
@@ -100,8 +100,9 @@ static const char *word(const char *t, char *w, size_t size)
 
     while (*t == ' ')
         t++;
-    while (*t != '\0' && (isalnum((unsigned char)*t) || *t == '_' || *t == '-' || *t == '.' ||
-                          *t == '\'') && n + 1 < size)
+    while (*t != '\0' &&
+           (isalnum((unsigned char)*t) || *t == '_' || *t == '-' || *t == '.' || *t == '\'') &&
+           n + 1 < size)
         w[n++] = *t++;
     w[n] = '\0';
     return t;
@@ -115,7 +116,7 @@ static void states(size_t i, const char *w, double d, const char *where)
     char *end;
     double n;
 
-    if (is_enum_value(i, w)) {   /* first: "1f1b" is a name */
+    if (is_enum_value(i, w)) { /* first: "1f1b" is a name */
         const char *want = enum_name(i, d);
 
         ck_assert_msg(want != NULL && strcmp(want, w) == 0,
@@ -133,8 +134,8 @@ static void states(size_t i, const char *w, double d, const char *where)
     if (strcmp(w, "true") == 0 || strcmp(w, "false") == 0) {
         ck_assert_msg(ts_fields[i].type == TS_FT_BOOLEAN,
                       "%s: %s states %s for a member that is not a flag", name, where, w);
-        ck_assert_msg((w[0] == 't') == (d != 0), "%s: %s states %s, the code's default is %s",
-                      name, where, w, d != 0 ? "true" : "false");
+        ck_assert_msg((w[0] == 't') == (d != 0), "%s: %s states %s, the code's default is %s", name,
+                      where, w, d != 0 ? "true" : "false");
         return;
     }
     ck_abort_msg("%s: %s: '%s' is not a value of the member", name, where, w);
@@ -152,17 +153,26 @@ START_TEST(test_def_column_is_what_the_core_stores)
         double v;
 
         switch (f->kind) {
-        case TS_FK_INT64: v = (double)*(const int64_t *)(const void *)(base + f->off); break;
+        case TS_FK_INT64:
+            v = (double)*(const int64_t *)(const void *)(base + f->off);
+            break;
         case TS_FK_INT:
-        case TS_FK_ENUM: v = (double)*(const int *)(const void *)(base + f->off); break;
+        case TS_FK_ENUM:
+            v = (double)*(const int *)(const void *)(base + f->off);
+            break;
         case TS_FK_NUM:
-        case TS_FK_NUM_OPT: v = *(const double *)(const void *)(base + f->off); break;
-        case TS_FK_BOOL: v = *(const bool *)(const void *)(base + f->off) ? 1.0 : 0.0; break;
+        case TS_FK_NUM_OPT:
+            v = *(const double *)(const void *)(base + f->off);
+            break;
+        case TS_FK_BOOL:
+            v = *(const bool *)(const void *)(base + f->off) ? 1.0 : 0.0;
+            break;
         case TS_FK_CUSTOM:
-        default: continue;
+        default:
+            continue;
         }
-        ck_assert_msg(v == f->def, "%s: ts_run_defaults() stores %.17g, DEF is %.17g",
-                      f->name, v, f->def);
+        ck_assert_msg(v == f->def, "%s: ts_run_defaults() stores %.17g, DEF is %.17g", f->name, v,
+                      f->def);
     }
     ck_assert_uint_eq(r.lora_targets, (unsigned)ts_fields[TS_FI_LORA_TARGETS].def);
     ck_assert_double_eq(r.model.params, ts_fields[TS_FI_PARAMS].def);
@@ -204,7 +214,7 @@ START_TEST(test_def_text)
             continue;
         }
         if (strcmp(w, "required") == 0)
-            continue;   /* solve: no default */
+            continue; /* solve: no default */
         if (isdigit((unsigned char)w[0]) || strcmp(w, "true") == 0 || strcmp(w, "false") == 0 ||
             is_enum_value(i, w)) {
             states(i, w, d, ".def");
@@ -214,8 +224,8 @@ START_TEST(test_def_text)
          * the value when there is nothing to compute from ("else"). */
         if ((e = strstr(t, "else ")) != NULL) {
             word(e + 5, w, sizeof w);
-            if (isdigit((unsigned char)w[0]) || strcmp(w, "true") == 0 ||
-                strcmp(w, "false") == 0 || is_enum_value(i, w)) {
+            if (isdigit((unsigned char)w[0]) || strcmp(w, "true") == 0 || strcmp(w, "false") == 0 ||
+                is_enum_value(i, w)) {
                 /* "else 20 * params" is a formula, not a value */
                 const char *after = e + 5 + strlen(w);
 
@@ -246,7 +256,7 @@ static void doc_defaults(size_t i, const char *text, bool search)
         if (!isdigit((unsigned char)w[0]))
             continue;
         if (w[strlen(w) - 1] == '.')
-            w[strlen(w) - 1] = '\0';   /* end of the sentence */
+            w[strlen(w) - 1] = '\0'; /* end of the sentence */
         states(i, w, effective(i, search), search ? ".search_doc" : ".doc");
     }
 }

@@ -21,7 +21,7 @@
 
 #include "ts_api.h"
 
-#define K_MAX 100
+#define K_MAX      100
 #define TEXT_BYTES 1100 /* past the largest bound, 768 */
 
 /* 1 when s[0..n) is well-formed UTF-8 (RFC 3629 section 4's ABNF: no
@@ -71,74 +71,65 @@ static int utf8_valid(const unsigned char *s, size_t n)
 
 typedef struct text_path {
     const char *name;
-    const char *route;        /* @T@ in it: the text goes into the path */
-    const char *ctype;        /* @T@ in it: into the Content-Type */
-    const char *body;         /* @T@ (any number of times): the text */
-    unsigned status;          /* expected */
-    const char *marker;       /* the answer says this: the path was taken */
+    const char *route;  /* @T@ in it: the text goes into the path */
+    const char *ctype;  /* @T@ in it: into the Content-Type */
+    const char *body;   /* @T@ (any number of times): the text */
+    unsigned status;    /* expected */
+    const char *marker; /* the answer says this: the path was taken */
 } text_path;
 
 #define J "application/json"
-#define LLAMA "\"model_type\":\"llama\",\"num_hidden_layers\":2,\"hidden_size\":64," \
-              "\"num_attention_heads\":4,\"intermediate_size\":128,\"vocab_size\":1000"
+#define LLAMA                                                              \
+    "\"model_type\":\"llama\",\"num_hidden_layers\":2,\"hidden_size\":64," \
+    "\"num_attention_heads\":4,\"intermediate_size\":128,\"vocab_size\":1000"
 
 static const text_path paths[] = {
     /* import notes (200) */
     { "megatron stray word", "/v1/import", J,
-      "{\"model\":\"llama3-8b\",\"megatron_args\":\"--tensor-model-parallel-size 1 @T@\"}",
-      200, "stray word" },
+      "{\"model\":\"llama3-8b\",\"megatron_args\":\"--tensor-model-parallel-size 1 @T@\"}", 200,
+      "stray word" },
     { "megatron unknown flag", "/v1/import", J,
-      "{\"model\":\"llama3-8b\",\"megatron_args\":\"--@T@ 1 --lr 1\"}",
-      200, "unknown flags ignored" },
+      "{\"model\":\"llama3-8b\",\"megatron_args\":\"--@T@ 1 --lr 1\"}", 200,
+      "unknown flags ignored" },
     { "deepspeed optimizer type", "/v1/import", J,
-      "{\"model\":\"llama3-8b\",\"deepspeed_config\":{\"optimizer\":{\"type\":\"@T@\"}}}",
-      200, "has no state model" },
+      "{\"model\":\"llama3-8b\",\"deepspeed_config\":{\"optimizer\":{\"type\":\"@T@\"}}}", 200,
+      "has no state model" },
     { "deepspeed ignored key", "/v1/import", J,
-      "{\"model\":\"llama3-8b\",\"deepspeed_config\":{\"@T@\":1,\"steps_per_print\":1}}",
-      200, "keys with no effect" },
+      "{\"model\":\"llama3-8b\",\"deepspeed_config\":{\"@T@\":1,\"steps_per_print\":1}}", 200,
+      "keys with no effect" },
     { "axolotl base_model", "/v1/import", J,
-      "{\"model\":\"llama3-8b\",\"axolotl_config\":\"base_model: @T@\\n\"}",
-      200, "its shape is not fetched" },
+      "{\"model\":\"llama3-8b\",\"axolotl_config\":\"base_model: @T@\\n\"}", 200,
+      "its shape is not fetched" },
     { "axolotl optimizer", "/v1/import", J,
-      "{\"model\":\"llama3-8b\",\"axolotl_config\":\"optimizer: @T@\\n\"}",
-      200, "has no state model" },
+      "{\"model\":\"llama3-8b\",\"axolotl_config\":\"optimizer: @T@\\n\"}", 200,
+      "has no state model" },
     { "axolotl deepspeed path", "/v1/import", J,
-      "{\"model\":\"llama3-8b\",\"axolotl_config\":\"deepspeed: @T@\\n\"}",
-      200, "is a path" },
-    { "hf torch_dtype", "/v1/import", J,
-      "{\"hf_config\":{" LLAMA ",\"torch_dtype\":\"@T@\"}}",
-      200, "storage type" },
+      "{\"model\":\"llama3-8b\",\"axolotl_config\":\"deepspeed: @T@\\n\"}", 200, "is a path" },
+    { "hf torch_dtype", "/v1/import", J, "{\"hf_config\":{" LLAMA ",\"torch_dtype\":\"@T@\"}}", 200,
+      "storage type" },
     /* problem details and pointers (4xx) */
     { "megatron bad integer", "/v1/import", J,
-      "{\"model\":\"llama3-8b\",\"megatron_args\":\"--num-layers @T@\"}",
-      400, "takes" },
+      "{\"model\":\"llama3-8b\",\"megatron_args\":\"--num-layers @T@\"}", 400, "takes" },
     { "megatron flag given a value", "/v1/import", J,
-      "{\"model\":\"llama3-8b\",\"megatron_args\":\"--swiglu=@T@\"}",
-      400, "takes no value" },
+      "{\"model\":\"llama3-8b\",\"megatron_args\":\"--swiglu=@T@\"}", 400, "takes no value" },
     { "megatron bad optimizer", "/v1/import", J,
-      "{\"model\":\"llama3-8b\",\"megatron_args\":\"--optimizer @T@\"}",
-      400, "adam or sgd" },
+      "{\"model\":\"llama3-8b\",\"megatron_args\":\"--optimizer @T@\"}", 400, "adam or sgd" },
     { "axolotl adapter", "/v1/import", J,
-      "{\"model\":\"llama3-8b\",\"axolotl_config\":\"adapter: @T@\\n\"}",
-      400, "is not modelled" },
+      "{\"model\":\"llama3-8b\",\"axolotl_config\":\"adapter: @T@\\n\"}", 400, "is not modelled" },
     { "axolotl duplicate key", "/v1/import", J,
-      "{\"model\":\"llama3-8b\",\"axolotl_config\":\"@T@: 1\\n@T@: 2\\n\"}",
-      400, "appears twice" },
+      "{\"model\":\"llama3-8b\",\"axolotl_config\":\"@T@: 1\\n@T@: 2\\n\"}", 400, "appears twice" },
     { "axolotl !!bool value", "/v1/import", J,
-      "{\"model\":\"llama3-8b\",\"axolotl_config\":\"bf16: !!bool @T@\\n\"}",
-      400, "!!bool of a value" },
+      "{\"model\":\"llama3-8b\",\"axolotl_config\":\"bf16: !!bool @T@\\n\"}", 400,
+      "!!bool of a value" },
     { "axolotl nested value pointer", "/v1/import", J,
-      "{\"model\":\"llama3-8b\",\"axolotl_config\":\"@T@:\\n  x: !!int @T@\\n\"}",
-      400, "!!int of a value" },
-    { "hf model_type", "/v1/import", J,
-      "{\"hf_config\":{\"model_type\":\"@T@\"}}",
-      400, "is not supported" },
+      "{\"model\":\"llama3-8b\",\"axolotl_config\":\"@T@:\\n  x: !!int @T@\\n\"}", 400,
+      "!!int of a value" },
+    { "hf model_type", "/v1/import", J, "{\"hf_config\":{\"model_type\":\"@T@\"}}", 400,
+      "is not supported" },
     { "duplicate key inside an import", "/v1/import", J,
-      "{\"model\":\"llama3-8b\",\"deepspeed_config\":{\"@T@\":{\"a\":1,\"a\":2}}}",
-      400, "duplicate object key" },
-    { "unknown request member", "/v1/memory", J,
-      "{\"@T@\":1}",
-      400, "unknown" },
+      "{\"model\":\"llama3-8b\",\"deepspeed_config\":{\"@T@\":{\"a\":1,\"a\":2}}}", 400,
+      "duplicate object key" },
+    { "unknown request member", "/v1/memory", J, "{\"@T@\":1}", 400, "unknown" },
     { "unknown route", "/v1/@T@", J, "{}", 404, "no such resource" },
     { "media type", "/v1/memory", "text/@T@", "{}", 415, "Content-Type" },
 };
@@ -193,16 +184,19 @@ START_TEST(test_text_paths)
             body = fill(tp->body, text);
             memset(&r, 0, sizeof r);
             ck_assert_int_eq(ts_api_handle("POST", route, ctype, body, strlen(body), &r), 0);
-            ck_assert_msg(r.status == tp->status, "%s, k %zu, %zu-byte char: status %u, "
-                          "want %u: %.300s", tp->name, k, w, r.status, tp->status, r.body);
+            ck_assert_msg(r.status == tp->status,
+                          "%s, k %zu, %zu-byte char: status %u, "
+                          "want %u: %.300s",
+                          tp->name, k, w, r.status, tp->status, r.body);
             ck_assert_msg(strstr(r.body, tp->marker) != NULL,
-                          "%s, k %zu: the answer does not say '%s': %.300s",
-                          tp->name, k, tp->marker, r.body);
+                          "%s, k %zu: the answer does not say '%s': %.300s", tp->name, k,
+                          tp->marker, r.body);
             ck_assert_msg(utf8_valid((const unsigned char *)r.body, r.body_len),
                           "%s, k %zu, %zu-byte char: the answer is not UTF-8", tp->name, k, w);
             ck_assert_msg(strstr(r.body, "\xef\xbf\xbd") == NULL,
                           "%s, k %zu, %zu-byte char: U+FFFD in the answer (a character cut "
-                          "in half): %.400s", tp->name, k, w, r.body);
+                          "in half): %.400s",
+                          tp->name, k, w, r.body);
             j = json_loadb(r.body, r.body_len, 0, NULL);
             ck_assert_msg(j != NULL, "%s, k %zu: the answer is not JSON", tp->name, k);
             json_decref(j);
@@ -218,12 +212,28 @@ END_TEST
 /* The validator itself, on RFC 3629's edges. */
 START_TEST(test_validator)
 {
-    static const struct { const char *s; int ok; } v[] = {
-        { "plain", 1 }, { "\xc3\xa9", 1 }, { "\xe2\x82\xac", 1 }, { "\xf0\x9f\x98\x80", 1 },
-        { "\xf4\x8f\xbf\xbf", 1 }, { "\xed\x9f\xbf", 1 }, { "\xee\x80\x80", 1 },
-        { "\xc3", 0 }, { "a\xe2\x82", 0 }, { "\x80", 0 }, { "\xc0\xaf", 0 }, { "\xc1\xbf", 0 },
-        { "\xe0\x80\xaf", 0 }, { "\xed\xa0\x80", 0 }, { "\xf0\x80\x80\xaf", 0 },
-        { "\xf4\x90\x80\x80", 0 }, { "\xf5\x80\x80\x80", 0 }, { "\xff", 0 },
+    static const struct {
+        const char *s;
+        int ok;
+    } v[] = {
+        { "plain", 1 },
+        { "\xc3\xa9", 1 },
+        { "\xe2\x82\xac", 1 },
+        { "\xf0\x9f\x98\x80", 1 },
+        { "\xf4\x8f\xbf\xbf", 1 },
+        { "\xed\x9f\xbf", 1 },
+        { "\xee\x80\x80", 1 },
+        { "\xc3", 0 },
+        { "a\xe2\x82", 0 },
+        { "\x80", 0 },
+        { "\xc0\xaf", 0 },
+        { "\xc1\xbf", 0 },
+        { "\xe0\x80\xaf", 0 },
+        { "\xed\xa0\x80", 0 },
+        { "\xf0\x80\x80\xaf", 0 },
+        { "\xf4\x90\x80\x80", 0 },
+        { "\xf5\x80\x80\x80", 0 },
+        { "\xff", 0 },
         { "\xc3\xa9\xa9", 0 },
     };
     size_t i;

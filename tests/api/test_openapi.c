@@ -46,8 +46,8 @@ static void free_spec(void)
 
 static json_t *schema(const char *name)
 {
-    json_t *s = json_object_get(json_object_get(json_object_get(spec, "components"),
-                                                "schemas"), name);
+    json_t *s =
+        json_object_get(json_object_get(json_object_get(spec, "components"), "schemas"), name);
     ck_assert_msg(s != NULL, "no schema %s", name);
     return s;
 }
@@ -58,20 +58,27 @@ static json_t *schema(const char *name)
 
 static bool type_ok(const char *t, const json_t *v)
 {
-    if (strcmp(t, "integer") == 0) return json_is_integer(v);
-    if (strcmp(t, "number") == 0) return json_is_number(v);
-    if (strcmp(t, "string") == 0) return json_is_string(v);
-    if (strcmp(t, "boolean") == 0) return json_is_boolean(v);
-    if (strcmp(t, "object") == 0) return json_is_object(v);
-    if (strcmp(t, "array") == 0) return json_is_array(v);
-    if (strcmp(t, "null") == 0) return json_is_null(v);
+    if (strcmp(t, "integer") == 0)
+        return json_is_integer(v);
+    if (strcmp(t, "number") == 0)
+        return json_is_number(v);
+    if (strcmp(t, "string") == 0)
+        return json_is_string(v);
+    if (strcmp(t, "boolean") == 0)
+        return json_is_boolean(v);
+    if (strcmp(t, "object") == 0)
+        return json_is_object(v);
+    if (strcmp(t, "array") == 0)
+        return json_is_array(v);
+    if (strcmp(t, "null") == 0)
+        return json_is_null(v);
     ck_abort_msg("schema type %s not handled", t);
     return false;
 }
 
 /* Returns NULL when v is valid, else a message (in buf). */
-static const char *validate(const json_t *s, const json_t *v, const char *where,
-                            char *buf, size_t size)
+static const char *validate(const json_t *s, const json_t *v, const char *where, char *buf,
+                            size_t size)
 {
     const json_t *t, *x;
     const char *ref = json_string_value(json_object_get(s, "$ref"));
@@ -89,8 +96,7 @@ static const char *validate(const json_t *s, const json_t *v, const char *where,
     if (json_is_array(t)) {
         size_t i;
         bool any = false;
-        json_array_foreach(t, i, x)
-            any = any || type_ok(json_string_value(x), v);
+        json_array_foreach(t, i, x) any = any || type_ok(json_string_value(x), v);
         if (!any) {
             snprintf(buf, size, "%s: none of the types", where);
             return buf;
@@ -100,8 +106,7 @@ static const char *validate(const json_t *s, const json_t *v, const char *where,
         size_t i;
         json_t *e;
         bool any = false;
-        json_array_foreach(x, i, e)
-            any = any || json_equal(e, v);
+        json_array_foreach(x, i, e) any = any || json_equal(e, v);
         if (!any) {
             snprintf(buf, size, "%s: not in enum", where);
             return buf;
@@ -123,13 +128,15 @@ static const char *validate(const json_t *s, const json_t *v, const char *where,
         json_t *m;
         size_t i;
 
-        json_array_foreach(json_object_get(s, "required"), i, m) {
+        json_array_foreach(json_object_get(s, "required"), i, m)
+        {
             if (json_object_get(v, json_string_value(m)) == NULL) {
                 snprintf(buf, size, "%s: required \"%s\" missing", where, json_string_value(m));
                 return buf;
             }
         }
-        json_object_foreach((json_t *)v, key, m) {
+        json_object_foreach((json_t *)v, key, m)
+        {
             const json_t *ps = props != NULL ? json_object_get(props, key) : NULL;
             char sub[256];
             const char *bad;
@@ -151,12 +158,15 @@ static const char *validate(const json_t *s, const json_t *v, const char *where,
         size_t i;
         json_t *m;
 
-        if (((x = json_object_get(s, "minItems")) && json_array_size(v) < (size_t)json_integer_value(x)) ||
-            ((x = json_object_get(s, "maxItems")) && json_array_size(v) > (size_t)json_integer_value(x))) {
+        if (((x = json_object_get(s, "minItems")) &&
+             json_array_size(v) < (size_t)json_integer_value(x)) ||
+            ((x = json_object_get(s, "maxItems")) &&
+             json_array_size(v) > (size_t)json_integer_value(x))) {
             snprintf(buf, size, "%s: %zu items", where, json_array_size(v));
             return buf;
         }
-        json_array_foreach(v, i, m) {
+        json_array_foreach(v, i, m)
+        {
             char sub[256];
             const char *bad;
 
@@ -181,8 +191,11 @@ static void assert_valid(const json_t *s, const json_t *v, const char *what)
 /* The schema a response is documented with. */
 static json_t *response_schema(json_t *op, const char *status, const char *ctype)
 {
-    json_t *s = json_object_get(json_object_get(json_object_get(json_object_get(
-        json_object_get(op, "responses"), status), "content"), ctype), "schema");
+    json_t *s = json_object_get(
+        json_object_get(
+            json_object_get(json_object_get(json_object_get(op, "responses"), status), "content"),
+            ctype),
+        "schema");
     ck_assert_msg(s != NULL, "no %s schema for %s", ctype, status);
     return s;
 }
@@ -221,13 +234,15 @@ START_TEST(test_routes_both_ways)
         ck_assert_msg(json_object_get(json_object_get(paths, p), method) != NULL,
                       "route %s missing from openapi.json", *r);
     }
-    json_object_foreach(paths, path, item) {
+    json_object_foreach(paths, path, item)
+    {
         const char *m;
         json_t *op;
 
         if (strncmp(path, "/v1/", 4) != 0)
             continue;
-        json_object_foreach(item, m, op) {
+        json_object_foreach(item, m, op)
+        {
             char want[80];
             char upper[8];
             bool found = false;
@@ -266,11 +281,16 @@ END_TEST
 static const char *type_name(ts_field_type t)
 {
     switch (t) {
-    case TS_FT_INTEGER: return "integer";
-    case TS_FT_NUMBER: return "number";
-    case TS_FT_BOOLEAN: return "boolean";
-    case TS_FT_STRING: return "string";
-    default: return "?";
+    case TS_FT_INTEGER:
+        return "integer";
+    case TS_FT_NUMBER:
+        return "number";
+    case TS_FT_BOOLEAN:
+        return "boolean";
+    case TS_FT_STRING:
+        return "string";
+    default:
+        return "?";
     }
 }
 
@@ -281,7 +301,8 @@ static void check_property(const ts_api_field *f, const json_t *p)
 
     ck_assert_msg(p != NULL, "%s not in the schema", f->name);
     if (f->nullable) {
-        ck_assert_msg(json_is_array(t) && json_array_size(t) == 2, "%s: want [type, null]", f->name);
+        ck_assert_msg(json_is_array(t) && json_array_size(t) == 2, "%s: want [type, null]",
+                      f->name);
         ck_assert_str_eq(json_string_value(json_array_get(t, 0)), type_name(f->type));
         ck_assert_str_eq(json_string_value(json_array_get(t, 1)), "null");
     } else {
@@ -290,13 +311,18 @@ static void check_property(const ts_api_field *f, const json_t *p)
     }
     if (f->type == TS_FT_INTEGER || f->type == TS_FT_NUMBER) {
         x = json_object_get(p, f->exclusive_minimum ? "exclusiveMinimum" : "minimum");
-        ck_assert_msg(json_is_number(x) && json_number_value(x) == f->minimum, "%s: minimum", f->name);
+        ck_assert_msg(json_is_number(x) && json_number_value(x) == f->minimum, "%s: minimum",
+                      f->name);
         x = json_object_get(p, f->exclusive_maximum ? "exclusiveMaximum" : "maximum");
-        ck_assert_msg(json_is_number(x) && json_number_value(x) == f->maximum, "%s: maximum", f->name);
-        ck_assert(json_object_get(p, f->exclusive_minimum ? "minimum" : "exclusiveMinimum") == NULL);
-        ck_assert(json_object_get(p, f->exclusive_maximum ? "maximum" : "exclusiveMaximum") == NULL);
+        ck_assert_msg(json_is_number(x) && json_number_value(x) == f->maximum, "%s: maximum",
+                      f->name);
+        ck_assert(json_object_get(p, f->exclusive_minimum ? "minimum" : "exclusiveMinimum") ==
+                  NULL);
+        ck_assert(json_object_get(p, f->exclusive_maximum ? "maximum" : "exclusiveMaximum") ==
+                  NULL);
     } else {
-        ck_assert_msg(json_object_get(p, "minimum") == NULL && json_object_get(p, "maximum") == NULL,
+        ck_assert_msg(json_object_get(p, "minimum") == NULL &&
+                          json_object_get(p, "maximum") == NULL,
                       "%s: range on a non-number", f->name);
     }
     x = json_object_get(p, "enum");
@@ -325,7 +351,8 @@ static void check_request_schema(const char *name, int mode)
         const ts_api_field *f = ts_api_request_field(i);
         json_t *p = json_object_get(props, f->name);
 
-        if ((f->fit_only && (mode == 0 || mode == 3 || (mode == 2 && strcmp(f->name, "solve") == 0))) ||
+        if ((f->fit_only &&
+             (mode == 0 || mode == 3 || (mode == 2 && strcmp(f->name, "solve") == 0))) ||
             (f->search_only && mode != 2) || (f->budget_only && mode != 3)) {
             ck_assert_msg(p == NULL, "%s: %s belongs to another route", name, f->name);
             continue;
@@ -341,9 +368,10 @@ static void check_request_schema(const char *name, int mode)
         ck_assert_msg(p != NULL, "%s: import member %s missing", name, ts_api_import_members()[i]);
         /* configs that are JSON are objects; YAML and argument text are strings */
         ck_assert_str_eq(t, strcmp(ts_api_import_members()[i], "megatron_args") == 0 ||
-                            strcmp(ts_api_import_members()[i], "axolotl_config") == 0 ||
-                            strcmp(ts_api_import_members()[i], "nemo_config") == 0
-                                ? "string" : "object");
+                                    strcmp(ts_api_import_members()[i], "axolotl_config") == 0 ||
+                                    strcmp(ts_api_import_members()[i], "nemo_config") == 0
+                                ? "string"
+                                : "object");
         n++;
     }
     /* same count: no property the parser does not know */
@@ -368,7 +396,8 @@ START_TEST(test_request_schema)
 
         while (ts_api_import_members()[imports] != NULL)
             imports++;
-        ck_assert_uint_eq(json_object_size(json_object_get(schema("Inputs"), "properties")) + imports,
+        ck_assert_uint_eq(json_object_size(json_object_get(schema("Inputs"), "properties")) +
+                              imports,
                           json_object_size(json_object_get(schema("Run"), "properties")));
     }
 }
@@ -376,8 +405,8 @@ END_TEST
 
 /* Send {"<name>": v} (plus "solve" on /v1/fit); return the problem
  * type slug and field, or "" for 200. */
-static unsigned probe(const ts_api_field *f, json_t *v, char *slug, size_t slen,
-                      char *field, size_t flen)
+static unsigned probe(const ts_api_field *f, json_t *v, char *slug, size_t slen, char *field,
+                      size_t flen)
 {
     json_t *o = json_object();
     char *body;
@@ -387,20 +416,27 @@ static unsigned probe(const ts_api_field *f, json_t *v, char *slug, size_t slen,
 
     json_object_set_new(o, f->name, v);
     if (f->fit_only && strcmp(f->name, "solve") != 0)
-        json_object_set_new(o, "solve", json_string(strcmp(f->name, "max_gpus") == 0
-                                                    ? "gpus" : "micro_batch"));
+        json_object_set_new(o, "solve",
+                            json_string(strcmp(f->name, "max_gpus") == 0 ? "gpus" : "micro_batch"));
     body = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
-    ck_assert_int_eq(ts_api_handle("POST", f->search_only ? "/v1/search" : f->fit_only ? "/v1/fit"
-                                           : f->budget_only ? "/v1/budget" : "/v1/memory",
-                                   "application/json", body, strlen(body), &r), 0);
+    ck_assert_int_eq(ts_api_handle("POST",
+                                   f->search_only   ? "/v1/search"
+                                   : f->fit_only    ? "/v1/fit"
+                                   : f->budget_only ? "/v1/budget"
+                                                    : "/v1/memory",
+                                   "application/json", body, strlen(body), &r),
+                     0);
     status = r.status;
     j = json_loads(r.body, 0, NULL);
     ck_assert_ptr_nonnull(j);
-    snprintf(slug, slen, "%s", status == 200 ? "" :
-             json_string_value(json_object_get(j, "type")) +
-             strlen("https://trainsize.dev/problems/"));
-    snprintf(field, flen, "%s", json_is_string(json_object_get(j, "field")) ?
-             json_string_value(json_object_get(j, "field")) : "");
+    snprintf(slug, slen, "%s",
+             status == 200 ? ""
+                           : json_string_value(json_object_get(j, "type")) +
+                                 strlen("https://trainsize.dev/problems/"));
+    snprintf(field, flen, "%s",
+             json_is_string(json_object_get(j, "field"))
+                 ? json_string_value(json_object_get(j, "field"))
+                 : "");
     json_decref(j);
     ts_api_response_free(&r);
     free(body);
@@ -416,8 +452,8 @@ static unsigned probe(const ts_api_field *f, json_t *v, char *slug, size_t slen,
  * new import member was missing from this hand-written enum). */
 START_TEST(test_inputs_source_enum)
 {
-    const json_t *e = json_object_get(json_object_get(schema("InputsSource"),
-                                                      "additionalProperties"), "enum");
+    const json_t *e =
+        json_object_get(json_object_get(schema("InputsSource"), "additionalProperties"), "enum");
     size_t i, k, n = 0;
 
     ck_assert(json_is_array(e));
@@ -429,7 +465,7 @@ START_TEST(test_inputs_source_enum)
                                     ts_api_import_members()[i]) == 0;
         ck_assert_msg(found, "InputsSource lacks %s", ts_api_import_members()[i]);
     }
-    ck_assert_uint_eq(json_array_size(e), n + 4);   /* + default, preset, catalogue, request */
+    ck_assert_uint_eq(json_array_size(e), n + 4); /* + default, preset, catalogue, request */
 }
 END_TEST
 
@@ -460,8 +496,10 @@ START_TEST(test_schema_values_accepted)
             good[0] = json_real(f->exclusive_minimum
                                     ? (f->minimum == 0 ? DBL_MIN : nextafter(f->minimum, INFINITY))
                                     : f->minimum);
-            good[1] = json_real(f->exclusive_maximum ? nextafter(f->maximum, -INFINITY) : f->maximum);
-            bad[0] = json_real(f->exclusive_minimum ? f->minimum : nextafter(f->minimum, -INFINITY));
+            good[1] =
+                json_real(f->exclusive_maximum ? nextafter(f->maximum, -INFINITY) : f->maximum);
+            bad[0] =
+                json_real(f->exclusive_minimum ? f->minimum : nextafter(f->minimum, -INFINITY));
             bad[1] = json_real(f->exclusive_maximum ? f->maximum : nextafter(f->maximum, INFINITY));
             bad[2] = json_string("1");
             break;
@@ -494,15 +532,17 @@ START_TEST(test_schema_values_accepted)
                 probe(f, good[k], slug, sizeof slug, field, sizeof field);
                 /* Not refused as JSON: only the core's semantic checks
                  * (a lone member may not make a complete run) remain. */
-                ck_assert_msg(strcmp(slug, "unknown-field") != 0 && strcmp(slug, "invalid-type") != 0 &&
-                              strcmp(slug, "out-of-range") != 0 && strcmp(slug, "invalid-enum") != 0 &&
-                              strcmp(slug, "unknown-gpu") != 0 && strcmp(slug, "unknown-preset") != 0,
-                              "%s: schema-valid value %zu refused as %s", f->name, k, slug);
+                ck_assert_msg(
+                    strcmp(slug, "unknown-field") != 0 && strcmp(slug, "invalid-type") != 0 &&
+                        strcmp(slug, "out-of-range") != 0 && strcmp(slug, "invalid-enum") != 0 &&
+                        strcmp(slug, "unknown-gpu") != 0 && strcmp(slug, "unknown-preset") != 0,
+                    "%s: schema-valid value %zu refused as %s", f->name, k, slug);
             }
             if (bad[k] != NULL) {
                 unsigned st = probe(f, bad[k], slug, sizeof slug, field, sizeof field);
                 ck_assert_msg(st == 400 && strcmp(field, ptr) == 0,
-                              "%s: invalid value %zu gave %u %s at %s", f->name, k, st, slug, field);
+                              "%s: invalid value %zu gave %u %s at %s", f->name, k, st, slug,
+                              field);
             }
         }
     }
@@ -519,10 +559,12 @@ static const char *status_of_example(json_t *op, const char *name, json_t **doc)
     const char *code;
     json_t *resp;
 
-    json_object_foreach(json_object_get(op, "responses"), code, resp) {
+    json_object_foreach(json_object_get(op, "responses"), code, resp)
+    {
         const char *ct;
         json_t *media;
-        json_object_foreach(json_object_get(resp, "content"), ct, media) {
+        json_object_foreach(json_object_get(resp, "content"), ct, media)
+        {
             json_t *ex = json_object_get(json_object_get(media, "examples"), name);
             (void)ct;
             if (ex != NULL) {
@@ -542,14 +584,16 @@ static void check_bad_example(const char *path, json_t *op, const char *name, js
     const char *text = json_string_value(json_object_get(ex, "x-request-text"));
     json_t *doc = json_object_get(ex, "value");
     json_t *ps = response_schema(op, "400", "application/problem+json");
-    char *body = value != NULL ? json_dumps(value, JSON_COMPACT | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY)
-                               : NULL;
+    char *body = value != NULL
+                     ? json_dumps(value, JSON_COMPACT | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY)
+                     : NULL;
     const char *sent = body != NULL ? body : text;
     ts_api_response r;
     json_t *got;
     char what[128];
 
-    ck_assert_msg(sent != NULL, "%s: 400 example %s has neither x-request nor x-request-text", path, name);
+    ck_assert_msg(sent != NULL, "%s: 400 example %s has neither x-request nor x-request-text", path,
+                  name);
     ck_assert_int_eq(ts_api_handle("POST", path, "application/json", sent, strlen(sent), &r), 0);
     ck_assert_msg(r.status == 400, "%s 400 example %s: got %u: %s", path, name, r.status, r.body);
     got = json_loads(r.body, 0, NULL);
@@ -558,9 +602,12 @@ static void check_bad_example(const char *path, json_t *op, const char *name, js
     assert_valid(ps, got, what);
     assert_valid(ps, doc, what);
     /* the same problem as documented, naming the same member */
-    ck_assert_msg(json_equal(json_object_get(got, "type"), json_object_get(doc, "type")), "%s: type", what);
-    ck_assert_msg(json_equal(json_object_get(got, "field"), json_object_get(doc, "field")), "%s: field", what);
-    ck_assert_msg(json_is_string(json_object_get(got, "field")), "%s: a 400 example names a field", what);
+    ck_assert_msg(json_equal(json_object_get(got, "type"), json_object_get(doc, "type")),
+                  "%s: type", what);
+    ck_assert_msg(json_equal(json_object_get(got, "field"), json_object_get(doc, "field")),
+                  "%s: field", what);
+    ck_assert_msg(json_is_string(json_object_get(got, "field")), "%s: a 400 example names a field",
+                  what);
     json_decref(got);
     ts_api_response_free(&r);
     free(body);
@@ -572,7 +619,8 @@ START_TEST(test_examples)
     json_t *item;
     size_t posts = 0;
 
-    json_object_foreach(json_object_get(spec, "paths"), path, item) {
+    json_object_foreach(json_object_get(spec, "paths"), path, item)
+    {
         json_t *op = json_object_get(item, "post");
         json_t *media, *exs, *ex, *bad;
         const char *name;
@@ -588,7 +636,8 @@ START_TEST(test_examples)
          * the schema); each has its same-named 200 answer. */
         exs = json_object_get(media, "examples");
         ck_assert_msg(json_object_size(exs) >= 1, "%s: examples", path);
-        json_object_foreach(exs, name, ex) {
+        json_object_foreach(exs, name, ex)
+        {
             json_t *doc = NULL;
             const char *code = status_of_example(op, name, &doc);
             json_t *value = json_object_get(ex, "value");
@@ -599,11 +648,13 @@ START_TEST(test_examples)
 
             ck_assert_msg(code != NULL && strcmp(code, "200") == 0,
                           "%s: request example %s has no 200 answer (invalid requests "
-                          "belong in a 400 example's x-request)", path, name);
+                          "belong in a 400 example's x-request)",
+                          path, name);
             body = json_dumps(value, JSON_COMPACT | JSON_REAL_PRECISION(17));
-            ck_assert_int_eq(ts_api_handle("POST", path, "application/json", body,
-                                           strlen(body), &r), 0);
-            ck_assert_msg(r.status == 200, "%s example %s: got %u: %s", path, name, r.status, r.body);
+            ck_assert_int_eq(
+                ts_api_handle("POST", path, "application/json", body, strlen(body), &r), 0);
+            ck_assert_msg(r.status == 200, "%s example %s: got %u: %s", path, name, r.status,
+                          r.body);
             got = json_loads(r.body, 0, NULL);
             ck_assert_ptr_nonnull(got);
             snprintf(what, sizeof what, "%s %s", path, name);
@@ -613,16 +664,22 @@ START_TEST(test_examples)
             assert_valid(json_object_get(media, "schema"), value, what);
             /* the documented answer is the one the api gives today, so
              * a formula change cannot leave stale numbers in the spec */
-            ck_assert_msg(json_equal(got, doc), "%s: documented 200 example differs "
-                          "from the api's answer; regenerate it: ninja -C BUILD regen-openapi", what);
+            ck_assert_msg(json_equal(got, doc),
+                          "%s: documented 200 example differs "
+                          "from the api's answer; regenerate it: ninja -C BUILD regen-openapi",
+                          what);
             json_decref(got);
             ts_api_response_free(&r);
             free(body);
         }
-        bad = json_object_get(json_object_get(json_object_get(json_object_get(
-                  json_object_get(op, "responses"), "400"), "content"), "application/problem+json"),
-                  "examples");
-        json_object_foreach(bad, name, ex) {
+        bad = json_object_get(
+            json_object_get(
+                json_object_get(json_object_get(json_object_get(op, "responses"), "400"),
+                                "content"),
+                "application/problem+json"),
+            "examples");
+        json_object_foreach(bad, name, ex)
+        {
             check_bad_example(path, op, name, ex);
             n400++;
         }
@@ -660,7 +717,8 @@ START_TEST(test_get_schemas)
     size_t i;
 
     for (i = 0; i < 2; i++) {
-        json_t *op = json_object_get(json_object_get(json_object_get(spec, "paths"), gets[i]), "get");
+        json_t *op =
+            json_object_get(json_object_get(json_object_get(spec, "paths"), gets[i]), "get");
         ts_api_response r;
         json_t *got;
 
@@ -678,7 +736,9 @@ END_TEST
 /* Every problem the api can produce fits the Problem schema. */
 START_TEST(test_problem_schema)
 {
-    static const struct { const char *m, *p, *ct, *b; } cases[] = {
+    static const struct {
+        const char *m, *p, *ct, *b;
+    } cases[] = {
         { "GET", "/v1/nope", NULL, "" },
         { "GET", "/v1/plan", NULL, "" },
         { "POST", "/v1/plan", "text/plain", "{}" },
@@ -691,8 +751,9 @@ START_TEST(test_problem_schema)
         ts_api_response r;
         json_t *got;
 
-        ck_assert_int_eq(ts_api_handle(cases[i].m, cases[i].p, cases[i].ct, cases[i].b,
-                                       strlen(cases[i].b), &r), 0);
+        ck_assert_int_eq(
+            ts_api_handle(cases[i].m, cases[i].p, cases[i].ct, cases[i].b, strlen(cases[i].b), &r),
+            0);
         got = json_loads(r.body, 0, NULL);
         assert_valid(schema("Problem"), got, cases[i].p);
         json_decref(got);

@@ -37,8 +37,8 @@ static json_t *post(const char *path, const char *body, unsigned want)
 
 static void close_to(double got, double want, const char *what, size_t rank)
 {
-    ck_assert_msg(fabs(got - want) <= 1e-12 * fabs(want),
-                  "rank %zu: %s: plan %.17g, search %.17g", rank, what, got, want);
+    ck_assert_msg(fabs(got - want) <= 1e-12 * fabs(want), "rank %zu: %s: plan %.17g, search %.17g",
+                  rank, what, got, want);
 }
 
 /* Every row of the search of query: its request through /v1/plan. */
@@ -51,7 +51,8 @@ static void round_trip(const char *query)
     ck_assert_msg(json_is_true(th_json_at(s, "found")), "%s: nothing found", query);
     rows = th_json_at(s, "results");
     ck_assert(json_array_size(rows) > 0);
-    json_array_foreach(rows, i, row) {
+    json_array_foreach(rows, i, row)
+    {
         json_t *req = th_json_at(row, "request"), *p;
         char *body = json_dumps(req, JSON_COMPACT);
         double hbm;
@@ -59,8 +60,8 @@ static void round_trip(const char *query)
         ck_assert(json_is_object(req));
         ck_assert_ptr_nonnull(body);
         p = post("/v1/plan", body, 200);
-        close_to(th_json_num(p, "memory.total.value"), th_json_num(row, "memory_total"),
-                 "memory", i + 1);
+        close_to(th_json_num(p, "memory.total.value"), th_json_num(row, "memory_total"), "memory",
+                 i + 1);
         close_to(th_json_num(p, "compute.step_time.value"), th_json_num(row, "step_time"),
                  "step time", i + 1);
         close_to(th_json_num(p, "compute.wall_days"), th_json_num(row, "wall_days"), "days", i + 1);
@@ -76,7 +77,8 @@ static void round_trip(const char *query)
                  "days with failures", i + 1);
         close_to(th_json_num(p, "compute.goodput.useful_fraction.value"),
                  th_json_num(row, "useful_fraction"), "useful fraction", i + 1);
-        ck_assert(fabs(th_json_num(p, "compute.goodput.cost_usd") - th_json_num(row, "goodput_cost_usd")) <=
+        ck_assert(fabs(th_json_num(p, "compute.goodput.cost_usd") -
+                       th_json_num(row, "goodput_cost_usd")) <=
                   1e-12 * th_json_num(row, "goodput_cost_usd"));
         ck_assert(th_json_num(p, "inputs.global_batch") == th_json_num(row, "global_batch"));
         ck_assert(th_json_num(p, "inputs.gpus") == th_json_num(row, "gpus"));
@@ -191,16 +193,20 @@ END_TEST
  * failure-free ones); a price is needed for the latter. */
 START_TEST(test_budget_gates)
 {
-    json_t *all = post("/v1/search", "{\"model\":\"llama3-8b\",\"max_gpus\":64,\"global_batch\":256,"
-                                     "\"tokens\":1e11,\"gpu_hour_usd\":2,\"limit\":100}", 200);
+    json_t *all = post("/v1/search",
+                       "{\"model\":\"llama3-8b\",\"max_gpus\":64,\"global_batch\":256,"
+                       "\"tokens\":1e11,\"gpu_hour_usd\":2,\"limit\":100}",
+                       200);
     json_t *rows = th_json_at(all, "results"), *row, *s;
     double days = th_json_num(json_array_get(rows, json_array_size(rows) / 2), "wall_days");
     double cost = th_json_num(json_array_get(rows, json_array_size(rows) / 2), "cost_usd");
     char q[256];
     size_t i;
 
-    snprintf(q, sizeof q, "{\"model\":\"llama3-8b\",\"max_gpus\":64,\"global_batch\":256,"
-             "\"tokens\":1e11,\"gpu_hour_usd\":2,\"limit\":100,\"max_days\":%.17g}", days);
+    snprintf(q, sizeof q,
+             "{\"model\":\"llama3-8b\",\"max_gpus\":64,\"global_batch\":256,"
+             "\"tokens\":1e11,\"gpu_hour_usd\":2,\"limit\":100,\"max_days\":%.17g}",
+             days);
     s = post("/v1/search", q, 200);
     ck_assert(th_json_num(s, "counts.over_budget") > 0);
     json_array_foreach(th_json_at(s, "results"), i, row)
@@ -213,24 +219,31 @@ START_TEST(test_budget_gates)
         json_t *mid = json_array_get(rows, json_array_size(rows) / 2);
 
         ck_assert(th_json_num(mid, "goodput_wall_days") > days);
-        ck_assert(th_json_num(mid, "useful_fraction") > 0.9 && th_json_num(mid, "useful_fraction") < 1);
+        ck_assert(th_json_num(mid, "useful_fraction") > 0.9 &&
+                  th_json_num(mid, "useful_fraction") < 1);
         s = post("/v1/search", q, 200);
-        json_array_foreach(th_json_at(s, "results"), i, row) {
-            ck_assert_msg(th_json_num(row, "goodput_wall_days") <= days, "rank %zu: %.9g days > %.9g",
-                          i + 1, th_json_num(row, "goodput_wall_days"), days);
+        json_array_foreach(th_json_at(s, "results"), i, row)
+        {
+            ck_assert_msg(th_json_num(row, "goodput_wall_days") <= days,
+                          "rank %zu: %.9g days > %.9g", i + 1,
+                          th_json_num(row, "goodput_wall_days"), days);
             ck_assert(!json_equal(th_json_at(row, "request"), th_json_at(mid, "request")));
         }
         json_decref(s);
     }
-    snprintf(q, sizeof q, "{\"model\":\"llama3-8b\",\"max_gpus\":64,\"global_batch\":256,"
-             "\"tokens\":1e11,\"gpu_hour_usd\":2,\"limit\":100,\"max_cost\":%.17g}", cost);
+    snprintf(q, sizeof q,
+             "{\"model\":\"llama3-8b\",\"max_gpus\":64,\"global_batch\":256,"
+             "\"tokens\":1e11,\"gpu_hour_usd\":2,\"limit\":100,\"max_cost\":%.17g}",
+             cost);
     s = post("/v1/search", q, 200);
     ck_assert(th_json_num(s, "counts.over_budget") > 0);
-    json_array_foreach(th_json_at(s, "results"), i, row) {
+    json_array_foreach(th_json_at(s, "results"), i, row)
+    {
         ck_assert(th_json_num(row, "cost_usd") <= cost);
         ck_assert(th_json_num(row, "goodput_cost_usd") <= cost);
-        ck_assert(!json_equal(th_json_at(row, "request"),
-                              th_json_at(json_array_get(rows, json_array_size(rows) / 2), "request")));
+        ck_assert(
+            !json_equal(th_json_at(row, "request"),
+                        th_json_at(json_array_get(rows, json_array_size(rows) / 2), "request")));
     }
     json_decref(s);
     json_decref(all);

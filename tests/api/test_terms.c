@@ -32,8 +32,9 @@ static json_t *answer(const char *method, const char *path, const char *body)
     json_error_t je;
     json_t *j;
 
-    ck_assert_int_eq(ts_api_handle(method, path, body != NULL ? "application/json" : NULL,
-                                   body, body != NULL ? strlen(body) : 0, &r), 0);
+    ck_assert_int_eq(ts_api_handle(method, path, body != NULL ? "application/json" : NULL, body,
+                                   body != NULL ? strlen(body) : 0, &r),
+                     0);
     ck_assert_msg(r.status == 200, "%s %s: %u %s", method, path, r.status, r.body);
     j = json_loadb(r.body, r.body_len, 0, &je);
     ck_assert_msg(j != NULL, "%s %s: %s", method, path, je.text);
@@ -127,12 +128,13 @@ static void walk_member(walk_ctx *c, const json_t *o, ts_term_obj obj, const cha
         if (!ok(c, obj < TS_TO_COUNT && ts_term_objs[obj].schema != NULL,
                 "%s: a human map on an object the table has none for", where))
             return;
-        json_object_foreach((json_t *)v, k, t) {
+        json_object_foreach((json_t *)v, k, t)
+        {
             const json_t *num = json_object_get(o, k);
 
             d = ts_term_find(obj, k);
-            if (ok(c, d != NULL && d->shape == TS_TERM_MAP, "%s.%s: not a map row of %s", where,
-                   k, ts_term_objs[obj].path) &&
+            if (ok(c, d != NULL && d->shape == TS_TERM_MAP, "%s.%s: not a map row of %s", where, k,
+                   ts_term_objs[obj].path) &&
                 ok(c, json_is_string(t) && json_is_number(num), "%s.%s: text or number missing",
                    where, k))
                 expect_text(c, d, where, json_number_value(num), json_string_value(t));
@@ -160,9 +162,7 @@ static void walk_member(walk_ctx *c, const json_t *o, ts_term_obj obj, const cha
         const json_t *e;
 
         snprintf(sub, sizeof sub, "%s%s%s[]", path, *path ? "." : "", key);
-        json_array_foreach((json_t *)v, i, e)
-            if (json_is_object(e))
-                walk(c, e, sub);
+        json_array_foreach((json_t *)v, i, e) if (json_is_object(e)) walk(c, e, sub);
     }
 }
 
@@ -172,8 +172,7 @@ static void walk(walk_ctx *c, const json_t *o, const char *path)
     const char *key;
     const json_t *v;
 
-    json_object_foreach((json_t *)o, key, v)
-        walk_member(c, o, obj, path, key, v);
+    json_object_foreach((json_t *)o, key, v) walk_member(c, o, obj, path, key, v);
     if (obj == TS_TO_COUNT)
         return;
     /* every row of the object is there, in its shape */
@@ -194,9 +193,12 @@ static void walk(walk_ctx *c, const json_t *o, const char *path)
 
 START_TEST(every_emitted_term_is_in_the_table)
 {
-    static const struct { const char *method, *path, *body; } calls[] = {
-        { "POST", "/v1/plan", "{\"model\":\"llama3-8b\",\"gpus\":16,\"pp\":2,\"zero\":1,"
-                              "\"gpu_hour_usd\":2.5,\"offload_optimizer\":true}" },
+    static const struct {
+        const char *method, *path, *body;
+    } calls[] = {
+        { "POST", "/v1/plan",
+          "{\"model\":\"llama3-8b\",\"gpus\":16,\"pp\":2,\"zero\":1,"
+          "\"gpu_hour_usd\":2.5,\"offload_optimizer\":true}" },
         { "POST", "/v1/fit", "{\"model\":\"llama3-8b\",\"gpus\":8,\"solve\":\"micro_batch\"}" },
         { "POST", "/v1/search", "{\"model\":\"llama3-8b\",\"gpus\":8,\"limit\":3}" },
         { "POST", "/v1/budget", "{\"gpus\":64,\"budget_days\":7,\"gpu_hour_usd\":2.5}" },
@@ -225,8 +227,10 @@ END_TEST
 START_TEST(the_walk_catches_drift)
 {
     static const char *const bad[] = {
-        "{\"memory\":{\"weightz\":{\"value\":1,\"human\":\"1 B\",\"formula\":\"\",\"assumptions\":\"\"}}}",
-        "{\"memory\":{\"weights\":{\"value\":1024,\"human\":\"1 KiB\",\"formula\":\"\",\"assumptions\":\"\"}}}",
+        "{\"memory\":{\"weightz\":{\"value\":1,\"human\":\"1 "
+        "B\",\"formula\":\"\",\"assumptions\":\"\"}}}",
+        "{\"memory\":{\"weights\":{\"value\":1024,\"human\":\"1 "
+        "KiB\",\"formula\":\"\",\"assumptions\":\"\"}}}",
         "{\"gpus\":[{\"hbm_bytes\":1,\"extra\":2,\"human\":{\"extra\":\"2\"}}]}",
         "{\"compute\":{\"foo_human\":\"1 s\",\"foo\":1}}",
         "{\"params\":{\"total\":1e9,\"active\":1e9,\"human\":{\"total\":\"1.00B\"}}}",
@@ -258,7 +262,8 @@ START_TEST(table_rows_are_well_formed)
         ck_assert_msg(d->doc[strlen(d->doc) - 1] == '.', "%s: the doc is a sentence", where);
         ck_assert_msg((d->shape == TS_TERM_OBJECT) == (d->formula == NULL),
                       "%s: numbers carry a formula, terms take the answer's", where);
-        ck_assert_msg((d->shape == TS_TERM_SIBLING) == (d->human_key != NULL), "%s: human_key", where);
+        ck_assert_msg((d->shape == TS_TERM_SIBLING) == (d->human_key != NULL), "%s: human_key",
+                      where);
         ck_assert_msg(d->shape != TS_TERM_MAP || ts_term_objs[d->obj].schema != NULL,
                       "%s: a map row on an object without a map", where);
         ck_assert_msg(d->cli == TS_TERM_CLI_NO || strlen(d->label) <= 32,

@@ -27,7 +27,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#define URL_LEN 128
+#define URL_LEN  128
 #define MAX_ARGS 64
 
 /* Test-process state (not request state): the URL of the one server all
@@ -44,7 +44,7 @@ typedef th_proc run_result;
  * and env edits ("K=V" sets, "K" unsets); stdout and stderr captured. */
 static run_result run_cli_env(const char *const *args, const char *const *env)
 {
-    const char *argv[MAX_ARGS] = {getenv("TS_CLI")};
+    const char *argv[MAX_ARGS] = { getenv("TS_CLI") };
     size_t n = 1;
     run_result r;
 
@@ -59,8 +59,8 @@ static run_result run_cli_env(const char *const *args, const char *const *env)
 }
 
 /* Default env for tests: no TRAINSIZE_* leaking in from the caller. */
-static const char *const clean_env[] = {"TRAINSIZE_URL", "TRAINSIZE_PORT", "TRAINSIZE_LOCAL",
-                                        NULL};
+static const char *const clean_env[] = { "TRAINSIZE_URL", "TRAINSIZE_PORT", "TRAINSIZE_LOCAL",
+                                         NULL };
 
 static run_result run_cli(const char *const *args)
 {
@@ -70,7 +70,7 @@ static run_result run_cli(const char *const *args)
 /* A loopback port with nothing listening: bind port 0, read it, close. */
 static int closed_port(void)
 {
-    struct sockaddr_in a = {0};
+    struct sockaddr_in a = { 0 };
     socklen_t len = sizeof a;
     int fd = socket(AF_INET, SOCK_STREAM, 0), port;
 
@@ -98,12 +98,13 @@ static void server_start(void)
 
 /* Over libcurl (tests/helpers), not the CLI's own client: the expected
  * values must not share the code under test. */
-static json_t *api(const char *method, const char *path, const char *body,
-                   long *status)
+static json_t *api(const char *method, const char *path, const char *body, long *status)
 {
-    th_req rq = {.method = method, .path = path,
-                 .content_type = body != NULL ? "application/json" : NULL,
-                 .body = body, .body_len = body != NULL ? strlen(body) : 0};
+    th_req rq = { .method = method,
+                  .path = path,
+                  .content_type = body != NULL ? "application/json" : NULL,
+                  .body = body,
+                  .body_len = body != NULL ? strlen(body) : 0 };
     th_resp resp;
     json_t *j;
 
@@ -141,11 +142,10 @@ static int verdict_exit(const json_t *answer)
  * false when there is none. */
 typedef struct table_row {
     char human[64];
-    double exact;      /* NAN when the row has no exact column */
+    double exact; /* NAN when the row has no exact column */
 } table_row;
 
-static bool table_row_at(const char *out, const char *section, const char *label,
-                         table_row *row)
+static bool table_row_at(const char *out, const char *section, const char *label, table_row *row)
 {
     const char *p = out;
     size_t ll = strlen(label);
@@ -208,13 +208,12 @@ static const char *table_text(const char *out, const char *label, char *buf, siz
 }
 
 /* |got - want| within tol absolute or rel relative. */
-static void expect_close(const char *what, double got, double want, double abs_tol,
-                         double rel_tol)
+static void expect_close(const char *what, double got, double want, double abs_tol, double rel_tol)
 {
     double d = fabs(got - want);
     ck_assert_msg(isfinite(got), "%s: row missing in CLI output", what);
-    ck_assert_msg(d <= abs_tol || d <= rel_tol * fabs(want),
-                  "%s: CLI %.17g vs API %.17g", what, got, want);
+    ck_assert_msg(d <= abs_tol || d <= rel_tol * fabs(want), "%s: CLI %.17g vs API %.17g", what,
+                  got, want);
 }
 
 /* ---------- tests ---------- */
@@ -222,11 +221,10 @@ static void expect_close(const char *what, double got, double want, double abs_t
 /* The answer's text for a CLI row (where ts_cli_terms.h says it is). */
 static const char *answer_text(const json_t *obj, const ts_cli_term *t)
 {
-    const json_t *v = t->shape == TS_CLI_TERM_OBJECT
-                          ? json_object_get(json_object_get(obj, t->key), "human")
-                      : t->shape == TS_CLI_TERM_SIBLING
-                          ? json_object_get(obj, t->human_key)
-                          : json_object_get(json_object_get(obj, "human"), t->key);
+    const json_t *v =
+        t->shape == TS_CLI_TERM_OBJECT    ? json_object_get(json_object_get(obj, t->key), "human")
+        : t->shape == TS_CLI_TERM_SIBLING ? json_object_get(obj, t->human_key)
+                                          : json_object_get(json_object_get(obj, "human"), t->key);
 
     return json_string_value(v);
 }
@@ -238,11 +236,12 @@ static const char *answer_text(const json_t *obj, const ts_cli_term *t)
  * digits, so a relative error of at most 5e-6 (we allow 1e-5). */
 START_TEST(estimate_table_matches_api)
 {
-    static const char body[] = "{\"model\":\"llama3-8b\",\"gpu\":\"h100-sxm\",\"gpus\":8,\"zero\":3,"
-                               "\"gpu_hour_usd\":2}";
-    const char *args[] = {"--url", server_url, "estimate", "--model", "llama3-8b",
-                          "--gpu", "h100-sxm", "--gpus", "8", "--zero", "3",
-                          "--gpu-hour-usd", "2", NULL};
+    static const char body[] =
+        "{\"model\":\"llama3-8b\",\"gpu\":\"h100-sxm\",\"gpus\":8,\"zero\":3,"
+        "\"gpu_hour_usd\":2}";
+    const char *args[] = { "--url", server_url,       "estimate", "--model", "llama3-8b",
+                           "--gpu", "h100-sxm",       "--gpus",   "8",       "--zero",
+                           "3",     "--gpu-hour-usd", "2",        NULL };
     json_t *plan = api_ok("POST", "/v1/plan", body);
     run_result r = run_cli(args);
     char fits[16];
@@ -256,7 +255,8 @@ START_TEST(estimate_table_matches_api)
         const json_t *vj = json_object_get(obj, t->key);
         const char *want = answer_text(obj, t);
         const char *title = NULL;
-        double v = json_number_value(t->shape == TS_CLI_TERM_OBJECT ? json_object_get(vj, "value") : vj);
+        double v =
+            json_number_value(t->shape == TS_CLI_TERM_OBJECT ? json_object_get(vj, "value") : vj);
         table_row row;
 
         if (strcmp(t->obj, "budget") == 0)
@@ -297,8 +297,9 @@ START_TEST(budget_table_matches_api)
     static const char body[] = "{\"gpu\":\"h100-sxm\",\"gpus\":64,\"budget_days\":7,"
                                "\"gpu_hour_usd\":2.5}";
     static const char *const objs[] = { "budget", "compute.goodput", "compute.energy" };
-    const char *args[] = {"--url", server_url, "budget", "--gpu", "h100-sxm", "--gpus", "64",
-                          "--budget-days", "7", "--gpu-hour-usd", "2.5", NULL};
+    const char *args[] = { "--url",    server_url,       "budget", "--gpu",
+                           "h100-sxm", "--gpus",         "64",     "--budget-days",
+                           "7",        "--gpu-hour-usd", "2.5",    NULL };
     json_t *a = api_ok("POST", "/v1/budget", body);
     run_result r = run_cli(args);
     size_t shown = 0;
@@ -348,8 +349,8 @@ END_TEST
 START_TEST(estimate_prints_api_strings_and_formulas)
 {
     static const char body[] = "{\"model\":\"llama3-8b\",\"gpus\":8,\"hbm_gb\":80}";
-    const char *args[] = {"--url", server_url, "estimate", "--model", "llama3-8b",
-                          "--gpus", "8", "--hbm-gb", "80", "--formulas", NULL};
+    const char *args[] = { "--url", server_url, "estimate", "--model",    "llama3-8b", "--gpus",
+                           "8",     "--hbm-gb", "80",       "--formulas", NULL };
     json_t *plan = api_ok("POST", "/v1/plan", body);
     run_result r = run_cli(args);
     char line[256];
@@ -374,8 +375,8 @@ END_TEST
 START_TEST(estimate_json_is_api_answer)
 {
     static const char body[] = "{\"model\":\"llama3-70b\",\"gpus\":64,\"zero\":1}";
-    const char *args[] = {"estimate", "--json", "--model", "llama3-70b", "--gpus", "64",
-                          "--zero", "1", "--url", server_url, NULL};
+    const char *args[] = { "estimate", "--json", "--model", "llama3-70b", "--gpus", "64",
+                           "--zero",   "1",      "--url",   server_url,   NULL };
     json_t *want = api_ok("POST", "/v1/plan", body), *got;
     run_result r = run_cli(args);
     json_error_t jerr;
@@ -401,10 +402,12 @@ START_TEST(estimate_prints_assumptions_and_warnings)
     static const char dflt[] = "{\"model\":\"llama3.1-405b\",\"gpus\":16384,\"tp\":8,\"pp\":16}";
     static const char given[] = "{\"model\":\"llama3.1-405b\",\"gpus\":16384,\"tp\":8,"
                                 "\"pp\":16,\"global_batch\":512}";
-    const char *a1[] = {"--url", server_url, "estimate", "--model", "llama3.1-405b", "--gpus",
-                        "16384", "--tp", "8", "--pp", "16", NULL};
-    const char *a2[] = {"--url", server_url, "estimate", "--model", "llama3.1-405b", "--gpus",
-                        "16384", "--tp", "8", "--pp", "16", "--global-batch", "512", NULL};
+    const char *a1[] = { "--url",  server_url, "estimate", "--model", "llama3.1-405b",
+                         "--gpus", "16384",    "--tp",     "8",       "--pp",
+                         "16",     NULL };
+    const char *a2[] = { "--url",  server_url,       "estimate", "--model", "llama3.1-405b",
+                         "--gpus", "16384",          "--tp",     "8",       "--pp",
+                         "16",     "--global-batch", "512",      NULL };
     json_t *p1 = api_ok("POST", "/v1/plan", dflt), *p2 = api_ok("POST", "/v1/plan", given);
     const char *note = json_string_value(json_array_get(th_json_get(p1, "compute.assumptions"), 0));
     const char *warn = json_string_value(json_array_get(th_json_get(p2, "compute.warnings"), 0));
@@ -432,12 +435,21 @@ END_TEST
  * resolved inputs echo them back. */
 START_TEST(options_are_typed)
 {
-    const char *args[] = {"--url", server_url, "estimate", "--json", "--model", "llama3-8b",
-                          "--set", "tp=2", "--set", "sequence_parallel=true",
-                          "--set", "mfu=0.5", "--tokens", "1T", "--micro-batch=2",
-                          "--recompute", "selective", "--gpus", "16", NULL};
-    const char *args2[] = {"--url", server_url, "estimate", "--json", "--model", "llama3-8b",
-                           "--sequence-parallel", "--no-sequence-parallel", NULL};
+    const char *args[] = {
+        "--url",       server_url,  "estimate", "--json", "--model",
+        "llama3-8b",   "--set",     "tp=2",     "--set",  "sequence_parallel=true",
+        "--set",       "mfu=0.5",   "--tokens", "1T",     "--micro-batch=2",
+        "--recompute", "selective", "--gpus",   "16",     NULL
+    };
+    const char *args2[] = { "--url",
+                            server_url,
+                            "estimate",
+                            "--json",
+                            "--model",
+                            "llama3-8b",
+                            "--sequence-parallel",
+                            "--no-sequence-parallel",
+                            NULL };
     run_result r = run_cli(args);
     json_t *a;
     json_error_t jerr;
@@ -473,9 +485,10 @@ END_TEST
  * The API must agree, and check exits 1 saying so. */
 START_TEST(check_does_not_fit)
 {
-    static const char body[] = "{\"model\":\"llama3-70b\",\"gpu\":\"h100-sxm\",\"gpus\":8,\"zero\":0}";
-    const char *args[] = {"--url", server_url, "check", "--model", "llama3-70b",
-                          "--gpu", "h100-sxm", "--gpus", "8", "--zero", "0", NULL};
+    static const char body[] =
+        "{\"model\":\"llama3-70b\",\"gpu\":\"h100-sxm\",\"gpus\":8,\"zero\":0}";
+    const char *args[] = { "--url",    server_url, "check", "--model", "llama3-70b", "--gpu",
+                           "h100-sxm", "--gpus",   "8",     "--zero",  "0",          NULL };
     json_t *mem = api_ok("POST", "/v1/memory", body);
     run_result r;
     char total[64];
@@ -513,12 +526,12 @@ START_TEST(check_fits)
 {
     static const char body[] = "{\"model\":\"llama3-8b\",\"gpu\":\"h100-sxm\",\"gpus\":8,"
                                "\"zero\":3,\"recompute\":\"selective\"}";
-    const char *args[] = {"--url", server_url, "check", "--model", "llama3-8b",
-                          "--gpu", "h100-sxm", "--gpus", "8", "--zero", "3",
-                          "--recompute", "selective", NULL};
-    const char *jargs[] = {"--url", server_url, "check", "--json", "--model", "llama3-8b",
-                           "--gpu", "h100-sxm", "--gpus", "8", "--zero", "3",
-                           "--recompute", "selective", NULL};
+    const char *args[] = { "--url", server_url,    "check",     "--model", "llama3-8b",
+                           "--gpu", "h100-sxm",    "--gpus",    "8",       "--zero",
+                           "3",     "--recompute", "selective", NULL };
+    const char *jargs[] = { "--url",     server_url, "check",       "--json",    "--model",
+                            "llama3-8b", "--gpu",    "h100-sxm",    "--gpus",    "8",
+                            "--zero",    "3",        "--recompute", "selective", NULL };
     json_t *mem = api_ok("POST", "/v1/memory", body), *got;
     run_result r;
 
@@ -549,11 +562,12 @@ END_TEST
  * exits 1 like check. */
 START_TEST(search_table_matches_api)
 {
-    static const char body[] = "{\"model\":\"llama3-8b\",\"gpus\":16,\"global_batch\":64,\"limit\":3}";
-    const char *args[] = {"--url", server_url, "search", "--model", "llama3-8b",
-                          "--gpus", "16", "--global-batch", "64", "--limit", "3", NULL};
-    const char *none[] = {"--url", server_url, "search", "--model", "llama3-405b",
-                          "--gpus", "8", "--global-batch", "8", NULL};
+    static const char body[] =
+        "{\"model\":\"llama3-8b\",\"gpus\":16,\"global_batch\":64,\"limit\":3}";
+    const char *args[] = { "--url", server_url,       "search", "--model", "llama3-8b", "--gpus",
+                           "16",    "--global-batch", "64",     "--limit", "3",         NULL };
+    const char *none[] = { "--url",  server_url, "search",         "--model", "llama3-405b",
+                           "--gpus", "8",        "--global-batch", "8",       NULL };
     json_t *a = api_ok("POST", "/v1/search", body);
     const json_t *first = json_array_get(th_json_get(a, "results"), 0);
     char want[96];
@@ -568,7 +582,8 @@ START_TEST(search_table_matches_api)
              th_json_num(first, "pp"), th_json_num(first, "cp"), th_json_num(first, "dp"));
     ck_assert_msg(strstr(r.out, want) != NULL, "want '%s' in:\n%s", want, r.out);
     /* its run time is the one with failures, which --max-days holds */
-    snprintf(want, sizeof want, " %12s", json_string_value(th_json_get(first, "human.goodput_wall_seconds")));
+    snprintf(want, sizeof want, " %12s",
+             json_string_value(th_json_get(first, "human.goodput_wall_seconds")));
     ck_assert_msg(strstr(r.out, want) != NULL, "want '%s' in:\n%s", want, r.out);
     ck_assert_ptr_nonnull(strstr(r.out, "with checkpoint writes, failures and restarts"));
     result_free(&r);
@@ -588,8 +603,8 @@ START_TEST(search_commands_reproduce_rows)
 {
     static const char body[] = "{\"model\":\"llama3-70b\",\"gpus\":64,\"gpu\":\"h100-sxm\","
                                "\"limit\":4}";
-    const char *args[] = {"--url", server_url, "search", "--model", "llama3-70b", "--gpus",
-                          "64", "--gpu", "h100-sxm", "--limit", "4", NULL};
+    const char *args[] = { "--url", server_url, "search",   "--model", "llama3-70b", "--gpus",
+                           "64",    "--gpu",    "h100-sxm", "--limit", "4",          NULL };
     json_t *a = api_ok("POST", "/v1/search", body);
     run_result r = run_cli(args);
     const char *p = strstr(r.out, "\nEach layout on its own:\n");
@@ -601,7 +616,7 @@ START_TEST(search_commands_reproduce_rows)
     while (*p != '\0') {
         const char *nl = strchr(p, '\n'), *cmd = strstr(p, "trainsize estimate ");
         char line[2048], *save = NULL, *tok;
-        const char *argv[96] = {"--url", server_url};
+        const char *argv[96] = { "--url", server_url };
         size_t n = 2, len = nl != NULL ? (size_t)(nl - p) : strlen(p);
         const json_t *row = json_array_get(th_json_get(a, "results"), rows);
         run_result e;
@@ -615,8 +630,7 @@ START_TEST(search_commands_reproduce_rows)
             argv[n++] = tok;
         argv[n] = NULL;
         e = run_cli(argv);
-        ck_assert_msg(e.code == 0, "rank %zu: exit %d: %s\n%.800s", rows + 1, e.code, e.err,
-                      e.out);
+        ck_assert_msg(e.code == 0, "rank %zu: exit %d: %s\n%.800s", rows + 1, e.code, e.err, e.out);
         ck_assert_ptr_nonnull(strstr(e.out, "Verdict: fits with a 10% margin"));
         expect_close("step time", table_exact(e.out, "Predicted step time"),
                      th_json_num(row, "step_time"), 0, 1e-5);
@@ -635,13 +649,13 @@ END_TEST
 START_TEST(health_live_and_closed)
 {
     char dead[URL_LEN], port_env[32], url_env[URL_LEN + 16], dead_env[URL_LEN + 16];
-    const char *live[] = {"health", "--url", server_url, NULL};
-    const char *ready[] = {"health", "--ready", "--url", server_url, NULL};
-    const char *dflt[] = {"health", NULL};
-    const char *down[] = {"health", "--url", dead, NULL};
-    const char *env_url[] = {"TRAINSIZE_PORT", url_env, NULL};
-    const char *env_dead[] = {"TRAINSIZE_PORT", dead_env, NULL};
-    const char *env_port[] = {"TRAINSIZE_URL", port_env, NULL};
+    const char *live[] = { "health", "--url", server_url, NULL };
+    const char *ready[] = { "health", "--ready", "--url", server_url, NULL };
+    const char *dflt[] = { "health", NULL };
+    const char *down[] = { "health", "--url", dead, NULL };
+    const char *env_url[] = { "TRAINSIZE_PORT", url_env, NULL };
+    const char *env_dead[] = { "TRAINSIZE_PORT", dead_env, NULL };
+    const char *env_port[] = { "TRAINSIZE_URL", port_env, NULL };
     run_result r;
 
     snprintf(dead, sizeof dead, "http://127.0.0.1:%d", closed_port());
@@ -680,8 +694,8 @@ END_TEST
 START_TEST(unreachable_exits_3)
 {
     char dead[URL_LEN];
-    const char *args[] = {"--url", dead, "estimate", "--model", "llama3-8b", NULL};
-    const char *args2[] = {"--url", dead, "presets", NULL};
+    const char *args[] = { "--url", dead, "estimate", "--model", "llama3-8b", NULL };
+    const char *args2[] = { "--url", dead, "presets", NULL };
     run_result r;
 
     snprintf(dead, sizeof dead, "http://127.0.0.1:%d", closed_port());
@@ -723,13 +737,13 @@ static void expect_problem(const char *body, const char *const *args, const char
 START_TEST(server_problem_exits_2)
 {
     /* llama3-8b has 32 heads: tp 3 does not divide them */
-    const char *tp3[] = {"--url", server_url, "estimate", "--model", "llama3-8b",
-                         "--tp", "3", "--gpus", "3", NULL};
-    const char *neg[] = {"--url", server_url, "estimate", "--model", "llama3-8b",
-                         "--seq", "-5", NULL};
-    const char *unk[] = {"--url", server_url, "estimate", "--model", "llama3-8b",
-                         "--set", "bogus_field=1", NULL};
-    const char *chk[] = {"--url", server_url, "check", "--model", "no-such-model", NULL};
+    const char *tp3[] = { "--url", server_url, "estimate", "--model", "llama3-8b",
+                          "--tp",  "3",        "--gpus",   "3",       NULL };
+    const char *neg[] = { "--url",     server_url, "estimate", "--model",
+                          "llama3-8b", "--seq",    "-5",       NULL };
+    const char *unk[] = { "--url",     server_url, "estimate",      "--model",
+                          "llama3-8b", "--set",    "bogus_field=1", NULL };
+    const char *chk[] = { "--url", server_url, "check", "--model", "no-such-model", NULL };
     run_result r;
 
     expect_problem("{\"model\":\"llama3-8b\",\"tp\":3,\"gpus\":3}", tp3, "/tp");
@@ -748,10 +762,10 @@ END_TEST
  * GPU as people type it; an unknown Hub id is exit 2 with the closest. */
 START_TEST(estimate_hub_id)
 {
-    const char *args[] = {"--url", server_url, "estimate", "--model", "Qwen/Qwen2.5-72B",
-                          "--gpu", "H100", "--gpus", "64", NULL};
-    const char *typo[] = {"--url", server_url, "estimate", "--model", "Qwen/Qwen2.5-72B-Instrcut",
-                          "--gpu", "H100", "--gpus", "64", NULL};
+    const char *args[] = { "--url", server_url, "estimate", "--model", "Qwen/Qwen2.5-72B",
+                           "--gpu", "H100",     "--gpus",   "64",      NULL };
+    const char *typo[] = { "--url", server_url, "estimate", "--model", "Qwen/Qwen2.5-72B-Instrcut",
+                           "--gpu", "H100",     "--gpus",   "64",      NULL };
     run_result r = run_cli(args);
 
     /* An answer: 72.7B with ZeRO-1 (the default) does not fit 80 GB, the
@@ -773,29 +787,29 @@ END_TEST
 START_TEST(usage_errors_exit_2)
 {
     static const char *const cases[][8] = {
-        {NULL},                                       /* no command */
-        {"frobnicate", NULL},                         /* unknown command */
-        {"estimate", "--frobnicate", "1", NULL},      /* unknown option */
-        {"estimate", "--tp", "abc", NULL},            /* not an integer */
-        {"estimate", "--mfu", "nan", NULL},           /* not finite */
-        {"estimate", "--tokens", "5X", NULL},         /* bad suffix */
-        {"estimate", "--set", "noequals", NULL},      /* --set needs = */
-        {"estimate", "--set", "=3", NULL},            /* empty key */
-        {"estimate", "--model", NULL},                /* missing value */
-        {"estimate", "--gated=maybe", NULL},          /* bad bool */
-        {"--url", "ftp://127.0.0.1", "health", NULL}, /* not http */
-        {"--timeout", "-1", "health", NULL},          /* bad timeout */
-        {"health", "extra", NULL},                    /* stray argument */
-        {"presets", "--tp", "2", NULL},               /* run option on a list */
+        { NULL },                                       /* no command */
+        { "frobnicate", NULL },                         /* unknown command */
+        { "estimate", "--frobnicate", "1", NULL },      /* unknown option */
+        { "estimate", "--tp", "abc", NULL },            /* not an integer */
+        { "estimate", "--mfu", "nan", NULL },           /* not finite */
+        { "estimate", "--tokens", "5X", NULL },         /* bad suffix */
+        { "estimate", "--set", "noequals", NULL },      /* --set needs = */
+        { "estimate", "--set", "=3", NULL },            /* empty key */
+        { "estimate", "--model", NULL },                /* missing value */
+        { "estimate", "--gated=maybe", NULL },          /* bad bool */
+        { "--url", "ftp://127.0.0.1", "health", NULL }, /* not http */
+        { "--timeout", "-1", "health", NULL },          /* bad timeout */
+        { "health", "extra", NULL },                    /* stray argument */
+        { "presets", "--tp", "2", NULL },               /* run option on a list */
     };
     static const char *const mention[] = {
-        "no command", "frobnicate", "--frobnicate", "--tp", "--mfu", "--tokens",
-        "--set", "--set", "--model", "--gated", "--url", "--timeout", "extra", "--tp",
+        "no command", "frobnicate", "--frobnicate", "--tp",  "--mfu",     "--tokens", "--set",
+        "--set",      "--model",    "--gated",      "--url", "--timeout", "extra",    "--tp",
     };
 
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         /* point at the live server: a usage error must not depend on it */
-        const char *args[12] = {"--url", server_url};
+        const char *args[12] = { "--url", server_url };
         size_t n = 2;
         run_result r;
 
@@ -807,8 +821,8 @@ START_TEST(usage_errors_exit_2)
         r = run_cli(args);
         ck_assert_msg(r.code == 2, "case %zu: exit %d, stderr: %s", i, r.code, r.err);
         ck_assert_msg(strstr(r.err, "usage:") != NULL, "case %zu: no usage text", i);
-        ck_assert_msg(strstr(r.err, mention[i]) != NULL,
-                      "case %zu: message does not name '%s': %s", i, mention[i], r.err);
+        ck_assert_msg(strstr(r.err, mention[i]) != NULL, "case %zu: message does not name '%s': %s",
+                      i, mention[i], r.err);
         ck_assert_str_eq(r.out, "");
         result_free(&r);
     }
@@ -817,7 +831,7 @@ END_TEST
 
 START_TEST(help_exits_0)
 {
-    const char *args[] = {"--help", NULL};
+    const char *args[] = { "--help", NULL };
     run_result r = run_cli(args);
 
     ck_assert_int_eq(r.code, 0);
@@ -830,8 +844,8 @@ END_TEST
 /* Every catalogue id the API lists starts a line of the CLI's table. */
 static void expect_listed(const char *cmd, const char *path, const char *key)
 {
-    const char *args[] = {"--url", server_url, cmd, NULL};
-    const char *jargs[] = {"--url", server_url, cmd, "--json", NULL};
+    const char *args[] = { "--url", server_url, cmd, NULL };
+    const char *jargs[] = { "--url", server_url, cmd, "--json", NULL };
     json_t *want = api_ok("GET", path, NULL), *got;
     json_t *list = json_object_get(want, key), *item;
     run_result r = run_cli(args);
@@ -839,7 +853,8 @@ static void expect_listed(const char *cmd, const char *path, const char *key)
 
     ck_assert_msg(r.code == 0, "exit %d, stderr: %s", r.code, r.err);
     ck_assert_int_gt(json_array_size(list), 0);
-    json_array_foreach(list, i, item) {
+    json_array_foreach(list, i, item)
+    {
         const char *id = json_string_value(json_object_get(item, "id"));
         char needle[64];
         ck_assert_ptr_nonnull(id);

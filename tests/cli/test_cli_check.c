@@ -28,7 +28,7 @@
 /* Test-process state: the URL of the one server every test uses
  * (th_shared, tests/helpers/th_harness.h) and our directories. */
 static char url[64];
-static char data[1024];   /* $TRAINSIZE_SRCDIR/tests/data */
+static char data[1024]; /* $TRAINSIZE_SRCDIR/tests/data */
 static char tmpdir[256];
 
 typedef th_proc run_out;
@@ -181,8 +181,12 @@ START_TEST(exit_codes)
 
     {
         /* port 1 on loopback: nothing listens (connection refused) */
-        const char *argv[] = { getenv("TS_CLI"), "--url", "http://127.0.0.1:1", "check",
-                               dpath("plans/llama3-8b-zero3.json"), NULL };
+        const char *argv[] = { getenv("TS_CLI"),
+                               "--url",
+                               "http://127.0.0.1:1",
+                               "check",
+                               dpath("plans/llama3-8b-zero3.json"),
+                               NULL };
 
         r = run_argv(argv, true);
         ck_assert_msg(r.code == 3, "exit %d: %s", r.code, r.err);
@@ -213,7 +217,8 @@ START_TEST(run_gates)
     days = th_json_num(a, "compute.goodput.wall_days");
     free_days = th_json_num(a, "compute.wall_days");
     cost = th_json_num(a, "compute.goodput.cost_usd");
-    ck_assert_msg(days > free_days * 1.001 && cost > 0, "%g days, %g failure-free", days, free_days);
+    ck_assert_msg(days > free_days * 1.001 && cost > 0, "%g days, %g failure-free", days,
+                  free_days);
     snprintf(lo, sizeof lo, "%.17g", days * 0.9999);
     snprintf(hi, sizeof hi, "%.17g", days * 1.0001);
     snprintf(mid, sizeof mid, "%.17g", (days + free_days) / 2);
@@ -242,8 +247,10 @@ START_TEST(run_gates)
     run_free(&r);
     /* estimate holds the same gates. */
     {
-        const char *argv[] = { getenv("TS_CLI"), "--url", url, "estimate",
-                               dpath("plans/llama3-8b-zero3.json"), "--max-days", lo, NULL };
+        const char *argv[] = {
+            getenv("TS_CLI"), "--url", url, "estimate", dpath("plans/llama3-8b-zero3.json"),
+            "--max-days",     lo,      NULL
+        };
 
         r = run_argv(argv, false);
         ck_assert_msg(r.code == 1, "exit %d: %s%s", r.code, r.out, r.err);
@@ -317,8 +324,8 @@ START_TEST(many_plans)
     ck_assert_ptr_nonnull(strstr(r.out, "2 plans: 1 fit, 1 do not fit, 0 rejected"));
     run_free(&r);
     r = check((const char *[]){ dpath("plans/llama3-8b-zero3.json"),
-                                dpath("plans/llama3-70b-zero0.json"),
-                                dpath("plans/bad-tp.json"), NULL });
+                                dpath("plans/llama3-70b-zero0.json"), dpath("plans/bad-tp.json"),
+                                NULL });
     ck_assert_msg(r.code == 2, "exit %d", r.code);
     ck_assert_ptr_nonnull(strstr(r.out, "3 plans: 1 fit, 1 do not fit, 1 rejected, 0 errors"));
     run_free(&r);
@@ -344,22 +351,21 @@ START_TEST(imports_and_stages)
     stages = json_array_size(json_object_get(json_object_get(a, "memory"), "stages"));
     ck_assert_uint_eq(stages, 2); /* --pipeline-model-parallel-size 2 */
 
-    r = check((const char *[]){ "--hf-config", dpath("hf/llama3-8b.json"),
-                                "--megatron-args", dpath("megatron/llama3-8b.txt"),
-                                "--gpus", "64", NULL });
-    ck_assert_int_eq(r.code, json_is_true(json_object_get(json_object_get(a, "memory"), "fits"))
-                             ? 0 : 1);
+    r = check((const char *[]){ "--hf-config", dpath("hf/llama3-8b.json"), "--megatron-args",
+                                dpath("megatron/llama3-8b.txt"), "--gpus", "64", NULL });
+    ck_assert_int_eq(r.code,
+                     json_is_true(json_object_get(json_object_get(a, "memory"), "fits")) ? 0 : 1);
     ck_assert_ptr_nonnull(strstr(r.out, "Per pipeline stage"));
     for (i = 0; i < stages; i++) {
         char row[32];
 
         snprintf(row, sizeof row, "\n  %5zu %6.0f ", i,
-                 json_number_value(json_object_get(json_array_get(json_object_get(
-                     json_object_get(a, "memory"), "stages"), i), "layers")));
+                 json_number_value(json_object_get(
+                     json_array_get(json_object_get(json_object_get(a, "memory"), "stages"), i),
+                     "layers")));
         ck_assert_msg(strstr(r.out, row) != NULL, "no row for stage %zu in\n%s", i, r.out);
     }
-    snprintf(worst_row, sizeof worst_row, "worst stage %.0f",
-             th_json_num(a, "memory.worst_stage"));
+    snprintf(worst_row, sizeof worst_row, "worst stage %.0f", th_json_num(a, "memory.worst_stage"));
     ck_assert_ptr_nonnull(strstr(r.out, worst_row));
     ck_assert_ptr_nonnull(strstr(r.out, "note: megatron_args: unknown flags ignored"));
     run_free(&r);
@@ -376,8 +382,8 @@ START_TEST(imports_and_stages)
         ck_assert_int_eq(r.code, fits ? 0 : 1);
         run_free(&r);
         /* the command line overrides the plan: 4 GPUs cannot hold it */
-        r = check((const char *[]){ dpath("plans/mixtral-8x7b-zero3-imports.json"),
-                                    "--gpus", "2", NULL });
+        r = check((const char *[]){ dpath("plans/mixtral-8x7b-zero3-imports.json"), "--gpus", "2",
+                                    NULL });
         ck_assert_msg(r.code == 1, "exit %d: %s", r.code, r.out);
         run_free(&r);
         json_decref(m);
@@ -393,13 +399,12 @@ START_TEST(imports_and_stages)
         json_object_set_new(q, "axolotl_config", json_string(yml));
         json_object_set_new(q, "gpus", json_integer(1));
         m = memory(q);
-        ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(m, "inputs"),
-                                                            "lora_rank")), 32);
-        r = check((const char *[]){ "--hf-config", dpath("hf/llama3-8b.json"),
-                                    "--axolotl", dpath("axolotl/llama3-qlora.yml"),
-                                    "--gpus", "1", NULL });
-        ck_assert_int_eq(r.code, json_is_true(json_object_get(json_object_get(m, "memory"),
-                                                              "fits")) ? 0 : 1);
+        ck_assert_int_eq(
+            json_integer_value(json_object_get(json_object_get(m, "inputs"), "lora_rank")), 32);
+        r = check((const char *[]){ "--hf-config", dpath("hf/llama3-8b.json"), "--axolotl",
+                                    dpath("axolotl/llama3-qlora.yml"), "--gpus", "1", NULL });
+        ck_assert_int_eq(
+            r.code, json_is_true(json_object_get(json_object_get(m, "memory"), "fits")) ? 0 : 1);
         ck_assert_ptr_nonnull(strstr(r.out, "note: /axolotl_config/base_model"));
         run_free(&r);
         json_decref(m);
@@ -407,7 +412,8 @@ START_TEST(imports_and_stages)
         free(yml);
     }
     /* an import file that does not exist is a rejected check */
-    r = check((const char *[]){ "--hf-config", dpath("hf/none.json"), "--model", "llama3-8b", NULL });
+    r = check(
+        (const char *[]){ "--hf-config", dpath("hf/none.json"), "--model", "llama3-8b", NULL });
     ck_assert_int_eq(r.code, 2);
     run_free(&r);
     free(mega);
@@ -469,8 +475,10 @@ START_TEST(imports_everywhere)
     run_free(&r);
 
     /* the same config on standard input ("-") */
-    snprintf(script, sizeof script, "'%s' --url %s estimate --json --hf-config - --gpus 8 "
-             "--zero 3 < '%s'", getenv("TS_CLI"), url, dpath("hf/llama3-8b.json"));
+    snprintf(script, sizeof script,
+             "'%s' --url %s estimate --json --hf-config - --gpus 8 "
+             "--zero 3 < '%s'",
+             getenv("TS_CLI"), url, dpath("hf/llama3-8b.json"));
     r = run_argv((const char *[]){ "/bin/sh", "-c", script, NULL }, false);
     ck_assert_msg(r.code == 0 || r.code == 1, "estimate --hf-config -: exit %d %s", r.code, r.err);
     got = json_loads(r.out, 0, NULL);
@@ -495,8 +503,9 @@ START_TEST(imports_everywhere)
     got = json_loads(r.out, 0, NULL);
     ck_assert_ptr_nonnull(got);
     ck_assert_double_eq(th_json_num(got, "params.total"), 8030261248.0);
-    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(got, "inputs_source"),
-                                                       "layers")), "hf_config");
+    ck_assert_str_eq(
+        json_string_value(json_object_get(json_object_get(got, "inputs_source"), "layers")),
+        "hf_config");
     json_decref(got);
     run_free(&r);
     write_file(planp, "{\"megatron_args\": \"configs/train.sh\"}");
@@ -506,14 +515,15 @@ START_TEST(imports_everywhere)
     ck_assert_ptr_nonnull(got);
     /* the script's model (its vocabulary from --tokenizer-model) */
     ck_assert_double_eq(th_json_num(got, "inputs.vocab"), 128256.0);
-    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(got, "inputs_source"),
-                                                       "layers")), "megatron_args");
+    ck_assert_str_eq(
+        json_string_value(json_object_get(json_object_get(got, "inputs_source"), "layers")),
+        "megatron_args");
     json_decref(got);
     run_free(&r);
 
     /* a NeMo training YAML on the command line */
-    r = cmd("estimate", (const char *[]){ "--json", "--nemo-config", dpath("nemo/gpt-1b.yaml"),
-                                          NULL });
+    r = cmd("estimate",
+            (const char *[]){ "--json", "--nemo-config", dpath("nemo/gpt-1b.yaml"), NULL });
     ck_assert_msg(r.code == 0 || r.code == 1, "estimate nemo: exit %d %s", r.code, r.err);
     got = json_loads(r.out, 0, NULL);
     ck_assert_ptr_nonnull(got);
@@ -527,7 +537,8 @@ START_TEST(imports_everywhere)
     r = check((const char *[]){ bad, NULL });
     ck_assert_int_eq(r.code, 2);
     ck_assert_msg(strstr(r.out, "hf_config names a file") != NULL ||
-                  strstr(r.err, "hf_config names a file") != NULL, "%s%s", r.out, r.err);
+                      strstr(r.err, "hf_config names a file") != NULL,
+                  "%s%s", r.out, r.err);
     run_free(&r);
     /* search answers one run */
     r = cmd("search", (const char *[]){ planp, bad, NULL });
@@ -611,7 +622,8 @@ START_TEST(github_report)
                                 dpath("plans/llama3-8b-zero3.json"), odd, NULL });
     ck_assert_int_eq(r.code, 1);
     ts_esc_gh(esc, sizeof esc, dpath("plans/llama3-8b-zero3.json"), true);
-    snprintf(want, sizeof want, "::notice file=%s,title=trainsize check PASS::fits with a 5%%25 margin", esc);
+    snprintf(want, sizeof want,
+             "::notice file=%s,title=trainsize check PASS::fits with a 5%%25 margin", esc);
     ck_assert_msg(strstr(r.out, want) != NULL, "no '%s' in\n%s", want, r.out);
     ck_assert_ptr_nonnull(strstr(r.out, "x%2Cy%3Az.json,title=trainsize check FAIL::does not fit"));
     /* every line is a workflow command */
@@ -632,8 +644,8 @@ END_TEST
 START_TEST(usage)
 {
     static const char *const bad[][3] = {
-        { "--margin", "150%", NULL }, { "--margin", "abc", NULL },
-        { "--margin", "-1%", NULL }, { "--format", "xml", NULL }, { "--file", NULL, NULL },
+        { "--margin", "150%", NULL }, { "--margin", "abc", NULL }, { "--margin", "-1%", NULL },
+        { "--format", "xml", NULL },  { "--file", NULL, NULL },
     };
 
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

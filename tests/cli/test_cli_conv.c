@@ -39,13 +39,17 @@ static th_proc cli_sh(const char *const *args, const char *stdin_path)
         for (size_t i = 0; i < n; i++)
             o += (size_t)snprintf(cmd + o, sizeof cmd - o, " '%s'", argv[i]);
         snprintf(cmd + o, sizeof cmd - o, " < '%s'", stdin_path);
-        ck_assert_int_eq(th_exec((const char *[]){ "sh", "-c", cmd, NULL }, NULL,
-                                 (const char *[]){ "TRAINSIZE_URL", "TRAINSIZE_PORT",
-                                                   "TRAINSIZE_LOCAL", NULL }, &p), 0);
+        ck_assert_int_eq(
+            th_exec((const char *[]){ "sh", "-c", cmd, NULL }, NULL,
+                    (const char *[]){ "TRAINSIZE_URL", "TRAINSIZE_PORT", "TRAINSIZE_LOCAL", NULL },
+                    &p),
+            0);
         return p;
     }
-    ck_assert_int_eq(th_exec(argv, "TS_CLI_WRAP", (const char *[]){ "TRAINSIZE_URL",
-                             "TRAINSIZE_PORT", "TRAINSIZE_LOCAL", NULL }, &p), 0);
+    ck_assert_int_eq(
+        th_exec(argv, "TS_CLI_WRAP",
+                (const char *[]){ "TRAINSIZE_URL", "TRAINSIZE_PORT", "TRAINSIZE_LOCAL", NULL }, &p),
+        0);
     return p;
 }
 
@@ -156,8 +160,9 @@ START_TEST(help_and_version)
     ck_assert_ptr_nonnull(strstr(a.err, "did you mean check?"));
     th_proc_free(&a);
     for (int k = 0; k < 3; k++) {
-        static const char *const forms[3][3] = {
-            { "--version", NULL }, { "-V", NULL }, { "estimate", "-V", NULL } };
+        static const char *const forms[3][3] = { { "--version", NULL },
+                                                 { "-V", NULL },
+                                                 { "estimate", "-V", NULL } };
 
         a = cli(forms[k]);
         ck_assert_int_eq(a.code, 0);
@@ -209,12 +214,15 @@ static const struct {
     const char *args[6];
     const char *says;
 } typos[] = {
-    { { "estimate", "--micro-bach", "2", NULL }, "unknown option '--micro-bach' (did you mean --micro-batch?)" },
+    { { "estimate", "--micro-bach", "2", NULL },
+      "unknown option '--micro-bach' (did you mean --micro-batch?)" },
     { { "check", "--margn", "10%", NULL }, "(did you mean --margin?)" },
     { { "search", "--formt", "csv", NULL }, "(did you mean --format?)" },
-    { { "estimate", "--precision", "bf61", NULL }, "--precision: unknown value 'bf61' (did you mean bf16?)" },
+    { { "estimate", "--precision", "bf61", NULL },
+      "--precision: unknown value 'bf61' (did you mean bf16?)" },
     { { "estimate", "--set", "recompute=selectve", NULL }, "(did you mean selective?)" },
-    { { "check", "--format", "jsnl", NULL }, "--format: unknown value 'jsnl' (did you mean jsonl?)" },
+    { { "check", "--format", "jsnl", NULL },
+      "--format: unknown value 'jsnl' (did you mean jsonl?)" },
     { { "check", "--notes", "ofr", NULL }, "(did you mean off?)" },
     { { "chekc", NULL }, "unknown command 'chekc' (did you mean check?)" },
     { { "--lcoal", "gpus", NULL }, "(did you mean --local?)" },
@@ -275,8 +283,8 @@ static void has_every_word(const char *what, const char *text, bool roff)
             esc[o++] = *c;
         }
         esc[o] = '\0';
-        ck_assert_msg(has_word(text, esc) || (roff && strstr(text, esc) != NULL),
-                      "%s: no %s", what, esc);
+        ck_assert_msg(has_word(text, esc) || (roff && strstr(text, esc) != NULL), "%s: no %s", what,
+                      esc);
     }
     if (roff)
         return;
@@ -300,7 +308,9 @@ START_TEST(completions_have_every_option)
     if (bash_exe != NULL && *bash_exe != '\0') {
         /* it parses, and completes as a user types: the options of the
          * command, the values of the option before the cursor */
-        static const struct { const char *words, *want; } cases[] = {
+        static const struct {
+            const char *words, *want;
+        } cases[] = {
             { "trainsize es", "estimate" },
             { "trainsize estimate --micro-b", "--micro-batch" },
             { "trainsize search --format ''", "csv" },
@@ -318,8 +328,8 @@ START_TEST(completions_have_every_option)
                      "set -e; source '%s'; COMP_WORDS=(%s); COMP_CWORD=$((${#COMP_WORDS[@]}-1));"
                      " _trainsize; printf '%%s\\n' \"${COMPREPLY[@]}\"",
                      getenv("TS_CLI_BASH"), cases[i].words);
-            ck_assert_int_eq(th_exec((const char *[]){ bash_exe, "-c", script, NULL }, NULL,
-                                     NULL, &p), 0);
+            ck_assert_int_eq(
+                th_exec((const char *[]){ bash_exe, "-c", script, NULL }, NULL, NULL, &p), 0);
             ck_assert_msg(p.code == 0, "%s: %s", cases[i].words, p.err);
             ck_assert_msg(has_word(p.out, cases[i].want), "%s: no %s in\n%s", cases[i].words,
                           cases[i].want, p.out);
@@ -329,8 +339,9 @@ START_TEST(completions_have_every_option)
     if (zsh_exe != NULL && *zsh_exe != '\0') {
         th_proc p;
 
-        ck_assert_int_eq(th_exec((const char *[]){ zsh_exe, "-n", getenv("TS_CLI_ZSH"), NULL },
-                                 NULL, NULL, &p), 0);
+        ck_assert_int_eq(
+            th_exec((const char *[]){ zsh_exe, "-n", getenv("TS_CLI_ZSH"), NULL }, NULL, NULL, &p),
+            0);
         ck_assert_msg(p.code == 0, "zsh -n: %s", p.err);
         th_proc_free(&p);
     }
@@ -343,9 +354,10 @@ START_TEST(man_page_builds)
 {
     char *man = gen_file("TS_CLI_MAN");
     const char *groff = getenv("GROFF");
-    static const char *const sections[] = { ".TH TRAINSIZE 1 ", "\n.SH NAME\n",
-        "\n.SH SYNOPSIS\n", "\n.SH COMMANDS\n", "\n.SH COMMON OPTIONS\n",
-        "\n.SH RUN OPTIONS\n", "\n.SH EXIT STATUS\n", "\n.SH ENVIRONMENT\n" };
+    static const char *const sections[] = { ".TH TRAINSIZE 1 ",       "\n.SH NAME\n",
+                                            "\n.SH SYNOPSIS\n",       "\n.SH COMMANDS\n",
+                                            "\n.SH COMMON OPTIONS\n", "\n.SH RUN OPTIONS\n",
+                                            "\n.SH EXIT STATUS\n",    "\n.SH ENVIRONMENT\n" };
 
     for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++)
         ck_assert_msg(strstr(man, sections[i]) != NULL, "no %s", sections[i]);
@@ -361,12 +373,16 @@ START_TEST(man_page_builds)
         th_proc p;
 
         ck_assert_int_eq(th_exec((const char *[]){ groff, "-man", "-Tutf8", "-ww", "-z",
-                                                   getenv("TS_CLI_MAN"), NULL }, NULL, NULL, &p), 0);
+                                                   getenv("TS_CLI_MAN"), NULL },
+                                 NULL, NULL, &p),
+                         0);
         ck_assert_msg(p.code == 0 && p.err[0] == '\0', "groff: exit %d: %s", p.code, p.err);
         th_proc_free(&p);
         /* -P -cbou: plain text, no bold or underline sequences */
         ck_assert_int_eq(th_exec((const char *[]){ groff, "-man", "-Tutf8", "-P", "-cbou",
-                                                   getenv("TS_CLI_MAN"), NULL }, NULL, NULL, &p), 0);
+                                                   getenv("TS_CLI_MAN"), NULL },
+                                 NULL, NULL, &p),
+                         0);
         ck_assert_int_eq(p.code, 0);
         ck_assert_ptr_nonnull(strstr(p.out, "EXIT STATUS"));
         th_proc_free(&p);

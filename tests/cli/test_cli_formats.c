@@ -26,7 +26,7 @@
 #include <string.h>
 
 /* Test-process state: the shared server, our directories. */
-static char data[1024];   /* $TRAINSIZE_SRCDIR/tests/data */
+static char data[1024]; /* $TRAINSIZE_SRCDIR/tests/data */
 static char tmpdir[256];
 
 static const char *dpath(const char *rel)
@@ -60,12 +60,14 @@ static th_proc cli_in(const char *const *args, const char *stdin_path)
             o += (size_t)snprintf(cmd + o, sizeof cmd - o, " '%s'", argv[i]);
         snprintf(cmd + o, sizeof cmd - o, " < '%s'", stdin_path);
         ck_assert_int_eq(th_exec((const char *[]){ "sh", "-c", cmd, NULL }, NULL,
-                                 (const char *[]){ "TRAINSIZE_URL", "TRAINSIZE_PORT", NULL }, &p), 0);
+                                 (const char *[]){ "TRAINSIZE_URL", "TRAINSIZE_PORT", NULL }, &p),
+                         0);
         return p;
     }
     argv[n] = NULL;
     ck_assert_int_eq(th_exec(argv, "TS_CLI_WRAP",
-                             (const char *[]){ "TRAINSIZE_URL", "TRAINSIZE_PORT", NULL }, &p), 0);
+                             (const char *[]){ "TRAINSIZE_URL", "TRAINSIZE_PORT", NULL }, &p),
+                     0);
     return p;
 }
 
@@ -215,12 +217,12 @@ END_TEST
  * line per ranked layout, the answer's results. */
 START_TEST(jsonl_lines)
 {
-    th_proc d = cli((const char *[]){ "check", "--format", "json",
-                                      dpath("plans/llama3-8b-zero3.json"),
-                                      dpath("plans/llama3-70b-zero0.json"), NULL });
-    th_proc l = cli((const char *[]){ "check", "--format", "jsonl",
-                                      dpath("plans/llama3-8b-zero3.json"),
-                                      dpath("plans/llama3-70b-zero0.json"), NULL });
+    th_proc d =
+        cli((const char *[]){ "check", "--format", "json", dpath("plans/llama3-8b-zero3.json"),
+                              dpath("plans/llama3-70b-zero0.json"), NULL });
+    th_proc l =
+        cli((const char *[]){ "check", "--format", "jsonl", dpath("plans/llama3-8b-zero3.json"),
+                              dpath("plans/llama3-70b-zero0.json"), NULL });
     json_t *doc = th_json_parse(d.out, strlen(d.out));
     const char *line = l.out;
     size_t n = 0;
@@ -246,8 +248,8 @@ START_TEST(jsonl_lines)
 
     d = cli((const char *[]){ "search", "--json", "--model", "llama3-8b", "--gpus", "16",
                               "--global-batch", "64", "--limit", "4", NULL });
-    l = cli((const char *[]){ "search", "--format", "jsonl", "--model", "llama3-8b", "--gpus",
-                              "16", "--global-batch", "64", "--limit", "4", NULL });
+    l = cli((const char *[]){ "search", "--format", "jsonl", "--model", "llama3-8b", "--gpus", "16",
+                              "--global-batch", "64", "--limit", "4", NULL });
     doc = th_json_parse(d.out, strlen(d.out));
     ck_assert_int_eq(l.code, 0);
     n = 0;
@@ -275,9 +277,9 @@ START_TEST(junit_estimate_validates)
 {
     const char *xmllint = getenv("XMLLINT");
     char xml[320];
-    th_proc p = cli((const char *[]){ "estimate", "--format", "junit",
-                                      dpath("plans/llama3-8b-zero3.json"),
-                                      dpath("plans/llama3-70b-zero0.json"), NULL });
+    th_proc p =
+        cli((const char *[]){ "estimate", "--format", "junit", dpath("plans/llama3-8b-zero3.json"),
+                              dpath("plans/llama3-70b-zero0.json"), NULL });
 
     ck_assert_int_eq(p.code, 1);
     ck_assert_ptr_nonnull(strstr(p.out, "<testsuite name=\"trainsize estimate\""));
@@ -286,8 +288,10 @@ START_TEST(junit_estimate_validates)
     th_write_file(xml, NULL, p.out);
     th_proc_free(&p);
     ck_assert_msg(xmllint != NULL && *xmllint != '\0', "XMLLINT not set (libxml2-utils)");
-    ck_assert_int_eq(th_exec((const char *[]){ xmllint, "--noout", "--schema", dpath("junit.xsd"),
-                                               xml, NULL }, NULL, NULL, &p), 0);
+    ck_assert_int_eq(
+        th_exec((const char *[]){ xmllint, "--noout", "--schema", dpath("junit.xsd"), xml, NULL },
+                NULL, NULL, &p),
+        0);
     ck_assert_msg(p.code == 0, "xmllint: %s", p.err);
     th_proc_free(&p);
 }
@@ -298,7 +302,8 @@ END_TEST
 /* The annotation line that starts with prefix, or NULL. */
 static const char *gh_line(const char *out, const char *prefix)
 {
-    for (const char *l = out; l != NULL && *l != '\0'; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+    for (const char *l = out; l != NULL && *l != '\0';
+         l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
         if (strncmp(l, prefix, strlen(prefix)) == 0)
             return l;
     return NULL;
@@ -323,12 +328,15 @@ START_TEST(github_points_into_files)
     ck_assert_msg(strstr(p.out, "command%20line") == NULL, "%s", p.out);
     /* the verdict has no file: the plan is the command line */
     ck_assert_ptr_nonnull(gh_line(p.out, "::notice title=trainsize check PASS::"));
-    snprintf(want, sizeof want, "::warning file=%s,line=%u,title=trainsize import note::"
-             "/hf_config/torch_dtype", cfg, line_of(cfg, "\"torch_dtype\""));
+    snprintf(want, sizeof want,
+             "::warning file=%s,line=%u,title=trainsize import note::"
+             "/hf_config/torch_dtype",
+             cfg, line_of(cfg, "\"torch_dtype\""));
     ck_assert_msg(gh_line(p.out, want) != NULL, "no '%s' in\n%s", want, p.out);
-    snprintf(want, sizeof want, "::warning file=%s,line=%u,title=trainsize import note::"
-             "/hf_config/max_position_embeddings", cfg,
-             line_of(cfg, "\"max_position_embeddings\""));
+    snprintf(want, sizeof want,
+             "::warning file=%s,line=%u,title=trainsize import note::"
+             "/hf_config/max_position_embeddings",
+             cfg, line_of(cfg, "\"max_position_embeddings\""));
     ck_assert_msg(gh_line(p.out, want) != NULL, "no '%s' in\n%s", want, p.out);
     th_proc_free(&p);
 
@@ -347,15 +355,18 @@ START_TEST(github_points_into_files)
     p = cli((const char *[]){ "check", "--format", "github", inline_plan, NULL });
     snprintf(want, sizeof want, "::notice file=%s,title=trainsize check PASS::", inline_plan);
     ck_assert_msg(gh_line(p.out, want) != NULL, "no '%s' in\n%s", want, p.out);
-    snprintf(want, sizeof want, "::warning file=%s,line=%u,title=trainsize import note::"
-             "/hf_config/torch_dtype", inline_plan, line_of(inline_plan, "\"torch_dtype\""));
+    snprintf(want, sizeof want,
+             "::warning file=%s,line=%u,title=trainsize import note::"
+             "/hf_config/torch_dtype",
+             inline_plan, line_of(inline_plan, "\"torch_dtype\""));
     ck_assert_int_gt(line_of(inline_plan, "\"torch_dtype\""), 4);
     ck_assert_msg(gh_line(p.out, want) != NULL, "no '%s' in\n%s", want, p.out);
     th_proc_free(&p);
 
     /* a rejected value inside an imported file: the error points at it */
     snprintf(bad, sizeof bad, "%s/bad-config.json", tmpdir);
-    th_write_file(bad, NULL, "{\n  \"model_type\": \"llama\",\n  \"hidden_size\": 4096,\n"
+    th_write_file(bad, NULL,
+                  "{\n  \"model_type\": \"llama\",\n  \"hidden_size\": 4096,\n"
                   "  \"num_hidden_layers\": -3,\n  \"num_attention_heads\": 32,\n"
                   "  \"intermediate_size\": 14336,\n  \"vocab_size\": 128256\n}\n");
     p = cli((const char *[]){ "check", "--format", "github", "--hf-config", bad, NULL });
@@ -366,13 +377,16 @@ START_TEST(github_points_into_files)
 
     /* Megatron arguments: the line of the flag a note names */
     snprintf(args, sizeof args, "%s/args.txt", tmpdir);
-    th_write_file(args, NULL, "pretrain_gpt.py \\\n  --num-layers 32 --hidden-size 4096 \\\n"
+    th_write_file(args, NULL,
+                  "pretrain_gpt.py \\\n  --num-layers 32 --hidden-size 4096 \\\n"
                   "  --num-attention-heads 32 --seq-length 4096 \\\n  --my-custom-flag 3 \\\n"
                   "  --bf16\n");
-    p = cli((const char *[]){ "check", "--format", "github", "--hf-config", cfg,
-                              "--megatron-args", args, "--gpus", "8", NULL });
-    snprintf(want, sizeof want, "::warning file=%s,line=4,title=trainsize import note::"
-             "megatron_args: unknown flags ignored: --my-custom-flag", args);
+    p = cli((const char *[]){ "check", "--format", "github", "--hf-config", cfg, "--megatron-args",
+                              args, "--gpus", "8", NULL });
+    snprintf(want, sizeof want,
+             "::warning file=%s,line=4,title=trainsize import note::"
+             "megatron_args: unknown flags ignored: --my-custom-flag",
+             args);
     ck_assert_msg(gh_line(p.out, want) != NULL, "no '%s' in\n%s", want, p.out);
     th_proc_free(&p);
 
@@ -429,11 +443,12 @@ START_TEST(markdown_table)
     p = cli((const char *[]){ "check", "--format", "markdown", "--margin", "10%",
                               dpath("plans/llama3-8b-zero3.json"), odd, NULL });
     ck_assert_int_eq(p.code, 1);
-    ck_assert_ptr_nonnull(strstr(p.out, "trainsize check: 1 of 2 plans fits with a 10% margin\n---\n"));
+    ck_assert_ptr_nonnull(
+        strstr(p.out, "trainsize check: 1 of 2 plans fits with a 10% margin\n---\n"));
     row = strstr(p.out, "\n| plan | verdict |");
     ck_assert_ptr_nonnull(row);
     ck_assert_uint_eq(md_cells(row + 1, 0, cell, sizeof cell), 7);
-    row = strchr(row + 1, '\n') + 1;   /* the alignment row */
+    row = strchr(row + 1, '\n') + 1; /* the alignment row */
     ck_assert_uint_eq(md_cells(row, 0, cell, sizeof cell), 7);
     row = strchr(row, '\n') + 1;
     ck_assert_uint_eq(md_cells(row, 0, cell, sizeof cell), 7);
@@ -442,13 +457,13 @@ START_TEST(markdown_table)
     ck_assert_ptr_nonnull(strstr(cell, "fits"));
     row = strchr(row, '\n') + 1;
     ck_assert_uint_eq(md_cells(row, 0, cell, sizeof cell), 7);
-    ck_assert_str_eq(cell, odd);         /* the | escaped, read back whole */
+    ck_assert_str_eq(cell, odd); /* the | escaped, read back whole */
     md_cells(row, 1, cell, sizeof cell);
     ck_assert_ptr_nonnull(strstr(cell, "does not fit"));
     th_proc_free(&p);
 
-    p = cli((const char *[]){ "search", "--format", "markdown", "--model", "llama3-8b",
-                              "--gpus", "16", "--limit", "3", NULL });
+    p = cli((const char *[]){ "search", "--format", "markdown", "--model", "llama3-8b", "--gpus",
+                              "16", "--limit", "3", NULL });
     ck_assert_int_eq(p.code, 0);
     row = strstr(p.out, "\n| rank |");
     ck_assert_ptr_nonnull(row);
@@ -490,7 +505,7 @@ static void csv_parse(const char *s, csv_doc *d)
             q = true;
         } else if (*s == ',' || *s == '\r') {
             if (*s == '\r') {
-                ck_assert_int_eq(s[1], '\n');   /* CRLF line ends */
+                ck_assert_int_eq(s[1], '\n'); /* CRLF line ends */
                 s++;
             }
             buf[o] = '\0';
@@ -501,7 +516,7 @@ static void csv_parse(const char *s, csv_doc *d)
             if (*s == '\n')
                 d->rows++;
         } else {
-            ck_assert_int_ne(*s, '\n');         /* a bare LF only inside quotes */
+            ck_assert_int_ne(*s, '\n'); /* a bare LF only inside quotes */
             buf[o++] = *s;
         }
         ck_assert_uint_lt(o, sizeof buf);
@@ -592,8 +607,7 @@ START_TEST(csv_rows)
         for (size_t r = 1; r < d->rows; r++) {
             const json_t *row = json_array_get(th_json_get(j, "results"), r - 1);
 
-            ck_assert_double_eq(strtod(d->cell[r][csv_col(d, "tp")], NULL),
-                                th_json_num(row, "tp"));
+            ck_assert_double_eq(strtod(d->cell[r][csv_col(d, "tp")], NULL), th_json_num(row, "tp"));
             ck_assert_double_eq(strtod(d->cell[r][csv_col(d, "step_time")], NULL),
                                 th_json_num(row, "step_time"));
             ck_assert_str_eq(d->cell[r][csv_col(d, "human.predicted_mfu")],
@@ -612,8 +626,8 @@ END_TEST
 
 START_TEST(notes_off_and_given)
 {
-    th_proc p = cli((const char *[]){ "check", "--hf-config", dpath("hf/llama3-8b.json"),
-                                      "--gpus", "8", "--zero", "3", NULL });
+    th_proc p = cli((const char *[]){ "check", "--hf-config", dpath("hf/llama3-8b.json"), "--gpus",
+                                      "8", "--zero", "3", NULL });
     json_t *doc;
 
     ck_assert_ptr_nonnull(strstr(p.out, "note: /hf_config/torch_dtype"));

@@ -45,9 +45,8 @@ static bool runs_over_http(const json_t *c)
         return true;
     if (json_is_string(via))
         return strcmp(json_string_value(via), "http") == 0;
-    json_array_foreach(via, i, v)
-        if (json_is_string(v) && strcmp(json_string_value(v), "http") == 0)
-            return true;
+    json_array_foreach(via, i, v) if (json_is_string(v) &&
+                                      strcmp(json_string_value(v), "http") == 0) return true;
     return false;
 }
 
@@ -55,9 +54,12 @@ static bool runs_over_http(const json_t *c)
 static void server_answer(const th_case_req *rq, th_resp *r)
 {
     bool has_body = rq->body_len > 0 || strcmp(rq->method, "POST") == 0;
-    th_req q = {.method = rq->method, .path = rq->route, .content_type = rq->content_type,
-                .body = has_body ? rq->body : NULL, .body_len = rq->body_len,
-                .path_as_is = true};
+    th_req q = { .method = rq->method,
+                 .path = rq->route,
+                 .content_type = rq->content_type,
+                 .body = has_body ? rq->body : NULL,
+                 .body_len = rq->body_len,
+                 .path_as_is = true };
 
     th_http(th_shared.port, &q, r);
     ck_assert_msg(r->status != 0, "%s %s: no answer from the server (curl %d)", rq->method,
@@ -72,12 +74,12 @@ static void local_send(void *ctx, const th_case_req *rq, th_case_resp *out)
     ts_http_error err;
     char allow[128];
 
-    ck_assert_msg(ts_conn_request_raw(&local, rq->method, rq->route, rq->content_type,
-                                      rq->body, rq->body_len, &resp, &err) == TS_HTTP_OK,
+    ck_assert_msg(ts_conn_request_raw(&local, rq->method, rq->route, rq->content_type, rq->body,
+                                      rq->body_len, &resp, &err) == TS_HTTP_OK,
                   "%s %s: %s", rq->method, rq->route, err.text);
     out->status = (unsigned)resp.status;
-    out->content_type = resp.content_type[0] != '\0'
-                        ? dup_n(resp.content_type, strlen(resp.content_type)) : NULL;
+    out->content_type =
+        resp.content_type[0] != '\0' ? dup_n(resp.content_type, strlen(resp.content_type)) : NULL;
     out->body = resp.body;
     out->body_len = resp.len;
     out->allow = NULL;
@@ -92,8 +94,8 @@ static void local_send(void *ctx, const th_case_req *rq, th_case_resp *out)
         ck_assert_msg(strcmp(ct, resp.content_type) == 0, "%s %s: local '%s', server '%s'",
                       rq->method, rq->route, resp.content_type, ct);
         ck_assert_msg(r.len == resp.len && memcmp(r.body, resp.body, r.len) == 0,
-                      "%s %s: the bodies differ\nlocal:  %.*s\nserver: %.*s", rq->method,
-                      rq->route, (int)resp.len, resp.body, (int)r.len, r.body);
+                      "%s %s: the bodies differ\nlocal:  %.*s\nserver: %.*s", rq->method, rq->route,
+                      (int)resp.len, resp.body, (int)r.len, r.body);
         if (th_header(&r, "Allow", allow, sizeof allow))
             out->allow = dup_n(allow, strlen(allow));
         th_resp_free(&r);
@@ -104,7 +106,7 @@ START_TEST(test_case)
 {
     const json_t *c = json_array_get(cases, (size_t)_i);
     bool http = runs_over_http(c);
-    th_transport t = {"api", local_send, &http};
+    th_transport t = { "api", local_send, &http };
 
     th_case_run(c, data_dir, &t);
 }

@@ -75,8 +75,8 @@ static int closed_port(void)
     return port;
 }
 
-static const char *const fits_run[] = { "--model", "llama3-8b", "--gpus", "8", "--zero", "3",
-                                        "--recompute", "selective", NULL };
+static const char *const fits_run[] = { "--model", "llama3-8b",   "--gpus",    "8", "--zero",
+                                        "3",       "--recompute", "selective", NULL };
 
 /* args + fits_run, NULL-terminated, into out. */
 static const char **with_run(const char **out, size_t cap, const char *const *args,
@@ -103,8 +103,8 @@ START_TEST(local_equals_server)
 {
     static const char *const cmds[][16] = {
         { "estimate", "--json", "--model", "llama3-70b", "--gpus", "64", "--zero", "1", NULL },
-        { "estimate", "--json", "--model", "llama3-8b", "--gpus", "8", "--zero", "3",
-          "--recompute", "selective", NULL },
+        { "estimate", "--json", "--model", "llama3-8b", "--gpus", "8", "--zero", "3", "--recompute",
+          "selective", NULL },
         { "estimate", "--model", "mixtral-8x7b", "--gpus", "16", "--ep", "8", NULL },
         { "search", "--json", "--model", "llama3-8b", "--gpus", "16", "--global-batch", "64",
           "--limit", "3", NULL },
@@ -126,10 +126,9 @@ START_TEST(local_equals_server)
         with_run(b + 2, 22, cmds[i], NULL);
         l = cli(a);
         s = cli(b);
-        ck_assert_msg(l.code == s.code, "%s: local exit %d, server %d\n%s%s", cmds[i][0],
-                      l.code, s.code, l.err, s.err);
-        ck_assert_msg(strcmp(l.out, s.out) == 0, "%s %s: stdout differs", cmds[i][0],
-                      cmds[i][1]);
+        ck_assert_msg(l.code == s.code, "%s: local exit %d, server %d\n%s%s", cmds[i][0], l.code,
+                      s.code, l.err, s.err);
+        ck_assert_msg(strcmp(l.out, s.out) == 0, "%s %s: stdout differs", cmds[i][0], cmds[i][1]);
         ck_assert_str_eq(l.err, s.err);
         ck_assert_int_gt(strlen(l.out) + strlen(l.err), 0);
         th_proc_free(&l);
@@ -196,7 +195,8 @@ START_TEST(where_answers_come_from)
     ck_assert_int_eq(p.code, 2);
     ck_assert_ptr_nonnull(strstr(p.err, "--local"));
     th_proc_free(&p);
-    p = cli_env((const char *[]){ "gpus", NULL }, (const char *[]){ "TRAINSIZE_LOCAL=maybe", NULL });
+    p = cli_env((const char *[]){ "gpus", NULL },
+                (const char *[]){ "TRAINSIZE_LOCAL=maybe", NULL });
     ck_assert_int_eq(p.code, 2);
     th_proc_free(&p);
     p = cli((const char *[]){ "--local", "health", NULL });
@@ -230,7 +230,8 @@ static void *fake_serve(void *arg)
         if (c < 0)
             return NULL;
         (void)recv(c, req, sizeof req, 0);
-        snprintf(head, sizeof head, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: "
+        snprintf(head, sizeof head,
+                 "HTTP/1.1 503 Service Unavailable\r\nContent-Type: "
                  "application/problem+json\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
                  strlen(body));
         if (send(c, head, strlen(head), MSG_NOSIGNAL) > 0)
@@ -258,7 +259,7 @@ static void fake_start(fake_server *f, pthread_t *t, int requests)
 typedef struct status_case {
     const char *const args[16];
     int code;
-    const char *says;      /* on stdout or stderr */
+    const char *says; /* on stdout or stderr */
 } status_case;
 
 /* By hand: llama3-8b ZeRO 3 with selective recompute on 8 H100 needs
@@ -267,25 +268,35 @@ typedef struct status_case {
 static const status_case status_cases[] = {
     /* 0: the verdict is yes */
     { { "estimate", "--model", "llama3-8b", "--gpus", "8", "--zero", "3", "--recompute",
-        "selective", NULL }, 0, "Verdict: fits with a 0% margin" },
-    { { "check", "--model", "llama3-8b", "--gpus", "8", "--zero", "3", "--recompute",
-        "selective", NULL }, 0, "PASS: fits" },
+        "selective", NULL },
+      0,
+      "Verdict: fits with a 0% margin" },
+    { { "check", "--model", "llama3-8b", "--gpus", "8", "--zero", "3", "--recompute", "selective",
+        NULL },
+      0,
+      "PASS: fits" },
     { { "search", "--model", "llama3-8b", "--gpus", "16", "--limit", "1", NULL }, 0, "rank" },
     /* 1: the verdict is no, and the margin is said */
-    { { "estimate", "--model", "llama3-70b", "--gpus", "8", "--zero", "0", NULL }, 1,
+    { { "estimate", "--model", "llama3-70b", "--gpus", "8", "--zero", "0", NULL },
+      1,
       "Verdict: does not fit: " },
     { { "estimate", "--margin", "30%", "--model", "llama3-8b", "--gpus", "8", "--zero", "3",
-        "--recompute", "selective", NULL }, 1, "fits, but not with a 30% margin" },
-    { { "estimate", "--json", "--model", "llama3-70b", "--gpus", "8", "--zero", "0", NULL }, 1,
+        "--recompute", "selective", NULL },
+      1,
+      "fits, but not with a 30% margin" },
+    { { "estimate", "--json", "--model", "llama3-70b", "--gpus", "8", "--zero", "0", NULL },
+      1,
       "with a 0% margin" },
-    { { "check", "--margin", "10%", "--model", "llama3-70b", "--gpus", "8", "--zero", "0",
-        NULL }, 1, "with a 10% margin" },
-    { { "search", "--model", "llama3-405b", "--gpus", "8", "--tp", "1", "--pp", "1",
-        "--zero", "0", NULL }, 1, "nothing fits" },
+    { { "check", "--margin", "10%", "--model", "llama3-70b", "--gpus", "8", "--zero", "0", NULL },
+      1,
+      "with a 10% margin" },
+    { { "search", "--model", "llama3-405b", "--gpus", "8", "--tp", "1", "--pp", "1", "--zero", "0",
+        NULL },
+      1,
+      "nothing fits" },
     /* 2: the input is wrong */
     { { "estimate", "--tp", "abc", NULL }, 2, "--tp needs an integer" },
-    { { "estimate", "--model", "llama3-8b", "--tp", "3", "--gpus", "3", NULL }, 2,
-      "(field /tp)" },
+    { { "estimate", "--model", "llama3-8b", "--tp", "3", "--gpus", "3", NULL }, 2, "(field /tp)" },
     { { "check", "/no/such/plan.json", NULL }, 2, "cannot read /no/such/plan.json" },
     { { "search", "--model", "no-such-model", NULL }, 2, "(field /model)" },
     { { "frobnicate", NULL }, 2, "unknown command" },
@@ -313,8 +324,11 @@ END_TEST
 START_TEST(exit_3_no_answer)
 {
     static const char *const cmds[][4] = {
-        { "estimate", "--model", "llama3-8b", NULL }, { "check", "--model", "llama3-8b", NULL },
-        { "search", "--model", "llama3-8b", NULL }, { "presets", NULL }, { "gpus", NULL },
+        { "estimate", "--model", "llama3-8b", NULL },
+        { "check", "--model", "llama3-8b", NULL },
+        { "search", "--model", "llama3-8b", NULL },
+        { "presets", NULL },
+        { "gpus", NULL },
     };
     size_t n = sizeof cmds / sizeof cmds[0];
     char dead[64], fake[64];
@@ -376,8 +390,8 @@ START_TEST(table_in_help_and_docs)
         snprintf(row + k, sizeof row - k, " |");
         ck_assert_msg(strstr(doc, row) != NULL, "docs/cli.md lacks the row\n%s", row);
         /* --help: "  0  <first line>" */
-        snprintf(first, sizeof first, "\n  %d  %.*s\n", e->code,
-                 (int)strcspn(e->meaning, "\n"), e->meaning);
+        snprintf(first, sizeof first, "\n  %d  %.*s\n", e->code, (int)strcspn(e->meaning, "\n"),
+                 e->meaning);
         ck_assert_msg(strstr(tab, first) != NULL, "--help lacks%s", first);
     }
     ck_assert_uint_eq(n, 4);

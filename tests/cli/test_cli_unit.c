@@ -29,7 +29,7 @@
 /* Parse one option line ("--tp 8" as separate words) into a fresh object. */
 static ts_cli_status parse1(const char *a, const char *b, json_t **out, ts_cli_error *err)
 {
-    char *argv[3] = {(char *)a, (char *)b, NULL};
+    char *argv[3] = { (char *)a, (char *)b, NULL };
     int argc = b ? 2 : 1, i = 0;
     ts_cli_status st;
 
@@ -43,31 +43,31 @@ static ts_cli_status parse1(const char *a, const char *b, json_t **out, ts_cli_e
 
 static const struct {
     const char *a, *b;
-    const char *json;  /* the object the option must produce */
+    const char *json; /* the object the option must produce */
 } good[] = {
-    {"--micro-batch", "4", "{\"micro_batch\":4}"},
-    {"--micro-batch=4", NULL, "{\"micro_batch\":4}"},
-    {"--tp", "-2", "{\"tp\":-2}"},                   /* ranges are the server's job */
-    {"--tokens", "15T", "{\"tokens\":15000000000000}"}, /* 15 * 1e12 */
-    {"--params", "7.5B", "{\"params\":7500000000}"},    /* 7.5 * 1e9 */
-    {"--params", "7e9", "{\"params\":7000000000}"},
-    {"--tokens", "1.5M", "{\"tokens\":1500000}"},
-    {"--mfu", "0.45", "{\"mfu\":0.45}"},
-    {"--hbm-gb=141", NULL, "{\"hbm_gb\":141}"},
-    {"--gated", NULL, "{\"gated\":true}"},
-    {"--no-gated", NULL, "{\"gated\":false}"},
-    {"--gated=false", NULL, "{\"gated\":false}"},
-    {"--offload-optimizer=yes", NULL, "{\"offload_optimizer\":true}"},
-    {"--model", "llama3-70b", "{\"model\":\"llama3-70b\"}"},
-    {"--recompute=full", NULL, "{\"recompute\":\"full\"}"},
-    {"--set", "tp=8", "{\"tp\":8}"},
-    {"--set=tp=8", NULL, "{\"tp\":8}"},
-    {"--set", "mfu=0.5", "{\"mfu\":0.5}"},
-    {"--set", "gated=true", "{\"gated\":true}"},
-    {"--set", "gpu=h100-sxm", "{\"gpu\":\"h100-sxm\"}"},   /* not JSON -> string */
-    {"--set", "model=\"8\"", "{\"model\":\"8\"}"},         /* quoted -> string */
-    {"--set", "anything=1", "{\"anything\":1}"},           /* server rejects unknowns */
-    {"--set", "gpu=", "{\"gpu\":\"\"}"},
+    { "--micro-batch", "4", "{\"micro_batch\":4}" },
+    { "--micro-batch=4", NULL, "{\"micro_batch\":4}" },
+    { "--tp", "-2", "{\"tp\":-2}" },                      /* ranges are the server's job */
+    { "--tokens", "15T", "{\"tokens\":15000000000000}" }, /* 15 * 1e12 */
+    { "--params", "7.5B", "{\"params\":7500000000}" },    /* 7.5 * 1e9 */
+    { "--params", "7e9", "{\"params\":7000000000}" },
+    { "--tokens", "1.5M", "{\"tokens\":1500000}" },
+    { "--mfu", "0.45", "{\"mfu\":0.45}" },
+    { "--hbm-gb=141", NULL, "{\"hbm_gb\":141}" },
+    { "--gated", NULL, "{\"gated\":true}" },
+    { "--no-gated", NULL, "{\"gated\":false}" },
+    { "--gated=false", NULL, "{\"gated\":false}" },
+    { "--offload-optimizer=yes", NULL, "{\"offload_optimizer\":true}" },
+    { "--model", "llama3-70b", "{\"model\":\"llama3-70b\"}" },
+    { "--recompute=full", NULL, "{\"recompute\":\"full\"}" },
+    { "--set", "tp=8", "{\"tp\":8}" },
+    { "--set=tp=8", NULL, "{\"tp\":8}" },
+    { "--set", "mfu=0.5", "{\"mfu\":0.5}" },
+    { "--set", "gated=true", "{\"gated\":true}" },
+    { "--set", "gpu=h100-sxm", "{\"gpu\":\"h100-sxm\"}" }, /* not JSON -> string */
+    { "--set", "model=\"8\"", "{\"model\":\"8\"}" },       /* quoted -> string */
+    { "--set", "anything=1", "{\"anything\":1}" },         /* server rejects unknowns */
+    { "--set", "gpu=", "{\"gpu\":\"\"}" },
 };
 
 START_TEST(parse_good)
@@ -76,22 +76,19 @@ START_TEST(parse_good)
     ts_cli_error err;
     ts_cli_status st = parse1(good[_i].a, good[_i].b, &obj, &err);
 
-    ck_assert_msg(st == TS_CLI_OK, "%s %s: %s", good[_i].a, good[_i].b ? good[_i].b : "",
-                  err.text);
+    ck_assert_msg(st == TS_CLI_OK, "%s %s: %s", good[_i].a, good[_i].b ? good[_i].b : "", err.text);
     want = json_loads(good[_i].json, 0, NULL);
     ck_assert_ptr_nonnull(want);
     {
         char *got = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS);
-        ck_assert_msg(json_equal(obj, want), "%s: got %s want %s", good[_i].a, got,
-                      good[_i].json);
+        ck_assert_msg(json_equal(obj, want), "%s: got %s want %s", good[_i].a, got, good[_i].json);
         free(got);
     }
     /* integers stay integers: the API rejects 4.0 for micro_batch */
     if (strchr(good[_i].json, '.') == NULL) {
         const char *k;
         json_t *v;
-        json_object_foreach(obj, k, v)
-            ck_assert(!json_is_real(v));
+        json_object_foreach(obj, k, v) ck_assert(!json_is_real(v));
     }
     json_decref(want);
     json_decref(obj);
@@ -101,31 +98,31 @@ END_TEST
 static const struct {
     const char *a, *b;
     ts_cli_status st;
-    const char *mention;  /* the message must name the option */
+    const char *mention; /* the message must name the option */
 } bad[] = {
-    {"--tp", "1.5", TS_CLI_EUSAGE, "--tp"},
-    {"--tp", "8x", TS_CLI_EUSAGE, "--tp"},
-    {"--tp", "", TS_CLI_EUSAGE, "--tp"},
-    {"--tp", "99999999999999999999", TS_CLI_EUSAGE, "--tp"},  /* > 2^63 */
-    {"--tp", NULL, TS_CLI_EUSAGE, "--tp"},                    /* missing */
-    {"--micro-batch=", NULL, TS_CLI_EUSAGE, "--micro-batch"},
-    {"--mfu", "inf", TS_CLI_EUSAGE, "--mfu"},
-    {"--mfu", "nan", TS_CLI_EUSAGE, "--mfu"},
-    {"--mfu", "1e999", TS_CLI_EUSAGE, "--mfu"},               /* overflows */
-    {"--mfu", "0.4B", TS_CLI_EUSAGE, "--mfu"},                /* no suffix here */
-    {"--tokens", "5X", TS_CLI_EUSAGE, "--tokens"},
-    {"--tokens", "5TT", TS_CLI_EUSAGE, "--tokens"},
-    {"--gated=maybe", NULL, TS_CLI_EUSAGE, "--gated"},
-    {"--no-gated=1", NULL, TS_CLI_EUSAGE, "--no-gated"},
-    {"--model", "", TS_CLI_EUSAGE, "--model"},
-    {"--set", "noequals", TS_CLI_EUSAGE, "--set"},
-    {"--set", "=1", TS_CLI_EUSAGE, "--set"},
-    {"--set", NULL, TS_CLI_EUSAGE, "--set"},
-    {"--frobnicate", "1", TS_CLI_NOMATCH, NULL},
-    {"--no-tp", NULL, TS_CLI_NOMATCH, NULL},                  /* not a flag */
-    {"--json", NULL, TS_CLI_NOMATCH, NULL},                   /* main's, not a field */
-    {"tp", "8", TS_CLI_NOMATCH, NULL},
-    {"--", NULL, TS_CLI_NOMATCH, NULL},
+    { "--tp", "1.5", TS_CLI_EUSAGE, "--tp" },
+    { "--tp", "8x", TS_CLI_EUSAGE, "--tp" },
+    { "--tp", "", TS_CLI_EUSAGE, "--tp" },
+    { "--tp", "99999999999999999999", TS_CLI_EUSAGE, "--tp" }, /* > 2^63 */
+    { "--tp", NULL, TS_CLI_EUSAGE, "--tp" },                   /* missing */
+    { "--micro-batch=", NULL, TS_CLI_EUSAGE, "--micro-batch" },
+    { "--mfu", "inf", TS_CLI_EUSAGE, "--mfu" },
+    { "--mfu", "nan", TS_CLI_EUSAGE, "--mfu" },
+    { "--mfu", "1e999", TS_CLI_EUSAGE, "--mfu" }, /* overflows */
+    { "--mfu", "0.4B", TS_CLI_EUSAGE, "--mfu" },  /* no suffix here */
+    { "--tokens", "5X", TS_CLI_EUSAGE, "--tokens" },
+    { "--tokens", "5TT", TS_CLI_EUSAGE, "--tokens" },
+    { "--gated=maybe", NULL, TS_CLI_EUSAGE, "--gated" },
+    { "--no-gated=1", NULL, TS_CLI_EUSAGE, "--no-gated" },
+    { "--model", "", TS_CLI_EUSAGE, "--model" },
+    { "--set", "noequals", TS_CLI_EUSAGE, "--set" },
+    { "--set", "=1", TS_CLI_EUSAGE, "--set" },
+    { "--set", NULL, TS_CLI_EUSAGE, "--set" },
+    { "--frobnicate", "1", TS_CLI_NOMATCH, NULL },
+    { "--no-tp", NULL, TS_CLI_NOMATCH, NULL }, /* not a flag */
+    { "--json", NULL, TS_CLI_NOMATCH, NULL },  /* main's, not a field */
+    { "tp", "8", TS_CLI_NOMATCH, NULL },
+    { "--", NULL, TS_CLI_NOMATCH, NULL },
 };
 
 START_TEST(parse_bad)
@@ -138,8 +135,8 @@ START_TEST(parse_bad)
     st = parse1(bad[_i].a, bad[_i].b, &obj, &err);
     ck_assert_msg(st == bad[_i].st, "%s: status %d, want %d", bad[_i].a, st, bad[_i].st);
     if (bad[_i].mention)
-        ck_assert_msg(strstr(err.text, bad[_i].mention) != NULL, "%s: message '%s'",
-                      bad[_i].a, err.text);
+        ck_assert_msg(strstr(err.text, bad[_i].mention) != NULL, "%s: message '%s'", bad[_i].a,
+                      err.text);
     ck_assert_int_eq(json_object_size(obj), 0); /* nothing half-set */
     json_decref(obj);
 }
@@ -168,13 +165,21 @@ START_TEST(fields_match_api_schema)
         c = ts_cli_field_find(f->name);
         ck_assert_msg(c != NULL, "API field '%s' has no CLI option", f->name);
         switch (f->type) {
-        case TS_FT_INTEGER: want = TS_CLI_INT; break;
-        case TS_FT_NUMBER:  want = TS_CLI_NUM; break;
-        case TS_FT_BOOLEAN: want = TS_CLI_BOOL; break;
-        case TS_FT_STRING:  want = TS_CLI_STR; break;
+        case TS_FT_INTEGER:
+            want = TS_CLI_INT;
+            break;
+        case TS_FT_NUMBER:
+            want = TS_CLI_NUM;
+            break;
+        case TS_FT_BOOLEAN:
+            want = TS_CLI_BOOL;
+            break;
+        case TS_FT_STRING:
+            want = TS_CLI_STR;
+            break;
         }
-        ck_assert_msg(c->kind == want, "field '%s': CLI kind %d, API type %d", f->name,
-                      c->kind, f->type);
+        ck_assert_msg(c->kind == want, "field '%s': CLI kind %d, API type %d", f->name, c->kind,
+                      f->type);
         seen++;
     }
     for (size_t k = 0; k < n_cli; k++) {
@@ -202,21 +207,22 @@ START_TEST(help_lines_follow_table)
         for (const char *c = cli[k].name; *c != '\0' && j + 1 < sizeof flag; c++)
             flag[j++] = *c == '_' ? '-' : *c;
         flag[j] = '\0';
-        ck_assert_msg(strncmp(*line, flag, j) == 0 &&
-                      ((*line)[j] == ' ' && (cli[k].kind != TS_CLI_BOOL ||
-                                             (*line)[j + 1] == ' ')),
-                      "help line %zu '%s' is not for %s", k, *line, flag + 2);
+        ck_assert_msg(
+            strncmp(*line, flag, j) == 0 &&
+                ((*line)[j] == ' ' && (cli[k].kind != TS_CLI_BOOL || (*line)[j + 1] == ' ')),
+            "help line %zu '%s' is not for %s", k, *line, flag + 2);
         ck_assert_msg(strstr(*line, cli[k].help) != NULL, "%s: help text missing", flag + 2);
         /* the man page and completions name the value as the help does */
         if (ts_cli_field_metavar(&cli[k]) != NULL) {
             const char *mv = ts_cli_field_metavar(&cli[k]);
 
             ck_assert_msg(strncmp(*line + j + 1, mv, strlen(mv)) == 0 &&
-                          (*line)[j + 1 + strlen(mv)] == ' ', "%s: value word is not %s",
-                          flag + 2, mv);
+                              (*line)[j + 1 + strlen(mv)] == ' ',
+                          "%s: value word is not %s", flag + 2, mv);
         }
         ck_assert_msg(strchr(*line, '\n') == strrchr(*line, '\n') &&
-                      (*line)[strlen(*line) - 1] == '\n', "%s: one line", flag + 2);
+                          (*line)[strlen(*line) - 1] == '\n',
+                      "%s: one line", flag + 2);
     }
     ck_assert_uint_eq(k, n_cli);
 }
@@ -259,10 +265,13 @@ START_TEST(plan_prints_the_answers_texts)
 {
     static const char answer[] =
         "{\"inputs\":{\"model\":\"m\",\"gpus\":8,\"gpu\":\"g\"},"
-        "\"params\":{\"total\":8e9,\"active\":8e9,\"human\":{\"total\":\"<P>\",\"active\":\"<Pa>\"}},"
-        "\"memory\":{\"weights\":{\"value\":1,\"human\":\"<w>\",\"formula\":\"<f w>\",\"assumptions\":\"\"},"
+        "\"params\":{\"total\":8e9,\"active\":8e9,\"human\":{\"total\":\"<P>\",\"active\":\"<Pa>\"}"
+        "},"
+        "\"memory\":{\"weights\":{\"value\":1,\"human\":\"<w>\",\"formula\":\"<f "
+        "w>\",\"assumptions\":\"\"},"
         "\"hbm_bytes\":80e9,\"headroom_bytes\":-2147483648,\"host_bytes_per_gpu\":0,\"fits\":false,"
-        "\"human\":{\"hbm_bytes\":\"<hbm>\",\"headroom_bytes\":\"-<room>\",\"host_bytes_per_gpu\":\"<host>\"}},"
+        "\"human\":{\"hbm_bytes\":\"<hbm>\",\"headroom_bytes\":\"-<room>\",\"host_bytes_per_gpu\":"
+        "\"<host>\"}},"
         "\"compute\":{\"tokens\":1e12,\"human\":{\"tokens\":\"<T>\"},"
         "\"step\":{\"compute\":1.5,\"human\":{\"compute\":\"<c>\"}}},"
         "\"checkpoint\":{}}";
@@ -281,14 +290,25 @@ START_TEST(plan_prints_the_answers_texts)
     fclose(out);
     ck_assert(!fits);
     /* "  <label padded to 32> <text right-aligned in 16>   <exact>" */
-    ck_assert_msg(strstr(text, "  Weights                                       <w>   1 B\n") != NULL, "%s", text);
+    ck_assert_msg(strstr(text, "  Weights                                       <w>   1 B\n") !=
+                      NULL,
+                  "%s", text);
     ck_assert_msg(strstr(text, "      = <f w>\n") != NULL, "the answer's formula: %s", text);
-    ck_assert_msg(strstr(text, "  GPU HBM                                     <hbm>   80000000000 B\n") != NULL, "%s", text);
-    ck_assert_msg(strstr(text, "      = the catalogue's HBM") != NULL, "the table's formula: %s", text);
-    ck_assert_msg(strstr(text, "  Compute                                       <c>   1.5 s\n") != NULL, "%s", text);
-    ck_assert_msg(strstr(text, "<P> params (<Pa> active)") != NULL && strstr(text, "<T> tokens") != NULL, "%s", text);
+    ck_assert_msg(
+        strstr(text, "  GPU HBM                                     <hbm>   80000000000 B\n") !=
+            NULL,
+        "%s", text);
+    ck_assert_msg(strstr(text, "      = the catalogue's HBM") != NULL, "the table's formula: %s",
+                  text);
+    ck_assert_msg(strstr(text, "  Compute                                       <c>   1.5 s\n") !=
+                      NULL,
+                  "%s", text);
+    ck_assert_msg(strstr(text, "<P> params (<Pa> active)") != NULL &&
+                      strstr(text, "<T> tokens") != NULL,
+                  "%s", text);
     ck_assert_msg(strstr(text, "<host>") == NULL, "a 0 host RAM row is not printed: %s", text);
-    ck_assert_msg(strstr(text, "needs n/a per GPU but HBM is <hbm>, short by <room>\n") != NULL, "%s", text);
+    ck_assert_msg(strstr(text, "needs n/a per GPU but HBM is <hbm>, short by <room>\n") != NULL,
+                  "%s", text);
     free(text);
     json_decref(a);
 }
@@ -314,8 +334,10 @@ static void *big_serve(void *arg)
         return NULL;
     (void)recv(c, req, sizeof req, 0);
     memset(chunk, 'x', sizeof chunk);
-    snprintf(head, sizeof head, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
-             "Content-Length: %zu\r\n\r\n", b->len);
+    snprintf(head, sizeof head,
+             "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+             "Content-Length: %zu\r\n\r\n",
+             b->len);
     if (send(c, head, strlen(head), MSG_NOSIGNAL) > 0)
         for (size_t sent = 0; sent < b->len;) {
             size_t n = b->len - sent < sizeof chunk ? b->len - sent : sizeof chunk;

@@ -30,7 +30,9 @@
 static json_t *manifest;
 static char dir[1024];
 static size_t nruns;
-static struct { size_t file, run; } runs[128];
+static struct {
+    size_t file, run;
+} runs[128];
 
 /* The value at a dotted path ("params.total"), or NULL. */
 static const json_t *at(const json_t *j, const char *path)
@@ -106,14 +108,15 @@ static void check_answer(const char *how, const char *file, const json_t *run, l
                           json_string_value(json_object_get(answer, "detail")), detail);
         } else {
             ck_assert_msg(err_text != NULL && strstr(err_text, field) != NULL &&
-                          strstr(err_text, detail) != NULL,
+                              strstr(err_text, detail) != NULL,
                           "%s %s: stderr lacks '%s' / '%s': %s", how, file, field, detail,
                           err_text != NULL ? err_text : "");
         }
         return;
     }
     ck_assert_ptr_nonnull(answer);
-    json_object_foreach((json_t *)json_object_get(run, "expect"), k, v) {
+    json_object_foreach((json_t *)json_object_get(run, "expect"), k, v)
+    {
         const json_t *g = at(answer, k);
         char *gs = g != NULL ? json_dumps(g, JSON_ENCODE_ANY) : NULL;
 
@@ -148,7 +151,8 @@ START_TEST(test_run)
     /* 1. the API, in process */
     {
         json_t *body = json_deep_copy(json_object_get(run, "request"));
-        json_t *doc = json_member(member) ? json_loadb(text, len, 0, NULL) : json_stringn(text, len);
+        json_t *doc =
+            json_member(member) ? json_loadb(text, len, 0, NULL) : json_stringn(text, len);
         ts_api_response r;
         json_t *a;
         char *b;
@@ -167,9 +171,11 @@ START_TEST(test_run)
     }
     /* 2. the CLI, in process (--local), the file as its option */
     {
-        static const struct { const char *member, *opt; } opts[] = {
+        static const struct {
+            const char *member, *opt;
+        } opts[] = {
             { "megatron_args", "--megatron-args" }, { "nemo_config", "--nemo-config" },
-            { "hf_config", "--hf-config" }, { "deepspeed_config", "--deepspeed" },
+            { "hf_config", "--hf-config" },         { "deepspeed_config", "--deepspeed" },
             { "axolotl_config", "--axolotl" },
         };
         const char *argv[48] = { getenv("TS_CLI"), "--local", "estimate", "--json" };
@@ -187,7 +193,8 @@ START_TEST(test_run)
         ck_assert(k < sizeof opts / sizeof opts[0]);
         argv[n++] = opts[k].opt;
         argv[n++] = path;
-        json_object_foreach((json_t *)json_object_get(run, "request"), key, v) {
+        json_object_foreach((json_t *)json_object_get(run, "request"), key, v)
+        {
             char *val = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
 
             ck_assert(ns < 16);
@@ -201,8 +208,9 @@ START_TEST(test_run)
         /* exit 0 / 1: an answer (fits or not), 2: a 4xx (its problem on
          * stderr); the want's own 4xx status then stands for it */
         status = p.code != 2 ? 200
-               : json_integer_value(json_object_get(run, "status")) >= 400
-                 ? (long)json_integer_value(json_object_get(run, "status")) : 400;
+                 : json_integer_value(json_object_get(run, "status")) >= 400
+                     ? (long)json_integer_value(json_object_get(run, "status"))
+                     : 400;
         ck_assert_msg(p.code == 0 || p.code == 1 || p.code == 2, "cli %s: exit %d: %s", file,
                       p.code, p.err);
         a = p.code == 2 ? NULL : json_loads(p.out, 0, NULL);
@@ -225,7 +233,8 @@ START_TEST(test_manifest)
     for (i = 0; i < json_array_size(files); i++) {
         const json_t *f = json_array_get(files, i);
 
-        ck_assert_msg(json_string_length(json_object_get(f, "source")) > 10, "entry %zu: source", i);
+        ck_assert_msg(json_string_length(json_object_get(f, "source")) > 10, "entry %zu: source",
+                      i);
         ck_assert_msg(strchr(json_string_value(json_object_get(f, "source")), '@') != NULL,
                       "entry %zu: source without @commit", i);
         ck_assert_uint_ge(json_array_size(json_object_get(f, "runs")), 1);

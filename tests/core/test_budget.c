@@ -242,7 +242,8 @@ START_TEST(test_fit_budget)
     ts_budget_init(&b, 0);
     ck_assert_int_eq(ts_fit_max_micro_batch_within(&r, 1 << 20, &b, &full_mb, &full_m, &e), TS_OK);
     ck_assert(!b.exhausted);
-    ck_assert(b.used <= 2 * (UINT64_C(1) << 20) * TS_COST_ITER + 6720 * (TS_COST_MEMORY + 68 * TS_COST_STAGE));
+    ck_assert(b.used <= 2 * (UINT64_C(1) << 20) * TS_COST_ITER +
+                            6720 * (TS_COST_MEMORY + 68 * TS_COST_STAGE));
     ck_assert_int_gt(full_mb, 1);
     ck_assert(full_m.fits);
     /* Same answer as the plain entry point. */
@@ -380,8 +381,14 @@ START_TEST(test_long_pipeline_worst_stage)
      * the first all-MoE stage, in the middle, is the worst: 101 (layers
      * 202 and 203; stage 100 holds dense layer 200 and MoE layer 201). */
     ts_run_defaults(&r);
-    r.model = (ts_model){ .layers = 400, .hidden = 256, .heads = 4, .vocab = 1000,
-                          .experts = 16, .top_k = 2, .moe_ffn = 1024, .ffn = 256,
+    r.model = (ts_model){ .layers = 400,
+                          .hidden = 256,
+                          .heads = 4,
+                          .vocab = 1000,
+                          .experts = 16,
+                          .top_k = 2,
+                          .moe_ffn = 1024,
+                          .ffn = 256,
                           .dense_layers = 201 };
     r.pp = 200;
     r.gpus = 0;

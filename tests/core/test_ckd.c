@@ -20,8 +20,8 @@ START_TEST(test_mul)
     ck_assert(!ts_ckd_mul(&r, 128, 16));
     ck_assert_int_eq(r, 2048);
     ck_assert(ts_ckd_mul(&r, INT64_MAX, 2));
-    ck_assert(ts_ckd_mul(&r, INT64_MIN, -1));      /* 2^63 */
-    ck_assert(!ts_ckd_mul(&r, -P(32), P(31)));     /* -2^63 fits */
+    ck_assert(ts_ckd_mul(&r, INT64_MIN, -1));  /* 2^63 */
+    ck_assert(!ts_ckd_mul(&r, -P(32), P(31))); /* -2^63 fits */
     ck_assert_int_eq(r, INT64_MIN);
     ck_assert(!ts_ckd_mul(&r, 0, INT64_MIN));
     ck_assert_int_eq(r, 0);
@@ -61,17 +61,17 @@ START_TEST(test_round_up)
 {
     int64_t r = 0;
 
-    ck_assert(!ts_ckd_round_up(&r, 32000, 128 * 16));  /* 15.625 -> 16 x 2048 */
+    ck_assert(!ts_ckd_round_up(&r, 32000, 128 * 16)); /* 15.625 -> 16 x 2048 */
     ck_assert_int_eq(r, 32768);
-    ck_assert(!ts_ckd_round_up(&r, 50257, 128 * 8));   /* GPT-3 at tp 8: 50 x 1024 */
+    ck_assert(!ts_ckd_round_up(&r, 50257, 128 * 8)); /* GPT-3 at tp 8: 50 x 1024 */
     ck_assert_int_eq(r, 51200);
-    ck_assert(!ts_ckd_round_up(&r, 32768, 2048));      /* already a multiple */
+    ck_assert(!ts_ckd_round_up(&r, 32768, 2048)); /* already a multiple */
     ck_assert_int_eq(r, 32768);
     ck_assert(!ts_ckd_round_up(&r, 0, 128));
     ck_assert_int_eq(r, 0);
-    ck_assert(!ts_ckd_round_up(&r, 1, P(50)));         /* one multiple */
+    ck_assert(!ts_ckd_round_up(&r, 1, P(50))); /* one multiple */
     ck_assert_int_eq(r, P(50));
-    ck_assert(ts_ckd_round_up(&r, INT64_MAX, 2));      /* 2^62 x 2 = 2^63 */
+    ck_assert(ts_ckd_round_up(&r, INT64_MAX, 2)); /* 2^62 x 2 = 2^63 */
     ck_assert(ts_ckd_round_up(&r, 5, 0));
     ck_assert(ts_ckd_round_up(&r, -1, 8));
 }

@@ -12,11 +12,10 @@
 
 #include "trainsize.h"
 
-#define REL_CLOSE(got, want, rel)                                      \
-    ck_assert_msg(fabs((double)(got) - (double)(want)) <=                \
-                      (rel) * fabs((double)(want)),                      \
-                  "%s = %.9g, want %.9g (rel tol %g)", #got,             \
-                  (double)(got), (double)(want), (double)(rel))
+#define REL_CLOSE(got, want, rel)                                                           \
+    ck_assert_msg(fabs((double)(got) - (double)(want)) <= (rel)*fabs((double)(want)),       \
+                  "%s = %.9g, want %.9g (rel tol %g)", #got, (double)(got), (double)(want), \
+                  (double)(rel))
 
 static void make_run(ts_run *r, const char *preset, double params, int64_t gpus)
 {
@@ -120,7 +119,7 @@ static const struct scale_case {
     int zero;
     double ratio;
 } scale_cases[] = {
-    { true, 1, 16.0 },  /* every rank writes full / (dp tp pp cp) */
+    { true, 1, 16.0 }, /* every rank writes full / (dp tp pp cp) */
     { true, 0, 16.0 },
     { false, 3, 16.0 }, /* ZeRO-3: full / (tp pp Nd) */
 };
@@ -137,8 +136,7 @@ START_TEST(test_shard_scales_inverse_dp)
     one = estimate_ok(&r);
     r.gpus = 16;
     sixteen = estimate_ok(&r);
-    REL_CLOSE(one.shard_bytes_per_gpu.value / sixteen.shard_bytes_per_gpu.value,
-              k->ratio, 1e-12);
+    REL_CLOSE(one.shard_bytes_per_gpu.value / sixteen.shard_bytes_per_gpu.value, k->ratio, 1e-12);
     /* The full checkpoint is the same size whatever the layout. */
     REL_CLOSE(one.full_bytes.value, sixteen.full_bytes.value, 1e-12);
     ck_assert_int_eq(sixteen.writers, 16);
@@ -337,8 +335,8 @@ START_TEST(test_nvme_writer_nodes)
     REL_CLOSE(t->storage_bytes, k->storage, 1e-12);
     /* The shared tier has one aggregate for the whole job: 100 GB/s over
      * the writers, capped by the 2 GB/s writer path. */
-    REL_CLOSE(c.tiers[TS_TIER_SHARED].bandwidth_per_writer,
-              fmin(2e9, 100e9 / (double)k->writers), 1e-12);
+    REL_CLOSE(c.tiers[TS_TIER_SHARED].bandwidth_per_writer, fmin(2e9, 100e9 / (double)k->writers),
+              1e-12);
     /* When every GPU writes (parallel save), every node writes: 64
      * writers on 8 nodes, min(2e9, 8e9 / 64 = 125e6), shard 14e9 / 64. */
     r.ckpt.parallel_save = true;
@@ -355,8 +353,13 @@ END_TEST
  * 4 means 4, 8, 16 GPUs: 3.5e9, 1.75e9, 875e6 B. */
 START_TEST(test_shard_follows_cp)
 {
-    static const struct { int64_t cp; double shard; } k[] = {
-        { 1, 14e9 / 4 }, { 2, 14e9 / 8 }, { 4, 14e9 / 16 },
+    static const struct {
+        int64_t cp;
+        double shard;
+    } k[] = {
+        { 1, 14e9 / 4 },
+        { 2, 14e9 / 8 },
+        { 4, 14e9 / 16 },
     };
     ts_run r;
     ts_ckpt c;
@@ -456,8 +459,16 @@ END_TEST
 /* Errors                                                              */
 /* ------------------------------------------------------------------ */
 
-enum bad_field { BAD_WRITER, BAD_NVME, BAD_SHARED, BAD_OBJECT, BAD_INTERVAL,
-                 BAD_KEEP, BAD_MTBF, BAD_JOB_MTBF };
+enum bad_field {
+    BAD_WRITER,
+    BAD_NVME,
+    BAD_SHARED,
+    BAD_OBJECT,
+    BAD_INTERVAL,
+    BAD_KEEP,
+    BAD_MTBF,
+    BAD_JOB_MTBF
+};
 
 static const struct bad_case {
     enum bad_field which;
@@ -485,15 +496,32 @@ START_TEST(test_bad_config)
 
     make_run(&r, NULL, 1e9, 8);
     switch (k->which) {
-    case BAD_WRITER: r.ckpt.writer_gbps = k->value; break;
-    case BAD_NVME: r.ckpt.nvme_gbps = k->value; break;
-    case BAD_SHARED: r.ckpt.shared_gbps = k->value; break;
-    case BAD_OBJECT: r.ckpt.object_gbps = k->value; break;
-    case BAD_INTERVAL: r.ckpt.nvme_interval_min = k->value; break;
-    case BAD_KEEP: r.ckpt.nvme_keep = (int64_t)k->value; break;
-    case BAD_MTBF: r.ckpt.gpu_mtbf_hours = k->value; break;
-    case BAD_JOB_MTBF: r.ckpt.job_mtbf_hours = k->value; break;
-    default: ck_abort();
+    case BAD_WRITER:
+        r.ckpt.writer_gbps = k->value;
+        break;
+    case BAD_NVME:
+        r.ckpt.nvme_gbps = k->value;
+        break;
+    case BAD_SHARED:
+        r.ckpt.shared_gbps = k->value;
+        break;
+    case BAD_OBJECT:
+        r.ckpt.object_gbps = k->value;
+        break;
+    case BAD_INTERVAL:
+        r.ckpt.nvme_interval_min = k->value;
+        break;
+    case BAD_KEEP:
+        r.ckpt.nvme_keep = (int64_t)k->value;
+        break;
+    case BAD_MTBF:
+        r.ckpt.gpu_mtbf_hours = k->value;
+        break;
+    case BAD_JOB_MTBF:
+        r.ckpt.job_mtbf_hours = k->value;
+        break;
+    default:
+        ck_abort();
     }
     memset(&err, 0, sizeof err);
     ck_assert_int_eq(ts_ckpt_estimate(&r, &c, &err), TS_EINVAL);
@@ -577,8 +605,7 @@ static Suite *ckpt_suite(void)
     tcase_add_loop_test(tc, test_young_daly_helpers, 0,
                         (int)(sizeof interval_cases / sizeof interval_cases[0]));
     tcase_add_test(tc, test_llama3_mtbf);
-    tcase_add_loop_test(tc, test_bad_config, 0,
-                        (int)(sizeof bad_cases / sizeof bad_cases[0]));
+    tcase_add_loop_test(tc, test_bad_config, 0, (int)(sizeof bad_cases / sizeof bad_cases[0]));
     tcase_add_test(tc, test_null_args);
     tcase_add_test(tc, test_all_presets_finite);
     tcase_add_test(tc, test_waste_bounded);

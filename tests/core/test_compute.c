@@ -14,16 +14,15 @@
 
 #include "trainsize.h"
 
-#define REL_CLOSE(got, want, rel)                                      \
-    ck_assert_msg(fabs((double)(got) - (double)(want)) <=                \
-                      (rel) * fabs((double)(want)),                      \
-                  "%s = %.9g, want %.9g (rel tol %g)", #got,             \
-                  (double)(got), (double)(want), (double)(rel))
+#define REL_CLOSE(got, want, rel)                                                           \
+    ck_assert_msg(fabs((double)(got) - (double)(want)) <= (rel)*fabs((double)(want)),       \
+                  "%s = %.9g, want %.9g (rel tol %g)", #got, (double)(got), (double)(want), \
+                  (double)(rel))
 
 /* A run on `gpus` GPUs of `gpu`: from a preset when id is given, else a
  * plain parameter count. */
-static void make_run(ts_run *r, const char *preset, double params,
-                     const char *gpu, int64_t gpus, double mfu, double tokens)
+static void make_run(ts_run *r, const char *preset, double params, const char *gpu, int64_t gpus,
+                     double mfu, double tokens)
 {
     ts_run_defaults(r);
     if (preset != NULL) {
@@ -47,11 +46,22 @@ static void make_run(ts_run *r, const char *preset, double params,
 static void assert_all_finite(const ts_compute *c)
 {
     const double v[] = {
-        c->tokens, c->params_active, c->model_flops.value,
-        c->model_flops_attn.value, c->hardware_flops.value, c->peak_flops,
-        c->mfu, c->hfu, c->gpu_hours.value, c->wall_seconds.value,
-        c->wall_days, c->gpu_years, c->tokens_per_second,
-        c->tokens_per_gpu_second, c->steps, c->step_seconds,
+        c->tokens,
+        c->params_active,
+        c->model_flops.value,
+        c->model_flops_attn.value,
+        c->hardware_flops.value,
+        c->peak_flops,
+        c->mfu,
+        c->hfu,
+        c->gpu_hours.value,
+        c->wall_seconds.value,
+        c->wall_days,
+        c->gpu_years,
+        c->tokens_per_second,
+        c->tokens_per_gpu_second,
+        c->steps,
+        c->step_seconds,
         c->achieved_flops_per_gpu,
     };
     size_t i;
@@ -72,7 +82,7 @@ static void assert_all_finite(const ts_compute *c)
 /* ------------------------------------------------------------------ */
 
 static const struct flops_case {
-    const char *preset;   /* NULL: plain params */
+    const char *preset; /* NULL: plain params */
     double params, tokens, want, rel;
     const char *why;
 } flops_cases[] = {
@@ -101,8 +111,7 @@ START_TEST(test_model_flops_oracles)
     ts_error err;
 
     make_run(&r, c->preset, c->params, "h100-sxm", 8, 0.4, c->tokens);
-    ck_assert_msg(ts_compute_estimate(&r, &out, &err) == TS_OK, "%s: %s",
-                  c->why, err.text);
+    ck_assert_msg(ts_compute_estimate(&r, &out, &err) == TS_OK, "%s: %s", c->why, err.text);
     REL_CLOSE(out.model_flops.value, c->want, c->rel);
     ck_assert(out.tokens == c->tokens);
     assert_all_finite(&out);
@@ -141,8 +150,7 @@ START_TEST(test_gpu_hours_by_hand)
     REL_CLOSE(out.tokens_per_gpu_second, 1e12 / (3370.4078193 * 3600), 1e-9);
     /* steps = 1e12 / (1024 * 4096) = 238,418.58; step = wall / steps. */
     REL_CLOSE(out.steps, 1e12 / (1024.0 * 4096.0), 1e-12);
-    REL_CLOSE(out.step_seconds,
-              (3370.4078193 * 3600 / 8) / (1e12 / (1024.0 * 4096.0)), 1e-9);
+    REL_CLOSE(out.step_seconds, (3370.4078193 * 3600 / 8) / (1e12 / (1024.0 * 4096.0)), 1e-9);
     /* no recompute, 6PT basis: HFU == MFU. */
     REL_CLOSE(out.hfu, 0.5, 1e-12);
     ck_assert(out.mfu == 0.5);
@@ -195,8 +203,8 @@ START_TEST(test_405b_default_batch)
     ck_assert_msg(ts_compute_estimate(&r, &out, &err) == TS_OK, "%s", err.text);
     REL_CLOSE(out.gpu_hours.value, 30.84e6, 0.15);
     ck_assert_msg(out.step.warnings == 0, "warnings 0x%x: bubble %g, comm %g, underfill %g of %g s",
-                  out.step.warnings, out.step.pp_bubble, out.step.exposed_comm,
-                  out.step.underfill, out.step_time.value);
+                  out.step.warnings, out.step.pp_bubble, out.step.exposed_comm, out.step.underfill,
+                  out.step_time.value);
 
     /* The batch the old default chose: 512 x 8192, m = 4. */
     r.global_batch = 512;
@@ -243,13 +251,12 @@ START_TEST(test_published_gpu_hours)
     /* At the default 40% MFU the estimate is within a factor 1.5 of the
      * published figure (Llama 2 70B: 1.84M vs 1.72M, +7%). */
     ck_assert_msg(out.gpu_hours.value > c->published_gpu_hours / 1.5 &&
-                  out.gpu_hours.value < c->published_gpu_hours * 1.5,
-                  "%s: %g vs %g", c->preset, out.gpu_hours.value,
-                  c->published_gpu_hours);
+                      out.gpu_hours.value < c->published_gpu_hours * 1.5,
+                  "%s: %g vs %g", c->preset, out.gpu_hours.value, c->published_gpu_hours);
     /* GPU-hours scale as 1/MFU, so this is the MFU that reproduces the paper. */
     mfu = out.mfu * out.gpu_hours.value / c->published_gpu_hours;
-    ck_assert_msg(mfu > c->mfu_lo && mfu < c->mfu_hi, "%s: back-computed MFU %g (%s)",
-                  c->preset, mfu, c->why);
+    ck_assert_msg(mfu > c->mfu_lo && mfu < c->mfu_hi, "%s: back-computed MFU %g (%s)", c->preset,
+                  mfu, c->why);
 
     /* And running at that MFU gives the published hours back (1e-9: exact). */
     r.mfu = mfu;
@@ -280,9 +287,9 @@ END_TEST
 /* Llama 2 7B shape: P = 6,738,415,616 (formulas.md), L 32, h 4096, s 4096.
  * 12 L h s = 12 * 32 * 4096 * 4096 = 6,442,450,944 per token;
  * 4 L h s = 2,147,483,648; 6P = 40,430,493,696; 2P = 13,476,831,232. */
-#define P7 6738415616.0
+#define P7     6738415616.0
 #define ATTN12 6442450944.0
-#define ATTN4 2147483648.0
+#define ATTN4  2147483648.0
 
 static const struct recompute_case {
     ts_recompute rc;
@@ -322,8 +329,7 @@ START_TEST(test_recompute_hfu)
     /* HFU = MFU * hardware / basis. */
     REL_CLOSE(out.hfu, 0.4 * c->hw_per_token / c->base_per_token, 1e-12);
     /* Recompute costs no model time (MFU is fixed); the basis does. */
-    REL_CLOSE(out.gpu_hours.value,
-              ref.gpu_hours.value * c->base_per_token / (6 * P7), 1e-12);
+    REL_CLOSE(out.gpu_hours.value, ref.gpu_hours.value * c->base_per_token / (6 * P7), 1e-12);
     ck_assert(strlen(out.hardware_flops.formula) > 0);
     assert_all_finite(&out);
 }
@@ -380,8 +386,8 @@ START_TEST(test_all_presets_finite)
             ts_run_defaults(&r);
             ts_run_apply_preset(&r, ts_preset_at(i));
             r.gpu = *ts_gpu_at(j);
-            ck_assert_msg(ts_compute_estimate(&r, &out, &err) == TS_OK,
-                          "%s on %s: %s", ts_preset_at(i)->id, ts_gpu_at(j)->id, err.text);
+            ck_assert_msg(ts_compute_estimate(&r, &out, &err) == TS_OK, "%s on %s: %s",
+                          ts_preset_at(i)->id, ts_gpu_at(j)->id, err.text);
             assert_all_finite(&out);
             /* tokens default to the preset's published count. */
             if (ts_preset_at(i)->train_tokens > 0)
@@ -440,12 +446,8 @@ static const struct bad_case {
     double tokens;
     const char *field;
 } bad_cases[] = {
-    { INFINITY, 1e12, "mfu" },
-    { -0.1, 1e12, "mfu" },
-    { 1.5, 1e12, "mfu" },
-    { NAN, 1e12, "mfu" },
-    { 0.4, -1.0, "tokens" },
-    { 0.4, INFINITY, "tokens" },
+    { INFINITY, 1e12, "mfu" }, { -0.1, 1e12, "mfu" },   { 1.5, 1e12, "mfu" },
+    { NAN, 1e12, "mfu" },      { 0.4, -1.0, "tokens" }, { 0.4, INFINITY, "tokens" },
     { 0.4, NAN, "tokens" },
 };
 
@@ -510,8 +512,7 @@ static Suite *compute_suite(void)
     tcase_add_test(tc, test_all_presets_finite);
     tcase_add_test(tc, test_fp8_on_a100_rejected);
     tcase_add_test(tc, test_attention_flops_needs_shape);
-    tcase_add_loop_test(tc, test_bad_input, 0,
-                        (int)(sizeof bad_cases / sizeof bad_cases[0]));
+    tcase_add_loop_test(tc, test_bad_input, 0, (int)(sizeof bad_cases / sizeof bad_cases[0]));
     tcase_add_test(tc, test_overflow_is_error);
     tcase_add_test(tc, test_null_args);
     suite_add_tcase(s, tc);

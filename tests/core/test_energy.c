@@ -43,18 +43,17 @@
 
 #include "trainsize.h"
 
-#define CLOSE_ABS(got, want, tol)                                      \
-    ck_assert_msg(fabs((double)(got) - (double)(want)) <= (tol),         \
-                  "%s = %.9g, want %.9g (abs tol %g)", #got,             \
-                  (double)(got), (double)(want), (double)(tol))
-#define REL_CLOSE(got, want, rel)                                      \
-    ck_assert_msg(fabs((double)(got) - (double)(want)) <=                \
-                      (rel) * fabs((double)(want)),                      \
-                  "%s = %.9g, want %.9g (rel tol %g)", #got,             \
-                  (double)(got), (double)(want), (double)(rel))
+#define CLOSE_ABS(got, want, tol)                                                           \
+    ck_assert_msg(fabs((double)(got) - (double)(want)) <= (tol),                            \
+                  "%s = %.9g, want %.9g (abs tol %g)", #got, (double)(got), (double)(want), \
+                  (double)(tol))
+#define REL_CLOSE(got, want, rel)                                                           \
+    ck_assert_msg(fabs((double)(got) - (double)(want)) <= (rel)*fabs((double)(want)),       \
+                  "%s = %.9g, want %.9g (rel tol %g)", #got, (double)(got), (double)(want), \
+                  (double)(rel))
 
 /* The Llama cards' factors. */
-#define LLAMA_PUE 1.1
+#define LLAMA_PUE  1.1
 #define LLAMA_GRID 0.385
 
 static double tco2(double gpu_hours, double watts, double pue, double grid)
@@ -80,7 +79,8 @@ START_TEST(test_llama2_card)
     /* The card's total: the three rows and 1,038,336 h at 350 W. */
     CLOSE_ABS(3311616 - 184320 - 368640 - 1720320, 1038336, 0);
     CLOSE_ABS(tco2(184320, 400, LLAMA_PUE, LLAMA_GRID) + tco2(368640, 400, LLAMA_PUE, LLAMA_GRID) +
-                  tco2(1038336, 350, LLAMA_PUE, LLAMA_GRID) + tco2(1720320, 400, LLAMA_PUE, LLAMA_GRID),
+                  tco2(1038336, 350, LLAMA_PUE, LLAMA_GRID) +
+                  tco2(1720320, 400, LLAMA_PUE, LLAMA_GRID),
               539.00, 0.005);
     /* By hand: 184,320 h * 0.4 kW = 73,728 kWh; * 1.1 = 81,100.8 kWh. */
     {
@@ -141,10 +141,10 @@ START_TEST(test_catalogue_power)
     for (i = 0; i < ts_gpu_count(); i++) {
         const ts_gpu *g = ts_gpu_at(i);
 
-        ck_assert_msg(g->board_watts >= 100 && g->board_watts <= 2000,
-                      "%s: board_watts %g", g->id, g->board_watts);
-        ck_assert_msg(g->power_source != NULL && g->power_source[0] != '\0',
-                      "%s: no power_source", g->id);
+        ck_assert_msg(g->board_watts >= 100 && g->board_watts <= 2000, "%s: board_watts %g", g->id,
+                      g->board_watts);
+        ck_assert_msg(g->power_source != NULL && g->power_source[0] != '\0', "%s: no power_source",
+                      g->id);
     }
 }
 END_TEST

@@ -30,11 +30,10 @@
 
 #include "trainsize.h"
 
-#define REL_CLOSE(got, want, rel)                                      \
-    ck_assert_msg(fabs((double)(got) - (double)(want)) <=                \
-                      (rel) * fabs((double)(want)),                      \
-                  "%s = %.9g, want %.9g (rel tol %g)", #got,             \
-                  (double)(got), (double)(want), (double)(rel))
+#define REL_CLOSE(got, want, rel)                                                           \
+    ck_assert_msg(fabs((double)(got) - (double)(want)) <= (rel)*fabs((double)(want)),       \
+                  "%s = %.9g, want %.9g (rel tol %g)", #got, (double)(got), (double)(want), \
+                  (double)(rel))
 
 START_TEST(test_segment_by_hand)
 {
@@ -72,8 +71,7 @@ static double golden_max(double c, double r, double m)
 START_TEST(test_daly_optimum)
 {
     static const double cm[][2] = {
-        { 10, 10800 }, { 60, 36000 }, { 1, 10986 }, { 300, 3600 }, { 0.46, 10986 },
-        { 600, 86400 },
+        { 10, 10800 }, { 60, 36000 }, { 1, 10986 }, { 300, 3600 }, { 0.46, 10986 }, { 600, 86400 },
     };
     size_t i;
 

@@ -15,11 +15,10 @@
 
 #include "trainsize.h"
 
-#define REL_CLOSE(got, want, rel)                                      \
-    ck_assert_msg(fabs((double)(got) - (double)(want)) <=                \
-                      (rel) * fabs((double)(want)),                      \
-                  "%s = %.6g, want %.6g (rel tol %g)", #got,             \
-                  (double)(got), (double)(want), (double)(rel))
+#define REL_CLOSE(got, want, rel)                                                           \
+    ck_assert_msg(fabs((double)(got) - (double)(want)) <= (rel)*fabs((double)(want)),       \
+                  "%s = %.6g, want %.6g (rel tol %g)", #got, (double)(got), (double)(want), \
+                  (double)(rel))
 
 /* ------------------------------------------------------------------ */
 /* Catalogue values (dense peaks).                                     */
@@ -27,7 +26,8 @@
 
 static const struct gpu_case {
     const char *id;
-    double bf16_tflops, fp8_tflops, fp32_tflops, hbm_mib, bw_tbs; /* HBM as nvidia-smi / rocm-smi total */
+    double bf16_tflops, fp8_tflops, fp32_tflops, hbm_mib,
+        bw_tbs; /* HBM as nvidia-smi / rocm-smi total */
     const char *why;
 } gpu_cases[] = {
     /* oracles.md "Compute": A100 312 BF16, 80 GB; A100 datasheet: TF32 156
@@ -106,10 +106,12 @@ START_TEST(test_gpu_catalogue_consistent)
             ck_assert_msg(g->fp32_flops / g->bf16_flops < 0.3, "%s fp32/bf16", g->id);
         else
             ck_assert_msg(g->fp32_flops / g->bf16_flops >= 0.45 &&
-                          g->fp32_flops / g->bf16_flops <= 0.55, "%s tf32/bf16", g->id);
+                              g->fp32_flops / g->bf16_flops <= 0.55,
+                          "%s tf32/bf16", g->id);
         if (g->fp8_flops > 0)
             ck_assert_msg(g->fp8_flops / g->bf16_flops >= 1.9 &&
-                          g->fp8_flops / g->bf16_flops <= 2.1, "%s fp8/bf16", g->id);
+                              g->fp8_flops / g->bf16_flops <= 2.1,
+                          "%s fp8/bf16", g->id);
         for (j = i + 1; j < n; j++)
             ck_assert_str_ne(g->id, ts_gpu_at(j)->id);
     }
@@ -165,8 +167,7 @@ START_TEST(test_preset_params_match_published)
     ck_assert_msg(strcmp(p->id, "gpt3-175b") == 0
                       ? fabs(prm.total - p->published_params) <= 0.003 * p->published_params
                       : prm.total == p->published_params,
-                  "%s: computed %.4g vs published %.4g", p->id, prm.total,
-                  p->published_params);
+                  "%s: computed %.4g vs published %.4g", p->id, prm.total, p->published_params);
     ck_assert(p->seq > 0);
     ck_assert(p->train_tokens >= 0);
     ck_assert(p->source != NULL && strlen(p->source) > 10);
@@ -262,13 +263,11 @@ static Suite *gpu_preset_suite(void)
     Suite *s = suite_create("gpu_preset");
     TCase *tc = tcase_create("core");
 
-    tcase_add_loop_test(tc, test_gpu_values, 0,
-                        (int)(sizeof gpu_cases / sizeof gpu_cases[0]));
+    tcase_add_loop_test(tc, test_gpu_values, 0, (int)(sizeof gpu_cases / sizeof gpu_cases[0]));
     tcase_add_test(tc, test_gpu_catalogue_consistent);
     tcase_add_test(tc, test_gpu_peak);
     tcase_add_test(tc, test_gpu_find_unknown);
-    tcase_add_loop_test(tc, test_preset_params_match_published, 0,
-                        (int)ts_preset_count());
+    tcase_add_loop_test(tc, test_preset_params_match_published, 0, (int)ts_preset_count());
     tcase_add_loop_test(tc, test_preset_shapes, 0,
                         (int)(sizeof preset_cases / sizeof preset_cases[0]));
     tcase_add_test(tc, test_preset_published_facts);

@@ -15,16 +15,14 @@
 
 #include "trainsize.h"
 
-#define REL_CLOSE(got, want, rel)                                             \
-    ck_assert_msg(fabs((got) - (want)) <= (rel) * fabs(want),                 \
-                  "%s = %.12g, want %.12g (rel tol %g)", #got, (double)(got), \
-                  (double)(want), (double)(rel))
-#define ABS_CLOSE(got, want, tol)                                             \
-    ck_assert_msg(fabs((got) - (want)) <= (tol),                              \
-                  "%s = %.12g, want %.12g (abs tol %g)", #got, (double)(got), \
-                  (double)(want), (double)(tol))
+#define REL_CLOSE(got, want, rel)                                                                  \
+    ck_assert_msg(fabs((got) - (want)) <= (rel)*fabs(want), "%s = %.12g, want %.12g (rel tol %g)", \
+                  #got, (double)(got), (double)(want), (double)(rel))
+#define ABS_CLOSE(got, want, tol)                                                             \
+    ck_assert_msg(fabs((got) - (want)) <= (tol), "%s = %.12g, want %.12g (abs tol %g)", #got, \
+                  (double)(got), (double)(want), (double)(tol))
 #define EXACT 1e-12
-#define GIB 1073741824.0
+#define GIB   1073741824.0
 
 static void plain_run(ts_run *r, double params, int64_t gpus)
 {
@@ -41,8 +39,9 @@ static void gpt3_run(ts_run *r, int64_t tp, bool sp, ts_recompute rc)
     ts_run_defaults(r);
     r->attention = TS_ATTN_EAGER;
     r->dropout = true;
-    r->model = (ts_model){ .layers = 96, .hidden = 12288, .heads = 96, .vocab = 50257,
-                           .tied_embeddings = true };
+    r->model = (ts_model){
+        .layers = 96, .hidden = 12288, .heads = 96, .vocab = 50257, .tied_embeddings = true
+    };
     r->seq = 2048;
     r->micro_batch = 1;
     r->tp = tp;
@@ -58,10 +57,11 @@ static double states(const ts_memory *m)
 
 static void assert_sane(const ts_memory *m)
 {
-    const ts_term *t[] = { &m->weights, &m->grads, &m->master, &m->optimizer,
-                           &m->activations, &m->buffers, &m->overhead, &m->total,
-                           &m->act_seed000, &m->deepspeed_gpu, &m->allocated_peak,
-                           &m->reserved_peak, &m->runtime };
+    const ts_term *t[] = { &m->weights,       &m->grads,          &m->master,
+                           &m->optimizer,     &m->activations,    &m->buffers,
+                           &m->overhead,      &m->total,          &m->act_seed000,
+                           &m->deepspeed_gpu, &m->allocated_peak, &m->reserved_peak,
+                           &m->runtime };
     size_t i;
 
     for (i = 0; i < sizeof t / sizeof t[0]; i++) {
@@ -72,8 +72,8 @@ static void assert_sane(const ts_memory *m)
     }
     ck_assert(isfinite(m->headroom_bytes) && isfinite(m->host_bytes_per_node));
     /* The total is the sum of its terms, and reserved >= allocated. */
-    REL_CLOSE(m->total.value, states(m) + m->activations.value + m->buffers.value +
-                                  m->overhead.value, EXACT);
+    REL_CLOSE(m->total.value,
+              states(m) + m->activations.value + m->buffers.value + m->overhead.value, EXACT);
     REL_CLOSE(m->total.value, m->reserved_peak.value + m->runtime.value, EXACT);
     ck_assert(m->reserved_peak.value >= m->allocated_peak.value);
     ck_assert(m->stages_len >= 1 && (int64_t)m->stages_len <= m->stages_count);
@@ -97,7 +97,8 @@ static const bpp_case bpps[] = {
     { "adamw fp32 grads", TS_OPT_ADAMW, TS_PREC_BF16, TS_PREC_FP32, true, 2, 4, 4, 8, 18 },
     /* bitsandbytes 8-bit: 1 byte per moment + one fp32 absmax per 2048-element
      * block per moment (optimizer.py@06029dd6 init_state): 2 + 8/2048. */
-    { "adam8bit", TS_OPT_ADAM8BIT, TS_PREC_BF16, TS_PREC_BF16, true, 2, 2, 4, 2 + 8.0 / 2048, 10 + 8.0 / 2048 },
+    { "adam8bit", TS_OPT_ADAM8BIT, TS_PREC_BF16, TS_PREC_BF16, true, 2, 2, 4, 2 + 8.0 / 2048,
+      10 + 8.0 / 2048 },
     /* SGD no state: 2 + 2 + 4. */
     { "sgd", TS_OPT_SGD, TS_PREC_BF16, TS_PREC_BF16, true, 2, 2, 4, 0, 8 },
     /* SGD momentum / Lion: one fp32 buffer, 2 + 2 + 4 + 4. */
@@ -258,8 +259,14 @@ START_TEST(test_moe_expert_sharding)
      * P_gpu = 1605636096 + 45097156608/8 = 7242780672.
      * weights = 2 (1605636096/8 + 5637144576/1) = 11675698176. */
     ts_run_defaults(&r);
-    r.model = (ts_model){ .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8,
-                          .ffn = 14336, .vocab = 32000, .experts = 8, .top_k = 2,
+    r.model = (ts_model){ .layers = 32,
+                          .hidden = 4096,
+                          .heads = 32,
+                          .kv_heads = 8,
+                          .ffn = 14336,
+                          .vocab = 32000,
+                          .experts = 8,
+                          .top_k = 2,
                           .gated = true };
     r.gpus = 8;
     r.ep = 8;
@@ -359,8 +366,14 @@ START_TEST(test_lora_targets)
     double ad = 9175040.0;
 
     ts_run_defaults(&r);
-    r.model = (ts_model){ .layers = 28, .hidden = 3072, .heads = 24, .kv_heads = 8, .ffn = 8192,
-                          .vocab = 128256, .gated = true, .tied_embeddings = true };
+    r.model = (ts_model){ .layers = 28,
+                          .hidden = 3072,
+                          .heads = 24,
+                          .kv_heads = 8,
+                          .ffn = 8192,
+                          .vocab = 128256,
+                          .gated = true,
+                          .tied_embeddings = true };
     r.gpus = 1;
     r.zero = 0;
     r.seq = 768;
@@ -412,8 +425,14 @@ START_TEST(test_hf_framework)
     double ad = 9175040.0, tokens = 4 * 768.0;
 
     ts_run_defaults(&r);
-    r.model = (ts_model){ .layers = 28, .hidden = 3072, .heads = 24, .kv_heads = 8, .ffn = 8192,
-                          .vocab = 128256, .gated = true, .tied_embeddings = true };
+    r.model = (ts_model){ .layers = 28,
+                          .hidden = 3072,
+                          .heads = 24,
+                          .kv_heads = 8,
+                          .ffn = 8192,
+                          .vocab = 128256,
+                          .gated = true,
+                          .tied_embeddings = true };
     r.gpus = 1;
     r.zero = 0;
     r.seq = 768;
@@ -629,12 +648,12 @@ typedef struct act_case {
 /* oracles.md "Activations per layer", GPT-3 175B: 5as/h = 5*96*2048/12288
  * = 80; c1 = 34 (F = 4h); t = 8. */
 static const act_case acts[] = {
-    { "none", 1, false, TS_RECOMPUTE_NONE, 34 + 80 },                  /* 114 */
-    { "tp", 8, false, TS_RECOMPUTE_NONE, 10 + 24.0 / 8 + 80.0 / 8 },    /* 23 */
-    { "tp+sp", 8, true, TS_RECOMPUTE_NONE, 34.0 / 8 + 80.0 / 8 },       /* 14.25 */
+    { "none", 1, false, TS_RECOMPUTE_NONE, 34 + 80 },                /* 114 */
+    { "tp", 8, false, TS_RECOMPUTE_NONE, 10 + 24.0 / 8 + 80.0 / 8 }, /* 23 */
+    { "tp+sp", 8, true, TS_RECOMPUTE_NONE, 34.0 / 8 + 80.0 / 8 },    /* 14.25 */
     { "selective", 1, false, TS_RECOMPUTE_SELECTIVE, 34 },
     { "tp selective", 8, false, TS_RECOMPUTE_SELECTIVE, 10 + 24.0 / 8 }, /* 13 */
-    { "tp+sp selective", 8, true, TS_RECOMPUTE_SELECTIVE, 34.0 / 8 },   /* 4.25 */
+    { "tp+sp selective", 8, true, TS_RECOMPUTE_SELECTIVE, 34.0 / 8 },    /* 4.25 */
     { "full", 1, false, TS_RECOMPUTE_FULL, 2 },
     { "tp full", 8, false, TS_RECOMPUTE_FULL, 2 },
     { "tp+sp full", 8, true, TS_RECOMPUTE_FULL, 2.0 / 8 },
@@ -908,8 +927,12 @@ START_TEST(test_extremes_finite)
      * near the 1e15-parameter ceiling (19000 layers of h 65536, 5.7e14),
      * the longest sequence, the largest micro-batch, 1e20 tokens. */
     ts_run_defaults(&r);
-    r.model = (ts_model){ .layers = 19000, .hidden = 65536, .heads = 512,
-                          .ffn = 65536, .vocab = INT64_C(1) << 20, .gated = true };
+    r.model = (ts_model){ .layers = 19000,
+                          .hidden = 65536,
+                          .heads = 512,
+                          .ffn = 65536,
+                          .vocab = INT64_C(1) << 20,
+                          .gated = true };
     r.seq = INT64_C(1) << 24;
     r.micro_batch = INT64_C(1) << 20;
     r.gpus = 1;

@@ -15,12 +15,11 @@
 
 #include "trainsize.h"
 
-#define REL_CLOSE(got, want, rel)                                           \
-    ck_assert_msg(fabs((got) - (want)) <= (rel) * fabs(want),               \
-                  "%s = %.12g, want %.12g (rel tol %g)", #got, (double)(got), \
-                  (double)(want), (double)(rel))
+#define REL_CLOSE(got, want, rel)                                                                  \
+    ck_assert_msg(fabs((got) - (want)) <= (rel)*fabs(want), "%s = %.12g, want %.12g (rel tol %g)", \
+                  #got, (double)(got), (double)(want), (double)(rel))
 
-#define EXACT 1e-12
+#define EXACT     1e-12
 #define PUBLISHED 0.005 /* published figures have 3 significant digits */
 
 typedef struct shape_case {
@@ -38,33 +37,61 @@ static const shape_case shapes[] = {
      * 3 h F = 135266304 + 2h = 8192 -> 202383360; x32 = 6476267520;
      * + 2 V h = 262144000 + final norm 4096 = 6738415616. Paper: 6.74B. */
     { "llama2-7b",
-      { .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 32, .ffn = 11008,
-        .vocab = 32000, .gated = true },
-      6.74e9, 6738415616.0, 0, 6738415616.0 },
+      { .layers = 32,
+        .hidden = 4096,
+        .heads = 32,
+        .kv_heads = 32,
+        .ffn = 11008,
+        .vocab = 32000,
+        .gated = true },
+      6.74e9,
+      6738415616.0,
+      0,
+      6738415616.0 },
     /* Llama 3 8B (Meta 2024; config: L 32, h 4096, a 32, a_kv 8, F 14336,
      * V 128256).  attn 2h^2 + 2h*1024 = 41943040, MLP 3hF = 176160768,
      * norm 8192 -> 218112000 x 32 = 6979584000; 2Vh = 1050673152; + 4096
      * = 8030261248.  Published: 8.03B. */
     { "llama3-8b",
-      { .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8, .ffn = 14336,
-        .vocab = 128256, .gated = true },
-      8.03e9, 8030261248.0, 0, 8030261248.0 },
+      { .layers = 32,
+        .hidden = 4096,
+        .heads = 32,
+        .kv_heads = 8,
+        .ffn = 14336,
+        .vocab = 128256,
+        .gated = true },
+      8.03e9,
+      8030261248.0,
+      0,
+      8030261248.0 },
     /* GPT-3 175B (Brown et al. 2020, Table 2.1: L 96, h 12288, a 96,
      * F = 4h, V 50257, tied).  12 L h^2 = 173946175488, norms 2hL + h =
      * 2371584, Vh = 617558016 -> 174566105088.  docs/formulas.md: 174.6e9. */
     { "gpt3-175b",
-      { .layers = 96, .hidden = 12288, .heads = 96, .vocab = 50257,
-        .tied_embeddings = true },
-      174.6e9, 174566105088.0, 0, 174566105088.0 },
+      { .layers = 96, .hidden = 12288, .heads = 96, .vocab = 50257, .tied_embeddings = true },
+      174.6e9,
+      174566105088.0,
+      0,
+      174566105088.0 },
     /* Mixtral 8x7B (Jiang et al. 2024: L 32, h 4096, a 32, a_kv 8,
      * F 14336, V 32000, E 8, k 2).  Per layer attn 41943040 + 8 x 176160768
      * + router 32768 + 8192 = 1451270144, x32 = 46440644608, + 2Vh
      * 262144000 + 4096 = 46702792704.  Active: minus 6 experts x 32 layers x
      * 176160768 = 33822867456 -> 12879925248.  Paper: 46.7B / 12.9B. */
     { "mixtral-8x7b",
-      { .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8, .ffn = 14336,
-        .vocab = 32000, .experts = 8, .top_k = 2, .gated = true },
-      46.7e9, 46702792704.0, 12.9e9, 12879925248.0 },
+      { .layers = 32,
+        .hidden = 4096,
+        .heads = 32,
+        .kv_heads = 8,
+        .ffn = 14336,
+        .vocab = 32000,
+        .experts = 8,
+        .top_k = 2,
+        .gated = true },
+      46.7e9,
+      46702792704.0,
+      12.9e9,
+      12879925248.0 },
 };
 
 START_TEST(test_published_shapes)
@@ -157,45 +184,101 @@ static const shape_case detailed[] = {
      * 28 x (29360128 + 4608 + 203685888 + 7168) + 2 x 152064 x 3584 + 3584
      * = 7615616512 (model card: 7.61B). */
     { "qwen2.5-7b",
-      { .layers = 28, .hidden = 3584, .heads = 28, .kv_heads = 4, .ffn = 18944,
-        .vocab = 152064, .gated = true, .qkv_bias = true },
-      7.61e9, 7615616512.0, 0, 7615616512.0 },
+      { .layers = 28,
+        .hidden = 3584,
+        .heads = 28,
+        .kv_heads = 4,
+        .ffn = 18944,
+        .vocab = 152064,
+        .gated = true,
+        .qkv_bias = true },
+      7.61e9,
+      7615616512.0,
+      0,
+      7615616512.0 },
     /* Gemma 2 9B: head_dim 256 (16 x 256 != 3584), 4 norms per layer, tied.
      * 42 x (44040192 + 154140672 + 14336) + 256000 x 3584 + 3584 = 9241705984. */
     { "gemma2-9b",
-      { .layers = 42, .hidden = 3584, .heads = 16, .kv_heads = 8, .ffn = 14336,
-        .vocab = 256000, .gated = true, .tied_embeddings = true, .head_dim = 256,
+      { .layers = 42,
+        .hidden = 3584,
+        .heads = 16,
+        .kv_heads = 8,
+        .ffn = 14336,
+        .vocab = 256000,
+        .gated = true,
+        .tied_embeddings = true,
+        .head_dim = 256,
         .norms_per_layer = 4 },
-      9.24e9, 9241705984.0, 0, 9241705984.0 },
+      9.24e9,
+      9241705984.0,
+      0,
+      9241705984.0 },
     /* GPT-2 small: biases everywhere, LayerNorm weight + bias, 1024 learned
      * positions, tied: 12 x 7087872 + (50257 + 1024) x 768 + 1536
      * = 124439808. */
     { "gpt2",
-      { .layers = 12, .hidden = 768, .heads = 12, .vocab = 50257, .tied_embeddings = true,
-        .qkv_bias = true, .out_bias = true, .mlp_bias = true, .norm_bias = true,
+      { .layers = 12,
+        .hidden = 768,
+        .heads = 12,
+        .vocab = 50257,
+        .tied_embeddings = true,
+        .qkv_bias = true,
+        .out_bias = true,
+        .mlp_bias = true,
+        .norm_bias = true,
         .pos_embeddings = 1024 },
-      124e6, 124439808.0, 0, 124439808.0 },
+      124e6,
+      124439808.0,
+      0,
+      124439808.0 },
     /* DeepSeek-V3: MLA (q 1536, kv 512, nope 128, rope 64, v 128) =
      * 187107328 per layer; 3 dense layers of F 18432; 58 MoE layers of
      * 256 routed + 1 shared experts of 2048, router 256 x 7168 + 256 bias.
      * Total 671026419200 (report: 671B); active: minus 248 x 44040192 x 58
      * = 37552297472 (report: 37B). */
     { "deepseek-v3",
-      { .layers = 61, .hidden = 7168, .heads = 128, .kv_heads = 128, .ffn = 18432,
-        .vocab = 129280, .experts = 256, .top_k = 8, .gated = true, .moe_ffn = 2048,
-        .shared_experts = 1, .dense_layers = 3, .router_bias = true, .q_lora_rank = 1536,
-        .kv_lora_rank = 512, .qk_nope_dim = 128, .qk_rope_dim = 64, .v_head_dim = 128 },
-      671e9, 671026419200.0, 37e9, 37552297472.0 },
+      { .layers = 61,
+        .hidden = 7168,
+        .heads = 128,
+        .kv_heads = 128,
+        .ffn = 18432,
+        .vocab = 129280,
+        .experts = 256,
+        .top_k = 8,
+        .gated = true,
+        .moe_ffn = 2048,
+        .shared_experts = 1,
+        .dense_layers = 3,
+        .router_bias = true,
+        .q_lora_rank = 1536,
+        .kv_lora_rank = 512,
+        .qk_nope_dim = 128,
+        .qk_rope_dim = 64,
+        .v_head_dim = 128 },
+      671e9,
+      671026419200.0,
+      37e9,
+      37552297472.0 },
     /* BLOOM-560M: biases everywhere, LayerNorm pairs, a LayerNorm after
      * the embedding, MLP 4 h, tied.  Per layer: attention 4 h^2 + 4 h =
      * 4198400, MLP 8 h^2 + 5 h = 8393728, norms 4 h = 4096: 12596224;
      * x 24 = 302309376; + V h 256901120 + embedding norm 2048 + final
      * norm 2048 = 559214592 (keras-hub bloom_560m_multi: 559,214,592). */
     { "bloom-560m",
-      { .layers = 24, .hidden = 1024, .heads = 16, .vocab = 250880, .tied_embeddings = true,
-        .qkv_bias = true, .out_bias = true, .mlp_bias = true, .norm_bias = true,
+      { .layers = 24,
+        .hidden = 1024,
+        .heads = 16,
+        .vocab = 250880,
+        .tied_embeddings = true,
+        .qkv_bias = true,
+        .out_bias = true,
+        .mlp_bias = true,
+        .norm_bias = true,
         .embed_norm = true },
-      559e6, 559214592.0, 0, 559214592.0 },
+      559e6,
+      559214592.0,
+      0,
+      559214592.0 },
     /* Qwen1.5-MoE-A2.7B: q/k/v biases; 60 experts of 1408 (3 h 1408 =
      * 8650752), top 4; the shared expert of 5632 = 4 of them; router
      * 2048 x 60 and the shared gate 2048.  Per layer: attention 4 h^2 +
@@ -204,10 +287,23 @@ static const shape_case detailed[] = {
      * (keras-hub qwen1.5_moe_2.7b_en: 14,315,784,192).  Active: minus 56 x
      * 8650752 x 24 = 2689173504 (the name's "A2.7B"). */
     { "qwen1.5-moe-a2.7b",
-      { .layers = 24, .hidden = 2048, .heads = 16, .kv_heads = 16, .ffn = 5632,
-        .vocab = 151936, .experts = 60, .top_k = 4, .gated = true, .qkv_bias = true,
-        .moe_ffn = 1408, .shared_experts = 4, .shared_expert_gate = true },
-      14.3e9, 14315784192.0, 2.7e9, 2689173504.0 },
+      { .layers = 24,
+        .hidden = 2048,
+        .heads = 16,
+        .kv_heads = 16,
+        .ffn = 5632,
+        .vocab = 151936,
+        .experts = 60,
+        .top_k = 4,
+        .gated = true,
+        .qkv_bias = true,
+        .moe_ffn = 1408,
+        .shared_experts = 4,
+        .shared_expert_gate = true },
+      14.3e9,
+      14315784192.0,
+      2.7e9,
+      2689173504.0 },
 };
 
 START_TEST(test_detailed_shapes)
@@ -255,42 +351,87 @@ typedef struct bad_case {
 
 /* Each row changes one thing from a valid shape or plain count. */
 static const bad_case bad[] = {
-    { { 0 }, TS_EINVAL, "model" },                              /* nothing at all */
+    { { 0 }, TS_EINVAL, "model" }, /* nothing at all */
     { { .params = -1 }, TS_EINVAL, "params" },
-    { { .params = 2e15 }, TS_EINVAL, "params" },                 /* past 1e15 limit */
-    { { .params = 1e9, .hidden = 4096 }, TS_EINVAL, "hidden" },  /* shape without layers */
+    { { .params = 2e15 }, TS_EINVAL, "params" },                /* past 1e15 limit */
+    { { .params = 1e9, .hidden = 4096 }, TS_EINVAL, "hidden" }, /* shape without layers */
     { { .params = 1e9, .experts = 8 }, TS_EINVAL, "experts" },
     { { .layers = -1, .hidden = 64, .heads = 4, .vocab = 10 }, TS_EINVAL, "layers" },
     { { .layers = 2, .hidden = 0, .heads = 4, .vocab = 10 }, TS_EINVAL, "hidden" },
     { { .layers = 2, .hidden = 64, .heads = 0, .vocab = 10 }, TS_EINVAL, "heads" },
     { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 0 }, TS_EINVAL, "vocab" },
     { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .ffn = -5 }, TS_EINVAL, "ffn" },
-    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .kv_heads = -1 }, TS_EINVAL, "kv_heads" },
+    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .kv_heads = -1 },
+      TS_EINVAL,
+      "kv_heads" },
     { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .experts = -2 }, TS_EINVAL, "experts" },
     { { .layers = INT64_C(1) << 21, .hidden = 64, .heads = 4, .vocab = 10 }, TS_EINVAL, "layers" },
     { { .layers = 2, .hidden = INT64_C(1) << 40, .heads = 4, .vocab = 10 }, TS_EINVAL, "hidden" },
-    { { .layers = 2, .hidden = 64, .heads = 5, .vocab = 10 }, TS_EINCOMPAT, "heads" },   /* 64 % 5 */
-    { { .layers = 2, .hidden = 64, .heads = 4, .kv_heads = 3, .vocab = 10 }, TS_EINCOMPAT, "kv_heads" },
-    { { .layers = 2, .hidden = 64, .heads = 4, .kv_heads = 8, .vocab = 10 }, TS_EINCOMPAT, "kv_heads" },
-    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .experts = 4, .top_k = 5 }, TS_EINCOMPAT, "top_k" },
+    { { .layers = 2, .hidden = 64, .heads = 5, .vocab = 10 }, TS_EINCOMPAT, "heads" }, /* 64 % 5 */
+    { { .layers = 2, .hidden = 64, .heads = 4, .kv_heads = 3, .vocab = 10 },
+      TS_EINCOMPAT,
+      "kv_heads" },
+    { { .layers = 2, .hidden = 64, .heads = 4, .kv_heads = 8, .vocab = 10 },
+      TS_EINCOMPAT,
+      "kv_heads" },
+    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .experts = 4, .top_k = 5 },
+      TS_EINCOMPAT,
+      "top_k" },
     { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .top_k = 2 }, TS_EINCOMPAT, "top_k" },
     /* finer shape detail */
-    { { .params = 1e9, .qkv_bias = true }, TS_EINVAL, "qkv_bias" },       /* without layers */
+    { { .params = 1e9, .qkv_bias = true }, TS_EINVAL, "qkv_bias" }, /* without layers */
     { { .params = 1e9, .head_dim = 128 }, TS_EINVAL, "head_dim" },
-    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .norms_per_layer = 17 }, TS_EINVAL, "norms_per_layer" },
-    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .moe_ffn = 32 }, TS_EINCOMPAT, "moe_ffn" },
-    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .shared_experts = 1 }, TS_EINCOMPAT, "shared_experts" },
-    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .router_bias = true }, TS_EINCOMPAT, "router_bias" },
-    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .shared_expert_gate = true }, TS_EINCOMPAT, "shared_expert_gate" },
-    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .experts = 4, .shared_expert_gate = true }, TS_EINCOMPAT, "shared_expert_gate" },
+    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .norms_per_layer = 17 },
+      TS_EINVAL,
+      "norms_per_layer" },
+    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .moe_ffn = 32 },
+      TS_EINCOMPAT,
+      "moe_ffn" },
+    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .shared_experts = 1 },
+      TS_EINCOMPAT,
+      "shared_experts" },
+    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .router_bias = true },
+      TS_EINCOMPAT,
+      "router_bias" },
+    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .shared_expert_gate = true },
+      TS_EINCOMPAT,
+      "shared_expert_gate" },
+    { { .layers = 2,
+        .hidden = 64,
+        .heads = 4,
+        .vocab = 10,
+        .experts = 4,
+        .shared_expert_gate = true },
+      TS_EINCOMPAT,
+      "shared_expert_gate" },
     { { .params = 1e9, .embed_norm = true }, TS_EINVAL, "embed_norm" },
-    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .experts = 4, .dense_layers = 3 }, TS_EINCOMPAT, "dense_layers" },
-    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .q_lora_rank = 8 }, TS_EINCOMPAT, "q_lora_rank" },
-    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .kv_lora_rank = 8 }, TS_EINCOMPAT, "qk_nope_dim" },
-    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .kv_lora_rank = 8, .qk_nope_dim = 16,
-        .head_dim = 16 }, TS_EINCOMPAT, "head_dim" },
-    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .kv_lora_rank = 8, .qk_nope_dim = 16,
-        .qkv_bias = true }, TS_EINCOMPAT, "qkv_bias" },
+    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .experts = 4, .dense_layers = 3 },
+      TS_EINCOMPAT,
+      "dense_layers" },
+    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .q_lora_rank = 8 },
+      TS_EINCOMPAT,
+      "q_lora_rank" },
+    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .kv_lora_rank = 8 },
+      TS_EINCOMPAT,
+      "qk_nope_dim" },
+    { { .layers = 2,
+        .hidden = 64,
+        .heads = 4,
+        .vocab = 10,
+        .kv_lora_rank = 8,
+        .qk_nope_dim = 16,
+        .head_dim = 16 },
+      TS_EINCOMPAT,
+      "head_dim" },
+    { { .layers = 2,
+        .hidden = 64,
+        .heads = 4,
+        .vocab = 10,
+        .kv_lora_rank = 8,
+        .qk_nope_dim = 16,
+        .qkv_bias = true },
+      TS_EINCOMPAT,
+      "qkv_bias" },
 };
 
 START_TEST(test_bad_models)
@@ -327,10 +468,14 @@ START_TEST(test_extreme_shape_finite)
     /* Every field at its limit gives a finite count, which is then
      * refused: above the 1e15 that params itself may not pass (naming
      * layers, with the count). */
-    ts_model m = { .layers = INT64_C(1) << 20, .hidden = INT64_C(1) << 24,
-                   .heads = INT64_C(1) << 20, .ffn = INT64_C(1) << 26,
-                   .vocab = INT64_C(1) << 30, .experts = INT64_C(1) << 20,
-                   .top_k = INT64_C(1) << 20, .gated = true };
+    ts_model m = { .layers = INT64_C(1) << 20,
+                   .hidden = INT64_C(1) << 24,
+                   .heads = INT64_C(1) << 20,
+                   .ffn = INT64_C(1) << 26,
+                   .vocab = INT64_C(1) << 30,
+                   .experts = INT64_C(1) << 20,
+                   .top_k = INT64_C(1) << 20,
+                   .gated = true };
     ts_params p;
     ts_error err;
 

@@ -33,11 +33,11 @@ START_TEST(distance_by_hand)
 {
     ck_assert_uint_eq(ts_name_distance("", ""), 0);
     ck_assert_uint_eq(ts_name_distance("abc", ""), 3);
-    ck_assert_uint_eq(ts_name_distance("lama38b", "llama38b"), 1);    /* insert l */
-    ck_assert_uint_eq(ts_name_distance("h900", "h200"), 1);          /* substitute */
-    ck_assert_uint_eq(ts_name_distance("lalma38b", "llama38b"), 1);  /* transpose */
-    ck_assert_uint_eq(ts_name_distance("kitten", "sitting"), 3);     /* Levenshtein's example */
-    ck_assert_uint_eq(ts_name_distance("ca", "abc"), 3);             /* OSA, not Damerau (2) */
+    ck_assert_uint_eq(ts_name_distance("lama38b", "llama38b"), 1);  /* insert l */
+    ck_assert_uint_eq(ts_name_distance("h900", "h200"), 1);         /* substitute */
+    ck_assert_uint_eq(ts_name_distance("lalma38b", "llama38b"), 1); /* transpose */
+    ck_assert_uint_eq(ts_name_distance("kitten", "sitting"), 3);    /* Levenshtein's example */
+    ck_assert_uint_eq(ts_name_distance("ca", "abc"), 3);            /* OSA, not Damerau (2) */
 }
 END_TEST
 

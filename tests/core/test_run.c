@@ -75,9 +75,8 @@ START_TEST(test_enum_names)
 {
     /* Public names from api/CONTRACT.md, in enum order. */
     static const char *const prec[] = { "fp32", "bf16", "fp16", "fp8" };
-    static const char *const opt[] = { "none", "adam", "adamw", "adam8bit", "sgd",
-                                       "sgd_momentum", "adafactor", "lion",
-                                       "paged_adam8bit" };
+    static const char *const opt[] = { "none",         "adam",      "adamw", "adam8bit",      "sgd",
+                                       "sgd_momentum", "adafactor", "lion",  "paged_adam8bit" };
     static const char *const rec[] = { "none", "selective", "full" };
     int i;
 
@@ -190,10 +189,14 @@ END_TEST
 START_TEST(test_apply_preset)
 {
     /* A hand-made preset, so this test does not depend on the table. */
-    ts_preset p = { .id = "toy-1m", .name = "Toy",
-                    .model = { .layers = 4, .hidden = 256, .heads = 8, .kv_heads = 4,
-                               .vocab = 1000 },
-                    .published_params = 3.4e6, .train_tokens = 1e9, .seq = 2048 };
+    ts_preset p = {
+        .id = "toy-1m",
+        .name = "Toy",
+        .model = { .layers = 4, .hidden = 256, .heads = 8, .kv_heads = 4, .vocab = 1000 },
+        .published_params = 3.4e6,
+        .train_tokens = 1e9,
+        .seq = 2048
+    };
     ts_run r;
 
     ts_run_defaults(&r);
@@ -276,10 +279,10 @@ START_TEST(test_resolve_defaults)
     small_run(&r);
     r.model.kv_heads = 0;
     ck_assert_int_eq(ts_run_resolve(&r, NULL), TS_OK);
-    ck_assert_int_eq(r.model.kv_heads, 8);     /* = heads */
-    ck_assert_int_eq(r.model.ffn, 4 * 256);    /* = 4 h */
-    ck_assert_int_eq(r.model.top_k, 0);        /* dense: untouched */
-    ck_assert_int_eq(r.dp, 8);                 /* 8 GPUs / 1 */
+    ck_assert_int_eq(r.model.kv_heads, 8);  /* = heads */
+    ck_assert_int_eq(r.model.ffn, 4 * 256); /* = 4 h */
+    ck_assert_int_eq(r.model.top_k, 0);     /* dense: untouched */
+    ck_assert_int_eq(r.dp, 8);              /* 8 GPUs / 1 */
     /* About 4M tokens: ceil(2^22 / seq) sequences, a multiple of dp * b. */
     ck_assert_int_eq(r.global_batch, (4194304 + r.seq - 1) / r.seq);
     ck_assert_int_eq(r.global_batch % 8, 0);
@@ -345,8 +348,11 @@ typedef struct bad_case {
     const char *field;
 } bad_case;
 
-#define BAD(name, stmt)                           \
-    static void bad_##name(ts_run *r) { stmt; }
+#define BAD(name, stmt)               \
+    static void bad_##name(ts_run *r) \
+    {                                 \
+        stmt;                         \
+    }
 BAD(no_model, r->model = (ts_model){ 0 })
 BAD(precision, r->precision = TS_PREC_COUNT)
 BAD(grad_precision, r->grad_precision = (ts_precision)-1)
@@ -402,18 +408,20 @@ BAD(object_keep, r->ckpt.object_keep = 0)
 BAD(gpu_mtbf, r->ckpt.gpu_mtbf_hours = 0)
 BAD(job_mtbf, r->ckpt.job_mtbf_hours = -1)
 /* incompatibilities */
-BAD(heads_tp, r->gpus = 12; r->tp = 3)        /* heads 8 % 3 */
-BAD(kv_tp, r->gpus = 64; r->tp = 8; r->model.heads = 48; r->model.kv_heads = 12; r->model.hidden = 480)
-                                             /* kv 12 >= tp 8, 12 % 8 */
-BAD(kv_tp_rep, r->gpus = 16; r->tp = 16; r->model.heads = 48; r->model.kv_heads = 6; r->model.hidden = 480)
-                                             /* kv 6 < tp 16, 16 % 6 */
-BAD(heads_kv, r->model.kv_heads = 3)         /* 8 % 3 */
-BAD(hidden_heads, r->model.heads = 6)        /* 256 % 6 */
-BAD(layers_pp, r->pp = 8)                    /* 8 stages > 4 layers (gpus 8, dp 1) */
-BAD(seq_cp, r->seq = 500; r->cp = 8)         /* 500 % 8 */
+BAD(heads_tp, r->gpus = 12; r->tp = 3) /* heads 8 % 3 */
+BAD(kv_tp, r->gpus = 64; r->tp = 8; r->model.heads = 48; r->model.kv_heads = 12;
+    r->model.hidden = 480)
+/* kv 12 >= tp 8, 12 % 8 */
+BAD(kv_tp_rep, r->gpus = 16; r->tp = 16; r->model.heads = 48; r->model.kv_heads = 6;
+    r->model.hidden = 480)
+/* kv 6 < tp 16, 16 % 6 */
+BAD(heads_kv, r->model.kv_heads = 3)  /* 8 % 3 */
+BAD(hidden_heads, r->model.heads = 6) /* 256 % 6 */
+BAD(layers_pp, r->pp = 8)             /* 8 stages > 4 layers (gpus 8, dp 1) */
+BAD(seq_cp, r->seq = 500; r->cp = 8)  /* 500 % 8 */
 BAD(ep_dense, r->ep = 2)
-BAD(ep_experts, r->model.experts = 6; r->ep = 4)  /* 6 % 4 */
-BAD(ep_dp, r->model.experts = 16; r->ep = 16)     /* dp 8 % 16 */
+BAD(ep_experts, r->model.experts = 6; r->ep = 4) /* 6 % 4 */
+BAD(ep_dp, r->model.experts = 16; r->ep = 16)    /* dp 8 % 16 */
 BAD(ep_plain, r->model = (ts_model){ .params = 1e9 }; r->ep = 2)
 BAD(offload_params, r->offload_params = true; r->zero = 2)
 BAD(offload_opt, r->offload_optimizer = true; r->zero = 0)
@@ -507,8 +515,8 @@ START_TEST(test_resolve_bad)
     memset(&err, 0, sizeof err);
     ck_assert_msg(ts_run_resolve(&r, &err) == c->code, "%s: got %s (%s: %s)", c->what,
                   ts_strerror(err.code), err.field, err.text);
-    ck_assert_msg(strcmp(err.field, c->field) == 0, "%s: field '%s', want '%s'", c->what,
-                  err.field, c->field);
+    ck_assert_msg(strcmp(err.field, c->field) == 0, "%s: field '%s', want '%s'", c->what, err.field,
+                  c->field);
     ck_assert(err.text[0] != '\0');
 }
 END_TEST

@@ -36,11 +36,10 @@
 
 #include "trainsize.h"
 
-#define REL_CLOSE(got, want, rel)                                      \
-    ck_assert_msg(fabs((double)(got) - (double)(want)) <=                \
-                      (rel) * fabs((double)(want)),                      \
-                  "%s = %.9g, want %.9g (rel tol %g)", #got,             \
-                  (double)(got), (double)(want), (double)(rel))
+#define REL_CLOSE(got, want, rel)                                                           \
+    ck_assert_msg(fabs((double)(got) - (double)(want)) <= (rel)*fabs((double)(want)),       \
+                  "%s = %.9g, want %.9g (rel tol %g)", #got, (double)(got), (double)(want), \
+                  (double)(rel))
 
 static double n_opt(ts_scaling_law l, double c)
 {
@@ -70,9 +69,9 @@ START_TEST(test_table_a3_approach3)
 {
     /* parameters, FLOPs (Hoffmann et al. Table A3, approach 3) */
     static const double rows[][2] = {
-        { 400e6, 2.21e19 }, { 1e9, 1.62e20 },  { 10e9, 2.46e22 },
+        { 400e6, 2.21e19 }, { 1e9, 1.62e20 },   { 10e9, 2.46e22 },
         { 67e9, 1.71e24 },  { 175e9, 1.26e25 }, { 280e9, 3.52e25 },
-        { 520e9, 1.36e26 }, { 1e12, 5.65e26 }, { 10e12, 8.55e28 },
+        { 520e9, 1.36e26 }, { 1e12, 5.65e26 },  { 10e12, 8.55e28 },
     };
     size_t i;
 
@@ -85,16 +84,17 @@ START_TEST(test_table3_besiroglu)
 {
     /* parameters, FLOPs (Hoffmann et al. Table 3, approach 1) */
     static const double rows[][2] = {
-        { 400e6, 1.92e19 }, { 1e9, 1.21e20 },  { 10e9, 1.23e22 },
+        { 400e6, 1.92e19 }, { 1e9, 1.21e20 },   { 10e9, 1.23e22 },
         { 67e9, 5.76e23 },  { 175e9, 3.85e24 }, { 280e9, 9.90e24 },
-        { 520e9, 3.43e25 }, { 1e12, 1.27e26 }, { 10e12, 1.30e28 },
+        { 520e9, 3.43e25 }, { 1e12, 1.27e26 },  { 10e12, 1.30e28 },
     };
     const ts_law *b = ts_law_get(TS_LAW_BESIROGLU);
     size_t i;
 
     REL_CLOSE(b->beta / (b->alpha + b->beta), 0.5126, 1e-4);
     for (i = 0; i < sizeof rows / sizeof rows[0]; i++)
-        REL_CLOSE(n_opt(TS_LAW_BESIROGLU, rows[i][1]), rows[i][0], rows[i][1] <= 1e25 ? 0.11 : 0.25);
+        REL_CLOSE(n_opt(TS_LAW_BESIROGLU, rows[i][1]), rows[i][0],
+                  rows[i][1] <= 1e25 ? 0.11 : 0.25);
 }
 END_TEST
 
@@ -116,7 +116,8 @@ START_TEST(test_closed_form_is_minimum)
             for (k = 0; k < 200; k++) {
                 double x = hi - g * (hi - lo), y = lo + g * (hi - lo);
 
-                if (ts_law_loss(law, exp(x), c / (6 * exp(x))) < ts_law_loss(law, exp(y), c / (6 * exp(y))))
+                if (ts_law_loss(law, exp(x), c / (6 * exp(x))) <
+                    ts_law_loss(law, exp(y), c / (6 * exp(y))))
                     hi = y;
                 else
                     lo = x;
@@ -144,8 +145,8 @@ START_TEST(test_shapes)
         ts_params p;
 
         memset(&err, 0, sizeof err);
-        ck_assert_msg(ts_scaling_shape(sizes[i], "budget_gpu_hours", &m, &err) == TS_OK,
-                      "%g: %s", sizes[i], err.text);
+        ck_assert_msg(ts_scaling_shape(sizes[i], "budget_gpu_hours", &m, &err) == TS_OK, "%g: %s",
+                      sizes[i], err.text);
         ck_assert(ts_model_params(&m, &p, &err) == TS_OK);
         REL_CLOSE(p.total, sizes[i], 0.02);
         ck_assert_int_eq(m.hidden % 128, 0);

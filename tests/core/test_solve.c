@@ -14,10 +14,9 @@
 
 #include "trainsize.h"
 
-#define REL_CLOSE(got, want, rel)                                             \
-    ck_assert_msg(fabs((got) - (want)) <= (rel) * fabs(want),                 \
-                  "%s = %.12g, want %.12g (rel tol %g)", #got, (double)(got), \
-                  (double)(want), (double)(rel))
+#define REL_CLOSE(got, want, rel)                                                                  \
+    ck_assert_msg(fabs((got) - (want)) <= (rel)*fabs(want), "%s = %.12g, want %.12g (rel tol %g)", \
+                  #got, (double)(got), (double)(want), (double)(rel))
 #define EXACT 1e-12
 
 /* Llama 2 7B shape (test_model.c: 6738415616 params), 8 GPUs, ZeRO-3,
@@ -26,8 +25,13 @@
 static void llama7b_run(ts_run *r)
 {
     ts_run_defaults(r);
-    r->model = (ts_model){ .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 32,
-                           .ffn = 11008, .vocab = 32000, .gated = true };
+    r->model = (ts_model){ .layers = 32,
+                           .hidden = 4096,
+                           .heads = 32,
+                           .kv_heads = 32,
+                           .ffn = 11008,
+                           .vocab = 32000,
+                           .gated = true };
     r->seq = 4096;
     r->gpus = 8;
     r->zero = 3;
@@ -206,8 +210,14 @@ START_TEST(test_min_gpus_ep)
 
     /* Mixtral 8x7B shape with ep 8: dp must be a multiple of 8. */
     ts_run_defaults(&r);
-    r.model = (ts_model){ .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8,
-                          .ffn = 14336, .vocab = 32000, .experts = 8, .top_k = 2,
+    r.model = (ts_model){ .layers = 32,
+                          .hidden = 4096,
+                          .heads = 32,
+                          .kv_heads = 8,
+                          .ffn = 14336,
+                          .vocab = 32000,
+                          .experts = 8,
+                          .top_k = 2,
                           .gated = true };
     r.ep = 8;
     r.zero = 3;
@@ -233,8 +243,9 @@ START_TEST(test_min_gpus_matches_linear_scan)
         int64_t dp = 0, gpus = 0, k, want = 0;
 
         ts_run_defaults(&r);
-        r.model = (ts_model){ .layers = 96, .hidden = 12288, .heads = 96, .vocab = 50257,
-                              .tied_embeddings = true };
+        r.model = (ts_model){
+            .layers = 96, .hidden = 12288, .heads = 96, .vocab = 50257, .tied_embeddings = true
+        };
         r.seq = 2048;
         r.tp = 8;
         r.pp = 8;
@@ -245,8 +256,8 @@ START_TEST(test_min_gpus_matches_linear_scan)
                 want = k;
         ck_assert_msg(want > 0, "no dp <= 64 fits for global_batch %lld", (long long)gbs[i]);
         ck_assert_int_eq(ts_fit_min_gpus(&r, 64 * 64, &dp, &gpus, NULL, NULL), TS_OK);
-        ck_assert_msg(dp == want, "global_batch %lld: dp %lld, scan %lld",
-                      (long long)gbs[i], (long long)dp, (long long)want);
+        ck_assert_msg(dp == want, "global_batch %lld: dp %lld, scan %lld", (long long)gbs[i],
+                      (long long)dp, (long long)want);
         ck_assert_int_eq(gpus, dp * 64);
     }
 }
@@ -267,8 +278,9 @@ START_TEST(test_min_gpus_small_fixed_batch)
         int64_t dp = 0, gpus = 0, k, want = 0;
 
         ts_run_defaults(&r);
-        r.model = (ts_model){ .layers = 96, .hidden = 12288, .heads = 96, .vocab = 50257,
-                              .tied_embeddings = true };
+        r.model = (ts_model){
+            .layers = 96, .hidden = 12288, .heads = 96, .vocab = 50257, .tied_embeddings = true
+        };
         r.seq = 8192;
         r.tp = 8;
         r.pp = 8;
@@ -280,8 +292,8 @@ START_TEST(test_min_gpus_small_fixed_batch)
         if (want == 0)
             continue;
         ck_assert_int_eq(ts_fit_min_gpus(&r, 64 * 64, &dp, &gpus, NULL, NULL), TS_OK);
-        ck_assert_msg(dp == want, "global_batch %lld: dp %lld, scan %lld",
-                      (long long)gbs[i], (long long)dp, (long long)want);
+        ck_assert_msg(dp == want, "global_batch %lld: dp %lld, scan %lld", (long long)gbs[i],
+                      (long long)dp, (long long)want);
     }
 }
 END_TEST
@@ -301,8 +313,8 @@ START_TEST(test_min_gpus_errors)
     ck_assert_str_eq(err.field, "gpus");
     ck_assert(dp == 0 && gpus == 0);
     ck_assert(!m.fits);
-    ck_assert_msg(strstr(err.text, "does not fit on 8 GPUs: ") != NULL
-                  && strstr(err.text, " GiB per GPU, the GPU has 79.6 GiB (") != NULL,
+    ck_assert_msg(strstr(err.text, "does not fit on 8 GPUs: ") != NULL &&
+                      strstr(err.text, " GiB per GPU, the GPU has 79.6 GiB (") != NULL,
                   "%s", err.text);
     /* ZeRO-0 never shards: 1.05 * 16 * 70e9 per GPU whatever dp. */
     r.zero = 0;
@@ -411,8 +423,9 @@ START_TEST(test_sweep_monotone)
         size_t n = 0, i;
 
         ts_run_defaults(&r);
-        r.model = (ts_model){ .layers = 96, .hidden = 12288, .heads = 96, .vocab = 50257,
-                              .tied_embeddings = true };
+        r.model = (ts_model){
+            .layers = 96, .hidden = 12288, .heads = 96, .vocab = 50257, .tied_embeddings = true
+        };
         r.seq = 2048;
         r.tp = 8;
         r.pp = 8;
@@ -443,8 +456,9 @@ START_TEST(test_sweep_fixed_batch)
      * global batch is kept (in_flight = min(8, 96/dp)); elsewhere (dp 64,
      * 128, ...) it is derived (in_flight 1) rather than the point dropped. */
     ts_run_defaults(&r);
-    r.model = (ts_model){ .layers = 96, .hidden = 12288, .heads = 96, .vocab = 50257,
-                          .tied_embeddings = true };
+    r.model = (ts_model){
+        .layers = 96, .hidden = 12288, .heads = 96, .vocab = 50257, .tied_embeddings = true
+    };
     r.seq = 2048;
     r.tp = 8;
     r.pp = 8;
@@ -479,8 +493,14 @@ START_TEST(test_sweep_ep_and_errors)
 
     /* ep 8: dp 1, 2, 4 cannot be configured and are left out. */
     ts_run_defaults(&r);
-    r.model = (ts_model){ .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8,
-                          .ffn = 14336, .vocab = 32000, .experts = 8, .top_k = 2,
+    r.model = (ts_model){ .layers = 32,
+                          .hidden = 4096,
+                          .heads = 32,
+                          .kv_heads = 8,
+                          .ffn = 14336,
+                          .vocab = 32000,
+                          .experts = 8,
+                          .top_k = 2,
                           .gated = true };
     r.ep = 8;
     ck_assert_int_eq(ts_sweep_dp(&r, pts, TS_SWEEP_MAX, &n, NULL), TS_OK);

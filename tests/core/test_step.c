@@ -18,11 +18,10 @@
 
 #include "trainsize.h"
 
-#define REL_CLOSE(got, want, rel)                                      \
-    ck_assert_msg(fabs((double)(got) - (double)(want)) <=                \
-                      (rel) * fabs((double)(want)),                      \
-                  "%s = %.12g, want %.12g (rel tol %g)", #got,           \
-                  (double)(got), (double)(want), (double)(rel))
+#define REL_CLOSE(got, want, rel)                                                             \
+    ck_assert_msg(fabs((double)(got) - (double)(want)) <= (rel)*fabs((double)(want)),         \
+                  "%s = %.12g, want %.12g (rel tol %g)", #got, (double)(got), (double)(want), \
+                  (double)(rel))
 
 /* ---- collectives and kernels, by hand ----------------------------- */
 
@@ -36,7 +35,8 @@ START_TEST(test_allreduce_ring)
     REL_CLOSE(ts_step_allreduce_s(1e9, 2, 1e11, 1e-6), 0.01 + 2e-6, 1e-12);
     /* 1024 ranks: bandwidth term 2 * 1023/1024 * 1e-2 = 0.019980469 s;
      * tree latency 2 * 10 hops * 10 us = 200 us. */
-    REL_CLOSE(ts_step_allreduce_s(1e9, 1024, 1e11, 1e-5), 2.0 * 1023.0 / 1024.0 * 0.01 + 200e-6, 1e-12);
+    REL_CLOSE(ts_step_allreduce_s(1e9, 1024, 1e11, 1e-5), 2.0 * 1023.0 / 1024.0 * 0.01 + 200e-6,
+              1e-12);
     ck_assert(ts_step_allreduce_s(1e9, 1, 1e11, 1e-5) == 0);
     ck_assert(ts_step_allreduce_s(0, 8, 1e11, 1e-5) == 0);
     ck_assert(ts_step_allreduce_s(1e9, 8, 0, 1e-5) == 0);
@@ -50,7 +50,8 @@ START_TEST(test_allgather_alltoall)
     REL_CLOSE(ts_step_allgather_s(1e9, 4, 1e11, 1e-5), 0.0075 + 30e-6, 1e-12);
     /* Reduce-scatter moves the same bytes: all-reduce = RS + AG in the
      * bandwidth term (latency aside). */
-    REL_CLOSE(2.0 * ts_step_allgather_s(1e9, 4, 1e11, 0), ts_step_allreduce_s(1e9, 4, 1e11, 0), 1e-12);
+    REL_CLOSE(2.0 * ts_step_allgather_s(1e9, 4, 1e11, 0), ts_step_allreduce_s(1e9, 4, 1e11, 0),
+              1e-12);
     /* All-to-all of 800 MB over 8: 7/8 leaves, 0.007 s at 100 GB/s. */
     REL_CLOSE(ts_step_alltoall_s(8e8, 8, 1e11, 0), 0.007, 1e-12);
 }
@@ -209,7 +210,8 @@ START_TEST(test_recompute_adds_forward)
     ck_assert(full.recompute > 0.25 * full.compute && full.recompute < 0.5 * full.compute);
     ck_assert(sel.recompute > 0 && sel.recompute < full.recompute);
     REL_CLOSE(full.compute, none.compute, 1e-12);
-    ck_assert(full.step_time.value > sel.step_time.value && sel.step_time.value > none.step_time.value);
+    ck_assert(full.step_time.value > sel.step_time.value &&
+              sel.step_time.value > none.step_time.value);
 }
 END_TEST
 
@@ -464,16 +466,20 @@ END_TEST
 /* The toolkit must run on the GPU (CUDA release notes). */
 START_TEST(test_cuda_compat)
 {
-    static const struct { const char *gpu; double cuda; ts_status st; } c[] = {
-        { "h100-sxm", 11.7, TS_EINCOMPAT },  /* Hopper arrived in 11.8 */
+    static const struct {
+        const char *gpu;
+        double cuda;
+        ts_status st;
+    } c[] = {
+        { "h100-sxm", 11.7, TS_EINCOMPAT }, /* Hopper arrived in 11.8 */
         { "h100-sxm", 11.8, TS_OK },
-        { "b200", 12.4, TS_EINCOMPAT },      /* Blackwell needs 12.8 */
+        { "b200", 12.4, TS_EINCOMPAT }, /* Blackwell needs 12.8 */
         { "b200", 12.8, TS_OK },
-        { "a100-80", 10.2, TS_EINCOMPAT },   /* Ampere needs 11.0 */
-        { "v100-32", 13.0, TS_EINCOMPAT },   /* CUDA 13 dropped Volta */
+        { "a100-80", 10.2, TS_EINCOMPAT }, /* Ampere needs 11.0 */
+        { "v100-32", 13.0, TS_EINCOMPAT }, /* CUDA 13 dropped Volta */
         { "v100-32", 12.9, TS_OK },
-        { "mi300x", 12.4, TS_EINCOMPAT },    /* not an NVIDIA GPU */
-        { "h100-sxm", 8.0, TS_EINVAL },      /* below the accepted range */
+        { "mi300x", 12.4, TS_EINCOMPAT }, /* not an NVIDIA GPU */
+        { "h100-sxm", 8.0, TS_EINVAL },   /* below the accepted range */
         { "h100-sxm", 14.0, TS_EINVAL },
         { "h100-sxm", NAN, TS_EINVAL },
     };
@@ -489,8 +495,8 @@ START_TEST(test_cuda_compat)
         if (r.gpu.sm == 70)
             r.compute_precision = r.precision = r.grad_precision = TS_PREC_FP16;
         r.cuda = c[i].cuda;
-        ck_assert_msg(ts_step_estimate(&r, &s, &e) == c[i].st, "%s cuda %g: %s", c[i].gpu, c[i].cuda,
-                      e.text);
+        ck_assert_msg(ts_step_estimate(&r, &s, &e) == c[i].st, "%s cuda %g: %s", c[i].gpu,
+                      c[i].cuda, e.text);
         if (c[i].st != TS_OK)
             ck_assert_str_eq(e.field, "cuda");
     }
@@ -534,9 +540,6 @@ static ts_search_out *search_out(void)
     ck_assert_ptr_nonnull(o);
     return o;
 }
-
-
-
 
 /* The GEMM roofline against a published cuBLASLt sweep (Azure's ND A100
  * v4, FP16, timed after 10,000 warm-up iterations: Azure/AI-benchmarking-
@@ -832,7 +835,8 @@ START_TEST(test_hf_eager_bytes)
     ck_assert_int_eq(ts_step_estimate(&r, &fs, &e), TS_OK);
     r.framework = TS_FW_HF;
     ck_assert_int_eq(ts_step_estimate(&r, &hf, &e), TS_OK);
-    REL_CLOSE(hf.step_time.value - fs.step_time.value, 3.0 * 118784.0 * 16384.0 * 4.0 / 2.90e12, 1e-6);
+    REL_CLOSE(hf.step_time.value - fs.step_time.value, 3.0 * 118784.0 * 16384.0 * 4.0 / 2.90e12,
+              1e-6);
 }
 END_TEST
 

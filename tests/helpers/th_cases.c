@@ -14,9 +14,10 @@
 #include <string.h>
 
 static const char *const known_members[] = {
-    "name", "why", "via", "method", "route", "content_type", "body",
-    "body_text", "pad_to", "files", "patch", "megatron_append", "status",
-    "type", "field", "detail", "allow", "expect", "contains", "lacks", "absent", NULL,
+    "name",     "why",       "via",    "method", "route", "content_type",
+    "body",     "body_text", "pad_to", "files",  "patch", "megatron_append",
+    "status",   "type",      "field",  "detail", "allow", "expect",
+    "contains", "lacks",     "absent", NULL,
 };
 
 static void die(const char *file, const char *name, const char *what)
@@ -37,7 +38,8 @@ static void validate(const char *file, const json_t *c)
         die(file, NULL, "not an object");
     if (name == NULL)
         die(file, NULL, "no \"name\"");
-    json_object_foreach((json_t *)c, k, v) {
+    json_object_foreach((json_t *)c, k, v)
+    {
         size_t i;
 
         for (i = 0; known_members[i] != NULL && strcmp(known_members[i], k) != 0; i++)
@@ -68,7 +70,8 @@ static void validate(const char *file, const json_t *c)
             die(file, name, "\"method\" is a string");
         if (json_object_get(c, "pad_to") != NULL && !json_is_integer(json_object_get(c, "pad_to")))
             die(file, name, "\"pad_to\" is an integer");
-        if (json_object_get(c, "body_text") != NULL && !json_is_string(json_object_get(c, "body_text")))
+        if (json_object_get(c, "body_text") != NULL &&
+            !json_is_string(json_object_get(c, "body_text")))
             die(file, name, "\"body_text\" is a string");
     }
     if (!json_is_integer(json_object_get(c, "status")))
@@ -141,7 +144,8 @@ json_t *th_cases_load(const char *dir, const char *transport)
                     arr == NULL ? je.text : "not an array of cases");
             exit(2);
         }
-        json_array_foreach(arr, k, c) {
+        json_array_foreach(arr, k, c)
+        {
             const char *name;
 
             validate(names[i]->d_name, c);
@@ -197,7 +201,8 @@ static json_t *build_json(const json_t *c, const char *data_dir)
     const char *k;
     json_t *v;
 
-    json_object_foreach(json_object_get(c, "files"), k, v) {
+    json_object_foreach(json_object_get(c, "files"), k, v)
+    {
         char path[2048];
         char *text;
 
@@ -216,14 +221,14 @@ static json_t *build_json(const json_t *c, const char *data_dir)
         }
         free(text);
     }
-    json_object_foreach(json_object_get(c, "patch"), k, v) {
+    json_object_foreach(json_object_get(c, "patch"), k, v)
+    {
         json_t *target = json_object_get(req, k);
         const char *pk;
         json_t *pv;
 
         ck_assert_msg(json_is_object(target), "patch target %s", k);
-        json_object_foreach(v, pk, pv)
-            patch_one(target, pk, json_deep_copy(pv));
+        json_object_foreach(v, pk, pv) patch_one(target, pk, json_deep_copy(pv));
     }
     if (append != NULL) {
         const char *old = json_string_value(json_object_get(req, "megatron_args"));
@@ -300,23 +305,24 @@ static void check_contains(const char *name, const json_t *c, const json_t *ans)
     json_t *v;
     size_t i;
 
-    json_object_foreach(json_object_get(c, "contains"), k, v) {
+    json_object_foreach(json_object_get(c, "contains"), k, v)
+    {
         const json_t *arr = th_json_get(ans, k);
         bool found = false;
 
         ck_assert_msg(json_is_array(arr), "%s: %s is not an array", name, k);
         for (i = 0; i < json_array_size(arr) && !found; i++)
-            found = strstr(json_string_value(json_array_get(arr, i)),
-                           json_string_value(v)) != NULL;
+            found = strstr(json_string_value(json_array_get(arr, i)), json_string_value(v)) != NULL;
         ck_assert_msg(found, "%s: no %s entry contains '%s'", name, k, json_string_value(v));
     }
     /* "lacks": no string of that array (if there is one) holds the text */
-    json_object_foreach(json_object_get(c, "lacks"), k, v) {
+    json_object_foreach(json_object_get(c, "lacks"), k, v)
+    {
         const json_t *arr = th_json_get(ans, k);
 
         for (i = 0; i < json_array_size(arr); i++)
-            ck_assert_msg(strstr(json_string_value(json_array_get(arr, i)),
-                                 json_string_value(v)) == NULL,
+            ck_assert_msg(strstr(json_string_value(json_array_get(arr, i)), json_string_value(v)) ==
+                              NULL,
                           "%s: %s entry %zu contains '%s'", name, k, i, json_string_value(v));
     }
 }
@@ -338,19 +344,19 @@ static void check_problem(const char *name, const json_t *c, const json_t *ans,
 
     snprintf(want_type, sizeof want_type, TH_PROBLEM_BASE "%s",
              json_string_value(json_object_get(c, "type")));
-    ck_assert_msg(strcmp(type, want_type) == 0, "%s: type %s, want %s (%s)", name, type,
-                  want_type, detail);
+    ck_assert_msg(strcmp(type, want_type) == 0, "%s: type %s, want %s (%s)", name, type, want_type,
+                  detail);
     if (json_is_null(want_field))
         ck_assert_msg(json_is_null(field), "%s: field %s, want null (%s)", name,
                       json_string_value(field), detail);
     else
         ck_assert_msg(json_is_string(field) &&
-                      strcmp(json_string_value(field), json_string_value(want_field)) == 0,
+                          strcmp(json_string_value(field), json_string_value(want_field)) == 0,
                       "%s: field %s, want %s (%s)", name, json_string_value(field),
                       json_string_value(want_field), detail);
     if (want_detail != NULL)
-        ck_assert_msg(strstr(detail, want_detail) != NULL, "%s: detail '%s' lacks '%s'",
-                      name, detail, want_detail);
+        ck_assert_msg(strstr(detail, want_detail) != NULL, "%s: detail '%s' lacks '%s'", name,
+                      detail, want_detail);
     /* One table (api/ts_problem.c): whoever answered, api or server, the
      * slug is in it, with this status and this title. */
     slug = type + strlen(TH_PROBLEM_BASE);
@@ -358,10 +364,10 @@ static void check_problem(const char *name, const json_t *c, const json_t *ans,
         if (strcmp(ts_api_problem_type_at(i)->slug, slug) == 0)
             pt = ts_api_problem_type_at(i);
     ck_assert_msg(pt != NULL, "%s: %s is not in the problem table", name, slug);
-    ck_assert_msg(pt->status == r->status, "%s: %s answered %u, the table says %u",
-                  name, slug, r->status, pt->status);
-    ck_assert_msg(strcmp(title, pt->title) == 0, "%s: title '%s', the table says '%s'",
-                  name, title, pt->title);
+    ck_assert_msg(pt->status == r->status, "%s: %s answered %u, the table says %u", name, slug,
+                  r->status, pt->status);
+    ck_assert_msg(strcmp(title, pt->title) == 0, "%s: title '%s', the table says '%s'", name, title,
+                  pt->title);
     if (want_allow != NULL)
         ck_assert_msg(r->allow != NULL && strcmp(r->allow, want_allow) == 0,
                       "%s: Allow '%s', want '%s'", name, r->allow ? r->allow : "(none)",
@@ -377,7 +383,8 @@ static void check_success(const char *name, const json_t *c, const json_t *ans,
     json_t *v;
     size_t i;
 
-    json_object_foreach(json_object_get(c, "expect"), k, v) {
+    json_object_foreach(json_object_get(c, "expect"), k, v)
+    {
         const json_t *got = th_json_get(ans, k);
         char *gs, *ws;
 
@@ -398,9 +405,9 @@ static void check_success(const char *name, const json_t *c, const json_t *ans,
      * only they take, so their echo goes back to neither. */
     if (json_object_get(ans, "inputs") != NULL && strcmp(route, "/v1/fit") != 0 &&
         strcmp(route, "/v1/search") != 0) {
-        char *echo = json_dumps(json_object_get(ans, "inputs"),
-                                JSON_COMPACT | JSON_REAL_PRECISION(17));
-        th_case_req rq = {"POST", "/v1/memory", "application/json", echo, strlen(echo)};
+        char *echo =
+            json_dumps(json_object_get(ans, "inputs"), JSON_COMPACT | JSON_REAL_PRECISION(17));
+        th_case_req rq = { "POST", "/v1/memory", "application/json", echo, strlen(echo) };
         th_case_resp r2;
         json_t *again;
 
@@ -427,17 +434,17 @@ void th_case_run(const json_t *c, const char *data_dir, const th_transport *t)
     json_t *ans;
 
     rq.method = json_is_string(json_object_get(c, "method"))
-                    ? json_string_value(json_object_get(c, "method")) : "POST";
+                    ? json_string_value(json_object_get(c, "method"))
+                    : "POST";
     rq.route = json_string_value(json_object_get(c, "route"));
     rq.content_type = ct == NULL ? "application/json" : json_string_value(ct);
     rq.body = body;
     rq.body_len = len;
     t->send(t->ctx, &rq, &r);
-    ck_assert_msg(r.status == want, "%s: status %u, want %u: %.400s", name, r.status, want,
-                  r.body);
+    ck_assert_msg(r.status == want, "%s: status %u, want %u: %.400s", name, r.status, want, r.body);
     /* Allow goes with 405 only (RFC 9110 15.5.6). */
-    ck_assert_msg((r.status == 405) == (r.allow != NULL), "%s: %u with Allow '%s'", name,
-                  r.status, r.allow != NULL ? r.allow : "(none)");
+    ck_assert_msg((r.status == 405) == (r.allow != NULL), "%s: %u with Allow '%s'", name, r.status,
+                  r.allow != NULL ? r.allow : "(none)");
     if (strcmp(rq.method, "HEAD") == 0) {
         /* HEAD: the status of GET, no body (RFC 9110 9.3.2). */
         ck_assert_msg(r.body_len == 0, "%s: HEAD answered %zu body bytes", name, r.body_len);

@@ -17,23 +17,23 @@
 #include <jansson.h>
 
 typedef struct th_case_req {
-    const char *method;        /* never NULL */
+    const char *method; /* never NULL */
     const char *route;
-    const char *content_type;  /* NULL: no Content-Type header */
-    const char *body;          /* never NULL; may hold NULs */
+    const char *content_type; /* NULL: no Content-Type header */
+    const char *body;         /* never NULL; may hold NULs */
     size_t body_len;
 } th_case_req;
 
 typedef struct th_case_resp {
     unsigned status;
-    char *content_type;        /* malloc'd, NULL when absent */
-    char *allow;               /* malloc'd, NULL when absent */
-    char *body;                /* malloc'd, NUL-terminated */
+    char *content_type; /* malloc'd, NULL when absent */
+    char *allow;        /* malloc'd, NULL when absent */
+    char *body;         /* malloc'd, NUL-terminated */
     size_t body_len;
 } th_case_resp;
 
 typedef struct th_transport {
-    const char *name;          /* "api" or "http": matched against "via" */
+    const char *name; /* "api" or "http": matched against "via" */
     /* Send one request; fail the test when no answer comes back. */
     void (*send)(void *ctx, const th_case_req *req, th_case_resp *resp);
     void *ctx;

@@ -38,7 +38,7 @@ double th_now_ms(void)
 
 void th_sleep_ms(unsigned ms)
 {
-    struct timespec t = {(time_t)(ms / 1000u), (long)(ms % 1000u) * 1000000L};
+    struct timespec t = { (time_t)(ms / 1000u), (long)(ms % 1000u) * 1000000L };
     while (nanosleep(&t, &t) != 0 && errno == EINTR)
         ;
 }
@@ -50,8 +50,7 @@ static const char *env_or(const char *name, const char *fallback)
 }
 
 /* argv: wrapper words, the binary, then args.  Strings in store. */
-static int build_argv(char **argv, char *store, size_t store_cap,
-                      const char *const *args)
+static int build_argv(char **argv, char *store, size_t store_cap, const char *const *args)
 {
     int n = 0;
     const char *wrap = getenv("TRAINSIZE_SERVER_WRAP");
@@ -87,8 +86,8 @@ int th_start(th_server *s, const char *const *extra)
     char web[4096], openapi[4096];
     snprintf(web, sizeof web, "%s/web", src);
     snprintf(openapi, sizeof openapi, "%s/api/openapi.json", src);
-    const char *args[MAX_ARGS] = {"--port", "0", "--bind", "127.0.0.1",
-                                  "--web-root", web, "--openapi", openapi};
+    const char *args[MAX_ARGS] = { "--port",     "0", "--bind",    "127.0.0.1",
+                                   "--web-root", web, "--openapi", openapi };
     size_t na = 8;
     for (size_t i = 0; extra != NULL && extra[i] != NULL && na < MAX_ARGS - 1; i++)
         args[na++] = extra[i];
@@ -121,7 +120,7 @@ int th_start(th_server *s, const char *const *extra)
     size_t len = 0;
     double deadline = th_now_ms() + START_TIMEOUT_MS;
     while (len + 1 < sizeof line && memchr(line, '\n', len) == NULL) {
-        struct pollfd pf = {p[0], POLLIN, 0};
+        struct pollfd pf = { p[0], POLLIN, 0 };
         int left = (int)(deadline - th_now_ms());
         if (left <= 0 || poll(&pf, 1, left) <= 0)
             break;
@@ -133,8 +132,7 @@ int th_start(th_server *s, const char *const *extra)
     close(p[0]);
     line[len] = '\0';
     unsigned port = 0;
-    if (sscanf(line, "listening on http://127.0.0.1:%u", &port) != 1
-        || port == 0 || port > 65535) {
+    if (sscanf(line, "listening on http://127.0.0.1:%u", &port) != 1 || port == 0 || port > 65535) {
         fprintf(stderr, "th_harness: no 'listening on' line, got '%s'\n", line);
         kill(pid, SIGKILL);
         waitpid(pid, NULL, 0);
@@ -241,8 +239,7 @@ static void edit_env(const char *const *env)
     }
 }
 
-int th_exec(const char *const *argv, const char *wrap_env, const char *const *env,
-            th_proc *p)
+int th_exec(const char *const *argv, const char *wrap_env, const char *const *env, th_proc *p)
 {
     char *args[MAX_ARGS + 1];
     char store[1024];
@@ -274,20 +271,26 @@ int th_exec(const char *const *argv, const char *wrap_env, const char *const *en
     }
     pid_t pid = fork();
     if (pid < 0) {
-        close(po[0]); close(po[1]); close(pe[0]); close(pe[1]);
+        close(po[0]);
+        close(po[1]);
+        close(pe[0]);
+        close(pe[1]);
         return -1;
     }
     if (pid == 0) {
         dup2(po[1], STDOUT_FILENO);
         dup2(pe[1], STDERR_FILENO);
-        close(po[0]); close(po[1]); close(pe[0]); close(pe[1]);
+        close(po[0]);
+        close(po[1]);
+        close(pe[0]);
+        close(pe[1]);
         edit_env(env);
         exec_child(args);
     }
     close(po[1]);
     close(pe[1]);
     /* Read both pipes as they fill, so neither blocks the child. */
-    struct pollfd fds[2] = {{po[0], POLLIN, 0}, {pe[0], POLLIN, 0}};
+    struct pollfd fds[2] = { { po[0], POLLIN, 0 }, { pe[0], POLLIN, 0 } };
     int open_fds = 2;
     while (open_fds > 0) {
         if (poll(fds, 2, EXEC_SILENCE_MS) <= 0) {
@@ -329,11 +332,11 @@ void th_proc_free(th_proc *p)
     p->out = p->err = NULL;
 }
 
-int th_run(const char *const *args, const char *env_assign, char *out,
-           size_t out_cap, char *err, size_t err_cap)
+int th_run(const char *const *args, const char *env_assign, char *out, size_t out_cap, char *err,
+           size_t err_cap)
 {
-    const char *argv[MAX_ARGS + 1] = {env_or("TRAINSIZE_SERVER", "trainsize-server")};
-    const char *env[2] = {env_assign, NULL};
+    const char *argv[MAX_ARGS + 1] = { env_or("TRAINSIZE_SERVER", "trainsize-server") };
+    const char *env[2] = { env_assign, NULL };
     size_t n = 1;
     th_proc p;
 
@@ -402,8 +405,8 @@ int th_http(unsigned port, const th_req *req, th_resp *resp)
     char url[2048];
     snprintf(url, sizeof url, "http://127.0.0.1:%u%s", port, req->path);
     const char *method = req->method != NULL ? req->method : "GET";
-    sink body = {NULL, 0}, hdrs = {NULL, 0};
-    source src = {req->body, req->body_len};
+    sink body = { NULL, 0 }, hdrs = { NULL, 0 };
+    source src = { req->body, req->body_len };
     struct curl_slist *list = NULL;
     char ct[256];
 
@@ -427,8 +430,7 @@ int th_http(unsigned port, const th_req *req, th_resp *resp)
             list = curl_slist_append(list, "Transfer-Encoding: chunked");
         } else {
             curl_easy_setopt(h, CURLOPT_POSTFIELDS, req->body);
-            curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE,
-                             (curl_off_t)req->body_len);
+            curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
         }
         if (strcmp(method, "POST") != 0)
             curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
@@ -461,7 +463,7 @@ int th_http(unsigned port, const th_req *req, th_resp *resp)
 
 th_resp th_get(unsigned port, const char *path)
 {
-    th_req rq = {.path = path};
+    th_req rq = { .path = path };
     th_resp r;
     th_http(port, &rq, &r);
     return r;
@@ -469,9 +471,11 @@ th_resp th_get(unsigned port, const char *path)
 
 th_resp th_post(unsigned port, const char *path, const char *body)
 {
-    th_req rq = {.method = "POST", .path = path,
-                 .content_type = "application/json",
-                 .body = body, .body_len = strlen(body)};
+    th_req rq = { .method = "POST",
+                  .path = path,
+                  .content_type = "application/json",
+                  .body = body,
+                  .body_len = strlen(body) };
     th_resp r;
     th_http(port, &rq, &r);
     return r;
@@ -554,7 +558,7 @@ size_t th_recv_all(int fd, char *buf, size_t cap, unsigned timeout_ms)
     size_t len = 0;
     double deadline = th_now_ms() + timeout_ms;
     while (len + 1 < cap) {
-        struct pollfd pf = {fd, POLLIN, 0};
+        struct pollfd pf = { fd, POLLIN, 0 };
         int left = (int)(deadline - th_now_ms());
         if (left <= 0 || poll(&pf, 1, left) <= 0)
             break;
@@ -588,7 +592,7 @@ double th_metric(const char *text, const char *series)
 
 double th_scrape(unsigned port, CURL *handle, const char *series)
 {
-    th_req rq = {.path = "/metrics", .handle = handle};
+    th_req rq = { .path = "/metrics", .handle = handle };
     th_resp r;
     th_http(port, &rq, &r);
     ck_assert_msg(r.status == 200, "GET /metrics: %ld", r.status);

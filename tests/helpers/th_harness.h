@@ -52,26 +52,26 @@ bool th_alive(const th_server *s);
 /* Run the binary to completion (for --help, bad flags); stdout and stderr
  * are captured into out/err (NUL-terminated, truncated).  env_assign is
  * "NAME=value" or NULL.  Returns the exit status or -1. */
-int th_run(const char *const *args, const char *env_assign, char *out,
-           size_t out_cap, char *err, size_t err_cap);
+int th_run(const char *const *args, const char *env_assign, char *out, size_t out_cap, char *err,
+           size_t err_cap);
 
 typedef struct th_req {
-    const char *method;        /* "GET" when NULL */
+    const char *method; /* "GET" when NULL */
     const char *path;
-    const char *content_type;  /* NULL: no header */
+    const char *content_type; /* NULL: no header */
     const char *body;
     size_t body_len;
-    bool chunked;              /* send the body with unknown length */
-    bool path_as_is;           /* keep "/../" as typed */
-    const char *header;        /* one extra "Name: value" or NULL */
-    CURL *handle;              /* reuse this handle (keep-alive) or NULL */
+    bool chunked;       /* send the body with unknown length */
+    bool path_as_is;    /* keep "/../" as typed */
+    const char *header; /* one extra "Name: value" or NULL */
+    CURL *handle;       /* reuse this handle (keep-alive) or NULL */
 } th_req;
 
 typedef struct th_resp {
-    long status;               /* 0 when the transfer failed */
-    char *body;                /* malloc'd, NUL-terminated */
+    long status; /* 0 when the transfer failed */
+    char *body;  /* malloc'd, NUL-terminated */
     size_t len;
-    char *headers;             /* raw header block, malloc'd */
+    char *headers; /* raw header block, malloc'd */
     size_t headers_len;
     CURLcode curl_rc;
 } th_resp;
@@ -92,9 +92,9 @@ double th_scrape(unsigned port, CURL *handle, const char *series);
 
 /* A child process run to completion. */
 typedef struct th_proc {
-    int code;                  /* exit status, 128 + signal, -1 if killed */
-    char *out;                 /* stdout, malloc'd, NUL-terminated */
-    char *err;                 /* stderr */
+    int code;  /* exit status, 128 + signal, -1 if killed */
+    char *out; /* stdout, malloc'd, NUL-terminated */
+    char *err; /* stderr */
 } th_proc;
 
 /* Run argv (NULL-terminated, argv[0] looked up in PATH) behind the words
@@ -103,8 +103,7 @@ typedef struct th_proc {
  * none).  stdout and stderr are read as they come, so neither pipe fills;
  * a child silent for 60 s is killed.  0 when it ran; th_proc_free() in
  * every case. */
-int th_exec(const char *const *argv, const char *wrap_env, const char *const *env,
-            th_proc *p);
+int th_exec(const char *const *argv, const char *wrap_env, const char *const *env, th_proc *p);
 void th_proc_free(th_proc *p);
 
 /* Value of a response header (case-insensitive name), copied into buf;

@@ -112,8 +112,8 @@ static void assert_no_bare_words(const char *s, size_t n)
 static void assert_human_text(const char *h)
 {
     ck_assert_ptr_nonnull(h);
-    ck_assert_msg(strstr(h, "nan") == NULL && strstr(h, "inf") == NULL &&
-                  strstr(h, "n/a") == NULL, "human \"%s\"", h);
+    ck_assert_msg(strstr(h, "nan") == NULL && strstr(h, "inf") == NULL && strstr(h, "n/a") == NULL,
+                  "human \"%s\"", h);
 }
 
 /* "human" members are for people: a NaN there would be a lie too.  A
@@ -125,13 +125,13 @@ static void assert_humans_finite(const json_t *j)
     size_t i;
 
     if (json_is_object(j)) {
-        json_object_foreach((json_t *)j, key, v) {
+        json_object_foreach((json_t *)j, key, v)
+        {
             if (strcmp(key, "human") == 0 && json_is_object(v)) {
                 const char *k;
                 json_t *t;
 
-                json_object_foreach(v, k, t)
-                    assert_human_text(json_string_value(t));
+                json_object_foreach(v, k, t) assert_human_text(json_string_value(t));
                 continue;
             }
             if (strcmp(key, "human") == 0)
@@ -139,13 +139,11 @@ static void assert_humans_finite(const json_t *j)
             assert_humans_finite(v);
         }
     } else if (json_is_array(j)) {
-        json_array_foreach(j, i, v)
-            assert_humans_finite(v);
+        json_array_foreach(j, i, v) assert_humans_finite(v);
     }
 }
 
-json_t *th_json_contract(unsigned status, const char *content_type,
-                         const char *body, size_t len)
+json_t *th_json_contract(unsigned status, const char *content_type, const char *body, size_t len)
 {
     json_error_t je;
     json_t *j;
@@ -183,8 +181,8 @@ json_t *th_json_contract(unsigned status, const char *content_type,
         ck_assert(json_is_string(json_object_get(j, "title")));
         ck_assert(json_is_string(json_object_get(j, "detail")));
         ck_assert_int_eq(json_integer_value(json_object_get(j, "status")), status);
-        ck_assert(json_is_null(field) || (json_is_string(field) &&
-                                          json_string_value(field)[0] == '/'));
+        ck_assert(json_is_null(field) ||
+                  (json_is_string(field) && json_string_value(field)[0] == '/'));
     }
     return j;
 }

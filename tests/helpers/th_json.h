@@ -38,7 +38,6 @@ bool th_json_same(const json_t *got, const json_t *want);
  * complete RFC 9457 problem of exactly five members whose "status" is the
  * HTTP status and whose "field" is null or a JSON pointer.  Returns the
  * parsed body (json_decref it). */
-json_t *th_json_contract(unsigned status, const char *content_type,
-                         const char *body, size_t len);
+json_t *th_json_contract(unsigned status, const char *content_type, const char *body, size_t len);
 
 #endif /* TH_JSON_H */

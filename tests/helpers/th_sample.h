@@ -32,10 +32,10 @@
 #define TH_SAMPLE(n) (n)
 #endif
 
-#define TH_ASSERT(expr, ...)                                                                     \
-    do {                                                                                         \
-        if (!(expr))                                                                             \
-            ck_abort_msg(__VA_ARGS__);                                                           \
+#define TH_ASSERT(expr, ...)           \
+    do {                               \
+        if (!(expr))                   \
+            ck_abort_msg(__VA_ARGS__); \
     } while (0)
 
 #endif

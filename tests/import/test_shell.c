@@ -24,94 +24,122 @@
 typedef struct shell_case {
     const char *name;
     const char *text;
-    const char *want;     /* words joined by '|'; NULL: an error */
-    const char *detail;   /* error: a part of the detail; else a part of a note, or NULL */
-    const char *differs;  /* where bash prints something else on purpose, why */
+    const char *want;    /* words joined by '|'; NULL: an error */
+    const char *detail;  /* error: a part of the detail; else a part of a note, or NULL */
+    const char *differs; /* where bash prints something else on purpose, why */
 } shell_case;
 
 static const shell_case same[] = {
     { "plain words", "torchrun pretrain_gpt.py --num-layers 2 --bf16",
       "torchrun|>pretrain_gpt.py|--num-layers|2|--bf16", NULL, NULL },
     { "assignments and quotes",
-      "A=1\nB=\"x $A\"\nC='$A'\nD=\"a\\\"b\"\npython p.py --b \"$B\" --c \"$C\" --d $D --e \"\" --f",
+      "A=1\nB=\"x $A\"\nC='$A'\nD=\"a\\\"b\"\npython p.py --b \"$B\" --c \"$C\" --d $D --e \"\" "
+      "--f",
       "python|>p.py|--b|x 1|--c|$A|--d|a\"b|--e||--f", NULL, NULL },
     { "string style with continuations",
       "GPT_ARGS=\"\n    --num-layers 24 \\\n    --hidden-size 1024 \\\n    --fp16\n\"\n"
       "torchrun pretrain_gpt.py \\\n    $GPT_ARGS \\\n    --save /x\n",
       "torchrun|>pretrain_gpt.py|--num-layers|24|--hidden-size|1024|--fp16|--save|/x", NULL, NULL },
-    { "array style", "ARGS=(\n  --num-layers 96 # a comment\n  --lr 6.0e-5\n)\n"
+    { "array style",
+      "ARGS=(\n  --num-layers 96 # a comment\n  --lr 6.0e-5\n)\n"
       "MP=(--tensor-model-parallel-size 8)\ntorchrun pretrain_gpt.py ${ARGS[@]} ${MP[@]}",
-      "torchrun|>pretrain_gpt.py|--num-layers|96|--lr|6.0e-5|--tensor-model-parallel-size|8", NULL, NULL },
+      "torchrun|>pretrain_gpt.py|--num-layers|96|--lr|6.0e-5|--tensor-model-parallel-size|8", NULL,
+      NULL },
     { "quoted array elements and +=",
       "A=(\"--fp8-format hybrid\" --x)\nA+=(\"--y 1\")\nB=()\n"
       "python p.py ${A[@]} \"${A[@]}\" \"${B[@]}\" ${#A[@]} ${A[1]}",
-      "python|>p.py|--fp8-format|hybrid|--x|--y|1|--fp8-format hybrid|--x|--y 1|3|--x", NULL, NULL },
+      "python|>p.py|--fp8-format|hybrid|--x|--y|1|--fp8-format hybrid|--x|--y 1|3|--x", NULL,
+      NULL },
     { "array of itself", "T=(--a)\nT=(\"${T[@]}\" --b \"c d\")\npython p.py \"${T[@]}\"",
       "python|>p.py|--a|--b|c d", NULL, NULL },
-    { "defaults", "A=${NOPE:-3}\nB=${EMPTY-x}\nEMPTY=\nC=${EMPTY:-y}\nD=${EMPTY-z}\n"
+    { "defaults",
+      "A=${NOPE:-3}\nB=${EMPTY-x}\nEMPTY=\nC=${EMPTY:-y}\nD=${EMPTY-z}\n"
       ": ${E:=5}\nF=${A:+set}\npython p.py $A $B $C \"$D\" $E $F ${#F}",
       "python|>p.py|3|x|y||5|set|3", NULL, NULL },
-    { "default of a script argument", "CK=${1:-\"checkpoints/x\"}\nTOK=${3:-MOCK}\n"
-      "python p.py --save $CK --tok $TOK", "python|>p.py|--save|checkpoints/x|--tok|MOCK", NULL, NULL },
-    { "pattern removal", "P=/data/models/llama-3.tar.gz\n"
+    { "default of a script argument",
+      "CK=${1:-\"checkpoints/x\"}\nTOK=${3:-MOCK}\n"
+      "python p.py --save $CK --tok $TOK",
+      "python|>p.py|--save|checkpoints/x|--tok|MOCK", NULL, NULL },
+    { "pattern removal",
+      "P=/data/models/llama-3.tar.gz\n"
       "python p.py ${P##*/} ${P#*/} ${P%.*} ${P%%.*} ${P%.[tg]z}",
       "python|>p.py|llama-3.tar.gz|data/models/llama-3.tar.gz|/data/models/llama-3.tar"
-      "|/data/models/llama-3|/data/models/llama-3.tar", NULL, NULL },
-    { "arithmetic", "G=8\nN=2\nW=$(($G*$N))\nX=$((W / 3 + 2 ** 3 - (7 % 4) ))\n"
+      "|/data/models/llama-3|/data/models/llama-3.tar",
+      NULL, NULL },
+    { "arithmetic",
+      "G=8\nN=2\nW=$(($G*$N))\nX=$((W / 3 + 2 ** 3 - (7 % 4) ))\n"
       "python p.py $W $X $((G<<2)) $((N > 1 ? 10 : 20)) $((0x10))",
       "python|>p.py|16|10|32|10|16", NULL, NULL },
-    { "exports and declare", "export A=1 B=\"2 3\"\ndeclare -a C=(x y)\ntypeset D=4\nreadonly E=5\n"
-      "python p.py $A \"$B\" ${C[1]} $D $E", "python|>p.py|1|2 3|y|4|5", NULL, NULL },
+    { "exports and declare",
+      "export A=1 B=\"2 3\"\ndeclare -a C=(x y)\ntypeset D=4\nreadonly E=5\n"
+      "python p.py $A \"$B\" ${C[1]} $D $E",
+      "python|>p.py|1|2 3|y|4|5", NULL, NULL },
     { "if elif else on strings",
       "DTYPE=fp8\nif [[ \"$DTYPE\" == \"bf16\" ]]; then X=1\nelif [ \"$DTYPE\" = fp8 ]; then X=2\n"
       "else X=3; fi\nif [[ $DTYPE == fp* && -n $X ]]; then Y=a; else Y=b; fi\n"
       "[ -z \"$NOPE\" ] && Z=yes || Z=no\npython p.py $X $Y $Z",
       "python|>p.py|2|a|yes", NULL, NULL },
-    { "numeric tests and $#", "if [ 3 -gt 2 -a ! 1 -eq 2 ]; then A=t; fi\n"
+    { "numeric tests and $#",
+      "if [ 3 -gt 2 -a ! 1 -eq 2 ]; then A=t; fi\n"
       "while [[ $# -gt 0 ]]; do shift; done\nif (( 2 * 3 == 6 )); then B=u; fi\n"
-      "python p.py $A $B $#", "python|>p.py|t|u|0", NULL, NULL },
-    { "case", "M=llama3-8b\ncase $M in\n  gpt*) L=24 ;;\n  llama3-*|llama2-*) L=32 ;;\n"
-      "  *) L=0 ;;\nesac\npython p.py $L", "python|>p.py|32", NULL, NULL },
-    { "for loop", "A=()\nfor x in 1 2 \"3 4\"; do A+=(--l$x \"=$x\"); done\npython p.py \"${A[@]}\"",
+      "python p.py $A $B $#",
+      "python|>p.py|t|u|0", NULL, NULL },
+    { "case",
+      "M=llama3-8b\ncase $M in\n  gpt*) L=24 ;;\n  llama3-*|llama2-*) L=32 ;;\n"
+      "  *) L=0 ;;\nesac\npython p.py $L",
+      "python|>p.py|32", NULL, NULL },
+    { "for loop",
+      "A=()\nfor x in 1 2 \"3 4\"; do A+=(--l$x \"=$x\"); done\npython p.py \"${A[@]}\"",
       "python|>p.py|--l1|=1|--l2|=2|--l3|4|=3 4", NULL, NULL },
-    { "function with arguments", "mk() {\n  local x=\"$1\"\n  R=\"--$x $2\"\n}\n"
-      "mk tp 8\nfunction f { S=$#; }\nf a b c\npython p.py $R $S", "python|>p.py|--tp|8|3", NULL, NULL },
+    { "function with arguments",
+      "mk() {\n  local x=\"$1\"\n  R=\"--$x $2\"\n}\n"
+      "mk tp 8\nfunction f { S=$#; }\nf a b c\npython p.py $R $S",
+      "python|>p.py|--tp|8|3", NULL, NULL },
     /* bash reads unbraced $12 as ${1} then "2"; ${12} is the twelfth. */
-    { "unbraced $12 is $1 then 2", "mk() {\n  R=\"$12 ${12}x\"\n}\n"
-      "mk a b c d e f g h i j k l\npython p.py $R", "python|>p.py|a2|lx", NULL, NULL },
+    { "unbraced $12 is $1 then 2",
+      "mk() {\n  R=\"$12 ${12}x\"\n}\n"
+      "mk a b c d e f g h i j k l\npython p.py $R",
+      "python|>p.py|a2|lx", NULL, NULL },
     { "torchrun through python -m and a prefix",
-      "PRE=\"uv run\"\nPROF=()\n$PRE \"${PROF[@]}\" python -m torch.distributed.run --nproc_per_node 8 "
-      "train.py --x 1", "uv|run|python|-m|torch.distributed.run|--nproc_per_node|8|>train.py|--x|1",
-      NULL, NULL },
+      "PRE=\"uv run\"\nPROF=()\n$PRE \"${PROF[@]}\" python -m torch.distributed.run "
+      "--nproc_per_node 8 "
+      "train.py --x 1",
+      "uv|run|python|-m|torch.distributed.run|--nproc_per_node|8|>train.py|--x|1", NULL, NULL },
     { "the command with the most flags",
       "python3 tools/preprocess_data.py --input x\ntorchrun pretrain_gpt.py --a 1 --b 2\n",
       "torchrun|>pretrain_gpt.py|--a|1|--b|2", "2 commands run a Python script", NULL },
     { "an argument file", "# args\n--num-layers 2\n--hidden-size 8 --bf16\n",
       "--num-layers|2|--hidden-size|8|--bf16", NULL, NULL },
     { "bash -c of a string, wrapped by srun",
-      "DIR=/w\nopts=\" --num-layers 4 \\\n  --fp16 \"\nrun_cmd=\"python -u ${DIR}/pretrain_gpt.py $@ ${opts}\"\n"
+      "DIR=/w\nopts=\" --num-layers 4 \\\n  --fp16 \"\nrun_cmd=\"python -u ${DIR}/pretrain_gpt.py "
+      "$@ ${opts}\"\n"
       "srun -l --container-image img sh -c \"${run_cmd}\"",
       "srun|-l|--container-image|img|python|-u|>/w/pretrain_gpt.py|--num-layers|4|--fp16",
       "line 5 (/w/pretrain_gpt.py)", NULL },
     { "sbatch heredoc with directives",
-      "ARGS=(--num-layers 61)\nCMD=\"cd /tmp; python /m/pretrain_gpt.py ${ARGS[@]}\"\nsbatch <<EOF\n"
-      "#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=8\nsrun bash -c \"${CMD}\" 2>&1 | tee \\${X}.log\n"
-      "EOF\n", "srun|python|>/m/pretrain_gpt.py|--num-layers|61", NULL, NULL },
-    { "eval", "eval \"A=7\"\nS='python p.py --a $A'\neval \"$S\"", "python|>p.py|--a|7", NULL, NULL },
-    { "redirections and placeholders", "CK=<Specify path>\nLOG=/tmp/x\n"
+      "ARGS=(--num-layers 61)\nCMD=\"cd /tmp; python /m/pretrain_gpt.py ${ARGS[@]}\"\nsbatch "
+      "<<EOF\n"
+      "#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=8\nsrun bash -c \"${CMD}\" 2>&1 | "
+      "tee \\${X}.log\n"
+      "EOF\n",
+      "srun|python|>/m/pretrain_gpt.py|--num-layers|61", NULL, NULL },
+    { "eval", "eval \"A=7\"\nS='python p.py --a $A'\neval \"$S\"", "python|>p.py|--a|7", NULL,
+      NULL },
+    { "redirections and placeholders",
+      "CK=<Specify path>\nLOG=/tmp/x\n"
       "torchrun pretrain_gpt.py --a 1 2>&1 < /dev/null | cat &\nwait",
       "torchrun|>pretrain_gpt.py|--a|1", NULL,
       "bash refuses a '>' with no file after it; Megatron-LM's examples have such "
       "<Specify path> placeholders, so here the redirection is skipped" },
     { "unset variable", "torchrun pretrain_gpt.py --num-layers $NL --x \"${DATA}/y\"",
       "torchrun|>pretrain_gpt.py|--num-layers|{unset:NL@1}|--x|/y{unset:DATA@1}", NULL, NULL },
-    { "script argument", "CK=$1\npython p.py --load $CK", "python|>p.py|--load|{arg:1@1}", NULL, NULL },
+    { "script argument", "CK=$1\npython p.py --load $CK", "python|>p.py|--load|{arg:1@1}", NULL,
+      NULL },
     { "command output", "D=`pwd`\nH=$(hostname)\npython $D/p.py --h $H",
       "python|>/p.py{command:`pwd`@1}|--h|{command:$(hostname)@2}", NULL,
       "a command's output is not known here" },
-    { "arithmetic on an unset variable", "W=$((G * 2))\npython p.py $W",
-      "python|>p.py|{unset:G@1}", NULL,
-      "bash counts an unset variable as 0 in arithmetic; here it stays unknown" },
+    { "arithmetic on an unset variable", "W=$((G * 2))\npython p.py $W", "python|>p.py|{unset:G@1}",
+      NULL, "bash counts an unset variable as 0 in arithmetic; here it stays unknown" },
     { "assigned only in a branch not read",
       "if [ -f /etc/cluster.env ]; then\n  TP=8\nfi\npython p.py --tp $TP",
       "python|>p.py|--tp|{maybe:TP@2}", "conditions at line 1", NULL },
@@ -119,24 +147,29 @@ static const shell_case same[] = {
       "exits at line 2", NULL },
     { "exit in a branch not taken", "if [ -n \"$X\" ]; then exit 1; fi\npython p.py --a",
       "python|>p.py|--a", NULL, NULL },
-    { "mkdir || exit", "mkdir -p /x || { echo fail; exit 1; }\npython p.py --a",
-      "python|>p.py|--a", NULL, NULL },
+    { "mkdir || exit", "mkdir -p /x || { echo fail; exit 1; }\npython p.py --a", "python|>p.py|--a",
+      NULL, NULL },
     { "other files", "source env.sh\nbash other.sh\npython p.py", "python|>p.py",
       "other files are not read: source env.sh (line 1), bash other.sh (line 2)", NULL },
 };
 
 static const shell_case bounds[] = {
-    { "expansion bomb", "A=xxxxxxxxxxxxxxxx\nA=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\n"
+    { "expansion bomb",
+      "A=xxxxxxxxxxxxxxxx\nA=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\n"
       "A=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\n",
       NULL, "line 14: an expansion is longer than 65536 characters", NULL },
-    { "bomb in an array", "A=(a a a a a a a a)\nfor i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14; do "
-      "A=(\"${A[@]}\" \"${A[@]}\"); done\n", NULL, "more than", NULL },
+    { "bomb in an array",
+      "A=(a a a a a a a a)\nfor i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14; do "
+      "A=(\"${A[@]}\" \"${A[@]}\"); done\n",
+      NULL, "more than", NULL },
     { "a loop that does not end", "while true; do X=1; done\npython p.py", "python|>p.py",
       "loop past 1000 rounds (line 1)", NULL },
     { "recursion", "f() { f; }\nf\n", NULL, "nest more than 12 deep", NULL },
     { "eval recursion", "S='eval \"$S\"'\neval \"$S\"\n", NULL, "nest more than 12 deep", NULL },
-    { "unterminated quote", "A=1\nB=\"abc\npython p.py", NULL, "line 2: unterminated \" quote", NULL },
-    { "unterminated substitution", "A=$(date\n", NULL, "unterminated $( command substitution", NULL },
+    { "unterminated quote", "A=1\nB=\"abc\npython p.py", NULL, "line 2: unterminated \" quote",
+      NULL },
+    { "unterminated substitution", "A=$(date\n", NULL, "unterminated $( command substitution",
+      NULL },
     { "control character", "A=1\nB=\x01\n", NULL, "line 2: control character U+0001", NULL },
     { "syntax", "if true; then\nA=1\n", NULL, "syntax error: the text ends where fi", NULL },
     { "bad substitution", "A=${}\n", NULL, "bad substitution", NULL },
@@ -151,8 +184,8 @@ static void render(const ts_shell_cmd *c, char *buf, size_t size)
     for (k = 0; k < c->n && o < size; k++) {
         const ts_shell_word *w = &c->w[k];
         static const char *const why[] = { "", "unset", "maybe", "arg", "command", "unsupported" };
-        int n = snprintf(buf + o, size - o, "%s%s%s", k ? "|" : "", k == c->entry ? ">" : "",
-                         w->text);
+        int n =
+            snprintf(buf + o, size - o, "%s%s%s", k ? "|" : "", k == c->entry ? ">" : "", w->text);
 
         if (n < 0)
             return;
@@ -191,8 +224,8 @@ static void run_case(const shell_case *c)
         ck_assert_msg(rc == -1, "%s: rc %d, want an error", c->name, rc);
         ck_assert_msg(err.status == 400, "%s: status %u", c->name, err.status);
         ck_assert_str_eq(err.field, "/megatron_args");
-        ck_assert_msg(strstr(err.detail, c->detail) != NULL, "%s: detail '%s' lacks '%s'",
-                      c->name, err.detail, c->detail);
+        ck_assert_msg(strstr(err.detail, c->detail) != NULL, "%s: detail '%s' lacks '%s'", c->name,
+                      err.detail, c->detail);
         return;
     }
     ck_assert_msg(rc >= 0, "%s: error %s", c->name, err.detail);
@@ -257,7 +290,7 @@ START_TEST(test_why_text)
     ck_assert(cmd.w[3].ghost);
     ts_shell_why_text(&cmd.w[3], why, sizeof why);
     ck_assert_str_eq(why, "$NUM_LAYERS (line 3), which the script never assigns (assign it, "
-                     "or give a default: ${NUM_LAYERS:-value})");
+                          "or give a default: ${NUM_LAYERS:-value})");
     ts_shell_free(&cmd);
 }
 END_TEST
@@ -295,7 +328,7 @@ static int emit(const char *dir)
         FILE *f;
 
         if (p == NULL || same[k].differs != NULL)
-            continue;   /* an argument list (not a command bash runs), or a known difference */
+            continue; /* an argument list (not a command bash runs), or a known difference */
         snprintf(path, sizeof path, "%s/%zu.sh", dir, k);
         f = fopen(path, "w");
         if (f == NULL)

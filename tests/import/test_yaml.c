@@ -22,8 +22,8 @@
 
 typedef struct yaml_case {
     const char *text;
-    const char *want;   /* JSON of member "a"; NULL: an error */
-    const char *field;  /* the error's pointer */
+    const char *want;  /* JSON of member "a"; NULL: an error */
+    const char *field; /* the error's pointer */
 } yaml_case;
 
 static const yaml_case same[] = {
@@ -125,8 +125,8 @@ static void run(const yaml_case *c)
         ck_assert_msg(doc != NULL, "%s: error %s at %s", c->text, err.detail, err.field);
         ck_assert_ptr_nonnull(want);
         got = json_dumps(json_object_get(doc, "a"), JSON_ENCODE_ANY | JSON_COMPACT);
-        ck_assert_msg(json_equal(json_object_get(doc, "a"), want), "%s: got %s, want %s",
-                      c->text, got != NULL ? got : "(none)", c->want);
+        ck_assert_msg(json_equal(json_object_get(doc, "a"), want), "%s: got %s, want %s", c->text,
+                      got != NULL ? got : "(none)", c->want);
         free(got);
         json_decref(want);
         json_decref(doc);

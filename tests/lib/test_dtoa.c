@@ -23,7 +23,7 @@
 #include "../helpers/th_sample.h"
 
 #define RANDOM_DOUBLES TH_SAMPLE(1000000)
-#define PRINTF_EVERY 10 /* the printf comparisons on every 10th: 1e5 */
+#define PRINTF_EVERY   10 /* the printf comparisons on every 10th: 1e5 */
 
 static double from_bits(uint64_t b)
 {
@@ -117,11 +117,10 @@ static void check_value(double v, int printf_too)
 
     memset(buf, 'x', sizeof buf);
     n = ts_dtoa_format(v, buf);
-    TH_ASSERT(n > 0 && n < TS_DTOA_BUF && strlen(buf) == n,
-                  "%a: length %zu", v, n);
+    TH_ASSERT(n > 0 && n < TS_DTOA_BUF && strlen(buf) == n, "%a: length %zu", v, n);
     TH_ASSERT(is_json_number(buf), "%a: \"%s\" is not a JSON number", v, buf);
     TH_ASSERT(strtod(buf, NULL) == v || (v == 0 && strtod(buf, NULL) == 0),
-                  "%a: \"%s\" reads back as %a", v, buf, strtod(buf, NULL));
+              "%a: \"%s\" reads back as %a", v, buf, strtod(buf, NULL));
     if (v != 0 && isfinite(v)) {
         uint64_t d;
         int32_t e;
@@ -144,8 +143,8 @@ static void check_value(double v, int printf_too)
         if (digits > 1) {
             /* One digit fewer, correctly rounded, does not read back. */
             snprintf(shorter, sizeof shorter, "%.*e", digits - 2, v);
-            TH_ASSERT(strtod(shorter, NULL) != v,
-                          "%a: \"%s\" is shorter than \"%s\"", v, shorter, buf);
+            TH_ASSERT(strtod(shorter, NULL) != v, "%a: \"%s\" is shorter than \"%s\"", v, shorter,
+                      buf);
         }
         /* The same number of digits, correctly rounded: when it reads
          * back it is what we wrote (the closest of the shortest). */
@@ -156,8 +155,8 @@ static void check_value(double v, int printf_too)
             char mine[64];
 
             ts_dtoa_shortest(fabs(v), &d, &e);
-            snprintf(mine, sizeof mine, "%s%llue%d", v < 0 ? "-" : "",
-                     (unsigned long long)d, (int)e);
+            snprintf(mine, sizeof mine, "%s%llue%d", v < 0 ? "-" : "", (unsigned long long)d,
+                     (int)e);
             TH_ASSERT(strtod(mine, NULL) == v, "%a: %s", v, mine);
             TH_ASSERT(sig_digits(shorter) == digits, "%a", v);
             {
@@ -171,8 +170,8 @@ static void check_value(double v, int printf_too)
                 a[ai] = '\0';
                 snprintf(b, sizeof b, "%llu", (unsigned long long)d);
                 bi = strlen(b);
-                TH_ASSERT(ai == bi && memcmp(a, b, ai) == 0,
-                              "%a: printf %s, ours %s", v, shorter, b);
+                TH_ASSERT(ai == bi && memcmp(a, b, ai) == 0, "%a: printf %s, ours %s", v, shorter,
+                          b);
             }
         }
     }
@@ -185,43 +184,43 @@ START_TEST(test_known)
         double v;
         const char *text;
     } cases[] = {
-        {0.0, "0"},
-        {-0.0, "0"},
-        {1.0, "1"},
-        {-2.0, "-2"},
-        {0.1, "0.1"},
-        {0.3, "0.3"},
-        {0.1 + 0.2, "0.30000000000000004"},   /* 17 digits, fixed */
-        {1.0 / 3.0, "0.3333333333333333"},    /* 16 digits */
-        {123456.789, "123456.789"},
-        {0.0001, "0.0001"},                   /* exponent -4: still fixed */
-        {0.00001, "1e-05"},                   /* -5: exponent form, 2 digits */
-        {1.5e-7, "1.5e-07"},
-        {1e15, "1e+15"},                      /* exponent 15 >= P = 15 */
-        {123456789012345.6, "123456789012345.6"}, /* 16 digits, x = 14 */
-        {1e21, "1e+21"},
-        {1e100, "1e+100"},
-        {9007199254740994.0, "9007199254740994"}, /* 2^53 + 2: 16 digits, x 15 < 16 */
-        {9007199254740992.0, "9007199254740992"}, /* 2^53 */
-        {12345678901234568.0, "12345678901234568"}, /* 17 digits, x 16 < 17 */
-        {1.2e16, "1.2e+16"},
-        {DBL_MAX, "1.7976931348623157e+308"},
-        {DBL_MIN, "2.2250738585072014e-308"},
-        {5e-324, "5e-324"},                   /* smallest subnormal: 1 digit */
-        {2.2250738585072009e-308, "2.225073858507201e-308"}, /* largest subnormal */
-        {-1.5, "-1.5"},
-        {2.5e-5, "2.5e-05"},
-        {430820738407431.8, "430820738407431.8"},
-        {7.680865431066018, "7.680865431066018"},
-        {71525.57373046875, "71525.57373046875"},
+        { 0.0, "0" },
+        { -0.0, "0" },
+        { 1.0, "1" },
+        { -2.0, "-2" },
+        { 0.1, "0.1" },
+        { 0.3, "0.3" },
+        { 0.1 + 0.2, "0.30000000000000004" }, /* 17 digits, fixed */
+        { 1.0 / 3.0, "0.3333333333333333" },  /* 16 digits */
+        { 123456.789, "123456.789" },
+        { 0.0001, "0.0001" }, /* exponent -4: still fixed */
+        { 0.00001, "1e-05" }, /* -5: exponent form, 2 digits */
+        { 1.5e-7, "1.5e-07" },
+        { 1e15, "1e+15" },                          /* exponent 15 >= P = 15 */
+        { 123456789012345.6, "123456789012345.6" }, /* 16 digits, x = 14 */
+        { 1e21, "1e+21" },
+        { 1e100, "1e+100" },
+        { 9007199254740994.0, "9007199254740994" },   /* 2^53 + 2: 16 digits, x 15 < 16 */
+        { 9007199254740992.0, "9007199254740992" },   /* 2^53 */
+        { 12345678901234568.0, "12345678901234568" }, /* 17 digits, x 16 < 17 */
+        { 1.2e16, "1.2e+16" },
+        { DBL_MAX, "1.7976931348623157e+308" },
+        { DBL_MIN, "2.2250738585072014e-308" },
+        { 5e-324, "5e-324" },                                  /* smallest subnormal: 1 digit */
+        { 2.2250738585072009e-308, "2.225073858507201e-308" }, /* largest subnormal */
+        { -1.5, "-1.5" },
+        { 2.5e-5, "2.5e-05" },
+        { 430820738407431.8, "430820738407431.8" },
+        { 7.680865431066018, "7.680865431066018" },
+        { 71525.57373046875, "71525.57373046875" },
     };
     char buf[TS_DTOA_BUF];
 
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         size_t n = ts_dtoa_format(cases[i].v, buf);
 
-        ck_assert_msg(strcmp(buf, cases[i].text) == 0, "%a: \"%s\", want \"%s\"",
-                      cases[i].v, buf, cases[i].text);
+        ck_assert_msg(strcmp(buf, cases[i].text) == 0, "%a: \"%s\", want \"%s\"", cases[i].v, buf,
+                      cases[i].text);
         ck_assert_uint_eq(n, strlen(cases[i].text));
         check_value(cases[i].v, 1);
     }

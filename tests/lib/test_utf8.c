@@ -50,7 +50,10 @@ START_TEST(test_cut_by_hand)
      * bytes has no lead within reach, a lone continuation after a
      * complete character is not part of it. */
     ck_assert_uint_eq(ts_utf8_cut("a\x80\x80\x80\x80\x80", 5), 5);
-    ck_assert_uint_eq(ts_utf8_cut(E2 "\x80" "b", 2), 2);
+    ck_assert_uint_eq(ts_utf8_cut(E2 "\x80"
+                                     "b",
+                                  2),
+                      2);
     /* a lead byte with too few continuations before the cut */
     ck_assert_uint_eq(ts_utf8_cut("\xe2\x82\x82\x82", 2), 0);
     /* precision is an int: a bound past INT_MAX is clamped, not wrapped */
@@ -107,8 +110,8 @@ START_TEST(test_cut_every_max)
 
             while (!bound[want])
                 want--;
-            ck_assert_msg(ts_utf8_cut(s, max) == want, "string %d, max %zu: got %zu, want %zu",
-                          t, max, ts_utf8_cut(s, max), want);
+            ck_assert_msg(ts_utf8_cut(s, max) == want, "string %d, max %zu: got %zu, want %zu", t,
+                          max, ts_utf8_cut(s, max), want);
         }
     }
 }
@@ -132,15 +135,18 @@ END_TEST
 
 START_TEST(test_trim)
 {
-    static const struct { const char *in; size_t out; } c[] = {
+    static const struct {
+        const char *in;
+        size_t out;
+    } c[] = {
         { "abc", 3 },
-        { "a" E2, 3 },                 /* complete */
-        { "a\xc3", 1 },                /* lead alone */
-        { "a\xe2\x82", 1 },            /* 2 of 3 */
-        { "a\xf0\x9f\x98", 1 },        /* 3 of 4 */
+        { "a" E2, 3 },          /* complete */
+        { "a\xc3", 1 },         /* lead alone */
+        { "a\xe2\x82", 1 },     /* 2 of 3 */
+        { "a\xf0\x9f\x98", 1 }, /* 3 of 4 */
         { "a" E4, 5 },
-        { "a\x80\x80\x80\x80", 5 },    /* no lead within 4: left alone */
-        { E2 "\x80", 3 },              /* stray continuation after é */
+        { "a\x80\x80\x80\x80", 5 }, /* no lead within 4: left alone */
+        { E2 "\x80", 3 },           /* stray continuation after é */
         { "", 0 },
     };
     char buf[16];

@@ -18,27 +18,27 @@ START_TEST(test_match_forms)
         const char *inm;
         bool match;
     } cases[] = {
-        {"\"t1\"", true},
-        {"W/\"t1\"", true},              /* weak comparison */
-        {"\"a\", \"t1\"", true},         /* a list */
-        {"\"a\",\"t1\",\"b\"", true},
-        {" \t\"a\" ,\tW/\"t1\" ", true},  /* OWS around members */
-        {"*", true},
-        {"\"a\", *", true},
-        {"\"t\"", false},
-        {"\"t1x\"", false},
-        {"\"t1", false},                 /* unterminated */
-        {"t1", false},                   /* not quoted */
-        {"\"a,\"t1\"\"", false},         /* "a," is one tag, then junk */
-        {"\"a,b\", \"t1\"", true},       /* a comma inside a tag */
-        {"", false},
-        {",,", false},
-        {"W/", false},
+        { "\"t1\"", true },
+        { "W/\"t1\"", true },      /* weak comparison */
+        { "\"a\", \"t1\"", true }, /* a list */
+        { "\"a\",\"t1\",\"b\"", true },
+        { " \t\"a\" ,\tW/\"t1\" ", true }, /* OWS around members */
+        { "*", true },
+        { "\"a\", *", true },
+        { "\"t\"", false },
+        { "\"t1x\"", false },
+        { "\"t1", false },           /* unterminated */
+        { "t1", false },             /* not quoted */
+        { "\"a,\"t1\"\"", false },   /* "a," is one tag, then junk */
+        { "\"a,b\", \"t1\"", true }, /* a comma inside a tag */
+        { "", false },
+        { ",,", false },
+        { "W/", false },
     };
 
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        ck_assert_msg(ts_etag_match(cases[i].inm, "\"t1\"") == cases[i].match,
-                      "If-None-Match: %s", cases[i].inm);
+        ck_assert_msg(ts_etag_match(cases[i].inm, "\"t1\"") == cases[i].match, "If-None-Match: %s",
+                      cases[i].inm);
     ck_assert(!ts_etag_match(NULL, "\"t1\""));
     ck_assert(ts_etag_match("\"t1\"", "W/\"t1\"")); /* our own tag weak */
     ck_assert(!ts_etag_match("*", NULL));

@@ -38,7 +38,7 @@ static void shared_stop(void)
 
 static th_resp request(const char *method, const char *path, const char *header)
 {
-    th_req rq = {.method = method, .path = path, .header = header};
+    th_req rq = { .method = method, .path = path, .header = header };
     th_resp r;
 
     th_http(g_srv.port, &rq, &r);
@@ -88,12 +88,12 @@ static void check_route(const char *path)
      * caching headers, no body. */
     static const struct {
         const char *before, *after; /* around the tag; NULL: no tag */
-    } forms[] = {{"", ""}, {"\"nope\", ", ""}, {"W/\"a\",W/", " , \"b\""}, {"*", NULL}};
+    } forms[] = { { "", "" }, { "\"nope\", ", "" }, { "W/\"a\",W/", " , \"b\"" }, { "*", NULL } };
     for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
         char inm[256];
 
-        snprintf(inm, sizeof inm, "%s%s%s", forms[i].before,
-                 forms[i].after != NULL ? etag : "", forms[i].after != NULL ? forms[i].after : "");
+        snprintf(inm, sizeof inm, "%s%s%s", forms[i].before, forms[i].after != NULL ? etag : "",
+                 forms[i].after != NULL ? forms[i].after : "");
         snprintf(hdr, sizeof hdr, "If-None-Match: %s", inm);
         r = request("GET", path, hdr);
         ck_assert_msg(r.status == 304, "%s: %ld", hdr, r.status);
@@ -103,8 +103,8 @@ static void check_route(const char *path)
         th_resp_free(&r);
     }
     /* Other tags, and a tag cut short: the full answer. */
-    const char *const misses[] = {"If-None-Match: \"x\"", "If-None-Match: W/\"x\", \"y\"",
-                                  "If-None-Match: \"e7c"};
+    const char *const misses[] = { "If-None-Match: \"x\"", "If-None-Match: W/\"x\", \"y\"",
+                                   "If-None-Match: \"e7c" };
     for (size_t i = 0; i < sizeof misses / sizeof misses[0]; i++) {
         r = request("GET", path, misses[i]);
         ck_assert_msg(r.status == 200, "%s: %ld", misses[i], r.status);
@@ -170,7 +170,7 @@ START_TEST(test_tags_stable)
 
     ck_assert_int_eq(th_start(&other, NULL), 0);
     {
-        th_req rq = {.path = "/v1/gpus"};
+        th_req rq = { .path = "/v1/gpus" };
         th_http(other.port, &rq, &r);
     }
     ck_assert(th_header(&r, "ETag", c, sizeof c));
@@ -194,8 +194,10 @@ START_TEST(test_metrics_counted)
     th_resp_free(&r);
     r = request("GET", "/metrics", NULL);
     ck_assert_int_eq(r.status, 200);
-    ck_assert(th_metric(r.body, "trainsize_http_requests_total{route=\"/v1/gpus\",status=\"304\"}") >= 1);
-    ck_assert(th_metric(r.body, "trainsize_http_requests_total{route=\"/v1/gpus\",status=\"200\"}") >= 1);
+    ck_assert(
+        th_metric(r.body, "trainsize_http_requests_total{route=\"/v1/gpus\",status=\"304\"}") >= 1);
+    ck_assert(
+        th_metric(r.body, "trainsize_http_requests_total{route=\"/v1/gpus\",status=\"200\"}") >= 1);
     th_resp_free(&r);
 }
 END_TEST

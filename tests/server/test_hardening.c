@@ -35,8 +35,8 @@
 /* Send raw bytes on a fresh connection and read the answer until the
  * server closes or timeout_ms passes.  *closed_ms is how long until EOF
  * (or reset), -1 if the connection was still open at the timeout. */
-static size_t exchange(unsigned port, const char *req, size_t len, char *buf,
-                       size_t cap, unsigned timeout_ms, double *closed_ms)
+static size_t exchange(unsigned port, const char *req, size_t len, char *buf, size_t cap,
+                       unsigned timeout_ms, double *closed_ms)
 {
     int fd = th_connect(port);
     ck_assert_int_ge(fd, 0);
@@ -47,7 +47,7 @@ static size_t exchange(unsigned port, const char *req, size_t len, char *buf,
     buf[0] = '\0';
     while (got + 1 < cap) {
         int left = (int)(t0 + timeout_ms - th_now_ms());
-        struct pollfd pf = {fd, POLLIN, 0};
+        struct pollfd pf = { fd, POLLIN, 0 };
         if (left <= 0 || poll(&pf, 1, left) <= 0)
             break;
         ssize_t n = recv(fd, buf + got, cap - 1 - got, 0);
@@ -88,8 +88,8 @@ START_TEST(test_slowloris)
     /* Idle timeout 30 s: trickling one byte every 200 ms keeps MHD's
      * idle clock at zero, so only the 1 s request deadline can act. */
     th_server s;
-    const char *const args[] = {"--request-timeout", "1", "--timeout", "30",
-                                "--per-ip", "5", "--threads", "2", NULL};
+    const char *const args[] = { "--request-timeout", "1", "--timeout", "30", "--per-ip", "5",
+                                 "--threads",         "2", NULL };
     ck_assert_int_eq(th_start(&s, args), 0);
     int fd[SLOW_CONNS];
     double closed_at[SLOW_CONNS];
@@ -107,7 +107,7 @@ START_TEST(test_slowloris)
         for (int i = 0; i < SLOW_CONNS; i++) {
             if (closed_at[i] >= 0)
                 continue;
-            struct pollfd pf = {fd[i], POLLIN, 0};
+            struct pollfd pf = { fd[i], POLLIN, 0 };
             char c;
             int gone = poll(&pf, 1, 0) > 0 && recv(fd[i], &c, 1, 0) <= 0;
             if (!gone)
@@ -119,7 +119,7 @@ START_TEST(test_slowloris)
         }
         /* The fifth slot of this address still serves others. */
         if (!served_meanwhile && open == SLOW_CONNS) {
-            th_req rq = {.path = "/livez"};
+            th_req rq = { .path = "/livez" };
             th_resp r;
             th_http(s.port, &rq, &r);
             served_meanwhile = r.status == 200;
@@ -135,7 +135,7 @@ START_TEST(test_slowloris)
     }
     ck_assert(served_meanwhile);
     /* Everyone else is served afterwards, and the closes are counted. */
-    th_req rq = {.path = "/livez"};
+    th_req rq = { .path = "/livez" };
     th_resp r;
     th_http(s.port, &rq, &r);
     ck_assert_int_eq(r.status, 200);
@@ -150,14 +150,15 @@ END_TEST
 /* A flood: as many slow connections as --max-conns.  Before, nobody got
  * in until they gave up; now, with 3/4 of the slots taken, a request
  * still arriving after 1 s is cut, although the deadline is 30 s. */
-#define FLOOD_CONNS 8
+#define FLOOD_CONNS    8
 #define FLOOD_PRESSURE 6 /* 3/4 of --max-conns 8 */
 
 START_TEST(test_connection_flood)
 {
     th_server s;
-    const char *const args[] = {"--max-conns", "8", "--request-timeout", "30",
-                                "--timeout", "30", "--threads", "2", NULL};
+    const char *const args[] = { "--max-conns", "8",         "--request-timeout",
+                                 "30",          "--timeout", "30",
+                                 "--threads",   "2",         NULL };
     ck_assert_int_eq(th_start(&s, args), 0);
     int fd[FLOOD_CONNS];
     const char *head = "POST /v1/memory HTTP/1.1\r\nHost: t\r\nX-Slow: ";
@@ -173,16 +174,15 @@ START_TEST(test_connection_flood)
      * once enough are cut the rest are below the pressure line and keep
      * their 30 s deadline, which is the point (new clients get in).
      * Poll until relieved, then a little longer to catch a last tick. */
-    while (th_now_ms() - t0 < 5000 &&
-           (settled < 0 || th_now_ms() - settled < 400) && open > 0) {
+    while (th_now_ms() - t0 < 5000 && (settled < 0 || th_now_ms() - settled < 400) && open > 0) {
         th_sleep_ms(200);
         for (int i = 0; i < FLOOD_CONNS; i++) {
             if (fd[i] < 0)
                 continue;
-            struct pollfd pf = {fd[i], POLLIN, 0};
+            struct pollfd pf = { fd[i], POLLIN, 0 };
             char c;
-            if ((poll(&pf, 1, 0) > 0 && recv(fd[i], &c, 1, 0) <= 0)
-                || send(fd[i], "a", 1, MSG_NOSIGNAL) != 1) {
+            if ((poll(&pf, 1, 0) > 0 && recv(fd[i], &c, 1, 0) <= 0) ||
+                send(fd[i], "a", 1, MSG_NOSIGNAL) != 1) {
                 close(fd[i]);
                 fd[i] = -1;
                 open--;
@@ -191,7 +191,7 @@ START_TEST(test_connection_flood)
         if (settled < 0 && open < FLOOD_PRESSURE && served_at >= 0)
             settled = th_now_ms();
         if (served_at < 0) {
-            th_req rq = {.path = "/livez"};
+            th_req rq = { .path = "/livez" };
             th_resp r;
             th_http(s.port, &rq, &r);
             if (r.status == 200)
@@ -218,8 +218,8 @@ END_TEST
 START_TEST(test_slow_body_and_keepalive)
 {
     th_server s;
-    const char *const args[] = {"--request-timeout", "2", "--timeout", "30",
-                                "--io-threads", "1", NULL};
+    const char *const args[] = { "--request-timeout", "2", "--timeout", "30",
+                                 "--io-threads",      "1", NULL };
     ck_assert_int_eq(th_start(&s, args), 0);
 
     /* Three quick requests on one connection over ~3 s: each one well
@@ -232,7 +232,7 @@ START_TEST(test_slow_body_and_keepalive)
         char buf[2048];
         size_t n = 0;
         while (n == 0 || strstr(buf, "\r\n\r\n") == NULL) {
-            struct pollfd pf = {fd, POLLIN, 0};
+            struct pollfd pf = { fd, POLLIN, 0 };
             ck_assert_int_gt(poll(&pf, 1, 2000), 0);
             ssize_t k = recv(fd, buf + n, sizeof buf - 1 - n, 0);
             ck_assert_int_gt(k, 0);
@@ -254,10 +254,9 @@ START_TEST(test_slow_body_and_keepalive)
     double t0 = th_now_ms(), closed = -1;
     while (closed < 0 && th_now_ms() - t0 < 6000) {
         th_sleep_ms(300);
-        struct pollfd pf = {fd, POLLIN, 0};
+        struct pollfd pf = { fd, POLLIN, 0 };
         char c;
-        if ((poll(&pf, 1, 0) > 0 && recv(fd, &c, 1, 0) <= 0)
-            || send(fd, " ", 1, MSG_NOSIGNAL) != 1)
+        if ((poll(&pf, 1, 0) > 0 && recv(fd, &c, 1, 0) <= 0) || send(fd, " ", 1, MSG_NOSIGNAL) != 1)
             closed = th_now_ms() - t0;
     }
     close(fd);
@@ -274,7 +273,7 @@ START_TEST(test_chunked_over_cap_dropped)
 {
     int fd = th_connect(th_shared.port);
     ck_assert_int_ge(fd, 0);
-    struct timeval tv = {3, 0};
+    struct timeval tv = { 3, 0 };
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     const char *head = "POST /v1/memory HTTP/1.1\r\nHost: t\r\n"
                        "Content-Type: application/json\r\n"
@@ -298,9 +297,9 @@ START_TEST(test_chunked_over_cap_dropped)
     /* Dropped once past the cap (64 KiB); what the kernels buffered on
      * both sides before the reset is at most a few MiB on loopback. */
     ck_assert_msg(sent < 8u << 20, "server read %zu bytes of chunks", sent);
-    ck_assert_double_ge(
-        th_scrape(th_shared.port, NULL, "trainsize_connections_closed_total{reason=\"body_too_large\"}"),
-        1);
+    ck_assert_double_ge(th_scrape(th_shared.port, NULL,
+                                  "trainsize_connections_closed_total{reason=\"body_too_large\"}"),
+                        1);
 }
 END_TEST
 
@@ -320,8 +319,8 @@ static int connect_errno(unsigned port)
 START_TEST(test_drain_refuses_new_and_has_deadline)
 {
     th_server s;
-    const char *const args[] = {"--threads", "2", "--drain-timeout", "2",
-                                "--request-timeout", "60", NULL};
+    const char *const args[] = { "--threads", "2", "--drain-timeout", "2", "--request-timeout",
+                                 "60",        NULL };
     ck_assert_int_eq(th_start(&s, args), 0);
 
     /* An in-flight request that never finishes its body. */
@@ -344,8 +343,7 @@ START_TEST(test_drain_refuses_new_and_has_deadline)
      * stopped listening (see ts_server_drain): both are immediate. */
     ck_assert_msg(e == ECONNREFUSED || e == ECONNRESET, "connect after SIGTERM: %s",
                   e == 0 ? "accepted" : strerror(e));
-    ck_assert_msg(th_now_ms() - t0 < 500, "refused only after %.0f ms",
-                  th_now_ms() - t0);
+    ck_assert_msg(th_now_ms() - t0 < 500, "refused only after %.0f ms", th_now_ms() - t0);
     ck_assert(th_alive(&s)); /* still waiting for the in-flight request */
 
     /* The stuck request gets the 2 s drain deadline, then the server
@@ -413,28 +411,29 @@ END_TEST
 START_TEST(test_unanswerable_closed_at_deadline)
 {
     th_server s;
-    const char *const args[] = {"--request-timeout", "1", "--timeout", "30",
-                                "--io-threads", "1", NULL};
+    const char *const args[] = { "--request-timeout", "1", "--timeout", "30",
+                                 "--io-threads",      "1", NULL };
     ck_assert_int_eq(th_start(&s, args), 0);
     static const struct {
         const char *name, *bytes;
         size_t len;
     } cases[] = {
-        {"chunk 2^63", "POST /v1/memory HTTP/1.1\r\nHost: t\r\n"
-                       "Content-Type: application/json\r\n"
-                       "Transfer-Encoding: chunked\r\n\r\n"
-                       "8000000000000000\r\nabc", 0},
-        {"tls hello", "\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", 0},
-        {"bare CR", "GET /livez HTTP/1.1\rHost: t\r\r", 0},
-        {"empty lines", "\r\n\r\n\r\n\r\n\r\n\r\n", 0},
+        { "chunk 2^63",
+          "POST /v1/memory HTTP/1.1\r\nHost: t\r\n"
+          "Content-Type: application/json\r\n"
+          "Transfer-Encoding: chunked\r\n\r\n"
+          "8000000000000000\r\nabc",
+          0 },
+        { "tls hello", "\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", 0 },
+        { "bare CR", "GET /livez HTTP/1.1\rHost: t\r\r", 0 },
+        { "empty lines", "\r\n\r\n\r\n\r\n\r\n\r\n", 0 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char buf[1024];
         double closed;
-        exchange(s.port, cases[i].bytes, strlen(cases[i].bytes), buf,
-                 sizeof buf, 4000, &closed);
-        ck_assert_msg(closed >= 700 && closed < 2500, "%s: closed after %.0f ms",
-                      cases[i].name, closed);
+        exchange(s.port, cases[i].bytes, strlen(cases[i].bytes), buf, sizeof buf, 4000, &closed);
+        ck_assert_msg(closed >= 700 && closed < 2500, "%s: closed after %.0f ms", cases[i].name,
+                      closed);
     }
     ck_assert_int_eq(th_stop(&s, 20000), 0);
 }
@@ -449,45 +448,39 @@ START_TEST(test_smuggling_framings)
     static const struct {
         const char *name, *req;
     } cases[] = {
-        {"two Content-Length",
-         "POST /v1/memory HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
-         "Content-Length: 2\r\nContent-Length: 40\r\n\r\n{}"
-         "GET /livez HTTP/1.1\r\nHost: t\r\n\r\n"},
-        {"TE and CL",
-         "POST /v1/memory HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
-         "Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n"
-         "0\r\n\r\nGET /livez HTTP/1.1\r\nHost: t\r\n\r\n"},
-        {"two TE",
-         "POST /v1/memory HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
-         "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n"
-         "0\r\n\r\n"},
-        {"no Host", "GET /livez HTTP/1.1\r\n\r\n"},
-        {"two Host", "GET /livez HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"},
+        { "two Content-Length",
+          "POST /v1/memory HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+          "Content-Length: 2\r\nContent-Length: 40\r\n\r\n{}"
+          "GET /livez HTTP/1.1\r\nHost: t\r\n\r\n" },
+        { "TE and CL", "POST /v1/memory HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+                       "Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n"
+                       "0\r\n\r\nGET /livez HTTP/1.1\r\nHost: t\r\n\r\n" },
+        { "two TE", "POST /v1/memory HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+                    "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    "0\r\n\r\n" },
+        { "no Host", "GET /livez HTTP/1.1\r\n\r\n" },
+        { "two Host", "GET /livez HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char buf[8192];
         double closed;
-        exchange(th_shared.port, cases[i].req, strlen(cases[i].req), buf,
-                 sizeof buf, 3000, &closed);
-        ck_assert_msg(strncmp(buf, "HTTP/1.1 400 ", 13) == 0, "%s: %.300s",
-                      cases[i].name, buf);
-        ck_assert_msg(strstr(buf, "application/problem+json") != NULL, "%s",
-                      cases[i].name);
+        exchange(th_shared.port, cases[i].req, strlen(cases[i].req), buf, sizeof buf, 3000,
+                 &closed);
+        ck_assert_msg(strncmp(buf, "HTTP/1.1 400 ", 13) == 0, "%s: %.300s", cases[i].name, buf);
+        ck_assert_msg(strstr(buf, "application/problem+json") != NULL, "%s", cases[i].name);
         assert_problem_of(buf, "malformed-request");
-        ck_assert_msg(strstr(buf, "Connection: close") != NULL, "%s: %.300s",
-                      cases[i].name, buf);
+        ck_assert_msg(strstr(buf, "Connection: close") != NULL, "%s: %.300s", cases[i].name, buf);
         /* Closed: the smuggled second request is never answered. */
-        ck_assert_msg(closed >= 0 && closed < 1000, "%s: closed after %.0f ms",
-                      cases[i].name, closed);
-        ck_assert_msg(strstr(buf, "HTTP/1.1 200 ") == NULL,
-                      "%s: a second answer: %.600s", cases[i].name, buf);
+        ck_assert_msg(closed >= 0 && closed < 1000, "%s: closed after %.0f ms", cases[i].name,
+                      closed);
+        ck_assert_msg(strstr(buf, "HTTP/1.1 200 ") == NULL, "%s: a second answer: %.600s",
+                      cases[i].name, buf);
     }
     /* HTTP/1.0 needs no Host; identical repeated Content-Length is one
      * value (RFC 9110 8.6) and not an error. */
     char buf[4096];
     double closed;
-    exchange(th_shared.port, "GET /livez HTTP/1.0\r\n\r\n", 23, buf, sizeof buf,
-             3000, &closed);
+    exchange(th_shared.port, "GET /livez HTTP/1.0\r\n\r\n", 23, buf, sizeof buf, 3000, &closed);
     ck_assert_msg(strncmp(buf, "HTTP/1.1 200 ", 13) == 0, "%.300s", buf);
     const char *same = "POST /v1/memory HTTP/1.1\r\nHost: t\r\n"
                        "Content-Type: application/json\r\nConnection: close\r\n"
@@ -530,48 +523,46 @@ START_TEST(test_header_syntax)
         /* RFC 9112 5.1: no whitespace between field name and colon; a
          * proxy that strips it frames by chunks, MHD (which does not
          * know the name "Transfer-Encoding ") by the Content-Length. */
-        {"space before colon",
-         "POST /v1/memory HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
-         "Transfer-Encoding : chunked\r\nContent-Length: 21\r\n\r\n"
-         "{\"model\":\"llama3-8b\"}", 0},
-        {"tab before colon",
-         "GET /livez HTTP/1.1\r\nHost: t\r\nX-A\t: b\r\n\r\n", 0},
+        { "space before colon",
+          "POST /v1/memory HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+          "Transfer-Encoding : chunked\r\nContent-Length: 21\r\n\r\n"
+          "{\"model\":\"llama3-8b\"}",
+          0 },
+        { "tab before colon", "GET /livez HTTP/1.1\r\nHost: t\r\nX-A\t: b\r\n\r\n", 0 },
         /* RFC 9110 5.1: a field name is a token */
-        {"@ in name", "GET /livez HTTP/1.1\r\nHost: t\r\nX@A: b\r\n\r\n", 0},
-        {"space in name", "GET /livez HTTP/1.1\r\nHost: t\r\nX A: b\r\n\r\n", 0},
-        {"empty name", "GET /livez HTTP/1.1\r\nHost: t\r\n: b\r\n\r\n", 0},
-        {"non-ASCII name", "GET /livez HTTP/1.1\r\nHost: t\r\nX\xc3\xa9: b\r\n\r\n", 0},
+        { "@ in name", "GET /livez HTTP/1.1\r\nHost: t\r\nX@A: b\r\n\r\n", 0 },
+        { "space in name", "GET /livez HTTP/1.1\r\nHost: t\r\nX A: b\r\n\r\n", 0 },
+        { "empty name", "GET /livez HTTP/1.1\r\nHost: t\r\n: b\r\n\r\n", 0 },
+        { "non-ASCII name", "GET /livez HTTP/1.1\r\nHost: t\r\nX\xc3\xa9: b\r\n\r\n", 0 },
         /* RFC 9112 2.2: whitespace before the first field line */
-        {"space before first field", "GET /livez HTTP/1.1\r\n Host: t\r\n\r\n", 0},
+        { "space before first field", "GET /livez HTTP/1.1\r\n Host: t\r\n\r\n", 0 },
         /* RFC 9112 2.2: bare LF as a line terminator (a MAY accept we
          * refuse: a proxy that does not split there sees other fields) */
-        {"bare LF everywhere", "GET /livez HTTP/1.1\nHost: t\nX-A: b\n\n", 0},
-        {"bare LF after request line", "GET /livez HTTP/1.1\nHost: t\r\n\r\n", 0},
-        {"bare LF in the middle",
-         "GET /livez HTTP/1.1\r\nHost: t\nX-A: b\r\n\r\n", 0},
-        {"bare LF on the last field", "GET /livez HTTP/1.1\r\nHost: t\n\r\n", 0},
-        {"bare LF blank line", "GET /livez HTTP/1.1\r\nHost: t\r\n\n", 0},
+        { "bare LF everywhere", "GET /livez HTTP/1.1\nHost: t\nX-A: b\n\n", 0 },
+        { "bare LF after request line", "GET /livez HTTP/1.1\nHost: t\r\n\r\n", 0 },
+        { "bare LF in the middle", "GET /livez HTTP/1.1\r\nHost: t\nX-A: b\r\n\r\n", 0 },
+        { "bare LF on the last field", "GET /livez HTTP/1.1\r\nHost: t\n\r\n", 0 },
+        { "bare LF blank line", "GET /livez HTTP/1.1\r\nHost: t\r\n\n", 0 },
         /* RFC 9110 5.5: NUL or CR in a value must be rejected (or
          * replaced by SP, which 0.9.75 does not do) */
-        {"NUL in value", WITH_LEN("GET /livez HTTP/1.1\r\nHost: t\r\nX-A: a\0b\r\n\r\n")},
-        {"NUL hiding a field",
-         WITH_LEN("GET /livez HTTP/1.1\r\nHost: t\r\nX-A: a\0Transfer-Encoding: chunked\r\n\r\n")},
-        {"CR in value", "GET /livez HTTP/1.1\r\nHost: t\r\nX-A: a\rb\r\n\r\n", 0},
-        {"control char in value",
-         "GET /livez HTTP/1.1\r\nHost: t\r\nX-A: a\x01b\r\n\r\n", 0},
+        { "NUL in value", WITH_LEN("GET /livez HTTP/1.1\r\nHost: t\r\nX-A: a\0b\r\n\r\n") },
+        { "NUL hiding a field",
+          WITH_LEN(
+              "GET /livez HTTP/1.1\r\nHost: t\r\nX-A: a\0Transfer-Encoding: chunked\r\n\r\n") },
+        { "CR in value", "GET /livez HTTP/1.1\r\nHost: t\r\nX-A: a\rb\r\n\r\n", 0 },
+        { "control char in value", "GET /livez HTTP/1.1\r\nHost: t\r\nX-A: a\x01b\r\n\r\n", 0 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char buf[8192];
         double closed;
         size_t len = cases[i].len != 0 ? cases[i].len : strlen(cases[i].req);
         exchange(th_shared.port, cases[i].req, len, buf, sizeof buf, 3000, &closed);
-        ck_assert_msg(strncmp(buf, "HTTP/1.1 400 ", 13) == 0, "%s: %.300s",
-                      cases[i].name, buf);
-        ck_assert_msg(strstr(buf, "application/problem+json") != NULL, "%s: %.300s",
-                      cases[i].name, buf);
+        ck_assert_msg(strncmp(buf, "HTTP/1.1 400 ", 13) == 0, "%s: %.300s", cases[i].name, buf);
+        ck_assert_msg(strstr(buf, "application/problem+json") != NULL, "%s: %.300s", cases[i].name,
+                      buf);
         assert_problem_of(buf, "malformed-request");
-        ck_assert_msg(closed >= 0 && closed < 1000, "%s: closed after %.0f ms",
-                      cases[i].name, closed);
+        ck_assert_msg(closed >= 0 && closed < 1000, "%s: closed after %.0f ms", cases[i].name,
+                      closed);
     }
     /* What stays fine: CRLF throughout, optional whitespace around a
      * value, a tab and obs-text inside one, an empty value, spurious
@@ -614,7 +605,7 @@ END_TEST
  * the status line comes twice. */
 START_TEST(test_bad_content_length_mhd)
 {
-    static const char *const values[] = {"abc", "-1", "+21", "21, 21", "0x15", " "};
+    static const char *const values[] = { "abc", "-1", "+21", "21, 21", "0x15", " " };
     const char *series = "trainsize_http_requests_total{route=\"mhd\",status=\"400\"}";
     double before = th_scrape(th_shared.port, NULL, series);
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
@@ -623,11 +614,12 @@ START_TEST(test_bad_content_length_mhd)
         int n = snprintf(req, sizeof req,
                          "POST /v1/memory HTTP/1.1\r\nHost: t\r\n"
                          "Content-Type: application/json\r\nContent-Length: %s\r\n\r\n"
-                         "{\"model\":\"llama3-8b\"}", values[i]);
+                         "{\"model\":\"llama3-8b\"}",
+                         values[i]);
         exchange(th_shared.port, req, (size_t)n, buf, sizeof buf, 3000, &closed);
         ck_assert_msg(strncmp(buf, "HTTP/1.1 400 ", 13) == 0, "'%s': %.300s", values[i], buf);
-        ck_assert_msg(closed >= 0 && closed < 1000, "'%s': closed after %.0f ms",
-                      values[i], closed);
+        ck_assert_msg(closed >= 0 && closed < 1000, "'%s': closed after %.0f ms", values[i],
+                      closed);
         size_t heads = 0;
         for (const char *p = buf; (p = strstr(p, "HTTP/1.1 400 ")) != NULL; p++)
             heads++;
@@ -660,8 +652,7 @@ START_TEST(test_every_response_counted)
     /* A version MHD refuses by itself (its HTML page, not ours). */
     char buf[4096];
     double closed;
-    exchange(port, "GET /livez HTTP/9.9\r\nHost: t\r\n\r\n", 33, buf,
-             sizeof buf, 3000, &closed);
+    exchange(port, "GET /livez HTTP/9.9\r\nHost: t\r\n\r\n", 33, buf, sizeof buf, 3000, &closed);
     ck_assert_msg(strncmp(buf, "HTTP/1.1 505 ", 13) == 0, "%.200s", buf);
     ck_assert_double_eq(th_scrape(port, NULL, s505), v505 + 1);
 
@@ -701,12 +692,12 @@ START_TEST(test_fifo_in_web_root)
     th_write_file(idx, NULL, "<!doctype html><title>t</title>\n");
 
     th_server s;
-    const char *const args[] = {"--io-threads", "1", "--web-root", dir, NULL};
+    const char *const args[] = { "--io-threads", "1", "--web-root", dir, NULL };
     ck_assert_int_eq(th_start(&s, args), 0);
     /* Before: each request opened the FIFO for reading and blocked the
      * only worker; two of them stopped the server. */
     for (int i = 0; i < 2; i++) {
-        th_req rq = {.path = "/pipe.js"};
+        th_req rq = { .path = "/pipe.js" };
         th_resp r;
         double t0 = th_now_ms();
         th_http(s.port, &rq, &r);
@@ -714,7 +705,7 @@ START_TEST(test_fifo_in_web_root)
         ck_assert_msg(th_now_ms() - t0 < 2000, "took %.0f ms", th_now_ms() - t0);
         th_resp_free(&r);
     }
-    th_req rq = {.path = "/"};
+    th_req rq = { .path = "/" };
     th_resp r;
     th_http(s.port, &rq, &r);
     ck_assert_int_eq(r.status, 200);
@@ -747,8 +738,7 @@ START_TEST(test_one_thread_no_warning)
         dup2(lfd, STDERR_FILENO);
         int devnull = open("/dev/null", O_WRONLY);
         dup2(devnull, STDOUT_FILENO);
-        execl(bin, bin, "--port", "0", "--io-threads", "1", "--web-root", "/tmp",
-              (char *)NULL);
+        execl(bin, bin, "--port", "0", "--io-threads", "1", "--web-root", "/tmp", (char *)NULL);
         _exit(127);
     }
     th_sleep_ms(700);
@@ -773,25 +763,21 @@ END_TEST
 
 START_TEST(test_security_headers)
 {
-    static const char *const paths[] = {"/", "/index.html", "/v1/gpus",
-                                        "/livez", "/nope"};
+    static const char *const paths[] = { "/", "/index.html", "/v1/gpus", "/livez", "/nope" };
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
-        th_req rq = {.path = paths[i]};
+        th_req rq = { .path = paths[i] };
         th_resp r;
         th_http(th_shared.port, &rq, &r);
         char v[512];
-        ck_assert_msg(th_header(&r, "Content-Security-Policy", v, sizeof v),
-                      "%s: no CSP", paths[i]);
-        ck_assert_msg(strstr(v, "frame-ancestors 'none'") != NULL, "%s: %s",
-                      paths[i], v);
+        ck_assert_msg(th_header(&r, "Content-Security-Policy", v, sizeof v), "%s: no CSP",
+                      paths[i]);
+        ck_assert_msg(strstr(v, "frame-ancestors 'none'") != NULL, "%s: %s", paths[i], v);
         /* No inline script or style is allowed anywhere. */
         ck_assert_msg(strstr(v, "unsafe-inline") == NULL, "%s: %s", paths[i], v);
         if (i < 2)
-            ck_assert_msg(strstr(v, "default-src 'self'") != NULL, "%s: %s",
-                          paths[i], v);
+            ck_assert_msg(strstr(v, "default-src 'self'") != NULL, "%s: %s", paths[i], v);
         else
-            ck_assert_msg(strstr(v, "default-src 'none'") != NULL, "%s: %s",
-                          paths[i], v);
+            ck_assert_msg(strstr(v, "default-src 'none'") != NULL, "%s: %s", paths[i], v);
         ck_assert(th_header(&r, "X-Frame-Options", v, sizeof v));
         ck_assert_str_eq(v, "DENY");
         ck_assert(th_header(&r, "Referrer-Policy", v, sizeof v));

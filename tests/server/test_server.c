@@ -31,7 +31,6 @@
 #include "th_json.h"
 #include "ts_gzip.h"
 
-
 #define PORT th_shared.port
 
 static const char preset_body[] =
@@ -78,8 +77,7 @@ static void assert_nosniff(const th_resp *r)
  * field pointer or a word the detail must mention. */
 static void assert_problem(th_resp *r, long status, const char *field)
 {
-    ck_assert_msg(r->status == status, "status %ld, want %ld: %.300s",
-                  r->status, status, r->body);
+    ck_assert_msg(r->status == status, "status %ld, want %ld: %.300s", r->status, status, r->body);
     assert_header(r, "Content-Type", "application/problem+json");
     assert_nosniff(r);
     json_t *j = parse(r);
@@ -88,9 +86,8 @@ static void assert_problem(th_resp *r, long status, const char *field)
     ck_assert(json_is_string(json_object_get(j, "type")));
     if (field != NULL) {
         const char *f = json_string_value(json_object_get(j, "field"));
-        ck_assert_msg(f != NULL && strcmp(f, field) == 0,
-                      "field %s, want %s: %.300s", f ? f : "(none)", field,
-                      r->body);
+        ck_assert_msg(f != NULL && strcmp(f, field) == 0, "field %s, want %s: %.300s",
+                      f ? f : "(none)", field, r->body);
     }
     json_decref(j);
 }
@@ -110,9 +107,8 @@ START_TEST(test_presets)
     json_t *found = NULL;
     size_t i;
     json_t *p;
-    json_array_foreach(list, i, p)
-        if (strcmp(json_string_value(json_object_get(p, "id")), "llama3-70b") == 0)
-            found = p;
+    json_array_foreach(list, i, p) if (strcmp(json_string_value(json_object_get(p, "id")),
+                                              "llama3-70b") == 0) found = p;
     ck_assert_msg(found != NULL, "llama3-70b not in /v1/presets");
     /* Llama 3 paper, Table 3: 70B has 80 layers, model dim 8192. */
     ck_assert_int_eq((long)th_json_num(found, "layers"), 80);
@@ -132,13 +128,13 @@ START_TEST(test_gpus)
     json_t *h100 = NULL;
     size_t i;
     json_t *g;
-    json_array_foreach(list, i, g)
-        if (strcmp(json_string_value(json_object_get(g, "id")), "h100-sxm") == 0)
-            h100 = g;
+    json_array_foreach(list, i, g) if (strcmp(json_string_value(json_object_get(g, "id")),
+                                              "h100-sxm") == 0) h100 = g;
     ck_assert(h100 != NULL);
     /* oracles.md: H100 SXM 989 dense BF16 TFLOP/s, 81559 MiB as the driver reports. */
     ck_assert_double_eq_tol(th_json_num(h100, "bf16_tflops"), 989.0, 1e-9);
-    ck_assert_double_eq_tol(th_json_num(h100, "hbm_bytes"), 81559.0 * 1048576, 1.0); /* nvidia-smi MiB */
+    ck_assert_double_eq_tol(th_json_num(h100, "hbm_bytes"), 81559.0 * 1048576,
+                            1.0); /* nvidia-smi MiB */
     json_decref(j);
     th_resp_free(&r);
 }
@@ -191,8 +187,7 @@ START_TEST(test_checkpoint)
     json_t *j = estimate("/v1/checkpoint", "checkpoint");
     /* oracles.md: resumable checkpoint without grads = 2 + 4 + 4 + 4 =
      * 14 B/param.  Exact. */
-    ck_assert_double_eq_tol(th_json_num(json_object_get(j, "checkpoint"), "bpp_full"),
-                            14.0, 1e-12);
+    ck_assert_double_eq_tol(th_json_num(json_object_get(j, "checkpoint"), "bpp_full"), 14.0, 1e-12);
     json_decref(j);
 }
 END_TEST
@@ -248,7 +243,7 @@ START_TEST(test_ops)
     th_resp_free(&r);
 
     /* HEAD: same status and length, no body. */
-    th_req rq = {.method = "HEAD", .path = "/livez"};
+    th_req rq = { .method = "HEAD", .path = "/livez" };
     th_http(PORT, &rq, &r);
     ck_assert_int_eq(r.status, 200);
     ck_assert_uint_eq(r.len, 0);
@@ -262,7 +257,7 @@ END_TEST
  * which makes the counter deltas below deterministic. */
 static th_resp get_on(CURL *h, const char *path)
 {
-    th_req rq = {.path = path, .handle = h};
+    th_req rq = { .path = path, .handle = h };
     th_resp r;
     th_http(PORT, &rq, &r);
     return r;
@@ -279,10 +274,11 @@ START_TEST(test_metrics)
      * loaded machine) can still be finishing on the server: wait, up to
      * 5 s, until this /metrics is the only request in flight, so that
      * nothing else completes between the two snapshots. */
-    for (int wait = 0; wait < 250 && a.status == 200 &&
-                       th_metric(a.body, "trainsize_inflight_requests") > 1.0; wait++) {
+    for (int wait = 0;
+         wait < 250 && a.status == 200 && th_metric(a.body, "trainsize_inflight_requests") > 1.0;
+         wait++) {
         th_resp_free(&a);
-        nanosleep(&(struct timespec){0, 20000000}, NULL);
+        nanosleep(&(struct timespec){ 0, 20000000 }, NULL);
         a = get_on(h, "/metrics");
     }
     ck_assert_int_eq(a.status, 200);
@@ -308,8 +304,8 @@ START_TEST(test_metrics)
         th_metric(b.body, "trainsize_http_request_duration_seconds_bucket{le=\"+Inf\"}"),
         th_metric(b.body, count));
     ck_assert_ptr_nonnull(strstr(b.body, "# TYPE trainsize_http_requests_total counter\n"));
-    ck_assert_ptr_nonnull(strstr(b.body,
-        "# TYPE trainsize_http_request_duration_seconds histogram\n"));
+    ck_assert_ptr_nonnull(
+        strstr(b.body, "# TYPE trainsize_http_request_duration_seconds histogram\n"));
     ck_assert_ptr_nonnull(strstr(b.body, "trainsize_build_info{version=\""));
     ck_assert_ptr_nonnull(strstr(b.body, "trainsize_http_request_duration_seconds_sum "));
     th_resp_free(&a);
@@ -340,7 +336,7 @@ START_TEST(test_static_index)
     ck_assert(th_header(&r, "ETag", etag, sizeof etag));
     snprintf(hdr, sizeof hdr, "If-None-Match: %s", etag);
     th_resp_free(&r);
-    th_req rq = {.path = "/index.html", .header = hdr};
+    th_req rq = { .path = "/index.html", .header = hdr };
     th_http(PORT, &rq, &r);
     ck_assert_int_eq(r.status, 304);
     ck_assert_uint_eq(r.len, 0);
@@ -378,7 +374,7 @@ START_TEST(test_static_gzip)
     char *file = th_read_src("web/app.js", &flen);
     char v[128], etag[128], hdr[256];
     th_resp r;
-    th_req rq = {.path = "/app.js", .header = "Accept-Encoding: br, gzip;q=0.8"};
+    th_req rq = { .path = "/app.js", .header = "Accept-Encoding: br, gzip;q=0.8" };
 
     ck_assert_ptr_nonnull(file);
     th_http(PORT, &rq, &r);
@@ -398,20 +394,20 @@ START_TEST(test_static_gzip)
 
     /* A list, and the W/ form, revalidate; so does "*". */
     snprintf(hdr, sizeof hdr, "If-None-Match: \"nope\", W/%s", etag);
-    rq = (th_req){.path = "/app.js", .header = hdr};
+    rq = (th_req){ .path = "/app.js", .header = hdr };
     th_http(PORT, &rq, &r);
     ck_assert_int_eq(r.status, 200); /* no Accept-Encoding: the identity tag differs */
     ck_assert(!th_header(&r, "Content-Encoding", v, sizeof v));
     ck_assert(th_header(&r, "Vary", v, sizeof v));
     ck_assert_uint_eq(r.len, flen);
     th_resp_free(&r);
-    rq = (th_req){.path = "/app.js", .header = "If-None-Match: *"};
+    rq = (th_req){ .path = "/app.js", .header = "If-None-Match: *" };
     th_http(PORT, &rq, &r);
     ck_assert_int_eq(r.status, 304);
     th_resp_free(&r);
 
     /* q=0 refuses gzip: identity. */
-    rq = (th_req){.path = "/app.js", .header = "Accept-Encoding: gzip;q=0, identity"};
+    rq = (th_req){ .path = "/app.js", .header = "Accept-Encoding: gzip;q=0, identity" };
     th_http(PORT, &rq, &r);
     ck_assert_int_eq(r.status, 200);
     ck_assert(!th_header(&r, "Content-Encoding", v, sizeof v));
@@ -420,7 +416,7 @@ START_TEST(test_static_gzip)
 
     /* "*" covers only the codings not named: the named refusal wins
      * (RFC 9110 12.5.3; issue 22 finding 5, gzip before). */
-    rq = (th_req){.path = "/app.js", .header = "Accept-Encoding: gzip;q=0, *"};
+    rq = (th_req){ .path = "/app.js", .header = "Accept-Encoding: gzip;q=0, *" };
     th_http(PORT, &rq, &r);
     ck_assert_int_eq(r.status, 200);
     ck_assert(!th_header(&r, "Content-Encoding", v, sizeof v));
@@ -450,11 +446,26 @@ END_TEST
 START_TEST(test_static_names)
 {
     static const char *const refused[] = {
-        "/sub/../index.html", "/sub/%2e%2e/index.html", "/sub/%2E%2E/index.html",
-        "/sub/..%2findex.html", "/sub/.%2e/index.html", "/sub/./index.html",
-        "/sub/..", "/sub/.", "/.", "/..", "/sub/../", "/../secret.txt",
-        "/a/../../secret.txt", "/sub/../../secret.txt", "/%2e%2e/secret.txt",
-        "/..%2fsecret.txt", "/%2e%2e%2fsecret.txt", "/..foo", "/.env", "//secret.txt",
+        "/sub/../index.html",
+        "/sub/%2e%2e/index.html",
+        "/sub/%2E%2E/index.html",
+        "/sub/..%2findex.html",
+        "/sub/.%2e/index.html",
+        "/sub/./index.html",
+        "/sub/..",
+        "/sub/.",
+        "/.",
+        "/..",
+        "/sub/../",
+        "/../secret.txt",
+        "/a/../../secret.txt",
+        "/sub/../../secret.txt",
+        "/%2e%2e/secret.txt",
+        "/..%2fsecret.txt",
+        "/%2e%2e%2fsecret.txt",
+        "/..foo",
+        "/.env",
+        "//secret.txt",
     };
     char dir[] = "/tmp/ts-names-XXXXXX";
     char root[64], sub[80], cmd[128];
@@ -472,11 +483,11 @@ START_TEST(test_static_names)
     th_write_file(root, ".env", "SECRET=1");
     th_write_file(sub, "index.html", "<p>sub</p>");
     {
-        const char *const args[] = {"--web-root", root, NULL};
+        const char *const args[] = { "--web-root", root, NULL };
         ck_assert_int_eq(th_start(&s, args), 0);
     }
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
-        th_req rq = {.path = refused[i], .path_as_is = true};
+        th_req rq = { .path = refused[i], .path_as_is = true };
         th_resp r;
         th_http(s.port, &rq, &r);
         ck_assert_msg(r.status == 404, "%s: %ld %.80s", refused[i], r.status, r.body);
@@ -511,7 +522,7 @@ START_TEST(test_openapi)
     char *file = th_read_src("api/openapi.json", &flen);
     char v[128], etag[128], etag_gz[128], hdr[256];
     th_resp r;
-    th_req rq = {.path = "/openapi.json"};
+    th_req rq = { .path = "/openapi.json" };
 
     ck_assert_ptr_nonnull(file);
     th_http(PORT, &rq, &r);
@@ -564,8 +575,11 @@ START_TEST(test_openapi)
         json_decref(j);
     }
 
-    rq = (th_req){.method = "POST", .path = "/openapi.json",
-                  .content_type = "application/json", .body = "{}", .body_len = 2};
+    rq = (th_req){ .method = "POST",
+                   .path = "/openapi.json",
+                   .content_type = "application/json",
+                   .body = "{}",
+                   .body_len = 2 };
     th_http(PORT, &rq, &r);
     assert_problem(&r, 405, NULL);
     assert_header(&r, "Allow", "GET, HEAD");
@@ -588,7 +602,7 @@ START_TEST(test_openapi_at_start)
     snprintf(path, sizeof path, "%s/doc.json", dir);
     th_write_file(dir, "doc.json", "{\"openapi\":\"3.1.0\",\"v\":1}");
     {
-        const char *const args[] = {"--openapi", path, NULL};
+        const char *const args[] = { "--openapi", path, NULL };
         ck_assert_int_eq(th_start(&s, args), 0);
     }
     th_write_file(dir, "doc.json", "{\"openapi\":\"3.1.0\",\"v\":2222}");
@@ -600,7 +614,7 @@ START_TEST(test_openapi_at_start)
 
     ck_assert_int_eq(unlink(path), 0);
     {
-        const char *const args[] = {"--openapi", path, NULL};
+        const char *const args[] = { "--openapi", path, NULL };
         ck_assert_int_eq(th_start(&s, args), 0);
     }
     th_write_file(dir, "doc.json", "{}"); /* too late */
@@ -615,7 +629,7 @@ START_TEST(test_openapi_at_start)
         ck_assert_ptr_nonnull(f);
         ck_assert_int_eq(ftruncate(fileno(f), 4 * 1024 * 1024 + 1), 0);
         fclose(f);
-        const char *const args[] = {"--openapi", path, NULL};
+        const char *const args[] = { "--openapi", path, NULL };
         ck_assert_int_eq(th_start(&s, args), 0);
     }
     r = th_get(s.port, "/openapi.json");
@@ -642,9 +656,12 @@ static void http_send(void *ctx, const th_case_req *rq, th_case_resp *out)
     unsigned port = *(const unsigned *)ctx;
     bool has_body = rq->body_len > 0 || strcmp(rq->method, "POST") == 0;
     /* path_as_is: "/../" and "/./" reach the server as the case spells them */
-    th_req q = {.method = rq->method, .path = rq->route, .content_type = rq->content_type,
-                .body = has_body ? rq->body : NULL, .body_len = rq->body_len,
-                .path_as_is = true};
+    th_req q = { .method = rq->method,
+                 .path = rq->route,
+                 .content_type = rq->content_type,
+                 .body = has_body ? rq->body : NULL,
+                 .body_len = rq->body_len,
+                 .path_as_is = true };
     th_resp r;
     char v[256];
 
@@ -663,7 +680,7 @@ static void http_send(void *ctx, const th_case_req *rq, th_case_resp *out)
 
 START_TEST(test_case)
 {
-    th_transport t = {"http", http_send, &th_shared.port};
+    th_transport t = { "http", http_send, &th_shared.port };
 
     th_case_run(json_array_get(g_cases, (size_t)_i), g_data, &t);
 }
@@ -701,9 +718,12 @@ END_TEST
 START_TEST(test_body_cap_chunked)
 {
     /* Chunked below the cap works... */
-    th_req rq = {.method = "POST", .path = "/v1/memory",
-                 .content_type = "application/json", .chunked = true,
-                 .body = preset_body, .body_len = strlen(preset_body)};
+    th_req rq = { .method = "POST",
+                  .path = "/v1/memory",
+                  .content_type = "application/json",
+                  .chunked = true,
+                  .body = preset_body,
+                  .body_len = strlen(preset_body) };
     th_resp r;
     th_http(PORT, &rq, &r);
     ck_assert_msg(r.status == 200, "%ld %.300s", r.status, r.body);
@@ -742,13 +762,13 @@ END_TEST
 /* concurrency                                                         */
 /* ------------------------------------------------------------------ */
 
-#define CONC_THREADS 16
+#define CONC_THREADS  16
 #define CONC_REQUESTS 50
 
 typedef struct conc_arg {
-    const char *want;   /* reference body */
+    const char *want; /* reference body */
     size_t want_len;
-    int ok;             /* 200 with an identical body */
+    int ok; /* 200 with an identical body */
     long last_status;
 } conc_arg;
 
@@ -757,14 +777,16 @@ static void *conc_worker(void *p)
     conc_arg *a = p;
     CURL *h = curl_easy_init(); /* one keep-alive connection per thread */
     for (int i = 0; h != NULL && i < CONC_REQUESTS; i++) {
-        th_req rq = {.method = "POST", .path = "/v1/memory",
-                     .content_type = "application/json", .body = preset_body,
-                     .body_len = strlen(preset_body), .handle = h};
+        th_req rq = { .method = "POST",
+                      .path = "/v1/memory",
+                      .content_type = "application/json",
+                      .body = preset_body,
+                      .body_len = strlen(preset_body),
+                      .handle = h };
         th_resp r;
         th_http(PORT, &rq, &r);
         a->last_status = r.status;
-        if (r.status == 200 && r.len == a->want_len
-            && memcmp(r.body, a->want, r.len) == 0)
+        if (r.status == 200 && r.len == a->want_len && memcmp(r.body, a->want, r.len) == 0)
             a->ok++;
         th_resp_free(&r);
     }
@@ -780,14 +802,14 @@ START_TEST(test_concurrency)
     pthread_t t[CONC_THREADS];
     conc_arg a[CONC_THREADS];
     for (int i = 0; i < CONC_THREADS; i++) {
-        a[i] = (conc_arg){ref.body, ref.len, 0, 0};
+        a[i] = (conc_arg){ ref.body, ref.len, 0, 0 };
         ck_assert_int_eq(pthread_create(&t[i], NULL, conc_worker, &a[i]), 0);
     }
     int total = 0;
     for (int i = 0; i < CONC_THREADS; i++) {
         pthread_join(t[i], NULL);
-        ck_assert_msg(a[i].ok == CONC_REQUESTS, "thread %d: %d/%d ok, last %ld",
-                      i, a[i].ok, CONC_REQUESTS, a[i].last_status);
+        ck_assert_msg(a[i].ok == CONC_REQUESTS, "thread %d: %d/%d ok, last %ld", i, a[i].ok,
+                      CONC_REQUESTS, a[i].last_status);
         total += a[i].ok;
     }
     ck_assert_int_eq(total, CONC_THREADS * CONC_REQUESTS);
@@ -802,7 +824,7 @@ END_TEST
 START_TEST(test_slow_client_timeout)
 {
     th_server s;
-    const char *const args[] = {"--timeout", "1", "--threads", "2", NULL};
+    const char *const args[] = { "--timeout", "1", "--threads", "2", NULL };
     ck_assert_int_eq(th_start(&s, args), 0);
     int fd = th_connect(s.port);
     ck_assert_int_ge(fd, 0);
@@ -820,7 +842,7 @@ START_TEST(test_slow_client_timeout)
     ck_assert_msg(dt >= 900.0 && dt < 4000.0, "closed after %.0f ms", dt);
 
     /* The server is still healthy. */
-    th_req rq = {.path = "/livez"};
+    th_req rq = { .path = "/livez" };
     th_resp r;
     th_http(s.port, &rq, &r);
     ck_assert_int_eq(r.status, 200);
@@ -862,8 +884,9 @@ static void headers_but_date(const th_resp *r, char *out, size_t cap)
 
 static th_resp post_ct(const char *path, const char *ct, const char *body)
 {
-    th_req q = {.method = "POST", .path = path, .content_type = ct, .body = body,
-                .body_len = strlen(body)};
+    th_req q = {
+        .method = "POST", .path = path, .content_type = ct, .body = body, .body_len = strlen(body)
+    };
     th_resp r;
 
     th_http(PORT, &q, &r);
@@ -874,7 +897,8 @@ START_TEST(test_answer_cache)
 {
     /* A body no other test sends, so the first ask is a miss. */
     static const char a[] = "{\"model\":\"llama3-8b\",\"gpu\":\"a100-80\",\"dp\":3,\"seq\":1536}";
-    static const char a_ws[] = "{ \"model\":\"llama3-8b\",\"gpu\":\"a100-80\",\"dp\":3,\"seq\":1536}";
+    static const char a_ws[] =
+        "{ \"model\":\"llama3-8b\",\"gpu\":\"a100-80\",\"dp\":3,\"seq\":1536}";
     static const char b[] = "{\"model\":\"llama3-8b\",\"gpu\":\"a100-80\",\"dp\":5,\"seq\":1536}";
     char h1[4096], h2[4096];
     double hit0 = cache_series("hit"), miss0 = cache_series("miss");
@@ -930,11 +954,11 @@ START_TEST(test_answer_cache_sizes)
 {
     static const char a[] = "{\"model\":\"llama3-8b\",\"dp\":2}";
     static const char b[] = "{\"model\":\"llama3-8b\",\"dp\":4}";
-    const char *sizes[] = {"1", "0"};
+    const char *sizes[] = { "1", "0" };
 
     for (int k = 0; k < 2; k++) {
         th_server s;
-        const char *const args[] = {"--answer-cache", sizes[k], NULL};
+        const char *const args[] = { "--answer-cache", sizes[k], NULL };
         th_resp want[2];
 
         ck_assert_int_eq(th_start(&s, args), 0);
@@ -947,7 +971,8 @@ START_TEST(test_answer_cache_sizes)
             th_resp_free(&r);
         }
         /* alternating in one slot: every ask a miss */
-        ck_assert_double_eq(th_scrape(s.port, NULL, "trainsize_answer_cache_total{result=\"hit\"}"), 0.0);
+        ck_assert_double_eq(th_scrape(s.port, NULL, "trainsize_answer_cache_total{result=\"hit\"}"),
+                            0.0);
         th_resp r = th_post(s.port, "/v1/memory", b); /* b holds the slot */
         th_resp_free(&r);
         ck_assert_double_eq(th_scrape(s.port, NULL, "trainsize_answer_cache_total{result=\"hit\"}"),
@@ -962,12 +987,12 @@ END_TEST
 START_TEST(test_graceful_shutdown)
 {
     th_server s;
-    const char *const args[] = {"--threads", "2", NULL};
+    const char *const args[] = { "--threads", "2", NULL };
     ck_assert_int_eq(th_start(&s, args), 0);
 
     /* A keep-alive connection opened before the signal, to watch readyz. */
     CURL *keep = curl_easy_init();
-    th_req ready = {.path = "/readyz", .handle = keep};
+    th_req ready = { .path = "/readyz", .handle = keep };
     th_resp r;
     th_http(s.port, &ready, &r);
     ck_assert_int_eq(r.status, 200);
@@ -984,8 +1009,7 @@ START_TEST(test_graceful_shutdown)
      * used below, so no poll of ours is still counted either. */
     CURL *mh = curl_easy_init();
     double t00 = th_now_ms();
-    while (th_scrape(s.port, mh, "trainsize_inflight_requests") != 1.0 &&
-           th_now_ms() - t00 < 5000)
+    while (th_scrape(s.port, mh, "trainsize_inflight_requests") != 1.0 && th_now_ms() - t00 < 5000)
         th_sleep_ms(10);
 
     /* A slow request: headers and half the body, then a pause. */
@@ -1044,24 +1068,23 @@ END_TEST
 START_TEST(test_cli_flags)
 {
     char out[4096], err[4096];
-    const char *const bad_port[] = {"--port", "70000", NULL};
+    const char *const bad_port[] = { "--port", "70000", NULL };
     ck_assert_int_eq(th_run(bad_port, NULL, out, sizeof out, err, sizeof err), 2);
     ck_assert_msg(strstr(err, "--port") != NULL, "%s", err);
 
-    const char *const none[] = {NULL};
-    ck_assert_int_eq(th_run(none, "TRAINSIZE_THREADS=zero", out, sizeof out,
-                            err, sizeof err), 2);
+    const char *const none[] = { NULL };
+    ck_assert_int_eq(th_run(none, "TRAINSIZE_THREADS=zero", out, sizeof out, err, sizeof err), 2);
     ck_assert_msg(strstr(err, "TRAINSIZE_THREADS") != NULL, "%s", err);
 
-    const char *const unknown[] = {"--frobnicate", NULL};
+    const char *const unknown[] = { "--frobnicate", NULL };
     ck_assert_int_eq(th_run(unknown, NULL, out, sizeof out, err, sizeof err), 2);
     ck_assert_msg(strstr(err, "--frobnicate") != NULL, "%s", err);
 
-    const char *const version[] = {"--version", NULL};
+    const char *const version[] = { "--version", NULL };
     ck_assert_int_eq(th_run(version, NULL, out, sizeof out, err, sizeof err), 0);
     ck_assert_msg(strncmp(out, "trainsize-server ", 17) == 0, "%s", out);
 
-    const char *const help[] = {"--help", NULL};
+    const char *const help[] = { "--help", NULL };
     ck_assert_int_eq(th_run(help, NULL, out, sizeof out, err, sizeof err), 0);
     ck_assert_ptr_nonnull(strstr(out, "--body-max"));
 }

@@ -42,10 +42,10 @@ static const char *fake_env(const char *name)
     return NULL;
 }
 
-static ts_config_status load(ts_config *cfg, const char *const *args,
-                             const char *const *env, char *err)
+static ts_config_status load(ts_config *cfg, const char *const *args, const char *const *env,
+                             char *err)
 {
-    char *argv[32] = {(char *)"trainsize-server"};
+    char *argv[32] = { (char *)"trainsize-server" };
     int argc = 1;
     for (size_t i = 0; args != NULL && args[i] != NULL; i++)
         argv[argc++] = (char *)(uintptr_t)args[i];
@@ -70,8 +70,8 @@ START_TEST(test_config_defaults)
     ck_assert(c.access_log);
     ck_assert_uint_eq(c.answer_cache, 256); /* --help */
     ck_assert_uint_eq(c.threads, (unsigned)sysconf(_SC_NPROCESSORS_ONLN));
-    ck_assert_uint_eq(c.io_threads, 2);   /* --help */
-    ck_assert_uint_eq(c.queue_max, 64);   /* --help */
+    ck_assert_uint_eq(c.io_threads, 2); /* --help */
+    ck_assert_uint_eq(c.queue_max, 64); /* --help */
 }
 END_TEST
 
@@ -79,37 +79,35 @@ START_TEST(test_config_flags_beat_env)
 {
     ts_config c;
     char err[TS_CONFIG_ERR_LEN];
-    const char *const env[] = {"TRAINSIZE_PORT=9000", "TRAINSIZE_THREADS=3",
-                               "TRAINSIZE_BIND=0.0.0.0",
-                               "TRAINSIZE_ACCESS_LOG=0", NULL};
-    const char *const args[] = {"--port", "9100", "--timeout=5",
-                                "--body-max", "1024", "--bind", "::1", NULL};
+    const char *const env[] = { "TRAINSIZE_PORT=9000", "TRAINSIZE_THREADS=3",
+                                "TRAINSIZE_BIND=0.0.0.0", "TRAINSIZE_ACCESS_LOG=0", NULL };
+    const char *const args[] = { "--port", "9100",   "--timeout=5", "--body-max",
+                                 "1024",   "--bind", "::1",         NULL };
     ck_assert_int_eq(load(&c, args, env, err), TS_CONFIG_OK);
-    ck_assert_uint_eq(c.port, 9100);      /* flag over env */
-    ck_assert_uint_eq(c.threads, 3);      /* env only */
-    ck_assert_str_eq(c.bind, "::1");      /* flag over env */
-    ck_assert(!c.access_log);             /* env "0" disables */
-    ck_assert_uint_eq(c.timeout_s, 5);    /* --flag=value form */
+    ck_assert_uint_eq(c.port, 9100);   /* flag over env */
+    ck_assert_uint_eq(c.threads, 3);   /* env only */
+    ck_assert_str_eq(c.bind, "::1");   /* flag over env */
+    ck_assert(!c.access_log);          /* env "0" disables */
+    ck_assert_uint_eq(c.timeout_s, 5); /* --flag=value form */
     ck_assert_uint_eq(c.body_max, 1024);
 
-    const char *const env2[] = {"TRAINSIZE_REQUEST_TIMEOUT=3",
-                                "TRAINSIZE_DRAIN_TIMEOUT=4", NULL};
+    const char *const env2[] = { "TRAINSIZE_REQUEST_TIMEOUT=3", "TRAINSIZE_DRAIN_TIMEOUT=4", NULL };
     ck_assert_int_eq(load(&c, NULL, env2, err), TS_CONFIG_OK);
     ck_assert_uint_eq(c.request_timeout_ms, 3000);
     ck_assert_uint_eq(c.drain_timeout_s, 4);
-    const char *const args2[] = {"--request-timeout=7", "--drain-timeout", "1", NULL};
+    const char *const args2[] = { "--request-timeout=7", "--drain-timeout", "1", NULL };
     ck_assert_int_eq(load(&c, args2, env2, err), TS_CONFIG_OK);
     ck_assert_uint_eq(c.request_timeout_ms, 7000); /* flag over env */
     ck_assert_uint_eq(c.drain_timeout_s, 1);
 
     /* The worker pool's settings, both sources; queue 0 is allowed. */
-    const char *const env3[] = {"TRAINSIZE_IO_THREADS=3", "TRAINSIZE_QUEUE_MAX=9", NULL};
-    const char *const args3[] = {"--queue-max", "0", NULL};
+    const char *const env3[] = { "TRAINSIZE_IO_THREADS=3", "TRAINSIZE_QUEUE_MAX=9", NULL };
+    const char *const args3[] = { "--queue-max", "0", NULL };
     ck_assert_int_eq(load(&c, args3, env3, err), TS_CONFIG_OK);
     ck_assert_uint_eq(c.io_threads, 3);
-    ck_assert_uint_eq(c.queue_max, 0);    /* flag over env */
+    ck_assert_uint_eq(c.queue_max, 0); /* flag over env */
 
-    const char *const zero[] = {"--port", "0", NULL};
+    const char *const zero[] = { "--port", "0", NULL };
     ck_assert_int_eq(load(&c, zero, NULL, err), TS_CONFIG_OK);
     ck_assert_uint_eq(c.port, 0); /* 0 = pick a free port */
 }
@@ -120,42 +118,42 @@ START_TEST(test_config_rejects)
     static const struct {
         const char *arg, *value, *env, *name; /* name must be in the error */
     } cases[] = {
-        {"--port", "65536", NULL, "--port"},
-        {"--port", "-1", NULL, "--port"},
-        {"--port", "80x", NULL, "--port"},
-        {"--port", " 80", NULL, "--port"},
-        {"--threads", "0", NULL, "--threads"},
-        {"--threads", "257", NULL, "--threads"},
-        {"--io-threads", "0", NULL, "--io-threads"},
-        {"--io-threads", "257", NULL, "--io-threads"},
-        {"--queue-max", "65537", NULL, "--queue-max"},
-        {"--queue-max", "-1", NULL, "--queue-max"},
-        {NULL, NULL, "TRAINSIZE_QUEUE_MAX=many", "TRAINSIZE_QUEUE_MAX"},
+        { "--port", "65536", NULL, "--port" },
+        { "--port", "-1", NULL, "--port" },
+        { "--port", "80x", NULL, "--port" },
+        { "--port", " 80", NULL, "--port" },
+        { "--threads", "0", NULL, "--threads" },
+        { "--threads", "257", NULL, "--threads" },
+        { "--io-threads", "0", NULL, "--io-threads" },
+        { "--io-threads", "257", NULL, "--io-threads" },
+        { "--queue-max", "65537", NULL, "--queue-max" },
+        { "--queue-max", "-1", NULL, "--queue-max" },
+        { NULL, NULL, "TRAINSIZE_QUEUE_MAX=many", "TRAINSIZE_QUEUE_MAX" },
         /* Above TS_API_BODY_MAX would be a silent clamp: refused. */
-        {"--body-max", "65537", NULL, "--body-max"},
-        {"--body-max", "0", NULL, "--body-max"},
-        {"--timeout", "0", NULL, "--timeout"},
-        {"--timeout", "ten", NULL, "--timeout"},
-        {"--request-timeout", "0", NULL, "--request-timeout"},
-        {"--request-timeout", "3601", NULL, "--request-timeout"},
-        {"--drain-timeout", "1.5", NULL, "--drain-timeout"},
-        {NULL, NULL, "TRAINSIZE_REQUEST_TIMEOUT=", "TRAINSIZE_REQUEST_TIMEOUT"},
-        {"--max-conns", "0", NULL, "--max-conns"},
-        {"--per-ip", "", NULL, "--per-ip"},
-        {"--access-log", "yes", NULL, "--access-log"},
-        {"--answer-cache", "4097", NULL, "--answer-cache"},
-        {"--answer-cache", "-1", NULL, "--answer-cache"},
-        {NULL, NULL, "TRAINSIZE_ANSWER_CACHE=lots", "TRAINSIZE_ANSWER_CACHE"},
-        {"--bind", "localhost", NULL, "--bind"},
-        {"--web-root", "", NULL, "--web-root"},
-        {NULL, NULL, "TRAINSIZE_PORT=http", "TRAINSIZE_PORT"},
-        {NULL, NULL, "TRAINSIZE_TIMEOUT=99999", "TRAINSIZE_TIMEOUT"},
+        { "--body-max", "65537", NULL, "--body-max" },
+        { "--body-max", "0", NULL, "--body-max" },
+        { "--timeout", "0", NULL, "--timeout" },
+        { "--timeout", "ten", NULL, "--timeout" },
+        { "--request-timeout", "0", NULL, "--request-timeout" },
+        { "--request-timeout", "3601", NULL, "--request-timeout" },
+        { "--drain-timeout", "1.5", NULL, "--drain-timeout" },
+        { NULL, NULL, "TRAINSIZE_REQUEST_TIMEOUT=", "TRAINSIZE_REQUEST_TIMEOUT" },
+        { "--max-conns", "0", NULL, "--max-conns" },
+        { "--per-ip", "", NULL, "--per-ip" },
+        { "--access-log", "yes", NULL, "--access-log" },
+        { "--answer-cache", "4097", NULL, "--answer-cache" },
+        { "--answer-cache", "-1", NULL, "--answer-cache" },
+        { NULL, NULL, "TRAINSIZE_ANSWER_CACHE=lots", "TRAINSIZE_ANSWER_CACHE" },
+        { "--bind", "localhost", NULL, "--bind" },
+        { "--web-root", "", NULL, "--web-root" },
+        { NULL, NULL, "TRAINSIZE_PORT=http", "TRAINSIZE_PORT" },
+        { NULL, NULL, "TRAINSIZE_TIMEOUT=99999", "TRAINSIZE_TIMEOUT" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ts_config c;
         char err[TS_CONFIG_ERR_LEN];
-        const char *const args[] = {cases[i].arg, cases[i].value, NULL};
-        const char *const env[] = {cases[i].env, NULL};
+        const char *const args[] = { cases[i].arg, cases[i].value, NULL };
+        const char *const env[] = { cases[i].env, NULL };
         ts_config_status st = load(&c, cases[i].arg ? args : NULL, env, err);
         ck_assert_msg(st == TS_CONFIG_EINVAL, "case %zu accepted", i);
         ck_assert_msg(strstr(err, cases[i].name) != NULL, "case %zu: '%s'", i, err);
@@ -163,36 +161,36 @@ START_TEST(test_config_rejects)
 
     ts_config c;
     char err[TS_CONFIG_ERR_LEN];
-    const char *const unknown[] = {"--prot", "80", NULL};
+    const char *const unknown[] = { "--prot", "80", NULL };
     ck_assert_int_eq(load(&c, unknown, NULL, err), TS_CONFIG_EINVAL);
     ck_assert_ptr_nonnull(strstr(err, "--prot"));
-    const char *const dangling[] = {"--port", NULL};
+    const char *const dangling[] = { "--port", NULL };
     ck_assert_int_eq(load(&c, dangling, NULL, err), TS_CONFIG_EINVAL);
     ck_assert_ptr_nonnull(strstr(err, "--port"));
-    const char *const help[] = {"--help", NULL};
+    const char *const help[] = { "--help", NULL };
     ck_assert_int_eq(load(&c, help, NULL, err), TS_CONFIG_HELP);
-    const char *const version[] = {"--version", NULL};
+    const char *const version[] = { "--version", NULL };
     ck_assert_int_eq(load(&c, version, NULL, err), TS_CONFIG_VERSION);
 }
 END_TEST
 
 static bool cfg_same(const ts_config *a, const ts_config *b)
 {
-    return a->port == b->port && strcmp(a->bind, b->bind) == 0 && a->threads == b->threads
-           && a->io_threads == b->io_threads && a->queue_max == b->queue_max
-           && a->body_max == b->body_max && strcmp(a->web_root, b->web_root) == 0
-           && strcmp(a->openapi, b->openapi) == 0 && a->timeout_s == b->timeout_s
-           && a->request_timeout_ms == b->request_timeout_ms
-           && a->drain_timeout_s == b->drain_timeout_s && a->max_conns == b->max_conns
-           && a->per_ip == b->per_ip && a->access_log == b->access_log
-           && a->answer_cache == b->answer_cache;
+    return a->port == b->port && strcmp(a->bind, b->bind) == 0 && a->threads == b->threads &&
+           a->io_threads == b->io_threads && a->queue_max == b->queue_max &&
+           a->body_max == b->body_max && strcmp(a->web_root, b->web_root) == 0 &&
+           strcmp(a->openapi, b->openapi) == 0 && a->timeout_s == b->timeout_s &&
+           a->request_timeout_ms == b->request_timeout_ms &&
+           a->drain_timeout_s == b->drain_timeout_s && a->max_conns == b->max_conns &&
+           a->per_ip == b->per_ip && a->access_log == b->access_log &&
+           a->answer_cache == b->answer_cache;
 }
 
 static ts_config_status load_flag(ts_config *c, const char *flag, unsigned long long v, char *err)
 {
     char num[32];
     snprintf(num, sizeof num, "%llu", v);
-    const char *const args[] = {flag, num, NULL};
+    const char *const args[] = { flag, num, NULL };
     return load(c, args, NULL, err);
 }
 
@@ -216,11 +214,11 @@ static void check_usage_option(const char *par)
     if (strcmp(def, "online cores") == 0) {
         ck_assert_uint_eq(d.threads, (unsigned)sysconf(_SC_NPROCESSORS_ONLN));
     } else {
-        const char *const args[] = {flag, def, NULL};
+        const char *const args[] = { flag, def, NULL };
         ck_assert_msg(load(&c, args, NULL, err) == TS_CONFIG_OK, "%s %s: %s", flag, def, err);
         ck_assert_msg(cfg_same(&c, &d), "%s: the default is not %s", flag, def);
         snprintf(envdef, sizeof envdef, "%s=%s", env, def);
-        const char *const envs[] = {envdef, NULL};
+        const char *const envs[] = { envdef, NULL };
         ck_assert_msg(load(&c, NULL, envs, err) == TS_CONFIG_OK, "%s: %s", envdef, err);
         ck_assert_msg(cfg_same(&c, &d), "%s: not the default", envdef);
     }
@@ -231,8 +229,8 @@ static void check_usage_option(const char *par)
     ck_assert_msg(load_flag(&c, flag, hi, err) == TS_CONFIG_OK, "%s %llu refused", flag, hi);
     ck_assert_msg(load_flag(&c, flag, hi + 1, err) == TS_CONFIG_EINVAL, "%s %llu taken", flag,
                   hi + 1);
-    ck_assert_msg(lo == 0 || load_flag(&c, flag, lo - 1, err) == TS_CONFIG_EINVAL,
-                  "%s %llu taken", flag, lo - 1);
+    ck_assert_msg(lo == 0 || load_flag(&c, flag, lo - 1, err) == TS_CONFIG_EINVAL, "%s %llu taken",
+                  flag, lo - 1);
 }
 
 /* Issue 23: --help is written from the options table, so every option
@@ -240,9 +238,9 @@ static void check_usage_option(const char *par)
 START_TEST(test_config_usage)
 {
     static const char *const flags[] = {
-        "--port", "--bind", "--threads", "--io-threads", "--queue-max", "--body-max",
-        "--web-root", "--openapi", "--timeout", "--request-timeout", "--drain-timeout",
-        "--max-conns", "--per-ip", "--access-log", "--answer-cache",
+        "--port",          "--bind",      "--threads", "--io-threads", "--queue-max",
+        "--body-max",      "--web-root",  "--openapi", "--timeout",    "--request-timeout",
+        "--drain-timeout", "--max-conns", "--per-ip",  "--access-log", "--answer-cache",
     };
     char *text = NULL, par[1024] = "";
     size_t len = 0, seen = 0;
@@ -262,8 +260,8 @@ START_TEST(test_config_usage)
         }
         if (strncmp(line, "  --", 4) == 0 && strncmp(line, "  --help", 8) != 0) {
             ck_assert_msg(seen < sizeof flags / sizeof flags[0] &&
-                          strncmp(line + 2, flags[seen], strlen(flags[seen])) == 0 &&
-                          line[2 + strlen(flags[seen])] == ' ',
+                              strncmp(line + 2, flags[seen], strlen(flags[seen])) == 0 &&
+                              line[2 + strlen(flags[seen])] == ' ',
                           "--help line %.*s: expected %s", n, line, flags[seen]);
             seen++;
             snprintf(par, sizeof par, "%.*s", n, line);
@@ -300,7 +298,8 @@ START_TEST(test_memo_bounds)
     /* keys: too large a body is not remembered */
     memset(big, 'x', sizeof big);
     ck_assert_int_eq(ts_memo_key_init(&k1, "/v1/memory", "application/json", big, sizeof big), 0);
-    ck_assert_int_eq(ts_memo_key_init(&k1, "/v1/memory", "application/json", big, TS_MEMO_KEY_MAX), 1);
+    ck_assert_int_eq(ts_memo_key_init(&k1, "/v1/memory", "application/json", big, TS_MEMO_KEY_MAX),
+                     1);
     /* the parts' lengths are in the hash: moving a byte across changes it */
     ck_assert_int_eq(ts_memo_key_init(&k1, "/v1/ab", "c", "{}", 2), 1);
     ck_assert_int_eq(ts_memo_key_init(&k2, "/v1/a", "bc", "{}", 2), 1);
@@ -377,15 +376,13 @@ END_TEST
 
 START_TEST(test_metrics_render)
 {
-    static const char *const routes[] = {"GET /v1/gpus", "POST /v1/plan",
-                                         "GET /v1/plan", NULL};
+    static const char *const routes[] = { "GET /v1/gpus", "POST /v1/plan", "GET /v1/plan", NULL };
     ts_metrics *m = ts_metrics_new(routes, "9.9.9");
     ck_assert_ptr_nonnull(m);
     size_t plan = ts_metrics_route(m, "/v1/plan");
     ck_assert_str_eq(ts_metrics_route_label(m, plan), "/v1/plan");
     /* Duplicate paths share one label; unknown labels fall to "other". */
-    ck_assert_uint_eq(ts_metrics_route(m, "/v1/nowhere"),
-                      ts_metrics_route(m, "other"));
+    ck_assert_uint_eq(ts_metrics_route(m, "/v1/nowhere"), ts_metrics_route(m, "other"));
     ck_assert_uint_eq(ts_metrics_route(m, NULL), ts_metrics_route(m, "other"));
 
     /* 3 requests: 50 us, 1 ms (on a bound: le is inclusive), 3 s. */
@@ -402,28 +399,26 @@ START_TEST(test_metrics_render)
     ck_assert_uint_eq(len, strlen(t));
     ck_assert_ptr_nonnull(strstr(t, "trainsize_build_info{version=\"9.9.9\"} 1\n"));
     ck_assert_ptr_nonnull(strstr(t, "\ntrainsize_inflight_requests 1\n"));
-    ck_assert_ptr_nonnull(strstr(t,
-        "trainsize_http_requests_total{route=\"/v1/plan\",status=\"200\"} 2\n"));
-    ck_assert_ptr_nonnull(strstr(t,
-        "trainsize_http_requests_total{route=\"/livez\",status=\"503\"} 1\n"));
+    ck_assert_ptr_nonnull(
+        strstr(t, "trainsize_http_requests_total{route=\"/v1/plan\",status=\"200\"} 2\n"));
+    ck_assert_ptr_nonnull(
+        strstr(t, "trainsize_http_requests_total{route=\"/livez\",status=\"503\"} 1\n"));
     ck_assert_ptr_null(strstr(t, "status=\"999\""));
     ck_assert_ptr_null(strstr(t, "route=\"/v1/gpus\"")); /* zero: omitted */
     /* Cumulative: 1 ns and 50 us <= 100 us; 1 ms <= 1 ms; 3 s <= 5 s. */
-    ck_assert_ptr_nonnull(strstr(t,
-        "trainsize_http_request_duration_seconds_bucket{le=\"0.0001\"} 2\n"));
-    ck_assert_ptr_nonnull(strstr(t,
-        "trainsize_http_request_duration_seconds_bucket{le=\"0.001\"} 3\n"));
-    ck_assert_ptr_nonnull(strstr(t,
-        "trainsize_http_request_duration_seconds_bucket{le=\"2.5\"} 3\n"));
-    ck_assert_ptr_nonnull(strstr(t,
-        "trainsize_http_request_duration_seconds_bucket{le=\"5\"} 4\n"));
-    ck_assert_ptr_nonnull(strstr(t,
-        "trainsize_http_request_duration_seconds_bucket{le=\"+Inf\"} 4\n"));
+    ck_assert_ptr_nonnull(
+        strstr(t, "trainsize_http_request_duration_seconds_bucket{le=\"0.0001\"} 2\n"));
+    ck_assert_ptr_nonnull(
+        strstr(t, "trainsize_http_request_duration_seconds_bucket{le=\"0.001\"} 3\n"));
+    ck_assert_ptr_nonnull(
+        strstr(t, "trainsize_http_request_duration_seconds_bucket{le=\"2.5\"} 3\n"));
+    ck_assert_ptr_nonnull(
+        strstr(t, "trainsize_http_request_duration_seconds_bucket{le=\"5\"} 4\n"));
+    ck_assert_ptr_nonnull(
+        strstr(t, "trainsize_http_request_duration_seconds_bucket{le=\"+Inf\"} 4\n"));
     /* Sum: 50000 + 1000000 + 3000000000 + 1 ns = 3.001050001 s. */
-    ck_assert_ptr_nonnull(strstr(t,
-        "trainsize_http_request_duration_seconds_sum 3.001050001\n"));
-    ck_assert_ptr_nonnull(strstr(t,
-        "trainsize_http_request_duration_seconds_count 4\n"));
+    ck_assert_ptr_nonnull(strstr(t, "trainsize_http_request_duration_seconds_sum 3.001050001\n"));
+    ck_assert_ptr_nonnull(strstr(t, "trainsize_http_request_duration_seconds_count 4\n"));
     free(t);
     /* Closed connections: every reason rendered (0 too), counted apart
      * from the requests; an out-of-range reason is ignored. */
@@ -431,18 +426,16 @@ START_TEST(test_metrics_render)
     ts_metrics_closed(m, TS_CLOSE_REQUEST_TIMEOUT);
     ts_metrics_closed(m, TS_CLOSE_BODY_TOO_LARGE);
     ts_metrics_closed(m, TS_CLOSE_COUNT);
-    ts_work_stats ws = {.workers = 4, .queue_max = 64, .queued = 3, .busy = 4,
-                        .rejected = 7};
+    ts_work_stats ws = { .workers = 4, .queue_max = 64, .queued = 3, .busy = 4, .rejected = 7 };
     t = ts_metrics_render(m, &ws, &len);
     ck_assert_ptr_nonnull(t);
-    ck_assert_ptr_nonnull(strstr(t,
-        "trainsize_connections_closed_total{reason=\"request_timeout\"} 2\n"));
-    ck_assert_ptr_nonnull(strstr(t,
-        "trainsize_connections_closed_total{reason=\"body_too_large\"} 1\n"));
-    ck_assert_ptr_nonnull(strstr(t,
-        "trainsize_connections_closed_total{reason=\"bad_request\"} 0\n"));
-    ck_assert_ptr_nonnull(strstr(t,
-        "trainsize_http_request_duration_seconds_count 4\n"));
+    ck_assert_ptr_nonnull(
+        strstr(t, "trainsize_connections_closed_total{reason=\"request_timeout\"} 2\n"));
+    ck_assert_ptr_nonnull(
+        strstr(t, "trainsize_connections_closed_total{reason=\"body_too_large\"} 1\n"));
+    ck_assert_ptr_nonnull(
+        strstr(t, "trainsize_connections_closed_total{reason=\"bad_request\"} 0\n"));
+    ck_assert_ptr_nonnull(strstr(t, "trainsize_http_request_duration_seconds_count 4\n"));
     ck_assert_uint_eq(ts_metrics_route(m, "mhd") == ts_metrics_route(m, "other"), 0);
     /* The worker pool's gauges, as given (left out above with NULL). */
     ck_assert_ptr_nonnull(strstr(t, "\ntrainsize_work_queue_depth 3\n"));
@@ -523,55 +516,55 @@ START_TEST(test_accept_encoding_table)
         const char *ae;
         bool gzip;
     } cases[] = {
-        {NULL, false},
-        {"", false},
-        {"gzip", true},
-        {"GZIP", true},
-        {"x-gzip", true},
-        {"deflate, x-gzip", true},
-        {"br, gzip;q=0.5", true},
-        {"gzip;q=1", true},
-        {"gzip;q=1.000", true},
-        {"gzip;q=0.001", true},
-        {"gzip ; q=0.5", true},
-        {"gzip;Q=0.5", true},
-        {"*", true},
-        {"*;q=0.1", true},
-        {"br, *", true},
-        {"identity", false},
-        {"br, deflate", false},
-        {"gzipx, br", false},
-        {"xgzip", false},
-        {"gzip;q=0", false},
-        {"gzip;q=0.0", false},
-        {"gzip;q=0.000", false},
-        {"*;q=0", false},
-        {"br, *;q=0", false},
+        { NULL, false },
+        { "", false },
+        { "gzip", true },
+        { "GZIP", true },
+        { "x-gzip", true },
+        { "deflate, x-gzip", true },
+        { "br, gzip;q=0.5", true },
+        { "gzip;q=1", true },
+        { "gzip;q=1.000", true },
+        { "gzip;q=0.001", true },
+        { "gzip ; q=0.5", true },
+        { "gzip;Q=0.5", true },
+        { "*", true },
+        { "*;q=0.1", true },
+        { "br, *", true },
+        { "identity", false },
+        { "br, deflate", false },
+        { "gzipx, br", false },
+        { "xgzip", false },
+        { "gzip;q=0", false },
+        { "gzip;q=0.0", false },
+        { "gzip;q=0.000", false },
+        { "*;q=0", false },
+        { "br, *;q=0", false },
         /* the finding: the explicit refusal wins over "*" */
-        {"gzip;q=0, *", false},
-        {"*, gzip;q=0", false},
-        {"x-gzip;q=0, *", false},
-        {"*;q=1, gzip;q=0.000", false},
+        { "gzip;q=0, *", false },
+        { "*, gzip;q=0", false },
+        { "x-gzip;q=0, *", false },
+        { "*;q=1, gzip;q=0.000", false },
         /* "*" does not refuse what is named with a weight above 0 */
-        {"*;q=0, gzip", true},
-        {"gzip;q=0.3, *;q=0", true},
+        { "*;q=0, gzip", true },
+        { "gzip;q=0.3, *;q=0", true },
         /* weights outside the grammar refuse their coding */
-        {"gzip;q=2", false},
-        {"gzip;q=1.5", false},
-        {"gzip;q=1.0001", false},
-        {"gzip;q=0.0001", false},
-        {"gzip;q=.5", false},
-        {"gzip;q=-1", false},
-        {"gzip;q=", false},
-        {"gzip;q=abc", false},
-        {"gzip;q=0.5x", false},
-        {"gzip;q=abc, *", false},
+        { "gzip;q=2", false },
+        { "gzip;q=1.5", false },
+        { "gzip;q=1.0001", false },
+        { "gzip;q=0.0001", false },
+        { "gzip;q=.5", false },
+        { "gzip;q=-1", false },
+        { "gzip;q=", false },
+        { "gzip;q=abc", false },
+        { "gzip;q=0.5x", false },
+        { "gzip;q=abc, *", false },
         /* list syntax: empty elements, blanks, other parameters */
-        {" , ,gzip ,", true},
-        {"\tgzip\t", true},
-        {"gzip;level=9", true},
-        {"gzip;level=9;q=0", false},
-        {",,,", false},
+        { " , ,gzip ,", true },
+        { "\tgzip\t", true },
+        { "gzip;level=9", true },
+        { "gzip;level=9;q=0", false },
+        { ",,,", false },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         ck_assert_msg(ts_gzip_accepted(cases[i].ae) == cases[i].gzip, "'%s': want %s",
@@ -605,27 +598,26 @@ START_TEST(test_static_serve)
     static const struct {
         const char *path, *type, *cache, *body;
     } ok[] = {
-        {"/", "text/html; charset=utf-8", "no-cache", "<h1>hi</h1>"},
-        {"/index.html", "text/html; charset=utf-8", "no-cache", "<h1>hi</h1>"},
-        {"/sub/", "text/html; charset=utf-8", "no-cache", "<p>sub</p>"},
-        {"/app.js", "text/javascript; charset=utf-8", "max-age=3600", "let a = 1;"},
-        {"/style.css", "text/css; charset=utf-8", "max-age=3600", "b{}"},
-        {"/logo.svg", "image/svg+xml", "max-age=3600", "<svg/>"},
-        {"/data.json", "application/json", "max-age=3600", "{}"},
-        {"/icon.png", "image/png", "max-age=3600", "PNG"},
-        {"/favicon.ico", "image/x-icon", "max-age=3600", "ICO"},
-        {"/blob.bin", "application/octet-stream", "max-age=3600", "?"},
+        { "/", "text/html; charset=utf-8", "no-cache", "<h1>hi</h1>" },
+        { "/index.html", "text/html; charset=utf-8", "no-cache", "<h1>hi</h1>" },
+        { "/sub/", "text/html; charset=utf-8", "no-cache", "<p>sub</p>" },
+        { "/app.js", "text/javascript; charset=utf-8", "max-age=3600", "let a = 1;" },
+        { "/style.css", "text/css; charset=utf-8", "max-age=3600", "b{}" },
+        { "/logo.svg", "image/svg+xml", "max-age=3600", "<svg/>" },
+        { "/data.json", "application/json", "max-age=3600", "{}" },
+        { "/icon.png", "image/png", "max-age=3600", "PNG" },
+        { "/favicon.ico", "image/x-icon", "max-age=3600", "ICO" },
+        { "/blob.bin", "application/octet-stream", "max-age=3600", "?" },
         /* dots inside a name are not a dot-segment */
-        {"/a..b.js", "text/javascript; charset=utf-8", "max-age=3600", "let ab = 2;"},
-        {"/x..", "application/octet-stream", "max-age=3600", "x"},
-        {"/sub/v1..2.css", "text/css; charset=utf-8", "max-age=3600", "i{}"},
+        { "/a..b.js", "text/javascript; charset=utf-8", "max-age=3600", "let ab = 2;" },
+        { "/x..", "application/octet-stream", "max-age=3600", "x" },
+        { "/sub/v1..2.css", "text/css; charset=utf-8", "max-age=3600", "i{}" },
     };
     char *root = ts_static_root(g_root);
     ck_assert_ptr_nonnull(root);
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         ts_static_file f;
-        ck_assert_msg(ts_static_load(root, ok[i].path, &f) == TS_STATIC_OK,
-                      "%s", ok[i].path);
+        ck_assert_msg(ts_static_load(root, ok[i].path, &f) == TS_STATIC_OK, "%s", ok[i].path);
         ck_assert_str_eq(f.content_type, ok[i].type);
         ck_assert_str_eq(f.cache_control, ok[i].cache);
         ck_assert_uint_eq(f.len, strlen(ok[i].body));
@@ -640,24 +632,35 @@ END_TEST
 START_TEST(test_static_refuse)
 {
     static const char *const bad[] = {
-        "/../secret.txt", "/sub/../../secret.txt", "/sub/..", "/..",
+        "/../secret.txt",
+        "/sub/../../secret.txt",
+        "/sub/..",
+        "/..",
         "/sub/../index.html", /* resolves inside the root: refused lexically */
-        "/sub/./index.html", "/./index.html", "/.", "/sub/.", "/sub/../",
-        "/a/../../etc/passwd", "/../root2/secret.txt",
-        "/leak",         /* symlink resolving outside the root */
-        "/sib",          /* .../root2/secret.txt: the root's text as prefix */
-        "/..foo",        /* a dot-file, though not a dot-segment */
-        "/.env",         /* dot-files are never served */
-        "/sub",          /* a directory, not a file */
-        "/missing.html", "relative.html", "/a\\b", "/index.html%00.png",
+        "/sub/./index.html",
+        "/./index.html",
+        "/.",
+        "/sub/.",
+        "/sub/../",
+        "/a/../../etc/passwd",
+        "/../root2/secret.txt",
+        "/leak",  /* symlink resolving outside the root */
+        "/sib",   /* .../root2/secret.txt: the root's text as prefix */
+        "/..foo", /* a dot-file, though not a dot-segment */
+        "/.env",  /* dot-files are never served */
+        "/sub",   /* a directory, not a file */
+        "/missing.html",
+        "relative.html",
+        "/a\\b",
+        "/index.html%00.png",
         "/x\x01y",
     };
     char *root = ts_static_root(g_root);
     ck_assert_ptr_nonnull(root);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ts_static_file f;
-        ck_assert_msg(ts_static_load(root, bad[i], &f) == TS_STATIC_NOTFOUND,
-                      "%s was served", bad[i]);
+        ck_assert_msg(ts_static_load(root, bad[i], &f) == TS_STATIC_NOTFOUND, "%s was served",
+                      bad[i]);
         ck_assert_ptr_null(f.data);
     }
     free(root);
@@ -680,7 +683,7 @@ static void count_expired(void *cls, bool pressure)
 /* Is the peer of fd shut down (EOF readable now)? */
 static int peer_shut(int fd)
 {
-    struct pollfd pf = {fd, POLLIN, 0};
+    struct pollfd pf = { fd, POLLIN, 0 };
     char c;
     return poll(&pf, 1, 0) > 0 && recv(fd, &c, 1, MSG_DONTWAIT) == 0;
 }
@@ -701,22 +704,22 @@ START_TEST(test_guard_deadlines)
     ts_guard_arm(ca, 50);
     ts_guard_arm(cb, 50);
     ts_guard_arm(cb, 0);
-    struct timespec t = {0, 200 * 1000 * 1000};
+    struct timespec t = { 0, 200 * 1000 * 1000 };
     nanosleep(&t, NULL);
     ck_assert(ts_guard_expired(ca));
     ck_assert(!ts_guard_expired(cb));
-    ck_assert(peer_shut(a[1]));   /* the watchdog shut a's socket */
+    ck_assert(peer_shut(a[1])); /* the watchdog shut a's socket */
     ck_assert(!peer_shut(b[1]));
     ck_assert_int_eq(expired, 1); /* once, not once per tick */
     /* Re-arming far ahead does not fire. */
     ts_guard_arm(cb, 100000);
     nanosleep(&t, NULL);
     ck_assert(!ts_guard_expired(cb));
-    ts_guard_kill(cb);            /* from the connection's own thread */
+    ts_guard_kill(cb); /* from the connection's own thread */
     ck_assert(peer_shut(b[1]));
     ts_guard_close(g, ca);
     ts_guard_close(g, cb);
-    ts_guard_close(g, NULL);      /* no-op */
+    ts_guard_close(g, NULL); /* no-op */
     ts_guard_free(g);
     for (int i = 0; i < 2; i++) {
         close(a[i]);
@@ -739,7 +742,7 @@ START_TEST(test_guard_pressure)
     ts_guard_conn *cb = ts_guard_open(g, b[0]);
     ts_guard_arm(ca, 100000);
     ts_guard_arm(cb, 0); /* disarmed: answering, never cut */
-    struct timespec t = {0, 200 * 1000 * 1000};
+    struct timespec t = { 0, 200 * 1000 * 1000 };
     nanosleep(&t, NULL);
     ck_assert(ts_guard_expired(ca));
     ck_assert(!ts_guard_expired(cb));

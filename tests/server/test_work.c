@@ -23,10 +23,10 @@
 #include "th_harness.h"
 
 #define SLEEP_MS "1500"
-#define WORKERS 2
-#define QUEUE 4
-#define HELD (WORKERS + QUEUE)
-#define PROBES 40
+#define WORKERS  2
+#define QUEUE    4
+#define HELD     (WORKERS + QUEUE)
+#define PROBES   40
 
 typedef struct poster {
     pthread_t t;
@@ -53,8 +53,8 @@ static void post_many(poster *a, size_t n, unsigned port, unsigned first)
 {
     for (size_t i = 0; i < n; i++) {
         a[i].port = port;
-        snprintf(a[i].body, sizeof a[i].body,
-                 "{\"model\":\"llama3-8b\",\"seq\":%u}", 1024u + first + (unsigned)i);
+        snprintf(a[i].body, sizeof a[i].body, "{\"model\":\"llama3-8b\",\"seq\":%u}",
+                 1024u + first + (unsigned)i);
         ck_assert_int_eq(pthread_create(&a[i].t, NULL, post_one, &a[i]), 0);
     }
 }
@@ -70,8 +70,8 @@ static bool wait_pool(unsigned port, double busy, double queued, unsigned ms)
 {
     double t0 = th_now_ms();
     while (th_now_ms() - t0 < ms) {
-        if (th_scrape(port, NULL, "trainsize_work_busy_workers") == busy
-            && th_scrape(port, NULL, "trainsize_work_queue_depth") == queued)
+        if (th_scrape(port, NULL, "trainsize_work_busy_workers") == busy &&
+            th_scrape(port, NULL, "trainsize_work_queue_depth") == queued)
             return true;
         th_sleep_ms(20);
     }
@@ -95,15 +95,15 @@ static void start_hooks(th_server *s, const char *sleep_ms, const char *const *a
 START_TEST(test_probes_while_workers_busy)
 {
     th_server s;
-    const char *const args[] = {"--threads", "2", "--queue-max", "4",
-                                "--io-threads", "2", "--answer-cache", "0", NULL};
+    const char *const args[] = { "--threads",      "2", "--queue-max", "4", "--io-threads", "2",
+                                 "--answer-cache", "0", NULL };
     start_hooks(&s, SLEEP_MS, args);
 
     /* Every worker asleep in a job and every queue place taken. */
     poster held[HELD];
     post_many(held, HELD, s.port, 0);
-    ck_assert_msg(wait_pool(s.port, WORKERS, QUEUE, 5000),
-                  "pool never reached %d busy + %d queued", WORKERS, QUEUE);
+    ck_assert_msg(wait_pool(s.port, WORKERS, QUEUE, 5000), "pool never reached %d busy + %d queued",
+                  WORKERS, QUEUE);
 
     /* One more estimate: refused at once, not queued behind them. */
     poster extra[1];
@@ -135,19 +135,22 @@ START_TEST(test_probes_while_workers_busy)
     }
     ck_assert_double_eq(th_scrape(s.port, NULL, "trainsize_work_busy_workers"), WORKERS);
     qsort(ms, PROBES, sizeof ms[0], cmp_double);
-    fprintf(stderr, "test_work: %d probes with %d workers busy, %d queued: "
-            "median %.2f ms, max %.2f ms\n", PROBES, WORKERS, QUEUE,
-            ms[PROBES / 2], ms[PROBES - 1]);
+    fprintf(stderr,
+            "test_work: %d probes with %d workers busy, %d queued: "
+            "median %.2f ms, max %.2f ms\n",
+            PROBES, WORKERS, QUEUE, ms[PROBES / 2], ms[PROBES - 1]);
     ck_assert_msg(ms[PROBES - 1] < 100, "slowest probe %.1f ms", ms[PROBES - 1]);
 
     /* The held requests are all answered, in ~3 rounds of 1.5 s. */
     join_all(held, HELD);
     for (int i = 0; i < HELD; i++)
-        ck_assert_msg(held[i].status == 200, "held %d: %ld after %.0f ms", i,
-                      held[i].status, held[i].ms);
+        ck_assert_msg(held[i].status == 200, "held %d: %ld after %.0f ms", i, held[i].status,
+                      held[i].ms);
     ck_assert_double_eq(th_scrape(s.port, NULL, "trainsize_work_rejected_total"), 2);
-    ck_assert_double_eq(th_scrape(s.port, NULL,
-        "trainsize_http_requests_total{route=\"/v1/memory\",status=\"503\"}"), 2);
+    ck_assert_double_eq(
+        th_scrape(s.port, NULL,
+                  "trainsize_http_requests_total{route=\"/v1/memory\",status=\"503\"}"),
+        2);
     ck_assert_double_eq(th_scrape(s.port, NULL, "trainsize_work_queue_depth"), 0);
     ck_assert_int_eq(th_stop(&s, 20000), 0);
 }
@@ -158,8 +161,8 @@ END_TEST
 START_TEST(test_drain_answers_queued)
 {
     th_server s;
-    const char *const args[] = {"--threads", "1", "--queue-max", "4",
-                                "--drain-timeout", "10", "--answer-cache", "0", NULL};
+    const char *const args[] = { "--threads",      "1", "--queue-max", "4", "--drain-timeout", "10",
+                                 "--answer-cache", "0", NULL };
     start_hooks(&s, "400", args);
     poster a[3];
     post_many(a, 3, s.port, 200);
@@ -180,8 +183,9 @@ END_TEST
 START_TEST(test_queue_zero)
 {
     th_server s;
-    const char *const args[] = {"--threads", "1", "--queue-max", "0",
-                                "--answer-cache", "0", NULL};
+    const char *const args[] = {
+        "--threads", "1", "--queue-max", "0", "--answer-cache", "0", NULL
+    };
     start_hooks(&s, "800", args);
     poster a[1];
     post_many(a, 1, s.port, 300);

@@ -31,7 +31,7 @@ static bool owns(const ts_field *f)
 }
 
 #define MEMBERS_MAX 256
-#define NAME_LEN 64
+#define NAME_LEN    64
 
 typedef struct member_list {
     size_t n;
@@ -47,8 +47,7 @@ static char *read_all(const char *path)
     char *s;
     long n;
 
-    if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 ||
-        fseek(f, 0, SEEK_SET) != 0)
+    if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0)
         return NULL;
     s = malloc((size_t)n + 1);
     if (s == NULL || fread(s, 1, (size_t)n, f) != (size_t)n) {
@@ -182,8 +181,8 @@ START_TEST(every_member_has_one_entry)
                 owners++;
         ck_assert_msg(owners == 1,
                       "ts_run member '%s' (%s) is bound by %zu entries of core/ts_fields.def, "
-                      "not 1: every input member has exactly one entry", m.name[i], m.type[i],
-                      owners);
+                      "not 1: every input member has exactly one entry",
+                      m.name[i], m.type[i], owners);
     }
 }
 END_TEST
@@ -200,8 +199,8 @@ START_TEST(every_entry_binds_a_member)
         if (owns(f)) {
             for (size_t i = 0; i < m.n && !found; i++)
                 found = strcmp(m.name[i], f->member) == 0;
-            ck_assert_msg(found, "entry '%s' binds '%s', which is not a ts_run member",
-                          f->name, f->member);
+            ck_assert_msg(found, "entry '%s' binds '%s', which is not a ts_run member", f->name,
+                          f->member);
         } else if (f->member != NULL) {
             ck_assert_msg(f->kind == TS_FK_CUSTOM,
                           "entry '%s' overrides the GPU's %s: only a CUSTOM row can", f->name,
@@ -229,18 +228,28 @@ START_TEST(kind_type_and_values_agree)
 
         switch (f->kind) {
         case TS_FK_INT64:
-        case TS_FK_INT: want = TS_FT_INTEGER; break;
+        case TS_FK_INT:
+            want = TS_FT_INTEGER;
+            break;
         case TS_FK_NUM:
-        case TS_FK_NUM_OPT: want = TS_FT_NUMBER; break;
-        case TS_FK_BOOL: want = TS_FT_BOOLEAN; break;
-        case TS_FK_ENUM: want = TS_FT_STRING; break;
-        case TS_FK_CUSTOM: break;
+        case TS_FK_NUM_OPT:
+            want = TS_FT_NUMBER;
+            break;
+        case TS_FK_BOOL:
+            want = TS_FT_BOOLEAN;
+            break;
+        case TS_FK_ENUM:
+            want = TS_FT_STRING;
+            break;
+        case TS_FK_CUSTOM:
+            break;
         }
         ck_assert_msg(want < 0 || (int)f->type == want, "entry '%s': KIND and TYPE disagree",
                       f->name);
         ck_assert_msg((f->kind == TS_FK_ENUM) <= is_enum, "entry '%s': an ENUM without VALUES",
                       f->name);
-        ck_assert_msg(!is_enum || (f->type == TS_FT_STRING && f->ints != NULL && f->values[0] != NULL),
+        ck_assert_msg(!is_enum ||
+                          (f->type == TS_FT_STRING && f->ints != NULL && f->values[0] != NULL),
                       "entry '%s': VALUES on a %d member", f->name, (int)f->type);
         ck_assert_msg((f->kind == TS_FK_NUM_OPT) <= f->nullable,
                       "entry '%s': NUM_OPT takes null (TS_FF_NULL)", f->name);

@@ -54,8 +54,8 @@ static void summary(const char *label, const double *err, const bool *pick, size
         printf("| %s | %zu | %.1f %% | %.1f %% | %+.1f %% |\n", label, k, 100.0 * med,
                100.0 * a[k - 1], 100.0 * sum / (double)k);
     else
-        printf("  %-34s %3zu rows  median |error| %5.1f %%  max %5.1f %%  mean %+5.1f %%\n", label, k,
-               100.0 * med, 100.0 * a[k - 1], 100.0 * sum / (double)k);
+        printf("  %-34s %3zu rows  median |error| %5.1f %%  max %5.1f %%  mean %+5.1f %%\n", label,
+               k, 100.0 * med, 100.0 * a[k - 1], 100.0 * sum / (double)k);
 }
 
 int main(int argc, char **argv)
@@ -130,8 +130,8 @@ int main(int argc, char **argv)
 
         if (body == NULL || req == NULL ||
             ts_json_parse_run(body, strlen(body), false, req, &aerr) != 0) {
-            fprintf(stderr, "row %zu (%s): request rejected: %s %s\n", i,
-                    name != NULL ? name : "?", req != NULL ? aerr.field : "", req != NULL ? aerr.detail : "");
+            fprintf(stderr, "row %zu (%s): request rejected: %s %s\n", i, name != NULL ? name : "?",
+                    req != NULL ? aerr.field : "", req != NULL ? aerr.detail : "");
             free(body);
             free(req);
             json_decref(root);
@@ -160,27 +160,31 @@ int main(int argc, char **argv)
             /* one line per source, below */
         } else if (md) {
             if (tps)
-                printf("| %s%s%s | %.0f tok/s/GPU | %.0f | %+.1f %% | %.2f s | %.2f s | %s |\n", name,
-                       gated ? "" : " (not gated)", assumed[i] ? " (assumed input)" : "",
+                printf("| %s%s%s | %.0f tok/s/GPU | %.0f | %+.1f %% | %.2f s | %.2f s | %s |\n",
+                       name, gated ? "" : " (not gated)", assumed[i] ? " (assumed input)" : "",
                        tokens / ((double)req->run.gpus * meas_s), st.tokens_per_gpu_second,
                        100.0 * err, st.exposed_comm, st.pp_bubble - st.pp_p2p,
-                       origin[i] != NULL ? origin[i] :
-                       strstr(json_string_value(json_object_get(row, "source")), "llm-foundry") ? "llm-foundry" :
-                       strstr(json_string_value(json_object_get(row, "source")), "Korthikanti") ? "Korthikanti T5" : "LLaMA");
+                       origin[i] != NULL ? origin[i]
+                       : strstr(json_string_value(json_object_get(row, "source")), "llm-foundry")
+                           ? "llm-foundry"
+                       : strstr(json_string_value(json_object_get(row, "source")), "Korthikanti")
+                           ? "Korthikanti T5"
+                           : "LLaMA");
             else
                 printf("| %s%s | %.2f s/step | %.2f s | %+.1f %% | %.2f s | %.2f s | %s |\n", name,
-                       assumed[i] ? " (assumed input)" : "",
-                       meas_s, pred_s, 100.0 * err, st.exposed_comm, st.pp_bubble - st.pp_p2p,
+                       assumed[i] ? " (assumed input)" : "", meas_s, pred_s, 100.0 * err,
+                       st.exposed_comm, st.pp_bubble - st.pp_p2p,
                        origin[i] != NULL ? origin[i] : "Korthikanti T5");
         } else {
             printf("%-44s measured %9.3f s/step  predicted %9.3f s  error %+6.1f %%%s%s\n"
-                   "    compute %.3f recompute %.3f tp %.3f bubble %.3f (p2p %.3f) dp %.3f cp %.3f ep %.3f opt %.3f"
+                   "    compute %.3f recompute %.3f tp %.3f bubble %.3f (p2p %.3f) dp %.3f cp %.3f "
+                   "ep %.3f opt %.3f"
                    " | gemm eff %.3f, mfu %.3f\n",
                    name, meas_s, pred_s, 100.0 * err,
                    fabs(err) > tol ? (gated ? "  OUT OF TOLERANCE" : "  (outside, not gated)") : "",
-                   assumed[i] ? "  [assumed input]" : "",
-                   st.compute, st.recompute, st.tp_comm, st.pp_bubble, st.pp_p2p, st.dp_comm,
-                   st.cp_comm, st.ep_comm, st.optimizer, st.gemm_efficiency, st.predicted_mfu);
+                   assumed[i] ? "  [assumed input]" : "", st.compute, st.recompute, st.tp_comm,
+                   st.pp_bubble, st.pp_p2p, st.dp_comm, st.cp_comm, st.ep_comm, st.optimizer,
+                   st.gemm_efficiency, st.predicted_mfu);
         }
         free(body);
         free(req);
@@ -210,7 +214,8 @@ int main(int argc, char **argv)
     }
     /* Recorded-only rows apart from rows with an assumed input, then each group. */
     if (md)
-        printf("\n| Rows | n | Median abs. error | Max | Mean signed |\n| --- | ---: | ---: | ---: | ---: |\n");
+        printf("\n| Rows | n | Median abs. error | Max | Mean signed |\n| --- | ---: | ---: | ---: "
+               "| ---: |\n");
     else
         printf("\n");
     for (i = 0; i < n; i++)
@@ -246,8 +251,8 @@ int main(int argc, char **argv)
     median = n % 2 ? errs[n / 2] : 0.5 * (errs[n / 2 - 1] + errs[n / 2]);
     printf("%s%zu rows, median |error| %.1f %%, p90 %.1f %%, max %.1f %%, %zu outside %.0f %% "
            "(gate: %.0f %% median, %s)\n",
-           md ? "\n" : "", n, 100.0 * median, 100.0 * errs[(n * 9) / 10],
-           100.0 * errs[n - 1], outside, 100.0 * tol, 100.0 * mtol,
+           md ? "\n" : "", n, 100.0 * median, 100.0 * errs[(n * 9) / 10], 100.0 * errs[n - 1],
+           outside, 100.0 * tol, 100.0 * mtol,
            rows_gated ? "every gated row within the tolerance" : "no row gated in this file");
     if (median > mtol)
         bad = 1;

@@ -32,7 +32,7 @@
 
 #include "ts_api_int.h"
 
-#define GIB 1073741824.0
+#define GIB      1073741824.0
 #define MAX_ROWS 256
 
 static int cmp_double(const void *a, const void *b)
@@ -80,8 +80,8 @@ static int estimate(const char *id, const json_t *config, ts_memory *m)
     if (body == NULL || req == NULL) {
         fprintf(stderr, "%s: out of memory\n", id);
     } else if (ts_json_parse_run(body, strlen(body), false, req, &aerr) != 0) {
-        fprintf(stderr, "%s: request rejected: %u %s %s: %s\n", id, aerr.status,
-                aerr.slug, aerr.field, aerr.detail);
+        fprintf(stderr, "%s: request rejected: %u %s %s: %s\n", id, aerr.status, aerr.slug,
+                aerr.field, aerr.detail);
     } else if (ts_memory_estimate(&req->run, m, &cerr) != TS_OK) {
         fprintf(stderr, "%s: estimate failed: %s: %s\n", id, cerr.field, cerr.text);
     } else {
@@ -135,10 +135,11 @@ int main(int argc, char **argv)
         printf("| run | measured | figure | trainsize | error | peak phase | source |\n");
         printf("|---|---:|---|---:|---:|---|---|\n");
     } else if (!by_src) {
-        printf("%-36s %-15s %10s %10s %8s  %s\n", "run", "figure", "measured", "trainsize",
-               "error", "peak phase");
+        printf("%-36s %-15s %10s %10s %8s  %s\n", "run", "figure", "measured", "trainsize", "error",
+               "peak phase");
     }
-    json_array_foreach(rows, i, row) {
+    json_array_foreach(rows, i, row)
+    {
         const char *id = json_string_value(json_object_get(row, "id"));
         const char *fig = json_string_value(json_object_get(row, "figure"));
         double meas = json_number_value(json_object_get(row, "measured_gib"));
@@ -154,13 +155,14 @@ int main(int argc, char **argv)
         if (id == NULL || fig == NULL || !(meas > 0) || !(tol > 0) || src == NULL ||
             !json_is_object(json_object_get(row, "record")) ||
             (!gated && json_string_value(json_object_get(row, "ungated")) == NULL)) {
-            fprintf(stderr, "%s: row %zu lacks id, figure, measured_gib, tolerance, source, record "
-                    "(or the reason it is not gated)\n", path, i);
+            fprintf(stderr,
+                    "%s: row %zu lacks id, figure, measured_gib, tolerance, source, record "
+                    "(or the reason it is not gated)\n",
+                    path, i);
             failed++;
             continue;
         }
-        if (estimate(id, json_object_get(row, "config"), &m) != 0 ||
-            figure(&m, fig, &got) != 0) {
+        if (estimate(id, json_object_get(row, "config"), &m) != 0 || figure(&m, fig, &got) != 0) {
             fprintf(stderr, "%s: no estimate for figure %s\n", id, fig);
             failed++;
             continue;
@@ -183,12 +185,14 @@ int main(int argc, char **argv)
             ; /* one line per source, at the end */
         else if (markdown)
             printf("| %s%s%s | %.2f GiB | %s | %.2f GiB | %+.1f %% | %s | %s |\n", id,
-                   assumed ? " (assumed input)" : "", gated ? "" : " (not gated)", meas, fig,
-                   got, 100 * err, ts_phase_name(m.peak_phase), src);
+                   assumed ? " (assumed input)" : "", gated ? "" : " (not gated)", meas, fig, got,
+                   100 * err, ts_phase_name(m.peak_phase), src);
         else
             printf("%-36s %-15s %8.2f G %8.2f G %+7.1f%%  %-9s %s%s\n", id, fig, meas, got,
                    100 * err, ts_phase_name(m.peak_phase),
-                   ok ? "ok" : gated ? "OUT OF TOLERANCE" : "outside, not gated",
+                   ok      ? "ok"
+                   : gated ? "OUT OF TOLERANCE"
+                           : "outside, not gated",
                    assumed ? " [assumed input]" : "");
         if (ok || !gated)
             passed++;
@@ -228,7 +232,8 @@ int main(int argc, char **argv)
     } else {
         printf("\n%-44s %-8s %s\n", "fit check", "expected", "trainsize");
     }
-    json_array_foreach(fits, i, row) {
+    json_array_foreach(fits, i, row)
+    {
         const char *id = json_string_value(json_object_get(row, "id"));
         const char *src = json_string_value(json_object_get(row, "source"));
         json_t *want = json_object_get(row, "fits");
