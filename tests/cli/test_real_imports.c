@@ -21,6 +21,8 @@
 #include "ts_api.h"
 
 #include <check.h>
+
+#include "th_file.h"
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -59,26 +61,6 @@ static bool same(const json_t *got, const json_t *want)
     if (json_is_number(got) && json_is_number(want))
         return json_number_value(got) == json_number_value(want);
     return json_equal(got, want);
-}
-
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf;
-    long n;
-
-    ck_assert_msg(f != NULL, "cannot read %s", path);
-    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
-    n = ftell(f);
-    ck_assert(n >= 0);
-    rewind(f);
-    buf = malloc((size_t)n + 1);
-    ck_assert_ptr_nonnull(buf);
-    ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
 }
 
 static bool json_member(const char *member)
@@ -147,7 +129,8 @@ START_TEST(test_run)
     char *text;
 
     snprintf(path, sizeof path, "%s/%s", dir, file);
-    text = read_all(path, &len);
+    text = th_read_file(path, &len);
+    ck_assert_msg(text != NULL, "cannot read %s", path);
     /* 1. the API, in process */
     {
         json_t *body = json_deep_copy(json_object_get(run, "request"));

@@ -15,6 +15,8 @@
  * usage: test_fields_registry CORE/trainsize.h
  */
 #include <check.h>
+
+#include "th_file.h"
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,25 +42,6 @@ typedef struct member_list {
 } member_list;
 
 static char *header;
-
-static char *read_all(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *s;
-    long n;
-
-    if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0)
-        return NULL;
-    s = malloc((size_t)n + 1);
-    if (s == NULL || fread(s, 1, (size_t)n, f) != (size_t)n) {
-        free(s);
-        fclose(f);
-        return NULL;
-    }
-    s[n] = '\0';
-    fclose(f);
-    return s;
-}
 
 /* The members of "typedef struct TAG { ... } TAG;": declarations split at
  * ';', comments dropped, "int64_t tp, pp;" and "char id[24];" read as C
@@ -265,7 +248,7 @@ int main(int argc, char **argv)
     SRunner *sr;
     int failed;
 
-    if (argc != 2 || (header = read_all(argv[1])) == NULL) {
+    if (argc != 2 || (header = th_read_file(argv[1], NULL)) == NULL) {
         fprintf(stderr, "usage: test_fields_registry CORE/trainsize.h\n");
         return EXIT_FAILURE;
     }
