@@ -36,6 +36,7 @@
 #include "ts_buf.h"
 #include "ts_fields_doc.h"
 #include "ts_gen_check.h"
+#include "ts_gen_json.h"
 #include "ts_terms.h"
 
 #define GEN_BY      "tools/ts_gen_fields.c from core/ts_fields.def"
@@ -96,40 +97,8 @@ static void buf_printf(ts_buf *b, const char *fmt, ...)
 /* A JSON string literal as Python's json.dumps(ensure_ascii=False). */
 static void buf_json_str(ts_buf *b, const char *s)
 {
-    buf_add(b, "\"", 1);
-    for (; *s != '\0'; s++) {
-        unsigned char c = (unsigned char)*s;
-
-        switch (c) {
-        case '"':
-            buf_add(b, "\\\"", 2);
-            break;
-        case '\\':
-            buf_add(b, "\\\\", 2);
-            break;
-        case '\n':
-            buf_add(b, "\\n", 2);
-            break;
-        case '\r':
-            buf_add(b, "\\r", 2);
-            break;
-        case '\t':
-            buf_add(b, "\\t", 2);
-            break;
-        case '\b':
-            buf_add(b, "\\b", 2);
-            break;
-        case '\f':
-            buf_add(b, "\\f", 2);
-            break;
-        default:
-            if (c < 0x20)
-                buf_printf(b, "\\u%04x", c);
-            else
-                buf_add(b, s, 1);
-        }
-    }
-    buf_add(b, "\"", 1);
+    if (gen_json_str(b, s, strlen(s)) != TS_BUF_OK)
+        die("out of memory (or a generated file over %zu bytes)", GEN_BUF_MAX);
 }
 
 static void write_out(const char *path, const ts_buf *b)

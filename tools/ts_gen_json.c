@@ -35,7 +35,7 @@ static ts_buf_status emit_indent(ts_buf *b, int n)
 
 /* A string literal: ", \ and the C0 controls escaped, the rest (UTF-8
  * included) copied, as ensure_ascii=False writes it. */
-static ts_buf_status emit_str(ts_buf *b, const char *s, size_t n)
+ts_buf_status gen_json_str(ts_buf *b, const char *s, size_t n)
 {
     ts_buf_status st = emit(b, "\"", 1);
 
@@ -169,7 +169,7 @@ static ts_buf_status emit_object(ts_buf *b, const json_t *v, int ind)
         if (st == TS_BUF_OK)
             st = emit_indent(b, ind + 2);
         if (st == TS_BUF_OK)
-            st = emit_str(b, key, strlen(key));
+            st = gen_json_str(b, key, strlen(key));
         if (st == TS_BUF_OK)
             st = emit(b, ": ", 2);
         if (st == TS_BUF_OK)
@@ -190,7 +190,7 @@ static ts_buf_status emit_value(ts_buf *b, const json_t *v, int ind)
     case JSON_ARRAY:
         return emit_array(b, v, ind);
     case JSON_STRING:
-        return emit_str(b, json_string_value(v), json_string_length(v));
+        return gen_json_str(b, json_string_value(v), json_string_length(v));
     case JSON_INTEGER:
         return ts_buf_printf(b, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
     case JSON_REAL:

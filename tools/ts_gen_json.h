@@ -19,4 +19,8 @@
  * failure (then b holds a partial text). */
 ts_buf_status gen_json_write(ts_buf *b, const json_t *v);
 
+/* s[0 .. n) as a JSON string literal, as json.dumps(ensure_ascii=False)
+ * writes it: ", \ and the C0 controls escaped, the rest (UTF-8) copied. */
+ts_buf_status gen_json_str(ts_buf *b, const char *s, size_t n);
+
 #endif /* TS_GEN_JSON_H */
