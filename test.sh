@@ -99,7 +99,7 @@ stage() {
     # log's tail keeps: meson's FAIL/TIMEOUT lines and Check's assertions.
     if [ "$rc" != 0 ]; then
         while IFS= read -r l; do notes+=("failed-test: $l"); done < <(
-            grep -E '^ *[0-9]+/[0-9]+ .* (FAIL|TIMEOUT|ERROR|UNEXPECTEDPASS) |^[^ :]+\.c:[0-9]+:[EF]:|^!! ' "$log" |
+            grep -E '^ *[0-9]+/[0-9]+ .* (FAIL|TIMEOUT|ERROR|UNEXPECTEDPASS) |[^ :]+\.c:[0-9]+:[EF]:|^!! |th_harness: ' "$log" |
             sed -E 's/\x1b\[[0-9;]*m//g' | awk '!seen[$0]++' | head -n 24)
     fi
     # lines a stage wants in the summary ("container-stage: ...", ...)

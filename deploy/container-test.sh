@@ -155,6 +155,11 @@ if DOCKER_BUILDKIT=0 timeout 900 "$D" build --network host --force-rm -t "$tag" 
     n_ok=$(awk '/^Ok:/ { s += $2 } END { print s + 0 }' "$work/build.log")
     ok "docker build ($build_s s; build stage ran $n_ok tests, 0 failed)"
 else
+    # What failed, wherever it is in the log (a flaky test's assertion is
+    # far above the last 40 lines): meson's FAIL lines, Check's
+    # assertions, the harness's own complaints; test.sh's summary keeps them.
+    grep -E '^ *[0-9]+/[0-9]+ .* (FAIL|TIMEOUT|ERROR) |[^ :]+\.c:[0-9]+:[EF]:|th_harness: ' \
+        "$work/build.log" | awk '!seen[$0]++' | head -n 24
     tail -40 "$work/build.log"
     bad "docker build (log: $work/build.log)"
     echo "container-stage: docker $engine: build failed"
