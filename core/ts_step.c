@@ -814,7 +814,8 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
     double comp_max = 0, rec_max = 0, tp_max = 0, cp_max = 0, ep_max = 0;
     double tp_hid_max = 0, cp_hid_max = 0;
     double hidden = 0, bubble, p2p = 0, dp_exposed = 0, dp_hidden = 0, total;
-    double basis, stage_factor;
+    ts_flops_basis basis;
+    double stage_factor;
     double short_layer = 0, short_head = 0, short_max = 0;
     int64_t n_dp_i, stages;
     bool in_node_dp, fp8;
@@ -1189,16 +1190,10 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
             out->pp_bubble + out->dp_comm + out->optimizer + out->offload;
     out->gemm_efficiency = hw.gemm_ideal > 0 ? hw.gemm_flops / (hw.gemm_ideal * hw.peak) : 0;
 
-    /* MFU basis: the compute estimate's own (6 P_active per token, plus
-     * PaLM's 12 L h s when attention_flops is set). */
-    basis = 6.0 * p->active;
-    if (r->attention_flops && out->from_shape)
-        basis += 12.0 * (double)r->model.layers * (double)r->model.hidden * (double)r->seq;
-    out->model_flops = basis * tokens_step;
-    out->mfu_convention =
-        r->attention_flops
-            ? "(6 P_active + 12 L h s) per token (PaLM: attention non-causal, no recompute credit)"
-            : "6 P_active per token (Kaplan: attention matmuls and recompute not credited)";
+    /* MFU basis: the compute estimate's own (ts_compute_basis). */
+    ts_compute_basis(r, p, &basis);
+    out->model_flops = basis.per_token * tokens_step;
+    out->mfu_convention = basis.convention;
     if (!(total > 0) || !isfinite(total))
         return TS_ERANGE;
     out->predicted_mfu = out->model_flops / (total * gpus * hw.peak);
