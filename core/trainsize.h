@@ -196,6 +196,14 @@ double ts_quant_bytes(ts_quant q); /* 2, 1, 0.5 + scales */
 int ts_lora_targets_parse(const char *s, size_t len, unsigned *out, size_t *bad_at,
                           size_t *bad_len);
 size_t ts_lora_targets_text(unsigned set, char *buf, size_t n);
+/* Adapter parameters of one layer at the model's full width (no tp
+ * slice): A (rank x in) and B (out x rank) on each matrix in targets.
+ * experts: how many experts' MLP adapters to count, 1 for a dense layer
+ * (the memory model counts all of a MoE layer's, the step model one
+ * GPU's experts / ep). */
+struct ts_model;
+double ts_lora_layer_params(const struct ts_model *m, unsigned targets, int64_t rank,
+                            double experts);
 
 /* ------------------------------------------------------------------ */
 /* GPU catalogue                                                       */

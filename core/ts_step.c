@@ -321,25 +321,15 @@ static void ts_step_lora_layer(const ts_run *r, ts_step_hw *hw, double tok, doub
         ts_step_adapter(r, hw, mlp_tok, h, F / t, mlp_count, fwd, bwd);
 }
 
-/* Adapter parameters of one layer on one GPU: A (r x in) and B (out x r)
- * per adapted matrix, as ts_memory.c counts them, the tp slice; experts'
- * adapters split over ep with their experts. */
+/* Adapter parameters of one layer on one GPU: the tp slice of
+ * ts_lora_layer_params (the count ts_memory.c uses); experts' adapters
+ * split over ep with their experts. */
 static double ts_step_lora_layer_params(const ts_run *r)
 {
     const ts_model *md = &r->model;
-    unsigned tg = r->lora_targets;
-    double rk = (double)r->lora_rank, h = (double)md->hidden;
-    double F = (double)(md->ffn > 0 ? md->ffn : 4 * md->hidden);
-    double kvd = (double)(md->kv_heads > 0 ? md->kv_heads : md->heads) * h / (double)md->heads;
     double E = md->experts > 1 ? (double)md->experts / (double)r->ep : 1.0;
-    double attn = rk * (((tg & TS_LORA_Q) ? h + h : 0) + ((tg & TS_LORA_K) ? h + kvd : 0) +
-                        ((tg & TS_LORA_V) ? h + kvd : 0) + ((tg & TS_LORA_O) ? h + h : 0) +
-                        ((tg & TS_LORA_QKV) ? h + h + 2.0 * kvd : 0));
-    double mlp = rk * E *
-                 ((md->gated && (tg & TS_LORA_GATE) ? h + F : 0) + ((tg & TS_LORA_UP) ? h + F : 0) +
-                  ((tg & TS_LORA_DOWN) ? F + h : 0));
 
-    return (attn + mlp) / (double)r->tp;
+    return ts_lora_layer_params(md, r->lora_targets, r->lora_rank, E) / (double)r->tp;
 }
 
 /* One frozen linear (m x k input, n outputs) and, when adapted, its
