@@ -643,14 +643,14 @@ double ts_step_gemm_s(double m, double n, double k, double peak, double core, do
  * additive roofline above. */
 double ts_step_core_eff(const ts_gpu *g);
 /* Cross-entropy traffic over `logits` logits, bytes forward and backward
- * (fp32 softmax, core/ts_step.c). */
+ * (fp32 softmax, core/ts_step_kernel.c). */
 void ts_step_loss_bytes(double logits, double *fwd, double *bwd);
 /* FP8 casting traffic of one layer's linears per micro-batch, bytes:
  * forward (inputs and weights) and backward (output gradients); see
- * core/ts_step.c. */
+ * core/ts_step_kernel.c. */
 void ts_step_fp8_cast(double tok, double h, double F, double t, double kv_dim, bool gated,
                       double top_k, double P_l, double weight_div, double *fwd, double *bwd);
-/* LoRA / QLoRA (core/ts_step.c).  Dequantisation traffic of one frozen
+/* LoRA / QLoRA (core/ts_step_kernel.c, core/ts_step_layer.c).  Dequantisation traffic of one frozen
  * linear of `params` weights with in_el input and out_el output elements,
  * bytes per micro-batch forward and backward (0 for a bf16 base). */
 void ts_step_dequant_bytes(ts_quant q, double params, double in_el, double out_el, double *fwd,
