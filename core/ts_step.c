@@ -431,7 +431,8 @@ static ts_status ts_step_totals(const ts_run *r, const ts_params *p, const ts_st
                                 const ts_step_sum *s, double dp_hidden, ts_step *out)
 {
     double tokens_step = s->tokens_step, gpus = s->gpus, hidden = s->hidden;
-    double total, basis;
+    double total;
+    ts_flops_basis basis;
 
     out->exposed_comm = out->tp_comm + out->cp_comm + out->ep_comm + out->pp_p2p + out->dp_comm;
     out->overlapped_comm = hidden + dp_hidden;
