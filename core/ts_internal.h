@@ -30,6 +30,9 @@ ts_status ts_run_resolved_ok(const ts_run *r, ts_error *err);
 
 /* Parameter counts of a model ts_model_params() accepted (ts_model.c). */
 void ts_model_count(const ts_model *m, ts_params *out);
+/* One layer's attention weights (q, k, v, o, biases, norms; MLA's down
+ * and up projections), as ts_model_count counts them (ts_model.c). */
+double ts_model_attn_params(const ts_model *m);
 
 /* The estimators on a resolved run and its counts p: nothing is checked
  * again.  The public *_estimate() resolve once, then call these. */

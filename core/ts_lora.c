@@ -141,16 +141,21 @@ size_t ts_lora_targets_text(unsigned set, char *buf, size_t n)
 
 /* A two-matrix MLP (up_proj, down_proj are fc1, fc2) has no gate; a
  * missing kv_heads or ffn is the shape default ts_run_resolve fills in
- * (heads, 4 h). */
+ * (heads, 4 h).  q_proj is heads x head_dim wide (Gemma, Qwen3: more
+ * than h), k and v kv_heads x head_dim; a MoE layer's experts are moe_ffn
+ * wide. */
 double ts_lora_layer_params(const ts_model *m, unsigned targets, int64_t rank, double experts)
 {
     unsigned tg = targets;
-    double rk = (double)rank, h = (double)m->hidden;
-    double F = (double)(m->ffn > 0 ? m->ffn : 4 * m->hidden);
-    double kvd = (double)(m->kv_heads > 0 ? m->kv_heads : m->heads) * h / (double)m->heads;
-    double attn = rk * (((tg & TS_LORA_Q) ? h + h : 0) + ((tg & TS_LORA_K) ? h + kvd : 0) +
-                        ((tg & TS_LORA_V) ? h + kvd : 0) + ((tg & TS_LORA_O) ? h + h : 0) +
-                        ((tg & TS_LORA_QKV) ? h + h + 2.0 * kvd : 0));
+    double rk = (double)rank, h = (double)m->hidden, a = (double)m->heads;
+    double hd = m->head_dim > 0 ? (double)m->head_dim : h / a;
+    double F = (double)(m->experts > 1 && m->moe_ffn > 0 ? m->moe_ffn
+                        : m->ffn > 0                     ? m->ffn
+                                                         : 4 * m->hidden);
+    double qd = a * hd, kvd = (double)(m->kv_heads > 0 ? m->kv_heads : m->heads) * hd;
+    double attn = rk * (((tg & TS_LORA_Q) ? h + qd : 0) + ((tg & TS_LORA_K) ? h + kvd : 0) +
+                        ((tg & TS_LORA_V) ? h + kvd : 0) + ((tg & TS_LORA_O) ? qd + h : 0) +
+                        ((tg & TS_LORA_QKV) ? h + qd + 2.0 * kvd : 0));
     double mlp = rk * experts *
                  ((m->gated && (tg & TS_LORA_GATE) ? h + F : 0) + ((tg & TS_LORA_UP) ? h + F : 0) +
                   ((tg & TS_LORA_DOWN) ? F + h : 0));

@@ -224,6 +224,12 @@ static double ts_model_attn(const ts_model *m, double h, double a, double kv)
 }
 
 /* The counts alone, for a model ts_model_params() has accepted. */
+double ts_model_attn_params(const ts_model *m)
+{
+    return ts_model_attn(m, (double)m->hidden, (double)m->heads,
+                         (double)(m->kv_heads != 0 ? m->kv_heads : m->heads));
+}
+
 void ts_model_count(const ts_model *m, ts_params *out)
 {
     double L, Ld, Lm, h, a, kv, F, Fe, V, E, S, k, attn, mlp_one, mlp, norm, norm_vec, dense_mlp;

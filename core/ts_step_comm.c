@@ -107,13 +107,13 @@ static void ts_step_tp_layer(const ts_run *r, const ts_step_hw *hw, const ts_ste
 static void ts_step_cp_layer(const ts_run *r, const ts_step_hw *hw, const ts_step_shape *sh,
                              double attn_f, double attn_b, ts_step_layer *o)
 {
-    double c = sh->c, tok = sh->tok, kv_gpu = sh->kv_gpu, dh = sh->dh;
+    double c = sh->c, tok = sh->tok, kv_gpu = sh->kv_gpu;
 
     if (r->cp > 1) {
         bool in_node = ts_step_same_node(r->tp * r->cp, r->gpus_per_node);
         double bwc = in_node ? hw->nvlink : hw->net;
         double al = in_node ? TS_STEP_ALPHA_NVLINK : TS_STEP_ALPHA_NET;
-        double kvb = 2.0 * tok * kv_gpu * dh * 2.0;
+        double kvb = tok * kv_gpu * (sh->qk + sh->vd) * 2.0;
         double fwdc = (c - 1.0) * (kvb / bwc + al);
         double bwdc = 2.0 * fwdc;
         double ef = fwdc > attn_f ? fwdc - attn_f : 0;

@@ -58,11 +58,15 @@ typedef struct ts_step_layer {
 typedef struct ts_step_shape {
     double t, c, e; /* tp, cp, ep */
     double s, b;    /* seq, micro-batch */
-    double h, a, kv, F, dh;
+    double h, a, kv, F;
+    double qk, vd; /* per-head q/k and v widths: head_dim, h / a, or MLA's */
+    double qw, ow; /* q's output and o's input width on this GPU: a qk / t, a vd / t */
+    double Fe, S;  /* an expert's ffn (moe_ffn, else ffn) and the shared experts */
+    double attn_p; /* attention weights of one layer (ts_model_attn_params) */
     double tok;    /* tokens on this GPU per micro-batch */
     double kv_gpu; /* KV heads replicated when kv < tp */
     double tok_h;  /* norm/residual regions (split by SP) */
-    bool moe;
+    bool moe, mla;
 } ts_step_shape;
 
 /* What the data-parallel collectives depend on (ts_step_dp_comm). */

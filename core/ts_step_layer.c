@@ -58,24 +58,24 @@ static void ts_step_adapter(const ts_run *r, ts_step_hw *hw, double m, double n,
  * fused qkv), o, gate, up, down as lora_targets says; a two-matrix MLP
  * has no gate (core/ts_lora.c).  MoE: each local expert's MLP matrices
  * over its tokens. */
-static void ts_step_lora_layer(const ts_run *r, ts_step_hw *hw, double tok, double kv_dim,
+static void ts_step_lora_layer(const ts_run *r, ts_step_hw *hw, const ts_step_shape *sh,
                                double mlp_tok, double mlp_count, double *fwd, double *bwd)
 {
     const ts_model *md = &r->model;
     unsigned tg = r->lora_targets;
-    double t = (double)r->tp, h = (double)md->hidden;
-    double F = (double)(md->ffn > 0 ? md->ffn : 4 * md->hidden);
+    double t = sh->t, h = sh->h, tok = sh->tok, kv_dim = sh->kv_gpu * sh->qk;
+    double F = sh->moe ? sh->Fe : sh->F;
 
     if (tg & TS_LORA_Q)
-        ts_step_adapter(r, hw, tok, h / t, h, 1, fwd, bwd);
+        ts_step_adapter(r, hw, tok, sh->qw, h, 1, fwd, bwd);
     if (tg & TS_LORA_K)
         ts_step_adapter(r, hw, tok, kv_dim, h, 1, fwd, bwd);
     if (tg & TS_LORA_V)
-        ts_step_adapter(r, hw, tok, kv_dim, h, 1, fwd, bwd);
+        ts_step_adapter(r, hw, tok, sh->kv_gpu * sh->vd, h, 1, fwd, bwd);
     if (tg & TS_LORA_QKV)
-        ts_step_adapter(r, hw, tok, h / t + 2.0 * kv_dim, h, 1, fwd, bwd);
+        ts_step_adapter(r, hw, tok, sh->qw + sh->kv_gpu * (sh->qk + sh->vd), h, 1, fwd, bwd);
     if (tg & TS_LORA_O)
-        ts_step_adapter(r, hw, tok, h, h / t, 1, fwd, bwd);
+        ts_step_adapter(r, hw, tok, h, sh->ow, 1, fwd, bwd);
     if (md->gated && (tg & TS_LORA_GATE))
         ts_step_adapter(r, hw, mlp_tok, F / t, h, mlp_count, fwd, bwd);
     if (tg & TS_LORA_UP)
@@ -138,14 +138,14 @@ void ts_step_lora_linear_s(double m, double n, double k, int64_t rank, bool adap
  * Backward moves about twice that, as for the fused kernels.  Each
  * unfused piece is a kernel of its own: ~22 more launches a pass (+2 for
  * repeat_kv). */
-static double ts_step_hf_eager(const ts_model *md, double tok, double t, double kv_dim, double F,
-                               double k_mlp, ts_step_hw *hw)
+static double ts_step_hf_eager(const ts_model *md, double tok, double t, double q_dim,
+                               double kv_dim, double F, double k_mlp, ts_step_hw *hw)
 {
     double h = (double)md->hidden;
-    bool gqa = kv_dim < h / t;
+    bool gqa = kv_dim < q_dim;
     double b =
-        tok * (2.0 * 32.0 * h + 16.0 * (h / t + kv_dim) + (md->gated ? 4.0 * k_mlp * F / t : 0.0) +
-               (gqa ? 2.0 * (2.0 * kv_dim + 2.0 * h / t) : 0.0) + 4.0 * h / t);
+        tok * (2.0 * 32.0 * h + 16.0 * (q_dim + kv_dim) + (md->gated ? 4.0 * k_mlp * F / t : 0.0) +
+               (gqa ? 2.0 * (2.0 * kv_dim + 2.0 * q_dim) : 0.0) + 4.0 * q_dim);
 
     hw->xops_f += 22.0 + (gqa ? 2.0 : 0.0);
     hw->xops_b += 22.0 + (gqa ? 2.0 : 0.0);
@@ -168,11 +168,57 @@ static void ts_step_shape_of(const ts_run *r, ts_step_shape *sh)
     sh->a = (double)md->heads;
     sh->kv = (double)(md->kv_heads > 0 ? md->kv_heads : md->heads);
     sh->F = (double)(md->ffn > 0 ? md->ffn : 4 * md->hidden);
-    sh->dh = sh->h / sh->a;
+    /* Per-head widths as ts_model_count has them: an explicit head_dim
+     * (Gemma, Qwen3: a head_dim > h), else h / a; MLA's q and k are
+     * nope + rope wide and v v_head_dim (DeepSeek-V2 section 2.1). */
+    sh->mla = md->kv_lora_rank > 0;
+    sh->qk = sh->mla            ? (double)(md->qk_nope_dim + md->qk_rope_dim)
+             : md->head_dim > 0 ? (double)md->head_dim
+                                : sh->h / sh->a;
+    sh->vd = !sh->mla             ? sh->qk
+             : md->v_head_dim > 0 ? (double)md->v_head_dim
+                                  : (double)md->qk_nope_dim;
+    sh->qw = sh->a * sh->qk / sh->t;
+    sh->ow = sh->a * sh->vd / sh->t;
+    sh->moe = md->experts > 1;
+    sh->Fe = sh->moe && md->moe_ffn > 0 ? (double)md->moe_ffn : sh->F;
+    sh->S = sh->moe ? (double)md->shared_experts : 0.0;
+    /* The layer's attention weights without biases (h (q + k + v) +
+     * o h); MLA's down and up projections as ts_model_count has them. */
+    sh->attn_p =
+        sh->mla ? ts_model_attn_params(md)
+                : sh->h * (sh->a * sh->qk + sh->kv * (sh->qk + sh->vd)) + sh->a * sh->vd * sh->h;
     sh->tok = sh->s * sh->b / sh->c;
     sh->kv_gpu = sh->kv / sh->t > 1.0 ? sh->kv / sh->t : 1.0;
     sh->tok_h = r->sequence_parallel || r->tp == 1 ? sh->tok / sh->t : sh->tok;
-    sh->moe = md->experts > 1;
+}
+
+/* The attention projections.  MLA (Megatron-Core MLASelfAttention,
+ * megatron/core/transformer/multi_latent_attention.py): the down
+ * projections to the q and kv latents are duplicated on every TP rank,
+ * the up projections and the output split over heads. */
+static void ts_step_attn_gemms(const ts_run *r, ts_step_hw *hw, const ts_step_shape *sh, double *f,
+                               double *bw)
+{
+    const ts_model *md = &r->model;
+    double t = sh->t, h = sh->h, tok = sh->tok;
+
+    if (sh->mla) {
+        double qr = (double)md->q_lora_rank, kvr = (double)md->kv_lora_rank;
+        double nope = (double)md->qk_nope_dim, rope = (double)md->qk_rope_dim;
+
+        if (qr > 0) {
+            ts_step_gemm3(hw, tok, qr, h, 1, f, bw);
+            ts_step_gemm3(hw, tok, sh->qw, qr, 1, f, bw);
+        } else {
+            ts_step_gemm3(hw, tok, sh->qw, h, 1, f, bw);
+        }
+        ts_step_gemm3(hw, tok, kvr + rope, h, 1, f, bw);
+        ts_step_gemm3(hw, tok, sh->a * (nope + sh->vd) / t, kvr, 1, f, bw);
+    } else {
+        ts_step_gemm3(hw, tok, sh->qw + sh->kv_gpu * (sh->qk + sh->vd), h, 1, f, bw);
+    }
+    ts_step_gemm3(hw, tok, h, sh->ow, 1, f, bw);
 }
 
 /* The layer's linears: attention projections, the MLP (or the router
@@ -181,24 +227,28 @@ static void ts_step_layer_gemms(const ts_run *r, ts_step_hw *hw, const ts_step_s
                                 double *fp, double *bp)
 {
     const ts_model *md = &r->model;
-    double t = sh->t, e = sh->e, h = sh->h, F = sh->F, dh = sh->dh;
-    double tok = sh->tok, kv_gpu = sh->kv_gpu;
+    double t = sh->t, e = sh->e, h = sh->h, F = sh->F, Fe = sh->Fe, S = sh->S;
+    double tok = sh->tok;
     bool moe = sh->moe;
     double f = *fp, bw = *bp;
 
-    /* Attention projections. */
-    ts_step_gemm3(hw, tok, h / t + 2.0 * kv_gpu * dh, h, 1, &f, &bw);
-    ts_step_gemm3(hw, tok, h, h / t, 1, &f, &bw);
+    ts_step_attn_gemms(r, hw, sh, &f, &bw);
 
-    /* MLP: dense, or top_k of E experts spread over ep GPUs. */
+    /* MLP: dense, or top_k of E experts spread over ep GPUs, each moe_ffn
+     * wide, and the shared experts every token passes (split over tp like
+     * a dense MLP). */
     if (moe) {
         double E = (double)md->experts, k = (double)(md->top_k > 0 ? md->top_k : 1);
         double per_expert = tok * k * e / E; /* tokens each local expert sees */
         double local = E / e;
 
         ts_step_gemm3(hw, tok, E, h, 1, &f, &bw); /* router */
-        ts_step_gemm3(hw, per_expert, (md->gated ? 2.0 : 1.0) * F / t, h, local, &f, &bw);
-        ts_step_gemm3(hw, per_expert, h, F / t, local, &f, &bw);
+        ts_step_gemm3(hw, per_expert, (md->gated ? 2.0 : 1.0) * Fe / t, h, local, &f, &bw);
+        ts_step_gemm3(hw, per_expert, h, Fe / t, local, &f, &bw);
+        if (S > 0) {
+            ts_step_gemm3(hw, tok, (md->gated ? 2.0 : 1.0) * S * Fe / t, h, 1, &f, &bw);
+            ts_step_gemm3(hw, tok, h, S * Fe / t, 1, &f, &bw);
+        }
     } else {
         ts_step_gemm3(hw, tok, (md->gated ? 2.0 : 1.0) * F / t, h, 1, &f, &bw);
         ts_step_gemm3(hw, tok, h, F / t, 1, &f, &bw);
@@ -210,8 +260,7 @@ static void ts_step_layer_gemms(const ts_run *r, ts_step_hw *hw, const ts_step_s
         double kk = moe ? (double)(md->top_k > 0 ? md->top_k : 1) : 1.0;
         double E = moe ? (double)md->experts : 1.0;
 
-        ts_step_lora_layer(r, hw, tok, kv_gpu * dh, moe ? tok * kk * e / E : tok, moe ? E / e : 1.0,
-                           &f, &bw);
+        ts_step_lora_layer(r, hw, sh, moe ? tok * kk * e / E : tok, moe ? E / e : 1.0, &f, &bw);
     }
     *fp = f;
     *bp = bw;
@@ -221,13 +270,14 @@ static void ts_step_layer_gemms(const ts_run *r, ts_step_hw *hw, const ts_step_s
 static void ts_step_attn_core(const ts_run *r, ts_step_hw *hw, const ts_step_shape *sh, double *fp,
                               double *bp)
 {
-    double t = sh->t, c = sh->c, s = sh->s, b = sh->b, h = sh->h, a = sh->a, dh = sh->dh;
+    double t = sh->t, c = sh->c, s = sh->s, b = sh->b, a = sh->a;
     double tok = sh->tok;
     double attn_f, attn_b;
 
     if (r->attention != TS_ATTN_EAGER) {
-        /* QK^T and AV: 4 s_kv h/t FLOPs per query token, causal halves s_kv. */
-        double fl = 4.0 * tok * (s / 2.0) * h / t;
+        /* QK^T and AV: 2 s_kv (qk + vd) FLOPs per head and query token
+         * (4 s_kv h / t when qk = vd = h / a), causal halves s_kv. */
+        double fl = 2.0 * tok * (s / 2.0) * (a / t) * (sh->qk + sh->vd);
         double fa = hw->attn / (r->attention == TS_ATTN_TRITON ? TS_STEP_TRITON_SLOWDOWN : 1.0);
 
         attn_f = fl / (hw->attn_peak * fa);
@@ -244,8 +294,8 @@ static void ts_step_attn_core(const ts_run *r, ts_step_hw *hw, const ts_step_sha
         ah.peak = hw->attn_peak;
         ah.opb = 2.0;
         ah.frozen = false; /* activations on both sides: both grads */
-        ts_step_gemm3(&ah, sq, s, dh, heads, &fw, &bk);
-        ts_step_gemm3(&ah, sq, dh, s, heads, &fw, &bk);
+        ts_step_gemm3(&ah, sq, s, sh->qk, heads, &fw, &bk);
+        ts_step_gemm3(&ah, sq, sh->vd, s, heads, &fw, &bk);
         hw->gemm_flops = ah.gemm_flops;
         hw->gemm_ideal = ah.gemm_ideal;
         attn_f = fw + pass / hw->mem;
@@ -259,9 +309,10 @@ static void ts_step_attn_core(const ts_run *r, ts_step_hw *hw, const ts_step_sha
 static double ts_step_elementwise(const ts_run *r, ts_step_hw *hw, const ts_step_shape *sh)
 {
     const ts_model *md = &r->model;
-    double t = sh->t, h = sh->h, F = sh->F, dh = sh->dh;
+    double t = sh->t, h = sh->h, F = sh->moe ? sh->Fe : sh->F;
     double tok = sh->tok, kv_gpu = sh->kv_gpu, tok_h = sh->tok_h;
     bool moe = sh->moe;
+    double k_mlp = moe ? (double)(md->top_k > 0 ? md->top_k : 1) + sh->S : 1.0;
     double elem_f;
 
     /* Memory-bound elementwise work, bf16 activations: two norms (r+w),
@@ -269,12 +320,10 @@ static double ts_step_elementwise(const ts_run *r, ts_step_hw *hw, const ts_step
      * h-wide regions; activation function on the F-wide one (gated reads
      * two halves); rotary on q and k.  Backward moves about twice that. */
     elem_f = tok_h * h * 2.0 * (2.0 * 2.0 + 2.0 * 3.0 + (r->dropout ? 2.0 * 2.5 : 0.0)) +
-             tok * (F / t) * 2.0 * (md->gated ? 3.0 : 2.0) *
-                 (moe ? (double)(md->top_k > 0 ? md->top_k : 1) : 1.0) +
-             tok * (h / t + kv_gpu * dh) * 2.0 * 2.0;
+             tok * (F / t) * 2.0 * (md->gated ? 3.0 : 2.0) * k_mlp +
+             tok * (sh->qw + kv_gpu * sh->qk) * 2.0 * 2.0;
     if (r->framework == TS_FW_HF)
-        elem_f += ts_step_hf_eager(md, tok, t, kv_gpu * dh, F,
-                                   moe ? (double)(md->top_k > 0 ? md->top_k : 1) : 1.0, hw);
+        elem_f += ts_step_hf_eager(md, tok, t, sh->qw, kv_gpu * sh->qk, F, k_mlp, hw);
     elem_f /= hw->mem;
     return elem_f;
 }
@@ -290,12 +339,12 @@ static void ts_step_weight_traffic(const ts_run *r, const ts_step_hw *hw, const 
                                    ts_step_layer *o, double *pf, double *pb)
 {
     const ts_model *md = &r->model;
-    double t = sh->t, e = sh->e, h = sh->h, kv = sh->kv, F = sh->F, dh = sh->dh;
+    double t = sh->t, e = sh->e, h = sh->h, F = sh->moe ? sh->Fe : sh->F;
     double tok = sh->tok, kv_gpu = sh->kv_gpu;
     bool moe = sh->moe;
     double fp8_f = 0, fp8_b = 0;
-    double moe_mult = moe ? (double)md->experts / e : 1.0;
-    double P_l = (h * (h + 2.0 * kv * dh) + h * h + moe_mult * (md->gated ? 3.0 : 2.0) * h * F) / t;
+    double moe_mult = moe ? (double)md->experts / e + sh->S : 1.0;
+    double P_l = (sh->attn_p + moe_mult * (md->gated ? 3.0 : 2.0) * h * F) / t;
     double wb = ts_precision_bytes(r->precision);
     double gb = ts_precision_bytes(r->grad_precision);
     double extra;
@@ -322,7 +371,7 @@ static void ts_step_weight_traffic(const ts_run *r, const ts_step_hw *hw, const 
         double mb = (double)r->global_batch / ((double)r->dp * (double)r->micro_batch);
         double kk = moe ? (double)(md->top_k > 0 ? md->top_k : 1) : 1.0;
 
-        ts_step_fp8_cast(tok, h, F, t, kv_gpu * dh, md->gated, kk, P_l,
+        ts_step_fp8_cast(tok, h, F, t, kv_gpu * sh->qk, md->gated, kk, P_l,
                          r->framework == TS_FW_MEGATRON && mb > 1 ? mb : 1.0, &fp8_f, &fp8_b);
         fp8_f /= hw->mem;
         fp8_b /= hw->mem;

@@ -562,6 +562,26 @@ START_TEST(test_lora_layer_params)
     l3.gated = false;
     REL_CLOSE(ts_lora_layer_params(&l3, TS_LORA_GATE | TS_LORA_UP | TS_LORA_DOWN, 16, 1), 360448.0,
               EXACT);
+    /* Gemma 7B: 16 heads of head_dim 256, q_proj and v_proj 3072 -> 4096:
+     * r 8 (3072 + 4096) each, 2 x 57,344 = 114,688 per layer (x 28 layers
+     * = 3,211,264); o_proj 4096 -> 3072 the same.  MoE experts moe_ffn
+     * wide: Mixtral's shape with 1408-wide experts, r 16 on up:
+     * 16 (4096 + 1408) per expert. */
+    {
+        ts_model g = { .layers = 28,
+                       .hidden = 3072,
+                       .heads = 16,
+                       .kv_heads = 16,
+                       .head_dim = 256,
+                       .ffn = 24576,
+                       .vocab = 256000,
+                       .gated = true };
+
+        REL_CLOSE(ts_lora_layer_params(&g, TS_LORA_Q | TS_LORA_V, 8, 1), 114688.0, EXACT);
+        REL_CLOSE(ts_lora_layer_params(&g, TS_LORA_O, 8, 1), 57344.0, EXACT);
+        mx.moe_ffn = 1408;
+        REL_CLOSE(ts_lora_layer_params(&mx, TS_LORA_UP, 16, 8), 8.0 * 16.0 * (4096 + 1408), EXACT);
+    }
 }
 END_TEST
 

@@ -215,6 +215,75 @@ START_TEST(test_recompute_adds_forward)
 }
 END_TEST
 
+/* The layer's matmuls are as wide as the model's weights (ts_model_count
+ * counts them the same way).  Gemma 7B's shape: h 3072, 16 heads of
+ * head_dim 256, so q, k, v are 4096 wide, not h: per token the layer's
+ * linear FLOPs grow from h (3h + h + 3F) = 3072 x 86,016 (head_dim = h/a
+ * = 192) to 3072 x (3 x 4096 + 4096 + 3F) = 3072 x 90,112, x 1.0476, and
+ * the attention core by 256/192; the head and norms do not change.  So
+ * head_dim 192 is the default exactly, and head_dim 256 costs between 3 %
+ * and 15 % more compute.  MoE experts are moe_ffn wide (DeepSeek, Qwen-MoE):
+ * Mixtral's MLP is ~89 % of its linear FLOPs (2 experts x 3 h F against
+ * h (h + 2048) + h h per token), so a quarter-width expert cuts the
+ * linear FLOPs to ~0.33; with the attention core, elementwise work and the
+ * narrower GEMMs' lower efficiency the compute still falls by more than a
+ * quarter; a shared expert adds one more MLP per token.  MLA's
+ * latent projections are matmuls too: a wider kv latent costs more. */
+START_TEST(test_layer_widths_follow_the_shape)
+{
+    ts_run r;
+    ts_step a, b, c;
+    ts_error e;
+
+    llama_run(&r, "llama3-8b", 1);
+    r.model.hidden = 3072;
+    r.model.heads = 16;
+    r.model.kv_heads = 16;
+    r.model.ffn = 24576;
+    r.micro_batch = 2;
+    r.global_batch = 2;
+    ck_assert_int_eq(ts_step_estimate(&r, &a, &e), TS_OK);
+    r.model.head_dim = 192;
+    ck_assert_int_eq(ts_step_estimate(&r, &b, &e), TS_OK);
+    REL_CLOSE(b.compute, a.compute, 1e-12);
+    r.model.head_dim = 256;
+    ck_assert_int_eq(ts_step_estimate(&r, &c, &e), TS_OK);
+    ck_assert_msg(c.compute > 1.03 * a.compute && c.compute < 1.15 * a.compute,
+                  "head_dim 256: compute %g vs %g", c.compute, a.compute);
+
+    llama_run(&r, "mixtral-8x7b", 8);
+    r.ep = 8;
+    r.global_batch = 8;
+    ck_assert_int_eq(ts_step_estimate(&r, &a, &e), TS_OK);
+    r.model.moe_ffn = r.model.ffn;
+    ck_assert_int_eq(ts_step_estimate(&r, &b, &e), TS_OK);
+    REL_CLOSE(b.compute, a.compute, 1e-12);
+    r.model.moe_ffn = r.model.ffn / 4;
+    ck_assert_int_eq(ts_step_estimate(&r, &c, &e), TS_OK);
+    ck_assert_msg(c.compute < 0.75 * a.compute && c.compute > 0.2 * a.compute,
+                  "moe_ffn F/4: compute %g vs %g", c.compute, a.compute);
+    r.model.shared_experts = 1;
+    ck_assert_int_eq(ts_step_estimate(&r, &b, &e), TS_OK);
+    ck_assert(b.compute > c.compute);
+
+    /* DeepSeek-V2-Lite's MLA: kv latent 512, rope 64, nope 128, v 128. */
+    llama_run(&r, "llama3-8b", 1);
+    r.model.hidden = 2048;
+    r.model.heads = 16;
+    r.model.kv_heads = 16;
+    r.model.ffn = 10944;
+    r.model.kv_lora_rank = 512;
+    r.model.qk_rope_dim = 64;
+    r.model.qk_nope_dim = 128;
+    r.model.v_head_dim = 128;
+    r.global_batch = 1;
+    ck_assert_msg(ts_step_estimate(&r, &a, &e) == TS_OK, "%s", e.text);
+    r.model.kv_lora_rank = 1024;
+    ck_assert_int_eq(ts_step_estimate(&r, &b, &e), TS_OK);
+    ck_assert(b.compute > a.compute);
+}
+END_TEST
+
 START_TEST(test_tp_allreduce_per_layer)
 {
     ts_run r;
@@ -1063,6 +1132,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_search_70b_1024);
     tcase_add_test(tc, test_search_constraints);
     tcase_add_test(tc, test_search_errors);
+    tcase_add_test(tc, test_layer_widths_follow_the_shape);
     suite_add_tcase(s, tc);
     return s;
 }
