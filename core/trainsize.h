@@ -713,7 +713,7 @@ void ts_energy_of(double gpu_hours, double gpu_watts, double host_watts, double 
 typedef struct ts_compute {
     double tokens;
     double params_active;
-    ts_term model_flops;      /* 6 * P_active * T (Kaplan et al. 2020) */
+    ts_term model_flops;      /* 6 P_active T (Kaplan et al. 2020); LoRA (4 P + 6 P_lora) T */
     ts_term model_flops_attn; /* (6 P + 12 L h s) T (PaLM, Chowdhery et al. 2022, App. B) */
     ts_term hardware_flops;   /* + recompute forward passes */
     double peak_flops;        /* per GPU at compute precision */

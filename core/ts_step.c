@@ -431,7 +431,8 @@ static ts_status ts_step_totals(const ts_run *r, const ts_params *p, const ts_st
                                 const ts_step_sum *s, double dp_hidden, ts_step *out)
 {
     double tokens_step = s->tokens_step, gpus = s->gpus, hidden = s->hidden;
-    double total, basis;
+    double total;
+    ts_flops_basis basis;
 
     out->exposed_comm = out->tp_comm + out->cp_comm + out->ep_comm + out->pp_p2p + out->dp_comm;
     out->overlapped_comm = hidden + dp_hidden;
@@ -439,16 +440,10 @@ static ts_status ts_step_totals(const ts_run *r, const ts_params *p, const ts_st
             out->pp_bubble + out->dp_comm + out->optimizer + out->offload;
     out->gemm_efficiency = hw->gemm_ideal > 0 ? hw->gemm_flops / (hw->gemm_ideal * hw->peak) : 0;
 
-    /* MFU basis: the compute estimate's own (6 P_active per token, plus
-     * PaLM's 12 L h s when attention_flops is set). */
-    basis = 6.0 * p->active;
-    if (r->attention_flops && out->from_shape)
-        basis += 12.0 * (double)r->model.layers * (double)r->model.hidden * (double)r->seq;
-    out->model_flops = basis * tokens_step;
-    out->mfu_convention =
-        r->attention_flops
-            ? "(6 P_active + 12 L h s) per token (PaLM: attention non-causal, no recompute credit)"
-            : "6 P_active per token (Kaplan: attention matmuls and recompute not credited)";
+    /* MFU basis: the compute estimate's own (ts_compute_basis). */
+    ts_compute_basis(r, p, &basis);
+    out->model_flops = basis.per_token * tokens_step;
+    out->mfu_convention = basis.convention;
     if (!(total > 0) || !isfinite(total))
         return TS_ERANGE;
     out->predicted_mfu = out->model_flops / (total * gpus * hw->peak);
