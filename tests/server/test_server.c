@@ -1058,9 +1058,12 @@ START_TEST(test_graceful_shutdown)
      * the drain find nothing in flight.  Polled on the kept-alive handle
      * used below, so no poll of ours is still counted either. */
     CURL *mh = curl_easy_init();
-    double t00 = th_now_ms();
-    while (th_scrape(s.port, mh, "trainsize_inflight_requests") != 1.0 && th_now_ms() - t00 < 5000)
+    double t00 = th_now_ms(), idle = 0;
+    while ((idle = th_scrape(s.port, mh, "trainsize_inflight_requests")) != 1.0 &&
+           th_now_ms() - t00 < 5000)
         th_sleep_ms(10);
+    /* (asserted: past 5 s the count of 2 below would prove nothing) */
+    ck_assert_msg(idle == 1.0, "%g requests in flight before the slow one", idle);
 
     /* A slow request: headers and half the body, then a pause. */
     size_t blen = strlen(preset_body), half = blen / 2;
