@@ -196,6 +196,14 @@ double ts_quant_bytes(ts_quant q); /* 2, 1, 0.5 + scales */
 int ts_lora_targets_parse(const char *s, size_t len, unsigned *out, size_t *bad_at,
                           size_t *bad_len);
 size_t ts_lora_targets_text(unsigned set, char *buf, size_t n);
+/* Adapter parameters of one layer at the model's full width (no tp
+ * slice): A (rank x in) and B (out x rank) on each matrix in targets.
+ * experts: how many experts' MLP adapters to count, 1 for a dense layer
+ * (the memory model counts all of a MoE layer's, the step model one
+ * GPU's experts / ep). */
+struct ts_model;
+double ts_lora_layer_params(const struct ts_model *m, unsigned targets, int64_t rank,
+                            double experts);
 
 /* ------------------------------------------------------------------ */
 /* GPU catalogue                                                       */
@@ -635,14 +643,14 @@ double ts_step_gemm_s(double m, double n, double k, double peak, double core, do
  * additive roofline above. */
 double ts_step_core_eff(const ts_gpu *g);
 /* Cross-entropy traffic over `logits` logits, bytes forward and backward
- * (fp32 softmax, core/ts_step.c). */
+ * (fp32 softmax, core/ts_step_kernel.c). */
 void ts_step_loss_bytes(double logits, double *fwd, double *bwd);
 /* FP8 casting traffic of one layer's linears per micro-batch, bytes:
  * forward (inputs and weights) and backward (output gradients); see
- * core/ts_step.c. */
+ * core/ts_step_kernel.c. */
 void ts_step_fp8_cast(double tok, double h, double F, double t, double kv_dim, bool gated,
                       double top_k, double P_l, double weight_div, double *fwd, double *bwd);
-/* LoRA / QLoRA (core/ts_step.c).  Dequantisation traffic of one frozen
+/* LoRA / QLoRA (core/ts_step_kernel.c, core/ts_step_layer.c).  Dequantisation traffic of one frozen
  * linear of `params` weights with in_el input and out_el output elements,
  * bytes per micro-batch forward and backward (0 for a bf16 base). */
 void ts_step_dequant_bytes(ts_quant q, double params, double in_el, double out_el, double *fwd,
@@ -705,7 +713,7 @@ void ts_energy_of(double gpu_hours, double gpu_watts, double host_watts, double 
 typedef struct ts_compute {
     double tokens;
     double params_active;
-    ts_term model_flops;      /* 6 * P_active * T (Kaplan et al. 2020) */
+    ts_term model_flops;      /* 6 P_active T (Kaplan et al. 2020); LoRA (4 P + 6 P_lora) T */
     ts_term model_flops_attn; /* (6 P + 12 L h s) T (PaLM, Chowdhery et al. 2022, App. B) */
     ts_term hardware_flops;   /* + recompute forward passes */
     double peak_flops;        /* per GPU at compute precision */

@@ -5,7 +5,9 @@
  * The attention-aware form adds the QK^T and AV matmuls, 12 L h s per token
  * (PaLM, Chowdhery et al. 2022, App. B).  Recompute adds forward passes that
  * the hardware executes but MFU does not credit, so it raises HFU only.
- * See docs/formulas.md, "Compute".
+ * LoRA trains the adapters only: the frozen base runs its forward and its
+ * input-gradient matmuls but no weight gradients, 4 P_active + 6 P_lora
+ * per token (ts_compute_basis).  See docs/formulas.md, "Compute".
  */
 #include "ts_internal.h"
 
@@ -50,6 +52,72 @@ static int ts_compute_all_finite(const ts_compute *c)
     return 1;
 }
 
+/* The formulas, by [lora][attention_flops]: model FLOPs, and hardware
+ * FLOPs by recompute (none, selective, full). */
+static const char *const ts_basis_model[2][2] = {
+    { "6 * P_active * T", "(6 * P_active + 12 * L * h * s) * T" },
+    { "(4 * P_active + 6 * P_lora) * T", "(4 * P_active + 6 * P_lora + 12 * L * h * s) * T" },
+};
+static const char *const ts_basis_hw[2][2][3] = {
+    { { "6 P_active T", "6 P_active T + 4 L h s T (selective recompute)",
+        "6 P_active T + (2 P_active + 4 L h s) T (full recompute)" },
+      { "(6 P_active + 12 L h s) T", "(6 P_active + 12 L h s) T + 4 L h s T (selective recompute)",
+        "(6 P_active + 12 L h s) T + (2 P_active + 4 L h s) T (full recompute)" } },
+    { { "(4 P_active + 6 P_lora) T", "(4 P_active + 6 P_lora) T + 4 L h s T (selective recompute)",
+        "(4 P_active + 6 P_lora) T + (2 P_active + 2 P_lora + 4 L h s) T (full recompute)" },
+      { "(4 P_active + 6 P_lora + 12 L h s) T",
+        "(4 P_active + 6 P_lora + 12 L h s) T + 4 L h s T (selective recompute)",
+        "(4 P_active + 6 P_lora + 12 L h s) T + (2 P_active + 2 P_lora + 4 L h s) T (full "
+        "recompute)" } },
+};
+static const char *const ts_basis_hours[2][2] = {
+    { "6 P_active T / (peak * MFU * 3600)", "(6 P_active + 12 L h s) T / (peak * MFU * 3600)" },
+    { "(4 P_active + 6 P_lora) T / (peak * MFU * 3600)",
+      "(4 P_active + 6 P_lora + 12 L h s) T / (peak * MFU * 3600)" },
+};
+static const char *const ts_basis_convention[2][2] = {
+    { "6 P_active per token (Kaplan: attention matmuls and recompute not credited)",
+      "(6 P_active + 12 L h s) per token (PaLM: attention non-causal, no recompute credit)" },
+    { "4 P_active + 6 P_lora per token (LoRA: no weight gradients for the frozen base; attention "
+      "matmuls and recompute not credited)",
+      "(4 P_active + 6 P_lora + 12 L h s) per token (LoRA: no weight gradients for the frozen "
+      "base; PaLM's attention, non-causal; no recompute credit)" },
+};
+
+/* The MFU basis, per token of the full sequence.  Kaplan et al. 2020:
+ * forward 2 P, backward 4 P (input and weight gradients, 2 P each).
+ * LoRA (lora_rank with a model shape, as the memory and step models
+ * take it): the frozen base needs no weight gradients, "we do not need to
+ * calculate the gradients ... for most parameters" (Hu et al. 2021,
+ * section 4.2), so 4 P_active, and the adapters train, 6 P_lora, of the
+ * experts a token is routed to (top_k) in a MoE layer.  The attention
+ * matmuls have no weights: 12 L h s either way (PaLM, App. B). */
+void ts_compute_basis(const ts_run *run, const ts_params *p, ts_flops_basis *out)
+{
+    const ts_model *m = &run->model;
+    bool shape = p->from_shape && m->layers > 0;
+    int lora = shape && run->lora_rank > 0;
+    int attn = run->attention_flops && shape;
+    double P = p->active, weights = 6.0 * P;
+
+    out->lora_params = 0;
+    if (lora) {
+        double routed = m->experts > 1 ? (double)m->top_k : 1.0;
+
+        out->lora_params =
+            (double)m->layers * ts_lora_layer_params(m, run->lora_targets, run->lora_rank, routed);
+        weights = 4.0 * P + 6.0 * out->lora_params;
+    }
+    out->weights = weights;
+    out->attention = shape ? 12.0 * (double)m->layers * (double)m->hidden * (double)run->seq : 0;
+    out->per_token = weights + (attn ? out->attention : 0);
+    out->model_formula = ts_basis_model[lora][0];
+    out->attn_formula = ts_basis_model[lora][1];
+    out->convention = ts_basis_convention[lora][attn];
+    out->hours_formula = ts_basis_hours[lora][run->attention_flops ? 1 : 0];
+    out->lora = lora != 0;
+}
+
 /* The step-time model (core/ts_step.c) always runs; its MFU sets the
  * GPU-hours unless the caller sent one: into out->step, out->mfu. */
 static ts_status ts_compute_mfu(const ts_run *run, const ts_params *p, ts_compute *out,
@@ -78,36 +146,38 @@ static ts_status ts_compute_mfu(const ts_run *run, const ts_params *p, ts_comput
 }
 
 /* FLOPs recomputed over the run (L h s: layers, hidden, sequence; T
- * tokens), and the hardware FLOPs' formula. */
-static double ts_compute_recompute(const ts_run *run, double P, double L, double h, double s,
-                                   double T, const char **hw_formula)
+ * tokens; the forward of the adapters too under LoRA), and the hardware
+ * FLOPs' formula. */
+static double ts_compute_recompute(const ts_run *run, const ts_flops_basis *b, double P, double L,
+                                   double h, double s, double T, const char **hw_formula)
 {
+    const char *const *f = ts_basis_hw[b->lora][run->attention_flops ? 1 : 0];
+
     switch (run->recompute) {
     case TS_RECOMPUTE_SELECTIVE:
-        *hw_formula = run->attention_flops
-                          ? "(6 P_active + 12 L h s) T + 4 L h s T (selective recompute)"
-                          : "6 P_active T + 4 L h s T (selective recompute)";
+        *hw_formula = f[1];
         return 4.0 * L * h * s * T; /* attention-score forward again */
     case TS_RECOMPUTE_FULL:
-        *hw_formula = run->attention_flops
-                          ? "(6 P_active + 12 L h s) T + (2 P_active + 4 L h s) T (full recompute)"
-                          : "6 P_active T + (2 P_active + 4 L h s) T (full recompute)";
-        return (2.0 * P + 4.0 * L * h * s) * T; /* whole forward again */
+        *hw_formula = f[2];
+        return (2.0 * P + 2.0 * b->lora_params + 4.0 * L * h * s) * T; /* whole forward again */
     case TS_RECOMPUTE_NONE:
     case TS_RECOMPUTE_COUNT:
     default:
-        *hw_formula = run->attention_flops ? "(6 P_active + 12 L h s) T" : "6 P_active T";
+        *hw_formula = f[0];
         return 0;
     }
 }
 
 /* Model and hardware FLOPs of the run into out; returns the time basis
- * MFU refers to (6PT unless attention_flops is set). */
-static double ts_compute_flops(const ts_run *run, const ts_params *p, ts_compute *out)
+ * MFU refers to (ts_compute_basis: 6PT, LoRA's 4PT + 6 P_lora T, plus
+ * the attention matmuls when attention_flops is set). */
+static double ts_compute_flops(const ts_run *run, const ts_params *p, ts_compute *out,
+                               ts_flops_basis *basis)
 {
-    double P = p->active, T = run->tokens, L, h, attn, base, recompute;
+    double P = p->active, T = run->tokens, L, h, base, recompute;
     double s = (double)run->seq; /* FLOPs are per token of the full sequence, whatever cp is */
     const char *hw_formula;
+    ts_flops_basis b;
 
     /* Attention matmuls need L, h and s; a plain parameter count has none
      * (and then no attention_flops: ts_run_resolve). */
@@ -118,36 +188,40 @@ static double ts_compute_flops(const ts_run *run, const ts_params *p, ts_compute
         L = 0;
         h = 0;
     }
-    attn = 12.0 * L * h * s;
+    ts_compute_basis(run, p, &b);
     out->tokens = T;
     out->params_active = P;
 
-    ts_term_set(&out->model_flops, 6.0 * P * T, "6 * P_active * T",
-                "Kaplan et al. 2020: forward 2PT + backward 4PT; attention matmuls and recompute "
-                "not counted");
-    ts_term_set(&out->model_flops_attn, (6.0 * P + attn) * T, "(6 * P_active + 12 * L * h * s) * T",
+    ts_term_set(&out->model_flops, b.weights * T, b.model_formula,
+                b.lora ? "LoRA (Hu et al. 2021): the frozen base runs forward 2PT and input "
+                         "gradients 2PT, no weight gradients; the adapters train (6 P_lora T); "
+                         "attention matmuls and recompute not counted"
+                       : "Kaplan et al. 2020: forward 2PT + backward 4PT; attention matmuls and "
+                         "recompute not counted");
+    ts_term_set(&out->model_flops_attn, (b.weights + b.attention) * T, b.attn_formula,
                 p->from_shape ? "PaLM (Chowdhery et al. 2022, App. B): adds the QK^T and AV "
                                 "matmuls, no causal-mask saving"
                               : "no model shape: the attention term is unknown and taken as 0");
     base = run->attention_flops ? out->model_flops_attn.value : out->model_flops.value;
-    recompute = ts_compute_recompute(run, P, L, h, s, T, &hw_formula);
+    recompute = ts_compute_recompute(run, &b, P, L, h, s, T, &hw_formula);
     ts_term_set(&out->hardware_flops, base + recompute, hw_formula,
                 "FLOPs the GPUs execute: the time basis plus recomputed forward passes "
                 "(Korthikanti et al. 2022)");
     out->hfu = out->mfu * out->hardware_flops.value / base;
+    *basis = b;
     return base;
 }
 
 /* GPU-hours, wall clock, throughput and cost from the time basis. */
-static void ts_compute_time(const ts_run *run, double base, ts_compute *out)
+static void ts_compute_time(const ts_run *run, const ts_flops_basis *b, double base,
+                            ts_compute *out)
 {
     double T = run->tokens, gpus = (double)run->gpus;
     double s = (double)run->seq, seqs_per_step = (double)run->global_batch;
 
     out->achieved_flops_per_gpu = out->peak_flops * out->mfu;
     ts_term_set(&out->gpu_hours, base / (out->achieved_flops_per_gpu * TS_SECONDS_PER_HOUR),
-                run->attention_flops ? "(6 P_active + 12 L h s) T / (peak * MFU * 3600)"
-                                     : "6 P_active T / (peak * MFU * 3600)",
+                b->hours_formula,
                 "dense peak at the compute precision; MFU constant over the run; no restarts or "
                 "evaluation");
     ts_term_set(&out->wall_seconds, out->gpu_hours.value * TS_SECONDS_PER_HOUR / gpus,
@@ -168,6 +242,7 @@ static void ts_compute_time(const ts_run *run, double base, ts_compute *out)
 ts_status ts_compute_eval(const ts_run *run, const ts_params *p, ts_compute *out, ts_error *err)
 {
     double base, T = run->tokens, mfu;
+    ts_flops_basis b;
     ts_status st;
 
     *out = (ts_compute){ 0 };
@@ -179,7 +254,7 @@ ts_status ts_compute_eval(const ts_run *run, const ts_params *p, ts_compute *out
         return st;
     }
     mfu = out->mfu;
-    base = ts_compute_flops(run, p, out);
+    base = ts_compute_flops(run, p, out, &b);
     /* Recompute makes the GPUs execute more than the model needs: an mfu
      * that implies more than the peak cannot be reached. */
     if (out->hfu > 1.0) {
@@ -191,7 +266,7 @@ ts_status ts_compute_eval(const ts_run *run, const ts_params *p, ts_compute *out
                             "(hardware FLOPs utilisation above 1)",
                             mfu, ts_recompute_name(run->recompute), hfu);
     }
-    ts_compute_time(run, base, out);
+    ts_compute_time(run, &b, base, out);
 
     if (!ts_compute_all_finite(out)) {
         /* Name the input furthest (in orders of magnitude) from a real

@@ -35,6 +35,22 @@ void ts_model_count(const ts_model *m, ts_params *out);
  * again.  The public *_estimate() resolve once, then call these. */
 ts_status ts_memory_eval(const ts_run *r, const ts_params *p, ts_memory *out, ts_error *err);
 ts_status ts_compute_eval(const ts_run *r, const ts_params *p, ts_compute *out, ts_error *err);
+/* The MFU basis (model FLOPs per token of the full sequence) and its
+ * formulas, one for the compute estimate and the step model
+ * (ts_compute.c). */
+typedef struct ts_flops_basis {
+    double per_token;          /* weights + attention when attention_flops */
+    double weights;            /* 6 P_active, or LoRA's 4 P_active + 6 P_lora */
+    double attention;          /* 12 L h s (0 without a model shape) */
+    double lora_params;        /* P_lora: adapters a token passes through */
+    bool lora;                 /* the frozen-base form */
+    const char *model_formula; /* static strings */
+    const char *attn_formula;
+    const char *hours_formula;
+    const char *convention;
+} ts_flops_basis;
+void ts_compute_basis(const ts_run *r, const ts_params *p, ts_flops_basis *out);
+
 /* mem: the memory estimate of the same run (its bytes per parameter). */
 ts_status ts_ckpt_eval(const ts_run *r, const ts_memory *mem, ts_ckpt *out, ts_error *err);
 /* T / wall of the run with failures (Daly 2006 at the nvme interval, the

@@ -11,6 +11,9 @@
  * is not given, TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING
  * (peft@5fe7f8f8 src/peft/utils/constants.py): q_proj and v_proj for
  * llama, mistral, qwen2, gemma, mixtral.
+ *
+ * The adapters' parameter count per layer is here too, one count for the
+ * memory model (ts_mem_states.c) and the step model (ts_step.c).
  */
 #include "trainsize.h"
 
@@ -134,4 +137,23 @@ size_t ts_lora_targets_text(unsigned set, char *buf, size_t n)
         used += (used > 0 ? 1 : 0) + l;
     }
     return used;
+}
+
+/* A two-matrix MLP (up_proj, down_proj are fc1, fc2) has no gate; a
+ * missing kv_heads or ffn is the shape default ts_run_resolve fills in
+ * (heads, 4 h). */
+double ts_lora_layer_params(const ts_model *m, unsigned targets, int64_t rank, double experts)
+{
+    unsigned tg = targets;
+    double rk = (double)rank, h = (double)m->hidden;
+    double F = (double)(m->ffn > 0 ? m->ffn : 4 * m->hidden);
+    double kvd = (double)(m->kv_heads > 0 ? m->kv_heads : m->heads) * h / (double)m->heads;
+    double attn = rk * (((tg & TS_LORA_Q) ? h + h : 0) + ((tg & TS_LORA_K) ? h + kvd : 0) +
+                        ((tg & TS_LORA_V) ? h + kvd : 0) + ((tg & TS_LORA_O) ? h + h : 0) +
+                        ((tg & TS_LORA_QKV) ? h + h + 2.0 * kvd : 0));
+    double mlp = rk * experts *
+                 ((m->gated && (tg & TS_LORA_GATE) ? h + F : 0) + ((tg & TS_LORA_UP) ? h + F : 0) +
+                  ((tg & TS_LORA_DOWN) ? F + h : 0));
+
+    return attn + mlp;
 }

@@ -83,11 +83,12 @@ static ts_mem_opt ts_mem_optimizer(const ts_run *run, const ts_params *p)
     return r;
 }
 
-/* LoRA adapters' widths: A (r x in) and B (out x r) on each targeted
- * matrix; a two-matrix MLP has no gate (up_proj, down_proj are fc1, fc2). */
+/* LoRA adapters' widths for the paged count: A (r x in) and B (out x r)
+ * on each targeted matrix; a two-matrix MLP has no gate (up_proj,
+ * down_proj are fc1, fc2). */
 typedef struct ts_mem_lora {
     double h, F, r, kvd, E;
-    double attn, mlp; /* adapter params per layer, whole model width */
+    double layer; /* adapter params per layer, whole model width (ts_lora_layer_params) */
 } ts_mem_lora;
 
 /* Paged 8-bit states: of the adapters' A and B tensors, those of 1e5
@@ -121,7 +122,7 @@ static double ts_mem_lora_paged(const ts_run *run, const ts_mem_lora *l)
 
         paged += E * nmlp * per;
     }
-    return l->attn + l->mlp > 0 ? paged / (l->attn + l->mlp) : 0;
+    return l->layer > 0 ? paged / l->layer : 0;
 }
 
 /* LoRA: adapters A (r x in) and B (out x r) on every attention and MLP
@@ -135,26 +136,21 @@ static void ts_mem_lora_context(const ts_run *run, const ts_params *p, ts_mem_ct
 {
     const ts_model *m = &run->model;
     ts_mem_lora l;
-    unsigned tg = run->lora_targets;
-    double h, F, r, kvd, adapters, linear;
+    double adapters, linear;
 
-    l.h = h = (double)m->hidden;
-    l.F = F = (double)m->ffn;
-    l.r = r = (double)run->lora_rank;
-    l.kvd = kvd = (double)m->kv_heads * h / (double)m->heads;
+    l.h = (double)m->hidden;
+    l.F = (double)m->ffn;
+    l.r = (double)run->lora_rank;
+    l.kvd = (double)m->kv_heads * l.h / (double)m->heads;
     l.E = m->experts > 1 ? (double)m->experts : 1.0;
-    l.attn = r * (((tg & TS_LORA_Q) ? h + h : 0) + ((tg & TS_LORA_K) ? h + kvd : 0) +
-                  ((tg & TS_LORA_V) ? h + kvd : 0) + ((tg & TS_LORA_O) ? h + h : 0) +
-                  ((tg & TS_LORA_QKV) ? h + h + 2.0 * kvd : 0));
-    l.mlp = r * l.E *
-            ((m->gated && (tg & TS_LORA_GATE) ? h + F : 0) + ((tg & TS_LORA_UP) ? h + F : 0) +
-             ((tg & TS_LORA_DOWN) ? F + h : 0));
-    adapters = (l.attn + l.mlp) * (double)m->layers;
+    /* Every expert's adapters: the whole model's states. */
+    l.layer = ts_lora_layer_params(m, run->lora_targets, run->lora_rank, l.E);
+    adapters = l.layer * (double)m->layers;
     if (run->optimizer == TS_OPT_PAGED_ADAM8BIT)
         c->paged_frac = ts_mem_lora_paged(run, &l);
     linear = p->total - p->embedding - p->output_head;
 
-    c->lora_layer = (l.attn + l.mlp) / (double)run->tp;
+    c->lora_layer = l.layer / (double)run->tp;
     c->f = 1.0;
     c->frozen_b = ts_quant_bytes(run->frozen_precision);
     /* Reported per parameter of base + adapters. */

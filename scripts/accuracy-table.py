@@ -2,13 +2,11 @@
 """Accuracy per source, from the validation run (issues 26/30).
 
 Runs the validation programs in --sources mode over every validation
-table and prints one Markdown table: per source, the memory rows (peak
-memory, |error| median and max) and the step-time rows (median, max and
-mean signed error).  The held-back step-time rows (step_time_heldback.json,
-step_time_lora_heldback.json, step_time_nemo_a100_heldback.json and
-step_time_megatron2020_heldback.json, not
-looked at while modelling) and the held-back memory rows
-(memory_runs_heldback.json) are lines of their own.
+table that tests/validation/tables.txt lists (the same list the
+validation tests are made from) and prints one Markdown table: per
+source, the memory rows (peak memory, |error| median and max) and the
+step-time rows (median, max and mean signed error).  Rows held back
+before modelling (part "held" in tables.txt) are lines of their own.
 
   accuracy-table.py BUILD_DIR                 print the table
   accuracy-table.py BUILD_DIR --check FILE..  exit 1 unless every FILE holds
@@ -25,13 +23,17 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 VAL = os.path.join(HERE, "..", "tests", "validation")
 BEGIN, END = "<!-- accuracy-table:begin -->", "<!-- accuracy-table:end -->"
-STEP_FILES = ["step_time.json", "step_time_llmfoundry.json", "step_time_sources.json",
-              "step_time_lora.json", "step_time_nemo_a100.json",
-              "step_time_megatron2020.json"]
-HELD = ["step_time_heldback.json", "step_time_lora_heldback.json",
-        "step_time_nemo_a100_heldback.json", "step_time_megatron2020_heldback.json"]
-MEM_FILES = ["memory_runs.json", "memory_runs_hf.json"]
-MEM_HELD = "memory_runs_heldback.json"
+PROGRAMS = {"memory": "validate", "step": "step_time_check"}
+
+
+def tables():
+    """(kind, part, file) of every line of tests/validation/tables.txt."""
+    out = []
+    for line in open(os.path.join(VAL, "tables.txt"), encoding="utf-8"):
+        cols = line.split()
+        if cols and not cols[0].startswith("#"):
+            out.append((cols[0], cols[1], cols[3]))
+    return out
 
 
 def run(build, prog, path):
@@ -53,17 +55,15 @@ def table(build):
             order.append(name)
         return rows[name]
 
-    for f in MEM_FILES:
-        for o, n, med, mx in run(build, "validate", f):
-            slot(o)["mem"] = (n, med, mx)
-    for o, n, med, mx in run(build, "validate", MEM_HELD):
-        slot(o + ", held back")["mem"] = (n, med, mx)
-    for f in STEP_FILES:
-        for o, n, med, mx, mean in run(build, "step_time_check", f):
-            slot(o)["step"] = (n, med, mx, mean)
-    for f in HELD:
-        for o, n, med, mx, mean in run(build, "step_time_check", f):
-            slot(o + ", held back")["step"] = (n, med, mx, mean)
+    # memory lines first, then step time; main parts before held ones
+    for kind in ("memory", "step"):
+        for part in ("main", "held"):
+            for k, p, f in tables():
+                if k != kind or p != part:
+                    continue
+                for o, *vals in run(build, PROGRAMS[kind], f):
+                    name = o + (", held back" if part == "held" else "")
+                    slot(name)["mem" if kind == "memory" else "step"] = tuple(vals)
     lines = ["| Source | Memory rows | Memory median | Memory max | Step rows | Step median | Step max | Step mean |",
              "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for name in order:

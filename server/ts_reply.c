@@ -147,6 +147,7 @@ enum MHD_Result ts_reply_problem_close(ts_server *s, struct MHD_Connection *c, t
     int rc = ts_api_problem(&ar, slug, detail, NULL);
     ts_reply r = api_reply(&ar, rc, NULL);
     r.close = 1;
+    rq->linger = 1;
     return ts_reply_queue(s, c, rq, &r);
 }
 

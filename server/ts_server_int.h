@@ -96,6 +96,7 @@ typedef struct ts_req {
     struct timespec t0;
     ts_buf body;
     int too_big;     /* body crossed the cap: discard the rest */
+    int linger;      /* answered before its body: drain it at completion */
     int answered;    /* a response is queued */
     unsigned status; /* 0 until answered */
     size_t bytes;    /* response body length */

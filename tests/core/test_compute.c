@@ -350,6 +350,48 @@ START_TEST(test_moe_uses_active_params)
 }
 END_TEST
 
+/* LoRA: the frozen base runs forward (2P) and input gradients (2P) but
+ * no weight gradients, and the adapters train (6 P_lora): model FLOPs
+ * (4 P + 6 P_lora) T.  Llama 3 8B, r 8 on q_proj and v_proj: A (8 x 4096)
+ * and B (4096 x 8) on q, A (8 x 4096) and B (1024 x 8) on v (8 kv heads
+ * of 128) = 65,536 + 40,960 = 106,496 per layer, x 32 = 3,407,872, the
+ * count PEFT's print_trainable_parameters() gives for this model and
+ * config.  Full recompute runs the forward again, adapters included:
+ * + (2 P + 2 P_lora + 4 L h s) T.  The step model's MFU uses the same
+ * basis. */
+START_TEST(test_lora_flops)
+{
+    const double T = 1e9, P_lora = 3407872.0, attn4 = 4.0 * 32 * 4096 * 4096;
+    ts_run r;
+    ts_compute full, lora;
+    ts_error err;
+    double P;
+
+    make_run(&r, "llama3-8b", 0, "h100-sxm", 1, 0, T);
+    r.seq = 4096;
+    r.micro_batch = 1;
+    r.global_batch = 8;
+    r.recompute = TS_RECOMPUTE_FULL;
+    ck_assert_msg(ts_compute_estimate(&r, &full, &err) == TS_OK, "%s", err.text);
+    P = full.params_active;
+    r.lora_rank = 8;
+    r.lora_targets = TS_LORA_Q | TS_LORA_V;
+    ck_assert_msg(ts_compute_estimate(&r, &lora, &err) == TS_OK, "%s", err.text);
+    REL_CLOSE(lora.params_active, P, 1e-12);
+    REL_CLOSE(lora.model_flops.value, (4 * P + 6 * P_lora) * T, 1e-12);
+    ck_assert_str_eq(lora.model_flops.formula, "(4 * P_active + 6 * P_lora) * T");
+    REL_CLOSE(lora.hardware_flops.value, (4 * P + 6 * P_lora + 2 * P + 2 * P_lora + attn4) * T,
+              1e-12);
+    /* the step model's basis per token is the compute estimate's */
+    REL_CLOSE(lora.step.model_flops / (8.0 * 4096), lora.model_flops.value / T, 1e-12);
+    ck_assert_ptr_nonnull(strstr(lora.step.mfu_convention, "4 P_active + 6 P_lora"));
+    /* predicted MFU on the LoRA basis: 2/3 of the base's 6P and more */
+    ck_assert(lora.predicted_mfu > 0 && lora.predicted_mfu < 1);
+    REL_CLOSE(lora.predicted_mfu,
+              lora.step.model_flops / (lora.step.step_time.value * 1.0 * lora.peak_flops), 1e-9);
+}
+END_TEST
+
 START_TEST(test_compute_precision_peak)
 {
     ts_run r;
@@ -515,6 +557,7 @@ static Suite *compute_suite(void)
     tcase_add_loop_test(tc, test_bad_input, 0, (int)(sizeof bad_cases / sizeof bad_cases[0]));
     tcase_add_test(tc, test_overflow_is_error);
     tcase_add_test(tc, test_null_args);
+    tcase_add_test(tc, test_lora_flops);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -528,6 +528,43 @@ START_TEST(test_lora_target_names)
 }
 END_TEST
 
+/* The one adapter count both models use (ts_lora_layer_params), by hand:
+ * Llama 3.2 3B (h 3072, kv width 1024, F 8192) as in test_lora_targets,
+ * q + v at r 32: 196608 + 131072 = 327680; all-linear at r 16: 327680 +
+ * 540672 = 868352.  Mixtral 8x7B (h 4096, kv width 1024, F 14336),
+ * all-linear at r 16: attention 16 (8192 + 5120 + 5120 + 8192) = 425984,
+ * each expert's MLP 16 * 3 (4096 + 14336) = 884736; all 8 experts (the
+ * memory model) 7077888, or 2 of them (the step model's 8 / ep 4). */
+START_TEST(test_lora_layer_params)
+{
+    ts_model l3 = { .layers = 28,
+                    .hidden = 3072,
+                    .heads = 24,
+                    .kv_heads = 8,
+                    .ffn = 8192,
+                    .vocab = 128256,
+                    .gated = true };
+    ts_model mx = { .layers = 32,
+                    .hidden = 4096,
+                    .heads = 32,
+                    .kv_heads = 8,
+                    .ffn = 14336,
+                    .vocab = 32000,
+                    .experts = 8,
+                    .top_k = 2,
+                    .gated = true };
+
+    REL_CLOSE(ts_lora_layer_params(&l3, TS_LORA_Q | TS_LORA_V, 32, 1), 327680.0, EXACT);
+    REL_CLOSE(ts_lora_layer_params(&l3, TS_LORA_ALL_LINEAR, 16, 1), 868352.0, EXACT);
+    REL_CLOSE(ts_lora_layer_params(&mx, TS_LORA_ALL_LINEAR, 16, 8), 425984.0 + 7077888.0, EXACT);
+    REL_CLOSE(ts_lora_layer_params(&mx, TS_LORA_ALL_LINEAR, 16, 2), 425984.0 + 1769472.0, EXACT);
+    /* A two-matrix MLP has no gate: up and down only, 16 * 2 (3072 + 8192). */
+    l3.gated = false;
+    REL_CLOSE(ts_lora_layer_params(&l3, TS_LORA_GATE | TS_LORA_UP | TS_LORA_DOWN, 16, 1), 360448.0,
+              EXACT);
+}
+END_TEST
+
 /* bitsandbytes' paged 8-bit AdamW: 2 + 8/2048 B per trained param (one
  * fp32 absmax per 2048-element block per state); the states of tensors
  * of 1e5 elements or more live in CUDA managed memory.  Llama 3 8B LoRA
@@ -960,6 +997,7 @@ static Suite *memory_suite(void)
     tcase_add_test(tc, test_lora_rank);
     tcase_add_test(tc, test_lora_targets);
     tcase_add_test(tc, test_lora_target_names);
+    tcase_add_test(tc, test_lora_layer_params);
     tcase_add_test(tc, test_paged_adam8bit);
     tcase_add_test(tc, test_hf_framework);
     tcase_add_test(tc, test_reserved_keeps_loss_blocks);

@@ -563,7 +563,7 @@ START_TEST(test_gemm_published_sweep)
 END_TEST
 
 /* Cross-entropy bytes per logit, by hand from Megatron-Core's kernel
- * sequence (core/ts_step.c): forward 2 + 4 (cast) + 4 (max) + 8 (subtract)
+ * sequence (core/ts_step_kernel.c): forward 2 + 4 (cast) + 4 (max) + 8 (subtract)
  * + 8 (exp) + 4 (sum) + 8 (divide) = 38 B; backward 8 (mul) + 6 (cast
  * back) = 14 B.  1,000 logits: 38,000 and 14,000 B. */
 START_TEST(test_loss_bytes)
@@ -576,7 +576,7 @@ START_TEST(test_loss_bytes)
 }
 END_TEST
 
-/* FP8 casting traffic of one layer (core/ts_step.c, ts_step_fp8_cast),
+/* FP8 casting traffic of one layer (core/ts_step_kernel.c, ts_step_fp8_cast),
  * by hand: tok 1000, h 100, F 400, tp 1, kv_dim 100, not gated, top_k 1,
  * 120,000 local weights.
  *   inputs  QKV 1000x100, out 1000x100, FC1 1000x100, FC2 1000x400: 700,000
@@ -814,7 +814,7 @@ START_TEST(test_lora_optimizer_adapters)
 END_TEST
 
 /* framework hf: transformers' eager modules move more bytes than the
- * fused kernels (core/ts_step.c, ts_step_hf_eager), by hand for h 1024,
+ * fused kernels (core/ts_step_layer.c, ts_step_hf_eager), by hand for h 1024,
  * 16 heads (no grouped K/V), gated F 4096, per token per layer forward:
  * two fp32 RMSNorms +32 B x 1024 each = 65,536; rotary on q and k
  * +16 B x 2048 = 32,768; silu and product unfused +4 B x 4096 = 16,384;

@@ -1,0 +1,180 @@
+/*
+ * ts_step_kernel.c - the step-time model's kernels: one GEMM's additive
+ * roofline at the run's rates (ts_step.c's header has the model), a
+ * frozen and possibly quantised base weight's GEMMs and dequantisation
+ * (LoRA / QLoRA), and the bytes the FP8 casts and the cross-entropy
+ * move.
+ */
+#include "ts_step_int.h"
+
+/* Fallback for a custom GPU with no MAMF figure. */
+#define TS_STEP_MAMF_DEFAULT 0.7
+/* No CUDA-version term: the FlashAttention-3 remark that Ampere-style
+ * mma.sync reaches ~2/3 of Hopper's peak is about hand-written kernels;
+ * llm-foundry's own logs show cuBLAS under CUDA 11.8 as fast as under
+ * 12.1 on H100 (scripts/train/benchmarking/h100old.csv vs h100new.csv
+ * @beb8dee69: 33 runs of the same configs, +0 to +4 %, median +2 %). */
+
+double ts_step_gemm_s(double m, double n, double k, double peak, double core, double hbm_bw)
+{
+    if (!(m > 0 && n > 0 && k > 0 && peak > 0 && core > 0 && hbm_bw > 0))
+        return 0;
+    return 2.0 * m * n * k / (peak * core) +
+           2.0 * (m * k + k * n + m * n) / (hbm_bw * TS_STEP_MEM_EFF);
+}
+
+static double ts_step_mamf(const ts_gpu *g)
+{
+    return g->mamf > 0 && g->mamf <= 1 ? g->mamf : TS_STEP_MAMF_DEFAULT;
+}
+
+/* The matmul core rate: the measured MAMF itself.  The benchmark loops
+ * over the same operands, which stay warm in L2 (40-50 MB on A100/H100),
+ * so it measures the math pipeline; in training every GEMM streams its
+ * operands from HBM, which ts_step_gemm_s() adds on top. */
+double ts_step_core_eff(const ts_gpu *g)
+{
+    if (g == NULL || !(g->bf16_flops > 0))
+        return 0;
+    return ts_step_mamf(g);
+}
+
+/* One GEMM at the run's achieved rates: inputs at the compute
+ * precision's width, the output in bf16. */
+static double ts_step_gemm_at(double m, double n, double k, const ts_step_hw *hw)
+{
+    return 2.0 * m * n * k / (hw->peak * hw->core) +
+           (hw->opb * (m * k + k * n) + 2.0 * m * n) / hw->mem;
+}
+
+/* ---- frozen and quantised weights (LoRA's base) ------------------ */
+
+/* Dequantisation traffic of one frozen linear of `params` weights, with
+ * in_el input and out_el output elements, per micro-batch, in bytes.
+ *   nf4 (QLoRA): bitsandbytes' MatMul4Bit dequantises the whole weight to
+ *     the compute dtype before its forward GEMM and again before its dgrad
+ *     (bitsandbytes/autograd/_functions.py@012c6606, MatMul4Bit.forward
+ *     and .backward: F.dequantize_4bit, then linear / matmul): each pass
+ *     reads the packed 4 bits and the double-quantised absmax
+ *     (ts_quant_bytes) and writes 2 B per weight.  Memory-bound.
+ *   int8 (LLM.int8, MatMul8bitLt in the same file, frozen int8 weights):
+ *     forward, the input is quantised row- and column-wise (double_quant:
+ *     read 2, write 1 + 1) and put in the col32 layout (1 + 1) per input
+ *     element; the int32 GEMM result (4 B, 2 more than bf16) is
+ *     dequantised by mm_dequant (read 4, write 2) per output element; the
+ *     weight's tiled layout is cached after the first call.  Backward,
+ *     the output gradient is quantised (read 2, write 1 + 1) and the
+ *     weight brought back to 16 bits for the dgrad: undo_layout's two
+ *     int8 copies (1 + 1 each), the cast (1 + 2), the in-place scale
+ *     (2 + 2), 10 B per weight. */
+void ts_step_dequant_bytes(ts_quant q, double params, double in_el, double out_el, double *fwd,
+                           double *bwd)
+{
+    *fwd = 0;
+    *bwd = 0;
+    if (q == TS_QUANT_NF4) {
+        *fwd = params * (ts_quant_bytes(q) + 2.0);
+        *bwd = *fwd;
+    } else if (q == TS_QUANT_INT8) {
+        *fwd = 6.0 * in_el + 8.0 * out_el;
+        *bwd = 4.0 * out_el + 10.0 * params;
+    }
+}
+
+/* A frozen linear: PEFT sets requires_grad False on the base weights
+ * (LoraModel._mark_only_adapters_as_trainable, src/peft/tuners/lora/
+ * model.py), so autograd runs its forward and dgrad GEMMs and skips the
+ * wgrad one; a quantised base adds its dequantisation (memory-bound,
+ * outside the GEMM efficiency). */
+static void ts_step_frozen_gemm(ts_step_hw *hw, double m, double n, double k, double count,
+                                double *fwd, double *bwd)
+{
+    double f = ts_step_gemm_at(m, n, k, hw) * count;
+    double b = ts_step_gemm_at(m, k, n, hw) * count;
+    double df, db;
+
+    hw->gemm_flops += 4.0 * m * n * k * count;
+    hw->gemm_ideal += f + b;
+    ts_step_dequant_bytes(hw->quant, n * k, m * k, m * n, &df, &db);
+    if (df > 0 || db > 0) {
+        f += count * df / hw->mem;
+        b += count * db / hw->mem;
+        hw->xops_f += count * (hw->quant == TS_QUANT_INT8 ? 3.0 : 1.0);
+        hw->xops_b += count * (hw->quant == TS_QUANT_INT8 ? 5.0 : 1.0);
+    }
+    *fwd += f;
+    *bwd += b;
+}
+
+/* Forward GEMM, and its two backward GEMMs (dgrad M x K x N, wgrad K x N x M).
+ * A frozen weight (LoRA's base) has only the first two. */
+void ts_step_gemm3(ts_step_hw *hw, double m, double n, double k, double count, double *fwd,
+                   double *bwd)
+{
+    double f, b;
+
+    if (hw->frozen) {
+        ts_step_frozen_gemm(hw, m, n, k, count, fwd, bwd);
+        return;
+    }
+    f = ts_step_gemm_at(m, n, k, hw) * count;
+    b = (ts_step_gemm_at(m, k, n, hw) + ts_step_gemm_at(k, n, m, hw)) * count;
+    *fwd += f;
+    *bwd += b;
+    hw->gemm_flops += 6.0 * m * n * k * count;
+    hw->gemm_ideal += f + b;
+}
+
+/* FP8 (Transformer Engine) casting work of one layer's four linears, in
+ * bytes moved, per micro-batch.  TE runs every linear's GEMMs in FP8 but
+ * keeps activations and their gradients in bf16 between them, so each
+ * linear casts (TransformerEngine transformer_engine/pytorch/module/
+ * linear.py@v1.12, _Linear.forward / backward and base.py
+ * grad_output_preprocess):
+ *   forward:  its bf16 input to FP8 and, for the wgrad GEMM, its FP8
+ *             transpose, fused with the amax in one kernel
+ *             (fp8_cast_transpose_fused): read 2 B, write 1 + 1 B per
+ *             element of the tok x K input;
+ *   backward: the bf16 output gradient likewise
+ *             (fp8_cast_transpose_bgrad_fused): 4 B per element of the
+ *             tok x N gradient;
+ *   weights:  read bf16, write FP8 and its transpose, 4 B per weight,
+ *             redone every micro-batch unless the caller says which
+ *             micro-batch is the first (is_first_microbatch, the
+ *             weight-cache path of Linear.forward: Megatron-Core passes
+ *             it, so the weights are cast once per step).
+ * The work is memory-bound: per token it is ~4 (h + N) bytes against
+ * ~6 h N FLOPs of the GEMMs, so its share falls as 1/h and dominates
+ * small hidden sizes.  weight_div: micro-batches the weight cast is
+ * shared over. */
+void ts_step_fp8_cast(double tok, double h, double F, double t, double kv_dim, bool gated,
+                      double top_k, double P_l, double weight_div, double *fwd, double *bwd)
+{
+    double fc1 = (gated ? 2.0 : 1.0) * F / t;
+    double in_el = tok * (h + h / t) + top_k * tok * (h + F / t); /* QKV, out, FC1, FC2 inputs */
+    double out_el =
+        tok * (h / t + 2.0 * kv_dim + h) + top_k * tok * (fc1 + h); /* their outputs' grads */
+
+    *fwd = 4.0 * in_el + (weight_div > 1 ? 4.0 * P_l / weight_div : 4.0 * P_l);
+    *bwd = 4.0 * out_el;
+}
+
+/* Bytes the cross-entropy moves over `logits` bf16 logits (this GPU's
+ * vocabulary slice), forward and backward.  The loss runs in fp32:
+ * Megatron casts the logits (vocab_parallel_cross_entropy(output.float()),
+ * megatron/model/gpt_model.py) and PyTorch autocast runs log_softmax and
+ * nll_loss in float32.  Counted kernel by kernel as Megatron-Core's
+ * VocabParallelCrossEntropy does it (megatron/core/tensor_parallel/
+ * cross_entropy.py@00611e6e), 4 B per fp32 element:
+ *   forward: cast (read 2, write 4), max (read 4), in-place subtract
+ *            (4 + 4), in-place exp (4 + 4), sum (read 4), in-place divide
+ *            to the softmax kept for backward (4 + 4): 38 B;
+ *   backward: grad_input.mul_ (4 + 4), the cast's backward to bf16
+ *            (read 4, write 2): 14 B.
+ * For a small model with a large vocabulary this is a visible share of
+ * the step (MPT-125M: V 50,368 against h 768). */
+void ts_step_loss_bytes(double logits, double *fwd, double *bwd)
+{
+    *fwd = logits * (2.0 + 4.0 + 4.0 + 8.0 + 8.0 + 4.0 + 8.0);
+    *bwd = logits * (8.0 + 4.0 + 2.0);
+}

@@ -1,0 +1,415 @@
+/*
+ * ts_step_layer.c - one transformer layer and the output head, one
+ * micro-batch on one GPU, kernel by kernel: the linears' GEMMs (a LoRA
+ * run's frozen base and its adapters), the attention core, memory-bound
+ * elementwise work, weight-sized traffic, the launch floor; the layer's
+ * collectives are ts_step_comm.c's.  ts_step.c's header has the model.
+ */
+#include "ts_step_int.h"
+
+/* FlashAttention's backward does 2.5x the forward's FLOPs (it recomputes
+ * the scores; Dao 2023, Sec. 3.1); the catalogue fraction is in that count. */
+#define TS_STEP_FA_BWD 2.5
+/* FlashAttention-2 is "1.3-2.5x faster than FlashAttention in Triton"
+ * forward+backward (Dao 2023, Sec. 4.1, A100): the Triton kernel runs at
+ * the catalogue (FA2) fraction over the range's geometric mean, 1.8. */
+#define TS_STEP_TRITON_SLOWDOWN 1.8
+/* Host launch floor: a GPU kernel cannot start before the host has
+ * launched it, so a layer whose kernels are shorter than their launches
+ * runs at the launch rate.  NVIDIA measures back-to-back launches of a
+ * ~3 us kernel at 3.8 us each ("Getting Started with CUDA Graphs",
+ * developer.nvidia.com/blog/cuda-graphs); PyTorch's eager dispatcher adds
+ * its own per-op time on top, so 5 us per modelled kernel is a floor. */
+#define TS_STEP_LAUNCH_S 5e-6
+
+/* ---- LoRA adapters ----------------------------------------------- */
+
+/* The adapter pair of one adapted matrix (in k, out n) over m tokens:
+ * A (k -> rank) and B (rank -> n) are thin GEMMs, forward and both
+ * backward GEMMs each (they train); the GEMM roofline (ts_step_kernel.c)
+ * makes them bandwidth-bound at small ranks.  PEFT's LoRA Linear.forward adds
+ * lora_B(lora_A(dropout(x))) * scaling to the base output (peft@5fe7f8f8
+ * tuners/lora/layer.py, Linear.forward): the scale (read 2n, write 2n)
+ * and the out-of-place add (read 4n, write 2n) per token; backward scales
+ * the gradient (4n) and autograd sums the two input gradients, base dgrad
+ * and A's (read 4k, write 2k).  Under hf the input is cast to the fp32
+ * adapters' dtype first (_cast_input_dtype: read 2k, write 4k; its
+ * backward casts the gradient back, 6k).  lora_dropout > 0 would copy the
+ * input once more per adapted matrix; trainsize has no input for it. */
+static void ts_step_adapter(const ts_run *r, ts_step_hw *hw, double m, double n, double k,
+                            double count, double *fwd, double *bwd)
+{
+    double rank = (double)r->lora_rank;
+    double cast = r->framework == TS_FW_HF ? 6.0 * k : 0.0;
+    ts_step_hw a = *hw;
+
+    a.frozen = false;
+    ts_step_gemm3(&a, m, rank, k, count, fwd, bwd);
+    ts_step_gemm3(&a, m, n, rank, count, fwd, bwd);
+    hw->gemm_flops = a.gemm_flops;
+    hw->gemm_ideal = a.gemm_ideal;
+    *fwd += count * m * (10.0 * n + cast) / hw->mem;
+    *bwd += count * m * (4.0 * n + 6.0 * k + cast) / hw->mem;
+    hw->xops_f += count * (4.0 + (cast > 0 ? 1.0 : 0.0));
+    hw->xops_b += count * (6.0 + (cast > 0 ? 1.0 : 0.0));
+}
+
+/* Every adapter of one layer on one GPU (its tp slice): q, k, v (or the
+ * fused qkv), o, gate, up, down as lora_targets says; a two-matrix MLP
+ * has no gate (core/ts_lora.c).  MoE: each local expert's MLP matrices
+ * over its tokens. */
+static void ts_step_lora_layer(const ts_run *r, ts_step_hw *hw, double tok, double kv_dim,
+                               double mlp_tok, double mlp_count, double *fwd, double *bwd)
+{
+    const ts_model *md = &r->model;
+    unsigned tg = r->lora_targets;
+    double t = (double)r->tp, h = (double)md->hidden;
+    double F = (double)(md->ffn > 0 ? md->ffn : 4 * md->hidden);
+
+    if (tg & TS_LORA_Q)
+        ts_step_adapter(r, hw, tok, h / t, h, 1, fwd, bwd);
+    if (tg & TS_LORA_K)
+        ts_step_adapter(r, hw, tok, kv_dim, h, 1, fwd, bwd);
+    if (tg & TS_LORA_V)
+        ts_step_adapter(r, hw, tok, kv_dim, h, 1, fwd, bwd);
+    if (tg & TS_LORA_QKV)
+        ts_step_adapter(r, hw, tok, h / t + 2.0 * kv_dim, h, 1, fwd, bwd);
+    if (tg & TS_LORA_O)
+        ts_step_adapter(r, hw, tok, h, h / t, 1, fwd, bwd);
+    if (md->gated && (tg & TS_LORA_GATE))
+        ts_step_adapter(r, hw, mlp_tok, F / t, h, mlp_count, fwd, bwd);
+    if (tg & TS_LORA_UP)
+        ts_step_adapter(r, hw, mlp_tok, F / t, h, mlp_count, fwd, bwd);
+    if (tg & TS_LORA_DOWN)
+        ts_step_adapter(r, hw, mlp_tok, h, F / t, mlp_count, fwd, bwd);
+}
+
+/* Adapter parameters of one layer on one GPU: the tp slice of
+ * ts_lora_layer_params (the count ts_memory.c uses); experts' adapters
+ * split over ep with their experts. */
+double ts_step_lora_layer_params(const ts_run *r)
+{
+    const ts_model *md = &r->model;
+    double E = md->experts > 1 ? (double)md->experts / (double)r->ep : 1.0;
+
+    return ts_lora_layer_params(md, r->lora_targets, r->lora_rank, E) / (double)r->tp;
+}
+
+/* One frozen linear (m x k input, n outputs) and, when adapted, its
+ * adapter pair, at the given rates (bf16 operands), seconds forward and
+ * backward: the same code the layer model runs, exposed for tests. */
+void ts_step_lora_linear_s(double m, double n, double k, int64_t rank, bool adapted, ts_quant q,
+                           double peak, double core, double mem, double *fwd, double *bwd)
+{
+    ts_step_hw hw = { 0 };
+    ts_run r;
+
+    ts_run_defaults(&r);
+    r.lora_rank = rank;
+    hw.peak = peak;
+    hw.core = core;
+    hw.mem = mem;
+    hw.opb = 2.0;
+    hw.frozen = true;
+    hw.quant = q;
+    *fwd = 0;
+    *bwd = 0;
+    ts_step_gemm3(&hw, m, n, k, 1, fwd, bwd);
+    if (adapted && rank > 0)
+        ts_step_adapter(&r, &hw, m, n, k, 1, fwd, bwd);
+}
+
+/* Elementwise bytes an eager Hugging Face transformers layer moves beyond
+ * the fused kernels counted in ts_step_layer_cost, forward, per
+ * micro-batch (transformers src/transformers/models/llama/
+ * modeling_llama.py@00227283, the modules ts_memory.c's hf activations
+ * follow):
+ *   LlamaRMSNorm: to fp32 (read 2, write 4), pow (4 + 4), mean (read 4),
+ *     scale by rsqrt (4 + 4), back to bf16 (4 + 2), times the weight
+ *     (2 + 2): 36 B per element where one fused norm moves 4: +32, twice;
+ *   apply_rotary_pos_emb on q and k: q * cos (2 + 2), rotate_half's
+ *     negated half (1 + 1) and cat (2 + 2), * sin (2 + 2), the sum
+ *     (4 + 2): 20 B per element against the fused 4: +16;
+ *   LlamaMLP: act_fn(gate) * up as two kernels, silu (2 + 2) and the
+ *     product (4 + 2): 10 B per F element against the fused 6: +4;
+ *   repeat_kv (grouped K/V expanded to every head for SDPA): read the kv
+ *     width, write the full width, K and V;
+ *   the attention output made contiguous for o_proj (2 + 2 per element).
+ * Backward moves about twice that, as for the fused kernels.  Each
+ * unfused piece is a kernel of its own: ~22 more launches a pass (+2 for
+ * repeat_kv). */
+static double ts_step_hf_eager(const ts_model *md, double tok, double t, double kv_dim, double F,
+                               double k_mlp, ts_step_hw *hw)
+{
+    double h = (double)md->hidden;
+    bool gqa = kv_dim < h / t;
+    double b =
+        tok * (2.0 * 32.0 * h + 16.0 * (h / t + kv_dim) + (md->gated ? 4.0 * k_mlp * F / t : 0.0) +
+               (gqa ? 2.0 * (2.0 * kv_dim + 2.0 * h / t) : 0.0) + 4.0 * h / t);
+
+    hw->xops_f += 22.0 + (gqa ? 2.0 : 0.0);
+    hw->xops_b += 22.0 + (gqa ? 2.0 : 0.0);
+    return b;
+}
+
+/* ---- one layer --------------------------------------------------- */
+
+/* The layer's sizes on this GPU (its tp, cp and ep shares). */
+static void ts_step_shape_of(const ts_run *r, ts_step_shape *sh)
+{
+    const ts_model *md = &r->model;
+
+    sh->t = (double)r->tp;
+    sh->c = (double)r->cp;
+    sh->e = (double)r->ep;
+    sh->s = (double)r->seq;
+    sh->b = (double)r->micro_batch;
+    sh->h = (double)md->hidden;
+    sh->a = (double)md->heads;
+    sh->kv = (double)(md->kv_heads > 0 ? md->kv_heads : md->heads);
+    sh->F = (double)(md->ffn > 0 ? md->ffn : 4 * md->hidden);
+    sh->dh = sh->h / sh->a;
+    sh->tok = sh->s * sh->b / sh->c;
+    sh->kv_gpu = sh->kv / sh->t > 1.0 ? sh->kv / sh->t : 1.0;
+    sh->tok_h = r->sequence_parallel || r->tp == 1 ? sh->tok / sh->t : sh->tok;
+    sh->moe = md->experts > 1;
+}
+
+/* The layer's linears: attention projections, the MLP (or the router
+ * and the local experts), and their LoRA adapters. */
+static void ts_step_layer_gemms(const ts_run *r, ts_step_hw *hw, const ts_step_shape *sh,
+                                double *fp, double *bp)
+{
+    const ts_model *md = &r->model;
+    double t = sh->t, e = sh->e, h = sh->h, F = sh->F, dh = sh->dh;
+    double tok = sh->tok, kv_gpu = sh->kv_gpu;
+    bool moe = sh->moe;
+    double f = *fp, bw = *bp;
+
+    /* Attention projections. */
+    ts_step_gemm3(hw, tok, h / t + 2.0 * kv_gpu * dh, h, 1, &f, &bw);
+    ts_step_gemm3(hw, tok, h, h / t, 1, &f, &bw);
+
+    /* MLP: dense, or top_k of E experts spread over ep GPUs. */
+    if (moe) {
+        double E = (double)md->experts, k = (double)(md->top_k > 0 ? md->top_k : 1);
+        double per_expert = tok * k * e / E; /* tokens each local expert sees */
+        double local = E / e;
+
+        ts_step_gemm3(hw, tok, E, h, 1, &f, &bw); /* router */
+        ts_step_gemm3(hw, per_expert, (md->gated ? 2.0 : 1.0) * F / t, h, local, &f, &bw);
+        ts_step_gemm3(hw, per_expert, h, F / t, local, &f, &bw);
+    } else {
+        ts_step_gemm3(hw, tok, (md->gated ? 2.0 : 1.0) * F / t, h, 1, &f, &bw);
+        ts_step_gemm3(hw, tok, h, F / t, 1, &f, &bw);
+    }
+
+    /* LoRA adapters on the targeted matrices (the base linears above are
+     * frozen: hw->frozen). */
+    if (r->lora_rank > 0 && hw->frozen) {
+        double kk = moe ? (double)(md->top_k > 0 ? md->top_k : 1) : 1.0;
+        double E = moe ? (double)md->experts : 1.0;
+
+        ts_step_lora_layer(r, hw, tok, kv_gpu * dh, moe ? tok * kk * e / E : tok, moe ? E / e : 1.0,
+                           &f, &bw);
+    }
+    *fp = f;
+    *bp = bw;
+}
+
+/* The attention core, forward and backward. */
+static void ts_step_attn_core(const ts_run *r, ts_step_hw *hw, const ts_step_shape *sh, double *fp,
+                              double *bp)
+{
+    double t = sh->t, c = sh->c, s = sh->s, b = sh->b, h = sh->h, a = sh->a, dh = sh->dh;
+    double tok = sh->tok;
+    double attn_f, attn_b;
+
+    if (r->attention != TS_ATTN_EAGER) {
+        /* QK^T and AV: 4 s_kv h/t FLOPs per query token, causal halves s_kv. */
+        double fl = 4.0 * tok * (s / 2.0) * h / t;
+        double fa = hw->attn / (r->attention == TS_ATTN_TRITON ? TS_STEP_TRITON_SLOWDOWN : 1.0);
+
+        attn_f = fl / (hw->attn_peak * fa);
+        attn_b = TS_STEP_FA_BWD * fl / (hw->attn_peak * fa);
+    } else {
+        /* Materialised scores: full s x s per head (the mask is applied
+         * after the matmul), fused scale-mask-softmax, optional dropout. */
+        double heads = b * a / t, sq = s / c;
+        double scores = heads * sq * s;                  /* elements */
+        double pass = (r->dropout ? 9.0 : 4.0) * scores; /* bytes: r+w softmax, dropout r+w+mask */
+        double fw = 0, bk = 0;
+        ts_step_hw ah = *hw; /* the score matmuls run in bf16 under FP8 too */
+
+        ah.peak = hw->attn_peak;
+        ah.opb = 2.0;
+        ah.frozen = false; /* activations on both sides: both grads */
+        ts_step_gemm3(&ah, sq, s, dh, heads, &fw, &bk);
+        ts_step_gemm3(&ah, sq, dh, s, heads, &fw, &bk);
+        hw->gemm_flops = ah.gemm_flops;
+        hw->gemm_ideal = ah.gemm_ideal;
+        attn_f = fw + pass / hw->mem;
+        attn_b = bk + (r->dropout ? 11.0 : 6.0) * scores / hw->mem;
+    }
+    *fp = attn_f;
+    *bp = attn_b;
+}
+
+/* Elementwise seconds of the layer's forward. */
+static double ts_step_elementwise(const ts_run *r, ts_step_hw *hw, const ts_step_shape *sh)
+{
+    const ts_model *md = &r->model;
+    double t = sh->t, h = sh->h, F = sh->F, dh = sh->dh;
+    double tok = sh->tok, kv_gpu = sh->kv_gpu, tok_h = sh->tok_h;
+    bool moe = sh->moe;
+    double elem_f;
+
+    /* Memory-bound elementwise work, bf16 activations: two norms (r+w),
+     * two residual adds (2r+w), optional dropout (r+w+1 B mask) on the
+     * h-wide regions; activation function on the F-wide one (gated reads
+     * two halves); rotary on q and k.  Backward moves about twice that. */
+    elem_f = tok_h * h * 2.0 * (2.0 * 2.0 + 2.0 * 3.0 + (r->dropout ? 2.0 * 2.5 : 0.0)) +
+             tok * (F / t) * 2.0 * (md->gated ? 3.0 : 2.0) *
+                 (moe ? (double)(md->top_k > 0 ? md->top_k : 1) : 1.0) +
+             tok * (h / t + kv_gpu * dh) * 2.0 * 2.0;
+    if (r->framework == TS_FW_HF)
+        elem_f += ts_step_hf_eager(md, tok, t, kv_gpu * dh, F,
+                                   moe ? (double)(md->top_k > 0 ? md->top_k : 1) : 1.0, hw);
+    elem_f /= hw->mem;
+    return elem_f;
+}
+
+/* Weight-sized traffic every micro-batch, beyond the GEMMs' own
+ * operands.  Megatron accumulates wgrad into fp32 main grads inside
+ * the GEMM (gradient-accumulation fusion): C is read and written in
+ * fp32, 6 B/param more than a bf16 store.  FSDP / ZeRO-3 gathers the
+ * unsharded weights into HBM before forward and again before
+ * backward, casts grads to the reduce dtype and reduce-scatters them
+ * from HBM; ZeRO-1/2 (DeepSpeed) copies grads into its reduce buckets. */
+static void ts_step_weight_traffic(const ts_run *r, const ts_step_hw *hw, const ts_step_shape *sh,
+                                   ts_step_layer *o, double *pf, double *pb)
+{
+    const ts_model *md = &r->model;
+    double t = sh->t, e = sh->e, h = sh->h, kv = sh->kv, F = sh->F, dh = sh->dh;
+    double tok = sh->tok, kv_gpu = sh->kv_gpu;
+    bool moe = sh->moe;
+    double fp8_f = 0, fp8_b = 0;
+    double moe_mult = moe ? (double)md->experts / e : 1.0;
+    double P_l = (h * (h + 2.0 * kv * dh) + h * h + moe_mult * (md->gated ? 3.0 : 2.0) * h * F) / t;
+    double wb = ts_precision_bytes(r->precision);
+    double gb = ts_precision_bytes(r->grad_precision);
+    double extra;
+
+    if (r->zero >= 3)
+        extra = 2.0 * wb + (gb != wb ? wb + gb : 0.0) + gb;
+    else if (r->framework == TS_FW_MEGATRON)
+        extra = 6.0;
+    else
+        extra = 3.0 * gb;
+    o->wtraffic = P_l * extra / hw->mem;
+    if (hw->frozen) {
+        /* LoRA: only the adapters have grads; ZeRO-3 / FSDP still
+         * gathers the frozen weights (at their storage width) before
+         * forward and backward. */
+        double ad = ts_step_lora_layer_params(r);
+        double fb = ts_quant_bytes(r->frozen_precision);
+
+        o->wtraffic = ((r->zero >= 3 ? 2.0 * fb * P_l : 0.0) +
+                       ad * (extra - (r->zero >= 3 ? 2.0 * wb : 0.0))) /
+                      hw->mem;
+    }
+    if (r->compute_precision == TS_PREC_FP8) {
+        double mb = (double)r->global_batch / ((double)r->dp * (double)r->micro_batch);
+        double kk = moe ? (double)(md->top_k > 0 ? md->top_k : 1) : 1.0;
+
+        ts_step_fp8_cast(tok, h, F, t, kv_gpu * dh, md->gated, kk, P_l,
+                         r->framework == TS_FW_MEGATRON && mb > 1 ? mb : 1.0, &fp8_f, &fp8_b);
+        fp8_f /= hw->mem;
+        fp8_b /= hw->mem;
+    }
+    *pf = fp8_f;
+    *pb = fp8_b;
+}
+
+/* Launch floor: the modelled kernels, one launch each.  Forward: the
+ * GEMMs (QKV, out, two MLP; MoE: router and two grouped expert
+ * GEMMs), attention (one fused kernel; eager: two batched matmuls,
+ * softmax, dropout), two norms, two residual adds, the activation,
+ * rotary, two dropouts.  Backward: two GEMMs per forward GEMM, one
+ * attention backward (eager: its four), the same elementwise count. */
+static void ts_step_launch_floor(const ts_run *r, const ts_step_hw *hw, const ts_step_shape *sh,
+                                 ts_step_layer *o)
+{
+    bool moe = sh->moe;
+    double gemms = moe ? 5.0 : 4.0;
+    double attn_ops = r->attention == TS_ATTN_EAGER ? (r->dropout ? 4.0 : 3.0) : 1.0;
+    double elem_ops =
+        6.0 + (r->dropout ? 2.0 : 0.0) +
+        (r->compute_precision == TS_PREC_FP8 ? 4.0 : 0.0); /* one cast per GEMM input / grad */
+    double lf = (gemms + attn_ops + elem_ops + hw->xops_f) * TS_STEP_LAUNCH_S;
+    double lb =
+        ((hw->frozen ? 1.0 : 2.0) * gemms + attn_ops + elem_ops + hw->xops_b) * TS_STEP_LAUNCH_S;
+
+    if (o->fwd < lf)
+        o->fwd = lf;
+    if (o->bwd < lb)
+        o->bwd = lb;
+}
+
+void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o)
+{
+    ts_step_shape sh;
+    double elem_f, attn_f = 0, attn_b = 0, f = 0, bw = 0, fp8_f = 0, fp8_b = 0;
+
+    ts_step_shape_of(r, &sh);
+    *o = (ts_step_layer){ 0 };
+    hw->xops_f = hw->xops_b = 0; /* dequant, adapter and eager kernels, counted as costed */
+    ts_step_layer_gemms(r, hw, &sh, &f, &bw);
+    ts_step_attn_core(r, hw, &sh, &attn_f, &attn_b);
+    elem_f = ts_step_elementwise(r, hw, &sh);
+    ts_step_weight_traffic(r, hw, &sh, o, &fp8_f, &fp8_b);
+
+    o->fwd = f + attn_f + elem_f + fp8_f;
+    o->bwd = bw + attn_b + 2.0 * elem_f + o->wtraffic + fp8_b;
+    o->attn_fwd = attn_f;
+    ts_step_launch_floor(r, hw, &sh, o);
+    ts_step_layer_comm(r, hw, &sh, attn_f, attn_b, o);
+}
+
+/* Output layer and cross-entropy of the last stage, one micro-batch. */
+void ts_step_head_cost(const ts_run *r, ts_step_hw *hw, double *fwd, double *bwd, double *tp)
+{
+    const ts_model *md = &r->model;
+    double t = (double)r->tp, tok = (double)r->seq * (double)r->micro_batch / (double)r->cp;
+    double V = (double)md->vocab, h = (double)md->hidden;
+    double f = 0, b = 0;
+
+    *tp = 0;
+    if (V > 0) {
+        /* Under LoRA the head is frozen but not quantised (bitsandbytes
+         * and PEFT leave lm_head in 16 bits). */
+        ts_quant q = hw->quant;
+
+        hw->quant = TS_QUANT_BF16;
+        ts_step_gemm3(hw, tok, V / t, h, 1, &f, &b);
+        hw->quant = q;
+    }
+    {
+        double lf, lb;
+
+        ts_step_loss_bytes(tok * (V / t), &lf, &lb);
+        f += lf / hw->mem;
+        b += lb / hw->mem;
+    }
+    if (r->tp > 1) {
+        bool in_node = ts_step_same_node(r->tp, r->gpus_per_node);
+        int64_t g = r->gpus_per_node < r->tp ? r->gpus_per_node : r->tp;
+
+        /* Vocab-parallel loss: small all-reduces of max and sum per token. */
+        *tp = 2.0 * ts_step_allreduce_s(tok * 4.0, r->tp,
+                                        ts_step_ring_bw(hw, r->tp, g, r->gpus_per_node),
+                                        in_node ? TS_STEP_ALPHA_NVLINK : TS_STEP_ALPHA_NET);
+    }
+    *fwd = f;
+    *bwd = b;
+}
