@@ -176,23 +176,31 @@ uint64_t ts_metrics_closed_count(const ts_metrics *m, ts_close_reason why)
     return atomic_load_explicit(&m->closed[why], memory_order_relaxed);
 }
 
-char *ts_metrics_render(const ts_metrics *m, const ts_work_stats *work, size_t *len)
+/* One family each, in exposition order: 1 when the buffer refused it. */
+static int render_build_info(ts_buf *b, const ts_metrics *m)
 {
-    ts_buf b;
-    ts_buf_init(&b, RENDER_MAX);
-    int bad = 0;
+    return ts_buf_printf(b,
+                         "# HELP trainsize_build_info Build information.\n"
+                         "# TYPE trainsize_build_info gauge\n"
+                         "trainsize_build_info{version=\"%s\"} 1\n",
+                         m->version) != TS_BUF_OK;
+}
 
-    bad |= ts_buf_printf(
-               &b,
-               "# HELP trainsize_build_info Build information.\n"
-               "# TYPE trainsize_build_info gauge\n"
-               "trainsize_build_info{version=\"%s\"} 1\n"
-               "# HELP trainsize_inflight_requests Requests being served now.\n"
-               "# TYPE trainsize_inflight_requests gauge\n"
-               "trainsize_inflight_requests %ld\n"
-               "# HELP trainsize_http_requests_total HTTP requests answered, by route and status.\n"
-               "# TYPE trainsize_http_requests_total counter\n",
-               m->version, ts_metrics_inflight(m)) != TS_BUF_OK;
+static int render_inflight(ts_buf *b, const ts_metrics *m)
+{
+    return ts_buf_printf(b,
+                         "# HELP trainsize_inflight_requests Requests being served now.\n"
+                         "# TYPE trainsize_inflight_requests gauge\n"
+                         "trainsize_inflight_requests %ld\n",
+                         ts_metrics_inflight(m)) != TS_BUF_OK;
+}
+
+static int render_requests(ts_buf *b, const ts_metrics *m)
+{
+    int bad = ts_buf_printf(
+                  b, "# HELP trainsize_http_requests_total HTTP requests answered, by route and "
+                     "status.\n"
+                     "# TYPE trainsize_http_requests_total counter\n") != TS_BUF_OK;
 
     for (size_t r = 0; r < m->nroutes && !bad; r++)
         for (unsigned s = 0; s < STATUS_SLOTS && !bad; s++) {
@@ -200,72 +208,130 @@ char *ts_metrics_render(const ts_metrics *m, const ts_work_stats *work, size_t *
                 atomic_load_explicit(&m->requests[r * STATUS_SLOTS + s], memory_order_relaxed);
             if (v == 0)
                 continue; /* absent series read as 0 in PromQL */
-            bad |= ts_buf_printf(&b,
-                                 "trainsize_http_requests_total{route=\"%s\",status=\"%u\"} %llu\n",
-                                 m->routes[r], s + STATUS_LO, (unsigned long long)v) != TS_BUF_OK;
+            bad |=
+                ts_buf_printf(b, "trainsize_http_requests_total{route=\"%s\",status=\"%u\"} %llu\n",
+                              m->routes[r], s + STATUS_LO, (unsigned long long)v) != TS_BUF_OK;
         }
+    return bad;
+}
 
-    bad |= ts_buf_printf(&b, "# HELP trainsize_connections_closed_total Connections closed by the "
-                             "server without an answer, by reason.\n"
-                             "# TYPE trainsize_connections_closed_total counter\n") != TS_BUF_OK;
+static int render_closed(ts_buf *b, const ts_metrics *m)
+{
+    int bad =
+        ts_buf_printf(b, "# HELP trainsize_connections_closed_total Connections closed by the "
+                         "server without an answer, by reason.\n"
+                         "# TYPE trainsize_connections_closed_total counter\n") != TS_BUF_OK;
     for (size_t i = 0; i < TS_CLOSE_COUNT && !bad; i++)
         bad |= ts_buf_printf(
-                   &b, "trainsize_connections_closed_total{reason=\"%s\"} %llu\n", close_labels[i],
+                   b, "trainsize_connections_closed_total{reason=\"%s\"} %llu\n", close_labels[i],
                    (unsigned long long)ts_metrics_closed_count(m, (ts_close_reason)i)) != TS_BUF_OK;
+    return bad;
+}
 
-    bad |=
-        ts_buf_printf(&b,
-                      "# HELP trainsize_answer_cache_total Estimate requests looked up in the "
-                      "answer cache, by result.\n"
-                      "# TYPE trainsize_answer_cache_total counter\n"
-                      "trainsize_answer_cache_total{result=\"hit\"} %llu\n"
-                      "trainsize_answer_cache_total{result=\"miss\"} %llu\n",
-                      (unsigned long long)atomic_load_explicit(&m->cache[1], memory_order_relaxed),
-                      (unsigned long long)atomic_load_explicit(&m->cache[0],
-                                                               memory_order_relaxed)) != TS_BUF_OK;
+static int render_cache(ts_buf *b, const ts_metrics *m)
+{
+    return ts_buf_printf(
+               b,
+               "# HELP trainsize_answer_cache_total Estimate requests looked up in the "
+               "answer cache, by result.\n"
+               "# TYPE trainsize_answer_cache_total counter\n"
+               "trainsize_answer_cache_total{result=\"hit\"} %llu\n"
+               "trainsize_answer_cache_total{result=\"miss\"} %llu\n",
+               (unsigned long long)atomic_load_explicit(&m->cache[1], memory_order_relaxed),
+               (unsigned long long)atomic_load_explicit(&m->cache[0], memory_order_relaxed)) !=
+           TS_BUF_OK;
+}
 
-    if (work != NULL && !bad)
-        bad |=
-            ts_buf_printf(
-                &b,
-                "# HELP trainsize_work_queue_depth Api requests waiting for a worker.\n"
-                "# TYPE trainsize_work_queue_depth gauge\n"
-                "trainsize_work_queue_depth %u\n"
-                "# HELP trainsize_work_busy_workers Workers computing an api answer now.\n"
-                "# TYPE trainsize_work_busy_workers gauge\n"
-                "trainsize_work_busy_workers %u\n"
-                "# HELP trainsize_work_workers Worker threads (--threads).\n"
-                "# TYPE trainsize_work_workers gauge\n"
-                "trainsize_work_workers %u\n"
-                "# HELP trainsize_work_queue_max Places for waiting api requests (--queue-max).\n"
-                "# TYPE trainsize_work_queue_max gauge\n"
-                "trainsize_work_queue_max %u\n"
-                "# HELP trainsize_work_rejected_total Api requests refused with 503 server-busy "
-                "(queue full).\n"
-                "# TYPE trainsize_work_rejected_total counter\n"
-                "trainsize_work_rejected_total %llu\n",
-                work->queued, work->busy, work->workers, work->queue_max,
-                (unsigned long long)work->rejected) != TS_BUF_OK;
+static int render_queue_depth(ts_buf *b, const ts_work_stats *work)
+{
+    return ts_buf_printf(b,
+                         "# HELP trainsize_work_queue_depth Api requests waiting for a worker.\n"
+                         "# TYPE trainsize_work_queue_depth gauge\n"
+                         "trainsize_work_queue_depth %u\n",
+                         work->queued) != TS_BUF_OK;
+}
 
-    bad |= ts_buf_printf(&b,
-                         "# HELP trainsize_http_request_duration_seconds Time from request headers "
-                         "to response sent.\n"
+static int render_busy_workers(ts_buf *b, const ts_work_stats *work)
+{
+    return ts_buf_printf(b,
+                         "# HELP trainsize_work_busy_workers Workers computing an api answer now.\n"
+                         "# TYPE trainsize_work_busy_workers gauge\n"
+                         "trainsize_work_busy_workers %u\n",
+                         work->busy) != TS_BUF_OK;
+}
+
+static int render_workers(ts_buf *b, const ts_work_stats *work)
+{
+    return ts_buf_printf(b,
+                         "# HELP trainsize_work_workers Worker threads (--threads).\n"
+                         "# TYPE trainsize_work_workers gauge\n"
+                         "trainsize_work_workers %u\n",
+                         work->workers) != TS_BUF_OK;
+}
+
+static int render_queue_max(ts_buf *b, const ts_work_stats *work)
+{
+    return ts_buf_printf(
+               b,
+               "# HELP trainsize_work_queue_max Places for waiting api requests (--queue-max).\n"
+               "# TYPE trainsize_work_queue_max gauge\n"
+               "trainsize_work_queue_max %u\n",
+               work->queue_max) != TS_BUF_OK;
+}
+
+static int render_rejected(ts_buf *b, const ts_work_stats *work)
+{
+    return ts_buf_printf(b,
+                         "# HELP trainsize_work_rejected_total Api requests refused with 503 "
+                         "server-busy (queue full).\n"
+                         "# TYPE trainsize_work_rejected_total counter\n"
+                         "trainsize_work_rejected_total %llu\n",
+                         (unsigned long long)work->rejected) != TS_BUF_OK;
+}
+
+static int render_duration(ts_buf *b, const ts_metrics *m)
+{
+    int bad =
+        ts_buf_printf(b, "# HELP trainsize_http_request_duration_seconds Time from request "
+                         "headers to response sent.\n"
                          "# TYPE trainsize_http_request_duration_seconds histogram\n") != TS_BUF_OK;
     /* Cumulative counts; _count is their total so +Inf == _count always,
      * even while other threads keep adding. */
     unsigned long long cum = 0;
     for (size_t i = 0; i <= NBUCKETS && !bad; i++) {
         cum += atomic_load_explicit(&m->hist[i], memory_order_relaxed);
-        bad |= ts_buf_printf(&b, "trainsize_http_request_duration_seconds_bucket{le=\"%s\"} %llu\n",
+        bad |= ts_buf_printf(b, "trainsize_http_request_duration_seconds_bucket{le=\"%s\"} %llu\n",
                              i < NBUCKETS ? buckets[i].le : "+Inf", cum) != TS_BUF_OK;
     }
     uint_least64_t sum = atomic_load_explicit(&m->sum_ns, memory_order_relaxed);
     if (!bad)
-        bad |= ts_buf_printf(&b,
+        bad |= ts_buf_printf(b,
                              "trainsize_http_request_duration_seconds_sum %llu.%09llu\n"
                              "trainsize_http_request_duration_seconds_count %llu\n",
                              (unsigned long long)(sum / 1000000000u),
                              (unsigned long long)(sum % 1000000000u), cum) != TS_BUF_OK;
+    return bad;
+}
+
+char *ts_metrics_render(const ts_metrics *m, const ts_work_stats *work, size_t *len)
+{
+    ts_buf b;
+    ts_buf_init(&b, RENDER_MAX);
+    int bad = 0;
+
+    bad |= render_build_info(&b, m);
+    bad |= render_inflight(&b, m);
+    bad |= render_requests(&b, m);
+    bad |= render_closed(&b, m);
+    bad |= render_cache(&b, m);
+    if (work != NULL && !bad) {
+        bad |= render_queue_depth(&b, work);
+        bad |= render_busy_workers(&b, work);
+        bad |= render_workers(&b, work);
+        bad |= render_queue_max(&b, work);
+        bad |= render_rejected(&b, work);
+    }
+    bad |= render_duration(&b, m);
 
     if (bad) {
         ts_buf_free(&b);
