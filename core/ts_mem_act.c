@@ -120,8 +120,11 @@ static double ts_mem_layer_eager(const ts_run *run, const ts_mem_dims *d)
     double norm = run->norm == TS_NORM_LAYERNORM ? act_b * h + 8.0 : 4.0 * h + act_b * h;
     /* transformers' apply_rotary_pos_emb multiplies q and k by cos and
      * sin cast to the activations' dtype (LlamaRotaryEmbedding,
-     * modeling_llama.py@5dd4a635): no fp32 copies of q and k. */
-    double rope = run->framework == TS_FW_HF ? 0.0 : 4.0 * (q + kv);
+     * modeling_llama.py@5dd4a635): no fp32 copies of q and k.  A model
+     * with learned absolute positions (pos_embeddings: GPT-2, OPT, MPT)
+     * has no rotary at all: its positions are added once, to the
+     * embedding output. */
+    double rope = run->framework == TS_FW_HF || m->pos_embeddings > 0 ? 0.0 : 4.0 * (q + kv);
     double full = 2.0 * norm / d->tr + 2.0 * act_b * h / d->tr + rope +
                   act_b * (q + q + d->a * d->v_hd / t + d->ov) + act_b * d->ov + mlp_e + d->eager;
 

@@ -318,10 +318,11 @@ static double ts_step_elementwise(const ts_run *r, ts_step_hw *hw, const ts_step
     /* Memory-bound elementwise work, bf16 activations: two norms (r+w),
      * two residual adds (2r+w), optional dropout (r+w+1 B mask) on the
      * h-wide regions; activation function on the F-wide one (gated reads
-     * two halves); rotary on q and k.  Backward moves about twice that. */
+     * two halves); rotary on q and k (none with learned absolute
+     * positions, pos_embeddings).  Backward moves about twice that. */
     elem_f = tok_h * h * 2.0 * (2.0 * 2.0 + 2.0 * 3.0 + (r->dropout ? 2.0 * 2.5 : 0.0)) +
              tok * (F / t) * 2.0 * (md->gated ? 3.0 : 2.0) * k_mlp +
-             tok * (sh->qw + kv_gpu * sh->qk) * 2.0 * 2.0;
+             (md->pos_embeddings > 0 ? 0.0 : tok * (sh->qw + kv_gpu * sh->qk) * 2.0 * 2.0);
     if (r->framework == TS_FW_HF)
         elem_f += ts_step_hf_eager(md, tok, t, sh->qw, kv_gpu * sh->qk, F, k_mlp, hw);
     elem_f /= hw->mem;

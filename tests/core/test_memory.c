@@ -455,6 +455,11 @@ START_TEST(test_hf_framework)
     r.framework = TS_FW_FSDP;
     ck_assert_int_eq(ts_memory_estimate(&r, &fs, NULL), TS_OK);
     REL_CLOSE(fs.act_layer_full - hf.act_layer_full, 16384 * tokens, 1e-12);
+    /* Learned absolute positions (GPT-2, OPT, MPT: pos_embeddings) mean
+     * no rotary: the fp32 q/k copies are not there either. */
+    r.model.pos_embeddings = 2048;
+    ck_assert_int_eq(ts_memory_estimate(&r, &fs, NULL), TS_OK);
+    REL_CLOSE(fs.act_layer_full, hf.act_layer_full, 1e-12);
 }
 END_TEST
 

@@ -266,6 +266,18 @@ START_TEST(test_layer_widths_follow_the_shape)
     ck_assert_int_eq(ts_step_estimate(&r, &b, &e), TS_OK);
     ck_assert(b.compute > c.compute);
 
+    /* Learned absolute positions (pos_embeddings: GPT-2, MPT) have no
+     * rotary: its read and write of q and k (2 x 2 B per element, forward,
+     * twice that backward) leaves the elementwise time, a little of the
+     * compute (Llama 3 8B: 5120 of ~40 h-wide elements per token moved). */
+    llama_run(&r, "llama3-8b", 1);
+    r.global_batch = 1;
+    ck_assert_int_eq(ts_step_estimate(&r, &a, &e), TS_OK);
+    r.model.pos_embeddings = 8192;
+    ck_assert_int_eq(ts_step_estimate(&r, &b, &e), TS_OK);
+    ck_assert_msg(b.compute < a.compute && b.compute > 0.95 * a.compute, "rotary: %g vs %g",
+                  b.compute, a.compute);
+
     /* DeepSeek-V2-Lite's MLA: kv latent 512, rope 64, nope 128, v 128. */
     llama_run(&r, "llama3-8b", 1);
     r.model.hidden = 2048;
