@@ -38,10 +38,13 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
-# Tests run here so a broken build never becomes an image.
+# Tests run here so a broken build never becomes an image.  On a failure
+# Check's assertion lines are printed from meson's full log (its error
+# listing keeps a test's last 100 lines only).
 RUN meson setup /build --prefix=/usr/local --buildtype=release -Dwerror=true \
  && meson compile -C /build \
- && meson test -C /build --suite core --suite lib --suite import --suite api --suite server --suite cli --print-errorlogs \
+ && { meson test -C /build --suite core --suite lib --suite import --suite api --suite server --suite cli --print-errorlogs \
+      || { grep -hE '[^ :]+\.c:[0-9]+:[EF]:' /build/meson-logs/testlog.txt; exit 1; }; } \
  && DESTDIR=/staging meson install -C /build --no-rebuild
 
 FROM ${BASE_IMAGE} AS runtime

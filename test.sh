@@ -83,7 +83,7 @@ count() { # log, stage status, stage name
 
 stage() {
     local name=$1; shift
-    local log rc t0; log=$(mktemp); t0=$(date +%s)
+    local log rc t0 mark; log=$(mktemp); mark=$(mktemp); t0=$(date +%s)
     echo "==> $name"
     "$@" 2>&1 | tee "$log"
     rc=${PIPESTATUS[0]}
@@ -99,9 +99,13 @@ stage() {
     # log's tail keeps: meson's FAIL/TIMEOUT lines and Check's assertions.
     if [ "$rc" != 0 ]; then
         while IFS= read -r l; do notes+=("failed-test: $l"); done < <(
-            grep -E '^ *[0-9]+/[0-9]+ .* (FAIL|TIMEOUT|ERROR|UNEXPECTEDPASS) |[^ :]+\.c:[0-9]+:[EF]:|^!! |th_harness: ' "$log" |
-            sed -E 's/\x1b\[[0-9;]*m//g' | awk '!seen[$0]++' | head -n 24)
+            # meson prints a failed test's last 100 lines only; its
+            # testlog.txt (written in this stage) has Check's assertion
+            { grep -E '^ *[0-9]+/[0-9]+ .* (FAIL|TIMEOUT|ERROR|UNEXPECTEDPASS) |[^ :]+\.c:[0-9]+:[EF]:|^!! |th_harness: ' "$log"
+              find "$B" -path '*/meson-logs/testlog.txt' -newer "$mark" -exec grep -hE '[^ :]+\.c:[0-9]+:[EF]:' {} + 2>/dev/null
+            } | sed -E 's/\x1b\[[0-9;]*m//g' | awk '!seen[$0]++' | head -n 24)
     fi
+    rm -f "$mark"
     # lines a stage wants in the summary ("container-stage: ...", ...)
     while IFS= read -r l; do notes+=("$l"); done < <(grep -E '^(container-stage|fresh-root-(run|test)|fresh-root-stage): ' "$log")
     rm -f "$log"

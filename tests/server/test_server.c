@@ -1037,7 +1037,12 @@ END_TEST
 START_TEST(test_graceful_shutdown)
 {
     th_server s;
-    const char *const args[] = { "--threads", "2", NULL };
+    /* A long idle timeout: the readyz connection below sits idle while the
+     * test waits on the gauges (seconds under ASan on a loaded machine);
+     * at the default 10 s the server could close it, and once draining
+     * has closed the listener curl's retry finds nothing (status 0; the CI
+     * failure of 2026-12-04, st == 0). */
+    const char *const args[] = { "--threads", "2", "--timeout", "120", NULL };
     ck_assert_int_eq(th_start(&s, args), 0);
 
     /* A keep-alive connection opened before the signal, to watch readyz. */
@@ -1088,6 +1093,10 @@ START_TEST(test_graceful_shutdown)
         th_sleep_ms(10);
     ck_assert_double_eq(seen, 2.0);
     curl_easy_cleanup(mh);
+    /* The watching connection is still the one opened first, and alive. */
+    th_http(s.port, &ready, &r);
+    ck_assert_int_eq(r.status, 200);
+    th_resp_free(&r);
 
     ck_assert_int_eq(kill(s.pid, SIGTERM), 0);
     /* Draining: readyz on the old connection turns 503. */
