@@ -254,8 +254,9 @@ static void ts_step_shares(const ts_run *r, const ts_params *p, const ts_step_hw
  * slowest stage's micro-batch term by term. */
 typedef struct ts_step_pipe {
     ts_step_layer ly;
+    ts_step_layer ly_dense; /* a MoE model's first dense_layers (DeepSeek: 3 of 61) */
     double head_f, head_b, head_tp;
-    double short_layer, short_head;
+    double short_layer, short_head, short_dense;
     int64_t stages;
     double t_mb_max, t_mb_sum, fwd_max, bwd_max;
     double comp_max, rec_max, tp_max, cp_max, ep_max;
@@ -302,14 +303,54 @@ static int64_t ts_step_stage_kinds(const ts_run *r, int64_t stages, int64_t idx[
     return nk;
 }
 
+/* Of stage si's nl layers, how many are the model's first dense_layers
+ * (a MoE model's dense MLPs come first: DeepSeek-V3's first_k_dense). */
+static double ts_step_stage_dense(const ts_run *r, int64_t si, int64_t nl)
+{
+    int64_t Ld = r->model.experts > 1 ? r->model.dense_layers : 0, start = 0, i;
+
+    for (i = 0; i < si && start < Ld; i++)
+        start += ts_step_stage_layers(r, i);
+    return start >= Ld ? 0.0 : (double)(Ld - start < nl ? Ld - start : nl);
+}
+
+/* The mean layer of a stage with nd dense layers of nl (the MoE layer
+ * itself when it has none). */
+static ts_step_layer ts_step_stage_layer(const ts_step_pipe *q, double nl, double nd, double *shrt)
+{
+    const ts_step_layer *a = &q->ly, *d = &q->ly_dense;
+    double wa = (nl - nd) / nl, wd = nd / nl;
+
+    if (!(nd > 0)) {
+        *shrt = q->short_layer;
+        return *a;
+    }
+    *shrt = wa * q->short_layer + wd * q->short_dense;
+    return (ts_step_layer){
+        .fwd = wa * a->fwd + wd * d->fwd,
+        .bwd = wa * a->bwd + wd * d->bwd,
+        .attn_fwd = wa * a->attn_fwd + wd * d->attn_fwd,
+        .tp_exposed = wa * a->tp_exposed + wd * d->tp_exposed,
+        .tp_hidden = wa * a->tp_hidden + wd * d->tp_hidden,
+        .cp_exposed = wa * a->cp_exposed + wd * d->cp_exposed,
+        .cp_hidden = wa * a->cp_hidden + wd * d->cp_hidden,
+        .ep = wa * a->ep + wd * d->ep,
+        .tp_fwd = wa * a->tp_fwd + wd * d->tp_fwd,
+        .ep_fwd = wa * a->ep_fwd + wd * d->ep_fwd,
+        .wtraffic = wa * a->wtraffic + wd * d->wtraffic,
+    };
+}
+
 /* Stage si's micro-batch, for cnt stages of its size; the slowest one's
  * terms kept. */
 static void ts_step_stage(const ts_run *r, ts_step_pipe *q, int64_t si, int64_t cnt)
 {
-    ts_step_layer ly = q->ly;
+    int64_t nl_i = ts_step_stage_layers(r, si);
+    double nl = (double)nl_i, short_layer;
+    ts_step_layer ly =
+        ts_step_stage_layer(q, nl, nl_i > 0 ? ts_step_stage_dense(r, si, nl_i) : 0, &short_layer);
     int64_t stages = q->stages;
     double head_f = q->head_f, head_b = q->head_b, head_tp = q->head_tp;
-    double nl = (double)ts_step_stage_layers(r, si);
     double f = nl * ly.fwd + (si == stages - 1 ? head_f : 0);
     double bk = nl * ly.bwd + (si == stages - 1 ? head_b : 0);
     double rec = 0, tp, cp, ep, t_mb;
@@ -342,7 +383,7 @@ static void ts_step_stage(const ts_run *r, ts_step_pipe *q, int64_t si, int64_t 
         q->tp_hid_max = nl * ly.tp_hidden;
         q->cp_hid_max = nl * ly.cp_hidden;
         q->hidden = nl * (ly.tp_hidden + ly.cp_hidden);
-        q->short_max = nl * q->short_layer + (si == stages - 1 ? q->short_head : 0);
+        q->short_max = nl * short_layer + (si == stages - 1 ? q->short_head : 0);
     }
 }
 
@@ -362,6 +403,18 @@ static void ts_step_pipeline(const ts_run *r, ts_step_hw *hw, ts_step_sum *s, ts
     g_f = hw->gemm_flops;
     ts_step_layer_cost(r, hw, &q.ly);
     q.short_layer = (hw->gemm_ideal - g_t) - (hw->gemm_flops - g_f) / (hw->peak * hw->core);
+    if (r->model.experts > 1 && r->model.dense_layers > 0) {
+        /* The dense layers: the same layer with an ffn-wide dense MLP. */
+        ts_run dr = *r;
+
+        dr.model.experts = 0;
+        dr.model.top_k = 0;
+        dr.model.shared_experts = 0;
+        g_t = hw->gemm_ideal;
+        g_f = hw->gemm_flops;
+        ts_step_layer_cost(&dr, hw, &q.ly_dense);
+        q.short_dense = (hw->gemm_ideal - g_t) - (hw->gemm_flops - g_f) / (hw->peak * hw->core);
+    }
     g_t = hw->gemm_ideal;
     g_f = hw->gemm_flops;
     ts_step_head_cost(r, hw, &q.head_f, &q.head_b, &q.head_tp);

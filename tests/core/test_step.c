@@ -278,6 +278,31 @@ START_TEST(test_layer_widths_follow_the_shape)
     ck_assert_msg(b.compute < a.compute && b.compute > 0.95 * a.compute, "rotary: %g vs %g",
                   b.compute, a.compute);
 
+    /* A MoE model's first dense_layers are dense layers (DeepSeek-V3:
+     * first_k_dense 3 of 61): with every layer dense the compute is the
+     * dense model's exactly, with one of 32 it lies between (the 14336-wide
+     * dense MLP against two 1024-wide experts). */
+    {
+        ts_step moe, one, all, dense;
+
+        llama_run(&r, "mixtral-8x7b", 1);
+        r.global_batch = 1;
+        r.model.moe_ffn = 1024;
+        ck_assert_int_eq(ts_step_estimate(&r, &moe, &e), TS_OK);
+        r.model.dense_layers = 1;
+        ck_assert_int_eq(ts_step_estimate(&r, &one, &e), TS_OK);
+        r.model.dense_layers = r.model.layers;
+        ck_assert_int_eq(ts_step_estimate(&r, &all, &e), TS_OK);
+        r.model.experts = 0;
+        r.model.top_k = 0;
+        r.model.dense_layers = 0;
+        r.model.moe_ffn = 0;
+        ck_assert_int_eq(ts_step_estimate(&r, &dense, &e), TS_OK);
+        REL_CLOSE(all.compute, dense.compute, 1e-12);
+        ck_assert_msg(one.compute > moe.compute && one.compute < dense.compute, "%g %g %g",
+                      moe.compute, one.compute, dense.compute);
+    }
+
     /* DeepSeek-V2-Lite's MLA: kv latent 512, rope 64, nope 128, v 128. */
     llama_run(&r, "llama3-8b", 1);
     r.model.hidden = 2048;
