@@ -242,51 +242,34 @@ static int render_cache(ts_buf *b, const ts_metrics *m)
            TS_BUF_OK;
 }
 
-static int render_queue_depth(ts_buf *b, const ts_work_stats *work)
+/* One unlabelled series with its HELP and TYPE lines. */
+static int render_one(ts_buf *b, const char *name, const char *type, const char *help,
+                      unsigned long long v)
 {
-    return ts_buf_printf(b,
-                         "# HELP trainsize_work_queue_depth Api requests waiting for a worker.\n"
-                         "# TYPE trainsize_work_queue_depth gauge\n"
-                         "trainsize_work_queue_depth %u\n",
-                         work->queued) != TS_BUF_OK;
+    return ts_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n%s %llu\n", name, help, name, type, name,
+                         v) != TS_BUF_OK;
 }
 
-static int render_busy_workers(ts_buf *b, const ts_work_stats *work)
+/* The work pool's five families, one series each. */
+static int render_work(ts_buf *b, const ts_work_stats *w)
 {
-    return ts_buf_printf(b,
-                         "# HELP trainsize_work_busy_workers Workers computing an api answer now.\n"
-                         "# TYPE trainsize_work_busy_workers gauge\n"
-                         "trainsize_work_busy_workers %u\n",
-                         work->busy) != TS_BUF_OK;
-}
+    const struct {
+        const char *name, *type, *help;
+        unsigned long long v;
+    } f[] = {
+        { "trainsize_work_queue_depth", "gauge", "Api requests waiting for a worker.", w->queued },
+        { "trainsize_work_busy_workers", "gauge", "Workers computing an api answer now.", w->busy },
+        { "trainsize_work_workers", "gauge", "Worker threads (--threads).", w->workers },
+        { "trainsize_work_queue_max", "gauge", "Places for waiting api requests (--queue-max).",
+          w->queue_max },
+        { "trainsize_work_rejected_total", "counter",
+          "Api requests refused with 503 server-busy (queue full).", w->rejected },
+    };
+    int bad = 0;
 
-static int render_workers(ts_buf *b, const ts_work_stats *work)
-{
-    return ts_buf_printf(b,
-                         "# HELP trainsize_work_workers Worker threads (--threads).\n"
-                         "# TYPE trainsize_work_workers gauge\n"
-                         "trainsize_work_workers %u\n",
-                         work->workers) != TS_BUF_OK;
-}
-
-static int render_queue_max(ts_buf *b, const ts_work_stats *work)
-{
-    return ts_buf_printf(
-               b,
-               "# HELP trainsize_work_queue_max Places for waiting api requests (--queue-max).\n"
-               "# TYPE trainsize_work_queue_max gauge\n"
-               "trainsize_work_queue_max %u\n",
-               work->queue_max) != TS_BUF_OK;
-}
-
-static int render_rejected(ts_buf *b, const ts_work_stats *work)
-{
-    return ts_buf_printf(b,
-                         "# HELP trainsize_work_rejected_total Api requests refused with 503 "
-                         "server-busy (queue full).\n"
-                         "# TYPE trainsize_work_rejected_total counter\n"
-                         "trainsize_work_rejected_total %llu\n",
-                         (unsigned long long)work->rejected) != TS_BUF_OK;
+    for (size_t i = 0; i < sizeof f / sizeof f[0] && !bad; i++)
+        bad |= render_one(b, f[i].name, f[i].type, f[i].help, f[i].v);
+    return bad;
 }
 
 static int render_duration(ts_buf *b, const ts_metrics *m)
@@ -324,13 +307,8 @@ char *ts_metrics_render(const ts_metrics *m, const ts_work_stats *work, size_t *
     bad |= render_requests(&b, m);
     bad |= render_closed(&b, m);
     bad |= render_cache(&b, m);
-    if (work != NULL && !bad) {
-        bad |= render_queue_depth(&b, work);
-        bad |= render_busy_workers(&b, work);
-        bad |= render_workers(&b, work);
-        bad |= render_queue_max(&b, work);
-        bad |= render_rejected(&b, work);
-    }
+    if (work != NULL && !bad)
+        bad |= render_work(&b, work);
     bad |= render_duration(&b, m);
 
     if (bad) {
