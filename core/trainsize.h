@@ -170,6 +170,14 @@ typedef enum ts_quant {
 
 typedef enum ts_norm { TS_NORM_RMSNORM = 0, TS_NORM_LAYERNORM, TS_NORM_COUNT } ts_norm;
 
+/* How full recompute reruns a checkpointed block (ts_step_layer.c). */
+typedef enum ts_recompute_impl {
+    TS_RIMPL_DEFAULT = 0, /* the framework's: fsdp non_reentrant, the others reentrant */
+    TS_RIMPL_REENTRANT,   /* the whole forward again */
+    TS_RIMPL_EARLY_STOP,  /* PyTorch >= 2.1 non-reentrant: stops after the last saved tensor */
+    TS_RIMPL_COUNT
+} ts_recompute_impl;
+
 /* Public names ("bf16", "adamw", "selective") and parsers.  The parsers
  * return TS_OK or TS_EINVAL (unknown name). */
 const char *ts_precision_name(ts_precision p);
@@ -184,6 +192,7 @@ const char *ts_attention_name(ts_attention a);
 const char *ts_pp_schedule_name(ts_pp_schedule s);
 const char *ts_quant_name(ts_quant q);
 const char *ts_norm_name(ts_norm n);
+const char *ts_recompute_impl_name(ts_recompute_impl i);
 double ts_quant_bytes(ts_quant q); /* 2, 1, 0.5 + scales */
 
 /* LoRA targets (core/ts_lora.c).  parse: "all-linear", "peft-default" or
@@ -402,17 +411,18 @@ typedef struct ts_run {
     int zero; /* 0..3, FSDP = 3 */
     bool sequence_parallel;
     ts_recompute recompute;
-    ts_framework framework;     /* default megatron */
-    ts_attention attention;     /* default flash */
-    bool dropout;               /* default false (modern LLMs train without) */
-    ts_norm norm;               /* default rmsnorm */
-    ts_pp_schedule pp_schedule; /* default 1f1b */
-    int64_t vpp;                /* virtual stages per PP rank, default 1 */
-    int64_t first_stage_layers; /* 0 = even split */
-    int64_t last_stage_layers;  /* 0 = even split */
-    int64_t loss_chunks;        /* chunked cross-entropy, default 1 (unchunked) */
-    bool offload_optimizer;     /* master + optimizer states to host RAM */
-    bool offload_params;        /* ZeRO-3 only: weights to host RAM */
+    ts_recompute_impl recompute_impl; /* default: the framework's */
+    ts_framework framework;           /* default megatron */
+    ts_attention attention;           /* default flash */
+    bool dropout;                     /* default false (modern LLMs train without) */
+    ts_norm norm;                     /* default rmsnorm */
+    ts_pp_schedule pp_schedule;       /* default 1f1b */
+    int64_t vpp;                      /* virtual stages per PP rank, default 1 */
+    int64_t first_stage_layers;       /* 0 = even split */
+    int64_t last_stage_layers;        /* 0 = even split */
+    int64_t loss_chunks;              /* chunked cross-entropy, default 1 (unchunked) */
+    bool offload_optimizer;           /* master + optimizer states to host RAM */
+    bool offload_params;              /* ZeRO-3 only: weights to host RAM */
 
     /* hardware */
     ts_gpu gpu;             /* copy of a catalogue entry, may be overridden */

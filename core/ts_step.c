@@ -338,6 +338,8 @@ static ts_step_layer ts_step_stage_layer(const ts_step_pipe *q, double nl, doubl
         .tp_fwd = wa * a->tp_fwd + wd * d->tp_fwd,
         .ep_fwd = wa * a->ep_fwd + wd * d->ep_fwd,
         .wtraffic = wa * a->wtraffic + wd * d->wtraffic,
+        .rec_skip = wa * a->rec_skip + wd * d->rec_skip,
+        .rec_skip_tp = wa * a->rec_skip_tp + wd * d->rec_skip_tp,
     };
 }
 
@@ -356,7 +358,7 @@ static void ts_step_stage(const ts_run *r, ts_step_pipe *q, int64_t si, int64_t 
     double rec = 0, tp, cp, ep, t_mb;
 
     if (r->recompute == TS_RECOMPUTE_FULL)
-        rec = nl * (ly.fwd + ly.tp_fwd + ly.ep_fwd);
+        rec = nl * (ly.fwd - ly.rec_skip + ly.tp_fwd - ly.rec_skip_tp + ly.ep_fwd);
     else if (r->recompute == TS_RECOMPUTE_SELECTIVE)
         rec = nl * ly.attn_fwd;
     tp = nl * ly.tp_exposed + (si == stages - 1 ? head_tp : 0);
@@ -371,8 +373,8 @@ static void ts_step_stage(const ts_run *r, ts_step_pipe *q, int64_t si, int64_t 
         q->comp_max = f + bk;
         /* Full recompute's redone collectives count as TP/EP time. */
         if (r->recompute == TS_RECOMPUTE_FULL) {
-            q->rec_max = nl * ly.fwd;
-            q->tp_max = tp + nl * ly.tp_fwd;
+            q->rec_max = nl * (ly.fwd - ly.rec_skip);
+            q->tp_max = tp + nl * (ly.tp_fwd - ly.rec_skip_tp);
             q->ep_max = ep + nl * ly.ep_fwd;
         } else {
             q->rec_max = rec;

@@ -52,6 +52,10 @@ typedef struct ts_step_layer {
     double tp_fwd; /* forward TP collectives (redone by full recompute) */
     double ep_fwd;
     double wtraffic; /* weight-sized HBM traffic per micro-batch (in bwd) */
+    /* Forward work full recompute does not redo: PyTorch's non-reentrant
+     * checkpoint stops once every tensor saved for backward is back
+     * (ts_step_layer_cost). */
+    double rec_skip, rec_skip_tp;
 } ts_step_layer;
 
 /* One layer's shape on one GPU, as ts_step_layer_cost's parts use it. */

@@ -224,7 +224,7 @@ static void ts_step_attn_gemms(const ts_run *r, ts_step_hw *hw, const ts_step_sh
 /* The layer's linears: attention projections, the MLP (or the router
  * and the local experts), and their LoRA adapters. */
 static void ts_step_layer_gemms(const ts_run *r, ts_step_hw *hw, const ts_step_shape *sh,
-                                double *fp, double *bp)
+                                double *fp, double *bp, double *down_f)
 {
     const ts_model *md = &r->model;
     double t = sh->t, e = sh->e, h = sh->h, F = sh->F, Fe = sh->Fe, S = sh->S;
@@ -250,8 +250,12 @@ static void ts_step_layer_gemms(const ts_run *r, ts_step_hw *hw, const ts_step_s
             ts_step_gemm3(hw, tok, h, S * Fe / t, 1, &f, &bw);
         }
     } else {
+        double before;
+
         ts_step_gemm3(hw, tok, (md->gated ? 2.0 : 1.0) * F / t, h, 1, &f, &bw);
+        before = f;
         ts_step_gemm3(hw, tok, h, F / t, 1, &f, &bw);
+        *down_f = f - before;
     }
 
     /* LoRA adapters on the targeted matrices (the base linears above are
@@ -406,15 +410,51 @@ static void ts_step_launch_floor(const ts_run *r, const ts_step_hw *hw, const ts
         o->bwd = lb;
 }
 
+/* Full recompute under PyTorch's non-reentrant checkpoint (FSDP's
+ * checkpoint_wrapper NO_REENTRANT: Composer, torchtitan) stops early:
+ * since PyTorch 2.1 (pytorch/pytorch#96866, set_checkpoint_early_stop)
+ * the recompute's pack hook raises once the last tensor the forward saved
+ * for backward is back (torch/utils/checkpoint.py _recomputation_hook).
+ * The autograd wrapper saves an op's inputs before it runs the kernel
+ * (tools/autograd/gen_variable_type.py: setup_derivative before
+ * emit_call), so a dense block's last saving op, the MLP's down
+ * projection, is never run again, nor the residual add after it, nor the
+ * tensor-parallel reduce of its output.  Megatron's CheckpointFunction,
+ * DeepSpeed's checkpointing and transformers' gradient checkpointing
+ * (use_reentrant True unless told otherwise) redo the whole forward.  A
+ * MoE block's combine saves the experts' outputs, and a LoRA adapter on
+ * the down projection saves after the base matmul: the down projection
+ * runs again there, so only dense blocks without LoRA skip it. */
+static void ts_step_rec_skip(const ts_run *r, const ts_step_hw *hw, const ts_step_shape *sh,
+                             double down_f, ts_step_layer *o)
+{
+    double add_f;
+
+    ts_recompute_impl impl = r->recompute_impl;
+
+    if (impl == TS_RIMPL_DEFAULT)
+        impl = r->framework == TS_FW_FSDP ? TS_RIMPL_EARLY_STOP : TS_RIMPL_REENTRANT;
+    if (impl != TS_RIMPL_EARLY_STOP || sh->moe || r->lora_rank > 0)
+        return;
+    /* The residual add: two reads and a write of the h-wide bf16 stream. */
+    add_f = sh->tok_h * sh->h * 2.0 * 3.0 / hw->mem;
+    o->rec_skip = down_f + add_f;
+    if (o->rec_skip > o->fwd)
+        o->rec_skip = o->fwd;
+    /* The block's two forward TP reductions are the same size: after the
+     * attention output and after the down projection. */
+    o->rec_skip_tp = o->tp_fwd / 2.0;
+}
+
 void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o)
 {
     ts_step_shape sh;
-    double elem_f, attn_f = 0, attn_b = 0, f = 0, bw = 0, fp8_f = 0, fp8_b = 0;
+    double elem_f, attn_f = 0, attn_b = 0, f = 0, bw = 0, fp8_f = 0, fp8_b = 0, down_f = 0;
 
     ts_step_shape_of(r, &sh);
     *o = (ts_step_layer){ 0 };
     hw->xops_f = hw->xops_b = 0; /* dequant, adapter and eager kernels, counted as costed */
-    ts_step_layer_gemms(r, hw, &sh, &f, &bw);
+    ts_step_layer_gemms(r, hw, &sh, &f, &bw, &down_f);
     ts_step_attn_core(r, hw, &sh, &attn_f, &attn_b);
     elem_f = ts_step_elementwise(r, hw, &sh);
     ts_step_weight_traffic(r, hw, &sh, o, &fp8_f, &fp8_b);
@@ -424,6 +464,8 @@ void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o)
     o->attn_fwd = attn_f;
     ts_step_launch_floor(r, hw, &sh, o);
     ts_step_layer_comm(r, hw, &sh, attn_f, attn_b, o);
+    if (r->recompute == TS_RECOMPUTE_FULL)
+        ts_step_rec_skip(r, hw, &sh, down_f, o);
 }
 
 /* Output layer and cross-entropy of the last stage, one micro-batch. */

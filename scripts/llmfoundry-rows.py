@@ -192,6 +192,33 @@ def image_cuda(image):
     return float("%s.%s" % (m.group(1), m.group(2)))
 
 
+def recompute_impl(r, record, assumed):
+    """Full recompute's implementation: Composer wraps each block in
+    torch's checkpoint_wrapper NO_REENTRANT (the mpt-*.yaml files set
+    activation_checkpointing_reentrant: false; composer
+    trainer/dist_strategy.py@v0.16.3), which stops early from PyTorch 2.1
+    (pytorch/pytorch#96866) and reruns the whole block before it."""
+    why = ("scripts/train/yamls/pretrain/mpt-%s.yaml activation_checkpointing_reentrant: false "
+           "(composer trainer/dist_strategy.py@v0.16.3 checkpoint_wrapper NO_REENTRANT)" % r["model"])
+    if r["image"] is not None:
+        m = re.search(r"pytorch:(\d+)\.(\d+)", r["image"])
+        torch = (int(m.group(1)), int(m.group(2)))
+        record["recompute_impl"] = why + "; PyTorch from " + r["record"]["image"] + \
+            " (%s)" % r["image"]
+    elif r["cuda_assumed"] == 11.7:
+        torch = (1, 13)
+        assumed["recompute_impl"] = (
+            why + "; PyTorch 1.13.1 (setup.py@300cc5c58 pins torch==1.13.1 and "
+            "submit_benchmarks.py@300cc5c58's default image is pytorch:1.13.1_cu117): not in the "
+            "run log, no early stop before 2.1")
+    else:
+        torch = (2, 1)
+        assumed["recompute_impl"] = (
+            why + "; PyTorch 2.1 (setup.py@5e85bd62d pins torch>=2.1,<2.1.1): the image is not "
+            "recorded")
+    return "non_reentrant" if torch >= (2, 1) else "reentrant"
+
+
 def rows(path):
     rec = json.load(open(path, encoding="utf-8"))
     out_rows = []
@@ -224,6 +251,8 @@ def rows(path):
         }
         if "image" in r["record"]:
             record["cuda"] = r["record"]["image"] + " (%s)" % r["image"]
+        if r["activation_checkpointing"]:
+            req["recompute_impl"] = recompute_impl(r, record, assumed)
         row = {
             "name": "MPT-%s %s seq %d, %d GPUs, mb %d x %d%s%s" % (
                 r["model"], r["gpu"].split("_")[0].upper(), r["seq"], r["gpus"],

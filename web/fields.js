@@ -82,6 +82,8 @@ export const REQUEST_FIELDS = [
       label: "Sequence parallel" },
     { name: "recompute", group: "parallel", kind: "enum", options: ["none", "selective", "full"],
       label: "Activation recompute" },
+    { name: "recompute_impl", group: "parallel", kind: "enum", options: ["default", "reentrant", "non_reentrant"],
+      label: "Recompute implementation", hint: "PyTorch before 2.1: reentrant", advanced: true },
     { name: "offload_optimizer", group: "parallel", kind: "bool",
       label: "Offload optimizer to host" },
     { name: "offload_params", group: "parallel", kind: "bool",

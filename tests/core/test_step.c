@@ -215,6 +215,83 @@ START_TEST(test_recompute_adds_forward)
 }
 END_TEST
 
+/* PyTorch's non-reentrant checkpoint (FSDP's checkpoint_wrapper, torch
+ * >= 2.1) stops recomputing once the block's last saved tensor is back:
+ * the MLP's down projection and the residual add after it are not rerun
+ * (core/ts_step_layer.c, ts_step_rec_skip).  Hand computation: a GELU
+ * block of h 8192, ffn 4h at 256-token sequences does 12 h^2 linear
+ * FLOPs per token, of which the down projection is 4 h^2 (a third); the
+ * attention core (2 x 128 x 2 x 8192 = 4.2 MFLOP a token against 1.6
+ * GFLOP) and the elementwise work (about 3 % of the forward) are small,
+ * so the recompute falls to about 2/3 (the down projection's GEMM shape
+ * runs at its own efficiency: 0.64-0.70 accepted).  Megatron's and a
+ * reentrant checkpoint's recompute is the whole forward, the same in
+ * both frameworks; a MoE block (its combine saves the experts' outputs)
+ * and LoRA (the adapter saves after the base matmul) rerun it too. */
+START_TEST(test_recompute_early_stop)
+{
+    ts_run r;
+    ts_step meg, re, es, moe_re, moe_es;
+    ts_error e;
+
+    ts_run_defaults(&r);
+    r.model.layers = 8;
+    r.model.hidden = 8192;
+    r.model.heads = 64;
+    r.model.ffn = 32768;
+    r.model.vocab = 50368;
+    r.model.pos_embeddings = 256;
+    r.seq = 256;
+    r.micro_batch = 8;
+    r.gpus = 8;
+    r.dp = 0;
+    r.global_batch = 64;
+    r.recompute = TS_RECOMPUTE_FULL;
+    ck_assert_int_eq(ts_step_estimate(&r, &meg, &e), TS_OK);
+    r.framework = TS_FW_FSDP;
+    r.zero = 3;
+    r.recompute_impl = TS_RIMPL_REENTRANT;
+    ck_assert_int_eq(ts_step_estimate(&r, &re, &e), TS_OK);
+    r.recompute_impl = TS_RIMPL_DEFAULT; /* fsdp: non_reentrant */
+    ck_assert_int_eq(ts_step_estimate(&r, &es, &e), TS_OK);
+    ck_assert(meg.from_shape && es.from_shape);
+    REL_CLOSE(re.recompute, meg.recompute, 1e-12);
+    REL_CLOSE(es.compute, re.compute, 1e-12);
+    ck_assert_msg(es.recompute > 0.64 * re.recompute && es.recompute < 0.70 * re.recompute,
+                  "early stop %g of %g", es.recompute, re.recompute);
+    ck_assert(es.step_time.value < re.step_time.value);
+    /* Megatron told non_reentrant (Megatron-Core's te checkpoint) gets it too. */
+    r.framework = TS_FW_MEGATRON;
+    r.zero = 1;
+    r.recompute_impl = TS_RIMPL_EARLY_STOP;
+    ck_assert_int_eq(ts_step_estimate(&r, &meg, &e), TS_OK);
+    REL_CLOSE(meg.recompute, es.recompute, 1e-12);
+
+    llama_run(&r, "mixtral-8x7b", 8);
+    r.global_batch = 8;
+    r.framework = TS_FW_FSDP;
+    r.zero = 3;
+    r.recompute = TS_RECOMPUTE_FULL;
+    r.recompute_impl = TS_RIMPL_REENTRANT;
+    ck_assert_int_eq(ts_step_estimate(&r, &moe_re, &e), TS_OK);
+    r.recompute_impl = TS_RIMPL_EARLY_STOP;
+    ck_assert_int_eq(ts_step_estimate(&r, &moe_es, &e), TS_OK);
+    REL_CLOSE(moe_es.recompute, moe_re.recompute, 1e-12);
+
+    llama_run(&r, "llama3-8b", 1);
+    r.global_batch = 1;
+    r.framework = TS_FW_FSDP;
+    r.zero = 3;
+    r.recompute = TS_RECOMPUTE_FULL;
+    r.lora_rank = 8;
+    r.recompute_impl = TS_RIMPL_REENTRANT;
+    ck_assert_int_eq(ts_step_estimate(&r, &moe_re, &e), TS_OK);
+    r.recompute_impl = TS_RIMPL_EARLY_STOP;
+    ck_assert_int_eq(ts_step_estimate(&r, &moe_es, &e), TS_OK);
+    REL_CLOSE(moe_es.recompute, moe_re.recompute, 1e-12);
+}
+END_TEST
+
 /* The layer's matmuls are as wide as the model's weights (ts_model_count
  * counts them the same way).  Gemma 7B's shape: h 3072, 16 heads of
  * head_dim 256, so q, k, v are 4096 wide, not h: per token the layer's
@@ -1133,6 +1210,7 @@ static Suite *step_suite(void)
     TCase *tc = tcase_create("formulas");
 
     tcase_add_test(tc, test_allreduce_ring);
+    tcase_add_test(tc, test_recompute_early_stop);
     tcase_add_test(tc, test_allgather_alltoall);
     tcase_add_test(tc, test_gemm_roofline);
     tcase_add_test(tc, test_bubble_fraction);
