@@ -37,7 +37,12 @@
  * below the boost clock the MAMF burst runs at.  Measured on H200 SXM
  * (708.5 / 841.9, 700 W, 1465 vs 1980 MHz) and B200 (1456.3 / 1770.9,
  * 1000 W); H100 SXM (80 and 96 GB) is the same GH100 die at the same
- * 700 W limit.  Other GPUs: not measured, no derating. */
+ * 700 W limit.  Other GPUs: not measured, no derating.
+ * MI300X and MI325X take the table's current BF16 rows
+ * (stas00/ml-engineering@744d01e): MI300X 668.4 (torch 2.5.1 + ROCm 6.3),
+ * which replaced the 781.9 of its ROCm 6.2 scan (removed in e695968),
+ * and MI325X 784.9 (torch 2.6.0 + ROCm 6.2.4 at 1000 W) measured on the
+ * part itself; the NVIDIA rows moved by under 1.5 % between the two. */
 #define TS_SUSTAIN_HOPPER_700W (708.5 / 841.9)
 #define TS_SUSTAIN_B200        (1456.3 / 1770.9)
 #define NET(nv, ne, pc, mf, mm, mn, mk, at, src)                                      \
@@ -56,8 +61,11 @@
     "DGX B200: NVLink5 1.8 TB/s, 400 Gb/s ConnectX-7 per GPU; MAMF 1745/2250 (ml-engineering); " \
     "attention fraction of H100 assumed"
 #define TS_NET_MI300X                                                                      \
-    "AMD MI300X: Infinity Fabric 896 GB/s per GPU, 400 Gb/s NIC assumed; MAMF 781.9/1300 " \
-    "(ml-engineering); attention fraction assumed"
+    "AMD MI300X: Infinity Fabric 896 GB/s per GPU, 400 Gb/s NIC assumed; MAMF 668.4/1300 " \
+    "(ml-engineering, torch 2.5.1 + ROCm 6.3); attention fraction assumed"
+#define TS_NET_MI325X                                                                      \
+    "AMD MI325X: Infinity Fabric 896 GB/s per GPU, 400 Gb/s NIC assumed; MAMF 784.9/1300 " \
+    "(ml-engineering, torch 2.6.0 + ROCm 6.2.4, 1000 W); attention fraction assumed"
 #define TS_NET_L40S                                                                             \
     "L40S: no NVLink, PCIe Gen4 x16 (64 GB/s bidirectional); 400 Gb/s NIC assumed; matmul and " \
     "attention fractions assumed (not measured)"
@@ -124,7 +132,7 @@ static const ts_gpu ts_gpu_catalogue[] = {
       .sustain = TS_SUSTAIN_B200, PWR(1000, "NVIDIA HGX B200 datasheet: up to 1,000 W per GPU") },
     { "mi300x", "AMD Instinct MI300X 192GB", 653.7 * TFLOPS, 1307.4 * TFLOPS, 2614.9 * TFLOPS,
       205822885888.0, 5.3 * TBS, "AMD Instinct MI300X accelerator data sheet (dense matrix peaks)",
-      NET(896 * GBS, 50 * GBS, 64 * GBS, 0.601, 4096, 10240, 4864, 0.30, TS_NET_MI300X),
+      NET(896 * GBS, 50 * GBS, 64 * GBS, 668.4 / 1300, 10240, 15360, 8192, 0.30, TS_NET_MI300X),
       MEAS(1222.9 / 2614.9, 4.15 / 5.3),
       PWR(750, "AMD Instinct MI300X data sheet: 750 W peak total board power") },
     { "l40s", "NVIDIA L40S 48GB", 183 * TFLOPS, 362 * TFLOPS, 733 * TFLOPS, 46068 * MIB,
@@ -168,7 +176,7 @@ static const ts_gpu ts_gpu_catalogue[] = {
     { "mi325x", "AMD Instinct MI325X 256GB", 653.7 * TFLOPS, 1307.4 * TFLOPS, 2614.9 * TFLOPS,
       274877906944.0, 6.0 * TBS,
       "AMD Instinct MI325X data sheet (dense matrix peaks; 256 GB HBM3E)",
-      NET(896 * GBS, 50 * GBS, 64 * GBS, 0.601, 4096, 10240, 4864, 0.30, TS_NET_MI300X),
+      NET(896 * GBS, 50 * GBS, 64 * GBS, 784.9 / 1300, 13312, 10240, 8192, 0.30, TS_NET_MI325X),
       PWR(1000, "AMD Instinct MI325X data sheet: 1,000 W peak total board power") },
 };
 
