@@ -412,6 +412,7 @@ typedef struct ts_run {
     bool sequence_parallel;
     ts_recompute recompute;
     ts_recompute_impl recompute_impl; /* default: the framework's */
+    int64_t recompute_layers;         /* full: layers recomputed per (virtual) stage, 0 = all */
     ts_framework framework;           /* default megatron */
     ts_attention attention;           /* default flash */
     bool dropout;                     /* default false (modern LLMs train without) */

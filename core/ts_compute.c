@@ -159,7 +159,11 @@ static double ts_compute_recompute(const ts_run *run, const ts_flops_basis *b, d
         return 4.0 * L * h * s * T; /* attention-score forward again */
     case TS_RECOMPUTE_FULL:
         *hw_formula = f[2];
-        return (2.0 * P + 2.0 * b->lora_params + 4.0 * L * h * s) * T; /* whole forward again */
+        /* Whole forward again, of the recomputed layers' share with the
+         * block method (recompute_layers; the embedding and head among
+         * the layers, a small error). */
+        return (2.0 * P + 2.0 * b->lora_params + 4.0 * L * h * s) * T *
+               (run->recompute_layers > 0 && L > 0 ? ts_run_recomputed_total(run) / L : 1.0);
     case TS_RECOMPUTE_NONE:
     case TS_RECOMPUTE_COUNT:
     default:

@@ -28,6 +28,17 @@ ts_status ts_run_relayout(ts_run *r, ts_error *err);
  * entry points, not a validation. */
 ts_status ts_run_resolved_ok(const ts_run *r, ts_error *err);
 
+/* Of a stage's nl layers, how many full recompute reruns: all of them, or
+ * with recompute_layers N the first N of each of its vpp virtual stages
+ * (Megatron-LM's block method); 0 unless recompute is full.  The model's
+ * total over every stage: ts_run_recomputed_total() (core/ts_run.c). */
+double ts_run_recomputed(const ts_run *r, int64_t nl);
+double ts_run_recomputed_total(const ts_run *r);
+/* A layout a solver or the search picked for a run with recompute_layers:
+ * 0 unless recompute is full, else at most the largest virtual stage
+ * (what Megatron's block loop recomputes when N exceeds it). */
+void ts_run_fit_recompute_layers(ts_run *r);
+
 /* Parameter counts of a model ts_model_params() accepted (ts_model.c). */
 void ts_model_count(const ts_model *m, ts_params *out);
 /* One layer's attention weights (q, k, v, o, biases, norms; MLA's down

@@ -25,6 +25,7 @@ typedef struct ts_mem_act {
     double full;        /* everything backward needs, nothing recomputed */
     double work;        /* gradient working set inside a layer's backward */
     double score;       /* the s^2 (attention score) part of saved */
+    double eager;       /* the s^2 part of full */
     double out_in;      /* final norm + output layer inputs (last stage) */
     double loss;        /* logits/loss working set, bytes per token */
     double loss_cached; /* logits blocks the loss tensors cannot reuse */

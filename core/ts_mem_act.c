@@ -145,7 +145,11 @@ static void ts_mem_layer_saved(const ts_run *run, const ts_mem_dims *d, ts_mem_a
         /* Only the layer input is kept (Megatron --recompute-granularity
          * full, torchtitan mode "full"). */
         o->saved = act_b * d->h / d->tr;
-        o->formula = "full recompute: act_b h / t_sp per token per layer (layer input only)";
+        o->formula = run->recompute_layers > 0
+                         ? "full recompute of recompute_layers layers per (virtual) stage "
+                           "(Megatron block method): act_b h / t_sp per token for those (layer "
+                           "input only), the no-recompute set for the others"
+                         : "full recompute: act_b h / t_sp per token per layer (layer input only)";
         break;
     case TS_RECOMPUTE_SELECTIVE:
         if (run->framework == TS_FW_FSDP || run->framework == TS_FW_HF) {
@@ -212,6 +216,7 @@ void ts_mem_layer(const ts_run *run, bool dense, ts_mem_act *o)
 
     ts_mem_layer_dims(run, dense, &d);
     o->full = d.rep / d.tr + d.shard + d.eager;
+    o->eager = d.eager;
     if (run->framework == TS_FW_FSDP || run->framework == TS_FW_HF)
         o->full = ts_mem_layer_eager(run, &d);
     o->work = d.act_b * (2.0 * d.h / d.tr +

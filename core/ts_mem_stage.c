@@ -263,17 +263,39 @@ static void ts_mem_stage_buffers(const ts_mem_ctx *c, const ts_mem_stage *st, ts
     }
 }
 
+/* Full recompute of only recompute_layers layers per (virtual) stage
+ * (Megatron's block method, ts_run_recomputed): one micro-batch's saved
+ * bytes per token, the recomputed layers keeping their input and the
+ * others their no-recompute set (act.full); the first layers of a stage
+ * are both the recomputed ones and a MoE model's dense ones (exact
+ * without vpp).  *freed: the kept layers of one virtual stage, which come
+ * after its recomputed ones: a recomputed layer's forward runs before
+ * they are saved and its backward's re-run after they are freed. */
+static double ts_mem_stage_block(const ts_mem_ctx *c, const ts_mem_sw *w, double *freed)
+{
+    const ts_run *r = c->run;
+    double k = ts_run_recomputed(r, (int64_t)w->n), kd = fmin(w->nd_l, k), km = k - kd;
+    double v = r->vpp > 1 ? (double)r->vpp : 1.0;
+
+    *freed = (w->n - k) / v * (w->nd_l > 0 ? fmin(c->act.full, c->act_dense.full) : c->act.full);
+    return km * c->act.saved + (w->n - w->nd_l - km) * c->act.full + kd * c->act_dense.saved +
+           (w->nd_l - kd) * c->act_dense.full;
+}
+
 /* Saved activations of the micro-batches in flight, one layer's working
  * set in forward and backward, the loss working set. */
 static void ts_mem_stage_acts(const ts_mem_ctx *c, int64_t i, ts_mem_stage *st, ts_mem_sw *w)
 {
     const ts_run *r = c->run;
-    double fl = ts_mem_in_flight(c, i);
+    double fl = ts_mem_in_flight(c, i), per_mb, freed = 0;
     /* One layer's working set: the larger of the two layer kinds. */
     double fw = c->act.full - c->act.saved, bw = fw + c->act.work;
 
     st->in_flight = fl;
-    w->saved = fl * ((w->n - w->nd_l) * c->act.saved + w->nd_l * c->act_dense.saved) * c->tokens;
+    per_mb = (w->n - w->nd_l) * c->act.saved + w->nd_l * c->act_dense.saved;
+    if (r->recompute == TS_RECOMPUTE_FULL && r->recompute_layers > 0 && c->shape)
+        per_mb = ts_mem_stage_block(c, w, &freed);
+    w->saved = fl * per_mb * c->tokens;
     if (w->first && c->shape)
         w->saved += fl * 8.0 * c->tokens; /* input ids (int64) */
     if (!c->training)
@@ -281,6 +303,14 @@ static void ts_mem_stage_acts(const ts_mem_ctx *c, int64_t i, ts_mem_stage *st, 
     if (w->nd_l > 0) {
         fw = fmax(fw, c->act_dense.full - c->act_dense.saved);
         bw = fmax(bw, c->act_dense.full - c->act_dense.saved + c->act_dense.work);
+    }
+    if (freed > 0) {
+        /* A kept layer's own forward has no transient set, its backward
+         * the gradient working set (as without recompute). */
+        double work = fmax(c->act.work, w->nd_l > 0 ? c->act_dense.work : 0);
+
+        fw = fmax(0, fw - freed);
+        bw = fmax(work, bw - freed);
     }
     w->fwd_ws += c->training ? fw * c->tokens : 0;
     w->bwd_ws += bw * c->tokens;

@@ -228,5 +228,5 @@ void ts_mem_context(const ts_run *run, const ts_params *p, ts_mem_ctx *c, ts_mem
         ts_mem_layer(run, false, &c->act);
         ts_mem_layer(run, true, &c->act_dense);
     } else
-        c->act = (ts_mem_act){ 0, 0, 0, 0, 0, 0, 0, "no model shape: activations not modelled" };
+        c->act = (ts_mem_act){ .formula = "no model shape: activations not modelled" };
 }

@@ -326,8 +326,15 @@ ts_status ts_memory_eval(const ts_run *run, const ts_params *p, ts_memory *out, 
     out->in_flight = (int64_t)ceil(out->stages[0].in_flight);
     out->act_per_layer = c.act.saved * c.tokens;
     out->act_layer_full = c.act.full * c.tokens;
-    out->act_seq2_term =
-        c.act.score * c.tokens * (double)out->stages[0].layers * out->stages[0].in_flight;
+    {
+        /* Block recompute: the layers not recomputed keep their scores. */
+        double n0 = (double)out->stages[0].layers, k0 = n0;
+
+        if (run->recompute == TS_RECOMPUTE_FULL && run->recompute_layers > 0)
+            k0 = ts_run_recomputed(run, out->stages[0].layers);
+        out->act_seq2_term =
+            (c.act.score * k0 + c.act.eager * (n0 - k0)) * c.tokens * out->stages[0].in_flight;
+    }
     out->act_embedding_logits = c.act.loss * c.tokens;
     for (k = 0; k < TS_PHASE_COUNT; k++)
         out->phases[k] = worst.phase_bytes[k];

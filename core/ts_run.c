@@ -483,6 +483,109 @@ static ts_status ts_run_derive(ts_run *w, ts_error *err)
     return TS_OK;
 }
 
+/* Stage sizes as the memory and step models place them (the even
+ * split's remainder on the earlier stages, first/last counts as given):
+ * the largest one, and how many stages have each size. */
+typedef struct ts_run_stages {
+    int64_t first, last; /* given counts, 0 = none */
+    int64_t base, extra; /* the other stages: base layers, extra of them one more */
+    int64_t middle;      /* how many other stages */
+} ts_run_stages;
+
+static void ts_run_stage_sizes(const ts_run *r, ts_run_stages *s)
+{
+    s->first = r->pp > 1 ? r->first_stage_layers : 0;
+    s->last = r->pp > 1 ? r->last_stage_layers : 0;
+    s->middle = r->pp - (s->first > 0) - (s->last > 0);
+    s->base = s->middle > 0 ? (r->model.layers - s->first - s->last) / s->middle : 0;
+    s->extra = s->middle > 0 ? (r->model.layers - s->first - s->last) % s->middle : 0;
+}
+
+/* Megatron-LM's block method (megatron/core/transformer/transformer_block.py
+ * @a7c9e8c4 _checkpointed_forward, 568-590; megatron/core/recompute.py
+ * @d98e8a64 checkpointed_forward, 167-181): each TransformerBlock, one
+ * per virtual stage, checkpoints its first recompute_num_layers layers
+ * (num_layers_per_pipeline_rank = len(self.layers), 323) and runs the
+ * rest plainly.  A stage's nl layers split over vpp chunks as evenly as
+ * they go. */
+double ts_run_recomputed(const ts_run *r, int64_t nl)
+{
+    int64_t v = r->vpp > 1 ? r->vpp : 1, n = r->recompute_layers, base, extra;
+
+    if (r->recompute != TS_RECOMPUTE_FULL || nl <= 0)
+        return 0;
+    if (n <= 0)
+        return (double)nl;
+    base = nl / v;
+    extra = nl % v;
+    return (double)extra * (double)(n < base + 1 ? n : base + 1) +
+           (double)(v - extra) * (double)(n < base ? n : base);
+}
+
+double ts_run_recomputed_total(const ts_run *r)
+{
+    ts_run_stages s;
+
+    if (r->model.layers <= 0)
+        return 0;
+    ts_run_stage_sizes(r, &s);
+    return ts_run_recomputed(r, s.first) + ts_run_recomputed(r, s.last) +
+           (double)s.extra * ts_run_recomputed(r, s.base + 1) +
+           (double)(s.middle - s.extra) * ts_run_recomputed(r, s.base);
+}
+
+/* The largest virtual stage of r's pipeline, layers. */
+static int64_t ts_run_chunk_max(const ts_run *r)
+{
+    ts_run_stages s;
+    int64_t big, v = r->vpp > 1 ? r->vpp : 1;
+
+    ts_run_stage_sizes(r, &s);
+    big = s.base + (s.extra > 0);
+    big = s.first > big ? s.first : big;
+    big = s.last > big ? s.last : big;
+    return (big + v - 1) / v;
+}
+
+void ts_run_fit_recompute_layers(ts_run *r)
+{
+    int64_t chunk = r->model.layers > 0 && r->pp >= 1 ? ts_run_chunk_max(r) : 0;
+
+    if (r->recompute != TS_RECOMPUTE_FULL || chunk <= 0)
+        r->recompute_layers = 0;
+    else if (r->recompute_layers > chunk)
+        r->recompute_layers = chunk;
+}
+
+/* recompute_layers as the request gave it: with recompute full, a model
+ * shape, and at most the layers of the largest virtual stage (Megatron
+ * asks for 1 .. num_layers_per_pipeline_rank, transformer_config.py
+ * @d98e8a64 1919-1925).  A solver or the search that later picks another
+ * recompute mode or pipeline keeps it: it applies to full only, and a
+ * smaller stage recomputes all its layers (the block loop's bound). */
+static ts_status ts_run_check_recompute_layers(const ts_run *r, ts_error *err)
+{
+    int64_t chunk, v = r->vpp > 1 ? r->vpp : 1;
+
+    if (r->recompute_layers == 0)
+        return TS_OK;
+    if (r->recompute != TS_RECOMPUTE_FULL)
+        return ts_error_set(err, TS_EINCOMPAT, "recompute_layers",
+                            "recompute_layers %lld needs recompute \"full\", got \"%s\"",
+                            (long long)r->recompute_layers, ts_recompute_name(r->recompute));
+    if (r->model.layers <= 0)
+        return ts_error_set(err, TS_EINCOMPAT, "recompute_layers",
+                            "recompute_layers needs a model shape (layers), not a plain params "
+                            "count");
+    chunk = ts_run_chunk_max(r);
+    if (r->recompute_layers > chunk)
+        return ts_error_set(err, TS_EINCOMPAT, "recompute_layers",
+                            "recompute_layers %lld exceeds the %lld layers of a %s",
+                            (long long)r->recompute_layers, (long long)chunk,
+                            v > 1 ? "virtual pipeline stage" : "pipeline stage");
+    return TS_OK;
+}
+
 ts_status ts_run_resolve(ts_run *r, ts_error *err)
 {
     ts_run w;
@@ -500,7 +603,8 @@ ts_status ts_run_resolve(ts_run *r, ts_error *err)
     if ((st = ts_run_check_fields(&w, 0, err)) != TS_OK ||
         (st = ts_run_check_gpu(&w, err)) != TS_OK ||
         (st = ts_model_params(&w.model, &p, err)) != TS_OK ||
-        (st = ts_run_derive(&w, err)) != TS_OK)
+        (st = ts_run_derive(&w, err)) != TS_OK ||
+        (st = ts_run_check_recompute_layers(&w, err)) != TS_OK)
         return st;
 
     /* Shape defaults documented in trainsize.h. */

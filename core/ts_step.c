@@ -356,9 +356,13 @@ static void ts_step_stage(const ts_run *r, ts_step_pipe *q, int64_t si, int64_t 
     double f = nl * ly.fwd + (si == stages - 1 ? head_f : 0);
     double bk = nl * ly.bwd + (si == stages - 1 ? head_b : 0);
     double rec = 0, tp, cp, ep, t_mb;
+    /* Full recompute reruns nk of the nl layers: all, or the block
+     * method's first recompute_layers of each virtual stage (the mean
+     * layer's cost: a MoE model's dense layers are not told apart). */
+    double nk = ts_run_recomputed(r, nl_i);
 
     if (r->recompute == TS_RECOMPUTE_FULL)
-        rec = nl * (ly.fwd - ly.rec_skip + ly.tp_fwd - ly.rec_skip_tp + ly.ep_fwd);
+        rec = nk * (ly.fwd - ly.rec_skip + ly.tp_fwd - ly.rec_skip_tp + ly.ep_fwd);
     else if (r->recompute == TS_RECOMPUTE_SELECTIVE)
         rec = nl * ly.attn_fwd;
     tp = nl * ly.tp_exposed + (si == stages - 1 ? head_tp : 0);
@@ -373,9 +377,9 @@ static void ts_step_stage(const ts_run *r, ts_step_pipe *q, int64_t si, int64_t 
         q->comp_max = f + bk;
         /* Full recompute's redone collectives count as TP/EP time. */
         if (r->recompute == TS_RECOMPUTE_FULL) {
-            q->rec_max = nl * (ly.fwd - ly.rec_skip);
-            q->tp_max = tp + nl * (ly.tp_fwd - ly.rec_skip_tp);
-            q->ep_max = ep + nl * ly.ep_fwd;
+            q->rec_max = nk * (ly.fwd - ly.rec_skip);
+            q->tp_max = tp + nk * (ly.tp_fwd - ly.rec_skip_tp);
+            q->ep_max = ep + nk * ly.ep_fwd;
         } else {
             q->rec_max = rec;
             q->tp_max = tp;

@@ -907,6 +907,62 @@ START_TEST(test_pipeline_in_flight)
 }
 END_TEST
 
+/* Megatron-LM's block method (--recompute-method block
+ * --recompute-num-layers N; transformer_block.py@a7c9e8c4 568-590): per
+ * (virtual) stage the first N layers keep only their input, the others
+ * everything.  GPT-3 175B, tp 8 + sp, pp 8: 12 layers per stage, 8
+ * micro-batches in flight on stage 0 (global_batch 64).  Per layer / s b h
+ * (Korthikanti Table 2, test_activations_table): full 2/8 = 0.25, none
+ * 34/8 + 80/8 = 14.25.  N = 4: 4 x 0.25 + 8 x 14.25 = 115 per micro-batch;
+ * the seq^2 part is the 8 kept layers' 80/8 each. */
+START_TEST(test_recompute_layers_block)
+{
+    ts_run r;
+    ts_memory m, none, all;
+    double s = 2048;
+
+    gpt3_run(&r, 8, true, TS_RECOMPUTE_FULL);
+    r.pp = 8;
+    r.gpus = 64;
+    r.global_batch = 64;
+    r.recompute_layers = 4;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    ck_assert_int_eq(m.stages[0].layers, 12);
+    REL_CLOSE(m.stages[0].in_flight, 8.0, EXACT);
+    REL_CLOSE(m.stages[0].activations, 8 * 115 * GPT3_SBH + 8 * s * 8, EXACT);
+    REL_CLOSE(m.act_seq2_term, 8 * 8 * GPT3_SBH * 80 / 8, EXACT);
+    /* The kept layers come last in the stage: a recomputed layer's forward
+     * and its backward's re-run forward happen while its micro-batch's 8
+     * kept layers are not (yet, any more) held, so the working sets are
+     * no-recompute's: backward minus forward is one layer's gradient
+     * working set, as without recompute. */
+    r.recompute = TS_RECOMPUTE_NONE;
+    r.recompute_layers = 0;
+    ck_assert_int_eq(ts_memory_estimate(&r, &none, NULL), TS_OK);
+    REL_CLOSE(m.stages[0].phase_bytes[TS_PHASE_BACKWARD] -
+                  m.stages[0].phase_bytes[TS_PHASE_FORWARD],
+              none.stages[0].phase_bytes[TS_PHASE_BACKWARD] -
+                  none.stages[0].phase_bytes[TS_PHASE_FORWARD],
+              1e-9);
+    /* N = the stage's 12 layers: full recompute of every layer. */
+    r.recompute = TS_RECOMPUTE_FULL;
+    ck_assert_int_eq(ts_memory_estimate(&r, &all, NULL), TS_OK);
+    r.recompute_layers = 12;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    REL_CLOSE(m.total.value, all.total.value, EXACT);
+    REL_CLOSE(m.stages[0].activations, 8 * 12 * 0.25 * GPT3_SBH + 8 * s * 8, EXACT);
+    /* Interleaved, v 2: each 6-layer virtual stage recomputes its first 3,
+     * 6 of the stage's 12: 6 x 0.25 + 6 x 14.25 = 87, over 8 (1 + 7/16)
+     * micro-batches of the stage (test_pipeline_in_flight). */
+    r.pp_schedule = TS_PP_INTERLEAVED;
+    r.vpp = 2;
+    r.recompute_layers = 3;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    REL_CLOSE(m.stages[0].activations, 8.0 * (1.0 + 7.0 / 16.0) * (87 * GPT3_SBH + 8 * s), EXACT);
+    assert_sane(&m);
+}
+END_TEST
+
 START_TEST(test_no_shape_activations)
 {
     ts_run r;
@@ -1034,6 +1090,7 @@ static Suite *memory_suite(void)
     tcase_add_test(tc, test_seq_doubling);
     tcase_add_test(tc, test_context_parallel);
     tcase_add_test(tc, test_pipeline_in_flight);
+    tcase_add_test(tc, test_recompute_layers_block);
     tcase_add_test(tc, test_no_shape_activations);
     tcase_add_test(tc, test_overhead_fit);
     tcase_add_test(tc, test_errors);

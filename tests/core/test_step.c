@@ -215,6 +215,62 @@ START_TEST(test_recompute_adds_forward)
 }
 END_TEST
 
+/* Megatron-LM's block method (--recompute-method block
+ * --recompute-num-layers N; megatron/core/recompute.py@d98e8a64 167-181):
+ * each (virtual) stage reruns the forward of its first N layers only.
+ * Hand computation, Llama 3 8B (32 layers) on tp 8: N = 8 of the 32
+ * layers reruns a quarter of full recompute's forward and of its redone
+ * TP collectives; the forward and backward themselves do not change.
+ * Interleaved pp 2, vpp 2, tp 4: 16 layers a stage in two 8-layer
+ * virtual stages, N = 3 reruns 6 of the 16, 3/8.  The hardware FLOPs'
+ * recompute term follows the same fraction of the model's layers. */
+START_TEST(test_recompute_layers_block)
+{
+    ts_run r;
+    ts_step none, full, blk;
+    ts_compute cn, cf, cb;
+    ts_error e;
+
+    llama_run(&r, "llama3-8b", 8);
+    r.tp = 8;
+    r.global_batch = 8;
+    ck_assert_int_eq(ts_step_estimate(&r, &none, &e), TS_OK);
+    ck_assert_int_eq(ts_compute_estimate(&r, &cn, &e), TS_OK);
+    r.recompute = TS_RECOMPUTE_FULL;
+    ck_assert_int_eq(ts_step_estimate(&r, &full, &e), TS_OK);
+    ck_assert_int_eq(ts_compute_estimate(&r, &cf, &e), TS_OK);
+    r.recompute_layers = 8;
+    ck_assert_int_eq(ts_step_estimate(&r, &blk, &e), TS_OK);
+    ck_assert_int_eq(ts_compute_estimate(&r, &cb, &e), TS_OK);
+    ck_assert(full.recompute > 0 && full.tp_comm > none.tp_comm);
+    REL_CLOSE(blk.recompute, 0.25 * full.recompute, 1e-12);
+    REL_CLOSE(blk.tp_comm - none.tp_comm, 0.25 * (full.tp_comm - none.tp_comm), 1e-9);
+    REL_CLOSE(blk.compute, full.compute, 1e-12);
+    REL_CLOSE(cb.hardware_flops.value - cn.hardware_flops.value,
+              0.25 * (cf.hardware_flops.value - cn.hardware_flops.value), 1e-12);
+    /* All 32: the same as every layer. */
+    r.recompute_layers = 32;
+    ck_assert_int_eq(ts_step_estimate(&r, &blk, &e), TS_OK);
+    REL_CLOSE(blk.step_time.value, full.step_time.value, 1e-12);
+
+    r.tp = 4;
+    r.pp = 2;
+    r.pp_schedule = TS_PP_INTERLEAVED;
+    r.vpp = 2;
+    r.recompute_layers = 0;
+    r.recompute = TS_RECOMPUTE_NONE;
+    ck_assert_int_eq(ts_step_estimate(&r, &none, &e), TS_OK);
+    r.recompute = TS_RECOMPUTE_FULL;
+    ck_assert_int_eq(ts_step_estimate(&r, &full, &e), TS_OK);
+    r.recompute_layers = 3;
+    ck_assert_int_eq(ts_step_estimate(&r, &blk, &e), TS_OK);
+    REL_CLOSE(blk.recompute, 3.0 / 8.0 * full.recompute, 1e-12);
+    REL_CLOSE(blk.tp_comm - none.tp_comm, 3.0 / 8.0 * (full.tp_comm - none.tp_comm), 1e-9);
+    ck_assert(blk.step_time.value > none.step_time.value &&
+              blk.step_time.value < full.step_time.value);
+}
+END_TEST
+
 /* PyTorch's non-reentrant checkpoint (FSDP's checkpoint_wrapper, torch
  * >= 2.1) stops recomputing once the block's last saved tensor is back:
  * the MLP's down projection and the residual add after it are not rerun
@@ -1294,6 +1350,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_bubble_independent_of_m);
     tcase_add_test(tc, test_uneven_stages);
     tcase_add_test(tc, test_recompute_adds_forward);
+    tcase_add_test(tc, test_recompute_layers_block);
     tcase_add_test(tc, test_tp_allreduce_per_layer);
     tcase_add_test(tc, test_compute_uses_prediction);
     tcase_add_test(tc, test_bad_network_inputs);
