@@ -119,6 +119,7 @@ typedef enum ts_recompute {
     TS_RECOMPUTE_NONE = 0,
     TS_RECOMPUTE_SELECTIVE,
     TS_RECOMPUTE_FULL,
+    TS_RECOMPUTE_SELECTIVE_OP, /* torchtitan's per-op SAC (selective_ac_option "op") */
     TS_RECOMPUTE_COUNT
 } ts_recompute;
 

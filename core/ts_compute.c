@@ -53,7 +53,7 @@ static int ts_compute_all_finite(const ts_compute *c)
 }
 
 /* The formulas, by [lora][attention_flops]: model FLOPs, and hardware
- * FLOPs by recompute (none, selective, full). */
+ * FLOPs by recompute (none, selective, full; selective_op is ts_basis_hw_op). */
 static const char *const ts_basis_model[2][2] = {
     { "6 * P_active * T", "(6 * P_active + 12 * L * h * s) * T" },
     { "(4 * P_active + 6 * P_lora) * T", "(4 * P_active + 6 * P_lora + 12 * L * h * s) * T" },
@@ -69,6 +69,10 @@ static const char *const ts_basis_hw[2][2][3] = {
         "(4 P_active + 6 P_lora + 12 L h s) T + 4 L h s T (selective recompute)",
         "(4 P_active + 6 P_lora + 12 L h s) T + (2 P_active + 2 P_lora + 4 L h s) T (full "
         "recompute)" } },
+};
+static const char *const ts_basis_hw_op[2] = {
+    "6 P_active T + 2 L h (kv + o [+ F]) T (selective op recompute: wk, wo [, w3])",
+    "(6 P_active + 12 L h s) T + 2 L h (kv + o [+ F]) T (selective op recompute: wk, wo [, w3])",
 };
 static const char *const ts_basis_hours[2][2] = {
     { "6 P_active T / (peak * MFU * 3600)", "(6 P_active + 12 L h s) T / (peak * MFU * 3600)" },
@@ -164,6 +168,19 @@ static double ts_compute_recompute(const ts_run *run, const ts_flops_basis *b, d
          * the layers, a small error). */
         return (2.0 * P + 2.0 * b->lora_params + 4.0 * L * h * s) * T *
                (run->recompute_layers > 0 && L > 0 ? ts_run_recomputed_total(run) / L : 1.0);
+    case TS_RECOMPUTE_SELECTIVE_OP: {
+        /* torchtitan's per-op checkpoint reruns the even-counted matmuls
+         * before its early stop: wk, wo and (gated) w3 (ts_step_layer.c
+         * ts_step_rec_op); the SDPA output is kept.  A LoRA run never
+         * gets here (ts_run_resolve). */
+        const ts_model *m = &run->model;
+        double hd = m->head_dim > 0 ? (double)m->head_dim : h / (double)m->heads;
+        double kvh = (double)(m->kv_heads > 0 ? m->kv_heads : m->heads);
+        double F = (double)(m->ffn > 0 ? m->ffn : 4 * m->hidden);
+
+        *hw_formula = ts_basis_hw_op[run->attention_flops ? 1 : 0];
+        return 2.0 * L * h * (kvh * hd + (double)m->heads * hd + (m->gated ? F : 0.0)) * T;
+    }
     case TS_RECOMPUTE_NONE:
     case TS_RECOMPUTE_COUNT:
     default:

@@ -152,23 +152,29 @@ static void ts_mem_layer_saved(const ts_run *run, const ts_mem_dims *d, ts_mem_a
                          : "full recompute: act_b h / t_sp per token per layer (layer input only)";
         break;
     case TS_RECOMPUTE_SELECTIVE:
-        if (run->framework == TS_FW_FSDP || run->framework == TS_FW_HF) {
-            /* torchtitan selective op AC (distributed/activation_checkpoint.py,
-             * _custom_policy): the layer input, the SDPA output and every
-             * other matmul output (1st, 3rd, ...: wq, wv, w1, w2 for a gated
-             * MLP; wq, wv, fc1 for GeLU). */
-            double mm = d->q + d->vv + d->F / d->t * d->k + (run->model.gated ? d->h / d->tr : 0.0);
-            o->saved = act_b * (d->h / d->tr + d->ov + mm);
-            o->formula = "selective op AC (torchtitan): act_b (h/t_sp + q + wq + wv + w1 [+ w2]) "
-                         "per token per layer";
-        } else {
-            /* Megatron selective: core attention recomputed, so only the
-             * s^2 terms go (with FlashAttention nothing changes). */
-            o->saved = d->rep / d->tr + d->shard;
-            o->formula = "selective recompute: Korthikanti Table 2 without the 5as/h score terms, "
-                         "K/V from kv_heads, gated MLP 3F";
-        }
+        /* Megatron selective: the core attention recomputed, so only its
+         * s^2 score terms go (with FlashAttention nothing changes). */
+        o->saved = o->full - d->eager;
+        o->formula = "selective recompute: the no-recompute set without eager attention's score "
+                     "terms (Korthikanti Table 2 without 5as/h), K/V from kv_heads, gated MLP 3F";
         break;
+    case TS_RECOMPUTE_SELECTIVE_OP: {
+        /* torchtitan's per-op SAC (parallelize_llama.py@9dec370
+         * _apply_ac_to_transformer_block, _save_list): torch.utils.
+         * checkpoint keeps the block input and the outputs its policy
+         * marks MUST_SAVE, the SDPA op's (the attention output and its
+         * fp32 logsumexp, a per head) and every other aten.mm's, counted
+         * from one: wq, wv, w1, w2 of a gated block (wq, wv, fc1 without
+         * a gate).  Everything else backward needs is rebuilt from them
+         * (ts_mem_stage.c: full - saved, the recompute working set). */
+        double mm = d->q + d->vv + d->F / d->t + (run->model.gated ? d->h / d->tr : 0.0);
+
+        o->saved = act_b * (d->h / d->tr + d->ov + mm) + 4.0 * d->a / d->t;
+        o->formula =
+            "selective op AC (torchtitan): act_b (h/t_sp + o + wq + wv + w1 [+ w2]) + 4 a/t "
+            "(logsumexp) per token per layer";
+        break;
+    }
     case TS_RECOMPUTE_NONE:
     case TS_RECOMPUTE_COUNT:
     default:

@@ -586,6 +586,29 @@ static ts_status ts_run_check_recompute_layers(const ts_run *r, ts_error *err)
     return TS_OK;
 }
 
+/* recompute selective_op is torchtitan's per-op policy over its Llama
+ * block (parallelize_llama.py@9dec370 _apply_ac_to_transformer_block):
+ * which outputs it keeps follows the order of the block's matmuls, known
+ * for a dense block with separate q, k, v projections only.  A MoE
+ * block's router and experts, MLA's latents and LoRA's adapters add
+ * matmuls whose place in that count is not modelled. */
+static ts_status ts_run_check_recompute_op(const ts_run *r, ts_error *err)
+{
+    const char *why = NULL;
+
+    if (r->recompute != TS_RECOMPUTE_SELECTIVE_OP)
+        return TS_OK;
+    if (r->framework != TS_FW_FSDP)
+        why = "framework \"fsdp\" (torchtitan)";
+    else if (r->model.layers <= 0)
+        why = "a model shape (layers), not a plain params count";
+    else if (r->model.experts > 1 || r->model.kv_lora_rank > 0 || r->lora_rank > 0)
+        why = "a dense model without MLA or LoRA";
+    if (why == NULL)
+        return TS_OK;
+    return ts_error_set(err, TS_EINCOMPAT, "recompute", "recompute \"selective_op\" needs %s", why);
+}
+
 ts_status ts_run_resolve(ts_run *r, ts_error *err)
 {
     ts_run w;
@@ -604,7 +627,8 @@ ts_status ts_run_resolve(ts_run *r, ts_error *err)
         (st = ts_run_check_gpu(&w, err)) != TS_OK ||
         (st = ts_model_params(&w.model, &p, err)) != TS_OK ||
         (st = ts_run_derive(&w, err)) != TS_OK ||
-        (st = ts_run_check_recompute_layers(&w, err)) != TS_OK)
+        (st = ts_run_check_recompute_layers(&w, err)) != TS_OK ||
+        (st = ts_run_check_recompute_op(&w, err)) != TS_OK)
         return st;
 
     /* Shape defaults documented in trainsize.h. */

@@ -84,9 +84,20 @@ static const ts_search_fw ts_search_fws[] = {
     { TS_FW_DEEPSPEED, 1 }, { TS_FW_DEEPSPEED, 2 }, { TS_FW_DEEPSPEED, 3 },
 };
 
+/* selective_op (torchtitan's per-op checkpoint) is a framework's own
+ * policy: tried only when the request names it, and only for fsdp
+ * layouts (ts_search_rec_fw). */
 static bool ts_search_rec_ok(const ts_search_cfg *cfg, ts_recompute rc)
 {
+    if (rc == TS_RECOMPUTE_SELECTIVE_OP)
+        return (cfg->recompute_mask & (1u << rc)) != 0;
     return cfg->recompute_mask == 0 || (cfg->recompute_mask & (1u << rc)) != 0;
+}
+
+static bool ts_search_rec_fw(const ts_search_cfg *cfg, const ts_run *lay, ts_recompute rc)
+{
+    return ts_search_rec_ok(cfg, rc) &&
+           (rc != TS_RECOMPUTE_SELECTIVE_OP || lay->framework == TS_FW_FSDP);
 }
 
 /* Micro-batch and vpp loops for one structural layout and recompute mode,
@@ -232,8 +243,10 @@ static void ts_search_layout(ts_search_ctx *c, ts_run *lay)
         probe = *lay;
         probe.recompute = TS_RECOMPUTE_FULL;
         if (!ts_search_rec_ok(cfg, TS_RECOMPUTE_FULL))
-            probe.recompute = ts_search_rec_ok(cfg, TS_RECOMPUTE_SELECTIVE) ? TS_RECOMPUTE_SELECTIVE
-                                                                            : TS_RECOMPUTE_NONE;
+            probe.recompute =
+                ts_search_rec_fw(cfg, lay, TS_RECOMPUTE_SELECTIVE_OP) ? TS_RECOMPUTE_SELECTIVE_OP
+                : ts_search_rec_ok(cfg, TS_RECOMPUTE_SELECTIVE)       ? TS_RECOMPUTE_SELECTIVE
+                                                                      : TS_RECOMPUTE_NONE;
         probe.micro_batch = cfg->micro_batch > 0 ? cfg->micro_batch : 1;
         probe.vpp = 1;
         probe.pp_schedule = TS_PP_1F1B;
@@ -247,7 +260,7 @@ static void ts_search_layout(ts_search_ctx *c, ts_run *lay)
             continue;
         }
         for (rc = TS_RECOMPUTE_NONE; rc < TS_RECOMPUTE_COUNT && !c->b->exhausted; rc++)
-            if (ts_search_rec_ok(cfg, (ts_recompute)rc)) {
+            if (ts_search_rec_fw(cfg, lay, (ts_recompute)rc)) {
                 if (c->gb_given)
                     ts_search_inner(c, lay, (ts_recompute)rc);
                 else

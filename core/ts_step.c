@@ -340,6 +340,8 @@ static ts_step_layer ts_step_stage_layer(const ts_step_pipe *q, double nl, doubl
         .wtraffic = wa * a->wtraffic + wd * d->wtraffic,
         .rec_skip = wa * a->rec_skip + wd * d->rec_skip,
         .rec_skip_tp = wa * a->rec_skip_tp + wd * d->rec_skip_tp,
+        .rec_op = wa * a->rec_op + wd * d->rec_op,
+        .rec_op_tp = wa * a->rec_op_tp + wd * d->rec_op_tp,
     };
 }
 
@@ -365,6 +367,8 @@ static void ts_step_stage(const ts_run *r, ts_step_pipe *q, int64_t si, int64_t 
         rec = nk * (ly.fwd - ly.rec_skip + ly.tp_fwd - ly.rec_skip_tp + ly.ep_fwd);
     else if (r->recompute == TS_RECOMPUTE_SELECTIVE)
         rec = nl * ly.attn_fwd;
+    else if (r->recompute == TS_RECOMPUTE_SELECTIVE_OP)
+        rec = nl * (ly.rec_op + ly.rec_op_tp);
     tp = nl * ly.tp_exposed + (si == stages - 1 ? head_tp : 0);
     cp = nl * ly.cp_exposed;
     ep = nl * ly.ep;
@@ -375,11 +379,16 @@ static void ts_step_stage(const ts_run *r, ts_step_pipe *q, int64_t si, int64_t 
         q->fwd_max = f;
         q->bwd_max = bk;
         q->comp_max = f + bk;
-        /* Full recompute's redone collectives count as TP/EP time. */
+        /* Full and selective_op recompute's redone collectives count as
+         * TP/EP time. */
         if (r->recompute == TS_RECOMPUTE_FULL) {
             q->rec_max = nk * (ly.fwd - ly.rec_skip);
             q->tp_max = tp + nk * (ly.tp_fwd - ly.rec_skip_tp);
             q->ep_max = ep + nk * ly.ep_fwd;
+        } else if (r->recompute == TS_RECOMPUTE_SELECTIVE_OP) {
+            q->rec_max = nl * ly.rec_op;
+            q->tp_max = tp + nl * ly.rec_op_tp;
+            q->ep_max = ep;
         } else {
             q->rec_max = rec;
             q->tp_max = tp;

@@ -56,6 +56,9 @@ typedef struct ts_step_layer {
      * checkpoint stops once every tensor saved for backward is back
      * (ts_step_layer_cost). */
     double rec_skip, rec_skip_tp;
+    /* recompute selective_op: the forward work torchtitan's per-op
+     * checkpoint reruns in backward, and its TP collectives. */
+    double rec_op, rec_op_tp;
 } ts_step_layer;
 
 /* One layer's shape on one GPU, as ts_step_layer_cost's parts use it. */

@@ -446,6 +446,36 @@ static void ts_step_rec_skip(const ts_run *r, const ts_step_hw *hw, const ts_ste
     o->rec_skip_tp = o->tp_fwd / 2.0;
 }
 
+/* recompute selective_op: torchtitan's per-op checkpoint
+ * (parallelize_llama.py@9dec370 _apply_ac_to_transformer_block) keeps the
+ * outputs of the ops in _save_list, aten.mm's only at odd counts (the
+ * policy counts mm calls from one and saves when the count is odd; the
+ * recompute counts its own the same way), and reruns the rest when
+ * backward first needs the block.  torch.utils.checkpoint's early stop
+ * (ts_step_rec_skip) holds under a policy too: its pack hook counts
+ * autograd's saved tensors, the cached ops' inputs among them
+ * (torch/utils/checkpoint.py@0008d771 _recomputation_hook,
+ * _CachingTorchDispatchMode), and ends the rerun at w2's input, so a
+ * Llama block (wq wk wv | SDPA | wo | w1 w3 w2) reruns wk, wo and w3 (wk
+ * and wo without a gate, fc2 past the stop), not the SDPA, and every norm,
+ * rotary, activation and residual add but the last.  TP: the forward
+ * all-gathers of sequence parallelism (or the all-reduce after wo) are
+ * not in the save list and are redone; the reduce-scatters are saved and
+ * the second collective lies past the stop: half the forward's. */
+static void ts_step_rec_op(const ts_run *r, const ts_step_hw *hw, const ts_step_shape *sh,
+                           double elem_f, ts_step_layer *o)
+{
+    ts_step_hw a = *hw;
+    double f = 0, b = 0, add_f = sh->tok_h * sh->h * 2.0 * 3.0 / hw->mem;
+
+    ts_step_gemm3(&a, sh->tok, sh->kv_gpu * sh->qk, sh->h, 1, &f, &b); /* wk */
+    ts_step_gemm3(&a, sh->tok, sh->h, sh->ow, 1, &f, &b);              /* wo */
+    if (r->model.gated)
+        ts_step_gemm3(&a, sh->tok, sh->F / sh->t, sh->h, 1, &f, &b); /* w3 */
+    o->rec_op = f + (elem_f > add_f ? elem_f - add_f : 0.0);
+    o->rec_op_tp = o->tp_fwd / 2.0;
+}
+
 void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o)
 {
     ts_step_shape sh;
@@ -466,6 +496,8 @@ void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o)
     ts_step_layer_comm(r, hw, &sh, attn_f, attn_b, o);
     if (r->recompute == TS_RECOMPUTE_FULL)
         ts_step_rec_skip(r, hw, &sh, down_f, o);
+    else if (r->recompute == TS_RECOMPUTE_SELECTIVE_OP)
+        ts_step_rec_op(r, hw, &sh, elem_f, o);
 }
 
 /* Output layer and cross-entropy of the last stage, one micro-batch. */

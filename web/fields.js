@@ -80,7 +80,7 @@ export const REQUEST_FIELDS = [
       label: "ZeRO stage", hint: "3 = FSDP" },
     { name: "sequence_parallel", group: "parallel", kind: "bool",
       label: "Sequence parallel" },
-    { name: "recompute", group: "parallel", kind: "enum", options: ["none", "selective", "full"],
+    { name: "recompute", group: "parallel", kind: "enum", options: ["none", "selective", "full", "selective_op"],
       label: "Activation recompute" },
     { name: "recompute_impl", group: "parallel", kind: "enum", options: ["default", "reentrant", "non_reentrant"],
       label: "Recompute implementation", hint: "PyTorch before 2.1: reentrant", advanced: true },

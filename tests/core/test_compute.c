@@ -335,6 +335,27 @@ START_TEST(test_recompute_hfu)
 }
 END_TEST
 
+/* selective_op (torchtitan's per-op checkpoint) reruns wk, wo and w3
+ * (core/ts_compute.c): Llama 2 7B (32 layers, h 4096, MHA, ffn 11008)
+ * adds 2 x 32 x 4096 x (4096 + 4096 + 11008) = 5,033,164,800 hardware
+ * FLOPs per token; the attention core is kept. */
+START_TEST(test_recompute_selective_op_flops)
+{
+    const double T = 1e12;
+    ts_run r;
+    ts_compute out;
+    ts_error err;
+
+    make_run(&r, "llama2-7b", 0, "h100-sxm", 8, 0.4, T);
+    r.framework = TS_FW_FSDP;
+    r.zero = 3;
+    r.recompute = TS_RECOMPUTE_SELECTIVE_OP;
+    ck_assert_msg(ts_compute_estimate(&r, &out, &err) == TS_OK, "%s", err.text);
+    REL_CLOSE(out.hardware_flops.value, (6 * P7 + 5033164800.0) * T, 1e-12);
+    ck_assert(strstr(out.hardware_flops.formula, "selective op") != NULL);
+}
+END_TEST
+
 START_TEST(test_moe_uses_active_params)
 {
     ts_run r;
@@ -550,6 +571,7 @@ static Suite *compute_suite(void)
     tcase_add_loop_test(tc, test_recompute_hfu, 0,
                         (int)(sizeof recompute_cases / sizeof recompute_cases[0]));
     tcase_add_test(tc, test_moe_uses_active_params);
+    tcase_add_test(tc, test_recompute_selective_op_flops);
     tcase_add_test(tc, test_compute_precision_peak);
     tcase_add_test(tc, test_all_presets_finite);
     tcase_add_test(tc, test_fp8_on_a100_rejected);

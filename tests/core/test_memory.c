@@ -651,6 +651,36 @@ START_TEST(test_fsdp_norms)
 }
 END_TEST
 
+/* Selective recompute under fsdp is Megatron's (the attention core's
+ * scores recomputed): with FlashAttention nothing is dropped, the
+ * no-recompute set.  torchtitan's per-op checkpoint (selective_op,
+ * parallelize_llama.py@9dec370 _save_list) keeps the block input, the
+ * SDPA output and its fp32 logsumexp, and the 1st, 3rd, 5th and 7th
+ * aten.mm outputs (wq, wv, w1, w2).  Hand computation, Llama 3 8B (h
+ * 4096, 32 heads, 8 KV heads of 128, ffn 14336), bf16, tp 1: 2 (4096 +
+ * 4096 + 4096 + 1024 + 14336 + 4096) + 4 x 32 = 63616 bytes per token
+ * per layer. */
+START_TEST(test_fsdp_selective_op)
+{
+    ts_run r;
+    ts_memory sel, op;
+    double tokens = 8192;
+
+    ts_run_defaults(&r);
+    ts_run_apply_preset(&r, ts_preset_find("llama3-8b"));
+    r.framework = TS_FW_FSDP;
+    r.zero = 3;
+    r.attention = TS_ATTN_FLASH;
+    r.recompute = TS_RECOMPUTE_SELECTIVE;
+    ck_assert_int_eq(ts_memory_estimate(&r, &sel, NULL), TS_OK);
+    REL_CLOSE(sel.act_per_layer, sel.act_layer_full, EXACT);
+    r.recompute = TS_RECOMPUTE_SELECTIVE_OP;
+    ck_assert_int_eq(ts_memory_estimate(&r, &op, NULL), TS_OK);
+    REL_CLOSE(op.act_per_layer, 63616.0 * tokens, EXACT);
+    REL_CLOSE(op.act_layer_full, sel.act_layer_full, EXACT);
+}
+END_TEST
+
 START_TEST(test_offload)
 {
     ts_run r;
@@ -1084,6 +1114,7 @@ static Suite *memory_suite(void)
     tcase_add_test(tc, test_reserved_keeps_loss_blocks);
     tcase_add_test(tc, test_megatron_distributed_optimizer);
     tcase_add_test(tc, test_fsdp_norms);
+    tcase_add_test(tc, test_fsdp_selective_op);
     tcase_add_loop_test(tc, test_activations_table, 0, (int)(sizeof acts / sizeof acts[0]));
     tcase_add_test(tc, test_activation_score_term);
     tcase_add_test(tc, test_seed000);

@@ -77,7 +77,7 @@ START_TEST(test_enum_names)
     static const char *const prec[] = { "fp32", "bf16", "fp16", "fp8" };
     static const char *const opt[] = { "none",         "adam",      "adamw", "adam8bit",      "sgd",
                                        "sgd_momentum", "adafactor", "lion",  "paged_adam8bit" };
-    static const char *const rec[] = { "none", "selective", "full" };
+    static const char *const rec[] = { "none", "selective", "full", "selective_op" };
     int i;
 
     for (i = 0; i < TS_PREC_COUNT; i++) {

@@ -348,6 +348,79 @@ START_TEST(test_recompute_early_stop)
 }
 END_TEST
 
+/* torchtitan's per-op selective checkpoint (recompute selective_op;
+ * parallelize_llama.py@9dec370 _apply_ac_to_transformer_block) keeps the
+ * SDPA output and the 1st, 3rd, 5th, 7th aten.mm outputs (wq, wv, w1,
+ * w2) and reruns the rest up to the early stop at w2's input
+ * (core/ts_step_layer.c, ts_step_rec_op).  Hand computation: a gated
+ * block of h 8192, 8 KV heads of 128 (kv 1024 = h/8), ffn 28672 = 3.5h
+ * at 256-token sequences: per token the linears do 2 h^2 (1 + 1/8 + 1/8
+ * + 1 + 3 x 3.5) = 2 x 12.75 h^2 FLOPs, the rerun wk + wo + w3 2 x (1/8
+ * + 1 + 3.5) h^2 = 2 x 4.625 h^2, 0.363 of them; the attention core (0.5
+ * %) is not rerun; the elementwise work (a few % of the forward) is, all
+ * but the last residual add, and wk's narrow GEMM runs below the wide
+ * ones' efficiency: 0.34-0.42 of a reentrant full recompute accepted.
+ * TP (tp 8, sequence parallel): the two forward all-gathers are redone,
+ * the reduce-scatters are saved or past the stop: exactly half of full
+ * (reentrant) recompute's redone collectives. */
+START_TEST(test_recompute_selective_op)
+{
+    ts_run r;
+    ts_step none, re, op;
+    ts_error e;
+
+    ts_run_defaults(&r);
+    r.model.layers = 8;
+    r.model.hidden = 8192;
+    r.model.heads = 64;
+    r.model.kv_heads = 8;
+    r.model.ffn = 28672;
+    r.model.gated = true;
+    r.model.vocab = 50368;
+    r.seq = 256;
+    r.micro_batch = 8;
+    r.gpus = 8;
+    r.dp = 0;
+    r.global_batch = 64;
+    r.framework = TS_FW_FSDP;
+    r.zero = 3;
+    ck_assert_int_eq(ts_step_estimate(&r, &none, &e), TS_OK);
+    r.recompute = TS_RECOMPUTE_FULL;
+    r.recompute_impl = TS_RIMPL_REENTRANT;
+    ck_assert_int_eq(ts_step_estimate(&r, &re, &e), TS_OK);
+    r.recompute = TS_RECOMPUTE_SELECTIVE_OP;
+    r.recompute_impl = TS_RIMPL_DEFAULT;
+    ck_assert_msg(ts_step_estimate(&r, &op, &e) == TS_OK, "%s", e.text);
+    REL_CLOSE(op.compute, none.compute, 1e-12);
+    ck_assert_msg(op.recompute > 0.34 * re.recompute && op.recompute < 0.42 * re.recompute,
+                  "selective_op %g of %g", op.recompute, re.recompute);
+
+    r.tp = 8;
+    r.sequence_parallel = true;
+    r.recompute = TS_RECOMPUTE_NONE;
+    ck_assert_int_eq(ts_step_estimate(&r, &none, &e), TS_OK);
+    r.recompute = TS_RECOMPUTE_FULL;
+    r.recompute_impl = TS_RIMPL_REENTRANT;
+    ck_assert_int_eq(ts_step_estimate(&r, &re, &e), TS_OK);
+    r.recompute = TS_RECOMPUTE_SELECTIVE_OP;
+    r.recompute_impl = TS_RIMPL_DEFAULT;
+    ck_assert_int_eq(ts_step_estimate(&r, &op, &e), TS_OK);
+    ck_assert(re.tp_comm > none.tp_comm);
+    REL_CLOSE(op.tp_comm - none.tp_comm, 0.5 * (re.tp_comm - none.tp_comm), 1e-9);
+
+    /* Only torchtitan's (fsdp) dense blocks with a shape have that order. */
+    r.framework = TS_FW_MEGATRON;
+    r.zero = 1;
+    ck_assert_int_eq(ts_step_estimate(&r, &op, &e), TS_EINCOMPAT);
+    ck_assert_str_eq(e.field, "recompute");
+    r.framework = TS_FW_FSDP;
+    r.zero = 3;
+    r.model.experts = 8;
+    r.model.top_k = 2;
+    ck_assert_int_eq(ts_step_estimate(&r, &op, &e), TS_EINCOMPAT);
+}
+END_TEST
+
 /* The layer's matmuls are as wide as the model's weights (ts_model_count
  * counts them the same way).  Gemma 7B's shape: h 3072, 16 heads of
  * head_dim 256, so q, k, v are 4096 wide, not h: per token the layer's
@@ -1342,6 +1415,7 @@ static Suite *step_suite(void)
 
     tcase_add_test(tc, test_allreduce_ring);
     tcase_add_test(tc, test_recompute_early_stop);
+    tcase_add_test(tc, test_recompute_selective_op);
     tcase_add_test(tc, test_allgather_alltoall);
     tcase_add_test(tc, test_gemm_roofline);
     tcase_add_test(tc, test_bubble_fraction);
