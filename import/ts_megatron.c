@@ -194,6 +194,50 @@ static int layout_vpp(ts_import *im, const mega_val *v, ts_api_err *err)
     return 0;
 }
 
+/* --recompute-method with full recompute: block N is recompute_layers N
+ * (each TransformerBlock, one per virtual stage, checkpoints its first N
+ * layers: megatron/core/recompute.py@d98e8a64 167-181; block 0
+ * checkpoints none); uniform recomputes every layer, one input stored
+ * per N (157-166), which full recompute of every layer models. */
+static int layout_recompute_method(ts_import *im, const mega_val *v, ts_api_notes *notes,
+                                   ts_api_err *err)
+{
+    const char *m = v[M_RC_METHOD].s;
+    long long n = v[M_RC_LAYERS].set ? (long long)v[M_RC_LAYERS].i : 0;
+
+    if (!v[M_RC_METHOD].set)
+        return 0;
+    if (strcmp(m, "block") != 0 && strcmp(m, "uniform") != 0)
+        return mega_bad_value(err, "recompute-method", "uniform or block", m);
+    if (strcmp(m, "uniform") == 0) {
+        ts_import_note(notes,
+                       "megatron_args: --recompute-method uniform recomputes every layer, "
+                       "storing one input per %lld layers; modelled as full recompute of "
+                       "every layer, one input stored per layer",
+                       n > 0 ? n : 1LL);
+        return 0;
+    }
+    if (!v[M_RC_LAYERS].set)
+        return 0;
+    if (n == 0) {
+        /* The block loop checkpoints no layer: nothing is recomputed. */
+        if (mega_set_s(im, TS_FI_RECOMPUTE, "none", "--recompute-num-layers", err) != 0)
+            return -1;
+        ts_import_note(notes, "megatron_args: --recompute-method block with "
+                              "--recompute-num-layers 0 recomputes no layer (recompute none)");
+        return 0;
+    }
+    if (mega_set_i(im, TS_FI_RECOMPUTE_LAYERS, (int64_t)n, M_RC_LAYERS, err) != 0)
+        return -1;
+    ts_import_note(notes,
+                   "megatron_args: --recompute-method block --recompute-num-layers %lld: the "
+                   "first %lld layers of each pipeline stage (of each virtual stage with "
+                   "interleaving) are recomputed, the others keep their activations "
+                   "(recompute_layers %lld)",
+                   n, n, n);
+    return 0;
+}
+
 /* --recompute-activations (selective), --recompute-granularity. */
 static int layout_recompute(ts_import *im, const mega_val *v, ts_api_notes *notes, ts_api_err *err)
 {
@@ -208,15 +252,7 @@ static int layout_recompute(ts_import *im, const mega_val *v, ts_api_notes *note
         return mega_bad_value(err, "recompute-granularity", "full or selective", g);
     if (mega_set_s(im, TS_FI_RECOMPUTE, g, "--recompute-granularity", err) != 0)
         return -1;
-    if (strcmp(g, "full") == 0 && v[M_RC_METHOD].set && strcmp(v[M_RC_METHOD].s, "block") == 0 &&
-        v[M_RC_LAYERS].set)
-        ts_import_note(notes,
-                       "megatron_args: --recompute-method block with "
-                       "--recompute-num-layers %lld recomputes only that many layers "
-                       "per stage; modelled as full recompute of every layer (a lower "
-                       "bound on activation memory)",
-                       (long long)v[M_RC_LAYERS].i);
-    return 0;
+    return strcmp(g, "full") == 0 ? layout_recompute_method(im, v, notes, err) : 0;
 }
 
 static int emit_layout(ts_import *im, const mega_val *v, ts_api_notes *notes, ts_api_err *err)

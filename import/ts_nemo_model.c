@@ -247,6 +247,55 @@ static int seq_and_pipeline(nemo *n, const ts_import_obj *m)
     return 0;
 }
 
+/* activations_checkpoint_method with granularity full: NeMo hands it and
+ * activations_checkpoint_num_layers to Megatron-Core as recompute_method
+ * and recompute_num_layers (nemo/collections/nlp/models/language_modeling/
+ * megatron_base_model.py@8cfedd72 557-559, 585-587): block N is
+ * recompute_layers N (ts_megatron.c, layout_recompute_method); uniform
+ * recomputes every layer, as full recompute models it. */
+static int recompute_method(nemo *n, const ts_import_obj *m, const char *method)
+{
+    int64_t num = 0;
+    int rc;
+
+    if (strcmp(method, "uniform") == 0) {
+        ts_import_note(n->im->notes,
+                       NEMO_PTR "/model: activations_checkpoint_method uniform recomputes "
+                                "every layer, storing one input per "
+                                "activations_checkpoint_num_layers layers; modelled as full "
+                                "recompute of every layer, one input stored per layer");
+        return 0;
+    }
+    if (strcmp(method, "block") != 0) {
+        ts_api_err_set(n->err, TS_PROB_INVALID_VALUE,
+                       NEMO_PTR "/model/activations_checkpoint_method",
+                       "activations_checkpoint_method takes uniform or block, got '%.*s'",
+                       ts_utf8_prec(method, 40), method);
+        return -1;
+    }
+    if ((rc = nemo_int(n, m, "activations_checkpoint_num_layers", 0, 1048576, &num)) <= 0)
+        return rc;
+    if (num == 0) {
+        /* The block loop checkpoints no layer. */
+        if (nemo_set_s(n, TS_FI_RECOMPUTE, "none", m, "activations_checkpoint_num_layers") != 0)
+            return -1;
+        ts_import_note(n->im->notes, NEMO_PTR "/model: activations_checkpoint_method block with "
+                                              "activations_checkpoint_num_layers 0 recomputes "
+                                              "no layer (recompute none)");
+        return 0;
+    }
+    if (nemo_set_i(n, TS_FI_RECOMPUTE_LAYERS, num, m, "activations_checkpoint_num_layers") != 0)
+        return -1;
+    ts_import_note(n->im->notes,
+                   NEMO_PTR "/model: activations_checkpoint_method block with "
+                            "activations_checkpoint_num_layers %lld: the first %lld layers of "
+                            "each pipeline stage (of each virtual stage with interleaving) are "
+                            "recomputed, the others keep their activations (recompute_layers "
+                            "%lld)",
+                   (long long)num, (long long)num, (long long)num);
+    return 0;
+}
+
 /* activations_checkpoint_granularity (none when absent) and _method. */
 static int recompute(nemo *n, const ts_import_obj *m)
 {
@@ -275,13 +324,7 @@ static int recompute(nemo *n, const ts_import_obj *m)
     }
     if (nemo_set_s(n, TS_FI_RECOMPUTE, gran, m, "activations_checkpoint_granularity") != 0)
         return -1;
-    if (strcmp(gran, "full") == 0 && method != NULL && strcmp(method, "block") == 0)
-        ts_import_note(n->im->notes,
-                       NEMO_PTR "/model: activations_checkpoint_method block "
-                                "recomputes only activations_checkpoint_num_layers per stage; "
-                                "modelled as full recompute of every layer (a lower bound on "
-                                "activation memory)");
-    return 0;
+    return strcmp(gran, "full") == 0 && method != NULL ? recompute_method(n, m, method) : 0;
 }
 
 /* fsdp: NeMo's FSDP strategies as ZeRO stages: full (params, grads,

@@ -253,6 +253,13 @@ def rows(path):
             record["cuda"] = r["record"]["image"] + " (%s)" % r["image"]
         if r["activation_checkpointing"]:
             req["recompute_impl"] = recompute_impl(r, record, assumed)
+        if r["image"] is not None:
+            # Not an input: trainsize costs eager kernels.
+            record["torch.compile (not modelled)"] = (
+                "the run log's runs were launched by submit_benchmarks.py@beb8dee69, which "
+                "sets compile_config {} (added 3f1da72e1, removed 83db3f0fb); Composer's "
+                "Trainer compiles the model with torch.compile's defaults for {} "
+                "(composer trainer/trainer.py@v0.16.3, compile_config)")
         row = {
             "name": "MPT-%s %s seq %d, %d GPUs, mb %d x %d%s%s" % (
                 r["model"], r["gpu"].split("_")[0].upper(), r["seq"], r["gpus"],

@@ -65,7 +65,7 @@ int main(int argc, char **argv)
     double tol, mtol, errs[MAX_ROWS], serr[MAX_ROWS], median;
     bool assumed[MAX_ROWS], pick[MAX_ROWS];
     const char *group[MAX_ROWS];
-    size_t i, n, outside = 0, n_gated = 0;
+    size_t i, n, outside = 0;
     int bad = 0;
     bool rows_gated;
     bool md = argc > 2 && strcmp(argv[2], "--markdown") == 0;
@@ -154,7 +154,6 @@ int main(int argc, char **argv)
         errs[i] = fabs(err);
         serr[i] = err;
         outside += fabs(err) > tol;
-        n_gated += gated;
         if (fabs(err) > tol && gated)
             bad = 1;
         if (by_src) {
@@ -250,18 +249,11 @@ int main(int argc, char **argv)
     }
     qsort(errs, n, sizeof errs[0], cmp_double);
     median = n % 2 ? errs[n / 2] : 0.5 * (errs[n / 2 - 1] + errs[n / 2]);
-    /* A file of ungated rows may gate some by name (row "gated": true). */
-    char gate_txt[64];
-    if (n_gated == 0)
-        snprintf(gate_txt, sizeof gate_txt, "no row gated in this file");
-    else if (n_gated == n || rows_gated)
-        snprintf(gate_txt, sizeof gate_txt, "every gated row within the tolerance");
-    else
-        snprintf(gate_txt, sizeof gate_txt, "%zu gated rows within the tolerance", n_gated);
     printf("%s%zu rows, median |error| %.1f %%, p90 %.1f %%, max %.1f %%, %zu outside %.0f %% "
            "(gate: %.0f %% median, %s)\n",
            md ? "\n" : "", n, 100.0 * median, 100.0 * errs[(n * 9) / 10], 100.0 * errs[n - 1],
-           outside, 100.0 * tol, 100.0 * mtol, gate_txt);
+           outside, 100.0 * tol, 100.0 * mtol,
+           rows_gated ? "every gated row within the tolerance" : "no row gated in this file");
     if (median > mtol)
         bad = 1;
     json_decref(root);
