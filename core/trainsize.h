@@ -420,6 +420,7 @@ typedef struct ts_run {
     ts_norm norm;                     /* default rmsnorm */
     ts_pp_schedule pp_schedule;       /* default 1f1b */
     int64_t vpp;                      /* virtual stages per PP rank, default 1 */
+    bool overlap_p2p_comm;            /* interleaved: steady-state p2p under compute */
     int64_t first_stage_layers;       /* 0 = even split */
     int64_t last_stage_layers;        /* 0 = even split */
     int64_t loss_chunks;              /* chunked cross-entropy, default 1 (unchunked) */

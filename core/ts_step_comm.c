@@ -166,41 +166,72 @@ void ts_step_layer_comm(const ts_run *r, const ts_step_hw *hw, const ts_step_sha
 
 /* ---- the step ---------------------------------------------------- */
 
-/* Pipeline point-to-point: one activation each way per
- * micro-batch per stage boundary; across nodes when a stage fills
- * a node.  Each TP rank sends 1/t of it: with SP the activation is
- * already split; without SP Megatron-LM splits it into t chunks,
- * one per rank and its own NIC, and the receiving stage
- * all-gathers them over NVLink (scatter/gather optimisation,
- * Narayanan et al. 2021 Sec. 4.1; on by default since
- * NVIDIA/Megatron-LM@72e4230bb5, megatron/p2p_communication.py
- * @7fccd6a17a split_tensor_into_1d_equal_chunks /
- * gather_split_1d_tensor).  Megatron-Core's p2p
- * (megatron/core/pipeline_parallel/p2p_communication.py) sends
- * the whole tensor from every rank instead: not distinguished. */
+/* One stage boundary's exchange of one activation (or its gradient),
+ * over NVLink or the network.  Each TP rank sends 1/t of it: with SP
+ * the activation is already split; without SP Megatron-LM splits it
+ * into t chunks, one per rank and its own NIC, and the receiving stage
+ * all-gathers them over NVLink (scatter/gather optimisation, Narayanan
+ * et al. 2021 Sec. 4.1; on by default since NVIDIA/Megatron-LM
+ * @72e4230bb5, megatron/p2p_communication.py@7fccd6a17a
+ * split_tensor_into_1d_equal_chunks / gather_split_1d_tensor).
+ * Megatron-Core's p2p (megatron/core/pipeline_parallel/
+ * p2p_communication.py) sends the whole tensor from every rank
+ * instead: not distinguished. */
+static double ts_step_pp_one(const ts_run *r, const ts_step_hw *hw, bool nvlink)
+{
+    bool sg = !r->sequence_parallel && r->tp > 1 && r->framework == TS_FW_MEGATRON;
+    double full =
+        (double)r->seq * (double)r->micro_batch / (double)r->cp * (double)r->model.hidden * 2.0;
+    double act = full / (r->sequence_parallel || sg ? (double)r->tp : 1.0);
+
+    return act / (nvlink ? hw->nvlink : hw->net) +
+           (nvlink ? TS_STEP_ALPHA_NVLINK : TS_STEP_ALPHA_NET) +
+           (sg ? ts_step_allgather_s(full, r->tp, hw->nvlink, TS_STEP_ALPHA_NVLINK) : 0);
+}
+
+/* Pipeline point-to-point on the critical path (docs/formulas.md "PP").
+ * The exchanges are rendezvous between neighbours, so the slowest
+ * boundary paces every rank: c is one exchange over the network unless
+ * the whole pipeline fits a node.  A blocking schedule waits for every
+ * exchange between two compute steps (megatron/p2p_communication.py
+ * @6985e58938 _communicate: req.wait(), then torch.cuda.synchronize()).
+ * The last rank's path holds the p - 1 hops of the fill and its (v - 1) p
+ * warm-up steps (all m v when fewer), one send each, and the same back in
+ * the cool-down: 2 (v p - 1) c.  Each of the m v - (v - 1) p steady steps
+ * between them sends both ways: 1F1B in two exchanges
+ * (send_forward_recv_backward, send_backward_recv_forward), interleaved
+ * in one batch (send_forward_backward_recv_forward_backward).  Both tensors leave
+ * through the same link, 2 c, unless the pacing rank sits at a node's
+ * edge (stages share nodes, the pipeline spans several): then one side
+ * is NVLink, c + c_nvlink in turn, or c at once when batched.  v = 1 and
+ * every boundary alike: 2 (m + p - 1) c.
+ * Interleaving was blocking until the overlap option (NVIDIA/
+ * Megatron-LM@f9283c5a8a; on by default since @4eeff55d1f, NeMo and
+ * Megatron-Bridge set it with vpp > 1; Megatron-Core's own default is
+ * off): the steady sends run under the next forward / backward
+ * (megatron/core/pipeline_parallel/schedules.py@d98e8a64dd
+ * pp_post_forward / pp_pre_forward) and the warm-up's and cool-down's
+ * stay blocking, 2 (v p - 1) c.  When every micro-batch is in the
+ * warm-up (m v at most rank 0's 2 (p - 1) + (v - 1) p,
+ * get_pp_rank_microbatches) nothing overlaps. */
 double ts_step_pp_p2p(const ts_run *r, const ts_step_hw *hw, double m)
 {
-    double p2p = 0;
+    double p = (double)r->pp, v = (double)r->vpp, c, steady, warm, n_steady;
+    int64_t span = r->tp * r->cp * r->dp;
+    bool in_node, edge;
 
-    if (r->pp > 1) {
-        int64_t span = r->tp * r->cp * r->dp;
-        bool in_node = ts_step_same_node(span * 2, r->gpus_per_node);
-        bool sg = !r->sequence_parallel && r->tp > 1 && r->framework == TS_FW_MEGATRON;
-        double full =
-            (double)r->seq * (double)r->micro_batch / (double)r->cp * (double)r->model.hidden * 2.0;
-        double act = full / (r->sequence_parallel || sg ? (double)r->tp : 1.0);
-        double one = act / (in_node ? hw->nvlink : hw->net) +
-                     (in_node ? TS_STEP_ALPHA_NVLINK : TS_STEP_ALPHA_NET) +
-                     (sg ? ts_step_allgather_s(full, r->tp, hw->nvlink, TS_STEP_ALPHA_NVLINK) : 0);
-
-        if (r->vpp > 1)
-            /* Interleaved: Megatron overlaps p2p with compute
-             * (--overlap-p2p-communication) but for the warm-up. */
-            p2p = 2.0 * (double)(r->pp - 1) * one;
-        else
-            p2p = 2.0 * (m + (double)(r->pp - 1)) * one;
-    }
-    return p2p;
+    if (r->pp < 2)
+        return 0;
+    in_node = ts_step_same_node(span * r->pp, r->gpus_per_node);
+    edge = !in_node && ts_step_same_node(span * 2, r->gpus_per_node);
+    c = ts_step_pp_one(r, hw, in_node);
+    /* The last rank's warm-up: (v - 1) p steps, or every step it has. */
+    warm = (v - 1.0) * p < m * v ? (v - 1.0) * p : m * v;
+    n_steady = m * v - warm;
+    if (r->vpp > 1 && r->overlap_p2p_comm && m * v > 2.0 * (p - 1.0) + (v - 1.0) * p)
+        return 2.0 * (p - 1.0 + warm) * c;
+    steady = !edge ? 2.0 * c : r->vpp > 1 ? c : c + ts_step_pp_one(r, hw, true);
+    return 2.0 * (p - 1.0 + warm) * c + n_steady * steady;
 }
 
 /* The data-parallel collectives of one step, whole and per layer. */

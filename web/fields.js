@@ -146,6 +146,8 @@ export const REQUEST_FIELDS = [
       label: "Pipeline schedule", advanced: true },
     { name: "vpp", group: "parallel", kind: "int",
       label: "Virtual stages per rank (vpp)", advanced: true },
+    { name: "overlap_p2p_comm", group: "parallel", kind: "bool",
+      label: "Overlap pipeline p2p (interleaved)", advanced: true },
     { name: "first_stage_layers", group: "parallel", kind: "int",
       label: "Layers on the first stage", advanced: true },
     { name: "last_stage_layers", group: "parallel", kind: "int",

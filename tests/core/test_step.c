@@ -636,6 +636,81 @@ START_TEST(test_pp_p2p_scatter_gather)
 }
 END_TEST
 
+/* Pipeline p2p under the interleaved schedule, tp 8 with SP (each rank
+ * sends 1/8 of 2048 x 4096 x 2 B through its NIC, 50 GB/s at 80 %, 8 us),
+ * p = 4, v = 2, m = 8.  Blocking (megatron/p2p_communication.py
+ * @6985e58938, the SC21 runs): every chunk boundary of every micro-batch
+ * waits each way, 2 (m v + p - 1) = 38 exchanges.  Overlapped
+ * (megatron/core/pipeline_parallel/schedules.py@d98e8a64dd): the last
+ * rank's warm-up and cool-down, 2 (v p - 1) = 14.  m = 4: m v = 8 is
+ * within rank 0's warm-up 2 (p - 1) + (v - 1) p = 10, all blocking,
+ * 2 (8 + 3) = 22. */
+START_TEST(test_pp_p2p_interleaved)
+{
+    ts_run r;
+    ts_step s;
+    ts_error e;
+    double one = 2048.0 * 4096 * 2 / 8 / (50e9 * 0.8) + 8e-6;
+
+    llama_run(&r, "llama3-8b", 32);
+    r.tp = 8;
+    r.pp = 4;
+    r.dp = 1;
+    r.seq = 2048;
+    r.micro_batch = 1;
+    r.global_batch = 8;
+    r.sequence_parallel = true;
+    r.recompute = TS_RECOMPUTE_NONE;
+    r.pp_schedule = TS_PP_INTERLEAVED;
+    r.vpp = 2;
+    ck_assert(r.overlap_p2p_comm); /* the default */
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
+    REL_CLOSE(s.pp_p2p, 14 * one, 1e-12);
+    r.overlap_p2p_comm = false;
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
+    REL_CLOSE(s.pp_p2p, 38 * one, 1e-12);
+    r.overlap_p2p_comm = true;
+    r.global_batch = 4;
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
+    REL_CLOSE(s.pp_p2p, 22 * one, 1e-12);
+}
+END_TEST
+
+/* Stages that share nodes, a pipeline that spans two: tp 4, p = 4 on 16
+ * H100, stages 0-1 in one node and 2-3 in the other.  The exchanges are
+ * rendezvous, so rank 1 (network on one side, NVLink, 900 / 2 GB/s at
+ * 80 % and 3 us, on the other) paces every rank: 1F1B, m = 8, the fill
+ * and drain 2 (p - 1) = 6 network exchanges, each steady step one of
+ * each, 6 c + 8 (c + c_nv).  Interleaved (v = 2, blocking) sends both
+ * sides in one batch over the two links at once: 2 (p - 1 + (v - 1) p)
+ * c + (m v - (v - 1) p) c = 14 c + 12 c. */
+START_TEST(test_pp_p2p_node_edge)
+{
+    ts_run r;
+    ts_step s;
+    ts_error e;
+    double act = 2048.0 * 4096 * 2 / 4;
+    double c = act / (50e9 * 0.8) + 8e-6, c_nv = act / (450e9 * 0.8) + 3e-6;
+
+    llama_run(&r, "llama3-8b", 16);
+    r.tp = 4;
+    r.pp = 4;
+    r.dp = 1;
+    r.seq = 2048;
+    r.micro_batch = 1;
+    r.global_batch = 8;
+    r.sequence_parallel = true;
+    r.recompute = TS_RECOMPUTE_NONE;
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
+    REL_CLOSE(s.pp_p2p, 6 * c + 8 * (c + c_nv), 1e-12);
+    r.pp_schedule = TS_PP_INTERLEAVED;
+    r.vpp = 2;
+    r.overlap_p2p_comm = false;
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
+    REL_CLOSE(s.pp_p2p, 26 * c, 1e-12);
+}
+END_TEST
+
 /* A tiny model whose kernels are far shorter than their launches. */
 static void tiny_run(ts_run *r, int64_t gpus)
 {
@@ -1318,6 +1393,8 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_sustained_matmul);
     tcase_add_test(tc, test_tp_across_nodes_nic_striping);
     tcase_add_test(tc, test_pp_p2p_scatter_gather);
+    tcase_add_test(tc, test_pp_p2p_interleaved);
+    tcase_add_test(tc, test_pp_p2p_node_edge);
     tcase_add_test(tc, test_launch_floor);
     tcase_add_test(tc, test_fsdp_per_layer_latency);
     tcase_add_test(tc, test_cuda_compat);
