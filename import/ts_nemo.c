@@ -11,6 +11,7 @@
  * share_embeddings_and_output_weights, num_moe_experts, moe_router_topk),
  * the layout (micro_batch_size, global_batch_size, the tensor / pipeline /
  * virtual pipeline / context / expert parallel sizes, sequence_parallel,
+ * overlap_p2p_comm,
  * activations_checkpoint_granularity, fp8, optim.name, fsdp) and the
  * tokenizer.  Read by the YAML reader (ts_yaml.c: PyYAML's safe_load
  * rules, which OmegaConf's loader follows), then mapped with the typed
