@@ -398,6 +398,7 @@ typedef struct ts_run {
     int64_t lora_rank;                /* 0 = no adapters; else LoRA on the lora_targets matrices */
     unsigned lora_targets;            /* TS_LORA_* bits; default TS_LORA_ALL_LINEAR */
     ts_quant frozen_precision;        /* storage of the frozen base under LoRA */
+    double lora_dropout;              /* adapters' input dropout, [0, 1); needs lora_rank > 0 */
 
     /* the work */
     int64_t seq;

@@ -102,6 +102,39 @@ static double ts_mem_lora_inputs(const ts_run *run, const ts_mem_dims *d)
                 ((tg & TS_LORA_DOWN) ? F / t : 0));
 }
 
+/* lora_dropout > 0: each adapted matrix runs its own nn.Dropout over its
+ * input before lora_A, and native dropout keeps a 1-byte bool mask per
+ * element for backward.  PEFT (peft@5d602fdb src/peft/tuners/lora/
+ * layer.py 1059-1063, Linear.forward: lora_A(dropout(x)) after
+ * _cast_input_dtype) drops the fp32 copy that lora_A saved anyway
+ * (ts_mem_lora_inputs): the mask is all it adds.  Megatron/NeMo
+ * (dropout_position "pre": NeMo@8cfedd72 nemo/collections/nlp/modules/
+ * common/megatron/adapters/parallel_adapters.py 313-315, as MLPerf's
+ * Llama-2-70B LoRA configures it; Megatron-Bridge@067f987d src/megatron/
+ * bridge/peft/utils.py 1222-1223, the default), like the other
+ * frameworks' bf16 adapters, save the dropped act_b copy for linear_in
+ * beside the base linear's own input, and the mask: act_b + 1 per
+ * element.
+ * Inputs per GPU: q, k, v, qkv, gate, up h / t_sp (the local sequence
+ * shard under sequence parallel: the adapters drop before gathering),
+ * o the attention output, down the MLP width; MoE experts per routed
+ * token. */
+static double ts_mem_lora_dropout(const ts_run *run, const ts_mem_dims *d)
+{
+    const ts_model *m = &run->model;
+    unsigned tg = run->lora_targets;
+    double h = d->h / d->tr, in, mlp_in;
+
+    if (run->lora_rank == 0 || !(run->lora_dropout > 0))
+        return 0.0;
+    mlp_in = d->k + (d->moe ? (double)m->shared_experts : 0.0);
+    in = ((tg & TS_LORA_Q) ? h : 0) + ((tg & TS_LORA_K) ? h : 0) + ((tg & TS_LORA_V) ? h : 0) +
+         ((tg & TS_LORA_QKV) ? h : 0) + ((tg & TS_LORA_O) ? d->ov : 0) +
+         mlp_in * ((m->gated && (tg & TS_LORA_GATE) ? h : 0) + ((tg & TS_LORA_UP) ? h : 0) +
+                   ((tg & TS_LORA_DOWN) ? d->F / d->t : 0));
+    return (run->framework == TS_FW_HF ? 1.0 : d->act_b + 1.0) * in;
+}
+
 /* PyTorch eager modules (torchtitan, torchtune, HF), uncompiled: the
  * norms (below), RoPE works on fp32 copies of q and k, GQA K/V are
  * expanded to all heads before SDPA (repeat_kv copies), the attention
@@ -225,6 +258,9 @@ void ts_mem_layer(const ts_run *run, bool dense, ts_mem_act *o)
     o->eager = d.eager;
     if (run->framework == TS_FW_FSDP || run->framework == TS_FW_HF)
         o->full = ts_mem_layer_eager(run, &d);
+    /* The adapters' dropout: kept with the layer's whole set (and with
+     * Megatron's selective set, which recomputes only core attention). */
+    o->full += ts_mem_lora_dropout(run, &d);
     o->work = d.act_b * (2.0 * d.h / d.tr +
                          fmax(d.mlp_b, d.q + d.kv + d.vv + d.ov +
                                            (d.eager > 0 ? 2.0 * d.act_b * d.a * d.s / d.t : 0)));

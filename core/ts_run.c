@@ -358,6 +358,11 @@ static ts_status ts_run_check_split(const ts_run *r, bool shape, ts_error *err)
                             "lora_targets %#x is not a set of the layer's matrices",
                             r->lora_targets);
     }
+    /* An adapter's dropout with no adapters would be accepted and change
+     * nothing: refused, as a silent no-op would mislead. */
+    if (r->lora_dropout > 0 && r->lora_rank == 0)
+        return ts_error_set(err, TS_EINCOMPAT, "lora_dropout",
+                            "lora_dropout %g needs LoRA adapters (lora_rank > 0)", r->lora_dropout);
     if ((st = ts_run_check_pipeline(r, shape, err)) != TS_OK)
         return st;
     /* Every route refuses it alike (the audit found /v1/fit accepting

@@ -34,13 +34,19 @@
  * the gradient (4n) and autograd sums the two input gradients, base dgrad
  * and A's (read 4k, write 2k).  Under hf the input is cast to the fp32
  * adapters' dtype first (_cast_input_dtype: read 2k, write 4k; its
- * backward casts the gradient back, 6k).  lora_dropout > 0 would copy the
- * input once more per adapted matrix; trainsize has no input for it. */
+ * backward casts the gradient back, 6k).  lora_dropout > 0 adds one
+ * kernel each way over the adapter's input, drop elements per token
+ * (k, or its sequence shard under Megatron's sequence parallel: the
+ * adapter drops before gathering, ts_mem_act.c): native dropout reads
+ * the input and writes the dropped copy and a 1-byte mask, its backward
+ * reads the gradient and the mask and writes the input's gradient, fp32
+ * under hf (4 + 4 + 1 B each way), bf16 otherwise (2 + 2 + 1). */
 static void ts_step_adapter(const ts_run *r, ts_step_hw *hw, double m, double n, double k,
-                            double count, double *fwd, double *bwd)
+                            double drop, double count, double *fwd, double *bwd)
 {
     double rank = (double)r->lora_rank;
     double cast = r->framework == TS_FW_HF ? 6.0 * k : 0.0;
+    double dr = r->lora_dropout > 0 ? (r->framework == TS_FW_HF ? 9.0 : 5.0) * drop : 0.0;
     ts_step_hw a = *hw;
 
     a.frozen = false;
@@ -48,10 +54,10 @@ static void ts_step_adapter(const ts_run *r, ts_step_hw *hw, double m, double n,
     ts_step_gemm3(&a, m, n, rank, count, fwd, bwd);
     hw->gemm_flops = a.gemm_flops;
     hw->gemm_ideal = a.gemm_ideal;
-    *fwd += count * m * (10.0 * n + cast) / hw->mem;
-    *bwd += count * m * (4.0 * n + 6.0 * k + cast) / hw->mem;
-    hw->xops_f += count * (4.0 + (cast > 0 ? 1.0 : 0.0));
-    hw->xops_b += count * (6.0 + (cast > 0 ? 1.0 : 0.0));
+    *fwd += count * m * (10.0 * n + cast + dr) / hw->mem;
+    *bwd += count * m * (4.0 * n + 6.0 * k + cast + dr) / hw->mem;
+    hw->xops_f += count * (4.0 + (cast > 0 ? 1.0 : 0.0) + (dr > 0 ? 1.0 : 0.0));
+    hw->xops_b += count * (6.0 + (cast > 0 ? 1.0 : 0.0) + (dr > 0 ? 1.0 : 0.0));
 }
 
 /* Every adapter of one layer on one GPU (its tp slice): q, k, v (or the
@@ -65,23 +71,26 @@ static void ts_step_lora_layer(const ts_run *r, ts_step_hw *hw, const ts_step_sh
     unsigned tg = r->lora_targets;
     double t = sh->t, h = sh->h, tok = sh->tok, kv_dim = sh->kv_gpu * sh->qk;
     double F = sh->moe ? sh->Fe : sh->F;
+    /* The column-parallel adapters' input: the sequence shard under
+     * Megatron's sequence parallel (t = 1 leaves it whole). */
+    double hd = r->sequence_parallel ? h / t : h;
 
     if (tg & TS_LORA_Q)
-        ts_step_adapter(r, hw, tok, sh->qw, h, 1, fwd, bwd);
+        ts_step_adapter(r, hw, tok, sh->qw, h, hd, 1, fwd, bwd);
     if (tg & TS_LORA_K)
-        ts_step_adapter(r, hw, tok, kv_dim, h, 1, fwd, bwd);
+        ts_step_adapter(r, hw, tok, kv_dim, h, hd, 1, fwd, bwd);
     if (tg & TS_LORA_V)
-        ts_step_adapter(r, hw, tok, sh->kv_gpu * sh->vd, h, 1, fwd, bwd);
+        ts_step_adapter(r, hw, tok, sh->kv_gpu * sh->vd, h, hd, 1, fwd, bwd);
     if (tg & TS_LORA_QKV)
-        ts_step_adapter(r, hw, tok, sh->qw + sh->kv_gpu * (sh->qk + sh->vd), h, 1, fwd, bwd);
+        ts_step_adapter(r, hw, tok, sh->qw + sh->kv_gpu * (sh->qk + sh->vd), h, hd, 1, fwd, bwd);
     if (tg & TS_LORA_O)
-        ts_step_adapter(r, hw, tok, h, sh->ow, 1, fwd, bwd);
+        ts_step_adapter(r, hw, tok, h, sh->ow, sh->ow, 1, fwd, bwd);
     if (md->gated && (tg & TS_LORA_GATE))
-        ts_step_adapter(r, hw, mlp_tok, F / t, h, mlp_count, fwd, bwd);
+        ts_step_adapter(r, hw, mlp_tok, F / t, h, hd, mlp_count, fwd, bwd);
     if (tg & TS_LORA_UP)
-        ts_step_adapter(r, hw, mlp_tok, F / t, h, mlp_count, fwd, bwd);
+        ts_step_adapter(r, hw, mlp_tok, F / t, h, hd, mlp_count, fwd, bwd);
     if (tg & TS_LORA_DOWN)
-        ts_step_adapter(r, hw, mlp_tok, h, F / t, mlp_count, fwd, bwd);
+        ts_step_adapter(r, hw, mlp_tok, h, F / t, F / t, mlp_count, fwd, bwd);
 }
 
 /* Adapter parameters of one layer on one GPU: the tp slice of
@@ -116,7 +125,7 @@ void ts_step_lora_linear_s(double m, double n, double k, int64_t rank, bool adap
     *bwd = 0;
     ts_step_gemm3(&hw, m, n, k, 1, fwd, bwd);
     if (adapted && rank > 0)
-        ts_step_adapter(&r, &hw, m, n, k, 1, fwd, bwd);
+        ts_step_adapter(&r, &hw, m, n, k, k, 1, fwd, bwd);
 }
 
 /* Elementwise bytes an eager Hugging Face transformers layer moves beyond

@@ -8,7 +8,7 @@
  *
  * Keys follow axolotl's config reference (docs/config.qmd):
  * sequence_len, micro_batch_size, gradient_accumulation_steps, bf16/fp16,
- * gradient_checkpointing, adapter (lora/qlora) with lora_r and
+ * gradient_checkpointing, adapter (lora/qlora) with lora_r, lora_dropout and
  * load_in_4bit/load_in_8bit, optimizer, flash_attention / sdp_attention,
  * deepspeed (a path: its JSON goes in deepspeed_config), fsdp and
  * fsdp_config.  base_model is a Hub id whose shape is not fetched: the
@@ -86,6 +86,31 @@ static int ax_precision(ts_import *im, const ts_import_obj *o, ts_api_err *err)
 
 static int ax_lora_targets(ts_import *im, const ts_import_obj *o, ts_api_err *err);
 
+/* lora_dropout: axolotl passes it to PEFT's LoraConfig (load_lora), whose
+ * nn.Dropout(p) needs 0 <= p < 1; checked here, so the error names the
+ * config's key.  Read only with an adapter: a full fine-tune has none. */
+static int ax_lora_dropout(ts_import *im, const ts_import_obj *o, ts_api_err *err)
+{
+    const json_t *v = json_object_get(o->obj, "lora_dropout");
+    double p;
+
+    if (v == NULL || json_is_null(v))
+        return 0;
+    if (!json_is_number(v)) {
+        ts_api_err_set(err, TS_PROB_INVALID_TYPE, AX_PTR "/lora_dropout",
+                       "lora_dropout must be a number");
+        return -1;
+    }
+    p = json_number_value(v);
+    if (!(p >= 0.0 && p < 1.0)) {
+        ts_api_err_set(err, TS_PROB_OUT_OF_RANGE, AX_PTR "/lora_dropout",
+                       "lora_dropout must be at least 0 and < 1, got %.17g", p);
+        return -1;
+    }
+    return ts_import_set(im, TS_FI_LORA_DROPOUT, json_real(p), TS_SRC_AXOLOTL,
+                         AX_PTR "/lora_dropout", err);
+}
+
 static int ax_adapter(ts_import *im, const ts_import_obj *o, ts_api_err *err)
 {
     const char *adapter = NULL;
@@ -107,7 +132,8 @@ static int ax_adapter(ts_import *im, const ts_import_obj *o, ts_api_err *err)
         return 0;
     if ((rc = ts_import_int(o, "lora_r", 1, 1048576, true, &r, err)) < 0)
         return -1;
-    if (ts_import_set_int(im, TS_FI_LORA_RANK, r, TS_SRC_AXOLOTL, AX_PTR "/lora_r", err) != 0)
+    if (ts_import_set_int(im, TS_FI_LORA_RANK, r, TS_SRC_AXOLOTL, AX_PTR "/lora_r", err) != 0 ||
+        ax_lora_dropout(im, o, err) != 0)
         return -1;
     if (strcmp(adapter, "qlora") == 0 || b4) {
         if (ts_import_set_str(im, TS_FI_FROZEN_PRECISION, "nf4", TS_SRC_AXOLOTL,

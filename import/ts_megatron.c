@@ -33,6 +33,10 @@
  *     --data-parallel-sharding-strategy (default optim_grads_params: ZeRO-3);
  *   - num-layers-per-virtual-pipeline-stage N gives L / pp / N virtual
  *     stages per rank with the interleaved schedule;
+ *   - interleaved pipeline p2p runs under compute unless
+ *     --no-overlap-p2p-communication (the request's overlap_p2p_comm
+ *     default; releases before 4eeff55d1f, Oct 2023, overlapped only with
+ *     --overlap-p2p-communication, and a text cannot tell its release);
  *   - --multi-latent-attention: kv-lora-rank 32, qk-head-dim 128,
  *     qk-pos-emb-head-dim 64, v-head-dim 128 by default, no q compression;
  *   - hidden/attention dropout default to 0.1.
@@ -264,6 +268,21 @@ static int emit_layout(ts_import *im, const mega_val *v, ts_api_notes *notes, ts
         layout_vpp(im, v, err) != 0 || layout_recompute(im, v, notes, err) != 0)
         return -1;
     if (v[M_FLASH].set && mega_set_s(im, TS_FI_ATTENTION, "flash", "--use-flash-attn", err) != 0)
+        return -1;
+    /* Pipeline p2p under compute with interleaving: opt-in
+     * --overlap-p2p-communication from NVIDIA/Megatron-LM@f9283c5a8a, the
+     * default with an opt-out since @4eeff55d1f (arguments.py). */
+    if (v[M_OVERLAP_P2P].set && v[M_NO_OVERLAP_P2P].set) {
+        ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, MEGA_PTR,
+                       "megatron_args gives both --overlap-p2p-communication and "
+                       "--no-overlap-p2p-communication");
+        return -1;
+    }
+    if (v[M_OVERLAP_P2P].set &&
+        mega_set_b(im, TS_FI_OVERLAP_P2P_COMM, true, "--overlap-p2p-communication", err) != 0)
+        return -1;
+    if (v[M_NO_OVERLAP_P2P].set &&
+        mega_set_b(im, TS_FI_OVERLAP_P2P_COMM, false, "--no-overlap-p2p-communication", err) != 0)
         return -1;
     return 0;
 }

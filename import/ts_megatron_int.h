@@ -89,6 +89,8 @@ typedef enum mega_id {
     M_CKPT_ACT,
     M_CKPT_METHOD,
     M_QUICK_GEGLU,
+    M_OVERLAP_P2P,
+    M_NO_OVERLAP_P2P,
     M_COUNT
 } mega_id;
 

@@ -11,8 +11,9 @@
  * share_embeddings_and_output_weights, num_moe_experts, moe_router_topk),
  * the layout (micro_batch_size, global_batch_size, the tensor / pipeline /
  * virtual pipeline / context / expert parallel sizes, sequence_parallel,
- * activations_checkpoint_granularity, fp8, optim.name, fsdp) and the
- * tokenizer.  Read by the YAML reader (ts_yaml.c: PyYAML's safe_load
+ * overlap_p2p_comm,
+ * activations_checkpoint_granularity, fp8, optim.name, fsdp), the
+ * tokenizer and peft (LoRA: ts_nemo_peft.c).  Read by the YAML reader (ts_yaml.c: PyYAML's safe_load
  * rules, which OmegaConf's loader follows), then mapped with the typed
  * getters, so an error names /nemo_config/model/<key>.
  *
@@ -414,7 +415,7 @@ static const char *const model_known[] = {
     "ffn_dropout", "sequence_parallel", "virtual_pipeline_model_parallel_size", "data",
     "activations_checkpoint_granularity", "activations_checkpoint_method",
     "activations_checkpoint_num_layers", "fp8", "use_flash_attention", "fsdp",
-    "fsdp_sharding_strategy", "optim",
+    "fsdp_sharding_strategy", "optim", "peft",
     /* no effect on memory, time or checkpoints as modelled */
     "mcore_gpt", "rampup_batch_size", "init_method_std", "use_scaled_init_method",
     "apply_query_key_layer_scaling", "layernorm_epsilon", "do_layer_norm_weight_decay",
@@ -497,7 +498,8 @@ static int nemo_map(ts_import *im, const json_t *cfg, ts_api_err *err)
     if (rm == 0)
         return 0;
     model = json_object_get(m.obj, "num_layers") != NULL && !hf;
-    if (direct(&n, &m) != 0 || nemo_shape(&n, &m, model) != 0 || nemo_layout(&n, &m) != 0)
+    if (direct(&n, &m) != 0 || nemo_shape(&n, &m, model) != 0 || nemo_layout(&n, &m) != 0 ||
+        nemo_peft(&n, &m) != 0)
         return -1;
     if (nemo_int(&n, &m, "tensor_model_parallel_size", 1, 1048576, &tp) < 0)
         return -1;

@@ -37,4 +37,7 @@ int nemo_vocab(nemo *n, const ts_import_obj *m, bool need, int64_t tp);
 int nemo_shape(nemo *n, const ts_import_obj *m, bool model);
 int nemo_layout(nemo *n, const ts_import_obj *m);
 
+/* ts_nemo_peft.c: model.peft (peft_scheme lora: rank, targets, dropout). */
+int nemo_peft(nemo *n, const ts_import_obj *m);
+
 #endif /* TS_NEMO_INT_H */

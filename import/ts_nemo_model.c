@@ -215,11 +215,11 @@ int nemo_shape(nemo *n, const ts_import_obj *m, bool model)
 
 /* ---- model: the layout ------------------------------------------------ */
 
-/* sequence_parallel, the virtual pipeline, the sequence length
- * (encoder_seq_length, else data.seq_length). */
+/* sequence_parallel, the virtual pipeline, overlap_p2p_comm, the sequence
+ * length (encoder_seq_length, else data.seq_length). */
 static int seq_and_pipeline(nemo *n, const ts_import_obj *m)
 {
-    bool sp = false;
+    bool sp = false, ov = false;
     int64_t vpp = 0, seq = 0;
     ts_import_obj o;
     int rc;
@@ -233,6 +233,12 @@ static int seq_and_pipeline(nemo *n, const ts_import_obj *m)
     if (rc > 0 && (nemo_set_i(n, TS_FI_VPP, vpp, m, "virtual_pipeline_model_parallel_size") != 0 ||
                    nemo_set_s(n, TS_FI_PP_SCHEDULE, vpp > 1 ? "interleaved" : "1f1b", m,
                               "virtual_pipeline_model_parallel_size") != 0))
+        return -1;
+    /* NeMo hands overlap_p2p_comm to Megatron-Core's ModelParallelConfig,
+     * whose default is False when the file leaves it out
+     * (megatron_base_model.py@8e3d65dcfe build_model_parallel_config). */
+    if (nemo_bool(n, m, "overlap_p2p_comm", &ov) < 0 ||
+        nemo_set_b(n, TS_FI_OVERLAP_P2P_COMM, ov, m, "overlap_p2p_comm") != 0)
         return -1;
     if ((rc = nemo_int(n, m, "encoder_seq_length", 1, 16777216, &seq)) < 0)
         return -1;

@@ -162,6 +162,8 @@ export const REQUEST_FIELDS = [
       label: "LoRA targets", hint: "all-linear (default), peft-default or names, e.g. q_proj,v_proj", lora: true },
     { name: "frozen_precision", group: "mode", kind: "enum", options: ["bf16", "int8", "nf4"],
       label: "Frozen base weights", hint: "QLoRA keeps the base in 4-bit nf4.", lora: true },
+    { name: "lora_dropout", group: "mode", kind: "num",
+      label: "LoRA dropout", hint: "e.g. 0.05 or 0.1; 0: none", lora: true },
     { name: "hbm_gib", group: "hardware", kind: "num",
       label: "HBM override (GiB)", hint: "as nvidia-smi shows it: 81559 MiB = 79.6 GiB", advanced: true },
     { name: "cuda", group: "hardware", kind: "num",

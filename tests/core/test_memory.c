@@ -463,6 +463,68 @@ START_TEST(test_hf_framework)
 }
 END_TEST
 
+/* lora_dropout (issue 26), by hand per token per layer.  Megatron, h
+ * 1024, 16 heads, two-matrix MLP F 4096, tp 1, every linear adapted:
+ * adapter inputs q, k, v, o 1024 each, up 1024, down 4096 = 9216
+ * elements, each a bf16 dropped copy and a 1-byte mask: 3 x 9216 =
+ * 27,648 B, in the whole set and in Megatron's selective set; full
+ * recompute keeps only the layer input.  hf (Llama 3.2 3B of
+ * test_hf_framework, q and v): the fp32 copy lora_A saved already
+ * becomes the dropped one, the mask adds 1 B x 2 x 3072 = 6,144 B. */
+START_TEST(test_lora_dropout_memory)
+{
+    ts_run r;
+    ts_memory a, b;
+    double tokens;
+
+    ts_run_defaults(&r);
+    r.model = (ts_model){
+        .layers = 4, .hidden = 1024, .heads = 16, .kv_heads = 16, .ffn = 4096, .vocab = 32000
+    };
+    r.gpus = 1;
+    r.zero = 0;
+    r.seq = 2048;
+    r.micro_batch = 2;
+    r.global_batch = 2;
+    r.lora_rank = 8;
+    r.lora_targets = TS_LORA_ALL_LINEAR;
+    tokens = 2 * 2048.0;
+    for (int rc = 0; rc < 3; rc++) {
+        r.recompute = rc == 0   ? TS_RECOMPUTE_NONE
+                      : rc == 1 ? TS_RECOMPUTE_SELECTIVE
+                                : TS_RECOMPUTE_FULL;
+        r.lora_dropout = 0;
+        ck_assert_int_eq(ts_memory_estimate(&r, &a, NULL), TS_OK);
+        r.lora_dropout = 0.1;
+        ck_assert_int_eq(ts_memory_estimate(&r, &b, NULL), TS_OK);
+        REL_CLOSE(b.act_layer_full - a.act_layer_full, 27648 * tokens, 1e-12);
+        REL_CLOSE(b.act_per_layer - a.act_per_layer, rc == 2 ? 0 : 27648 * tokens, 1e-12);
+        assert_sane(&b);
+    }
+    r.model = (ts_model){ .layers = 28,
+                          .hidden = 3072,
+                          .heads = 24,
+                          .kv_heads = 8,
+                          .ffn = 8192,
+                          .vocab = 128256,
+                          .gated = true,
+                          .tied_embeddings = true };
+    r.framework = TS_FW_HF;
+    r.recompute = TS_RECOMPUTE_NONE;
+    r.master_weights = false;
+    r.seq = 768;
+    r.micro_batch = 4;
+    r.global_batch = 4;
+    r.lora_rank = 32;
+    r.lora_targets = TS_LORA_Q | TS_LORA_V;
+    r.lora_dropout = 0;
+    ck_assert_int_eq(ts_memory_estimate(&r, &a, NULL), TS_OK);
+    r.lora_dropout = 0.05;
+    ck_assert_int_eq(ts_memory_estimate(&r, &b, NULL), TS_OK);
+    REL_CLOSE(b.act_layer_full - a.act_layer_full, 6144 * 4 * 768.0, 1e-12);
+}
+END_TEST
+
 /* The caching allocator keeps the loss phase's blocks: with per-layer
  * checkpointing the loss phase reserves fp32 logits blocks that a
  * larger later phase reuses, so reserved never drops below the loss
@@ -1111,6 +1173,7 @@ static Suite *memory_suite(void)
     tcase_add_test(tc, test_lora_layer_params);
     tcase_add_test(tc, test_paged_adam8bit);
     tcase_add_test(tc, test_hf_framework);
+    tcase_add_test(tc, test_lora_dropout_memory);
     tcase_add_test(tc, test_reserved_keeps_loss_blocks);
     tcase_add_test(tc, test_megatron_distributed_optimizer);
     tcase_add_test(tc, test_fsdp_norms);

@@ -1227,6 +1227,38 @@ START_TEST(test_hf_eager_bytes)
 }
 END_TEST
 
+/* lora_dropout (issue 26): one dropout kernel each way over every
+ * adapted matrix's input, by hand on lora_run (megatron, no gate): q, k,
+ * v, o, fc1 read 1024 elements a token, fc2 4096: 9216; bf16 2 + 2 + 1
+ * B forward and 2 + 1 + 2 B backward = 10 B each, 92,160 B a token a
+ * layer, 16,384 tokens, 4 layers at H100's 2.90e12 B/s.  Full recompute
+ * redoes the forward's: 15 B.  hf moves fp32: 9 + 9 = 18 B. */
+START_TEST(test_lora_dropout_step)
+{
+    ts_run r;
+    ts_step a, b;
+    ts_error e;
+    double el = 9216.0 * 16384.0 * 4.0;
+
+    lora_run(&r);
+    ck_assert_int_eq(ts_step_estimate(&r, &a, &e), TS_OK);
+    r.lora_dropout = 0.1;
+    ck_assert_int_eq(ts_step_estimate(&r, &b, &e), TS_OK);
+    REL_CLOSE(b.step_time.value - a.step_time.value, 10.0 * el / 2.90e12, 1e-6);
+    r.recompute = TS_RECOMPUTE_FULL;
+    ck_assert_int_eq(ts_step_estimate(&r, &b, &e), TS_OK);
+    r.lora_dropout = 0;
+    ck_assert_int_eq(ts_step_estimate(&r, &a, &e), TS_OK);
+    REL_CLOSE(b.step_time.value - a.step_time.value, 15.0 * el / 2.90e12, 1e-6);
+    r.recompute = TS_RECOMPUTE_NONE;
+    r.framework = TS_FW_HF;
+    ck_assert_int_eq(ts_step_estimate(&r, &a, &e), TS_OK);
+    r.lora_dropout = 0.05;
+    ck_assert_int_eq(ts_step_estimate(&r, &b, &e), TS_OK);
+    REL_CLOSE(b.step_time.value - a.step_time.value, 18.0 * el / 2.90e12, 1e-6);
+}
+END_TEST
+
 /* Issue 25: a warning whenever the pipeline bubble, the exposed
  * communication or the matmuls' shortfall from the GPU's rate (an
  * under-filled GPU) costs more than a quarter of the step, and only then. */
@@ -1452,6 +1484,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_qlora_dequant_step);
     tcase_add_test(tc, test_lora_optimizer_adapters);
     tcase_add_test(tc, test_hf_eager_bytes);
+    tcase_add_test(tc, test_lora_dropout_step);
     tcase_add_test(tc, test_search_70b_1024);
     tcase_add_test(tc, test_search_constraints);
     tcase_add_test(tc, test_search_errors);
