@@ -342,6 +342,44 @@ static double ts_step_elementwise(const ts_run *r, ts_step_hw *hw, const ts_step
     return elem_f;
 }
 
+/* Backward kernels with no forward twin (bytes; backward is otherwise
+ * costed as twice the forward's elementwise traffic).  A linear's bias
+ * grad is a reduction over tokens reading its bf16 output grad: F.linear
+ * runs addmm with the bias in the cuBLASLt epilogue, and the autograd
+ * engine sums addmm's expanded bias grad back to the bias's shape
+ * (torch/csrc/autograd/engine.cpp@v2.1.0 validate_outputs, at::sum_to).
+ * MPT's triton flash attention backward (llmfoundry/models/layers/
+ * flash_attn_triton.py@beb8dee69 _flash_attn_backward) zeroes an fp32
+ * dq accumulator (4 B per q element), runs a preprocess kernel reading o
+ * and do (2 + 2 per output element), copies dq_accum into bf16 dq
+ * (4 + 2), and returns dq, dk, dv as separate tensors, which the backward
+ * of the fused projection's chunk (llmfoundry/models/layers/attention.py
+ * @beb8dee69) concatenates into the qkv grad (2 + 2 per element). */
+static double ts_step_bwd_extra(const ts_run *r, ts_step_hw *hw, const ts_step_shape *sh)
+{
+    const ts_model *md = &r->model;
+    double tok = sh->tok, qkv = sh->qw + sh->kv_gpu * (sh->qk + sh->vd);
+    double b = 0;
+
+    if (md->qkv_bias) {
+        b += tok * qkv * 2.0;
+        hw->xops_b += 1.0;
+    }
+    if (md->out_bias) {
+        b += sh->tok_h * sh->h * 2.0;
+        hw->xops_b += 1.0;
+    }
+    if (md->mlp_bias && !sh->moe) {
+        b += tok * (md->gated ? 2.0 : 1.0) * sh->F / sh->t * 2.0 + sh->tok_h * sh->h * 2.0;
+        hw->xops_b += 2.0;
+    }
+    if (r->attention == TS_ATTN_TRITON) {
+        b += tok * (sh->qw * (4.0 + 6.0) + sh->ow * 4.0 + qkv * 4.0);
+        hw->xops_b += 4.0;
+    }
+    return b / hw->mem;
+}
+
 /* Weight-sized traffic every micro-batch, beyond the GEMMs' own
  * operands.  Megatron accumulates wgrad into fp32 main grads inside
  * the GEMM (gradient-accumulation fusion): C is read and written in
@@ -499,7 +537,7 @@ void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o)
     ts_step_weight_traffic(r, hw, &sh, o, &fp8_f, &fp8_b);
 
     o->fwd = f + attn_f + elem_f + fp8_f;
-    o->bwd = bw + attn_b + 2.0 * elem_f + o->wtraffic + fp8_b;
+    o->bwd = bw + attn_b + 2.0 * elem_f + ts_step_bwd_extra(r, hw, &sh) + o->wtraffic + fp8_b;
     o->attn_fwd = attn_f;
     ts_step_launch_floor(r, hw, &sh, o);
     ts_step_layer_comm(r, hw, &sh, attn_f, attn_b, o);

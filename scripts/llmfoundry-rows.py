@@ -230,6 +230,7 @@ def rows(path):
             "layers": s["n_layers"], "hidden": s["d_model"], "heads": s["n_heads"],
             "ffn": s["expansion_ratio"] * s["d_model"], "vocab": s["vocab_size"],
             "pos_embeddings": r["seq"], "tied_embeddings": True, "norm": "layernorm",
+            "qkv_bias": True, "out_bias": True, "mlp_bias": True, "norm_bias": True,
             "seq": r["seq"], "gpu": GPU[r["gpu"]], "gpus": r["gpus"],
             "micro_batch": r["micro_batch"], "global_batch": r["global_batch"],
             "zero": {"FULL_SHARD": 3, "SHARD_GRAD_OP": 2}[r["sharding"]],
@@ -241,6 +242,10 @@ def rows(path):
         record = {
             "layers, hidden, heads, ffn, vocab, pos_embeddings, tied_embeddings": r["record"]["shape"],
             "norm": r["record"]["norm"],
+            "qkv_bias, out_bias, mlp_bias, norm_bias": (
+                "llmfoundry/models/mpt/configuration_mpt.py@5e85bd62d no_bias default False, "
+                "set by no benchmark yaml; modeling_mpt.py@5e85bd62d drops the Linear and "
+                "LayerNorm biases only under no_bias"),
             "seq, gpus, gpu, micro_batch, global_batch": r["record"]["columns"],
             "zero": r["record"]["columns"] + " (Sharding Strategy %s)" % r["sharding"],
             "grad_precision": r["record"]["columns"] + " (MP Mode %s; composer "

@@ -899,7 +899,7 @@ START_TEST(test_triton_attention)
     ts_run r;
     ts_step f, t;
     ts_error e;
-    double L, tok, h, fl, attn;
+    double L, tok, h, fl, attn, mem;
 
     llama_run(&r, "llama3-8b", 8);
     r.seq = 8192;
@@ -914,7 +914,36 @@ START_TEST(test_triton_attention)
     h = 4096;
     fl = 4.0 * tok * (8192 / 2.0) * h;
     attn = L * 3.5 * fl / (989e12 * 0.35);
-    REL_CLOSE(t.compute - f.compute, 0.8 * attn, 1e-9);
+    /* Its backward's own kernels (ts_step_bwd_extra), per token: 4096 q
+     * elements x (4 zeroing the fp32 dq + 4 + 2 copying it to bf16) +
+     * 4096 x (2 + 2) reading o and do + 6144 x (2 + 2) concatenating dq,
+     * dk, dv into the qkv grad = 81920 B at the streaming bandwidth. */
+    mem = r.gpu.hbm_bw * (r.gpu.stream_eff > 0 ? r.gpu.stream_eff : 0.9);
+    REL_CLOSE(t.compute - f.compute, 0.8 * attn + L * tok * 81920.0 / mem, 1e-9);
+}
+END_TEST
+
+/* Backward kernels without a forward twin.  llama3-8b (h 4096, 32 heads,
+ * 8 kv heads of 128, F 14336, gated), 8 GPUs, seq 8192, one micro-batch
+ * of 8192 tokens per GPU, 32 layers.  Biases on every linear add one
+ * reduction over tokens each, reading the bf16 output grad: q,k,v 6144
+ * wide, out 4096, gate+up 28672, down 4096: 43008 x 2 B a token, 4
+ * launches (test_triton_attention has the triton backward's own). */
+START_TEST(test_backward_extra_kernels)
+{
+    ts_run r;
+    ts_step a, b;
+    ts_error e;
+    double mem, tok = 8192, L = 32;
+
+    llama_run(&r, "llama3-8b", 8);
+    r.seq = 8192;
+    r.global_batch = 8;
+    mem = r.gpu.hbm_bw * (r.gpu.stream_eff > 0 ? r.gpu.stream_eff : 0.9);
+    ck_assert_int_eq(ts_step_estimate(&r, &a, &e), TS_OK);
+    r.model.qkv_bias = r.model.out_bias = r.model.mlp_bias = true;
+    ck_assert_int_eq(ts_step_estimate(&r, &b, &e), TS_OK);
+    REL_CLOSE(b.compute - a.compute, L * tok * 43008.0 * 2.0 / mem, 1e-9);
 }
 END_TEST
 
@@ -1473,6 +1502,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_fsdp_per_layer_latency);
     tcase_add_test(tc, test_cuda_compat);
     tcase_add_test(tc, test_triton_attention);
+    tcase_add_test(tc, test_backward_extra_kernels);
     tcase_add_test(tc, test_fp8_cast_bytes);
     tcase_add_test(tc, test_loss_bytes);
     tcase_add_test(tc, test_gemm_published_sweep);
