@@ -194,6 +194,14 @@ const char *ts_pp_schedule_name(ts_pp_schedule s);
 const char *ts_quant_name(ts_quant q);
 const char *ts_norm_name(ts_norm n);
 const char *ts_recompute_impl_name(ts_recompute_impl i);
+
+/* Which FSDP runs the gradient path (framework fsdp). */
+typedef enum ts_fsdp_impl {
+    TS_FSDP_PER_PARAM = 0, /* FSDP2 fully_shard: per-parameter grads, NCCL averages */
+    TS_FSDP_FLAT_PARAM,    /* FSDP1 FullyShardedDataParallel: flat parameter, pre-divide */
+    TS_FSDP_COUNT
+} ts_fsdp_impl;
+const char *ts_fsdp_impl_name(ts_fsdp_impl i);
 double ts_quant_bytes(ts_quant q); /* 2, 1, 0.5 + scales */
 
 /* LoRA targets (core/ts_lora.c).  parse: "all-linear", "peft-default" or
@@ -414,6 +422,7 @@ typedef struct ts_run {
     bool sequence_parallel;
     ts_recompute recompute;
     ts_recompute_impl recompute_impl; /* default: the framework's */
+    ts_fsdp_impl fsdp_impl;           /* framework fsdp: FSDP2 (default) or FSDP1 */
     int64_t recompute_layers;         /* full: layers recomputed per (virtual) stage, 0 = all */
     ts_framework framework;           /* default megatron */
     ts_attention attention;           /* default flash */

@@ -31,6 +31,7 @@ TS_ENUM_NAMES(TS_VALUES_PP_SCHEDULE, TS_PP_COUNT, ts_pp_schedule_names);
 TS_ENUM_NAMES(TS_VALUES_QUANT, TS_QUANT_COUNT, ts_quant_names);
 TS_ENUM_NAMES(TS_VALUES_NORM, TS_NORM_COUNT, ts_norm_names);
 TS_ENUM_NAMES(TS_VALUES_RECOMPUTE_IMPL, TS_RIMPL_COUNT, ts_recompute_impl_names);
+TS_ENUM_NAMES(TS_VALUES_FSDP_IMPL, TS_FSDP_COUNT, ts_fsdp_impl_names);
 
 /* Out-of-range values get a fixed marker rather than NULL so callers can
  * print any enum without a check. */
@@ -59,6 +60,11 @@ const char *ts_framework_name(ts_framework f)
 const char *ts_recompute_impl_name(ts_recompute_impl i)
 {
     return (unsigned)i < TS_RIMPL_COUNT ? ts_recompute_impl_names[i] : TS_ENUM_UNKNOWN;
+}
+
+const char *ts_fsdp_impl_name(ts_fsdp_impl i)
+{
+    return (unsigned)i < TS_FSDP_COUNT ? ts_fsdp_impl_names[i] : TS_ENUM_UNKNOWN;
 }
 
 const char *ts_attention_name(ts_attention a)

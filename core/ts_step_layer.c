@@ -386,7 +386,16 @@ static double ts_step_bwd_extra(const ts_run *r, ts_step_hw *hw, const ts_step_s
  * fp32, 6 B/param more than a bf16 store.  FSDP / ZeRO-3 gathers the
  * unsharded weights into HBM before forward and again before
  * backward, casts grads to the reduce dtype and reduce-scatters them
- * from HBM; ZeRO-1/2 (DeepSpeed) copies grads into its reduce buckets. */
+ * from HBM; ZeRO-1/2 (DeepSpeed) copies grads into its reduce buckets.
+ * FSDP1's modules hold views into the flat parameter, so autograd's split
+ * backward concatenates the parameters' grads into the flat grad (read and
+ * write at the param width), and _reduce_grad divides the whole unsharded
+ * grad in place by the pre-divide factor (2 or more on 2 or more ranks)
+ * before the reduce-scatter (torch/distributed/fsdp/flat_param.py@v2.1.0
+ * _get_unflat_views, _runtime_utils.py@v2.1.0 _reduce_grad,
+ * _div_if_needed).  FSDP2 copies per-parameter grads into the
+ * reduce-scatter buffer at the reduce dtype (the cast above) and leaves
+ * the division to NCCL. */
 static void ts_step_weight_traffic(const ts_run *r, const ts_step_hw *hw, const ts_step_shape *sh,
                                    ts_step_layer *o, double *pf, double *pb)
 {
@@ -407,6 +416,8 @@ static void ts_step_weight_traffic(const ts_run *r, const ts_step_hw *hw, const 
         extra = 6.0;
     else
         extra = 3.0 * gb;
+    if (r->framework == TS_FW_FSDP && r->fsdp_impl == TS_FSDP_FLAT_PARAM)
+        extra += 2.0 * wb + (r->dp > 1 ? 2.0 * gb : 0.0);
     o->wtraffic = P_l * extra / hw->mem;
     if (hw->frozen) {
         /* LoRA: only the adapters have grads; ZeRO-3 / FSDP still

@@ -219,6 +219,10 @@ def recompute_impl(r, record, assumed):
     return "non_reentrant" if torch >= (2, 1) else "reentrant"
 
 
+FSDP1_WHY = ("composer trainer/dist_strategy.py@v0.16.3 prepare_fsdp_module wraps the model in "
+             "torch.distributed.fsdp.FullyShardedDataParallel (flat parameters)")
+
+
 def rows(path):
     rec = json.load(open(path, encoding="utf-8"))
     out_rows = []
@@ -234,7 +238,7 @@ def rows(path):
             "seq": r["seq"], "gpu": GPU[r["gpu"]], "gpus": r["gpus"],
             "micro_batch": r["micro_batch"], "global_batch": r["global_batch"],
             "zero": {"FULL_SHARD": 3, "SHARD_GRAD_OP": 2}[r["sharding"]],
-            "framework": "fsdp", "attention": r["attn_impl"],
+            "framework": "fsdp", "fsdp_impl": "fsdp1", "attention": r["attn_impl"],
             "recompute": "full" if r["activation_checkpointing"] else "none",
             "grad_precision": "fp32" if r["mp_mode"] == "DEFAULT" else "bf16",
             "cuda": cuda,
@@ -252,6 +256,7 @@ def rows(path):
                               "mosaic_parallelism.py@1b7ba4789 get_mixed_precision)" % r["mp_mode"],
             "recompute": r["record"]["columns"] + " (Activation Checkpointing)",
             "attention": r["record"]["attn_impl"],
+            "fsdp_impl": FSDP1_WHY,
             "measured": r["record"]["columns"] + " (Throughput (T/s/GPU))",
         }
         if "image" in r["record"]:

@@ -84,6 +84,8 @@ export const REQUEST_FIELDS = [
       label: "Activation recompute" },
     { name: "recompute_impl", group: "parallel", kind: "enum", options: ["default", "reentrant", "non_reentrant"],
       label: "Recompute implementation", hint: "PyTorch before 2.1: reentrant", advanced: true },
+    { name: "fsdp_impl", group: "parallel", kind: "enum", options: ["fsdp2", "fsdp1"],
+      label: "FSDP implementation", hint: "FullyShardedDataParallel: fsdp1", advanced: true },
     { name: "recompute_layers", group: "parallel", kind: "int",
       label: "Recomputed layers per stage", hint: "Megatron --recompute-num-layers with --recompute-method block; 0 = all", advanced: true },
     { name: "offload_optimizer", group: "parallel", kind: "bool",

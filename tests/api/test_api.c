@@ -1300,6 +1300,9 @@ START_TEST(test_enum_lists_match_core)
             if (strcmp(f->name, "frozen_precision") == 0) {
                 ck_assert_str_eq(ts_quant_name((ts_quant)n), *v);
                 want = TS_QUANT_COUNT;
+            } else if (strcmp(f->name, "fsdp_impl") == 0) {
+                ck_assert_str_eq(ts_fsdp_impl_name((ts_fsdp_impl)n), *v);
+                want = TS_FSDP_COUNT;
             } else if (strcmp(f->name, "recompute_impl") == 0) {
                 ck_assert_str_eq(ts_recompute_impl_name((ts_recompute_impl)n), *v);
                 want = TS_RIMPL_COUNT;

@@ -947,6 +947,32 @@ START_TEST(test_backward_extra_kernels)
 }
 END_TEST
 
+/* FSDP1's flat-parameter grad path.  llama3-8b on 8 GPUs under FSDP
+ * (zero 3, bf16 params, fp32 reduce): a layer's 4096 (4096 + 2 x 1024 +
+ * 4096) + 3 x 4096 x 14336 = 218103808 weights each cost 2 + 2 B more
+ * (the split backward's concatenation into the flat grad) and 4 + 4 B
+ * more (the in-place pre-divide of the fp32 unsharded grad), 12 B, every
+ * micro-batch (one here), 32 layers, at the streaming bandwidth. */
+START_TEST(test_fsdp1_flat_param_grads)
+{
+    ts_run r;
+    ts_step a, b;
+    ts_error e;
+    double mem;
+
+    llama_run(&r, "llama3-8b", 8);
+    r.framework = TS_FW_FSDP;
+    r.zero = 3;
+    r.grad_precision = TS_PREC_FP32;
+    r.global_batch = 8;
+    mem = r.gpu.hbm_bw * (r.gpu.stream_eff > 0 ? r.gpu.stream_eff : 0.9);
+    ck_assert_int_eq(ts_step_estimate(&r, &a, &e), TS_OK);
+    r.fsdp_impl = TS_FSDP_FLAT_PARAM;
+    ck_assert_int_eq(ts_step_estimate(&r, &b, &e), TS_OK);
+    REL_CLOSE(b.compute - a.compute, 32.0 * 218103808.0 * 12.0 / mem, 1e-9);
+}
+END_TEST
+
 /* ---- search ------------------------------------------------------- */
 
 static ts_search_out *search_out(void)
@@ -1503,6 +1529,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_cuda_compat);
     tcase_add_test(tc, test_triton_attention);
     tcase_add_test(tc, test_backward_extra_kernels);
+    tcase_add_test(tc, test_fsdp1_flat_param_grads);
     tcase_add_test(tc, test_fp8_cast_bytes);
     tcase_add_test(tc, test_loss_bytes);
     tcase_add_test(tc, test_gemm_published_sweep);
