@@ -347,7 +347,7 @@ static double ts_step_elementwise(const ts_run *r, ts_step_hw *hw, const ts_step
  * grad is a reduction over tokens reading its bf16 output grad: F.linear
  * runs addmm with the bias in the cuBLASLt epilogue, and the autograd
  * engine sums addmm's expanded bias grad back to the bias's shape
- * (torch/csrc/autograd/engine.cpp@v2.1.0 validate_outputs, at::sum_to).
+ * (torch/csrc/autograd/engine.cpp validate_outputs, at::sum_to).
  * MPT's triton flash attention backward (llmfoundry/models/layers/
  * flash_attn_triton.py@beb8dee69 _flash_attn_backward) zeroes an fp32
  * dq accumulator (4 B per q element), runs a preprocess kernel reading o
@@ -391,8 +391,8 @@ static double ts_step_bwd_extra(const ts_run *r, ts_step_hw *hw, const ts_step_s
  * backward concatenates the parameters' grads into the flat grad (read and
  * write at the param width), and _reduce_grad divides the whole unsharded
  * grad in place by the pre-divide factor (2 or more on 2 or more ranks)
- * before the reduce-scatter (torch/distributed/fsdp/flat_param.py@v2.1.0
- * _get_unflat_views, _runtime_utils.py@v2.1.0 _reduce_grad,
+ * before the reduce-scatter (PyTorch 2.1: torch/distributed/fsdp/flat_param.py
+ * _get_unflat_views, _runtime_utils.py _reduce_grad,
  * _div_if_needed).  FSDP2 copies per-parameter grads into the
  * reduce-scatter buffer at the reduce dtype (the cast above) and leaves
  * the division to NCCL. */
