@@ -28,6 +28,20 @@ ts_status ts_run_relayout(ts_run *r, ts_error *err);
  * entry points, not a validation. */
 ts_status ts_run_resolved_ok(const ts_run *r, ts_error *err);
 
+/* How the pipeline splits the model's layers (one rule for the memory
+ * model, the step model and the recompute count): first/last stage
+ * counts as given (pp > 1), the other `middle` stages `base` layers each,
+ * the earlier `extra` of them one more (they also hold the most
+ * micro-batches, so this is the conservative placement). */
+typedef struct ts_run_stages {
+    int64_t first, last; /* given counts, 0 = none */
+    int64_t base, extra; /* the other stages: base layers, extra of them one more */
+    int64_t middle;      /* how many other stages */
+} ts_run_stages;
+void ts_run_stage_sizes(const ts_run *r, ts_run_stages *s);
+/* Layers of pipeline stage i (0 .. pp-1) under that split. */
+int64_t ts_run_stage_layers(const ts_run *r, int64_t i);
+
 /* Of a stage's nl layers, how many full recompute reruns: all of them, or
  * with recompute_layers N the first N of each of its vpp virtual stages
  * (Megatron-LM's block method); 0 unless recompute is full.  The model's

@@ -33,60 +33,21 @@
 #define TS_MEM_DS_PREFETCH 5e7
 #define TS_MEM_DS_MAX_LIVE 1e9
 
-/* Layers of stage i: first/last counts as given, the rest even, the
- * earlier stages taking the remainder (they also hold the most
- * micro-batches, so this is the conservative placement). */
-static int64_t ts_mem_stage_layers(const ts_run *r, int64_t i)
-{
-    int64_t pp = r->pp, L = r->model.layers;
-    int64_t first = r->first_stage_layers, last = r->last_stage_layers;
-    int64_t lo = 0, mid = pp, rest = L, j;
-
-    if (pp == 1)
-        return L;
-    if (first > 0) {
-        if (i == 0)
-            return first;
-        mid--;
-        rest -= first;
-        lo = 1;
-    }
-    if (last > 0) {
-        if (i == pp - 1)
-            return last;
-        mid--;
-        rest -= last;
-    }
-    j = i - lo;
-    return rest / mid + (j < rest % mid ? 1 : 0);
-}
-
 /* First layer of stage i: the sum of the counts before it, in closed
  * form (the first stage's count, then j even stages of which the first
  * rest % mid hold one more). */
 int64_t ts_mem_stage_start(const ts_run *r, int64_t i)
 {
-    int64_t pp = r->pp, L = r->model.layers;
-    int64_t first = r->first_stage_layers, last = r->last_stage_layers;
-    int64_t lo = 0, mid = pp, rest = L, j, q, rem;
+    ts_run_stages s;
+    int64_t j;
 
-    if (pp == 1 || i == 0)
+    if (r->pp == 1 || i == 0)
         return 0;
-    if (first > 0) {
-        mid--;
-        rest -= first;
-        lo = 1;
-    }
-    if (last > 0) {
-        mid--;
-        rest -= last;
-    }
-    j = i - lo;
-    if (mid <= 0)
-        return first; /* only the first and the last stage */
-    q = rest / mid;
-    rem = rest % mid;
-    return (lo > 0 ? first : 0) + j * q + (j < rem ? j : rem);
+    ts_run_stage_sizes(r, &s);
+    if (s.middle <= 0)
+        return s.first; /* only the first and the last stage */
+    j = i - (s.first > 0);
+    return s.first + j * s.base + (j < s.extra ? j : s.extra);
 }
 
 /* Micro-batches of activations stage i holds at its peak: 1F1B warms up
@@ -138,7 +99,7 @@ static void ts_mem_stage_params(const ts_mem_ctx *c, int64_t i, int64_t start, t
 {
     const ts_run *r = c->run;
 
-    w->n = (double)(c->shape ? ts_mem_stage_layers(r, i) : 0);
+    w->n = (double)(c->shape ? ts_run_stage_layers(r, i) : 0);
     st->stage = i;
     st->layers = (int64_t)w->n;
     /* A MoE model's first dense layers (DeepSeek) sit on the first stages. */
@@ -485,13 +446,12 @@ size_t ts_mem_middle(const ts_mem_ctx *c, int64_t a, int64_t b, int64_t *mids)
 
     cand[nc++] = a;
     if (c->shape) {
-        int64_t lo = r->first_stage_layers > 0 ? 1 : 0;
-        int64_t mid = r->pp - lo - (r->last_stage_layers > 0 ? 1 : 0);
-        int64_t rest = r->model.layers - r->first_stage_layers - r->last_stage_layers;
+        ts_run_stages st;
 
+        ts_run_stage_sizes(r, &st);
         /* The first even stage with one layer fewer. */
-        if (mid > 0 && rest % mid != 0)
-            cand[nc++] = lo + rest % mid;
+        if (st.middle > 0 && st.extra != 0)
+            cand[nc++] = (st.first > 0) + st.extra;
         if (c->dense_layers > 0 && c->dense_layers < r->model.layers) {
             /* k: the stage holding layer dense_layers (the first MoE
              * layer), the last one starting at or before it. */

@@ -488,22 +488,30 @@ static ts_status ts_run_derive(ts_run *w, ts_error *err)
     return TS_OK;
 }
 
-/* Stage sizes as the memory and step models place them (the even
- * split's remainder on the earlier stages, first/last counts as given):
- * the largest one, and how many stages have each size. */
-typedef struct ts_run_stages {
-    int64_t first, last; /* given counts, 0 = none */
-    int64_t base, extra; /* the other stages: base layers, extra of them one more */
-    int64_t middle;      /* how many other stages */
-} ts_run_stages;
-
-static void ts_run_stage_sizes(const ts_run *r, ts_run_stages *s)
+void ts_run_stage_sizes(const ts_run *r, ts_run_stages *s)
 {
     s->first = r->pp > 1 ? r->first_stage_layers : 0;
     s->last = r->pp > 1 ? r->last_stage_layers : 0;
     s->middle = r->pp - (s->first > 0) - (s->last > 0);
     s->base = s->middle > 0 ? (r->model.layers - s->first - s->last) / s->middle : 0;
     s->extra = s->middle > 0 ? (r->model.layers - s->first - s->last) % s->middle : 0;
+}
+
+int64_t ts_run_stage_layers(const ts_run *r, int64_t i)
+{
+    ts_run_stages s;
+    int64_t j;
+
+    ts_run_stage_sizes(r, &s);
+    if (i == 0 && s.first > 0)
+        return s.first;
+    if (i == r->pp - 1 && s.last > 0)
+        return s.last;
+    if (s.middle <= 0)
+        return 0;
+    /* Index among the stages without a given count. */
+    j = i - (s.first > 0);
+    return s.base + (j < s.extra ? 1 : 0);
 }
 
 /* Megatron-LM's block method (megatron/core/transformer/transformer_block.py

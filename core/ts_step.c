@@ -71,30 +71,6 @@ double ts_step_bubble_fraction(int64_t p, int64_t m, int64_t v)
 
 /* ---- the step ---------------------------------------------------- */
 
-/* Layers of pipeline stage i (Megatron's even split, or the given edges). */
-static int64_t ts_step_stage_layers(const ts_run *r, int64_t i)
-{
-    int64_t L = r->model.layers, p = r->pp;
-    int64_t fsl = r->first_stage_layers, lsl = r->last_stage_layers;
-    int64_t middle, rest, base, extra, j;
-
-    if (p <= 1)
-        return L;
-    if (i == 0 && fsl > 0)
-        return fsl;
-    if (i == p - 1 && lsl > 0)
-        return lsl;
-    middle = p - (fsl > 0) - (lsl > 0);
-    rest = L - fsl - lsl;
-    if (middle <= 0)
-        return 0;
-    base = rest / middle;
-    extra = rest % middle;
-    /* Index among the stages without a given count; the first `extra` get one more. */
-    j = i - (fsl > 0);
-    return base + (j < extra ? 1 : 0);
-}
-
 static double ts_step_bytes(ts_precision p)
 {
     return ts_precision_bytes(p);
@@ -281,13 +257,13 @@ static int64_t ts_step_stage_kinds(const ts_run *r, int64_t stages, int64_t idx[
         cnt[nk++] = 1;
         if (stages > 2) {
             int64_t lo = 1, hi = stages - 2;
-            int64_t big = ts_step_stage_layers(r, 1);
+            int64_t big = ts_run_stage_layers(r, 1);
 
             /* last index in [1, stages-2] with the first middle's size */
             while (lo < hi) {
                 int64_t mid = lo + (hi - lo + 1) / 2;
 
-                if (ts_step_stage_layers(r, mid) == big)
+                if (ts_run_stage_layers(r, mid) == big)
                     lo = mid;
                 else
                     hi = mid - 1;
@@ -310,7 +286,7 @@ static double ts_step_stage_dense(const ts_run *r, int64_t si, int64_t nl)
     int64_t Ld = r->model.experts > 1 ? r->model.dense_layers : 0, start = 0, i;
 
     for (i = 0; i < si && start < Ld; i++)
-        start += ts_step_stage_layers(r, i);
+        start += ts_run_stage_layers(r, i);
     return start >= Ld ? 0.0 : (double)(Ld - start < nl ? Ld - start : nl);
 }
 
@@ -349,7 +325,7 @@ static ts_step_layer ts_step_stage_layer(const ts_step_pipe *q, double nl, doubl
  * terms kept. */
 static void ts_step_stage(const ts_run *r, ts_step_pipe *q, int64_t si, int64_t cnt)
 {
-    int64_t nl_i = ts_step_stage_layers(r, si);
+    int64_t nl_i = ts_run_stage_layers(r, si);
     double nl = (double)nl_i, short_layer;
     ts_step_layer ly =
         ts_step_stage_layer(q, nl, nl_i > 0 ? ts_step_stage_dense(r, si, nl_i) : 0, &short_layer);
@@ -569,7 +545,7 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
 
     /* FSDP's per-layer schedule and Megatron's last bucket go by the
      * first stage's layers. */
-    stage_factor = out->from_shape ? (double)ts_step_stage_layers(r, 0) : 1.0;
+    stage_factor = out->from_shape ? (double)ts_run_stage_layers(r, 0) : 1.0;
     if (stage_factor < 1)
         stage_factor = 1;
     dp = (ts_step_dp_in){ .m = s.m,

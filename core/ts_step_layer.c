@@ -468,6 +468,12 @@ static void ts_step_launch_floor(const ts_run *r, const ts_step_hw *hw, const ts
         o->bwd = lb;
 }
 
+/* One residual add: two reads and a write of the h-wide bf16 stream. */
+static double ts_step_residual_add_s(const ts_step_hw *hw, const ts_step_shape *sh)
+{
+    return sh->tok_h * sh->h * 2.0 * 3.0 / hw->mem;
+}
+
 /* Full recompute under PyTorch's non-reentrant checkpoint (FSDP's
  * checkpoint_wrapper NO_REENTRANT: Composer, torchtitan) stops early:
  * since PyTorch 2.1 (pytorch/pytorch#96866, set_checkpoint_early_stop)
@@ -486,17 +492,13 @@ static void ts_step_launch_floor(const ts_run *r, const ts_step_hw *hw, const ts
 static void ts_step_rec_skip(const ts_run *r, const ts_step_hw *hw, const ts_step_shape *sh,
                              double down_f, ts_step_layer *o)
 {
-    double add_f;
-
     ts_recompute_impl impl = r->recompute_impl;
 
     if (impl == TS_RIMPL_DEFAULT)
         impl = r->framework == TS_FW_FSDP ? TS_RIMPL_EARLY_STOP : TS_RIMPL_REENTRANT;
     if (impl != TS_RIMPL_EARLY_STOP || sh->moe || r->lora_rank > 0)
         return;
-    /* The residual add: two reads and a write of the h-wide bf16 stream. */
-    add_f = sh->tok_h * sh->h * 2.0 * 3.0 / hw->mem;
-    o->rec_skip = down_f + add_f;
+    o->rec_skip = down_f + ts_step_residual_add_s(hw, sh);
     if (o->rec_skip > o->fwd)
         o->rec_skip = o->fwd;
     /* The block's two forward TP reductions are the same size: after the
@@ -524,7 +526,7 @@ static void ts_step_rec_op(const ts_run *r, const ts_step_hw *hw, const ts_step_
                            double elem_f, ts_step_layer *o)
 {
     ts_step_hw a = *hw;
-    double f = 0, b = 0, add_f = sh->tok_h * sh->h * 2.0 * 3.0 / hw->mem;
+    double f = 0, b = 0, add_f = ts_step_residual_add_s(hw, sh);
 
     ts_step_gemm3(&a, sh->tok, sh->kv_gpu * sh->qk, sh->h, 1, &f, &b); /* wk */
     ts_step_gemm3(&a, sh->tok, sh->h, sh->ow, 1, &f, &b);              /* wo */
