@@ -87,8 +87,9 @@ static int ax_precision(ts_import *im, const ts_import_obj *o, ts_api_err *err)
 static int ax_lora_targets(ts_import *im, const ts_import_obj *o, ts_api_err *err);
 
 /* lora_dropout: axolotl passes it to PEFT's LoraConfig (load_lora), whose
- * nn.Dropout(p) needs 0 <= p < 1; checked here, so the error names the
- * config's key.  Read only with an adapter: a full fine-tune has none. */
+ * nn.Dropout(p) needs 0 <= p < 1: the registry's range for lora_dropout,
+ * which ts_json_in.c checks naming this key.  Read only with an adapter:
+ * a full fine-tune has none. */
 static int ax_lora_dropout(ts_import *im, const ts_import_obj *o, ts_api_err *err)
 {
     const json_t *v = json_object_get(o->obj, "lora_dropout");
@@ -102,11 +103,6 @@ static int ax_lora_dropout(ts_import *im, const ts_import_obj *o, ts_api_err *er
         return -1;
     }
     p = json_number_value(v);
-    if (!(p >= 0.0 && p < 1.0)) {
-        ts_api_err_set(err, TS_PROB_OUT_OF_RANGE, AX_PTR "/lora_dropout",
-                       "lora_dropout must be at least 0 and < 1, got %.17g", p);
-        return -1;
-    }
     return ts_import_set(im, TS_FI_LORA_DROPOUT, json_real(p), TS_SRC_AXOLOTL,
                          AX_PTR "/lora_dropout", err);
 }

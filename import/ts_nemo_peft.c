@@ -90,8 +90,9 @@ static int peft_targets(nemo *n, const ts_import_obj *l)
     return ts_import_set_str(n->im, TS_FI_LORA_TARGETS, text, TS_SRC_NEMO, ptr, n->err);
 }
 
-/* adapter_dropout, [0, 1) as nn.Dropout takes it; dropout_position post
- * drops the adapter's output, which trainsize costs as pre (its input). */
+/* adapter_dropout, [0, 1) as nn.Dropout takes it (the registry's range,
+ * checked by ts_json_in.c naming this key); dropout_position post drops
+ * the adapter's output, which trainsize costs as pre (its input). */
 static int peft_dropout(nemo *n, const ts_import_obj *l)
 {
     double p = 0;
@@ -105,11 +106,6 @@ static int peft_dropout(nemo *n, const ts_import_obj *l)
     if (rc == 0 || p == 0)
         return 0;
     ts_import_ptr(ptr, sizeof ptr, l, "adapter_dropout");
-    if (!(p >= 0 && p < 1)) {
-        ts_api_err_set(n->err, TS_PROB_OUT_OF_RANGE, ptr,
-                       "adapter_dropout must be at least 0 and < 1, got %.17g", p);
-        return -1;
-    }
     if (pos != NULL && strcmp(pos, "pre") != 0)
         ts_import_note(n->im->notes,
                        "%s/dropout_position is \"%.*s\": the dropout is costed over the "
