@@ -202,6 +202,16 @@ typedef enum ts_fsdp_impl {
     TS_FSDP_COUNT
 } ts_fsdp_impl;
 const char *ts_fsdp_impl_name(ts_fsdp_impl i);
+
+/* Which cross-entropy kernel runs the loss (ts_mem_act.c, ts_step_kernel.c). */
+typedef enum ts_loss_impl {
+    TS_LOSS_DEFAULT = 0,    /* the framework's: megatron vocab_parallel, the others torch */
+    TS_LOSS_TORCH,          /* F.cross_entropy under autocast: fp32 log_softmax, fp32 grads */
+    TS_LOSS_VOCAB_PARALLEL, /* Megatron's fused vocab-parallel: one fp32 copy, in place */
+    TS_LOSS_FUSED,          /* flash-attn's cross_entropy: bf16 logits kept, bf16 dlogits */
+    TS_LOSS_COUNT
+} ts_loss_impl;
+const char *ts_loss_impl_name(ts_loss_impl i);
 double ts_quant_bytes(ts_quant q); /* 2, 1, 0.5 + scales */
 
 /* LoRA targets (core/ts_lora.c).  parse: "all-linear", "peft-default" or
@@ -423,6 +433,7 @@ typedef struct ts_run {
     ts_recompute recompute;
     ts_recompute_impl recompute_impl; /* default: the framework's */
     ts_fsdp_impl fsdp_impl;           /* framework fsdp: FSDP2 (default) or FSDP1 */
+    ts_loss_impl loss_impl;           /* default: the framework's */
     int64_t recompute_layers;         /* full: layers recomputed per (virtual) stage, 0 = all */
     ts_framework framework;           /* default megatron */
     ts_attention attention;           /* default flash */
@@ -666,8 +677,9 @@ double ts_step_gemm_s(double m, double n, double k, double peak, double core, do
  * additive roofline above. */
 double ts_step_core_eff(const ts_gpu *g);
 /* Cross-entropy traffic over `logits` logits, bytes forward and backward
- * (fp32 softmax, core/ts_step_kernel.c). */
-void ts_step_loss_bytes(double logits, double *fwd, double *bwd);
+ * (torch and vocab_parallel: fp32 softmax; fused: bf16 in and out;
+ * core/ts_step_kernel.c). */
+void ts_step_loss_bytes(ts_loss_impl impl, double logits, double *fwd, double *bwd);
 /* FP8 casting traffic of one layer's linears per micro-batch, bytes:
  * forward (inputs and weights) and backward (output gradients); see
  * core/ts_step_kernel.c. */

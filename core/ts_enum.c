@@ -32,6 +32,7 @@ TS_ENUM_NAMES(TS_VALUES_QUANT, TS_QUANT_COUNT, ts_quant_names);
 TS_ENUM_NAMES(TS_VALUES_NORM, TS_NORM_COUNT, ts_norm_names);
 TS_ENUM_NAMES(TS_VALUES_RECOMPUTE_IMPL, TS_RIMPL_COUNT, ts_recompute_impl_names);
 TS_ENUM_NAMES(TS_VALUES_FSDP_IMPL, TS_FSDP_COUNT, ts_fsdp_impl_names);
+TS_ENUM_NAMES(TS_VALUES_LOSS_IMPL, TS_LOSS_COUNT, ts_loss_impl_names);
 
 /* Out-of-range values get a fixed marker rather than NULL so callers can
  * print any enum without a check. */
@@ -65,6 +66,11 @@ const char *ts_recompute_impl_name(ts_recompute_impl i)
 const char *ts_fsdp_impl_name(ts_fsdp_impl i)
 {
     return (unsigned)i < TS_FSDP_COUNT ? ts_fsdp_impl_names[i] : TS_ENUM_UNKNOWN;
+}
+
+const char *ts_loss_impl_name(ts_loss_impl i)
+{
+    return (unsigned)i < TS_LOSS_COUNT ? ts_loss_impl_names[i] : TS_ENUM_UNKNOWN;
 }
 
 const char *ts_attention_name(ts_attention a)

@@ -48,6 +48,10 @@ int64_t ts_run_stage_layers(const ts_run *r, int64_t i);
  * total over every stage: ts_run_recomputed_total() (core/ts_run.c). */
 double ts_run_recomputed(const ts_run *r, int64_t nl);
 double ts_run_recomputed_total(const ts_run *r);
+
+/* The cross-entropy kernel a run's loss uses, its default resolved:
+ * Megatron's own vocab-parallel kernel, torch's for the other frameworks. */
+ts_loss_impl ts_run_loss_impl(const ts_run *r);
 /* A layout a solver or the search picked for a run with recompute_layers:
  * 0 unless recompute is full, else at most the largest virtual stage
  * (what Megatron's block loop recomputes when N exceeds it). */

@@ -230,14 +230,25 @@ static void ts_mem_layer_saved(const ts_run *run, const ts_mem_dims *d, ts_mem_a
  * torchtune, HF under DeepSpeed) keeps log_softmax's fp32 output, and its
  * backward allocates nll_loss's fp32 gradient and log_softmax's: three
  * fp32 copies of the logits of a chunk at once, the bf16 logits being
- * dropped before backward (torchtitan train.py `del pred`). */
+ * dropped before backward (torchtitan train.py `del pred`).  flash-attn's
+ * cross_entropy (flash_attn/ops/triton/cross_entropy.py@058ad35a,
+ * CrossEntropyLoss: ctx.save_for_backward(logits, lse, labels), backward
+ * dlogits = torch.empty_like(logits)), llm-foundry's default loss_fn
+ * (llmfoundry/models/mpt/modeling_mpt.py@beb8dee69, fused_crossentropy),
+ * reads the logits in their own dtype and never upcasts a copy: the
+ * logits of every chunk stay saved and one chunk's gradient is written
+ * beside them, act_b V (1 + 1/kc), the 4 B log-sum-exp per token aside. */
 static void ts_mem_layer_loss(const ts_run *run, const ts_mem_dims *d, ts_mem_act *o)
 {
     double act_b = d->act_b, V = d->V, kc = d->kc;
+    ts_loss_impl impl = ts_run_loss_impl(run);
 
     o->out_in = 2.0 * act_b * d->h / d->tr;
-    if (run->framework == TS_FW_MEGATRON) {
+    if (impl == TS_LOSS_VOCAB_PARALLEL) {
         o->loss = (act_b + 4.0 / kc) * V;
+        o->loss_cached = 0;
+    } else if (impl == TS_LOSS_FUSED) {
+        o->loss = act_b * V * (1.0 + 1.0 / kc);
         o->loss_cached = 0;
     } else {
         double fwd = act_b * V + 4.0 * V * (kc - 1.0) / kc + 8.0 * V / kc;

@@ -693,3 +693,10 @@ ts_status ts_run_resolved_ok(const ts_run *r, ts_error *err)
                             "the run is not resolved: call ts_run_resolve() first");
     return TS_OK;
 }
+
+ts_loss_impl ts_run_loss_impl(const ts_run *r)
+{
+    if (r->loss_impl != TS_LOSS_DEFAULT)
+        return r->loss_impl;
+    return r->framework == TS_FW_MEGATRON ? TS_LOSS_VOCAB_PARALLEL : TS_LOSS_TORCH;
+}

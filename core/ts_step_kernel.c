@@ -172,9 +172,17 @@ void ts_step_fp8_cast(double tok, double h, double F, double t, double kv_dim, b
  *   backward: grad_input.mul_ (4 + 4), the cast's backward to bf16
  *            (read 4, write 2): 14 B.
  * For a small model with a large vocabulary this is a visible share of
- * the step (MPT-125M: V 50,368 against h 768). */
-void ts_step_loss_bytes(double logits, double *fwd, double *bwd)
+ * the step (MPT-125M: V 50,368 against h 768).  flash-attn's fused kernel
+ * (flash_attn/ops/triton/cross_entropy.py@058ad35a) reads each bf16 logit
+ * once forward (an online log-sum-exp over column blocks) and once
+ * backward, where it writes the bf16 gradient: 2 B and 4 B. */
+void ts_step_loss_bytes(ts_loss_impl impl, double logits, double *fwd, double *bwd)
 {
+    if (impl == TS_LOSS_FUSED) {
+        *fwd = logits * 2.0;
+        *bwd = logits * (2.0 + 2.0);
+        return;
+    }
     *fwd = logits * (2.0 + 4.0 + 4.0 + 8.0 + 8.0 + 4.0 + 8.0);
     *bwd = logits * (8.0 + 4.0 + 2.0);
 }

@@ -581,7 +581,7 @@ void ts_step_head_cost(const ts_run *r, ts_step_hw *hw, double *fwd, double *bwd
     {
         double lf, lb;
 
-        ts_step_loss_bytes(tok * (V / t), &lf, &lb);
+        ts_step_loss_bytes(ts_run_loss_impl(r), tok * (V / t), &lf, &lb);
         f += lf / hw->mem;
         b += lb / hw->mem;
     }

@@ -219,6 +219,13 @@ def recompute_impl(r, record, assumed):
     return "non_reentrant" if torch >= (2, 1) else "reentrant"
 
 
+LOSS_WHY = ("llmfoundry/models/mpt/modeling_mpt.py@beb8dee69 (and @5e85bd62d) ComposerMPTCausalLM: "
+            "loss_fn defaults to fused_crossentropy, flash_attn.losses.cross_entropy.CrossEntropyLoss; "
+            "no pretrain or benchmarking yaml sets loss_fn (only testing.yaml and mpt-small-cpu.yaml "
+            "pick torch_crossentropy). flash-attn 1.0.9's xentropy (csrc/xentropy/README.md: bfloat16, "
+            "no upcast) and 2.x's triton kernel both keep the bf16 logits and write bf16 gradients")
+
+
 FSDP1_WHY = ("composer trainer/dist_strategy.py@v0.16.3 prepare_fsdp_module wraps the model in "
              "torch.distributed.fsdp.FullyShardedDataParallel (flat parameters)")
 
@@ -238,7 +245,8 @@ def rows(path):
             "seq": r["seq"], "gpu": GPU[r["gpu"]], "gpus": r["gpus"],
             "micro_batch": r["micro_batch"], "global_batch": r["global_batch"],
             "zero": {"FULL_SHARD": 3, "SHARD_GRAD_OP": 2}[r["sharding"]],
-            "framework": "fsdp", "fsdp_impl": "fsdp1", "attention": r["attn_impl"],
+            "framework": "fsdp", "fsdp_impl": "fsdp1", "loss_impl": "fused",
+            "attention": r["attn_impl"],
             "recompute": "full" if r["activation_checkpointing"] else "none",
             "grad_precision": "fp32" if r["mp_mode"] == "DEFAULT" else "bf16",
             "cuda": cuda,
@@ -257,6 +265,7 @@ def rows(path):
             "recompute": r["record"]["columns"] + " (Activation Checkpointing)",
             "attention": r["record"]["attn_impl"],
             "fsdp_impl": FSDP1_WHY,
+            "loss_impl": LOSS_WHY,
             "measured": r["record"]["columns"] + " (Throughput (T/s/GPU))",
         }
         if "image" in r["record"]:

@@ -1303,6 +1303,9 @@ START_TEST(test_enum_lists_match_core)
             } else if (strcmp(f->name, "fsdp_impl") == 0) {
                 ck_assert_str_eq(ts_fsdp_impl_name((ts_fsdp_impl)n), *v);
                 want = TS_FSDP_COUNT;
+            } else if (strcmp(f->name, "loss_impl") == 0) {
+                ck_assert_str_eq(ts_loss_impl_name((ts_loss_impl)n), *v);
+                want = TS_LOSS_COUNT;
             } else if (strcmp(f->name, "recompute_impl") == 0) {
                 ck_assert_str_eq(ts_recompute_impl_name((ts_recompute_impl)n), *v);
                 want = TS_RIMPL_COUNT;

@@ -850,6 +850,38 @@ START_TEST(test_activations_table)
 }
 END_TEST
 
+/* The loss phase's logits buffers per token, by kernel (ts_mem_act.c),
+ * GPT-3 at tp 1 (V = 50,257, s b = 2,048, bf16 logits, one chunk):
+ *   vocab_parallel (Megatron): bf16 logits + one fp32 copy = 6 V;
+ *   torch (F.cross_entropy): backward's three fp32 copies = 12 V;
+ *   fused (flash-attn): bf16 logits + bf16 dlogits = 4 V.
+ * Default: megatron's own kernel, torch's under fsdp. */
+START_TEST(test_loss_impl)
+{
+    static const struct {
+        ts_loss_impl impl;
+        ts_framework fw;
+        double per_v;
+    } k[] = {
+        { TS_LOSS_DEFAULT, TS_FW_MEGATRON, 6 },    { TS_LOSS_VOCAB_PARALLEL, TS_FW_MEGATRON, 6 },
+        { TS_LOSS_TORCH, TS_FW_MEGATRON, 12 },     { TS_LOSS_FUSED, TS_FW_MEGATRON, 4 },
+        { TS_LOSS_DEFAULT, TS_FW_FSDP, 12 },       { TS_LOSS_FUSED, TS_FW_FSDP, 4 },
+        { TS_LOSS_VOCAB_PARALLEL, TS_FW_FSDP, 6 },
+    };
+
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+        ts_run r;
+        ts_memory m;
+
+        gpt3_run(&r, 1, false, TS_RECOMPUTE_FULL);
+        r.framework = k[i].fw;
+        r.loss_impl = k[i].impl;
+        ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+        REL_CLOSE(m.act_embedding_logits, k[i].per_v * 50257 * 2048, EXACT);
+    }
+}
+END_TEST
+
 START_TEST(test_activation_score_term)
 {
     ts_run r;
@@ -1180,6 +1212,7 @@ static Suite *memory_suite(void)
     tcase_add_test(tc, test_fsdp_selective_op);
     tcase_add_loop_test(tc, test_activations_table, 0, (int)(sizeof acts / sizeof acts[0]));
     tcase_add_test(tc, test_activation_score_term);
+    tcase_add_test(tc, test_loss_impl);
     tcase_add_test(tc, test_seed000);
     tcase_add_test(tc, test_seq_doubling);
     tcase_add_test(tc, test_context_parallel);

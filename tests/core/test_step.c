@@ -1007,14 +1007,22 @@ END_TEST
 /* Cross-entropy bytes per logit, by hand from Megatron-Core's kernel
  * sequence (core/ts_step_kernel.c): forward 2 + 4 (cast) + 4 (max) + 8 (subtract)
  * + 8 (exp) + 4 (sum) + 8 (divide) = 38 B; backward 8 (mul) + 6 (cast
- * back) = 14 B.  1,000 logits: 38,000 and 14,000 B. */
+ * back) = 14 B.  1,000 logits: 38,000 and 14,000 B; the same for torch.
+ * flash-attn's fused kernel: 2 B read forward, 2 B read + 2 B written
+ * backward: 2,000 and 4,000 B. */
 START_TEST(test_loss_bytes)
 {
     double f, b;
 
-    ts_step_loss_bytes(1000.0, &f, &b);
+    ts_step_loss_bytes(TS_LOSS_VOCAB_PARALLEL, 1000.0, &f, &b);
     REL_CLOSE(f, 38000.0, 1e-12);
     REL_CLOSE(b, 14000.0, 1e-12);
+    ts_step_loss_bytes(TS_LOSS_TORCH, 1000.0, &f, &b);
+    REL_CLOSE(f, 38000.0, 1e-12);
+    REL_CLOSE(b, 14000.0, 1e-12);
+    ts_step_loss_bytes(TS_LOSS_FUSED, 1000.0, &f, &b);
+    REL_CLOSE(f, 2000.0, 1e-12);
+    REL_CLOSE(b, 4000.0, 1e-12);
 }
 END_TEST
 
