@@ -166,6 +166,7 @@ typedef enum ts_quant {
     TS_QUANT_BF16 = 0, /* 2 bytes */
     TS_QUANT_INT8,     /* 1 byte (LLM.int8) */
     TS_QUANT_NF4,      /* 4-bit NormalFloat + double-quantised scales (QLoRA) */
+    TS_QUANT_FP8,      /* 1 byte (Transformer Engine fp8_model_init / fp8_params) */
     TS_QUANT_COUNT
 } ts_quant;
 

@@ -167,6 +167,7 @@ double ts_quant_bytes(ts_quant q)
     case TS_QUANT_BF16:
         return 2;
     case TS_QUANT_INT8:
+    case TS_QUANT_FP8:
         return 1;
     case TS_QUANT_NF4:
         return 0.5 + 1.0 / 64.0 + 4.0 / (64.0 * 256.0);

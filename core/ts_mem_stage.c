@@ -276,7 +276,8 @@ static void ts_mem_stage_acts(const ts_mem_ctx *c, int64_t i, ts_mem_stage *st, 
     w->fwd_ws += c->training ? fw * c->tokens : 0;
     w->bwd_ws += bw * c->tokens;
     w->loss_ws = w->last && c->shape ? c->act.loss * c->tokens : 0;
-    if (c->lora && r->frozen_precision != TS_QUANT_BF16) {
+    if (c->lora && r->frozen_precision != TS_QUANT_BF16 &&
+        !(r->frozen_precision == TS_QUANT_FP8 && r->compute_precision == TS_PREC_FP8)) {
         /* A quantised base is dequantised to 16 bits one matrix at a time
          * for its matmul (bitsandbytes / torchao NF4): the largest, h x F. */
         double deq = 2.0 * (double)r->model.hidden * (double)r->model.ffn / (double)r->tp;

@@ -178,6 +178,9 @@ static ts_status ts_step_rates(const ts_run *r, const ts_params *p, ts_step_hw *
     /* LoRA: the base is frozen (and stored at frozen_precision). */
     hw->frozen = r->lora_rank > 0 && p->from_shape && r->optimizer != TS_OPT_NONE;
     hw->quant = r->frozen_precision;
+    /* FP8 weights feed FP8 matmuls directly: nothing to dequantise. */
+    if (hw->quant == TS_QUANT_FP8 && r->compute_precision == TS_PREC_FP8)
+        hw->quant = TS_QUANT_BF16;
     hw->xops_f = hw->xops_b = 0;
     if (!(hw->peak > 0) || !(hw->core > 0))
         return TS_EINCOMPAT;

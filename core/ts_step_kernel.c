@@ -66,13 +66,16 @@ static double ts_step_gemm_at(double m, double n, double k, const ts_step_hw *hw
  *     the output gradient is quantised (read 2, write 1 + 1) and the
  *     weight brought back to 16 bits for the dgrad: undo_layout's two
  *     int8 copies (1 + 1 each), the cast (1 + 2), the in-place scale
- *     (2 + 2), 10 B per weight. */
+ *     (2 + 2), 10 B per weight.
+ *   fp8 (Transformer Engine Float8Tensor weights) under bf16 matmuls: each
+ *     pass reads 1 B and writes 2 B per weight.  Under FP8 matmuls the
+ *     weight is read as it is (ts_step_rates leaves no dequantisation). */
 void ts_step_dequant_bytes(ts_quant q, double params, double in_el, double out_el, double *fwd,
                            double *bwd)
 {
     *fwd = 0;
     *bwd = 0;
-    if (q == TS_QUANT_NF4) {
+    if (q == TS_QUANT_NF4 || q == TS_QUANT_FP8) {
         *fwd = params * (ts_quant_bytes(q) + 2.0);
         *bwd = *fwd;
     } else if (q == TS_QUANT_INT8) {

@@ -434,7 +434,10 @@ static void ts_step_weight_traffic(const ts_run *r, const ts_step_hw *hw, const 
         double mb = (double)r->global_batch / ((double)r->dp * (double)r->micro_batch);
         double kk = moe ? (double)(md->top_k > 0 ? md->top_k : 1) : 1.0;
 
-        ts_step_fp8_cast(tok, h, F, t, kv_gpu * sh->qk, md->gated, kk, P_l,
+        /* Frozen FP8 weights (fp8_model_init) are not cast again. */
+        bool w8 = hw->frozen && r->frozen_precision == TS_QUANT_FP8;
+
+        ts_step_fp8_cast(tok, h, F, t, kv_gpu * sh->qk, md->gated, kk, w8 ? 0.0 : P_l,
                          r->framework == TS_FW_MEGATRON && mb > 1 ? mb : 1.0, &fp8_f, &fp8_b);
         fp8_f /= hw->mem;
         fp8_b /= hw->mem;

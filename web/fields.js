@@ -164,7 +164,7 @@ export const REQUEST_FIELDS = [
       label: "LoRA rank", hint: "default 16", lora: true },
     { name: "lora_targets", group: "mode", kind: "text",
       label: "LoRA targets", hint: "all-linear (default), peft-default or names, e.g. q_proj,v_proj", lora: true },
-    { name: "frozen_precision", group: "mode", kind: "enum", options: ["bf16", "int8", "nf4"],
+    { name: "frozen_precision", group: "mode", kind: "enum", options: ["bf16", "int8", "nf4", "fp8"],
       label: "Frozen base weights", hint: "QLoRA keeps the base in 4-bit nf4.", lora: true },
     { name: "lora_dropout", group: "mode", kind: "num",
       label: "LoRA dropout", hint: "e.g. 0.05 or 0.1; 0: none", lora: true },

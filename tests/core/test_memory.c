@@ -350,6 +350,12 @@ START_TEST(test_lora_rank)
     ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
     REL_CLOSE(m.weights.value, (0.5 + 1.0 / 64 + 4.0 / 16384) * (P - emb) + 2 * emb + 2 * ad, 1e-9);
     assert_sane(&m);
+    /* FP8 base (Transformer Engine fp8_model_init): 1 B per linear
+     * weight, the rest as before. */
+    r.frozen_precision = TS_QUANT_FP8;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    REL_CLOSE(m.weights.value, 1.0 * (P - emb) + 2 * emb + 2 * ad, 1e-9);
+    assert_sane(&m);
 }
 END_TEST
 

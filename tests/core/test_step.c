@@ -1187,6 +1187,10 @@ START_TEST(test_dequant_bytes)
     REL_CLOSE(b, 10008000.0, 1e-12);
     ts_step_dequant_bytes(TS_QUANT_BF16, 1e6, 1000, 2000, &f, &b);
     ck_assert(f == 0 && b == 0);
+    /* FP8 weights under bf16 matmuls: read 1 B, write 2 B, each way. */
+    ts_step_dequant_bytes(TS_QUANT_FP8, 1e6, 1000, 2000, &f, &b);
+    REL_CLOSE(f, 3e6, 1e-12);
+    REL_CLOSE(b, 3e6, 1e-12);
     /* m 1, n 1000, k 1000: 1e6 weights. */
     ts_step_lora_linear_s(1, 1000, 1000, 8, false, TS_QUANT_BF16, 1e300, 1, 1, &f0, &b0);
     ts_step_lora_linear_s(1, 1000, 1000, 8, false, TS_QUANT_NF4, 1e300, 1, 1, &f, &b);
@@ -1239,6 +1243,36 @@ START_TEST(test_qlora_dequant_step)
     r.frozen_precision = TS_QUANT_BF16;
     ck_assert_int_eq(ts_step_estimate(&r, &lo, &e), TS_OK);
     REL_CLOSE(q.step_time.value - lo.step_time.value, 4.0 * 3.0 * pass / 2.90e12, 1e-6);
+}
+END_TEST
+
+/* An FP8 base under FP8 matmuls (NeMo/Megatron fp8_params, Transformer
+ * Engine's fp8_model_init) is read as it is: no dequantisation, and the
+ * per-GEMM weight cast of FP8 training is gone.  Against a bf16 base
+ * under the same FP8 matmuls the step saves exactly that cast, 4 B per
+ * layer weight per micro-batch (ts_step_fp8_cast: read 2, write 1 + 1
+ * transposed): 12,582,912 weights x 4 layers x 4 B at 2.90e12 B/s.
+ * Under bf16 matmuls an FP8 base is dequantised like NF4, 1 + 2 B per
+ * weight each pass. */
+START_TEST(test_fp8_frozen_step)
+{
+    ts_run r;
+    ts_step b16, f8;
+    ts_error e;
+    double w = 12582912.0 * 4.0;
+
+    lora_run(&r);
+    r.precision = TS_PREC_BF16;
+    r.compute_precision = TS_PREC_FP8;
+    ck_assert_int_eq(ts_step_estimate(&r, &b16, &e), TS_OK);
+    r.frozen_precision = TS_QUANT_FP8;
+    ck_assert_int_eq(ts_step_estimate(&r, &f8, &e), TS_OK);
+    REL_CLOSE(b16.step_time.value - f8.step_time.value, w * 4.0 / 2.90e12, 1e-6);
+    r.compute_precision = TS_PREC_BF16;
+    ck_assert_int_eq(ts_step_estimate(&r, &f8, &e), TS_OK);
+    r.frozen_precision = TS_QUANT_BF16;
+    ck_assert_int_eq(ts_step_estimate(&r, &b16, &e), TS_OK);
+    REL_CLOSE(f8.step_time.value - b16.step_time.value, 2.0 * w * 3.0 / 2.90e12, 1e-6);
 }
 END_TEST
 
@@ -1547,6 +1581,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_lora_no_wgrad);
     tcase_add_test(tc, test_dequant_bytes);
     tcase_add_test(tc, test_qlora_dequant_step);
+    tcase_add_test(tc, test_fp8_frozen_step);
     tcase_add_test(tc, test_lora_optimizer_adapters);
     tcase_add_test(tc, test_hf_eager_bytes);
     tcase_add_test(tc, test_lora_dropout_step);

@@ -63,11 +63,12 @@ int main(int argc, char **argv)
     json_error_t je;
     json_t *root, *rows;
     double tol, mtol, errs[MAX_ROWS], serr[MAX_ROWS], median;
-    bool assumed[MAX_ROWS], pick[MAX_ROWS];
+    bool assumed[MAX_ROWS], pick[MAX_ROWS], over[MAX_ROWS];
     const char *group[MAX_ROWS];
     size_t i, n, outside = 0;
     int bad = 0;
-    bool rows_gated;
+    bool rows_gated, fits_gated;
+    size_t n_over = 0;
     bool md = argc > 2 && strcmp(argv[2], "--markdown") == 0;
     bool by_src = argc > 2 && strcmp(argv[2], "--sources") == 0;
     const char *origin[MAX_ROWS];
@@ -87,6 +88,7 @@ int main(int argc, char **argv)
     /* A sweep file (every row of a published table, outliers included)
      * sets "rows_gated": false: each row is printed, the median gated. */
     rows_gated = !json_is_false(json_object_get(root, "rows_gated"));
+    fits_gated = !json_is_false(json_object_get(root, "fits_gated"));
     n = json_array_size(rows);
     if (n == 0 || n > MAX_ROWS || !(tol > 0) || !(mtol > 0)) {
         fprintf(stderr, "%s: no rows or no tolerance\n", argv[1]);
@@ -106,9 +108,11 @@ int main(int argc, char **argv)
         ts_api_err aerr;
         ts_error cerr;
         ts_step st;
+        ts_memory mem;
         double meas_s, pred_s, tokens, err;
         bool tps = json_object_get(meas, "tokens_per_gpu_second") != NULL;
         json_t *gv = json_object_get(row, "gated");
+        json_t *fv = json_object_get(row, "fits_gated");
         bool gated = gv == NULL ? rows_gated : json_is_true(gv);
         json_t *as = json_object_get(row, "assumed");
 
@@ -145,6 +149,32 @@ int main(int argc, char **argv)
             json_decref(root);
             return 2;
         }
+        /* Every row is a run that ran: its plan must be predicted to fit
+         * (its peak at most the GPU's HBM) unless the file or the row says
+         * "fits_gated": false with the reason in its "about". */
+        memset(&cerr, 0, sizeof cerr);
+        if (ts_memory_estimate(&req->run, &mem, &cerr) != TS_OK) {
+            fprintf(stderr, "row %zu (%s): memory: %s: %s\n", i, name, cerr.field, cerr.text);
+            free(body);
+            free(req);
+            json_decref(root);
+            return 2;
+        }
+        over[i] = !mem.fits;
+        n_over += over[i];
+        if (fv != NULL && !json_is_true(fv) && !json_is_string(json_object_get(row, "fits_note"))) {
+            fprintf(stderr, "row %zu (%s): \"fits_gated\": false without a \"fits_note\"\n", i,
+                    name);
+            free(body);
+            free(req);
+            json_decref(root);
+            return 2;
+        }
+        if (over[i] && (fv == NULL ? fits_gated : json_is_true(fv))) {
+            fprintf(stderr, "row %zu (%s): ran, but predicted not to fit: %.1f of %.1f GB\n", i,
+                    name, mem.total.value / 1e9, mem.hbm_bytes / 1e9);
+            bad = 1;
+        }
         tokens = (double)req->run.global_batch * (double)req->run.seq;
         meas_s = tps ? tokens / ((double)req->run.gpus *
                                  json_number_value(json_object_get(meas, "tokens_per_gpu_second")))
@@ -176,15 +206,16 @@ int main(int argc, char **argv)
                        st.exposed_comm, st.pp_bubble - st.pp_p2p,
                        origin[i] != NULL ? origin[i] : "Korthikanti T5");
         } else {
-            printf("%-44s measured %9.3f s/step  predicted %9.3f s  error %+6.1f %%%s%s\n"
+            printf("%-44s measured %9.3f s/step  predicted %9.3f s  error %+6.1f %%%s%s%s\n"
                    "    compute %.3f recompute %.3f tp %.3f bubble %.3f (p2p %.3f) dp %.3f cp %.3f "
                    "ep %.3f opt %.3f"
                    " | gemm eff %.3f, mfu %.3f\n",
                    name, meas_s, pred_s, 100.0 * err,
                    fabs(err) > tol ? (gated ? "  OUT OF TOLERANCE" : "  (outside, not gated)") : "",
-                   assumed[i] ? "  [assumed input]" : "", st.compute, st.recompute, st.tp_comm,
-                   st.pp_bubble, st.pp_p2p, st.dp_comm, st.cp_comm, st.ep_comm, st.optimizer,
-                   st.gemm_efficiency, st.predicted_mfu);
+                   assumed[i] ? "  [assumed input]" : "",
+                   over[i] ? "  [ran; predicted over HBM]" : "", st.compute, st.recompute,
+                   st.tp_comm, st.pp_bubble, st.pp_p2p, st.dp_comm, st.cp_comm, st.ep_comm,
+                   st.optimizer, st.gemm_efficiency, st.predicted_mfu);
         }
         free(body);
         free(req);
@@ -254,6 +285,10 @@ int main(int argc, char **argv)
            md ? "\n" : "", n, 100.0 * median, 100.0 * errs[(n * 9) / 10], 100.0 * errs[n - 1],
            outside, 100.0 * tol, 100.0 * mtol,
            rows_gated ? "every gated row within the tolerance" : "no row gated in this file");
+    if (!md && !by_src)
+        printf("%zu of %zu rows predicted to fit in the GPU's HBM (each ran on it; %s)\n",
+               n - n_over, n,
+               fits_gated ? "gated but for rows with a fits_note" : "not gated in this file");
     if (median > mtol)
         bad = 1;
     json_decref(root);
