@@ -446,6 +446,7 @@ typedef struct ts_run {
     int64_t first_stage_layers;       /* 0 = even split */
     int64_t last_stage_layers;        /* 0 = even split */
     int64_t loss_chunks;              /* chunked cross-entropy, default 1 (unchunked) */
+    int64_t logit_metrics;            /* fp32 cross-entropy train metrics per micro-batch */
     bool offload_optimizer;           /* master + optimizer states to host RAM */
     bool offload_params;              /* ZeRO-3 only: weights to host RAM */
 
@@ -681,6 +682,9 @@ double ts_step_core_eff(const ts_gpu *g);
  * (torch and vocab_parallel: fp32 softmax; fused: bf16 in and out;
  * core/ts_step_kernel.c). */
 void ts_step_loss_bytes(ts_loss_impl impl, double logits, double *fwd, double *bwd);
+/* Bytes one forward-only fp32 cross-entropy train metric moves over
+ * `logits` bf16 logits (core/ts_step_kernel.c). */
+double ts_step_metric_bytes(double logits);
 /* FP8 casting traffic of one layer's linears per micro-batch, bytes:
  * forward (inputs and weights) and backward (output gradients); see
  * core/ts_step_kernel.c. */

@@ -29,6 +29,8 @@ typedef struct ts_mem_act {
     double out_in;      /* final norm + output layer inputs (last stage) */
     double loss;        /* logits/loss working set, bytes per token */
     double loss_cached; /* logits blocks the loss tensors cannot reuse */
+    double logits;      /* the bf16 logits, bytes per token (last stage) */
+    double metric;      /* one fp32 cross-entropy metric's transient, bytes per token */
     const char *formula;
 } ts_mem_act;
 

@@ -244,6 +244,10 @@ static void ts_mem_layer_loss(const ts_run *run, const ts_mem_dims *d, ts_mem_ac
     ts_loss_impl impl = ts_run_loss_impl(run);
 
     o->out_in = 2.0 * act_b * d->h / d->tr;
+    o->logits = act_b * V;
+    /* A train metric's F.cross_entropy under autocast: the fp32 copy and
+     * log_softmax's fp32 output, the bf16 logits held beside them. */
+    o->metric = 8.0 * V;
     if (impl == TS_LOSS_VOCAB_PARALLEL) {
         o->loss = (act_b + 4.0 / kc) * V;
         o->loss_cached = 0;

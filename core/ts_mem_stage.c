@@ -86,6 +86,7 @@ typedef struct ts_mem_sw {
     double W, G, M, O, Op;          /* weights, grads, master, optimizer, paged optimizer */
     double persist;                 /* framework buffers held through forward and backward */
     double fwd_ws, bwd_ws, loss_ws; /* working sets of forward, backward, the loss */
+    double held, metric_ws;         /* logits the trainer holds for its metrics; one metric's */
     double saved;                   /* activations saved for backward */
     double grads_live;              /* gradients allocated during forward */
     double ph[TS_PHASE_COUNT];      /* allocated bytes per phase */
@@ -276,6 +277,13 @@ static void ts_mem_stage_acts(const ts_mem_ctx *c, int64_t i, ts_mem_stage *st, 
     w->fwd_ws += c->training ? fw * c->tokens : 0;
     w->bwd_ws += bw * c->tokens;
     w->loss_ws = w->last && c->shape ? c->act.loss * c->tokens : 0;
+    /* Composer keeps the model's outputs (state.outputs) until its train
+     * metrics have run after the micro-batch's backward (composer
+     * trainer/trainer.py@v0.16.3 _train_microbatch, _eval_train_metrics):
+     * the bf16 logits live through backward, and each metric adds its
+     * fp32 transient once the activations are gone. */
+    w->held = w->loss_ws > 0 && r->logit_metrics > 0 ? c->act.logits * c->tokens : 0;
+    w->metric_ws = w->held > 0 ? c->act.metric * c->tokens : 0;
     if (c->lora && r->frozen_precision != TS_QUANT_BF16 &&
         !(r->frozen_precision == TS_QUANT_FP8 && r->compute_precision == TS_PREC_FP8)) {
         /* A quantised base is dequantised to 16 bits one matrix at a time
@@ -309,11 +317,13 @@ static void ts_mem_stage_phases(const ts_mem_ctx *c, ts_mem_stage *st, ts_mem_sw
             ph[TS_PHASE_LOSS] =
                 base + w->grads_live + w->saved + c->act.out_in * c->tokens + w->loss_ws;
         /* Backward: activations free as gradients appear. */
-        ph[TS_PHASE_BACKWARD] = base + fmax(w->saved + w->grads_live, w->G) + w->bwd_ws;
+        ph[TS_PHASE_BACKWARD] = base + fmax(w->saved + w->grads_live, w->G) + w->bwd_ws + w->held;
         ph[TS_PHASE_OPTIMIZER] =
             w->W + w->G + w->M + w->O + w->persist -
             (w->fsdp && r->pp > 1 ? 4.0 * c->f * st->params : 0) +
             (w->ds && r->zero < 3 ? 2.0 * fmin(TS_MEM_DS_BUCKET, st->params) : 0);
+        /* The train metrics run between backward and the step. */
+        ph[TS_PHASE_OPTIMIZER] = fmax(ph[TS_PHASE_OPTIMIZER], base + w->G + w->held + w->metric_ws);
     } else {
         ph[TS_PHASE_FORWARD] = w->W + w->persist + w->fwd_ws;
     }
@@ -385,7 +395,7 @@ static void ts_mem_stage_terms(const ts_mem_ctx *c, ts_mem_stage *st, const ts_m
          * gradients allocated), whichever holds more. */
         st->activations = w->saved + w->grads_live >= w->G ? w->saved : 0;
         st->grads = w->saved + w->grads_live >= w->G ? w->grads_live : w->G;
-        st->buffers = w->persist + w->bwd_ws;
+        st->buffers = w->persist + w->bwd_ws + w->held;
         break;
     case TS_PHASE_OPTIMIZER:
         st->grads = w->G;

@@ -47,6 +47,19 @@ static double ts_step_gemm_at(double m, double n, double k, const ts_step_hw *hw
            (hw->opb * (m * k + k * n) + 2.0 * m * n) / hw->mem;
 }
 
+/* One train metric (Composer's LanguageCrossEntropy / LanguagePerplexity:
+ * torch.nn.CrossEntropyLoss(reduction='sum') over the logits, composer
+ * metrics/nlp.py@v0.16.3), no gradient, under the trainer's bf16
+ * autocast, which runs log_softmax in fp32: the cast (read 2, write 4),
+ * then log_softmax over a vocabulary row too long for one block's shared
+ * memory reads the row for its maximum, again for its sum of
+ * exponentials and again to write the fp32 result (4 + 4 + 4 + 4);
+ * nll_loss reads one element a row.  22 B per logit. */
+double ts_step_metric_bytes(double logits)
+{
+    return logits * (2.0 + 4.0 + 4.0 + 4.0 + 4.0 + 4.0);
+}
+
 /* ---- frozen and quantised weights (LoRA's base) ------------------ */
 
 /* Dequantisation traffic of one frozen linear of `params` weights, with

@@ -226,6 +226,15 @@ LOSS_WHY = ("llmfoundry/models/mpt/modeling_mpt.py@beb8dee69 (and @5e85bd62d) Co
             "no upcast) and 2.x's triton kernel both keep the bf16 logits and write bf16 gradients")
 
 
+METRICS_WHY = ("llmfoundry/models/mpt/modeling_mpt.py@beb8dee69 (@5e85bd62d, @b2a43a147; "
+               "mosaic_gpt.py@300cc5c58 alike) ComposerMPTCausalLM: use_train_metrics defaults to True, "
+               "train metrics [LanguageCrossEntropy(), LanguagePerplexity()], and no benchmarking or "
+               "pretrain yaml sets it; composer trainer/trainer.py@v0.16.3 _train_microbatch runs "
+               "_eval_train_metrics after every micro-batch's backward on the held outputs "
+               "(models/huggingface.py eval_forward), and metrics/nlp.py LanguageCrossEntropy.update "
+               "is torch.nn.CrossEntropyLoss(reduction='sum') over the logits")
+
+
 FSDP1_WHY = ("composer trainer/dist_strategy.py@v0.16.3 prepare_fsdp_module wraps the model in "
              "torch.distributed.fsdp.FullyShardedDataParallel (flat parameters)")
 
@@ -245,7 +254,7 @@ def rows(path):
             "seq": r["seq"], "gpu": GPU[r["gpu"]], "gpus": r["gpus"],
             "micro_batch": r["micro_batch"], "global_batch": r["global_batch"],
             "zero": {"FULL_SHARD": 3, "SHARD_GRAD_OP": 2}[r["sharding"]],
-            "framework": "fsdp", "fsdp_impl": "fsdp1", "loss_impl": "fused",
+            "framework": "fsdp", "fsdp_impl": "fsdp1", "loss_impl": "fused", "logit_metrics": 2,
             "attention": r["attn_impl"],
             "recompute": "full" if r["activation_checkpointing"] else "none",
             "grad_precision": "fp32" if r["mp_mode"] == "DEFAULT" else "bf16",
@@ -266,6 +275,7 @@ def rows(path):
             "attention": r["record"]["attn_impl"],
             "fsdp_impl": FSDP1_WHY,
             "loss_impl": LOSS_WHY,
+            "logit_metrics": METRICS_WHY,
             "measured": r["record"]["columns"] + " (Throughput (T/s/GPU))",
         }
         if "image" in r["record"]:

@@ -156,6 +156,8 @@ export const REQUEST_FIELDS = [
       label: "Layers on the last stage", advanced: true },
     { name: "loss_impl", group: "work", kind: "enum", options: ["default", "torch", "vocab_parallel", "fused"],
       label: "Cross-entropy kernel", hint: "llm-foundry: fused", advanced: true },
+    { name: "logit_metrics", group: "work", kind: "int",
+      label: "Logit train metrics", hint: "llm-foundry MPT: 2", advanced: true },
     { name: "loss_chunks", group: "work", kind: "int",
       label: "Cross-entropy chunks", advanced: true },
     { name: "optimizer_precision", group: "work", kind: "enum", options: ["fp32", "bf16"],

@@ -888,6 +888,36 @@ START_TEST(test_loss_impl)
 }
 END_TEST
 
+/* Composer's train metrics (logit_metrics, ts_mem_stage.c): the trainer
+ * holds the bf16 logits through backward, 2 V bytes per token, and each
+ * metric's F.cross_entropy adds an fp32 copy and log_softmax's fp32
+ * output, 8 V, once the activations are gone.  GPT-3 at tp 1, one
+ * micro-batch of 2,048 tokens, V = 50,257: backward +2 x 50,257 x 2,048
+ * B; the post-backward phase (reported with the optimizer's) holds the
+ * states, the gradients, the logits and one metric, +10 x 50,257 x 2,048 B
+ * over the optimizer step's own bytes. */
+START_TEST(test_logit_metrics)
+{
+    ts_run r;
+    ts_memory a, b;
+    double v = 50257.0 * 2048.0;
+
+    gpt3_run(&r, 1, false, TS_RECOMPUTE_FULL);
+    ck_assert_int_eq(ts_memory_estimate(&r, &a, NULL), TS_OK);
+    r.logit_metrics = 2;
+    ck_assert_int_eq(ts_memory_estimate(&r, &b, NULL), TS_OK);
+    REL_CLOSE(b.stages[0].phase_bytes[TS_PHASE_BACKWARD] -
+                  a.stages[0].phase_bytes[TS_PHASE_BACKWARD],
+              2.0 * v, 1e-9);
+    REL_CLOSE(b.stages[0].phase_bytes[TS_PHASE_OPTIMIZER] -
+                  a.stages[0].phase_bytes[TS_PHASE_OPTIMIZER],
+              10.0 * v, 1e-9);
+    REL_CLOSE(b.stages[0].phase_bytes[TS_PHASE_FORWARD], a.stages[0].phase_bytes[TS_PHASE_FORWARD],
+              EXACT);
+    assert_sane(&b);
+}
+END_TEST
+
 START_TEST(test_activation_score_term)
 {
     ts_run r;
@@ -1219,6 +1249,7 @@ static Suite *memory_suite(void)
     tcase_add_loop_test(tc, test_activations_table, 0, (int)(sizeof acts / sizeof acts[0]));
     tcase_add_test(tc, test_activation_score_term);
     tcase_add_test(tc, test_loss_impl);
+    tcase_add_test(tc, test_logit_metrics);
     tcase_add_test(tc, test_seed000);
     tcase_add_test(tc, test_seq_doubling);
     tcase_add_test(tc, test_context_parallel);

@@ -1246,6 +1246,28 @@ START_TEST(test_qlora_dequant_step)
 }
 END_TEST
 
+/* A train metric, by hand (core/ts_step_kernel.c): cast 2 + 4, then
+ * log_softmax's three reads and one write of fp32, 16: 22 B per logit.
+ * Two metrics on the lora_run model without LoRA (V 32,000, 16,384
+ * tokens, one micro-batch, H100 SXM streaming 2.90e12 B/s) add
+ * 2 x 22 x 16,384 x 32,000 B to the step. */
+START_TEST(test_logit_metrics_step)
+{
+    ts_run r;
+    ts_step a, b;
+    ts_error e;
+
+    REL_CLOSE(ts_step_metric_bytes(1000.0), 22000.0, 1e-12);
+    lora_run(&r);
+    r.lora_rank = 0;
+    ck_assert_int_eq(ts_step_estimate(&r, &a, &e), TS_OK);
+    r.logit_metrics = 2;
+    ck_assert_int_eq(ts_step_estimate(&r, &b, &e), TS_OK);
+    REL_CLOSE(b.step_time.value - a.step_time.value, 2.0 * 22.0 * 16384.0 * 32000.0 / 2.90e12,
+              1e-6);
+}
+END_TEST
+
 /* An FP8 base under FP8 matmuls (NeMo/Megatron fp8_params, Transformer
  * Engine's fp8_model_init) is read as it is: no dequantisation, and the
  * per-GEMM weight cast of FP8 training is gone.  Against a bf16 base
@@ -1582,6 +1604,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_dequant_bytes);
     tcase_add_test(tc, test_qlora_dequant_step);
     tcase_add_test(tc, test_fp8_frozen_step);
+    tcase_add_test(tc, test_logit_metrics_step);
     tcase_add_test(tc, test_lora_optimizer_adapters);
     tcase_add_test(tc, test_hf_eager_bytes);
     tcase_add_test(tc, test_lora_dropout_step);
