@@ -114,6 +114,28 @@ static int peft_dropout(nemo *n, const ts_import_obj *l)
     return ts_import_set(n->im, TS_FI_LORA_DROPOUT, json_real(p), TS_SRC_NEMO, ptr, n->err);
 }
 
+/* fp8 with fp8_params: NeMo builds the model under Transformer Engine's
+ * fp8_model_init (nemo/collections/nlp/models/language_modeling/
+ * megatron_gpt_model.py@8cfedd7203), so the frozen base is stored in FP8,
+ * 1 byte a weight (the MLPerf v5.1 Llama-2-70B LoRA configs). */
+static int peft_fp8_base(nemo *n, const ts_import_obj *m)
+{
+    bool fp8 = false, params = false;
+
+    if (nemo_bool(n, m, "fp8", &fp8) < 0 || nemo_bool(n, m, "fp8_params", &params) < 0)
+        return -1;
+    if (!params)
+        return 0;
+    if (!fp8) {
+        ts_import_note(n->im->notes,
+                       "%s/fp8_params without fp8: NeMo keeps the weights in bf16 (it builds "
+                       "FP8 weights only with fp8)",
+                       m->base);
+        return 0;
+    }
+    return nemo_set_s(n, TS_FI_FROZEN_PRECISION, "fp8", m, "fp8_params");
+}
+
 int nemo_peft(nemo *n, const ts_import_obj *m)
 {
     ts_import_obj p, l;
@@ -148,7 +170,8 @@ int nemo_peft(nemo *n, const ts_import_obj *m)
                        "lora_tuning needs adapter_dim (the LoRA rank)");
         return -1;
     }
-    if (nemo_set_i(n, TS_FI_LORA_RANK, dim, &l, "adapter_dim") != 0 || peft_targets(n, &l) != 0)
+    if (nemo_set_i(n, TS_FI_LORA_RANK, dim, &l, "adapter_dim") != 0 || peft_targets(n, &l) != 0 ||
+        peft_dropout(n, &l) != 0)
         return -1;
-    return peft_dropout(n, &l);
+    return peft_fp8_base(n, m);
 }
