@@ -264,6 +264,47 @@ static void ts_mem_layer_loss(const ts_run *run, const ts_mem_dims *d, ts_mem_ac
     }
 }
 
+/* Under LoRA the base is frozen, and a linear keeps its input for
+ * backward only to form its weight's gradient: autograd saves mm's first
+ * operand only when the second needs a gradient (PyTorch
+ * tools/autograd/derivatives.yaml, mm: mat2's formula is the only one
+ * reading self; the generated code saves an input only for an output it
+ * must compute), and Transformer Engine's Linear and LayerNormMLP save
+ * their GEMM inputs for the weight gradient only when the weight requires
+ * one.  So a frozen linear's input stays only when an adapter keeps it:
+ * Megatron/NeMo and torchtune adapters read the same tensor (their
+ * linear_in saves it), while PEFT's lora_A saves its own fp32 copy
+ * (ts_mem_lora_inputs), so under hf no base input stays.  The same
+ * holds for the eager RMSNorm's last multiply by its frozen weight (its
+ * bf16 normalised input), and for the output projection's contiguous
+ * copy of the attention output; fused attention keeps its own output.
+ * Bytes per token per layer no longer kept. */
+static double ts_mem_frozen_inputs(const ts_run *run, const ts_mem_dims *d)
+{
+    const ts_model *m = &run->model;
+    unsigned tg = run->lora_targets;
+    bool own = run->framework == TS_FW_HF, eager = own || run->framework == TS_FW_FSDP;
+    double act_b = d->act_b, h = d->h / d->tr;
+    double mlp_in = d->k + (d->moe ? (double)m->shared_experts : 0.0);
+    double drop = 0;
+
+    if (run->lora_rank <= 0)
+        return 0;
+    if (own || !(tg & (TS_LORA_Q | TS_LORA_K | TS_LORA_V | TS_LORA_QKV)))
+        drop += act_b * h; /* QKV input */
+    if (own || !(tg & (TS_LORA_GATE | TS_LORA_UP)))
+        drop += act_b * h; /* MLP input */
+    if (own || !(tg & TS_LORA_DOWN))
+        drop += act_b * mlp_in * d->F / d->t; /* down projection input */
+    if (eager) {
+        if (own || !(tg & TS_LORA_O))
+            drop += act_b * d->ov; /* the output projection's contiguous input */
+        if (run->norm == TS_NORM_RMSNORM)
+            drop += 2.0 * act_b * h; /* each norm's bf16 normalised input to weight * x */
+    }
+    return drop;
+}
+
 void ts_mem_layer(const ts_run *run, bool dense, ts_mem_act *o)
 {
     ts_mem_dims d;
@@ -273,6 +314,7 @@ void ts_mem_layer(const ts_run *run, bool dense, ts_mem_act *o)
     o->eager = d.eager;
     if (run->framework == TS_FW_FSDP || run->framework == TS_FW_HF)
         o->full = ts_mem_layer_eager(run, &d);
+    o->full -= ts_mem_frozen_inputs(run, &d);
     /* The adapters' dropout: kept with the layer's whole set (and with
      * Megatron's selective set, which recomputes only core attention). */
     o->full += ts_mem_lora_dropout(run, &d);

@@ -359,6 +359,48 @@ START_TEST(test_lora_rank)
 }
 END_TEST
 
+/* A frozen base keeps a linear's input only for an adapter
+ * (ts_mem_act.c, ts_mem_frozen_inputs).  Llama 3 8B (h 4096, F 14336,
+ * RMSNorm), one GPU, no recompute, act_b 2, per token per layer:
+ *   megatron, LoRA on every linear: every input feeds an adapter, the
+ *     whole set as without LoRA;
+ *   megatron, q and v only: the MLP input and the down projection's input
+ *     go, 2 (4096 + 14336) = 36,864 B;
+ *   hf (PEFT's lora_A saves its own fp32 copy, 4 B x 4096 for each of q
+ *     and v = 32,768 B): the QKV and MLP inputs, the down input, o_proj's
+ *     contiguous input and both RMSNorms' bf16 normalised copies go,
+ *     2 (5 x 4096 + 14336) = 69,632 B. */
+START_TEST(test_lora_frozen_inputs)
+{
+    ts_run r;
+    ts_memory none, all, qv;
+    double tok;
+
+    ts_run_defaults(&r);
+    ts_run_apply_preset(&r, ts_preset_find("llama3-8b"));
+    r.gpus = 1;
+    r.zero = 0;
+    r.global_batch = 1;
+    r.recompute = TS_RECOMPUTE_NONE;
+    tok = (double)r.seq * (double)r.micro_batch;
+    ck_assert_int_eq(ts_memory_estimate(&r, &none, NULL), TS_OK);
+    r.lora_rank = 16;
+    r.lora_targets = TS_LORA_ALL_LINEAR;
+    ck_assert_int_eq(ts_memory_estimate(&r, &all, NULL), TS_OK);
+    REL_CLOSE(all.act_per_layer, none.act_per_layer, EXACT);
+    r.lora_targets = TS_LORA_Q | TS_LORA_V;
+    ck_assert_int_eq(ts_memory_estimate(&r, &qv, NULL), TS_OK);
+    REL_CLOSE(none.act_per_layer - qv.act_per_layer, 36864.0 * tok, 1e-12);
+    r.framework = TS_FW_HF;
+    r.lora_rank = 0;
+    ck_assert_int_eq(ts_memory_estimate(&r, &none, NULL), TS_OK);
+    r.lora_rank = 16;
+    ck_assert_int_eq(ts_memory_estimate(&r, &qv, NULL), TS_OK);
+    REL_CLOSE(none.act_per_layer - qv.act_per_layer, (69632.0 - 32768.0) * tok, 1e-12);
+    assert_sane(&qv);
+}
+END_TEST
+
 /* PEFT's LoRA on q_proj and v_proj only (its default for Llama), r 32 on
  * Llama 3.2 3B (h 3072, 24 heads, 8 KV heads, 28 layers): per layer
  * q 32 (3072 + 3072) = 196608 and v 32 (3072 + 1024) = 131072, times 28
@@ -1236,6 +1278,7 @@ static Suite *memory_suite(void)
     tcase_add_test(tc, test_lora);
     tcase_add_test(tc, test_offload);
     tcase_add_test(tc, test_lora_rank);
+    tcase_add_test(tc, test_lora_frozen_inputs);
     tcase_add_test(tc, test_lora_targets);
     tcase_add_test(tc, test_lora_target_names);
     tcase_add_test(tc, test_lora_layer_params);
