@@ -18,6 +18,12 @@
  * (input -> reason).  The summary reports rows whose inputs are all
  * recorded apart from rows with an assumed input, and each "group" (a
  * GPU's table) apart: n, median and max |error|, mean signed error.
+ *
+ * Every row also ran, on the GPU it names: its plan must be predicted to
+ * fit that GPU's HBM.  A row predicted over it fails the file unless the
+ * row sets "fits_gated": false with a "fits_note" naming what is not
+ * modelled, or the file sets "fits_gated": false (held-back files: their
+ * rows are reported, not looked at).
  */
 #include <math.h>
 #include <stdio.h>
