@@ -343,29 +343,33 @@ static void ts_mem_stage_reserve(const ts_mem_ctx *c, ts_mem_stage *st, ts_mem_s
 {
     const ts_run *r = c->run;
     int peak = w->peak;
-    double reserve = 0;
+    double reserve = 0, stream = 0;
 
+    if (w->fsdp && r->zero >= 2 && c->nd > 1 && r->pp == 1) {
+        /* FSDP2 allocates the reduce-scatter input and output (the sharded
+         * gradients) on its reduce-scatter stream (_fsdp_collectives.py,
+         * foreach_reduce); the caching allocator pools blocks per stream,
+         * so after the first step that stream keeps them even while
+         * zero_grad has freed the gradients: in forward and at the loss,
+         * whichever phase is the peak (in backward and the step they are
+         * the live gradients). */
+        stream = (w->grads_live > 0 ? 0 : w->G) + 4.0 * w->layer_p;
+    }
     /* At the loss phase, blocks cached from the layers' forward
      * transients (far smaller than a logits buffer) and the freed bf16
      * logits block cannot serve the fp32 loss buffers. */
     if (peak == TS_PHASE_LOSS)
         reserve = w->fwd_ws + c->act.loss_cached * c->tokens;
-    if (w->fsdp && r->zero >= 2 && c->nd > 1 && r->pp == 1 && peak != TS_PHASE_BACKWARD &&
-        peak != TS_PHASE_OPTIMIZER) {
-        /* FSDP2 allocates the reduce-scatter input and output (the sharded
-         * gradients) on its reduce-scatter stream (_fsdp_collectives.py,
-         * foreach_reduce); the caching allocator pools blocks per stream,
-         * so after the first step that stream keeps them even while
-         * zero_grad has freed the gradients. */
-        reserve += (w->grads_live > 0 ? 0 : w->G) + 4.0 * w->layer_p;
-    }
+    if (peak == TS_PHASE_LOSS || peak == TS_PHASE_FORWARD)
+        reserve += stream;
     if (w->loss_ws > 0 && peak != TS_PHASE_LOSS && c->training) {
         /* The caching allocator returns nothing to the driver unless
          * emptied (c10/cuda/CUDACachingAllocator.cpp: freed blocks stay
          * cached): a later, larger phase carves its tensors out of the
          * loss phase's cached blocks, so the reserved peak is never below
          * what the loss phase reserved. */
-        double loss_res = w->ph[TS_PHASE_LOSS] + w->fwd_ws + c->act.loss_cached * c->tokens;
+        double loss_res =
+            w->ph[TS_PHASE_LOSS] + w->fwd_ws + c->act.loss_cached * c->tokens + stream;
 
         if (loss_res > st->allocated_peak + reserve)
             reserve = loss_res - st->allocated_peak;

@@ -401,6 +401,34 @@ START_TEST(test_lora_frozen_inputs)
 }
 END_TEST
 
+/* FSDP's reduce-scatter stream keeps its gradient blocks cached once
+ * zero_grad has freed them (ts_mem_stage.c): whichever phase is the
+ * allocated peak, the loss phase of a later step still sees them, so the
+ * reserved peak is at least the loss phase's bytes plus the sharded fp32
+ * gradients, 4 B x 6,738,415,616 / 8 for Llama 2 7B on 8 GPUs.  Here the
+ * backward is the allocated peak (the case that once left them out). */
+START_TEST(test_fsdp_stream_cache_at_loss)
+{
+    ts_run r;
+    ts_memory m;
+
+    ts_run_defaults(&r);
+    ts_run_apply_preset(&r, ts_preset_find("llama2-7b"));
+    r.gpus = 8;
+    r.framework = TS_FW_FSDP;
+    r.zero = 3;
+    r.grad_precision = TS_PREC_FP32;
+    r.recompute = TS_RECOMPUTE_NONE;
+    r.micro_batch = 1;
+    r.global_batch = 8;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    ck_assert_int_eq(m.stages[0].peak_phase, TS_PHASE_BACKWARD);
+    ck_assert(m.stages[0].reserved_peak >=
+              m.stages[0].phase_bytes[TS_PHASE_LOSS] + 4.0 * 6738415616.0 / 8.0);
+    assert_sane(&m);
+}
+END_TEST
+
 /* PEFT's LoRA on q_proj and v_proj only (its default for Llama), r 32 on
  * Llama 3.2 3B (h 3072, 24 heads, 8 KV heads, 28 layers): per layer
  * q 32 (3072 + 3072) = 196608 and v 32 (3072 + 1024) = 131072, times 28
@@ -1279,6 +1307,7 @@ static Suite *memory_suite(void)
     tcase_add_test(tc, test_offload);
     tcase_add_test(tc, test_lora_rank);
     tcase_add_test(tc, test_lora_frozen_inputs);
+    tcase_add_test(tc, test_fsdp_stream_cache_at_loss);
     tcase_add_test(tc, test_lora_targets);
     tcase_add_test(tc, test_lora_target_names);
     tcase_add_test(tc, test_lora_layer_params);
