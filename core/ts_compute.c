@@ -74,6 +74,14 @@ static const char *const ts_basis_hw_op[2] = {
     "6 P_active T + 2 L h (kv + o [+ F]) T (selective op recompute: wk, wo [, w3])",
     "(6 P_active + 12 L h s) T + 2 L h (kv + o [+ F]) T (selective op recompute: wk, wo [, w3])",
 };
+/* Full recompute that stops early (non-reentrant, ts_step_layer.c
+ * ts_step_rec_skip): the dense layers' down projection is not rerun. */
+static const char *const ts_basis_hw_early[2] = {
+    "6 P_active T + (2 P_active + 4 L h s - 2 L_dense h F) T (full recompute, non-reentrant: the "
+    "down projection not rerun)",
+    "(6 P_active + 12 L h s) T + (2 P_active + 4 L h s - 2 L_dense h F) T (full recompute, "
+    "non-reentrant: the down projection not rerun)",
+};
 static const char *const ts_basis_hours[2][2] = {
     { "6 P_active T / (peak * MFU * 3600)", "(6 P_active + 12 L h s) T / (peak * MFU * 3600)" },
     { "(4 P_active + 6 P_lora) T / (peak * MFU * 3600)",
@@ -161,13 +169,24 @@ static double ts_compute_recompute(const ts_run *run, const ts_flops_basis *b, d
     case TS_RECOMPUTE_SELECTIVE:
         *hw_formula = f[1];
         return 4.0 * L * h * s * T; /* attention-score forward again */
-    case TS_RECOMPUTE_FULL:
-        *hw_formula = f[2];
+    case TS_RECOMPUTE_FULL: {
+        const ts_model *m = &run->model;
+        /* Layers whose MLP is dense: a MoE model's first dense layers. */
+        double Ld = m->experts > 1 ? (double)m->dense_layers : L;
+        double F = (double)(m->ffn > 0 ? m->ffn : 4 * m->hidden);
+        /* The step model's early stop (ts_step_rec_skip): a dense block
+         * without LoRA does not rerun its down projection. */
+        double skip = ts_run_recompute_impl(run) == TS_RIMPL_EARLY_STOP && !b->lora && L > 0
+                          ? 2.0 * Ld * h * F
+                          : 0.0;
+
+        *hw_formula = skip > 0 ? ts_basis_hw_early[run->attention_flops ? 1 : 0] : f[2];
         /* Whole forward again, of the recomputed layers' share with the
          * block method (recompute_layers; the embedding and head among
          * the layers, a small error). */
-        return (2.0 * P + 2.0 * b->lora_params + 4.0 * L * h * s) * T *
+        return (2.0 * P + 2.0 * b->lora_params + 4.0 * L * h * s - skip) * T *
                (run->recompute_layers > 0 && L > 0 ? ts_run_recomputed_total(run) / L : 1.0);
+    }
     case TS_RECOMPUTE_SELECTIVE_OP: {
         /* torchtitan's per-op checkpoint reruns the even-counted matmuls
          * before its early stop: wk, wo and (gated) w3 (ts_step_layer.c

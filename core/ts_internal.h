@@ -52,6 +52,10 @@ double ts_run_recomputed_total(const ts_run *r);
 /* The cross-entropy kernel a run's loss uses, its default resolved:
  * Megatron's own vocab-parallel kernel, torch's for the other frameworks. */
 ts_loss_impl ts_run_loss_impl(const ts_run *r);
+
+/* How full recompute reruns a block, its default resolved: fsdp's
+ * non-reentrant early stop, the others' whole forward (ts_run.c). */
+ts_recompute_impl ts_run_recompute_impl(const ts_run *r);
 /* A layout a solver or the search picked for a run with recompute_layers:
  * 0 unless recompute is full, else at most the largest virtual stage
  * (what Megatron's block loop recomputes when N exceeds it). */

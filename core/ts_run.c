@@ -700,3 +700,10 @@ ts_loss_impl ts_run_loss_impl(const ts_run *r)
         return r->loss_impl;
     return r->framework == TS_FW_MEGATRON ? TS_LOSS_VOCAB_PARALLEL : TS_LOSS_TORCH;
 }
+
+ts_recompute_impl ts_run_recompute_impl(const ts_run *r)
+{
+    if (r->recompute_impl != TS_RIMPL_DEFAULT)
+        return r->recompute_impl;
+    return r->framework == TS_FW_FSDP ? TS_RIMPL_EARLY_STOP : TS_RIMPL_REENTRANT;
+}

@@ -495,11 +495,7 @@ static double ts_step_residual_add_s(const ts_step_hw *hw, const ts_step_shape *
 static void ts_step_rec_skip(const ts_run *r, const ts_step_hw *hw, const ts_step_shape *sh,
                              double down_f, ts_step_layer *o)
 {
-    ts_recompute_impl impl = r->recompute_impl;
-
-    if (impl == TS_RIMPL_DEFAULT)
-        impl = r->framework == TS_FW_FSDP ? TS_RIMPL_EARLY_STOP : TS_RIMPL_REENTRANT;
-    if (impl != TS_RIMPL_EARLY_STOP || sh->moe || r->lora_rank > 0)
+    if (ts_run_recompute_impl(r) != TS_RIMPL_EARLY_STOP || sh->moe || r->lora_rank > 0)
         return;
     o->rec_skip = down_f + ts_step_residual_add_s(hw, sh);
     if (o->rec_skip > o->fwd)

@@ -307,6 +307,33 @@ static const struct recompute_case {
     { TS_RECOMPUTE_FULL, true, 8 * P7 + ATTN12 + ATTN4, 6 * P7 + ATTN12 },
 };
 
+/* Full recompute under framework fsdp, whose default is PyTorch's
+ * non-reentrant checkpoint: it stops before the down projection
+ * (ts_step_layer.c ts_step_rec_skip), 2 L h F = 2 * 32 * 4096 * 11008 =
+ * 2,885,681,152 FLOPs per token fewer than a whole forward. */
+#define DOWN7 2885681152.0
+
+START_TEST(test_recompute_hfu_early_stop)
+{
+    const double T = 1e12;
+    ts_run r;
+    ts_compute out;
+    ts_error err;
+
+    make_run(&r, "llama2-7b", 0, "h100-sxm", 8, 0.4, T);
+    r.framework = TS_FW_FSDP;
+    r.zero = 3;
+    r.recompute = TS_RECOMPUTE_FULL;
+    ck_assert_msg(ts_compute_estimate(&r, &out, &err) == TS_OK, "%s", err.text);
+    REL_CLOSE(out.hardware_flops.value, (8 * P7 + ATTN4 - DOWN7) * T, 1e-12);
+    ck_assert(strstr(out.hardware_flops.formula, "down projection not rerun") != NULL);
+    /* reentrant: the whole forward again */
+    r.recompute_impl = TS_RIMPL_REENTRANT;
+    ck_assert_msg(ts_compute_estimate(&r, &out, &err) == TS_OK, "%s", err.text);
+    REL_CLOSE(out.hardware_flops.value, (8 * P7 + ATTN4) * T, 1e-12);
+}
+END_TEST
+
 START_TEST(test_recompute_hfu)
 {
     const struct recompute_case *c = &recompute_cases[_i];
@@ -568,6 +595,7 @@ static Suite *compute_suite(void)
     tcase_add_loop_test(tc, test_published_gpu_hours, 0,
                         (int)(sizeof hours_cases / sizeof hours_cases[0]));
     tcase_add_test(tc, test_llama2_70b_mfu_value);
+    tcase_add_test(tc, test_recompute_hfu_early_stop);
     tcase_add_loop_test(tc, test_recompute_hfu, 0,
                         (int)(sizeof recompute_cases / sizeof recompute_cases[0]));
     tcase_add_test(tc, test_moe_uses_active_params);
