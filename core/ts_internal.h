@@ -56,6 +56,11 @@ ts_loss_impl ts_run_loss_impl(const ts_run *r);
 /* How full recompute reruns a block, its default resolved: fsdp's
  * non-reentrant early stop, the others' whole forward (ts_run.c). */
 ts_recompute_impl ts_run_recompute_impl(const ts_run *r);
+
+/* The storage a LoRA base is dequantised from before each of its matmuls:
+ * frozen_precision, or bf16 (nothing to dequantise) for a bf16 base and
+ * for FP8 weights under FP8 matmuls, which read them as they are. */
+ts_quant ts_run_frozen_dequant(const ts_run *r);
 /* A layout a solver or the search picked for a run with recompute_layers:
  * 0 unless recompute is full, else at most the largest virtual stage
  * (what Megatron's block loop recomputes when N exceeds it). */

@@ -284,8 +284,7 @@ static void ts_mem_stage_acts(const ts_mem_ctx *c, int64_t i, ts_mem_stage *st, 
      * fp32 transient once the activations are gone. */
     w->held = w->loss_ws > 0 && r->logit_metrics > 0 ? c->act.logits * c->tokens : 0;
     w->metric_ws = w->held > 0 ? c->act.metric * c->tokens : 0;
-    if (c->lora && r->frozen_precision != TS_QUANT_BF16 &&
-        !(r->frozen_precision == TS_QUANT_FP8 && r->compute_precision == TS_PREC_FP8)) {
+    if (c->lora && ts_run_frozen_dequant(r) != TS_QUANT_BF16) {
         /* A quantised base is dequantised to 16 bits one matrix at a time
          * for its matmul (bitsandbytes / torchao NF4): the largest, h x F. */
         double deq = 2.0 * (double)r->model.hidden * (double)r->model.ffn / (double)r->tp;

@@ -707,3 +707,10 @@ ts_recompute_impl ts_run_recompute_impl(const ts_run *r)
         return r->recompute_impl;
     return r->framework == TS_FW_FSDP ? TS_RIMPL_EARLY_STOP : TS_RIMPL_REENTRANT;
 }
+
+ts_quant ts_run_frozen_dequant(const ts_run *r)
+{
+    if (r->frozen_precision == TS_QUANT_FP8 && r->compute_precision == TS_PREC_FP8)
+        return TS_QUANT_BF16;
+    return r->frozen_precision;
+}

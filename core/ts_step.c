@@ -175,12 +175,10 @@ static ts_status ts_step_rates(const ts_run *r, const ts_params *p, ts_step_hw *
               TS_STEP_LINK_EFF;
     hw->pcie = g->pcie_bw > 0 ? g->pcie_bw : TS_STEP_PCIE_DEFAULT;
     hw->gemm_flops = hw->gemm_ideal = 0;
-    /* LoRA: the base is frozen (and stored at frozen_precision). */
+    /* LoRA: the base is frozen, dequantised from its storage where its
+     * matmuls need it. */
     hw->frozen = r->lora_rank > 0 && p->from_shape && r->optimizer != TS_OPT_NONE;
-    hw->quant = r->frozen_precision;
-    /* FP8 weights feed FP8 matmuls directly: nothing to dequantise. */
-    if (hw->quant == TS_QUANT_FP8 && r->compute_precision == TS_PREC_FP8)
-        hw->quant = TS_QUANT_BF16;
+    hw->quant = ts_run_frozen_dequant(r);
     hw->xops_f = hw->xops_b = 0;
     if (!(hw->peak > 0) || !(hw->core > 0))
         return TS_EINCOMPAT;
