@@ -164,16 +164,16 @@ static double ts_compute_recompute(const ts_run *run, const ts_flops_basis *b, d
                                    double h, double s, double T, const char **hw_formula)
 {
     const char *const *f = ts_basis_hw[b->lora][run->attention_flops ? 1 : 0];
+    const ts_model *m = &run->model;
+    double F = (double)(m->ffn > 0 ? m->ffn : 4 * m->hidden);
 
     switch (run->recompute) {
     case TS_RECOMPUTE_SELECTIVE:
         *hw_formula = f[1];
         return 4.0 * L * h * s * T; /* attention-score forward again */
     case TS_RECOMPUTE_FULL: {
-        const ts_model *m = &run->model;
         /* Layers whose MLP is dense: a MoE model's first dense layers. */
         double Ld = m->experts > 1 ? (double)m->dense_layers : L;
-        double F = (double)(m->ffn > 0 ? m->ffn : 4 * m->hidden);
         /* The step model's early stop (ts_step_rec_skip): a dense block
          * without LoRA does not rerun its down projection. */
         double skip = ts_run_recompute_impl(run) == TS_RIMPL_EARLY_STOP && !b->lora && L > 0
@@ -192,10 +192,8 @@ static double ts_compute_recompute(const ts_run *run, const ts_flops_basis *b, d
          * before its early stop: wk, wo and (gated) w3 (ts_step_layer.c
          * ts_step_rec_op); the SDPA output is kept.  A LoRA run never
          * gets here (ts_run_resolve). */
-        const ts_model *m = &run->model;
         double hd = m->head_dim > 0 ? (double)m->head_dim : h / (double)m->heads;
         double kvh = (double)(m->kv_heads > 0 ? m->kv_heads : m->heads);
-        double F = (double)(m->ffn > 0 ? m->ffn : 4 * m->hidden);
 
         *hw_formula = ts_basis_hw_op[run->attention_flops ? 1 : 0];
         return 2.0 * L * h * (kvh * hd + (double)m->heads * hd + (m->gated ? F : 0.0)) * T;

@@ -29,6 +29,7 @@ typedef struct ts_mem_dims {
     double ov;         /* attention output width per rank */
     double kv, vv;     /* key, value widths per rank */
     double k;          /* experts per token (1: dense MLP) */
+    double mlp_n;      /* MLPs a token runs: k, plus a MoE layer's shared experts */
     double F;          /* MLP width */
     double mlp_b;      /* MLP intermediates per token, elements */
     double eager;      /* eager attention's score tensors, bytes */
@@ -65,7 +66,8 @@ static void ts_mem_layer_dims(const ts_run *run, bool dense, ts_mem_dims *d)
     d->vv = mla ? d->ov : d->kv;
     d->k = moe ? (double)m->top_k : 1.0;
     d->F = moe && m->moe_ffn > 0 ? (double)m->moe_ffn : (double)m->ffn;
-    d->mlp_b = (m->gated ? 3.0 : 2.0) * d->F / t * (d->k + (moe ? (double)m->shared_experts : 0.0));
+    d->mlp_n = d->k + (moe ? (double)m->shared_experts : 0.0);
+    d->mlp_b = (m->gated ? 3.0 : 2.0) * d->F / t * d->mlp_n;
     d->V = (double)m->vocab / t;
     d->kc = (double)run->loss_chunks;
 
@@ -92,12 +94,11 @@ static double ts_mem_lora_inputs(const ts_run *run, const ts_mem_dims *d)
     const ts_model *m = &run->model;
     unsigned tg = run->lora_targets;
     double h = d->h, F = d->F, t = d->t;
-    double mlp_in = (d->k + (d->moe ? (double)m->shared_experts : 0.0));
 
     return 4.0 * (((tg & TS_LORA_Q) ? h : 0) + ((tg & TS_LORA_K) ? h : 0) +
                   ((tg & TS_LORA_V) ? h : 0) + ((tg & TS_LORA_QKV) ? h : 0) +
                   ((tg & TS_LORA_O) ? d->a * d->v_hd / t : 0)) +
-           4.0 * mlp_in *
+           4.0 * d->mlp_n *
                ((m->gated && (tg & TS_LORA_GATE) ? h : 0) + ((tg & TS_LORA_UP) ? h : 0) +
                 ((tg & TS_LORA_DOWN) ? F / t : 0));
 }
@@ -123,15 +124,14 @@ static double ts_mem_lora_dropout(const ts_run *run, const ts_mem_dims *d)
 {
     const ts_model *m = &run->model;
     unsigned tg = run->lora_targets;
-    double h = d->h / d->tr, in, mlp_in;
+    double h = d->h / d->tr, in;
 
     if (run->lora_rank == 0 || !(run->lora_dropout > 0))
         return 0.0;
-    mlp_in = d->k + (d->moe ? (double)m->shared_experts : 0.0);
     in = ((tg & TS_LORA_Q) ? h : 0) + ((tg & TS_LORA_K) ? h : 0) + ((tg & TS_LORA_V) ? h : 0) +
          ((tg & TS_LORA_QKV) ? h : 0) + ((tg & TS_LORA_O) ? d->ov : 0) +
-         mlp_in * ((m->gated && (tg & TS_LORA_GATE) ? h : 0) + ((tg & TS_LORA_UP) ? h : 0) +
-                   ((tg & TS_LORA_DOWN) ? d->F / d->t : 0));
+         d->mlp_n * ((m->gated && (tg & TS_LORA_GATE) ? h : 0) + ((tg & TS_LORA_UP) ? h : 0) +
+                     ((tg & TS_LORA_DOWN) ? d->F / d->t : 0));
     return (run->framework == TS_FW_HF ? 1.0 : d->act_b + 1.0) * in;
 }
 
@@ -145,8 +145,7 @@ static double ts_mem_layer_eager(const ts_run *run, const ts_mem_dims *d)
 {
     const ts_model *m = &run->model;
     double act_b = d->act_b, h = d->h, t = d->t, F = d->F, q = d->q, kv = d->kv;
-    double mlp_e = (m->gated ? 4.0 : 2.0) * act_b * F / t *
-                   (d->k + (d->moe ? (double)m->shared_experts : 0.0));
+    double mlp_e = (m->gated ? 4.0 : 2.0) * act_b * F / t * d->mlp_n;
     /* nn.LayerNorm is one native kernel: its input and fp32 mean and
      * rstd.  The eager RMSNorm of these codebases upcasts: x.float()
      * (4h) and the normalised act_b h. */
@@ -281,11 +280,9 @@ static void ts_mem_layer_loss(const ts_run *run, const ts_mem_dims *d, ts_mem_ac
  * Bytes per token per layer no longer kept. */
 static double ts_mem_frozen_inputs(const ts_run *run, const ts_mem_dims *d)
 {
-    const ts_model *m = &run->model;
     unsigned tg = run->lora_targets;
     bool own = run->framework == TS_FW_HF, eager = own || run->framework == TS_FW_FSDP;
     double act_b = d->act_b, h = d->h / d->tr;
-    double mlp_in = d->k + (d->moe ? (double)m->shared_experts : 0.0);
     double drop = 0;
 
     if (run->lora_rank <= 0)
@@ -295,7 +292,7 @@ static double ts_mem_frozen_inputs(const ts_run *run, const ts_mem_dims *d)
     if (own || !(tg & (TS_LORA_GATE | TS_LORA_UP)))
         drop += act_b * h; /* MLP input */
     if (own || !(tg & TS_LORA_DOWN))
-        drop += act_b * mlp_in * d->F / d->t; /* down projection input */
+        drop += act_b * d->mlp_n * d->F / d->t; /* down projection input */
     if (eager) {
         if (own || !(tg & TS_LORA_O))
             drop += act_b * d->ov; /* the output projection's contiguous input */

@@ -578,13 +578,13 @@ void ts_step_head_cost(const ts_run *r, ts_step_hw *hw, double *fwd, double *bwd
         hw->quant = q;
     }
     {
-        double lf, lb;
+        double lf, lb, logits = tok * (V / t);
 
-        ts_step_loss_bytes(ts_run_loss_impl(r), tok * (V / t), &lf, &lb);
+        ts_step_loss_bytes(ts_run_loss_impl(r), logits, &lf, &lb);
         f += lf / hw->mem;
         b += lb / hw->mem;
         /* Train metrics after the micro-batch's backward (Composer). */
-        b += (double)r->logit_metrics * ts_step_metric_bytes(tok * (V / t)) / hw->mem;
+        b += (double)r->logit_metrics * ts_step_metric_bytes(logits) / hw->mem;
     }
     if (r->tp > 1) {
         bool in_node = ts_step_same_node(r->tp, r->gpus_per_node);
