@@ -64,6 +64,16 @@ static void summary(const char *label, const double *err, const bool *pick, size
                k, 100.0 * med, 100.0 * a[k - 1], 100.0 * sum / (double)k);
 }
 
+/* A row the runner cannot evaluate: free what the row holds and the
+ * document, and exit 2 (a broken file, not an error of the model). */
+static int row_fail(json_t *root, char *body, void *req)
+{
+    free(body);
+    free(req);
+    json_decref(root);
+    return 2;
+}
+
 int main(int argc, char **argv)
 {
     json_error_t je;
@@ -125,16 +135,14 @@ int main(int argc, char **argv)
         if (!json_is_object(json_object_get(row, "record"))) {
             fprintf(stderr, "row %zu (%s): no \"record\" naming where its inputs come from\n", i,
                     name != NULL ? name : "?");
-            json_decref(root);
-            return 2;
+            return row_fail(root, body, req);
         }
         assumed[i] = json_is_object(as) && json_object_size(as) > 0;
         origin[i] = json_string_value(json_object_get(row, "origin"));
         if (by_src && origin[i] == NULL) {
             fprintf(stderr, "row %zu (%s): no \"origin\" (the source's short name)\n", i,
                     name != NULL ? name : "?");
-            json_decref(root);
-            return 2;
+            return row_fail(root, body, req);
         }
         group[i] = json_string_value(json_object_get(row, "group"));
 
@@ -142,18 +150,12 @@ int main(int argc, char **argv)
             ts_json_parse_run(body, strlen(body), false, req, &aerr) != 0) {
             fprintf(stderr, "row %zu (%s): request rejected: %s %s\n", i, name != NULL ? name : "?",
                     req != NULL ? aerr.field : "", req != NULL ? aerr.detail : "");
-            free(body);
-            free(req);
-            json_decref(root);
-            return 2;
+            return row_fail(root, body, req);
         }
         memset(&cerr, 0, sizeof cerr);
         if (ts_step_estimate(&req->run, &st, &cerr) != TS_OK) {
             fprintf(stderr, "row %zu (%s): %s: %s\n", i, name, cerr.field, cerr.text);
-            free(body);
-            free(req);
-            json_decref(root);
-            return 2;
+            return row_fail(root, body, req);
         }
         /* Every row is a run that ran: its plan must be predicted to fit
          * (its peak at most the GPU's HBM) unless the file or the row says
@@ -161,20 +163,14 @@ int main(int argc, char **argv)
         memset(&cerr, 0, sizeof cerr);
         if (ts_memory_estimate(&req->run, &mem, &cerr) != TS_OK) {
             fprintf(stderr, "row %zu (%s): memory: %s: %s\n", i, name, cerr.field, cerr.text);
-            free(body);
-            free(req);
-            json_decref(root);
-            return 2;
+            return row_fail(root, body, req);
         }
         over[i] = !mem.fits;
         n_over += over[i];
         if (fv != NULL && !json_is_true(fv) && !json_is_string(json_object_get(row, "fits_note"))) {
             fprintf(stderr, "row %zu (%s): \"fits_gated\": false without a \"fits_note\"\n", i,
                     name);
-            free(body);
-            free(req);
-            json_decref(root);
-            return 2;
+            return row_fail(root, body, req);
         }
         if (over[i] && (fv == NULL ? fits_gated : json_is_true(fv))) {
             fprintf(stderr, "row %zu (%s): ran, but predicted not to fit: %.1f of %.1f GB\n", i,
