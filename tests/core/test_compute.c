@@ -307,6 +307,16 @@ static const struct recompute_case {
     { TS_RECOMPUTE_FULL, true, 8 * P7 + ATTN12 + ATTN4, 6 * P7 + ATTN12 },
 };
 
+/* Llama 2 7B under FSDP (ZeRO-3) on 8 H100 at MFU 0.4 over T tokens,
+ * with recompute rc: the runs of the recompute-FLOPs tests below. */
+static void fsdp7_run(ts_run *r, ts_recompute rc, double T)
+{
+    make_run(r, "llama2-7b", 0, "h100-sxm", 8, 0.4, T);
+    r->framework = TS_FW_FSDP;
+    r->zero = 3;
+    r->recompute = rc;
+}
+
 /* Full recompute under framework fsdp, whose default is PyTorch's
  * non-reentrant checkpoint: it stops before the down projection
  * (ts_step_layer.c ts_step_rec_skip), 2 L h F = 2 * 32 * 4096 * 11008 =
@@ -320,10 +330,7 @@ START_TEST(test_recompute_hfu_early_stop)
     ts_compute out;
     ts_error err;
 
-    make_run(&r, "llama2-7b", 0, "h100-sxm", 8, 0.4, T);
-    r.framework = TS_FW_FSDP;
-    r.zero = 3;
-    r.recompute = TS_RECOMPUTE_FULL;
+    fsdp7_run(&r, TS_RECOMPUTE_FULL, T);
     ck_assert_msg(ts_compute_estimate(&r, &out, &err) == TS_OK, "%s", err.text);
     REL_CLOSE(out.hardware_flops.value, (8 * P7 + ATTN4 - DOWN7) * T, 1e-12);
     ck_assert(strstr(out.hardware_flops.formula, "down projection not rerun") != NULL);
@@ -373,10 +380,7 @@ START_TEST(test_recompute_selective_op_flops)
     ts_compute out;
     ts_error err;
 
-    make_run(&r, "llama2-7b", 0, "h100-sxm", 8, 0.4, T);
-    r.framework = TS_FW_FSDP;
-    r.zero = 3;
-    r.recompute = TS_RECOMPUTE_SELECTIVE_OP;
+    fsdp7_run(&r, TS_RECOMPUTE_SELECTIVE_OP, T);
     ck_assert_msg(ts_compute_estimate(&r, &out, &err) == TS_OK, "%s", err.text);
     REL_CLOSE(out.hardware_flops.value, (6 * P7 + 5033164800.0) * T, 1e-12);
     ck_assert(strstr(out.hardware_flops.formula, "selective op") != NULL);
