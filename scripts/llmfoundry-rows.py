@@ -219,7 +219,8 @@ def recompute_impl(r, record, assumed):
     return "non_reentrant" if torch >= (2, 1) else "reentrant"
 
 
-LOSS_WHY = ("llmfoundry/models/mpt/modeling_mpt.py@beb8dee69 (and @5e85bd62d) ComposerMPTCausalLM: "
+LOSS_WHY = ("llmfoundry/models/mpt/modeling_mpt.py@beb8dee69 (@5e85bd62d, @b2a43a147; "
+            "mosaic_gpt.py@300cc5c58 alike) ComposerMPTCausalLM: "
             "loss_fn defaults to fused_crossentropy, flash_attn.losses.cross_entropy.CrossEntropyLoss; "
             "no pretrain or benchmarking yaml sets loss_fn (only testing.yaml and mpt-small-cpu.yaml "
             "pick torch_crossentropy). flash-attn 1.0.9's xentropy (csrc/xentropy/README.md: bfloat16, "
