@@ -102,7 +102,8 @@ stage() {
             # meson prints a failed test's last 100 lines only; its
             # testlog.txt (written in this stage) has Check's assertion
             { grep -E '^ *[0-9]+/[0-9]+ .* (FAIL|TIMEOUT|ERROR|UNEXPECTEDPASS) |[^ :]+\.c:[0-9]+:[EF]:|^!! |th_harness: ' "$log"
-              find "$B" -path '*/meson-logs/testlog.txt' -newer "$mark" -exec grep -hE '[^ :]+\.c:[0-9]+:[EF]:' {} + 2>/dev/null
+              # ...and what a crashed server said on its inherited stderr
+              find "$B" -path '*/meson-logs/testlog.txt' -newer "$mark" -exec grep -hE '[^ :]+\.c:[0-9]+:[EF]:|Fatal error in GNU libmicrohttpd|ERROR: AddressSanitizer|runtime error: |th_harness: ' {} + 2>/dev/null
             } | sed -E 's/\x1b\[[0-9;]*m//g' | awk '!seen[$0]++' | head -n 24)
     fi
     rm -f "$mark"

@@ -146,7 +146,17 @@ static int start_daemon(ts_server *s)
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG |
                      MHD_ALLOW_SUSPEND_RESUME;
 
-    flags |= MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES ? MHD_USE_EPOLL : MHD_USE_POLL;
+    /* epoll only for one I/O thread.  With a pool, MHD_quiesce_daemon
+     * (our drain) removes the listen fd from each worker's epoll set and
+     * panics (abort) if that fails, while the worker, woken by any
+     * request, removes it too once it sees was_quiesced: a SIGTERM under
+     * load aborted the server ("daemon.c:5531: Failed to remove listen FD
+     * from epoll set", 0.9.75; the same code in 1.0.1).  Only the
+     * single-daemon branch tolerates the race (ENOENT).  A pool in poll
+     * mode is told by its inter-thread channel instead: nothing to race. */
+    flags |= cfg->io_threads <= 1 && MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES
+                 ? MHD_USE_EPOLL
+                 : MHD_USE_POLL;
     flags |= listen_addr(cfg, &ss);
     /* MHD_OPTION_ARRAY so that the pool size can be left out for one
      * thread: MHD warns at every start about a pool of size 0. */
