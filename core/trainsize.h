@@ -447,6 +447,7 @@ typedef struct ts_run {
     int64_t last_stage_layers;        /* 0 = even split */
     int64_t loss_chunks;              /* chunked cross-entropy, default 1 (unchunked) */
     int64_t logit_metrics;            /* fp32 cross-entropy train metrics per micro-batch */
+    bool act_fp8_input_store;         /* Megatron: the SwiGLU input saved for backward in FP8 */
     bool offload_optimizer;           /* master + optimizer states to host RAM */
     bool offload_params;              /* ZeRO-3 only: weights to host RAM */
 

@@ -78,6 +78,13 @@ static void ts_mem_layer_dims(const ts_run *run, bool dense, ts_mem_dims *d)
     if (mla)
         d->rep += act_b * (double)(m->kv_lora_rank + m->q_lora_rank); /* latents, normed */
     d->shard = act_b * (d->q + d->kv + d->vv + d->ov) + act_b * d->mlp_b;
+    /* Megatron-Core's activation_func_fp8_input_store: the SwiGLU saves its
+     * 2F-wide input as input.to(torch.float8_e4m3fn), 1 B an element, and
+     * casts it back in backward (megatron/core/fusions/fused_bias_swiglu.py
+     * @d98e8a64 SwiGLUFunction / BiasSwiGLUFunction.forward; every MLP,
+     * experts included, passes the flag). */
+    if (run->act_fp8_input_store && m->gated)
+        d->shard -= (act_b - 1.0) * 2.0 * d->F / t * d->mlp_n;
     d->eager = 0;
     if (run->attention == TS_ATTN_EAGER)
         d->eager = (act_b + (run->dropout ? 1.0 + act_b : 0.0)) * a * s / t;
@@ -216,7 +223,8 @@ static void ts_mem_layer_saved(const ts_run *run, const ts_mem_dims *d, ts_mem_a
                          ? "no recompute: act_b (4h [+ dropout 2h])/t_sp + act_b (2q + 2kv + mlp) "
                            "+ eager (act_b [+1+act_b] a s)/t"
                          : "no recompute, FlashAttention: act_b (4h [+ dropout 2h])/t_sp + act_b "
-                           "(2q + 2kv + mlp), mlp = (3 gated | 2) F/t";
+                           "(2q + 2kv + mlp), mlp = (3 gated | 2) F/t, the gated 2F at 1 B with "
+                           "activation_func_fp8_input_store";
         break;
     }
 }

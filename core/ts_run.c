@@ -622,6 +622,26 @@ static ts_status ts_run_check_recompute_op(const ts_run *r, ts_error *err)
     return ts_error_set(err, TS_EINCOMPAT, "recompute", "recompute \"selective_op\" needs %s", why);
 }
 
+/* activation_func_fp8_input_store is Megatron-Core's, and Megatron-Core
+ * allows it for SwiGLU only (transformer_config.py@d98e8a64
+ * __post_init__: "Storing activation input in FP8 is supported only for
+ * SwiGLU"). */
+static ts_status ts_run_check_act_fp8(const ts_run *r, ts_error *err)
+{
+    const char *why = NULL;
+
+    if (!r->act_fp8_input_store)
+        return TS_OK;
+    if (r->framework != TS_FW_MEGATRON)
+        why = "framework \"megatron\" (Megatron-Core's MLP; NeMo runs on it)";
+    else if (!r->model.gated)
+        why = "a gated (SwiGLU) MLP";
+    if (why == NULL)
+        return TS_OK;
+    return ts_error_set(err, TS_EINCOMPAT, "activation_func_fp8_input_store",
+                        "activation_func_fp8_input_store needs %s", why);
+}
+
 ts_status ts_run_resolve(ts_run *r, ts_error *err)
 {
     ts_run w;
@@ -641,7 +661,8 @@ ts_status ts_run_resolve(ts_run *r, ts_error *err)
         (st = ts_model_params(&w.model, &p, err)) != TS_OK ||
         (st = ts_run_derive(&w, err)) != TS_OK ||
         (st = ts_run_check_recompute_layers(&w, err)) != TS_OK ||
-        (st = ts_run_check_recompute_op(&w, err)) != TS_OK)
+        (st = ts_run_check_recompute_op(&w, err)) != TS_OK ||
+        (st = ts_run_check_act_fp8(&w, err)) != TS_OK)
         return st;
 
     /* Shape defaults documented in trainsize.h. */

@@ -318,6 +318,18 @@ static void ts_step_attn_core(const ts_run *r, ts_step_hw *hw, const ts_step_sha
     *bp = attn_b;
 }
 
+/* activation_func_fp8_input_store (Megatron-Core, fused_bias_swiglu.py
+ * @d98e8a64): the SwiGLU's 2F-wide input is cast to float8_e4m3fn for
+ * backward beside the fused kernel (read 2, write 1 per element) and cast
+ * back before the SwiGLU backward (read 1, write 2).  Bytes of one cast. */
+static double ts_step_act_fp8_bytes(const ts_run *r, const ts_step_shape *sh)
+{
+    const ts_model *md = &r->model;
+    double k_mlp = sh->moe ? (double)(md->top_k > 0 ? md->top_k : 1) + sh->S : 1.0;
+
+    return sh->tok * 2.0 * ((sh->moe ? sh->Fe : sh->F) / sh->t) * k_mlp * 3.0;
+}
+
 /* Elementwise seconds of the layer's forward. */
 static double ts_step_elementwise(const ts_run *r, ts_step_hw *hw, const ts_step_shape *sh)
 {
@@ -376,6 +388,12 @@ static double ts_step_bwd_extra(const ts_run *r, ts_step_hw *hw, const ts_step_s
     if (r->attention == TS_ATTN_TRITON) {
         b += tok * (sh->qw * (4.0 + 6.0) + sh->ow * 4.0 + qkv * 4.0);
         hw->xops_b += 4.0;
+    }
+    /* activation_func_fp8_input_store: the saved FP8 SwiGLU input cast back
+     * to bf16 (read 1, write 2) before the SwiGLU backward. */
+    if (r->act_fp8_input_store && md->gated) {
+        b += ts_step_act_fp8_bytes(r, sh);
+        hw->xops_b += 1.0;
     }
     return b / hw->mem;
 }
@@ -549,6 +567,10 @@ void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o)
     ts_step_weight_traffic(r, hw, &sh, o, &fp8_f, &fp8_b);
 
     o->fwd = f + attn_f + elem_f + fp8_f;
+    if (r->act_fp8_input_store && r->model.gated) {
+        o->fwd += ts_step_act_fp8_bytes(r, &sh) / hw->mem;
+        hw->xops_f += 1.0;
+    }
     o->bwd = bw + attn_b + 2.0 * elem_f + ts_step_bwd_extra(r, hw, &sh) + o->wtraffic + fp8_b;
     o->attn_fwd = attn_f;
     ts_step_launch_floor(r, hw, &sh, o);

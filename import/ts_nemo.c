@@ -414,8 +414,8 @@ static const char *const model_known[] = {
     "max_position_embeddings", "encoder_seq_length", "hidden_dropout", "attention_dropout",
     "ffn_dropout", "sequence_parallel", "virtual_pipeline_model_parallel_size", "data",
     "activations_checkpoint_granularity", "activations_checkpoint_method",
-    "activations_checkpoint_num_layers", "fp8", "fp8_params", "use_flash_attention", "fsdp",
-    "fsdp_sharding_strategy", "optim", "peft",
+    "activations_checkpoint_num_layers", "fp8", "fp8_params", "activation_func_fp8_input_store",
+    "use_flash_attention", "fsdp", "fsdp_sharding_strategy", "optim", "peft",
     /* no effect on memory, time or checkpoints as modelled */
     "mcore_gpt", "rampup_batch_size", "init_method_std", "use_scaled_init_method",
     "apply_query_key_layer_scaling", "layernorm_epsilon", "do_layer_norm_weight_decay",

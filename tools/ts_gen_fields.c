@@ -326,7 +326,8 @@ static void cli_help_text(ts_buf *b)
             break;
         }
         pad = 24 - (int)(strlen(opt) + strlen(arg));
-        buf_printf(b, "  --%s%s%*s", opt, arg, pad > 1 ? pad : 1, "");
+        /* two spaces at least: a long flag still ends where its help starts */
+        buf_printf(b, "  --%s%s%*s", opt, arg, pad > 2 ? pad : 2, "");
         cli_help(b, i);
         buf_add(b, "\n", 1);
     }

@@ -158,6 +158,8 @@ export const REQUEST_FIELDS = [
       label: "Cross-entropy kernel", hint: "llm-foundry: fused", advanced: true },
     { name: "logit_metrics", group: "work", kind: "int",
       label: "Logit train metrics", hint: "llm-foundry MPT: 2", advanced: true },
+    { name: "activation_func_fp8_input_store", group: "work", kind: "bool",
+      label: "SwiGLU input kept in FP8", hint: "NeMo/MLPerf FP8_ACTIVATION", advanced: true },
     { name: "loss_chunks", group: "work", kind: "int",
       label: "Cross-entropy chunks", advanced: true },
     { name: "optimizer_precision", group: "work", kind: "enum", options: ["fp32", "bf16"],

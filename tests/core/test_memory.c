@@ -988,6 +988,39 @@ START_TEST(test_logit_metrics)
 }
 END_TEST
 
+/* activation_func_fp8_input_store (Megatron-Core fused_bias_swiglu.py
+ * SwiGLUFunction.forward: input.to(torch.float8_e4m3fn) saved): each
+ * layer's SwiGLU input, 2F wide, is kept at 1 B instead of 2.  GPT-3
+ * made gated at tp 8 with sequence parallel, no recompute, one
+ * micro-batch of 2,048 tokens: -96 layers x 2,048 x 2 x 12,288 x 4 / 8 B
+ * in the activations.  Megatron-Core allows it for SwiGLU only, and it is
+ * Megatron-Core's: a plain MLP or another framework is a 400. */
+START_TEST(test_act_fp8_store)
+{
+    ts_run r;
+    ts_memory a, b;
+    ts_error e;
+
+    gpt3_run(&r, 8, true, TS_RECOMPUTE_NONE);
+    r.model.gated = true;
+    ck_assert_int_eq(ts_memory_estimate(&r, &a, NULL), TS_OK);
+    r.act_fp8_input_store = true;
+    ck_assert_int_eq(ts_memory_estimate(&r, &b, NULL), TS_OK);
+    REL_CLOSE(a.activations.value - b.activations.value, 96.0 * 2048.0 * 2.0 * 12288.0 * 4.0 / 8.0,
+              1e-9);
+    assert_sane(&b);
+
+    r.model.gated = false;
+    ck_assert_int_eq(ts_memory_estimate(&r, &b, &e), TS_EINCOMPAT);
+    ck_assert_str_eq(e.field, "activation_func_fp8_input_store");
+    r.model.gated = true;
+    r.framework = TS_FW_FSDP;
+    r.zero = 3;
+    ck_assert_int_eq(ts_memory_estimate(&r, &b, &e), TS_EINCOMPAT);
+    ck_assert_str_eq(e.field, "activation_func_fp8_input_store");
+}
+END_TEST
+
 START_TEST(test_activation_score_term)
 {
     ts_run r;
@@ -1322,6 +1355,7 @@ static Suite *memory_suite(void)
     tcase_add_test(tc, test_activation_score_term);
     tcase_add_test(tc, test_loss_impl);
     tcase_add_test(tc, test_logit_metrics);
+    tcase_add_test(tc, test_act_fp8_store);
     tcase_add_test(tc, test_seed000);
     tcase_add_test(tc, test_seq_doubling);
     tcase_add_test(tc, test_context_parallel);

@@ -1311,6 +1311,28 @@ START_TEST(test_logit_metrics_step)
 }
 END_TEST
 
+/* activation_func_fp8_input_store (Megatron-Core fused_bias_swiglu.py):
+ * the SwiGLU input, 2F = 8,192 wide, is cast to FP8 after forward (read 2,
+ * write 1) and back before the SwiGLU backward (read 1, write 2): 6 B
+ * per element per micro-batch, 16,384 tokens, 4 layers, one micro-batch,
+ * H100 SXM streaming at 2.90e12 B/s; plus one launch each way, which the
+ * 16,384-token layer hides (its kernels are far above the floor). */
+START_TEST(test_act_fp8_store_step)
+{
+    ts_run r;
+    ts_step a, b;
+    ts_error e;
+
+    lora_run(&r);
+    r.lora_rank = 0;
+    r.model.gated = true;
+    ck_assert_int_eq(ts_step_estimate(&r, &a, &e), TS_OK);
+    r.act_fp8_input_store = true;
+    ck_assert_int_eq(ts_step_estimate(&r, &b, &e), TS_OK);
+    REL_CLOSE(b.step_time.value - a.step_time.value, 6.0 * 16384.0 * 8192.0 * 4.0 / 2.90e12, 1e-6);
+}
+END_TEST
+
 /* An FP8 base under FP8 matmuls (NeMo/Megatron fp8_params, Transformer
  * Engine's fp8_model_init) is read as it is: no dequantisation, and the
  * per-GEMM weight cast of FP8 training is gone.  Against a bf16 base
@@ -1649,6 +1671,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_qlora_dequant_step);
     tcase_add_test(tc, test_fp8_frozen_step);
     tcase_add_test(tc, test_logit_metrics_step);
+    tcase_add_test(tc, test_act_fp8_store_step);
     tcase_add_test(tc, test_lora_optimizer_adapters);
     tcase_add_test(tc, test_hf_eager_bytes);
     tcase_add_test(tc, test_lora_dropout_step);
