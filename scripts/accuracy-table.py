@@ -36,13 +36,51 @@ def tables():
     return out
 
 
-def run(build, prog, path):
+def run(build, prog, path, mode="--sources"):
     out = subprocess.run([os.path.join(build, "tests", "validation", prog),
-                          os.path.join(VAL, path), "--sources"] if prog == "step_time_check" else
-                         [os.path.join(build, "tests", "validation", prog), "--sources",
+                          os.path.join(VAL, path), mode] if prog == "step_time_check" else
+                         [os.path.join(build, "tests", "validation", prog), mode,
                           os.path.join(VAL, path)],
                          check=True, capture_output=True, text=True).stdout
     return [line.split("\t") for line in out.splitlines() if line]
+
+
+# Lines over every step-time source (issue 30's "done when"): the rows of a
+# model of hidden 1,024-4,096 on 2-64 GPUs, and the rows whose tensor-parallel
+# group spans nodes.  Each is (label, test on hidden, GPUs, tp, GPUs per node).
+CROSS = (
+    ("Every source: hidden 1,024-4,096 on 2-64 GPUs",
+     lambda h, g, t, n: 1024 <= h <= 4096 and 2 <= g <= 64),
+    ("Every source: a TP group across nodes",
+     lambda h, g, t, n: t > n),
+)
+
+
+def stats(errs):
+    """rows, median |error|, max |error|, mean signed error, as the table prints them."""
+    if not errs:
+        return ("0", "-", "-", "-")
+    a = sorted(abs(e) for e in errs)
+    k = len(a)
+    med = a[k // 2] if k % 2 else 0.5 * (a[k // 2 - 1] + a[k // 2])
+    return (str(k), "%.1f %%" % med, "%.1f %%" % a[-1], "%+.1f %%" % (sum(errs) / k))
+
+
+def cross(build):
+    """The CROSS lines, main rows and held-back rows apart."""
+    lines = []
+    for label, pick in CROSS:
+        for part in ("main", "held"):
+            errs = []
+            for k, p, f in tables():
+                if k != "step" or p != part:
+                    continue
+                for _o, h, g, t, n, e in run(build, PROGRAMS["step"], f, "--rows"):
+                    if pick(int(h), int(g), int(t), int(n)):
+                        errs.append(float(e))  # in %
+            lines.append("| %s%s | - | - | - | %s | %s | %s | %s |"
+                         % ((label, ", held back" if part == "held" else "") + stats(errs)))
+    return lines
 
 
 def table(build):
@@ -71,6 +109,7 @@ def table(build):
         mem = ("%s | %s %% | %s %%" % m) if m else "- | - | -"
         st = ("%s | %s %% | %s %% | %s %%" % s) if s else "- | - | - | -"
         lines.append("| %s | %s | %s |" % (name, mem, st))
+    lines += cross(build)
     return "\n".join(lines) + "\n"
 
 

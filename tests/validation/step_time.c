@@ -11,7 +11,9 @@
  * "--sources" prints only one tab-separated line per source ("origin":
  * rows, median and max |error|, mean signed error), which
  * scripts/accuracy-table.py turns into the accuracy table of README and
- * docs/accuracy.md.
+ * docs/accuracy.md.  "--rows" prints one tab-separated line per row for
+ * the same script's cross-source lines ("origin", hidden, GPUs, tp, GPUs
+ * per node, signed error in %).
  *
  * Every row names where its inputs come from: "record" (input -> the run's
  * own record, path@commit) and, for an input no record gives, "assumed"
@@ -86,11 +88,12 @@ int main(int argc, char **argv)
     bool rows_gated, fits_gated;
     size_t n_over = 0;
     bool md = argc > 2 && strcmp(argv[2], "--markdown") == 0;
-    bool by_src = argc > 2 && strcmp(argv[2], "--sources") == 0;
+    bool by_row = argc > 2 && strcmp(argv[2], "--rows") == 0;
+    bool by_src = by_row || (argc > 2 && strcmp(argv[2], "--sources") == 0);
     const char *origin[MAX_ROWS];
 
     if (argc < 2) {
-        fprintf(stderr, "usage: %s step_time.json [--markdown | --sources]\n", argv[0]);
+        fprintf(stderr, "usage: %s step_time.json [--markdown | --sources | --rows]\n", argv[0]);
         return 2;
     }
     root = json_load_file(argv[1], 0, &je);
@@ -188,7 +191,11 @@ int main(int argc, char **argv)
         outside += fabs(err) > tol;
         if (fabs(err) > tol && gated)
             bad = 1;
-        if (by_src) {
+        if (by_row) {
+            printf("%s\t%lld\t%lld\t%lld\t%lld\t%+.2f\n", origin[i],
+                   (long long)req->run.model.hidden, (long long)req->run.gpus,
+                   (long long)req->run.tp, (long long)req->run.gpus_per_node, 100.0 * err);
+        } else if (by_src) {
             /* one line per source, below */
         } else if (md) {
             if (tps)
@@ -222,7 +229,7 @@ int main(int argc, char **argv)
         free(body);
         free(req);
     }
-    if (by_src) {
+    if (by_src && !by_row) {
         for (i = 0; i < n; i++) {
             size_t j, k = 0;
             double a[MAX_ROWS], sum = 0, med;
@@ -242,6 +249,10 @@ int main(int argc, char **argv)
             printf("%s\t%zu\t%.1f\t%.1f\t%+.1f\n", origin[i], k, 100.0 * med, 100.0 * a[k - 1],
                    100.0 * sum / (double)k);
         }
+        json_decref(root);
+        return 0;
+    }
+    if (by_row) {
         json_decref(root);
         return 0;
     }
