@@ -287,7 +287,15 @@ export async function auditState(page, state) {
             return r.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).slice(0, 4).join(', ')})`);
         });
         axeSummary.push(`${state}@${tag}: ${res.length}`);
-        await page.screenshot({ path: join(ARTIFACTS, `${state}-${tag}.png`) });
+        /* The screenshot is an artifact for a person, not a check: on a
+         * starved 2-core CI machine Chromium once took over 30 s to give
+         * one ("search", fonts loaded, no frame), failing a run whose axe
+         * audit had passed.  A miss is named in the summary instead. */
+        try {
+            await page.screenshot({ path: join(ARTIFACTS, `${state}-${tag}.png`), timeout: 20000 });
+        } catch (e) {
+            axeSummary.push(`${state}@${tag} screenshot not taken (${String(e.message).split('\n')[0]})`);
+        }
         assert.deepEqual(res, [], `axe violations in "${state}" at ${vp.width}x${vp.height}`);
     }
     await page.setViewportSize(DESKTOP);
