@@ -83,8 +83,19 @@ static int dial(void)
     a.sin_port = htons((uint16_t)g_port);
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
-        perror("fuzz_http: connect");
-        abort();
+        /* libFuzzer's timer (SIGALRM) can land while connect() waits: the
+         * handshake goes on, so wait for it.  It waits when the SYN meets
+         * the server side's TIME_WAIT of an earlier connection on the
+         * same port pair and is sent again 1 s later: at a few thousand
+         * connections a second the client's ephemeral ports come round. */
+        struct pollfd pf = { fd, POLLOUT, 0 };
+        int err = errno, so = 0;
+        socklen_t len = sizeof so;
+        if (err != EINTR || poll(&pf, 1, 5000) != 1 ||
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, &so, &len) != 0 || so != 0) {
+            fprintf(stderr, "fuzz_http: connect: %s\n", strerror(err != EINTR ? err : so));
+            abort();
+        }
     }
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -115,8 +126,8 @@ static size_t roundtrip(const uint8_t *p, size_t n, char *buf, size_t cap, doubl
             fprintf(stderr, "fuzz_http: connection held for %.0f ms\n", limit_ms);
             abort();
         }
-        /* Once answers flow, a quiet 10 ms ends the exchange: with epoll,
-         * MHD 0.9.75 can miss a FIN that came in the same read as a
+        /* Once answers flow, a quiet 10 ms ends the exchange: with epoll
+         * (the server's mode until it moved to poll), MHD 0.9.75 can miss a FIN that came in the same read as a
          * complete keep-alive request, and would only drop the
          * connection at the request deadline (250 ms here). */
         struct pollfd pf = { fd, POLLIN, 0 };

@@ -146,17 +146,17 @@ static int start_daemon(ts_server *s)
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG |
                      MHD_ALLOW_SUSPEND_RESUME;
 
-    /* epoll only for one I/O thread.  With a pool, MHD_quiesce_daemon
-     * (our drain) removes the listen fd from each worker's epoll set and
-     * panics (abort) if that fails, while the worker, woken by any
-     * request, removes it too once it sees was_quiesced: a SIGTERM under
-     * load aborted the server ("daemon.c:5531: Failed to remove listen FD
-     * from epoll set", 0.9.75; the same code in 1.0.1).  Only the
-     * single-daemon branch tolerates the race (ENOENT).  A pool in poll
-     * mode is told by its inter-thread channel instead: nothing to race. */
-    flags |= cfg->io_threads <= 1 && MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES
-                 ? MHD_USE_EPOLL
-                 : MHD_USE_POLL;
+    /* poll, never epoll.  In epoll mode MHD_quiesce_daemon (our drain)
+     * takes the listen fd out of the epoll set while the polling thread
+     * may be doing the same, and MHD panics (abort) when its removal
+     * fails: in a thread pool quiesce itself does not tolerate the race
+     * (libmicrohttpd 0.9.75 daemon.c 5527-5531, unchanged in 1.0.1: CI's
+     * fresh-root stage aborted twice, "Failed to remove listen FD from
+     * epoll set"), and with one thread the polling loop's second removal
+     * (daemon.c 4965-4976) can read the flag quiesce has not cleared yet.
+     * In poll mode quiesce only sets a flag and wakes the threads through
+     * their inter-thread channel: nothing to race (docs/performance.md). */
+    flags |= MHD_USE_POLL;
     flags |= listen_addr(cfg, &ss);
     /* MHD_OPTION_ARRAY so that the pool size can be left out for one
      * thread: MHD warns at every start about a pool of size 0. */
