@@ -194,8 +194,10 @@ static void ts_mem_layer_saved(const ts_run *run, const ts_mem_dims *d, ts_mem_a
         /* Megatron selective: the core attention recomputed, so only its
          * s^2 score terms go (with FlashAttention nothing changes). */
         o->saved = o->full - d->eager;
-        o->formula = "selective recompute: the no-recompute set without eager attention's score "
-                     "terms (Korthikanti Table 2 without 5as/h), K/V from kv_heads, gated MLP 3F";
+        o->formula =
+            "selective recompute: the no-recompute set without eager attention's score "
+            "terms (Korthikanti Table 2 without 5as/h), K/V from kv_heads, gated MLP 3F (its 2F "
+            "at 1 B with activation_func_fp8_input_store)";
         break;
     case TS_RECOMPUTE_SELECTIVE_OP: {
         /* torchtitan's per-op SAC (parallelize_llama.py@9dec370
@@ -221,7 +223,8 @@ static void ts_mem_layer_saved(const ts_run *run, const ts_mem_dims *d, ts_mem_a
         o->score = d->eager;
         o->formula = run->attention == TS_ATTN_EAGER
                          ? "no recompute: act_b (4h [+ dropout 2h])/t_sp + act_b (2q + 2kv + mlp) "
-                           "+ eager (act_b [+1+act_b] a s)/t"
+                           "+ eager (act_b [+1+act_b] a s)/t, the gated 2F at 1 B with "
+                           "activation_func_fp8_input_store"
                          : "no recompute, FlashAttention: act_b (4h [+ dropout 2h])/t_sp + act_b "
                            "(2q + 2kv + mlp), mlp = (3 gated | 2) F/t, the gated 2F at 1 B with "
                            "activation_func_fp8_input_store";
