@@ -69,6 +69,7 @@ typedef struct ts_step_shape {
     double qk, vd; /* per-head q/k and v widths: head_dim, h / a, or MLA's */
     double qw, ow; /* q's output and o's input width on this GPU: a qk / t, a vd / t */
     double Fe, S;  /* an expert's ffn (moe_ffn, else ffn) and the shared experts */
+    double mlp_n;  /* MLPs a token runs: top_k plus the shared experts; 1 dense */
     double attn_p; /* attention weights of one layer (ts_model_attn_params) */
     double tok;    /* tokens on this GPU per micro-batch */
     double kv_gpu; /* KV heads replicated when kv < tp */

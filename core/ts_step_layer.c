@@ -192,6 +192,7 @@ static void ts_step_shape_of(const ts_run *r, ts_step_shape *sh)
     sh->moe = md->experts > 1;
     sh->Fe = sh->moe && md->moe_ffn > 0 ? (double)md->moe_ffn : sh->F;
     sh->S = sh->moe ? (double)md->shared_experts : 0.0;
+    sh->mlp_n = sh->moe ? (double)(md->top_k > 0 ? md->top_k : 1) + sh->S : 1.0;
     /* The layer's attention weights without biases (h (q + k + v) +
      * o h); MLA's down and up projections as ts_model_count has them. */
     sh->attn_p =
@@ -321,13 +322,14 @@ static void ts_step_attn_core(const ts_run *r, ts_step_hw *hw, const ts_step_sha
 /* activation_func_fp8_input_store (Megatron-Core, fused_bias_swiglu.py
  * @d98e8a64): the SwiGLU's 2F-wide input is cast to float8_e4m3fn for
  * backward beside the fused kernel (read 2, write 1 per element) and cast
- * back before the SwiGLU backward (read 1, write 2).  Bytes of one cast. */
+ * back before the SwiGLU backward (read 1, write 2).  Bytes of one cast;
+ * 0 without the flag (or without a gated MLP, which ts_run_resolve
+ * rejects with it). */
 static double ts_step_act_fp8_bytes(const ts_run *r, const ts_step_shape *sh)
 {
-    const ts_model *md = &r->model;
-    double k_mlp = sh->moe ? (double)(md->top_k > 0 ? md->top_k : 1) + sh->S : 1.0;
-
-    return sh->tok * 2.0 * ((sh->moe ? sh->Fe : sh->F) / sh->t) * k_mlp * 3.0;
+    if (!r->act_fp8_input_store || !r->model.gated)
+        return 0.0;
+    return sh->tok * 2.0 * (sh->Fe / sh->t) * sh->mlp_n * 3.0;
 }
 
 /* Elementwise seconds of the layer's forward. */
@@ -336,8 +338,7 @@ static double ts_step_elementwise(const ts_run *r, ts_step_hw *hw, const ts_step
     const ts_model *md = &r->model;
     double t = sh->t, h = sh->h, F = sh->moe ? sh->Fe : sh->F;
     double tok = sh->tok, kv_gpu = sh->kv_gpu, tok_h = sh->tok_h;
-    bool moe = sh->moe;
-    double k_mlp = moe ? (double)(md->top_k > 0 ? md->top_k : 1) + sh->S : 1.0;
+    double k_mlp = sh->mlp_n;
     double elem_f;
 
     /* Memory-bound elementwise work, bf16 activations: two norms (r+w),
@@ -371,7 +372,7 @@ static double ts_step_bwd_extra(const ts_run *r, ts_step_hw *hw, const ts_step_s
 {
     const ts_model *md = &r->model;
     double tok = sh->tok, qkv = sh->qw + sh->kv_gpu * (sh->qk + sh->vd);
-    double b = 0;
+    double b = 0, cast;
 
     if (md->qkv_bias) {
         b += tok * qkv * 2.0;
@@ -391,8 +392,9 @@ static double ts_step_bwd_extra(const ts_run *r, ts_step_hw *hw, const ts_step_s
     }
     /* activation_func_fp8_input_store: the saved FP8 SwiGLU input cast back
      * to bf16 (read 1, write 2) before the SwiGLU backward. */
-    if (r->act_fp8_input_store && md->gated) {
-        b += ts_step_act_fp8_bytes(r, sh);
+    cast = ts_step_act_fp8_bytes(r, sh);
+    if (cast > 0) {
+        b += cast;
         hw->xops_b += 1.0;
     }
     return b / hw->mem;
@@ -556,7 +558,7 @@ static void ts_step_rec_op(const ts_run *r, const ts_step_hw *hw, const ts_step_
 void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o)
 {
     ts_step_shape sh;
-    double elem_f, attn_f = 0, attn_b = 0, f = 0, bw = 0, fp8_f = 0, fp8_b = 0, down_f = 0;
+    double elem_f, attn_f = 0, attn_b = 0, f = 0, bw = 0, fp8_f = 0, fp8_b = 0, down_f = 0, cast;
 
     ts_step_shape_of(r, &sh);
     *o = (ts_step_layer){ 0 };
@@ -567,8 +569,9 @@ void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o)
     ts_step_weight_traffic(r, hw, &sh, o, &fp8_f, &fp8_b);
 
     o->fwd = f + attn_f + elem_f + fp8_f;
-    if (r->act_fp8_input_store && r->model.gated) {
-        o->fwd += ts_step_act_fp8_bytes(r, &sh) / hw->mem;
+    cast = ts_step_act_fp8_bytes(r, &sh);
+    if (cast > 0) {
+        o->fwd += cast / hw->mem;
         hw->xops_f += 1.0;
     }
     o->bwd = bw + attn_b + 2.0 * elem_f + ts_step_bwd_extra(r, hw, &sh) + o->wtraffic + fp8_b;

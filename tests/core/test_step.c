@@ -1262,6 +1262,14 @@ static void lora_run(ts_run *r)
     r->lora_targets = TS_LORA_ALL_LINEAR;
 }
 
+/* lora_run's shape trained in full with a gated (SwiGLU) MLP. */
+static void gated_run(ts_run *r)
+{
+    lora_run(r);
+    r->lora_rank = 0;
+    r->model.gated = true;
+}
+
 /* A QLoRA step costs its LoRA twin plus the dequantisation of every
  * layer linear, forward and backward, and the forward's again when full
  * recompute redoes it; the output head stays in 16 bits.  Layer linears:
@@ -1323,9 +1331,7 @@ START_TEST(test_act_fp8_store_step)
     ts_step a, b;
     ts_error e;
 
-    lora_run(&r);
-    r.lora_rank = 0;
-    r.model.gated = true;
+    gated_run(&r);
     ck_assert_int_eq(ts_step_estimate(&r, &a, &e), TS_OK);
     r.act_fp8_input_store = true;
     ck_assert_int_eq(ts_step_estimate(&r, &b, &e), TS_OK);
@@ -1399,9 +1405,7 @@ START_TEST(test_hf_eager_bytes)
     ts_step fs, hf;
     ts_error e;
 
-    lora_run(&r);
-    r.lora_rank = 0;
-    r.model.gated = true;
+    gated_run(&r);
     r.framework = TS_FW_FSDP;
     ck_assert_int_eq(ts_step_estimate(&r, &fs, &e), TS_OK);
     r.framework = TS_FW_HF;
