@@ -68,16 +68,15 @@ def stats(errs):
 
 def cross(build):
     """The CROSS lines, main rows and held-back rows apart."""
+    rows = {"main": [], "held": []}  # (hidden, GPUs, tp, GPUs per node, error in %)
+    for k, p, f in tables():
+        if k == "step":
+            rows[p] += [(int(h), int(g), int(t), int(n), float(e))
+                        for _o, h, g, t, n, e in run(build, PROGRAMS["step"], f, "--rows")]
     lines = []
     for label, pick in CROSS:
         for part in ("main", "held"):
-            errs = []
-            for k, p, f in tables():
-                if k != "step" or p != part:
-                    continue
-                for _o, h, g, t, n, e in run(build, PROGRAMS["step"], f, "--rows"):
-                    if pick(int(h), int(g), int(t), int(n)):
-                        errs.append(float(e))  # in %
+            errs = [r[4] for r in rows[part] if pick(*r[:4])]
             lines.append("| %s%s | - | - | - | %s | %s | %s | %s |"
                          % ((label, ", held back" if part == "held" else "") + stats(errs)))
     return lines

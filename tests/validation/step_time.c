@@ -88,8 +88,8 @@ int main(int argc, char **argv)
     bool rows_gated, fits_gated;
     size_t n_over = 0;
     bool md = argc > 2 && strcmp(argv[2], "--markdown") == 0;
+    bool by_src = argc > 2 && strcmp(argv[2], "--sources") == 0;
     bool by_row = argc > 2 && strcmp(argv[2], "--rows") == 0;
-    bool by_src = by_row || (argc > 2 && strcmp(argv[2], "--sources") == 0);
     const char *origin[MAX_ROWS];
 
     if (argc < 2) {
@@ -142,7 +142,7 @@ int main(int argc, char **argv)
         }
         assumed[i] = json_is_object(as) && json_object_size(as) > 0;
         origin[i] = json_string_value(json_object_get(row, "origin"));
-        if (by_src && origin[i] == NULL) {
+        if ((by_src || by_row) && origin[i] == NULL) {
             fprintf(stderr, "row %zu (%s): no \"origin\" (the source's short name)\n", i,
                     name != NULL ? name : "?");
             return row_fail(root, body, req);
@@ -229,7 +229,11 @@ int main(int argc, char **argv)
         free(body);
         free(req);
     }
-    if (by_src && !by_row) {
+    if (by_row) {
+        json_decref(root);
+        return 0;
+    }
+    if (by_src) {
         for (i = 0; i < n; i++) {
             size_t j, k = 0;
             double a[MAX_ROWS], sum = 0, med;
@@ -249,10 +253,6 @@ int main(int argc, char **argv)
             printf("%s\t%zu\t%.1f\t%.1f\t%+.1f\n", origin[i], k, 100.0 * med, 100.0 * a[k - 1],
                    100.0 * sum / (double)k);
         }
-        json_decref(root);
-        return 0;
-    }
-    if (by_row) {
         json_decref(root);
         return 0;
     }
