@@ -433,9 +433,10 @@ static json_t *decode_body(const char *body, size_t len, ts_api_err *err)
         if (json_error_code(&je) == json_error_out_of_memory) {
             ts_api_err_set(err, TS_PROB_OUT_OF_MEMORY, NULL, "out of memory parsing the request");
         } else {
-            /* jansson cuts its text at JSON_ERROR_TEXT_LENGTH bytes, where
-             * a quoted token may be mid-character. */
-            ts_utf8_trim(je.text, strlen(je.text));
+            /* jansson cuts its text at JSON_ERROR_TEXT_LENGTH bytes, and
+             * the token it quotes ("near '...'") ends at the byte that
+             * failed, either of which may be mid-character. */
+            ts_utf8_drop_cut(je.text);
             ts_api_err_set(err, TS_PROB_INVALID_JSON, NULL, "line %d, column %d: %s", je.line,
                            je.column, je.text);
         }

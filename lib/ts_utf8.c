@@ -63,3 +63,25 @@ size_t ts_utf8_trim(char *s, size_t len)
     s[len] = '\0';
     return len;
 }
+
+size_t ts_utf8_drop_cut(char *s)
+{
+    unsigned char *u = (unsigned char *)s;
+    size_t r = 0, w = 0;
+
+    while (u[r] != '\0') {
+        size_t n = seq_len(u[r]), k = 1;
+
+        /* The NUL is no continuation byte: k stops at the end. */
+        while (k < n && ts_utf8_is_cont(u[r + k]))
+            k++;
+        if (k < n) {
+            r += k; /* cut short: the lead and what it had go */
+            continue;
+        }
+        for (; k > 0; k--)
+            u[w++] = u[r++];
+    }
+    u[w] = '\0';
+    return w;
+}

@@ -12,6 +12,9 @@
  *   ts_utf8_copy(d, n, s)  s into d[n], cut on a boundary
  *   ts_utf8_trim(s, len)   after a cut made blindly (vsnprintf's size):
  *                          drop the incomplete sequence at the end
+ *   ts_utf8_drop_cut(s)    text that quotes a piece another cut blindly
+ *                          (jansson's "near '...'"): drop every
+ *                          incomplete sequence, wherever it stands
  *
  * Only the structure of the bytes is looked at (lead and continuation
  * bytes, RFC 3629 section 3), never their validity: ill-formed input is
@@ -45,5 +48,10 @@ size_t ts_utf8_copy(char *dst, size_t size, const char *s);
 /* s[0..len) was cut at len without looking: drop a trailing incomplete
  * sequence, NUL-terminate, return the new length. */
 size_t ts_utf8_trim(char *s, size_t len);
+
+/* Drop from the NUL-terminated s every lead byte followed by fewer
+ * continuation bytes than it announces (with those it has), in place;
+ * returns the new length.  Stray continuation bytes are left alone. */
+size_t ts_utf8_drop_cut(char *s);
 
 #endif /* TS_UTF8_H */
