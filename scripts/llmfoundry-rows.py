@@ -9,6 +9,9 @@ every request field can be traced to it:
   scripts/llmfoundry-rows.py rows tests/validation/llmfoundry_records.json \
       > tests/validation/step_time_llmfoundry.json
 
+and `check RECORDS ROWS` (the test llmfoundry-rows) fails when the
+committed rows are not what `rows` makes of the records.
+
 `extract` reads, with `git show`, a clone of mosaicml/llm-foundry:
 
   README   scripts/train/benchmarking/README.md@495218376: the tables
@@ -24,8 +27,12 @@ every request field can be traced to it:
   SUBMIT   submit_benchmarks.py: attn_impl as launched (its default,
            triton, which sweep.sh@b2a43a147 does not override), norm type.
   SWEEP838 scripts/train/benchmarking/sweep.py@5e85bd62d (PR #838): the
-           ">= 128 GPUs" table's per-model attn_impl.  Its --image is a
-           placeholder, so those rows' CUDA is assumed (reason given).
+           ">= 128 GPUs" table's per-model attn_impl; the same PR's
+           submit_benchmarks.py installs llm-foundry main with
+           pip_install '.[gpu-flash2]', so setup.py@5e85bd62d's pins give
+           the FlashAttention (2.4.2) and torch (2.1.0) the runs used.  Its
+           --image is a placeholder, so those rows send no CUDA (it does not
+           enter the step time; the reason is in the record).
   YAML     scripts/train/yamls/pretrain/mpt-<size>.yaml: d_model, n_heads,
            n_layers, expansion_ratio 4, vocab 50368; MPT config
            (llmfoundry/models/mpt/configuration_mpt.py): learned position
@@ -50,6 +57,8 @@ import sys
 README = ("scripts/train/benchmarking/README.md", "495218376")
 RUNLOG = ("scripts/train/benchmarking/h100new.csv", "beb8dee69")
 SWEEP838 = ("scripts/train/benchmarking/sweep.py", "5e85bd62d")
+SUBMIT838 = ("scripts/train/benchmarking/submit_benchmarks.py", "5e85bd62d")
+SETUP838 = ("setup.py", "5e85bd62d")
 TABLES = {
     "## H100 80GB BF16 (Large Scale, >= 128 GPUs)": "H100 BF16 >= 128 GPUs",
     "## H100 80GB BF16": "H100 BF16",
@@ -92,6 +101,22 @@ def sweep838_attn(repo):
         r"--model_yamls (\w+)\.yaml'.*?--attn_impl (\w+)'", text, re.S)}
 
 
+def install838(repo):
+    """What PR #838's launcher installed: submit_benchmarks.py@5e85bd62d
+    run_config's git_repo integration pip-installs llm-foundry main with
+    the gpu-flash2 extra, so setup.py@5e85bd62d's pins hold: the extra's
+    flash-attn and the torch range (one release, 2.1.0)."""
+    sub = git_show(repo, *SUBMIT838)
+    assert "'pip_install': '.[gpu-flash2]'" in sub, "PR #838's launcher no longer installs gpu-flash2"
+    setup = git_show(repo, *SETUP838)
+    fa = re.search(r"extra_deps\['gpu-flash2'\] = \[\s*'flash-attn==([\d.]+)'", setup).group(1)
+    lo, hi = re.search(r"'torch>=([\d.]+),<([\d.]+)'", setup).groups()
+    why = ("%s run_config installs llm-foundry main with pip_install '.[gpu-flash2]'; %s pins "
+           "flash-attn==%s for gpu-flash2 and torch>=%s,<%s" % (at(*SUBMIT838), at(*SETUP838),
+                                                               fa, lo, hi))
+    return fa, lo, why
+
+
 def submit_default_attn(repo, commit):
     text = git_show(repo, "scripts/train/benchmarking/submit_benchmarks.py", commit)
     return re.search(r"'--attn_impl', type=str, default='(\w+)'", text).group(1)
@@ -104,6 +129,8 @@ def extract(repo):
                r["GradAccum"], r["Throughput (T/s/GPU)"])
         runlog.setdefault(key, r)
     attn838 = sweep838_attn(repo)
+    fa838, torch838, why838 = install838(repo)
+    assert fa838.startswith("2."), "the flash rate trainsize uses is FlashAttention-2's"
     rows = []
     table = None
     for line in git_show(repo, *README).splitlines():
@@ -130,15 +157,16 @@ def extract(repo):
             commit = "5e85bd62d"
             row["attn_impl"] = attn838[size]
             record["attn_impl"] = at(*SWEEP838) + " --attn_impl for %s.yaml" % size
-            row["image"] = None
-            row["cuda_assumed"] = 12.1
-            assumed["cuda"] = (
-                "sweep.py@5e85bd62d passes '--image <insert_image_name>'; setup.py@5e85bd62d "
-                "pins torch>=2.1,<2.1.1 and every torch 2.1.0 image README.md@5e85bd62d lists is CUDA 12.1")
             if row["attn_impl"] == "flash":
-                assumed["attention"] = (
-                    "flash at the FlashAttention-2 rate: the image (flash-attn 1.0.9 or 2.x, "
-                    "setup.py@5e85bd62d extras gpu / gpu-flash2) is not recorded")
+                record["attn_impl"] += "; FlashAttention %s: %s" % (fa838, why838)
+            row["image"] = None
+            row["torch"] = torch838
+            record["torch"] = why838
+            # Not an input trainsize needs: the CUDA toolkit does not enter
+            # the step time (docs/fields.md, cuda), so none is sent.
+            record["cuda (not sent)"] = (
+                "sweep.py@5e85bd62d passes '--image <insert_image_name>', so the CUDA toolkit "
+                "is not recorded; it does not enter the step time")
         else:
             commit = "beb8dee69" if log is not None else (
                 "300cc5c58" if row["mp_mode"] == "PURE" else "b2a43a147")
@@ -180,10 +208,14 @@ def extract(repo):
     write_rows(out, rows)
 
 
-def write_rows(head, rows):
+def rows_text(head, rows):
     """One row per line: the file stays reviewable and diffs row by row."""
-    sys.stdout.write(json.dumps(head, indent=1)[:-2] + ',\n "rows": [\n' +
-                     ",\n".join("  " + json.dumps(r) for r in rows) + "\n ]\n}\n")
+    return (json.dumps(head, indent=1)[:-2] + ',\n "rows": [\n' +
+            ",\n".join("  " + json.dumps(r) for r in rows) + "\n ]\n}\n")
+
+
+def write_rows(head, rows):
+    sys.stdout.write(rows_text(head, rows))
 
 
 def image_cuda(image):
@@ -199,12 +231,16 @@ def recompute_impl(r, record, assumed):
     trainer/dist_strategy.py@v0.16.3), which stops early from PyTorch 2.1
     (pytorch/pytorch#96866) and reruns the whole block before it."""
     why = ("scripts/train/yamls/pretrain/mpt-%s.yaml activation_checkpointing_reentrant: false "
-           "(composer trainer/dist_strategy.py@v0.16.3 checkpoint_wrapper NO_REENTRANT)" % r["model"])
+           "(composer trainer/dist_strategy.py@%s checkpoint_wrapper NO_REENTRANT)" % (
+               r["model"], "v0.17.2" if "torch" in r else "v0.16.3"))
     if r["image"] is not None:
         m = re.search(r"pytorch:(\d+)\.(\d+)", r["image"])
         torch = (int(m.group(1)), int(m.group(2)))
         record["recompute_impl"] = why + "; PyTorch from " + r["record"]["image"] + \
             " (%s)" % r["image"]
+    elif "torch" in r:
+        torch = tuple(int(x) for x in r["torch"].split(".")[:2])
+        record["recompute_impl"] = why + "; PyTorch %s: %s" % (r["torch"], r["record"]["torch"])
     elif r["cuda_assumed"] == 11.7:
         torch = (1, 13)
         assumed["recompute_impl"] = (
@@ -214,8 +250,7 @@ def recompute_impl(r, record, assumed):
     else:
         torch = (2, 1)
         assumed["recompute_impl"] = (
-            why + "; PyTorch 2.1 (setup.py@5e85bd62d pins torch>=2.1,<2.1.1): the image is not "
-            "recorded")
+            why + "; PyTorch 2.1 as the rest of #543's runs: not in the run log")
     return "non_reentrant" if torch >= (2, 1) else "reentrant"
 
 
@@ -230,13 +265,13 @@ LOSS_WHY = ("llmfoundry/models/mpt/modeling_mpt.py@beb8dee69 (@5e85bd62d, @b2a43
 METRICS_WHY = ("llmfoundry/models/mpt/modeling_mpt.py@beb8dee69 (@5e85bd62d, @b2a43a147; "
                "mosaic_gpt.py@300cc5c58 alike) ComposerMPTCausalLM: use_train_metrics defaults to True, "
                "train metrics [LanguageCrossEntropy(), LanguagePerplexity()], and no benchmarking or "
-               "pretrain yaml sets it; composer trainer/trainer.py@v0.16.3 _train_microbatch runs "
+               "pretrain yaml sets it; composer trainer/trainer.py@%s _train_microbatch runs "
                "_eval_train_metrics after every micro-batch's backward on the held outputs "
                "(models/huggingface.py eval_forward), and metrics/nlp.py LanguageCrossEntropy.update "
                "is torch.nn.CrossEntropyLoss(reduction='sum') over the logits")
 
 
-FSDP1_WHY = ("composer trainer/dist_strategy.py@v0.16.3 prepare_fsdp_module wraps the model in "
+FSDP1_WHY = ("composer trainer/dist_strategy.py@%s prepare_fsdp_module wraps the model in "
              "torch.distributed.fsdp.FullyShardedDataParallel (flat parameters)")
 
 
@@ -246,7 +281,11 @@ def rows(path):
     for r in rec["rows"]:
         s = r["shape"]
         assumed = dict(r.get("assumed", {}))
-        cuda = image_cuda(r["image"]) if r["image"] is not None else r["cuda_assumed"]
+        cuda = image_cuda(r["image"]) if r["image"] is not None else r.get("cuda_assumed")
+        # The Composer release the launch installed: llm-foundry's setup.py
+        # pins mosaicml>=0.16.3,<0.17 up to PR #543 and >=0.17.2,<0.18 at
+        # PR #838 (0.17.2, the last 0.17 release).
+        composer = "v0.17.2" if "torch" in r else "v0.16.3"
         req = {
             "layers": s["n_layers"], "hidden": s["d_model"], "heads": s["n_heads"],
             "ffn": s["expansion_ratio"] * s["d_model"], "vocab": s["vocab_size"],
@@ -259,8 +298,9 @@ def rows(path):
             "attention": r["attn_impl"],
             "recompute": "full" if r["activation_checkpointing"] else "none",
             "grad_precision": "fp32" if r["mp_mode"] == "DEFAULT" else "bf16",
-            "cuda": cuda,
         }
+        if cuda is not None:
+            req["cuda"] = cuda
         record = {
             "layers, hidden, heads, ffn, vocab, pos_embeddings, tied_embeddings": r["record"]["shape"],
             "norm": r["record"]["norm"],
@@ -274,22 +314,26 @@ def rows(path):
                               "mosaic_parallelism.py@1b7ba4789 get_mixed_precision)" % r["mp_mode"],
             "recompute": r["record"]["columns"] + " (Activation Checkpointing)",
             "attention": r["record"]["attn_impl"],
-            "fsdp_impl": FSDP1_WHY,
+            "fsdp_impl": FSDP1_WHY % composer,
             "loss_impl": LOSS_WHY,
-            "logit_metrics": METRICS_WHY,
+            "logit_metrics": METRICS_WHY % composer,
             "measured": r["record"]["columns"] + " (Throughput (T/s/GPU))",
         }
         if "image" in r["record"]:
             record["cuda"] = r["record"]["image"] + " (%s)" % r["image"]
+        if "cuda (not sent)" in r["record"]:
+            record["cuda (not sent)"] = r["record"]["cuda (not sent)"]
         if r["activation_checkpointing"]:
             req["recompute_impl"] = recompute_impl(r, record, assumed)
         if r["image"] is not None:
             # Not an input: trainsize costs eager kernels.
-            record["torch.compile (not modelled)"] = (
-                "the run log's runs were launched by submit_benchmarks.py@beb8dee69, which "
-                "sets compile_config {} (added 3f1da72e1, removed 83db3f0fb); Composer's "
-                "Trainer compiles the model with torch.compile's defaults for {} "
-                "(composer trainer/trainer.py@v0.16.3, compile_config)")
+            record["torch.compile (off)"] = (
+                "submit_benchmarks.py made torch.compile opt-in (--torch_compile, default False; "
+                "compile_config None unless set) in f4e30a0de (2023-08-23). The run log's image is "
+                "the 2023-08-27 nightly, so its runs were launched after that, and no sweep script "
+                "from f4e30a0de to 803e67182 passes --torch_compile true (sweep.sh@2d5038f87's one "
+                "such line is commented out); Composer compiles only when compile_config is not "
+                "None (trainer/trainer.py@v0.16.3): eager, as trainsize costs it")
         row = {
             "name": "MPT-%s %s seq %d, %d GPUs, mb %d x %d%s%s" % (
                 r["model"], r["gpu"].split("_")[0].upper(), r["seq"], r["gpus"],
@@ -318,11 +362,28 @@ def rows(path):
         "median_tolerance": 0.1,
         "rows_gated": False,
     }
-    write_rows(out, out_rows)
+    return rows_text(out, out_rows)
+
+
+def check(path, committed):
+    """The committed rows file is what `rows` makes of the records: no
+    input edited by hand past the records (the test llmfoundry-rows)."""
+    want = rows(path)
+    with open(committed, encoding="utf-8") as f:
+        have = f.read()
+    if have != want:
+        sys.stderr.write("%s is not what scripts/llmfoundry-rows.py rows %s prints; regenerate "
+                         "it (or edit the records, not the rows)\n" % (committed, path))
+        sys.exit(1)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[1] not in ("extract", "rows"):
+    if sys.argv[1:2] == ["check"] and len(sys.argv) == 4:
+        check(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 3 and sys.argv[1] == "extract":
+        extract(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "rows":
+        sys.stdout.write(rows(sys.argv[2]))
+    else:
         sys.stderr.write(__doc__)
         sys.exit(2)
-    (extract if sys.argv[1] == "extract" else rows)(sys.argv[2])
