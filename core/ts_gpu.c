@@ -157,11 +157,19 @@ static const ts_gpu ts_gpu_catalogue[] = {
       3.9 * TBS, "NVIDIA H100 NVL datasheet, per GPU (sparse figures halved)",
       NET(128 * GBS, 50 * GBS, 64 * GBS, 0.801, 6144, 17920, 2816, 0.35, TS_NET_H100_PCIE),
       .sm = 90, PWR(400, "NVIDIA H100 NVL datasheet: 350-400 W per GPU (configurable)") },
-    { "h100-96", "NVIDIA H100 SXM5 96GB", 494.7 * TFLOPS, 989 * TFLOPS, 1979 * TFLOPS, 97871 * MIB,
-      3.35 * TBS, "H100 SXM compute; 96GB HBM3 stack as GH200's (97871 MiB)",
+    /* The 96 GB H100 SXM as torchtitan's benchmarks describe Meta's Grand
+     * Teton hosts, the part's one public record (pytorch/torchtitan
+     * benchmarks/llama3_h100_202412_torchtitan.md): "96GB HBM2e with
+     * 2.4 TB/sec peak memory bandwidth", "the default 500W power limit".
+     * The sustain is the 700 W figure: a 500 W limit settles the clock
+     * lower still, by an amount no published sweep gives. */
+    { "h100-96", "NVIDIA H100 SXM5 96GB HBM2e", 494.7 * TFLOPS, 989 * TFLOPS, 1979 * TFLOPS,
+      97871 * MIB, 2.4 * TBS,
+      "H100 SXM compute; 96GB HBM2e at 2.4 TB/s and a 500 W default limit (torchtitan "
+      "benchmarks, Grand Teton); 97871 MiB as GH200's 96 GB",
       NET(900 * GBS, 50 * GBS, 64 * GBS, 0.801, 6144, 17920, 2816, 0.35, TS_NET_H100), .sm = 90,
       .sustain = TS_SUSTAIN_HOPPER_700W,
-      PWR(700, "H100 SXM: max TDP up to 700 W, as the 80 GB part") },
+      PWR(500, "torchtitan benchmarks (Grand Teton H100 96GB): the default 500 W power limit") },
     { "gb200", "NVIDIA GB200 (per Blackwell GPU) 186GB", 1250 * TFLOPS, 2500 * TFLOPS,
       5000 * TFLOPS, 189471 * MIB, 8.0 * TBS,
       "NVIDIA GB200 NVL72 datasheet, per GPU (sparse figures halved)",

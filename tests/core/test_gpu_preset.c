@@ -55,7 +55,9 @@ static const struct gpu_case {
     { "v100-32", 125, 0, 15.7, 32510, 0.9, "V100 datasheet" },
     /* H100 NVL datasheet: 835 BF16 dense, 94 GB (95830 MiB), 3.9 TB/s. */
     { "h100-nvl", 835, 1670, 417.5, 95830, 3.9, "H100 NVL datasheet" },
-    { "h100-96", 989, 1979, 494.7, 97871, 3.35, "H100 compute, GH200's 96 GB stack" },
+    /* torchtitan benchmarks/llama3_h100_202412_torchtitan.md: H100 96GB
+     * HBM2e, 2.4 TB/s; H100 compute; GH200's 96 GB as nvidia-smi reports. */
+    { "h100-96", 989, 1979, 494.7, 97871, 2.4, "torchtitan's Grand Teton H100" },
     /* GB200 NVL72 datasheet per GPU: 2.5 PF BF16 dense, 186 GB, 8 TB/s. */
     { "gb200", 2500, 5000, 1250, 189471, 8.0, "GB200 datasheet" },
     /* MI250X data sheet per GCD: 191.5 BF16, 64 GB (65520 MiB), 1.6 TB/s. */
