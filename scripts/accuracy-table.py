@@ -14,9 +14,15 @@ before modelling (part "held" in tables.txt) are lines of their own.
   accuracy-table.py BUILD_DIR --write FILE..  rewrite the table in each FILE
 
 The table sits between "<!-- accuracy-table:begin -->" and
-"<!-- accuracy-table:end -->" in README.md and docs/accuracy.md.
+"<!-- accuracy-table:end -->" in README.md and docs/accuracy.md.  A file
+may also hold one validation file's own Markdown report (its runner's
+--markdown output), between "<!-- validation:FILE begin -->" and
+"<!-- validation:FILE end -->" (FILE as tables.txt names it; "FILE summary"
+keeps only the summary table and the last line): --write and --check
+treat those as they treat the table, so no copied figure goes stale.
 """
 import os
+import re
 import subprocess
 import sys
 
@@ -112,6 +118,32 @@ def table(build):
     return "\n".join(lines) + "\n"
 
 
+REGION = re.compile(r"(<!-- validation:(\S+?)((?: summary)?) begin -->\n)(.*?)(<!-- validation:\2\3 end -->)",
+                    re.S)
+
+
+def report(build, name, summary):
+    """A validation file's --markdown report, the runner's pass/fail tally left out."""
+    kinds = {f: k for k, _p, f in tables()}
+    if name not in kinds:
+        raise SystemExit("validation:%s: not a file tests/validation/tables.txt lists" % name)
+    prog = os.path.abspath(os.path.join(build, "tests", "validation", PROGRAMS[kinds[name]]))
+    path = "tests/validation/" + name  # from the source root: the report quotes it
+    args = [prog, path, "--markdown"] if kinds[name] == "step" else [prog, "--markdown", path]
+    out = subprocess.run(args, check=True, capture_output=True, text=True,
+                         cwd=os.path.join(HERE, "..")).stdout
+    lines = [ln for ln in out.splitlines() if not re.match(r"^validation-\S+: \d+ passed", ln)]
+    if summary:
+        lines = lines[next(i for i, ln in enumerate(lines) if ln.startswith("| Rows | n |")):]
+    return "\n".join(lines).strip("\n") + "\n"
+
+
+def regions(build, text):
+    """text with every validation report region rewritten from the run."""
+    return REGION.sub(lambda m: m.group(1) + report(build, m.group(2), bool(m.group(3))) +
+                      m.group(5), text)
+
+
 def splice(text, tab):
     b, e = text.find(BEGIN), text.find(END)
     if b < 0 or e < b:
@@ -131,6 +163,8 @@ def main(argv):
     for f in files:
         text = open(f, encoding="utf-8").read()
         new = splice(text, tab)
+        if new is not None:
+            new = regions(argv[1], new)
         if new is None:
             sys.stderr.write("%s: no %s ... %s markers\n" % (f, BEGIN, END))
             bad = 1
@@ -138,7 +172,8 @@ def main(argv):
             if new != text:
                 open(f, "w", encoding="utf-8").write(new)
         elif new != text:
-            sys.stderr.write("%s: the accuracy table is stale; run scripts/accuracy-table.py %s --write %s\n"
+            sys.stderr.write("%s: the accuracy table or a validation report is stale; run "
+                             "scripts/accuracy-table.py %s --write %s\n"
                              % (f, argv[1], f))
             bad = 1
     return bad
