@@ -438,6 +438,7 @@ typedef struct ts_run {
     int64_t recompute_layers;         /* full: layers recomputed per (virtual) stage, 0 = all */
     ts_framework framework;           /* default megatron */
     ts_attention attention;           /* default flash */
+    bool attention_unpad;             /* flash: q, k, v unpadded and the output padded back */
     bool dropout;                     /* default false (modern LLMs train without) */
     ts_norm norm;                     /* default rmsnorm */
     ts_pp_schedule pp_schedule;       /* default 1f1b */

@@ -85,6 +85,12 @@ static void ts_mem_layer_dims(const ts_run *run, bool dense, ts_mem_dims *d)
      * experts included, passes the flag). */
     if (run->act_fp8_input_store && m->gated)
         d->shard -= (act_b - 1.0) * 2.0 * d->F / t * d->mlp_n;
+    /* attention_unpad: the varlen kernel saves its unpadded output and the
+     * output projection the padded copy pad_input made of it (bert_padding
+     * .py@v2.4.2 index_put_first_axis), where the padded path saves one
+     * tensor for both; q, k, v stay one saved copy each. */
+    if (run->attention_unpad)
+        d->shard += act_b * d->ov;
     d->eager = 0;
     if (run->attention == TS_ATTN_EAGER)
         d->eager = (act_b + (run->dropout ? 1.0 + act_b : 0.0)) * a * s / t;

@@ -642,6 +642,16 @@ static ts_status ts_run_check_act_fp8(const ts_run *r, ts_error *err)
                         "activation_func_fp8_input_store needs %s", why);
 }
 
+/* attention_unpad describes a wrapper around the flash kernel; the
+ * other kernels take the padded batch. */
+static ts_status ts_run_check_unpad(const ts_run *r, ts_error *err)
+{
+    if (!r->attention_unpad || r->attention == TS_ATTN_FLASH)
+        return TS_OK;
+    return ts_error_set(err, TS_EINCOMPAT, "attention_unpad",
+                        "attention_unpad needs attention \"flash\" (flash-attn's varlen call)");
+}
+
 ts_status ts_run_resolve(ts_run *r, ts_error *err)
 {
     ts_run w;
@@ -662,7 +672,8 @@ ts_status ts_run_resolve(ts_run *r, ts_error *err)
         (st = ts_run_derive(&w, err)) != TS_OK ||
         (st = ts_run_check_recompute_layers(&w, err)) != TS_OK ||
         (st = ts_run_check_recompute_op(&w, err)) != TS_OK ||
-        (st = ts_run_check_act_fp8(&w, err)) != TS_OK)
+        (st = ts_run_check_act_fp8(&w, err)) != TS_OK ||
+        (st = ts_run_check_unpad(&w, err)) != TS_OK)
         return st;
 
     /* Shape defaults documented in trainsize.h. */

@@ -341,6 +341,31 @@ static double ts_step_act_fp8_bytes(const ts_run *r, const ts_step_shape *sh)
     return sh->tok * 2.0 * (sh->Fe / sh->t) * sh->mlp_n * 3.0;
 }
 
+/* attention_unpad: llm-foundry's flash_attn_fn (llmfoundry/models/layers/
+ * attention.py@5e85bd62d) runs flash-attn's bert_padding around the
+ * varlen kernel every layer, padding or not (flash_attn/bert_padding.py
+ * @v2.4.2).  Forward: unpad_input gathers q, k and v into new tensors
+ * (torch.gather: read 2, write 2 per element; the index is a broadcast
+ * view) after a mask sum, nonzero, max().item(), cumsum and pad, and
+ * pad_input zero-fills the padded output and index-puts the kernel's
+ * output into it (write 2, read 2, write 2).  Backward: the output grad
+ * gathered back (read 2, write 2), and each of q, k, v a zeroed grad the
+ * scatter_ writes into (write 2, read 2, write 2).  Bytes forward, bytes
+ * backward and the kernels each way; 0 without the flag. */
+static void ts_step_unpad(const ts_run *r, const ts_step_shape *sh, double *fb, double *bb,
+                          double *kf, double *kb)
+{
+    double qkv = sh->qw + sh->kv_gpu * (sh->qk + sh->vd);
+
+    *fb = *bb = *kf = *kb = 0.0;
+    if (!r->attention_unpad)
+        return;
+    *fb = sh->tok * (4.0 * qkv + 6.0 * sh->ow);
+    *bb = sh->tok * (6.0 * qkv + 4.0 * sh->ow);
+    *kf = 3.0 * 6.0 + 1.0 + 2.0; /* three unpads, the mask, pad_input */
+    *kb = 3.0 * 2.0 + 1.0;
+}
+
 /* Elementwise seconds of the layer's forward. */
 static double ts_step_elementwise(const ts_run *r, ts_step_hw *hw, const ts_step_shape *sh)
 {
@@ -568,6 +593,7 @@ void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o)
 {
     ts_step_shape sh;
     double elem_f, attn_f = 0, attn_b = 0, f = 0, bw = 0, fp8_f = 0, fp8_b = 0, down_f = 0, cast;
+    double unpad_f, unpad_b, unpad_kf, unpad_kb;
 
     ts_step_shape_of(r, &sh);
     *o = (ts_step_layer){ 0 };
@@ -583,7 +609,12 @@ void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o)
         o->fwd += cast / hw->mem;
         hw->xops_f += 1.0;
     }
-    o->bwd = bw + attn_b + 2.0 * elem_f + ts_step_bwd_extra(r, hw, &sh) + o->wtraffic + fp8_b;
+    ts_step_unpad(r, &sh, &unpad_f, &unpad_b, &unpad_kf, &unpad_kb);
+    o->fwd += unpad_f / hw->mem;
+    hw->xops_f += unpad_kf;
+    hw->xops_b += unpad_kb;
+    o->bwd = bw + attn_b + 2.0 * elem_f + ts_step_bwd_extra(r, hw, &sh) + o->wtraffic + fp8_b +
+             unpad_b / hw->mem;
     o->attn_fwd = attn_f;
     ts_step_launch_floor(r, hw, &sh, o);
     ts_step_layer_comm(r, hw, &sh, attn_f, attn_b, o);

@@ -271,6 +271,12 @@ METRICS_WHY = ("llmfoundry/models/mpt/modeling_mpt.py@beb8dee69 (@5e85bd62d, @b2
                "is torch.nn.CrossEntropyLoss(reduction='sum') over the logits")
 
 
+UNPAD_WHY = ("llmfoundry/models/layers/attention.py@5e85bd62d flash_attn_fn: every call builds a "
+             "key_padding_mask (all ones when none is passed), unpads q, k and v with "
+             "flash_attn.bert_padding.unpad_input, runs flash_attn_varlen_func and pads the output "
+             "back with pad_input (flash_attn/bert_padding.py@v2.4.2)")
+
+
 FSDP1_WHY = ("composer trainer/dist_strategy.py@%s prepare_fsdp_module wraps the model in "
              "torch.distributed.fsdp.FullyShardedDataParallel (flat parameters)")
 
@@ -301,6 +307,8 @@ def rows(path):
         }
         if cuda is not None:
             req["cuda"] = cuda
+        if r["attn_impl"] == "flash":
+            req["attention_unpad"] = True
         record = {
             "layers, hidden, heads, ffn, vocab, pos_embeddings, tied_embeddings": r["record"]["shape"],
             "norm": r["record"]["norm"],
@@ -319,6 +327,8 @@ def rows(path):
             "logit_metrics": METRICS_WHY % composer,
             "measured": r["record"]["columns"] + " (Throughput (T/s/GPU))",
         }
+        if r["attn_impl"] == "flash":
+            record["attention_unpad"] = UNPAD_WHY
         if "image" in r["record"]:
             record["cuda"] = r["record"]["image"] + " (%s)" % r["image"]
         if "cuda (not sent)" in r["record"]:

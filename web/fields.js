@@ -140,6 +140,8 @@ export const REQUEST_FIELDS = [
       label: "Framework", advanced: true },
     { name: "attention", group: "parallel", kind: "enum", options: ["flash", "eager", "triton"],
       label: "Attention kernel", advanced: true },
+    { name: "attention_unpad", group: "parallel", kind: "bool",
+      label: "Attention unpads its inputs", hint: "llm-foundry attn_impl: flash", advanced: true },
     { name: "dropout", group: "parallel", kind: "bool",
       label: "Dropout (stores masks)", advanced: true },
     { name: "norm", group: "model", kind: "enum", options: ["rmsnorm", "layernorm"],

@@ -1021,6 +1021,29 @@ START_TEST(test_act_fp8_store)
 }
 END_TEST
 
+/* attention_unpad: the varlen kernel saves its unpadded output and the
+ * output projection its padded copy, one more act_b x h/t per token and
+ * layer (GPT-3 175B under flash, TP 8 with SP: 96 x 2,048 x 2 x 12,288 /
+ * 8 B); an eager attention with it is a 400. */
+START_TEST(test_attention_unpad_memory)
+{
+    ts_run r;
+    ts_memory a, b;
+    ts_error e;
+
+    gpt3_run(&r, 8, true, TS_RECOMPUTE_NONE);
+    r.attention = TS_ATTN_FLASH;
+    ck_assert_int_eq(ts_memory_estimate(&r, &a, NULL), TS_OK);
+    r.attention_unpad = true;
+    ck_assert_int_eq(ts_memory_estimate(&r, &b, NULL), TS_OK);
+    REL_CLOSE(b.activations.value - a.activations.value, 96.0 * 2048.0 * 2.0 * 12288.0 / 8.0, 1e-9);
+    assert_sane(&b);
+    r.attention = TS_ATTN_EAGER;
+    ck_assert_int_eq(ts_memory_estimate(&r, &b, &e), TS_EINCOMPAT);
+    ck_assert_str_eq(e.field, "attention_unpad");
+}
+END_TEST
+
 START_TEST(test_activation_score_term)
 {
     ts_run r;
@@ -1356,6 +1379,7 @@ static Suite *memory_suite(void)
     tcase_add_test(tc, test_loss_impl);
     tcase_add_test(tc, test_logit_metrics);
     tcase_add_test(tc, test_act_fp8_store);
+    tcase_add_test(tc, test_attention_unpad_memory);
     tcase_add_test(tc, test_seed000);
     tcase_add_test(tc, test_seq_doubling);
     tcase_add_test(tc, test_context_parallel);

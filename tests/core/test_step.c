@@ -1340,6 +1340,38 @@ START_TEST(test_act_fp8_store_step)
 }
 END_TEST
 
+/* attention_unpad (llm-foundry's flash_attn_fn around flash-attn's
+ * bert_padding, flash_attn/bert_padding.py@v2.4.2): per layer and token,
+ * forward q, k, v gathered (read 2 + write 2 each, 3 x 1024 wide) and the
+ * 1024-wide output zero-filled and index-put into it (2 + 2 + 2): 18 x
+ * 1024 B; backward the output grad gathered (2 + 2) and q, k, v grads
+ * zeroed and scattered (2 + 2 + 2 each): 22 x 1024 B.  gated_run: 4
+ * layers, 16,384 tokens, 2.90e12 B/s.  Full recompute reruns the
+ * forward's share; attention other than flash is a 400. */
+START_TEST(test_attention_unpad_step)
+{
+    ts_run r;
+    ts_step a, b;
+    ts_error e;
+    double per = 4.0 * 16384.0 * 1024.0 / 2.90e12;
+
+    gated_run(&r);
+    ck_assert_int_eq(ts_step_estimate(&r, &a, &e), TS_OK);
+    r.attention_unpad = true;
+    ck_assert_int_eq(ts_step_estimate(&r, &b, &e), TS_OK);
+    REL_CLOSE(b.step_time.value - a.step_time.value, (18.0 + 22.0) * per, 1e-6);
+    r.recompute = TS_RECOMPUTE_FULL;
+    ck_assert_int_eq(ts_step_estimate(&r, &b, &e), TS_OK);
+    r.attention_unpad = false;
+    ck_assert_int_eq(ts_step_estimate(&r, &a, &e), TS_OK);
+    REL_CLOSE(b.step_time.value - a.step_time.value, (18.0 + 22.0 + 18.0) * per, 1e-6);
+    r.attention_unpad = true;
+    r.attention = TS_ATTN_TRITON;
+    ck_assert_int_eq(ts_step_estimate(&r, &b, &e), TS_EINCOMPAT);
+    ck_assert_str_eq(e.field, "attention_unpad");
+}
+END_TEST
+
 /* An FP8 base under FP8 matmuls (NeMo/Megatron fp8_params, Transformer
  * Engine's fp8_model_init) is read as it is: no dequantisation, and the
  * per-GEMM weight cast of FP8 training is gone.  Against a bf16 base
@@ -1677,6 +1709,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_fp8_frozen_step);
     tcase_add_test(tc, test_logit_metrics_step);
     tcase_add_test(tc, test_act_fp8_store_step);
+    tcase_add_test(tc, test_attention_unpad_step);
     tcase_add_test(tc, test_lora_optimizer_adapters);
     tcase_add_test(tc, test_hf_eager_bytes);
     tcase_add_test(tc, test_lora_dropout_step);
