@@ -350,8 +350,11 @@ static double ts_step_act_fp8_bytes(const ts_run *r, const ts_step_shape *sh)
  * pad_input zero-fills the padded output and index-puts the kernel's
  * output into it (write 2, read 2, write 2).  Backward: the output grad
  * gathered back (read 2, write 2), and each of q, k, v a zeroed grad the
- * scatter_ writes into (write 2, read 2, write 2).  Bytes forward, bytes
- * backward and the kernels each way; 0 without the flag. */
+ * scatter_ writes into (write 2, read 2, write 2).  Not costed: the
+ * host syncs of nonzero and item(), and the copies a GQA model's k, v get
+ * from flash_attn_fn's repeat (should_repeat_kv_for_gqa; MPT is MHA).
+ * Bytes forward, bytes backward and the kernels each way; 0 without the
+ * flag. */
 static void ts_step_unpad(const ts_run *r, const ts_step_shape *sh, double *fb, double *bb,
                           double *kf, double *kb)
 {
