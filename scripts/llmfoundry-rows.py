@@ -178,11 +178,12 @@ def extract(repo):
                 record["image"] = at(*RUNLOG) + " Image column of the matching run"
             else:
                 row["image"] = None
+                # The image guess still dates the PyTorch of recompute_impl.
                 row["cuda_assumed"] = 11.7 if row["mp_mode"] == "PURE" else 12.1
-                assumed["cuda"] = (
-                    "not in the run log %s; 11.7 from submit_benchmarks.py@300cc5c58's default image "
-                    "for the pre-#543 PURE rows, else 12.1 as the rest of #543's runs (an A100 runs "
-                    "the same kernels under either)" % at(*RUNLOG))
+                record["cuda (not sent)"] = (
+                    "not in the run log %s (submit_benchmarks.py@300cc5c58's default image, "
+                    "pytorch:1.13.1_cu117, for the pre-#543 PURE rows); the CUDA toolkit does not "
+                    "enter the step time" % at(*RUNLOG))
         # The yamls moved to yamls/pretrain/ after 300cc5c58; the shapes
         # did not change, so the older rows cite PR #543's yaml.
         ycommit = "5e85bd62d" if commit == "5e85bd62d" else "beb8dee69"
@@ -287,7 +288,7 @@ def rows(path):
     for r in rec["rows"]:
         s = r["shape"]
         assumed = dict(r.get("assumed", {}))
-        cuda = image_cuda(r["image"]) if r["image"] is not None else r.get("cuda_assumed")
+        cuda = image_cuda(r["image"]) if r["image"] is not None else None
         # The Composer release the launch installed: llm-foundry's setup.py
         # pins mosaicml>=0.16.3,<0.17 up to PR #543 and >=0.17.2,<0.18 at
         # PR #838 (0.17.2, the last 0.17 release).
