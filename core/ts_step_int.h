@@ -73,6 +73,7 @@ typedef struct ts_step_shape {
     double attn_p; /* attention weights of one layer (ts_model_attn_params) */
     double tok;    /* tokens on this GPU per micro-batch */
     double kv_gpu; /* KV heads replicated when kv < tp */
+    double qkv;    /* the q, k, v projections' output width on this GPU: qw + kv_gpu (qk + vd) */
     double tok_h;  /* norm/residual regions (split by SP) */
     bool moe, mla;
 } ts_step_shape;

@@ -91,7 +91,7 @@ static void ts_step_lora_layer(const ts_run *r, ts_step_hw *hw, const ts_step_sh
     if (tg & TS_LORA_V)
         ts_step_adapter(r, hw, tok, sh->kv_gpu * sh->vd, h, hd, 1, fwd, bwd);
     if (tg & TS_LORA_QKV)
-        ts_step_adapter(r, hw, tok, sh->qw + sh->kv_gpu * (sh->qk + sh->vd), h, hd, 1, fwd, bwd);
+        ts_step_adapter(r, hw, tok, sh->qkv, h, hd, 1, fwd, bwd);
     if (tg & TS_LORA_O)
         ts_step_adapter(r, hw, tok, h, sh->ow, sh->ow, 1, fwd, bwd);
     if (md->gated && (tg & TS_LORA_GATE))
@@ -209,6 +209,7 @@ static void ts_step_shape_of(const ts_run *r, ts_step_shape *sh)
                 : sh->h * (sh->a * sh->qk + sh->kv * (sh->qk + sh->vd)) + sh->a * sh->vd * sh->h;
     sh->tok = sh->s * sh->b / sh->c;
     sh->kv_gpu = sh->kv / sh->t > 1.0 ? sh->kv / sh->t : 1.0;
+    sh->qkv = sh->qw + sh->kv_gpu * (sh->qk + sh->vd);
     sh->tok_h = r->sequence_parallel || r->tp == 1 ? sh->tok / sh->t : sh->tok;
 }
 
@@ -235,7 +236,7 @@ static void ts_step_attn_gemms(const ts_run *r, ts_step_hw *hw, const ts_step_sh
         ts_step_gemm3(hw, tok, kvr + rope, h, 1, f, bw);
         ts_step_gemm3(hw, tok, sh->a * (nope + sh->vd) / t, kvr, 1, f, bw);
     } else {
-        ts_step_gemm3(hw, tok, sh->qw + sh->kv_gpu * (sh->qk + sh->vd), h, 1, f, bw);
+        ts_step_gemm3(hw, tok, sh->qkv, h, 1, f, bw);
     }
     ts_step_gemm3(hw, tok, h, sh->ow, 1, f, bw);
 }
@@ -353,20 +354,17 @@ static double ts_step_act_fp8_bytes(const ts_run *r, const ts_step_shape *sh)
  * scatter_ writes into (write 2, read 2, write 2).  Not costed: the
  * host syncs of nonzero and item(), and the copies a GQA model's k, v get
  * from flash_attn_fn's repeat (should_repeat_kv_for_gqa; MPT is MHA).
- * Bytes forward, bytes backward and the kernels each way; 0 without the
- * flag. */
-static void ts_step_unpad(const ts_run *r, const ts_step_shape *sh, double *fb, double *bb,
-                          double *kf, double *kb)
+ * Adds the forward's seconds to the layer and both ways' kernels to the
+ * launch count; returns the backward's seconds (0 without the flag). */
+static double ts_step_unpad(const ts_run *r, ts_step_hw *hw, const ts_step_shape *sh,
+                            ts_step_layer *o)
 {
-    double qkv = sh->qw + sh->kv_gpu * (sh->qk + sh->vd);
-
-    *fb = *bb = *kf = *kb = 0.0;
     if (!r->attention_unpad)
-        return;
-    *fb = sh->tok * (4.0 * qkv + 6.0 * sh->ow);
-    *bb = sh->tok * (6.0 * qkv + 4.0 * sh->ow);
-    *kf = 3.0 * 6.0 + 1.0 + 2.0; /* three unpads, the mask, pad_input */
-    *kb = 3.0 * 2.0 + 1.0;
+        return 0.0;
+    o->fwd += sh->tok * (4.0 * sh->qkv + 6.0 * sh->ow) / hw->mem;
+    hw->xops_f += 3.0 * 6.0 + 1.0 + 2.0; /* three unpads, the mask, pad_input */
+    hw->xops_b += 3.0 * 2.0 + 1.0;
+    return sh->tok * (6.0 * sh->qkv + 4.0 * sh->ow) / hw->mem;
 }
 
 /* Elementwise seconds of the layer's forward. */
@@ -408,7 +406,7 @@ static double ts_step_elementwise(const ts_run *r, ts_step_hw *hw, const ts_step
 static double ts_step_bwd_extra(const ts_run *r, ts_step_hw *hw, const ts_step_shape *sh)
 {
     const ts_model *md = &r->model;
-    double tok = sh->tok, qkv = sh->qw + sh->kv_gpu * (sh->qk + sh->vd);
+    double tok = sh->tok, qkv = sh->qkv;
     double b = 0, cast;
 
     if (md->qkv_bias) {
@@ -596,7 +594,7 @@ void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o)
 {
     ts_step_shape sh;
     double elem_f, attn_f = 0, attn_b = 0, f = 0, bw = 0, fp8_f = 0, fp8_b = 0, down_f = 0, cast;
-    double unpad_f, unpad_b, unpad_kf, unpad_kb;
+    double unpad_b;
 
     ts_step_shape_of(r, &sh);
     *o = (ts_step_layer){ 0 };
@@ -612,12 +610,9 @@ void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o)
         o->fwd += cast / hw->mem;
         hw->xops_f += 1.0;
     }
-    ts_step_unpad(r, &sh, &unpad_f, &unpad_b, &unpad_kf, &unpad_kb);
-    o->fwd += unpad_f / hw->mem;
-    hw->xops_f += unpad_kf;
-    hw->xops_b += unpad_kb;
-    o->bwd = bw + attn_b + 2.0 * elem_f + ts_step_bwd_extra(r, hw, &sh) + o->wtraffic + fp8_b +
-             unpad_b / hw->mem;
+    unpad_b = ts_step_unpad(r, hw, &sh, o);
+    o->bwd =
+        bw + attn_b + 2.0 * elem_f + ts_step_bwd_extra(r, hw, &sh) + o->wtraffic + fp8_b + unpad_b;
     o->attn_fwd = attn_f;
     ts_step_launch_floor(r, hw, &sh, o);
     ts_step_layer_comm(r, hw, &sh, attn_f, attn_b, o);
