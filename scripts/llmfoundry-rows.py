@@ -178,8 +178,8 @@ def extract(repo):
                 record["image"] = at(*RUNLOG) + " Image column of the matching run"
             else:
                 row["image"] = None
-                # The image guess still dates the PyTorch of recompute_impl.
-                row["cuda_assumed"] = 11.7 if row["mp_mode"] == "PURE" else 12.1
+                # recompute_impl needs the PyTorch, which no record gives here.
+                row["torch_assumed"] = "1.13.1" if row["mp_mode"] == "PURE" else "2.1"
                 record["cuda (not sent)"] = (
                     "not in the run log %s (submit_benchmarks.py@300cc5c58's default image, "
                     "pytorch:1.13.1_cu117, for the pre-#543 PURE rows); the CUDA toolkit does not "
@@ -225,7 +225,12 @@ def image_cuda(image):
     return float("%s.%s" % (m.group(1), m.group(2)))
 
 
-def recompute_impl(r, record, assumed):
+def torch_version(v):
+    """'2.1.0' -> (2, 1)"""
+    return tuple(int(x) for x in v.split(".")[:2])
+
+
+def recompute_impl(r, record, assumed, composer):
     """Full recompute's implementation: Composer wraps each block in
     torch's checkpoint_wrapper NO_REENTRANT (the mpt-*.yaml files set
     activation_checkpointing_reentrant: false; composer
@@ -233,23 +238,23 @@ def recompute_impl(r, record, assumed):
     (pytorch/pytorch#96866) and reruns the whole block before it."""
     why = ("scripts/train/yamls/pretrain/mpt-%s.yaml activation_checkpointing_reentrant: false "
            "(composer trainer/dist_strategy.py@%s checkpoint_wrapper NO_REENTRANT)" % (
-               r["model"], "v0.17.2" if "torch" in r else "v0.16.3"))
+               r["model"], composer))
     if r["image"] is not None:
         m = re.search(r"pytorch:(\d+)\.(\d+)", r["image"])
         torch = (int(m.group(1)), int(m.group(2)))
         record["recompute_impl"] = why + "; PyTorch from " + r["record"]["image"] + \
             " (%s)" % r["image"]
     elif "torch" in r:
-        torch = tuple(int(x) for x in r["torch"].split(".")[:2])
+        torch = torch_version(r["torch"])
         record["recompute_impl"] = why + "; PyTorch %s: %s" % (r["torch"], r["record"]["torch"])
-    elif r["cuda_assumed"] == 11.7:
-        torch = (1, 13)
+    elif r["torch_assumed"] == "1.13.1":
+        torch = torch_version(r["torch_assumed"])
         assumed["recompute_impl"] = (
             why + "; PyTorch 1.13.1 (setup.py@300cc5c58 pins torch==1.13.1 and "
             "submit_benchmarks.py@300cc5c58's default image is pytorch:1.13.1_cu117): not in the "
             "run log, no early stop before 2.1")
     else:
-        torch = (2, 1)
+        torch = torch_version(r["torch_assumed"])
         assumed["recompute_impl"] = (
             why + "; PyTorch 2.1 as the rest of #543's runs: not in the run log")
     return "non_reentrant" if torch >= (2, 1) else "reentrant"
@@ -335,7 +340,7 @@ def rows(path):
         if "cuda (not sent)" in r["record"]:
             record["cuda (not sent)"] = r["record"]["cuda (not sent)"]
         if r["activation_checkpointing"]:
-            req["recompute_impl"] = recompute_impl(r, record, assumed)
+            req["recompute_impl"] = recompute_impl(r, record, assumed, composer)
         if r["image"] is not None:
             # Not an input: trainsize costs eager kernels.
             record["torch.compile (off)"] = (
