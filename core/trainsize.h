@@ -180,6 +180,15 @@ typedef enum ts_recompute_impl {
     TS_RIMPL_COUNT
 } ts_recompute_impl;
 
+/* The LoRA adapters' dtype beside a 16-bit model (PEFT's
+ * autocast_adapter_dtype). */
+typedef enum ts_adapter_precision {
+    TS_ADAPTER_DEFAULT = 0, /* the framework's: hf fp32 (PEFT's autocast), the others the model's */
+    TS_ADAPTER_FP32,        /* fp32 adapters, their inputs cast to fp32 (PEFT >= 0.12 default) */
+    TS_ADAPTER_MODEL, /* the model's own dtype (autocast_adapter_dtype=False, model.bfloat16()) */
+    TS_ADAPTER_COUNT
+} ts_adapter_precision;
+
 /* Public names ("bf16", "adamw", "selective") and parsers.  The parsers
  * return TS_OK or TS_EINVAL (unknown name). */
 const char *ts_precision_name(ts_precision p);
@@ -195,6 +204,7 @@ const char *ts_pp_schedule_name(ts_pp_schedule s);
 const char *ts_quant_name(ts_quant q);
 const char *ts_norm_name(ts_norm n);
 const char *ts_recompute_impl_name(ts_recompute_impl i);
+const char *ts_adapter_precision_name(ts_adapter_precision a);
 
 /* Which FSDP runs the gradient path (framework fsdp). */
 typedef enum ts_fsdp_impl {
@@ -418,6 +428,7 @@ typedef struct ts_run {
     unsigned lora_targets;            /* TS_LORA_* bits; default TS_LORA_ALL_LINEAR */
     ts_quant frozen_precision;        /* storage of the frozen base under LoRA */
     double lora_dropout;              /* adapters' input dropout, [0, 1); needs lora_rank > 0 */
+    ts_adapter_precision adapter_precision; /* default: the framework's; needs lora_rank > 0 */
 
     /* the work */
     int64_t seq;

@@ -33,6 +33,7 @@ TS_ENUM_NAMES(TS_VALUES_NORM, TS_NORM_COUNT, ts_norm_names);
 TS_ENUM_NAMES(TS_VALUES_RECOMPUTE_IMPL, TS_RIMPL_COUNT, ts_recompute_impl_names);
 TS_ENUM_NAMES(TS_VALUES_FSDP_IMPL, TS_FSDP_COUNT, ts_fsdp_impl_names);
 TS_ENUM_NAMES(TS_VALUES_LOSS_IMPL, TS_LOSS_COUNT, ts_loss_impl_names);
+TS_ENUM_NAMES(TS_VALUES_ADAPTER_PRECISION, TS_ADAPTER_COUNT, ts_adapter_precision_names);
 
 /* Out-of-range values get a fixed marker rather than NULL so callers can
  * print any enum without a check. */
@@ -61,6 +62,11 @@ const char *ts_framework_name(ts_framework f)
 const char *ts_recompute_impl_name(ts_recompute_impl i)
 {
     return (unsigned)i < TS_RIMPL_COUNT ? ts_recompute_impl_names[i] : TS_ENUM_UNKNOWN;
+}
+
+const char *ts_adapter_precision_name(ts_adapter_precision a)
+{
+    return (unsigned)a < TS_ADAPTER_COUNT ? ts_adapter_precision_names[a] : TS_ENUM_UNKNOWN;
 }
 
 const char *ts_fsdp_impl_name(ts_fsdp_impl i)

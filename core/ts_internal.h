@@ -56,6 +56,9 @@ ts_loss_impl ts_run_loss_impl(const ts_run *r);
 /* How full recompute reruns a block, its default resolved: fsdp's
  * non-reentrant early stop, the others' whole forward (ts_run.c). */
 ts_recompute_impl ts_run_recompute_impl(const ts_run *r);
+/* LoRA adapters kept in fp32 beside a 16-bit model (PEFT's autocast):
+ * 4-byte adapter states, an fp32 copy of each adapted input. */
+bool ts_run_adapters_fp32(const ts_run *r);
 
 /* The storage a LoRA base is dequantised from before each of its matmuls:
  * frozen_precision, or bf16 (nothing to dequantise) for a bf16 base and

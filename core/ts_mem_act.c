@@ -145,7 +145,7 @@ static double ts_mem_lora_dropout(const ts_run *run, const ts_mem_dims *d)
          ((tg & TS_LORA_QKV) ? h : 0) + ((tg & TS_LORA_O) ? d->ov : 0) +
          d->mlp_n * ((m->gated && (tg & TS_LORA_GATE) ? h : 0) + ((tg & TS_LORA_UP) ? h : 0) +
                      ((tg & TS_LORA_DOWN) ? d->F / d->t : 0));
-    return (run->framework == TS_FW_HF ? 1.0 : d->act_b + 1.0) * in;
+    return (ts_run_adapters_fp32(run) ? 1.0 : d->act_b + 1.0) * in;
 }
 
 /* PyTorch eager modules (torchtitan, torchtune, HF), uncompiled: the
@@ -173,7 +173,7 @@ static double ts_mem_layer_eager(const ts_run *run, const ts_mem_dims *d)
     double full = 2.0 * norm / d->tr + 2.0 * act_b * h / d->tr + rope +
                   act_b * (q + q + d->a * d->v_hd / t + d->ov) + act_b * d->ov + mlp_e + d->eager;
 
-    if (run->framework == TS_FW_HF && run->lora_rank > 0)
+    if (ts_run_adapters_fp32(run))
         full += ts_mem_lora_inputs(run, d);
     return full;
 }
@@ -290,7 +290,9 @@ static void ts_mem_layer_loss(const ts_run *run, const ts_mem_dims *d, ts_mem_ac
  * one.  So a frozen linear's input stays only when an adapter keeps it:
  * Megatron/NeMo and torchtune adapters read the same tensor (their
  * linear_in saves it), while PEFT's lora_A saves its own fp32 copy
- * (ts_mem_lora_inputs), so under hf no base input stays.  The same
+ * (ts_mem_lora_inputs), so with fp32 adapters (hf's default,
+ * adapter_precision) no base input stays; adapters in the model's dtype
+ * read the base input itself, as Megatron's do.  The same
  * holds for the eager RMSNorm's last multiply by its frozen weight (its
  * bf16 normalised input), and for the output projection's contiguous
  * copy of the attention output; fused attention keeps its own output.
@@ -298,7 +300,8 @@ static void ts_mem_layer_loss(const ts_run *run, const ts_mem_dims *d, ts_mem_ac
 static double ts_mem_frozen_inputs(const ts_run *run, const ts_mem_dims *d)
 {
     unsigned tg = run->lora_targets;
-    bool own = run->framework == TS_FW_HF, eager = own || run->framework == TS_FW_FSDP;
+    bool own = ts_run_adapters_fp32(run);
+    bool eager = run->framework == TS_FW_HF || run->framework == TS_FW_FSDP;
     double act_b = d->act_b, h = d->h / d->tr;
     double drop = 0;
 

@@ -130,8 +130,8 @@ static void ts_mem_stage_lora(const ts_mem_ctx *c, ts_mem_stage *st, ts_mem_sw *
     double lin = st->params - emb;
     /* hf: PEFT keeps a bf16/fp16 model's adapters in fp32
      * (autocast_adapter_dtype, peft mapping_func.py): 4-byte weights and
-     * gradients, no separate master copy. */
-    bool hf = r->framework == TS_FW_HF;
+     * gradients, no separate master copy (adapter_precision). */
+    bool hf = ts_run_adapters_fp32(r);
     double ab = hf ? 4.0 : pb;
 
     w->W = (r->zero >= 3 ? 1.0 / c->nd : 1.0) * (c->frozen_b * lin + pb * emb) +

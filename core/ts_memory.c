@@ -110,7 +110,8 @@ static const char *ts_mem_fw_text(const ts_run *r)
                "stage-3 live parameters";
     case TS_FW_HF:
         return "Hugging Face transformers + PEFT: eager modules, fp32 adapters and fp32 copies of "
-               "their inputs, per-layer checkpointing; FSDP's buffers with zero >= 2";
+               "their inputs unless adapter_precision is model, per-layer checkpointing; FSDP's "
+               "buffers with zero >= 2";
     case TS_FW_MEGATRON:
     case TS_FW_COUNT:
     default:

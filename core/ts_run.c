@@ -363,6 +363,10 @@ static ts_status ts_run_check_split(const ts_run *r, bool shape, ts_error *err)
     if (r->lora_dropout > 0 && r->lora_rank == 0)
         return ts_error_set(err, TS_EINCOMPAT, "lora_dropout",
                             "lora_dropout %g needs LoRA adapters (lora_rank > 0)", r->lora_dropout);
+    if (r->adapter_precision != TS_ADAPTER_DEFAULT && r->lora_rank == 0)
+        return ts_error_set(err, TS_EINCOMPAT, "adapter_precision",
+                            "adapter_precision %s needs LoRA adapters (lora_rank > 0)",
+                            ts_adapter_precision_name(r->adapter_precision));
     if ((st = ts_run_check_pipeline(r, shape, err)) != TS_OK)
         return st;
     /* Every route refuses it alike (the audit found /v1/fit accepting
@@ -738,6 +742,17 @@ ts_recompute_impl ts_run_recompute_impl(const ts_run *r)
     if (r->recompute_impl != TS_RIMPL_DEFAULT)
         return r->recompute_impl;
     return r->framework == TS_FW_FSDP ? TS_RIMPL_EARLY_STOP : TS_RIMPL_REENTRANT;
+}
+
+bool ts_run_adapters_fp32(const ts_run *r)
+{
+    ts_adapter_precision a = r->adapter_precision;
+
+    if (r->lora_rank <= 0 || r->precision == TS_PREC_FP32)
+        return false;
+    if (a == TS_ADAPTER_DEFAULT)
+        a = r->framework == TS_FW_HF ? TS_ADAPTER_FP32 : TS_ADAPTER_MODEL;
+    return a == TS_ADAPTER_FP32;
 }
 
 ts_quant ts_run_frozen_dequant(const ts_run *r)

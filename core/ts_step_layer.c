@@ -41,21 +41,22 @@
  * tuners/lora/layer.py, Linear.forward): the scale (read 2n, write 2n)
  * and the out-of-place add (read 4n, write 2n) per token; backward scales
  * the gradient (4n) and autograd sums the two input gradients, base dgrad
- * and A's (read 4k, write 2k).  Under hf the input is cast to the fp32
- * adapters' dtype first (_cast_input_dtype: read 2k, write 4k; its
+ * and A's (read 4k, write 2k).  With fp32 adapters (hf's default,
+ * adapter_precision) the input is cast to their dtype first (_cast_input_dtype: read 2k, write 4k; its
  * backward casts the gradient back, 6k).  lora_dropout > 0 adds one
  * kernel each way over the adapter's input, drop elements per token
  * (k, or its sequence shard under Megatron's sequence parallel: the
  * adapter drops before gathering, ts_mem_act.c): native dropout reads
  * the input and writes the dropped copy and a 1-byte mask, its backward
  * reads the gradient and the mask and writes the input's gradient, fp32
- * under hf (4 + 4 + 1 B each way), bf16 otherwise (2 + 2 + 1). */
+ * with fp32 adapters (4 + 4 + 1 B each way), bf16 otherwise (2 + 2 + 1). */
 static void ts_step_adapter(const ts_run *r, ts_step_hw *hw, double m, double n, double k,
                             double drop, double count, double *fwd, double *bwd)
 {
     double rank = (double)r->lora_rank;
-    double cast = r->framework == TS_FW_HF ? 6.0 * k : 0.0;
-    double dr = r->lora_dropout > 0 ? (r->framework == TS_FW_HF ? 9.0 : 5.0) * drop : 0.0;
+    bool fp32 = ts_run_adapters_fp32(r);
+    double cast = fp32 ? 6.0 * k : 0.0;
+    double dr = r->lora_dropout > 0 ? (fp32 ? 9.0 : 5.0) * drop : 0.0;
     ts_step_hw a = *hw;
 
     a.frozen = false;

@@ -174,6 +174,8 @@ export const REQUEST_FIELDS = [
       label: "Frozen base weights", hint: "QLoRA keeps the base in 4-bit nf4.", lora: true },
     { name: "lora_dropout", group: "mode", kind: "num",
       label: "LoRA dropout", hint: "e.g. 0.05 or 0.1; 0: none", lora: true },
+    { name: "adapter_precision", group: "mode", kind: "enum", options: ["default", "fp32", "model"],
+      label: "LoRA adapter dtype", hint: "model.bfloat16() after get_peft_model: model", lora: true },
     { name: "hbm_gib", group: "hardware", kind: "num",
       label: "HBM override (GiB)", hint: "as nvidia-smi shows it: 81559 MiB = 79.6 GiB", advanced: true },
     { name: "cuda", group: "hardware", kind: "num",

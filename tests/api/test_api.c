@@ -1309,6 +1309,9 @@ START_TEST(test_enum_lists_match_core)
             } else if (strcmp(f->name, "recompute_impl") == 0) {
                 ck_assert_str_eq(ts_recompute_impl_name((ts_recompute_impl)n), *v);
                 want = TS_RIMPL_COUNT;
+            } else if (strcmp(f->name, "adapter_precision") == 0) {
+                ck_assert_str_eq(ts_adapter_precision_name((ts_adapter_precision)n), *v);
+                want = TS_ADAPTER_COUNT;
             } else if (strcmp(f->name, "optimizer_precision") == 0) {
                 ck_assert_int_eq(ts_precision_parse(*v, &p), TS_OK);
                 want = 2; /* fp32 and bf16 only */

@@ -601,6 +601,50 @@ START_TEST(test_lora_dropout_memory)
 }
 END_TEST
 
+/* adapter_precision (issue 26), by hand on test_lora_dropout_memory's hf
+ * model (h 3072, 24 heads of 128, 8 KV heads, q and v adapted, r 32).
+ * fp32 adapters (hf's default): lora_A keeps a 4-byte copy of each
+ * adapted input, 2 x 4 x 3072 = 24,576 B a token a layer, and the frozen
+ * QKV linear's bf16 input is kept by no one (6,144 B); in the model's
+ * dtype lora_A reads that input itself: 18,432 B a token a layer less.
+ * Adapter states: q 32 (3072 + 3072) + v 32 (3072 + 1024) = 327,680 a
+ * layer, 28 layers, weights 4 B against 2 B each. */
+START_TEST(test_adapter_precision_memory)
+{
+    ts_run r;
+    ts_memory a, b;
+    double adapters = 327680.0 * 28;
+
+    ts_run_defaults(&r);
+    r.model = (ts_model){ .layers = 28,
+                          .hidden = 3072,
+                          .heads = 24,
+                          .kv_heads = 8,
+                          .ffn = 8192,
+                          .vocab = 128256,
+                          .gated = true,
+                          .tied_embeddings = true };
+    r.framework = TS_FW_HF;
+    r.gpus = 1;
+    r.zero = 0;
+    r.master_weights = false;
+    r.seq = 768;
+    r.micro_batch = 4;
+    r.global_batch = 4;
+    r.lora_rank = 32;
+    r.lora_targets = TS_LORA_Q | TS_LORA_V;
+    ck_assert_int_eq(ts_memory_estimate(&r, &a, NULL), TS_OK);
+    r.adapter_precision = TS_ADAPTER_MODEL;
+    ck_assert_int_eq(ts_memory_estimate(&r, &b, NULL), TS_OK);
+    REL_CLOSE(a.act_layer_full - b.act_layer_full, 18432.0 * 4 * 768, 1e-12);
+    REL_CLOSE(a.weights.value - b.weights.value, 2.0 * adapters, 1e-12);
+    assert_sane(&b);
+    r.adapter_precision = TS_ADAPTER_FP32;
+    ck_assert_int_eq(ts_memory_estimate(&r, &b, NULL), TS_OK);
+    ck_assert(b.total.value == a.total.value);
+}
+END_TEST
+
 /* The caching allocator keeps the loss phase's blocks: with per-layer
  * checkpointing the loss phase reserves fp32 logits blocks that a
  * larger later phase reuses, so reserved never drops below the loss
@@ -1370,6 +1414,7 @@ static Suite *memory_suite(void)
     tcase_add_test(tc, test_paged_adam8bit);
     tcase_add_test(tc, test_hf_framework);
     tcase_add_test(tc, test_lora_dropout_memory);
+    tcase_add_test(tc, test_adapter_precision_memory);
     tcase_add_test(tc, test_reserved_keeps_loss_blocks);
     tcase_add_test(tc, test_megatron_distributed_optimizer);
     tcase_add_test(tc, test_fsdp_norms);
