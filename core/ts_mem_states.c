@@ -153,10 +153,13 @@ static void ts_mem_lora_context(const ts_run *run, const ts_params *p, ts_mem_ct
     c->lora_layer = l.layer / (double)run->tp;
     c->f = 1.0;
     c->frozen_b = ts_quant_bytes(run->frozen_precision);
-    /* Reported per parameter of base + adapters. */
-    out->bpp_weights = (c->frozen_b * linear + ts_precision_bytes(run->precision) *
-                                                   (p->embedding + p->output_head + adapters)) /
-                       (p->total + adapters);
+    /* Reported per parameter of base + adapters; fp32 adapters
+     * (adapter_precision) at 4 B, as ts_mem_stage_lora holds them. */
+    out->bpp_weights =
+        (c->frozen_b * linear +
+         ts_precision_bytes(run->precision) * (p->embedding + p->output_head) +
+         (ts_run_adapters_fp32(run) ? 4.0 : ts_precision_bytes(run->precision)) * adapters) /
+        (p->total + adapters);
     c->f = adapters / (p->total + adapters);
 }
 
@@ -173,6 +176,12 @@ static void ts_mem_bytes(const ts_run *run, const ts_params *p, ts_mem_ctx *c, t
         out->bpp_weights = ts_precision_bytes(run->precision);
     out->bpp_grads = c->f * ts_precision_bytes(run->grad_precision);
     out->bpp_master = run->master_weights ? c->f * 4.0 : 0.0;
+    /* fp32 adapters: fp32 gradients, no separate master copy (what
+     * ts_mem_stage_lora holds). */
+    if (c->lora && ts_run_adapters_fp32(run)) {
+        out->bpp_grads = c->f * 4.0;
+        out->bpp_master = 0.0;
+    }
     out->bpp_optimizer = c->f * opt.bpp;
     out->bpp_total = out->bpp_weights + out->bpp_grads + out->bpp_master + out->bpp_optimizer;
     c->opt_bpp = opt.bpp;
