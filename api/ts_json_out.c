@@ -544,6 +544,7 @@ void ts_json_sweep(ts_jw *w, const char *key, const ts_sweep_point *pts, size_t 
         ts_jw_open(w, NULL, '{');
         ts_jw_int(w, "dp", p->dp);
         ts_jw_int(w, "gpus", p->gpus);
+        ts_jw_int(w, "global_batch", p->global_batch);
         ts_jw_num(w, "weights", p->weights);
         ts_jw_num(w, "grads", p->grads);
         ts_jw_num(w, "master", p->master);

@@ -830,6 +830,11 @@ typedef struct ts_ckpt {
 typedef struct ts_sweep_point {
     int64_t dp;
     int64_t gpus;
+    /* The sequences per step at this point: the run's global batch where
+     * dp x micro_batch divides it, else the one derived for this dp
+     * (ts_batch_default), so step_seconds of two points can differ by
+     * their batch; wall_seconds (tokens fixed) compares them. */
+    int64_t global_batch;
     double weights, grads, master, optimizer, activations, buffers, overhead, total;
     double ckpt_shard_bytes;
     bool fits;

@@ -509,6 +509,7 @@ ts_status ts_sweep_eval(const ts_run *r, const ts_params *p, int64_t user_gb, ts
 
         pt->dp = dps[i];
         pt->gpus = dps[i] * mp;
+        pt->global_batch = t.global_batch;
         pt->weights = c.mem.weights.value;
         pt->grads = c.mem.grads.value;
         pt->master = c.mem.master.value;

@@ -386,7 +386,27 @@ START_TEST(test_sweep_points)
         REL_CLOSE(pts[i].step_seconds, c.step_time.value, EXACT);
         REL_CLOSE(pts[i].mfu, 0.4, EXACT);
         REL_CLOSE(pts[i].wall_seconds * (double)pts[i].gpus, pts[0].wall_seconds, EXACT);
+        /* The point names the batch its step is of: the one the run
+         * resolves to at that dp. */
+        ck_assert_int_eq(ts_run_resolve(&t, NULL), TS_OK);
+        ck_assert_int_eq(pts[i].global_batch, t.global_batch);
+        ck_assert_int_gt(pts[i].global_batch, 0);
     }
+
+    /* A given global batch is kept where dp x micro_batch divides it
+     * (512 / (1 x 64) .. 512 / (64 x 8)); past dp 64 each point derives
+     * its own, and its step is of that batch. */
+    r.global_batch = 512;
+    r.micro_batch = 8;
+    ck_assert_int_eq(ts_sweep_dp(&r, pts, TS_SWEEP_MAX, &n, NULL), TS_OK);
+    for (i = 0; i < n; i++) {
+        if (pts[i].dp <= 64)
+            ck_assert_int_eq(pts[i].global_batch, 512);
+        else
+            ck_assert_int_eq(pts[i].global_batch % (pts[i].dp * 8), 0);
+    }
+    r.global_batch = 0;
+    r.micro_batch = 1;
     r.mfu = 0;
 
     /* dp 48 is merged in order between 32 and 64. */
