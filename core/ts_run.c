@@ -608,7 +608,10 @@ static ts_status ts_run_check_recompute_layers(const ts_run *r, ts_error *err)
  * which outputs it keeps follows the order of the block's matmuls, known
  * for a dense block with separate q, k, v projections only.  A MoE
  * block's router and experts, MLA's latents and LoRA's adapters add
- * matmuls whose place in that count is not modelled. */
+ * matmuls whose place in that count is not modelled.  Its save list
+ * keeps the output of PyTorch's SDPA kernels; flash-attn's varlen call
+ * and the unpad copies around it (attention_unpad, llm-foundry's
+ * flash_attn_fn) are outside that list, so what reruns is not known. */
 static ts_status ts_run_check_recompute_op(const ts_run *r, ts_error *err)
 {
     const char *why = NULL;
@@ -621,6 +624,9 @@ static ts_status ts_run_check_recompute_op(const ts_run *r, ts_error *err)
         why = "a model shape (layers), not a plain params count";
     else if (r->model.experts > 1 || r->model.kv_lora_rank > 0 || r->lora_rank > 0)
         why = "a dense model without MLA or LoRA";
+    else if (r->attention_unpad)
+        why = "SDPA attention, without attention_unpad (flash-attn's varlen path is not in "
+              "torchtitan's save list)";
     if (why == NULL)
         return TS_OK;
     return ts_error_set(err, TS_EINCOMPAT, "recompute", "recompute \"selective_op\" needs %s", why);

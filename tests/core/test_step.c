@@ -418,6 +418,14 @@ START_TEST(test_recompute_selective_op)
     r.model.experts = 8;
     r.model.top_k = 2;
     ck_assert_int_eq(ts_step_estimate(&r, &op, &e), TS_EINCOMPAT);
+    /* Nor flash-attn's varlen path with its unpad copies, outside the
+     * policy's save list. */
+    r.model.experts = 0;
+    r.model.top_k = 0;
+    ck_assert_int_eq(ts_step_estimate(&r, &op, &e), TS_OK);
+    r.attention_unpad = true;
+    ck_assert_int_eq(ts_step_estimate(&r, &op, &e), TS_EINCOMPAT);
+    ck_assert_str_eq(e.field, "recompute");
 }
 END_TEST
 
