@@ -429,6 +429,34 @@ START_TEST(test_fsdp_stream_cache_at_loss)
 }
 END_TEST
 
+/* Llama 3.2 3B's shape (h 3072, 24 heads of 128, 8 KV heads, 28 layers,
+ * SwiGLU F 8192, tied embeddings): the LoRA tests' model. */
+static const ts_model llama32_3b = { .layers = 28,
+                                     .hidden = 3072,
+                                     .heads = 24,
+                                     .kv_heads = 8,
+                                     .ffn = 8192,
+                                     .vocab = 128256,
+                                     .gated = true,
+                                     .tied_embeddings = true };
+
+/* The hf LoRA run of peft's MetaMathQA benchmark on it: one GPU, 4 x 768
+ * tokens, r 32 on q and v, no master copy. */
+static void hf_lora_run(ts_run *r)
+{
+    ts_run_defaults(r);
+    r->model = llama32_3b;
+    r->framework = TS_FW_HF;
+    r->gpus = 1;
+    r->zero = 0;
+    r->master_weights = false;
+    r->seq = 768;
+    r->micro_batch = 4;
+    r->global_batch = 4;
+    r->lora_rank = 32;
+    r->lora_targets = TS_LORA_Q | TS_LORA_V;
+}
+
 /* PEFT's LoRA on q_proj and v_proj only (its default for Llama), r 32 on
  * Llama 3.2 3B (h 3072, 24 heads, 8 KV heads, 28 layers): per layer
  * q 32 (3072 + 3072) = 196608 and v 32 (3072 + 1024) = 131072, times 28
@@ -442,14 +470,7 @@ START_TEST(test_lora_targets)
     double ad = 9175040.0;
 
     ts_run_defaults(&r);
-    r.model = (ts_model){ .layers = 28,
-                          .hidden = 3072,
-                          .heads = 24,
-                          .kv_heads = 8,
-                          .ffn = 8192,
-                          .vocab = 128256,
-                          .gated = true,
-                          .tied_embeddings = true };
+    r.model = llama32_3b;
     r.gpus = 1;
     r.zero = 0;
     r.seq = 768;
@@ -500,24 +521,7 @@ START_TEST(test_hf_framework)
     ts_memory qv, o, hf, fs;
     double ad = 9175040.0, tokens = 4 * 768.0;
 
-    ts_run_defaults(&r);
-    r.model = (ts_model){ .layers = 28,
-                          .hidden = 3072,
-                          .heads = 24,
-                          .kv_heads = 8,
-                          .ffn = 8192,
-                          .vocab = 128256,
-                          .gated = true,
-                          .tied_embeddings = true };
-    r.gpus = 1;
-    r.zero = 0;
-    r.seq = 768;
-    r.micro_batch = 4;
-    r.global_batch = 4;
-    r.master_weights = false;
-    r.framework = TS_FW_HF;
-    r.lora_rank = 32;
-    r.lora_targets = TS_LORA_Q | TS_LORA_V;
+    hf_lora_run(&r);
     ck_assert_int_eq(ts_memory_estimate(&r, &qv, NULL), TS_OK);
     REL_CLOSE(qv.weights.value, 2 * qv.params.total + 4 * ad, 1e-12);
     ck_assert(qv.master.value == 0);
@@ -577,23 +581,7 @@ START_TEST(test_lora_dropout_memory)
         REL_CLOSE(b.act_per_layer - a.act_per_layer, rc == 2 ? 0 : 27648 * tokens, 1e-12);
         assert_sane(&b);
     }
-    r.model = (ts_model){ .layers = 28,
-                          .hidden = 3072,
-                          .heads = 24,
-                          .kv_heads = 8,
-                          .ffn = 8192,
-                          .vocab = 128256,
-                          .gated = true,
-                          .tied_embeddings = true };
-    r.framework = TS_FW_HF;
-    r.recompute = TS_RECOMPUTE_NONE;
-    r.master_weights = false;
-    r.seq = 768;
-    r.micro_batch = 4;
-    r.global_batch = 4;
-    r.lora_rank = 32;
-    r.lora_targets = TS_LORA_Q | TS_LORA_V;
-    r.lora_dropout = 0;
+    hf_lora_run(&r);
     ck_assert_int_eq(ts_memory_estimate(&r, &a, NULL), TS_OK);
     r.lora_dropout = 0.05;
     ck_assert_int_eq(ts_memory_estimate(&r, &b, NULL), TS_OK);
@@ -615,24 +603,7 @@ START_TEST(test_adapter_precision_memory)
     ts_memory a, b;
     double adapters = 327680.0 * 28;
 
-    ts_run_defaults(&r);
-    r.model = (ts_model){ .layers = 28,
-                          .hidden = 3072,
-                          .heads = 24,
-                          .kv_heads = 8,
-                          .ffn = 8192,
-                          .vocab = 128256,
-                          .gated = true,
-                          .tied_embeddings = true };
-    r.framework = TS_FW_HF;
-    r.gpus = 1;
-    r.zero = 0;
-    r.master_weights = false;
-    r.seq = 768;
-    r.micro_batch = 4;
-    r.global_batch = 4;
-    r.lora_rank = 32;
-    r.lora_targets = TS_LORA_Q | TS_LORA_V;
+    hf_lora_run(&r);
     ck_assert_int_eq(ts_memory_estimate(&r, &a, NULL), TS_OK);
     r.adapter_precision = TS_ADAPTER_MODEL;
     ck_assert_int_eq(ts_memory_estimate(&r, &b, NULL), TS_OK);
