@@ -131,13 +131,13 @@ static void ts_mem_stage_lora(const ts_mem_ctx *c, ts_mem_stage *st, ts_mem_sw *
     /* hf: PEFT keeps a bf16/fp16 model's adapters in fp32
      * (autocast_adapter_dtype, peft mapping_func.py): 4-byte weights and
      * gradients, no separate master copy (adapter_precision). */
-    bool hf = ts_run_adapters_fp32(r);
-    double ab = hf ? 4.0 : pb;
+    bool fp32 = ts_run_adapters_fp32(r);
+    double ab = fp32 ? 4.0 : pb;
 
     w->W = (r->zero >= 3 ? 1.0 / c->nd : 1.0) * (c->frozen_b * lin + pb * emb) +
            ab * (r->zero >= 3 ? ad_sh : ad);
-    w->G = (hf ? 4.0 : ts_precision_bytes(r->grad_precision)) * (r->zero >= 2 ? ad_sh : ad);
-    w->M = r->master_weights && !hf ? 4.0 * (r->zero >= 1 ? ad_sh : ad) : 0;
+    w->G = (fp32 ? 4.0 : ts_precision_bytes(r->grad_precision)) * (r->zero >= 2 ? ad_sh : ad);
+    w->M = r->master_weights && !fp32 ? 4.0 * (r->zero >= 1 ? ad_sh : ad) : 0;
     w->O = c->opt_bpp * (r->zero >= 1 ? ad_sh : ad);
     st->params += ad;
 }

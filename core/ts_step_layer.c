@@ -42,8 +42,9 @@
  * and the out-of-place add (read 4n, write 2n) per token; backward scales
  * the gradient (4n) and autograd sums the two input gradients, base dgrad
  * and A's (read 4k, write 2k).  With fp32 adapters (hf's default,
- * adapter_precision) the input is cast to their dtype first (_cast_input_dtype: read 2k, write 4k; its
- * backward casts the gradient back, 6k).  lora_dropout > 0 adds one
+ * adapter_precision) the input is cast to their dtype first
+ * (_cast_input_dtype: read 2k, write 4k; its backward casts the
+ * gradient back, 6k).  lora_dropout > 0 adds one
  * kernel each way over the adapter's input, drop elements per token
  * (k, or its sequence shard under Megatron's sequence parallel: the
  * adapter drops before gathering, ts_mem_act.c): native dropout reads
