@@ -184,7 +184,7 @@ typedef enum ts_recompute_impl {
  * autocast_adapter_dtype). */
 typedef enum ts_adapter_precision {
     TS_ADAPTER_DEFAULT = 0, /* the framework's: hf fp32 (PEFT's autocast), the others the model's */
-    TS_ADAPTER_FP32,        /* fp32 adapters, their inputs cast to fp32 (PEFT >= 0.12 default) */
+    TS_ADAPTER_FP32,        /* fp32 adapters, their inputs cast to fp32 (PEFT's default) */
     TS_ADAPTER_MODEL, /* the model's own dtype (autocast_adapter_dtype=False, model.bfloat16()) */
     TS_ADAPTER_COUNT
 } ts_adapter_precision;
