@@ -33,6 +33,7 @@ static void put_request(ts_jw *w, const ts_api_req *req, const ts_search_result 
         TS_FI_FRAMEWORK,
         TS_FI_RECOMPUTE,
         TS_FI_SEQUENCE_PARALLEL,
+        TS_FI_TP_COMM_OVERLAP,
         TS_FI_PP_SCHEDULE,
         TS_FI_VPP,
         TS_FI_FIRST_STAGE_LAYERS,
@@ -59,6 +60,7 @@ static void put_request(ts_jw *w, const ts_api_req *req, const ts_search_result 
     run.framework = x->framework;
     run.recompute = x->recompute;
     run.sequence_parallel = x->sequence_parallel;
+    run.tp_comm_overlap = x->tp_comm_overlap;
     run.pp_schedule = x->pp_schedule;
     run.vpp = x->vpp;
     run.first_stage_layers = x->first_stage_layers;

@@ -455,6 +455,7 @@ typedef struct ts_run {
     ts_pp_schedule pp_schedule;       /* default 1f1b */
     int64_t vpp;                      /* virtual stages per PP rank, default 1 */
     bool overlap_p2p_comm;            /* interleaved: steady-state p2p under compute */
+    bool tp_comm_overlap;             /* TP collectives split and run under the layer's GEMMs */
     int64_t first_stage_layers;       /* 0 = even split */
     int64_t last_stage_layers;        /* 0 = even split */
     int64_t loss_chunks;              /* chunked cross-entropy, default 1 (unchunked) */
@@ -972,7 +973,8 @@ typedef struct ts_search_result {
     ts_pp_schedule pp_schedule;
     ts_precision grad_precision;
     bool sequence_parallel;
-    double step_time; /* seconds per optimizer step */
+    bool tp_comm_overlap; /* the run's, on a layout with tp > 1 */
+    double step_time;     /* seconds per optimizer step */
     double predicted_mfu;
     double tokens_per_gpu_second;
     double gpu_seconds;    /* step_time * gpus: per step */

@@ -465,6 +465,18 @@ ts_status ts_batch_default(const ts_run *r, ts_batch_rule *out, ts_error *err)
     return TS_OK;
 }
 
+/* Megatron-LM arguments.py: --tp-comm-overlap asserts sequence
+ * parallelism, which it switches off at tensor parallel 1. */
+static ts_status ts_run_check_tp_overlap(const ts_run *r, ts_error *err)
+{
+    if (r->tp_comm_overlap && (r->tp < 2 || !r->sequence_parallel))
+        return ts_error_set(err, TS_EINCOMPAT, "tp_comm_overlap",
+                            "tp_comm_overlap needs tp > 1 and sequence_parallel, got tp %lld%s",
+                            (long long)r->tp,
+                            r->sequence_parallel ? "" : " without sequence_parallel");
+    return TS_OK;
+}
+
 /* What follows from the layout (dp or gpus, global_batch) and the checks
  * that involve it, on a run whose fields are checked. */
 static ts_status ts_run_derive(ts_run *w, ts_error *err)
@@ -473,7 +485,8 @@ static ts_status ts_run_derive(ts_run *w, ts_error *err)
     int64_t per_step;
 
     if ((st = ts_run_derive_layout(w, err)) != TS_OK ||
-        (st = ts_run_check_split(w, w->model.layers > 0, err)) != TS_OK)
+        (st = ts_run_check_split(w, w->model.layers > 0, err)) != TS_OK ||
+        (st = ts_run_check_tp_overlap(w, err)) != TS_OK)
         return st;
     /* dp, micro_batch <= 2^20 each: the product fits int64.  No global
      * batch given: what runs at that scale use (ts_batch_default). */

@@ -237,6 +237,7 @@ static void ts_search_layout(ts_search_ctx *c, ts_run *lay)
         lay->framework = fw->fw;
         lay->zero = fw->zero;
         lay->sequence_parallel = lay->tp > 1;
+        lay->tp_comm_overlap = c->tp_overlap && lay->tp > 1;
 
         /* Prune: the least memory this layout can take (full recompute,
          * micro-batch 1, or the fixed values). */
@@ -341,6 +342,7 @@ static ts_status ts_search_base(const ts_run *r, ts_run *base, ts_error *err)
     base->pp_schedule = TS_PP_1F1B;
     base->first_stage_layers = base->last_stage_layers = 0;
     base->sequence_parallel = false;
+    base->tp_comm_overlap = false; /* per layout: needs tp > 1 */
     if (base->offload_params)
         base->zero = 3;
     if ((st = ts_run_resolve(base, err)) != TS_OK)
@@ -590,6 +592,7 @@ ts_status ts_search_run_within(const ts_run *r, const ts_search_cfg *cfg, ts_bud
     c.max_mb = cfg->max_micro_batch > 0 ? cfg->max_micro_batch : TS_SEARCH_MB_DEFAULT;
     c.max_vpp = cfg->max_vpp > 0 ? cfg->max_vpp : TS_SEARCH_VPP_DEFAULT;
     c.gb_given = r->global_batch > 0;
+    c.tp_overlap = r->tp_comm_overlap;
     c.g_max = g_max;
     c.g_fixed = cfg->max_gpus > 0 ? 0 : r->gpus;
     ts_model_count(&base.model, &c.params);

@@ -21,6 +21,7 @@ typedef struct ts_search_ctx {
     ts_budget *b; /* exhausted: stop */
     int64_t max_mb, max_vpp;
     bool gb_given;      /* the run's global batch is kept; else each layout's default */
+    bool tp_overlap;    /* the run's tp_comm_overlap, on each layout with tp > 1 (SP) */
     const int64_t *div; /* the global batch's divisors, ascending */
     size_t ndiv;
     int64_t vdiv[TS_SEARCH_VDIVISORS]; /* vpp candidates of the current pp, ascending */

@@ -134,6 +134,7 @@ void ts_search_cost(ts_search_ctx *c, const ts_run *cand, const ts_memory *mem)
     r.recompute = cand->recompute;
     r.pp_schedule = cand->pp_schedule;
     r.sequence_parallel = cand->sequence_parallel;
+    r.tp_comm_overlap = cand->tp_comm_overlap;
     r.step_time = st.step_time.value;
     r.predicted_mfu = st.predicted_mfu;
     r.tokens_per_gpu_second = st.tokens_per_gpu_second;

@@ -75,7 +75,7 @@ double ts_step_ring_bw(const ts_step_hw *hw, int64_t n, int64_t g, int64_t gpn)
 /* Tensor parallel: the activation S = tok*h*2 bytes is all-reduced
  * twice per pass, or reduce-scattered and all-gathered (SP). */
 static void ts_step_tp_layer(const ts_run *r, const ts_step_hw *hw, const ts_step_shape *sh,
-                             ts_step_layer *o)
+                             double gemm_f, double gemm_b, ts_step_layer *o)
 {
     double tok = sh->tok, h = sh->h;
     double S, alpha_tp, bw_tp;
@@ -93,6 +93,23 @@ static void ts_step_tp_layer(const ts_run *r, const ts_step_hw *hw, const ts_ste
             o->tp_fwd = 4.0 * one;
             o->tp_exposed = 8.0 * one;
             o->tp_hidden = 2.0 * one; /* wgrad input re-gather under dgrad */
+            if (r->tp_comm_overlap) {
+                /* Userbuffers / async TP: every all-gather and
+                 * reduce-scatter of the layer is split into chunks that
+                 * run under the GEMM consuming or producing it (Megatron-
+                 * Bridge comm_overlap.py TransformerLayerTPOverlapCfg:
+                 * qkv/fc1 fprop and proj/fc2 dgrad ring-exchange,
+                 * proj/fc2 fprop pipelined, qkv/fc1 dgrad and wgrad bulk).
+                 * A pass waits only for what is longer than its GEMMs;
+                 * the rest is hidden, charged at kappa like any other
+                 * overlapped collective (ts_step.c). */
+                double ef = 4.0 * one > gemm_f ? 4.0 * one - gemm_f : 0;
+                double eb = 4.0 * one > gemm_b ? 4.0 * one - gemm_b : 0;
+
+                o->tp_fwd = ef;
+                o->tp_exposed = ef + eb;
+                o->tp_hidden += 8.0 * one - ef - eb;
+            }
         } else {
             one = ts_step_allreduce_s(S, r->tp, bw_tp, alpha_tp);
             o->tp_fwd = 2.0 * one;
@@ -157,9 +174,10 @@ static void ts_step_ep_layer(const ts_run *r, const ts_step_hw *hw, const ts_ste
 }
 
 void ts_step_layer_comm(const ts_run *r, const ts_step_hw *hw, const ts_step_shape *sh,
-                        double attn_f, double attn_b, ts_step_layer *o)
+                        double gemm_f, double gemm_b, double attn_f, double attn_b,
+                        ts_step_layer *o)
 {
-    ts_step_tp_layer(r, hw, sh, o);
+    ts_step_tp_layer(r, hw, sh, gemm_f, gemm_b, o);
     ts_step_cp_layer(r, hw, sh, attn_f, attn_b, o);
     ts_step_ep_layer(r, hw, sh, o);
 }

@@ -104,10 +104,12 @@ double ts_step_lora_layer_params(const ts_run *r);
 /* ts_step_comm.c */
 bool ts_step_same_node(int64_t span, int64_t gpn);
 double ts_step_ring_bw(const ts_step_hw *hw, int64_t n, int64_t g, int64_t gpn);
-/* One layer's TP, CP and EP collectives into o; attn_f / attn_b: the
- * attention core the CP ring hides under. */
+/* One layer's TP, CP and EP collectives into o; gemm_f / gemm_b: the
+ * linears' GEMMs that overlapped TP collectives (tp_comm_overlap) hide
+ * under; attn_f / attn_b: the attention core the CP ring hides under. */
 void ts_step_layer_comm(const ts_run *r, const ts_step_hw *hw, const ts_step_shape *sh,
-                        double attn_f, double attn_b, ts_step_layer *o);
+                        double gemm_f, double gemm_b, double attn_f, double attn_b,
+                        ts_step_layer *o);
 /* Pipeline point-to-point of one step, m micro-batches. */
 double ts_step_pp_p2p(const ts_run *r, const ts_step_hw *hw, double m);
 /* Data-parallel collectives of one step: exposed and hidden seconds. */

@@ -617,7 +617,7 @@ void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o)
         bw + attn_b + 2.0 * elem_f + ts_step_bwd_extra(r, hw, &sh) + o->wtraffic + fp8_b + unpad_b;
     o->attn_fwd = attn_f;
     ts_step_launch_floor(r, hw, &sh, o);
-    ts_step_layer_comm(r, hw, &sh, attn_f, attn_b, o);
+    ts_step_layer_comm(r, hw, &sh, f, bw, attn_f, attn_b, o);
     if (r->recompute == TS_RECOMPUTE_FULL)
         ts_step_rec_skip(r, hw, &sh, down_f, o);
     else if (r->recompute == TS_RECOMPUTE_SELECTIVE_OP)

@@ -80,6 +80,8 @@ export const REQUEST_FIELDS = [
       label: "ZeRO stage", hint: "3 = FSDP" },
     { name: "sequence_parallel", group: "parallel", kind: "bool",
       label: "Sequence parallel" },
+    { name: "tp_comm_overlap", group: "parallel", kind: "bool",
+      label: "Overlap TP communication", advanced: true },
     { name: "recompute", group: "parallel", kind: "enum", options: ["none", "selective", "full", "selective_op"],
       label: "Activation recompute" },
     { name: "recompute_impl", group: "parallel", kind: "enum", options: ["default", "reentrant", "non_reentrant"],

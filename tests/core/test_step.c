@@ -571,6 +571,50 @@ START_TEST(test_tp_allreduce_per_layer)
 }
 END_TEST
 
+/* tp_comm_overlap (Transformer Engine userbuffers, PyTorch async TP): with
+ * SP a layer's 4 forward and 4 backward collectives (all-gather or
+ * reduce-scatter of S = tok h 2 B, "one" each) run under the linears'
+ * GEMMs.  Llama 3 70B, TP 8 in one node, 8,192 tokens: one = 7 x 1/8 x
+ * 134 MB / 360 GB/s + 7 x 3 us = 347 us, 4 one = 1.4 ms, far below the
+ * forward GEMMs' 10 ms per layer, so nothing waits: the 8 exposed "one"
+ * of each layer become hidden, charged at kappa 0.189 like every
+ * overlapped collective.  tp_comm falls by L x 8 one x (1 - 0.189); the
+ * head's vocab-parallel loss all-reduces are not overlapped. */
+START_TEST(test_tp_comm_overlap)
+{
+    ts_run r;
+    ts_step off, on;
+    ts_error e;
+    double S, one;
+
+    llama_run(&r, "llama3-70b", 8);
+    r.tp = 8;
+    r.dp = 1;
+    r.seq = 8192;
+    r.micro_batch = 1;
+    r.global_batch = 1;
+    r.sequence_parallel = true;
+    r.recompute = TS_RECOMPUTE_NONE;
+    ck_assert_int_eq(ts_step_estimate(&r, &off, &e), TS_OK);
+    r.tp_comm_overlap = true;
+    ck_assert_msg(ts_step_estimate(&r, &on, &e) == TS_OK, "%s", e.text);
+    S = 8192.0 * 8192.0 * 2.0;
+    one = 7.0 * (S / 8.0) / 360e9 + 7.0 * 3e-6;
+    REL_CLOSE(off.tp_comm - on.tp_comm, 80.0 * 8.0 * one * (1.0 - 0.189), 1e-9);
+    REL_CLOSE(off.compute, on.compute, 1e-12);
+    /* Megatron-LM asserts sequence parallelism for --tp-comm-overlap. */
+    r.sequence_parallel = false;
+    ck_assert_int_eq(ts_step_estimate(&r, &on, &e), TS_EINCOMPAT);
+    ck_assert_str_eq(e.field, "tp_comm_overlap");
+    r.sequence_parallel = true;
+    r.tp = 1;
+    r.dp = 8;
+    r.global_batch = 8;
+    ck_assert_int_eq(ts_step_estimate(&r, &on, &e), TS_EINCOMPAT);
+    ck_assert_str_eq(e.field, "tp_comm_overlap");
+}
+END_TEST
+
 START_TEST(test_compute_uses_prediction)
 {
     ts_run r;
@@ -1732,6 +1776,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_recompute_adds_forward);
     tcase_add_test(tc, test_recompute_layers_block);
     tcase_add_test(tc, test_tp_allreduce_per_layer);
+    tcase_add_test(tc, test_tp_comm_overlap);
     tcase_add_test(tc, test_compute_uses_prediction);
     tcase_add_test(tc, test_bad_network_inputs);
     tcase_add_test(tc, test_step_warnings);
