@@ -284,6 +284,12 @@ static int emit_layout(ts_import *im, const mega_val *v, ts_api_notes *notes, ts
     if (v[M_NO_OVERLAP_P2P].set &&
         mega_set_b(im, TS_FI_OVERLAP_P2P_COMM, false, "--no-overlap-p2p-communication", err) != 0)
         return -1;
+    /* Transformer Engine userbuffers (megatron/training/arguments.py
+     * --tp-comm-overlap); Megatron asserts sequence parallelism for it,
+     * and so does the run check (a 400 naming tp_comm_overlap). */
+    if (v[M_TP_OVERLAP].set &&
+        mega_set_b(im, TS_FI_TP_COMM_OVERLAP, true, "--tp-comm-overlap", err) != 0)
+        return -1;
     return 0;
 }
 

@@ -84,6 +84,7 @@ const mega_flag mega_flags[M_COUNT] = {
     [M_QUICK_GEGLU] = { "quick-geglu", MK_FLAG, TS_FI_COUNT, 0 },
     [M_OVERLAP_P2P] = { "overlap-p2p-communication", MK_FLAG, TS_FI_COUNT, 0 },
     [M_NO_OVERLAP_P2P] = { "no-overlap-p2p-communication", MK_FLAG, TS_FI_COUNT, 0 },
+    [M_TP_OVERLAP] = { "tp-comm-overlap", MK_FLAG, TS_FI_COUNT, 0 },
 };
 
 /* The request member a flag's value feeds (for "the request gives it"):

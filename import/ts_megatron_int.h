@@ -91,6 +91,7 @@ typedef enum mega_id {
     M_QUICK_GEGLU,
     M_OVERLAP_P2P,
     M_NO_OVERLAP_P2P,
+    M_TP_OVERLAP,
     M_COUNT
 } mega_id;
 

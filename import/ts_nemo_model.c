@@ -407,6 +407,32 @@ static int act_fp8_store(nemo *n, const ts_import_obj *m, bool fsdp)
     return nemo_set_b(n, TS_FI_ACT_FP8_INPUT_STORE, true, m, "activation_func_fp8_input_store");
 }
 
+/* ub_tp_comm_overlap: Transformer Engine userbuffers.  NeMo turns it off
+ * without sequence parallelism (which it turns off at tensor parallel 1)
+ * and under FSDP, with a log line, and trains on
+ * (megatron_base_model.py@8e3d65dcfe 955-960, 1002-1017): so does the
+ * import, with a note. */
+static int tp_overlap(nemo *n, const ts_import_obj *m, bool fsdp)
+{
+    bool ub = false, sp = false;
+    int64_t tp = 1;
+
+    if (nemo_bool(n, m, "ub_tp_comm_overlap", &ub) < 0)
+        return -1;
+    if (!ub)
+        return 0;
+    if (nemo_bool(n, m, "sequence_parallel", &sp) < 0 ||
+        nemo_int(n, m, "tensor_model_parallel_size", 1, 1048576, &tp) < 0)
+        return -1;
+    if (sp && tp > 1 && !fsdp)
+        return nemo_set_b(n, TS_FI_TP_COMM_OVERLAP, true, m, "ub_tp_comm_overlap");
+    ts_import_note(n->im->notes,
+                   NEMO_PTR "/model/ub_tp_comm_overlap true: NeMo sets it to False %s, as "
+                            "trainsize does",
+                   fsdp ? "under fsdp" : "without sequence parallelism (or at tensor parallel 1)");
+    return 0;
+}
+
 int nemo_layout(nemo *n, const ts_import_obj *m)
 {
     bool fp8 = false, fsdp = false, flash = false;
@@ -421,7 +447,8 @@ int nemo_layout(nemo *n, const ts_import_obj *m)
         return -1;
     if (flash && nemo_set_s(n, TS_FI_ATTENTION, "flash", m, "use_flash_attention") != 0)
         return -1;
-    if (nemo_bool(n, m, "fsdp", &fsdp) < 0 || act_fp8_store(n, m, fsdp) != 0)
+    if (nemo_bool(n, m, "fsdp", &fsdp) < 0 || act_fp8_store(n, m, fsdp) != 0 ||
+        tp_overlap(n, m, fsdp) != 0)
         return -1;
     return fsdp ? fsdp_stage(n, m) : optim_name(n, m);
 }
