@@ -42,9 +42,16 @@
  * (stas00/ml-engineering@744d01e): MI300X 668.4 (torch 2.5.1 + ROCm 6.3),
  * which replaced the 781.9 of its ROCm 6.2 scan (removed in e695968),
  * and MI325X 784.9 (torch 2.6.0 + ROCm 6.2.4 at 1000 W) measured on the
- * part itself; the NVIDIA rows moved by under 1.5 % between the two. */
+ * part itself; the NVIDIA rows moved by under 1.5 % between the two.
+ * GB200 takes its own row of that table (1822.0 of 2500 at
+ * 4096x9728x2048, torch 2.10 + CUDA 13.0), where it took B200's before:
+ * its MSMF is not measured, so no derating (issue 26). */
 #define TS_SUSTAIN_HOPPER_700W (708.5 / 841.9)
 #define TS_SUSTAIN_B200        (1456.3 / 1770.9)
+/* B200 FP8 at the power-limited clock: MSMF 2795.7 of the 4500 dense
+ * FP8 peak (the same table at 082816f: 9472x8192x16384, ~990 W at
+ * 1331 MHz), a settled figure like the FP8 sweeps below (issue 26). */
+#define TS_B200_FP8_MSMF (2795.7 / 4500)
 #define NET(nv, ne, pc, mf, mm, mn, mk, at, src)                                      \
     .nvlink_bw = (nv), .net_bw = (ne), .pcie_bw = (pc), .mamf = (mf), .mamf_m = (mm), \
     .mamf_n = (mn), .mamf_k = (mk), .attn_eff = (at), .net_source = (src)
@@ -74,7 +81,8 @@
     "fractions assumed (not measured)"
 #define TS_NET_GB200                                                                            \
     "GB200 NVL72: NVLink5 1.8 TB/s (set gpus_per_node 72 for the NVL72 domain), NVLink-C2C to " \
-    "Grace, 400 Gb/s per GPU; MAMF of B200 assumed"
+    "Grace, 400 Gb/s per GPU; MAMF 1822.0/2500 (ml-engineering, torch 2.10 + cu130); its "      \
+    "sustained clock at 1,200 W not measured"
 #define TS_NET_MI250X                                                                        \
     "MI250X GCD: Infinity Fabric ~400 GB/s per GCD and 200 Gb/s per GCD pair assumed; MAMF " \
     "147.0/191.5 per GCD (ml-engineering)"
@@ -129,7 +137,8 @@ static const ts_gpu ts_gpu_catalogue[] = {
     { "b200", "NVIDIA B200 180GB", 1100 * TFLOPS, 2250 * TFLOPS, 4500 * TFLOPS, 183359 * MIB,
       8.0 * TBS, "NVIDIA DGX B200 / HGX B200 datasheet, per GPU (sparse figures halved)",
       NET(1800 * GBS, 50 * GBS, 64 * GBS, 0.776, 6144, 17920, 2816, 0.35, TS_NET_B200), .sm = 100,
-      .sustain = TS_SUSTAIN_B200, PWR(1000, "NVIDIA HGX B200 datasheet: up to 1,000 W per GPU") },
+      .sustain = TS_SUSTAIN_B200, .mamf_fp8 = TS_B200_FP8_MSMF,
+      PWR(1000, "NVIDIA HGX B200 datasheet: up to 1,000 W per GPU") },
     { "mi300x", "AMD Instinct MI300X 192GB", 653.7 * TFLOPS, 1307.4 * TFLOPS, 2614.9 * TFLOPS,
       205822885888.0, 5.3 * TBS, "AMD Instinct MI300X accelerator data sheet (dense matrix peaks)",
       NET(896 * GBS, 50 * GBS, 64 * GBS, 668.4 / 1300, 10240, 15360, 8192, 0.30, TS_NET_MI300X),
@@ -173,7 +182,8 @@ static const ts_gpu ts_gpu_catalogue[] = {
     { "gb200", "NVIDIA GB200 (per Blackwell GPU) 186GB", 1250 * TFLOPS, 2500 * TFLOPS,
       5000 * TFLOPS, 189471 * MIB, 8.0 * TBS,
       "NVIDIA GB200 NVL72 datasheet, per GPU (sparse figures halved)",
-      NET(1800 * GBS, 50 * GBS, 450 * GBS, 0.776, 6144, 17920, 2816, 0.35, TS_NET_GB200), .sm = 100,
+      NET(1800 * GBS, 50 * GBS, 450 * GBS, 1822.0 / 2500, 4096, 9728, 2048, 0.35, TS_NET_GB200),
+      .sm = 100,
       PWR(1200, "NVIDIA GB200 NVL72: up to 1,200 W per Blackwell GPU (the superchip's Grace not "
                 "included)") },
     { "mi250x", "AMD Instinct MI250X (one GCD) 64GB", 47.9 * TFLOPS, 191.5 * TFLOPS, 0,

@@ -1151,7 +1151,8 @@ END_TEST
 
 /* FP8 matmuls at the measured FP8 fraction, already power-settled (no
  * sustain derating): H100 1382.2 / 1979, so 6e12 FLOPs take
- * 6e12 / 1382.2e12 s.  BF16 on the same GPU keeps MAMF x sustain. */
+ * 6e12 / 1382.2e12 s; B200's FP8 MSMF 2795.7 likewise.  BF16 on the
+ * same GPU keeps MAMF x sustain. */
 START_TEST(test_fp8_matmul_rate)
 {
     ts_run r;
@@ -1167,10 +1168,15 @@ START_TEST(test_fp8_matmul_rate)
     r.compute_precision = TS_PREC_FP8;
     ck_assert_int_eq(ts_step_estimate(&r, &a, &e), TS_OK);
     REL_CLOSE(a.compute, 6e12 / 1382.2e12, 1e-9);
-    /* A GPU with no FP8 sweep: the BF16 fraction at the FP8 peak. */
+    /* B200: its FP8 MSMF, 2795.7 of 4500, also settled. */
     r.gpu = *ts_gpu_find("b200");
     ck_assert_int_eq(ts_step_estimate(&r, &a, &e), TS_OK);
-    REL_CLOSE(a.compute, 6e12 / (4500e12 * 0.776 * (1456.3 / 1770.9)), 1e-9);
+    REL_CLOSE(a.compute, 6e12 / 2795.7e12, 1e-9);
+    /* A GPU with no FP8 measurement: the BF16 fraction at the FP8 peak
+     * (GB200: its own BF16 MAMF 1822.0 of 2500, no MSMF, no derating). */
+    r.gpu = *ts_gpu_find("gb200");
+    ck_assert_int_eq(ts_step_estimate(&r, &a, &e), TS_OK);
+    REL_CLOSE(a.compute, 6e12 / (5000e12 * (1822.0 / 2500)), 1e-9);
 }
 END_TEST
 
