@@ -237,7 +237,8 @@ static void ts_search_layout(ts_search_ctx *c, ts_run *lay)
         lay->framework = fw->fw;
         lay->zero = fw->zero;
         lay->sequence_parallel = lay->tp > 1;
-        lay->tp_comm_overlap = c->tp_overlap && lay->tp > 1;
+        lay->tp_comm_overlap =
+            c->tp_overlap && lay->tp > 1 && (fw->fw == TS_FW_MEGATRON || fw->fw == TS_FW_FSDP);
 
         /* Prune: the least memory this layout can take (full recompute,
          * micro-batch 1, or the fixed values). */

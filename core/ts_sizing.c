@@ -56,6 +56,7 @@ static void ts_sizing_apply(ts_run *r, const ts_search_result *l)
     r->framework = l->framework;
     r->recompute = l->recompute;
     r->sequence_parallel = l->sequence_parallel;
+    r->tp_comm_overlap = l->tp_comm_overlap;
     ts_run_fit_recompute_layers(r);
 }
 

@@ -100,9 +100,13 @@ static void ts_step_tp_layer(const ts_run *r, const ts_step_hw *hw, const ts_ste
                  * Bridge comm_overlap.py TransformerLayerTPOverlapCfg:
                  * qkv/fc1 fprop and proj/fc2 dgrad ring-exchange,
                  * proj/fc2 fprop pipelined, qkv/fc1 dgrad and wgrad bulk).
-                 * A pass waits only for what is longer than its GEMMs;
-                 * the rest is hidden, charged at kappa like any other
-                 * overlapped collective (ts_step.c). */
+                 * Budgeted per pass, not per pair: the pass waits only for
+                 * what its 4 collectives take beyond its linears' GEMMs
+                 * together (a collective longer than its own GEMM, as the
+                 * o-projection's reduce-scatter at TP 8 can be, is taken
+                 * to catch up under the next one); the rest is hidden,
+                 * charged at kappa like any other overlapped collective
+                 * (ts_step.c). */
                 double ef = 4.0 * one > gemm_f ? 4.0 * one - gemm_f : 0;
                 double eb = 4.0 * one > gemm_b ? 4.0 * one - gemm_b : 0;
 

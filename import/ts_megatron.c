@@ -286,7 +286,8 @@ static int emit_layout(ts_import *im, const mega_val *v, ts_api_notes *notes, ts
         return -1;
     /* Transformer Engine userbuffers (megatron/training/arguments.py
      * --tp-comm-overlap); Megatron asserts sequence parallelism for it,
-     * and so does the run check (a 400 naming tp_comm_overlap). */
+     * and so does the plan routes' run check (a 400); search and budget
+     * set it per layout with tp > 1. */
     if (v[M_TP_OVERLAP].set &&
         mega_set_b(im, TS_FI_TP_COMM_OVERLAP, true, "--tp-comm-overlap", err) != 0)
         return -1;

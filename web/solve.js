@@ -392,6 +392,10 @@ function useButton(r, i) {
         for (const k of LAYOUT_KEYS) apply[k] = lay[k] === undefined ? '' : String(lay[k]);
         if (isNum(r.gpus)) apply.gpus = String(r.gpus);
         if (apply.dp && apply.gpus) apply.dp = '';
+        /* The search sets tp_comm_overlap per layout (tp > 1): take the
+         * result's, or a tp 1 layout would keep the form's and be refused. */
+        if (r.request && typeof r.request.tp_comm_overlap === 'boolean')
+            apply.tp_comm_overlap = String(r.request.tp_comm_overlap);
         applyFields(apply);
     });
     return use;

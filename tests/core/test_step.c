@@ -576,7 +576,7 @@ END_TEST
  * reduce-scatter of S = tok h 2 B, "one" each) run under the linears'
  * GEMMs.  Llama 3 70B, TP 8 in one node, 8,192 tokens: one = 7 x 1/8 x
  * 134 MB / 360 GB/s + 7 x 3 us = 347 us, 4 one = 1.4 ms, far below the
- * forward GEMMs' 10 ms per layer, so nothing waits: the 8 exposed "one"
+ * forward GEMMs' ~3 ms per layer, so nothing waits: the 8 exposed "one"
  * of each layer become hidden, charged at kappa 0.189 like every
  * overlapped collective.  tp_comm falls by L x 8 one x (1 - 0.189); the
  * head's vocab-parallel loss all-reduces are not overlapped. */
