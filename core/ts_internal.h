@@ -56,6 +56,11 @@ ts_loss_impl ts_run_loss_impl(const ts_run *r);
 /* How full recompute reruns a block, its default resolved: fsdp's
  * non-reentrant early stop, the others' whole forward (ts_run.c). */
 ts_recompute_impl ts_run_recompute_impl(const ts_run *r);
+/* Frameworks that can overlap TP collectives with GEMMs (tp_comm_overlap):
+ * Megatron (Transformer Engine userbuffers) and the PyTorch FSDP stacks
+ * (async TP: torchtitan, NeMo AutoModel); DeepSpeed and a plain
+ * transformers run cannot (ts_run.c). */
+bool ts_framework_tp_overlap(ts_framework f);
 /* LoRA adapters kept in fp32 beside a 16-bit model (PEFT's autocast):
  * 4-byte adapter states, an fp32 copy of each adapted input. */
 bool ts_run_adapters_fp32(const ts_run *r);

@@ -465,14 +465,17 @@ ts_status ts_batch_default(const ts_run *r, ts_batch_rule *out, ts_error *err)
     return TS_OK;
 }
 
+bool ts_framework_tp_overlap(ts_framework f)
+{
+    return f == TS_FW_MEGATRON || f == TS_FW_FSDP;
+}
+
 /* Megatron-LM arguments.py: --tp-comm-overlap asserts sequence
- * parallelism, which it switches off at tensor parallel 1.  Only
- * Megatron (Transformer Engine userbuffers) and PyTorch FSDP stacks
- * (async TP: torchtitan, NeMo AutoModel) have it; DeepSpeed and a plain
- * transformers run do not. */
+ * parallelism, which it switches off at tensor parallel 1; only some
+ * frameworks have it (ts_framework_tp_overlap). */
 static ts_status ts_run_check_tp_overlap(const ts_run *r, ts_error *err)
 {
-    if (r->tp_comm_overlap && r->framework != TS_FW_MEGATRON && r->framework != TS_FW_FSDP)
+    if (r->tp_comm_overlap && !ts_framework_tp_overlap(r->framework))
         return ts_error_set(err, TS_EINCOMPAT, "tp_comm_overlap",
                             "tp_comm_overlap is Transformer Engine's (megatron) or PyTorch's async "
                             "TP (fsdp), not %s's",

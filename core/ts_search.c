@@ -237,8 +237,7 @@ static void ts_search_layout(ts_search_ctx *c, ts_run *lay)
         lay->framework = fw->fw;
         lay->zero = fw->zero;
         lay->sequence_parallel = lay->tp > 1;
-        lay->tp_comm_overlap =
-            c->tp_overlap && lay->tp > 1 && (fw->fw == TS_FW_MEGATRON || fw->fw == TS_FW_FSDP);
+        lay->tp_comm_overlap = c->tp_overlap && lay->tp > 1 && ts_framework_tp_overlap(fw->fw);
 
         /* Prune: the least memory this layout can take (full recompute,
          * micro-batch 1, or the fixed values). */

@@ -100,6 +100,23 @@ static void llama_run(ts_run *r, const char *preset, int64_t gpus)
     r->dp = 0;
 }
 
+/* A model-parallel-only run of a preset on tp x pp GPUs (dp 1, one
+ * sequence per micro-batch, no recompute): what the TP and pipeline
+ * tests count by hand. */
+static void mp_run(ts_run *r, const char *preset, int64_t tp, int64_t pp, int64_t seq,
+                   int64_t global_batch, bool sp)
+{
+    llama_run(r, preset, tp * pp);
+    r->tp = tp;
+    r->pp = pp;
+    r->dp = 1;
+    r->seq = seq;
+    r->micro_batch = 1;
+    r->global_batch = global_batch;
+    r->sequence_parallel = sp;
+    r->recompute = TS_RECOMPUTE_NONE;
+}
+
 START_TEST(test_no_shape_matmul_bound)
 {
     ts_run r;
@@ -587,14 +604,7 @@ START_TEST(test_tp_comm_overlap)
     ts_error e;
     double S, one;
 
-    llama_run(&r, "llama3-70b", 8);
-    r.tp = 8;
-    r.dp = 1;
-    r.seq = 8192;
-    r.micro_batch = 1;
-    r.global_batch = 1;
-    r.sequence_parallel = true;
-    r.recompute = TS_RECOMPUTE_NONE;
+    mp_run(&r, "llama3-70b", 8, 1, 8192, 1, true);
     ck_assert_int_eq(ts_step_estimate(&r, &off, &e), TS_OK);
     r.tp_comm_overlap = true;
     ck_assert_msg(ts_step_estimate(&r, &on, &e) == TS_OK, "%s", e.text);
@@ -713,14 +723,7 @@ START_TEST(test_tp_across_nodes_nic_striping)
     ts_error e;
     double tok = 2048, bw = 8 * 50e9 * 0.8, want;
 
-    llama_run(&r, "llama3-8b", 16);
-    r.tp = 16;
-    r.dp = 1;
-    r.seq = 2048;
-    r.micro_batch = 1;
-    r.global_batch = 1;
-    r.sequence_parallel = false;
-    r.recompute = TS_RECOMPUTE_NONE;
+    mp_run(&r, "llama3-8b", 16, 1, 2048, 1, false);
     ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
     want = 32 * 4 * ts_step_allreduce_s(tok * 4096 * 2, 16, bw, 8e-6) +
            2 * ts_step_allreduce_s(tok * 4, 16, bw, 8e-6);
@@ -743,15 +746,7 @@ START_TEST(test_pp_p2p_scatter_gather)
     ts_error e;
     double full = 2048.0 * 4096 * 2, one;
 
-    llama_run(&r, "llama3-8b", 16);
-    r.tp = 8;
-    r.pp = 2;
-    r.dp = 1;
-    r.seq = 2048;
-    r.micro_batch = 1;
-    r.global_batch = 4;
-    r.sequence_parallel = false;
-    r.recompute = TS_RECOMPUTE_NONE;
+    mp_run(&r, "llama3-8b", 8, 2, 2048, 4, false);
     ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
     one = full / 8 / (50e9 * 0.8) + 8e-6 + ts_step_allgather_s(full, 8, 450e9 * 0.8, 3e-6);
     REL_CLOSE(s.pp_p2p, 10 * one, 1e-12);
@@ -777,15 +772,7 @@ START_TEST(test_pp_p2p_interleaved)
     ts_error e;
     double one = 2048.0 * 4096 * 2 / 8 / (50e9 * 0.8) + 8e-6;
 
-    llama_run(&r, "llama3-8b", 32);
-    r.tp = 8;
-    r.pp = 4;
-    r.dp = 1;
-    r.seq = 2048;
-    r.micro_batch = 1;
-    r.global_batch = 8;
-    r.sequence_parallel = true;
-    r.recompute = TS_RECOMPUTE_NONE;
+    mp_run(&r, "llama3-8b", 8, 4, 2048, 8, true);
     r.pp_schedule = TS_PP_INTERLEAVED;
     r.vpp = 2;
     ck_assert(r.overlap_p2p_comm); /* the default */
@@ -817,15 +804,7 @@ START_TEST(test_pp_p2p_node_edge)
     double act = 2048.0 * 4096 * 2 / 4;
     double c = act / (50e9 * 0.8) + 8e-6, c_nv = act / (450e9 * 0.8) + 3e-6;
 
-    llama_run(&r, "llama3-8b", 16);
-    r.tp = 4;
-    r.pp = 4;
-    r.dp = 1;
-    r.seq = 2048;
-    r.micro_batch = 1;
-    r.global_batch = 8;
-    r.sequence_parallel = true;
-    r.recompute = TS_RECOMPUTE_NONE;
+    mp_run(&r, "llama3-8b", 4, 4, 2048, 8, true);
     ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
     REL_CLOSE(s.pp_p2p, 6 * c + 8 * (c + c_nv), 1e-12);
     r.pp_schedule = TS_PP_INTERLEAVED;
