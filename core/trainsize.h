@@ -450,6 +450,7 @@ typedef struct ts_run {
     ts_framework framework;           /* default megatron */
     ts_attention attention;           /* default flash */
     bool attention_unpad;             /* flash: q, k, v unpadded and the output padded back */
+    bool liger_kernels;               /* hf: Liger's fused RMSNorm, RoPE and SwiGLU */
     bool dropout;                     /* default false (modern LLMs train without) */
     ts_norm norm;                     /* default rmsnorm */
     ts_pp_schedule pp_schedule;       /* default 1f1b */

@@ -158,11 +158,18 @@ static double ts_mem_layer_eager(const ts_run *run, const ts_mem_dims *d)
 {
     const ts_model *m = &run->model;
     double act_b = d->act_b, h = d->h, t = d->t, F = d->F, q = d->q, kv = d->kv;
-    double mlp_e = (m->gated ? 4.0 : 2.0) * act_b * F / t * d->mlp_n;
+    /* liger_kernels (liger_kernel@v0.6.3): LigerSiLUMulFunction saves
+     * gate and up only (ops/swiglu.py: save_for_backward(a, b); backward
+     * recomputes silu), and LigerRMSNormFunction its input and the fp32
+     * rstd per row (ops/rms_norm.py: save_for_backward(X, W, RSTD)). */
+    bool liger = run->liger_kernels && run->framework == TS_FW_HF;
+    double mlp_e = (m->gated ? (liger ? 3.0 : 4.0) : 2.0) * act_b * F / t * d->mlp_n;
     /* nn.LayerNorm is one native kernel: its input and fp32 mean and
      * rstd.  The eager RMSNorm of these codebases upcasts: x.float()
      * (4h) and the normalised act_b h. */
-    double norm = run->norm == TS_NORM_LAYERNORM ? act_b * h + 8.0 : 4.0 * h + act_b * h;
+    double norm = run->norm == TS_NORM_LAYERNORM ? act_b * h + 8.0
+                  : liger                        ? act_b * h + 4.0
+                                                 : 4.0 * h + act_b * h;
     /* transformers' apply_rotary_pos_emb multiplies q and k by cos and
      * sin cast to the activations' dtype (LlamaRotaryEmbedding,
      * modeling_llama.py@5dd4a635): no fp32 copies of q and k.  A model
@@ -316,7 +323,7 @@ static double ts_mem_frozen_inputs(const ts_run *run, const ts_mem_dims *d)
     if (eager) {
         if (own || !(tg & TS_LORA_O))
             drop += act_b * d->ov; /* the output projection's contiguous input */
-        if (run->norm == TS_NORM_RMSNORM)
+        if (run->norm == TS_NORM_RMSNORM && !run->liger_kernels)
             drop += 2.0 * act_b * h; /* each norm's bf16 normalised input to weight * x */
     }
     return drop;

@@ -465,29 +465,6 @@ ts_status ts_batch_default(const ts_run *r, ts_batch_rule *out, ts_error *err)
     return TS_OK;
 }
 
-bool ts_framework_tp_overlap(ts_framework f)
-{
-    return f == TS_FW_MEGATRON || f == TS_FW_FSDP;
-}
-
-/* Megatron-LM arguments.py: --tp-comm-overlap asserts sequence
- * parallelism, which it switches off at tensor parallel 1; only some
- * frameworks have it (ts_framework_tp_overlap). */
-static ts_status ts_run_check_tp_overlap(const ts_run *r, ts_error *err)
-{
-    if (r->tp_comm_overlap && !ts_framework_tp_overlap(r->framework))
-        return ts_error_set(err, TS_EINCOMPAT, "tp_comm_overlap",
-                            "tp_comm_overlap is Transformer Engine's (megatron) or PyTorch's async "
-                            "TP (fsdp), not %s's",
-                            ts_framework_name(r->framework));
-    if (r->tp_comm_overlap && (r->tp < 2 || !r->sequence_parallel))
-        return ts_error_set(err, TS_EINCOMPAT, "tp_comm_overlap",
-                            "tp_comm_overlap needs tp > 1 and sequence_parallel, got tp %lld%s",
-                            (long long)r->tp,
-                            r->sequence_parallel ? "" : " without sequence_parallel");
-    return TS_OK;
-}
-
 /* What follows from the layout (dp or gpus, global_batch) and the checks
  * that involve it, on a run whose fields are checked. */
 static ts_status ts_run_derive(ts_run *w, ts_error *err)
@@ -497,7 +474,7 @@ static ts_status ts_run_derive(ts_run *w, ts_error *err)
 
     if ((st = ts_run_derive_layout(w, err)) != TS_OK ||
         (st = ts_run_check_split(w, w->model.layers > 0, err)) != TS_OK ||
-        (st = ts_run_check_tp_overlap(w, err)) != TS_OK)
+        (st = ts_compat_layout(w, err)) != TS_OK)
         return st;
     /* dp, micro_batch <= 2^20 each: the product fits int64.  No global
      * batch given: what runs at that scale use (ts_batch_default). */
@@ -627,65 +604,6 @@ static ts_status ts_run_check_recompute_layers(const ts_run *r, ts_error *err)
     return TS_OK;
 }
 
-/* recompute selective_op is torchtitan's per-op policy over its Llama
- * block (parallelize_llama.py@9dec370 _apply_ac_to_transformer_block):
- * which outputs it keeps follows the order of the block's matmuls, known
- * for a dense block with separate q, k, v projections only.  A MoE
- * block's router and experts, MLA's latents and LoRA's adapters add
- * matmuls whose place in that count is not modelled.  Its save list
- * keeps the output of PyTorch's SDPA kernels; flash-attn's varlen call
- * and the unpad copies around it (attention_unpad, llm-foundry's
- * flash_attn_fn) are outside that list, so what reruns is not known. */
-static ts_status ts_run_check_recompute_op(const ts_run *r, ts_error *err)
-{
-    const char *why = NULL;
-
-    if (r->recompute != TS_RECOMPUTE_SELECTIVE_OP)
-        return TS_OK;
-    if (r->framework != TS_FW_FSDP)
-        why = "framework \"fsdp\" (torchtitan)";
-    else if (r->model.layers <= 0)
-        why = "a model shape (layers), not a plain params count";
-    else if (r->model.experts > 1 || r->model.kv_lora_rank > 0 || r->lora_rank > 0)
-        why = "a dense model without MLA or LoRA";
-    else if (r->attention_unpad)
-        why = "SDPA attention, without attention_unpad (flash-attn's varlen path is not in "
-              "torchtitan's save list)";
-    if (why == NULL)
-        return TS_OK;
-    return ts_error_set(err, TS_EINCOMPAT, "recompute", "recompute \"selective_op\" needs %s", why);
-}
-
-/* activation_func_fp8_input_store is Megatron-Core's, and Megatron-Core
- * allows it for SwiGLU only (transformer_config.py@d98e8a64
- * __post_init__: "Storing activation input in FP8 is supported only for
- * SwiGLU"). */
-static ts_status ts_run_check_act_fp8(const ts_run *r, ts_error *err)
-{
-    const char *why = NULL;
-
-    if (!r->act_fp8_input_store)
-        return TS_OK;
-    if (r->framework != TS_FW_MEGATRON)
-        why = "framework \"megatron\" (Megatron-Core's MLP; NeMo runs on it)";
-    else if (!r->model.gated)
-        why = "a gated (SwiGLU) MLP";
-    if (why == NULL)
-        return TS_OK;
-    return ts_error_set(err, TS_EINCOMPAT, "activation_func_fp8_input_store",
-                        "activation_func_fp8_input_store needs %s", why);
-}
-
-/* attention_unpad describes a wrapper around the flash kernel; the
- * other kernels take the padded batch. */
-static ts_status ts_run_check_unpad(const ts_run *r, ts_error *err)
-{
-    if (!r->attention_unpad || r->attention == TS_ATTN_FLASH)
-        return TS_OK;
-    return ts_error_set(err, TS_EINCOMPAT, "attention_unpad",
-                        "attention_unpad needs attention \"flash\" (flash-attn's varlen call)");
-}
-
 ts_status ts_run_resolve(ts_run *r, ts_error *err)
 {
     ts_run w;
@@ -705,9 +623,7 @@ ts_status ts_run_resolve(ts_run *r, ts_error *err)
         (st = ts_model_params(&w.model, &p, err)) != TS_OK ||
         (st = ts_run_derive(&w, err)) != TS_OK ||
         (st = ts_run_check_recompute_layers(&w, err)) != TS_OK ||
-        (st = ts_run_check_recompute_op(&w, err)) != TS_OK ||
-        (st = ts_run_check_act_fp8(&w, err)) != TS_OK ||
-        (st = ts_run_check_unpad(&w, err)) != TS_OK)
+        (st = ts_compat_options(&w, err)) != TS_OK)
         return st;
 
     /* Shape defaults documented in trainsize.h. */

@@ -157,18 +157,29 @@ void ts_step_lora_linear_s(double m, double n, double k, int64_t rank, bool adap
  *   the attention output made contiguous for o_proj (2 + 2 per element).
  * Backward moves about twice that, as for the fused kernels.  Each
  * unfused piece is a kernel of its own: ~22 more launches a pass (+2 for
- * repeat_kv). */
-static double ts_step_hf_eager(const ts_model *md, double tok, double t, double q_dim,
-                               double kv_dim, double F, double k_mlp, ts_step_hw *hw)
+ * repeat_kv).
+ * liger_kernels: Liger Kernel (liger_kernel@v0.6.3, d5648bfe) swaps the
+ * norms, rotary and SwiGLU for one Triton kernel each, the traffic the
+ * fused kernels above already carry: LigerRMSNormFunction reads x and
+ * writes y (ops/rms_norm.py), rope_forward rotates q and k in place
+ * (ops/rope.py; the transposes back to the physical layout make the
+ * contiguous() calls no-ops), LigerSiLUMulFunction reads gate and up and
+ * writes their product (ops/swiglu.py).  Only repeat_kv and the
+ * contiguous copy stay. */
+static double ts_step_hf_eager(const ts_run *r, double tok, double t, double q_dim, double kv_dim,
+                               double F, double k_mlp, ts_step_hw *hw)
 {
+    const ts_model *md = &r->model;
     double h = (double)md->hidden;
     bool gqa = kv_dim < q_dim;
-    double b =
-        tok * (2.0 * 32.0 * h + 16.0 * (q_dim + kv_dim) + (md->gated ? 4.0 * k_mlp * F / t : 0.0) +
-               (gqa ? 2.0 * (2.0 * kv_dim + 2.0 * q_dim) : 0.0) + 4.0 * q_dim);
+    double unfused = r->liger_kernels ? 0.0
+                                      : 2.0 * 32.0 * h + 16.0 * (q_dim + kv_dim) +
+                                            (md->gated ? 4.0 * k_mlp * F / t : 0.0);
+    double b = tok * (unfused + (gqa ? 2.0 * (2.0 * kv_dim + 2.0 * q_dim) : 0.0) + 4.0 * q_dim);
+    double ops = (r->liger_kernels ? 1.0 : 22.0) + (gqa ? 2.0 : 0.0);
 
-    hw->xops_f += 22.0 + (gqa ? 2.0 : 0.0);
-    hw->xops_b += 22.0 + (gqa ? 2.0 : 0.0);
+    hw->xops_f += ops;
+    hw->xops_b += ops;
     return b;
 }
 
@@ -387,7 +398,7 @@ static double ts_step_elementwise(const ts_run *r, ts_step_hw *hw, const ts_step
              tok * (F / t) * 2.0 * (md->gated ? 3.0 : 2.0) * k_mlp +
              (md->pos_embeddings > 0 ? 0.0 : tok * (sh->qw + kv_gpu * sh->qk) * 2.0 * 2.0);
     if (r->framework == TS_FW_HF)
-        elem_f += ts_step_hf_eager(md, tok, t, sh->qw, kv_gpu * sh->qk, F, k_mlp, hw);
+        elem_f += ts_step_hf_eager(r, tok, t, sh->qw, kv_gpu * sh->qk, F, k_mlp, hw);
     elem_f /= hw->mem;
     return elem_f;
 }

@@ -144,6 +144,8 @@ export const REQUEST_FIELDS = [
       label: "Attention kernel", advanced: true },
     { name: "attention_unpad", group: "parallel", kind: "bool",
       label: "Attention unpads its inputs", hint: "llm-foundry attn_impl: flash", advanced: true },
+    { name: "liger_kernels", group: "parallel", kind: "bool",
+      label: "Liger kernels", hint: "HF Trainer use_liger_kernel", advanced: true },
     { name: "dropout", group: "parallel", kind: "bool",
       label: "Dropout (stores masks)", advanced: true },
     { name: "norm", group: "model", kind: "enum", options: ["rmsnorm", "layernorm"],

@@ -457,6 +457,39 @@ static void hf_lora_run(ts_run *r)
     r->lora_targets = TS_LORA_Q | TS_LORA_V;
 }
 
+/* liger_kernels on hf_lora_run (Llama 3.2 3B: h 3072, F 8192): each
+ * LigerRMSNorm keeps its bf16 input and an fp32 rstd per token (2h + 4)
+ * where the eager one keeps x.float() and the normalised bf16 (4h + 2h,
+ * the latter not kept under LoRA: the norm weight is frozen), and
+ * LigerSiLUMulFunction keeps gate and up, not silu's output (2F less).
+ * Per token per layer, LoRA: 2 x 4h - 2 x (2h + 4) + 2F = 28,664 B;
+ * full fine-tuning: 2 x 6h - 2 x (2h + 4) + 2F = 40,952 B.  A Liger run
+ * outside framework hf is a 400. */
+START_TEST(test_liger_kernels_memory)
+{
+    ts_run r;
+    ts_memory eager, lg;
+    ts_error e;
+    double tok = 768.0 * 4.0;
+
+    hf_lora_run(&r);
+    ck_assert_int_eq(ts_memory_estimate(&r, &eager, NULL), TS_OK);
+    r.liger_kernels = true;
+    ck_assert_int_eq(ts_memory_estimate(&r, &lg, NULL), TS_OK);
+    REL_CLOSE(eager.act_per_layer - lg.act_per_layer, 28664.0 * tok, 1e-12);
+    assert_sane(&lg);
+    r.lora_rank = 0;
+    ck_assert_int_eq(ts_memory_estimate(&r, &lg, NULL), TS_OK);
+    r.liger_kernels = false;
+    ck_assert_int_eq(ts_memory_estimate(&r, &eager, NULL), TS_OK);
+    REL_CLOSE(eager.act_per_layer - lg.act_per_layer, 40952.0 * tok, 1e-12);
+    r.liger_kernels = true;
+    r.framework = TS_FW_DEEPSPEED;
+    ck_assert_int_eq(ts_memory_estimate(&r, &lg, &e), TS_EINCOMPAT);
+    ck_assert_str_eq(e.field, "liger_kernels");
+}
+END_TEST
+
 /* PEFT's LoRA on q_proj and v_proj only (its default for Llama), r 32 on
  * Llama 3.2 3B (h 3072, 24 heads, 8 KV heads, 28 layers): per layer
  * q 32 (3072 + 3072) = 196608 and v 32 (3072 + 1024) = 131072, times 28
@@ -1396,6 +1429,7 @@ static Suite *memory_suite(void)
     tcase_add_test(tc, test_logit_metrics);
     tcase_add_test(tc, test_act_fp8_store);
     tcase_add_test(tc, test_attention_unpad_memory);
+    tcase_add_test(tc, test_liger_kernels_memory);
     tcase_add_test(tc, test_seed000);
     tcase_add_test(tc, test_seq_doubling);
     tcase_add_test(tc, test_context_parallel);

@@ -1485,6 +1485,37 @@ START_TEST(test_hf_eager_bytes)
 }
 END_TEST
 
+/* liger_kernels: Liger's fused RMSNorm, RoPE and SwiGLU move what the
+ * fused kernels already count, so of test_hf_eager_bytes' 118,784 B only
+ * the contiguous attention output, 4 B x 1024 = 4,096 B a token a layer,
+ * stays above fsdp; 23 fewer kernels a pass are far under these 16,384
+ * tokens' time.  Not hf, or tp > 1, is a 400 naming liger_kernels
+ * (NeMo AutoModel turns Liger off under TP or CP). */
+START_TEST(test_liger_kernels_step)
+{
+    ts_run r;
+    ts_step fs, lg;
+    ts_error e;
+
+    gated_run(&r);
+    r.framework = TS_FW_FSDP;
+    ck_assert_int_eq(ts_step_estimate(&r, &fs, &e), TS_OK);
+    r.framework = TS_FW_HF;
+    r.liger_kernels = true;
+    ck_assert_int_eq(ts_step_estimate(&r, &lg, &e), TS_OK);
+    REL_CLOSE(lg.step_time.value - fs.step_time.value, 3.0 * 4096.0 * 16384.0 * 4.0 / 2.90e12,
+              1e-6);
+    r.framework = TS_FW_FSDP;
+    ck_assert_int_eq(ts_step_estimate(&r, &lg, &e), TS_EINCOMPAT);
+    ck_assert_str_eq(e.field, "liger_kernels");
+    r.framework = TS_FW_HF;
+    r.gpus = 2;
+    r.tp = 2;
+    ck_assert_int_eq(ts_step_estimate(&r, &lg, &e), TS_EINCOMPAT);
+    ck_assert_str_eq(e.field, "liger_kernels");
+}
+END_TEST
+
 /* lora_dropout (issue 26): one dropout kernel each way over every
  * adapted matrix's input, by hand on lora_run (megatron, no gate): q, k,
  * v, o, fc1 read 1024 elements a token, fc2 4096: 9216; bf16 2 + 2 + 1
@@ -1792,6 +1823,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_logit_metrics_step);
     tcase_add_test(tc, test_act_fp8_store_step);
     tcase_add_test(tc, test_attention_unpad_step);
+    tcase_add_test(tc, test_liger_kernels_step);
     tcase_add_test(tc, test_lora_optimizer_adapters);
     tcase_add_test(tc, test_hf_eager_bytes);
     tcase_add_test(tc, test_lora_dropout_step);
