@@ -167,6 +167,7 @@ typedef enum ts_quant {
     TS_QUANT_INT8,     /* 1 byte (LLM.int8) */
     TS_QUANT_NF4,      /* 4-bit NormalFloat + double-quantised scales (QLoRA) */
     TS_QUANT_FP8,      /* 1 byte (Transformer Engine fp8_model_init / fp8_params) */
+    TS_QUANT_GPTQ,     /* 4-bit GPTQ, group 128, through auto-gptq's torch dequantisation */
     TS_QUANT_COUNT
 } ts_quant;
 
@@ -205,6 +206,15 @@ const char *ts_quant_name(ts_quant q);
 const char *ts_norm_name(ts_norm n);
 const char *ts_recompute_impl_name(ts_recompute_impl i);
 const char *ts_adapter_precision_name(ts_adapter_precision a);
+
+/* How a LoRA adapter's forward is written: where its scale and its
+ * dropout sit (lora_impl). */
+typedef enum ts_lora_impl {
+    TS_LORA_IMPL_PEFT = 0,  /* B(A(dropout(x))) * scale: PEFT, torchtune, Megatron/NeMo */
+    TS_LORA_IMPL_AUTOMODEL, /* dropout(B(A(x) * scale)): NeMo AutoModel's LinearLoRA */
+    TS_LORA_IMPL_COUNT
+} ts_lora_impl;
+const char *ts_lora_impl_name(ts_lora_impl i);
 
 /* Which FSDP runs the gradient path (framework fsdp). */
 typedef enum ts_fsdp_impl {
@@ -429,6 +439,7 @@ typedef struct ts_run {
     ts_quant frozen_precision;        /* storage of the frozen base under LoRA */
     double lora_dropout;              /* adapters' input dropout, [0, 1); needs lora_rank > 0 */
     ts_adapter_precision adapter_precision; /* default: the framework's; needs lora_rank > 0 */
+    ts_lora_impl lora_impl;                 /* where the adapter's scale and dropout sit */
 
     /* the work */
     int64_t seq;

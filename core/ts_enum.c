@@ -34,6 +34,7 @@ TS_ENUM_NAMES(TS_VALUES_RECOMPUTE_IMPL, TS_RIMPL_COUNT, ts_recompute_impl_names)
 TS_ENUM_NAMES(TS_VALUES_FSDP_IMPL, TS_FSDP_COUNT, ts_fsdp_impl_names);
 TS_ENUM_NAMES(TS_VALUES_LOSS_IMPL, TS_LOSS_COUNT, ts_loss_impl_names);
 TS_ENUM_NAMES(TS_VALUES_ADAPTER_PRECISION, TS_ADAPTER_COUNT, ts_adapter_precision_names);
+TS_ENUM_NAMES(TS_VALUES_LORA_IMPL, TS_LORA_IMPL_COUNT, ts_lora_impl_names);
 
 /* Out-of-range values get a fixed marker rather than NULL so callers can
  * print any enum without a check. */
@@ -67,6 +68,11 @@ const char *ts_recompute_impl_name(ts_recompute_impl i)
 const char *ts_adapter_precision_name(ts_adapter_precision a)
 {
     return (unsigned)a < TS_ADAPTER_COUNT ? ts_adapter_precision_names[a] : TS_ENUM_UNKNOWN;
+}
+
+const char *ts_lora_impl_name(ts_lora_impl i)
+{
+    return (unsigned)i < TS_LORA_IMPL_COUNT ? ts_lora_impl_names[i] : TS_ENUM_UNKNOWN;
 }
 
 const char *ts_fsdp_impl_name(ts_fsdp_impl i)
@@ -166,7 +172,10 @@ double ts_precision_bytes(ts_precision p)
  * scale per 64 weights and one fp32 second-level scale per 256 blocks:
  * 0.5 + 1/64 + 4/(64*256) bytes = 0.5159 B/param (paper: 0.127 bits of
  * scales per parameter on top of 4).  int8 (LLM.int8): 1 byte plus an fp32
- * scale per row, negligible. */
+ * scale per row, negligible.  GPTQ (auto-gptq's packing, group size 128,
+ * its default and the Qwen Int4 checkpoints'): int32 qweight of eight
+ * 4-bit values, an fp16 scale and a 4-bit zero per 128 weights of a
+ * column: 0.5 + 2/128 + 0.5/128 bytes (the per-row g_idx is left out). */
 double ts_quant_bytes(ts_quant q)
 {
     switch (q) {
@@ -177,6 +186,8 @@ double ts_quant_bytes(ts_quant q)
         return 1;
     case TS_QUANT_NF4:
         return 0.5 + 1.0 / 64.0 + 4.0 / (64.0 * 256.0);
+    case TS_QUANT_GPTQ:
+        return 0.5 + 2.5 / 128.0;
     case TS_QUANT_COUNT:
         break;
     }

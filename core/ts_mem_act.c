@@ -132,7 +132,10 @@ static double ts_mem_lora_inputs(const ts_run *run, const ts_mem_dims *d)
  * Inputs per GPU: q, k, v, qkv, gate, up h / t_sp (the local sequence
  * shard under sequence parallel: the adapters drop before gathering),
  * o the attention output, down the MLP width; MoE experts per routed
- * token. */
+ * token.  lora_impl automodel drops the adapter's output
+ * (dropout(lora_B(...)), nemo_automodel/components/_peft/lora.py
+ * @507bfb751): the mask over the output width is all it keeps, since the
+ * add after it saves nothing. */
 static double ts_mem_lora_dropout(const ts_run *run, const ts_mem_dims *d)
 {
     const ts_model *m = &run->model;
@@ -141,6 +144,12 @@ static double ts_mem_lora_dropout(const ts_run *run, const ts_mem_dims *d)
 
     if (run->lora_rank == 0 || !(run->lora_dropout > 0))
         return 0.0;
+    if (run->lora_impl == TS_LORA_IMPL_AUTOMODEL)
+        return ((tg & TS_LORA_Q) ? d->q : 0) + ((tg & TS_LORA_K) ? d->kv : 0) +
+               ((tg & TS_LORA_V) ? d->vv : 0) + ((tg & TS_LORA_QKV) ? d->q + d->kv + d->vv : 0) +
+               ((tg & TS_LORA_O) ? h : 0) +
+               d->mlp_n * ((m->gated && (tg & TS_LORA_GATE) ? d->F / d->t : 0) +
+                           ((tg & TS_LORA_UP) ? d->F / d->t : 0) + ((tg & TS_LORA_DOWN) ? h : 0));
     in = ((tg & TS_LORA_Q) ? h : 0) + ((tg & TS_LORA_K) ? h : 0) + ((tg & TS_LORA_V) ? h : 0) +
          ((tg & TS_LORA_QKV) ? h : 0) + ((tg & TS_LORA_O) ? d->ov : 0) +
          d->mlp_n * ((m->gated && (tg & TS_LORA_GATE) ? h : 0) + ((tg & TS_LORA_UP) ? h : 0) +

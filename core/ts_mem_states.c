@@ -216,6 +216,29 @@ static void ts_mem_shares(const ts_run *run, const ts_params *p, ts_mem_ctx *c)
               (double)m->hidden; /* final norm */
 }
 
+/* A GPTQ base (frozen_precision gptq) is dequantised by plain torch ops
+ * before torch.matmul (auto-gptq qlinear_cuda_old, ts_step_kernel.c), and
+ * autograd keeps that fp16 weight for the input's gradient: each layer
+ * keeps its linears' weights at 2 B beside its activations (with full
+ * recompute only the layer in backward), per token of the micro-batch as
+ * the layer's other terms are counted. */
+static void ts_mem_gptq_kept(const ts_run *run, const ts_params *p, ts_mem_ctx *c)
+{
+    const ts_model *m = &run->model;
+    double per_tok;
+
+    if (!c->lora || run->frozen_precision != TS_QUANT_GPTQ || m->layers <= 0 || c->tokens <= 0)
+        return;
+    per_tok = 2.0 * (p->total - p->embedding - p->output_head) / (double)m->layers /
+              (double)run->tp / c->tokens;
+    c->act.full += per_tok;
+    c->act_dense.full += per_tok;
+    if (run->recompute == TS_RECOMPUTE_NONE || run->recompute == TS_RECOMPUTE_SELECTIVE) {
+        c->act.saved += per_tok;
+        c->act_dense.saved += per_tok;
+    }
+}
+
 void ts_mem_context(const ts_run *run, const ts_params *p, ts_mem_ctx *c, ts_memory *out)
 {
     *c = (ts_mem_ctx){ 0 };
@@ -236,6 +259,7 @@ void ts_mem_context(const ts_run *run, const ts_params *p, ts_mem_ctx *c, ts_mem
     if (c->shape) {
         ts_mem_layer(run, false, &c->act);
         ts_mem_layer(run, true, &c->act_dense);
+        ts_mem_gptq_kept(run, p, c);
     } else
         c->act = (ts_mem_act){ .formula = "no model shape: activations not modelled" };
 }

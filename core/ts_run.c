@@ -367,6 +367,10 @@ static ts_status ts_run_check_split(const ts_run *r, bool shape, ts_error *err)
         return ts_error_set(err, TS_EINCOMPAT, "adapter_precision",
                             "adapter_precision %s needs LoRA adapters (lora_rank > 0)",
                             ts_adapter_precision_name(r->adapter_precision));
+    if (r->lora_impl != TS_LORA_IMPL_PEFT && r->lora_rank == 0)
+        return ts_error_set(err, TS_EINCOMPAT, "lora_impl",
+                            "lora_impl %s needs LoRA adapters (lora_rank > 0)",
+                            ts_lora_impl_name(r->lora_impl));
     if ((st = ts_run_check_pipeline(r, shape, err)) != TS_OK)
         return st;
     /* Every route refuses it alike (the audit found /v1/fit accepting

@@ -82,7 +82,18 @@ double ts_step_metric_bytes(double logits)
  *     (2 + 2), 10 B per weight.
  *   fp8 (Transformer Engine Float8Tensor weights) under bf16 matmuls: each
  *     pass reads 1 B and writes 2 B per weight.  Under FP8 matmuls the
- *     weight is read as it is (ts_step_rates leaves no dequantisation). */
+ *     weight is read as it is (ts_step_rates leaves no dequantisation).
+ *   gptq: auto-gptq's QuantLinear (qlinear_cuda_old, the class
+ *     dynamically_import_QuantLinear picks without exllama for desc_act
+ *     False; auto_gptq@v0.4.2 and v0.5.1 alike) runs its CUDA kernel only
+ *     below kernel_switch_threshold (128) input rows; a training
+ *     micro-batch dequantises in plain torch ops and then calls
+ *     torch.matmul: the right shift of the broadcast qweight (read 0.5,
+ *     write int32 4), the cast to int8 (4 + 1), the mask (1 + 1), the
+ *     zeros subtracted (1 + 1) and the fp16 scales multiplied (1 + 2):
+ *     16.5 B per weight, nine kernels with the zeros' own four.  Autograd
+ *     keeps the fp16 weight for the input's gradient, so backward
+ *     dequantises nothing (ts_mem_states.c counts the kept weight). */
 void ts_step_dequant_bytes(ts_quant q, double params, double in_el, double out_el, double *fwd,
                            double *bwd)
 {
@@ -94,6 +105,8 @@ void ts_step_dequant_bytes(ts_quant q, double params, double in_el, double out_e
     } else if (q == TS_QUANT_INT8) {
         *fwd = 6.0 * in_el + 8.0 * out_el;
         *bwd = 4.0 * out_el + 10.0 * params;
+    } else if (q == TS_QUANT_GPTQ) {
+        *fwd = params * (0.5 + 4.0 + 4.0 + 1.0 + 1.0 + 1.0 + 1.0 + 1.0 + 1.0 + 2.0);
     }
 }
 
@@ -115,8 +128,12 @@ static void ts_step_frozen_gemm(ts_step_hw *hw, double m, double n, double k, do
     if (df > 0 || db > 0) {
         f += count * df / hw->mem;
         b += count * db / hw->mem;
-        hw->xops_f += count * (hw->quant == TS_QUANT_INT8 ? 3.0 : 1.0);
-        hw->xops_b += count * (hw->quant == TS_QUANT_INT8 ? 5.0 : 1.0);
+        hw->xops_f += count * (hw->quant == TS_QUANT_INT8   ? 3.0
+                               : hw->quant == TS_QUANT_GPTQ ? 9.0
+                                                            : 1.0);
+        hw->xops_b += count * (hw->quant == TS_QUANT_INT8   ? 5.0
+                               : hw->quant == TS_QUANT_GPTQ ? 0.0
+                                                            : 1.0);
     }
     *fwd += f;
     *bwd += b;

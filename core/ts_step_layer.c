@@ -50,14 +50,22 @@
  * adapter drops before gathering, ts_mem_act.c): native dropout reads
  * the input and writes the dropped copy and a 1-byte mask, its backward
  * reads the gradient and the mask and writes the input's gradient, fp32
- * with fp32 adapters (4 + 4 + 1 B each way), bf16 otherwise (2 + 2 + 1). */
+ * with fp32 adapters (4 + 4 + 1 B each way), bf16 otherwise (2 + 2 + 1).
+ * lora_impl automodel: NeMo AutoModel's LinearLoRA.forward returns
+ * res + dropout(lora_B(lora_A(x) * scale)) (nemo_automodel/components/
+ * _peft/lora.py@507bfb751 lines 207-216; TritonLinearLoRA's fused kernel
+ * scales inside it too): the scale runs on the rank-wide product, so of
+ * the output-wide work only the add stays forward (6n) and nothing
+ * backward but the input grads' sum (6k), and a dropout drops the output
+ * (n wide), not the input. */
 static void ts_step_adapter(const ts_run *r, ts_step_hw *hw, double m, double n, double k,
                             double drop, double count, double *fwd, double *bwd)
 {
     double rank = (double)r->lora_rank;
     bool fp32 = ts_run_adapters_fp32(r);
+    bool am = r->lora_impl == TS_LORA_IMPL_AUTOMODEL;
     double cast = fp32 ? 6.0 * k : 0.0;
-    double dr = r->lora_dropout > 0 ? (fp32 ? 9.0 : 5.0) * drop : 0.0;
+    double dr = r->lora_dropout > 0 ? (fp32 ? 9.0 : 5.0) * (am ? n : drop) : 0.0;
     ts_step_hw a = *hw;
 
     a.frozen = false;
@@ -65,8 +73,8 @@ static void ts_step_adapter(const ts_run *r, ts_step_hw *hw, double m, double n,
     ts_step_gemm3(&a, m, n, rank, count, fwd, bwd);
     hw->gemm_flops = a.gemm_flops;
     hw->gemm_ideal = a.gemm_ideal;
-    *fwd += count * m * (10.0 * n + cast + dr) / hw->mem;
-    *bwd += count * m * (4.0 * n + 6.0 * k + cast + dr) / hw->mem;
+    *fwd += count * m * ((am ? 6.0 : 10.0) * n + cast + dr) / hw->mem;
+    *bwd += count * m * ((am ? 0.0 : 4.0 * n) + 6.0 * k + cast + dr) / hw->mem;
     hw->xops_f += count * (4.0 + (cast > 0 ? 1.0 : 0.0) + (dr > 0 ? 1.0 : 0.0));
     hw->xops_b += count * (6.0 + (cast > 0 ? 1.0 : 0.0) + (dr > 0 ? 1.0 : 0.0));
 }

@@ -11,8 +11,11 @@
  * gradient_checkpointing, adapter (lora/qlora) with lora_r, lora_dropout and
  * load_in_4bit/load_in_8bit, optimizer, flash_attention / sdp_attention,
  * deepspeed (a path: its JSON goes in deepspeed_config), fsdp and
- * fsdp_config.  base_model is a Hub id whose shape is not fetched: the
- * model comes from hf_config or a preset.
+ * fsdp_config, and the LigerPlugin's liger_* switches.  base_model is a
+ * Hub id whose shape is not fetched: the model comes from hf_config or a
+ * preset.  axolotl trains a transformers (+ PEFT) model through the HF
+ * Trainer and accelerate, so the framework is hf (FSDP underneath: zero
+ * 3), deepspeed when a DeepSpeed config is named.
  *
  * Built without libyaml (meson finds no yaml-0.1), axolotl_config is a
  * 400 saying so.
@@ -245,6 +248,65 @@ static int ax_optimizer(ts_import *im, const ts_import_obj *o, ts_api_err *err)
     return 0;
 }
 
+/* axolotl's Liger integration (src/axolotl/integrations/liger, README:
+ * plugins: [axolotl.integrations.liger.LigerPlugin] with liger_rope,
+ * liger_rms_norm, liger_glu_activation, liger_fused_linear_cross_entropy;
+ * liger_swiglu is the older name of liger_glu_activation).  liger_kernels
+ * models the norms, rotary and SwiGLU together: sent when all three are
+ * on, a note when only some are.  The fused linear cross-entropy keeps
+ * no logits, which trainsize's loss still counts: a note. */
+#define AX_LIGER_PLUGIN "axolotl.integrations.liger.LigerPlugin"
+
+static int ax_liger(ts_import *im, const ts_import_obj *o, ts_api_err *err)
+{
+    static const char *const keys[] = { "liger_rope", "liger_rms_norm", "liger_glu_activation",
+                                        "liger_swiglu", "liger_fused_linear_cross_entropy" };
+    const json_t *pl = json_object_get(o->obj, "plugins");
+    bool on[sizeof keys / sizeof keys[0]] = { false };
+    bool plugin = false, any = false;
+    size_t i;
+
+    if (pl != NULL && !json_is_null(pl) && !json_is_array(pl)) {
+        ts_api_err_set(err, TS_PROB_INVALID_TYPE, AX_PTR "/plugins",
+                       "plugins must be a list of plugin class paths");
+        return -1;
+    }
+    for (i = 0; pl != NULL && i < json_array_size(pl); i++) {
+        const char *s = json_string_value(json_array_get(pl, i));
+
+        if (s != NULL && strcmp(s, AX_LIGER_PLUGIN) == 0)
+            plugin = true;
+    }
+    for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        if (ts_import_bool(o, keys[i], &on[i], err) < 0)
+            return -1;
+        any = any || on[i];
+    }
+    if (!any)
+        return 0;
+    if (!plugin) {
+        ts_import_note(im->notes,
+                       AX_PTR "/plugins does not list " AX_LIGER_PLUGIN
+                              ": axolotl loads no Liger kernel, so the liger_* switches are "
+                              "not sent");
+        return 0;
+    }
+    if (on[4])
+        ts_import_note(im->notes,
+                       AX_PTR "/liger_fused_linear_cross_entropy: the fused loss never holds "
+                              "the logits, which trainsize's loss phase still counts (an "
+                              "over-estimate of the loss peak)");
+    if (on[0] && on[1] && (on[2] || on[3]))
+        return ts_import_set_bool(im, TS_FI_LIGER_KERNELS, true, TS_SRC_AXOLOTL, AX_PTR "/plugins",
+                                  err);
+    if (on[0] || on[1] || on[2] || on[3])
+        ts_import_note(im->notes,
+                       AX_PTR ": only some of liger_rope, liger_rms_norm and "
+                              "liger_glu_activation are on; liger_kernels models the three "
+                              "together, so it is not sent");
+    return 0;
+}
+
 static int ax_parallel(ts_import *im, const ts_import_obj *o, ts_api_err *err)
 {
     const char *ds = NULL;
@@ -272,8 +334,8 @@ static int ax_parallel(ts_import *im, const ts_import_obj *o, ts_api_err *err)
 
         /* FSDP full shard: parameters, gradients and optimizer state
          * sharded over the data-parallel ranks (ZeRO 3). */
-        if (ts_import_set_str(im, TS_FI_FRAMEWORK, "fsdp", TS_SRC_AXOLOTL, AX_PTR "/fsdp", err) !=
-                0 ||
+        if ((ds == NULL && ts_import_set_str(im, TS_FI_FRAMEWORK, "hf", TS_SRC_AXOLOTL,
+                                             AX_PTR "/fsdp", err) != 0) ||
             ts_import_set_int(im, TS_FI_ZERO, 3, TS_SRC_AXOLOTL, AX_PTR "/fsdp", err) != 0)
             return -1;
         if (rc > 0 && ts_import_bool(&fc, "fsdp_offload_params", &off, err) < 0)
@@ -283,6 +345,9 @@ static int ax_parallel(ts_import *im, const ts_import_obj *o, ts_api_err *err)
                     ts_import_set_bool(im, TS_FI_OFFLOAD_OPTIMIZER, true, TS_SRC_AXOLOTL,
                                        AX_PTR "/fsdp_config/fsdp_offload_params", err) != 0))
             return -1;
+    } else if (ds == NULL &&
+               ts_import_set_str(im, TS_FI_FRAMEWORK, "hf", TS_SRC_AXOLOTL, AX_PTR, err) != 0) {
+        return -1;
     }
     return 0;
 }
@@ -341,7 +406,7 @@ static int ax_map(ts_import *im, const json_t *cfg, ts_api_err *err)
         }
     }
     if (ax_precision(im, &o, err) < 0 || ax_adapter(im, &o, err) < 0 ||
-        ax_optimizer(im, &o, err) < 0 || ax_parallel(im, &o, err) < 0)
+        ax_optimizer(im, &o, err) < 0 || ax_parallel(im, &o, err) < 0 || ax_liger(im, &o, err) < 0)
         return -1;
     return 0;
 }

@@ -490,6 +490,57 @@ START_TEST(test_liger_kernels_memory)
 }
 END_TEST
 
+/* lora_impl automodel drops each adapter's output, keeping only its
+ * 1-byte mask; PEFT drops the input, and with hf's fp32 adapters keeps
+ * the 1-byte mask too (the fp32 copy is lora_A's own input anyway).  On
+ * hf_lora_run (q and v adapted, lora_dropout 0.1): PEFT's masks are
+ * q 3072 + v 3072 wide, AutoModel's q 24 x 128 = 3072 + v 8 x 128 = 1024:
+ * 2,048 B less a token a layer. */
+START_TEST(test_lora_impl_memory)
+{
+    ts_run r;
+    ts_memory pe, am;
+    double tok = 768.0 * 4.0;
+
+    hf_lora_run(&r);
+    r.lora_dropout = 0.1;
+    ck_assert_int_eq(ts_memory_estimate(&r, &pe, NULL), TS_OK);
+    r.lora_impl = TS_LORA_IMPL_AUTOMODEL;
+    ck_assert_int_eq(ts_memory_estimate(&r, &am, NULL), TS_OK);
+    REL_CLOSE(pe.act_per_layer - am.act_per_layer, 2048.0 * tok, 1e-12);
+    assert_sane(&am);
+}
+END_TEST
+
+/* frozen_precision gptq: autograd keeps each layer's dequantised fp16
+ * weights for the input's gradient.  On hf_lora_run (Llama 3.2 3B: per
+ * layer q, o 3072 x 3072, k, v 3072 x 1024, three MLP 3072 x 8192 =
+ * 100,663,296 weights, with its two norms 6,144 and 1/28 of the final
+ * one): no recompute keeps 2 B of each in every layer's saved set; full
+ * recompute keeps only the layer input, the weights join the backward's
+ * working set. */
+START_TEST(test_gptq_kept_memory)
+{
+    ts_run r;
+    ts_memory nf, gq;
+    double w = 2.0 * (100663296.0 + 6144.0 + 3072.0 / 28.0);
+
+    hf_lora_run(&r);
+    r.frozen_precision = TS_QUANT_NF4;
+    ck_assert_int_eq(ts_memory_estimate(&r, &nf, NULL), TS_OK);
+    r.frozen_precision = TS_QUANT_GPTQ;
+    ck_assert_int_eq(ts_memory_estimate(&r, &gq, NULL), TS_OK);
+    REL_CLOSE(gq.act_per_layer - nf.act_per_layer, w, 1e-9);
+    assert_sane(&gq);
+    r.recompute = TS_RECOMPUTE_FULL;
+    ck_assert_int_eq(ts_memory_estimate(&r, &gq, NULL), TS_OK);
+    r.frozen_precision = TS_QUANT_NF4;
+    ck_assert_int_eq(ts_memory_estimate(&r, &nf, NULL), TS_OK);
+    REL_CLOSE(gq.act_per_layer, nf.act_per_layer, 1e-12);
+    REL_CLOSE(gq.act_layer_full - nf.act_layer_full, w, 1e-9);
+}
+END_TEST
+
 /* PEFT's LoRA on q_proj and v_proj only (its default for Llama), r 32 on
  * Llama 3.2 3B (h 3072, 24 heads, 8 KV heads, 28 layers): per layer
  * q 32 (3072 + 3072) = 196608 and v 32 (3072 + 1024) = 131072, times 28
@@ -1430,6 +1481,8 @@ static Suite *memory_suite(void)
     tcase_add_test(tc, test_act_fp8_store);
     tcase_add_test(tc, test_attention_unpad_memory);
     tcase_add_test(tc, test_liger_kernels_memory);
+    tcase_add_test(tc, test_lora_impl_memory);
+    tcase_add_test(tc, test_gptq_kept_memory);
     tcase_add_test(tc, test_seed000);
     tcase_add_test(tc, test_seq_doubling);
     tcase_add_test(tc, test_context_parallel);

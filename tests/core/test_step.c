@@ -1272,6 +1272,12 @@ START_TEST(test_dequant_bytes)
     ts_step_dequant_bytes(TS_QUANT_FP8, 1e6, 1000, 2000, &f, &b);
     REL_CLOSE(f, 3e6, 1e-12);
     REL_CLOSE(b, 3e6, 1e-12);
+    /* GPTQ through auto-gptq's torch path: shift (0.5 + 4), int8 cast
+     * (4 + 1), mask (1 + 1), zeros (1 + 1), scales (1 + 2) = 16.5 B per
+     * weight forward; the kept fp16 weight serves backward. */
+    ts_step_dequant_bytes(TS_QUANT_GPTQ, 1e6, 1000, 2000, &f, &b);
+    REL_CLOSE(f, 16.5e6, 1e-12);
+    ck_assert(b == 0);
     /* m 1, n 1000, k 1000: 1e6 weights. */
     ts_step_lora_linear_s(1, 1000, 1000, 8, false, TS_QUANT_BF16, 1e300, 1, 1, &f0, &b0);
     ts_step_lora_linear_s(1, 1000, 1000, 8, false, TS_QUANT_NF4, 1e300, 1, 1, &f, &b);
@@ -1307,6 +1313,31 @@ static void gated_run(ts_run *r)
     r->lora_rank = 0;
     r->model.gated = true;
 }
+
+/* A GPTQ base (auto-gptq's torch dequantisation) costs its LoRA twin
+ * 16.5 B per layer-linear weight each forward and nothing backward: on
+ * lora_run's 12,582,912 layer-linear weights, 4 layers, one micro-batch
+ * at 2.90e12 B/s; full recompute runs the forward, and so the
+ * dequantisation, twice. */
+START_TEST(test_gptq_dequant_step)
+{
+    ts_run r;
+    ts_step lo, q;
+    ts_error e;
+    double pass = 12582912.0 * 16.5;
+
+    lora_run(&r);
+    ck_assert_int_eq(ts_step_estimate(&r, &lo, &e), TS_OK);
+    r.frozen_precision = TS_QUANT_GPTQ;
+    ck_assert_int_eq(ts_step_estimate(&r, &q, &e), TS_OK);
+    REL_CLOSE(q.step_time.value - lo.step_time.value, 4.0 * pass / 2.90e12, 1e-6);
+    r.recompute = TS_RECOMPUTE_FULL;
+    ck_assert_int_eq(ts_step_estimate(&r, &q, &e), TS_OK);
+    r.frozen_precision = TS_QUANT_BF16;
+    ck_assert_int_eq(ts_step_estimate(&r, &lo, &e), TS_OK);
+    REL_CLOSE(q.step_time.value - lo.step_time.value, 4.0 * 2.0 * pass / 2.90e12, 1e-6);
+}
+END_TEST
 
 /* A QLoRA step costs its LoRA twin plus the dequantisation of every
  * layer linear, forward and backward, and the forward's again when full
@@ -1545,6 +1576,40 @@ START_TEST(test_lora_dropout_step)
     r.lora_dropout = 0.05;
     ck_assert_int_eq(ts_step_estimate(&r, &b, &e), TS_OK);
     REL_CLOSE(b.step_time.value - a.step_time.value, 18.0 * el / 2.90e12, 1e-6);
+}
+END_TEST
+
+/* lora_impl automodel (NeMo AutoModel's LinearLoRA: res + dropout(
+ * lora_B(lora_A(x) * scale))): the scale runs on the rank-wide product,
+ * so each adapter saves PEFT's output-wide scale forward (read 2n, write
+ * 2n) and its gradient's backward (4n): 8 B per output element.  By hand
+ * on lora_run: outputs q, k, v, o 1024 each, fc1 4096, fc2 1024 = 9216
+ * a token a layer, 16,384 tokens, 4 layers at H100's 2.90e12 B/s.  A
+ * dropout of 0.1 drops the output (9216 wide) instead of the input
+ * (9216 wide here too: 5 B each way in bf16), so the difference stays;
+ * without adapters the option is a 400. */
+START_TEST(test_lora_impl_step)
+{
+    ts_run r;
+    ts_step pe, am;
+    ts_error e;
+    double saved = 8.0 * 9216.0 * 16384.0 * 4.0 / 2.90e12;
+
+    lora_run(&r);
+    ck_assert_int_eq(ts_step_estimate(&r, &pe, &e), TS_OK);
+    r.lora_impl = TS_LORA_IMPL_AUTOMODEL;
+    ck_assert_int_eq(ts_step_estimate(&r, &am, &e), TS_OK);
+    REL_CLOSE(pe.step_time.value - am.step_time.value, saved, 1e-6);
+    r.lora_dropout = 0.1;
+    ck_assert_int_eq(ts_step_estimate(&r, &am, &e), TS_OK);
+    r.lora_impl = TS_LORA_IMPL_PEFT;
+    ck_assert_int_eq(ts_step_estimate(&r, &pe, &e), TS_OK);
+    REL_CLOSE(pe.step_time.value - am.step_time.value, saved, 1e-6);
+    r.lora_dropout = 0;
+    r.lora_rank = 0;
+    r.lora_impl = TS_LORA_IMPL_AUTOMODEL;
+    ck_assert_int_eq(ts_step_estimate(&r, &am, &e), TS_EINCOMPAT);
+    ck_assert_str_eq(e.field, "lora_impl");
 }
 END_TEST
 
@@ -1824,6 +1889,8 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_act_fp8_store_step);
     tcase_add_test(tc, test_attention_unpad_step);
     tcase_add_test(tc, test_liger_kernels_step);
+    tcase_add_test(tc, test_lora_impl_step);
+    tcase_add_test(tc, test_gptq_dequant_step);
     tcase_add_test(tc, test_lora_optimizer_adapters);
     tcase_add_test(tc, test_hf_eager_bytes);
     tcase_add_test(tc, test_lora_dropout_step);
