@@ -1,9 +1,10 @@
 /*
  * ts_compat.c - options only some frameworks, kernels or layouts have:
  * one check each, a 400 naming the option when the run cannot have it
- * (never a silent no-op).  ts_run.c calls ts_compat_options() once the
- * fields are checked and ts_compat_layout() whenever the layout is
- * derived (a resolve, or a solver's relayout).
+ * (never a silent no-op).  ts_run.c calls ts_compat_check() whenever
+ * the layout is derived, at a resolve and at each relayout of a solver or
+ * a search, which vary the framework, tp, cp and recompute these depend
+ * on.
  */
 #include "ts_internal.h"
 
@@ -112,20 +113,42 @@ static ts_status ts_compat_unpad(const ts_run *r, ts_error *err)
                         "attention_unpad needs attention \"flash\" (flash-attn's varlen call)");
 }
 
-ts_status ts_compat_layout(const ts_run *r, ts_error *err)
+/* Two descriptions of PyTorch-side code: a GPTQ base is auto-gptq's
+ * QuantLinear inside a transformers model (frozen_precision gptq:
+ * framework hf), and lora_impl automodel is NeMo AutoModel's LinearLoRA,
+ * which runs its transformers or custom models plain or under FSDP2
+ * (hf or fsdp).  Megatron and DeepSpeed's own stacks have neither. */
+static ts_status ts_compat_pytorch_side(const ts_run *r, ts_error *err)
 {
-    ts_status st;
-
-    if ((st = ts_compat_tp_overlap(r, err)) != TS_OK)
-        return st;
-    return ts_compat_liger(r, err);
+    if (r->frozen_precision == TS_QUANT_GPTQ && r->framework != TS_FW_HF)
+        return ts_error_set(err, TS_EINCOMPAT, "frozen_precision",
+                            "frozen_precision gptq is auto-gptq's QuantLinear in a transformers "
+                            "model: framework \"hf\", not %s",
+                            ts_framework_name(r->framework));
+    /* QuantLinear registers qweight, qzeros, scales and g_idx as buffers
+     * (auto_gptq@v0.4.2 qlinear_cuda_old.py __init__), and FSDP / ZeRO-3
+     * shard parameters only: the packed base would stay whole on every
+     * GPU, which the sharded memory model does not describe. */
+    if (r->frozen_precision == TS_QUANT_GPTQ && r->zero >= 3)
+        return ts_error_set(err, TS_EINCOMPAT, "frozen_precision",
+                            "frozen_precision gptq keeps the packed weights as buffers, which "
+                            "zero 3 (FSDP / ZeRO-3) does not shard: use zero 0-2");
+    if (r->lora_impl == TS_LORA_IMPL_AUTOMODEL && r->framework != TS_FW_HF &&
+        r->framework != TS_FW_FSDP)
+        return ts_error_set(err, TS_EINCOMPAT, "lora_impl",
+                            "lora_impl automodel is NeMo AutoModel's LinearLoRA: framework "
+                            "\"hf\" or \"fsdp\", not %s",
+                            ts_framework_name(r->framework));
+    return TS_OK;
 }
 
-ts_status ts_compat_options(const ts_run *r, ts_error *err)
+ts_status ts_compat_check(const ts_run *r, ts_error *err)
 {
     ts_status st;
 
-    if ((st = ts_compat_recompute_op(r, err)) != TS_OK || (st = ts_compat_act_fp8(r, err)) != TS_OK)
+    if ((st = ts_compat_tp_overlap(r, err)) != TS_OK || (st = ts_compat_liger(r, err)) != TS_OK ||
+        (st = ts_compat_pytorch_side(r, err)) != TS_OK ||
+        (st = ts_compat_recompute_op(r, err)) != TS_OK || (st = ts_compat_act_fp8(r, err)) != TS_OK)
         return st;
     return ts_compat_unpad(r, err);
 }

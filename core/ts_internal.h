@@ -62,12 +62,12 @@ ts_recompute_impl ts_run_recompute_impl(const ts_run *r);
  * transformers run cannot (ts_compat.c). */
 bool ts_framework_tp_overlap(ts_framework f);
 /* ts_compat.c: the options only some frameworks, kernels or layouts have
- * (tp_comm_overlap, liger_kernels; recompute selective_op,
+ * (tp_comm_overlap, liger_kernels, frozen_precision gptq, lora_impl
+ * automodel; recompute selective_op,
  * activation_func_fp8_input_store, attention_unpad), checked on a run
- * whose fields are in range: _layout after the layout is derived,
- * _options once per resolve. */
-ts_status ts_compat_layout(const ts_run *r, ts_error *err);
-ts_status ts_compat_options(const ts_run *r, ts_error *err);
+ * whose fields are in range, after its layout is derived (at a resolve
+ * and at every relayout: a search varies the framework). */
+ts_status ts_compat_check(const ts_run *r, ts_error *err);
 /* LoRA adapters kept in fp32 beside a 16-bit model (PEFT's autocast):
  * 4-byte adapter states, an fp32 copy of each adapted input. */
 bool ts_run_adapters_fp32(const ts_run *r);

@@ -135,7 +135,10 @@ static double ts_mem_lora_inputs(const ts_run *run, const ts_mem_dims *d)
  * token.  lora_impl automodel drops the adapter's output
  * (dropout(lora_B(...)), nemo_automodel/components/_peft/lora.py
  * @507bfb751): the mask over the output width is all it keeps, since the
- * add after it saves nothing. */
+ * add after it saves nothing; o's and down's outputs are still partial
+ * sums over the whole sequence there (the scale sits before lora_B "to
+ * keep lora_res as a Partial tensor", reduced once after the add), h wide
+ * for every token. */
 static double ts_mem_lora_dropout(const ts_run *run, const ts_mem_dims *d)
 {
     const ts_model *m = &run->model;
@@ -147,9 +150,10 @@ static double ts_mem_lora_dropout(const ts_run *run, const ts_mem_dims *d)
     if (run->lora_impl == TS_LORA_IMPL_AUTOMODEL)
         return ((tg & TS_LORA_Q) ? d->q : 0) + ((tg & TS_LORA_K) ? d->kv : 0) +
                ((tg & TS_LORA_V) ? d->vv : 0) + ((tg & TS_LORA_QKV) ? d->q + d->kv + d->vv : 0) +
-               ((tg & TS_LORA_O) ? h : 0) +
-               d->mlp_n * ((m->gated && (tg & TS_LORA_GATE) ? d->F / d->t : 0) +
-                           ((tg & TS_LORA_UP) ? d->F / d->t : 0) + ((tg & TS_LORA_DOWN) ? h : 0));
+               ((tg & TS_LORA_O) ? d->h : 0) +
+               d->mlp_n *
+                   ((m->gated && (tg & TS_LORA_GATE) ? d->F / d->t : 0) +
+                    ((tg & TS_LORA_UP) ? d->F / d->t : 0) + ((tg & TS_LORA_DOWN) ? d->h : 0));
     in = ((tg & TS_LORA_Q) ? h : 0) + ((tg & TS_LORA_K) ? h : 0) + ((tg & TS_LORA_V) ? h : 0) +
          ((tg & TS_LORA_QKV) ? h : 0) + ((tg & TS_LORA_O) ? d->ov : 0) +
          d->mlp_n * ((m->gated && (tg & TS_LORA_GATE) ? h : 0) + ((tg & TS_LORA_UP) ? h : 0) +

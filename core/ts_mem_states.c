@@ -221,7 +221,8 @@ static void ts_mem_shares(const ts_run *run, const ts_params *p, ts_mem_ctx *c)
  * autograd keeps that fp16 weight for the input's gradient: each layer
  * keeps its linears' weights at 2 B beside its activations (with full
  * recompute only the layer in backward), per token of the micro-batch as
- * the layer's other terms are counted. */
+ * the layer's other terms are counted.  The count is the layer's share of
+ * the non-embedding parameters, its norms' few thousand included. */
 static void ts_mem_gptq_kept(const ts_run *run, const ts_params *p, ts_mem_ctx *c)
 {
     const ts_model *m = &run->model;

@@ -478,7 +478,7 @@ static ts_status ts_run_derive(ts_run *w, ts_error *err)
 
     if ((st = ts_run_derive_layout(w, err)) != TS_OK ||
         (st = ts_run_check_split(w, w->model.layers > 0, err)) != TS_OK ||
-        (st = ts_compat_layout(w, err)) != TS_OK)
+        (st = ts_compat_check(w, err)) != TS_OK)
         return st;
     /* dp, micro_batch <= 2^20 each: the product fits int64.  No global
      * batch given: what runs at that scale use (ts_batch_default). */
@@ -626,8 +626,7 @@ ts_status ts_run_resolve(ts_run *r, ts_error *err)
         (st = ts_run_check_gpu(&w, err)) != TS_OK ||
         (st = ts_model_params(&w.model, &p, err)) != TS_OK ||
         (st = ts_run_derive(&w, err)) != TS_OK ||
-        (st = ts_run_check_recompute_layers(&w, err)) != TS_OK ||
-        (st = ts_compat_options(&w, err)) != TS_OK)
+        (st = ts_run_check_recompute_layers(&w, err)) != TS_OK)
         return st;
 
     /* Shape defaults documented in trainsize.h. */
@@ -700,8 +699,12 @@ bool ts_run_adapters_fp32(const ts_run *r)
 
     if (r->lora_rank <= 0 || r->precision == TS_PREC_FP32)
         return false;
+    /* PEFT's autocast makes hf's adapters fp32; NeMo AutoModel's
+     * LinearLoRA creates them in the base weight's dtype (lora.py@507bfb751
+     * _init_adapter: lora_dtype or the weight's). */
     if (a == TS_ADAPTER_DEFAULT)
-        a = r->framework == TS_FW_HF ? TS_ADAPTER_FP32 : TS_ADAPTER_MODEL;
+        a = r->framework == TS_FW_HF && r->lora_impl != TS_LORA_IMPL_AUTOMODEL ? TS_ADAPTER_FP32
+                                                                               : TS_ADAPTER_MODEL;
     return a == TS_ADAPTER_FP32;
 }
 

@@ -296,9 +296,20 @@ static int ax_liger(ts_import *im, const ts_import_obj *o, ts_api_err *err)
                        AX_PTR "/liger_fused_linear_cross_entropy: the fused loss never holds "
                               "the logits, which trainsize's loss phase still counts (an "
                               "over-estimate of the loss peak)");
-    if (on[0] && on[1] && (on[2] || on[3]))
+    if (on[0] && on[1] && (on[2] || on[3])) {
+        const json_t *ds = json_object_get(o->obj, "deepspeed");
+
+        /* liger_kernels is framework hf's; under DeepSpeed the run is
+         * costed as framework deepspeed, which has no such input. */
+        if (ds != NULL && !json_is_null(ds)) {
+            ts_import_note(im->notes, AX_PTR "/plugins: the Liger kernels under DeepSpeed are "
+                                             "not modelled (liger_kernels is framework hf's): "
+                                             "not sent");
+            return 0;
+        }
         return ts_import_set_bool(im, TS_FI_LIGER_KERNELS, true, TS_SRC_AXOLOTL, AX_PTR "/plugins",
                                   err);
+    }
     if (on[0] || on[1] || on[2] || on[3])
         ts_import_note(im->notes,
                        AX_PTR ": only some of liger_rope, liger_rms_norm and "
@@ -346,7 +357,10 @@ static int ax_parallel(ts_import *im, const ts_import_obj *o, ts_api_err *err)
                                        AX_PTR "/fsdp_config/fsdp_offload_params", err) != 0))
             return -1;
     } else if (ds == NULL &&
-               ts_import_set_str(im, TS_FI_FRAMEWORK, "hf", TS_SRC_AXOLOTL, AX_PTR, err) != 0) {
+               (ts_import_set_str(im, TS_FI_FRAMEWORK, "hf", TS_SRC_AXOLOTL, AX_PTR, err) != 0 ||
+                ts_import_set_int(im, TS_FI_ZERO, 0, TS_SRC_AXOLOTL, AX_PTR, err) != 0)) {
+        /* Neither FSDP nor DeepSpeed: accelerate's DDP, every state
+         * replicated (zero 0). */
         return -1;
     }
     return 0;

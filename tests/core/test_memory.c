@@ -491,11 +491,11 @@ START_TEST(test_liger_kernels_memory)
 END_TEST
 
 /* lora_impl automodel drops each adapter's output, keeping only its
- * 1-byte mask; PEFT drops the input, and with hf's fp32 adapters keeps
- * the 1-byte mask too (the fp32 copy is lora_A's own input anyway).  On
- * hf_lora_run (q and v adapted, lora_dropout 0.1): PEFT's masks are
- * q 3072 + v 3072 wide, AutoModel's q 24 x 128 = 3072 + v 8 x 128 = 1024:
- * 2,048 B less a token a layer. */
+ * 1-byte mask; PEFT drops the input and, with adapters in the model's
+ * dtype (both sides here), keeps the dropped bf16 copy and the mask.  On
+ * hf_lora_run (q and v adapted, lora_dropout 0.1): PEFT 3 B x (q 3072 +
+ * v 3072), AutoModel 1 B x (q 24 x 128 = 3072 + v 8 x 128 = 1024):
+ * 14,336 B less a token a layer. */
 START_TEST(test_lora_impl_memory)
 {
     ts_run r;
@@ -504,10 +504,11 @@ START_TEST(test_lora_impl_memory)
 
     hf_lora_run(&r);
     r.lora_dropout = 0.1;
+    r.adapter_precision = TS_ADAPTER_MODEL;
     ck_assert_int_eq(ts_memory_estimate(&r, &pe, NULL), TS_OK);
     r.lora_impl = TS_LORA_IMPL_AUTOMODEL;
     ck_assert_int_eq(ts_memory_estimate(&r, &am, NULL), TS_OK);
-    REL_CLOSE(pe.act_per_layer - am.act_per_layer, 2048.0 * tok, 1e-12);
+    REL_CLOSE(pe.act_per_layer - am.act_per_layer, 14336.0 * tok, 1e-12);
     assert_sane(&am);
 }
 END_TEST

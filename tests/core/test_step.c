@@ -1318,7 +1318,8 @@ static void gated_run(ts_run *r)
  * 16.5 B per layer-linear weight each forward and nothing backward: on
  * lora_run's 12,582,912 layer-linear weights, 4 layers, one micro-batch
  * at 2.90e12 B/s; full recompute runs the forward, and so the
- * dequantisation, twice. */
+ * dequantisation, twice.  Framework hf (auto-gptq lives in transformers
+ * models); under megatron a 400 naming frozen_precision. */
 START_TEST(test_gptq_dequant_step)
 {
     ts_run r;
@@ -1327,6 +1328,11 @@ START_TEST(test_gptq_dequant_step)
     double pass = 12582912.0 * 16.5;
 
     lora_run(&r);
+    r.frozen_precision = TS_QUANT_GPTQ;
+    ck_assert_int_eq(ts_step_estimate(&r, &q, &e), TS_EINCOMPAT);
+    ck_assert_str_eq(e.field, "frozen_precision");
+    r.framework = TS_FW_HF;
+    r.frozen_precision = TS_QUANT_BF16;
     ck_assert_int_eq(ts_step_estimate(&r, &lo, &e), TS_OK);
     r.frozen_precision = TS_QUANT_GPTQ;
     ck_assert_int_eq(ts_step_estimate(&r, &q, &e), TS_OK);
@@ -1519,7 +1525,7 @@ END_TEST
 /* liger_kernels: Liger's fused RMSNorm, RoPE and SwiGLU move what the
  * fused kernels already count, so of test_hf_eager_bytes' 118,784 B only
  * the contiguous attention output, 4 B x 1024 = 4,096 B a token a layer,
- * stays above fsdp; 23 fewer kernels a pass are far under these 16,384
+ * stays above fsdp; 21 fewer kernels a pass are far under these 16,384
  * tokens' time.  Not hf, or tp > 1, is a 400 naming liger_kernels
  * (NeMo AutoModel turns Liger off under TP or CP). */
 START_TEST(test_liger_kernels_step)
@@ -1583,30 +1589,46 @@ END_TEST
  * lora_B(lora_A(x) * scale))): the scale runs on the rank-wide product,
  * so each adapter saves PEFT's output-wide scale forward (read 2n, write
  * 2n) and its gradient's backward (4n): 8 B per output element.  By hand
- * on lora_run: outputs q, k, v, o 1024 each, fc1 4096, fc2 1024 = 9216
- * a token a layer, 16,384 tokens, 4 layers at H100's 2.90e12 B/s.  A
- * dropout of 0.1 drops the output (9216 wide) instead of the input
- * (9216 wide here too: 5 B each way in bf16), so the difference stays;
- * without adapters the option is a 400. */
+ * on lora_run with a gate (hf, adapters in the model's dtype for both):
+ * outputs q, k, v, o 1024 each, gate and up 4096, down 1024 = 13,312 a
+ * token a layer; inputs q, k, v, o, gate, up 1024 each, down 4096 =
+ * 10,240.  16,384 tokens, 4 layers at H100's 2.90e12 B/s.  A dropout of
+ * 0.1 drops the output instead of the input, 5 B each way per element
+ * (bf16): PEFT 2 x 5 x 10,240, AutoModel 2 x 5 x 13,312.  Without
+ * adapters, or under megatron, the option is a 400. */
 START_TEST(test_lora_impl_step)
 {
     ts_run r;
     ts_step pe, am;
     ts_error e;
-    double saved = 8.0 * 9216.0 * 16384.0 * 4.0 / 2.90e12;
+    double per = 16384.0 * 4.0 / 2.90e12;
 
     lora_run(&r);
+    r.model.gated = true;
+    r.lora_impl = TS_LORA_IMPL_AUTOMODEL;
+    ck_assert_int_eq(ts_step_estimate(&r, &am, &e), TS_EINCOMPAT);
+    ck_assert_str_eq(e.field, "lora_impl");
+    r.lora_impl = TS_LORA_IMPL_PEFT;
+    r.framework = TS_FW_HF;
+    r.adapter_precision = TS_ADAPTER_MODEL;
     ck_assert_int_eq(ts_step_estimate(&r, &pe, &e), TS_OK);
     r.lora_impl = TS_LORA_IMPL_AUTOMODEL;
     ck_assert_int_eq(ts_step_estimate(&r, &am, &e), TS_OK);
-    REL_CLOSE(pe.step_time.value - am.step_time.value, saved, 1e-6);
+    REL_CLOSE(pe.step_time.value - am.step_time.value, 8.0 * 13312.0 * per, 1e-6);
+    /* AutoModel's default adapter dtype is the model's: the same run. */
+    r.adapter_precision = TS_ADAPTER_DEFAULT;
+    ck_assert_int_eq(ts_step_estimate(&r, &pe, &e), TS_OK);
+    ck_assert(pe.step_time.value == am.step_time.value);
+    r.adapter_precision = TS_ADAPTER_MODEL;
     r.lora_dropout = 0.1;
     ck_assert_int_eq(ts_step_estimate(&r, &am, &e), TS_OK);
     r.lora_impl = TS_LORA_IMPL_PEFT;
     ck_assert_int_eq(ts_step_estimate(&r, &pe, &e), TS_OK);
-    REL_CLOSE(pe.step_time.value - am.step_time.value, saved, 1e-6);
+    REL_CLOSE(pe.step_time.value - am.step_time.value,
+              (8.0 * 13312.0 + 2.0 * 5.0 * (10240.0 - 13312.0)) * per, 1e-6);
     r.lora_dropout = 0;
     r.lora_rank = 0;
+    r.adapter_precision = TS_ADAPTER_DEFAULT;
     r.lora_impl = TS_LORA_IMPL_AUTOMODEL;
     ck_assert_int_eq(ts_step_estimate(&r, &am, &e), TS_EINCOMPAT);
     ck_assert_str_eq(e.field, "lora_impl");
