@@ -297,11 +297,12 @@ static int ax_liger(ts_import *im, const ts_import_obj *o, ts_api_err *err)
                               "the logits, which trainsize's loss phase still counts (an "
                               "over-estimate of the loss peak)");
     if (on[0] && on[1] && (on[2] || on[3])) {
-        const json_t *ds = json_object_get(o->obj, "deepspeed");
+        /* liger_kernels is framework hf's; ax_parallel, which runs first,
+         * has made a config naming DeepSpeed framework deepspeed, which
+         * has no such input. */
+        const char *fw = json_string_value(im->vals[TS_FI_FRAMEWORK]);
 
-        /* liger_kernels is framework hf's; under DeepSpeed the run is
-         * costed as framework deepspeed, which has no such input. */
-        if (ds != NULL && !json_is_null(ds)) {
+        if (fw != NULL && strcmp(fw, "hf") != 0) {
             ts_import_note(im->notes, AX_PTR "/plugins: the Liger kernels under DeepSpeed are "
                                              "not modelled (liger_kernels is framework hf's): "
                                              "not sent");
