@@ -485,6 +485,7 @@ void ts_json_step(ts_jw *w, const char *key, const ts_step *s)
     ts_jw_num(w, "tokens_per_second", s->tokens_per_second);
     ts_jw_num(w, "tokens_per_gpu_second", s->tokens_per_gpu_second);
     ts_jw_num(w, "nvlink_bus_bytes_per_s", s->nvlink_bw);
+    ts_jw_num(w, "nvlink_mesh_peers", s->nvlink_peers);
     ts_jw_num(w, "net_bus_bytes_per_s", s->net_bw);
     ts_jw_bool(w, "from_shape", s->from_shape);
     out_human(w, &h);

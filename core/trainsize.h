@@ -216,6 +216,19 @@ typedef enum ts_lora_impl {
 } ts_lora_impl;
 const char *ts_lora_impl_name(ts_lora_impl i);
 
+/* How a node's scale-up links reach its GPUs (nvlink_topology): through
+ * a switch, every GPU reaches any peer at its full bandwidth (NVSwitch:
+ * DGX/HGX A100, H100, B200, DGX-2); as a mesh, each GPU's links go
+ * point to point, split evenly over the node's other GPUs (4-GPU V100
+ * SXM2 boards; AMD's 8-GPU Infinity Fabric platforms). */
+typedef enum ts_link_topology {
+    TS_TOPO_DEFAULT = 0, /* the GPU's catalogue entry (ts_gpu.mesh) */
+    TS_TOPO_SWITCH,
+    TS_TOPO_MESH,
+    TS_TOPO_COUNT
+} ts_link_topology;
+const char *ts_link_topology_name(ts_link_topology t);
+
 /* Which FSDP runs the gradient path (framework fsdp). */
 typedef enum ts_fsdp_impl {
     TS_FSDP_PER_PARAM = 0, /* FSDP2 fully_shard: per-parameter grads, NCCL averages */
@@ -281,6 +294,9 @@ typedef struct ts_gpu {
     double
         stream_eff; /* measured streaming (copy) bandwidth / hbm_bw; 0 = the step model's default */
     const char *net_source;
+    /* Scale-up links point to point, split evenly over the node's other
+     * GPUs (no switch); false: a switch gives any peer the full figure. */
+    bool mesh;
     int sm; /* NVIDIA compute capability x 10 (90 = Hopper); 0 = not NVIDIA */
     /* Energy (issue 28; core/ts_energy.c): the vendor's maximum board
      * power (TDP / TBP), what the model cards multiply GPU-hours by. */
@@ -477,11 +493,12 @@ typedef struct ts_run {
     bool offload_params;              /* ZeRO-3 only: weights to host RAM */
 
     /* hardware */
-    ts_gpu gpu;             /* copy of a catalogue entry, may be overridden */
-    int64_t gpus_per_node;  /* default 8 */
-    double mfu;             /* [0,1]; 0 (default) = predicted from the step-time model */
-    double nvlink_gbps;     /* GB/s bidirectional per GPU; 0 = the GPU's catalogue figure */
-    double net_gbps;        /* GB/s per GPU one direction (400 Gb/s = 50); 0 = catalogue */
+    ts_gpu gpu;            /* copy of a catalogue entry, may be overridden */
+    int64_t gpus_per_node; /* default 8 */
+    double mfu;            /* [0,1]; 0 (default) = predicted from the step-time model */
+    double nvlink_gbps;    /* GB/s bidirectional per GPU; 0 = the GPU's catalogue figure */
+    double net_gbps;       /* GB/s per GPU one direction (400 Gb/s = 50); 0 = catalogue */
+    ts_link_topology nvlink_topology; /* switch or mesh; default: the GPU's catalogue entry */
     double gemm_efficiency; /* (0,1] override of the catalogue matmul fraction; 0 = catalogue */
     double cuda;          /* CUDA toolkit of the training stack (11.8, 12.4); 0 = current (>= 12) */
     double gpu_hour_usd;  /* price of one GPU-hour; 0 = no cost reported */
@@ -675,6 +692,8 @@ typedef struct ts_step {
     double tokens_per_second;   /* whole job */
     double tokens_per_gpu_second;
     double nvlink_bw, net_bw; /* bytes/s used (after inputs and fallbacks) */
+    double nvlink_peers;      /* mesh: peers a GPU's links split over (a group of n gets
+                               * (n - 1) / nvlink_peers of nvlink_bw); 0 = a switch */
     bool from_shape;          /* false: plain params, matmul-bound estimate only */
     /* Matmul time of the step beyond what the GPU's matmul rate (the
      * catalogue MAMF) would take for the same FLOPs: GEMMs too small to

@@ -45,7 +45,14 @@
  * part itself; the NVIDIA rows moved by under 1.5 % between the two.
  * GB200 takes its own row of that table (1822.0 of 2500 at
  * 4096x9728x2048, torch 2.10 + CUDA 13.0), where it took B200's before:
- * its MSMF is not measured, so no derating (issue 26). */
+ * its MSMF is not measured, so no derating (issue 26).
+ * mesh: no switch between the node's GPUs; each GPU's links run point to
+ * point, split evenly over its peers (nvlink_topology).  V100 SXM2: six
+ * NVLink 2 links (300 GB/s) and no NVSwitch on SXM2 boards (NVSwitch came
+ * with the SXM3 DGX-2); a 4-GPU board gives each pair two.  MI300X and
+ * MI325X: "seven ... Infinity Fabric links" per GPU, one to each of the
+ * platform's other seven, 128 GB/s bidirectional each (AMD Instinct
+ * MI300X platform data sheet: 896 GB/s per GPU). */
 #define TS_SUSTAIN_HOPPER_700W (708.5 / 841.9)
 #define TS_SUSTAIN_B200        (1456.3 / 1770.9)
 /* B200 FP8 at the power-limited clock: MSMF 2795.7 of the 4500 dense
@@ -142,7 +149,7 @@ static const ts_gpu ts_gpu_catalogue[] = {
     { "mi300x", "AMD Instinct MI300X 192GB", 653.7 * TFLOPS, 1307.4 * TFLOPS, 2614.9 * TFLOPS,
       205822885888.0, 5.3 * TBS, "AMD Instinct MI300X accelerator data sheet (dense matrix peaks)",
       NET(896 * GBS, 50 * GBS, 64 * GBS, 668.4 / 1300, 10240, 15360, 8192, 0.30, TS_NET_MI300X),
-      MEAS(1222.9 / 2614.9, 4.15 / 5.3),
+      MEAS(1222.9 / 2614.9, 4.15 / 5.3), .mesh = true,
       PWR(750, "AMD Instinct MI300X data sheet: 750 W peak total board power") },
     { "l40s", "NVIDIA L40S 48GB", 183 * TFLOPS, 362 * TFLOPS, 733 * TFLOPS, 46068 * MIB,
       0.864 * TBS, "NVIDIA L40S GPU datasheet (sparse figures halved)",
@@ -157,11 +164,11 @@ static const ts_gpu ts_gpu_catalogue[] = {
     { "v100-16", "NVIDIA V100 SXM2 16GB", 15.7 * TFLOPS, 125 * TFLOPS, 0, 16160 * MIB, 0.9 * TBS,
       "NVIDIA Tesla V100 datasheet (FP16 tensor 125 TFLOP/s, FP32 15.7; no BF16 or TF32)",
       NET(300 * GBS, 12.5 * GBS, 16 * GBS, 0.75, 8192, 8192, 8192, 0.30, TS_NET_V100), .sm = 70,
-      PWR(300, "NVIDIA Tesla V100 datasheet: SXM2 300 W") },
+      .mesh = true, PWR(300, "NVIDIA Tesla V100 datasheet: SXM2 300 W") },
     { "v100-32", "NVIDIA V100 SXM2 32GB", 15.7 * TFLOPS, 125 * TFLOPS, 0, 32510 * MIB, 0.9 * TBS,
       "NVIDIA Tesla V100 datasheet (FP16 tensor 125 TFLOP/s; 32GB: 32510 MiB in nvidia-smi)",
       NET(300 * GBS, 12.5 * GBS, 16 * GBS, 0.75, 8192, 8192, 8192, 0.30, TS_NET_V100), .sm = 70,
-      PWR(300, "NVIDIA Tesla V100 datasheet: SXM2 300 W") },
+      .mesh = true, PWR(300, "NVIDIA Tesla V100 datasheet: SXM2 300 W") },
     { "h100-nvl", "NVIDIA H100 NVL 94GB", 417.5 * TFLOPS, 835 * TFLOPS, 1670 * TFLOPS, 95830 * MIB,
       3.9 * TBS, "NVIDIA H100 NVL datasheet, per GPU (sparse figures halved)",
       NET(128 * GBS, 50 * GBS, 64 * GBS, 0.801, 6144, 17920, 2816, 0.35, TS_NET_H100_PCIE),
@@ -195,7 +202,7 @@ static const ts_gpu ts_gpu_catalogue[] = {
       274877906944.0, 6.0 * TBS,
       "AMD Instinct MI325X data sheet (dense matrix peaks; 256 GB HBM3E)",
       NET(896 * GBS, 50 * GBS, 64 * GBS, 784.9 / 1300, 13312, 10240, 8192, 0.30, TS_NET_MI325X),
-      PWR(1000, "AMD Instinct MI325X data sheet: 1,000 W peak total board power") },
+      .mesh = true, PWR(1000, "AMD Instinct MI325X data sheet: 1,000 W peak total board power") },
 };
 
 #define TS_GPU_N (sizeof ts_gpu_catalogue / sizeof ts_gpu_catalogue[0])

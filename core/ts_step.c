@@ -173,6 +173,12 @@ static ts_status ts_step_rates(const ts_run *r, const ts_params *p, ts_step_hw *
                : g->net_bw > 0 ? g->net_bw
                                : TS_STEP_NET_DEFAULT) *
               TS_STEP_LINK_EFF;
+    /* A mesh splits the links over the node's other GPUs (ts_gpu.c). */
+    hw->peers = (r->nvlink_topology == TS_TOPO_MESH ||
+                 (r->nvlink_topology == TS_TOPO_DEFAULT && g->mesh)) &&
+                        r->gpus_per_node > 1
+                    ? (double)(r->gpus_per_node - 1)
+                    : 0;
     hw->pcie = g->pcie_bw > 0 ? g->pcie_bw : TS_STEP_PCIE_DEFAULT;
     hw->gemm_flops = hw->gemm_ideal = 0;
     /* LoRA: the base is frozen, dequantised from its storage where its
@@ -535,6 +541,7 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
     if (ts_step_rates(r, p, &hw) != TS_OK)
         return TS_EINCOMPAT;
     out->nvlink_bw = hw.nvlink;
+    out->nvlink_peers = hw.peers;
     out->net_bw = hw.net;
     ts_step_shares(r, p, &hw, &s);
     out->micro_batches = s.m;

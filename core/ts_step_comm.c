@@ -50,8 +50,25 @@ bool ts_step_same_node(int64_t span, int64_t gpn)
     return span <= gpn;
 }
 
+/* One-way bandwidth per GPU of a collective over n GPUs of one node.
+ * Through a switch (NVSwitch) every GPU drives all its links whatever the
+ * group.  In a mesh (nvlink_topology) each GPU's links go one set to each
+ * peer, so a group of n reaches its n - 1 peers over (n - 1) / peers of
+ * them: NCCL's rings over a fully connected group use every direct link
+ * (bigscience experiments/bandwidth n1_32gb_all_reduce_bench.txt: 12
+ * rings over every order of a V100 node's 4 GPUs), and a pair (a
+ * pipeline send, TP 2) has its own links only. */
+double ts_step_node_bw(const ts_step_hw *hw, int64_t n)
+{
+    double k = (double)(n - 1);
+
+    if (!(hw->peers > 0) || n < 2 || k >= hw->peers)
+        return hw->nvlink;
+    return hw->nvlink * k / hw->peers;
+}
+
 /* Bus bandwidth of a ring collective over a group of n ranks, g of them in
- * each node.  Inside a node: NVLink.  Across nodes NCCL aggregates the
+ * each node.  Inside a node: NVLink (ts_step_node_bw).  Across nodes NCCL aggregates the
  * node's NICs: each ring (channel) enters a node through one NIC, runs
  * through the node's GPUs over NVLink and leaves through a NIC, and as many
  * such flows run concurrently as the node has NICs (S. Jeaugey,
@@ -63,11 +80,11 @@ double ts_step_ring_bw(const ts_step_hw *hw, int64_t n, int64_t g, int64_t gpn)
     double agg;
 
     if (ts_step_same_node(n, gpn))
-        return hw->nvlink;
+        return ts_step_node_bw(hw, n);
     if (g < 1)
         g = 1;
     agg = (double)g * hw->net;
-    return agg < hw->nvlink ? agg : hw->nvlink;
+    return agg < ts_step_node_bw(hw, g) ? agg : ts_step_node_bw(hw, g);
 }
 
 /* ---- one layer --------------------------------------------------- */
@@ -132,7 +149,7 @@ static void ts_step_cp_layer(const ts_run *r, const ts_step_hw *hw, const ts_ste
 
     if (r->cp > 1) {
         bool in_node = ts_step_same_node(r->tp * r->cp, r->gpus_per_node);
-        double bwc = in_node ? hw->nvlink : hw->net;
+        double bwc = in_node ? ts_step_node_bw(hw, r->cp) : hw->net;
         double al = in_node ? TS_STEP_ALPHA_NVLINK : TS_STEP_ALPHA_NET;
         double kvb = tok * kv_gpu * (sh->qk + sh->vd) * 2.0;
         double fwdc = (c - 1.0) * (kvb / bwc + al);
@@ -159,14 +176,15 @@ static void ts_step_ep_layer(const ts_run *r, const ts_step_hw *hw, const ts_ste
         double bytes = tok * k * h * 2.0, one;
 
         if (in_node) {
-            one = ts_step_alltoall_s(bytes, r->ep, hw->nvlink, TS_STEP_ALPHA_NVLINK);
+            one =
+                ts_step_alltoall_s(bytes, r->ep, ts_step_node_bw(hw, r->ep), TS_STEP_ALPHA_NVLINK);
         } else {
             /* Each rank exchanges (n-1)/n of its tokens: the (g-1)/n bound
              * for ranks of its own node over NVLink, the (n-g)/n for other
              * nodes through its own NIC, both at once. */
             double n = (double)r->ep;
             double g = (double)(r->gpus_per_node / r->tp > 1 ? r->gpus_per_node / r->tp : 1);
-            double t_in = (g - 1.0) / n * bytes / hw->nvlink;
+            double t_in = (g - 1.0) / n * bytes / ts_step_node_bw(hw, (int64_t)g);
             double t_out = (n - g) / n * bytes / hw->net;
 
             one = (t_in > t_out ? t_in : t_out) + (n - 1.0) * TS_STEP_ALPHA_NET;
@@ -206,9 +224,10 @@ static double ts_step_pp_one(const ts_run *r, const ts_step_hw *hw, bool nvlink)
         (double)r->seq * (double)r->micro_batch / (double)r->cp * (double)r->model.hidden * 2.0;
     double act = full / (r->sequence_parallel || sg ? (double)r->tp : 1.0);
 
-    return act / (nvlink ? hw->nvlink : hw->net) +
+    return act / (nvlink ? ts_step_node_bw(hw, 2) : hw->net) +
            (nvlink ? TS_STEP_ALPHA_NVLINK : TS_STEP_ALPHA_NET) +
-           (sg ? ts_step_allgather_s(full, r->tp, hw->nvlink, TS_STEP_ALPHA_NVLINK) : 0);
+           (sg ? ts_step_allgather_s(full, r->tp, ts_step_node_bw(hw, r->tp), TS_STEP_ALPHA_NVLINK)
+               : 0);
 }
 
 /* Pipeline point-to-point on the critical path (docs/formulas.md "PP").
@@ -282,9 +301,13 @@ static void ts_step_dp_times(const ts_run *r, const ts_step_hw *hw, const ts_ste
         per_node = 1;
     if (per_node > n_dp_i)
         per_node = n_dp_i;
-    bw_dp = in_node_dp ? hw->nvlink
-                       : ((double)per_node * hw->net < hw->nvlink ? (double)per_node * hw->net
-                                                                  : hw->nvlink);
+    if (in_node_dp) {
+        bw_dp = ts_step_node_bw(hw, n_dp_i);
+    } else {
+        double cap = ts_step_node_bw(hw, per_node);
+
+        bw_dp = (double)per_node * hw->net < cap ? (double)per_node * hw->net : cap;
+    }
     al = in_node_dp ? TS_STEP_ALPHA_NVLINK : TS_STEP_ALPHA_NET;
     t->ag_w = ts_step_allgather_s(P_gather_b, n_dp_i, bw_dp, al);
     t->rs_g = ts_step_allgather_s(P_train * gb, n_dp_i, bw_dp, al);
@@ -409,6 +432,6 @@ double ts_step_fp8_amax_s(const ts_run *r, const ts_step_hw *hw, double m)
     bool in_node = ts_step_same_node(grp * r->pp, r->gpus_per_node);
 
     return m * 2.0 *
-           ts_step_allreduce_s(4096.0, grp, in_node ? hw->nvlink : hw->net,
+           ts_step_allreduce_s(4096.0, grp, in_node ? ts_step_node_bw(hw, grp) : hw->net,
                                in_node ? TS_STEP_ALPHA_NVLINK : TS_STEP_ALPHA_NET);
 }

@@ -33,7 +33,8 @@ typedef struct ts_step_hw {
     double opb;       /* bytes per GEMM input element (2 bf16, 1 fp8) */
     double attn_peak; /* dense FLOP/s the attention core runs at */
     double attn;      /* fused attention fraction */
-    double nvlink;    /* one-way NCCL bus bandwidth inside a node */
+    double nvlink;    /* one-way NCCL bus bandwidth inside a node (all of a GPU's links) */
+    double peers;     /* mesh: the node's other GPUs the links split over; 0 = a switch */
     double net;       /* one-way NCCL bus bandwidth per GPU across nodes */
     double pcie;
     double gemm_flops, gemm_ideal; /* FLOPs and their time at peak*core: efficiency */
@@ -104,6 +105,7 @@ double ts_step_lora_layer_params(const ts_run *r);
 /* ts_step_comm.c */
 bool ts_step_same_node(int64_t span, int64_t gpn);
 double ts_step_ring_bw(const ts_step_hw *hw, int64_t n, int64_t g, int64_t gpn);
+double ts_step_node_bw(const ts_step_hw *hw, int64_t n);
 /* One layer's TP, CP and EP collectives into o; gemm_f / gemm_b: the
  * linears' GEMMs that overlapped TP collectives (tp_comm_overlap) hide
  * under; attn_f / attn_b: the attention core the CP ring hides under. */

@@ -1315,6 +1315,9 @@ START_TEST(test_enum_lists_match_core)
             } else if (strcmp(f->name, "lora_impl") == 0) {
                 ck_assert_str_eq(ts_lora_impl_name((ts_lora_impl)n), *v);
                 want = TS_LORA_IMPL_COUNT;
+            } else if (strcmp(f->name, "nvlink_topology") == 0) {
+                ck_assert_str_eq(ts_link_topology_name((ts_link_topology)n), *v);
+                want = TS_TOPO_COUNT;
             } else if (strcmp(f->name, "optimizer_precision") == 0) {
                 ck_assert_int_eq(ts_precision_parse(*v, &p), TS_OK);
                 want = 2; /* fp32 and bf16 only */

@@ -588,6 +588,67 @@ START_TEST(test_tp_allreduce_per_layer)
 }
 END_TEST
 
+/* nvlink_topology mesh: an MI300X's 896 GB/s is seven 128 GB/s Infinity
+ * Fabric links, one to each other GPU of the 8-GPU platform (its default
+ * in the catalogue), so TP 2 all-reduces over one link: 896 / 2 x 0.8 / 7
+ * = 51.2 GB/s one way, where a switch (or the whole node, TP 8) gets
+ * 358.4.  The same run as test_tp_allreduce_per_layer, on MI300X. */
+START_TEST(test_nvlink_mesh)
+{
+    ts_run r;
+    ts_step s, all;
+    ts_error e;
+    double S, one, head, bw = 896e9 / 2.0 * 0.8;
+
+    ts_run_defaults(&r);
+    r.gpu = *ts_gpu_find("mi300x");
+    ck_assert(r.gpu.mesh);
+    ck_assert(!ts_gpu_find("h100-sxm")->mesh);
+    r.model.layers = 2;
+    r.model.hidden = 1024;
+    r.model.heads = 8;
+    r.model.vocab = 1000;
+    r.seq = 1024;
+    r.tp = 2;
+    r.gpus = 2;
+    r.dp = 0;
+    r.global_batch = 1;
+    ck_assert_msg(ts_step_estimate(&r, &s, &e) == TS_OK, "%s", e.text);
+    S = 1024.0 * 1024.0 * 2.0;
+    one = 2.0 * 0.5 * S / (bw / 7.0) + 2.0 * 3e-6;
+    head = 2.0 * (2.0 * 0.5 * 1024.0 * 4.0 / (bw / 7.0) + 2.0 * 3e-6);
+    REL_CLOSE(s.tp_comm, 2.0 * 4.0 * one + head, 1e-12);
+    /* A 4-GPU node: the pair holds 1 of 3 peers' links. */
+    r.gpus_per_node = 4;
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
+    one = 2.0 * 0.5 * S / (bw / 3.0) + 2.0 * 3e-6;
+    head = 2.0 * (2.0 * 0.5 * 1024.0 * 4.0 / (bw / 3.0) + 2.0 * 3e-6);
+    REL_CLOSE(s.tp_comm, 2.0 * 4.0 * one + head, 1e-12);
+    /* A switch gives the pair every link. */
+    r.gpus_per_node = 8;
+    r.nvlink_topology = TS_TOPO_SWITCH;
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
+    one = 2.0 * 0.5 * S / bw + 2.0 * 3e-6;
+    head = 2.0 * (2.0 * 0.5 * 1024.0 * 4.0 / bw + 2.0 * 3e-6);
+    REL_CLOSE(s.tp_comm, 2.0 * 4.0 * one + head, 1e-12);
+    /* TP 8 spans the whole mesh: every link, as a switch. */
+    r.tp = 8;
+    r.gpus = 8;
+    ck_assert_int_eq(ts_step_estimate(&r, &all, &e), TS_OK);
+    r.nvlink_topology = TS_TOPO_MESH;
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
+    REL_CLOSE(s.tp_comm, all.tp_comm, 1e-12);
+    /* An H100 told it is a mesh splits its links the same way. */
+    r.gpu = *ts_gpu_find("h100-sxm");
+    r.tp = 2;
+    r.gpus = 2;
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
+    one = 2.0 * 0.5 * S / (900e9 / 2.0 * 0.8 / 7.0) + 2.0 * 3e-6;
+    head = 2.0 * (2.0 * 0.5 * 1024.0 * 4.0 / (900e9 / 2.0 * 0.8 / 7.0) + 2.0 * 3e-6);
+    REL_CLOSE(s.tp_comm, 2.0 * 4.0 * one + head, 1e-12);
+}
+END_TEST
+
 /* tp_comm_overlap (Transformer Engine userbuffers, PyTorch async TP): with
  * SP a layer's 4 forward and 4 backward collectives (all-gather or
  * reduce-scatter of S = tok h 2 B, "one" each) run under the linears'
@@ -1879,6 +1940,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_recompute_adds_forward);
     tcase_add_test(tc, test_recompute_layers_block);
     tcase_add_test(tc, test_tp_allreduce_per_layer);
+    tcase_add_test(tc, test_nvlink_mesh);
     tcase_add_test(tc, test_tp_comm_overlap);
     tcase_add_test(tc, test_compute_uses_prediction);
     tcase_add_test(tc, test_bad_network_inputs);
