@@ -216,6 +216,18 @@ typedef enum ts_lora_impl {
 } ts_lora_impl;
 const char *ts_lora_impl_name(ts_lora_impl i);
 
+/* How a layer's elementwise work is written (layer_impl): eager, one
+ * PyTorch kernel per op as transformers' and torchtitan's modules run
+ * without torch.compile, or fused (Megatron / Transformer Engine kernels,
+ * torch.compile'd layers). */
+typedef enum ts_layer_impl {
+    TS_LAYER_DEFAULT = 0, /* eager under hf and fsdp, fused under megatron and deepspeed */
+    TS_LAYER_EAGER,
+    TS_LAYER_FUSED,
+    TS_LAYER_COUNT
+} ts_layer_impl;
+const char *ts_layer_impl_name(ts_layer_impl i);
+
 /* How a node's scale-up links reach its GPUs (nvlink_topology): through
  * a switch, every GPU reaches any peer at its full bandwidth (NVSwitch:
  * DGX/HGX A100, H100, B200, DGX-2); as a mesh, each GPU's links go
@@ -456,6 +468,7 @@ typedef struct ts_run {
     double lora_dropout;              /* adapters' input dropout, [0, 1); needs lora_rank > 0 */
     ts_adapter_precision adapter_precision; /* default: the framework's; needs lora_rank > 0 */
     ts_lora_impl lora_impl;                 /* where the adapter's scale and dropout sit */
+    ts_layer_impl layer_impl;               /* eager or fused elementwise kernels (step) */
 
     /* the work */
     int64_t seq;

@@ -35,6 +35,7 @@ TS_ENUM_NAMES(TS_VALUES_FSDP_IMPL, TS_FSDP_COUNT, ts_fsdp_impl_names);
 TS_ENUM_NAMES(TS_VALUES_LOSS_IMPL, TS_LOSS_COUNT, ts_loss_impl_names);
 TS_ENUM_NAMES(TS_VALUES_ADAPTER_PRECISION, TS_ADAPTER_COUNT, ts_adapter_precision_names);
 TS_ENUM_NAMES(TS_VALUES_LORA_IMPL, TS_LORA_IMPL_COUNT, ts_lora_impl_names);
+TS_ENUM_NAMES(TS_VALUES_LAYER_IMPL, TS_LAYER_COUNT, ts_layer_impl_names);
 TS_ENUM_NAMES(TS_VALUES_NVLINK_TOPOLOGY, TS_TOPO_COUNT, ts_link_topology_names);
 
 /* Out-of-range values get a fixed marker rather than NULL so callers can
@@ -74,6 +75,11 @@ const char *ts_adapter_precision_name(ts_adapter_precision a)
 const char *ts_lora_impl_name(ts_lora_impl i)
 {
     return (unsigned)i < TS_LORA_IMPL_COUNT ? ts_lora_impl_names[i] : TS_ENUM_UNKNOWN;
+}
+
+const char *ts_layer_impl_name(ts_layer_impl i)
+{
+    return (unsigned)i < TS_LAYER_COUNT ? ts_layer_impl_names[i] : TS_ENUM_UNKNOWN;
 }
 
 const char *ts_link_topology_name(ts_link_topology t)

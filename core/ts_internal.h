@@ -71,6 +71,9 @@ ts_status ts_compat_check(const ts_run *r, ts_error *err);
 /* LoRA adapters kept in fp32 beside a 16-bit model (PEFT's autocast):
  * 4-byte adapter states, an fp32 copy of each adapted input. */
 bool ts_run_adapters_fp32(const ts_run *r);
+/* The layers' elementwise ops run one PyTorch kernel each (layer_impl;
+ * by default under hf and fsdp). */
+bool ts_run_eager_layers(const ts_run *r);
 
 /* The storage a LoRA base is dequantised from before each of its matmuls:
  * frozen_precision, or bf16 (nothing to dequantise) for a bf16 base and

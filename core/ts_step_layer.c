@@ -147,24 +147,31 @@ void ts_step_lora_linear_s(double m, double n, double k, int64_t rank, bool adap
         ts_step_adapter(&r, &hw, m, n, k, k, 1, fwd, bwd);
 }
 
-/* Elementwise bytes an eager Hugging Face transformers layer moves beyond
- * the fused kernels counted in ts_step_layer_cost, forward, per
- * micro-batch (transformers src/transformers/models/llama/
- * modeling_llama.py@00227283, the modules ts_memory.c's hf activations
- * follow):
- *   LlamaRMSNorm: to fp32 (read 2, write 4), pow (4 + 4), mean (read 4),
+/* Elementwise bytes an eager PyTorch layer moves beyond the fused kernels
+ * counted in ts_step_layer_cost, forward, per micro-batch: the layer as
+ * Hugging Face transformers writes it (src/transformers/models/llama/
+ * modeling_llama.py@00227283, the modules ts_mem_act.c's eager
+ * activations follow) and as torchtitan does without torch.compile
+ * (torchtitan/models/llama/model.py and models/norms.py RMSNorm@9dec370,
+ * op for op the same; layer_impl eager, by default under hf and fsdp, the
+ * frameworks ts_mem_act.c keeps eager tensors for):
+ *   RMSNorm: to fp32 (read 2, write 4), pow (4 + 4), mean (read 4),
  *     scale by rsqrt (4 + 4), back to bf16 (4 + 2), times the weight
  *     (2 + 2): 36 B per element where one fused norm moves 4: +32, twice;
- *   apply_rotary_pos_emb on q and k: q * cos (2 + 2), rotate_half's
- *     negated half (1 + 1) and cat (2 + 2), * sin (2 + 2), the sum
- *     (4 + 2): 20 B per element against the fused 4: +16;
- *   LlamaMLP: act_fn(gate) * up as two kernels, silu (2 + 2) and the
+ *     nn.LayerNorm is one native kernel, as fused;
+ *   rotary on q and k (none with learned positions, pos_embeddings):
+ *     transformers' q * cos (2 + 2), rotate_half's negated half (1 + 1)
+ *     and cat (2 + 2), * sin (2 + 2), the sum (4 + 2); torchtitan's
+ *     complex product reads bf16 into fp32 (2 + 4), multiplies (4 + 4)
+ *     and casts back (4 + 2): 20 B per element against the fused 4, +16;
+ *   SwiGLU: act_fn(gate) * up as two kernels, silu (2 + 2) and the
  *     product (4 + 2): 10 B per F element against the fused 6: +4;
  *   repeat_kv (grouped K/V expanded to every head for SDPA): read the kv
  *     width, write the full width, K and V;
  *   the attention output made contiguous for o_proj (2 + 2 per element).
  * Backward moves about twice that, as for the fused kernels.  Each
- * unfused piece is a kernel of its own: ~22 more launches a pass (+2 for
+ * unfused piece is a kernel of its own: 7 more launches a norm, 6 for the
+ * rotary, 1 for the SwiGLU and 1 for the copy (22 a pass; +2 for
  * repeat_kv).
  * liger_kernels: Liger Kernel (liger_kernel@v0.6.3, d5648bfe) swaps the
  * norms, rotary and SwiGLU for one Triton kernel each, the traffic the
@@ -174,17 +181,20 @@ void ts_step_lora_linear_s(double m, double n, double k, int64_t rank, bool adap
  * contiguous() calls no-ops), LigerSiLUMulFunction reads gate and up and
  * writes their product (ops/swiglu.py).  Only repeat_kv and the
  * contiguous copy stay. */
-static double ts_step_hf_eager(const ts_run *r, double tok, double t, double q_dim, double kv_dim,
-                               double F, double k_mlp, ts_step_hw *hw)
+static double ts_step_eager(const ts_run *r, double tok, double t, double q_dim, double kv_dim,
+                            double F, double k_mlp, ts_step_hw *hw)
 {
     const ts_model *md = &r->model;
     double h = (double)md->hidden;
     bool gqa = kv_dim < q_dim;
-    double unfused = r->liger_kernels ? 0.0
-                                      : 2.0 * 32.0 * h + 16.0 * (q_dim + kv_dim) +
-                                            (md->gated ? 4.0 * k_mlp * F / t : 0.0);
-    double b = tok * (unfused + (gqa ? 2.0 * (2.0 * kv_dim + 2.0 * q_dim) : 0.0) + 4.0 * q_dim);
-    double ops = (r->liger_kernels ? 1.0 : 22.0) + (gqa ? 2.0 : 0.0);
+    bool rms = r->norm != TS_NORM_LAYERNORM && !r->liger_kernels;
+    bool rope = md->pos_embeddings == 0 && !r->liger_kernels;
+    bool glu = md->gated && !r->liger_kernels;
+    double b = tok * ((rms ? 2.0 * 32.0 * h : 0.0) + (rope ? 16.0 * (q_dim + kv_dim) : 0.0) +
+                      (glu ? 4.0 * k_mlp * F / t : 0.0) +
+                      (gqa ? 2.0 * (2.0 * kv_dim + 2.0 * q_dim) : 0.0) + 4.0 * q_dim);
+    double ops =
+        (rms ? 14.0 : 0.0) + (rope ? 6.0 : 0.0) + (glu ? 1.0 : 0.0) + (gqa ? 2.0 : 0.0) + 1.0;
 
     hw->xops_f += ops;
     hw->xops_b += ops;
@@ -405,8 +415,8 @@ static double ts_step_elementwise(const ts_run *r, ts_step_hw *hw, const ts_step
     elem_f = tok_h * h * 2.0 * (2.0 * 2.0 + 2.0 * 3.0 + (r->dropout ? 2.0 * 2.5 : 0.0)) +
              tok * (F / t) * 2.0 * (md->gated ? 3.0 : 2.0) * k_mlp +
              (md->pos_embeddings > 0 ? 0.0 : tok * (sh->qw + kv_gpu * sh->qk) * 2.0 * 2.0);
-    if (r->framework == TS_FW_HF)
-        elem_f += ts_step_hf_eager(r, tok, t, sh->qw, kv_gpu * sh->qk, F, k_mlp, hw);
+    if (ts_run_eager_layers(r))
+        elem_f += ts_step_eager(r, tok, t, sh->qw, kv_gpu * sh->qk, F, k_mlp, hw);
     elem_f /= hw->mem;
     return elem_f;
 }

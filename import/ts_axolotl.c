@@ -11,7 +11,7 @@
  * gradient_checkpointing, adapter (lora/qlora) with lora_r, lora_dropout and
  * load_in_4bit/load_in_8bit, optimizer, flash_attention / sdp_attention,
  * deepspeed (a path: its JSON goes in deepspeed_config), fsdp and
- * fsdp_config, and the LigerPlugin's liger_* switches.  base_model is a
+ * fsdp_config, torch_compile, and the LigerPlugin's liger_* switches.  base_model is a
  * Hub id whose shape is not fetched: the model comes from hf_config or a
  * preset.  axolotl trains a transformers (+ PEFT) model through the HF
  * Trainer and accelerate, so the framework is hf (FSDP underneath: zero
@@ -319,6 +319,31 @@ static int ax_liger(ts_import *im, const ts_import_obj *o, ts_api_err *err)
     return 0;
 }
 
+/* torch_compile (axolotl's key for transformers' TrainingArguments
+ * torch_compile: the Trainer wraps the whole model in torch.compile) fuses
+ * the layers' elementwise ops: layer_impl fused.  Otherwise axolotl runs
+ * transformers' modules as written, one kernel per op, under FSDP and
+ * DeepSpeed alike (DeepSpeed's default, fused, is Megatron-DeepSpeed's):
+ * layer_impl eager, sent so that a DeepSpeed config keeps it.  "auto"
+ * compiles only on a torch the config does not name: a note. */
+static int ax_compile(ts_import *im, const ts_import_obj *o, ts_api_err *err)
+{
+    const json_t *v = json_object_get(o->obj, "torch_compile");
+    bool b = false;
+    int rc;
+
+    if (json_is_string(v) && strcmp(json_string_value(v), "auto") == 0) {
+        ts_import_note(im->notes, AX_PTR "/torch_compile is \"auto\" (compiled on a recent "
+                                         "enough torch, which the config does not name): "
+                                         "layer_impl keeps its request or default value");
+        return 0;
+    }
+    if ((rc = ts_import_bool(o, "torch_compile", &b, err)) < 0)
+        return -1;
+    return ts_import_set_str(im, TS_FI_LAYER_IMPL, b ? "fused" : "eager", TS_SRC_AXOLOTL,
+                             rc > 0 ? AX_PTR "/torch_compile" : AX_PTR, err);
+}
+
 static int ax_parallel(ts_import *im, const ts_import_obj *o, ts_api_err *err)
 {
     const char *ds = NULL;
@@ -421,7 +446,8 @@ static int ax_map(ts_import *im, const json_t *cfg, ts_api_err *err)
         }
     }
     if (ax_precision(im, &o, err) < 0 || ax_adapter(im, &o, err) < 0 ||
-        ax_optimizer(im, &o, err) < 0 || ax_parallel(im, &o, err) < 0 || ax_liger(im, &o, err) < 0)
+        ax_optimizer(im, &o, err) < 0 || ax_parallel(im, &o, err) < 0 ||
+        ax_compile(im, &o, err) < 0 || ax_liger(im, &o, err) < 0)
         return -1;
     return 0;
 }

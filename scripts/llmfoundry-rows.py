@@ -72,6 +72,16 @@ SHAPES = {  # d_model, n_heads, n_layers (the mpt-<size>.yaml)
     "1b": (2048, 16, 24), "3b": (2560, 20, 32), "7b": (4096, 32, 32),
     "13b": (5120, 40, 40), "30b": (7168, 56, 48), "70b": (8192, 64, 80),
 }
+# MPT's block as llm-foundry writes it (llmfoundry/models/mpt/modeling_mpt.py,
+# models/layers/blocks.py, attention.py @beb8dee69 and @5e85bd62d) runs
+# eager but has none of the passes trainsize's layer_impl eager charges.
+LAYER_WHY = (
+    "llmfoundry/models/layers/blocks.py and attention.py@beb8dee69 (@5e85bd62d alike): MPT's "
+    "block has no pass that layer_impl eager charges: low_precision_layernorm is one "
+    "F.layer_norm, positions are learned (no rotary), the MLP is one GELU, attention is MHA "
+    "(no repeat_kv), and triton_flash_attn_fn's output (attn_output.view) and flash_attn_fn's "
+    "(bert_padding.pad_input) are already b s (h d), so nothing is copied contiguous for "
+    "out_proj: fused")
 GPU = {"h100_80gb": "h100-sxm", "a100_80gb": "a100-80"}
 
 
@@ -307,7 +317,7 @@ def rows(path):
             "micro_batch": r["micro_batch"], "global_batch": r["global_batch"],
             "zero": {"FULL_SHARD": 3, "SHARD_GRAD_OP": 2}[r["sharding"]],
             "framework": "fsdp", "fsdp_impl": "fsdp1", "loss_impl": "fused", "logit_metrics": 2,
-            "attention": r["attn_impl"],
+            "attention": r["attn_impl"], "layer_impl": "fused",
             "recompute": "full" if r["activation_checkpointing"] else "none",
             "grad_precision": "fp32" if r["mp_mode"] == "DEFAULT" else "bf16",
         }
@@ -328,6 +338,7 @@ def rows(path):
                               "mosaic_parallelism.py@1b7ba4789 get_mixed_precision)" % r["mp_mode"],
             "recompute": r["record"]["columns"] + " (Activation Checkpointing)",
             "attention": r["record"]["attn_impl"],
+            "layer_impl": LAYER_WHY,
             "fsdp_impl": FSDP1_WHY % composer,
             "loss_impl": LOSS_WHY,
             "logit_metrics": METRICS_WHY % composer,
@@ -349,7 +360,8 @@ def rows(path):
                 "the 2023-08-27 nightly, so its runs were launched after that, and no sweep script "
                 "from f4e30a0de to 803e67182 passes --torch_compile true (sweep.sh@2d5038f87's one "
                 "such line is commented out); Composer compiles only when compile_config is not "
-                "None (trainer/trainer.py@v0.16.3): eager, as trainsize costs it")
+                "None (trainer/trainer.py@v0.16.3): eager PyTorch, whose MPT block has none of "
+                "the passes layer_impl eager charges (see layer_impl)")
         row = {
             "name": "MPT-%s %s seq %d, %d GPUs, mb %d x %d%s%s" % (
                 r["model"], r["gpu"].split("_")[0].upper(), r["seq"], r["gpus"],

@@ -1315,6 +1315,9 @@ START_TEST(test_enum_lists_match_core)
             } else if (strcmp(f->name, "lora_impl") == 0) {
                 ck_assert_str_eq(ts_lora_impl_name((ts_lora_impl)n), *v);
                 want = TS_LORA_IMPL_COUNT;
+            } else if (strcmp(f->name, "layer_impl") == 0) {
+                ck_assert_str_eq(ts_layer_impl_name((ts_layer_impl)n), *v);
+                want = TS_LAYER_COUNT;
             } else if (strcmp(f->name, "nvlink_topology") == 0) {
                 ck_assert_str_eq(ts_link_topology_name((ts_link_topology)n), *v);
                 want = TS_TOPO_COUNT;

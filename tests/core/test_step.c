@@ -322,6 +322,7 @@ START_TEST(test_recompute_early_stop)
     r.recompute = TS_RECOMPUTE_FULL;
     ck_assert_int_eq(ts_step_estimate(&r, &meg, &e), TS_OK);
     r.framework = TS_FW_FSDP;
+    r.layer_impl = TS_LAYER_FUSED; /* megatron's kernels: only the checkpoint differs */
     r.zero = 3;
     r.recompute_impl = TS_RIMPL_REENTRANT;
     ck_assert_int_eq(ts_step_estimate(&r, &re, &e), TS_OK);
@@ -400,6 +401,7 @@ START_TEST(test_recompute_selective_op)
     r.dp = 0;
     r.global_batch = 64;
     r.framework = TS_FW_FSDP;
+    r.layer_impl = TS_LAYER_FUSED; /* the share of fused layers' forward */
     r.zero = 3;
     ck_assert_int_eq(ts_step_estimate(&r, &none, &e), TS_OK);
     r.recompute = TS_RECOMPUTE_FULL;
@@ -931,6 +933,7 @@ START_TEST(test_fsdp_per_layer_latency)
      * The latency counted once per step, as before, gave ~2 ms. */
     tiny_run(&r, 256);
     r.framework = TS_FW_FSDP;
+    r.layer_impl = TS_LAYER_FUSED; /* the 11 + 15 kernels of test_launch_floor */
     r.zero = 3;
     ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
     REL_CLOSE(s.dp_comm, 96.0 * lam - 31.0 * (1.0 - 0.189) * (f + b), 1e-2);
@@ -1558,35 +1561,57 @@ START_TEST(test_lora_optimizer_adapters)
 }
 END_TEST
 
-/* framework hf: transformers' eager modules move more bytes than the
- * fused kernels (core/ts_step_layer.c, ts_step_hf_eager), by hand for h 1024,
- * 16 heads (no grouped K/V), gated F 4096, per token per layer forward:
- * two fp32 RMSNorms +32 B x 1024 each = 65,536; rotary on q and k
- * +16 B x 2048 = 32,768; silu and product unfused +4 B x 4096 = 16,384;
- * the contiguous attention output 4 B x 1024 = 4,096: 118,784 B.
- * Backward moves twice that: 3 x 118,784 x 16,384 tokens x 4 layers at
- * H100's 2.90e12 B/s, the only difference from the same run as fsdp
- * (one GPU, nothing sharded, full fine-tuning). */
-START_TEST(test_hf_eager_bytes)
+/* layer_impl eager (the default under hf and fsdp): transformers' and
+ * torchtitan's eager modules move more bytes than fused kernels
+ * (core/ts_step_layer.c, ts_step_eager), by hand for h 1024, 16 heads (no
+ * grouped K/V), gated F 4096, per token per layer forward: two fp32
+ * RMSNorms +32 B x 1024 each = 65,536; rotary on q and k +16 B x 2048 =
+ * 32,768; silu and product unfused +4 B x 4096 = 16,384; the contiguous
+ * attention output 4 B x 1024 = 4,096: 118,784 B.  Backward moves twice
+ * that: 3 x 118,784 x 16,384 tokens x 4 layers at H100's 2.90e12 B/s,
+ * the only difference from the same run with fused layers (one GPU,
+ * nothing sharded, full fine-tuning).  hf and fsdp run the same eager
+ * layer.  A LayerNorm model with learned positions has neither the
+ * norms' nor the rotary's share: 16,384 + 4,096 = 20,480 B. */
+START_TEST(test_eager_layer_bytes)
 {
     ts_run r;
-    ts_step fs, hf;
+    ts_step fu, fs, hf;
     ts_error e;
 
     gated_run(&r);
     r.framework = TS_FW_FSDP;
+    r.layer_impl = TS_LAYER_FUSED;
+    ck_assert_int_eq(ts_step_estimate(&r, &fu, &e), TS_OK);
+    r.layer_impl = TS_LAYER_DEFAULT;
     ck_assert_int_eq(ts_step_estimate(&r, &fs, &e), TS_OK);
+    REL_CLOSE(fs.step_time.value - fu.step_time.value, 3.0 * 118784.0 * 16384.0 * 4.0 / 2.90e12,
+              1e-6);
     r.framework = TS_FW_HF;
     ck_assert_int_eq(ts_step_estimate(&r, &hf, &e), TS_OK);
-    REL_CLOSE(hf.step_time.value - fs.step_time.value, 3.0 * 118784.0 * 16384.0 * 4.0 / 2.90e12,
+    REL_CLOSE(hf.step_time.value, fs.step_time.value, 1e-12);
+    /* megatron is fused by default; eager says otherwise. */
+    r.framework = TS_FW_MEGATRON;
+    ck_assert_int_eq(ts_step_estimate(&r, &fu, &e), TS_OK);
+    r.layer_impl = TS_LAYER_EAGER;
+    ck_assert_int_eq(ts_step_estimate(&r, &fs, &e), TS_OK);
+    REL_CLOSE(fs.step_time.value - fu.step_time.value, 3.0 * 118784.0 * 16384.0 * 4.0 / 2.90e12,
+              1e-6);
+    r.norm = TS_NORM_LAYERNORM;
+    r.model.pos_embeddings = 4096;
+    r.layer_impl = TS_LAYER_FUSED;
+    ck_assert_int_eq(ts_step_estimate(&r, &fu, &e), TS_OK);
+    r.layer_impl = TS_LAYER_EAGER;
+    ck_assert_int_eq(ts_step_estimate(&r, &fs, &e), TS_OK);
+    REL_CLOSE(fs.step_time.value - fu.step_time.value, 3.0 * 20480.0 * 16384.0 * 4.0 / 2.90e12,
               1e-6);
 }
 END_TEST
 
 /* liger_kernels: Liger's fused RMSNorm, RoPE and SwiGLU move what the
- * fused kernels already count, so of test_hf_eager_bytes' 118,784 B only
+ * fused kernels already count, so of test_eager_layer_bytes' 118,784 B only
  * the contiguous attention output, 4 B x 1024 = 4,096 B a token a layer,
- * stays above fsdp; 21 fewer kernels a pass are far under these 16,384
+ * stays above fused layers; 21 fewer kernels a pass are far under these 16,384
  * tokens' time.  Not hf, or tp > 1, is a 400 naming liger_kernels
  * (NeMo AutoModel turns Liger off under TP or CP). */
 START_TEST(test_liger_kernels_step)
@@ -1597,7 +1622,9 @@ START_TEST(test_liger_kernels_step)
 
     gated_run(&r);
     r.framework = TS_FW_FSDP;
+    r.layer_impl = TS_LAYER_FUSED;
     ck_assert_int_eq(ts_step_estimate(&r, &fs, &e), TS_OK);
+    r.layer_impl = TS_LAYER_DEFAULT;
     r.framework = TS_FW_HF;
     r.liger_kernels = true;
     ck_assert_int_eq(ts_step_estimate(&r, &lg, &e), TS_OK);
@@ -1976,7 +2003,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_lora_impl_step);
     tcase_add_test(tc, test_gptq_dequant_step);
     tcase_add_test(tc, test_lora_optimizer_adapters);
-    tcase_add_test(tc, test_hf_eager_bytes);
+    tcase_add_test(tc, test_eager_layer_bytes);
     tcase_add_test(tc, test_lora_dropout_step);
     tcase_add_test(tc, test_adapter_precision_step);
     tcase_add_test(tc, test_search_70b_1024);
