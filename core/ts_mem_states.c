@@ -125,6 +125,13 @@ static double ts_mem_lora_paged(const ts_run *run, const ts_mem_lora *l)
     return l->layer > 0 ? paged / l->layer : 0;
 }
 
+/* The layers' parameters: everything but the embedding and the output
+ * head (what LoRA freezes at frozen_precision and GPTQ packs). */
+static double ts_mem_body_params(const ts_params *p)
+{
+    return p->total - p->embedding - p->output_head;
+}
+
 /* LoRA: adapters A (r x in) and B (out x r) on every attention and MLP
  * matrix are all that trains; the base is frozen at frozen_precision,
  * embeddings and norms at the training precision (Hu et al. 2021; QLoRA,
@@ -148,7 +155,7 @@ static void ts_mem_lora_context(const ts_run *run, const ts_params *p, ts_mem_ct
     adapters = l.layer * (double)m->layers;
     if (run->optimizer == TS_OPT_PAGED_ADAM8BIT)
         c->paged_frac = ts_mem_lora_paged(run, &l);
-    linear = p->total - p->embedding - p->output_head;
+    linear = ts_mem_body_params(p);
 
     c->lora_layer = l.layer / (double)run->tp;
     c->f = 1.0;
@@ -230,8 +237,7 @@ static void ts_mem_gptq_kept(const ts_run *run, const ts_params *p, ts_mem_ctx *
 
     if (!c->lora || run->frozen_precision != TS_QUANT_GPTQ || m->layers <= 0 || c->tokens <= 0)
         return;
-    per_tok = 2.0 * (p->total - p->embedding - p->output_head) / (double)m->layers /
-              (double)run->tp / c->tokens;
+    per_tok = 2.0 * ts_mem_body_params(p) / (double)m->layers / (double)run->tp / c->tokens;
     c->act.full += per_tok;
     c->act_dense.full += per_tok;
     if (run->recompute == TS_RECOMPUTE_NONE || run->recompute == TS_RECOMPUTE_SELECTIVE) {

@@ -322,6 +322,25 @@ static ts_status ts_run_check_pipeline(const ts_run *r, bool shape, ts_error *er
 }
 
 /* Degrees the model shape must divide (Megatron-LM's asserts). */
+
+/* The adapters' own options on a run without adapters would be accepted
+ * and change nothing: refused, as a silent no-op would mislead. */
+static ts_status ts_run_check_no_adapters(const ts_run *r, ts_error *err)
+{
+    if (r->lora_dropout > 0)
+        return ts_error_set(err, TS_EINCOMPAT, "lora_dropout",
+                            "lora_dropout %g needs LoRA adapters (lora_rank > 0)", r->lora_dropout);
+    if (r->adapter_precision != TS_ADAPTER_DEFAULT)
+        return ts_error_set(err, TS_EINCOMPAT, "adapter_precision",
+                            "adapter_precision %s needs LoRA adapters (lora_rank > 0)",
+                            ts_adapter_precision_name(r->adapter_precision));
+    if (r->lora_impl != TS_LORA_IMPL_PEFT)
+        return ts_error_set(err, TS_EINCOMPAT, "lora_impl",
+                            "lora_impl %s needs LoRA adapters (lora_rank > 0)",
+                            ts_lora_impl_name(r->lora_impl));
+    return TS_OK;
+}
+
 static ts_status ts_run_check_split(const ts_run *r, bool shape, ts_error *err)
 {
     const ts_model *m = &r->model;
@@ -358,19 +377,8 @@ static ts_status ts_run_check_split(const ts_run *r, bool shape, ts_error *err)
                             "lora_targets %#x is not a set of the layer's matrices",
                             r->lora_targets);
     }
-    /* An adapter's dropout with no adapters would be accepted and change
-     * nothing: refused, as a silent no-op would mislead. */
-    if (r->lora_dropout > 0 && r->lora_rank == 0)
-        return ts_error_set(err, TS_EINCOMPAT, "lora_dropout",
-                            "lora_dropout %g needs LoRA adapters (lora_rank > 0)", r->lora_dropout);
-    if (r->adapter_precision != TS_ADAPTER_DEFAULT && r->lora_rank == 0)
-        return ts_error_set(err, TS_EINCOMPAT, "adapter_precision",
-                            "adapter_precision %s needs LoRA adapters (lora_rank > 0)",
-                            ts_adapter_precision_name(r->adapter_precision));
-    if (r->lora_impl != TS_LORA_IMPL_PEFT && r->lora_rank == 0)
-        return ts_error_set(err, TS_EINCOMPAT, "lora_impl",
-                            "lora_impl %s needs LoRA adapters (lora_rank > 0)",
-                            ts_lora_impl_name(r->lora_impl));
+    if (r->lora_rank == 0 && (st = ts_run_check_no_adapters(r, err)) != TS_OK)
+        return st;
     if ((st = ts_run_check_pipeline(r, shape, err)) != TS_OK)
         return st;
     /* Every route refuses it alike (the audit found /v1/fit accepting

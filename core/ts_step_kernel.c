@@ -93,21 +93,40 @@ double ts_step_metric_bytes(double logits)
  *     zeros subtracted (1 + 1) and the fp16 scales multiplied (1 + 2):
  *     16.5 B per weight, nine kernels with the zeros' own four.  Autograd
  *     keeps the fp16 weight for the input's gradient, so backward
- *     dequantises nothing (ts_mem_states.c counts the kept weight). */
+ *     dequantises nothing (ts_mem_states.c counts the kept weight).
+ * Each with the kernels it launches a pass: one dequantisation for nf4
+ * and fp8. */
+typedef struct ts_step_dq {
+    double fwd, bwd; /* bytes */
+    double kf, kb;   /* kernels launched */
+} ts_step_dq;
+
+static ts_step_dq ts_step_dequant(ts_quant q, double params, double in_el, double out_el)
+{
+    ts_step_dq d = { 0, 0, 0, 0 };
+
+    if (q == TS_QUANT_NF4 || q == TS_QUANT_FP8) {
+        d.fwd = d.bwd = params * (ts_quant_bytes(q) + 2.0);
+        d.kf = d.kb = 1.0;
+    } else if (q == TS_QUANT_INT8) {
+        d.fwd = 6.0 * in_el + 8.0 * out_el;
+        d.bwd = 4.0 * out_el + 10.0 * params;
+        d.kf = 3.0; /* double_quant, transform, mm_dequant */
+        d.kb = 5.0; /* the gradient's double_quant, undo_layout x 2, cast, scale */
+    } else if (q == TS_QUANT_GPTQ) {
+        d.fwd = params * (0.5 + 4.0 + 4.0 + 1.0 + 1.0 + 1.0 + 1.0 + 1.0 + 1.0 + 2.0);
+        d.kf = 9.0;
+    }
+    return d;
+}
+
 void ts_step_dequant_bytes(ts_quant q, double params, double in_el, double out_el, double *fwd,
                            double *bwd)
 {
-    *fwd = 0;
-    *bwd = 0;
-    if (q == TS_QUANT_NF4 || q == TS_QUANT_FP8) {
-        *fwd = params * (ts_quant_bytes(q) + 2.0);
-        *bwd = *fwd;
-    } else if (q == TS_QUANT_INT8) {
-        *fwd = 6.0 * in_el + 8.0 * out_el;
-        *bwd = 4.0 * out_el + 10.0 * params;
-    } else if (q == TS_QUANT_GPTQ) {
-        *fwd = params * (0.5 + 4.0 + 4.0 + 1.0 + 1.0 + 1.0 + 1.0 + 1.0 + 1.0 + 2.0);
-    }
+    ts_step_dq d = ts_step_dequant(q, params, in_el, out_el);
+
+    *fwd = d.fwd;
+    *bwd = d.bwd;
 }
 
 /* A frozen linear: PEFT sets requires_grad False on the base weights
@@ -120,21 +139,14 @@ static void ts_step_frozen_gemm(ts_step_hw *hw, double m, double n, double k, do
 {
     double f = ts_step_gemm_at(m, n, k, hw) * count;
     double b = ts_step_gemm_at(m, k, n, hw) * count;
-    double df, db;
+    ts_step_dq d = ts_step_dequant(hw->quant, n * k, m * k, m * n);
 
     hw->gemm_flops += 4.0 * m * n * k * count;
     hw->gemm_ideal += f + b;
-    ts_step_dequant_bytes(hw->quant, n * k, m * k, m * n, &df, &db);
-    if (df > 0 || db > 0) {
-        f += count * df / hw->mem;
-        b += count * db / hw->mem;
-        hw->xops_f += count * (hw->quant == TS_QUANT_INT8   ? 3.0
-                               : hw->quant == TS_QUANT_GPTQ ? 9.0
-                                                            : 1.0);
-        hw->xops_b += count * (hw->quant == TS_QUANT_INT8   ? 5.0
-                               : hw->quant == TS_QUANT_GPTQ ? 0.0
-                                                            : 1.0);
-    }
+    f += count * d.fwd / hw->mem;
+    b += count * d.bwd / hw->mem;
+    hw->xops_f += count * d.kf;
+    hw->xops_b += count * d.kb;
     *fwd += f;
     *bwd += b;
 }
