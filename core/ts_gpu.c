@@ -52,7 +52,9 @@
  * with the SXM3 DGX-2); a 4-GPU board gives each pair two.  MI300X and
  * MI325X: "seven ... Infinity Fabric links" per GPU, one to each of the
  * platform's other seven, 128 GB/s bidirectional each (AMD Instinct
- * MI300X platform data sheet: 896 GB/s per GPU). */
+ * MI300X platform data sheet: 896 GB/s per GPU).  MI250X stays
+ * unmarked: its GCDs pair up inside a package over four links and reach
+ * the other packages' over one or two, not an even split. */
 #define TS_SUSTAIN_HOPPER_700W (708.5 / 841.9)
 #define TS_SUSTAIN_B200        (1456.3 / 1770.9)
 /* B200 FP8 at the power-limited clock: MSMF 2795.7 of the 4500 dense

@@ -321,8 +321,6 @@ static ts_status ts_run_check_pipeline(const ts_run *r, bool shape, ts_error *er
     return TS_OK;
 }
 
-/* Degrees the model shape must divide (Megatron-LM's asserts). */
-
 /* The adapters' own options on a run without adapters would be accepted
  * and change nothing: refused, as a silent no-op would mislead. */
 static ts_status ts_run_check_no_adapters(const ts_run *r, ts_error *err)
@@ -341,6 +339,7 @@ static ts_status ts_run_check_no_adapters(const ts_run *r, ts_error *err)
     return TS_OK;
 }
 
+/* Degrees the model shape must divide (Megatron-LM's asserts). */
 static ts_status ts_run_check_split(const ts_run *r, bool shape, ts_error *err)
 {
     const ts_model *m = &r->model;

@@ -67,24 +67,36 @@ double ts_step_node_bw(const ts_step_hw *hw, int64_t n)
     return hw->nvlink * k / hw->peers;
 }
 
+/* The bus bandwidth a ring over nodes gets from its g ranks in each node:
+ * each ring (channel) enters a node through one NIC, runs through the
+ * node's g GPUs and leaves through a NIC, and as many such flows run
+ * concurrently as the node has NICs (S. Jeaugey, NVIDIA/nccl#412;
+ * bandwidth "should add up" per NIC, NVIDIA/nccl#652).  Of g channels
+ * each GPU sends one out through its NIC and g - 1 on to a peer in the
+ * node, so a step moves g chunks per GPU in max(chunk / NIC,
+ * (g - 1) chunk / link): min(g x NIC, g / (g - 1) x link), the link
+ * being the group's share of the node's scale-up bandwidth
+ * (ts_step_node_bw); not one NIC per rank's share.  Under a switch the
+ * link term never binds (NVLink is several NICs wide); in a mesh it can. */
+static double ts_step_nic_ring_bw(const ts_step_hw *hw, int64_t g)
+{
+    double agg, link;
+
+    if (g < 2)
+        return hw->net;
+    agg = (double)g * hw->net;
+    link = (double)g / (double)(g - 1) * ts_step_node_bw(hw, g);
+    return agg < link ? agg : link;
+}
+
 /* Bus bandwidth of a ring collective over a group of n ranks, g of them in
- * each node.  Inside a node: NVLink (ts_step_node_bw).  Across nodes NCCL aggregates the
- * node's NICs: each ring (channel) enters a node through one NIC, runs
- * through the node's GPUs over NVLink and leaves through a NIC, and as many
- * such flows run concurrently as the node has NICs (S. Jeaugey,
- * NVIDIA/nccl#412; bandwidth "should add up" per NIC, NVIDIA/nccl#652).
- * The g ranks of the group in a node therefore drive g NICs: min(g x NIC,
- * NVLink), not one NIC per rank's share. */
+ * each node.  Inside a node: its scale-up links (ts_step_node_bw); across
+ * nodes: the node's NICs (ts_step_nic_ring_bw). */
 double ts_step_ring_bw(const ts_step_hw *hw, int64_t n, int64_t g, int64_t gpn)
 {
-    double agg;
-
     if (ts_step_same_node(n, gpn))
         return ts_step_node_bw(hw, n);
-    if (g < 1)
-        g = 1;
-    agg = (double)g * hw->net;
-    return agg < ts_step_node_bw(hw, g) ? agg : ts_step_node_bw(hw, g);
+    return ts_step_nic_ring_bw(hw, g);
 }
 
 /* ---- one layer --------------------------------------------------- */
@@ -301,13 +313,7 @@ static void ts_step_dp_times(const ts_run *r, const ts_step_hw *hw, const ts_ste
         per_node = 1;
     if (per_node > n_dp_i)
         per_node = n_dp_i;
-    if (in_node_dp) {
-        bw_dp = ts_step_node_bw(hw, n_dp_i);
-    } else {
-        double cap = ts_step_node_bw(hw, per_node);
-
-        bw_dp = (double)per_node * hw->net < cap ? (double)per_node * hw->net : cap;
-    }
+    bw_dp = in_node_dp ? ts_step_node_bw(hw, n_dp_i) : ts_step_nic_ring_bw(hw, per_node);
     al = in_node_dp ? TS_STEP_ALPHA_NVLINK : TS_STEP_ALPHA_NET;
     t->ag_w = ts_step_allgather_s(P_gather_b, n_dp_i, bw_dp, al);
     t->rs_g = ts_step_allgather_s(P_train * gb, n_dp_i, bw_dp, al);

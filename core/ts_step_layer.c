@@ -155,7 +155,8 @@ void ts_step_lora_linear_s(double m, double n, double k, int64_t rank, bool adap
  * (torchtitan/models/llama/model.py and models/norms.py RMSNorm@9dec370,
  * op for op the same; layer_impl eager, by default under hf and fsdp, the
  * frameworks ts_mem_act.c keeps eager tensors for):
- *   RMSNorm: to fp32 (read 2, write 4), pow (4 + 4), mean (read 4),
+ *   RMSNorm (8 kernels where a fused norm is 1): to fp32 (read 2, write
+ *     4), pow (4 + 4), mean (read 4), + eps and rsqrt on the row's scalar,
  *     scale by rsqrt (4 + 4), back to bf16 (4 + 2), times the weight
  *     (2 + 2): 36 B per element where one fused norm moves 4: +32, twice;
  *     nn.LayerNorm is one native kernel, as fused;
@@ -171,7 +172,8 @@ void ts_step_lora_linear_s(double m, double n, double k, int64_t rank, bool adap
  *   the attention output made contiguous for o_proj (2 + 2 per element).
  * Backward moves about twice that, as for the fused kernels.  Each
  * unfused piece is a kernel of its own: 7 more launches a norm, 6 for the
- * rotary, 1 for the SwiGLU and 1 for the copy (22 a pass; +2 for
+ * rotary (torchtitan's 3 a tensor; transformers' 5 a tensor less the fused
+ * one's), 1 for the SwiGLU and 1 for the copy (22 a pass; +2 for
  * repeat_kv).
  * liger_kernels: Liger Kernel (liger_kernel@v0.6.3, d5648bfe) swaps the
  * norms, rotary and SwiGLU for one Triton kernel each, the traffic the
@@ -181,18 +183,22 @@ void ts_step_lora_linear_s(double m, double n, double k, int64_t rank, bool adap
  * contiguous() calls no-ops), LigerSiLUMulFunction reads gate and up and
  * writes their product (ops/swiglu.py).  Only repeat_kv and the
  * contiguous copy stay. */
-static double ts_step_eager(const ts_run *r, double tok, double t, double q_dim, double kv_dim,
-                            double F, double k_mlp, ts_step_hw *hw)
+static double ts_step_eager(const ts_run *r, const ts_step_shape *sh, double F, double k_mlp,
+                            ts_step_hw *hw)
 {
     const ts_model *md = &r->model;
-    double h = (double)md->hidden;
+    double h = sh->h, q_dim = sh->qw, kv_dim = sh->kv_gpu * sh->qk;
     bool gqa = kv_dim < q_dim;
     bool rms = r->norm != TS_NORM_LAYERNORM && !r->liger_kernels;
     bool rope = md->pos_embeddings == 0 && !r->liger_kernels;
     bool glu = md->gated && !r->liger_kernels;
-    double b = tok * ((rms ? 2.0 * 32.0 * h : 0.0) + (rope ? 16.0 * (q_dim + kv_dim) : 0.0) +
-                      (glu ? 4.0 * k_mlp * F / t : 0.0) +
-                      (gqa ? 2.0 * (2.0 * kv_dim + 2.0 * q_dim) : 0.0) + 4.0 * q_dim);
+    /* The norms run on the sequence shard under Megatron-style SP
+     * (tok_h), as the fused norms do; the rest on the whole micro-batch
+     * at the rank's share of heads and F. */
+    double b =
+        sh->tok_h * (rms ? 2.0 * 32.0 * h : 0.0) +
+        sh->tok * ((rope ? 16.0 * (q_dim + kv_dim) : 0.0) + (glu ? 4.0 * k_mlp * F / sh->t : 0.0) +
+                   (gqa ? 2.0 * (2.0 * kv_dim + 2.0 * q_dim) : 0.0) + 4.0 * q_dim);
     double ops =
         (rms ? 14.0 : 0.0) + (rope ? 6.0 : 0.0) + (glu ? 1.0 : 0.0) + (gqa ? 2.0 : 0.0) + 1.0;
 
@@ -416,7 +422,7 @@ static double ts_step_elementwise(const ts_run *r, ts_step_hw *hw, const ts_step
              tok * (F / t) * 2.0 * (md->gated ? 3.0 : 2.0) * k_mlp +
              (md->pos_embeddings > 0 ? 0.0 : tok * (sh->qw + kv_gpu * sh->qk) * 2.0 * 2.0);
     if (ts_run_eager_layers(r))
-        elem_f += ts_step_eager(r, tok, t, sh->qw, kv_gpu * sh->qk, F, k_mlp, hw);
+        elem_f += ts_step_eager(r, sh, F, k_mlp, hw);
     elem_f /= hw->mem;
     return elem_f;
 }

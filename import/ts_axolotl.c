@@ -303,10 +303,13 @@ static int ax_liger(ts_import *im, const ts_import_obj *o, ts_api_err *err)
         const char *fw = json_string_value(im->vals[TS_FI_FRAMEWORK]);
 
         if (fw != NULL && strcmp(fw, "hf") != 0) {
-            ts_import_note(im->notes, AX_PTR "/plugins: the Liger kernels under DeepSpeed are "
-                                             "not modelled (liger_kernels is framework hf's): "
-                                             "not sent");
-            return 0;
+            /* Its kernels still fuse the norms, rotary and SwiGLU the
+             * eager layer (ax_compile) would charge. */
+            ts_import_note(im->notes, AX_PTR "/plugins: the Liger kernels under DeepSpeed: "
+                                             "liger_kernels is framework hf's, so the layers "
+                                             "are costed as fused (layer_impl) instead");
+            return ts_import_set_str(im, TS_FI_LAYER_IMPL, "fused", TS_SRC_AXOLOTL,
+                                     AX_PTR "/plugins", err);
         }
         return ts_import_set_bool(im, TS_FI_LIGER_KERNELS, true, TS_SRC_AXOLOTL, AX_PTR "/plugins",
                                   err);
@@ -325,7 +328,9 @@ static int ax_liger(ts_import *im, const ts_import_obj *o, ts_api_err *err)
  * transformers' modules as written, one kernel per op, under FSDP and
  * DeepSpeed alike (DeepSpeed's default, fused, is Megatron-DeepSpeed's):
  * layer_impl eager, sent so that a DeepSpeed config keeps it.  "auto"
- * compiles only on a torch the config does not name: a note. */
+ * compiles only on a torch the config does not name: a note, and
+ * layer_impl stays the framework's default (eager under hf, fused under
+ * DeepSpeed). */
 static int ax_compile(ts_import *im, const ts_import_obj *o, ts_api_err *err)
 {
     const json_t *v = json_object_get(o->obj, "torch_compile");

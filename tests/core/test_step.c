@@ -626,6 +626,17 @@ START_TEST(test_nvlink_mesh)
     one = 2.0 * 0.5 * S / (bw / 3.0) + 2.0 * 3e-6;
     head = 2.0 * (2.0 * 0.5 * 1024.0 * 4.0 / (bw / 3.0) + 2.0 * 3e-6);
     REL_CLOSE(s.tp_comm, 2.0 * 4.0 * one + head, 1e-12);
+    /* TP 4 of the 8: three of the seven peers' links. */
+    r.gpus_per_node = 8;
+    r.tp = 4;
+    r.gpus = 4;
+    r.model.heads = 8;
+    ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
+    one = 2.0 * 0.75 * S / (bw * 3.0 / 7.0) + 4.0 * 3e-6;
+    head = 2.0 * (2.0 * 0.75 * 1024.0 * 4.0 / (bw * 3.0 / 7.0) + 4.0 * 3e-6);
+    REL_CLOSE(s.tp_comm, 2.0 * 4.0 * one + head, 1e-12);
+    r.tp = 2;
+    r.gpus = 2;
     /* A switch gives the pair every link. */
     r.gpus_per_node = 8;
     r.nvlink_topology = TS_TOPO_SWITCH;
@@ -1597,6 +1608,21 @@ START_TEST(test_eager_layer_bytes)
     ck_assert_int_eq(ts_step_estimate(&r, &fs, &e), TS_OK);
     REL_CLOSE(fs.step_time.value - fu.step_time.value, 3.0 * 118784.0 * 16384.0 * 4.0 / 2.90e12,
               1e-6);
+    /* TP 2 with sequence parallelism: the norms run on half the tokens,
+     * the rest at half the heads and F: 32,768 + 16,384 (q and kv 512
+     * each) + 8,192 + 2,048 = 59,392 B a token a layer. */
+    r.gpus = 2;
+    r.tp = 2;
+    r.sequence_parallel = true;
+    r.layer_impl = TS_LAYER_FUSED;
+    ck_assert_int_eq(ts_step_estimate(&r, &fu, &e), TS_OK);
+    r.layer_impl = TS_LAYER_EAGER;
+    ck_assert_int_eq(ts_step_estimate(&r, &fs, &e), TS_OK);
+    REL_CLOSE(fs.step_time.value - fu.step_time.value, 3.0 * 59392.0 * 16384.0 * 4.0 / 2.90e12,
+              1e-6);
+    r.gpus = 1;
+    r.tp = 1;
+    r.sequence_parallel = false;
     r.norm = TS_NORM_LAYERNORM;
     r.model.pos_embeddings = 4096;
     r.layer_impl = TS_LAYER_FUSED;
