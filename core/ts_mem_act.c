@@ -78,6 +78,10 @@ static void ts_mem_layer_dims(const ts_run *run, bool dense, ts_mem_dims *d)
     if (mla)
         d->rep += act_b * (double)(m->kv_lora_rank + m->q_lora_rank); /* latents, normed */
     d->shard = act_b * (d->q + d->kv + d->vv + d->ov) + act_b * d->mlp_b;
+    /* qk_norm: the per-head norms of q and k keep their inputs (the
+     * normed, rotated q and k are what attention keeps above). */
+    if (m->qk_norm)
+        d->shard += act_b * (d->q + d->kv);
     /* Megatron-Core's activation_func_fp8_input_store: the SwiGLU saves its
      * 2F-wide input as input.to(torch.float8_e4m3fn), 1 B an element, and
      * casts it back in backward (megatron/core/fusions/fused_bias_swiglu.py
@@ -190,7 +194,10 @@ static double ts_mem_layer_eager(const ts_run *run, const ts_mem_dims *d)
      * has no rotary at all: its positions are added once, to the
      * embedding output. */
     double rope = run->framework == TS_FW_HF || m->pos_embeddings > 0 ? 0.0 : 4.0 * (q + kv);
-    double full = 2.0 * norm / d->tr + 2.0 * act_b * h / d->tr + rope +
+    /* qk_norm: the same eager RMSNorm over q and over k, x.float() and
+     * the normalised copy each (Liger's: its input). */
+    double qkn = !m->qk_norm ? 0.0 : liger ? act_b * (q + kv) : (4.0 + act_b) * (q + kv);
+    double full = 2.0 * norm / d->tr + 2.0 * act_b * h / d->tr + rope + qkn +
                   act_b * (q + q + d->a * d->v_hd / t + d->ov) + act_b * d->ov + mlp_e + d->eager;
 
     if (ts_run_adapters_fp32(run))
@@ -338,6 +345,8 @@ static double ts_mem_frozen_inputs(const ts_run *run, const ts_mem_dims *d)
             drop += act_b * d->ov; /* the output projection's contiguous input */
         if (run->norm == TS_NORM_RMSNORM && !run->liger_kernels)
             drop += 2.0 * act_b * h; /* each norm's bf16 normalised input to weight * x */
+        if (run->model.qk_norm && !run->liger_kernels)
+            drop += act_b * (d->q + d->kv); /* the same for q_norm and k_norm */
     }
     return drop;
 }

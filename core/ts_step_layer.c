@@ -195,12 +195,16 @@ static double ts_step_eager(const ts_run *r, const ts_step_shape *sh, double F, 
     /* The norms run on the sequence shard under Megatron-style SP
      * (tok_h), as the fused norms do; the rest on the whole micro-batch
      * at the rank's share of heads and F. */
+    /* qk_norm's two RMSNorms are the same eager module (Qwen3RMSNorm)
+     * over q and k: +32 B an element, 7 more kernels each. */
+    bool qkn = md->qk_norm && !r->liger_kernels;
     double b =
         sh->tok_h * (rms ? 2.0 * 32.0 * h : 0.0) +
-        sh->tok * ((rope ? 16.0 * (q_dim + kv_dim) : 0.0) + (glu ? 4.0 * k_mlp * F / sh->t : 0.0) +
+        sh->tok * ((qkn ? 32.0 * (q_dim + kv_dim) : 0.0) + (rope ? 16.0 * (q_dim + kv_dim) : 0.0) +
+                   (glu ? 4.0 * k_mlp * F / sh->t : 0.0) +
                    (gqa ? 2.0 * (2.0 * kv_dim + 2.0 * q_dim) : 0.0) + 4.0 * q_dim);
-    double ops =
-        (rms ? 14.0 : 0.0) + (rope ? 6.0 : 0.0) + (glu ? 1.0 : 0.0) + (gqa ? 2.0 : 0.0) + 1.0;
+    double ops = (rms ? 14.0 : 0.0) + (qkn ? 14.0 : 0.0) + (rope ? 6.0 : 0.0) + (glu ? 1.0 : 0.0) +
+                 (gqa ? 2.0 : 0.0) + 1.0;
 
     hw->xops_f += ops;
     hw->xops_b += ops;
@@ -421,6 +425,15 @@ static double ts_step_elementwise(const ts_run *r, ts_step_hw *hw, const ts_step
     elem_f = tok_h * h * 2.0 * (2.0 * 2.0 + 2.0 * 3.0 + (r->dropout ? 2.0 * 2.5 : 0.0)) +
              tok * (F / t) * 2.0 * (md->gated ? 3.0 : 2.0) * k_mlp +
              (md->pos_embeddings > 0 ? 0.0 : tok * (sh->qw + kv_gpu * sh->qk) * 2.0 * 2.0);
+    /* qk_norm (Qwen3, Gemma 3): an RMSNorm over each head of q and of k
+     * before the rotary (transformers modeling_qwen3.py Qwen3Attention
+     * q_norm / k_norm; Megatron-Core qk_layernorm): one fused kernel
+     * each, read and write. */
+    if (md->qk_norm) {
+        elem_f += tok * (sh->qw + kv_gpu * sh->qk) * 2.0 * 2.0;
+        hw->xops_f += 2.0;
+        hw->xops_b += 2.0;
+    }
     if (ts_run_eager_layers(r))
         elem_f += ts_step_eager(r, sh, F, k_mlp, hw);
     elem_f /= hw->mem;

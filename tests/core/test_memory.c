@@ -592,6 +592,38 @@ START_TEST(test_lora_targets)
 }
 END_TEST
 
+/* qk_norm (Qwen3, Gemma 3) on hf_lora_run's shape (Llama 3.2 3B: q 3072,
+ * k 1024 wide), 4 x 768 tokens, per token per layer of the full set:
+ * - fused (megatron): each norm keeps its input, 2 x 4096 = 8,192 B;
+ * - eager (fsdp, hf full training): x.float() and the normalised copy,
+ *   (4 + 2) x 4096 = 24,576 B;
+ * - hf LoRA: the norm weights are frozen, so the normalised copy is not
+ *   kept: 4 x 4096 = 16,384 B. */
+START_TEST(test_qk_norm_memory)
+{
+    ts_run r;
+    ts_memory a, b;
+    double tokens = 4 * 768.0;
+
+    hf_lora_run(&r);
+    ck_assert_int_eq(ts_memory_estimate(&r, &a, NULL), TS_OK);
+    r.model.qk_norm = true;
+    ck_assert_int_eq(ts_memory_estimate(&r, &b, NULL), TS_OK);
+    REL_CLOSE(b.act_layer_full - a.act_layer_full, 16384 * tokens, 1e-12);
+    r.lora_rank = 0;
+    r.framework = TS_FW_FSDP;
+    ck_assert_int_eq(ts_memory_estimate(&r, &b, NULL), TS_OK);
+    r.model.qk_norm = false;
+    ck_assert_int_eq(ts_memory_estimate(&r, &a, NULL), TS_OK);
+    REL_CLOSE(b.act_layer_full - a.act_layer_full, 24576 * tokens, 1e-12);
+    r.framework = TS_FW_MEGATRON;
+    ck_assert_int_eq(ts_memory_estimate(&r, &a, NULL), TS_OK);
+    r.model.qk_norm = true;
+    ck_assert_int_eq(ts_memory_estimate(&r, &b, NULL), TS_OK);
+    REL_CLOSE(b.act_layer_full - a.act_layer_full, 8192 * tokens, 1e-12);
+}
+END_TEST
+
 /* framework hf (transformers + PEFT), Llama 3.2 3B, 4 x 768 tokens:
  * - adapters in fp32 (autocast_adapter_dtype): weights 2 P + 4 ad, no
  *   master copy (ad = 9,175,040 at r 32 on q_proj, v_proj);
@@ -1469,6 +1501,7 @@ static Suite *memory_suite(void)
     tcase_add_test(tc, test_lora_layer_params);
     tcase_add_test(tc, test_paged_adam8bit);
     tcase_add_test(tc, test_hf_framework);
+    tcase_add_test(tc, test_qk_norm_memory);
     tcase_add_test(tc, test_lora_dropout_memory);
     tcase_add_test(tc, test_adapter_precision_memory);
     tcase_add_test(tc, test_reserved_keeps_loss_blocks);

@@ -1634,6 +1634,32 @@ START_TEST(test_eager_layer_bytes)
 }
 END_TEST
 
+/* qk_norm on gated_run (16 heads of 64, MHA: q and k 1024 wide each):
+ * one fused RMSNorm over each, read and write bf16, 4 B x 2,048 = 8,192 B
+ * a token a layer forward, twice that backward; the eager module adds
+ * 32 B x 2,048 = 65,536 B more (16,384 tokens, 4 layers, 2.90e12 B/s).
+ * The norms' own 2 x 64 weights a layer add nanoseconds of optimizer and
+ * weight traffic: 1e-4. */
+START_TEST(test_qk_norm_step)
+{
+    ts_run r;
+    ts_step a, b;
+    ts_error e;
+
+    gated_run(&r);
+    ck_assert_int_eq(ts_step_estimate(&r, &a, &e), TS_OK);
+    r.model.qk_norm = true;
+    ck_assert_int_eq(ts_step_estimate(&r, &b, &e), TS_OK);
+    REL_CLOSE(b.step_time.value - a.step_time.value, 3.0 * 8192.0 * 16384.0 * 4.0 / 2.90e12, 1e-4);
+    r.layer_impl = TS_LAYER_EAGER;
+    ck_assert_int_eq(ts_step_estimate(&r, &a, &e), TS_OK);
+    r.model.qk_norm = false;
+    ck_assert_int_eq(ts_step_estimate(&r, &b, &e), TS_OK);
+    REL_CLOSE(a.step_time.value - b.step_time.value,
+              3.0 * (8192.0 + 65536.0) * 16384.0 * 4.0 / 2.90e12, 1e-4);
+}
+END_TEST
+
 /* liger_kernels: Liger's fused RMSNorm, RoPE and SwiGLU move what the
  * fused kernels already count, so of test_eager_layer_bytes' 118,784 B only
  * the contiguous attention output, 4 B x 1024 = 4,096 B a token a layer,
@@ -2030,6 +2056,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_gptq_dequant_step);
     tcase_add_test(tc, test_lora_optimizer_adapters);
     tcase_add_test(tc, test_eager_layer_bytes);
+    tcase_add_test(tc, test_qk_norm_step);
     tcase_add_test(tc, test_lora_dropout_step);
     tcase_add_test(tc, test_adapter_precision_step);
     tcase_add_test(tc, test_search_70b_1024);
