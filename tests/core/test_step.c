@@ -554,39 +554,49 @@ START_TEST(test_layer_widths_follow_the_shape)
 }
 END_TEST
 
+/* 2 layers, h 1024, 8 heads, vocab 1000, seq 1024, tp 2 without SP, one
+ * sequence on 2 GPUs of one node. */
+static void tp_run(ts_run *r)
+{
+    ts_run_defaults(r);
+    r->model.layers = 2;
+    r->model.hidden = 1024;
+    r->model.heads = 8;
+    r->model.vocab = 1000;
+    r->seq = 1024;
+    r->tp = 2;
+    r->gpus = 2;
+    r->dp = 0;
+    r->global_batch = 1;
+}
+
+/* tp_run's TP time by hand over n ranks at bus bandwidth bw with `hops`
+ * 3 us hops: per layer 4 all-reduces of S = 1024 tokens * 1024 * 2 B,
+ * 2 (n - 1) / n S / bw each, plus the vocab-parallel loss's 2 all-reduces
+ * of 4 B per token. */
+static double tp_comm_by_hand(double n, double hops, double bw)
+{
+    double S = 1024.0 * 1024.0 * 2.0, f = 2.0 * (n - 1.0) / n;
+    double one = f * S / bw + hops * 3e-6;
+    double head = 2.0 * (f * 1024.0 * 4.0 / bw + hops * 3e-6);
+
+    return 2.0 * 4.0 * one + head;
+}
+
+/* tp_run over NVLink at 900/2 GB/s * 0.8, 2 ranks: 2 hops. */
 START_TEST(test_tp_allreduce_per_layer)
 {
     ts_run r;
     ts_step s;
     ts_error e;
-    double S, one, head;
 
-    /* 2 layers, h 1024, 8 heads, vocab 1000, seq 1024, tp 2 without SP,
-     * one sequence on 2 GPUs of one node: per layer 4 all-reduces of
-     * S = 1024 tokens * 1024 * 2 B over NVLink at 900/2 GB/s * 0.8 with
-     * 3 us hops, plus the vocab-parallel loss's 2 all-reduces of 4 B per
-     * token. */
-    ts_run_defaults(&r);
-    r.model.layers = 2;
-    r.model.hidden = 1024;
-    r.model.heads = 8;
-    r.model.vocab = 1000;
-    r.seq = 1024;
-    r.tp = 2;
-    r.gpus = 2;
-    r.dp = 0;
-    r.global_batch = 1;
+    tp_run(&r);
     ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
-    S = 1024.0 * 1024.0 * 2.0;
-    one = 2.0 * 0.5 * S / 360e9 + 2.0 * 3e-6; /* 2 ranks: 2 hops */
-    head = 2.0 * (2.0 * 0.5 * 1024.0 * 4.0 / 360e9 + 2.0 * 3e-6);
-    REL_CLOSE(s.tp_comm, 2.0 * 4.0 * one + head, 1e-12);
+    REL_CLOSE(s.tp_comm, tp_comm_by_hand(2, 2, 360e9), 1e-12);
     /* A user NVLink figure replaces the catalogue's. */
     r.nvlink_gbps = 450;
     ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
-    one = 2.0 * 0.5 * S / 180e9 + 2.0 * 3e-6;
-    head = 2.0 * (2.0 * 0.5 * 1024.0 * 4.0 / 180e9 + 2.0 * 3e-6);
-    REL_CLOSE(s.tp_comm, 2.0 * 4.0 * one + head, 1e-12);
+    REL_CLOSE(s.tp_comm, tp_comm_by_hand(2, 2, 180e9), 1e-12);
 }
 END_TEST
 
@@ -594,56 +604,36 @@ END_TEST
  * Fabric links, one to each other GPU of the 8-GPU platform (its default
  * in the catalogue), so TP 2 all-reduces over one link: 896 / 2 x 0.8 / 7
  * = 51.2 GB/s one way, where a switch (or the whole node, TP 8) gets
- * 358.4.  The same run as test_tp_allreduce_per_layer, on MI300X. */
+ * 358.4.  tp_run on MI300X. */
 START_TEST(test_nvlink_mesh)
 {
     ts_run r;
     ts_step s, all;
     ts_error e;
-    double S, one, head, bw = 896e9 / 2.0 * 0.8;
+    double bw = 896e9 / 2.0 * 0.8;
 
-    ts_run_defaults(&r);
+    tp_run(&r);
     r.gpu = *ts_gpu_find("mi300x");
     ck_assert(r.gpu.mesh);
     ck_assert(!ts_gpu_find("h100-sxm")->mesh);
-    r.model.layers = 2;
-    r.model.hidden = 1024;
-    r.model.heads = 8;
-    r.model.vocab = 1000;
-    r.seq = 1024;
-    r.tp = 2;
-    r.gpus = 2;
-    r.dp = 0;
-    r.global_batch = 1;
     ck_assert_msg(ts_step_estimate(&r, &s, &e) == TS_OK, "%s", e.text);
-    S = 1024.0 * 1024.0 * 2.0;
-    one = 2.0 * 0.5 * S / (bw / 7.0) + 2.0 * 3e-6;
-    head = 2.0 * (2.0 * 0.5 * 1024.0 * 4.0 / (bw / 7.0) + 2.0 * 3e-6);
-    REL_CLOSE(s.tp_comm, 2.0 * 4.0 * one + head, 1e-12);
+    REL_CLOSE(s.tp_comm, tp_comm_by_hand(2, 2, bw / 7.0), 1e-12);
     /* A 4-GPU node: the pair holds 1 of 3 peers' links. */
     r.gpus_per_node = 4;
     ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
-    one = 2.0 * 0.5 * S / (bw / 3.0) + 2.0 * 3e-6;
-    head = 2.0 * (2.0 * 0.5 * 1024.0 * 4.0 / (bw / 3.0) + 2.0 * 3e-6);
-    REL_CLOSE(s.tp_comm, 2.0 * 4.0 * one + head, 1e-12);
-    /* TP 4 of the 8: three of the seven peers' links. */
+    REL_CLOSE(s.tp_comm, tp_comm_by_hand(2, 2, bw / 3.0), 1e-12);
+    /* TP 4 of the 8: three of the seven peers' links, 4 tree hops. */
     r.gpus_per_node = 8;
     r.tp = 4;
     r.gpus = 4;
-    r.model.heads = 8;
     ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
-    one = 2.0 * 0.75 * S / (bw * 3.0 / 7.0) + 4.0 * 3e-6;
-    head = 2.0 * (2.0 * 0.75 * 1024.0 * 4.0 / (bw * 3.0 / 7.0) + 4.0 * 3e-6);
-    REL_CLOSE(s.tp_comm, 2.0 * 4.0 * one + head, 1e-12);
+    REL_CLOSE(s.tp_comm, tp_comm_by_hand(4, 4, bw * 3.0 / 7.0), 1e-12);
     r.tp = 2;
     r.gpus = 2;
     /* A switch gives the pair every link. */
-    r.gpus_per_node = 8;
     r.nvlink_topology = TS_TOPO_SWITCH;
     ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
-    one = 2.0 * 0.5 * S / bw + 2.0 * 3e-6;
-    head = 2.0 * (2.0 * 0.5 * 1024.0 * 4.0 / bw + 2.0 * 3e-6);
-    REL_CLOSE(s.tp_comm, 2.0 * 4.0 * one + head, 1e-12);
+    REL_CLOSE(s.tp_comm, tp_comm_by_hand(2, 2, bw), 1e-12);
     /* TP 8 spans the whole mesh: every link, as a switch. */
     r.tp = 8;
     r.gpus = 8;
@@ -656,9 +646,7 @@ START_TEST(test_nvlink_mesh)
     r.tp = 2;
     r.gpus = 2;
     ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
-    one = 2.0 * 0.5 * S / (900e9 / 2.0 * 0.8 / 7.0) + 2.0 * 3e-6;
-    head = 2.0 * (2.0 * 0.5 * 1024.0 * 4.0 / (900e9 / 2.0 * 0.8 / 7.0) + 2.0 * 3e-6);
-    REL_CLOSE(s.tp_comm, 2.0 * 4.0 * one + head, 1e-12);
+    REL_CLOSE(s.tp_comm, tp_comm_by_hand(2, 2, 900e9 / 2.0 * 0.8 / 7.0), 1e-12);
 }
 END_TEST
 
@@ -1584,53 +1572,50 @@ END_TEST
  * nothing sharded, full fine-tuning).  hf and fsdp run the same eager
  * layer.  A LayerNorm model with learned positions has neither the
  * norms' nor the rotary's share: 16,384 + 4,096 = 20,480 B. */
+/* Step time with layer_impl `impl` less the same run's with fused layers
+ * (r keeps `impl`). */
+static double fused_gap(ts_run *r, ts_layer_impl impl)
+{
+    ts_step fu, st;
+    ts_error e;
+
+    r->layer_impl = TS_LAYER_FUSED;
+    ck_assert_msg(ts_step_estimate(r, &fu, &e) == TS_OK, "%s", e.text);
+    r->layer_impl = impl;
+    ck_assert_msg(ts_step_estimate(r, &st, &e) == TS_OK, "%s", e.text);
+    return st.step_time.value - fu.step_time.value;
+}
+
 START_TEST(test_eager_layer_bytes)
 {
     ts_run r;
-    ts_step fu, fs, hf;
+    ts_step fs, hf;
     ts_error e;
 
     gated_run(&r);
     r.framework = TS_FW_FSDP;
-    r.layer_impl = TS_LAYER_FUSED;
-    ck_assert_int_eq(ts_step_estimate(&r, &fu, &e), TS_OK);
-    r.layer_impl = TS_LAYER_DEFAULT;
+    REL_CLOSE(fused_gap(&r, TS_LAYER_DEFAULT), 3.0 * 118784.0 * 16384.0 * 4.0 / 2.90e12, 1e-6);
     ck_assert_int_eq(ts_step_estimate(&r, &fs, &e), TS_OK);
-    REL_CLOSE(fs.step_time.value - fu.step_time.value, 3.0 * 118784.0 * 16384.0 * 4.0 / 2.90e12,
-              1e-6);
     r.framework = TS_FW_HF;
     ck_assert_int_eq(ts_step_estimate(&r, &hf, &e), TS_OK);
     REL_CLOSE(hf.step_time.value, fs.step_time.value, 1e-12);
     /* megatron is fused by default; eager says otherwise. */
     r.framework = TS_FW_MEGATRON;
-    ck_assert_int_eq(ts_step_estimate(&r, &fu, &e), TS_OK);
-    r.layer_impl = TS_LAYER_EAGER;
-    ck_assert_int_eq(ts_step_estimate(&r, &fs, &e), TS_OK);
-    REL_CLOSE(fs.step_time.value - fu.step_time.value, 3.0 * 118784.0 * 16384.0 * 4.0 / 2.90e12,
-              1e-6);
+    REL_CLOSE(fused_gap(&r, TS_LAYER_DEFAULT), 0.0, 0.0);
+    REL_CLOSE(fused_gap(&r, TS_LAYER_EAGER), 3.0 * 118784.0 * 16384.0 * 4.0 / 2.90e12, 1e-6);
     /* TP 2 with sequence parallelism: the norms run on half the tokens,
      * the rest at half the heads and F: 32,768 + 16,384 (q and kv 512
      * each) + 8,192 + 2,048 = 59,392 B a token a layer. */
     r.gpus = 2;
     r.tp = 2;
     r.sequence_parallel = true;
-    r.layer_impl = TS_LAYER_FUSED;
-    ck_assert_int_eq(ts_step_estimate(&r, &fu, &e), TS_OK);
-    r.layer_impl = TS_LAYER_EAGER;
-    ck_assert_int_eq(ts_step_estimate(&r, &fs, &e), TS_OK);
-    REL_CLOSE(fs.step_time.value - fu.step_time.value, 3.0 * 59392.0 * 16384.0 * 4.0 / 2.90e12,
-              1e-6);
+    REL_CLOSE(fused_gap(&r, TS_LAYER_EAGER), 3.0 * 59392.0 * 16384.0 * 4.0 / 2.90e12, 1e-6);
     r.gpus = 1;
     r.tp = 1;
     r.sequence_parallel = false;
     r.norm = TS_NORM_LAYERNORM;
     r.model.pos_embeddings = 4096;
-    r.layer_impl = TS_LAYER_FUSED;
-    ck_assert_int_eq(ts_step_estimate(&r, &fu, &e), TS_OK);
-    r.layer_impl = TS_LAYER_EAGER;
-    ck_assert_int_eq(ts_step_estimate(&r, &fs, &e), TS_OK);
-    REL_CLOSE(fs.step_time.value - fu.step_time.value, 3.0 * 20480.0 * 16384.0 * 4.0 / 2.90e12,
-              1e-6);
+    REL_CLOSE(fused_gap(&r, TS_LAYER_EAGER), 3.0 * 20480.0 * 16384.0 * 4.0 / 2.90e12, 1e-6);
 }
 END_TEST
 
