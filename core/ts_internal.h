@@ -71,8 +71,12 @@ ts_status ts_compat_check(const ts_run *r, ts_error *err);
 /* LoRA adapters kept in fp32 beside a 16-bit model (PEFT's autocast):
  * 4-byte adapter states, an fp32 copy of each adapted input. */
 bool ts_run_adapters_fp32(const ts_run *r);
+/* The frameworks whose models are eager PyTorch modules (transformers,
+ * torchtitan, torchtune): hf and fsdp.  The memory model keeps those
+ * modules' saved tensors for them; layer_impl defaults to eager there. */
+bool ts_framework_eager(ts_framework f);
 /* The layers' elementwise ops run one PyTorch kernel each (layer_impl;
- * by default under hf and fsdp). */
+ * by default under ts_framework_eager's frameworks). */
 bool ts_run_eager_layers(const ts_run *r);
 
 /* The storage a LoRA base is dequantised from before each of its matmuls:

@@ -328,7 +328,7 @@ static double ts_mem_frozen_inputs(const ts_run *run, const ts_mem_dims *d)
 {
     unsigned tg = run->lora_targets;
     bool own = ts_run_adapters_fp32(run);
-    bool eager = run->framework == TS_FW_HF || run->framework == TS_FW_FSDP;
+    bool eager = ts_framework_eager(run->framework);
     double act_b = d->act_b, h = d->h / d->tr;
     double drop = 0;
 
@@ -358,7 +358,7 @@ void ts_mem_layer(const ts_run *run, bool dense, ts_mem_act *o)
     ts_mem_layer_dims(run, dense, &d);
     o->full = d.rep / d.tr + d.shard + d.eager;
     o->eager = d.eager;
-    if (run->framework == TS_FW_FSDP || run->framework == TS_FW_HF)
+    if (ts_framework_eager(run->framework))
         o->full = ts_mem_layer_eager(run, &d);
     o->full -= ts_mem_frozen_inputs(run, &d);
     /* The adapters' dropout: kept with the layer's whole set (and with

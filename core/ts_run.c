@@ -700,11 +700,16 @@ ts_recompute_impl ts_run_recompute_impl(const ts_run *r)
     return r->framework == TS_FW_FSDP ? TS_RIMPL_EARLY_STOP : TS_RIMPL_REENTRANT;
 }
 
+bool ts_framework_eager(ts_framework f)
+{
+    return f == TS_FW_HF || f == TS_FW_FSDP;
+}
+
 bool ts_run_eager_layers(const ts_run *r)
 {
     if (r->layer_impl != TS_LAYER_DEFAULT)
         return r->layer_impl == TS_LAYER_EAGER;
-    return r->framework == TS_FW_HF || r->framework == TS_FW_FSDP;
+    return ts_framework_eager(r->framework);
 }
 
 bool ts_run_adapters_fp32(const ts_run *r)
