@@ -431,6 +431,57 @@ static void hf_notes(const ts_import_obj *o, const ts_import_obj *root, ts_api_n
                        root->base);
 }
 
+/* Keys that say an unknown model_type's layers are not a Llama's: a
+ * Llama-like read would drop them and report a model a fraction of the
+ * checkpoint's size.  State-space layers first (not modelled even with a
+ * shape given), then experts: Mixtral's num_local_experts, Qwen-MoE's
+ * num_experts, DeepSeek's n_routed_experts, moe_num_experts (more than
+ * one is a MoE).  State-space layers (any value): Jamba's and Zamba's
+ * mamba_d_state and attn_layer_period, Mamba's state_size and
+ * conv_kernel, NemotronH's hybrid_override_pattern, Jamba's and Zamba's
+ * layers_block_type. */
+static int hf_not_llama_like(const ts_import_obj *root, const char *got, const char *list,
+                             ts_api_err *err)
+{
+    static const char *const experts[] = { "num_local_experts", "num_experts", "n_routed_experts",
+                                           "moe_num_experts" };
+    static const char *const ssm[] = { "mamba_d_state",           "mamba_expand",
+                                       "attn_layer_period",       "state_size",
+                                       "ssm_state_size",          "conv_kernel",
+                                       "hybrid_override_pattern", "layers_block_type" };
+    char ptr[TS_IMPORT_ORIGIN_LEN];
+    size_t i;
+
+    for (i = 0; i < sizeof ssm / sizeof ssm[0]; i++) {
+        const json_t *v = json_object_get(root->obj, ssm[i]);
+
+        if (v == NULL || json_is_null(v))
+            continue;
+        ts_import_ptr(ptr, sizeof ptr, root, ssm[i]);
+        ts_api_err_set(err, TS_PROB_UNSUPPORTED_MODEL_TYPE, ptr,
+                       "model_type \"%s\" is not supported, and %s says it has state-space "
+                       "(Mamba) layers, which trainsize does not model (transformer layers "
+                       "only); supported: %s",
+                       got, ptr, list);
+        return -1;
+    }
+    for (i = 0; i < sizeof experts / sizeof experts[0]; i++) {
+        const json_t *v = json_object_get(root->obj, experts[i]);
+
+        if (!json_is_number(v) || !(json_number_value(v) > 1.0))
+            continue;
+        ts_import_ptr(ptr, sizeof ptr, root, experts[i]);
+        ts_api_err_set(err, TS_PROB_UNSUPPORTED_MODEL_TYPE, ptr,
+                       "model_type \"%s\" is not supported, and %s (%g) says its layers are "
+                       "mixture-of-experts ones, which reading it as Llama-like would drop; "
+                       "send the shape fields instead (experts, top_k, moe_ffn, ...); "
+                       "supported: %s",
+                       got, ptr, json_number_value(v), list);
+        return -1;
+    }
+    return 0;
+}
+
 /* A model_type without a row (issue 24 item 5): Llama-like when the file
  * has the keys every Llama-style config.json has (noted, into *like),
  * else NULL and a 400 at the first missing key, naming every one. */
@@ -454,6 +505,8 @@ static const hf_spec *hf_unknown_type(const ts_import_obj *root, const char *typ
         n += (size_t)k;
     }
     snprintf(got, sizeof got, "%.*s%s", cut, type, type[cut] != '\0' ? "..." : "");
+    if (hf_not_llama_like(root, got, list, err) != 0)
+        return NULL;
     missing[0] = first[0] = '\0';
     for (i = 0; i < sizeof std_keys / sizeof std_keys[0]; i++) {
         const json_t *v = json_object_get(root->obj, std_keys[i]);

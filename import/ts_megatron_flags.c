@@ -85,6 +85,9 @@ const mega_flag mega_flags[M_COUNT] = {
     [M_OVERLAP_P2P] = { "overlap-p2p-communication", MK_FLAG, TS_FI_COUNT, 0 },
     [M_NO_OVERLAP_P2P] = { "no-overlap-p2p-communication", MK_FLAG, TS_FI_COUNT, 0 },
     [M_TP_OVERLAP] = { "tp-comm-overlap", MK_FLAG, TS_FI_COUNT, 0 },
+    /* Read only to refuse: Mamba hybrid models (ts_megatron_shape.c). */
+    [M_HYBRID] = { "hybrid-layer-pattern", MK_STR, TS_FI_COUNT, 0 },
+    [M_HYBRID_OLD] = { "hybrid-override-pattern", MK_STR, TS_FI_COUNT, 0 },
 };
 
 /* The request member a flag's value feeds (for "the request gives it"):
@@ -117,6 +120,9 @@ static ts_field_id mega_target(mega_id id)
         return TS_FI_OPTIMIZER;
     case M_MOE_FREQ:
         return TS_FI_DENSE_LAYERS;
+    case M_HYBRID:
+    case M_HYBRID_OLD:
+        return TS_FI_LAYERS;
     case M_HDROP:
     case M_ADROP:
         return TS_FI_DROPOUT;

@@ -92,6 +92,8 @@ typedef enum mega_id {
     M_OVERLAP_P2P,
     M_NO_OVERLAP_P2P,
     M_TP_OVERLAP,
+    M_HYBRID,
+    M_HYBRID_OLD,
     M_COUNT
 } mega_id;
 

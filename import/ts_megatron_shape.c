@@ -456,15 +456,37 @@ static int shape_defaults(ts_import *im, const mega_val *v, ts_api_err *err)
     return 0;
 }
 
+/* Megatron's hybrid models (megatron/training/arguments.py@d98e8a64:
+ * --hybrid-layer-pattern, formerly --hybrid-override-pattern, one letter a
+ * layer: M Mamba, * attention, - MLP, E MoE) replace --num-layers with the
+ * pattern.  Mamba layers are not modelled: refused, not read as the
+ * transformer that the other flags would describe. */
+static int shape_hybrid(const mega_val *v, ts_api_err *err)
+{
+    mega_id id = v[M_HYBRID].set ? M_HYBRID : M_HYBRID_OLD;
+    const char *p = v[id].s != NULL ? v[id].s : "";
+
+    if (!v[id].set)
+        return 0;
+    ts_api_err_set(err, TS_PROB_UNSUPPORTED_CONFIG, MEGA_PTR,
+                   "megatron_args line %u: --%s '%.*s%s' describes a hybrid Mamba model "
+                   "(M Mamba, * attention, - MLP, E MoE layers); state-space layers are not "
+                   "modelled (transformer layers only)",
+                   v[id].line, mega_flags[id].name, ts_utf8_prec(p, 32), p,
+                   p[ts_utf8_prec(p, 32)] != '\0' ? "..." : "");
+    return -1;
+}
+
 /* hf: an hf_config gave the shape.  Then it is the checkpoint's, and
  * Megatron's defaults for flags the string leaves out would contradict it. */
 int mega_emit_shape(ts_import *im, const mega_val *v, bool hf, ts_api_notes *notes, ts_api_err *err)
 {
     bool model = v[M_NUM_LAYERS].set && !hf;
 
-    if (shape_heads(im, v, notes, err) != 0 || shape_ffn(im, v, model, err) != 0 ||
-        shape_vocab(im, v, model, notes, err) != 0 || shape_mla(im, v, notes, err) != 0 ||
-        shape_moe(im, v, notes, err) != 0 || shape_flags(im, v, err) != 0)
+    if (shape_hybrid(v, err) != 0 || shape_heads(im, v, notes, err) != 0 ||
+        shape_ffn(im, v, model, err) != 0 || shape_vocab(im, v, model, notes, err) != 0 ||
+        shape_mla(im, v, notes, err) != 0 || shape_moe(im, v, notes, err) != 0 ||
+        shape_flags(im, v, err) != 0)
         return -1;
     if (!model) {
         if (hf && v[M_NUM_LAYERS].set)
