@@ -67,7 +67,44 @@ const ts_preset *ts_catalogue_shadow(const ts_catalogue_entry *e)
     return e != NULL ? ts_preset_find(e->id) : NULL;
 }
 
-int ts_catalogue_resolve(const char *name, const ts_preset **p, const ts_catalogue_entry **e)
+/* Skips prefix (ASCII, any case) at *s; true when it was there. */
+static bool skip_prefix(const char **s, const char *prefix)
+{
+    const char *t = *s;
+
+    for (; *prefix != '\0'; prefix++, t++)
+        if (*t != *prefix && !(*t >= 'A' && *t <= 'Z' && *t - 'A' + 'a' == *prefix))
+            return false;
+    *s = t;
+    return true;
+}
+
+/* The repository a Hub page's address names, into buf:
+ * "https://huggingface.co/meta-llama/Llama-3.1-8B/tree/main" ->
+ * "meta-llama/Llama-3.1-8B" (the first two path segments: the rest is a
+ * revision or a file).  name itself when it is not such an address. */
+static const char *hub_repo(const char *name, char *buf, size_t size)
+{
+    const char *s = name, *end;
+    size_t n;
+
+    if (!skip_prefix(&s, "https://"))
+        skip_prefix(&s, "http://");
+    skip_prefix(&s, "www.");
+    if (!skip_prefix(&s, "huggingface.co/") && !skip_prefix(&s, "hf.co/"))
+        return name;
+    end = strchr(s, '/');
+    if (end != NULL && end[1] != '\0')
+        end = strchr(end + 1, '/');
+    n = end != NULL ? (size_t)(end - s) : strlen(s);
+    if (n == 0 || n >= size)
+        return name;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    return buf;
+}
+
+static int resolve_as(const char *name, const ts_preset **p, const ts_catalogue_entry **e)
 {
     *p = ts_preset_find(name);
     *e = NULL;
@@ -81,6 +118,24 @@ int ts_catalogue_resolve(const char *name, const ts_preset **p, const ts_catalog
     if ((*p = ts_catalogue_shadow(*e)) != NULL)
         *e = NULL;
     return 1;
+}
+
+int ts_catalogue_resolve(const char *name, const ts_preset **p, const ts_catalogue_entry **e)
+{
+    char buf[TS_NAME_KEY_MAX];
+    const char *slash;
+
+    name = hub_repo(name, buf, sizeof buf);
+    if (resolve_as(name, p, e))
+        return 1;
+    /* Another organisation's copy of a catalogue model (unsloth,
+     * NousResearch, ... re-upload the publishers' checkpoints under the
+     * same name): the name after the slash, when that names a model. */
+    slash = strchr(name, '/');
+    if (slash != NULL && slash[1] != '\0' && strchr(slash + 1, '/') == NULL &&
+        resolve_as(slash + 1, p, e))
+        return TS_CATALOGUE_OTHER_ORG;
+    return 0;
 }
 
 static void try_hub(ts_name_suggest *s, const char *hub)

@@ -50,8 +50,12 @@ const ts_catalogue_entry *ts_catalogue_find(const char *name);
 const ts_preset *ts_catalogue_shadow(const ts_catalogue_entry *e);
 
 /* A model name as "model" takes it: a preset first, then the catalogue
- * (an entry shadowed by a preset gives the preset).  One of *p, *e is set
- * on success (1); 0 when the name is unknown. */
+ * (an entry shadowed by a preset gives the preset).  The name may be the
+ * model's Hub page as pasted ("https://huggingface.co/<org>/<name>/...").
+ * One of *p, *e is set on success: 1, or TS_CATALOGUE_OTHER_ORG when only
+ * the name after another organisation's slash matched (a re-upload such
+ * as "unsloth/Llama-3.2-3B": the caller notes it); 0 when unknown. */
+#define TS_CATALOGUE_OTHER_ORG 2
 int ts_catalogue_resolve(const char *name, const ts_preset **p, const ts_catalogue_entry **e);
 
 /* Propose e's shape into im: its config read by the hf_config importer,

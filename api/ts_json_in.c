@@ -70,21 +70,33 @@ static const ts_catalogue_entry *model_entry(const json_t *v)
 
 /* A preset's shape, seq and tokens; a catalogue entry's shape came in
  * with the imports (apply_imports), only its id is kept here. */
-static int apply_preset(ts_run *r, const json_t *v, const ts_catalogue_entry *cat, ts_api_err *err)
+static int apply_preset(ts_api_req *req, const json_t *v, const ts_catalogue_entry *cat,
+                        ts_api_err *err)
 {
+    ts_run *r = &req->run;
     const ts_preset *p;
     const ts_catalogue_entry *e;
     const char *hint;
     char ids[512];
     char got[80];
+    int how;
 
     if (v == NULL || json_is_null(v))
         return 0;
+    how = ts_catalogue_resolve(json_string_value(v), &p, &e);
+    if (how == TS_CATALOGUE_OTHER_ORG) {
+        ts_json_quote_short(got, sizeof got, json_string_value(v), 64);
+        ts_import_note(&req->notes,
+                       "model \"%s\": read as %s, the model of that name in the catalogue; "
+                       "a copy under another organisation may change its config.json "
+                       "(send that file as hf_config to be sure)",
+                       got, p != NULL ? p->id : e->id);
+    }
     if (cat != NULL) {
         snprintf(r->preset, sizeof r->preset, "%s", cat->id);
         return 0;
     }
-    if (!ts_catalogue_resolve(json_string_value(v), &p, &e) || p == NULL) {
+    if (!how || p == NULL) {
         list_ids(ids, sizeof ids, true);
         ts_json_quote_short(got, sizeof got, json_string_value(v), 64);
         hint = ts_catalogue_suggest(json_string_value(v));
@@ -550,7 +562,7 @@ static int apply_members(ts_api_req *req, const json_t *const *given, const ts_c
     size_t i;
 
     ts_run_defaults(&req->run);
-    if (apply_preset(&req->run, given[TS_FI_MODEL], cat, err) != 0 ||
+    if (apply_preset(req, given[TS_FI_MODEL], cat, err) != 0 ||
         apply_gpu(&req->run, given[TS_FI_GPU], err) != 0)
         return -1;
     for (i = 0; i < TS_FI_COUNT; i++)

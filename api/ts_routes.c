@@ -136,10 +136,11 @@ static int respond_core_error(const ts_api_req *req, const ts_error *cerr, ts_ap
 }
 
 /* With an import in the request: where each input came from, and what
- * the import could not map exactly (ts_import.c). */
+ * the import could not map exactly (ts_import.c); also without one when
+ * there is a note (a model name read as another organisation's). */
 static void put_import(ts_jw *w, const ts_api_req *req)
 {
-    if (!req->imported)
+    if (!req->imported && req->notes.n == 0)
         return;
     ts_json_inputs_source(w, "inputs_source", req);
     ts_json_import_notes(w, "import_notes", &req->notes);

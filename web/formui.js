@@ -93,11 +93,21 @@ function hubId(p) {
     return p.id.includes('/') ? p.id : a || p.id;
 }
 
+/* The names a model answers to, as the server reads "model"
+ * (api/ts_catalogue.c): its id or an alias, the model page's address
+ * naming the repository, or another organisation's copy by its name. */
+const HUB_PAGE = /^(?:https?:\/\/)?(?:www\.)?(?:huggingface\.co|hf\.co)\/([^/]+(?:\/[^/]+)?)/;
+const orgless = (n) => n.slice(n.indexOf('/') + 1);
+
 export function presetByName(text) {
-    const t = String(text || '').trim().toLowerCase();
+    let t = String(text || '').trim().toLowerCase();
+    const m = HUB_PAGE.exec(t);
+    if (m) t = m[1];
     if (!t) return null;
-    return page.presets.find((p) => p.id.toLowerCase() === t ||
-        (Array.isArray(p.aliases) && p.aliases.some((a) => String(a).toLowerCase() === t))) || null;
+    const names = (p) => [p.id, ...(Array.isArray(p.aliases) ? p.aliases : [])].map((a) => String(a).toLowerCase());
+    return page.presets.find((p) => names(p).includes(t)) ||
+        (t.includes('/') && !orgless(t).includes('/') &&
+            page.presets.find((p) => names(p).some((a) => a.includes('/') && orgless(a) === orgless(t)))) || null;
 }
 
 function modelSearch() {

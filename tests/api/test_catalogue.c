@@ -271,6 +271,27 @@ START_TEST(test_names_as_typed)
     ck_assert_ptr_null(e);
     ck_assert_str_eq(p->id, "llama3.1-8b");
     ck_assert_int_eq(ts_catalogue_resolve("meta-llama/Llama-9-8B", &p, &e), 0);
+    /* The Hub page's address as pasted: the repository it names. */
+    ck_assert_int_eq(ts_catalogue_resolve("https://huggingface.co/Qwen/Qwen2.5-72B", &p, &e), 1);
+    ck_assert_str_eq(e->id, "Qwen/Qwen2.5-72B");
+    ck_assert_int_eq(ts_catalogue_resolve(
+                         "HTTPS://www.HuggingFace.co/Qwen/Qwen2.5-72B-Instruct/tree/main", &p, &e),
+                     1);
+    ck_assert_str_eq(e->id, "Qwen/Qwen2.5-72B");
+    ck_assert_int_eq(
+        ts_catalogue_resolve("hf.co/meta-llama/Llama-3.1-8B/blob/main/config.json", &p, &e), 1);
+    ck_assert_str_eq(p->id, "llama3.1-8b");
+    ck_assert_int_eq(ts_catalogue_resolve("https://huggingface.co/", &p, &e), 0);
+    ck_assert_int_eq(ts_catalogue_resolve("https://example.com/Qwen/Qwen2.5-72B", &p, &e), 0);
+    /* Another organisation's copy: found by its name, and said so. */
+    ck_assert_int_eq(ts_catalogue_resolve("unsloth/Qwen2.5-72B-Instruct", &p, &e),
+                     TS_CATALOGUE_OTHER_ORG);
+    ck_assert_str_eq(e->id, "Qwen/Qwen2.5-72B");
+    ck_assert_int_eq(ts_catalogue_resolve("NousResearch/Llama-2-7b-hf", &p, &e),
+                     TS_CATALOGUE_OTHER_ORG);
+    ck_assert_str_eq(p->id, "llama2-7b");
+    ck_assert_int_eq(ts_catalogue_resolve("unsloth/Qwen2.5-72B-Instruct-bnb-4bit", &p, &e), 0);
+    ck_assert_int_eq(ts_catalogue_resolve("a/Qwen/Qwen2.5-72B", &p, &e), 0);
     /* "instrcut": one transposition (distance 1) from an alias. */
     ck_assert_str_eq(ts_catalogue_suggest("Qwen/Qwen2.5-72b-instrcut"), "Qwen/Qwen2.5-72B");
     /* "Qwen3-30B-A3": one letter missing from the id without its org. */

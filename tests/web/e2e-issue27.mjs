@@ -854,6 +854,11 @@ async function main({ base, browser }) {
         await page.fill('#model-search', 'meta-llama/Meta-Llama-3-70B-Instruct');
         await waitForBody(page, { model: 'llama3-70b', gpus: 8, gpu: 'h100-sxm' }, 'ready');
         assert.ok((await text(page, '#preset-info')).startsWith('Llama 3 70B'));
+        /* the model page's address, and another organisation's copy */
+        await page.fill('#model-search', 'https://huggingface.co/Qwen/Qwen2.5-7B-Instruct/tree/main');
+        await waitForBody(page, { model: 'Qwen/Qwen2.5-7B', gpus: 8, gpu: 'h100-sxm' }, 'ready');
+        await page.fill('#model-search', 'NousResearch/Meta-Llama-3-70B-Instruct');
+        await waitForBody(page, { model: 'llama3-70b', gpus: 8, gpu: 'h100-sxm' }, 'ready');
         /* a part of a name picks nothing */
         await page.fill('#model-search', 'meta-llama/Meta-Lla');
         await page.waitForTimeout(300);
