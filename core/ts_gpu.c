@@ -99,6 +99,24 @@
     "GH200: NVLink4 900 GB/s, NVLink-C2C 900 GB/s to Grace, 400 Gb/s NIC; MAMF 821.0/989 " \
     "(ml-engineering)"
 
+#define TS_NET_H800                                                                               \
+    "H800 SXM5 (H100's export variant): NVLink4 cut to 400 GB/s (ai-dynamo/aiconfigurator#968), " \
+    "8x NDR 400 Gb/s assumed; MAMF and sustain of H100 SXM (the same GH100 die at 700 W)"
+#define TS_NET_A800                                                                              \
+    "A800 SXM4 (A100's export variant): NVLink3 cut to 400 GB/s, 8x HDR 200 Gb/s assumed; MAMF " \
+    "of A100 (the same GA100 die)"
+#define TS_NET_H200_NVL                                                                          \
+    "H200 NVL: peers over PCIe Gen5 x16 (128 GB/s bidirectional; the 2- or 4-way NVLink bridge " \
+    "not modelled); 400 Gb/s NIC assumed; MAMF ratio of H100 SXM assumed"
+/* PCIe cards without a measured matmul rate: GeForce, RTX workstation and
+ * small data-centre parts.  The fractions are assumed, as for L40S. */
+#define TS_NET_PCIE_CARD                                                                         \
+    "PCIe card: no NVSwitch, peers over PCIe Gen4 x16 (64 GB/s bidirectional; an NVLink bridge " \
+    "not modelled); 100 Gb/s NIC assumed; matmul and attention fractions assumed (not measured)"
+#define TS_NET_T4                                                                             \
+    "T4: peers over PCIe Gen3 x16 (32 GB/s bidirectional); 100 Gb/s NIC assumed; matmul and " \
+    "attention fractions assumed (not measured)"
+
 /* Measured rates of the software stack (issues 26/30), Azure's public
  * benchmark suite run on its ND VMs (Azure/AI-benchmarking-guide
  * Azure_Results/ND_{A100_v4,H100_v5,H200_v5}_results.md@8fd0c6e1;
@@ -205,6 +223,68 @@ static const ts_gpu ts_gpu_catalogue[] = {
       "AMD Instinct MI325X data sheet (dense matrix peaks; 256 GB HBM3E)",
       NET(896 * GBS, 50 * GBS, 64 * GBS, 784.9 / 1300, 13312, 10240, 8192, 0.30, TS_NET_MI325X),
       .mesh = true, PWR(1000, "AMD Instinct MI325X data sheet: 1,000 W peak total board power") },
+    /* Export variants: the same dies as H100 SXM and A100 80GB, NVLink cut
+     * to 400 GB/s; nvidia-smi reports the same totals ("NVIDIA H800"
+     * 81559 MiB, "NVIDIA A800-SXM4-80GB" 81920 MiB). */
+    { "h800", "NVIDIA H800 SXM5 80GB", 494.7 * TFLOPS, 989 * TFLOPS, 1979 * TFLOPS, 81559 * MIB,
+      3.35 * TBS,
+      "H100 SXM compute and HBM3 (ai-dynamo/aiconfigurator#968: identical to H100 SXM but NVLink "
+      "400 GB/s); nvidia-smi 81559 MiB",
+      NET(400 * GBS, 50 * GBS, 64 * GBS, 0.801, 6144, 17920, 2816, 0.35, TS_NET_H800), .sm = 90,
+      .sustain = TS_SUSTAIN_HOPPER_700W, MEAS(1382.2 / 1979, 2.90 / 3.35),
+      PWR(700, "H800 SXM: 700 W (nvidia-smi power cap, as H100 SXM)") },
+    { "a800-80", "NVIDIA A800 SXM4 80GB", 156 * TFLOPS, 312 * TFLOPS, 0, 81920 * MIB, 2.039 * TBS,
+      "A100 80GB SXM compute and HBM2e, NVLink 400 GB/s; nvidia-smi 81920 MiB",
+      NET(400 * GBS, 25 * GBS, 32 * GBS, 0.859, 6912, 16384, 2048, 0.60, TS_NET_A800), .sm = 80,
+      MEAS(0, 1.61 / 2.039), PWR(400, "A800 SXM4: 400 W (nvidia-smi power cap, as A100 SXM4)") },
+    { "h200-nvl", "NVIDIA H200 NVL 141GB", 417.5 * TFLOPS, 835.5 * TFLOPS, 1670.5 * TFLOPS,
+      143771 * MIB, 4.8 * TBS,
+      "NVIDIA H200 datasheet, NVL column (BF16 1,671 / FP8 3,341 with sparsity, halved); "
+      "nvidia-smi 143771 MiB as H200 SXM",
+      NET(128 * GBS, 50 * GBS, 64 * GBS, 0.801, 6144, 17920, 2816, 0.35, TS_NET_H200_NVL), .sm = 90,
+      PWR(600, "NVIDIA H200 NVL: up to 600 W (configurable)") },
+    /* Cards people fine-tune on.  The BF16 figure is the tensor rate with
+     * FP32 accumulate, what PyTorch's mixed precision runs: on GeForce
+     * parts half the FP16-accumulate rate the marketing pages print (Ada
+     * whitepaper v2.1 and Ampere GA102 whitepaper, Appendix A).  Memory as
+     * nvidia-smi reports it: GDDR6 with ECC on loses 1/16 (the L40's 46068
+     * MiB; the RTX A6000 ships with ECC off, 49140). */
+    { "rtx-4090", "NVIDIA GeForce RTX 4090 24GB", 82.6 * TFLOPS, 165.2 * TFLOPS, 330.3 * TFLOPS,
+      24564 * MIB, 1.008 * TBS,
+      "NVIDIA Ada Lovelace GPU architecture whitepaper v2.1, Appendix A (BF16 with FP32 accumulate "
+      "165.2, FP8 330.3, TF32 82.6 dense; 1,008 GB/s); nvidia-smi 24564 MiB",
+      NET(64 * GBS, 12.5 * GBS, 32 * GBS, 0.70, 8192, 8192, 8192, 0.50, TS_NET_PCIE_CARD), .sm = 89,
+      PWR(450, "RTX 4090: 450 W total graphics power") },
+    { "rtx-3090", "NVIDIA GeForce RTX 3090 24GB", 35.6 * TFLOPS, 71 * TFLOPS, 0, 24576 * MIB,
+      0.936 * TBS,
+      "NVIDIA Ampere GA102 GPU architecture whitepaper, Appendix A (BF16 with FP32 accumulate 71, "
+      "TF32 35.6 dense; 936 GB/s); nvidia-smi 24576 MiB",
+      NET(64 * GBS, 12.5 * GBS, 32 * GBS, 0.70, 8192, 8192, 8192, 0.50, TS_NET_PCIE_CARD), .sm = 86,
+      PWR(350, "RTX 3090 Founders Edition: 350 W total graphics power") },
+    { "rtx-a6000", "NVIDIA RTX A6000 48GB", 77.4 * TFLOPS, 154.8 * TFLOPS, 0, 49140 * MIB,
+      0.768 * TBS,
+      "NVIDIA Ampere GA102 whitepaper v2 (RTX A6000: BF16 with FP32 accumulate 154.8 dense) and "
+      "RTX A6000 datasheet (768 GB/s); nvidia-smi 49140 MiB with ECC off, its default",
+      NET(64 * GBS, 12.5 * GBS, 32 * GBS, 0.70, 8192, 8192, 8192, 0.50, TS_NET_PCIE_CARD), .sm = 86,
+      PWR(300, "RTX A6000 datasheet: 300 W") },
+    { "l40", "NVIDIA L40 48GB", 90.5 * TFLOPS, 181.05 * TFLOPS, 362.1 * TFLOPS, 46068 * MIB,
+      0.864 * TBS,
+      "NVIDIA L40 datasheet (BF16 181.05, FP8 362, TF32 90.5 dense; 864 GB/s); nvidia-smi 46068 "
+      "MiB with ECC on, its default",
+      NET(64 * GBS, 12.5 * GBS, 32 * GBS, 0.70, 8192, 8192, 8192, 0.50, TS_NET_PCIE_CARD), .sm = 89,
+      PWR(300, "NVIDIA L40 datasheet: 300 W max") },
+    { "a10g", "NVIDIA A10G 24GB", 35 * TFLOPS, 70 * TFLOPS, 0, 23028 * MIB, 0.6 * TBS,
+      "AWS EC2 G5 (A10G): 70 TFLOPS dense BF16/FP16 with FP32 accumulate, 600 GB/s; nvidia-smi "
+      "23028 MiB (NVIDIA/DCGM#232)",
+      NET(64 * GBS, 12.5 * GBS, 32 * GBS, 0.70, 8192, 8192, 8192, 0.50, TS_NET_PCIE_CARD), .sm = 86,
+      PWR(300, "A10G: 300 W power cap in nvidia-smi (NVIDIA/DCGM#232)") },
+    /* Turing: FP16 tensor cores only (no BF16, no TF32; fp32 is the CUDA
+     * cores' rate, as V100's). */
+    { "t4", "NVIDIA T4 16GB", 8.1 * TFLOPS, 65 * TFLOPS, 0, 15360 * MIB, 0.32 * TBS,
+      "NVIDIA T4 datasheet (mixed-precision FP16/FP32 65 TFLOPS, FP32 8.1; no BF16; 256-bit GDDR6 "
+      "at 10 Gb/s = 320 GB/s); nvidia-smi 15360 MiB (drivers 525 on; 470 reported 15109)",
+      NET(32 * GBS, 12.5 * GBS, 16 * GBS, 0.70, 8192, 8192, 8192, 0.50, TS_NET_T4), .sm = 75,
+      PWR(70, "NVIDIA T4 datasheet: 70 W") },
 };
 
 #define TS_GPU_N (sizeof ts_gpu_catalogue / sizeof ts_gpu_catalogue[0])
@@ -260,13 +340,27 @@ static const struct {
     { "v100-sxm2-16gb", "v100-16" },
     { "mi300", "mi300x" },
     { "mi250x-gcd", "mi250x" },
+    /* nvidia-smi names of the cards above (vendor words dropped). */
+    { "gh200-480gb", "gh200" }, /* 480 GB counts Grace's LPDDR5X; the GPU has 96 GB */
+    { "h800-80gb", "h800" },
+    { "h800-sxm5", "h800" },
+    { "a800", "a800-80" },
+    { "a800-sxm4-80gb", "a800-80" },
+    { "a800-80gb", "a800-80" },
+    { "4090", "rtx-4090" },
+    { "3090", "rtx-3090" },
+    { "a6000", "rtx-a6000" },
+    { "l40-48gb", "l40" },
+    { "a10g-24gb", "a10g" },
+    { "t4-16gb", "t4" },
 };
 #define TS_GPU_ALIAS_N (sizeof ts_gpu_aliases / sizeof ts_gpu_aliases[0])
 
-/* Vendor words people put in front: "NVIDIA", "Tesla", "AMD Instinct". */
+/* Vendor words people put in front: "NVIDIA", "Tesla", "GeForce",
+ * "AMD Instinct". */
 static const char *gpu_key_body(const char *key)
 {
-    static const char *const vendor[] = { "nvidia", "tesla", "amd", "instinct" };
+    static const char *const vendor[] = { "nvidia", "tesla", "geforce", "amd", "instinct" };
     size_t i;
     int again = 1;
 

@@ -63,6 +63,21 @@ static const struct gpu_case {
     /* MI250X data sheet per GCD: 191.5 BF16, 64 GB (65520 MiB), 1.6 TB/s. */
     { "mi250x", 191.5, 0, 47.9, 65520, 1.6, "MI250X data sheet" },
     { "mi325x", 1307.4, 2614.9, 653.7, 262144, 6.0, "MI325X data sheet" },
+    /* H100 SXM / A100 SXM4 80GB figures (aiconfigurator#968: the export
+     * variants differ in NVLink only); nvidia-smi 81559 / 81920 MiB. */
+    { "h800", 989, 1979, 494.7, 81559, 3.35, "H800 = H100 SXM compute" },
+    { "a800-80", 312, 0, 156, 81920, 2.039, "A800 = A100 80GB compute" },
+    /* H200 datasheet NVL column: 1,671 / 3,341 sparse, halved. */
+    { "h200-nvl", 835.5, 1670.5, 417.5, 143771, 4.8, "H200 NVL datasheet" },
+    /* Ada whitepaper v2.1 App. A: FP32-accumulate BF16 165.2, FP8 330.3, TF32 82.6. */
+    { "rtx-4090", 165.2, 330.3, 82.6, 24564, 1.008, "Ada whitepaper" },
+    /* GA102 whitepaper App. A: FP32-accumulate 71, TF32 35.6. */
+    { "rtx-3090", 71, 0, 35.6, 24576, 0.936, "GA102 whitepaper" },
+    { "rtx-a6000", 154.8, 0, 77.4, 49140, 0.768, "GA102 whitepaper v2 + A6000 datasheet" },
+    { "l40", 181.05, 362.1, 90.5, 46068, 0.864, "L40 datasheet" },
+    { "a10g", 70, 0, 35, 23028, 0.6, "AWS G5" },
+    /* T4 datasheet: FP16 65 mixed precision, FP32 8.1 (no TF32, no BF16). */
+    { "t4", 65, 0, 8.1, 15360, 0.32, "T4 datasheet" },
 };
 
 START_TEST(test_gpu_values)
@@ -104,7 +119,8 @@ START_TEST(test_gpu_catalogue_consistent)
         /* V100 has no TF32 (its fp32 is the CUDA-core 15.7) and MI250X's
          * fp32 matrix rate is a quarter of its bf16: both lower, never
          * higher. */
-        if (strncmp(g->id, "v100", 4) == 0 || strcmp(g->id, "mi250x") == 0)
+        if (strncmp(g->id, "v100", 4) == 0 || strcmp(g->id, "mi250x") == 0 ||
+            strcmp(g->id, "t4") == 0)
             ck_assert_msg(g->fp32_flops / g->bf16_flops < 0.3, "%s fp32/bf16", g->id);
         else
             ck_assert_msg(g->fp32_flops / g->bf16_flops >= 0.45 &&

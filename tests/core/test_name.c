@@ -51,6 +51,21 @@ START_TEST(gpu_names_as_typed)
     ck_assert_str_eq(ts_gpu_find("Tesla V100-SXM2-16GB")->id, "v100-16");
     ck_assert_str_eq(ts_gpu_find("AMD Instinct MI300X")->id, "mi300x");
     ck_assert_str_eq(ts_gpu_find("H200")->id, "h200");
+    /* nvidia-smi's product names of the cards people fine-tune on, and of
+     * the export and NVL parts (as pasted in public nvidia-smi outputs). */
+    ck_assert_str_eq(ts_gpu_find("NVIDIA GeForce RTX 4090")->id, "rtx-4090");
+    ck_assert_str_eq(ts_gpu_find("NVIDIA GeForce RTX 3090")->id, "rtx-3090");
+    ck_assert_str_eq(ts_gpu_find("RTX 4090")->id, "rtx-4090");
+    ck_assert_str_eq(ts_gpu_find("NVIDIA RTX A6000")->id, "rtx-a6000");
+    ck_assert_str_eq(ts_gpu_find("NVIDIA A10G")->id, "a10g");
+    ck_assert_str_eq(ts_gpu_find("Tesla T4")->id, "t4");
+    ck_assert_str_eq(ts_gpu_find("NVIDIA L40")->id, "l40");
+    ck_assert_str_eq(ts_gpu_find("NVIDIA L40S")->id, "l40s");
+    ck_assert_str_eq(ts_gpu_find("NVIDIA H800")->id, "h800");
+    ck_assert_str_eq(ts_gpu_find("NVIDIA A800-SXM4-80GB")->id, "a800-80");
+    ck_assert_str_eq(ts_gpu_find("NVIDIA H200 NVL")->id, "h200-nvl");
+    ck_assert_str_eq(ts_gpu_find("NVIDIA GH200 480GB")->id, "gh200");
+    ck_assert_ptr_null(ts_gpu_find("geforce"));
     ck_assert_ptr_null(ts_gpu_find("nvidia"));
     ck_assert_ptr_null(ts_gpu_find("tpu-v5p"));
     ck_assert_ptr_null(ts_gpu_find(NULL));
