@@ -589,10 +589,34 @@ static int apply_members(ts_api_req *req, const json_t *const *given, const ts_c
  * every candidate themselves (the given layout members fix their
  * dimension; the budget is a search plus the budget, from
  * req->unresolved); the others resolve the run here. */
+/* On a GPU without BF16 tensor cores (V100, T4) the precisions nobody
+ * gave default to fp16, what runs on those GPUs use; said in a note.  A
+ * bf16 the request or an import gave stays, for ts_run_resolve's 400. */
+static void default_fp16(ts_api_req *req)
+{
+    ts_run *r = &req->run;
+
+    if (ts_gpu_bf16(&r->gpu) || req->source[TS_FI_PRECISION] != TS_SRC_DEFAULT ||
+        r->precision != TS_PREC_BF16)
+        return;
+    r->precision = TS_PREC_FP16;
+    if (req->source[TS_FI_COMPUTE_PRECISION] == TS_SRC_DEFAULT &&
+        r->compute_precision == TS_PREC_BF16)
+        r->compute_precision = TS_PREC_FP16;
+    if (req->source[TS_FI_GRAD_PRECISION] == TS_SRC_DEFAULT && r->grad_precision == TS_PREC_BF16)
+        r->grad_precision = TS_PREC_FP16;
+    ts_import_note(&req->notes,
+                   "precision: fp16, the default on %s, which has no BF16 tensor cores (compute "
+                   "capability %d.%d)",
+                   r->gpu.id, r->gpu.sm / 10, r->gpu.sm % 10);
+}
+
 static int finish_route(ts_json_mode mode, const json_t *const *given, const ts_import *im,
                         ts_api_req *req, ts_api_err *err)
 {
     ts_error cerr;
+
+    default_fp16(req);
 
     if (mode == TS_JSON_FIT && ts_json_fit_seed(req, given, err) != 0)
         return -1;

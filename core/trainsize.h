@@ -339,6 +339,10 @@ const char *ts_gpu_suggest(const char *typed); /* closest id or alias, or NULL *
 /* The i-th alias of GPU id (NULL past the end): the names people type. */
 const char *ts_gpu_alias(const char *id, size_t i);
 /* Dense peak for a compute precision; 0 if the GPU lacks it. */
+/* Whether the GPU has BF16 tensor cores: NVIDIA from Ampere (compute
+ * capability 8.0) on; V100 and T4 run bf16 matmuls emulated.  AMD parts
+ * and custom GPUs (sm 0) count as having them. */
+bool ts_gpu_bf16(const ts_gpu *g);
 double ts_gpu_peak(const ts_gpu *g, ts_precision compute);
 
 /* ------------------------------------------------------------------ */

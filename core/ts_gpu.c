@@ -435,6 +435,11 @@ const char *ts_gpu_alias(const char *id, size_t i)
     return NULL;
 }
 
+bool ts_gpu_bf16(const ts_gpu *g)
+{
+    return g != NULL && !(g->sm > 0 && g->sm < 80);
+}
+
 double ts_gpu_peak(const ts_gpu *g, ts_precision compute)
 {
     if (g == NULL)

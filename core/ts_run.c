@@ -231,6 +231,15 @@ static ts_status ts_run_check_gpu(const ts_run *r, ts_error *err)
         (st = ts_run_real(g->hbm_bw, 0, false, TS_RUN_BW_MAX, false, "gpu", err)) != TS_OK ||
         (st = ts_run_check_cuda(r, err)) != TS_OK)
         return st;
+    /* bf16 before Ampere has no tensor cores to run on (PyTorch emulates
+     * it far below the FP16 peak the catalogue lists): fp16 is what such
+     * runs use (Megatron --fp16, DeepSpeed fp16). */
+    if (!ts_gpu_bf16(g) && (r->compute_precision == TS_PREC_BF16 || r->precision == TS_PREC_BF16))
+        return ts_error_set(err, TS_EINCOMPAT,
+                            r->precision == TS_PREC_BF16 ? "precision" : "compute_precision",
+                            "GPU '%s' has no BF16 tensor cores (compute capability %d.%d; BF16 "
+                            "came with 8.0): bf16 would run emulated; use fp16",
+                            g->id, g->sm / 10, g->sm % 10);
     /* The compute precision selects the peak: it must exist on this GPU. */
     if ((r->compute_precision == TS_PREC_FP8 && !(g->fp8_flops > 0)) ||
         (r->compute_precision == TS_PREC_FP32 && !(g->fp32_flops > 0)))

@@ -155,6 +155,41 @@ START_TEST(test_gpu_peak)
 }
 END_TEST
 
+/* BF16 tensor cores came with Ampere (compute capability 8.0): V100 (7.0)
+ * and T4 (7.5) have none, every later NVIDIA part and the AMD ones do.  A
+ * run that asks for bf16 there is refused, naming the precision. */
+START_TEST(test_gpu_bf16)
+{
+    static const char *const without[] = { "v100-16", "v100-32", "t4" };
+    ts_run r;
+    ts_error err;
+    size_t i;
+
+    for (i = 0; i < ts_gpu_count(); i++) {
+        const ts_gpu *g = ts_gpu_at(i);
+        bool none = false;
+        size_t k;
+
+        for (k = 0; k < sizeof without / sizeof without[0]; k++)
+            none = none || strcmp(g->id, without[k]) == 0;
+        ck_assert_msg(ts_gpu_bf16(g) == !none, "%s", g->id);
+    }
+    ts_run_defaults(&r);
+    ts_run_apply_preset(&r, ts_preset_find("llama2-7b"));
+    r.gpu = *ts_gpu_find("v100-32");
+    ck_assert_int_eq(ts_run_resolve(&r, &err), TS_EINCOMPAT);
+    ck_assert_str_eq(err.field, "precision");
+    ts_run_defaults(&r);
+    ts_run_apply_preset(&r, ts_preset_find("llama2-7b"));
+    r.gpu = *ts_gpu_find("t4");
+    r.precision = r.grad_precision = TS_PREC_FP16;
+    ck_assert_int_eq(ts_run_resolve(&r, &err), TS_EINCOMPAT);
+    ck_assert_str_eq(err.field, "compute_precision");
+    r.compute_precision = TS_PREC_FP16;
+    ck_assert_msg(ts_run_resolve(&r, &err) == TS_OK, "%s", err.text);
+}
+END_TEST
+
 START_TEST(test_gpu_find_unknown)
 {
     /* names as typed resolve (test_name.c); nothing else does */
@@ -285,6 +320,7 @@ static Suite *gpu_preset_suite(void)
     tcase_add_test(tc, test_gpu_catalogue_consistent);
     tcase_add_test(tc, test_gpu_peak);
     tcase_add_test(tc, test_gpu_find_unknown);
+    tcase_add_test(tc, test_gpu_bf16);
     tcase_add_loop_test(tc, test_preset_params_match_published, 0, (int)ts_preset_count());
     tcase_add_loop_test(tc, test_preset_shapes, 0,
                         (int)(sizeof preset_cases / sizeof preset_cases[0]));
