@@ -120,6 +120,43 @@ static int resolve_as(const char *name, const ts_preset **p, const ts_catalogue_
     return 1;
 }
 
+/* The entry name means: its own names, or a preset's (a preset's aliases
+ * name its checkpoint, "meta-llama/Llama-3.1-8B-Instruct"), whose entry
+ * is the one the preset shadows. */
+static const ts_catalogue_entry *entry_named(const char *name)
+{
+    const ts_catalogue_entry *e = ts_catalogue_find(name);
+    const ts_preset *p;
+    size_t i;
+
+    if (e != NULL || (p = ts_preset_find(name)) == NULL)
+        return e;
+    for (i = 0; i < ts_catalogue_table_n; i++)
+        if (ts_catalogue_shadow(&ts_catalogue_table[i]) == p)
+            return &ts_catalogue_table[i];
+    return NULL;
+}
+
+const ts_catalogue_entry *ts_catalogue_lookup(const char *name, bool *other)
+{
+    char buf[TS_NAME_KEY_MAX];
+    const ts_catalogue_entry *e;
+    const char *slash;
+
+    *other = false;
+    if (name == NULL)
+        return NULL;
+    name = hub_repo(name, buf, sizeof buf);
+    if ((e = entry_named(name)) != NULL)
+        return e;
+    slash = strchr(name, '/');
+    if (slash == NULL || slash[1] == '\0' || strchr(slash + 1, '/') != NULL ||
+        (e = entry_named(slash + 1)) == NULL)
+        return NULL;
+    *other = true;
+    return e;
+}
+
 int ts_catalogue_resolve(const char *name, const ts_preset **p, const ts_catalogue_entry **e)
 {
     char buf[TS_NAME_KEY_MAX];
@@ -175,7 +212,14 @@ const char *ts_catalogue_suggest(const char *typed)
 
 int ts_catalogue_import(ts_import *im, const ts_catalogue_entry *e, ts_api_err *err)
 {
+    return ts_catalogue_import_at(im, e, "/model", err);
+}
+
+int ts_catalogue_import_at(ts_import *im, const ts_catalogue_entry *e, const char *member,
+                           ts_api_err *err)
+{
     char base[TS_IMPORT_BASE_LEN];
+    const char *who;
     json_error_t je;
     json_t *cfg;
     int rc;
@@ -186,23 +230,25 @@ int ts_catalogue_import(ts_import *im, const ts_catalogue_entry *e, ts_api_err *
         if (json_error_code(&je) == json_error_out_of_memory)
             ts_api_err_set(err, TS_PROB_OUT_OF_MEMORY, NULL, "out of memory parsing the request");
         else
-            ts_api_err_set(err, TS_PROB_INTERNAL_ERROR, "/model",
+            ts_api_err_set(err, TS_PROB_INTERNAL_ERROR, member,
                            "catalogue entry %s: config is not JSON (%s)", e->id, je.text);
         return -1;
     }
     /* "/model (Qwen/Qwen2.5-72B)": an error or note names the member
      * and the entry; blame_import() keeps the pointer up to the space. */
-    snprintf(base, sizeof base, "/model (%s)", e->id);
+    snprintf(base, sizeof base, "%s (%s)", member, e->id);
+    /* "model" as the notes always said it; another member by its pointer */
+    who = strcmp(member, "/model") == 0 ? "model" : member;
     if (e->params_exact)
         ts_import_note(im->notes,
-                       "model \"%s\": the shape of the catalogue's "
+                       "%s \"%s\": the shape of the catalogue's "
                        "config.json (%s); published count %.0f",
-                       e->id, e->file, e->params_published);
+                       who, e->id, e->file, e->params_published);
     else
         ts_import_note(im->notes,
-                       "model \"%s\": the shape of the catalogue's "
+                       "%s \"%s\": the shape of the catalogue's "
                        "config.json (%s); published count %s (rounded)",
-                       e->id, e->file, e->params_published_as);
+                       who, e->id, e->file, e->params_published_as);
     rc = ts_import_hf_from(im, cfg, base, TS_SRC_CATALOGUE, err);
     json_decref(cfg);
     return rc;

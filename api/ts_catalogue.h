@@ -58,11 +58,21 @@ const ts_preset *ts_catalogue_shadow(const ts_catalogue_entry *e);
 #define TS_CATALOGUE_OTHER_ORG 2
 int ts_catalogue_resolve(const char *name, const ts_preset **p, const ts_catalogue_entry **e);
 
+/* The catalogue entry a Hub name means, preset checkpoints included (no
+ * preset is consulted): as ts_catalogue_resolve reads the name; *other
+ * is set when only another organisation's copy matched.  NULL when none. */
+const ts_catalogue_entry *ts_catalogue_lookup(const char *name, bool *other);
+
 /* Propose e's shape into im: its config read by the hf_config importer,
  * every value's source "catalogue", origins "/model (<id>)/<key>".  0, or
  * -1 with err set (a defect of the table: the catalogue test reads every
  * entry). */
 int ts_catalogue_import(ts_import *im, const ts_catalogue_entry *e, ts_api_err *err);
+
+/* The same from another member that names the model (axolotl's
+ * base_model): origins "<member> (<id>)/<key>", notes naming member. */
+int ts_catalogue_import_at(ts_import *im, const ts_catalogue_entry *e, const char *member,
+                           ts_api_err *err);
 
 /* e's model as the request {"model": "<e's id>"} resolves it, into *req
  * (the path every request takes).  0, or -1 with err set. */

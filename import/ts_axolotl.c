@@ -12,8 +12,8 @@
  * load_in_4bit/load_in_8bit, optimizer, flash_attention / sdp_attention,
  * deepspeed (a path: its JSON goes in deepspeed_config), fsdp and
  * fsdp_config, torch_compile, and the LigerPlugin's liger_* switches.  base_model is a
- * Hub id whose shape is not fetched: the model comes from hf_config or a
- * preset.  axolotl trains a transformers (+ PEFT) model through the HF
+ * Hub id: the catalogue's config.json gives the shape when the request's
+ * model, shape or hf_config does not (nothing is fetched).  axolotl trains a transformers (+ PEFT) model through the HF
  * Trainer and accelerate, so the framework is hf (FSDP underneath: zero
  * 3), deepspeed when a DeepSpeed config is named.
  *
@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ts_catalogue.h"
 #include "ts_import.h"
 
 #define AX_PTR "/axolotl_config"
@@ -88,6 +89,7 @@ static int ax_precision(ts_import *im, const ts_import_obj *o, ts_api_err *err)
 }
 
 static int ax_lora_targets(ts_import *im, const ts_import_obj *o, ts_api_err *err);
+static int ax_modules_to_save(ts_import *im, const ts_import_obj *o, ts_api_err *err);
 
 /* lora_dropout: axolotl passes it to PEFT's LoraConfig (load_lora), whose
  * nn.Dropout(p) needs 0 <= p < 1: the registry's range for lora_dropout,
@@ -132,7 +134,7 @@ static int ax_adapter(ts_import *im, const ts_import_obj *o, ts_api_err *err)
     if ((rc = ts_import_int(o, "lora_r", 1, 1048576, true, &r, err)) < 0)
         return -1;
     if (ts_import_set_int(im, TS_FI_LORA_RANK, r, TS_SRC_AXOLOTL, AX_PTR "/lora_r", err) != 0 ||
-        ax_lora_dropout(im, o, err) != 0)
+        ax_lora_dropout(im, o, err) != 0 || ax_modules_to_save(im, o, err) != 0)
         return -1;
     if (strcmp(adapter, "qlora") == 0 || b4) {
         if (ts_import_set_str(im, TS_FI_FROZEN_PRECISION, "nf4", TS_SRC_AXOLOTL,
@@ -146,6 +148,51 @@ static int ax_adapter(ts_import *im, const ts_import_obj *o, ts_api_err *err)
                                 AX_PTR "/load_in_8bit", err) != 0)
         return -1;
     return ax_lora_targets(im, o, err);
+}
+
+/* lora_modules_to_save (PEFT's modules_to_save, e.g. embed_tokens and
+ * lm_head when special tokens are added): PEFT wraps each listed module
+ * in a ModulesToSaveWrapper that keeps the frozen original and trains a
+ * full copy (peft/utils/other.py).  Not modelled: said, with what it
+ * leaves out, rather than passed over. */
+static int ax_modules_to_save(ts_import *im, const ts_import_obj *o, ts_api_err *err)
+{
+    const json_t *m = json_object_get(o->obj, "lora_modules_to_save");
+    char list[160];
+    size_t i, n = 0;
+
+    if (m == NULL || json_is_null(m) || (json_is_array(m) && json_array_size(m) == 0))
+        return 0;
+    if (!json_is_array(m) && !json_is_string(m)) {
+        ts_api_err_set(err, TS_PROB_INVALID_TYPE, AX_PTR "/lora_modules_to_save",
+                       "lora_modules_to_save must be a list of module names");
+        return -1;
+    }
+    list[0] = '\0';
+    for (i = 0; i < (json_is_array(m) ? json_array_size(m) : 1) && n < sizeof list; i++) {
+        const json_t *v = json_is_array(m) ? json_array_get(m, i) : m;
+        const char *s = json_string_value(v);
+        int k;
+
+        if (s == NULL) {
+            char ptr[TS_IMPORT_ORIGIN_LEN], idx[24];
+
+            snprintf(ptr, sizeof ptr, AX_PTR "/lora_modules_to_save");
+            snprintf(idx, sizeof idx, "%zu", i);
+            ts_import_ptr_add(ptr, sizeof ptr, idx);
+            ts_api_err_set(err, TS_PROB_INVALID_TYPE, ptr, "a module name (a string)");
+            return -1;
+        }
+        k = snprintf(list + n, sizeof list - n, "%s%.*s", i ? ", " : "", ts_utf8_prec(s, 40), s);
+        n += k > 0 ? (size_t)k : 0;
+    }
+    ts_import_note(im->notes,
+                   AX_PTR "/lora_modules_to_save (%s): PEFT trains a full copy of each "
+                          "(embed_tokens and lm_head: vocab x hidden parameters each) next to "
+                          "the frozen original; not modelled: the copies' weights, gradients and "
+                          "optimizer states are missing from the estimate",
+                   list);
+    return 0;
 }
 
 /* lora_target_linear: true adapts every linear (axolotl adds
@@ -397,6 +444,38 @@ static int ax_parallel(ts_import *im, const ts_import_obj *o, ts_api_err *err)
     return 0;
 }
 
+/* base_model, a Hub id: the catalogue's config.json gives the shape
+ * when nothing before it did (the request's model or shape, hf_config),
+ * as "model" would; otherwise, or when the catalogue lacks it, a note. */
+static int ax_base_model(ts_import *im, const char *base, ts_api_err *err)
+{
+    bool other = false;
+    const ts_catalogue_entry *e = ts_catalogue_lookup(base, &other);
+
+    if (e != NULL && im->vals[TS_FI_LAYERS] == NULL && !im->req_has[TS_FI_MODEL] &&
+        !im->req_has[TS_FI_LAYERS] && !im->req_has[TS_FI_PARAMS]) {
+        if (other)
+            ts_import_note(im->notes,
+                           AX_PTR "/base_model \"%.*s\": read as %s, the model of that name in "
+                                  "the catalogue; a copy under another organisation may change "
+                                  "its config.json (send that file as hf_config to be sure)",
+                           ts_utf8_prec(base, 80), base, e->id);
+        return ts_catalogue_import_at(im, e, AX_PTR "/base_model", err);
+    }
+    if (e == NULL)
+        ts_import_note(im->notes,
+                       AX_PTR "/base_model \"%.*s\": its shape is not fetched (not in the "
+                              "catalogue, GET /v1/presets); send its config.json as hf_config "
+                              "(or a model preset)",
+                       ts_utf8_prec(base, 80), base);
+    else
+        ts_import_note(im->notes,
+                       AX_PTR "/base_model \"%.*s\": its shape is not fetched: the request's "
+                              "model, shape or hf_config gives it",
+                       ts_utf8_prec(base, 80), base);
+    return 0;
+}
+
 static int ax_map(ts_import *im, const json_t *cfg, ts_api_err *err)
 {
     ts_import_obj o = { cfg, AX_PTR };
@@ -407,11 +486,8 @@ static int ax_map(ts_import *im, const json_t *cfg, ts_api_err *err)
 
     if (ts_import_str(&o, "base_model", false, &base, err) < 0)
         return -1;
-    if (base != NULL)
-        ts_import_note(im->notes,
-                       AX_PTR "/base_model \"%.*s\": its shape is not "
-                              "fetched; send its config.json as hf_config (or a model preset)",
-                       ts_utf8_prec(base, 80), base);
+    if (base != NULL && ax_base_model(im, base, err) != 0)
+        return -1;
     if ((rc = ts_import_int(&o, "sequence_len", 1, INT64_C(1) << 24, false, &v, err)) < 0)
         return -1;
     if (rc > 0 &&

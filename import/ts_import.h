@@ -33,7 +33,7 @@ typedef enum ts_import_member {
 } ts_import_member;
 
 #define TS_IMPORT_ORIGIN_LEN 160
-#define TS_IMPORT_BASE_LEN   64
+#define TS_IMPORT_BASE_LEN   96
 
 /* Caps on an imported document, on top of the 64 KiB body cap: far above
  * any real config (a DeepSeek-V3 config.json has ~50 members, a long
