@@ -61,7 +61,8 @@ const ts_import_doc ts_import_docs[TS_IMP_COUNT] = {
                          "shape from the model catalogue as model would (another organisation's "
                          "copy noted) unless the request's model, shape or hf_config does, and "
                          "is not fetched when the catalogue lacks it (send its config.json as "
-                         "hf_config); lora_modules_to_save is noted, not modelled. Read as PyYAML's safe_load reads it: one document, YAML 1.1 "
+                         "hf_config); lora_modules_to_save is noted, not modelled. Read as "
+                         "PyYAML's safe_load reads it: one document, YAML 1.1 "
                          "scalars (1.5e3 is a string), tags !!str/!!int/!!float/!!bool/!!null; "
                          "aliases, merge keys, other tags and NUL characters are a 400. Errors "
                          "name /axolotl_config/<key>. Needs a build with libyaml, else 400." },
