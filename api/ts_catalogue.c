@@ -79,6 +79,19 @@ static bool skip_prefix(const char **s, const char *prefix)
     return true;
 }
 
+/* A Hub page below a repository: /tree/<rev>, /blob/<rev>/<file>, ... */
+static bool page_word(const char *s)
+{
+    static const char *const words[] = { "tree",   "blob",    "resolve",     "raw",
+                                         "commit", "commits", "discussions", "files" };
+    size_t i, n = strcspn(s, "/?#");
+
+    for (i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strlen(words[i]) == n && strncmp(s, words[i], n) == 0)
+            return true;
+    return false;
+}
+
 /* The repository a Hub page's address names, into buf:
  * "https://huggingface.co/meta-llama/Llama-3.1-8B/tree/main" ->
  * "meta-llama/Llama-3.1-8B" (the first two path segments: the rest is a
@@ -93,10 +106,14 @@ static const char *hub_repo(const char *name, char *buf, size_t size)
     skip_prefix(&s, "www.");
     if (!skip_prefix(&s, "huggingface.co/") && !skip_prefix(&s, "hf.co/"))
         return name;
-    end = strchr(s, '/');
-    if (end != NULL && end[1] != '\0')
-        end = strchr(end + 1, '/');
-    n = end != NULL ? (size_t)(end - s) : strlen(s);
+    /* the query or fragment is not the repository's */
+    n = strcspn(s, "?#");
+    end = memchr(s, '/', n);
+    /* "gpt2/tree/main": a repository without an organisation, then a page */
+    if (end != NULL && !page_word(end + 1))
+        end = memchr(end + 1, '/', n - (size_t)(end + 1 - s));
+    if (end != NULL)
+        n = (size_t)(end - s);
     if (n == 0 || n >= size)
         return name;
     memcpy(buf, s, n);
@@ -162,6 +179,10 @@ int ts_catalogue_resolve(const char *name, const ts_preset **p, const ts_catalog
     char buf[TS_NAME_KEY_MAX];
     const char *slash;
 
+    *p = NULL;
+    *e = NULL;
+    if (name == NULL)
+        return 0;
     name = hub_repo(name, buf, sizeof buf);
     if (resolve_as(name, p, e))
         return 1;

@@ -112,7 +112,8 @@
  * small data-centre parts.  The fractions are assumed, as for L40S. */
 #define TS_NET_PCIE_CARD                                                                         \
     "PCIe card: no NVSwitch, peers over PCIe Gen4 x16 (64 GB/s bidirectional; an NVLink bridge " \
-    "not modelled); 100 Gb/s NIC assumed; matmul and attention fractions assumed (not measured)"
+    "not modelled; GeForce 40 has no peer-to-peer, through host memory); 100 Gb/s NIC assumed; " \
+    "matmul and attention fractions assumed (no sustained measurement)"
 #define TS_NET_T4                                                                             \
     "T4: peers over PCIe Gen3 x16 (32 GB/s bidirectional); 100 Gb/s NIC assumed; matmul and " \
     "attention fractions assumed (not measured)"

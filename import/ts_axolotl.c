@@ -169,9 +169,10 @@ static int ax_modules_to_save(ts_import *im, const ts_import_obj *o, ts_api_err 
         return -1;
     }
     list[0] = '\0';
-    for (i = 0; i < (json_is_array(m) ? json_array_size(m) : 1) && n < sizeof list; i++) {
+    for (i = 0; i < (json_is_array(m) ? json_array_size(m) : 1); i++) {
         const json_t *v = json_is_array(m) ? json_array_get(m, i) : m;
         const char *s = json_string_value(v);
+        char one[64];
         int k;
 
         if (s == NULL) {
@@ -183,8 +184,15 @@ static int ax_modules_to_save(ts_import *im, const ts_import_obj *o, ts_api_err 
             ts_api_err_set(err, TS_PROB_INVALID_TYPE, ptr, "a module name (a string)");
             return -1;
         }
-        k = snprintf(list + n, sizeof list - n, "%s%.*s", i ? ", " : "", ts_utf8_prec(s, 40), s);
-        n += k > 0 ? (size_t)k : 0;
+        /* whole names only: one that does not fit ends the list */
+        k = snprintf(one, sizeof one, "%s%.*s", i ? ", " : "", ts_utf8_prec(s, 40), s);
+        if (k > 0 && (size_t)k < sizeof list - n - 4) {
+            memcpy(list + n, one, (size_t)k + 1);
+            n += (size_t)k;
+        } else if (n + 4 < sizeof list && strcmp(list + n - (n >= 3 ? 3 : n), "...") != 0) {
+            memcpy(list + n, "...", 4);
+            n += 3;
+        }
     }
     ts_import_note(im->notes,
                    AX_PTR "/lora_modules_to_save (%s): PEFT trains a full copy of each "

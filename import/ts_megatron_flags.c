@@ -88,6 +88,9 @@ const mega_flag mega_flags[M_COUNT] = {
     /* Read only to refuse: Mamba hybrid models (ts_megatron_shape.c). */
     [M_HYBRID] = { "hybrid-layer-pattern", MK_STR, TS_FI_COUNT, 0 },
     [M_HYBRID_OLD] = { "hybrid-override-pattern", MK_STR, TS_FI_COUNT, 0 },
+    [M_HYBRID_ATTN] = { "hybrid-attention-ratio", MK_STR, TS_FI_COUNT, 0 },
+    [M_HYBRID_MLP] = { "hybrid-mlp-ratio", MK_STR, TS_FI_COUNT, 0 },
+    [M_MAMBA_STATE] = { "mamba-state-dim", MK_STR, TS_FI_COUNT, 0 },
 };
 
 /* The request member a flag's value feeds (for "the request gives it"):
@@ -122,6 +125,9 @@ static ts_field_id mega_target(mega_id id)
         return TS_FI_DENSE_LAYERS;
     case M_HYBRID:
     case M_HYBRID_OLD:
+    case M_HYBRID_ATTN:
+    case M_HYBRID_MLP:
+    case M_MAMBA_STATE:
         return TS_FI_LAYERS;
     case M_HDROP:
     case M_ADROP:
@@ -277,6 +283,15 @@ static int unknown_value(const ts_import *im, mega_id id, const ts_shell_word *f
     char why[TS_API_DETAIL_LEN / 2];
     ts_field_id fi = mega_target(id);
 
+    if (id == M_HYBRID || id == M_HYBRID_OLD || id == M_HYBRID_ATTN || id == M_HYBRID_MLP ||
+        id == M_MAMBA_STATE) {
+        /* Read only to refuse (ts_megatron_shape.c): the flag's presence
+         * says Mamba layers, whatever its value. */
+        vals[id].set = true;
+        vals[id].s = "";
+        vals[id].line = flag->line;
+        return 1;
+    }
     if (id == M_TOK_TYPE || id == M_TOK_MODEL || id == M_VOCAB_FILE || id == M_MERGE_FILE) {
         /* Decided with the vocabulary: --vocab-size may make it moot. */
         vals[id].unknown = v;

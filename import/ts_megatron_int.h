@@ -94,6 +94,9 @@ typedef enum mega_id {
     M_TP_OVERLAP,
     M_HYBRID,
     M_HYBRID_OLD,
+    M_HYBRID_ATTN,
+    M_HYBRID_MLP,
+    M_MAMBA_STATE,
     M_COUNT
 } mega_id;
 

@@ -459,21 +459,30 @@ static int shape_defaults(ts_import *im, const mega_val *v, ts_api_err *err)
 /* Megatron's hybrid models (megatron/training/arguments.py@d98e8a64:
  * --hybrid-layer-pattern, formerly --hybrid-override-pattern, one letter a
  * layer: M Mamba, * attention, - MLP, E MoE) replace --num-layers with the
- * pattern.  Mamba layers are not modelled: refused, not read as the
+ * pattern; older scripts (pretrain_mamba.py) give --hybrid-attention-ratio
+ * and --hybrid-mlp-ratio (0 for pure Mamba) and --mamba-state-dim.  Mamba layers are not modelled: refused, not read as the
  * transformer that the other flags would describe. */
 static int shape_hybrid(const mega_val *v, ts_api_err *err)
 {
-    mega_id id = v[M_HYBRID].set ? M_HYBRID : M_HYBRID_OLD;
-    const char *p = v[id].s != NULL ? v[id].s : "";
+    static const mega_id ids[] = { M_HYBRID, M_HYBRID_OLD, M_HYBRID_ATTN, M_HYBRID_MLP,
+                                   M_MAMBA_STATE };
+    mega_id id = M_COUNT;
+    const char *p;
+    size_t i;
 
-    if (!v[id].set)
+    for (i = 0; i < sizeof ids / sizeof ids[0] && id == M_COUNT; i++)
+        if (v[ids[i]].set)
+            id = ids[i];
+    if (id == M_COUNT)
         return 0;
-    ts_api_err_set(err, TS_PROB_UNSUPPORTED_CONFIG, MEGA_PTR,
-                   "megatron_args line %u: --%s '%.*s%s' describes a hybrid Mamba model "
-                   "(M Mamba, * attention, - MLP, E MoE layers); state-space layers are not "
-                   "modelled (transformer layers only)",
-                   v[id].line, mega_flags[id].name, ts_utf8_prec(p, 32), p,
-                   p[ts_utf8_prec(p, 32)] != '\0' ? "..." : "");
+    p = v[id].s != NULL ? v[id].s : "";
+    ts_api_err_set(
+        err, TS_PROB_UNSUPPORTED_CONFIG, MEGA_PTR,
+        "megatron_args line %u: --%s%s%.*s%s%s describes a hybrid Mamba model%s; "
+        "state-space layers are not modelled (transformer layers only)",
+        v[id].line, mega_flags[id].name, *p != '\0' ? " '" : "", ts_utf8_prec(p, 32), p,
+        p[ts_utf8_prec(p, 32)] != '\0' ? "..." : "", *p != '\0' ? "'" : "",
+        id == M_HYBRID || id == M_HYBRID_OLD ? " (M Mamba, * attention, - MLP, E MoE layers)" : "");
     return -1;
 }
 

@@ -96,13 +96,14 @@ function hubId(p) {
 /* The names a model answers to, as the server reads "model"
  * (api/ts_catalogue.c): its id or an alias, the model page's address
  * naming the repository, or another organisation's copy by its name. */
-const HUB_PAGE = /^(?:https?:\/\/)?(?:www\.)?(?:huggingface\.co|hf\.co)\/([^/]+(?:\/[^/]+)?)/;
+const HUB_PAGE = /^(?:https?:\/\/)?(?:www\.)?(?:huggingface\.co|hf\.co)\/([^/?#]+)(?:\/([^/?#]+))?/;
+const PAGE_WORDS = ['tree', 'blob', 'resolve', 'raw', 'commit', 'commits', 'discussions', 'files'];
 const orgless = (n) => n.slice(n.indexOf('/') + 1);
 
 export function presetByName(text) {
     let t = String(text || '').trim().toLowerCase();
     const m = HUB_PAGE.exec(t);
-    if (m) t = m[1];
+    if (m) t = m[2] && !PAGE_WORDS.includes(m[2]) ? `${m[1]}/${m[2]}` : m[1];
     if (!t) return null;
     const names = (p) => [p.id, ...(Array.isArray(p.aliases) ? p.aliases : [])].map((a) => String(a).toLowerCase());
     return page.presets.find((p) => names(p).includes(t)) ||

@@ -5,7 +5,7 @@
 import { $, h } from './dom.js';
 import { FIELD_BY_NAME, FT_DEFAULTS, SHAPE_FIELDS } from './form.js';
 import { DASH, fmtCount, fmtExact, isNum, pick, readable, textOf } from './format.js';
-import { writeForm } from './formui.js';
+import { presetByName, writeForm } from './formui.js';
 import { IMPORT_KINDS, TEXT_KINDS, hooks, page, postJson, requestFor } from './state.js';
 
 /* ------------------------------------------------------------------ */
@@ -193,11 +193,11 @@ export function axolotlTop(text) {
 }
 
 /* The preset whose id or Hub alias (case aside) is base_model. */
+/* base_model as the server reads it (presetByName: ids, aliases, a Hub
+ * page's address, another organisation's copy). */
 export function matchBaseModel(id) {
     if (typeof id !== 'string' || !id) return null;
-    const want = id.toLowerCase();
-    return page.presets.find((p) => p.id.toLowerCase() === want ||
-        (Array.isArray(p.aliases) && p.aliases.some((a) => String(a).toLowerCase() === want))) || null;
+    return presetByName(id);
 }
 
 /*

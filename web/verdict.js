@@ -250,6 +250,11 @@ export function renderWarnings(plan, state, margin) {
     /* the step-time model's own warnings (compute.warnings: text) */
     const apiw = plan.compute && Array.isArray(plan.compute.warnings) ? plan.compute.warnings : [];
     apiw.filter((w) => typeof w === 'string' && w).forEach((w, i) => list.push({ id: `w-step-${i}`, text: w[0].toUpperCase() + w.slice(1) + '.' }));
+    /* what the API read otherwise than asked (import_notes of a plan the
+     * page sent without imports: a default that follows the GPU, a model
+     * name read as another organisation's copy) */
+    const notes = Array.isArray(plan.import_notes) ? plan.import_notes : [];
+    notes.filter((n) => typeof n === 'string' && n).forEach((n, i) => list.push({ id: `w-note-${i}`, text: n[0].toUpperCase() + n.slice(1) + '.' }));
     /* a count in the bar; the list opens under it (issue 27: warnings do
      * not push the first screen down) */
     const ul = $('#warnings');

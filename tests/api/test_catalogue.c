@@ -282,6 +282,14 @@ START_TEST(test_names_as_typed)
         ts_catalogue_resolve("hf.co/meta-llama/Llama-3.1-8B/blob/main/config.json", &p, &e), 1);
     ck_assert_str_eq(p->id, "llama3.1-8b");
     ck_assert_int_eq(ts_catalogue_resolve("https://huggingface.co/", &p, &e), 0);
+    /* a repository without an organisation, then a page; a query */
+    ck_assert_int_eq(ts_catalogue_resolve("https://huggingface.co/gpt2/tree/main", &p, &e), 1);
+    ck_assert_str_eq(e->id, "openai-community/gpt2");
+    ck_assert_int_eq(ts_catalogue_resolve(
+                         "https://huggingface.co/Qwen/Qwen2.5-72B?library=transformers", &p, &e),
+                     1);
+    ck_assert_str_eq(e->id, "Qwen/Qwen2.5-72B");
+    ck_assert_int_eq(ts_catalogue_resolve(NULL, &p, &e), 0);
     ck_assert_int_eq(ts_catalogue_resolve("https://example.com/Qwen/Qwen2.5-72B", &p, &e), 0);
     /* Another organisation's copy: found by its name, and said so. */
     ck_assert_int_eq(ts_catalogue_resolve("unsloth/Qwen2.5-72B-Instruct", &p, &e),

@@ -866,6 +866,17 @@ async function main({ base, browser }) {
         assert.ok(new URL(page.url()).searchParams.get('model') === 'llama3-70b');
     });
 
+    await check('a default that follows the GPU is said: V100 has no BF16, the plan is fp16 and a note in the warnings says why', async () => {
+        await page.goto(`${base}/?model=llama3-8b&gpus=8&gpu=v100-32`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        const sent = await settled(page);
+        const r = await api(base, '/v1/plan', sent);
+        assert.equal(r.data.inputs.precision, 'fp16');
+        await page.click('#warn-count');
+        assert.ok((await text(page, '#w-note-0')).startsWith('⚠ Precision: fp16, the default on v100-32'),
+            await text(page, '#w-note-0'));
+    });
+
     await check('27/28.4 budget mode: "with this budget" from POST /v1/budget, its figures, one click to the plan', async () => {
         await page.goto(`${base}/?model=llama3-8b&gpus=64&gpu=h100-sxm&gpu_hour_usd=2.5`);
         await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
