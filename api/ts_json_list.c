@@ -166,6 +166,8 @@ void ts_json_gpus(ts_jw *w, const char *key)
         out_num(w, &h, TS_T_GPU_HBM_BYTES, g->hbm_bytes);
         out_num(w, &h, TS_T_GPU_HBM_BW, g->hbm_bw);
         out_num(w, &h, TS_T_GPU_BF16_TFLOPS, g->bf16_flops / 1e12);
+        /* V100, T4: bf16_tflops is their FP16 rate; bf16 is a 400 there */
+        ts_jw_bool(w, "bf16", ts_gpu_bf16(g));
         out_num(w, &h, TS_T_GPU_FP8_TFLOPS, g->fp8_flops / 1e12);
         out_num(w, &h, TS_T_GPU_FP32_TFLOPS, g->fp32_flops / 1e12);
         ts_jw_str(w, "source", g->source);
