@@ -484,6 +484,29 @@ static int ax_base_model(ts_import *im, const char *base, ts_api_err *err)
     return 0;
 }
 
+/* axolotl's N-D parallelism keys (tensor_parallel_size, context_parallel_
+ * size, dp_shard_size; sequence_parallel_degree its older name for context
+ * parallelism; tensor_parallel in some examples): not read, so said,
+ * since they change the layout the estimate assumes. */
+static void ax_parallel_keys(ts_import *im, const json_t *cfg)
+{
+    static const char *const keys[] = { "tensor_parallel_size", "tensor_parallel",
+                                        "context_parallel_size", "sequence_parallel_degree",
+                                        "dp_shard_size" };
+    size_t i;
+
+    for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        const json_t *v = json_object_get(cfg, keys[i]);
+
+        if (v == NULL || json_is_null(v))
+            continue;
+        ts_import_note(im->notes,
+                       AX_PTR "/%s: axolotl's parallel layout is not read; the layout is the "
+                              "request's (tp, cp, gpus)",
+                       keys[i]);
+    }
+}
+
 static int ax_map(ts_import *im, const json_t *cfg, ts_api_err *err)
 {
     ts_import_obj o = { cfg, AX_PTR };
@@ -496,6 +519,7 @@ static int ax_map(ts_import *im, const json_t *cfg, ts_api_err *err)
         return -1;
     if (base != NULL && ax_base_model(im, base, err) != 0)
         return -1;
+    ax_parallel_keys(im, cfg);
     if ((rc = ts_import_int(&o, "sequence_len", 1, INT64_C(1) << 24, false, &v, err)) < 0)
         return -1;
     if (rc > 0 &&
