@@ -121,6 +121,16 @@ static const char *hub_repo(const char *name, char *buf, size_t size)
     return buf;
 }
 
+/* Another organisation's copy of a catalogue model (unsloth,
+ * NousResearch, ... re-upload the publishers' checkpoints under the same
+ * name): the name after the organisation's slash, or NULL. */
+static const char *org_tail(const char *name)
+{
+    const char *slash = strchr(name, '/');
+
+    return slash != NULL && slash[1] != '\0' && strchr(slash + 1, '/') == NULL ? slash + 1 : NULL;
+}
+
 static int resolve_as(const char *name, const ts_preset **p, const ts_catalogue_entry **e)
 {
     *p = ts_preset_find(name);
@@ -158,7 +168,7 @@ const ts_catalogue_entry *ts_catalogue_lookup(const char *name, bool *other)
 {
     char buf[TS_NAME_KEY_MAX];
     const ts_catalogue_entry *e;
-    const char *slash;
+    const char *tail;
 
     *other = false;
     if (name == NULL)
@@ -166,9 +176,7 @@ const ts_catalogue_entry *ts_catalogue_lookup(const char *name, bool *other)
     name = hub_repo(name, buf, sizeof buf);
     if ((e = entry_named(name)) != NULL)
         return e;
-    slash = strchr(name, '/');
-    if (slash == NULL || slash[1] == '\0' || strchr(slash + 1, '/') != NULL ||
-        (e = entry_named(slash + 1)) == NULL)
+    if ((tail = org_tail(name)) == NULL || (e = entry_named(tail)) == NULL)
         return NULL;
     *other = true;
     return e;
@@ -177,7 +185,7 @@ const ts_catalogue_entry *ts_catalogue_lookup(const char *name, bool *other)
 int ts_catalogue_resolve(const char *name, const ts_preset **p, const ts_catalogue_entry **e)
 {
     char buf[TS_NAME_KEY_MAX];
-    const char *slash;
+    const char *tail;
 
     *p = NULL;
     *e = NULL;
@@ -186,12 +194,7 @@ int ts_catalogue_resolve(const char *name, const ts_preset **p, const ts_catalog
     name = hub_repo(name, buf, sizeof buf);
     if (resolve_as(name, p, e))
         return 1;
-    /* Another organisation's copy of a catalogue model (unsloth,
-     * NousResearch, ... re-upload the publishers' checkpoints under the
-     * same name): the name after the slash, when that names a model. */
-    slash = strchr(name, '/');
-    if (slash != NULL && slash[1] != '\0' && strchr(slash + 1, '/') == NULL &&
-        resolve_as(slash + 1, p, e))
+    if ((tail = org_tail(name)) != NULL && resolve_as(tail, p, e))
         return TS_CATALOGUE_OTHER_ORG;
     return 0;
 }

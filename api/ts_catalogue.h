@@ -56,6 +56,10 @@ const ts_preset *ts_catalogue_shadow(const ts_catalogue_entry *e);
  * the name after another organisation's slash matched (a re-upload such
  * as "unsloth/Llama-3.2-3B": the caller notes it); 0 when unknown. */
 #define TS_CATALOGUE_OTHER_ORG 2
+/* What a note says of such a name, after it: "%s" is the entry read. */
+#define TS_CATALOGUE_COPY_NOTE                                                   \
+    "read as %s, the model of that name in the catalogue; a copy under another " \
+    "organisation may change its config.json (send that file as hf_config to be sure)"
 int ts_catalogue_resolve(const char *name, const ts_preset **p, const ts_catalogue_entry **e);
 
 /* The catalogue entry a Hub name means, preset checkpoints included (no

@@ -86,11 +86,8 @@ static int apply_preset(ts_api_req *req, const json_t *v, const ts_catalogue_ent
     how = ts_catalogue_resolve(json_string_value(v), &p, &e);
     if (how == TS_CATALOGUE_OTHER_ORG) {
         ts_json_quote_short(got, sizeof got, json_string_value(v), 64);
-        ts_import_note(&req->notes,
-                       "model \"%s\": read as %s, the model of that name in the catalogue; "
-                       "a copy under another organisation may change its config.json "
-                       "(send that file as hf_config to be sure)",
-                       got, p != NULL ? p->id : e->id);
+        ts_import_note(&req->notes, "model \"%s\": " TS_CATALOGUE_COPY_NOTE, got,
+                       p != NULL ? p->id : e->id);
     }
     if (cat != NULL) {
         snprintf(r->preset, sizeof r->preset, "%s", cat->id);
@@ -585,10 +582,6 @@ static int apply_members(ts_api_req *req, const json_t *const *given, const ts_c
     return 0;
 }
 
-/* The route's own step after the run: the search and the budget resolve
- * every candidate themselves (the given layout members fix their
- * dimension; the budget is a search plus the budget, from
- * req->unresolved); the others resolve the run here. */
 /* On a GPU without BF16 tensor cores (V100, T4) the precisions nobody
  * gave default to fp16, what runs on those GPUs use; said in a note.  A
  * bf16 the request or an import gave stays, for ts_run_resolve's 400. */
@@ -611,6 +604,10 @@ static void default_fp16(ts_api_req *req)
                    r->gpu.id, r->gpu.sm / 10, r->gpu.sm % 10);
 }
 
+/* The route's own step after the run: the search and the budget resolve
+ * every candidate themselves (the given layout members fix their
+ * dimension; the budget is a search plus the budget, from
+ * req->unresolved); the others resolve the run here. */
 static int finish_route(ts_json_mode mode, const json_t *const *given, const ts_import *im,
                         ts_api_req *req, ts_api_err *err)
 {

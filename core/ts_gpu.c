@@ -114,6 +114,10 @@
     "PCIe card: no NVSwitch, peers over PCIe Gen4 x16 (64 GB/s bidirectional; an NVLink bridge " \
     "not modelled; GeForce 40 has no peer-to-peer, through host memory); 100 Gb/s NIC assumed; " \
     "matmul and attention fractions assumed (no sustained measurement)"
+/* Their figures, one set: PCIe Gen4 between cards and to the host, a
+ * 100 Gb/s NIC, the L40S's assumed matmul and attention fractions. */
+#define NET_PCIE_CARD \
+    NET(64 * GBS, 12.5 * GBS, 32 * GBS, 0.70, 8192, 8192, 8192, 0.50, TS_NET_PCIE_CARD)
 #define TS_NET_T4                                                                             \
     "T4: peers over PCIe Gen3 x16 (32 GB/s bidirectional); 100 Gb/s NIC assumed; matmul and " \
     "attention fractions assumed (not measured)"
@@ -254,31 +258,26 @@ static const ts_gpu ts_gpu_catalogue[] = {
       24564 * MIB, 1.008 * TBS,
       "NVIDIA Ada Lovelace GPU architecture whitepaper v2.1, Appendix A (BF16 with FP32 accumulate "
       "165.2, FP8 330.3, TF32 82.6 dense; 1,008 GB/s); nvidia-smi 24564 MiB",
-      NET(64 * GBS, 12.5 * GBS, 32 * GBS, 0.70, 8192, 8192, 8192, 0.50, TS_NET_PCIE_CARD), .sm = 89,
-      PWR(450, "RTX 4090: 450 W total graphics power") },
+      NET_PCIE_CARD, .sm = 89, PWR(450, "RTX 4090: 450 W total graphics power") },
     { "rtx-3090", "NVIDIA GeForce RTX 3090 24GB", 35.6 * TFLOPS, 71 * TFLOPS, 0, 24576 * MIB,
       0.936 * TBS,
       "NVIDIA Ampere GA102 GPU architecture whitepaper, Appendix A (BF16 with FP32 accumulate 71, "
       "TF32 35.6 dense; 936 GB/s); nvidia-smi 24576 MiB",
-      NET(64 * GBS, 12.5 * GBS, 32 * GBS, 0.70, 8192, 8192, 8192, 0.50, TS_NET_PCIE_CARD), .sm = 86,
-      PWR(350, "RTX 3090 Founders Edition: 350 W total graphics power") },
+      NET_PCIE_CARD, .sm = 86, PWR(350, "RTX 3090 Founders Edition: 350 W total graphics power") },
     { "rtx-a6000", "NVIDIA RTX A6000 48GB", 77.4 * TFLOPS, 154.8 * TFLOPS, 0, 49140 * MIB,
       0.768 * TBS,
       "NVIDIA Ampere GA102 whitepaper v2 (RTX A6000: BF16 with FP32 accumulate 154.8 dense) and "
       "RTX A6000 datasheet (768 GB/s); nvidia-smi 49140 MiB with ECC off, its default",
-      NET(64 * GBS, 12.5 * GBS, 32 * GBS, 0.70, 8192, 8192, 8192, 0.50, TS_NET_PCIE_CARD), .sm = 86,
-      PWR(300, "RTX A6000 datasheet: 300 W") },
+      NET_PCIE_CARD, .sm = 86, PWR(300, "RTX A6000 datasheet: 300 W") },
     { "l40", "NVIDIA L40 48GB", 90.5 * TFLOPS, 181.05 * TFLOPS, 362.1 * TFLOPS, 46068 * MIB,
       0.864 * TBS,
       "NVIDIA L40 datasheet (BF16 181.05, FP8 362, TF32 90.5 dense; 864 GB/s); nvidia-smi 46068 "
       "MiB with ECC on, its default",
-      NET(64 * GBS, 12.5 * GBS, 32 * GBS, 0.70, 8192, 8192, 8192, 0.50, TS_NET_PCIE_CARD), .sm = 89,
-      PWR(300, "NVIDIA L40 datasheet: 300 W max") },
+      NET_PCIE_CARD, .sm = 89, PWR(300, "NVIDIA L40 datasheet: 300 W max") },
     { "a10g", "NVIDIA A10G 24GB", 35 * TFLOPS, 70 * TFLOPS, 0, 23028 * MIB, 0.6 * TBS,
       "AWS EC2 G5 (A10G): 70 TFLOPS dense BF16/FP16 with FP32 accumulate, 600 GB/s; nvidia-smi "
       "23028 MiB (NVIDIA/DCGM#232)",
-      NET(64 * GBS, 12.5 * GBS, 32 * GBS, 0.70, 8192, 8192, 8192, 0.50, TS_NET_PCIE_CARD), .sm = 86,
-      PWR(300, "A10G: 300 W power cap in nvidia-smi (NVIDIA/DCGM#232)") },
+      NET_PCIE_CARD, .sm = 86, PWR(300, "A10G: 300 W power cap in nvidia-smi (NVIDIA/DCGM#232)") },
     /* Turing: FP16 tensor cores only (no BF16, no TF32; fp32 is the CUDA
      * cores' rate, as V100's). */
     { "t4", "NVIDIA T4 16GB", 8.1 * TFLOPS, 65 * TFLOPS, 0, 15360 * MIB, 0.32 * TBS,

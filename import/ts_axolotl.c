@@ -463,10 +463,7 @@ static int ax_base_model(ts_import *im, const char *base, ts_api_err *err)
     if (e != NULL && im->vals[TS_FI_LAYERS] == NULL && !im->req_has[TS_FI_MODEL] &&
         !im->req_has[TS_FI_LAYERS] && !im->req_has[TS_FI_PARAMS]) {
         if (other)
-            ts_import_note(im->notes,
-                           AX_PTR "/base_model \"%.*s\": read as %s, the model of that name in "
-                                  "the catalogue; a copy under another organisation may change "
-                                  "its config.json (send that file as hf_config to be sure)",
+            ts_import_note(im->notes, AX_PTR "/base_model \"%.*s\": " TS_CATALOGUE_COPY_NOTE,
                            ts_utf8_prec(base, 80), base, e->id);
         return ts_catalogue_import_at(im, e, AX_PTR "/base_model", err);
     }

@@ -97,6 +97,8 @@ const mega_flag mega_flags[M_COUNT] = {
  * the range member, else these. */
 static ts_field_id mega_target(mega_id id)
 {
+    if (mega_mamba(id))
+        return TS_FI_LAYERS;
     switch (id) {
     case M_TRAIN_ITERS:
     case M_TRAIN_SAMPLES:
@@ -123,12 +125,6 @@ static ts_field_id mega_target(mega_id id)
         return TS_FI_OPTIMIZER;
     case M_MOE_FREQ:
         return TS_FI_DENSE_LAYERS;
-    case M_HYBRID:
-    case M_HYBRID_OLD:
-    case M_HYBRID_ATTN:
-    case M_HYBRID_MLP:
-    case M_MAMBA_STATE:
-        return TS_FI_LAYERS;
     case M_HDROP:
     case M_ADROP:
         return TS_FI_DROPOUT;
@@ -283,8 +279,7 @@ static int unknown_value(const ts_import *im, mega_id id, const ts_shell_word *f
     char why[TS_API_DETAIL_LEN / 2];
     ts_field_id fi = mega_target(id);
 
-    if (id == M_HYBRID || id == M_HYBRID_OLD || id == M_HYBRID_ATTN || id == M_HYBRID_MLP ||
-        id == M_MAMBA_STATE) {
+    if (mega_mamba(id)) {
         /* Read only to refuse (ts_megatron_shape.c): the flag's presence
          * says Mamba layers, whatever its value. */
         vals[id].set = true;

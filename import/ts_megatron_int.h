@@ -92,6 +92,8 @@ typedef enum mega_id {
     M_OVERLAP_P2P,
     M_NO_OVERLAP_P2P,
     M_TP_OVERLAP,
+    /* Mamba's flags, read only to refuse (ts_megatron_shape.c): one run,
+     * M_HYBRID to M_MAMBA_STATE, which mega_mamba() tests. */
     M_HYBRID,
     M_HYBRID_OLD,
     M_HYBRID_ATTN,
@@ -99,6 +101,12 @@ typedef enum mega_id {
     M_MAMBA_STATE,
     M_COUNT
 } mega_id;
+
+/* A flag that says Mamba layers, whatever its value. */
+static inline bool mega_mamba(mega_id id)
+{
+    return id >= M_HYBRID && id <= M_MAMBA_STATE;
+}
 
 /* An integer flag's value is range-checked as it is read, before any
  * arithmetic: against the request member it lands on (range, the same

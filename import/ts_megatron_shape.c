@@ -464,16 +464,12 @@ static int shape_defaults(ts_import *im, const mega_val *v, ts_api_err *err)
  * transformer that the other flags would describe. */
 static int shape_hybrid(const mega_val *v, ts_api_err *err)
 {
-    static const mega_id ids[] = { M_HYBRID, M_HYBRID_OLD, M_HYBRID_ATTN, M_HYBRID_MLP,
-                                   M_MAMBA_STATE };
-    mega_id id = M_COUNT;
+    mega_id id = M_HYBRID;
     const char *p;
-    size_t i;
 
-    for (i = 0; i < sizeof ids / sizeof ids[0] && id == M_COUNT; i++)
-        if (v[ids[i]].set)
-            id = ids[i];
-    if (id == M_COUNT)
+    while (mega_mamba(id) && !v[id].set)
+        id = (mega_id)(id + 1);
+    if (!mega_mamba(id))
         return 0;
     p = v[id].s != NULL ? v[id].s : "";
     ts_api_err_set(
