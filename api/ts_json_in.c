@@ -145,6 +145,35 @@ static int apply_lora_targets(ts_run *r, const json_t *v, ts_api_err *err)
     return 0;
 }
 
+/* lora_modules_to_save: "" or embed_tokens, lm_head joined by commas;
+ * another name is a 400 that names it, as lora_targets does. */
+static int apply_lora_save(ts_run *r, const json_t *v, ts_api_err *err)
+{
+    const char *s;
+    size_t len, at = 0, bl = 0;
+    unsigned set = 0;
+    char item[80], got[96];
+
+    if (v == NULL)
+        return 0;
+    s = json_string_value(v);
+    len = json_string_length(v);
+    if (memchr(s, '\0', len) != NULL || ts_lora_save_parse(s, len, &set, &at, &bl) != 0) {
+        size_t n = bl < sizeof item - 1 ? bl : sizeof item - 1;
+
+        memcpy(item, s + at, n);
+        item[n] = '\0';
+        ts_json_quote_short(got, sizeof got, item, 64);
+        ts_api_err_set(err, TS_PROB_INVALID_VALUE, "/lora_modules_to_save",
+                       "lora_modules_to_save: \"%s\" is not a module trainsize models; give "
+                       "embed_tokens, lm_head, both joined by a comma, or \"\" for none",
+                       got);
+        return -1;
+    }
+    r->lora_save = set;
+    return 0;
+}
+
 static int apply_gpu(ts_run *r, const json_t *v, ts_api_err *err)
 {
     const ts_gpu *g;
@@ -189,6 +218,7 @@ static void store_custom(ts_field_id id, const json_t *v, ts_api_req *req)
     case TS_FI_MODEL:        /* apply_preset(), before every other member */
     case TS_FI_GPU:          /* apply_gpu(), before every other member */
     case TS_FI_LORA_TARGETS: /* apply_lora_targets(), with its error */
+    case TS_FI_LORA_SAVE:    /* apply_lora_save(), with its error */
     case TS_FI_HBM_GB:       /* apply_gpu_overrides(), on the GPU chosen */
     case TS_FI_HBM_GIB:
     case TS_FI_PEAK_TFLOPS:
@@ -565,7 +595,8 @@ static int apply_members(ts_api_req *req, const json_t *const *given, const ts_c
     for (i = 0; i < TS_FI_COUNT; i++)
         if (given[i] != NULL)
             store((ts_field_id)i, given[i], req);
-    if (apply_lora_targets(&req->run, given[TS_FI_LORA_TARGETS], err) != 0)
+    if (apply_lora_targets(&req->run, given[TS_FI_LORA_TARGETS], err) != 0 ||
+        apply_lora_save(&req->run, given[TS_FI_LORA_SAVE], err) != 0)
         return -1;
     follow_defaults(&req->run, given);
     if (apply_gpu_overrides(&req->run, given, err) != 0)

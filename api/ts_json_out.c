@@ -134,6 +134,13 @@ static void put_input_custom(ts_jw *w, ts_field_id id, const ts_run *r)
         ts_jw_strl_(w, name, nl, t, tl < sizeof t ? tl : sizeof t - 1);
         break;
     }
+    case TS_FI_LORA_SAVE: {
+        char t[64];
+        size_t tl = ts_lora_save_text(r->lora_save, t, sizeof t);
+
+        ts_jw_strl_(w, name, nl, t, tl < sizeof t ? tl : sizeof t - 1);
+        break;
+    }
     case TS_FI_HBM_GB:
         ts_jw_num_(w, name, nl, r->gpu.hbm_bytes / 1e9);
         break;

@@ -161,6 +161,12 @@ typedef enum ts_pp_schedule {
 #define TS_LORA_PEFT_DEFAULT \
     (TS_LORA_Q | TS_LORA_V) /* PEFT's default for llama, mistral, qwen2, gemma */
 
+/* Modules PEFT trains in full beside the adapters (LoraConfig
+ * modules_to_save): a trainable copy of each next to the frozen original. */
+#define TS_LORA_SAVE_EMBED 1u /* embed_tokens: the input embedding */
+#define TS_LORA_SAVE_HEAD  2u /* lm_head: the output layer (tied or not) */
+#define TS_LORA_SAVE_ALL   3u
+
 /* Storage of frozen base weights under LoRA / QLoRA. */
 typedef enum ts_quant {
     TS_QUANT_BF16 = 0, /* 2 bytes */
@@ -270,6 +276,11 @@ double ts_quant_bytes(ts_quant q); /* 2, 1, 0.5 + scales */
 int ts_lora_targets_parse(const char *s, size_t len, unsigned *out, size_t *bad_at,
                           size_t *bad_len);
 size_t ts_lora_targets_text(unsigned set, char *buf, size_t n);
+/* lora_modules_to_save: "" (none) or embed_tokens, lm_head joined by
+ * commas, as ts_lora_targets_parse reads its names; text: the names in
+ * that order ("" for none). */
+int ts_lora_save_parse(const char *s, size_t len, unsigned *out, size_t *bad_at, size_t *bad_len);
+size_t ts_lora_save_text(unsigned set, char *buf, size_t n);
 /* Adapter parameters of one layer at the model's full width (no tp
  * slice): A (rank x in) and B (out x rank) on each matrix in targets.
  * experts: how many experts' MLP adapters to count, 1 for a dense layer
@@ -468,6 +479,7 @@ typedef struct ts_run {
     ts_precision optimizer_precision; /* fp32 (default) or bf16 (pure-bf16 AdamW) states */
     int64_t lora_rank;                /* 0 = no adapters; else LoRA on the lora_targets matrices */
     unsigned lora_targets;            /* TS_LORA_* bits; default TS_LORA_ALL_LINEAR */
+    unsigned lora_save;               /* TS_LORA_SAVE_* bits: modules trained in full; default 0 */
     ts_quant frozen_precision;        /* storage of the frozen base under LoRA */
     double lora_dropout;              /* adapters' input dropout, [0, 1); needs lora_rank > 0 */
     ts_adapter_precision adapter_precision; /* default: the framework's; needs lora_rank > 0 */

@@ -142,13 +142,27 @@ static ts_status ts_compat_pytorch_side(const ts_run *r, ts_error *err)
     return TS_OK;
 }
 
+/* lora_modules_to_save is PEFT's (ModulesToSaveWrapper), under the HF
+ * Trainer alone, with accelerate's FSDP or with DeepSpeed; Megatron-LM's
+ * and NeMo's LoRA train the adapters only (Megatron-Bridge peft/lora.py
+ * has target_modules, no modules_to_save). */
+static ts_status ts_compat_lora_save(const ts_run *r, ts_error *err)
+{
+    if (r->lora_save != 0 && r->framework == TS_FW_MEGATRON)
+        return ts_error_set(err, TS_EINCOMPAT, "lora_modules_to_save",
+                            "lora_modules_to_save is PEFT's (framework hf, deepspeed or fsdp); "
+                            "Megatron and NeMo LoRA train the adapters only");
+    return TS_OK;
+}
+
 ts_status ts_compat_check(const ts_run *r, ts_error *err)
 {
     ts_status st;
 
     if ((st = ts_compat_tp_overlap(r, err)) != TS_OK || (st = ts_compat_liger(r, err)) != TS_OK ||
         (st = ts_compat_pytorch_side(r, err)) != TS_OK ||
-        (st = ts_compat_recompute_op(r, err)) != TS_OK || (st = ts_compat_act_fp8(r, err)) != TS_OK)
+        (st = ts_compat_recompute_op(r, err)) != TS_OK ||
+        (st = ts_compat_act_fp8(r, err)) != TS_OK || (st = ts_compat_lora_save(r, err)) != TS_OK)
         return st;
     return ts_compat_unpad(r, err);
 }

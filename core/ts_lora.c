@@ -19,17 +19,26 @@
 
 #include <string.h>
 
-static const struct {
+typedef struct ts_lora_name {
     const char *name;
     unsigned bit;
-} ts_lora_names[] = {
+} ts_lora_name;
+
+static const ts_lora_name ts_lora_names[] = {
     { "q_proj", TS_LORA_Q },       { "k_proj", TS_LORA_K },
     { "v_proj", TS_LORA_V },       { "o_proj", TS_LORA_O },
     { "gate_proj", TS_LORA_GATE }, { "up_proj", TS_LORA_UP },
     { "down_proj", TS_LORA_DOWN }, { "query_key_value", TS_LORA_QKV },
 };
 
-#define TS_LORA_NAMES (sizeof ts_lora_names / sizeof ts_lora_names[0])
+/* PEFT's modules_to_save as Llama-family models name the two modules
+ * (LlamaModel.embed_tokens, LlamaForCausalLM.lm_head). */
+static const ts_lora_name ts_lora_save_names[] = {
+    { "embed_tokens", TS_LORA_SAVE_EMBED },
+    { "lm_head", TS_LORA_SAVE_HEAD },
+};
+
+#define TS_LORA_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 static bool ts_lora_space(char c)
 {
@@ -41,33 +50,23 @@ static bool ts_lora_is(const char *s, size_t len, const char *word)
     return strlen(word) == len && memcmp(s, word, len) == 0;
 }
 
-int ts_lora_targets_parse(const char *s, size_t len, unsigned *out, size_t *bad_at, size_t *bad_len)
+/* The trimmed span [*a, *b) of s[a, b). */
+static void ts_lora_trim(const char *s, size_t *a, size_t *b)
+{
+    while (*a < *b && ts_lora_space(s[*a]))
+        (*a)++;
+    while (*b > *a && ts_lora_space(s[*b - 1]))
+        (*b)--;
+}
+
+/* Names of table joined by commas onto their bits; -1 with the first
+ * item that is not one. */
+static int ts_lora_list_parse(const ts_lora_name *tab, size_t nt, const char *s, size_t len,
+                              unsigned *out, size_t *bad_at, size_t *bad_len)
 {
     unsigned set = 0;
     size_t i = 0;
 
-    *out = 0;
-    *bad_at = 0;
-    *bad_len = len;
-    if (s == NULL)
-        return -1;
-    /* The two shorthands stand alone. */
-    {
-        size_t a = 0, b = len;
-
-        while (a < b && ts_lora_space(s[a]))
-            a++;
-        while (b > a && ts_lora_space(s[b - 1]))
-            b--;
-        if (ts_lora_is(s + a, b - a, "all-linear")) {
-            *out = TS_LORA_ALL_LINEAR;
-            return 0;
-        }
-        if (ts_lora_is(s + a, b - a, "peft-default")) {
-            *out = TS_LORA_PEFT_DEFAULT;
-            return 0;
-        }
-    }
     while (i <= len) {
         size_t a = i, b, k;
         bool found = false;
@@ -75,13 +74,10 @@ int ts_lora_targets_parse(const char *s, size_t len, unsigned *out, size_t *bad_
         while (i < len && s[i] != ',')
             i++;
         b = i;
-        while (a < b && ts_lora_space(s[a]))
-            a++;
-        while (b > a && ts_lora_space(s[b - 1]))
-            b--;
-        for (k = 0; k < TS_LORA_NAMES && !found; k++) {
-            if (ts_lora_is(s + a, b - a, ts_lora_names[k].name)) {
-                set |= ts_lora_names[k].bit;
+        ts_lora_trim(s, &a, &b);
+        for (k = 0; k < nt && !found; k++) {
+            if (ts_lora_is(s + a, b - a, tab[k].name)) {
+                set |= tab[k].bit;
                 found = true;
             }
         }
@@ -92,39 +88,24 @@ int ts_lora_targets_parse(const char *s, size_t len, unsigned *out, size_t *bad_
         }
         i++; /* past the comma (or the end) */
     }
-    /* A fused qkv and a separate q, k or v cannot both be in one model. */
-    if ((set & TS_LORA_QKV) && (set & (TS_LORA_Q | TS_LORA_K | TS_LORA_V))) {
-        *bad_at = 0;
-        *bad_len = len;
-        return -1;
-    }
     *out = set;
     return 0;
 }
 
-size_t ts_lora_targets_text(unsigned set, char *buf, size_t n)
+/* The names of set's bits in table order, joined by commas, into buf
+ * (cut to n, NUL-terminated); the full length. */
+static size_t ts_lora_list_text(const ts_lora_name *tab, size_t nt, unsigned set, char *buf,
+                                size_t n)
 {
     size_t used = 0, k;
 
-    if (set == TS_LORA_ALL_LINEAR) {
-        const char *all = "all-linear";
-
-        used = strlen(all);
-        if (n > 0) {
-            size_t c = used < n - 1 ? used : n - 1;
-
-            memcpy(buf, all, c);
-            buf[c] = '\0';
-        }
-        return used;
-    }
     if (n > 0)
         buf[0] = '\0';
-    for (k = 0; k < TS_LORA_NAMES; k++) {
-        const char *nm = ts_lora_names[k].name;
+    for (k = 0; k < nt; k++) {
+        const char *nm = tab[k].name;
         size_t l = strlen(nm), j;
 
-        if (!(set & ts_lora_names[k].bit))
+        if (!(set & tab[k].bit))
             continue;
         for (j = 0; j < (used > 0 ? 1u : 0u) + l; j++) {
             char c = used > 0 && j == 0 ? ',' : nm[j - (used > 0 ? 1 : 0)];
@@ -137,6 +118,80 @@ size_t ts_lora_targets_text(unsigned set, char *buf, size_t n)
         used += (used > 0 ? 1 : 0) + l;
     }
     return used;
+}
+
+int ts_lora_targets_parse(const char *s, size_t len, unsigned *out, size_t *bad_at, size_t *bad_len)
+{
+    unsigned set = 0;
+
+    *out = 0;
+    *bad_at = 0;
+    *bad_len = len;
+    if (s == NULL)
+        return -1;
+    /* The two shorthands stand alone. */
+    {
+        size_t a = 0, b = len;
+
+        ts_lora_trim(s, &a, &b);
+        if (ts_lora_is(s + a, b - a, "all-linear")) {
+            *out = TS_LORA_ALL_LINEAR;
+            return 0;
+        }
+        if (ts_lora_is(s + a, b - a, "peft-default")) {
+            *out = TS_LORA_PEFT_DEFAULT;
+            return 0;
+        }
+    }
+    if (ts_lora_list_parse(ts_lora_names, TS_LORA_COUNT(ts_lora_names), s, len, &set, bad_at,
+                           bad_len) != 0)
+        return -1;
+    /* A fused qkv and a separate q, k or v cannot both be in one model. */
+    if ((set & TS_LORA_QKV) && (set & (TS_LORA_Q | TS_LORA_K | TS_LORA_V))) {
+        *bad_at = 0;
+        *bad_len = len;
+        return -1;
+    }
+    *out = set;
+    return 0;
+}
+
+size_t ts_lora_targets_text(unsigned set, char *buf, size_t n)
+{
+    if (set == TS_LORA_ALL_LINEAR) {
+        const char *all = "all-linear";
+        size_t used = strlen(all);
+
+        if (n > 0) {
+            size_t c = used < n - 1 ? used : n - 1;
+
+            memcpy(buf, all, c);
+            buf[c] = '\0';
+        }
+        return used;
+    }
+    return ts_lora_list_text(ts_lora_names, TS_LORA_COUNT(ts_lora_names), set, buf, n);
+}
+
+int ts_lora_save_parse(const char *s, size_t len, unsigned *out, size_t *bad_at, size_t *bad_len)
+{
+    size_t a = 0, b = len;
+
+    *out = 0;
+    *bad_at = 0;
+    *bad_len = len;
+    if (s == NULL)
+        return -1;
+    ts_lora_trim(s, &a, &b);
+    if (a == b) /* "": none */
+        return 0;
+    return ts_lora_list_parse(ts_lora_save_names, TS_LORA_COUNT(ts_lora_save_names), s, len, out,
+                              bad_at, bad_len);
+}
+
+size_t ts_lora_save_text(unsigned set, char *buf, size_t n)
+{
+    return ts_lora_list_text(ts_lora_save_names, TS_LORA_COUNT(ts_lora_save_names), set, buf, n);
 }
 
 /* A two-matrix MLP (up_proj, down_proj are fc1, fc2) has no gate; a

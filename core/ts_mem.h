@@ -52,7 +52,10 @@ typedef struct ts_mem_ctx {
     ts_mem_act act;
     bool lora;         /* LoRA adapters train, the base is frozen */
     double lora_layer; /* adapter params per layer on one GPU */
-    double frozen_b;   /* bytes per frozen base param */
+    double save_emb;   /* lora_modules_to_save: embed_tokens' trained copy on one GPU */
+    double save_head;  /* lm_head's trained copy on one GPU (the last stage) */
+    double lora_adapters, lora_copies; /* of base + adapters + copies: the two trained parts */
+    double frozen_b;                   /* bytes per frozen base param */
     double paged_frac; /* of the optimizer state: in CUDA managed memory (paged 8-bit) */
     double opt_bpp;    /* optimizer state bytes per trained param */
 } ts_mem_ctx;

@@ -84,6 +84,7 @@ typedef struct ts_mem_sw {
     double share;                   /* after sharding */
     double layer_p;                 /* parameters of the largest layer */
     double W, G, M, O, Op;          /* weights, grads, master, optimizer, paged optimizer */
+    double Oc;                      /* of O: the lora_modules_to_save copies' states */
     double persist;                 /* framework buffers held through forward and backward */
     double fwd_ws, bwd_ws, loss_ws; /* working sets of forward, backward, the loss */
     double held, metric_ws;         /* logits the trainer holds for its metrics; one metric's */
@@ -134,12 +135,28 @@ static void ts_mem_stage_lora(const ts_mem_ctx *c, ts_mem_stage *st, ts_mem_sw *
     bool fp32 = ts_run_adapters_fp32(r);
     double ab = fp32 ? 4.0 : pb;
 
+    /* lora_modules_to_save: PEFT's ModulesToSaveWrapper trains a deep
+     * copy of the module beside the frozen original (peft@5d602fdb
+     * src/peft/utils/other.py, ModulesToSaveWrapper.update), in the
+     * model's dtype (cast_adapter_dtype upcasts only the tuner layers'
+     * adapters), so it is held as this run holds a trained parameter:
+     * the model's precision, grad_precision, the master copy when the
+     * run keeps one (under hf and fsdp the fp32 parameter is that copy,
+     * with no 16-bit one beside it), the optimizer's states; sharded
+     * like the adapters. */
+    double sv = (w->first ? c->save_emb : 0) + (w->last ? c->save_head : 0), sv_sh = sv / c->nd;
+    bool master = r->master_weights;
+
     w->W = (r->zero >= 3 ? 1.0 / c->nd : 1.0) * (c->frozen_b * lin + pb * emb) +
-           ab * (r->zero >= 3 ? ad_sh : ad);
-    w->G = (fp32 ? 4.0 : ts_precision_bytes(r->grad_precision)) * (r->zero >= 2 ? ad_sh : ad);
-    w->M = r->master_weights && !fp32 ? 4.0 * (r->zero >= 1 ? ad_sh : ad) : 0;
-    w->O = c->opt_bpp * (r->zero >= 1 ? ad_sh : ad);
-    st->params += ad;
+           ab * (r->zero >= 3 ? ad_sh : ad) +
+           (w->fsdp && master ? 0 : pb) * (r->zero >= 3 ? sv_sh : sv);
+    w->G = (fp32 ? 4.0 : ts_precision_bytes(r->grad_precision)) * (r->zero >= 2 ? ad_sh : ad) +
+           ts_precision_bytes(r->grad_precision) * (r->zero >= 2 ? sv_sh : sv);
+    w->M = (master && !fp32 ? 4.0 * (r->zero >= 1 ? ad_sh : ad) : 0) +
+           (master ? 4.0 * (r->zero >= 1 ? sv_sh : sv) : 0);
+    w->Oc = c->opt_bpp * (r->zero >= 1 ? sv_sh : sv);
+    w->O = c->opt_bpp * (r->zero >= 1 ? ad_sh : ad) + w->Oc;
+    st->params += ad + sv;
 }
 
 /* Weights, gradients, master and optimizer states on this GPU. */
@@ -173,13 +190,15 @@ static void ts_mem_stage_states(const ts_mem_ctx *c, ts_mem_stage *st, ts_mem_sw
         /* ZeRO-Offload: master, moments and the fp32 gradient partition
          * live in host RAM; 16-bit gradients stream out through the
          * reduce bucket (counted with the buffers). */
-        w->M = w->O = w->G = 0;
+        w->M = w->O = w->G = w->Oc = 0;
     }
     if (r->offload_params)
         w->W = 0;
     /* Paged 8-bit states live in managed memory: on the GPU (the total,
-     * nvidia-smi) but never in the caching allocator's figures. */
-    w->Op = w->O * c->paged_frac;
+     * nvidia-smi) but never in the caching allocator's figures.  The
+     * full copies' tensors (vocab x hidden) are all past the size that
+     * pages. */
+    w->Op = (w->O - w->Oc) * c->paged_frac + (r->optimizer == TS_OPT_PAGED_ADAM8BIT ? w->Oc : 0);
     w->O -= w->Op;
 }
 

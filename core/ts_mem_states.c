@@ -143,7 +143,8 @@ static void ts_mem_lora_context(const ts_run *run, const ts_params *p, ts_mem_ct
 {
     const ts_model *m = &run->model;
     ts_mem_lora l;
-    double adapters, linear;
+    double adapters, linear, copies, all;
+    double V = (double)m->vocab, h = (double)m->hidden;
 
     l.h = (double)m->hidden;
     l.F = (double)m->ffn;
@@ -158,16 +159,25 @@ static void ts_mem_lora_context(const ts_run *run, const ts_params *p, ts_mem_ct
     linear = ts_mem_body_params(p);
 
     c->lora_layer = l.layer / (double)run->tp;
-    c->f = 1.0;
+    /* lora_modules_to_save: a copy of the token embedding (vocab x
+     * hidden; learned positions are another module) and of the output
+     * layer, which a tied model's lm_head copy unties. */
+    copies = ((run->lora_save & TS_LORA_SAVE_EMBED) ? V * h : 0) +
+             ((run->lora_save & TS_LORA_SAVE_HEAD) ? V * h : 0);
+    c->save_emb = (run->lora_save & TS_LORA_SAVE_EMBED) ? V * h / (double)run->tp : 0;
+    c->save_head = (run->lora_save & TS_LORA_SAVE_HEAD) ? V * h / (double)run->tp : 0;
     c->frozen_b = ts_quant_bytes(run->frozen_precision);
-    /* Reported per parameter of base + adapters; fp32 adapters
+    /* Reported per parameter of base + adapters + copies; fp32 adapters
      * (adapter_precision) at 4 B, as ts_mem_stage_lora holds them. */
+    all = p->total + adapters + copies;
     out->bpp_weights =
         (c->frozen_b * linear +
-         ts_precision_bytes(run->precision) * (p->embedding + p->output_head) +
+         ts_precision_bytes(run->precision) * (p->embedding + p->output_head + copies) +
          (ts_run_adapters_fp32(run) ? 4.0 : ts_precision_bytes(run->precision)) * adapters) /
-        (p->total + adapters);
-    c->f = adapters / (p->total + adapters);
+        all;
+    c->f = (adapters + copies) / all;
+    c->lora_adapters = adapters / all;
+    c->lora_copies = copies / all;
 }
 
 /* Bytes per parameter of each model state, into out and c. */
@@ -183,11 +193,13 @@ static void ts_mem_bytes(const ts_run *run, const ts_params *p, ts_mem_ctx *c, t
         out->bpp_weights = ts_precision_bytes(run->precision);
     out->bpp_grads = c->f * ts_precision_bytes(run->grad_precision);
     out->bpp_master = run->master_weights ? c->f * 4.0 : 0.0;
-    /* fp32 adapters: fp32 gradients, no separate master copy (what
+    /* fp32 adapters: fp32 gradients, no separate master copy; the
+     * modules_to_save copies as the run's trained parameters (what
      * ts_mem_stage_lora holds). */
     if (c->lora && ts_run_adapters_fp32(run)) {
-        out->bpp_grads = c->f * 4.0;
-        out->bpp_master = 0.0;
+        out->bpp_grads =
+            c->lora_adapters * 4.0 + c->lora_copies * ts_precision_bytes(run->grad_precision);
+        out->bpp_master = run->master_weights ? c->lora_copies * 4.0 : 0.0;
     }
     out->bpp_optimizer = c->f * opt.bpp;
     out->bpp_total = out->bpp_weights + out->bpp_grads + out->bpp_master + out->bpp_optimizer;

@@ -345,6 +345,10 @@ static ts_status ts_run_check_no_adapters(const ts_run *r, ts_error *err)
         return ts_error_set(err, TS_EINCOMPAT, "lora_impl",
                             "lora_impl %s needs LoRA adapters (lora_rank > 0)",
                             ts_lora_impl_name(r->lora_impl));
+    if (r->lora_save != 0)
+        return ts_error_set(err, TS_EINCOMPAT, "lora_modules_to_save",
+                            "lora_modules_to_save needs LoRA adapters (lora_rank > 0); without "
+                            "them every module trains already");
     return TS_OK;
 }
 
@@ -385,6 +389,10 @@ static ts_status ts_run_check_split(const ts_run *r, bool shape, ts_error *err)
                             "lora_targets %#x is not a set of the layer's matrices",
                             r->lora_targets);
     }
+    if ((r->lora_save & ~TS_LORA_SAVE_ALL) != 0)
+        return ts_error_set(err, TS_EINVAL, "lora_modules_to_save",
+                            "lora_modules_to_save %#x is not a set of embed_tokens, lm_head",
+                            r->lora_save);
     if (r->lora_rank == 0 && (st = ts_run_check_no_adapters(r, err)) != TS_OK)
         return st;
     if ((st = ts_run_check_pipeline(r, shape, err)) != TS_OK)

@@ -214,10 +214,17 @@ static void ts_step_shares(const ts_run *r, const ts_params *p, const ts_step_hw
          * frozen base is gathered at its storage width under ZeRO-3. */
         double emb = (p->embedding + p->output_head) / ((double)r->tp * (double)r->pp);
         double ad = ts_step_lora_layer_params(r) * (double)r->model.layers / (double)r->pp;
+        /* lora_modules_to_save: full vocab x hidden copies that train
+         * (reduced, stepped, gathered) like the adapters; spread over
+         * the stages as the embedding is. */
+        double copies = ((r->lora_save & TS_LORA_SAVE_EMBED) ? 1.0 : 0.0) +
+                        ((r->lora_save & TS_LORA_SAVE_HEAD) ? 1.0 : 0.0);
+        double cp = copies * (double)r->model.vocab * (double)r->model.hidden /
+                    ((double)r->tp * (double)r->pp);
 
-        P_train = ad;
+        P_train = ad + cp;
         P_gather_b = (P_gpu - emb) * ts_quant_bytes(r->frozen_precision) +
-                     emb * ts_step_bytes(r->precision) + ad * ts_step_bytes(r->precision);
+                     (emb + ad + cp) * ts_step_bytes(r->precision);
     } else {
         P_gather_b = P_gpu * ts_step_bytes(r->precision);
     }

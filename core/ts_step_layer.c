@@ -683,12 +683,17 @@ void ts_step_head_cost(const ts_run *r, ts_step_hw *hw, double *fwd, double *bwd
     *tp = 0;
     if (V > 0) {
         /* Under LoRA the head is frozen but not quantised (bitsandbytes
-         * and PEFT leave lm_head in 16 bits). */
+         * and PEFT leave lm_head in 16 bits); a trained copy of it
+         * (lora_modules_to_save) has its weight gradient too. */
         ts_quant q = hw->quant;
+        bool frozen = hw->frozen;
 
         hw->quant = TS_QUANT_BF16;
+        if (r->lora_save & TS_LORA_SAVE_HEAD)
+            hw->frozen = false;
         ts_step_gemm3(hw, tok, V / t, h, 1, &f, &b);
         hw->quant = q;
+        hw->frozen = frozen;
     }
     {
         double lf, lb, logits = tok * (V / t);

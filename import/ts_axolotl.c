@@ -69,10 +69,13 @@ static int ax_bool_or_auto(ts_import *im, const ts_import_obj *o, const char *ke
     return 0;
 }
 
-static int ax_precision(ts_import *im, const ts_import_obj *o, ts_api_err *err)
+/* bf16 / fp16 (true or "auto"): the precision; *key, the one that makes
+ * the model 16-bit (NULL: neither). */
+static int ax_precision(ts_import *im, const ts_import_obj *o, const char **key, ts_api_err *err)
 {
     int bf16, fp16;
 
+    *key = NULL;
     if (ax_bool_or_auto(im, o, "bf16", &bf16, err) < 0 ||
         ax_bool_or_auto(im, o, "fp16", &fp16, err) < 0)
         return -1;
@@ -81,6 +84,7 @@ static int ax_precision(ts_import *im, const ts_import_obj *o, ts_api_err *err)
                        "axolotl_config enables both bf16 and fp16");
         return -1;
     }
+    *key = bf16 >= 1 ? "bf16" : fp16 >= 1 ? "fp16" : NULL;
     if (bf16 == 1)
         return ts_import_set_str(im, TS_FI_PRECISION, "bf16", TS_SRC_AXOLOTL, AX_PTR "/bf16", err);
     if (fp16 == 1)
@@ -151,15 +155,18 @@ static int ax_adapter(ts_import *im, const ts_import_obj *o, ts_api_err *err)
 }
 
 /* lora_modules_to_save (PEFT's modules_to_save, e.g. embed_tokens and
- * lm_head when special tokens are added): PEFT wraps each listed module
- * in a ModulesToSaveWrapper that keeps the frozen original and trains a
- * full copy (peft/utils/other.py).  Not modelled: said, with what it
- * leaves out, rather than passed over. */
+ * lm_head when special tokens are added; axolotl
+ * src/axolotl/loaders/adapter.py load_lora passes it to LoraConfig):
+ * PEFT trains a full copy of each listed module beside the frozen
+ * original (trainsize's lora_modules_to_save).  A list of names (or one
+ * name); each must be one trainsize models, and the error names its
+ * entry. */
 static int ax_modules_to_save(ts_import *im, const ts_import_obj *o, ts_api_err *err)
 {
     const json_t *m = json_object_get(o->obj, "lora_modules_to_save");
-    char list[160];
-    size_t i, n = 0;
+    unsigned set = 0;
+    char text[64];
+    size_t i;
 
     if (m == NULL || json_is_null(m) || (json_is_array(m) && json_array_size(m) == 0))
         return 0;
@@ -168,39 +175,37 @@ static int ax_modules_to_save(ts_import *im, const ts_import_obj *o, ts_api_err 
                        "lora_modules_to_save must be a list of module names");
         return -1;
     }
-    list[0] = '\0';
     for (i = 0; i < (json_is_array(m) ? json_array_size(m) : 1); i++) {
         const json_t *v = json_is_array(m) ? json_array_get(m, i) : m;
         const char *s = json_string_value(v);
-        char one[64];
-        int k;
+        char ptr[TS_IMPORT_ORIGIN_LEN];
+        unsigned one = 0;
+        size_t at = 0, bl = 0;
 
-        if (s == NULL) {
-            char ptr[TS_IMPORT_ORIGIN_LEN], idx[24];
+        snprintf(ptr, sizeof ptr, AX_PTR "/lora_modules_to_save");
+        if (json_is_array(m)) {
+            char idx[24];
 
-            snprintf(ptr, sizeof ptr, AX_PTR "/lora_modules_to_save");
             snprintf(idx, sizeof idx, "%zu", i);
             ts_import_ptr_add(ptr, sizeof ptr, idx);
+        }
+        if (s == NULL) {
             ts_api_err_set(err, TS_PROB_INVALID_TYPE, ptr, "a module name (a string)");
             return -1;
         }
-        /* whole names only: one that does not fit ends the list */
-        k = snprintf(one, sizeof one, "%s%.*s", i ? ", " : "", ts_utf8_prec(s, 40), s);
-        if (k > 0 && (size_t)k < sizeof list - n - 4) {
-            memcpy(list + n, one, (size_t)k + 1);
-            n += (size_t)k;
-        } else if (n + 4 < sizeof list && strcmp(list + n - (n >= 3 ? 3 : n), "...") != 0) {
-            memcpy(list + n, "...", 4);
-            n += 3;
+        if (memchr(s, '\0', json_string_length(v)) != NULL || strchr(s, ',') != NULL ||
+            ts_lora_save_parse(s, json_string_length(v), &one, &at, &bl) != 0 || one == 0) {
+            ts_api_err_set(err, TS_PROB_INVALID_VALUE, ptr,
+                           "lora_modules_to_save: \"%.*s\" is not a module trainsize models; "
+                           "embed_tokens and lm_head are",
+                           ts_utf8_prec(s, 40), s);
+            return -1;
         }
+        set |= one;
     }
-    ts_import_note(im->notes,
-                   AX_PTR "/lora_modules_to_save (%s): PEFT trains a full copy of each "
-                          "(embed_tokens and lm_head: vocab x hidden parameters each) next to "
-                          "the frozen original; not modelled: the copies' weights, gradients and "
-                          "optimizer states are missing from the estimate",
-                   list);
-    return 0;
+    ts_lora_save_text(set, text, sizeof text);
+    return ts_import_set_str(im, TS_FI_LORA_SAVE, text, TS_SRC_AXOLOTL,
+                             AX_PTR "/lora_modules_to_save", err);
 }
 
 /* lora_target_linear: true adapts every linear (axolotl adds
@@ -404,6 +409,52 @@ static int ax_compile(ts_import *im, const ts_import_obj *o, ts_api_err *err)
                              rc > 0 ? AX_PTR "/torch_compile" : AX_PTR, err);
 }
 
+/* Without FSDP or DeepSpeed axolotl trains the model in the dtype it
+ * loads it in: bf16 or fp16 sets torch_dtype (axolotl
+ * src/axolotl/utils/config/__init__.py, resolve_dtype) and the HF
+ * Trainer's autocast upcasts no parameter, so there is no fp32 master
+ * copy and the gradients have the weights' 16 bits (what matters under
+ * LoRA for lora_modules_to_save's copies; PEFT's adapters are fp32
+ * anyway).  torch's AdamW and Lion keep their moments in the parameter's
+ * dtype (torch.optim.AdamW._init_group: zeros_like(p)), so a full
+ * fine-tune's are 16-bit too; bitsandbytes' 32-bit and 8-bit states have
+ * their own widths.  Under FSDP accelerate upcasts the trained
+ * parameters to fp32 when mixed precision is on (accelerate@16cb6eb8
+ * accelerator.py prepare_model, utils/fsdp_utils.py
+ * fsdp2_prepare_model), as DeepSpeed keeps fp32 partitions: the master
+ * copy stays there.  key: ax_precision's. */
+static int ax_pure16(ts_import *im, const ts_import_obj *o, const char *key, ts_api_err *err)
+{
+    static const char *const torch_states[] = { "adamw_torch", "adamw_torch_fused", "adamw_hf",
+                                                "lion_pytorch" };
+    const char *fw = json_string_value(im->vals[TS_FI_FRAMEWORK]);
+    const json_t *zero = im->vals[TS_FI_ZERO];
+    const char *opt = NULL;
+    char ptr[32];
+    bool torch = true;
+    size_t i;
+
+    if (key == NULL || fw == NULL || strcmp(fw, "hf") != 0 || zero == NULL ||
+        json_integer_value(zero) != 0)
+        return 0;
+    snprintf(ptr, sizeof ptr, AX_PTR "/%s", key);
+    if (ts_import_set_bool(im, TS_FI_MASTER_WEIGHTS, false, TS_SRC_AXOLOTL, ptr, err) != 0)
+        return -1;
+    if (im->vals[TS_FI_LORA_RANK] != NULL || ts_import_str(o, "optimizer", false, &opt, err) < 0)
+        return im->vals[TS_FI_LORA_RANK] != NULL ? 0 : -1;
+    if (opt != NULL) {
+        torch = false;
+        for (i = 0; i < sizeof torch_states / sizeof torch_states[0]; i++)
+            torch = torch || strcmp(opt, torch_states[i]) == 0;
+    }
+    /* fp16 weights cannot train in full under the Trainer (its
+     * GradScaler refuses to unscale fp16 gradients): bf16 only. */
+    if (!torch || strcmp(key, "bf16") != 0)
+        return 0;
+    return ts_import_set_str(im, TS_FI_OPTIMIZER_PRECISION, "bf16", TS_SRC_AXOLOTL,
+                             opt != NULL ? AX_PTR "/optimizer" : ptr, err);
+}
+
 static int ax_parallel(ts_import *im, const ts_import_obj *o, ts_api_err *err)
 {
     const char *ds = NULL;
@@ -507,7 +558,7 @@ static void ax_parallel_keys(ts_import *im, const json_t *cfg)
 static int ax_map(ts_import *im, const json_t *cfg, ts_api_err *err)
 {
     ts_import_obj o = { cfg, AX_PTR };
-    const char *base = NULL;
+    const char *base = NULL, *key = NULL;
     int64_t v = 0;
     bool b = false;
     int rc;
@@ -555,9 +606,9 @@ static int ax_map(ts_import *im, const json_t *cfg, ts_api_err *err)
                 return -1;
         }
     }
-    if (ax_precision(im, &o, err) < 0 || ax_adapter(im, &o, err) < 0 ||
+    if (ax_precision(im, &o, &key, err) < 0 || ax_adapter(im, &o, err) < 0 ||
         ax_optimizer(im, &o, err) < 0 || ax_parallel(im, &o, err) < 0 ||
-        ax_compile(im, &o, err) < 0 || ax_liger(im, &o, err) < 0)
+        ax_pure16(im, &o, key, err) < 0 || ax_compile(im, &o, err) < 0 || ax_liger(im, &o, err) < 0)
         return -1;
     return 0;
 }

@@ -174,6 +174,8 @@ export const REQUEST_FIELDS = [
       label: "LoRA rank", hint: "default 16", lora: true },
     { name: "lora_targets", group: "mode", kind: "text",
       label: "LoRA targets", hint: "all-linear (default), peft-default or names, e.g. q_proj,v_proj", lora: true },
+    { name: "lora_modules_to_save", group: "mode", kind: "text",
+      label: "Modules trained in full", hint: "embed_tokens,lm_head (when tokens are added); empty: none", lora: true },
     { name: "frozen_precision", group: "mode", kind: "enum", options: ["bf16", "int8", "nf4", "fp8", "gptq"],
       label: "Frozen base weights", hint: "QLoRA keeps the base in 4-bit nf4.", lora: true },
     { name: "lora_dropout", group: "mode", kind: "num",

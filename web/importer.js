@@ -231,6 +231,11 @@ function applyAxolotl(ax, inputs, source) {
             page.state.lora_targets = inputs.lora_targets;
             said.push({ key: 'lora_targets', text: `LoRA targets ${inputs.lora_targets}` });
         }
+        /* lora_modules_to_save: embed_tokens / lm_head trained in full */
+        if (source.lora_modules_to_save === kind && typeof inputs.lora_modules_to_save === 'string') {
+            page.state.lora_modules_to_save = inputs.lora_modules_to_save;
+            said.push({ key: 'lora_modules_to_save', text: `trained in full ${inputs.lora_modules_to_save}` });
+        }
     }
     const steps = Number(ax.max_steps);
     const epochs = Number(ax.num_epochs);

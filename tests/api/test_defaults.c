@@ -47,6 +47,9 @@ static const char *default_text(size_t i, const ts_run *r, char *buf, size_t siz
     case TS_FI_LORA_TARGETS:
         ts_lora_targets_text(r->lora_targets, buf, size);
         return buf;
+    case TS_FI_LORA_SAVE:
+        ts_lora_save_text(r->lora_save, buf, size);
+        return buf;
     default:
         return NULL;
     }
@@ -175,6 +178,7 @@ START_TEST(test_def_column_is_what_the_core_stores)
                       f->def);
     }
     ck_assert_uint_eq(r.lora_targets, (unsigned)ts_fields[TS_FI_LORA_TARGETS].def);
+    ck_assert_uint_eq(r.lora_save, (unsigned)ts_fields[TS_FI_LORA_SAVE].def);
     ck_assert_double_eq(r.model.params, ts_fields[TS_FI_PARAMS].def);
     {
         ts_search_cfg c;

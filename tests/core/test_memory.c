@@ -803,6 +803,100 @@ START_TEST(test_lora_target_names)
 }
 END_TEST
 
+/* lora_modules_to_save's names, as lora_targets' are read. */
+START_TEST(test_lora_save_names)
+{
+    unsigned set;
+    size_t at, len;
+    char t[64];
+    const char *s;
+
+    s = " lm_head , embed_tokens";
+    ck_assert_int_eq(ts_lora_save_parse(s, strlen(s), &set, &at, &len), 0);
+    ck_assert_uint_eq(set, TS_LORA_SAVE_EMBED | TS_LORA_SAVE_HEAD);
+    ck_assert_uint_eq(ts_lora_save_text(set, t, sizeof t), 20);
+    ck_assert_str_eq(t, "embed_tokens,lm_head");
+    s = "  ";
+    ck_assert_int_eq(ts_lora_save_parse(s, strlen(s), &set, &at, &len), 0);
+    ck_assert_uint_eq(set, 0);
+    ck_assert_uint_eq(ts_lora_save_text(0, t, sizeof t), 0);
+    ck_assert_str_eq(t, "");
+    /* GPT-2's wte is not a name trainsize reads: refused at its place. */
+    s = "lm_head,wte";
+    ck_assert_int_eq(ts_lora_save_parse(s, strlen(s), &set, &at, &len), -1);
+    ck_assert_uint_eq(at, 8);
+    ck_assert_uint_eq(len, 3);
+    s = "lm_head,";
+    ck_assert_int_eq(ts_lora_save_parse(s, strlen(s), &set, &at, &len), -1);
+    ck_assert_uint_eq(at, 8);
+    ck_assert_uint_eq(len, 0);
+    ck_assert_uint_eq(ts_lora_save_text(TS_LORA_SAVE_HEAD, t, 4), 7);
+    ck_assert_str_eq(t, "lm_");
+}
+END_TEST
+
+/* lora_modules_to_save on hf_lora_run (Llama 3.2 3B, vocab 128256 x
+ * hidden 3072 = 394,002,432 per copy; bf16, no master copy, AdamW with
+ * fp32 moments), one GPU.  Both copies, C = 788,004,864: weights +2 C,
+ * gradients +2 C (bf16, PyTorch's grads take the parameter's dtype; live
+ * at the optimizer step, not at the loss peak), optimizer +8 C, master
+ * none.  With the run's master copy (under hf the fp32 parameter
+ * itself, autocast casting it: no 16-bit weights kept): master +4 C,
+ * gradients fp32 +4 C, optimizer +8 C.  Under paged 8-bit AdamW the copies'
+ * vocab x hidden states are all in managed memory: the allocator's
+ * optimizer term does not move (the r 32 q/v adapters are under 1e5
+ * elements each), the paged runtime share grows by C (2 + 8/2048).
+ * Half the copies (lm_head alone) is half of each.  Without adapters
+ * the option is a 400, as is a set outside the two modules. */
+START_TEST(test_lora_save_memory)
+{
+    ts_run r;
+    ts_memory a, b;
+    double C = 2.0 * 128256.0 * 3072.0;
+    ts_error e;
+
+    hf_lora_run(&r);
+    ck_assert_int_eq(ts_memory_estimate(&r, &a, NULL), TS_OK);
+    r.lora_save = TS_LORA_SAVE_EMBED | TS_LORA_SAVE_HEAD;
+    ck_assert_int_eq(ts_memory_estimate(&r, &b, NULL), TS_OK);
+    REL_CLOSE(b.weights.value - a.weights.value, 2 * C, 1e-12);
+    REL_CLOSE(b.optimizer.value - a.optimizer.value, 8 * C, 1e-12);
+    ck_assert(b.master.value == 0);
+    /* The step holds weights, gradients and states: 2 + 2 + 8 a copy. */
+    REL_CLOSE(b.stages[0].phase_bytes[TS_PHASE_OPTIMIZER] -
+                  a.stages[0].phase_bytes[TS_PHASE_OPTIMIZER],
+              12 * C, 1e-12);
+    assert_sane(&b);
+    r.lora_save = TS_LORA_SAVE_HEAD;
+    ck_assert_int_eq(ts_memory_estimate(&r, &b, NULL), TS_OK);
+    REL_CLOSE(b.optimizer.value - a.optimizer.value, 4 * C, 1e-12);
+    r.lora_save = 0;
+    r.master_weights = true;
+    r.grad_precision = TS_PREC_FP32;
+    ck_assert_int_eq(ts_memory_estimate(&r, &a, NULL), TS_OK);
+    r.lora_save = TS_LORA_SAVE_ALL;
+    ck_assert_int_eq(ts_memory_estimate(&r, &b, NULL), TS_OK);
+    REL_CLOSE(b.master.value, 4 * C, 1e-12);
+    REL_CLOSE(b.stages[0].phase_bytes[TS_PHASE_OPTIMIZER] -
+                  a.stages[0].phase_bytes[TS_PHASE_OPTIMIZER],
+              (4 + 4 + 8) * C, 1e-12);
+    hf_lora_run(&r);
+    r.optimizer = TS_OPT_PAGED_ADAM8BIT;
+    ck_assert_int_eq(ts_memory_estimate(&r, &a, NULL), TS_OK);
+    r.lora_save = TS_LORA_SAVE_ALL;
+    ck_assert_int_eq(ts_memory_estimate(&r, &b, NULL), TS_OK);
+    REL_CLOSE(b.optimizer.value, a.optimizer.value, 1e-12);
+    REL_CLOSE(b.runtime.value - a.runtime.value, C * (2.0 + 8.0 / 2048.0), 1e-9);
+    r.lora_rank = 0;
+    ck_assert_int_eq(ts_memory_estimate(&r, &b, &e), TS_EINCOMPAT);
+    ck_assert_str_eq(e.field, "lora_modules_to_save");
+    hf_lora_run(&r);
+    r.lora_save = 4;
+    ck_assert_int_eq(ts_memory_estimate(&r, &b, &e), TS_EINVAL);
+    ck_assert_str_eq(e.field, "lora_modules_to_save");
+}
+END_TEST
+
 /* The one adapter count both models use (ts_lora_layer_params), by hand:
  * Llama 3.2 3B (h 3072, kv width 1024, F 8192) as in test_lora_targets,
  * q + v at r 32: 196608 + 131072 = 327680; all-linear at r 16: 327680 +
@@ -1498,6 +1592,8 @@ static Suite *memory_suite(void)
     tcase_add_test(tc, test_fsdp_stream_cache_at_loss);
     tcase_add_test(tc, test_lora_targets);
     tcase_add_test(tc, test_lora_target_names);
+    tcase_add_test(tc, test_lora_save_names);
+    tcase_add_test(tc, test_lora_save_memory);
     tcase_add_test(tc, test_lora_layer_params);
     tcase_add_test(tc, test_paged_adam8bit);
     tcase_add_test(tc, test_hf_framework);

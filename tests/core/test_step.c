@@ -1560,6 +1560,37 @@ START_TEST(test_lora_optimizer_adapters)
 }
 END_TEST
 
+/* lora_modules_to_save on lora_run (vocab 32000 x hidden 1024 =
+ * 32,768,000 per copy): the copies are stepped with the adapters, so
+ * the optimizer's time grows by (589,824 + 2 x 32,768,000) / 589,824;
+ * embed_tokens alone adds no matmul, lm_head's copy adds its weight
+ * gradient, tok x V x h = 16,384 x 32000 x 1024 at 2 FLOP each: at
+ * least those FLOPs at the GPU's peak, at most them at half of it plus
+ * the GEMM's bf16 operands and output at half the HBM bandwidth. */
+START_TEST(test_lora_save_step)
+{
+    ts_run r;
+    ts_step lo, emb, head;
+    ts_error e;
+    double flops = 2.0 * 16384.0 * 32000.0 * 1024.0;
+    double bytes = 2.0 * (1024.0 * 16384.0 + 16384.0 * 32000.0) + 2.0 * 1024.0 * 32000.0;
+
+    lora_run(&r);
+    r.framework = TS_FW_HF; /* PEFT's option: not Megatron's */
+    ck_assert_int_eq(ts_step_estimate(&r, &lo, &e), TS_OK);
+    r.lora_save = TS_LORA_SAVE_EMBED;
+    ck_assert_int_eq(ts_step_estimate(&r, &emb, &e), TS_OK);
+    REL_CLOSE(emb.optimizer / lo.optimizer, (589824.0 + 32768000.0) / 589824.0, 1e-12);
+    REL_CLOSE(emb.compute, lo.compute, 1e-12);
+    r.lora_save = TS_LORA_SAVE_ALL;
+    ck_assert_int_eq(ts_step_estimate(&r, &head, &e), TS_OK);
+    REL_CLOSE(head.optimizer / lo.optimizer, (589824.0 + 2.0 * 32768000.0) / 589824.0, 1e-12);
+    ck_assert(head.compute - lo.compute >= flops / r.gpu.bf16_flops);
+    ck_assert(head.compute - lo.compute <=
+              flops / (0.5 * r.gpu.bf16_flops) + bytes / (0.5 * r.gpu.hbm_bw));
+}
+END_TEST
+
 /* layer_impl eager (the default under hf and fsdp): transformers' and
  * torchtitan's eager modules move more bytes than fused kernels
  * (core/ts_step_layer.c, ts_step_eager), by hand for h 1024, 16 heads (no
@@ -2040,6 +2071,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_lora_impl_step);
     tcase_add_test(tc, test_gptq_dequant_step);
     tcase_add_test(tc, test_lora_optimizer_adapters);
+    tcase_add_test(tc, test_lora_save_step);
     tcase_add_test(tc, test_eager_layer_bytes);
     tcase_add_test(tc, test_qk_norm_step);
     tcase_add_test(tc, test_lora_dropout_step);

@@ -256,6 +256,32 @@ async function main({ base, browser }) {
         await page.setViewportSize({ width: 1366, height: 900 });
     });
 
+    await check('lora_modules_to_save: an axolotl import that trains embed_tokens and lm_head in full sets the field, and the plan holds the copies', async () => {
+        await page.goto(`${base}/?model=llama3-8b&gpus=1&gpu=a100-80&mode=lora`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        await settled(page);
+        const lora = AXOLOTL_QLORA.replace('adapter: qlora', 'adapter: lora').replace('load_in_4bit: true', 'load_in_4bit: false');
+        await importDoc(page, 'axolotl_config', lora + 'lora_modules_to_save:\n  - embed_tokens\n  - lm_head\n');
+        assert.equal(await page.locator('#import-status').getAttribute('data-status'), 'ready', await text(page, '#import-status'));
+        assert.ok(await page.locator('#f-lora_modules_to_save').isVisible(), 'shown in LoRA mode');
+        assert.equal(await page.inputValue('#f-lora_modules_to_save'), 'embed_tokens,lm_head');
+        assert.match(await text(page, '#import-status'), /trained in full embed_tokens,lm_head/);
+        await page.waitForFunction(() => {
+            const r = document.getElementById('results');
+            return r.dataset.request && JSON.parse(r.dataset.request).lora_modules_to_save === 'embed_tokens,lm_head' &&
+                !r.hasAttribute('aria-busy') && r.dataset.status === 'ready';
+        }, null, { timeout: STEP_TIMEOUT_MS });
+        const sent = JSON.parse(await page.locator('#results').getAttribute('data-request'));
+        const withCopies = await api(base, '/v1/plan', sent);
+        const without = await api(base, '/v1/plan', { ...sent, lora_modules_to_save: '' });
+        assert.equal(withCopies.status, 200);
+        assert.equal(await text(page, '#mem-total'), withCopies.data.memory.total.human);
+        /* Llama 3 8B's two vocab x hidden copies, 1,050,673,152 parameters,
+         * at least their 2-byte weights more */
+        assert.ok(withCopies.data.memory.weights.value - without.data.memory.weights.value >= 2 * 1050673152,
+            `weights ${withCopies.data.memory.weights.value} vs ${without.data.memory.weights.value}`);
+    });
+
     await check('27.2: invalid input (GPUs = 0) replaces the green verdict with the error, at the field too', async () => {
         await page.goto(`${base}/?model=llama3-8b&gpus=8&gpu=h100-sxm&zero=1&recompute=full`);
         await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
