@@ -555,6 +555,31 @@ static void ax_parallel_keys(ts_import *im, const json_t *cfg)
     }
 }
 
+/* sample_packing packs samples into rows of sequence_len tokens
+ * (axolotl's multipack sampler) and pad_to_sequence_len pads every batch
+ * to sequence_len (the collator's pad_to_multiple_of, axolotl
+ * src/axolotl/core/builders/causal.py _prepare_data_collator_kwargs):
+ * either way a row is the seq the estimate takes.  With neither, the
+ * collator pads each batch to its own longest sample (rounded up to 64):
+ * the estimate is then that of a batch as long as sequence_len allows,
+ * the peak memory's worst case; said, since step time is then an upper
+ * bound too. */
+static int ax_padding(ts_import *im, const ts_import_obj *o, ts_api_err *err)
+{
+    bool pack = false, pad = false;
+
+    if (ts_import_bool(o, "sample_packing", &pack, err) < 0 ||
+        ts_import_bool(o, "pad_to_sequence_len", &pad, err) < 0)
+        return -1;
+    if (!pack && !pad)
+        ts_import_note(im->notes,
+                       AX_PTR "/sequence_len: without sample_packing or pad_to_sequence_len "
+                              "axolotl pads each batch to its longest sample, so every figure "
+                              "is that of the longest batch (sequence_len tokens a sample): the "
+                              "peak, and an upper bound on step time");
+    return 0;
+}
+
 static int ax_map(ts_import *im, const json_t *cfg, ts_api_err *err)
 {
     ts_import_obj o = { cfg, AX_PTR };
@@ -572,6 +597,8 @@ static int ax_map(ts_import *im, const json_t *cfg, ts_api_err *err)
         return -1;
     if (rc > 0 &&
         ts_import_set_int(im, TS_FI_SEQ, v, TS_SRC_AXOLOTL, AX_PTR "/sequence_len", err) != 0)
+        return -1;
+    if (rc > 0 && ax_padding(im, &o, err) != 0)
         return -1;
     if ((rc = ts_import_int(&o, "micro_batch_size", 1, 1048576, false, &v, err)) < 0)
         return -1;
