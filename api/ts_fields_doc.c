@@ -86,7 +86,9 @@ const ts_import_doc ts_import_docs[TS_IMP_COUNT] = {
                       "interpolations "
                       "${.key}, ${training.path} and the launcher's "
                       "multiply/divide_ceil/divide_floor are evaluated; others in a key that is "
-                      "read are a 400. Keys not read are listed in import_notes; errors name "
+                      "read are a 400. Keys not read are listed in import_notes; a Mamba / "
+                      "hybrid model's keys (hybrid_override_pattern, mamba_ssm_ngroups, ...) are "
+                      "a 400 at the key; errors name "
                       "/nemo_config/<path>. Needs a build with libyaml, else 400." },
     [TS_IMP_DS] = { false, 0,
                     "A DeepSpeed JSON config: zero_optimization.stage and offload devices, "

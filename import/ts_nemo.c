@@ -470,6 +470,33 @@ static void note_unread(nemo *n, const ts_import_obj *m)
     }
 }
 
+/* NeMo's Mamba and hybrid models (MegatronMambaModel: NeMo@8cfedd72
+ * examples/nlp/language_modeling/conf/megatron_mamba_config.yaml) share
+ * the GPT keys (num_layers, hidden_size, ffn_hidden_size, ...) and add
+ * these; hybrid_override_pattern null still says Mamba (every layer is
+ * one when no pattern or ratio asks for attention).  Read as a
+ * transformer they would describe another model: refused at the key,
+ * as the HF and Megatron importers refuse theirs. */
+static int nemo_mamba(nemo *n, const ts_import_obj *m)
+{
+    static const char *const keys[] = { "hybrid_override_pattern", "mamba_ssm_ngroups",
+                                        "hybrid_attention_ratio", "hybrid_mlp_ratio" };
+    char ptr[TS_IMPORT_ORIGIN_LEN];
+    size_t i;
+
+    for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        if (json_object_get(m->obj, keys[i]) == NULL)
+            continue;
+        ts_import_ptr(ptr, sizeof ptr, m, keys[i]);
+        ts_api_err_set(n->err, TS_PROB_UNSUPPORTED_MODEL_TYPE, ptr,
+                       "%s is a key of NeMo's Mamba / hybrid models (megatron_mamba): "
+                       "state-space layers are not modelled (transformer layers only)",
+                       ptr);
+        return -1;
+    }
+    return 0;
+}
+
 /* ---- the document ------------------------------------------------------ */
 
 static int nemo_map(ts_import *im, const json_t *cfg, ts_api_err *err)
@@ -498,8 +525,8 @@ static int nemo_map(ts_import *im, const json_t *cfg, ts_api_err *err)
     if (rm == 0)
         return 0;
     model = json_object_get(m.obj, "num_layers") != NULL && !hf;
-    if (direct(&n, &m) != 0 || nemo_shape(&n, &m, model) != 0 || nemo_layout(&n, &m) != 0 ||
-        nemo_peft(&n, &m) != 0)
+    if (nemo_mamba(&n, &m) != 0 || direct(&n, &m) != 0 || nemo_shape(&n, &m, model) != 0 ||
+        nemo_layout(&n, &m) != 0 || nemo_peft(&n, &m) != 0)
         return -1;
     if (nemo_int(&n, &m, "tensor_model_parallel_size", 1, 1048576, &tp) < 0)
         return -1;
