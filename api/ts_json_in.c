@@ -166,7 +166,8 @@ static int apply_lora_save(ts_run *r, const json_t *v, ts_api_err *err)
         ts_json_quote_short(got, sizeof got, item, 64);
         ts_api_err_set(err, TS_PROB_INVALID_VALUE, "/lora_modules_to_save",
                        "lora_modules_to_save: \"%s\" is not a module trainsize models; give "
-                       "embed_tokens, lm_head, both joined by a comma, or \"\" for none",
+                       "embed_tokens, lm_head (embed_in, embed_out, word_embeddings, wte), "
+                       "both joined by a comma, or \"\" or none",
                        got);
         return -1;
     }
@@ -411,6 +412,12 @@ static int apply_imports(const json_t *const *imp, const ts_catalogue_entry *cat
         return -1;
     if (imp[TS_IMP_MEGA] != NULL && ts_import_mega(im, json_string_value(imp[TS_IMP_MEGA]),
                                                    json_string_length(imp[TS_IMP_MEGA]), err) != 0)
+        return -1;
+    /* axolotl's model dtype, once every import and the request have
+     * said which framework and zero the run has. */
+    if (ts_import_axolotl_dtype(im, given[TS_FI_FRAMEWORK], given[TS_FI_ZERO],
+                                given[TS_FI_MASTER_WEIGHTS], given[TS_FI_OPTIMIZER_PRECISION],
+                                given[TS_FI_LORA_RANK], err) != 0)
         return -1;
     for (i = 0; i < TS_FI_COUNT; i++) {
         if (im->vals[i] == NULL)

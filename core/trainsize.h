@@ -276,9 +276,10 @@ double ts_quant_bytes(ts_quant q); /* 2, 1, 0.5 + scales */
 int ts_lora_targets_parse(const char *s, size_t len, unsigned *out, size_t *bad_at,
                           size_t *bad_len);
 size_t ts_lora_targets_text(unsigned set, char *buf, size_t n);
-/* lora_modules_to_save: "" (none) or embed_tokens, lm_head joined by
- * commas, as ts_lora_targets_parse reads its names; text: the names in
- * that order ("" for none). */
+/* lora_modules_to_save: "" or "none", or embed_tokens, lm_head (or
+ * another family's name for them: embed_in, embed_out, word_embeddings,
+ * wte) joined by commas, as ts_lora_targets_parse reads its names; text:
+ * embed_tokens, lm_head in that order ("" for none). */
 int ts_lora_save_parse(const char *s, size_t len, unsigned *out, size_t *bad_at, size_t *bad_len);
 size_t ts_lora_save_text(unsigned set, char *buf, size_t n);
 /* Adapter parameters of one layer at the model's full width (no tp
@@ -646,6 +647,7 @@ typedef struct ts_memory {
 
     /* bytes per parameter of the unsharded model state (16 for mixed Adam) */
     double bpp_weights, bpp_grads, bpp_master, bpp_optimizer, bpp_total;
+    double bpp_params;        /* the parameters they are per: P, plus LoRA's adapters and copies */
     double model_state_bytes; /* whole model, all replicas counted once: P * bpp_total */
     double inference_bytes;   /* P * bytes(precision) */
 

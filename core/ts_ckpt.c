@@ -113,7 +113,9 @@ static void ts_ckpt_sizes(const ts_run *run, const ts_memory *mem, ts_ckpt *out,
                           double *weights)
 {
     const ts_ckpt_cfg *k = &run->ckpt;
-    double P = mem->params.total;
+    /* The parameters the bytes per parameter are averaged over: under
+     * LoRA the adapters and lora_modules_to_save's copies too. */
+    double P = mem->bpp_params > 0 ? mem->bpp_params : mem->params.total;
 
     out->bpp_full = mem->bpp_weights + mem->bpp_master + mem->bpp_optimizer +
                     (k->include_grads ? mem->bpp_grads : 0);

@@ -143,15 +143,18 @@ static ts_status ts_compat_pytorch_side(const ts_run *r, ts_error *err)
 }
 
 /* lora_modules_to_save is PEFT's (ModulesToSaveWrapper), under the HF
- * Trainer alone, with accelerate's FSDP or with DeepSpeed; Megatron-LM's
- * and NeMo's LoRA train the adapters only (Megatron-Bridge peft/lora.py
- * has target_modules, no modules_to_save). */
+ * Trainer alone (framework hf, accelerate's FSDP being hf with zero >= 2)
+ * or with DeepSpeed; Megatron-LM's and NeMo's LoRA train the adapters
+ * only (Megatron-Bridge peft/lora.py has target_modules, no
+ * modules_to_save), and torchtitan (fsdp) has no PEFT. */
 static ts_status ts_compat_lora_save(const ts_run *r, ts_error *err)
 {
-    if (r->lora_save != 0 && r->framework == TS_FW_MEGATRON)
+    if (r->lora_save != 0 && r->framework != TS_FW_HF && r->framework != TS_FW_DEEPSPEED)
         return ts_error_set(err, TS_EINCOMPAT, "lora_modules_to_save",
-                            "lora_modules_to_save is PEFT's (framework hf, deepspeed or fsdp); "
-                            "Megatron and NeMo LoRA train the adapters only");
+                            "lora_modules_to_save is PEFT's (framework hf, or deepspeed under "
+                            "the HF Trainer), not %s's: Megatron's and NeMo's LoRA train the "
+                            "adapters only, torchtitan has no PEFT",
+                            ts_framework_name(r->framework));
     return TS_OK;
 }
 

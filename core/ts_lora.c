@@ -32,10 +32,15 @@ static const ts_lora_name ts_lora_names[] = {
 };
 
 /* PEFT's modules_to_save as Llama-family models name the two modules
- * (LlamaModel.embed_tokens, LlamaForCausalLM.lm_head). */
+ * (LlamaModel.embed_tokens, LlamaForCausalLM.lm_head), first, then the
+ * names other families give them, which axolotl lists for its own
+ * embedding handling (loaders/utils.py): GPT-NeoX embed_in / embed_out,
+ * BLOOM and Falcon word_embeddings, GPT-2 wte.  The text names each set
+ * bit by its first name. */
 static const ts_lora_name ts_lora_save_names[] = {
-    { "embed_tokens", TS_LORA_SAVE_EMBED },
-    { "lm_head", TS_LORA_SAVE_HEAD },
+    { "embed_tokens", TS_LORA_SAVE_EMBED },    { "lm_head", TS_LORA_SAVE_HEAD },
+    { "embed_in", TS_LORA_SAVE_EMBED },        { "embed_out", TS_LORA_SAVE_HEAD },
+    { "word_embeddings", TS_LORA_SAVE_EMBED }, { "wte", TS_LORA_SAVE_EMBED },
 };
 
 #define TS_LORA_COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -98,6 +103,7 @@ static size_t ts_lora_list_text(const ts_lora_name *tab, size_t nt, unsigned set
                                 size_t n)
 {
     size_t used = 0, k;
+    unsigned said = 0;
 
     if (n > 0)
         buf[0] = '\0';
@@ -105,8 +111,9 @@ static size_t ts_lora_list_text(const ts_lora_name *tab, size_t nt, unsigned set
         const char *nm = tab[k].name;
         size_t l = strlen(nm), j;
 
-        if (!(set & tab[k].bit))
+        if (!(set & tab[k].bit) || (said & tab[k].bit))
             continue;
+        said |= tab[k].bit;
         for (j = 0; j < (used > 0 ? 1u : 0u) + l; j++) {
             char c = used > 0 && j == 0 ? ',' : nm[j - (used > 0 ? 1 : 0)];
 
@@ -183,7 +190,7 @@ int ts_lora_save_parse(const char *s, size_t len, unsigned *out, size_t *bad_at,
     if (s == NULL)
         return -1;
     ts_lora_trim(s, &a, &b);
-    if (a == b) /* "": none */
+    if (a == b || ts_lora_is(s + a, b - a, "none")) /* "" or "none": none */
         return 0;
     return ts_lora_list_parse(ts_lora_save_names, TS_LORA_COUNT(ts_lora_save_names), s, len, out,
                               bad_at, bad_len);

@@ -58,6 +58,7 @@ typedef struct ts_mem_ctx {
     double frozen_b;                   /* bytes per frozen base param */
     double paged_frac; /* of the optimizer state: in CUDA managed memory (paged 8-bit) */
     double opt_bpp;    /* optimizer state bytes per trained param */
+    double emb_opt;    /* more per trained nn.Embedding param: the HF Trainer's 32-bit bnb states */
 } ts_mem_ctx;
 
 /* Bytes per token of one layer of run (ts_mem_act.c).  dense: one of a

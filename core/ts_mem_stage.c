@@ -85,6 +85,7 @@ typedef struct ts_mem_sw {
     double layer_p;                 /* parameters of the largest layer */
     double W, G, M, O, Op;          /* weights, grads, master, optimizer, paged optimizer */
     double Oc;                      /* of O: the lora_modules_to_save copies' states */
+    double Gh;                      /* lm_head's copy's gradient, whole (the last stage) */
     double persist;                 /* framework buffers held through forward and backward */
     double fwd_ws, bwd_ws, loss_ws; /* working sets of forward, backward, the loss */
     double held, metric_ws;         /* logits the trainer holds for its metrics; one metric's */
@@ -154,7 +155,15 @@ static void ts_mem_stage_lora(const ts_mem_ctx *c, ts_mem_stage *st, ts_mem_sw *
            ts_precision_bytes(r->grad_precision) * (r->zero >= 2 ? sv_sh : sv);
     w->M = (master && !fp32 ? 4.0 * (r->zero >= 1 ? ad_sh : ad) : 0) +
            (master ? 4.0 * (r->zero >= 1 ? sv_sh : sv) : 0);
-    w->Oc = c->opt_bpp * (r->zero >= 1 ? sv_sh : sv);
+    /* DeepSpeed's fp32 gradient partition of what trains (as
+     * ts_mem_stage_states adds it for full training). */
+    if (w->ds)
+        w->G += 4.0 * (r->zero >= 1 ? ad_sh + sv_sh : ad + sv);
+    /* lm_head's copy forms its whole gradient first in backward, while
+     * every saved activation is still held. */
+    w->Gh = w->last ? ts_precision_bytes(r->grad_precision) * c->save_head : 0;
+    w->Oc = c->opt_bpp * (r->zero >= 1 ? sv_sh : sv) +
+            (w->first ? c->emb_opt * c->save_emb / (r->zero >= 1 ? c->nd : 1.0) : 0);
     w->O = c->opt_bpp * (r->zero >= 1 ? ad_sh : ad) + w->Oc;
     st->params += ad + sv;
 }
@@ -177,6 +186,11 @@ static void ts_mem_stage_states(const ts_mem_ctx *c, ts_mem_stage *st, ts_mem_sw
          * casts at all-gather time). */
         w->W = 0;
     }
+    /* A trained embedding's 32-bit states under the HF Trainer's bnb
+     * 8-bit optimizers (ts_mem_states.c); its input embedding sits on
+     * the first stage (a tied output layer shares that weight). */
+    if (w->first && c->training && !c->lora && c->shape)
+        w->O += c->emb_opt * c->f * (c->p.embedding / (double)r->tp) / (r->zero >= 1 ? c->nd : 1.0);
     if (w->ds && c->training) {
         /* DeepSpeed keeps an fp32 gradient partition next to the 16-bit
          * gradients (stage_1_and_2.py single_partition_of_fp32_groups,
@@ -335,7 +349,9 @@ static void ts_mem_stage_phases(const ts_mem_ctx *c, ts_mem_stage *st, ts_mem_sw
             ph[TS_PHASE_LOSS] =
                 base + w->grads_live + w->saved + c->act.out_in * c->tokens + w->loss_ws;
         /* Backward: activations free as gradients appear. */
-        ph[TS_PHASE_BACKWARD] = base + fmax(w->saved + w->grads_live, w->G) + w->bwd_ws + w->held;
+        ph[TS_PHASE_BACKWARD] =
+            base + fmax(w->saved + w->grads_live + (w->grads_live > 0 ? 0 : w->Gh), w->G) +
+            w->bwd_ws + w->held;
         ph[TS_PHASE_OPTIMIZER] =
             w->W + w->G + w->M + w->O + w->persist -
             (w->fsdp && r->pp > 1 ? 4.0 * c->f * st->params : 0) +

@@ -176,6 +176,7 @@ static void ts_mem_lora_context(const ts_run *run, const ts_params *p, ts_mem_ct
          (ts_run_adapters_fp32(run) ? 4.0 : ts_precision_bytes(run->precision)) * adapters) /
         all;
     c->f = (adapters + copies) / all;
+    out->bpp_params = all;
     c->lora_adapters = adapters / all;
     c->lora_copies = copies / all;
 }
@@ -187,6 +188,7 @@ static void ts_mem_bytes(const ts_run *run, const ts_params *p, ts_mem_ctx *c, t
 
     c->lora_layer = 0;
     c->lora = run->lora_rank > 0 && c->shape && c->training;
+    out->bpp_params = p->total;
     if (c->lora)
         ts_mem_lora_context(run, p, c, out);
     else
@@ -204,6 +206,14 @@ static void ts_mem_bytes(const ts_run *run, const ts_params *p, ts_mem_ctx *c, t
     out->bpp_optimizer = c->f * opt.bpp;
     out->bpp_total = out->bpp_weights + out->bpp_grads + out->bpp_master + out->bpp_optimizer;
     c->opt_bpp = opt.bpp;
+    /* The HF Trainer gives every nn.Embedding 32-bit states under a
+     * bitsandbytes 8-bit optimizer (transformers trainer.py
+     * create_optimizer: GlobalOptimManager.register_module_override(
+     * module, "weight", {"optim_bits": 32})): a trained embedding's m
+     * and v are fp32, 8 B, where the rest take 2 + 8/2048. */
+    if (run->framework == TS_FW_HF &&
+        (run->optimizer == TS_OPT_ADAM8BIT || run->optimizer == TS_OPT_PAGED_ADAM8BIT))
+        c->emb_opt = 8.0 - opt.bpp;
     /* Full training: every matrix has far more than 1e5 elements. */
     if (!c->lora && run->optimizer == TS_OPT_PAGED_ADAM8BIT)
         c->paged_frac = 1.0;

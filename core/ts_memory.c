@@ -320,7 +320,7 @@ ts_status ts_memory_eval(const ts_run *run, const ts_params *p, ts_memory *out, 
     out->params = *p;
     ts_mem_context(run, p, &c, out);
     opt_text = out->optimizer.assumptions;
-    out->model_state_bytes = p->total * out->bpp_total;
+    out->model_state_bytes = out->bpp_params * out->bpp_total;
     out->inference_bytes = p->total * ts_precision_bytes(run->precision);
     out->shard_group = run->dp * run->cp;
 

@@ -84,7 +84,10 @@ static int ax_precision(ts_import *im, const ts_import_obj *o, const char **key,
                        "axolotl_config enables both bf16 and fp16");
         return -1;
     }
-    *key = bf16 >= 1 ? "bf16" : fp16 >= 1 ? "fp16" : NULL;
+    /* The model's dtype as axolotl's resolve_dtype sets torch_dtype:
+     * bf16, else fp16, else "auto" (bf16 absent is "auto", the schema's
+     * default) as bf16 where the GPU has it, which the note says. */
+    *key = bf16 == 1 ? "bf16" : fp16 == 1 ? "fp16" : bf16 != 0 ? "bf16" : NULL;
     if (bf16 == 1)
         return ts_import_set_str(im, TS_FI_PRECISION, "bf16", TS_SRC_AXOLOTL, AX_PTR "/bf16", err);
     if (fp16 == 1)
@@ -177,7 +180,7 @@ static int ax_modules_to_save(ts_import *im, const ts_import_obj *o, ts_api_err 
     }
     for (i = 0; i < (json_is_array(m) ? json_array_size(m) : 1); i++) {
         const json_t *v = json_is_array(m) ? json_array_get(m, i) : m;
-        const char *s = json_string_value(v);
+        const char *s = json_string_value(v), *name;
         char ptr[TS_IMPORT_ORIGIN_LEN];
         unsigned one = 0;
         size_t at = 0, bl = 0;
@@ -193,11 +196,14 @@ static int ax_modules_to_save(ts_import *im, const ts_import_obj *o, ts_api_err 
             ts_api_err_set(err, TS_PROB_INVALID_TYPE, ptr, "a module name (a string)");
             return -1;
         }
+        /* PEFT matches a module by the end of its path (model.embed_tokens). */
+        name = strrchr(s, '.') != NULL ? strrchr(s, '.') + 1 : s;
         if (memchr(s, '\0', json_string_length(v)) != NULL || strchr(s, ',') != NULL ||
-            ts_lora_save_parse(s, json_string_length(v), &one, &at, &bl) != 0 || one == 0) {
+            ts_lora_save_parse(name, strlen(name), &one, &at, &bl) != 0 || one == 0) {
             ts_api_err_set(err, TS_PROB_INVALID_VALUE, ptr,
                            "lora_modules_to_save: \"%.*s\" is not a module trainsize models; "
-                           "embed_tokens and lm_head are",
+                           "embed_tokens and lm_head (embed_in, embed_out, word_embeddings, wte) "
+                           "are",
                            ts_utf8_prec(s, 40), s);
             return -1;
         }
@@ -417,31 +423,41 @@ static int ax_compile(ts_import *im, const ts_import_obj *o, ts_api_err *err)
  * LoRA for lora_modules_to_save's copies; PEFT's adapters are fp32
  * anyway).  torch's AdamW and Lion keep their moments in the parameter's
  * dtype (torch.optim.AdamW._init_group: zeros_like(p)), so a full
- * fine-tune's are 16-bit too; bitsandbytes' 32-bit and 8-bit states have
- * their own widths.  Under FSDP accelerate upcasts the trained
- * parameters to fp32 when mixed precision is on (accelerate@16cb6eb8
- * accelerator.py prepare_model, utils/fsdp_utils.py
- * fsdp2_prepare_model), as DeepSpeed keeps fp32 partitions: the master
- * copy stays there.  key: ax_precision's. */
+ * fine-tune's are 16-bit too, but only when axolotl casts embed_tokens,
+ * lm_head and the norms back to that dtype: it first makes them fp32 and
+ * casts them back for an adapter, FSDP or an attention that needs it
+ * (flash, flex, xformers; loaders/model.py _configure_embedding_dtypes),
+ * so with eager or SDPA attention a full fine-tune mixes fp32 and bf16
+ * parameters, which one master_weights cannot say: a note.
+ * bitsandbytes' 32-bit and 8-bit states have their own widths.  Under
+ * FSDP accelerate upcasts the trained parameters to fp32 when mixed
+ * precision is on (accelerate@16cb6eb8 accelerator.py prepare_model,
+ * utils/fsdp_utils.py fsdp2_prepare_model), as DeepSpeed keeps fp32
+ * partitions: the master copy stays there.  Recorded here, decided by
+ * ts_import_axolotl_dtype once the framework and zero are final. */
 static int ax_pure16(ts_import *im, const ts_import_obj *o, const char *key, ts_api_err *err)
 {
     static const char *const torch_states[] = { "adamw_torch", "adamw_torch_fused", "adamw_hf",
                                                 "lion_pytorch" };
-    const char *fw = json_string_value(im->vals[TS_FI_FRAMEWORK]);
-    const json_t *zero = im->vals[TS_FI_ZERO];
-    const char *opt = NULL;
-    char ptr[32];
-    bool torch = true;
+    static const char *const cast_attn[] = { "flash_attention", "flex_attention",
+                                             "xformers_attention" };
+    const char *opt = NULL, *adapter = NULL;
+    bool torch = true, cast = false;
     size_t i;
 
-    if (key == NULL || fw == NULL || strcmp(fw, "hf") != 0 || zero == NULL ||
-        json_integer_value(zero) != 0)
+    if (key == NULL)
         return 0;
-    snprintf(ptr, sizeof ptr, AX_PTR "/%s", key);
-    if (ts_import_set_bool(im, TS_FI_MASTER_WEIGHTS, false, TS_SRC_AXOLOTL, ptr, err) != 0)
+    snprintf(im->ax_dtype, sizeof im->ax_dtype, "%s", key);
+    if (ts_import_str(o, "adapter", false, &adapter, err) < 0 ||
+        ts_import_str(o, "optimizer", false, &opt, err) < 0)
         return -1;
-    if (im->vals[TS_FI_LORA_RANK] != NULL || ts_import_str(o, "optimizer", false, &opt, err) < 0)
-        return im->vals[TS_FI_LORA_RANK] != NULL ? 0 : -1;
+    for (i = 0; i < sizeof cast_attn / sizeof cast_attn[0]; i++) {
+        bool b = false;
+
+        if (ts_import_bool(o, cast_attn[i], &b, err) < 0)
+            return -1;
+        cast = cast || b;
+    }
     if (opt != NULL) {
         torch = false;
         for (i = 0; i < sizeof torch_states / sizeof torch_states[0]; i++)
@@ -449,10 +465,20 @@ static int ax_pure16(ts_import *im, const ts_import_obj *o, const char *key, ts_
     }
     /* fp16 weights cannot train in full under the Trainer (its
      * GradScaler refuses to unscale fp16 gradients): bf16 only. */
-    if (!torch || strcmp(key, "bf16") != 0)
-        return 0;
-    return ts_import_set_str(im, TS_FI_OPTIMIZER_PRECISION, "bf16", TS_SRC_AXOLOTL,
-                             opt != NULL ? AX_PTR "/optimizer" : ptr, err);
+    if (adapter == NULL && strcmp(key, "bf16") == 0 && torch && cast) {
+        im->ax_full_bf16 = true;
+        snprintf(im->ax_opt_origin, sizeof im->ax_opt_origin, "%s",
+                 opt != NULL ? AX_PTR "/optimizer" : AX_PTR "/bf16");
+    } else if (adapter == NULL && !cast) {
+        ts_import_note(im->notes,
+                       AX_PTR ": a full fine-tune with eager or SDPA attention keeps embed_tokens, "
+                              "lm_head and the norms in fp32 beside the %s layers "
+                              "(_configure_embedding_dtypes); master_weights and "
+                              "optimizer_precision keep their request or default values",
+                       key);
+        im->ax_dtype[0] = '\0';
+    }
+    return 0;
 }
 
 static int ax_parallel(ts_import *im, const ts_import_obj *o, ts_api_err *err)
@@ -663,3 +689,28 @@ int ts_import_axolotl(ts_import *im, const char *yaml, size_t len, ts_api_err *e
 }
 
 #endif /* TS_HAVE_YAML */
+
+/* Built with or without libyaml: without, ax_dtype is never set. */
+int ts_import_axolotl_dtype(ts_import *im, const json_t *framework, const json_t *zero,
+                            const json_t *master, const json_t *opt_prec, const json_t *lora_rank,
+                            ts_api_err *err)
+{
+    const json_t *fw = framework != NULL ? framework : im->vals[TS_FI_FRAMEWORK];
+    const json_t *z = zero != NULL ? zero : im->vals[TS_FI_ZERO];
+    char ptr[32];
+
+    if (im->ax_dtype[0] == '\0' || !json_is_string(fw) ||
+        strcmp(json_string_value(fw), "hf") != 0 || !json_is_integer(z) ||
+        json_integer_value(z) != 0)
+        return 0;
+    snprintf(ptr, sizeof ptr, AX_PTR "/%s", im->ax_dtype);
+    if (master == NULL &&
+        ts_import_set_bool(im, TS_FI_MASTER_WEIGHTS, false, TS_SRC_AXOLOTL, ptr, err) != 0)
+        return -1;
+    /* A request's LoRA makes the adapters (fp32) what the moments are of. */
+    if (!im->ax_full_bf16 || opt_prec != NULL ||
+        (json_is_integer(lora_rank) && json_integer_value(lora_rank) > 0))
+        return 0;
+    return ts_import_set_str(im, TS_FI_OPTIMIZER_PRECISION, "bf16", TS_SRC_AXOLOTL,
+                             im->ax_opt_origin, err);
+}

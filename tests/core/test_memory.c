@@ -821,11 +821,22 @@ START_TEST(test_lora_save_names)
     ck_assert_uint_eq(set, 0);
     ck_assert_uint_eq(ts_lora_save_text(0, t, sizeof t), 0);
     ck_assert_str_eq(t, "");
-    /* GPT-2's wte is not a name trainsize reads: refused at its place. */
-    s = "lm_head,wte";
+    /* A classification head (score) is not one trainsize reads: refused
+     * at its place. */
+    s = "lm_head,score";
     ck_assert_int_eq(ts_lora_save_parse(s, strlen(s), &set, &at, &len), -1);
     ck_assert_uint_eq(at, 8);
-    ck_assert_uint_eq(len, 3);
+    ck_assert_uint_eq(len, 5);
+    /* Other families' names for the two, each bit written once by its
+     * Llama name; "none" is the empty set. */
+    s = "wte,embed_out,word_embeddings";
+    ck_assert_int_eq(ts_lora_save_parse(s, strlen(s), &set, &at, &len), 0);
+    ck_assert_uint_eq(set, TS_LORA_SAVE_ALL);
+    ck_assert_uint_eq(ts_lora_save_text(set, t, sizeof t), 20);
+    ck_assert_str_eq(t, "embed_tokens,lm_head");
+    s = " none ";
+    ck_assert_int_eq(ts_lora_save_parse(s, strlen(s), &set, &at, &len), 0);
+    ck_assert_uint_eq(set, 0);
     s = "lm_head,";
     ck_assert_int_eq(ts_lora_save_parse(s, strlen(s), &set, &at, &len), -1);
     ck_assert_uint_eq(at, 8);
@@ -845,7 +856,7 @@ END_TEST
  * gradients fp32 +4 C, optimizer +8 C.  Under paged 8-bit AdamW the copies'
  * vocab x hidden states are all in managed memory: the allocator's
  * optimizer term does not move (the r 32 q/v adapters are under 1e5
- * elements each), the paged runtime share grows by C (2 + 8/2048).
+ * elements each), the paged runtime share grows by the copies' states.
  * Half the copies (lm_head alone) is half of each.  Without adapters
  * the option is a 400, as is a set outside the two modules. */
 START_TEST(test_lora_save_memory)
@@ -886,8 +897,21 @@ START_TEST(test_lora_save_memory)
     r.lora_save = TS_LORA_SAVE_ALL;
     ck_assert_int_eq(ts_memory_estimate(&r, &b, NULL), TS_OK);
     REL_CLOSE(b.optimizer.value, a.optimizer.value, 1e-12);
-    REL_CLOSE(b.runtime.value - a.runtime.value, C * (2.0 + 8.0 / 2048.0), 1e-9);
+    /* lm_head's copy 2 + 8/2048 B; embed_tokens' copy is an
+     * nn.Embedding, whose states the HF Trainer keeps 32-bit: 8 B. */
+    REL_CLOSE(b.runtime.value - a.runtime.value, C / 2 * (2.0 + 8.0 / 2048.0) + C / 2 * 8.0, 1e-9);
+    /* Full fine-tuning under 8-bit AdamW (not paged): the input
+     * embedding's 394,002,432 parameters at 8 B under hf, at 2 + 8/2048
+     * B under fsdp (no such override). */
+    hf_lora_run(&r);
     r.lora_rank = 0;
+    r.optimizer = TS_OPT_ADAM8BIT;
+    ck_assert_int_eq(ts_memory_estimate(&r, &b, NULL), TS_OK);
+    r.framework = TS_FW_FSDP;
+    ck_assert_int_eq(ts_memory_estimate(&r, &a, NULL), TS_OK);
+    REL_CLOSE(b.optimizer.value - a.optimizer.value, C / 2 * (8.0 - 2.0 - 8.0 / 2048.0), 1e-9);
+    r.framework = TS_FW_HF;
+    r.lora_save = TS_LORA_SAVE_ALL;
     ck_assert_int_eq(ts_memory_estimate(&r, &b, &e), TS_EINCOMPAT);
     ck_assert_str_eq(e.field, "lora_modules_to_save");
     hf_lora_run(&r);
