@@ -159,6 +159,12 @@ static void ts_mem_stage_lora(const ts_mem_ctx *c, ts_mem_stage *st, ts_mem_sw *
      * ts_mem_stage_states adds it for full training). */
     if (w->ds)
         w->G += 4.0 * (r->zero >= 1 ? ad_sh + sv_sh : ad + sv);
+    /* Under accelerate's FSDP, PEFT's fsdp_auto_wrap_policy wraps every
+     * leaf module with a trained weight as its own unit (peft@5d602fdb
+     * other.py lambda_policy_fn): a copy is gathered, and its gradient
+     * reduced, whole, so the working sets are at least one copy's. */
+    if (w->fsdp && r->zero >= 2)
+        w->layer_p = fmax(w->layer_p, fmax(w->first ? c->save_emb : 0, w->last ? c->save_head : 0));
     /* lm_head's copy forms its whole gradient first in backward, while
      * every saved activation is still held. */
     w->Gh = w->last ? ts_precision_bytes(r->grad_precision) * c->save_head : 0;

@@ -189,12 +189,12 @@ static void ts_mem_terms_states(const ts_run *run, const ts_mem_ctx *c, const ts
 {
     ts_term_set(&out->weights, worst->weights,
                 run->offload_params ? "0 on GPU; host: bytes(precision) * P_stage / (dp*cp)"
-                : run->framework == TS_FW_FSDP && run->master_weights
+                : run->framework == TS_FW_FSDP && run->master_weights && !c->lora
                     ? "0: the fp32 shard is the master copy"
                 : c->lora && run->lora_save != 0
                     ? "bytes(frozen_precision) * P_linear + bytes(precision) * (P_embedding + "
-                      "adapters + the lora_modules_to_save copies, vocab x hidden each), stage "
-                      "share"
+                      "adapters + the lora_modules_to_save copies, vocab x hidden each; under hf "
+                      "with master_weights the copies' fp32 master is their weight), stage share"
                 : c->lora ? "bytes(frozen_precision) * P_linear + bytes(precision) * (P_embedding "
                             "+ adapters), stage share"
                 : run->zero >= 3

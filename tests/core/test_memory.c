@@ -921,6 +921,31 @@ START_TEST(test_lora_save_memory)
 }
 END_TEST
 
+/* lora_modules_to_save under accelerate's FSDP (hf, zero 3, 8 GPUs):
+ * PEFT wraps each copy as its own FSDP unit, so the forward working set
+ * (a unit gathered and the next prefetched, 2 x 2 B) is sized by a
+ * copy, 128256 x 3072 = 394,002,432, not by a Llama 3.2 3B layer,
+ * 3072 x 8192 + 3 x 3072 x 8192 + 2 x 3072 = 100,669,440.  The forward
+ * phase grows by the copies' sharded weights and states, (2 + 8) C / 8,
+ * and 4 (394,002,432 - 100,669,440). */
+START_TEST(test_lora_save_fsdp_units)
+{
+    ts_run r;
+    ts_memory a, b;
+    double C = 2.0 * 128256.0 * 3072.0;
+
+    hf_lora_run(&r);
+    r.gpus = 8;
+    r.zero = 3;
+    r.global_batch = 32;
+    ck_assert_int_eq(ts_memory_estimate(&r, &a, NULL), TS_OK);
+    r.lora_save = TS_LORA_SAVE_ALL;
+    ck_assert_int_eq(ts_memory_estimate(&r, &b, NULL), TS_OK);
+    REL_CLOSE(b.stages[0].phase_bytes[TS_PHASE_FORWARD] - a.stages[0].phase_bytes[TS_PHASE_FORWARD],
+              (2 + 8) * C / 8 + 4 * (394002432.0 - 100669440.0), 1e-12);
+}
+END_TEST
+
 /* The one adapter count both models use (ts_lora_layer_params), by hand:
  * Llama 3.2 3B (h 3072, kv width 1024, F 8192) as in test_lora_targets,
  * q + v at r 32: 196608 + 131072 = 327680; all-linear at r 16: 327680 +
@@ -1618,6 +1643,7 @@ static Suite *memory_suite(void)
     tcase_add_test(tc, test_lora_target_names);
     tcase_add_test(tc, test_lora_save_names);
     tcase_add_test(tc, test_lora_save_memory);
+    tcase_add_test(tc, test_lora_save_fsdp_units);
     tcase_add_test(tc, test_lora_layer_params);
     tcase_add_test(tc, test_paged_adam8bit);
     tcase_add_test(tc, test_hf_framework);
