@@ -166,8 +166,11 @@ static void ts_mem_stage_lora(const ts_mem_ctx *c, ts_mem_stage *st, ts_mem_sw *
     if (w->fsdp && r->zero >= 2)
         w->layer_p = fmax(w->layer_p, fmax(w->first ? c->save_emb : 0, w->last ? c->save_head : 0));
     /* lm_head's copy forms its whole gradient first in backward, while
-     * every saved activation is still held. */
-    w->Gh = w->last ? ts_precision_bytes(r->grad_precision) * c->save_head : 0;
+     * every saved activation is still held (under FSDP the unit's
+     * backward working set above already holds it). */
+    w->Gh = w->last && !(w->fsdp && r->zero >= 2)
+                ? ts_precision_bytes(r->grad_precision) * c->save_head
+                : 0;
     w->Oc = c->opt_bpp * (r->zero >= 1 ? sv_sh : sv) +
             (w->first ? c->emb_opt * c->save_emb / (r->zero >= 1 ? c->nd : 1.0) : 0);
     w->O = c->opt_bpp * (r->zero >= 1 ? ad_sh : ad) + w->Oc;

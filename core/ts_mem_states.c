@@ -221,6 +221,18 @@ static void ts_mem_bytes(const ts_run *run, const ts_params *p, ts_mem_ctx *c, t
     c->bg = out->bpp_grads;
     c->bm = out->bpp_master;
     c->bo = out->bpp_optimizer;
+    /* The stages add the embedding's 32-bit states where it sits; the
+     * reported bytes per parameter (checkpoints, model_state_bytes) hold
+     * them too: the trained input embedding, or embed_tokens' copy. */
+    if (c->emb_opt > 0 && c->shape && c->training) {
+        double e = !c->lora ? c->f * p->embedding
+                   : (run->lora_save & TS_LORA_SAVE_EMBED)
+                       ? (double)run->model.vocab * (double)run->model.hidden
+                       : 0;
+
+        out->bpp_optimizer += c->emb_opt * e / out->bpp_params;
+        out->bpp_total += c->emb_opt * e / out->bpp_params;
+    }
     out->optimizer.assumptions = opt.assumptions;
 }
 

@@ -275,12 +275,16 @@ static void ts_mem_host(const ts_run *run, const ts_mem_ctx *c, const ts_mem_sta
                         ts_memory *out)
 {
     double host = 0;
+    /* host_share counts the base's parameters; the bytes per parameter
+     * are averaged over base + adapters + copies (bpp_params). */
+    double share =
+        worst->host_share * (out->params.total > 0 ? out->bpp_params / out->params.total : 1.0);
     int64_t on_node;
 
     if (run->offload_optimizer)
-        host += (out->bpp_master + out->bpp_optimizer + 4.0 * c->f) * worst->host_share;
+        host += (out->bpp_master + out->bpp_optimizer + 4.0 * c->f) * share;
     if (run->offload_params)
-        host += out->bpp_weights * worst->host_share;
+        host += out->bpp_weights * share;
     out->host_bytes_per_gpu = host;
     /* Only this job's GPUs on a node share its host RAM. */
     on_node = run->gpus < run->gpus_per_node ? run->gpus : run->gpus_per_node;

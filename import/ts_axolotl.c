@@ -441,7 +441,7 @@ static int ax_pure16(ts_import *im, const ts_import_obj *o, const char *key, ts_
                                                 "lion_pytorch" };
     static const char *const cast_attn[] = { "flash_attention", "flex_attention",
                                              "xformers_attention" };
-    const char *opt = NULL, *adapter = NULL;
+    const char *opt = NULL, *adapter = NULL, *impl = NULL;
     bool torch = true, cast = false;
     size_t i;
 
@@ -449,9 +449,15 @@ static int ax_pure16(ts_import *im, const ts_import_obj *o, const char *key, ts_
         return 0;
     snprintf(im->ax_dtype, sizeof im->ax_dtype, "%s", key);
     if (ts_import_str(o, "adapter", false, &adapter, err) < 0 ||
-        ts_import_str(o, "optimizer", false, &opt, err) < 0)
+        ts_import_str(o, "optimizer", false, &opt, err) < 0 ||
+        ts_import_str(o, "attn_implementation", false, &impl, err) < 0)
         return -1;
-    for (i = 0; i < sizeof cast_attn / sizeof cast_attn[0]; i++) {
+    /* attn_implementation (current axolotl; schemas/enums.py
+     * ATTN_IMPLS_WITHOUT_DTYPE_CAST = {eager, sdpa}), else the older
+     * boolean keys. */
+    if (impl != NULL)
+        cast = strcmp(impl, "eager") != 0 && strcmp(impl, "sdpa") != 0;
+    for (i = 0; impl == NULL && i < sizeof cast_attn / sizeof cast_attn[0]; i++) {
         bool b = false;
 
         if (ts_import_bool(o, cast_attn[i], &b, err) < 0)
@@ -469,15 +475,8 @@ static int ax_pure16(ts_import *im, const ts_import_obj *o, const char *key, ts_
         im->ax_full_bf16 = true;
         snprintf(im->ax_opt_origin, sizeof im->ax_opt_origin, "%s",
                  opt != NULL ? AX_PTR "/optimizer" : AX_PTR "/bf16");
-    } else if (adapter == NULL && !cast) {
-        ts_import_note(im->notes,
-                       AX_PTR ": a full fine-tune with eager or SDPA attention keeps embed_tokens, "
-                              "lm_head and the norms in fp32 beside the %s layers "
-                              "(_configure_embedding_dtypes); master_weights and "
-                              "optimizer_precision keep their request or default values",
-                       key);
-        im->ax_dtype[0] = '\0';
     }
+    im->ax_embed_fp32 = adapter == NULL && !cast;
     return 0;
 }
 
@@ -692,24 +691,36 @@ int ts_import_axolotl(ts_import *im, const char *yaml, size_t len, ts_api_err *e
 
 /* Built with or without libyaml: without, ax_dtype is never set. */
 int ts_import_axolotl_dtype(ts_import *im, const json_t *framework, const json_t *zero,
-                            const json_t *master, const json_t *opt_prec, const json_t *lora_rank,
-                            ts_api_err *err)
+                            const json_t *precision, const json_t *master, const json_t *opt_prec,
+                            const json_t *lora_rank, ts_api_err *err)
 {
     const json_t *fw = framework != NULL ? framework : im->vals[TS_FI_FRAMEWORK];
     const json_t *z = zero != NULL ? zero : im->vals[TS_FI_ZERO];
     char ptr[32];
 
+    /* The request's numbers are decoded as reals: compared as numbers. */
     if (im->ax_dtype[0] == '\0' || !json_is_string(fw) ||
-        strcmp(json_string_value(fw), "hf") != 0 || !json_is_integer(z) ||
-        json_integer_value(z) != 0)
+        strcmp(json_string_value(fw), "hf") != 0 || !json_is_number(z) || json_number_value(z) != 0)
         return 0;
+    /* A request's own precision says another dtype than axolotl's. */
+    if (json_is_string(precision) && strcmp(json_string_value(precision), im->ax_dtype) != 0)
+        return 0;
+    if (im->ax_embed_fp32 && !(json_is_number(lora_rank) && json_number_value(lora_rank) > 0)) {
+        ts_import_note(im->notes,
+                       AX_PTR ": a full fine-tune with eager or SDPA attention keeps embed_tokens, "
+                              "lm_head and the norms in fp32 beside the %s layers "
+                              "(_configure_embedding_dtypes); master_weights and "
+                              "optimizer_precision keep their request or default values",
+                       im->ax_dtype);
+        return 0;
+    }
     snprintf(ptr, sizeof ptr, AX_PTR "/%s", im->ax_dtype);
     if (master == NULL &&
         ts_import_set_bool(im, TS_FI_MASTER_WEIGHTS, false, TS_SRC_AXOLOTL, ptr, err) != 0)
         return -1;
     /* A request's LoRA makes the adapters (fp32) what the moments are of. */
     if (!im->ax_full_bf16 || opt_prec != NULL ||
-        (json_is_integer(lora_rank) && json_integer_value(lora_rank) > 0))
+        (json_is_number(lora_rank) && json_number_value(lora_rank) > 0))
         return 0;
     return ts_import_set_str(im, TS_FI_OPTIMIZER_PRECISION, "bf16", TS_SRC_AXOLOTL,
                              im->ax_opt_origin, err);

@@ -69,7 +69,8 @@ typedef struct ts_import {
      * "bf16" / "fp16" or "" (none), decided once every import and the
      * request have set the framework and zero. */
     char ax_dtype[8];
-    bool ax_full_bf16; /* a full fine-tune whose states all stay bf16 */
+    bool ax_full_bf16;  /* a full fine-tune whose states all stay bf16 */
+    bool ax_embed_fp32; /* a full fine-tune whose embeddings axolotl keeps fp32 */
     char ax_opt_origin[TS_IMPORT_ORIGIN_LEN];
 } ts_import;
 
@@ -77,11 +78,11 @@ void ts_import_init(ts_import *im, ts_api_notes *notes);
 
 /* After every import: what an axolotl config's model dtype means for the
  * master copy and the moments, now that the framework and zero are known
- * (the request's own framework, zero, master_weights, optimizer_precision
- * and lora_rank, NULL when it gives none).  0, or -1 with err set. */
+ * (the request's own framework, zero, precision, master_weights,
+ * optimizer_precision and lora_rank, NULL when it gives none).  0, or -1 with err set. */
 int ts_import_axolotl_dtype(ts_import *im, const json_t *framework, const json_t *zero,
-                            const json_t *master, const json_t *opt_prec, const json_t *lora_rank,
-                            ts_api_err *err);
+                            const json_t *precision, const json_t *master, const json_t *opt_prec,
+                            const json_t *lora_rank, ts_api_err *err);
 void ts_import_free(ts_import *im);
 
 /* Propose v (reference stolen) for member fi.  A later import that
