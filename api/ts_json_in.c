@@ -109,27 +109,41 @@ static int apply_preset(ts_api_req *req, const json_t *v, const ts_catalogue_ent
     return 0;
 }
 
+/* A list of names (lora_targets, lora_modules_to_save) onto a bit set
+ * with parse; -1 when a NUL or an item is not one, with that item quoted
+ * into got (cut at a character boundary) and *whole true when the fault
+ * is the whole list rather than one item. */
+static int parse_names(const json_t *v,
+                       int (*parse)(const char *, size_t, unsigned *, size_t *, size_t *),
+                       unsigned *set, char *got, size_t gotn, bool *whole)
+{
+    const char *s = json_string_value(v);
+    size_t len = json_string_length(v), at = 0, bl = 0, n;
+    char item[80];
+    bool nul = memchr(s, '\0', len) != NULL;
+
+    if (!nul && parse(s, len, set, &at, &bl) == 0)
+        return 0;
+    n = bl < sizeof item - 1 ? bl : sizeof item - 1;
+    memcpy(item, s + at, n);
+    item[n] = '\0';
+    ts_json_quote_short(got, gotn, item, 64);
+    *whole = !nul && bl == len && at == 0;
+    return -1;
+}
+
 /* lora_targets: the names onto the run's bit set; an unknown name is a
- * 400 that names it (cut at a character boundary) and lists the valid. */
+ * 400 that names it and lists the valid. */
 static int apply_lora_targets(ts_run *r, const json_t *v, ts_api_err *err)
 {
-    const char *s;
-    size_t len, at = 0, bl = 0;
     unsigned set = 0;
-    char item[80], got[96];
+    char got[96];
+    bool whole = false;
 
     if (v == NULL)
         return 0;
-    s = json_string_value(v);
-    len = json_string_length(v);
-    if (memchr(s, '\0', len) != NULL || ts_lora_targets_parse(s, len, &set, &at, &bl) != 0) {
-        size_t n = bl < sizeof item - 1 ? bl : sizeof item - 1;
-
-        memcpy(item, s + at, n);
-        item[n] = '\0';
-        ts_json_quote_short(got, sizeof got, item, 64);
-        if (memchr(s, '\0', len) == NULL && bl == len && at == 0 &&
-            strstr(s, "query_key_value") != NULL)
+    if (parse_names(v, ts_lora_targets_parse, &set, got, sizeof got, &whole) != 0) {
+        if (whole && strstr(json_string_value(v), "query_key_value") != NULL)
             ts_api_err_set(err, TS_PROB_INVALID_VALUE, "/lora_targets",
                            "lora_targets mixes query_key_value (a fused q, k, v) with q_proj, "
                            "k_proj or v_proj: a model has one or the other");
@@ -149,21 +163,13 @@ static int apply_lora_targets(ts_run *r, const json_t *v, ts_api_err *err)
  * another name is a 400 that names it, as lora_targets does. */
 static int apply_lora_save(ts_run *r, const json_t *v, ts_api_err *err)
 {
-    const char *s;
-    size_t len, at = 0, bl = 0;
     unsigned set = 0;
-    char item[80], got[96];
+    char got[96];
+    bool whole = false;
 
     if (v == NULL)
         return 0;
-    s = json_string_value(v);
-    len = json_string_length(v);
-    if (memchr(s, '\0', len) != NULL || ts_lora_save_parse(s, len, &set, &at, &bl) != 0) {
-        size_t n = bl < sizeof item - 1 ? bl : sizeof item - 1;
-
-        memcpy(item, s + at, n);
-        item[n] = '\0';
-        ts_json_quote_short(got, sizeof got, item, 64);
+    if (parse_names(v, ts_lora_save_parse, &set, got, sizeof got, &whole) != 0) {
         ts_api_err_set(err, TS_PROB_INVALID_VALUE, "/lora_modules_to_save",
                        "lora_modules_to_save: \"%s\" is not a module trainsize models; give "
                        "embed_tokens, lm_head (embed_in, embed_out, word_embeddings, wte), "

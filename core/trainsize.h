@@ -290,6 +290,9 @@ size_t ts_lora_save_text(unsigned set, char *buf, size_t n);
 struct ts_model;
 double ts_lora_layer_params(const struct ts_model *m, unsigned targets, int64_t rank,
                             double experts);
+/* Parameters of the full copies set names (vocab x hidden each, no tp
+ * slice): one count for the memory and the step models. */
+double ts_lora_save_params(const struct ts_model *m, unsigned set);
 
 /* ------------------------------------------------------------------ */
 /* GPU catalogue                                                       */

@@ -224,3 +224,13 @@ double ts_lora_layer_params(const ts_model *m, unsigned targets, int64_t rank, d
 
     return attn + mlp;
 }
+
+/* embed_tokens' copy is the token embedding (learned positions are
+ * another module); lm_head's is vocab x hidden whether or not the model
+ * ties it (the copy is its own tensor). */
+double ts_lora_save_params(const ts_model *m, unsigned set)
+{
+    double vh = (double)m->vocab * (double)m->hidden;
+
+    return ((set & TS_LORA_SAVE_EMBED) ? vh : 0) + ((set & TS_LORA_SAVE_HEAD) ? vh : 0);
+}

@@ -144,7 +144,6 @@ static void ts_mem_lora_context(const ts_run *run, const ts_params *p, ts_mem_ct
     const ts_model *m = &run->model;
     ts_mem_lora l;
     double adapters, linear, copies, all;
-    double V = (double)m->vocab, h = (double)m->hidden;
 
     l.h = (double)m->hidden;
     l.F = (double)m->ffn;
@@ -159,13 +158,11 @@ static void ts_mem_lora_context(const ts_run *run, const ts_params *p, ts_mem_ct
     linear = ts_mem_body_params(p);
 
     c->lora_layer = l.layer / (double)run->tp;
-    /* lora_modules_to_save: a copy of the token embedding (vocab x
-     * hidden; learned positions are another module) and of the output
-     * layer, which a tied model's lm_head copy unties. */
-    copies = ((run->lora_save & TS_LORA_SAVE_EMBED) ? V * h : 0) +
-             ((run->lora_save & TS_LORA_SAVE_HEAD) ? V * h : 0);
-    c->save_emb = (run->lora_save & TS_LORA_SAVE_EMBED) ? V * h / (double)run->tp : 0;
-    c->save_head = (run->lora_save & TS_LORA_SAVE_HEAD) ? V * h / (double)run->tp : 0;
+    /* lora_modules_to_save: full copies of the token embedding and of
+     * the output layer, on the first and the last stage. */
+    copies = ts_lora_save_params(m, run->lora_save);
+    c->save_emb = ts_lora_save_params(m, run->lora_save & TS_LORA_SAVE_EMBED) / (double)run->tp;
+    c->save_head = ts_lora_save_params(m, run->lora_save & TS_LORA_SAVE_HEAD) / (double)run->tp;
     c->frozen_b = ts_quant_bytes(run->frozen_precision);
     /* Reported per parameter of base + adapters + copies; fp32 adapters
      * (adapter_precision) at 4 B, as ts_mem_stage_lora holds them. */
@@ -226,9 +223,7 @@ static void ts_mem_bytes(const ts_run *run, const ts_params *p, ts_mem_ctx *c, t
      * them too: the trained input embedding, or embed_tokens' copy. */
     if (c->emb_opt > 0 && c->shape && c->training) {
         double e = !c->lora ? c->f * p->embedding
-                   : (run->lora_save & TS_LORA_SAVE_EMBED)
-                       ? (double)run->model.vocab * (double)run->model.hidden
-                       : 0;
+                            : ts_lora_save_params(&run->model, run->lora_save & TS_LORA_SAVE_EMBED);
 
         out->bpp_optimizer += c->emb_opt * e / out->bpp_params;
         out->bpp_total += c->emb_opt * e / out->bpp_params;

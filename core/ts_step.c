@@ -217,10 +217,7 @@ static void ts_step_shares(const ts_run *r, const ts_params *p, const ts_step_hw
         /* lora_modules_to_save: full vocab x hidden copies that train
          * (reduced, stepped, gathered) like the adapters; spread over
          * the stages as the embedding is. */
-        double copies = ((r->lora_save & TS_LORA_SAVE_EMBED) ? 1.0 : 0.0) +
-                        ((r->lora_save & TS_LORA_SAVE_HEAD) ? 1.0 : 0.0);
-        double cp = copies * (double)r->model.vocab * (double)r->model.hidden /
-                    ((double)r->tp * (double)r->pp);
+        double cp = ts_lora_save_params(&r->model, r->lora_save) / ((double)r->tp * (double)r->pp);
 
         P_train = ad + cp;
         P_gather_b = (P_gpu - emb) * ts_quant_bytes(r->frozen_precision) +
