@@ -278,6 +278,31 @@ int ts_catalogue_import_at(ts_import *im, const ts_catalogue_entry *e, const cha
     return rc;
 }
 
+int ts_catalogue_import_named(ts_import *im, const char *id, const char *ptr, ts_api_err *err)
+{
+    bool other = false;
+    const ts_catalogue_entry *e = ts_catalogue_lookup(id, &other);
+
+    if (e != NULL && im->vals[TS_FI_LAYERS] == NULL && !im->req_has[TS_FI_MODEL] &&
+        !im->req_has[TS_FI_LAYERS] && !im->req_has[TS_FI_PARAMS]) {
+        if (other)
+            ts_import_note(im->notes, "%s \"%.*s\": " TS_CATALOGUE_COPY_NOTE, ptr,
+                           ts_utf8_prec(id, 80), id, e->id);
+        return ts_catalogue_import_at(im, e, ptr, err);
+    }
+    if (e == NULL)
+        ts_import_note(im->notes,
+                       "%s \"%.*s\": its shape is not fetched (not in the catalogue, GET "
+                       "/v1/presets); send its config.json as hf_config (or a model preset)",
+                       ptr, ts_utf8_prec(id, 80), id);
+    else
+        ts_import_note(im->notes,
+                       "%s \"%.*s\": its shape is not fetched: the request's model, shape or "
+                       "hf_config gives it",
+                       ptr, ts_utf8_prec(id, 80), id);
+    return 0;
+}
+
 int ts_catalogue_run(const ts_catalogue_entry *e, ts_api_req *req, ts_api_err *err)
 {
     char body[TS_NAME_KEY_MAX + 16];

@@ -78,6 +78,13 @@ int ts_catalogue_import(ts_import *im, const ts_catalogue_entry *e, ts_api_err *
 int ts_catalogue_import_at(ts_import *im, const ts_catalogue_entry *e, const char *member,
                            ts_api_err *err);
 
+/* A member that names the model by Hub id (axolotl's base_model,
+ * LLaMA-Factory's model_name_or_path; ptr its pointer): the catalogue's
+ * config.json gives the shape when nothing before it did (the request's
+ * model or shape, hf_config), as "model" would; otherwise, or when the
+ * catalogue lacks it, a note.  0, or -1 with err set. */
+int ts_catalogue_import_named(ts_import *im, const char *id, const char *ptr, ts_api_err *err);
+
 /* e's model as the request {"model": "<e's id>"} resolves it, into *req
  * (the path every request takes).  0, or -1 with err set. */
 int ts_catalogue_run(const ts_catalogue_entry *e, ts_api_req *req, ts_api_err *err);

@@ -286,32 +286,12 @@ static int ax_lora_targets(ts_import *im, const ts_import_obj *o, ts_api_err *er
 
 static int ax_optimizer(ts_import *im, const ts_import_obj *o, ts_api_err *err)
 {
-    /* axolotl passes these to the HF Trainer (transformers OptimizerNames). */
-    static const struct {
-        const char *ax, *ours;
-    } map[] = {
-        { "adamw_torch", "adamw" },       { "adamw_torch_fused", "adamw" },
-        { "adamw_hf", "adamw" },          { "adamw_apex_fused", "adamw" },
-        { "adamw_bnb_8bit", "adam8bit" }, { "paged_adamw_8bit", "paged_adam8bit" },
-        { "adamw_8bit", "adam8bit" },     { "paged_adamw_32bit", "adamw" },
-        { "adafactor", "adafactor" },     { "lion_pytorch", "lion" },
-        { "lion_8bit", "lion" },          { "sgd", "sgd" },
-    };
     const char *name = NULL;
-    size_t i;
     int rc;
 
     if ((rc = ts_import_str(o, "optimizer", false, &name, err)) <= 0)
         return rc;
-    for (i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (strcmp(map[i].ax, name) == 0)
-            return ts_import_set_str(im, TS_FI_OPTIMIZER, map[i].ours, TS_SRC_AXOLOTL,
-                                     AX_PTR "/optimizer", err);
-    ts_import_note(im->notes,
-                   AX_PTR "/optimizer \"%.*s\" has no state model here: "
-                          "optimizer keeps its request or default value",
-                   ts_utf8_prec(name, 40), name);
-    return 0;
+    return ts_import_hf_optim(im, name, TS_SRC_AXOLOTL, AX_PTR "/optimizer", err);
 }
 
 /* axolotl's Liger integration (src/axolotl/integrations/liger, README:
@@ -434,11 +414,9 @@ static int ax_compile(ts_import *im, const ts_import_obj *o, ts_api_err *err)
  * precision is on (accelerate@16cb6eb8 accelerator.py prepare_model,
  * utils/fsdp_utils.py fsdp2_prepare_model), as DeepSpeed keeps fp32
  * partitions: the master copy stays there.  Recorded here, decided by
- * ts_import_axolotl_dtype once the framework and zero are final. */
+ * ts_import_dtype16 once the framework and zero are final. */
 static int ax_pure16(ts_import *im, const ts_import_obj *o, const char *key, ts_api_err *err)
 {
-    static const char *const torch_states[] = { "adamw_torch", "adamw_torch_fused", "adamw_hf",
-                                                "lion_pytorch" };
     static const char *const cast_attn[] = { "flash_attention", "flex_attention",
                                              "xformers_attention" };
     const char *opt = NULL, *adapter = NULL, *impl = NULL;
@@ -447,7 +425,10 @@ static int ax_pure16(ts_import *im, const ts_import_obj *o, const char *key, ts_
 
     if (key == NULL)
         return 0;
-    snprintf(im->ax_dtype, sizeof im->ax_dtype, "%s", key);
+    snprintf(im->d16, sizeof im->d16, "%s", key);
+    im->d16_src = TS_SRC_AXOLOTL;
+    im->d16_base = AX_PTR;
+    snprintf(im->d16_origin, sizeof im->d16_origin, AX_PTR "/%s", key);
     if (ts_import_str(o, "adapter", false, &adapter, err) < 0 ||
         ts_import_str(o, "optimizer", false, &opt, err) < 0 ||
         ts_import_str(o, "attn_implementation", false, &impl, err) < 0)
@@ -464,19 +445,16 @@ static int ax_pure16(ts_import *im, const ts_import_obj *o, const char *key, ts_
             return -1;
         cast = cast || b;
     }
-    if (opt != NULL) {
-        torch = false;
-        for (i = 0; i < sizeof torch_states / sizeof torch_states[0]; i++)
-            torch = torch || strcmp(opt, torch_states[i]) == 0;
-    }
+    if (opt != NULL)
+        torch = ts_import_hf_optim_torch(opt);
     /* fp16 weights cannot train in full under the Trainer (its
      * GradScaler refuses to unscale fp16 gradients): bf16 only. */
     if (adapter == NULL && strcmp(key, "bf16") == 0 && torch && cast) {
-        im->ax_full_bf16 = true;
-        snprintf(im->ax_opt_origin, sizeof im->ax_opt_origin, "%s",
+        im->d16_full = true;
+        snprintf(im->d16_opt_origin, sizeof im->d16_opt_origin, "%s",
                  opt != NULL ? AX_PTR "/optimizer" : AX_PTR "/bf16");
     }
-    im->ax_embed_fp32 = adapter == NULL && !cast;
+    im->d16_embed_fp32 = adapter == NULL && !cast;
     return 0;
 }
 
@@ -525,35 +503,6 @@ static int ax_parallel(ts_import *im, const ts_import_obj *o, ts_api_err *err)
          * replicated (zero 0). */
         return -1;
     }
-    return 0;
-}
-
-/* base_model, a Hub id: the catalogue's config.json gives the shape
- * when nothing before it did (the request's model or shape, hf_config),
- * as "model" would; otherwise, or when the catalogue lacks it, a note. */
-static int ax_base_model(ts_import *im, const char *base, ts_api_err *err)
-{
-    bool other = false;
-    const ts_catalogue_entry *e = ts_catalogue_lookup(base, &other);
-
-    if (e != NULL && im->vals[TS_FI_LAYERS] == NULL && !im->req_has[TS_FI_MODEL] &&
-        !im->req_has[TS_FI_LAYERS] && !im->req_has[TS_FI_PARAMS]) {
-        if (other)
-            ts_import_note(im->notes, AX_PTR "/base_model \"%.*s\": " TS_CATALOGUE_COPY_NOTE,
-                           ts_utf8_prec(base, 80), base, e->id);
-        return ts_catalogue_import_at(im, e, AX_PTR "/base_model", err);
-    }
-    if (e == NULL)
-        ts_import_note(im->notes,
-                       AX_PTR "/base_model \"%.*s\": its shape is not fetched (not in the "
-                              "catalogue, GET /v1/presets); send its config.json as hf_config "
-                              "(or a model preset)",
-                       ts_utf8_prec(base, 80), base);
-    else
-        ts_import_note(im->notes,
-                       AX_PTR "/base_model \"%.*s\": its shape is not fetched: the request's "
-                              "model, shape or hf_config gives it",
-                       ts_utf8_prec(base, 80), base);
     return 0;
 }
 
@@ -615,7 +564,7 @@ static int ax_map(ts_import *im, const json_t *cfg, ts_api_err *err)
 
     if (ts_import_str(&o, "base_model", false, &base, err) < 0)
         return -1;
-    if (base != NULL && ax_base_model(im, base, err) != 0)
+    if (base != NULL && ts_catalogue_import_named(im, base, AX_PTR "/base_model", err) != 0)
         return -1;
     ax_parallel_keys(im, cfg);
     if ((rc = ts_import_int(&o, "sequence_len", 1, INT64_C(1) << 24, false, &v, err)) < 0)
@@ -688,40 +637,3 @@ int ts_import_axolotl(ts_import *im, const char *yaml, size_t len, ts_api_err *e
 }
 
 #endif /* TS_HAVE_YAML */
-
-/* Built with or without libyaml: without, ax_dtype is never set. */
-int ts_import_axolotl_dtype(ts_import *im, const json_t *framework, const json_t *zero,
-                            const json_t *precision, const json_t *master, const json_t *opt_prec,
-                            const json_t *lora_rank, ts_api_err *err)
-{
-    const json_t *fw = framework != NULL ? framework : im->vals[TS_FI_FRAMEWORK];
-    const json_t *z = zero != NULL ? zero : im->vals[TS_FI_ZERO];
-    char ptr[32];
-
-    /* The request's numbers are decoded as reals: compared as numbers. */
-    if (im->ax_dtype[0] == '\0' || !json_is_string(fw) ||
-        strcmp(json_string_value(fw), "hf") != 0 || !json_is_number(z) || json_number_value(z) != 0)
-        return 0;
-    /* A request's own precision says another dtype than axolotl's. */
-    if (json_is_string(precision) && strcmp(json_string_value(precision), im->ax_dtype) != 0)
-        return 0;
-    if (im->ax_embed_fp32 && !(json_is_number(lora_rank) && json_number_value(lora_rank) > 0)) {
-        ts_import_note(im->notes,
-                       AX_PTR ": a full fine-tune with eager or SDPA attention keeps embed_tokens, "
-                              "lm_head and the norms in fp32 beside the %s layers "
-                              "(_configure_embedding_dtypes); master_weights and "
-                              "optimizer_precision keep their request or default values",
-                       im->ax_dtype);
-        return 0;
-    }
-    snprintf(ptr, sizeof ptr, AX_PTR "/%s", im->ax_dtype);
-    if (master == NULL &&
-        ts_import_set_bool(im, TS_FI_MASTER_WEIGHTS, false, TS_SRC_AXOLOTL, ptr, err) != 0)
-        return -1;
-    /* A request's LoRA makes the adapters (fp32) what the moments are of. */
-    if (!im->ax_full_bf16 || opt_prec != NULL ||
-        (json_is_number(lora_rank) && json_number_value(lora_rank) > 0))
-        return 0;
-    return ts_import_set_str(im, TS_FI_OPTIMIZER_PRECISION, "bf16", TS_SRC_AXOLOTL,
-                             im->ax_opt_origin, err);
-}

@@ -377,3 +377,91 @@ void ts_json_import_notes(ts_jw *w, const char *key, const ts_api_notes *n)
         ts_jw_str(w, NULL, "(more notes left out)");
     ts_jw_close(w, ']');
 }
+
+/* The HF Trainer's optim names (transformers OptimizerNames), which
+ * axolotl's optimizer and LLaMA-Factory's optim pass through, onto
+ * trainsize's optimizers; torch: torch.optim's, whose moments take the
+ * parameter's dtype (AdamW._init_group: zeros_like(p)). */
+static const struct {
+    const char *hf, *ours;
+    bool torch;
+} ts_hf_optims[] = {
+    { "adamw_torch", "adamw", true },
+    { "adamw_torch_fused", "adamw", true },
+    { "adamw_hf", "adamw", true },
+    { "adamw_apex_fused", "adamw", false },
+    { "adamw_bnb_8bit", "adam8bit", false },
+    { "paged_adamw_8bit", "paged_adam8bit", false },
+    { "adamw_8bit", "adam8bit", false },
+    { "paged_adamw_32bit", "adamw", false },
+    { "adafactor", "adafactor", false },
+    { "lion_pytorch", "lion", true },
+    { "lion_8bit", "lion", false },
+    { "sgd", "sgd", false },
+};
+
+int ts_import_hf_optim(ts_import *im, const char *name, ts_api_src src, const char *origin,
+                       ts_api_err *err)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof ts_hf_optims / sizeof ts_hf_optims[0]; i++)
+        if (strcmp(ts_hf_optims[i].hf, name) == 0)
+            return ts_import_set_str(im, TS_FI_OPTIMIZER, ts_hf_optims[i].ours, src, origin, err);
+    ts_import_note(im->notes,
+                   "%s \"%.*s\" has no state model here: optimizer keeps its request or default "
+                   "value",
+                   origin, ts_utf8_prec(name, 40), name);
+    return 0;
+}
+
+bool ts_import_hf_optim_torch(const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof ts_hf_optims / sizeof ts_hf_optims[0]; i++)
+        if (strcmp(ts_hf_optims[i].hf, name) == 0)
+            return ts_hf_optims[i].torch;
+    return false;
+}
+
+/* The rule ts_import.h states for d16: without FSDP or DeepSpeed (hf,
+ * zero 0; LLaMA-Factory's pure_bf16 under FSDP too) nothing upcasts the
+ * 16-bit model, so no master copy, and a full fine-tune with a torch
+ * optimizer keeps its moments 16-bit.  The importers only record what
+ * their config says (import/ts_axolotl.c ax_pure16,
+ * import/ts_llamafactory.c lf_pure); a build without libyaml never sets
+ * d16. */
+int ts_import_dtype16(ts_import *im, const json_t *framework, const json_t *zero,
+                      const json_t *precision, const json_t *master, const json_t *opt_prec,
+                      const json_t *lora_rank, ts_api_err *err)
+{
+    const json_t *fw = framework != NULL ? framework : im->vals[TS_FI_FRAMEWORK];
+    const json_t *z = zero != NULL ? zero : im->vals[TS_FI_ZERO];
+
+    /* The request's numbers are decoded as reals: compared as numbers. */
+    if (im->d16[0] == '\0' || !json_is_string(fw) || strcmp(json_string_value(fw), "hf") != 0 ||
+        !(im->d16_any_zero || (json_is_number(z) && json_number_value(z) == 0)))
+        return 0;
+    /* A request's own precision says another dtype than the config's. */
+    if (json_is_string(precision) && strcmp(json_string_value(precision), im->d16) != 0)
+        return 0;
+    if (im->d16_embed_fp32 && !(json_is_number(lora_rank) && json_number_value(lora_rank) > 0)) {
+        ts_import_note(im->notes,
+                       "%s: a full fine-tune with eager or SDPA attention keeps embed_tokens, "
+                       "lm_head and the norms in fp32 beside the %s layers "
+                       "(_configure_embedding_dtypes); master_weights and "
+                       "optimizer_precision keep their request or default values",
+                       im->d16_base, im->d16);
+        return 0;
+    }
+    if (master == NULL &&
+        ts_import_set_bool(im, TS_FI_MASTER_WEIGHTS, false, im->d16_src, im->d16_origin, err) != 0)
+        return -1;
+    /* A request's LoRA makes the adapters (fp32) what the moments are of. */
+    if (!im->d16_full || opt_prec != NULL ||
+        (json_is_number(lora_rank) && json_number_value(lora_rank) > 0))
+        return 0;
+    return ts_import_set_str(im, TS_FI_OPTIMIZER_PRECISION, "bf16", im->d16_src,
+                             im->d16_opt_origin, err);
+}

@@ -65,24 +65,30 @@ typedef struct ts_import {
      * it would not use (megatron_args' vocabulary, a value it cannot
      * read). */
     bool req_has[TS_FI_COUNT];
-    /* axolotl's model dtype without a wrapper (ts_import_axolotl_dtype):
+    /* A config's model dtype without a wrapper (ts_import_dtype16):
      * "bf16" / "fp16" or "" (none), decided once every import and the
-     * request have set the framework and zero. */
-    char ax_dtype[8];
-    bool ax_full_bf16;  /* a full fine-tune whose states all stay bf16 */
-    bool ax_embed_fp32; /* a full fine-tune whose embeddings axolotl keeps fp32 */
-    char ax_opt_origin[TS_IMPORT_ORIGIN_LEN];
+     * request have set the framework and zero.  axolotl's bf16/fp16
+     * without FSDP or DeepSpeed, LLaMA-Factory's pure_bf16. */
+    char d16[8];
+    bool d16_full;       /* a full fine-tune whose states all stay 16-bit */
+    bool d16_embed_fp32; /* a full fine-tune whose embeddings axolotl keeps fp32 */
+    bool d16_any_zero;   /* holds under FSDP too (nothing upcasts: pure_bf16) */
+    ts_api_src d16_src;
+    const char *d16_base; /* the config's pointer, "/axolotl_config" */
+    char d16_origin[TS_IMPORT_ORIGIN_LEN];     /* of master_weights false */
+    char d16_opt_origin[TS_IMPORT_ORIGIN_LEN]; /* of optimizer_precision bf16 */
 } ts_import;
 
 void ts_import_init(ts_import *im, ts_api_notes *notes);
 
-/* After every import: what an axolotl config's model dtype means for the
- * master copy and the moments, now that the framework and zero are known
- * (the request's own framework, zero, precision, master_weights,
- * optimizer_precision and lora_rank, NULL when it gives none).  0, or -1 with err set. */
-int ts_import_axolotl_dtype(ts_import *im, const json_t *framework, const json_t *zero,
-                            const json_t *precision, const json_t *master, const json_t *opt_prec,
-                            const json_t *lora_rank, ts_api_err *err);
+/* After every import: what a config's 16-bit model dtype (d16) means
+ * for the master copy and the moments, now that the framework and zero
+ * are known (the request's own framework, zero, precision,
+ * master_weights, optimizer_precision and lora_rank, NULL when it gives
+ * none).  0, or -1 with err set. */
+int ts_import_dtype16(ts_import *im, const json_t *framework, const json_t *zero,
+                      const json_t *precision, const json_t *master, const json_t *opt_prec,
+                      const json_t *lora_rank, ts_api_err *err);
 void ts_import_free(ts_import *im);
 
 /* Propose v (reference stolen) for member fi.  A later import that
@@ -149,6 +155,14 @@ int ts_import_check_size(const json_t *doc, const char *ptr, ts_api_err *err);
  * gradient_accumulation_steps (ts_deepspeed.c), also for axolotl's steps.
  * 0, or -1 with a 400 in err. */
 int ts_import_apply_batch(ts_api_req *req, const ts_import *im, ts_api_err *err);
+
+/* An HF Trainer optim name (adamw_torch, paged_adamw_8bit, ...) onto
+ * optimizer, from src at origin; a name with no state model is a note.
+ * 0, or -1 with err set. */
+int ts_import_hf_optim(ts_import *im, const char *name, ts_api_src src, const char *origin,
+                       ts_api_err *err);
+/* Whether that optimizer is torch.optim's (moments in the parameter's dtype). */
+bool ts_import_hf_optim_torch(const char *name);
 
 int ts_import_hf(ts_import *im, const json_t *cfg, ts_api_err *err);
 /* The same reading of a config.json named base ("/hf_config") with
