@@ -386,18 +386,12 @@ static const struct {
     const char *hf, *ours;
     bool torch;
 } ts_hf_optims[] = {
-    { "adamw_torch", "adamw", true },
-    { "adamw_torch_fused", "adamw", true },
-    { "adamw_hf", "adamw", true },
-    { "adamw_apex_fused", "adamw", false },
-    { "adamw_bnb_8bit", "adam8bit", false },
-    { "paged_adamw_8bit", "paged_adam8bit", false },
-    { "adamw_8bit", "adam8bit", false },
-    { "paged_adamw_32bit", "adamw", false },
-    { "adafactor", "adafactor", false },
-    { "lion_pytorch", "lion", true },
-    { "lion_8bit", "lion", false },
-    { "sgd", "sgd", false },
+    { "adamw_torch", "adamw", true },        { "adamw_torch_fused", "adamw", true },
+    { "adamw_hf", "adamw", true },           { "adamw_apex_fused", "adamw", false },
+    { "adamw_bnb_8bit", "adam8bit", false }, { "paged_adamw_8bit", "paged_adam8bit", false },
+    { "adamw_8bit", "adam8bit", false },     { "paged_adamw_32bit", "adamw", false },
+    { "adafactor", "adafactor", false },     { "lion_pytorch", "lion", true },
+    { "lion_8bit", "lion", false },          { "sgd", "sgd", false },
 };
 
 int ts_import_hf_optim(ts_import *im, const char *name, ts_api_src src, const char *origin,
@@ -462,6 +456,6 @@ int ts_import_dtype16(ts_import *im, const json_t *framework, const json_t *zero
     if (!im->d16_full || opt_prec != NULL ||
         (json_is_number(lora_rank) && json_number_value(lora_rank) > 0))
         return 0;
-    return ts_import_set_str(im, TS_FI_OPTIMIZER_PRECISION, "bf16", im->d16_src,
-                             im->d16_opt_origin, err);
+    return ts_import_set_str(im, TS_FI_OPTIMIZER_PRECISION, "bf16", im->d16_src, im->d16_opt_origin,
+                             err);
 }

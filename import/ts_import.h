@@ -74,7 +74,7 @@ typedef struct ts_import {
     bool d16_embed_fp32; /* a full fine-tune whose embeddings axolotl keeps fp32 */
     bool d16_any_zero;   /* holds under FSDP too (nothing upcasts: pure_bf16) */
     ts_api_src d16_src;
-    const char *d16_base; /* the config's pointer, "/axolotl_config" */
+    const char *d16_base;                      /* the config's pointer, "/axolotl_config" */
     char d16_origin[TS_IMPORT_ORIGIN_LEN];     /* of master_weights false */
     char d16_opt_origin[TS_IMPORT_ORIGIN_LEN]; /* of optimizer_precision bf16 */
 } ts_import;
