@@ -76,15 +76,16 @@ void ts_api_oom_response(ts_api_response *resp);
 /* Where a resolved input came from (the "inputs_source" answer member),
  * in the order they are applied: later ones override earlier ones. */
 typedef enum ts_api_src {
-    TS_SRC_DEFAULT = 0, /* documented default, or derived from others */
-    TS_SRC_PRESET,      /* "model": a preset */
-    TS_SRC_CATALOGUE,   /* "model": a catalogue entry's config.json (ts_catalogue.c) */
-    TS_SRC_HF,          /* "hf_config" (ts_hf.c) */
-    TS_SRC_AXOLOTL,     /* "axolotl_config" (ts_axolotl.c) */
-    TS_SRC_NEMO,        /* "nemo_config" (ts_nemo.c) */
-    TS_SRC_DS,          /* "deepspeed_config" (ts_deepspeed.c) */
-    TS_SRC_MEGATRON,    /* "megatron_args" (ts_megatron.c) */
-    TS_SRC_REQUEST,     /* the member itself */
+    TS_SRC_DEFAULT = 0,  /* documented default, or derived from others */
+    TS_SRC_PRESET,       /* "model": a preset */
+    TS_SRC_CATALOGUE,    /* "model": a catalogue entry's config.json (ts_catalogue.c) */
+    TS_SRC_HF,           /* "hf_config" (ts_hf.c) */
+    TS_SRC_AXOLOTL,      /* "axolotl_config" (ts_axolotl.c) */
+    TS_SRC_LLAMAFACTORY, /* "llamafactory_config" (ts_llamafactory.c) */
+    TS_SRC_NEMO,         /* "nemo_config" (ts_nemo.c) */
+    TS_SRC_DS,           /* "deepspeed_config" (ts_deepspeed.c) */
+    TS_SRC_MEGATRON,     /* "megatron_args" (ts_megatron.c) */
+    TS_SRC_REQUEST,      /* the member itself */
     TS_SRC_COUNT
 } ts_api_src;
 

@@ -71,6 +71,27 @@ const ts_import_doc ts_import_docs[TS_IMP_COUNT] = {
                          "scalars (1.5e3 is a string), tags !!str/!!int/!!float/!!bool/!!null; "
                          "aliases, merge keys, other tags and NUL characters are a 400. Errors "
                          "name /axolotl_config/<key>. Needs a build with libyaml, else 400." },
+    [TS_IMP_LLAMAFACTORY] = { true, TS_IMPORT_ARGS_MAX,
+                              "A LLaMA-Factory training YAML (the text of the .yaml that "
+                              "llamafactory-cli train reads), applied after axolotl_config and "
+                              "before nemo_config. A key left out is LLaMA-Factory's default, "
+                              "sent as such: finetuning_type lora (lora_rank 8, lora_target "
+                              "all) or full, lora_dropout, additional_target "
+                              "(lora_modules_to_save), quantization_bit 4/8 with "
+                              "quantization_method bnb (nf4/int8) or gptq 4, bf16/fp16/pure_bf16 "
+                              "(pure_bf16: no master copy, and a full fine-tune's torch AdamW "
+                              "moments in bf16), cutoff_len (2048), per_device_train_batch_size "
+                              "(8), gradient_accumulation_steps (1), gradient checkpointing (on "
+                              "unless disable_gradient_checkpointing; use_reentrant_gc), "
+                              "flash_attn, optim, deepspeed (a path: send its JSON as "
+                              "deepspeed_config), fsdp (the Trainer's FSDP options; hf without "
+                              "it), enable_liger_kernel, torch_compile; model_name_or_path, a "
+                              "Hub id, gives the shape from the model catalogue as axolotl's "
+                              "base_model does. The freeze and OFT types, DoRA, the rm/ppo/dpo/"
+                              "kto stages, GaLore, APOLLO, BAdam, Adam-mini, Muon, LLaMA Pro, "
+                              "mixture-of-depths and KTransformers are a 400 at their key. Read "
+                              "as axolotl_config is (YAML 1.1, no aliases). Errors name "
+                              "/llamafactory_config/<key>. Needs a build with libyaml, else 400." },
     [TS_IMP_NEMO] = { true, TS_IMPORT_ARGS_MAX,
                       "A NeMo training YAML (the text of NeMo-Framework-Launcher's "
                       "conf/training/<family>/<model>.yaml), applied after axolotl_config and "

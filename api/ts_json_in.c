@@ -355,6 +355,7 @@ static int import_types(const json_t *const *imp, ts_api_req *req, ts_api_err *e
     } want[TS_IMP_COUNT] = {
         [TS_IMP_HF] = { true, "a Hugging Face config.json" },
         [TS_IMP_AXOLOTL] = { false, "an axolotl YAML config" },
+        [TS_IMP_LLAMAFACTORY] = { false, "a LLaMA-Factory training YAML" },
         [TS_IMP_NEMO] = { false, "a NeMo training YAML" },
         [TS_IMP_DS] = { true, "a DeepSpeed config" },
         [TS_IMP_MEGA] = { false, "Megatron-LM arguments" },
@@ -410,6 +411,10 @@ static int apply_imports(const json_t *const *imp, const ts_catalogue_entry *cat
     if (imp[TS_IMP_AXOLOTL] != NULL &&
         ts_import_axolotl(im, json_string_value(imp[TS_IMP_AXOLOTL]),
                           json_string_length(imp[TS_IMP_AXOLOTL]), err) != 0)
+        return -1;
+    if (imp[TS_IMP_LLAMAFACTORY] != NULL &&
+        ts_import_llamafactory(im, json_string_value(imp[TS_IMP_LLAMAFACTORY]),
+                               json_string_length(imp[TS_IMP_LLAMAFACTORY]), err) != 0)
         return -1;
     if (imp[TS_IMP_NEMO] != NULL && ts_import_nemo(im, json_string_value(imp[TS_IMP_NEMO]),
                                                    json_string_length(imp[TS_IMP_NEMO]), err) != 0)

@@ -132,8 +132,11 @@ static int parse_timeout(ts_cli *cli, const char *v)
 static int apply_option(ts_cli *cli, const ts_cli_opt *o, const char *v)
 {
     static const ts_check_import imports[] = {
-        [TS_CLI_OPT_HF_CONFIG] = TS_CHECK_IMP_HF,       [TS_CLI_OPT_DEEPSPEED] = TS_CHECK_IMP_DS,
-        [TS_CLI_OPT_MEGATRON_ARGS] = TS_CHECK_IMP_MEGA, [TS_CLI_OPT_AXOLOTL] = TS_CHECK_IMP_AXOLOTL,
+        [TS_CLI_OPT_HF_CONFIG] = TS_CHECK_IMP_HF,
+        [TS_CLI_OPT_DEEPSPEED] = TS_CHECK_IMP_DS,
+        [TS_CLI_OPT_MEGATRON_ARGS] = TS_CHECK_IMP_MEGA,
+        [TS_CLI_OPT_AXOLOTL] = TS_CHECK_IMP_AXOLOTL,
+        [TS_CLI_OPT_LLAMAFACTORY] = TS_CHECK_IMP_LLAMAFACTORY,
         [TS_CLI_OPT_NEMO] = TS_CHECK_IMP_NEMO,
     };
     ts_opt_id id = (ts_opt_id)(o - ts_cli_opts);
@@ -187,6 +190,7 @@ static int apply_option(ts_cli *cli, const ts_cli_opt *o, const char *v)
     case TS_CLI_OPT_DEEPSPEED:
     case TS_CLI_OPT_MEGATRON_ARGS:
     case TS_CLI_OPT_AXOLOTL:
+    case TS_CLI_OPT_LLAMAFACTORY:
     case TS_CLI_OPT_NEMO:
         return ts_check_set_import(&cli->plan, imports[id], v, err, sizeof err) == 0
                    ? TS_EXIT_OK

@@ -23,8 +23,11 @@ const char *const ts_check_format_names[TS_CHECK_FORMAT_COUNT + 1] = {
 };
 
 const char *const ts_check_import_members[TS_CHECK_IMP_COUNT] = {
-    [TS_CHECK_IMP_HF] = "hf_config",       [TS_CHECK_IMP_DS] = "deepspeed_config",
-    [TS_CHECK_IMP_MEGA] = "megatron_args", [TS_CHECK_IMP_AXOLOTL] = "axolotl_config",
+    [TS_CHECK_IMP_HF] = "hf_config",
+    [TS_CHECK_IMP_DS] = "deepspeed_config",
+    [TS_CHECK_IMP_MEGA] = "megatron_args",
+    [TS_CHECK_IMP_AXOLOTL] = "axolotl_config",
+    [TS_CHECK_IMP_LLAMAFACTORY] = "llamafactory_config",
     [TS_CHECK_IMP_NEMO] = "nemo_config",
 };
 
@@ -159,7 +162,7 @@ static json_t *parse_json(const ts_check_src *s, bool object, char *err, size_t 
  * ("hf_config": "configs/x.json"): the CLI reads it and sends it inline,
  * the server never reads a file.  A JSON member (hf_config,
  * deepspeed_config) given as a string is always a path; a text member
- * (megatron_args, axolotl_config, nemo_config) is a path when it is one
+ * (megatron_args, axolotl_config, llamafactory_config, nemo_config) is a path when it is one
  * word that looks like one (a '/' or a .sh .txt .args .yaml .yml name),
  * else the text itself. */
 static bool looks_like_path(const char *s)

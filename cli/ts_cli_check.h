@@ -55,11 +55,12 @@ extern const char *const ts_check_format_names[TS_CHECK_FORMAT_COUNT + 1];
 
 /* A command-line import: the member it fills and the file it came from. */
 typedef enum ts_check_import {
-    TS_CHECK_IMP_HF = 0,  /* --hf-config      hf_config (JSON) */
-    TS_CHECK_IMP_DS,      /* --deepspeed      deepspeed_config (JSON) */
-    TS_CHECK_IMP_MEGA,    /* --megatron-args  megatron_args (text) */
-    TS_CHECK_IMP_AXOLOTL, /* --axolotl        axolotl_config (YAML text) */
-    TS_CHECK_IMP_NEMO,    /* --nemo-config    nemo_config (YAML text) */
+    TS_CHECK_IMP_HF = 0,       /* --hf-config      hf_config (JSON) */
+    TS_CHECK_IMP_DS,           /* --deepspeed      deepspeed_config (JSON) */
+    TS_CHECK_IMP_MEGA,         /* --megatron-args  megatron_args (text) */
+    TS_CHECK_IMP_AXOLOTL,      /* --axolotl        axolotl_config (YAML text) */
+    TS_CHECK_IMP_LLAMAFACTORY, /* --llamafactory llamafactory_config (YAML text) */
+    TS_CHECK_IMP_NEMO,         /* --nemo-config    nemo_config (YAML text) */
     TS_CHECK_IMP_COUNT
 } ts_check_import;
 

@@ -116,6 +116,8 @@ const ts_cli_opt ts_cli_opts[TS_CLI_OPT_COUNT] = {
                                    "a Megatron-LM launch script or its arguments (megatron_args)" },
     [TS_CLI_OPT_AXOLOTL] = { "--axolotl", 0, TS_ARG_FILE, "FILE", TS_CMDS_RUN, NULL,
                              "an axolotl YAML config (axolotl_config)" },
+    [TS_CLI_OPT_LLAMAFACTORY] = { "--llamafactory", 0, TS_ARG_FILE, "FILE", TS_CMDS_RUN, NULL,
+                                  "a LLaMA-Factory training YAML (llamafactory_config)" },
     [TS_CLI_OPT_NEMO] = { "--nemo-config", 0, TS_ARG_FILE, "FILE", TS_CMDS_RUN, NULL,
                           "a NeMo training YAML, conf/training/<family>/<model>.yaml "
                           "(nemo_config)" },

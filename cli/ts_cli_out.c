@@ -158,7 +158,7 @@ static out_place place_of(const ts_check_run_info *run, const ts_check_result *r
         text = run->srcs[k].text;
         if (k == TS_CHECK_IMP_MEGA)
             pl.line = first_flag(what, flag, sizeof flag) ? ts_loc_word(text, flag) : 0;
-        else if (k == TS_CHECK_IMP_AXOLOTL)
+        else if (k == TS_CHECK_IMP_AXOLOTL || k == TS_CHECK_IMP_LLAMAFACTORY)
             pl.line = rest[0] == '/' ? ts_loc_yaml_key(text, rest + 1) : 0;
         else if (ptr[0] != '\0')
             pl.line = ts_loc_json(text, ptr + (rest - what));
@@ -170,7 +170,7 @@ static out_place place_of(const ts_check_run_info *run, const ts_check_result *r
     }
     /* inside the plan file: the member itself (a YAML or Megatron text
      * inside a JSON string has no lines of its own) */
-    if (k == TS_CHECK_IMP_MEGA || k == TS_CHECK_IMP_AXOLOTL)
+    if (k == TS_CHECK_IMP_MEGA || k == TS_CHECK_IMP_AXOLOTL || k == TS_CHECK_IMP_LLAMAFACTORY)
         snprintf(ptr, sizeof ptr, "/%s", ts_check_import_members[k]);
     if (ptr[0] != '\0')
         pl.line = ts_loc_json(plan->text, ptr);

@@ -12,11 +12,14 @@
 
 #include "ts_import.h"
 
-const char *const ts_import_members[TS_IMP_COUNT + 1] = {
-    [TS_IMP_HF] = "hf_config",       [TS_IMP_AXOLOTL] = "axolotl_config",
-    [TS_IMP_NEMO] = "nemo_config",   [TS_IMP_DS] = "deepspeed_config",
-    [TS_IMP_MEGA] = "megatron_args", [TS_IMP_COUNT] = NULL
-};
+const char *const ts_import_members[TS_IMP_COUNT + 1] = { [TS_IMP_HF] = "hf_config",
+                                                          [TS_IMP_AXOLOTL] = "axolotl_config",
+                                                          [TS_IMP_LLAMAFACTORY] =
+                                                              "llamafactory_config",
+                                                          [TS_IMP_NEMO] = "nemo_config",
+                                                          [TS_IMP_DS] = "deepspeed_config",
+                                                          [TS_IMP_MEGA] = "megatron_args",
+                                                          [TS_IMP_COUNT] = NULL };
 
 const char *const *ts_api_import_members(void)
 {
@@ -26,9 +29,9 @@ const char *const *ts_api_import_members(void)
 static const char *const ts_src_names[TS_SRC_COUNT] = {
     [TS_SRC_DEFAULT] = "default",        [TS_SRC_PRESET] = "preset",
     [TS_SRC_CATALOGUE] = "catalogue",    [TS_SRC_HF] = "hf_config",
-    [TS_SRC_AXOLOTL] = "axolotl_config", [TS_SRC_NEMO] = "nemo_config",
-    [TS_SRC_DS] = "deepspeed_config",    [TS_SRC_MEGATRON] = "megatron_args",
-    [TS_SRC_REQUEST] = "request",
+    [TS_SRC_AXOLOTL] = "axolotl_config", [TS_SRC_LLAMAFACTORY] = "llamafactory_config",
+    [TS_SRC_NEMO] = "nemo_config",       [TS_SRC_DS] = "deepspeed_config",
+    [TS_SRC_MEGATRON] = "megatron_args", [TS_SRC_REQUEST] = "request",
 };
 
 const char *ts_api_src_name(ts_api_src s)

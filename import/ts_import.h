@@ -6,6 +6,7 @@
  * ts_deepspeed.c    DeepSpeed JSON config ("deepspeed_config")
  * ts_megatron.c     Megatron-LM argument string ("megatron_args")
  * ts_axolotl.c      axolotl YAML ("axolotl_config", libyaml)
+ * ts_llamafactory.c LLaMA-Factory YAML ("llamafactory_config", libyaml)
  * ts_nemo.c         NeMo training YAML ("nemo_config", libyaml)
  *
  * An importer does not write into the ts_run: it proposes values for
@@ -14,7 +15,7 @@
  * the same type and range checks as a request member (an error then
  * names the imported key, e.g. /hf_config/num_hidden_layers) and applies
  * it unless the request gives that member itself.  Order: defaults,
- * preset, hf_config, axolotl_config, nemo_config, deepspeed_config,
+ * preset, hf_config, axolotl_config, llamafactory_config, nemo_config, deepspeed_config,
  * megatron_args, request.
  */
 #ifndef TS_IMPORT_H
@@ -24,11 +25,12 @@
 
 /* The import members, in the order they apply (ts_import_members). */
 typedef enum ts_import_member {
-    TS_IMP_HF = 0,  /* hf_config: object */
-    TS_IMP_AXOLOTL, /* axolotl_config: YAML text */
-    TS_IMP_NEMO,    /* nemo_config: YAML text */
-    TS_IMP_DS,      /* deepspeed_config: object */
-    TS_IMP_MEGA,    /* megatron_args: text */
+    TS_IMP_HF = 0,       /* hf_config: object */
+    TS_IMP_AXOLOTL,      /* axolotl_config: YAML text */
+    TS_IMP_LLAMAFACTORY, /* llamafactory_config: YAML text */
+    TS_IMP_NEMO,         /* nemo_config: YAML text */
+    TS_IMP_DS,           /* deepspeed_config: object */
+    TS_IMP_MEGA,         /* megatron_args: text */
     TS_IMP_COUNT
 } ts_import_member;
 
@@ -173,6 +175,8 @@ int ts_import_ds(ts_import *im, const json_t *cfg, ts_api_err *err);
 int ts_import_mega(ts_import *im, const char *args, size_t len, ts_api_err *err);
 /* 400 unsupported-config when built without libyaml. */
 int ts_import_axolotl(ts_import *im, const char *yaml, size_t len, ts_api_err *err);
+/* 400 unsupported-config when built without libyaml. */
+int ts_import_llamafactory(ts_import *im, const char *yaml, size_t len, ts_api_err *err);
 /* 400 unsupported-config when built without libyaml. */
 int ts_import_nemo(ts_import *im, const char *yaml, size_t len, ts_api_err *err);
 

@@ -367,11 +367,13 @@ static void check_request_schema(const char *name, int mode)
 
         ck_assert_msg(p != NULL, "%s: import member %s missing", name, ts_api_import_members()[i]);
         /* configs that are JSON are objects; YAML and argument text are strings */
-        ck_assert_str_eq(t, strcmp(ts_api_import_members()[i], "megatron_args") == 0 ||
-                                    strcmp(ts_api_import_members()[i], "axolotl_config") == 0 ||
-                                    strcmp(ts_api_import_members()[i], "nemo_config") == 0
-                                ? "string"
-                                : "object");
+        ck_assert_str_eq(t,
+                         strcmp(ts_api_import_members()[i], "megatron_args") == 0 ||
+                                 strcmp(ts_api_import_members()[i], "axolotl_config") == 0 ||
+                                 strcmp(ts_api_import_members()[i], "llamafactory_config") == 0 ||
+                                 strcmp(ts_api_import_members()[i], "nemo_config") == 0
+                             ? "string"
+                             : "object");
         n++;
     }
     /* same count: no property the parser does not know */

@@ -159,7 +159,7 @@ START_TEST(test_run)
         } opts[] = {
             { "megatron_args", "--megatron-args" }, { "nemo_config", "--nemo-config" },
             { "hf_config", "--hf-config" },         { "deepspeed_config", "--deepspeed" },
-            { "axolotl_config", "--axolotl" },
+            { "axolotl_config", "--axolotl" },      { "llamafactory_config", "--llamafactory" },
         };
         const char *argv[48] = { getenv("TS_CLI"), "--local", "estimate", "--json" };
         char sets[16][256];
