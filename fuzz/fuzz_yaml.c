@@ -1,18 +1,22 @@
 /*
  * fuzz_yaml.c - libFuzzer target for the YAML reader (import/ts_yaml.c) and
- * the axolotl mapping (import/ts_axolotl.c) and the NeMo one
- * (import/ts_nemo.c) on the same text.
+ * the axolotl mapping (import/ts_axolotl.c), the LLaMA-Factory one
+ * (import/ts_llamafactory.c) and the NeMo one (import/ts_nemo.c) on the
+ * same text.
  *
  * Each input is an axolotl_config text:
  *   1. ts_yaml_read() on it when it has no NUL (the importer refuses a
  *      NUL before reading): an object, or NULL with a 4xx whose pointer is
  *      under /axolotl_config (503 only out of memory); an object's numbers
  *      are finite (JSON has no others) and it dumps as JSON;
- *   2. ts_import_axolotl() on the bytes as they are: 0, or -1 with such a
- *      problem; every proposed value is freed (LSan);
+ *   2. ts_import_axolotl(), ts_import_llamafactory() and ts_import_nemo()
+ *      on the bytes as they are: 0, or -1 with such a problem under their
+ *      own member; every proposed value is freed (LSan);
  *   3. when the bytes are UTF-8, as the axolotl_config member of a request
  *      over a preset through ts_api_handle() on /v1/memory, with dp 2
- *      (so micro x steps x dp is computed): fuzz_check.c's invariants.
+ *      (so micro x steps x dp is computed), then as llamafactory_config
+ *      the same way (its 16-bit rule runs there), and as nemo_config
+ *      alone on /v1/import: fuzz_check.c's invariants.
  */
 #include <math.h>
 #include <stdint.h>
@@ -108,6 +112,15 @@ static void import_direct(const char *text, size_t len)
     if (ts_import_axolotl(&im, text, len, &err) != 0 && !problem_ok(&err))
         bad_problem("ts_import_axolotl", &err);
     ts_import_free(&im);
+    /* the same text as a LLaMA-Factory YAML (its defaults, refusals and
+     * the 16-bit rule's record) */
+    memset(&notes, 0, sizeof notes);
+    memset(&err, 0, sizeof err);
+    ts_import_init(&im, &notes);
+    if (ts_import_llamafactory(&im, text, len, &err) != 0 &&
+        !problem_ok_at(&err, "/llamafactory_config"))
+        bad_problem("ts_import_llamafactory", &err);
+    ts_import_free(&im);
     /* the same text as a NeMo training YAML (ts_nemo.c: its
      * interpolations, resolvers and mapping) */
     memset(&notes, 0, sizeof notes);
@@ -138,8 +151,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         fz_post("/v1/memory", body, strlen(body));
         free(body);
-        /* and as nemo_config, alone */
+        /* as llamafactory_config over the same preset */
         json_object_del(o, "axolotl_config");
+        json_object_set(o, "llamafactory_config", s);
+        body = json_dumps(o, JSON_COMPACT);
+        if (body == NULL)
+            abort();
+        fz_post("/v1/memory", body, strlen(body));
+        free(body);
+        /* and as nemo_config, alone */
+        json_object_del(o, "llamafactory_config");
         json_object_del(o, "model");
         json_object_set(o, "nemo_config", s);
         body = json_dumps(o, JSON_COMPACT);

@@ -350,7 +350,11 @@ async function main() {
         }
         $('#import-text').value = await file.text();
         if (/\.json$/i.test(file.name) && TEXT_KINDS.includes($('#import-kind').value)) $('#import-kind').value = 'hf_config';
-        if (/\.ya?ml$/i.test(file.name)) $('#import-kind').value = 'axolotl_config';
+        /* LLaMA-Factory's own keys tell its YAML from axolotl's */
+        if (/\.ya?ml$/i.test(file.name)) {
+            $('#import-kind').value = /^(model_name_or_path|finetuning_type|cutoff_len):/m.test($('#import-text').value)
+                ? 'llamafactory_config' : 'axolotl_config';
+        }
     };
     $('#import-file').addEventListener('change', (ev) => loadFile(ev.target.files[0]));
     const ta = $('#import-text');

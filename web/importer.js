@@ -34,10 +34,13 @@ export async function runImport() {
         }
         ({ doc, left } = leaveOut(kind, doc));
     }
-    /* axolotl names its base model by Hub id: the preset with that alias
-     * (or the API's catalogue, which takes Hub ids) is the model */
-    const ax = kind === 'axolotl_config' ? axolotlTop(doc) : {};
-    const base = page.state.hf_config ? null : matchBaseModel(ax.base_model);
+    /* axolotl and LLaMA-Factory name the base model by Hub id: the preset
+     * with that alias (or the API's catalogue, which takes Hub ids) is
+     * the model */
+    const yk = YAML_KEYS[kind];
+    const ax = yk ? axolotlTop(doc) : {};
+    const baseId = yk ? ax[yk.base] : undefined;
+    const base = page.state.hf_config ? null : matchBaseModel(baseId);
     const ctxState = { ...page.state };
     if (base) {
         for (const k of [...SHAPE_FIELDS, 'params']) delete ctxState[k];
@@ -95,7 +98,7 @@ export async function runImport() {
         page.customFrom = null;
     }
     page.state[kind] = TEXT_KINDS.includes(kind) ? doc : JSON.stringify(doc);
-    const said = kind === 'axolotl_config' ? applyAxolotl(ax, inputs, source) : [];
+    const said = yk ? applyFineTune(kind, yk, ax, inputs, source) : [];
     writeForm();
     renderImported();
     if (kind === 'hf_config') said.push(...hfSeq(doc, inputs, source));
@@ -105,10 +108,10 @@ export async function runImport() {
     const totalText = textOf(r.data.params, 'params', 'total');
     let notes = Array.isArray(r.data.import_notes) ? r.data.import_notes.filter((n) => typeof n === 'string') : [];
     /* the API cannot fetch a Hub id's shape; the page matched it to a preset */
-    if (base) notes = notes.filter((n) => !n.startsWith('/axolotl_config/base_model'));
+    if (base) notes = notes.filter((n) => !n.startsWith(`/${kind}/${yk.base}`));
     if (said.some((s) => s.key === 'seq')) notes = notes.filter((n) => !n.startsWith('/hf_config/max_position_embeddings'));
     status.textContent = `Imported (${kind})${isNum(total) ? `: ${totalText} parameters (${fmtExact(total)})` : ''}` +
-        (base ? `; model: base_model ${ax.base_model} is the ${base.name} preset` : '') +
+        (base ? `; model: ${yk.base} ${baseId} is the ${base.name} preset` : '') +
         (what.length ? `; set ${what.join(', ')}.` : `; ${Object.keys(inputs).length} inputs resolved.`) +
         (left.length ? ` Left out ${left.join(', ')}: not used by the estimate.` : '') +
         (notes.length ? ` Notes: ${notes.join(' · ')}` : '');
@@ -173,8 +176,21 @@ function setText(k, v) {
 }
 
 /*
- * The top-level scalars of an axolotl YAML that the page itself needs
- * (base_model, num_epochs, max_steps, pretraining_dataset): "key: value"
+ * The YAML configs' keys the page reads itself (the API reads the rest):
+ * the base model's Hub id, whether it pretrains (then no fine-tune
+ * mode), the steps and epochs.  axolotl: base_model, pretraining_dataset,
+ * max_steps, num_epochs; LLaMA-Factory (hparams/*.py): model_name_or_path,
+ * stage pt, max_steps and num_train_epochs (transformers'
+ * TrainingArguments).
+ */
+const YAML_KEYS = {
+    axolotl_config: { base: 'base_model', steps: 'max_steps', epochs: 'num_epochs', pretrains: (t) => t.pretraining_dataset !== undefined && t.pretraining_dataset !== '' },
+    llamafactory_config: { base: 'model_name_or_path', steps: 'max_steps', epochs: 'num_train_epochs', pretrains: (t) => t.stage === 'pt' },
+};
+
+/*
+ * The top-level scalars of an axolotl or LLaMA-Factory YAML that the page
+ * itself needs (YAML_KEYS): "key: value"
  * lines at column 0, a trailing comment and quotes dropped.  The API reads
  * the document properly (import/ts_axolotl.c); this only finds the keys
  * it does not turn into inputs.
@@ -201,8 +217,8 @@ export function matchBaseModel(id) {
 }
 
 /*
- * What an axolotl config implies beyond the API's inputs (issue 27, item
- * 1): axolotl fine-tunes (unless it names a pretraining_dataset), with
+ * What an axolotl or LLaMA-Factory config implies beyond the API's
+ * inputs (issue 27, item 1): it fine-tunes (unless it pretrains), with
  * LoRA or QLoRA when the API read an adapter; the fine-tune's tokens are
  * max_steps x global batch x seq when it gives max_steps (the trainer
  * stops there), else dataset tokens x num_epochs.  The imported LoRA rank
@@ -211,10 +227,9 @@ export function matchBaseModel(id) {
  * the LoRA targets, so the field shows what the plan uses.  Returns
  * [{ key, text }] of what it set, for the status line.
  */
-function applyAxolotl(ax, inputs, source) {
+function applyFineTune(kind, yk, ax, inputs, source) {
     const said = [];
-    const kind = 'axolotl_config';
-    if (ax.pretraining_dataset !== undefined && ax.pretraining_dataset !== '') return said;
+    if (yk.pretrains(ax)) return said;
     const lora = source.lora_rank === kind && isNum(inputs.lora_rank) && inputs.lora_rank > 0;
     const mode = !lora ? 'full' : inputs.frozen_precision === 'nf4' ? 'qlora' : 'lora';
     page.state.mode = mode;
@@ -237,15 +252,15 @@ function applyAxolotl(ax, inputs, source) {
             said.push({ key: 'lora_modules_to_save', text: `trained in full ${inputs.lora_modules_to_save}` });
         }
     }
-    const steps = Number(ax.max_steps);
-    const epochs = Number(ax.num_epochs);
+    const steps = Number(ax[yk.steps]);
+    const epochs = Number(ax[yk.epochs]);
     if (Number.isInteger(steps) && steps > 0 && isNum(inputs.global_batch) && inputs.global_batch > 0 && isNum(inputs.seq)) {
         page.state.dataset_tokens = String(steps * inputs.global_batch * inputs.seq);
         page.state.epochs = '1';
-        said.push({ key: 'tokens', text: `${steps} steps (max_steps) = ${fmtCount(steps * inputs.global_batch * inputs.seq)} tokens` });
+        said.push({ key: 'tokens', text: `${steps} steps (${yk.steps}) = ${fmtCount(steps * inputs.global_batch * inputs.seq)} tokens` });
     } else if (isNum(epochs) && epochs > 0) {
         page.state.epochs = String(epochs);
-        said.push({ key: 'epochs', text: `${epochs} epochs (num_epochs); dataset tokens are not in the config: ` +
+        said.push({ key: 'epochs', text: `${epochs} epochs (${yk.epochs}); dataset tokens are not in the config: ` +
             `${page.state.dataset_tokens ? page.state.dataset_tokens : `the default ${fmtCount(FT_DEFAULTS.dataset_tokens)}`}, set Dataset tokens` });
     }
     return said;

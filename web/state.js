@@ -52,9 +52,9 @@ export async function postJson(path, body, signal) {
 }
 
 /* Imported documents travel in the state as text; the API gets them parsed. */
-export const IMPORT_KINDS = ['hf_config', 'deepspeed_config', 'megatron_args', 'axolotl_config'];
+export const IMPORT_KINDS = ['hf_config', 'deepspeed_config', 'megatron_args', 'axolotl_config', 'llamafactory_config'];
 /* sent as text, not parsed as JSON */
-export const TEXT_KINDS = ['megatron_args', 'axolotl_config'];
+export const TEXT_KINDS = ['megatron_args', 'axolotl_config', 'llamafactory_config'];
 
 export function requestFor(state) {
     const r = buildRequest(state);

@@ -202,6 +202,33 @@ async function main({ base, browser }) {
         assert.match(await text(page, '#import-status'), /500 steps/);
     });
 
+    await check('a LLaMA-Factory QLoRA import (its own example) sets the model, mode, rank, seq and epochs, and says so', async () => {
+        env.expectBadRequests = true; /* a custom model with no shape: 400 until the import */
+        await page.goto(`${base}/?model=&gpus=1&gpu=a100-80`);
+        await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+        /* the keys of hiyouga/LLaMA-Factory examples/extras/fsdp_qlora/llama3_lora_sft.yaml@ff6d4d12
+         * (tests/data/imports/real/llamafactory/llama3-qlora-sft.yaml), dataset keys left out */
+        await importDoc(page, 'llamafactory_config', 'model_name_or_path: meta-llama/Meta-Llama-3-8B\nquantization_bit: 4\n' +
+            'stage: sft\ndo_train: true\nfinetuning_type: lora\nlora_rank: 8\nlora_target: all\ncutoff_len: 2048\n' +
+            'per_device_train_batch_size: 1\ngradient_accumulation_steps: 8\nnum_train_epochs: 3.0\nbf16: true\n');
+        assert.equal(await page.locator('#import-status').getAttribute('data-status'), 'ready', await text(page, '#import-status'));
+        assert.equal(await page.inputValue('#f-model'), 'llama3-8b', 'meta-llama/Meta-Llama-3-8B is the llama3-8b preset');
+        assert.equal(await page.inputValue('#f-mode'), 'qlora');
+        assert.equal(await page.inputValue('#f-epochs'), '3', 'num_train_epochs -> epochs');
+        const sent = await settled(page);
+        assert.ok('llamafactory_config' in sent);
+        const r = await api(base, '/v1/plan', sent);
+        assert.equal(r.status, 200, JSON.stringify(r.data));
+        assert.equal(r.data.inputs.lora_rank, 8, 'the imported rank, not the page default 16');
+        assert.equal(r.data.inputs.frozen_precision, 'nf4');
+        assert.equal(r.data.inputs.seq, 2048);
+        assert.equal(r.data.inputs.recompute, 'full', 'LLaMA-Factory checkpoints by default');
+        assert.equal(r.data.inputs_source.recompute, 'llamafactory_config');
+        const said = await text(page, '#import-status');
+        for (const w of [/QLoRA/, /rank 8/, /model_name_or_path/, /3 epochs \(num_train_epochs\)/]) assert.match(said, w, said);
+        env.expectBadRequests = false;
+    });
+
     await check('27 lora_targets: on the form in LoRA and QLoRA modes, sent as typed, the API\'s error at the field; an axolotl import sets it', async () => {
         await page.goto(`${base}/?model=llama3-8b&gpus=1&gpu=a100-80&mode=lora`);
         await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
