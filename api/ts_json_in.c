@@ -386,6 +386,13 @@ static int import_types(const json_t *const *imp, ts_api_req *req, ts_api_err *e
         }
         req->imported = true;
     }
+    /* Two training configs describe two runs, not one. */
+    if (imp[TS_IMP_AXOLOTL] != NULL && imp[TS_IMP_LLAMAFACTORY] != NULL) {
+        ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, "/llamafactory_config",
+                       "axolotl_config and llamafactory_config each describe a whole training "
+                       "run; send one");
+        return -1;
+    }
     return 0;
 }
 

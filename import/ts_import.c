@@ -389,12 +389,20 @@ static const struct {
     const char *hf, *ours;
     bool torch;
 } ts_hf_optims[] = {
-    { "adamw_torch", "adamw", true },        { "adamw_torch_fused", "adamw", true },
-    { "adamw_hf", "adamw", true },           { "adamw_apex_fused", "adamw", false },
-    { "adamw_bnb_8bit", "adam8bit", false }, { "paged_adamw_8bit", "paged_adam8bit", false },
-    { "adamw_8bit", "adam8bit", false },     { "paged_adamw_32bit", "adamw", false },
-    { "adafactor", "adafactor", false },     { "lion_pytorch", "lion", true },
-    { "lion_8bit", "lion", false },          { "sgd", "sgd", false },
+    { "adamw_torch", "adamw", true },
+    { "adamw_torch_fused", "adamw", true },
+    { "adamw_hf", "adamw", true },
+    { "adamw_apex_fused", "adamw", false },
+    { "adamw_bnb_8bit", "adam8bit", false },
+    { "paged_adamw_8bit", "paged_adam8bit", false },
+    { "adamw_8bit", "adam8bit", false },
+    { "paged_adamw_32bit", "adamw", false },
+    { "adafactor", "adafactor", false },
+    { "lion_pytorch", "lion", true }, /* axolotl's name for torch's Lion */
+    { "lion_32bit", "lion", false },
+    { "paged_lion_32bit", "lion", false },
+    { "lion_8bit", "lion", false },
+    { "sgd", "sgd", false },
 };
 
 int ts_import_hf_optim(ts_import *im, const char *name, ts_api_src src, const char *origin,
@@ -436,6 +444,17 @@ int ts_import_dtype16(ts_import *im, const json_t *framework, const json_t *zero
     const json_t *fw = framework != NULL ? framework : im->vals[TS_FI_FRAMEWORK];
     const json_t *z = zero != NULL ? zero : im->vals[TS_FI_ZERO];
 
+    /* LLaMA-Factory refuses pure_bf16 under DeepSpeed ZeRO-3
+     * (hparams/parser.py: "`pure_bf16` is incompatible with DeepSpeed
+     * ZeRO-3"). */
+    if (im->d16_no_ds3 && json_is_string(fw) && strcmp(json_string_value(fw), "deepspeed") == 0 &&
+        json_is_number(z) && json_number_value(z) == 3) {
+        ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, im->d16_origin,
+                       "%s under DeepSpeed ZeRO-3: the config's trainer refuses it (LLaMA-Factory: "
+                       "\"`pure_bf16` is incompatible with DeepSpeed ZeRO-3\")",
+                       im->d16_origin);
+        return -1;
+    }
     /* The request's numbers are decoded as reals: compared as numbers. */
     if (im->d16[0] == '\0' || !json_is_string(fw) || strcmp(json_string_value(fw), "hf") != 0 ||
         !(im->d16_any_zero || (json_is_number(z) && json_number_value(z) == 0)))

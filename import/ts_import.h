@@ -75,6 +75,7 @@ typedef struct ts_import {
     bool d16_full;       /* a full fine-tune whose states all stay 16-bit */
     bool d16_embed_fp32; /* a full fine-tune whose embeddings axolotl keeps fp32 */
     bool d16_any_zero;   /* holds under FSDP too (nothing upcasts: pure_bf16) */
+    bool d16_no_ds3;     /* the config's tool refuses it under ZeRO-3 */
     ts_api_src d16_src;
     const char *d16_base;                      /* the config's pointer, "/axolotl_config" */
     char d16_origin[TS_IMPORT_ORIGIN_LEN];     /* of master_weights false */

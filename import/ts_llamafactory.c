@@ -31,7 +31,8 @@
  * Methods trainsize does not model are a 400 at their key: the freeze
  * and OFT fine-tuning types, DoRA, the rm/ppo/dpo/kto stages (a value
  * head, reference or reward models), GaLore, APOLLO, BAdam, Adam-mini,
- * Muon, LLaMA Pro, mixture-of-depths and KTransformers.
+ * Muon, LLaMA Pro, mixture-of-depths, KTransformers, the Megatron Core,
+ * Megatron Bridge and HyperParallel backends, and v1 configs.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +98,9 @@ static int lf_refused(const ts_import_obj *o, ts_api_err *err)
         { "use_muon", "Muon's optimizer states" },
         { "use_llama_pro", "LLaMA Pro's expanded blocks" },
         { "use_kt", "KTransformers' CPU experts" },
+        { "use_mca", "the Megatron Core backend's layouts" },
+        { "use_megatron_bridge", "the Megatron Bridge backend's layouts" },
+        { "use_hyper_parallel", "the HyperParallel backend's layouts" },
     };
     const json_t *mod = json_object_get(o->obj, "mixture_of_depths");
     size_t i;
@@ -114,6 +118,18 @@ static int lf_refused(const ts_import_obj *o, ts_api_err *err)
                        "%s: %s are not modelled; LoRA, QLoRA and full fine-tuning with "
                        "the HF Trainer's optimizers are",
                        keys[i].key, keys[i].what);
+        return -1;
+    }
+    /* LLaMA-Factory's v1 configs (examples/v1/: model, micro_batch_size,
+     * dist_config) are another schema, not read here. */
+    if (json_object_get(o->obj, "model_name_or_path") == NULL &&
+        (json_object_get(o->obj, "model") != NULL ||
+         json_object_get(o->obj, "dist_config") != NULL)) {
+        ts_api_err_set(err, TS_PROB_UNSUPPORTED_CONFIG,
+                       json_object_get(o->obj, "model") != NULL ? LF_PTR "/model"
+                                                                : LF_PTR "/dist_config",
+                       "a LLaMA-Factory v1 config (model, dist_config, micro_batch_size) is not "
+                       "read; the llamafactory-cli train YAML (model_name_or_path, ...) is");
         return -1;
     }
     if (mod != NULL && !json_is_null(mod)) {
@@ -146,20 +162,68 @@ static int lf_stage(const ts_import_obj *o, bool *pretrain, ts_api_err *err)
     return 0;
 }
 
+/* A list of module names as LLaMA-Factory's split_arg takes it
+ * (hparams/finetuning_args.py: a string split on commas, or a list):
+ * joined by commas into buf.  1 present, 0 absent, -1 error (a 400 at
+ * the key: not a string or list of strings, or longer than buf). */
+static int lf_names(const ts_import_obj *o, const char *key, char *buf, size_t size,
+                    ts_api_err *err)
+{
+    const json_t *v = json_object_get(o->obj, key);
+    char ptr[TS_IMPORT_ORIGIN_LEN];
+    size_t n, i, used = 0;
+
+    buf[0] = '\0';
+    if (v == NULL || json_is_null(v))
+        return 0;
+    ts_import_ptr(ptr, sizeof ptr, o, key);
+    if (!json_is_string(v) && !json_is_array(v)) {
+        ts_api_err_set(err, TS_PROB_INVALID_TYPE, ptr,
+                       "%s must be module names joined by commas, or a list of them", key);
+        return -1;
+    }
+    n = json_is_array(v) ? json_array_size(v) : 1;
+    for (i = 0; i < n; i++) {
+        const json_t *item = json_is_array(v) ? json_array_get(v, i) : v;
+        size_t len = json_string_length(item);
+
+        if (!json_is_string(item) || memchr(json_string_value(item), '\0', len) != NULL) {
+            ts_api_err_set(err, TS_PROB_INVALID_TYPE, ptr, "%s: a module name (a string) at %zu",
+                           key, i);
+            return -1;
+        }
+        if (used + (i > 0 ? 1 : 0) + len >= size) {
+            ts_api_err_set(err, TS_PROB_INVALID_VALUE, ptr,
+                           "%s: more than %zu bytes of module names", key, size - 1);
+            return -1;
+        }
+        if (i > 0)
+            buf[used++] = ',';
+        memcpy(buf + used, json_string_value(item), len);
+        used += len;
+        buf[used] = '\0';
+    }
+    return 1;
+}
+
 /* lora_target: "all" (the default) is every linear but the output head
  * (model/model_utils/misc.py find_all_linear_modules, as PEFT's
- * all-linear), else module names joined by commas. */
+ * all-linear), else module names. */
 static int lf_lora_target(ts_import *im, const ts_import_obj *o, ts_api_err *err)
 {
-    const char *s = NULL;
+    char s[256], text[160];
     unsigned set = 0;
-    size_t at = 0, bl = 0;
-    char text[160];
+    size_t at = 0, bl = 0, a = 0, b;
     int rc;
 
-    if ((rc = ts_import_str(o, "lora_target", false, &s, err)) < 0)
+    if ((rc = lf_names(o, "lora_target", s, sizeof s, err)) < 0)
         return -1;
-    if (rc == 0 || strcmp(s, "all") == 0)
+    b = strlen(s);
+    while (a < b && s[a] == ' ')
+        a++;
+    while (b > a && s[b - 1] == ' ')
+        b--;
+    if (rc == 0 || (b - a == 3 && memcmp(s + a, "all", 3) == 0))
         return ts_import_set_str(im, TS_FI_LORA_TARGETS, "all-linear", TS_SRC_LLAMAFACTORY,
                                  rc == 0 ? LF_PTR : LF_PTR "/lora_target", err);
     /* trainsize's own shorthands are not LLaMA-Factory's names */
@@ -171,7 +235,7 @@ static int lf_lora_target(ts_import *im, const ts_import_obj *o, ts_api_err *err
         ts_api_err_set(err, TS_PROB_INVALID_VALUE, LF_PTR "/lora_target",
                        "lora_target: \"%.*s\" is not a module trainsize models; all, or q_proj, "
                        "k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, query_key_value "
-                       "joined by commas (query_key_value not with q/k/v_proj) are",
+                       "(query_key_value not with q/k/v_proj) are",
                        ts_utf8_prec(bad, n < 40 ? n : 40), bad);
         return -1;
     }
@@ -180,27 +244,33 @@ static int lf_lora_target(ts_import *im, const ts_import_obj *o, ts_api_err *err
                              LF_PTR "/lora_target", err);
 }
 
-/* additional_target: modules trained in full beside the adapters, names
- * joined by commas (LoraConfig modules_to_save, model/adapter.py
- * _setup_lora_tuning): trainsize's lora_modules_to_save. */
+/* additional_target: modules trained in full beside the adapters
+ * (LoraConfig modules_to_save, model/adapter.py _setup_lora_tuning):
+ * trainsize's lora_modules_to_save.  Without it, resize_vocab (new
+ * tokens) makes the input and output embeddings those modules. */
 static int lf_additional(ts_import *im, const ts_import_obj *o, ts_api_err *err)
 {
-    const char *s = NULL;
+    char s[256], text[64];
     unsigned set = 0;
     size_t at = 0, bl = 0;
-    char text[64];
+    bool resize = false;
     int rc;
 
-    if ((rc = ts_import_str(o, "additional_target", false, &s, err)) <= 0)
-        return rc;
+    if ((rc = lf_names(o, "additional_target", s, sizeof s, err)) < 0 ||
+        ts_import_bool(o, "resize_vocab", &resize, err) < 0)
+        return -1;
+    if (rc == 0 && resize)
+        return ts_import_set_str(im, TS_FI_LORA_SAVE, "embed_tokens,lm_head", TS_SRC_LLAMAFACTORY,
+                                 LF_PTR "/resize_vocab", err);
+    if (rc == 0)
+        return 0;
     if (ts_lora_save_parse(s, strlen(s), &set, &at, &bl) != 0) {
         const char *bad = at < strlen(s) ? s + at : s;
         size_t n = at < strlen(s) && bl > 0 ? bl : strlen(s);
 
         ts_api_err_set(err, TS_PROB_INVALID_VALUE, LF_PTR "/additional_target",
                        "additional_target: \"%.*s\" is not a module trainsize models; "
-                       "embed_tokens and lm_head (embed_in, embed_out, word_embeddings, wte) "
-                       "joined by commas are",
+                       "embed_tokens and lm_head (embed_in, embed_out, word_embeddings, wte) are",
                        ts_utf8_prec(bad, n < 40 ? n : 40), bad);
         return -1;
     }
@@ -209,24 +279,46 @@ static int lf_additional(ts_import *im, const ts_import_obj *o, ts_api_err *err)
                              LF_PTR "/additional_target", err);
 }
 
-/* quantization_bit with quantization_method bnb (the default): 4-bit
- * (nf4 or fp4, the same bytes: 4 bits and one absmax a block of 64) or
- * 8-bit LLM.int8; gptq quantizes to 4 bits with its own kernels.  Other
- * methods and widths are a 400. */
+/* quantization_bit quantizes the model on the fly
+ * (model/model_utils/quantization.py configure_quantization): with
+ * quantization_method bnb (the default) to 4 bits (nf4 or fp4, the same
+ * bytes: 4 bits and an absmax a block of 64, the absmax itself 8-bit
+ * with double_quantization, the default) or 8 (LLM.int8), both LoRA
+ * only.  hqq and eetq quantize with their own kernels, not modelled: a
+ * 400.  The other methods (gptq, awq, aqlm, ...) quantize nothing on the
+ * fly: only a checkpoint already quantized with them is, whose
+ * config.json says so (and then quantization_bit is ignored): a note. */
 static int lf_quant(ts_import *im, const ts_import_obj *o, bool lora, ts_api_err *err)
 {
     static const char *const methods[] = { "bnb",  "gptq", "awq",   "aqlm", "quanto",
                                            "eetq", "hqq",  "mxfp4", "fp8",  NULL };
     const char *method = NULL;
+    bool dq = true;
     int64_t bits = 0;
     int rc;
 
-    if ((rc = ts_import_int(o, "quantization_bit", 1, 64, false, &bits, err)) < 0)
-        return -1;
-    if (lf_pick(o, "quantization_method", methods, "quantization methods", &method, err) < 0)
+    if ((rc = ts_import_int(o, "quantization_bit", 1, 64, false, &bits, err)) < 0 ||
+        lf_pick(o, "quantization_method", methods, "quantization methods", &method, err) < 0 ||
+        ts_import_bool(o, "double_quantization", &dq, err) < 0)
         return -1;
     if (rc == 0)
         return 0;
+    if (method != NULL && (strcmp(method, "hqq") == 0 || strcmp(method, "eetq") == 0)) {
+        ts_api_err_set(err, TS_PROB_UNSUPPORTED_CONFIG, LF_PTR "/quantization_method",
+                       "quantization_method %s: its on-the-fly quantization is not modelled; "
+                       "bnb (4 or 8 bits) is",
+                       method);
+        return -1;
+    }
+    if (method != NULL && strcmp(method, "bnb") != 0) {
+        ts_import_note(im->notes,
+                       LF_PTR "/quantization_method %s quantizes nothing on the fly: only a "
+                              "checkpoint already quantized with it is (its config.json's "
+                              "quantization_config, which then overrides quantization_bit); "
+                              "frozen_precision keeps its request or default value",
+                       method);
+        return 0;
+    }
     if (!lora) {
         /* model/adapter.py init_adapter raises the same. */
         ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, LF_PTR "/quantization_bit",
@@ -234,24 +326,18 @@ static int lf_quant(ts_import *im, const ts_import_obj *o, bool lora, ts_api_err
                        "(finetuning_type lora)");
         return -1;
     }
-    if (method == NULL || strcmp(method, "bnb") == 0) {
-        if (bits != 4 && bits != 8) {
-            ts_api_err_set(err, TS_PROB_INVALID_VALUE, LF_PTR "/quantization_bit",
-                           "quantization_bit %lld: bitsandbytes quantizes to 4 or 8 bits",
-                           (long long)bits);
-            return -1;
-        }
-        return ts_import_set_str(im, TS_FI_FROZEN_PRECISION, bits == 4 ? "nf4" : "int8",
-                                 TS_SRC_LLAMAFACTORY, LF_PTR "/quantization_bit", err);
+    if (bits != 4 && bits != 8) {
+        ts_api_err_set(err, TS_PROB_INVALID_VALUE, LF_PTR "/quantization_bit",
+                       "quantization_bit %lld: bitsandbytes quantizes to 4 or 8 bits",
+                       (long long)bits);
+        return -1;
     }
-    if (strcmp(method, "gptq") == 0 && bits == 4)
-        return ts_import_set_str(im, TS_FI_FROZEN_PRECISION, "gptq", TS_SRC_LLAMAFACTORY,
-                                 LF_PTR "/quantization_method", err);
-    ts_api_err_set(err, TS_PROB_UNSUPPORTED_CONFIG, LF_PTR "/quantization_method",
-                   "quantization_method %s at %lld bits is not modelled; bnb at 4 or 8 bits and "
-                   "gptq at 4 are",
-                   method, (long long)bits);
-    return -1;
+    if (bits == 4 && !dq)
+        ts_import_note(im->notes, LF_PTR "/double_quantization false: each block's absmax stays "
+                                         "fp32 (0.0625 B a parameter where nf4 counts 0.0159 for "
+                                         "double-quantized ones)");
+    return ts_import_set_str(im, TS_FI_FROZEN_PRECISION, bits == 4 ? "nf4" : "int8",
+                             TS_SRC_LLAMAFACTORY, LF_PTR "/quantization_bit", err);
 }
 
 /* finetuning_type (default lora) and what it brings. */
@@ -300,17 +386,26 @@ static int lf_method(ts_import *im, const ts_import_obj *o, bool *lora, ts_api_e
 }
 
 /* bf16 / fp16 / pure_bf16: the precision (hparams/parser.py: bf16 or
- * pure_bf16 make the compute dtype bf16, else fp16).  pure_bf16 records
- * the 16-bit rule for ts_import_dtype16: a full fine-tune's moments stay
- * bf16 with torch's AdamW or Lion (the Trainer's default optim is
- * torch's AdamW). */
+ * pure_bf16 make the compute dtype bf16, else fp16).  With none of them
+ * there is no autocast: a full fine-tune's parameters, cast to fp32, run
+ * in fp32 (precision fp32); LoRA's frozen base keeps its checkpoint's
+ * dtype, which the config does not say (a note).
+ * pure_bf16 without bf16 or fp16 records the 16-bit rule for
+ * ts_import_dtype16: no master copy, and a full fine-tune's moments
+ * bf16 with torch's AdamW or Lion (the Trainer's default optim is torch's
+ * AdamW).  Under the Trainer's own fsdp option accelerate then runs FSDP
+ * with no mixed precision and upcasts nothing (d16_any_zero, set by
+ * lf_parallel); an accelerate config's FSDP (the request's zero) has
+ * mixed_precision bf16 in LLaMA-Factory's examples
+ * (examples/accelerate/fsdp_config.yaml), and accelerate upcasts the
+ * trained parameters to fp32 there: the master copy stays. */
 static int lf_precision(ts_import *im, const ts_import_obj *o, bool lora, ts_api_err *err)
 {
-    bool bf16 = false, fp16 = false, pure = false;
+    bool bf16 = false, fp16 = false, pure = false, fp8 = false;
     const char *opt = NULL;
 
     if (ts_import_bool(o, "bf16", &bf16, err) < 0 || ts_import_bool(o, "fp16", &fp16, err) < 0 ||
-        ts_import_bool(o, "pure_bf16", &pure, err) < 0 ||
+        ts_import_bool(o, "pure_bf16", &pure, err) < 0 || ts_import_bool(o, "fp8", &fp8, err) < 0 ||
         ts_import_str(o, "optim", false, &opt, err) < 0)
         return -1;
     if ((bf16 || pure) && fp16) {
@@ -318,11 +413,17 @@ static int lf_precision(ts_import *im, const ts_import_obj *o, bool lora, ts_api
                        "llamafactory_config enables both %s and fp16", pure ? "pure_bf16" : "bf16");
         return -1;
     }
+    if (fp8)
+        ts_import_note(im->notes, LF_PTR "/fp8: accelerate's FP8 matmuls (torchao or Transformer "
+                                         "Engine) are not modelled for framework hf; estimated "
+                                         "in bf16");
     if (!bf16 && !fp16 && !pure) {
-        ts_import_note(im->notes, LF_PTR ": neither bf16, fp16 nor pure_bf16: without "
-                                         "autocast the model keeps its checkpoint's dtype, "
-                                         "which trainsize does not model; precision keeps "
-                                         "its request or default value");
+        if (!lora)
+            return ts_import_set_str(im, TS_FI_PRECISION, "fp32", TS_SRC_LLAMAFACTORY, LF_PTR, err);
+        ts_import_note(im->notes, LF_PTR ": neither bf16, fp16 nor pure_bf16: without autocast "
+                                         "the frozen base keeps its checkpoint's dtype, which "
+                                         "the config does not say; precision keeps its request "
+                                         "or default value");
         return 0;
     }
     if (ts_import_set_str(im, TS_FI_PRECISION, fp16 ? "fp16" : "bf16", TS_SRC_LLAMAFACTORY,
@@ -331,12 +432,17 @@ static int lf_precision(ts_import *im, const ts_import_obj *o, bool lora, ts_api
                                  : LF_PTR "/bf16",
                           err) != 0)
         return -1;
-    if (!pure)
+    /* bf16 with pure_bf16 turns autocast (and accelerate's mixed
+     * precision) on: the master copy is made anyway. */
+    if (!pure || bf16)
         return 0;
+    /* One rule a request: this config's, not an earlier one's. */
+    im->d16_full = im->d16_embed_fp32 = im->d16_any_zero = false;
+    im->d16_no_ds3 = true;
+    im->d16_opt_origin[0] = '\0';
     snprintf(im->d16, sizeof im->d16, "bf16");
     im->d16_src = TS_SRC_LLAMAFACTORY;
     im->d16_base = LF_PTR;
-    im->d16_any_zero = true;
     snprintf(im->d16_origin, sizeof im->d16_origin, LF_PTR "/pure_bf16");
     if (!lora && (opt == NULL || ts_import_hf_optim_torch(opt))) {
         im->d16_full = true;
@@ -346,9 +452,13 @@ static int lf_precision(ts_import *im, const ts_import_obj *o, bool lora, ts_api
     return 0;
 }
 
-/* The Trainer's fsdp option (transformers FSDPOption): words joined by
- * spaces, or a list of them.  *zero: full_shard and hybrid_shard 3,
- * shard_grad_op and hybrid_shard_zero2 2, no_shard 0, -1 none named. */
+/* The Trainer's fsdp option as transformers' TrainingArguments
+ * __post_init__ reads it: true is full_shard, false off; otherwise words
+ * split on whitespace (a string) or a list of them (FSDPOption).
+ * *zero: full_shard and hybrid_shard 3, shard_grad_op and
+ * hybrid_shard_zero2 2, no_shard 0; on with no strategy named is
+ * accelerate's default, FULL_SHARD (3); -1 off.  Two strategies are a
+ * 400, as transformers refuses full_shard with shard_grad_op. */
 static int lf_fsdp_words(const json_t *v, int *zero, bool *offload, bool *hybrid, ts_api_err *err)
 {
     static const struct {
@@ -361,9 +471,13 @@ static int lf_fsdp_words(const json_t *v, int *zero, bool *offload, bool *hybrid
         { "no_shard", 0, false },    { "offload", -1, false },
         { "auto_wrap", -1, false },
     };
-    size_t n = json_is_array(v) ? json_array_size(v) : 1, i;
+    size_t n = json_is_array(v) ? json_array_size(v) : 1, i, named = 0, any = 0;
 
     *zero = -1;
+    if (json_is_boolean(v)) {
+        *zero = json_is_true(v) ? 3 : -1;
+        return 0;
+    }
     for (i = 0; i < n; i++) {
         const json_t *item = json_is_array(v) ? json_array_get(v, i) : v;
         const char *s = json_string_value(item);
@@ -371,22 +485,30 @@ static int lf_fsdp_words(const json_t *v, int *zero, bool *offload, bool *hybrid
 
         if (s == NULL || memchr(s, '\0', json_string_length(item)) != NULL) {
             ts_api_err_set(err, TS_PROB_INVALID_TYPE, LF_PTR "/fsdp",
-                           "fsdp must be FSDP options (full_shard, shard_grad_op, hybrid_shard, "
-                           "hybrid_shard_zero2, no_shard, offload, auto_wrap) as a string or "
-                           "a list");
+                           "fsdp must be true/false or FSDP options (full_shard, shard_grad_op, "
+                           "hybrid_shard, hybrid_shard_zero2, no_shard, offload, auto_wrap) as a "
+                           "string or a list");
             return -1;
         }
         len = strlen(s);
         while (at < len) {
-            size_t b = at, k;
+            size_t b, k;
             bool found = false;
 
-            while (b < len && s[b] != ' ')
-                b++;
+            while (at < len && strchr(" \t\r\n", s[at]) != NULL)
+                at++;
+            for (b = at; b < len && strchr(" \t\r\n", s[b]) == NULL; b++)
+                ;
             for (k = 0; k < sizeof words / sizeof words[0] && b > at; k++) {
                 if (strlen(words[k].word) != b - at || memcmp(s + at, words[k].word, b - at) != 0)
                     continue;
                 found = true;
+                any++;
+                if (words[k].zero >= 0 && named++ > 0) {
+                    ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, LF_PTR "/fsdp",
+                                   "fsdp names two sharding strategies");
+                    return -1;
+                }
                 if (words[k].zero >= 0)
                     *zero = words[k].zero;
                 *hybrid = *hybrid || words[k].hybrid;
@@ -400,9 +522,11 @@ static int lf_fsdp_words(const json_t *v, int *zero, bool *offload, bool *hybrid
                                ts_utf8_prec(s + at, b - at < 40 ? b - at : 40), s + at);
                 return -1;
             }
-            at = b + 1;
+            at = b;
         }
     }
+    if (any > 0 && *zero < 0)
+        *zero = 3;
     return 0;
 }
 
@@ -419,7 +543,15 @@ static int lf_parallel(ts_import *im, const ts_import_obj *o, ts_api_err *err)
 
     if (ts_import_str(o, "deepspeed", false, &ds, err) < 0)
         return -1;
-    if (ds != NULL) {
+    if (fsdp != NULL && !json_is_null(fsdp) &&
+        lf_fsdp_words(fsdp, &zero, &offload, &hybrid, err) != 0)
+        return -1;
+    if (ds != NULL && ds[0] != '\0') {
+        if (zero >= 0) {
+            ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, LF_PTR "/fsdp",
+                           "llamafactory_config names both deepspeed and fsdp");
+            return -1;
+        }
         ts_import_note(im->notes,
                        LF_PTR "/deepspeed \"%.*s\" is a path: send that file's JSON as "
                               "deepspeed_config",
@@ -427,20 +559,12 @@ static int lf_parallel(ts_import *im, const ts_import_obj *o, ts_api_err *err)
         return ts_import_set_str(im, TS_FI_FRAMEWORK, "deepspeed", TS_SRC_LLAMAFACTORY,
                                  LF_PTR "/deepspeed", err);
     }
-    if (fsdp != NULL && !json_is_null(fsdp) &&
-        lf_fsdp_words(fsdp, &zero, &offload, &hybrid, err) != 0)
-        return -1;
-    if (zero < 0 && fsdp != NULL && !json_is_null(fsdp) &&
-        !(json_is_string(fsdp) && json_string_length(fsdp) == 0) &&
-        !(json_is_array(fsdp) && json_array_size(fsdp) == 0)) {
-        ts_api_err_set(err, TS_PROB_INVALID_VALUE, LF_PTR "/fsdp",
-                       "fsdp names no sharding strategy (full_shard, shard_grad_op, "
-                       "hybrid_shard, hybrid_shard_zero2 or no_shard)");
-        return -1;
-    }
     named = zero >= 0;
     if (zero < 0)
         zero = 0; /* the Trainer's DDP */
+    /* pure_bf16 alone under the Trainer's FSDP: no mixed precision for
+     * accelerate to upcast (lf_precision). */
+    im->d16_any_zero = named && im->d16_src == TS_SRC_LLAMAFACTORY && im->d16[0] != '\0';
     if (hybrid)
         ts_import_note(im->notes, LF_PTR "/fsdp: hybrid sharding shards within a node and "
                                          "replicates across nodes; trainsize shards over every "
