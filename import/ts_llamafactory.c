@@ -206,6 +206,20 @@ static int lf_names(const ts_import_obj *o, const char *key, char *buf, size_t s
     return 1;
 }
 
+/* The item a parser refused (at, bl from ts_lora_*_parse), or the whole
+ * text when it refused the whole (a mix), cut to 40 bytes for a message:
+ * *n, its length. */
+static const char *lf_bad_item(const char *s, size_t at, size_t bl, size_t *n)
+{
+    size_t len = strlen(s);
+    const char *bad = at < len ? s + at : s;
+
+    *n = at < len && bl > 0 ? bl : len;
+    if (*n > 40)
+        *n = 40;
+    return bad;
+}
+
 /* lora_target: "all" (the default) is every linear but the output head
  * (model/model_utils/misc.py find_all_linear_modules, as PEFT's
  * all-linear), else module names. */
@@ -213,7 +227,7 @@ static int lf_lora_target(ts_import *im, const ts_import_obj *o, ts_api_err *err
 {
     char s[256], text[160];
     unsigned set = 0;
-    size_t at = 0, bl = 0, a = 0, b;
+    size_t at = 0, bl = 0, a = 0, b, n = 0;
     int rc;
 
     if ((rc = lf_names(o, "lora_target", s, sizeof s, err)) < 0)
@@ -229,14 +243,13 @@ static int lf_lora_target(ts_import *im, const ts_import_obj *o, ts_api_err *err
     /* trainsize's own shorthands are not LLaMA-Factory's names */
     if (strstr(s, "all-linear") != NULL || strstr(s, "peft-default") != NULL ||
         ts_lora_targets_parse(s, strlen(s), &set, &at, &bl) != 0) {
-        const char *bad = at < strlen(s) ? s + at : s;
-        size_t n = at < strlen(s) && bl > 0 ? bl : strlen(s);
+        const char *bad = lf_bad_item(s, at, bl, &n);
 
         ts_api_err_set(err, TS_PROB_INVALID_VALUE, LF_PTR "/lora_target",
                        "lora_target: \"%.*s\" is not a module trainsize models; all, or q_proj, "
                        "k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, query_key_value "
                        "(query_key_value not with q/k/v_proj) are",
-                       ts_utf8_prec(bad, n < 40 ? n : 40), bad);
+                       ts_utf8_prec(bad, n), bad);
         return -1;
     }
     ts_lora_targets_text(set, text, sizeof text);
@@ -252,7 +265,7 @@ static int lf_additional(ts_import *im, const ts_import_obj *o, ts_api_err *err)
 {
     char s[256], text[64];
     unsigned set = 0;
-    size_t at = 0, bl = 0;
+    size_t at = 0, bl = 0, n = 0;
     bool resize = false;
     int rc;
 
@@ -265,13 +278,12 @@ static int lf_additional(ts_import *im, const ts_import_obj *o, ts_api_err *err)
     if (rc == 0)
         return 0;
     if (ts_lora_save_parse(s, strlen(s), &set, &at, &bl) != 0) {
-        const char *bad = at < strlen(s) ? s + at : s;
-        size_t n = at < strlen(s) && bl > 0 ? bl : strlen(s);
+        const char *bad = lf_bad_item(s, at, bl, &n);
 
         ts_api_err_set(err, TS_PROB_INVALID_VALUE, LF_PTR "/additional_target",
                        "additional_target: \"%.*s\" is not a module trainsize models; "
                        "embed_tokens and lm_head (embed_in, embed_out, word_embeddings, wte) are",
-                       ts_utf8_prec(bad, n < 40 ? n : 40), bad);
+                       ts_utf8_prec(bad, n), bad);
         return -1;
     }
     ts_lora_save_text(set, text, sizeof text);
@@ -733,24 +745,7 @@ static int lf_map(ts_import *im, const json_t *cfg, ts_api_err *err)
 
 int ts_import_llamafactory(ts_import *im, const char *yaml, size_t len, ts_api_err *err)
 {
-    json_t *cfg;
-    int rc;
-
-    if (len > TS_IMPORT_ARGS_MAX) {
-        ts_api_err_set(err, TS_PROB_IMPORT_TOO_LARGE, LF_PTR,
-                       "llamafactory_config is %zu bytes, more than %d", len, TS_IMPORT_ARGS_MAX);
-        return -1;
-    }
-    if (memchr(yaml, '\0', len) != NULL) {
-        ts_api_err_set(err, TS_PROB_INVALID_VALUE, LF_PTR,
-                       "llamafactory_config contains a NUL character");
-        return -1;
-    }
-    if ((cfg = ts_yaml_read(yaml, len, LF_PTR, err)) == NULL)
-        return -1;
-    rc = ts_import_check_size(cfg, LF_PTR, err) == 0 ? lf_map(im, cfg, err) : -1;
-    json_decref(cfg);
-    return rc;
+    return ts_yaml_import(im, yaml, len, "llamafactory_config", lf_map, err);
 }
 
 #endif /* TS_HAVE_YAML */

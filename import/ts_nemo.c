@@ -556,24 +556,7 @@ static int nemo_map(ts_import *im, const json_t *cfg, ts_api_err *err)
 
 int ts_import_nemo(ts_import *im, const char *yaml, size_t len, ts_api_err *err)
 {
-    json_t *cfg;
-    int rc;
-
-    if (len > TS_IMPORT_ARGS_MAX) {
-        ts_api_err_set(err, TS_PROB_IMPORT_TOO_LARGE, NEMO_PTR,
-                       "nemo_config is %zu bytes, more than %d", len, TS_IMPORT_ARGS_MAX);
-        return -1;
-    }
-    if (memchr(yaml, '\0', len) != NULL) {
-        ts_api_err_set(err, TS_PROB_INVALID_VALUE, NEMO_PTR,
-                       "nemo_config contains a NUL character");
-        return -1;
-    }
-    if ((cfg = ts_yaml_read(yaml, len, NEMO_PTR, err)) == NULL)
-        return -1;
-    rc = ts_import_check_size(cfg, NEMO_PTR, err) == 0 ? nemo_map(im, cfg, err) : -1;
-    json_decref(cfg);
-    return rc;
+    return ts_yaml_import(im, yaml, len, "nemo_config", nemo_map, err);
 }
 
 #endif /* TS_HAVE_YAML */

@@ -628,3 +628,27 @@ json_t *ts_yaml_read(const char *text, size_t len, const char *base, ts_api_err 
     }
     return y.root;
 }
+
+int ts_yaml_import(ts_import *im, const char *text, size_t len, const char *member,
+                   ts_yaml_map_fn map, ts_api_err *err)
+{
+    char ptr[TS_IMPORT_BASE_LEN];
+    json_t *cfg;
+    int rc;
+
+    snprintf(ptr, sizeof ptr, "/%s", member);
+    if (len > TS_IMPORT_ARGS_MAX) {
+        ts_api_err_set(err, TS_PROB_IMPORT_TOO_LARGE, ptr, "%s is %zu bytes, more than %d", member,
+                       len, TS_IMPORT_ARGS_MAX);
+        return -1;
+    }
+    if (memchr(text, '\0', len) != NULL) {
+        ts_api_err_set(err, TS_PROB_INVALID_VALUE, ptr, "%s contains a NUL character", member);
+        return -1;
+    }
+    if ((cfg = ts_yaml_read(text, len, ptr, err)) == NULL)
+        return -1;
+    rc = ts_import_check_size(cfg, ptr, err) == 0 ? map(im, cfg, err) : -1;
+    json_decref(cfg);
+    return rc;
+}
