@@ -727,7 +727,8 @@ static int parse_body(const char *body, size_t len, ts_json_mode mode, ts_api_re
         run_imports(body, len, imp, cat, &im, given, req, err) != 0)
         goto out;
     if (apply_members(req, given, cat, err) != 0 ||
-        (im != NULL && ts_import_apply_batch(req, im, err) != 0))
+        (im != NULL &&
+         (ts_import_apply_batch(req, im, err) != 0 || ts_import_apply_steps(req, im, err) != 0)))
         goto out;
     rc = finish_route(mode, given, im, req, err);
 out:

@@ -586,6 +586,15 @@ static int ax_map(ts_import *im, const json_t *cfg, ts_api_err *err)
         im->gas_src = TS_SRC_AXOLOTL;
         snprintf(im->gas_origin, sizeof im->gas_origin, AX_PTR "/gradient_accumulation_steps");
     }
+    /* max_steps (the HF Trainer's; axolotl passes it on): the run's
+     * length, tokens = steps x global batch x seq once dp is known. */
+    if ((rc = ts_import_int(&o, "max_steps", 1, INT64_C(1) << 40, false, &v, err)) < 0)
+        return -1;
+    if (rc > 0) {
+        im->max_steps = v;
+        im->steps_src = TS_SRC_AXOLOTL;
+        snprintf(im->steps_origin, sizeof im->steps_origin, AX_PTR "/max_steps");
+    }
     if ((rc = ts_import_bool(&o, "gradient_checkpointing", &b, err)) < 0)
         return -1;
     if (rc > 0 && ts_import_set_str(im, TS_FI_RECOMPUTE, b ? "full" : "none", TS_SRC_AXOLOTL,

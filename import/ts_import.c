@@ -481,3 +481,43 @@ int ts_import_dtype16(ts_import *im, const json_t *framework, const json_t *zero
     return ts_import_set_str(im, TS_FI_OPTIMIZER_PRECISION, "bf16", im->d16_src, im->d16_opt_origin,
                              err);
 }
+
+int ts_import_apply_steps(ts_api_req *req, const ts_import *im, ts_api_err *err)
+{
+    ts_run *r = &req->run;
+    unsigned char s = req->source[TS_FI_TOKENS];
+    double t;
+
+    if (im->max_steps <= 0)
+        return 0;
+    if (s != TS_SRC_DEFAULT && s != TS_SRC_PRESET && s != TS_SRC_CATALOGUE) {
+        ts_import_note(&req->notes, "%s is not used: tokens is given (%s)", im->steps_origin,
+                       ts_api_src_name((ts_api_src)s));
+        return 0;
+    }
+    if (r->global_batch <= 0 || r->seq <= 0) {
+        ts_import_note(&req->notes,
+                       "%s: the global batch is not known here, so tokens keeps its default "
+                       "(give global_batch or gradient_accumulation_steps)",
+                       im->steps_origin);
+        return 0;
+    }
+    /* At most 2^40 steps x the run's checked batch and length: a double
+     * holds it; the range is tokens' own. */
+    t = (double)im->max_steps * (double)r->global_batch * (double)r->seq;
+    if (!(t <= ts_fields[TS_FI_TOKENS].maximum)) {
+        ts_api_err_set(err, TS_PROB_OUT_OF_RANGE, im->steps_origin,
+                       "max_steps %lld x global_batch %lld x seq %lld = %.3g tokens, more than "
+                       "%.3g",
+                       (long long)im->max_steps, (long long)r->global_batch, (long long)r->seq, t,
+                       ts_fields[TS_FI_TOKENS].maximum);
+        return -1;
+    }
+    r->tokens = t;
+    req->source[TS_FI_TOKENS] = (unsigned char)im->steps_src;
+    ts_import_note(&req->notes,
+                   "tokens = max_steps %lld (%s) x global_batch %lld x seq %lld = %.6g",
+                   (long long)im->max_steps, im->steps_origin, (long long)r->global_batch,
+                   (long long)r->seq, t);
+    return 0;
+}

@@ -61,6 +61,12 @@ typedef struct ts_import {
     ts_api_src gas_src;
     char gas_origin[TS_IMPORT_ORIGIN_LEN];
     bool ds_train_batch; /* global_batch came from train_batch_size */
+    /* A trainer's max_steps (axolotl, LLaMA-Factory): tokens = steps x
+     * global batch x seq, known only once the global batch is
+     * (ts_import_apply_steps). */
+    int64_t max_steps;
+    ts_api_src steps_src;
+    char steps_origin[TS_IMPORT_ORIGIN_LEN];
     unsigned ds_auto;    /* TS_DS_AUTO_*: batch keys given as "auto" */
     ts_api_notes *notes; /* the request's */
     /* Members the request gives itself: an importer does not demand what
@@ -158,6 +164,11 @@ int ts_import_check_size(const json_t *doc, const char *ptr, ts_api_err *err);
  * gradient_accumulation_steps (ts_deepspeed.c), also for axolotl's steps.
  * 0, or -1 with a 400 in err. */
 int ts_import_apply_batch(ts_api_req *req, const ts_import *im, ts_api_err *err);
+/* Then a trainer's max_steps: tokens = max_steps x global_batch x seq,
+ * unless the request or another import gives tokens (a preset's or the
+ * catalogue's default yields).  0, or -1 with a 400 out-of-range at
+ * max_steps when that is past tokens' range. */
+int ts_import_apply_steps(ts_api_req *req, const ts_import *im, ts_api_err *err);
 
 /* An HF Trainer optim name (adamw_torch, paged_adamw_8bit, ...) onto
  * optimizer, from src at origin; a name with no state model is a note.

@@ -402,12 +402,12 @@ static int lf_method(ts_import *im, const ts_import_obj *o, bool *lora, ts_api_e
  * there is no autocast: a full fine-tune's parameters, cast to fp32, run
  * in fp32 (precision fp32); LoRA's frozen base keeps its checkpoint's
  * dtype, which the config does not say (a note).
- * pure_bf16 without bf16 or fp16 records the 16-bit rule for
- * ts_import_dtype16: no master copy, and a full fine-tune's moments
- * bf16 with torch's AdamW or Lion (the Trainer's default optim is torch's
- * AdamW).  Under the Trainer's own fsdp option accelerate then runs FSDP
- * with no mixed precision and upcasts nothing (d16_any_zero, set by
- * lf_parallel); an accelerate config's FSDP (the request's zero) has
+ * pure_bf16 records the 16-bit rule for ts_import_dtype16: no master
+ * copy, and a full fine-tune's moments bf16 with torch's AdamW or Lion
+ * (the Trainer's default optim is torch's AdamW).  Under the Trainer's
+ * own fsdp option without bf16 accelerate runs FSDP with no mixed
+ * precision and upcasts nothing (d16_any_zero, set by lf_parallel); with
+ * bf16 it upcasts; an accelerate config's FSDP (the request's zero) has
  * mixed_precision bf16 in LLaMA-Factory's examples
  * (examples/accelerate/fsdp_config.yaml), and accelerate upcasts the
  * trained parameters to fp32 there: the master copy stays. */
@@ -444,9 +444,11 @@ static int lf_precision(ts_import *im, const ts_import_obj *o, bool lora, ts_api
                                  : LF_PTR "/bf16",
                           err) != 0)
         return -1;
-    /* bf16 with pure_bf16 turns autocast (and accelerate's mixed
-     * precision) on: the master copy is made anyway. */
-    if (!pure || bf16)
+    /* pure_bf16 keeps the trained parameters bf16 (adapter.py); bf16
+     * beside it adds autocast, which makes no fp32 copy, but also turns
+     * accelerate's mixed precision on, whose FSDP upcasts them
+     * (lf_parallel reads it again for d16_any_zero). */
+    if (!pure)
         return 0;
     /* One rule a request: this config's, not an earlier one's. */
     im->d16_full = im->d16_embed_fp32 = im->d16_any_zero = false;
@@ -576,7 +578,14 @@ static int lf_parallel(ts_import *im, const ts_import_obj *o, ts_api_err *err)
         zero = 0; /* the Trainer's DDP */
     /* pure_bf16 alone under the Trainer's FSDP: no mixed precision for
      * accelerate to upcast (lf_precision). */
-    im->d16_any_zero = named && im->d16_src == TS_SRC_LLAMAFACTORY && im->d16[0] != '\0';
+    {
+        bool bf16 = false;
+
+        if (ts_import_bool(o, "bf16", &bf16, err) < 0)
+            return -1;
+        im->d16_any_zero =
+            named && !bf16 && im->d16_src == TS_SRC_LLAMAFACTORY && im->d16[0] != '\0';
+    }
     if (hybrid)
         ts_import_note(im->notes, LF_PTR "/fsdp: hybrid sharding shards within a node and "
                                          "replicates across nodes; trainsize shards over every "
@@ -706,6 +715,21 @@ static int lf_batch(ts_import *im, const ts_import_obj *o, bool pretrain, ts_api
     im->gas_src = TS_SRC_LLAMAFACTORY;
     snprintf(im->gas_origin, sizeof im->gas_origin, "%s",
              rc_g > 0 ? LF_PTR "/gradient_accumulation_steps" : LF_PTR);
+    /* max_steps (TrainingArguments; default -1, off): the run's length. */
+    {
+        int64_t steps = 0;
+        const json_t *v = json_object_get(o->obj, "max_steps");
+
+        /* -1 and 0 are "not set" (the Trainer takes max_steps > 0) */
+        if (!(json_is_number(v) && json_number_value(v) <= 0) &&
+            ts_import_int(o, "max_steps", 1, INT64_C(1) << 40, false, &steps, err) < 0)
+            return -1;
+        if (steps > 0) {
+            im->max_steps = steps;
+            im->steps_src = TS_SRC_LLAMAFACTORY;
+            snprintf(im->steps_origin, sizeof im->steps_origin, LF_PTR "/max_steps");
+        }
+    }
     if (!pack && !neat)
         ts_import_note(im->notes,
                        LF_PTR "/cutoff_len: without packing LLaMA-Factory pads each batch to its "
