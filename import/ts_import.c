@@ -521,3 +521,26 @@ int ts_import_apply_steps(ts_api_req *req, const ts_import *im, ts_api_err *err)
                    (long long)r->seq, t);
     return 0;
 }
+
+int ts_import_check_sharded(const ts_import *im, const json_t *framework, const json_t *zero,
+                            ts_api_err *err)
+{
+    const json_t *fw = framework != NULL ? framework : im->vals[TS_FI_FRAMEWORK];
+    const json_t *z = zero != NULL ? zero : im->vals[TS_FI_ZERO];
+    const char *f = json_string_value(fw);
+    double zv = json_is_number(z) ? json_number_value(z) : 0;
+
+    if (im->q8_origin[0] == '\0' || f == NULL)
+        return 0;
+    /* LLaMA-Factory model/model_utils/quantization.py: under ZeRO-3 or
+     * FSDP "Only 4-bit quantized model can use fsdp+qlora". */
+    if ((strcmp(f, "hf") == 0 && zv >= 1) || (strcmp(f, "deepspeed") == 0 && zv == 3)) {
+        ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, im->q8_origin,
+                       "%s: an 8-bit bitsandbytes base is not sharded by the config's trainer "
+                       "(LLaMA-Factory: \"Only 4-bit quantized model can use fsdp+qlora\"); "
+                       "quantization_bit 4 is",
+                       im->q8_origin);
+        return -1;
+    }
+    return 0;
+}

@@ -86,6 +86,10 @@ typedef struct ts_import {
     const char *d16_base;                      /* the config's pointer, "/axolotl_config" */
     char d16_origin[TS_IMPORT_ORIGIN_LEN];     /* of master_weights false */
     char d16_opt_origin[TS_IMPORT_ORIGIN_LEN]; /* of optimizer_precision bf16 */
+    /* A config's 8-bit bitsandbytes base, which its trainer refuses to
+     * shard (LLaMA-Factory): the key's pointer, "" when none
+     * (ts_import_check_sharded). */
+    char q8_origin[TS_IMPORT_ORIGIN_LEN];
 } ts_import;
 
 void ts_import_init(ts_import *im, ts_api_notes *notes);
@@ -98,6 +102,11 @@ void ts_import_init(ts_import *im, ts_api_notes *notes);
 int ts_import_dtype16(ts_import *im, const json_t *framework, const json_t *zero,
                       const json_t *precision, const json_t *master, const json_t *opt_prec,
                       const json_t *lora_rank, ts_api_err *err);
+/* After every import, with the same final framework and zero: a base the
+ * config's trainer will not shard (q8_origin) under FSDP (hf, zero >= 1)
+ * or ZeRO-3 is a 400 there.  0, or -1 with err set. */
+int ts_import_check_sharded(const ts_import *im, const json_t *framework, const json_t *zero,
+                            ts_api_err *err);
 void ts_import_free(ts_import *im);
 
 /* Propose v (reference stolen) for member fi.  A later import that

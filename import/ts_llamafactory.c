@@ -348,6 +348,8 @@ static int lf_quant(ts_import *im, const ts_import_obj *o, bool lora, ts_api_err
         ts_import_note(im->notes, LF_PTR "/double_quantization false: each block's absmax stays "
                                          "fp32 (0.0625 B a parameter where nf4 counts 0.0159 for "
                                          "double-quantized ones)");
+    if (bits == 8)
+        snprintf(im->q8_origin, sizeof im->q8_origin, LF_PTR "/quantization_bit");
     return ts_import_set_str(im, TS_FI_FROZEN_PRECISION, bits == 4 ? "nf4" : "int8",
                              TS_SRC_LLAMAFACTORY, LF_PTR "/quantization_bit", err);
 }
