@@ -544,3 +544,36 @@ int ts_import_check_sharded(const ts_import *im, const json_t *framework, const 
     }
     return 0;
 }
+
+int ts_import_liger_late(ts_import *im, const json_t *framework, const json_t *liger,
+                         const json_t *layer_impl, ts_api_err *err)
+{
+    const json_t *fw = framework != NULL ? framework : im->vals[TS_FI_FRAMEWORK];
+    char origin[TS_IMPORT_ORIGIN_LEN];
+    ts_api_src src = im->src[TS_FI_LIGER_KERNELS];
+
+    if (!json_is_true(im->vals[TS_FI_LIGER_KERNELS]) || liger != NULL || !json_is_string(fw) ||
+        strcmp(json_string_value(fw), "hf") == 0)
+        return 0;
+    snprintf(origin, sizeof origin, "%s", im->origin[TS_FI_LIGER_KERNELS]);
+    ts_import_note(im->notes,
+                   "%s: the Liger kernels under framework %s: liger_kernels is framework hf's, so "
+                   "the layers are costed as fused (layer_impl) instead",
+                   origin, json_string_value(fw));
+    /* The same import's own values, replaced (not a clash between two). */
+    json_decref(im->vals[TS_FI_LIGER_KERNELS]);
+    im->vals[TS_FI_LIGER_KERNELS] = json_false();
+    if (layer_impl == NULL) {
+        json_t *f = json_string("fused");
+
+        if (f == NULL) {
+            oom(err);
+            return -1;
+        }
+        json_decref(im->vals[TS_FI_LAYER_IMPL]);
+        im->vals[TS_FI_LAYER_IMPL] = f;
+        im->src[TS_FI_LAYER_IMPL] = src;
+        snprintf(im->origin[TS_FI_LAYER_IMPL], sizeof im->origin[TS_FI_LAYER_IMPL], "%s", origin);
+    }
+    return 0;
+}

@@ -102,6 +102,13 @@ void ts_import_init(ts_import *im, ts_api_notes *notes);
 int ts_import_dtype16(ts_import *im, const json_t *framework, const json_t *zero,
                       const json_t *precision, const json_t *master, const json_t *opt_prec,
                       const json_t *lora_rank, ts_api_err *err);
+/* After every import: an import's liger_kernels (axolotl's LigerPlugin,
+ * LLaMA-Factory's enable_liger_kernel) under a final framework other
+ * than hf (the request's) is withdrawn and the layers costed as fused, as
+ * a deepspeed_config import does, unless the request gives liger_kernels
+ * (or layer_impl) itself.  0, or -1 out of memory. */
+int ts_import_liger_late(ts_import *im, const json_t *framework, const json_t *liger,
+                         const json_t *layer_impl, ts_api_err *err);
 /* After every import, with the same final framework and zero: a base the
  * config's trainer will not shard (q8_origin) under FSDP (hf, zero >= 1)
  * or ZeRO-3 is a 400 there.  0, or -1 with err set. */
