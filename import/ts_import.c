@@ -435,7 +435,7 @@ bool ts_import_hf_optim_torch(const char *name)
  * 16-bit model, so no master copy, and a full fine-tune with a torch
  * optimizer keeps its moments 16-bit.  The importers only record what
  * their config says (import/ts_axolotl.c ax_pure16,
- * import/ts_llamafactory.c lf_pure); a build without libyaml never sets
+ * import/ts_llamafactory.c lf_precision); a build without libyaml never sets
  * d16. */
 int ts_import_dtype16(ts_import *im, const json_t *framework, const json_t *zero,
                       const json_t *precision, const json_t *master, const json_t *opt_prec,

@@ -408,19 +408,19 @@ static int lf_method(ts_import *im, const ts_import_obj *o, bool *lora, ts_api_e
  * copy, and a full fine-tune's moments bf16 with torch's AdamW or Lion
  * (the Trainer's default optim is torch's AdamW).  Under the Trainer's
  * own fsdp option without bf16 accelerate runs FSDP with no mixed
- * precision and upcasts nothing (d16_any_zero, set by lf_parallel); with
- * bf16 it upcasts; an accelerate config's FSDP (the request's zero) has
+ * precision and upcasts nothing (*unmixed, which lf_map makes
+ * d16_any_zero with lf_parallel's answer); with bf16 it upcasts; an accelerate config's FSDP (the request's zero) has
  * mixed_precision bf16 in LLaMA-Factory's examples
  * (examples/accelerate/fsdp_config.yaml), and accelerate upcasts the
  * trained parameters to fp32 there: the master copy stays. */
-static int lf_precision(ts_import *im, const ts_import_obj *o, bool lora, ts_api_err *err)
+static int lf_precision(ts_import *im, const ts_import_obj *o, bool lora, const char *opt,
+                        bool *unmixed, ts_api_err *err)
 {
     bool bf16 = false, fp16 = false, pure = false, fp8 = false;
-    const char *opt = NULL;
 
+    *unmixed = false;
     if (ts_import_bool(o, "bf16", &bf16, err) < 0 || ts_import_bool(o, "fp16", &fp16, err) < 0 ||
-        ts_import_bool(o, "pure_bf16", &pure, err) < 0 || ts_import_bool(o, "fp8", &fp8, err) < 0 ||
-        ts_import_str(o, "optim", false, &opt, err) < 0)
+        ts_import_bool(o, "pure_bf16", &pure, err) < 0 || ts_import_bool(o, "fp8", &fp8, err) < 0)
         return -1;
     if ((bf16 || pure) && fp16) {
         ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, LF_PTR "/fp16",
@@ -448,10 +448,10 @@ static int lf_precision(ts_import *im, const ts_import_obj *o, bool lora, ts_api
         return -1;
     /* pure_bf16 keeps the trained parameters bf16 (adapter.py); bf16
      * beside it adds autocast, which makes no fp32 copy, but also turns
-     * accelerate's mixed precision on, whose FSDP upcasts them
-     * (lf_parallel reads it again for d16_any_zero). */
+     * accelerate's mixed precision on, whose FSDP upcasts them. */
     if (!pure)
         return 0;
+    *unmixed = !bf16;
     /* One rule a request: this config's, not an earlier one's. */
     im->d16_full = im->d16_embed_fp32 = im->d16_any_zero = false;
     im->d16_no_ds3 = true;
@@ -550,13 +550,14 @@ static int lf_fsdp_words(const json_t *v, int *zero, bool *offload, bool *hybrid
  * LLaMA-Factory's own FSDP examples set FSDP in an accelerate config the
  * YAML does not name (examples/accelerate/fsdp_config.yaml): the
  * request's zero says it then. */
-static int lf_parallel(ts_import *im, const ts_import_obj *o, ts_api_err *err)
+static int lf_parallel(ts_import *im, const ts_import_obj *o, bool *named, ts_api_err *err)
 {
     const char *ds = NULL;
     const json_t *fsdp = json_object_get(o->obj, "fsdp");
-    bool offload = false, hybrid = false, named;
+    bool offload = false, hybrid = false;
     int zero = -1;
 
+    *named = false;
     if (ts_import_str(o, "deepspeed", false, &ds, err) < 0)
         return -1;
     if (fsdp != NULL && !json_is_null(fsdp) &&
@@ -575,27 +576,17 @@ static int lf_parallel(ts_import *im, const ts_import_obj *o, ts_api_err *err)
         return ts_import_set_str(im, TS_FI_FRAMEWORK, "deepspeed", TS_SRC_LLAMAFACTORY,
                                  LF_PTR "/deepspeed", err);
     }
-    named = zero >= 0;
+    *named = zero >= 0;
     if (zero < 0)
         zero = 0; /* the Trainer's DDP */
-    /* pure_bf16 alone under the Trainer's FSDP: no mixed precision for
-     * accelerate to upcast (lf_precision). */
-    {
-        bool bf16 = false;
-
-        if (ts_import_bool(o, "bf16", &bf16, err) < 0)
-            return -1;
-        im->d16_any_zero =
-            named && !bf16 && im->d16_src == TS_SRC_LLAMAFACTORY && im->d16[0] != '\0';
-    }
     if (hybrid)
         ts_import_note(im->notes, LF_PTR "/fsdp: hybrid sharding shards within a node and "
                                          "replicates across nodes; trainsize shards over every "
                                          "data-parallel rank");
     if (ts_import_set_str(im, TS_FI_FRAMEWORK, "hf", TS_SRC_LLAMAFACTORY,
-                          named ? LF_PTR "/fsdp" : LF_PTR, err) != 0 ||
+                          *named ? LF_PTR "/fsdp" : LF_PTR, err) != 0 ||
         ts_import_set_int(im, TS_FI_ZERO, zero, TS_SRC_LLAMAFACTORY,
-                          named ? LF_PTR "/fsdp" : LF_PTR, err) != 0)
+                          *named ? LF_PTR "/fsdp" : LF_PTR, err) != 0)
         return -1;
     if (offload && (ts_import_set_bool(im, TS_FI_OFFLOAD_PARAMS, true, TS_SRC_LLAMAFACTORY,
                                        LF_PTR "/fsdp", err) != 0 ||
@@ -744,29 +735,26 @@ static int lf_batch(ts_import *im, const ts_import_obj *o, bool pretrain, ts_api
 static int lf_map(ts_import *im, const json_t *cfg, ts_api_err *err)
 {
     ts_import_obj o = { cfg, LF_PTR };
-    const char *model = NULL;
-    bool pretrain = false, lora = true;
+    const char *model = NULL, *opt = NULL;
+    bool pretrain = false, lora = true, unmixed = false, fsdp = false;
 
     if (lf_refused(&o, err) != 0 || lf_stage(&o, &pretrain, err) != 0 ||
-        ts_import_str(&o, "model_name_or_path", false, &model, err) < 0)
+        ts_import_str(&o, "model_name_or_path", false, &model, err) < 0 ||
+        ts_import_str(&o, "optim", false, &opt, err) < 0)
         return -1;
     if (model != NULL &&
         ts_catalogue_import_named(im, model, LF_PTR "/model_name_or_path", err) != 0)
         return -1;
     if (lf_method(im, &o, &lora, err) != 0 || lf_quant(im, &o, lora, err) != 0 ||
-        lf_precision(im, &o, lora, err) != 0 || lf_batch(im, &o, pretrain, err) != 0 ||
-        lf_checkpointing(im, &o, err) != 0 || lf_attention(im, &o, err) != 0 ||
-        lf_parallel(im, &o, err) != 0 || lf_kernels(im, &o, err) != 0)
+        lf_precision(im, &o, lora, opt, &unmixed, err) != 0 ||
+        lf_batch(im, &o, pretrain, err) != 0 || lf_checkpointing(im, &o, err) != 0 ||
+        lf_attention(im, &o, err) != 0 || lf_parallel(im, &o, &fsdp, err) != 0 ||
+        lf_kernels(im, &o, err) != 0)
         return -1;
-    {
-        const char *opt = NULL;
-
-        if (ts_import_str(&o, "optim", false, &opt, err) < 0 ||
-            (opt != NULL &&
-             ts_import_hf_optim(im, opt, TS_SRC_LLAMAFACTORY, LF_PTR "/optim", err) != 0))
-            return -1;
-    }
-    return 0;
+    /* pure_bf16 alone under the Trainer's own FSDP: no mixed precision for
+     * accelerate to upcast with (lf_precision). */
+    im->d16_any_zero = fsdp && unmixed;
+    return opt != NULL ? ts_import_hf_optim(im, opt, TS_SRC_LLAMAFACTORY, LF_PTR "/optim", err) : 0;
 }
 
 int ts_import_llamafactory(ts_import *im, const char *yaml, size_t len, ts_api_err *err)
