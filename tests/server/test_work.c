@@ -139,7 +139,9 @@ START_TEST(test_probes_while_workers_busy)
             "test_work: %d probes with %d workers busy, %d queued: "
             "median %.2f ms, max %.2f ms\n",
             PROBES, WORKERS, QUEUE, ms[PROBES / 2], ms[PROBES - 1]);
-    ck_assert_msg(ms[PROBES - 1] < 100, "slowest probe %.1f ms", ms[PROBES - 1]);
+    /* A probe queued behind a job would wait for the rest of its 1.5 s;
+     * 300 ms leaves room for a loaded 2-core machine's scheduling. */
+    ck_assert_msg(ms[PROBES - 1] < 300, "slowest probe %.1f ms", ms[PROBES - 1]);
 
     /* The held requests are all answered, in ~3 rounds of 1.5 s. */
     join_all(held, HELD);
