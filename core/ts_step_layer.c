@@ -30,6 +30,20 @@
  * developer.nvidia.com/blog/cuda-graphs); PyTorch's eager dispatcher adds
  * its own per-op time on top, so 5 us per modelled kernel is a floor. */
 #define TS_STEP_LAUNCH_S 5e-6
+/* Megatron's eager Python layer (Megatron-LM's and Megatron-DeepSpeed's
+ * ParallelTransformerLayer without FlashAttention: apex layer norms,
+ * autograd Functions around every parallel linear, the fused softmax, the
+ * RNG tracker's fork around each dropout, TorchScript bias-dropout-adds,
+ * activation checkpointing that saves and restores RNG states) costs the
+ * host far more than a raw launch per kernel.  Measured, not derived: on
+ * vTrain's one-node Megatron-DeepSpeed runs where the GPU is idle most of
+ * the step (A100, hidden 1,024-2,048, TP 1-4, predicted GPU time under
+ * 30 % of the measured step; 48 rows of the main part,
+ * tests/validation/step_time_vtrain.json), a layer and micro-batch
+ * (forward, its recompute, backward: 52 modelled kernels) takes a median
+ * 3.6 ms whatever the micro-batch, the hidden size or the TP degree:
+ * 69 us per modelled kernel.  The held-back third was not used. */
+#define TS_STEP_HOST_MEGATRON_EAGER_S 69e-6
 
 /* ---- LoRA adapters ----------------------------------------------- */
 
@@ -566,9 +580,12 @@ static void ts_step_launch_floor(const ts_run *r, const ts_step_hw *hw, const ts
     double elem_ops =
         6.0 + (r->dropout ? 2.0 : 0.0) +
         (r->compute_precision == TS_PREC_FP8 ? 4.0 : 0.0); /* one cast per GEMM input / grad */
-    double lf = (gemms + attn_ops + elem_ops + hw->xops_f) * TS_STEP_LAUNCH_S;
-    double lb =
-        ((hw->frozen ? 1.0 : 2.0) * gemms + attn_ops + elem_ops + hw->xops_b) * TS_STEP_LAUNCH_S;
+    double per = (r->framework == TS_FW_MEGATRON || r->framework == TS_FW_DEEPSPEED) &&
+                         r->attention == TS_ATTN_EAGER
+                     ? TS_STEP_HOST_MEGATRON_EAGER_S
+                     : TS_STEP_LAUNCH_S;
+    double lf = (gemms + attn_ops + elem_ops + hw->xops_f) * per;
+    double lb = ((hw->frozen ? 1.0 : 2.0) * gemms + attn_ops + elem_ops + hw->xops_b) * per;
 
     if (o->fwd < lf)
         o->fwd = lf;

@@ -34,7 +34,8 @@
 
 #include "ts_api_int.h"
 
-#define MAX_ROWS 256
+/* vTrain's main file is the largest: 1,033 rows */
+#define MAX_ROWS 2048
 
 static int cmp_double(const void *a, const void *b)
 {
