@@ -342,6 +342,7 @@ typedef struct ts_name_suggest {
     char key[TS_NAME_KEY_MAX];
     const char *best;
     unsigned dist;
+    size_t prefix; /* the best's common prefix with key: breaks distance ties */
 } ts_name_suggest;
 void ts_name_suggest_init(ts_name_suggest *s, const char *typed);
 void ts_name_suggest_try(ts_name_suggest *s, const char *candidate);

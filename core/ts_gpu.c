@@ -278,6 +278,19 @@ static const ts_gpu ts_gpu_catalogue[] = {
       "AWS EC2 G5 (A10G): 70 TFLOPS dense BF16/FP16 with FP32 accumulate, 600 GB/s; nvidia-smi "
       "23028 MiB (NVIDIA/DCGM#232)",
       NET_PCIE_CARD, .sm = 86, PWR(300, "A10G: 300 W power cap in nvidia-smi (NVIDIA/DCGM#232)") },
+    /* Data-centre GA102 / AD104 parts: BF16 with FP32 accumulate at the
+     * full tensor rate (the datasheets' dense figure, half the sparse
+     * one), unlike GeForce; GDDR6 with ECC on, as nvidia-smi reports it
+     * in public outputs ("NVIDIA A10 ... 23028MiB / 150W", "NVIDIA L4 ...
+     * 23034MiB / 72W"). */
+    { "a10", "NVIDIA A10 24GB", 62.5 * TFLOPS, 125 * TFLOPS, 0, 23028 * MIB, 0.6 * TBS,
+      "NVIDIA A10 datasheet (BF16 125, TF32 62.5 dense, 250 / 125 with sparsity; 600 GB/s); "
+      "nvidia-smi 23028 MiB with ECC on",
+      NET_PCIE_CARD, .sm = 86, PWR(150, "NVIDIA A10 datasheet: 150 W max") },
+    { "l4", "NVIDIA L4 24GB", 60 * TFLOPS, 121 * TFLOPS, 242.5 * TFLOPS, 23034 * MIB, 0.3 * TBS,
+      "NVIDIA L4 datasheet (BF16 242, FP8 485, TF32 120 with sparsity, halved; 300 GB/s); "
+      "nvidia-smi 23034 MiB with ECC on",
+      NET_PCIE_CARD, .sm = 89, PWR(72, "NVIDIA L4 datasheet: 72 W max") },
     /* Turing: FP16 tensor cores only (no BF16, no TF32; fp32 is the CUDA
      * cores' rate, as V100's). */
     { "t4", "NVIDIA T4 16GB", 8.1 * TFLOPS, 65 * TFLOPS, 0, 15360 * MIB, 0.32 * TBS,
@@ -352,6 +365,8 @@ static const struct {
     { "a6000", "rtx-a6000" },
     { "l40-48gb", "l40" },
     { "a10g-24gb", "a10g" },
+    { "a10-24gb", "a10" },
+    { "l4-24gb", "l4" },
     { "t4-16gb", "t4" },
 };
 #define TS_GPU_ALIAS_N (sizeof ts_gpu_aliases / sizeof ts_gpu_aliases[0])

@@ -76,6 +76,7 @@ void ts_name_suggest_init(ts_name_suggest *s, const char *typed)
 {
     s->best = NULL;
     s->dist = (unsigned)TS_NAME_KEY_MAX;
+    s->prefix = 0;
     if (ts_name_key(typed, s->key, sizeof s->key) == 0)
         s->key[0] = '\0';
 }
@@ -84,13 +85,19 @@ void ts_name_suggest_try(ts_name_suggest *s, const char *candidate)
 {
     char k[TS_NAME_KEY_MAX];
     unsigned d;
+    size_t p;
 
     if (s->key[0] == '\0' || ts_name_key(candidate, k, sizeof k) == 0)
         return;
     d = ts_name_distance(s->key, k);
-    if (d < s->dist) {
+    /* At the same distance the longer common prefix wins: a name's first
+     * characters are the ones people get right ("h10" is h100, not a10). */
+    for (p = 0; s->key[p] != '\0' && s->key[p] == k[p]; p++)
+        ;
+    if (d < s->dist || (d == s->dist && p > s->prefix)) {
         s->dist = d;
         s->best = candidate;
+        s->prefix = p;
     }
 }
 

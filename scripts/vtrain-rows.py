@@ -46,7 +46,9 @@ CFG = ("use_checkpoint", "inter_node_bandwidth", "intra_node_bandwidth", "node_s
 # the reason here (the rows carry the key, the file's "about" the text).
 ASSUMED = {
     "gpu": "a100-80: the records name the GPU only as 'A100' (config gpu_name); "
-           "the 80GB part is assumed",
+           "the 80GB part is assumed, as the one on which every run fits: on the 40GB "
+           "part 34 of the main part's runs are predicted over its memory (9 with ZeRO-1), "
+           "and each ran",
     "precision, compute_precision, dropout, attention, vocab, pos_embeddings, tied_embeddings, "
     "norm, ffn": "Megatron-DeepSpeed's GPT as vTrain models the runs (src/model/gpt_model.py, "
                  "gpt_modeling.py@%s): fp16 (.half()), dropout 0.1, scores materialised with "

@@ -76,6 +76,10 @@ static const struct gpu_case {
     { "rtx-a6000", 154.8, 0, 77.4, 49140, 0.768, "GA102 whitepaper v2 + A6000 datasheet" },
     { "l40", 181.05, 362.1, 90.5, 46068, 0.864, "L40 datasheet" },
     { "a10g", 70, 0, 35, 23028, 0.6, "AWS G5" },
+    /* A10 datasheet: BF16 125 / TF32 62.5 dense, 600 GB/s; L4 datasheet:
+     * 242 / 485 / 120 with sparsity halved, 300 GB/s. */
+    { "a10", 125, 0, 62.5, 23028, 0.6, "A10 datasheet" },
+    { "l4", 121, 242.5, 60, 23034, 0.3, "L4 datasheet" },
     /* T4 datasheet: FP16 65 mixed precision, FP32 8.1 (no TF32, no BF16). */
     { "t4", 65, 0, 8.1, 15360, 0.32, "T4 datasheet" },
 };

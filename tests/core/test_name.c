@@ -58,6 +58,9 @@ START_TEST(gpu_names_as_typed)
     ck_assert_str_eq(ts_gpu_find("RTX 4090")->id, "rtx-4090");
     ck_assert_str_eq(ts_gpu_find("NVIDIA RTX A6000")->id, "rtx-a6000");
     ck_assert_str_eq(ts_gpu_find("NVIDIA A10G")->id, "a10g");
+    ck_assert_str_eq(ts_gpu_find("NVIDIA A10")->id, "a10");
+    ck_assert_str_eq(ts_gpu_find("NVIDIA L4")->id, "l4");
+    ck_assert_str_eq(ts_gpu_find("L4 24GB")->id, "l4");
     ck_assert_str_eq(ts_gpu_find("Tesla T4")->id, "t4");
     ck_assert_str_eq(ts_gpu_find("NVIDIA L40")->id, "l40");
     ck_assert_str_eq(ts_gpu_find("NVIDIA L40S")->id, "l40s");
