@@ -112,12 +112,47 @@ static int emit_direct(ts_import *im, const mega_val *v, ts_api_err *err)
  * (arguments.py @d98e8a6), torch FSDP2 everything; else
  * --use-distributed-optimizer (stage 1) or none.  As ZeRO stages:
  * optimizer state 1, + grads 2, + parameters 3. */
+/* Megatron-DeepSpeed (--deepspeed): DeepSpeed's engine owns the
+ * optimizer, and DeepSpeed reads the ZeRO stage from the --deepspeed_config
+ * file (zero_optimization.stage); --zero-stage is Megatron-DeepSpeed's copy
+ * of it (megatron/arguments.py _add_zero_args, default 1), which its
+ * example scripts keep equal to the file's.  A deepspeed_config sent with
+ * the request is that file: its stage stands. */
+static int layout_ds_zero(ts_import *im, const mega_val *v, ts_api_notes *notes, ts_api_err *err)
+{
+    int64_t stage = v[M_ZERO_STAGE].set ? v[M_ZERO_STAGE].i : 1;
+
+    if (stage > 3)
+        return mega_bad_value(err, "zero-stage", "0, 1, 2 or 3", "more than 3");
+    if (im->vals[TS_FI_ZERO] != NULL && im->src[TS_FI_ZERO] == TS_SRC_DS) {
+        if (json_integer_value(im->vals[TS_FI_ZERO]) != stage)
+            ts_import_note(notes,
+                           "megatron_args: --zero-stage %lld differs from the "
+                           "deepspeed_config's stage %lld, which DeepSpeed runs",
+                           (long long)stage, (long long)json_integer_value(im->vals[TS_FI_ZERO]));
+        return 0;
+    }
+    if (mega_set_i(im, TS_FI_ZERO, stage, v[M_ZERO_STAGE].set ? M_ZERO_STAGE : M_DEEPSPEED, err) !=
+        0)
+        return -1;
+    ts_import_note_about(
+        notes, TS_FI_ZERO, TS_SRC_MEGATRON,
+        "megatron_args: ZeRO stage %lld from %s; DeepSpeed runs the stage of "
+        "the --deepspeed_config file%s%s%s (send it as deepspeed_config to read it)",
+        (long long)stage, v[M_ZERO_STAGE].set ? "--zero-stage" : "Megatron-DeepSpeed's default",
+        v[M_DS_CONFIG].set ? " (" : "", v[M_DS_CONFIG].set ? v[M_DS_CONFIG].s : "",
+        v[M_DS_CONFIG].set ? ")" : "");
+    return 0;
+}
+
 static int layout_sharding(ts_import *im, const mega_val *v, ts_api_notes *notes, ts_api_err *err)
 {
     static const char *const strat[] = { "no_shard", "optim", "optim_grads", "optim_grads_params" };
     const char *st;
     int64_t stage;
 
+    if (v[M_DEEPSPEED].set)
+        return layout_ds_zero(im, v, notes, err);
     if (!v[M_MFSDP].set && !v[M_TFSDP].set) {
         if (mega_set_i(im, TS_FI_ZERO, v[M_DIST_OPT].set ? 1 : 0, M_DIST_OPT, err) != 0)
             return -1;
@@ -259,6 +294,43 @@ static int layout_recompute(ts_import *im, const mega_val *v, ts_api_notes *note
     return strcmp(g, "full") == 0 ? layout_recompute_method(im, v, notes, err) : 0;
 }
 
+/* Attention.  Megatron-LM: --use-flash-attn (FlashAttention 2), else the
+ * request's default.  Megatron-DeepSpeed (megatron/model/transformer.py
+ * ParallelAttention): --use-flash-attn-v2 is FlashAttention 2,
+ * --use-flash-attn / -v1 FlashAttention 1 and --use-flash-attn-triton
+ * flash-attn's Triton kernel, both costed at FlashAttention 1's rate
+ * (attention "triton", half FlashAttention 2's: Dao 2023); with none of
+ * them CoreAttention materialises the scores under the fused softmax
+ * (attention "eager"). */
+static int emit_attention(ts_import *im, const mega_val *v, ts_api_notes *notes, ts_api_err *err)
+{
+    bool v1 = v[M_FLASH].set || v[M_FLASH_V1].set;
+
+    if (!v[M_DEEPSPEED].set) {
+        if (v[M_FLASH_V1].set || v[M_FLASH_V2].set || v[M_FLASH_TRITON].set)
+            ts_import_note(notes, "megatron_args: --use-flash-attn-v1/-v2/-triton are "
+                                  "Megatron-DeepSpeed's flags, read only with --deepspeed");
+        return v[M_FLASH].set ? mega_set_s(im, TS_FI_ATTENTION, "flash", "--use-flash-attn", err)
+                              : 0;
+    }
+    if (v[M_FLASH_V2].set)
+        return mega_set_s(im, TS_FI_ATTENTION, "flash", "--use-flash-attn-v2", err);
+    if (v1 || v[M_FLASH_TRITON].set) {
+        ts_import_note_about(notes, TS_FI_ATTENTION, TS_SRC_MEGATRON,
+                             "megatron_args: %s is costed at FlashAttention 1's rate, half "
+                             "FlashAttention 2's (attention \"triton\")",
+                             v1 ? "--use-flash-attn (FlashAttention 1 under Megatron-DeepSpeed)"
+                                : "--use-flash-attn-triton");
+        return mega_set_s(im, TS_FI_ATTENTION, "triton",
+                          v1 ? "--use-flash-attn-v1" : "--use-flash-attn-triton", err);
+    }
+    ts_import_note_about(notes, TS_FI_ATTENTION, TS_SRC_MEGATRON,
+                         "megatron_args: Megatron-DeepSpeed without --use-flash-attn-* computes "
+                         "attention over materialised scores with the fused softmax "
+                         "(attention \"eager\")");
+    return mega_set_s(im, TS_FI_ATTENTION, "eager", "--deepspeed without --use-flash-attn-*", err);
+}
+
 static int emit_layout(ts_import *im, const mega_val *v, ts_api_notes *notes, ts_api_err *err)
 {
     if (v[M_SP].set &&
@@ -267,8 +339,22 @@ static int emit_layout(ts_import *im, const mega_val *v, ts_api_notes *notes, ts
     if (layout_sharding(im, v, notes, err) != 0 || layout_old_recompute(im, v, notes, err) != 0 ||
         layout_vpp(im, v, err) != 0 || layout_recompute(im, v, notes, err) != 0)
         return -1;
-    if (v[M_FLASH].set && mega_set_s(im, TS_FI_ATTENTION, "flash", "--use-flash-attn", err) != 0)
+    if (emit_attention(im, v, notes, err) != 0)
         return -1;
+    /* megatron/arguments.py _add_activation_checkpoint_args: it picks
+     * DeepSpeed's checkpointing for the recompute the other flags ask. */
+    if (v[M_DS_ACT_CKPT].set)
+        ts_import_note_about(notes, TS_FI_RECOMPUTE, TS_SRC_MEGATRON,
+                             "megatron_args: --deepspeed-activation-checkpointing runs the "
+                             "recompute --checkpoint-activations / --recompute-granularity ask "
+                             "for with DeepSpeed's checkpointing; alone it recomputes nothing");
+    if (v[M_NO_PP].set && v[M_PP].set && v[M_PP].i > 1) {
+        ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, MEGA_PTR,
+                       "megatron_args gives --no-pipeline-parallel with "
+                       "--pipeline-model-parallel-size %lld (Megatron-DeepSpeed asserts 1)",
+                       (long long)v[M_PP].i);
+        return -1;
+    }
     /* Pipeline p2p under compute with interleaving: opt-in
      * --overlap-p2p-communication from NVIDIA/Megatron-LM@f9283c5a8a, the
      * default with an opt-out since @4eeff55d1f (arguments.py). */
@@ -387,7 +473,9 @@ int ts_import_mega(ts_import *im, const char *args, size_t len, ts_api_err *err)
     }
     if (mega_scan(im, &cmd, vals, im->notes, err) != 0)
         goto out;
-    if (mega_set_s(im, TS_FI_FRAMEWORK, "megatron", "Megatron-LM", err) != 0 ||
+    if (mega_set_s(im, TS_FI_FRAMEWORK, vals[M_DEEPSPEED].set ? "deepspeed" : "megatron",
+                   vals[M_DEEPSPEED].set ? "--deepspeed: Megatron-DeepSpeed" : "Megatron-LM",
+                   err) != 0 ||
         emit_direct(im, vals, err) != 0 || mega_emit_shape(im, vals, hf, im->notes, err) != 0 ||
         emit_layout(im, vals, im->notes, err) != 0 ||
         emit_precision(im, vals, im->notes, err) != 0 ||

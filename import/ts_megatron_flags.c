@@ -85,6 +85,14 @@ const mega_flag mega_flags[M_COUNT] = {
     [M_OVERLAP_P2P] = { "overlap-p2p-communication", MK_FLAG, TS_FI_COUNT, 0 },
     [M_NO_OVERLAP_P2P] = { "no-overlap-p2p-communication", MK_FLAG, TS_FI_COUNT, 0 },
     [M_TP_OVERLAP] = { "tp-comm-overlap", MK_FLAG, TS_FI_COUNT, 0 },
+    [M_DEEPSPEED] = { "deepspeed", MK_FLAG, TS_FI_COUNT, 0 },
+    [M_DS_CONFIG] = { "deepspeed_config", MK_STR, TS_FI_COUNT, 0 },
+    [M_ZERO_STAGE] = { "zero-stage", MK_INT, TS_FI_ZERO, 0 },
+    [M_DS_ACT_CKPT] = { "deepspeed-activation-checkpointing", MK_FLAG, TS_FI_COUNT, 0 },
+    [M_NO_PP] = { "no-pipeline-parallel", MK_FLAG, TS_FI_COUNT, 0 },
+    [M_FLASH_V1] = { "use-flash-attn-v1", MK_FLAG, TS_FI_COUNT, 0 },
+    [M_FLASH_V2] = { "use-flash-attn-v2", MK_FLAG, TS_FI_COUNT, 0 },
+    [M_FLASH_TRITON] = { "use-flash-attn-triton", MK_FLAG, TS_FI_COUNT, 0 },
     /* Read only to refuse: Mamba hybrid models (ts_megatron_shape.c). */
     [M_HYBRID] = { "hybrid-layer-pattern", MK_STR, TS_FI_COUNT, 0 },
     [M_HYBRID_OLD] = { "hybrid-override-pattern", MK_STR, TS_FI_COUNT, 0 },
@@ -131,7 +139,18 @@ static ts_field_id mega_target(mega_id id)
     case M_VPP_LAYERS:
         return TS_FI_VPP;
     case M_RC_LAYERS:
+    case M_DS_ACT_CKPT:
         return TS_FI_RECOMPUTE;
+    case M_DEEPSPEED:
+        return TS_FI_FRAMEWORK;
+    case M_DS_CONFIG:
+        return TS_FI_ZERO;
+    case M_NO_PP:
+        return TS_FI_PP;
+    case M_FLASH_V1:
+    case M_FLASH_V2:
+    case M_FLASH_TRITON:
+        return TS_FI_ATTENTION;
     default:
         return mega_flags[id].range;
     }
@@ -140,6 +159,7 @@ static ts_field_id mega_target(mega_id id)
 /* Known Megatron flags that take a value and do not change memory, time
  * or checkpoints as modelled here; reported as "no effect", not unknown. */
 static const char *const mega_no_effect[] = { "lr",
+                                              "loss-scale",
                                               "min-lr",
                                               "lr-decay-style",
                                               "lr-warmup-iters",

@@ -92,6 +92,16 @@ typedef enum mega_id {
     M_OVERLAP_P2P,
     M_NO_OVERLAP_P2P,
     M_TP_OVERLAP,
+    /* Megatron-DeepSpeed's (deepspeedai/Megatron-DeepSpeed megatron/
+     * arguments.py, DeepSpeed's add_config_arguments). */
+    M_DEEPSPEED,
+    M_DS_CONFIG,
+    M_ZERO_STAGE,
+    M_DS_ACT_CKPT,
+    M_NO_PP,
+    M_FLASH_V1,
+    M_FLASH_V2,
+    M_FLASH_TRITON,
     /* Mamba's flags, read only to refuse (ts_megatron_shape.c): one run,
      * M_HYBRID to M_MAMBA_STATE, which mega_mamba() tests. */
     M_HYBRID,
