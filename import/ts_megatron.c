@@ -107,29 +107,39 @@ static int emit_direct(ts_import *im, const mega_val *v, ts_api_err *err)
     return 0;
 }
 
-/* Sharding over data-parallel ranks as a ZeRO stage: Megatron-FSDP by
- * --data-parallel-sharding-strategy, default optim_grads_params
- * (arguments.py @d98e8a6), torch FSDP2 everything; else
- * --use-distributed-optimizer (stage 1) or none.  As ZeRO stages:
- * optimizer state 1, + grads 2, + parameters 3. */
 /* Megatron-DeepSpeed (--deepspeed): DeepSpeed's engine owns the
- * optimizer, and DeepSpeed reads the ZeRO stage from the --deepspeed_config
- * file (zero_optimization.stage); --zero-stage is Megatron-DeepSpeed's copy
- * of it (megatron/arguments.py _add_zero_args, default 1), which its
- * example scripts keep equal to the file's.  A deepspeed_config sent with
- * the request is that file: its stage stands. */
+ * optimizer and runs the ZeRO stage of the --deepspeed_config file
+ * (zero_optimization.stage); --zero-stage is Megatron-DeepSpeed's copy of
+ * it (megatron/arguments.py _add_zero_args, default 1), which its example
+ * scripts keep equal to the file's.  A deepspeed_config sent with the
+ * request is that file: its stage stands.  Without --no-pipeline-parallel
+ * the model is a PipelineModule (pretrain_gpt.py model_provider), whose
+ * engine asserts ZeRO below 2 (deepspeed/runtime/pipe/engine.py). */
 static int layout_ds_zero(ts_import *im, const mega_val *v, ts_api_notes *notes, ts_api_err *err)
 {
-    int64_t stage = v[M_ZERO_STAGE].set ? v[M_ZERO_STAGE].i : 1;
+    bool from_ds = im->vals[TS_FI_ZERO] != NULL && im->src[TS_FI_ZERO] == TS_SRC_DS;
+    int64_t stage = from_ds               ? (int64_t)json_integer_value(im->vals[TS_FI_ZERO])
+                    : v[M_ZERO_STAGE].set ? v[M_ZERO_STAGE].i
+                                          : 1;
 
-    if (stage > 3)
-        return mega_bad_value(err, "zero-stage", "0, 1, 2 or 3", "more than 3");
-    if (im->vals[TS_FI_ZERO] != NULL && im->src[TS_FI_ZERO] == TS_SRC_DS) {
-        if (json_integer_value(im->vals[TS_FI_ZERO]) != stage)
-            ts_import_note(notes,
-                           "megatron_args: --zero-stage %lld differs from the "
-                           "deepspeed_config's stage %lld, which DeepSpeed runs",
-                           (long long)stage, (long long)json_integer_value(im->vals[TS_FI_ZERO]));
+    if (v[M_DIST_OPT].set || v[M_MFSDP].set || v[M_TFSDP].set)
+        ts_import_note(notes, "megatron_args: --use-distributed-optimizer, --use-megatron-fsdp "
+                              "and --use-torch-fsdp2 are ignored under --deepspeed (DeepSpeed's "
+                              "ZeRO shards)");
+    if (stage >= 2 && !v[M_NO_PP].set) {
+        ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, MEGA_PTR,
+                       "megatron_args: --deepspeed without --no-pipeline-parallel runs DeepSpeed's "
+                       "pipeline engine, which refuses ZeRO stage %lld (2 and 3 are incompatible "
+                       "with pipeline parallelism); add --no-pipeline-parallel",
+                       (long long)stage);
+        return -1;
+    }
+    if (from_ds) {
+        if (v[M_ZERO_STAGE].set && v[M_ZERO_STAGE].unknown == NULL && v[M_ZERO_STAGE].i != stage)
+            ts_import_note_about(notes, TS_FI_ZERO, TS_SRC_DS,
+                                 "megatron_args: --zero-stage %lld differs from the "
+                                 "deepspeed_config's stage %lld, which DeepSpeed runs",
+                                 (long long)v[M_ZERO_STAGE].i, (long long)stage);
         return 0;
     }
     if (mega_set_i(im, TS_FI_ZERO, stage, v[M_ZERO_STAGE].set ? M_ZERO_STAGE : M_DEEPSPEED, err) !=
@@ -145,6 +155,11 @@ static int layout_ds_zero(ts_import *im, const mega_val *v, ts_api_notes *notes,
     return 0;
 }
 
+/* Sharding over data-parallel ranks as a ZeRO stage: Megatron-FSDP by
+ * --data-parallel-sharding-strategy, default optim_grads_params
+ * (arguments.py @d98e8a6), torch FSDP2 everything; else
+ * --use-distributed-optimizer (stage 1) or none.  As ZeRO stages:
+ * optimizer state 1, + grads 2, + parameters 3. */
 static int layout_sharding(ts_import *im, const mega_val *v, ts_api_notes *notes, ts_api_err *err)
 {
     static const char *const strat[] = { "no_shard", "optim", "optim_grads", "optim_grads_params" };
@@ -153,6 +168,10 @@ static int layout_sharding(ts_import *im, const mega_val *v, ts_api_notes *notes
 
     if (v[M_DEEPSPEED].set)
         return layout_ds_zero(im, v, notes, err);
+    if (v[M_ZERO_STAGE].set || v[M_DS_CONFIG].set || v[M_DS_ACT_CKPT].set || v[M_NO_PP].set)
+        ts_import_note(notes, "megatron_args: --zero-stage, --deepspeed_config, "
+                              "--deepspeed-activation-checkpointing and --no-pipeline-parallel "
+                              "are Megatron-DeepSpeed's, read only with --deepspeed");
     if (!v[M_MFSDP].set && !v[M_TFSDP].set) {
         if (mega_set_i(im, TS_FI_ZERO, v[M_DIST_OPT].set ? 1 : 0, M_DIST_OPT, err) != 0)
             return -1;
@@ -298,31 +317,40 @@ static int layout_recompute(ts_import *im, const mega_val *v, ts_api_notes *note
  * request's default.  Megatron-DeepSpeed (megatron/model/transformer.py
  * ParallelAttention): --use-flash-attn-v2 is FlashAttention 2,
  * --use-flash-attn / -v1 FlashAttention 1 and --use-flash-attn-triton
- * flash-attn's Triton kernel, both costed at FlashAttention 1's rate
- * (attention "triton", half FlashAttention 2's: Dao 2023); with none of
- * them CoreAttention materialises the scores under the fused softmax
- * (attention "eager"). */
+ * flash-attn's Triton kernel (checked first, as the forward does), both
+ * costed at FlashAttention 1's rate (attention "triton", half FlashAttention
+ * 2's: Dao 2023); with none of them CoreAttention materialises the scores
+ * under the fused softmax (attention "eager"). */
 static int emit_attention(ts_import *im, const mega_val *v, ts_api_notes *notes, ts_api_err *err)
 {
     bool v1 = v[M_FLASH].set || v[M_FLASH_V1].set;
 
     if (!v[M_DEEPSPEED].set) {
-        if (v[M_FLASH_V1].set || v[M_FLASH_V2].set || v[M_FLASH_TRITON].set)
-            ts_import_note(notes, "megatron_args: --use-flash-attn-v1/-v2/-triton are "
+        if (v[M_FLASH_V1].set || v[M_FLASH_V2].set || v[M_FLASH_TRITON].set ||
+            v[M_FLASH_BUILDER].set)
+            ts_import_note(notes, "megatron_args: --use-flash-attn-v1/-v2/-triton/-builder are "
                                   "Megatron-DeepSpeed's flags, read only with --deepspeed");
         return v[M_FLASH].set ? mega_set_s(im, TS_FI_ATTENTION, "flash", "--use-flash-attn", err)
                               : 0;
     }
-    if (v[M_FLASH_V2].set)
+    if (v[M_FLASH_V2].set && !v[M_FLASH_TRITON].set)
         return mega_set_s(im, TS_FI_ATTENTION, "flash", "--use-flash-attn-v2", err);
+    if (v[M_FLASH_BUILDER].set && !v[M_FLASH_TRITON].set && !v1) {
+        ts_import_note_about(notes, TS_FI_ATTENTION, TS_SRC_MEGATRON,
+                             "megatron_args: --use-flash-attn-builder (DeepSpeed's FlashAttention "
+                             "op builder) is costed as FlashAttention 2 (attention \"flash\")");
+        return mega_set_s(im, TS_FI_ATTENTION, "flash", "--use-flash-attn-builder", err);
+    }
     if (v1 || v[M_FLASH_TRITON].set) {
         ts_import_note_about(notes, TS_FI_ATTENTION, TS_SRC_MEGATRON,
                              "megatron_args: %s is costed at FlashAttention 1's rate, half "
                              "FlashAttention 2's (attention \"triton\")",
-                             v1 ? "--use-flash-attn (FlashAttention 1 under Megatron-DeepSpeed)"
-                                : "--use-flash-attn-triton");
+                             v[M_FLASH_TRITON].set
+                                 ? "--use-flash-attn-triton"
+                                 : "--use-flash-attn (FlashAttention 1 under Megatron-DeepSpeed)");
         return mega_set_s(im, TS_FI_ATTENTION, "triton",
-                          v1 ? "--use-flash-attn-v1" : "--use-flash-attn-triton", err);
+                          v[M_FLASH_TRITON].set ? "--use-flash-attn-triton" : "--use-flash-attn-v1",
+                          err);
     }
     ts_import_note_about(notes, TS_FI_ATTENTION, TS_SRC_MEGATRON,
                          "megatron_args: Megatron-DeepSpeed without --use-flash-attn-* computes "
@@ -343,7 +371,7 @@ static int emit_layout(ts_import *im, const mega_val *v, ts_api_notes *notes, ts
         return -1;
     /* megatron/arguments.py _add_activation_checkpoint_args: it picks
      * DeepSpeed's checkpointing for the recompute the other flags ask. */
-    if (v[M_DS_ACT_CKPT].set)
+    if (v[M_DS_ACT_CKPT].set && v[M_DEEPSPEED].set)
         ts_import_note_about(notes, TS_FI_RECOMPUTE, TS_SRC_MEGATRON,
                              "megatron_args: --deepspeed-activation-checkpointing runs the "
                              "recompute --checkpoint-activations / --recompute-granularity ask "

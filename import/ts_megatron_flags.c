@@ -93,6 +93,7 @@ const mega_flag mega_flags[M_COUNT] = {
     [M_FLASH_V1] = { "use-flash-attn-v1", MK_FLAG, TS_FI_COUNT, 0 },
     [M_FLASH_V2] = { "use-flash-attn-v2", MK_FLAG, TS_FI_COUNT, 0 },
     [M_FLASH_TRITON] = { "use-flash-attn-triton", MK_FLAG, TS_FI_COUNT, 0 },
+    [M_FLASH_BUILDER] = { "use-flash-attn-builder", MK_FLAG, TS_FI_COUNT, 0 },
     /* Read only to refuse: Mamba hybrid models (ts_megatron_shape.c). */
     [M_HYBRID] = { "hybrid-layer-pattern", MK_STR, TS_FI_COUNT, 0 },
     [M_HYBRID_OLD] = { "hybrid-override-pattern", MK_STR, TS_FI_COUNT, 0 },
@@ -143,13 +144,12 @@ static ts_field_id mega_target(mega_id id)
         return TS_FI_RECOMPUTE;
     case M_DEEPSPEED:
         return TS_FI_FRAMEWORK;
-    case M_DS_CONFIG:
-        return TS_FI_ZERO;
     case M_NO_PP:
         return TS_FI_PP;
     case M_FLASH_V1:
     case M_FLASH_V2:
     case M_FLASH_TRITON:
+    case M_FLASH_BUILDER:
         return TS_FI_ATTENTION;
     default:
         return mega_flags[id].range;
@@ -314,6 +314,16 @@ static int unknown_value(const ts_import *im, mega_id id, const ts_shell_word *f
     }
     if (fi != TS_FI_COUNT && im->req_has[fi])
         return 1; /* the request's value stands; this one is not needed */
+    /* Megatron-DeepSpeed: the config file's path is only named in a note,
+     * and a deepspeed_config sent with the request gives the stage. */
+    if (id == M_DS_CONFIG ||
+        (id == M_ZERO_STAGE && im->vals[TS_FI_ZERO] != NULL && im->src[TS_FI_ZERO] == TS_SRC_DS)) {
+        vals[id].set = true;
+        vals[id].s = "(not known)";
+        vals[id].unknown = v;
+        vals[id].line = flag->line;
+        return 1;
+    }
     ts_shell_why_text(v, why, sizeof why);
     ts_api_err_set(err, TS_PROB_INVALID_VALUE, MEGA_PTR, "megatron_args line %u: --%s needs %s",
                    flag->line, mega_flags[id].name, why);

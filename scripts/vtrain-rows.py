@@ -17,13 +17,16 @@ the records say is kept as our data and every request field traces to it:
   scripts/vtrain-rows.py rows tests/validation/vtrain_records.json held \\
       > tests/validation/step_time_vtrain_heldback.json
 
-`check RECORDS MAIN HELD` (the test vtrain-rows) fails when the committed
-rows are not what `rows` makes of the records.  Held back, decided before
-any row was run: every third run of each CSV in its order (index % 3 == 2).
+`check RECORDS MAIN HELD [STEP_LAYER_C]` (the test vtrain-rows) fails when
+the committed rows are not what `rows` makes of the records, or when the
+host floor `floor RECORDS` measures is not core/ts_step_layer.c's
+TS_STEP_HOST_MEGATRON_EAGER_S.  Held back, decided before any row was
+run: every third run of each CSV in its order (index % 3 == 2).
 """
 import csv
 import io
 import json
+import re
 import subprocess
 import sys
 
@@ -46,9 +49,11 @@ CFG = ("use_checkpoint", "inter_node_bandwidth", "intra_node_bandwidth", "node_s
 # the reason here (the rows carry the key, the file's "about" the text).
 ASSUMED = {
     "gpu": "a100-80: the records name the GPU only as 'A100' (config gpu_name); "
-           "the 80GB part is assumed, as the one on which every run fits: on the 40GB "
-           "part 34 of the main part's runs are predicted over its memory (9 with ZeRO-1), "
-           "and each ran",
+           "the 80GB part is assumed, as the one on which every run fits by this model's "
+           "own memory estimate (on the 40GB part 34 of the main part's runs are predicted "
+           "over its memory, 9 with ZeRO-1, and each ran): a choice by the model, not a record",
+    "micro_batch": "the CSV's column; vTrain's own simulator replaces it by global_batch / dp "
+                   "at PP 1 (src/config.py validate_config), the rows do not",
     "precision, compute_precision, dropout, attention, vocab, pos_embeddings, tied_embeddings, "
     "norm, ffn": "Megatron-DeepSpeed's GPT as vTrain models the runs (src/model/gpt_model.py, "
                  "gpt_modeling.py@%s): fp16 (.half()), dropout 0.1, scores materialised with "
@@ -57,7 +62,13 @@ ASSUMED = {
                  "src/config.py) padded by Megatron to a multiple of 128 x tp" % COMMIT[:10],
     "framework, zero": "megatron, zero 0: vTrain models data parallelism as whole-gradient "
                        "all-reduce (PyTorch DDP, use_gradient_bucket); the runs' ZeRO stage is "
-                       "not recorded",
+                       "not recorded (a --deepspeed launch would read as deepspeed, ZeRO 1 by "
+                       "Megatron-DeepSpeed's default)",
+    "qkv_bias, out_bias, mlp_bias, norm_bias": "true: Megatron-DeepSpeed's GPT and vTrain's model "
+                                               "of it (src/model/gpt_modeling.py: biased parallel "
+                                               "linears, bias-GeLU, bias-dropout-add, LayerNorm) "
+                                               "have them",
+    "sequence_parallel": "false: not in vTrain's model of the runs",
     "gpus_per_node": "8: config node_size 8 (vTrain's cluster model)",
 }
 
@@ -135,7 +146,8 @@ def row(r):
     req = {
         "layers": r["layers"], "hidden": r["hidden"], "heads": r["heads"],
         "ffn": 4 * r["hidden"], "vocab": vocab(r["tp"]), "pos_embeddings": r["seq"],
-        "tied_embeddings": True, "norm": "layernorm", "dropout": True, "seq": r["seq"],
+        "tied_embeddings": True, "norm": "layernorm", "qkv_bias": True, "out_bias": True,
+        "mlp_bias": True, "norm_bias": True, "dropout": True, "seq": r["seq"],
         "gpu": "a100-80", "gpus": r["gpus"], "gpus_per_node": r["node_size"],
         "tp": r["tp"], "pp": r["pp"], "micro_batch": r["micro_batch"],
         "global_batch": r["global_batch"], "zero": 0, "framework": "megatron",
@@ -179,17 +191,48 @@ def make(records, part):
     return rows_text(head, [row(r) for r in pick])
 
 
+# The host floor of Megatron's legacy layer (core/ts_step_layer.c): the
+# one-node main-part runs with the least GPU work per layer (hidden 1,024,
+# micro-batch 1, PP 1, TP 1-4; TP 8 costs more for a reason not modelled),
+# median seconds per layer and micro-batch, over the layer's 52 modelled
+# base kernels (forward 16, its recompute 16, backward 20).
+FLOOR_KERNELS = 52
+
+
+def floor(records):
+    recs = json.load(open(records))["records"]
+    per = sorted(r["ms"] / 1e3 / (r["layers"] * (r["global_batch"] // r["dp"] // r["micro_batch"]))
+                 for r in recs
+                 if r["index"] % 3 != 2 and r["file"] == "single" and r["hidden"] == 1024
+                 and r["micro_batch"] == 1 and r["pp"] == 1 and r["tp"] <= 4)
+    n = len(per)
+    med = per[n // 2] if n % 2 else 0.5 * (per[n // 2 - 1] + per[n // 2])
+    return n, med, med / FLOOR_KERNELS
+
+
 def main(argv):
     if len(argv) == 3 and argv[1] == "extract":
         extract(argv[2])
     elif len(argv) == 4 and argv[1] == "rows":
         sys.stdout.write(make(argv[2], argv[3]))
-    elif len(argv) == 5 and argv[1] == "check":
+    elif len(argv) == 3 and argv[1] == "floor":
+        n, med, per = floor(argv[2])
+        print("%d rows, median %.4f ms per layer and micro-batch, %.2f us per kernel"
+              % (n, med * 1e3, per * 1e6))
+    elif len(argv) in (5, 6) and argv[1] == "check":
         for part, path in (("main", argv[3]), ("held", argv[4])):
             if make(argv[2], part) != open(path).read():
                 sys.stderr.write("%s is not what `rows %s` makes of %s\n" % (path, part, argv[2]))
                 return 1
         print("vtrain-rows: both files match the records")
+        if len(argv) == 6:
+            m = re.search(r"#define TS_STEP_HOST_MEGATRON_EAGER_S ([0-9.]+)e-6", open(argv[5]).read())
+            n, med, per = floor(argv[2])
+            if m is None or round(per * 1e6) != float(m.group(1)):
+                sys.stderr.write("%s: TS_STEP_HOST_MEGATRON_EAGER_S is not the measured %.2f us "
+                                 "(%d rows, median %.4f ms)\n" % (argv[5], per * 1e6, n, med * 1e3))
+                return 1
+            print("vtrain-rows: the host floor is the measured %.2f us (%d rows)" % (per * 1e6, n))
     else:
         sys.stderr.write(__doc__)
         return 2
