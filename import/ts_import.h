@@ -93,6 +93,11 @@ typedef struct ts_import {
 } ts_import;
 
 void ts_import_init(ts_import *im, ts_api_notes *notes);
+/* Whether an import of source src gave member fi. */
+static inline bool ts_import_from(const ts_import *im, ts_field_id fi, ts_api_src src)
+{
+    return im->vals[fi] != NULL && im->src[fi] == src;
+}
 
 /* After every import: what a config's 16-bit model dtype (d16) means
  * for the master copy and the moments, now that the framework and zero

@@ -117,7 +117,7 @@ static int emit_direct(ts_import *im, const mega_val *v, ts_api_err *err)
  * engine asserts ZeRO below 2 (deepspeed/runtime/pipe/engine.py). */
 static int layout_ds_zero(ts_import *im, const mega_val *v, ts_api_notes *notes, ts_api_err *err)
 {
-    bool from_ds = im->vals[TS_FI_ZERO] != NULL && im->src[TS_FI_ZERO] == TS_SRC_DS;
+    bool from_ds = ts_import_from(im, TS_FI_ZERO, TS_SRC_DS);
     int64_t stage = from_ds               ? (int64_t)json_integer_value(im->vals[TS_FI_ZERO])
                     : v[M_ZERO_STAGE].set ? v[M_ZERO_STAGE].i
                                           : 1;
@@ -323,7 +323,7 @@ static int layout_recompute(ts_import *im, const mega_val *v, ts_api_notes *note
  * under the fused softmax (attention "eager"). */
 static int emit_attention(ts_import *im, const mega_val *v, ts_api_notes *notes, ts_api_err *err)
 {
-    bool v1 = v[M_FLASH].set || v[M_FLASH_V1].set;
+    const char *att = "eager", *flag = "--deepspeed without --use-flash-attn-*", *why;
 
     if (!v[M_DEEPSPEED].set) {
         if (v[M_FLASH_V1].set || v[M_FLASH_V2].set || v[M_FLASH_TRITON].set ||
@@ -333,30 +333,32 @@ static int emit_attention(ts_import *im, const mega_val *v, ts_api_notes *notes,
         return v[M_FLASH].set ? mega_set_s(im, TS_FI_ATTENTION, "flash", "--use-flash-attn", err)
                               : 0;
     }
-    if (v[M_FLASH_V2].set && !v[M_FLASH_TRITON].set)
-        return mega_set_s(im, TS_FI_ATTENTION, "flash", "--use-flash-attn-v2", err);
-    if (v[M_FLASH_BUILDER].set && !v[M_FLASH_TRITON].set && !v1) {
-        ts_import_note_about(notes, TS_FI_ATTENTION, TS_SRC_MEGATRON,
-                             "megatron_args: --use-flash-attn-builder (DeepSpeed's FlashAttention "
-                             "op builder) is costed as FlashAttention 2 (attention \"flash\")");
-        return mega_set_s(im, TS_FI_ATTENTION, "flash", "--use-flash-attn-builder", err);
+    if (v[M_FLASH_TRITON].set) {
+        att = "triton";
+        flag = "--use-flash-attn-triton";
+        why = "megatron_args: --use-flash-attn-triton is costed at FlashAttention 1's rate, half "
+              "FlashAttention 2's (attention \"triton\")";
+    } else if (v[M_FLASH_V2].set) {
+        att = "flash";
+        flag = "--use-flash-attn-v2";
+        why = NULL;
+    } else if (v[M_FLASH].set || v[M_FLASH_V1].set) {
+        att = "triton";
+        flag = "--use-flash-attn-v1";
+        why = "megatron_args: --use-flash-attn (FlashAttention 1 under Megatron-DeepSpeed) is "
+              "costed at FlashAttention 1's rate, half FlashAttention 2's (attention \"triton\")";
+    } else if (v[M_FLASH_BUILDER].set) {
+        att = "flash";
+        flag = "--use-flash-attn-builder";
+        why = "megatron_args: --use-flash-attn-builder (DeepSpeed's FlashAttention op builder) is "
+              "costed as FlashAttention 2 (attention \"flash\")";
+    } else {
+        why = "megatron_args: Megatron-DeepSpeed without --use-flash-attn-* computes attention "
+              "over materialised scores with the fused softmax (attention \"eager\")";
     }
-    if (v1 || v[M_FLASH_TRITON].set) {
-        ts_import_note_about(notes, TS_FI_ATTENTION, TS_SRC_MEGATRON,
-                             "megatron_args: %s is costed at FlashAttention 1's rate, half "
-                             "FlashAttention 2's (attention \"triton\")",
-                             v[M_FLASH_TRITON].set
-                                 ? "--use-flash-attn-triton"
-                                 : "--use-flash-attn (FlashAttention 1 under Megatron-DeepSpeed)");
-        return mega_set_s(im, TS_FI_ATTENTION, "triton",
-                          v[M_FLASH_TRITON].set ? "--use-flash-attn-triton" : "--use-flash-attn-v1",
-                          err);
-    }
-    ts_import_note_about(notes, TS_FI_ATTENTION, TS_SRC_MEGATRON,
-                         "megatron_args: Megatron-DeepSpeed without --use-flash-attn-* computes "
-                         "attention over materialised scores with the fused softmax "
-                         "(attention \"eager\")");
-    return mega_set_s(im, TS_FI_ATTENTION, "eager", "--deepspeed without --use-flash-attn-*", err);
+    if (why != NULL)
+        ts_import_note_about(notes, TS_FI_ATTENTION, TS_SRC_MEGATRON, "%s", why);
+    return mega_set_s(im, TS_FI_ATTENTION, att, flag, err);
 }
 
 static int emit_layout(ts_import *im, const mega_val *v, ts_api_notes *notes, ts_api_err *err)
@@ -467,7 +469,7 @@ int ts_import_mega(ts_import *im, const char *args, size_t len, ts_api_err *err)
 {
     mega_val vals[M_COUNT];
     ts_shell_cmd cmd;
-    bool hf = im->vals[TS_FI_LAYERS] != NULL && im->src[TS_FI_LAYERS] == TS_SRC_HF;
+    bool hf = ts_import_from(im, TS_FI_LAYERS, TS_SRC_HF);
     int rc = -1, got;
     size_t k;
 

@@ -316,8 +316,7 @@ static int unknown_value(const ts_import *im, mega_id id, const ts_shell_word *f
         return 1; /* the request's value stands; this one is not needed */
     /* Megatron-DeepSpeed: the config file's path is only named in a note,
      * and a deepspeed_config sent with the request gives the stage. */
-    if (id == M_DS_CONFIG ||
-        (id == M_ZERO_STAGE && im->vals[TS_FI_ZERO] != NULL && im->src[TS_FI_ZERO] == TS_SRC_DS)) {
+    if (id == M_DS_CONFIG || (id == M_ZERO_STAGE && ts_import_from(im, TS_FI_ZERO, TS_SRC_DS))) {
         vals[id].set = true;
         vals[id].s = "(not known)";
         vals[id].unknown = v;

@@ -505,7 +505,7 @@ static int nemo_map(ts_import *im, const json_t *cfg, ts_api_err *err)
     ts_import_obj root = { cfg, NEMO_PTR };
     ts_import_obj m, t;
     int64_t max_steps = 0, tp = 1;
-    bool hf = im->vals[TS_FI_LAYERS] != NULL && im->src[TS_FI_LAYERS] == TS_SRC_HF;
+    bool hf = ts_import_from(im, TS_FI_LAYERS, TS_SRC_HF);
     bool model;
     int rm, rt;
 

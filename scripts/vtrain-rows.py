@@ -27,6 +27,7 @@ import csv
 import io
 import json
 import re
+import statistics
 import subprocess
 import sys
 
@@ -126,7 +127,7 @@ def extract(repo):
 
 
 def rows_text(head, rows, key="rows"):
-    body = ",\n".join("  " + json.dumps(r, separators=(", ", ": ")) for r in rows)
+    body = ",\n".join("  " + json.dumps(r) for r in rows)
     text = json.dumps(head, indent=1)[:-2]
     return "%s,\n \"%s\": [\n%s\n ]\n}\n" % (text, key, body)
 
@@ -201,13 +202,12 @@ FLOOR_KERNELS = 52
 
 def floor(records):
     recs = json.load(open(records))["records"]
-    per = sorted(r["ms"] / 1e3 / (r["layers"] * (r["global_batch"] // r["dp"] // r["micro_batch"]))
-                 for r in recs
-                 if r["index"] % 3 != 2 and r["file"] == "single" and r["hidden"] == 1024
-                 and r["micro_batch"] == 1 and r["pp"] == 1 and r["tp"] <= 4)
-    n = len(per)
-    med = per[n // 2] if n % 2 else 0.5 * (per[n // 2 - 1] + per[n // 2])
-    return n, med, med / FLOOR_KERNELS
+    per = [r["ms"] / 1e3 / (r["layers"] * (r["global_batch"] // r["dp"] // r["micro_batch"]))
+           for r in recs
+           if r["index"] % 3 != 2 and r["file"] == "single" and r["hidden"] == 1024
+           and r["micro_batch"] == 1 and r["pp"] == 1 and r["tp"] <= 4]
+    med = statistics.median(per)
+    return len(per), med, med / FLOOR_KERNELS
 
 
 def main(argv):
