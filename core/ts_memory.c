@@ -103,6 +103,12 @@ static const char *ts_mem_fw_text(const ts_run *r)
 {
     switch (r->framework) {
     case TS_FW_FSDP:
+        /* FSDP1's flat parameters hold the same bytes per rank as FSDP2's
+         * per-parameter shards (one unit gathered plus one prefetched:
+         * limit_all_gathers); only the step time tells them apart. */
+        if (r->fsdp_impl == TS_FSDP_FLAT_PARAM)
+            return "PyTorch FSDP1 (FullyShardedDataParallel, flat parameters): sharded fp32 "
+                   "params as master, unsharded 16-bit unit + prefetch, fp32 reduce-scatter";
         return "PyTorch FSDP2 (torchtitan): sharded fp32 params as master, unsharded 16-bit block "
                "+ prefetch, fp32 reduce-scatter";
     case TS_FW_DEEPSPEED:

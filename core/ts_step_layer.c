@@ -7,6 +7,8 @@
  */
 #include "ts_step_int.h"
 
+#include <math.h>
+
 /* FlashAttention's backward does 2.5x the forward's FLOPs (it recomputes
  * the scores; Dao 2023, Sec. 3.1); the catalogue fraction is in that count. */
 #define TS_STEP_FA_BWD 2.5
@@ -659,11 +661,42 @@ static void ts_step_rec_op(const ts_run *r, const ts_step_hw *hw, const ts_step_
     o->rec_op_tp = o->tp_fwd / 2.0;
 }
 
+/* A host-bound layer leaves its GPU idle between kernels: the host
+ * enqueues asynchronously and the stream runs each kernel once it is
+ * launched, so the layer takes the host's time, not the GPU's.  Its TP
+ * and EP collectives run on that stream (the compute stream waits on
+ * NCCL's, the host does not: ProcessGroupNCCL's Work::wait is a stream
+ * wait, torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp
+ * synchronizeStream), so they fill the idle time first and only the rest
+ * is exposed; nothing else runs then, so no contention is charged
+ * (kappa).  vTrain's one-node runs show it: where the host floor binds
+ * (hidden 1,024, micro-batch 1), a layer takes the same time at TP 1, 2
+ * and 4. */
+static void ts_step_host_idle(double gpu_f, double gpu_b, ts_step_layer *o)
+{
+    double idle_f = o->fwd > gpu_f ? o->fwd - gpu_f : 0;
+    double idle_b = o->bwd > gpu_b ? o->bwd - gpu_b : 0;
+    double tp_b = o->tp_exposed - o->tp_fwd, ep_b = o->ep - o->ep_fwd;
+    double h;
+
+    h = fmin(o->tp_fwd, idle_f);
+    o->tp_fwd -= h;
+    o->tp_exposed -= h;
+    idle_f -= h;
+    h = fmin(tp_b, idle_b);
+    o->tp_exposed -= h;
+    idle_b -= h;
+    h = fmin(o->ep_fwd, idle_f);
+    o->ep_fwd -= h;
+    o->ep -= h;
+    o->ep -= fmin(ep_b, idle_b);
+}
+
 void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o)
 {
     ts_step_shape sh;
     double elem_f, attn_f = 0, attn_b = 0, f = 0, bw = 0, fp8_f = 0, fp8_b = 0, down_f = 0, cast;
-    double unpad_b;
+    double unpad_b, gpu_f, gpu_b;
 
     ts_step_shape_of(r, &sh);
     *o = (ts_step_layer){ 0 };
@@ -683,8 +716,11 @@ void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o)
     o->bwd =
         bw + attn_b + 2.0 * elem_f + ts_step_bwd_extra(r, hw, &sh) + o->wtraffic + fp8_b + unpad_b;
     o->attn_fwd = attn_f;
+    gpu_f = o->fwd;
+    gpu_b = o->bwd;
     ts_step_launch_floor(r, hw, &sh, o);
     ts_step_layer_comm(r, hw, &sh, f, bw, attn_f, attn_b, o);
+    ts_step_host_idle(gpu_f, gpu_b, o);
     if (r->recompute == TS_RECOMPUTE_FULL)
         ts_step_rec_skip(r, hw, &sh, down_f, o);
     else if (r->recompute == TS_RECOMPUTE_SELECTIVE_OP)

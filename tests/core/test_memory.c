@@ -426,6 +426,18 @@ START_TEST(test_fsdp_stream_cache_at_loss)
     ck_assert(m.stages[0].reserved_peak >=
               m.stages[0].phase_bytes[TS_PHASE_LOSS] + 4.0 * 6738415616.0 / 8.0);
     assert_sane(&m);
+    /* The weights term names the FSDP the run asked for, and FSDP1's flat
+     * parameters hold the same bytes (only its step time differs). */
+    ck_assert_ptr_nonnull(strstr(m.weights.assumptions, "FSDP2"));
+    {
+        double total = m.total.value;
+
+        r.fsdp_impl = TS_FSDP_FLAT_PARAM;
+        ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+        ck_assert_ptr_nonnull(strstr(m.weights.assumptions, "FSDP1"));
+        ck_assert_ptr_null(strstr(m.weights.assumptions, "FSDP2"));
+        ck_assert(m.total.value == total);
+    }
 }
 END_TEST
 

@@ -564,21 +564,22 @@ static void tp_run(ts_run *r)
     r->model.heads = 8;
     r->model.vocab = 1000;
     r->seq = 1024;
+    r->micro_batch = 8; /* GPU-bound: no idle time under the launch floor hides TP */
     r->tp = 2;
     r->gpus = 2;
     r->dp = 0;
-    r->global_batch = 1;
+    r->global_batch = 8;
 }
 
 /* tp_run's TP time by hand over n ranks at bus bandwidth bw with `hops`
- * 3 us hops: per layer 4 all-reduces of S = 1024 tokens * 1024 * 2 B,
+ * 3 us hops: per layer 4 all-reduces of S = 8,192 tokens * 1024 * 2 B,
  * 2 (n - 1) / n S / bw each, plus the vocab-parallel loss's 2 all-reduces
  * of 4 B per token. */
 static double tp_comm_by_hand(double n, double hops, double bw)
 {
-    double S = 1024.0 * 1024.0 * 2.0, f = 2.0 * (n - 1.0) / n;
+    double T = 8192.0, S = T * 1024.0 * 2.0, f = 2.0 * (n - 1.0) / n;
     double one = f * S / bw + hops * 3e-6;
-    double head = 2.0 * (f * 1024.0 * 4.0 / bw + hops * 3e-6);
+    double head = 2.0 * (f * T * 4.0 / bw + hops * 3e-6);
 
     return 2.0 * 4.0 * one + head;
 }
@@ -964,6 +965,41 @@ START_TEST(test_host_floor_megatron_eager)
     r.lora_rank = 8;
     ck_assert_int_eq(ts_step_estimate(&r, &s, &e), TS_OK);
     ck_assert_msg(s.compute < legacy / 5.0, "LoRA under DeepSpeed: %g s", s.compute);
+}
+END_TEST
+
+/* A host-bound layer's TP all-reduces run on the GPU while it waits for
+ * the host's next launch.  tiny_run at TP 2 over 2 GPUs: every kernel
+ * lasts nanoseconds, so a layer takes the launch floor, 55 us forward and
+ * 75 us backward, with the GPU idle nearly all of it.  Each all-reduce of
+ * S = 16 tokens x 64 x 2 B = 2,048 B (2 heads of 32) at 360 GB/s is 2 (1/2) S / bw + 2
+ * hops x 3 us = 6.006 us: the forward's two and the backward's two fit
+ * in the idle time, so only the vocab-parallel loss's two all-reduces of
+ * 4 B per token are exposed.  At 4.096 MB/s (nvlink_gbps 0.01024 x 0.8 /
+ * 2) one all-reduce is 0.5 ms + 6 us: each layer exposes all four but
+ * the 130 us of idle time. */
+START_TEST(test_host_idle_hides_tp)
+{
+    ts_run r;
+    ts_step s;
+    ts_error e;
+    double bw = 360e9, one, head;
+
+    tiny_run(&r, 2);
+    r.model.heads = 2;
+    r.tp = 2;
+    r.global_batch = 1; /* one micro-batch */
+    ck_assert_msg(ts_step_estimate(&r, &s, &e) == TS_OK, "%s", e.text);
+    head = 2.0 * (16.0 * 4.0 / bw + 2.0 * 3e-6);
+    REL_CLOSE(s.tp_comm, head, 1e-9);
+    REL_CLOSE(s.compute, 32.0 * 130e-6, 1e-3); /* the floor, as test_launch_floor */
+
+    bw = 0.01024e9 / 2.0 * 0.8;
+    r.nvlink_gbps = 0.01024;
+    ck_assert_msg(ts_step_estimate(&r, &s, &e) == TS_OK, "%s", e.text);
+    one = 2048.0 / bw + 2.0 * 3e-6;
+    head = 2.0 * (16.0 * 4.0 / bw + 2.0 * 3e-6);
+    REL_CLOSE(s.tp_comm, 32.0 * (4.0 * one - 130e-6) + head, 1e-4);
 }
 END_TEST
 
@@ -2104,6 +2140,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_pp_p2p_node_edge);
     tcase_add_test(tc, test_launch_floor);
     tcase_add_test(tc, test_host_floor_megatron_eager);
+    tcase_add_test(tc, test_host_idle_hides_tp);
     tcase_add_test(tc, test_fsdp_per_layer_latency);
     tcase_add_test(tc, test_cuda_compat);
     tcase_add_test(tc, test_triton_attention);
