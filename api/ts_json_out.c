@@ -383,6 +383,18 @@ static void put_warnings(ts_jw *w, const ts_step *s, const ts_run *r, bool batch
                  100.0 * s->gemm_efficiency);
         ts_jw_str(w, NULL, line);
     }
+    if (s->warnings & TS_STEP_WARN_MEMORY) {
+        snprintf(line, sizeof line,
+                 "memory near full: the plan needs %.0f %% of the GPU's HBM, inside the %.0f %% "
+                 "margin search keeps free by default: PyTorch's caching allocator may find no "
+                 "cached block that "
+                 "fits, free its cache and retry cudaMalloc (num_alloc_retries in "
+                 "torch.cuda.memory_stats), stalling the GPU each time, and repeated retries "
+                 "collapse throughput (mosaicml/composer#1998); the step time assumes none. A "
+                 "smaller micro_batch, more recompute or more sharding leaves room",
+                 100.0 * s->memory_fraction, 100.0 * TS_SEARCH_MARGIN);
+        ts_jw_str(w, NULL, line);
+    }
     ts_jw_close(w, ']');
 }
 

@@ -735,7 +735,8 @@ typedef struct ts_step {
      * fill the GPU (few tokens per GPU per micro-batch, thin tp slices,
      * small experts) stream operands for little math. */
     double underfill;
-    unsigned warnings; /* TS_STEP_WARN_* bits */
+    unsigned warnings;      /* TS_STEP_WARN_* bits */
+    double memory_fraction; /* with TS_STEP_WARN_MEMORY: the plan's memory / HBM */
 } ts_step;
 
 /* ts_step.warnings: a cost above 1 / TS_STEP_WARN_DIV of the step time. */
@@ -743,6 +744,9 @@ typedef struct ts_step {
 #define TS_STEP_WARN_BUBBLE    1u /* pp_bubble */
 #define TS_STEP_WARN_COMM      2u /* exposed_comm */
 #define TS_STEP_WARN_UNDERFILL 4u /* underfill */
+/* The plan fits with less than TS_SEARCH_MARGIN of HBM to spare (set by
+ * ts_compute_estimate and the plan, which know the memory estimate). */
+#define TS_STEP_WARN_MEMORY 8u
 
 /* Step time for one run (resolves a private copy). */
 ts_status ts_step_estimate(const ts_run *r, ts_step *out, ts_error *err);

@@ -335,7 +335,26 @@ ts_status ts_compute_estimate(const ts_run *r, ts_compute *out, ts_error *err)
     return ts_compute_resolved(&run, out, err);
 }
 
-ts_status ts_compute_outlook(const ts_run *r, const ts_ckpt *k, ts_compute *c, ts_error *err)
+/* A plan that fits with less than the search's margin (TS_SEARCH_MARGIN)
+ * of HBM to spare leaves PyTorch's caching allocator little room: when no
+ * cached block fits a request and cudaMalloc fails, it frees its cache
+ * and retries (synchronising the device; torch.cuda.memory_stats()
+ * num_alloc_retries), and Composer treats repeated retries as thrashing
+ * that collapses throughput (mosaicml/composer#1998).  How often that
+ * happens depends on fragmentation no estimate sees, so it is a warning on
+ * the step time, not a cost in it. */
+static void ts_compute_memory_warn(const ts_memory *m, ts_compute *c)
+{
+    double f = m->hbm_bytes > 0 ? m->total.value / m->hbm_bytes : 0;
+
+    if (f > 1.0 - TS_SEARCH_MARGIN && f <= 1.0) {
+        c->step.warnings |= TS_STEP_WARN_MEMORY;
+        c->step.memory_fraction = f;
+    }
+}
+
+ts_status ts_compute_outlook(const ts_run *r, const ts_memory *mem, const ts_ckpt *k, ts_compute *c,
+                             ts_error *err)
 {
     ts_status st;
 
@@ -344,6 +363,7 @@ ts_status ts_compute_outlook(const ts_run *r, const ts_ckpt *k, ts_compute *c, t
         *c = (ts_compute){ 0 };
         return st;
     }
+    ts_compute_memory_warn(mem, c);
     return TS_OK;
 }
 
@@ -369,5 +389,5 @@ ts_status ts_compute_resolved(const ts_run *r, ts_compute *out, ts_error *err)
         *out = (ts_compute){ 0 };
         return st;
     }
-    return ts_compute_outlook(r, &k, out, err);
+    return ts_compute_outlook(r, &mem, &k, out, err);
 }

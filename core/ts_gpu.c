@@ -30,7 +30,14 @@
  * attention forward+backward fraction of peak in FlashAttention-2's FLOP
  * convention (backward 2.5x forward): ~60 % on A100 (Dao 2023, Fig. 4-5,
  * causal, head dim 128), ~35 % on H100 (Shah et al. 2024, FlashAttention-3,
- * Sec. 1).
+ * Sec. 1); 37.6 % on MI300X: AMD's AITER FMHA v3 kernels, the ones
+ * MLPerf v5.1's MI300X/MI325X Llama-2-70B LoRA runs select through ROCm
+ * Transformer Engine (NVTE_CK_USES_FWD_V3/BWD_V3, bf16 atomics), measured
+ * at that run's shape (batch 1, 64 query and 8 KV heads, s 8192, head dim
+ * 128, causal: fwd 518.29, bwd 481.895 TFLOP/s in FA2's convention, causal
+ * halved; ROCm/aiter op_tests/cpp/mha/README.md@a83421be):
+ * 3.5 / (1/518.29 + 2.5/481.895) = 491.8 of 1307.4.  MI325X: the same
+ * die and kernels, no measurement of its own (assumed).
  * sustain: Maximum Sustainable over Maximum Achievable Matmul FLOPS
  * (MSMF / MAMF, the same ml-engineering table at 082816f): a training
  * step keeps the chip at its power limit, where the SM clock settles
@@ -76,12 +83,14 @@
 #define TS_NET_B200                                                                              \
     "DGX B200: NVLink5 1.8 TB/s, 400 Gb/s ConnectX-7 per GPU; MAMF 1745/2250 (ml-engineering); " \
     "attention fraction of H100 assumed"
-#define TS_NET_MI300X                                                                      \
-    "AMD MI300X: Infinity Fabric 896 GB/s per GPU, 400 Gb/s NIC assumed; MAMF 668.4/1300 " \
-    "(ml-engineering, torch 2.5.1 + ROCm 6.3); attention fraction assumed"
-#define TS_NET_MI325X                                                                      \
-    "AMD MI325X: Infinity Fabric 896 GB/s per GPU, 400 Gb/s NIC assumed; MAMF 784.9/1300 " \
-    "(ml-engineering, torch 2.6.0 + ROCm 6.2.4, 1000 W); attention fraction assumed"
+#define TS_NET_MI300X                                                                          \
+    "AMD MI300X: Infinity Fabric 896 GB/s per GPU, 400 Gb/s NIC assumed; MAMF 668.4/1300 "     \
+    "(ml-engineering, torch 2.5.1 + ROCm 6.3); attention 0.376: AITER FMHA v3 (bf16, causal, " \
+    "s 8192, d 128) fwd 518.3 + bwd 481.9 TFLOP/s (ROCm/aiter op_tests/cpp/mha/README.md)"
+#define TS_NET_MI325X                                                                           \
+    "AMD MI325X: Infinity Fabric 896 GB/s per GPU, 400 Gb/s NIC assumed; MAMF 784.9/1300 "      \
+    "(ml-engineering, torch 2.6.0 + ROCm 6.2.4, 1000 W); attention fraction of MI300X assumed " \
+    "(the same gfx942 die and AITER kernels; no MI325X measurement)"
 #define TS_NET_L40S                                                                             \
     "L40S: no NVLink, PCIe Gen4 x16 (64 GB/s bidirectional); 400 Gb/s NIC assumed; matmul and " \
     "attention fractions assumed (not measured)"
@@ -133,7 +142,10 @@
  * reach; elsewhere the step model's default fraction.
  * fp8: the best FP8 cuBLASLt / hipBLASLt GEMM of the sweep over the dense
  * FP8 peak (H100 1382.2 / 1979 at 32768^3, H200 1366.3 / 1979 at
- * 16384^3, MI300X 1222.9 / 2614.9 at 8192^3): FP8 matmuls reach less of
+ * 16384^3, MI300X 1222.9 / 2614.9 at 8192^3; MI325X 1527.7 / 2614.9 at
+ * 4096x3648x32896 and 1,464 MHz, AMD's own hipBLASLt measurement at the
+ * 1,000 W limit, ROCm/rocm-blogs measuring-max-achievable-flops-part2
+ * footnote 4, which also gives MI300X 1223.6): FP8 matmuls reach less of
  * their peak than BF16 ones (H100 BF16 MAMF 0.80, FP8 0.70). */
 #define MEAS(fp8, stream) .mamf_fp8 = (fp8), .stream_eff = (stream)
 
@@ -173,7 +185,7 @@ static const ts_gpu ts_gpu_catalogue[] = {
       PWR(1000, "NVIDIA HGX B200 datasheet: up to 1,000 W per GPU") },
     { "mi300x", "AMD Instinct MI300X 192GB", 653.7 * TFLOPS, 1307.4 * TFLOPS, 2614.9 * TFLOPS,
       205822885888.0, 5.3 * TBS, "AMD Instinct MI300X accelerator data sheet (dense matrix peaks)",
-      NET(896 * GBS, 50 * GBS, 64 * GBS, 668.4 / 1300, 10240, 15360, 8192, 0.30, TS_NET_MI300X),
+      NET(896 * GBS, 50 * GBS, 64 * GBS, 668.4 / 1300, 10240, 15360, 8192, 0.376, TS_NET_MI300X),
       MEAS(1222.9 / 2614.9, 4.15 / 5.3), .mesh = true,
       PWR(750, "AMD Instinct MI300X data sheet: 750 W peak total board power") },
     { "l40s", "NVIDIA L40S 48GB", 183 * TFLOPS, 362 * TFLOPS, 733 * TFLOPS, 46068 * MIB,
@@ -226,8 +238,9 @@ static const ts_gpu ts_gpu_catalogue[] = {
     { "mi325x", "AMD Instinct MI325X 256GB", 653.7 * TFLOPS, 1307.4 * TFLOPS, 2614.9 * TFLOPS,
       274877906944.0, 6.0 * TBS,
       "AMD Instinct MI325X data sheet (dense matrix peaks; 256 GB HBM3E)",
-      NET(896 * GBS, 50 * GBS, 64 * GBS, 784.9 / 1300, 13312, 10240, 8192, 0.30, TS_NET_MI325X),
-      .mesh = true, PWR(1000, "AMD Instinct MI325X data sheet: 1,000 W peak total board power") },
+      NET(896 * GBS, 50 * GBS, 64 * GBS, 784.9 / 1300, 13312, 10240, 8192, 0.376, TS_NET_MI325X),
+      MEAS(1527.7 / 2614.9, 0), .mesh = true,
+      PWR(1000, "AMD Instinct MI325X data sheet: 1,000 W peak total board power") },
     /* Export variants: the same dies as H100 SXM and A100 80GB, NVLink cut
      * to 400 GB/s; nvidia-smi reports the same totals ("NVIDIA H800"
      * 81559 MiB, "NVIDIA A800-SXM4-80GB" 81920 MiB). */

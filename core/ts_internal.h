@@ -128,8 +128,10 @@ ts_status ts_goodput_eval(const ts_run *r, const ts_ckpt *k, double failure_free
 /* Energy of gpu_hours of r's GPUs (ts_energy.c). */
 ts_status ts_energy_eval(const ts_run *r, double gpu_hours, ts_energy *out, ts_error *err);
 /* Both into c (a ts_compute_eval answer for r), k the run's checkpoint
+ * estimate, and the near-full memory warning from mem, the run's memory
  * estimate: what ts_compute_resolved and the plan add (ts_compute.c). */
-ts_status ts_compute_outlook(const ts_run *r, const ts_ckpt *k, ts_compute *c, ts_error *err);
+ts_status ts_compute_outlook(const ts_run *r, const ts_memory *mem, const ts_ckpt *k, ts_compute *c,
+                             ts_error *err);
 /* user_gb: the global batch kept at every dp it divides (0 = derived).
  * Each point charged to b; when it runs out the sweep stops (TS_OK, *n
  * the points done, b->exhausted). */

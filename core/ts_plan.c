@@ -22,7 +22,8 @@ static ts_status ts_plan_fill(ts_plan *out, ts_budget *b, ts_error *err)
     if ((st = ts_memory_eval(&out->run, &p, &out->memory, err)) != TS_OK ||
         (st = ts_compute_eval(&out->run, &p, &out->compute, err)) != TS_OK ||
         (st = ts_ckpt_eval(&out->run, &out->memory, &out->ckpt, err)) != TS_OK ||
-        (st = ts_compute_outlook(&out->run, &out->ckpt, &out->compute, err)) != TS_OK ||
+        (st = ts_compute_outlook(&out->run, &out->memory, &out->ckpt, &out->compute, err)) !=
+            TS_OK ||
         (st = ts_sweep_eval(&out->run, &p, out->run.global_batch, b, out->sweep, TS_SWEEP_MAX,
                             &out->sweep_len, err)) != TS_OK) {
         /* No half-filled plan: a caller that ignores the status sees zeros. */

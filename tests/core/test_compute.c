@@ -214,6 +214,55 @@ START_TEST(test_405b_default_batch)
 }
 END_TEST
 
+/* The near-full warning: set exactly when the run's memory estimate is
+ * above 1 - TS_SEARCH_MARGIN of HBM and still fits, with that fraction.
+ * Llama 2 7B under FSDP on 8 H100s, no recompute: micro-batches 1-16 run
+ * from well under the margin, through it, to not fitting. */
+START_TEST(test_memory_near_full_warning)
+{
+    ts_run r;
+    ts_compute c;
+    ts_memory m;
+    ts_error err;
+    int64_t mb;
+    int inside = 0, below = 0, over = 0;
+
+    for (mb = 1; mb <= 16; mb++) {
+        double f;
+        bool want;
+
+        make_run(&r, "llama2-7b", 0, "h100-sxm", 8, 0, 1e9);
+        r.framework = TS_FW_FSDP;
+        r.zero = 3;
+        r.recompute = TS_RECOMPUTE_NONE;
+        r.micro_batch = mb;
+        r.global_batch = 8 * mb;
+        ck_assert_msg(ts_memory_estimate(&r, &m, &err) == TS_OK, "%s", err.text);
+        ck_assert_msg(ts_compute_estimate(&r, &c, &err) == TS_OK, "%s", err.text);
+        f = m.total.value / m.hbm_bytes;
+        want = f > 1.0 - TS_SEARCH_MARGIN && f <= 1.0;
+        inside += want;
+        below += f <= 1.0 - TS_SEARCH_MARGIN;
+        over += f > 1.0;
+        ck_assert_msg(((c.step.warnings & TS_STEP_WARN_MEMORY) != 0) == want,
+                      "mb %lld: %.3f of HBM, warnings 0x%x", (long long)mb, f, c.step.warnings);
+        if (want) {
+            ts_plan *plan = malloc(sizeof *plan);
+
+            REL_CLOSE(c.step.memory_fraction, f, 1e-12);
+            /* The plan, which holds both estimates, says the same. */
+            ck_assert_ptr_nonnull(plan);
+            ck_assert_msg(ts_plan_estimate(&r, plan, &err) == TS_OK, "%s", err.text);
+            ck_assert(plan->compute.step.warnings & TS_STEP_WARN_MEMORY);
+            REL_CLOSE(plan->compute.step.memory_fraction, f, 1e-12);
+            free(plan);
+        }
+    }
+    ck_assert_msg(inside > 0 && below > 0 && over > 0, "inside %d below %d over %d", inside, below,
+                  over);
+}
+END_TEST
+
 /* Published GPU-hours, back-computed MFU. */
 static const struct hours_case {
     const char *preset;
@@ -615,6 +664,7 @@ static Suite *compute_suite(void)
     tcase_add_test(tc, test_overflow_is_error);
     tcase_add_test(tc, test_null_args);
     tcase_add_test(tc, test_lora_flops);
+    tcase_add_test(tc, test_memory_near_full_warning);
     suite_add_tcase(s, tc);
     return s;
 }

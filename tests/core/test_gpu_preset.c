@@ -159,6 +159,26 @@ START_TEST(test_gpu_peak)
 }
 END_TEST
 
+/* Measured fractions from their sources by hand.  MI300X attention: AITER
+ * FMHA v3 at MLPerf's Llama-2-70B shape (ROCm/aiter op_tests/cpp/mha/
+ * README.md@a83421be), fwd 518.29 and bwd 481.895 TFLOP/s in FA2's
+ * convention: 3.5 / (1/518.29 + 2.5/481.895) = 491.76 of 1307.4 = 0.376;
+ * MI325X shares it.  MI325X FP8: AMD's hipBLASLt MAF 1527.7 of 2614.9
+ * (ROCm/rocm-blogs measuring-max-achievable-flops-part2, footnote 4). */
+START_TEST(test_gpu_amd_measured)
+{
+    const ts_gpu *mi300x = ts_gpu_find("mi300x");
+    const ts_gpu *mi325x = ts_gpu_find("mi325x");
+    double attn = 3.5 / (1.0 / 518.29 + 2.5 / 481.895) / 1307.4;
+
+    ck_assert_ptr_nonnull(mi300x);
+    ck_assert_ptr_nonnull(mi325x);
+    ck_assert_msg(fabs(mi300x->attn_eff - attn) < 5e-4, "%g vs %g", mi300x->attn_eff, attn);
+    ck_assert(mi325x->attn_eff == mi300x->attn_eff);
+    ck_assert_msg(fabs(mi325x->mamf_fp8 - 1527.7 / 2614.9) < 1e-9, "%g", mi325x->mamf_fp8);
+}
+END_TEST
+
 /* BF16 tensor cores came with Ampere (compute capability 8.0): V100 (7.0)
  * and T4 (7.5) have none, every later NVIDIA part and the AMD ones do.  A
  * run that asks for bf16 there is refused, naming the precision. */
@@ -323,6 +343,7 @@ static Suite *gpu_preset_suite(void)
     tcase_add_loop_test(tc, test_gpu_values, 0, (int)(sizeof gpu_cases / sizeof gpu_cases[0]));
     tcase_add_test(tc, test_gpu_catalogue_consistent);
     tcase_add_test(tc, test_gpu_peak);
+    tcase_add_test(tc, test_gpu_amd_measured);
     tcase_add_test(tc, test_gpu_find_unknown);
     tcase_add_test(tc, test_gpu_bf16);
     tcase_add_loop_test(tc, test_preset_params_match_published, 0, (int)ts_preset_count());
