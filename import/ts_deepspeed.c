@@ -302,7 +302,11 @@ static int ds_global_from(ts_api_req *req, const ts_import *im, int64_t dp, ts_a
     int64_t t = ts_ckd_mul_sat(ts_ckd_mul_sat(r->micro_batch, im->ds_gas), dp);
 
     if (t > hi) {
-        ts_api_err_set(err, TS_PROB_OUT_OF_RANGE, im->gas_origin,
+        char ptr[TS_IMPORT_ORIGIN_LEN];
+
+        /* the origin's pointer: "/megatron_args (the ... heredoc ...)" */
+        snprintf(ptr, sizeof ptr, "%.*s", (int)strcspn(im->gas_origin, " "), im->gas_origin);
+        ts_api_err_set(err, TS_PROB_OUT_OF_RANGE, ptr,
                        "micro-batch %lld (%s) x gradient_accumulation_steps %lld (%s) x "
                        "dp %lld = %lld is more than global_batch's maximum %lld",
                        (long long)r->micro_batch, micro_from(req, im), (long long)im->ds_gas,

@@ -155,6 +155,111 @@ static int layout_ds_zero(ts_import *im, const mega_val *v, ts_api_notes *notes,
     return 0;
 }
 
+/* What a --deepspeed_config heredoc set is the request's deepspeed_config
+ * in all but name: the origins and the notes it left say where it came
+ * from (an error or a later check then names /megatron_args). */
+static void ds_heredoc_relabel(ts_import *im, size_t notes0, unsigned line)
+{
+    char buf[TS_API_NOTE_LEN];
+    size_t k;
+
+    for (k = 0; k < TS_FI_COUNT; k++)
+        if (im->vals[k] != NULL && im->src[k] == TS_SRC_DS) {
+            char o[TS_IMPORT_ORIGIN_LEN];
+            int n =
+                snprintf(o, sizeof o, MEGA_PTR " (the --deepspeed_config heredoc, line %u: ", line);
+
+            if (n > 0 && (size_t)n < sizeof o) {
+                size_t m = ts_utf8_copy(o + n, sizeof o - (size_t)n - 1, im->origin[k]);
+
+                o[(size_t)n + m] = ')';
+                o[(size_t)n + m + 1] = '\0';
+                memcpy(im->origin[k], o, sizeof o);
+            }
+        }
+    if (im->gas_src == TS_SRC_DS)
+        snprintf(im->gas_origin, sizeof im->gas_origin,
+                 MEGA_PTR
+                 " (the --deepspeed_config heredoc's gradient_accumulation_steps, line %u)",
+                 line);
+    for (k = notes0; k < im->notes->n; k++) {
+        int n = snprintf(buf, sizeof buf,
+                         "megatron_args, the --deepspeed_config heredoc at line %u: ", line);
+
+        if (n > 0 && (size_t)n < sizeof buf) {
+            ts_utf8_copy(buf + n, sizeof buf - (size_t)n, im->notes->text[k]);
+            memcpy(im->notes->text[k], buf, sizeof buf);
+        }
+    }
+}
+
+/* Megatron-DeepSpeed's example scripts write the --deepspeed_config file
+ * from a heredoc before the launch (cat <<EOT > $DS_CONFIG,
+ * examples_deepspeed/azure/run-benchmark-model.sh): that text, as bash
+ * expands it, is the file DeepSpeed reads, so it is read as a
+ * deepspeed_config sent with the request would be, unless one is (the
+ * request's wins: it is the file as the user has it).  A text with a
+ * part not known here (a variable the script never sets) or not a JSON
+ * object once expanded is named in a note and not read. */
+static int ds_heredoc(ts_import *im, const ts_shell_cmd *cmd, const mega_val *cfg, ts_api_err *err)
+{
+    const ts_shell_file *f = NULL;
+    json_error_t je;
+    json_t *doc;
+    size_t k, notes0;
+
+    if (cfg->unknown != NULL || ts_import_from(im, TS_FI_FRAMEWORK, TS_SRC_DS))
+        return 0;
+    for (k = 0; k < cmd->nfiles; k++)
+        if (cmd->files[k].path.why == TS_SHELL_KNOWN &&
+            strcmp(cmd->files[k].path.text, cfg->s) == 0)
+            f = &cmd->files[k];
+    if (f == NULL)
+        return 0;
+    if (f->text.why != TS_SHELL_KNOWN) {
+        char why[160];
+
+        ts_shell_why_text(&f->text, why, sizeof why);
+        ts_import_note(im->notes,
+                       "megatron_args: the --deepspeed_config file %s is the heredoc at line %u, "
+                       "which uses %s: not read (send the file as deepspeed_config)",
+                       cfg->s, f->text.line, why);
+        return 0;
+    }
+    doc = json_loads(f->text.text, JSON_REJECT_DUPLICATES, &je);
+    if (doc == NULL || !json_is_object(doc)) {
+        ts_import_note(im->notes,
+                       "megatron_args: the --deepspeed_config file %s, the heredoc at line %u, is "
+                       "not a JSON object once expanded (%s%s line %d): not read",
+                       cfg->s, f->text.line, doc == NULL ? je.text : "a JSON ",
+                       doc == NULL          ? ", its"
+                       : json_is_array(doc) ? "array,"
+                                            : "scalar,",
+                       doc == NULL ? je.line : 1);
+        json_decref(doc);
+        return 0;
+    }
+    notes0 = im->notes->n;
+    ts_import_note(im->notes, "read as deepspeed_config (the file %s)", cfg->s);
+    if (ts_import_ds(im, doc, err) != 0) {
+        char d[TS_API_DETAIL_LEN];
+        int n =
+            snprintf(d, sizeof d, "the --deepspeed_config heredoc at line %u, %s: ", f->text.line,
+                     err->field);
+
+        if (n > 0 && (size_t)n < sizeof d) {
+            ts_utf8_copy(d + n, sizeof d - (size_t)n, err->detail);
+            memcpy(err->detail, d, sizeof d);
+        }
+        snprintf(err->field, sizeof err->field, MEGA_PTR);
+        json_decref(doc);
+        return -1;
+    }
+    json_decref(doc);
+    ds_heredoc_relabel(im, notes0, f->text.line);
+    return 0;
+}
+
 /* Sharding over data-parallel ranks as a ZeRO stage: Megatron-FSDP by
  * --data-parallel-sharding-strategy, default optim_grads_params
  * (arguments.py @d98e8a6), torch FSDP2 everything; else
@@ -502,6 +607,11 @@ int ts_import_mega(ts_import *im, const char *args, size_t len, ts_api_err *err)
         goto out;
     }
     if (mega_scan(im, &cmd, vals, im->notes, err) != 0)
+        goto out;
+    /* The heredoc's config first, as a request's deepspeed_config is read
+     * before megatron_args. */
+    if (vals[M_DEEPSPEED].set && vals[M_DS_CONFIG].set &&
+        ds_heredoc(im, &cmd, &vals[M_DS_CONFIG], err) != 0)
         goto out;
     if (mega_set_s(im, TS_FI_FRAMEWORK, vals[M_DEEPSPEED].set ? "deepspeed" : "megatron",
                    vals[M_DEEPSPEED].set ? "--deepspeed: Megatron-DeepSpeed" : "Megatron-LM",

@@ -126,6 +126,26 @@ static void cand_free(cand *c)
     memset(c, 0, sizeof *c);
 }
 
+/* A word from n cells: its text, and why it is not known (taint). */
+static int word_set(sh *s, ts_shell_word *w, const cell *c, size_t n, uint16_t taint, unsigned line)
+{
+    memset(w, 0, sizeof *w);
+    w->text = sh_cells_text(s, c, n);
+    if (w->text == NULL)
+        return -1;
+    w->line = line;
+    if (taint != 0) {
+        const tinfo *t = &s->taints[taint];
+
+        w->why = (ts_shell_why)t->why;
+        memcpy(w->why_name, t->name, sizeof w->why_name);
+        w->why_name[sizeof w->why_name - 1] = '\0';
+        w->why_line = t->line;
+        w->why_cond = t->cond;
+    }
+    return 0;
+}
+
 static int cand_add(sh *s, cand *c, const field *f)
 {
     ts_shell_word *w;
@@ -144,22 +164,42 @@ static int cand_add(sh *s, cand *c, const field *f)
         c->cap = nc;
     }
     w = &c->w[c->n];
-    memset(w, 0, sizeof *w);
-    w->text = sh_cells_text(s, f->c, f->n);
-    if (w->text == NULL)
+    if (word_set(s, w, f->c, f->n, f->taint, f->line) != 0)
         return -1;
     c->n++;
-    w->line = f->line;
     w->ghost = f->ghost;
-    if (f->taint != 0) {
-        const tinfo *t = &s->taints[f->taint];
+    return 0;
+}
 
-        w->why = (ts_shell_why)t->why;
-        memcpy(w->why_name, t->name, sizeof w->why_name);
-        w->why_name[sizeof w->why_name - 1] = '\0';
-        w->why_line = t->line;
-        w->why_cond = t->cond;
+static void file_free(ts_shell_file *f)
+{
+    free(f->path.text);
+    free(f->text.text);
+    memset(f, 0, sizeof *f);
+}
+
+int sh_keep_file(sh *s, const cbuf *path, const cbuf *body, unsigned line)
+{
+    ts_shell_file f;
+    size_t k;
+
+    if (word_set(s, &f.path, path->v, path->n, sh_first_taint(path->v, path->n), line) != 0)
+        return -1;
+    if (word_set(s, &f.text, body->v, body->n, sh_first_taint(body->v, body->n), line) != 0) {
+        free(f.path.text);
+        return -1;
     }
+    for (k = 0; k < s->nfiles && strcmp(s->files[k].path.text, f.path.text) != 0; k++)
+        ;
+    if (k == TS_SHELL_FILES_MAX) { /* past the cap: the first paths are kept */
+        file_free(&f);
+        return 0;
+    }
+    if (k == s->nfiles)
+        s->nfiles++;
+    else
+        file_free(&s->files[k]);
+    s->files[k] = f;
     return 0;
 }
 
@@ -247,6 +287,8 @@ static void sh_free(sh *s)
     for (k = 0; k < s->ndir; k++)
         free(s->dir[k].text);
     free(s->dir);
+    for (k = 0; k < s->nfiles; k++)
+        file_free(&s->files[k]);
 }
 
 static void lines_list(char *buf, size_t size, const uint16_t *lines, size_t n)
@@ -326,6 +368,10 @@ static void take_command(sh *s, ts_shell_cmd *cmd, ts_api_notes *notes)
     cmd->ndir = s->ndir;
     s->dir = NULL;
     s->ndir = 0;
+    memcpy(cmd->files, s->files, sizeof cmd->files);
+    cmd->nfiles = s->nfiles;
+    memset(s->files, 0, sizeof s->files);
+    s->nfiles = 0;
 }
 
 /* Notes on what was not read: conditions, other files, an early exit. */
@@ -389,6 +435,8 @@ void ts_shell_free(ts_shell_cmd *cmd)
     for (k = 0; k < cmd->ndir; k++)
         free(cmd->dir[k].text);
     free(cmd->dir);
+    for (k = 0; k < cmd->nfiles; k++)
+        file_free(&cmd->files[k]);
     memset(cmd, 0, sizeof *cmd);
 }
 

@@ -76,6 +76,17 @@ typedef struct ts_shell_word {
     unsigned why_cond; /* MAYBE: the line of the condition not read */
 } ts_shell_word;
 
+/* A file the script writes from a heredoc (cat <<EOF > FILE, or cat >
+ * FILE <<EOF), for an importer that reads a file by that name
+ * (Megatron-DeepSpeed's --deepspeed_config): the path and the text as
+ * bash would write them.  Each word's why says whether some of it is
+ * unknown.  The last write of a path wins. */
+#define TS_SHELL_FILES_MAX 4
+typedef struct ts_shell_file {
+    ts_shell_word path;
+    ts_shell_word text; /* line: the cat command's */
+} ts_shell_file;
+
 typedef struct ts_shell_cmd {
     ts_shell_word *w; /* the training command, launchers first */
     size_t n;
@@ -83,6 +94,8 @@ typedef struct ts_shell_cmd {
     unsigned line;      /* the command's line */
     ts_shell_word *dir; /* words of #SBATCH lines (sbatch's directives) */
     size_t ndir;
+    ts_shell_file files[TS_SHELL_FILES_MAX]; /* heredoc files, in the order first written */
+    size_t nfiles;
 } ts_shell_cmd;
 
 /* Read text (len bytes, at most TS_SHELL_TEXT_MAX) into *cmd.  ptr is the

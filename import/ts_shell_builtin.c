@@ -440,9 +440,36 @@ static int run_other(run *r, const char *name, fields *fs, const tok *heredoc, u
     return sh_consider(r, fs, line);
 }
 
-static int run_simple(run *r, fields *fs, size_t cmd_tok, size_t end_tok, const tok *heredoc,
-                      unsigned line, int *status)
+/* A simple command's tokens, found before anything runs. */
+typedef struct simple {
+    size_t start;   /* its first token */
+    size_t cmd_tok; /* the command word (have_cmd) */
+    size_t end;     /* the token that ends it */
+    bool have_cmd;
+    bool declare; /* the command is export / declare / ... */
+    unsigned line;
+    const tok *heredoc; /* its last << redirection */
+    const tok *out;     /* the target word of its last > redirection */
+} simple;
+
+/* cat <<EOF > FILE: the file is kept (ts_shell_file), as an importer
+ * may read a file by that name; nothing is written. */
+static int keep_file(run *r, const tok *heredoc, const tok *out, unsigned line)
 {
+    cbuf path = { 0 }, body = { 0 };
+    int rc = -1;
+
+    if (sh_expand(r, out->a, out->b, XM_JOIN, &path) == 0 && heredoc_body(r, heredoc, &body) == 0)
+        rc = sh_keep_file(r->sh, &path, &body, line);
+    sh_cb_free(&path);
+    sh_cb_free(&body);
+    return rc;
+}
+
+static int run_simple(run *r, fields *fs, const simple *sc, int *status)
+{
+    const tok *heredoc = sc->heredoc;
+    unsigned line = sc->line;
     sh *s = r->sh;
     char *name;
     int rc;
@@ -460,7 +487,11 @@ static int run_simple(run *r, fields *fs, size_t cmd_tok, size_t end_tok, const 
         strcmp(name, "readonly") == 0) {
         free(name);
         *status = ST_TRUE;
-        return sh_p_declare(r, M_RUN, cmd_tok + 1, end_tok);
+        return sh_p_declare(r, M_RUN, sc->cmd_tok + 1, sc->end);
+    }
+    if (strcmp(name, "cat") == 0 && fs->n == 1 && heredoc != NULL && sc->out != NULL) {
+        free(name);
+        return keep_file(r, heredoc, sc->out, line);
     }
     rc = run_builtin(r, name, fs, line, status);
     if (rc == 1)
@@ -485,17 +516,6 @@ bool sh_is_redirect(const tok *t)
     return t->type == T_OP && t->op >= O_LT;
 }
 
-/* A simple command's tokens, found before anything runs. */
-typedef struct simple {
-    size_t start;   /* its first token */
-    size_t cmd_tok; /* the command word (have_cmd) */
-    size_t end;     /* the token that ends it */
-    bool have_cmd;
-    bool declare; /* the command is export / declare / ... */
-    unsigned line;
-    const tok *heredoc; /* its last << redirection */
-} simple;
-
 /* Pass 1: find the command word and the end; assignments before the
  * command word are the command's environment only. */
 static void scan_simple(run *r, simple *sc)
@@ -510,8 +530,11 @@ static void scan_simple(run *r, simple *sc)
             if (t->op == O_HEREDOC)
                 sc->heredoc = t;
             r->i++;
-            if (sh_cur(r)->type == T_WORD)
+            if (sh_cur(r)->type == T_WORD) {
+                if (t->op == O_GT || t->op == O_CLOBBER)
+                    sc->out = sh_cur(r);
                 r->i++;
+            }
             continue;
         }
         if (t->type == T_AOPEN) { /* A=( ... ), declare -a A=( ... ) */
@@ -579,7 +602,7 @@ int sh_p_simple(run *r, int mode, int *status)
     }
     rc = expand_words(r, &sc, &fs);
     if (rc == 0)
-        rc = run_simple(r, &fs, sc.cmd_tok, sc.end, sc.heredoc, sc.line, status);
+        rc = run_simple(r, &fs, &sc, status);
     sh_fields_free(&fs);
     return rc;
 }

@@ -275,6 +275,39 @@ START_TEST(test_directives)
 }
 END_TEST
 
+/* cat <<EOF > FILE keeps FILE (its path and text as bash would write
+ * them): the last write of a path wins, a quoted delimiter does not
+ * expand, an unknown part is marked, and cat with other words (a
+ * filter, cat a b > c) keeps nothing. */
+START_TEST(test_heredoc_files)
+{
+    static const char text[] =
+        "CFG=ds.json\nS=3\ncat <<EOT > $CFG\n{\"zero_optimization\": {\"stage\": $S}}\nEOT\n"
+        "cat > lit.json <<'EOF'\n{\"x\": \"$S\"}\nEOF\n"
+        "cat <<EOT > ds.json\n{\"stage\": $S, \"t\": $TBS}\nEOT\n"
+        "cat a.txt <<EOT > other.json\n1\nEOT\n"
+        "deepspeed pretrain_gpt.py --deepspeed_config $CFG\n";
+    ts_api_notes notes;
+    ts_api_err err;
+    ts_shell_cmd cmd;
+    char why[256];
+
+    memset(&notes, 0, sizeof notes);
+    ck_assert_int_eq(ts_shell_read(text, strlen(text), "/megatron_args", &cmd, &notes, &err), 1);
+    ck_assert_uint_eq(cmd.nfiles, 2);
+    ck_assert_str_eq(cmd.files[0].path.text, "ds.json");
+    ck_assert_str_eq(cmd.files[0].text.text, "{\"stage\": 3, \"t\": }\n");
+    ck_assert_uint_eq(cmd.files[0].text.line, 9);
+    ck_assert_int_eq(cmd.files[0].text.why, TS_SHELL_UNSET);
+    ts_shell_why_text(&cmd.files[0].text, why, sizeof why);
+    ck_assert_ptr_nonnull(strstr(why, "$TBS"));
+    ck_assert_str_eq(cmd.files[1].path.text, "lit.json");
+    ck_assert_str_eq(cmd.files[1].text.text, "{\"x\": \"$S\"}\n");
+    ck_assert_int_eq(cmd.files[1].text.why, TS_SHELL_KNOWN);
+    ts_shell_free(&cmd);
+}
+END_TEST
+
 /* Why-texts name the variable and the line. */
 START_TEST(test_why_text)
 {
@@ -374,6 +407,7 @@ int main(int argc, char **argv)
     tcase_add_loop_test(tc, test_bounds, 0, (int)(sizeof bounds / sizeof bounds[0]));
     tcase_add_test(tc, test_directives);
     tcase_add_test(tc, test_why_text);
+    tcase_add_test(tc, test_heredoc_files);
     tcase_add_test(tc, test_text_cap);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
