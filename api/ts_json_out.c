@@ -385,7 +385,7 @@ static void put_warnings(ts_jw *w, const ts_step *s, const ts_run *r, bool batch
     }
     if (s->warnings & TS_STEP_WARN_MEMORY) {
         snprintf(line, sizeof line,
-                 "memory near full: the plan needs %.0f %% of the GPU's HBM, inside the %.0f %% "
+                 "memory near full: the plan needs %.1f %% of the GPU's HBM, inside the %.0f %% "
                  "margin search keeps free by default: PyTorch's caching allocator may find no "
                  "cached block that "
                  "fits, free its cache and retry cudaMalloc (num_alloc_retries in "

@@ -664,32 +664,25 @@ static void ts_step_rec_op(const ts_run *r, const ts_step_hw *hw, const ts_step_
 /* A host-bound layer leaves its GPU idle between kernels: the host
  * enqueues asynchronously and the stream runs each kernel once it is
  * launched, so the layer takes the host's time, not the GPU's.  Its TP
- * and EP collectives run on that stream (the compute stream waits on
- * NCCL's, the host does not: ProcessGroupNCCL's Work::wait is a stream
- * wait, torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp
- * synchronizeStream), so they fill the idle time first and only the rest
- * is exposed; nothing else runs then, so no contention is charged
- * (kappa).  vTrain's one-node runs show it: where the host floor binds
- * (hidden 1,024, micro-batch 1), a layer takes the same time at TP 1, 2
- * and 4. */
+ * collectives run on that stream (the compute stream waits on NCCL's, the
+ * host does not: ProcessGroupNCCL's Work::wait is a stream wait,
+ * torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp synchronizeStream), so
+ * they fill the idle time first and only the rest is exposed; nothing
+ * else runs then, so no contention is charged (kappa).  vTrain's one-node
+ * runs show it: where the host floor binds (hidden 1,024, micro-batch 1),
+ * a layer takes the same time at TP 1, 2 and 4.  Not EP: a token
+ * dispatcher's all-to-all needs its split sizes on the host first
+ * (Megatron-Core's MoEAlltoAllTokenDispatcher copies tokens_per_expert to
+ * the CPU), a synchronisation that drains the queue the idle time is. */
 static void ts_step_host_idle(double gpu_f, double gpu_b, ts_step_layer *o)
 {
     double idle_f = o->fwd > gpu_f ? o->fwd - gpu_f : 0;
     double idle_b = o->bwd > gpu_b ? o->bwd - gpu_b : 0;
-    double tp_b = o->tp_exposed - o->tp_fwd, ep_b = o->ep - o->ep_fwd;
-    double h;
+    double tp_b = o->tp_exposed - o->tp_fwd;
+    double h = fmin(o->tp_fwd, idle_f);
 
-    h = fmin(o->tp_fwd, idle_f);
     o->tp_fwd -= h;
-    o->tp_exposed -= h;
-    idle_f -= h;
-    h = fmin(tp_b, idle_b);
-    o->tp_exposed -= h;
-    idle_b -= h;
-    h = fmin(o->ep_fwd, idle_f);
-    o->ep_fwd -= h;
-    o->ep -= h;
-    o->ep -= fmin(ep_b, idle_b);
+    o->tp_exposed -= h + fmin(tp_b, idle_b);
 }
 
 void ts_step_layer_cost(const ts_run *r, ts_step_hw *hw, ts_step_layer *o)

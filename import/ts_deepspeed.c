@@ -278,6 +278,21 @@ static void ds_ignored(ts_import *im, const json_t *cfg)
  * Trainer, so nothing is derived from its absence.  Each derived value is
  * said in a note. */
 
+/* An origin's JSON pointer, for a 400: "/deepspeed_config/train_batch_size",
+ * or "/megatron_args" for a --deepspeed_config heredoc's value
+ * ("/megatron_args (the --deepspeed_config heredoc, ...)", ts_megatron.c). */
+static void origin_ptr(const char *origin, char *buf, size_t size)
+{
+    snprintf(buf, size, "%.*s", (int)strcspn(origin, " "), origin);
+}
+
+/* Which config a value came from, for a note: "/deepspeed_config", or a
+ * --deepspeed_config heredoc's origin as ts_megatron.c wrote it. */
+static const char *origin_doc(const char *origin)
+{
+    return strncmp(origin, "/deepspeed_config", 17) == 0 ? "/deepspeed_config" : origin;
+}
+
 /* Where the micro-batch in use came from, for a detail. */
 static const char *micro_from(const ts_api_req *req, const ts_import *im)
 {
@@ -304,8 +319,7 @@ static int ds_global_from(ts_api_req *req, const ts_import *im, int64_t dp, ts_a
     if (t > hi) {
         char ptr[TS_IMPORT_ORIGIN_LEN];
 
-        /* the origin's pointer: "/megatron_args (the ... heredoc ...)" */
-        snprintf(ptr, sizeof ptr, "%.*s", (int)strcspn(im->gas_origin, " "), im->gas_origin);
+        origin_ptr(im->gas_origin, ptr, sizeof ptr);
         ts_api_err_set(err, TS_PROB_OUT_OF_RANGE, ptr,
                        "micro-batch %lld (%s) x gradient_accumulation_steps %lld (%s) x "
                        "dp %lld = %lld is more than global_batch's maximum %lld",
@@ -330,6 +344,11 @@ static int ds_from_train_batch(ts_api_req *req, const ts_import *im, bool has_m,
     ts_run *r = &req->run;
     int64_t t = r->global_batch, m = r->micro_batch, g = im->ds_gas;
     bool has_g = g > 0;
+    /* train_batch_size's origin: the key, or a --deepspeed_config heredoc */
+    const char *tbs = origin_doc(im->origin[TS_FI_GLOBAL_BATCH]);
+    char ptr[TS_IMPORT_ORIGIN_LEN];
+
+    origin_ptr(im->origin[TS_FI_GLOBAL_BATCH], ptr, sizeof ptr);
 
     if (has_m && !has_g) {
         g = t / m / dp;
@@ -342,14 +361,14 @@ static int ds_from_train_batch(ts_api_req *req, const ts_import *im, bool has_m,
         m = t / dp;
     }
     if (m < 1 || g < 1) {
-        ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, "/deepspeed_config/train_batch_size",
+        ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, ptr,
                        "train_batch_size %lld with dp %lld gives micro-batch %lld and "
                        "gradient_accumulation_steps %lld; DeepSpeed needs each >= 1",
                        (long long)t, (long long)dp, (long long)m, (long long)g);
         return -1;
     }
     if (t != ts_ckd_mul_sat(ts_ckd_mul_sat(m, g), dp)) {
-        ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, "/deepspeed_config/train_batch_size",
+        ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, ptr,
                        "train_batch_size %lld != micro-batch %lld (%s) x "
                        "gradient_accumulation_steps %lld x dp %lld = %lld (DeepSpeed "
                        "asserts this)",
@@ -360,22 +379,22 @@ static int ds_from_train_batch(ts_api_req *req, const ts_import *im, bool has_m,
     }
     if (has_m && !has_g)
         ts_import_note(&req->notes,
-                       "/deepspeed_config: gradient_accumulation_steps = "
+                       "%s: gradient_accumulation_steps = "
                        "train_batch_size %lld / micro-batch %lld / dp %lld = %lld, as "
                        "DeepSpeed derives it",
-                       (long long)t, (long long)m, (long long)dp, (long long)g);
+                       tbs, (long long)t, (long long)m, (long long)dp, (long long)g);
     else if (!has_m && has_g)
         ts_import_note(&req->notes,
-                       "/deepspeed_config: micro-batch = train_batch_size "
+                       "%s: micro-batch = train_batch_size "
                        "%lld / dp %lld / gradient_accumulation_steps %lld = %lld, as "
                        "DeepSpeed derives it",
-                       (long long)t, (long long)dp, (long long)g, (long long)m);
+                       tbs, (long long)t, (long long)dp, (long long)g, (long long)m);
     else if (!has_m)
         ts_import_note(&req->notes,
-                       "/deepspeed_config: train_batch_size %lld alone: "
+                       "%s: train_batch_size %lld alone: "
                        "gradient_accumulation_steps 1 and micro-batch %lld / dp %lld = "
                        "%lld, as DeepSpeed sets them",
-                       (long long)t, (long long)t, (long long)dp, (long long)m);
+                       tbs, (long long)t, (long long)t, (long long)dp, (long long)m);
     if (!has_m) {
         r->micro_batch = m;
         req->source[TS_FI_MICRO_BATCH] = TS_SRC_DS;
@@ -408,11 +427,11 @@ int ts_import_apply_batch(ts_api_req *req, const ts_import *im, ts_api_err *err)
         r->global_batch = ts_ckd_mul_sat(r->micro_batch, dp);
         req->source[TS_FI_GLOBAL_BATCH] = TS_SRC_DS;
         ts_import_note(&req->notes,
-                       "/deepspeed_config: train_micro_batch_size_per_gpu "
+                       "%s: train_micro_batch_size_per_gpu "
                        "%lld alone: gradient_accumulation_steps 1 and train_batch_size = "
                        "micro-batch %lld x dp %lld = %lld, as DeepSpeed sets them",
-                       (long long)r->micro_batch, (long long)r->micro_batch, (long long)dp,
-                       (long long)r->global_batch);
+                       origin_doc(im->origin[TS_FI_MICRO_BATCH]), (long long)r->micro_batch,
+                       (long long)r->micro_batch, (long long)dp, (long long)r->global_batch);
     }
     return 0;
 }

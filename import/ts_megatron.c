@@ -193,66 +193,93 @@ static void ds_heredoc_relabel(ts_import *im, size_t notes0, unsigned line)
     }
 }
 
+/* A path as written, without leading "./" (./ds_config.json is the
+ * file ds_config.json names). */
+static const char *path_plain(const char *p)
+{
+    while (p[0] == '.' && p[1] == '/')
+        p += 2;
+    return p;
+}
+
 /* Megatron-DeepSpeed's example scripts write the --deepspeed_config file
  * from a heredoc before the launch (cat <<EOT > $DS_CONFIG,
  * examples_deepspeed/azure/run-benchmark-model.sh): that text, as bash
  * expands it, is the file DeepSpeed reads, so it is read as a
  * deepspeed_config sent with the request would be, unless one is (the
- * request's wins: it is the file as the user has it).  A text with a
- * part not known here (a variable the script never sets) or not a JSON
- * object once expanded is named in a note and not read. */
+ * request's wins: it is the file as the user has it, and a note says so).
+ * A text with a part not known here (a variable the script never sets)
+ * or not a JSON object once expanded is named in a note and not read. */
 static int ds_heredoc(ts_import *im, const ts_shell_cmd *cmd, const mega_val *cfg, ts_api_err *err)
 {
     const ts_shell_file *f = NULL;
+    int pw = ts_utf8_prec(cfg->s, 64);
     json_error_t je;
     json_t *doc;
     size_t k, notes0;
 
-    if (cfg->unknown != NULL || ts_import_from(im, TS_FI_FRAMEWORK, TS_SRC_DS))
+    if (cfg->unknown != NULL)
         return 0;
     for (k = 0; k < cmd->nfiles; k++)
         if (cmd->files[k].path.why == TS_SHELL_KNOWN &&
-            strcmp(cmd->files[k].path.text, cfg->s) == 0)
+            strcmp(path_plain(cmd->files[k].path.text), path_plain(cfg->s)) == 0)
             f = &cmd->files[k];
     if (f == NULL)
         return 0;
+    if (ts_import_from(im, TS_FI_FRAMEWORK, TS_SRC_DS)) {
+        ts_import_note(im->notes,
+                       "megatron_args: the request's deepspeed_config is read, not the "
+                       "--deepspeed_config file %.*s the heredoc at line %u writes",
+                       pw, cfg->s, f->text.line);
+        return 0;
+    }
     if (f->text.why != TS_SHELL_KNOWN) {
         char why[160];
 
         ts_shell_why_text(&f->text, why, sizeof why);
         ts_import_note(im->notes,
-                       "megatron_args: the --deepspeed_config file %s is the heredoc at line %u, "
-                       "which uses %s: not read (send the file as deepspeed_config)",
-                       cfg->s, f->text.line, why);
+                       "megatron_args: the --deepspeed_config file %.*s is the heredoc at line "
+                       "%u, which uses %s: not read (send the file as deepspeed_config)",
+                       pw, cfg->s, f->text.line, why);
         return 0;
     }
-    doc = json_loads(f->text.text, JSON_REJECT_DUPLICATES, &je);
-    if (doc == NULL || !json_is_object(doc)) {
+    doc = json_loads(f->text.text, JSON_DECODE_INT_AS_REAL | JSON_REJECT_DUPLICATES, &je);
+    if (doc == NULL && json_error_code(&je) == json_error_out_of_memory) {
+        ts_api_err_set(err, TS_PROB_OUT_OF_MEMORY, NULL, "out of memory reading megatron_args");
+        return -1;
+    }
+    if (doc == NULL) {
+        ts_utf8_drop_cut(je.text);
         ts_import_note(im->notes,
-                       "megatron_args: the --deepspeed_config file %s, the heredoc at line %u, is "
-                       "not a JSON object once expanded (%s%s line %d): not read",
-                       cfg->s, f->text.line, doc == NULL ? je.text : "a JSON ",
-                       doc == NULL          ? ", its"
-                       : json_is_array(doc) ? "array,"
-                                            : "scalar,",
-                       doc == NULL ? je.line : 1);
+                       "megatron_args: the --deepspeed_config file %.*s, the heredoc at line %u, "
+                       "is not a JSON object once expanded (%s, at its line %d): not read",
+                       pw, cfg->s, f->text.line, je.text, je.line);
+        return 0;
+    }
+    if (!json_is_object(doc)) {
+        ts_import_note(im->notes,
+                       "megatron_args: the --deepspeed_config file %.*s, the heredoc at line %u, "
+                       "is not a JSON object once expanded (%s): not read",
+                       pw, cfg->s, f->text.line, json_is_array(doc) ? "an array" : "a scalar");
         json_decref(doc);
         return 0;
     }
     notes0 = im->notes->n;
-    ts_import_note(im->notes, "read as deepspeed_config (the file %s)", cfg->s);
+    ts_import_note(im->notes, "read as deepspeed_config (the file %.*s)", pw, cfg->s);
     if (ts_import_ds(im, doc, err) != 0) {
-        char d[TS_API_DETAIL_LEN];
-        int n =
-            snprintf(d, sizeof d, "the --deepspeed_config heredoc at line %u, %s: ", f->text.line,
-                     err->field);
-
-        if (n > 0 && (size_t)n < sizeof d) {
-            ts_utf8_copy(d + n, sizeof d - (size_t)n, err->detail);
-            memcpy(err->detail, d, sizeof d);
-        }
-        snprintf(err->field, sizeof err->field, MEGA_PTR);
         json_decref(doc);
+        if (err->status < 500 && err->field[0] != '\0') {
+            char d[TS_API_DETAIL_LEN];
+            int n = snprintf(d, sizeof d,
+                             "the --deepspeed_config heredoc at line %u, %s: ", f->text.line,
+                             err->field);
+
+            if (n > 0 && (size_t)n < sizeof d) {
+                ts_utf8_copy(d + n, sizeof d - (size_t)n, err->detail);
+                memcpy(err->detail, d, sizeof d);
+            }
+            snprintf(err->field, sizeof err->field, MEGA_PTR);
+        }
         return -1;
     }
     json_decref(doc);

@@ -185,14 +185,28 @@ int sh_keep_file(sh *s, const cbuf *path, const cbuf *body, unsigned line)
 
     if (word_set(s, &f.path, path->v, path->n, sh_first_taint(path->v, path->n), line) != 0)
         return -1;
-    if (word_set(s, &f.text, body->v, body->n, sh_first_taint(body->v, body->n), line) != 0) {
+    if (body == NULL) {
+        /* a text this reader does not expand: kept, as one not known */
+        memset(&f.text, 0, sizeof f.text);
+        f.text.text = calloc(1, 1);
+        if (f.text.text == NULL) {
+            free(f.path.text);
+            return sh_oom(s);
+        }
+        f.text.line = line;
+        f.text.why = TS_SHELL_UNSUPPORTED;
+        snprintf(f.text.why_name, sizeof f.text.why_name, "the heredoc");
+        f.text.why_line = line;
+    } else if (word_set(s, &f.text, body->v, body->n, sh_first_taint(body->v, body->n), line) !=
+               0) {
         free(f.path.text);
         return -1;
     }
     for (k = 0; k < s->nfiles && strcmp(s->files[k].path.text, f.path.text) != 0; k++)
         ;
-    if (k == TS_SHELL_FILES_MAX) { /* past the cap: the first paths are kept */
+    if (k == TS_SHELL_FILES_MAX) { /* past the cap: the first paths are kept, and said */
         file_free(&f);
+        s->files_dropped = true;
         return 0;
     }
     if (k == s->nfiles)
@@ -388,6 +402,11 @@ static void note_not_read(const sh *s, const ts_shell_cmd *cmd, ts_api_notes *no
     }
     if (s->skipped[0] != '\0')
         ts_import_note(notes, "%s: other files are not read: %s", s->member, s->skipped);
+    if (s->files_dropped)
+        ts_import_note(notes,
+                       "%s: the script writes more than %d files from heredocs; the first %d "
+                       "are kept",
+                       s->member, TS_SHELL_FILES_MAX, TS_SHELL_FILES_MAX);
     if (cmd->n == 0 && s->exit_line != 0)
         ts_import_note(notes, "%s: the script exits at line %u, before any training command",
                        s->member, s->exit_line);

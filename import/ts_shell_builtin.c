@@ -440,6 +440,20 @@ static int run_other(run *r, const char *name, fields *fs, const tok *heredoc, u
     return sh_consider(r, fs, line);
 }
 
+/* Whether a > redirection writes the standard output: the lexer drops an
+ * IO number (2>) with its word, so it is read back from the text (digits
+ * alone before the operator, at a word's start). */
+static bool to_stdout(const unit *u, const tok *t)
+{
+    size_t a = t->a;
+
+    while (a > 0 && u->s[a - 1] >= '0' && u->s[a - 1] <= '9')
+        a--;
+    if (a == t->a || (a > 0 && strchr(" \t\n;&|()", u->s[a - 1]) == NULL))
+        return true;
+    return t->a - a == 1 && u->s[a] == '1';
+}
+
 /* A simple command's tokens, found before anything runs. */
 typedef struct simple {
     size_t start;   /* its first token */
@@ -453,14 +467,25 @@ typedef struct simple {
 } simple;
 
 /* cat <<EOF > FILE: the file is kept (ts_shell_file), as an importer
- * may read a file by that name; nothing is written. */
+ * may read a file by that name; nothing is written.  A text this reader
+ * cannot expand (a construct it refuses) is no reason to refuse the
+ * script, as nothing may read the file: it is kept as unsupported.  Out of
+ * memory and the work bound stay fatal. */
 static int keep_file(run *r, const tok *heredoc, const tok *out, unsigned line)
 {
+    sh *s = r->sh;
+    ts_api_err saved = *s->err;
     cbuf path = { 0 }, body = { 0 };
     int rc = -1;
 
-    if (sh_expand(r, out->a, out->b, XM_JOIN, &path) == 0 && heredoc_body(r, heredoc, &body) == 0)
-        rc = sh_keep_file(r->sh, &path, &body, line);
+    if (sh_expand(r, out->a, out->b, XM_JOIN, &path) == 0) {
+        rc = heredoc_body(r, heredoc, &body) == 0 ? sh_keep_file(s, &path, &body, line) : -1;
+        if (rc != 0 && s->failed && s->err->status < 500 && s->work <= TS_SHELL_WORK_MAX) {
+            *s->err = saved;
+            s->failed = false;
+            rc = sh_keep_file(s, &path, NULL, line);
+        }
+    }
     sh_cb_free(&path);
     sh_cb_free(&body);
     return rc;
@@ -531,7 +556,7 @@ static void scan_simple(run *r, simple *sc)
                 sc->heredoc = t;
             r->i++;
             if (sh_cur(r)->type == T_WORD) {
-                if (t->op == O_GT || t->op == O_CLOBBER)
+                if ((t->op == O_GT || t->op == O_CLOBBER) && to_stdout(r->u, t))
                     sc->out = sh_cur(r);
                 r->i++;
             }

@@ -198,6 +198,7 @@ typedef struct sh {
     size_t ndir, dcap;
     ts_shell_file files[TS_SHELL_FILES_MAX];
     size_t nfiles;
+    bool files_dropped; /* heredoc files past TS_SHELL_FILES_MAX */
 } sh;
 
 enum { ST_TRUE = 0, ST_FALSE = 1, ST_UNKNOWN = 2, ST_ASSUMED = 3 };
@@ -313,7 +314,8 @@ int sh_nested(run *r, const cell *c, size_t n, var *pos, field *prefix, size_t n
 void sh_undecided(run *r, unsigned line);
 void sh_skipped(sh *s, const char *what, const char *arg, unsigned line);
 int sh_consider(run *r, const fields *fs, unsigned line);
-/* cat <<EOF > FILE: keep FILE's path and text (ts_shell_file). */
+/* cat <<EOF > FILE: keep FILE's path and text (ts_shell_file); body NULL:
+ * a text this reader cannot expand. */
 int sh_keep_file(sh *s, const cbuf *path, const cbuf *body, unsigned line);
 
 #endif /* TS_SHELL_INT_H */

@@ -286,6 +286,7 @@ START_TEST(test_heredoc_files)
         "cat > lit.json <<'EOF'\n{\"x\": \"$S\"}\nEOF\n"
         "cat <<EOT > ds.json\n{\"stage\": $S, \"t\": $TBS}\nEOT\n"
         "cat a.txt <<EOT > other.json\n1\nEOT\n"
+        "cat <<EOT 2>/dev/null >> app.json\n1\nEOT\n"
         "deepspeed pretrain_gpt.py --deepspeed_config $CFG\n";
     ts_api_notes notes;
     ts_api_err err;
@@ -304,6 +305,39 @@ START_TEST(test_heredoc_files)
     ck_assert_str_eq(cmd.files[1].path.text, "lit.json");
     ck_assert_str_eq(cmd.files[1].text.text, "{\"x\": \"$S\"}\n");
     ck_assert_int_eq(cmd.files[1].text.why, TS_SHELL_KNOWN);
+    ts_shell_free(&cmd);
+}
+END_TEST
+
+/* Only fd 1's target is the file (the lexer drops 2>'s IO number); a
+ * text this reader refuses (${}: bad substitution) keeps the file as
+ * unsupported instead of refusing the script; past TS_SHELL_FILES_MAX
+ * paths a note says the rest were not kept. */
+START_TEST(test_heredoc_files_edges)
+{
+    static const char text[] = "cat <<EOT > ds.json 2>/dev/null\n{}\nEOT\n"
+                               "cat 1>one.json <<EOT\n1\nEOT\n"
+                               "cat <<EOT > bad.json\n${}\nEOT\n"
+                               "cat <<EOT > four.json\n4\nEOT\n"
+                               "cat <<EOT > five.json\n5\nEOT\n"
+                               "deepspeed pretrain_gpt.py --a 1\n";
+    ts_api_notes notes;
+    ts_api_err err;
+    ts_shell_cmd cmd;
+    size_t k;
+    bool said = false;
+
+    memset(&notes, 0, sizeof notes);
+    ck_assert_int_eq(ts_shell_read(text, strlen(text), "/megatron_args", &cmd, &notes, &err), 1);
+    ck_assert_uint_eq(cmd.nfiles, 4);
+    ck_assert_str_eq(cmd.files[0].path.text, "ds.json");
+    ck_assert_str_eq(cmd.files[1].path.text, "one.json");
+    ck_assert_str_eq(cmd.files[2].path.text, "bad.json");
+    ck_assert_int_eq(cmd.files[2].text.why, TS_SHELL_UNSUPPORTED);
+    ck_assert_str_eq(cmd.files[3].path.text, "four.json");
+    for (k = 0; k < notes.n; k++)
+        said = said || strstr(notes.text[k], "more than 4 files from heredocs") != NULL;
+    ck_assert(said);
     ts_shell_free(&cmd);
 }
 END_TEST
@@ -408,6 +442,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_directives);
     tcase_add_test(tc, test_why_text);
     tcase_add_test(tc, test_heredoc_files);
+    tcase_add_test(tc, test_heredoc_files_edges);
     tcase_add_test(tc, test_text_cap);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
