@@ -122,6 +122,16 @@ static int layout_ds_zero(ts_import *im, const mega_val *v, ts_api_notes *notes,
                     : v[M_ZERO_STAGE].set ? v[M_ZERO_STAGE].i
                                           : 1;
 
+    if (!from_ds && v[M_ZERO_STAGE].unknown != NULL) {
+        char why[TS_API_NOTE_LEN];
+
+        ts_shell_why_text(v[M_ZERO_STAGE].unknown, why, sizeof why);
+        ts_api_err_set(err, TS_PROB_INVALID_VALUE, MEGA_PTR,
+                       "megatron_args line %u: --zero-stage needs %s (or send deepspeed_config)",
+                       v[M_ZERO_STAGE].line, why);
+        return -1;
+    }
+
     if (v[M_DIST_OPT].set || v[M_MFSDP].set || v[M_TFSDP].set)
         ts_import_note(notes, "megatron_args: --use-distributed-optimizer, --use-megatron-fsdp "
                               "and --use-torch-fsdp2 are ignored under --deepspeed (DeepSpeed's "

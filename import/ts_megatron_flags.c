@@ -314,9 +314,11 @@ static int unknown_value(const ts_import *im, mega_id id, const ts_shell_word *f
     }
     if (fi != TS_FI_COUNT && im->req_has[fi])
         return 1; /* the request's value stands; this one is not needed */
-    /* Megatron-DeepSpeed: the config file's path is only named in a note,
-     * and a deepspeed_config sent with the request gives the stage. */
-    if (id == M_DS_CONFIG || (id == M_ZERO_STAGE && ts_import_from(im, TS_FI_ZERO, TS_SRC_DS))) {
+    /* Megatron-DeepSpeed: the config file's path is only named in a note
+     * (or matched to a heredoc), and --zero-stage is needed only when no
+     * deepspeed_config (the request's, or a heredoc's read later) gives
+     * the stage: layout_ds_zero decides. */
+    if (id == M_DS_CONFIG || id == M_ZERO_STAGE) {
         vals[id].set = true;
         vals[id].s = "(not known)";
         vals[id].unknown = v;
