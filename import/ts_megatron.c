@@ -46,6 +46,7 @@
  * Every flag that is not mapped is reported in a note, never dropped
  * silently; a value that is not what the flag takes is a 400.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -165,42 +166,52 @@ static int layout_ds_zero(ts_import *im, const mega_val *v, ts_api_notes *notes,
     return 0;
 }
 
+/* s (a buffer of size bytes, at most TS_API_DETAIL_LEN) becomes the
+ * printf head + s + tail, s cut on a UTF-8 boundary to fit; left as it is
+ * when head and tail alone do not fit. */
+static void text_wrap(char *s, size_t size, const char *tail, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static void text_wrap(char *s, size_t size, const char *tail, const char *fmt, ...)
+{
+    char buf[TS_API_DETAIL_LEN];
+    size_t t = strlen(tail), m;
+    va_list ap;
+    int n;
+
+    if (size > sizeof buf)
+        return;
+    va_start(ap, fmt);
+    n = vsnprintf(buf, size, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n + t >= size)
+        return;
+    m = ts_utf8_copy(buf + n, size - (size_t)n - t, s);
+    memcpy(buf + (size_t)n + m, tail, t + 1);
+    memcpy(s, buf, (size_t)n + m + t + 1);
+}
+
 /* What a --deepspeed_config heredoc set is the request's deepspeed_config
  * in all but name: the origins and the notes it left say where it came
  * from (an error or a later check then names /megatron_args). */
 static void ds_heredoc_relabel(ts_import *im, size_t notes0, unsigned line)
 {
-    char buf[TS_API_NOTE_LEN];
     size_t k;
 
     for (k = 0; k < TS_FI_COUNT; k++)
-        if (im->vals[k] != NULL && im->src[k] == TS_SRC_DS) {
-            char o[TS_IMPORT_ORIGIN_LEN];
-            int n =
-                snprintf(o, sizeof o, MEGA_PTR " (the --deepspeed_config heredoc, line %u: ", line);
-
-            if (n > 0 && (size_t)n < sizeof o) {
-                size_t m = ts_utf8_copy(o + n, sizeof o - (size_t)n - 1, im->origin[k]);
-
-                o[(size_t)n + m] = ')';
-                o[(size_t)n + m + 1] = '\0';
-                memcpy(im->origin[k], o, sizeof o);
-            }
-        }
+        if (im->vals[k] != NULL && im->src[k] == TS_SRC_DS)
+            text_wrap(im->origin[k], sizeof im->origin[k], ")",
+                      MEGA_PTR " (the --deepspeed_config heredoc, line %u: ", line);
     if (im->gas_src == TS_SRC_DS)
         snprintf(im->gas_origin, sizeof im->gas_origin,
                  MEGA_PTR
                  " (the --deepspeed_config heredoc's gradient_accumulation_steps, line %u)",
                  line);
-    for (k = notes0; k < im->notes->n; k++) {
-        int n = snprintf(buf, sizeof buf,
-                         "megatron_args, the --deepspeed_config heredoc at line %u: ", line);
-
-        if (n > 0 && (size_t)n < sizeof buf) {
-            ts_utf8_copy(buf + n, sizeof buf - (size_t)n, im->notes->text[k]);
-            memcpy(im->notes->text[k], buf, sizeof buf);
-        }
-    }
+    for (k = notes0; k < im->notes->n; k++)
+        text_wrap(im->notes->text[k], sizeof im->notes->text[k], "",
+                  "megatron_args, the --deepspeed_config heredoc at line %u: ", line);
 }
 
 /* A path as written, without leading "./" (./ds_config.json is the
@@ -279,15 +290,8 @@ static int ds_heredoc(ts_import *im, const ts_shell_cmd *cmd, const mega_val *cf
     if (ts_import_ds(im, doc, err) != 0) {
         json_decref(doc);
         if (err->status < 500 && err->field[0] != '\0') {
-            char d[TS_API_DETAIL_LEN];
-            int n = snprintf(d, sizeof d,
-                             "the --deepspeed_config heredoc at line %u, %s: ", f->text.line,
-                             err->field);
-
-            if (n > 0 && (size_t)n < sizeof d) {
-                ts_utf8_copy(d + n, sizeof d - (size_t)n, err->detail);
-                memcpy(err->detail, d, sizeof d);
-            }
+            text_wrap(err->detail, sizeof err->detail, "",
+                      "the --deepspeed_config heredoc at line %u, %s: ", f->text.line, err->field);
             snprintf(err->field, sizeof err->field, MEGA_PTR);
         }
         return -1;
