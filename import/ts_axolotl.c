@@ -342,24 +342,11 @@ static int ax_liger(ts_import *im, const ts_import_obj *o, ts_api_err *err)
                        AX_PTR "/liger_fused_linear_cross_entropy: the fused loss never holds "
                               "the logits, which trainsize's loss phase still counts (an "
                               "over-estimate of the loss peak)");
-    if (on[0] && on[1] && (on[2] || on[3])) {
-        /* liger_kernels is framework hf's; ax_parallel, which runs first,
-         * has made a config naming DeepSpeed framework deepspeed, which
-         * has no such input. */
-        const char *fw = json_string_value(im->vals[TS_FI_FRAMEWORK]);
-
-        if (fw != NULL && strcmp(fw, "hf") != 0) {
-            /* Its kernels still fuse the norms, rotary and SwiGLU the
-             * eager layer (ax_compile) would charge. */
-            ts_import_note(im->notes, AX_PTR "/plugins: the Liger kernels under DeepSpeed: "
-                                             "liger_kernels is framework hf's, so the layers "
-                                             "are costed as fused (layer_impl) instead");
-            return ts_import_set_str(im, TS_FI_LAYER_IMPL, "fused", TS_SRC_AXOLOTL,
-                                     AX_PTR "/plugins", err);
-        }
+    /* Under a final framework other than hf (DeepSpeed, Megatron) the
+     * late rule, ts_import_liger_late, withdraws it for fused layers. */
+    if (on[0] && on[1] && (on[2] || on[3]))
         return ts_import_set_bool(im, TS_FI_LIGER_KERNELS, true, TS_SRC_AXOLOTL, AX_PTR "/plugins",
                                   err);
-    }
     if (on[0] || on[1] || on[2] || on[3])
         ts_import_note(im->notes,
                        AX_PTR ": only some of liger_rope, liger_rms_norm and "

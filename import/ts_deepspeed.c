@@ -447,20 +447,6 @@ int ts_import_ds(ts_import *im, const json_t *cfg, ts_api_err *err)
     if (ts_import_set_str(im, TS_FI_FRAMEWORK, "deepspeed", TS_SRC_DS, "/deepspeed_config", err) !=
         0)
         return -1;
-    /* An earlier import's liger_kernels (axolotl's LigerPlugin) is
-     * framework hf's: under DeepSpeed it is withdrawn, and said; its
-     * kernels still fuse the norms, rotary and SwiGLU, so the layers are
-     * costed as fused. */
-    if (json_is_true(im->vals[TS_FI_LIGER_KERNELS])) {
-        ts_import_note(im->notes, "/deepspeed_config: the Liger kernels under DeepSpeed: "
-                                  "liger_kernels is framework hf's, so the layers are costed as "
-                                  "fused (layer_impl) instead");
-        if (ts_import_set_bool(im, TS_FI_LIGER_KERNELS, false, TS_SRC_DS, "/deepspeed_config",
-                               err) != 0 ||
-            ts_import_set_str(im, TS_FI_LAYER_IMPL, "fused", TS_SRC_DS, "/deepspeed_config", err) !=
-                0)
-            return -1;
-    }
     if ((rc = ds_int(im, &root, "train_micro_batch_size_per_gpu", 1, 1048576, "micro_batch",
                      TS_DS_AUTO_MICRO, &v, err)) < 0)
         return -1;

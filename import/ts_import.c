@@ -557,9 +557,10 @@ int ts_import_liger_late(ts_import *im, const json_t *framework, const json_t *l
         return 0;
     snprintf(origin, sizeof origin, "%s", im->origin[TS_FI_LIGER_KERNELS]);
     ts_import_note(im->notes,
-                   "%s: the Liger kernels under framework %s: liger_kernels is framework hf's, so "
-                   "the layers are costed as fused (layer_impl) instead",
-                   origin, json_string_value(fw));
+                   "%s: the Liger kernels under framework %s (%s): liger_kernels is framework "
+                   "hf's, so the layers are costed as fused (layer_impl) instead",
+                   origin, json_string_value(fw),
+                   framework != NULL ? "the request's" : im->origin[TS_FI_FRAMEWORK]);
     /* The same import's own values, replaced (not a clash between two). */
     json_decref(im->vals[TS_FI_LIGER_KERNELS]);
     im->vals[TS_FI_LIGER_KERNELS] = json_false();

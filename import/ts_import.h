@@ -107,11 +107,14 @@ static inline bool ts_import_from(const ts_import *im, ts_field_id fi, ts_api_sr
 int ts_import_dtype16(ts_import *im, const json_t *framework, const json_t *zero,
                       const json_t *precision, const json_t *master, const json_t *opt_prec,
                       const json_t *lora_rank, ts_api_err *err);
-/* After every import: an import's liger_kernels (axolotl's LigerPlugin,
- * LLaMA-Factory's enable_liger_kernel) under a final framework other
- * than hf (the request's) is withdrawn and the layers costed as fused, as
- * a deepspeed_config import does, unless the request gives liger_kernels
- * (or layer_impl) itself.  0, or -1 out of memory. */
+/* After every import, the one place the rule lives: an import's
+ * liger_kernels (axolotl's LigerPlugin, LLaMA-Factory's
+ * enable_liger_kernel) under a final framework other than hf (the
+ * request's, or an import's: a deepspeed_config, a config's own
+ * deepspeed key) is withdrawn, said with where that framework came from,
+ * and the layers costed as fused (Liger's kernels still fuse the norms,
+ * rotary and SwiGLU), unless the request gives liger_kernels (or
+ * layer_impl) itself.  0, or -1 out of memory. */
 int ts_import_liger_late(ts_import *im, const json_t *framework, const json_t *liger,
                          const json_t *layer_impl, ts_api_err *err);
 /* After every import, with the same final framework and zero: a base the

@@ -642,14 +642,14 @@ static int lf_checkpointing(ts_import *im, const ts_import_obj *o, ts_api_err *e
  * apply_liger_kernel): Liger's RMSNorm, RoPE and SwiGLU, and for sft and
  * pt its fused linear cross-entropy, which keeps no logits (a note:
  * trainsize's loss phase still counts them).  Under DeepSpeed, where
- * liger_kernels is not an input, the layers are costed as fused.
+ * liger_kernels is not an input, ts_import_liger_late costs the layers
+ * as fused.
  * torch_compile (the Trainer's) fuses the elementwise ops too; otherwise
  * transformers' modules run eager, sent so that a DeepSpeed config keeps
  * it. */
 static int lf_kernels(ts_import *im, const ts_import_obj *o, ts_api_err *err)
 {
     bool liger = false, compile = false, unsloth = false;
-    const char *fw = json_string_value(im->vals[TS_FI_FRAMEWORK]);
     int rc;
 
     if (ts_import_bool(o, "enable_liger_kernel", &liger, err) < 0 ||
@@ -664,14 +664,9 @@ static int lf_kernels(ts_import *im, const ts_import_obj *o, ts_api_err *err)
         ts_import_note(im->notes, LF_PTR "/enable_liger_kernel: the fused linear cross-entropy "
                                          "never holds the logits, which trainsize's loss phase "
                                          "still counts (an over-estimate of the loss peak)");
-        if (fw == NULL || strcmp(fw, "hf") == 0)
-            return ts_import_set_bool(im, TS_FI_LIGER_KERNELS, true, TS_SRC_LLAMAFACTORY,
-                                      LF_PTR "/enable_liger_kernel", err);
-        ts_import_note(im->notes, LF_PTR "/enable_liger_kernel under DeepSpeed: liger_kernels is "
-                                         "framework hf's, so the layers are costed as fused "
-                                         "(layer_impl) instead");
-        return ts_import_set_str(im, TS_FI_LAYER_IMPL, "fused", TS_SRC_LLAMAFACTORY,
-                                 LF_PTR "/enable_liger_kernel", err);
+        /* Under a final framework other than hf, ts_import_liger_late. */
+        return ts_import_set_bool(im, TS_FI_LIGER_KERNELS, true, TS_SRC_LLAMAFACTORY,
+                                  LF_PTR "/enable_liger_kernel", err);
     }
     return ts_import_set_str(im, TS_FI_LAYER_IMPL, compile ? "fused" : "eager", TS_SRC_LLAMAFACTORY,
                              rc > 0 ? LF_PTR "/torch_compile" : LF_PTR, err);
