@@ -431,14 +431,9 @@ static int apply_imports(const json_t *const *imp, const ts_catalogue_entry *cat
     if (imp[TS_IMP_MEGA] != NULL && ts_import_mega(im, json_string_value(imp[TS_IMP_MEGA]),
                                                    json_string_length(imp[TS_IMP_MEGA]), err) != 0)
         return -1;
-    /* A config's 16-bit model dtype, once every import and the request
-     * have said which framework and zero the run has. */
-    if (ts_import_dtype16(im, given[TS_FI_FRAMEWORK], given[TS_FI_ZERO], given[TS_FI_PRECISION],
-                          given[TS_FI_MASTER_WEIGHTS], given[TS_FI_OPTIMIZER_PRECISION],
-                          given[TS_FI_LORA_RANK], err) != 0 ||
-        ts_import_check_sharded(im, given[TS_FI_FRAMEWORK], given[TS_FI_ZERO], err) != 0 ||
-        ts_import_liger_late(im, given[TS_FI_FRAMEWORK], given[TS_FI_LIGER_KERNELS],
-                             given[TS_FI_LAYER_IMPL], err) != 0)
+    /* What depends on the final framework and zero, once every import
+     * and the request have said which the run has. */
+    if (ts_import_settle(im, given, err) != 0)
         return -1;
     for (i = 0; i < TS_FI_COUNT; i++) {
         if (im->vals[i] == NULL)

@@ -343,7 +343,7 @@ static int ax_liger(ts_import *im, const ts_import_obj *o, ts_api_err *err)
                               "the logits, which trainsize's loss phase still counts (an "
                               "over-estimate of the loss peak)");
     /* Under a final framework other than hf (DeepSpeed, Megatron) the
-     * late rule, ts_import_liger_late, withdraws it for fused layers. */
+     * late rule, ts_import_settle, withdraws it for fused layers. */
     if (on[0] && on[1] && (on[2] || on[3]))
         return ts_import_set_bool(im, TS_FI_LIGER_KERNELS, true, TS_SRC_AXOLOTL, AX_PTR "/plugins",
                                   err);
@@ -401,7 +401,7 @@ static int ax_compile(ts_import *im, const ts_import_obj *o, ts_api_err *err)
  * precision is on (accelerate@16cb6eb8 accelerator.py prepare_model,
  * utils/fsdp_utils.py fsdp2_prepare_model), as DeepSpeed keeps fp32
  * partitions: the master copy stays there.  Recorded here, decided by
- * ts_import_dtype16 once the framework and zero are final. */
+ * ts_import_settle once the framework and zero are final. */
 static int ax_pure16(ts_import *im, const ts_import_obj *o, const char *key, ts_api_err *err)
 {
     static const char *const cast_attn[] = { "flash_attention", "flex_attention",

@@ -437,12 +437,13 @@ bool ts_import_hf_optim_torch(const char *name)
  * their config says (import/ts_axolotl.c ax_pure16,
  * import/ts_llamafactory.c lf_precision); a build without libyaml never sets
  * d16. */
-int ts_import_dtype16(ts_import *im, const json_t *framework, const json_t *zero,
-                      const json_t *precision, const json_t *master, const json_t *opt_prec,
-                      const json_t *lora_rank, ts_api_err *err)
+/* What a config's 16-bit model dtype (d16) means for the master copy and
+ * the moments, now that the framework and zero are known. */
+static int settle_dtype16(ts_import *im, const json_t *fw, const json_t *z,
+                          const json_t *const *given, ts_api_err *err)
 {
-    const json_t *fw = framework != NULL ? framework : im->vals[TS_FI_FRAMEWORK];
-    const json_t *z = zero != NULL ? zero : im->vals[TS_FI_ZERO];
+    const json_t *precision = given[TS_FI_PRECISION], *master = given[TS_FI_MASTER_WEIGHTS];
+    const json_t *opt_prec = given[TS_FI_OPTIMIZER_PRECISION], *lora_rank = given[TS_FI_LORA_RANK];
 
     /* LLaMA-Factory refuses pure_bf16 under DeepSpeed ZeRO-3
      * (hparams/parser.py: "`pure_bf16` is incompatible with DeepSpeed
@@ -522,11 +523,10 @@ int ts_import_apply_steps(ts_api_req *req, const ts_import *im, ts_api_err *err)
     return 0;
 }
 
-int ts_import_check_sharded(const ts_import *im, const json_t *framework, const json_t *zero,
-                            ts_api_err *err)
+/* A base the config's trainer will not shard (q8_origin) under FSDP (hf,
+ * zero >= 1) or ZeRO-3 is a 400 there. */
+static int settle_sharded(const ts_import *im, const json_t *fw, const json_t *z, ts_api_err *err)
 {
-    const json_t *fw = framework != NULL ? framework : im->vals[TS_FI_FRAMEWORK];
-    const json_t *z = zero != NULL ? zero : im->vals[TS_FI_ZERO];
     const char *f = json_string_value(fw);
     double zv = json_is_number(z) ? json_number_value(z) : 0;
 
@@ -545,10 +545,16 @@ int ts_import_check_sharded(const ts_import *im, const json_t *framework, const 
     return 0;
 }
 
-int ts_import_liger_late(ts_import *im, const json_t *framework, const json_t *liger,
-                         const json_t *layer_impl, ts_api_err *err)
+/* The one place the rule lives: an import's liger_kernels (axolotl's
+ * LigerPlugin, LLaMA-Factory's enable_liger_kernel) under a final
+ * framework other than hf is withdrawn, said with where that framework
+ * came from, and the layers costed as fused (Liger's kernels still fuse
+ * the norms, rotary and SwiGLU), unless the request gives liger_kernels
+ * (or layer_impl) itself. */
+static int settle_liger(ts_import *im, const json_t *fw, const json_t *const *given,
+                        ts_api_err *err)
 {
-    const json_t *fw = framework != NULL ? framework : im->vals[TS_FI_FRAMEWORK];
+    const json_t *liger = given[TS_FI_LIGER_KERNELS], *layer_impl = given[TS_FI_LAYER_IMPL];
     char origin[TS_IMPORT_ORIGIN_LEN];
     ts_api_src src = im->src[TS_FI_LIGER_KERNELS];
 
@@ -560,7 +566,7 @@ int ts_import_liger_late(ts_import *im, const json_t *framework, const json_t *l
                    "%s: the Liger kernels under framework %s (%s): liger_kernels is framework "
                    "hf's, so the layers are costed as fused (layer_impl) instead",
                    origin, json_string_value(fw),
-                   framework != NULL ? "the request's" : im->origin[TS_FI_FRAMEWORK]);
+                   given[TS_FI_FRAMEWORK] != NULL ? "the request's" : im->origin[TS_FI_FRAMEWORK]);
     /* The same import's own values, replaced (not a clash between two). */
     json_decref(im->vals[TS_FI_LIGER_KERNELS]);
     im->vals[TS_FI_LIGER_KERNELS] = json_false();
@@ -577,4 +583,16 @@ int ts_import_liger_late(ts_import *im, const json_t *framework, const json_t *l
         snprintf(im->origin[TS_FI_LAYER_IMPL], sizeof im->origin[TS_FI_LAYER_IMPL], "%s", origin);
     }
     return 0;
+}
+
+int ts_import_settle(ts_import *im, const json_t *const *given, ts_api_err *err)
+{
+    /* The final framework and zero: the request's, else the imports'. */
+    const json_t *fw =
+        given[TS_FI_FRAMEWORK] != NULL ? given[TS_FI_FRAMEWORK] : im->vals[TS_FI_FRAMEWORK];
+    const json_t *z = given[TS_FI_ZERO] != NULL ? given[TS_FI_ZERO] : im->vals[TS_FI_ZERO];
+
+    if (settle_dtype16(im, fw, z, given, err) != 0 || settle_sharded(im, fw, z, err) != 0)
+        return -1;
+    return settle_liger(im, fw, given, err);
 }

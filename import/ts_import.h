@@ -73,7 +73,7 @@ typedef struct ts_import {
      * it would not use (megatron_args' vocabulary, a value it cannot
      * read). */
     bool req_has[TS_FI_COUNT];
-    /* A config's model dtype without a wrapper (ts_import_dtype16):
+    /* A config's model dtype without a wrapper (ts_import_settle):
      * "bf16" / "fp16" or "" (none), decided once every import and the
      * request have set the framework and zero.  axolotl's bf16/fp16
      * without FSDP or DeepSpeed, LLaMA-Factory's pure_bf16. */
@@ -88,7 +88,7 @@ typedef struct ts_import {
     char d16_opt_origin[TS_IMPORT_ORIGIN_LEN]; /* of optimizer_precision bf16 */
     /* A config's 8-bit bitsandbytes base, which its trainer refuses to
      * shard (LLaMA-Factory): the key's pointer, "" when none
-     * (ts_import_check_sharded). */
+     * (ts_import_settle). */
     char q8_origin[TS_IMPORT_ORIGIN_LEN];
 } ts_import;
 
@@ -99,29 +99,13 @@ static inline bool ts_import_from(const ts_import *im, ts_field_id fi, ts_api_sr
     return im->vals[fi] != NULL && im->src[fi] == src;
 }
 
-/* After every import: what a config's 16-bit model dtype (d16) means
- * for the master copy and the moments, now that the framework and zero
- * are known (the request's own framework, zero, precision,
- * master_weights, optimizer_precision and lora_rank, NULL when it gives
- * none).  0, or -1 with err set. */
-int ts_import_dtype16(ts_import *im, const json_t *framework, const json_t *zero,
-                      const json_t *precision, const json_t *master, const json_t *opt_prec,
-                      const json_t *lora_rank, ts_api_err *err);
-/* After every import, the one place the rule lives: an import's
- * liger_kernels (axolotl's LigerPlugin, LLaMA-Factory's
- * enable_liger_kernel) under a final framework other than hf (the
- * request's, or an import's: a deepspeed_config, a config's own
- * deepspeed key) is withdrawn, said with where that framework came from,
- * and the layers costed as fused (Liger's kernels still fuse the norms,
- * rotary and SwiGLU), unless the request gives liger_kernels (or
- * layer_impl) itself.  0, or -1 out of memory. */
-int ts_import_liger_late(ts_import *im, const json_t *framework, const json_t *liger,
-                         const json_t *layer_impl, ts_api_err *err);
-/* After every import, with the same final framework and zero: a base the
- * config's trainer will not shard (q8_origin) under FSDP (hf, zero >= 1)
- * or ZeRO-3 is a 400 there.  0, or -1 with err set. */
-int ts_import_check_sharded(const ts_import *im, const json_t *framework, const json_t *zero,
-                            ts_api_err *err);
+/* After every import, once the framework and zero are final (the
+ * request's given[fi], NULL where it gives none, else the imports'):
+ * what a config's 16-bit model dtype means for the master copy and the
+ * moments, a base the config's trainer will not shard (a 400), and an
+ * import's Liger kernels under a framework other than hf (withdrawn, the
+ * layers costed as fused).  0, or -1 with err set. */
+int ts_import_settle(ts_import *im, const json_t *const *given, ts_api_err *err);
 void ts_import_free(ts_import *im);
 
 /* Propose v (reference stolen) for member fi.  A later import that

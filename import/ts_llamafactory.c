@@ -26,7 +26,7 @@
  * master): with bf16/fp16 autocast that is trainsize's master copy under
  * hf, the default.  pure_bf16 trains bf16 parameters with no autocast, so
  * nothing upcasts them under FSDP either: no master copy, and a full
- * fine-tune's torch AdamW moments in bf16 (ts_import_dtype16).
+ * fine-tune's torch AdamW moments in bf16 (ts_import_settle).
  *
  * Methods trainsize does not model are a 400 at their key: the freeze
  * and OFT fine-tuning types, DoRA, the rm/ppo/dpo/kto stages (a value
@@ -404,7 +404,7 @@ static int lf_method(ts_import *im, const ts_import_obj *o, bool *lora, ts_api_e
  * there is no autocast: a full fine-tune's parameters, cast to fp32, run
  * in fp32 (precision fp32); LoRA's frozen base keeps its checkpoint's
  * dtype, which the config does not say (a note).
- * pure_bf16 records the 16-bit rule for ts_import_dtype16: no master
+ * pure_bf16 records the 16-bit rule for ts_import_settle: no master
  * copy, and a full fine-tune's moments bf16 with torch's AdamW or Lion
  * (the Trainer's default optim is torch's AdamW).  Under the Trainer's
  * own fsdp option without bf16 accelerate runs FSDP with no mixed
@@ -642,7 +642,7 @@ static int lf_checkpointing(ts_import *im, const ts_import_obj *o, ts_api_err *e
  * apply_liger_kernel): Liger's RMSNorm, RoPE and SwiGLU, and for sft and
  * pt its fused linear cross-entropy, which keeps no logits (a note:
  * trainsize's loss phase still counts them).  Under DeepSpeed, where
- * liger_kernels is not an input, ts_import_liger_late costs the layers
+ * liger_kernels is not an input, ts_import_settle costs the layers
  * as fused.
  * torch_compile (the Trainer's) fuses the elementwise ops too; otherwise
  * transformers' modules run eager, sent so that a DeepSpeed config keeps
@@ -664,7 +664,7 @@ static int lf_kernels(ts_import *im, const ts_import_obj *o, ts_api_err *err)
         ts_import_note(im->notes, LF_PTR "/enable_liger_kernel: the fused linear cross-entropy "
                                          "never holds the logits, which trainsize's loss phase "
                                          "still counts (an over-estimate of the loss peak)");
-        /* Under a final framework other than hf, ts_import_liger_late. */
+        /* Under a final framework other than hf, ts_import_settle. */
         return ts_import_set_bool(im, TS_FI_LIGER_KERNELS, true, TS_SRC_LLAMAFACTORY,
                                   LF_PTR "/enable_liger_kernel", err);
     }
