@@ -17,8 +17,8 @@
  * Trainer and accelerate, so the framework is hf (FSDP underneath: zero
  * 3), deepspeed when a DeepSpeed config is named.
  *
- * Built without libyaml (meson finds no yaml-0.1), axolotl_config is a
- * 400 saying so.
+ * Built only with libyaml (meson's yaml-0.1); without it
+ * ts_import_noyaml.c makes axolotl_config a 400 saying so.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,21 +28,6 @@
 #include "ts_import.h"
 
 #define AX_PTR "/axolotl_config"
-
-#ifndef TS_HAVE_YAML
-
-int ts_import_axolotl(ts_import *im, const char *yaml, size_t len, ts_api_err *err)
-{
-    (void)im;
-    (void)yaml;
-    (void)len;
-    ts_api_err_set(err, TS_PROB_UNSUPPORTED_CONFIG, AX_PTR,
-                   "this build has no YAML support (libyaml); send the settings "
-                   "as request members instead");
-    return -1;
-}
-
-#else
 
 #include "ts_yaml.h"
 
@@ -614,5 +599,3 @@ int ts_import_axolotl(ts_import *im, const char *yaml, size_t len, ts_api_err *e
 {
     return ts_yaml_import(im, yaml, len, "axolotl_config", ax_map, err);
 }
-
-#endif /* TS_HAVE_YAML */

@@ -193,12 +193,19 @@ int ts_import_hf_from(ts_import *im, const json_t *cfg, const char *base, ts_api
                       ts_api_err *err);
 int ts_import_ds(ts_import *im, const json_t *cfg, ts_api_err *err);
 int ts_import_mega(ts_import *im, const char *args, size_t len, ts_api_err *err);
-/* 400 unsupported-config when built without libyaml. */
+#ifdef TS_HAVE_YAML
 int ts_import_axolotl(ts_import *im, const char *yaml, size_t len, ts_api_err *err);
-/* 400 unsupported-config when built without libyaml. */
 int ts_import_llamafactory(ts_import *im, const char *yaml, size_t len, ts_api_err *err);
-/* 400 unsupported-config when built without libyaml. */
 int ts_import_nemo(ts_import *im, const char *yaml, size_t len, ts_api_err *err);
+#else
+/* Built without libyaml (meson finds no yaml-0.1), as curl stubs a
+ * feature it was built without: each YAML member is a 400
+ * unsupported-config naming it (ts_import_noyaml.c).  -1, err set. */
+int ts_import_no_yaml(const char *ptr, ts_api_err *err);
+#define ts_import_axolotl(im, yaml, len, err)      ts_import_no_yaml("/axolotl_config", (err))
+#define ts_import_llamafactory(im, yaml, len, err) ts_import_no_yaml("/llamafactory_config", (err))
+#define ts_import_nemo(im, yaml, len, err)         ts_import_no_yaml("/nemo_config", (err))
+#endif
 
 /* Supported Hugging Face model_type values, NULL-terminated. */
 extern const char *const ts_import_hf_types[];

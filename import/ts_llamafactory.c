@@ -43,21 +43,6 @@
 
 #define LF_PTR "/llamafactory_config"
 
-#ifndef TS_HAVE_YAML
-
-int ts_import_llamafactory(ts_import *im, const char *yaml, size_t len, ts_api_err *err)
-{
-    (void)im;
-    (void)yaml;
-    (void)len;
-    ts_api_err_set(err, TS_PROB_UNSUPPORTED_CONFIG, LF_PTR,
-                   "this build has no YAML support (libyaml); send the settings "
-                   "as request members instead");
-    return -1;
-}
-
-#else
-
 #include "ts_yaml.h"
 
 /* A string key whose value must be one of a list; 1 present, 0 absent. */
@@ -756,5 +741,3 @@ int ts_import_llamafactory(ts_import *im, const char *yaml, size_t len, ts_api_e
 {
     return ts_yaml_import(im, yaml, len, "llamafactory_config", lf_map, err);
 }
-
-#endif /* TS_HAVE_YAML */

@@ -36,7 +36,8 @@
  * Keys this does not read are listed in a note, except those known to
  * change nothing modelled here (learning rate, fusions, logging).
  *
- * Built without libyaml, nemo_config is a 400 saying so.
+ * Built only with libyaml; without it ts_import_noyaml.c makes
+ * nemo_config a 400 saying so.
  *
  * This file: the interpolations, the typed getters, trainer:, the keys
  * not read and the entry point; model:'s shape, layout and vocabulary are
@@ -51,21 +52,6 @@
 #include "ts_ckd.h"
 #include "ts_import.h"
 #include "ts_nemo_int.h"
-
-#ifndef TS_HAVE_YAML
-
-int ts_import_nemo(ts_import *im, const char *yaml, size_t len, ts_api_err *err)
-{
-    (void)im;
-    (void)yaml;
-    (void)len;
-    ts_api_err_set(err, TS_PROB_UNSUPPORTED_CONFIG, NEMO_PTR,
-                   "this build has no YAML support (libyaml); send the settings "
-                   "as request members instead");
-    return -1;
-}
-
-#else
 
 #include "ts_yaml.h"
 
@@ -558,5 +544,3 @@ int ts_import_nemo(ts_import *im, const char *yaml, size_t len, ts_api_err *err)
 {
     return ts_yaml_import(im, yaml, len, "nemo_config", nemo_map, err);
 }
-
-#endif /* TS_HAVE_YAML */
