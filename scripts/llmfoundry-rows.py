@@ -54,6 +54,8 @@ import re
 import subprocess
 import sys
 
+from rowsfile import rows_text
+
 README = ("scripts/train/benchmarking/README.md", "495218376")
 RUNLOG = ("scripts/train/benchmarking/h100new.csv", "beb8dee69")
 SWEEP838 = ("scripts/train/benchmarking/sweep.py", "5e85bd62d")
@@ -217,12 +219,6 @@ def extract(repo):
                  "for each input; `assumed` gives the reason for an input no record holds.",
     }
     write_rows(out, rows)
-
-
-def rows_text(head, rows):
-    """One row per line: the file stays reviewable and diffs row by row."""
-    return (json.dumps(head, indent=1)[:-2] + ',\n "rows": [\n' +
-            ",\n".join("  " + json.dumps(r) for r in rows) + "\n ]\n}\n")
 
 
 def write_rows(head, rows):

@@ -31,6 +31,8 @@ import statistics
 import subprocess
 import sys
 
+from rowsfile import rows_text
+
 COMMIT = "f8dda8473a48b373b1d25f51f52d685bff5150c5"
 REPO = "VIA-Research/vTrain"
 CSV = {"single": "data/ground_truth_single.csv", "multi": "data/ground_truth_multi.csv"}
@@ -124,12 +126,6 @@ def extract(repo):
     sys.stdout.write(rows_text({"about": "vTrain's measured runs (%s data/*.csv@%s) and each "
                                          "run's simulation config (config/validation/)" %
                                          (REPO, COMMIT[:10])}, out, "records"))
-
-
-def rows_text(head, rows, key="rows"):
-    body = ",\n".join("  " + json.dumps(r) for r in rows)
-    text = json.dumps(head, indent=1)[:-2]
-    return "%s,\n \"%s\": [\n%s\n ]\n}\n" % (text, key, body)
 
 
 def vocab(tp):
