@@ -83,6 +83,9 @@
 #define TS_NET_B200                                                                              \
     "DGX B200: NVLink5 1.8 TB/s, 400 Gb/s ConnectX-7 per GPU; MAMF 1745/2250 (ml-engineering); " \
     "attention fraction of H100 assumed"
+#define TS_NET_B300                                                                               \
+    "DGX B300: NVLink5 1.8 TB/s, 800 Gb/s ConnectX-8 per GPU; MAMF 1769.0/2250 (ml-engineering, " \
+    "torch 2.9.1 + cu130); its sustained clock not measured; attention fraction of H100 assumed"
 #define TS_NET_MI300X                                                                          \
     "AMD MI300X: Infinity Fabric 896 GB/s per GPU, 400 Gb/s NIC assumed; MAMF 668.4/1300 "     \
     "(ml-engineering, torch 2.5.1 + ROCm 6.3); attention 0.376: AITER FMHA v3 (bf16, causal, " \
@@ -183,6 +186,19 @@ static const ts_gpu ts_gpu_catalogue[] = {
       NET(1800 * GBS, 50 * GBS, 64 * GBS, 0.776, 6144, 17920, 2816, 0.35, TS_NET_B200), .sm = 100,
       .sustain = TS_SUSTAIN_B200, .mamf_fp8 = TS_B200_FP8_MSMF,
       PWR(1000, "NVIDIA HGX B200 datasheet: up to 1,000 W per GPU") },
+    /* Blackwell Ultra, as deployed: "NVIDIA B300 SXM6 AC", the part whose
+     * nvidia-smi total public characterisations report (275040 MiB of the
+     * 288 GB; AWS p6-b300 lists 275 GB per GPU).  Peaks and MAMF: the
+     * ml-engineering tables at 744d01e (DGX B300 datasheet: BF16 2250, FP8
+     * 4500, TF32 1125 dense; MAMF BF16 1769.0 at 12288x18432x1024, FP8
+     * 3353.3 at 3072x6144x7168, both bursts: no MSMF, so no derating). */
+    { "b300", "NVIDIA B300 SXM6 AC 288GB", 1125 * TFLOPS, 2250 * TFLOPS, 4500 * TFLOPS,
+      275040 * MIB, 8.0 * TBS,
+      "NVIDIA DGX B300 datasheet, per GPU (dense; 288 GB HBM3e at 8 TB/s); nvidia-smi 275040 MiB "
+      "(B300 SXM6 AC)",
+      NET(1800 * GBS, 100 * GBS, 64 * GBS, 1769.0 / 2250, 12288, 18432, 1024, 0.35, TS_NET_B300),
+      .sm = 103, MEAS(3353.3 / 4500, 0),
+      PWR(1000, "NVIDIA DGX B300 datasheet (ml-engineering's power table): 1,000 W maximum TGP") },
     { "mi300x", "AMD Instinct MI300X 192GB", 653.7 * TFLOPS, 1307.4 * TFLOPS, 2614.9 * TFLOPS,
       205822885888.0, 5.3 * TBS, "AMD Instinct MI300X accelerator data sheet (dense matrix peaks)",
       NET(896 * GBS, 50 * GBS, 64 * GBS, 668.4 / 1300, 10240, 15360, 8192, 0.376, TS_NET_MI300X),
@@ -351,6 +367,12 @@ static const struct {
     { "b200-180gb", "b200" },
     { "b200-sxm", "b200" },
     { "gb200-nvl72", "gb200" },
+    { "b300-sxm6-ac", "b300" }, /* nvidia-smi's name */
+    { "b300-sxm6", "b300" },
+    { "b300-sxm", "b300" },
+    { "b300-288gb", "b300" },
+    { "hgx-b300", "b300" },
+    { "dgx-b300", "b300" },
     { "a100", "a100-80" },
     { "a100-80gb", "a100-80" },
     { "a100-sxm4-80gb", "a100-80" },

@@ -68,6 +68,9 @@ START_TEST(gpu_names_as_typed)
     ck_assert_str_eq(ts_gpu_find("NVIDIA A800-SXM4-80GB")->id, "a800-80");
     ck_assert_str_eq(ts_gpu_find("NVIDIA H200 NVL")->id, "h200-nvl");
     ck_assert_str_eq(ts_gpu_find("NVIDIA GH200 480GB")->id, "gh200");
+    /* torch.cuda.get_device_name() on B300 (NVIDIA/cosmos-framework#114). */
+    ck_assert_str_eq(ts_gpu_find("NVIDIA B300 SXM6 AC")->id, "b300");
+    ck_assert_str_eq(ts_gpu_find("B300")->id, "b300");
     ck_assert_ptr_null(ts_gpu_find("geforce"));
     ck_assert_ptr_null(ts_gpu_find("nvidia"));
     ck_assert_ptr_null(ts_gpu_find("tpu-v5p"));

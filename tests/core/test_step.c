@@ -1046,6 +1046,8 @@ START_TEST(test_cuda_compat)
         { "h100-sxm", 11.8, TS_OK },
         { "b200", 12.4, TS_EINCOMPAT }, /* Blackwell needs 12.8 */
         { "b200", 12.8, TS_OK },
+        { "b300", 12.8, TS_EINCOMPAT }, /* Blackwell Ultra (sm_103) needs 12.9 */
+        { "b300", 12.9, TS_OK },
         { "a100-80", 10.2, TS_EINCOMPAT }, /* Ampere needs 11.0 */
         { "v100-32", 13.0, TS_EINCOMPAT }, /* CUDA 13 dropped Volta */
         { "v100-32", 12.9, TS_OK },
