@@ -44,11 +44,11 @@ const ts_import_doc ts_import_docs[TS_IMP_COUNT] = {
                     "of llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, gemma, gemma2, "
                     "gemma3_text, gemma3 (text_config), phi3, gpt2, gpt_neox, deepseek_v2, "
                     "deepseek_v3, falcon, bloom, starcoder2, granite, granitemoe, olmo, olmo2, "
-                    "phimoe, qwen2_moe, internlm2; any other with num_hidden_layers, hidden_size, "
-                    "num_attention_heads, intermediate_size and vocab_size is read as Llama-like "
-                    "(noted), else a 400 naming the missing keys; one whose keys say Mamba "
-                    "layers (mamba_d_state, state_size, ...) or experts (num_experts > 1, ...) "
-                    "is a 400 at that key. Errors name the imported key "
+                    "phimoe, qwen2_moe, internlm2, gpt_oss; any other with num_hidden_layers, "
+                    "hidden_size, num_attention_heads, intermediate_size and vocab_size is read "
+                    "as Llama-like (noted), else a 400 naming the missing keys; one whose keys say "
+                    "Mamba layers (mamba_d_state, state_size, ...) or experts (num_experts > 1, "
+                    "...) is a 400 at that key. Errors name the imported key "
                     "(/hf_config/num_hidden_layers). At most 2048 values, 8 levels deep." },
     [TS_IMP_AXOLOTL] = { true, TS_IMPORT_ARGS_MAX,
                          "An axolotl YAML config (the text of the .yml), applied after hf_config "

@@ -185,6 +185,20 @@ static const hf_spec hf_specs[] = {
       .moe = HF_MOE_MIXTRAL,
       .lm_head_bias_key = true },
     { .type = "qwen2_moe", .gated = true, .qkv_bias = true, .norms = 2, .moe = HF_MOE_QWEN2 },
+    /* gpt_oss: models/gpt_oss/modeling_gpt_oss.py (transformers 4.55):
+     * q/k/v/o with bias=config.attention_bias and a sinks parameter of
+     * num_attention_heads; GptOssTopKRouter a weight E x h and a bias E;
+     * GptOssExperts gate_up_proj E x h x 2I with gate_up_proj_bias E x 2I
+     * and down_proj E x I x h with down_proj_bias E x h (Mixtral's keys:
+     * num_local_experts, num_experts_per_tok); two RMSNorms; no tying. */
+    { .type = "gpt_oss",
+      .gated = true,
+      .attention_bias_key = true,
+      .mlp_bias = true,
+      .norms = 2,
+      .moe = HF_MOE_MIXTRAL,
+      .router_bias = true,
+      .sinks = true },
     { .type = "internlm2", .gated = true, .norms = 2, .bias_key = "bias" },
 };
 

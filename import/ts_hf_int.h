@@ -51,6 +51,7 @@ typedef struct hf_spec {
     bool norms_weightless; /* OLMo: LayerNorm without weights (counted; noted) */
     bool qk_norm_full;     /* OLMo 2: q/k norms over the whole projection (noted) */
     bool lm_head_bias_key; /* PhiMoE: "lm_head_bias" (not counted; noted) */
+    bool sinks;            /* gpt-oss: a learned sink logit per head (not counted; noted) */
 } hf_spec;
 
 /* Every value a row can produce, before it becomes request members. */
