@@ -83,9 +83,14 @@
 #define TS_NET_B200                                                                              \
     "DGX B200: NVLink5 1.8 TB/s, 400 Gb/s ConnectX-7 per GPU; MAMF 1745/2250 (ml-engineering); " \
     "attention fraction of H100 assumed"
-#define TS_NET_B300                                                                               \
-    "DGX B300: NVLink5 1.8 TB/s, 800 Gb/s ConnectX-8 per GPU; MAMF 1769.0/2250 (ml-engineering, " \
-    "torch 2.9.1 + cu130); its sustained clock not measured; attention fraction of H100 assumed"
+#define TS_NET_B300                                                                         \
+    "DGX B300: NVLink5 1.8 TB/s, 800 Gb/s ConnectX-8 per GPU, PCIe Gen6; MAMF 1769.0/2250 " \
+    "(ml-engineering, torch 2.9.1 + cu130); its sustained clock not measured; attention "   \
+    "fraction of H100 assumed"
+#define TS_NET_GB300                                                                            \
+    "GB300 NVL72: NVLink5 1.8 TB/s (set gpus_per_node 72 for the NVL72 domain), NVLink-C2C to " \
+    "Grace, 800 Gb/s ConnectX-8 per GPU; MAMF of B300 (the same Blackwell Ultra die) assumed, " \
+    "no GB300 measurement; attention fraction of H100 assumed"
 #define TS_NET_MI300X                                                                          \
     "AMD MI300X: Infinity Fabric 896 GB/s per GPU, 400 Gb/s NIC assumed; MAMF 668.4/1300 "     \
     "(ml-engineering, torch 2.5.1 + ROCm 6.3); attention 0.376: AITER FMHA v3 (bf16, causal, " \
@@ -186,19 +191,31 @@ static const ts_gpu ts_gpu_catalogue[] = {
       NET(1800 * GBS, 50 * GBS, 64 * GBS, 0.776, 6144, 17920, 2816, 0.35, TS_NET_B200), .sm = 100,
       .sustain = TS_SUSTAIN_B200, .mamf_fp8 = TS_B200_FP8_MSMF,
       PWR(1000, "NVIDIA HGX B200 datasheet: up to 1,000 W per GPU") },
-    /* Blackwell Ultra, as deployed: "NVIDIA B300 SXM6 AC", the part whose
-     * nvidia-smi total public characterisations report (275040 MiB of the
-     * 288 GB; AWS p6-b300 lists 275 GB per GPU).  Peaks and MAMF: the
-     * ml-engineering tables at 744d01e (DGX B300 datasheet: BF16 2250, FP8
-     * 4500, TF32 1125 dense; MAMF BF16 1769.0 at 12288x18432x1024, FP8
-     * 3353.3 at 3072x6144x7168, both bursts: no MSMF, so no derating). */
+    /* Blackwell Ultra, as deployed ("NVIDIA B300 SXM6 AC", "NVIDIA GB300").
+     * Peaks, memory as nvidia-smi reports it, bandwidth, links and power:
+     * NVIDIA's own ai-dynamo/aiconfigurator systems/b300_sxm.yaml and
+     * gb300.yaml@dec5f4cd (the Blackwell Ultra datasheet: B300 BF16 2250,
+     * FP8 4500 dense, 62 TB/s over 8 GPUs, configurable up to 1,100 W,
+     * 275040 MiB; GB300 BF16 2500, FP8 5000, 8 TB/s, 1,400 W, 284208 MiB).
+     * MAMF: ml-engineering@744d01e's B300 rows (BF16 1769.0 at
+     * 12288x18432x1024, FP8 3353.3 at 3072x6144x7168), bursts with no MSMF,
+     * so no derating; GB300 takes them as its fractions (the same die,
+     * assumed: no GB300 measurement). */
     { "b300", "NVIDIA B300 SXM6 AC 288GB", 1125 * TFLOPS, 2250 * TFLOPS, 4500 * TFLOPS,
-      275040 * MIB, 8.0 * TBS,
-      "NVIDIA DGX B300 datasheet, per GPU (dense; 288 GB HBM3e at 8 TB/s); nvidia-smi 275040 MiB "
-      "(B300 SXM6 AC)",
-      NET(1800 * GBS, 100 * GBS, 64 * GBS, 1769.0 / 2250, 12288, 18432, 1024, 0.35, TS_NET_B300),
+      275040 * MIB, 7.75 * TBS,
+      "NVIDIA Blackwell Ultra datasheet, B300 per GPU (dense; 62 TB/s HGX total / 8); nvidia-smi "
+      "275040 MiB (ai-dynamo/aiconfigurator systems/b300_sxm.yaml)",
+      NET(1800 * GBS, 100 * GBS, 128 * GBS, 1769.0 / 2250, 12288, 18432, 1024, 0.35, TS_NET_B300),
       .sm = 103, MEAS(3353.3 / 4500, 0),
-      PWR(1000, "NVIDIA DGX B300 datasheet (ml-engineering's power table): 1,000 W maximum TGP") },
+      PWR(1100, "NVIDIA Blackwell Ultra datasheet: B300 configurable up to 1,100 W") },
+    { "gb300", "NVIDIA GB300 (per Blackwell Ultra GPU) 288GB", 1250 * TFLOPS, 2500 * TFLOPS,
+      5000 * TFLOPS, 284208 * MIB, 8.0 * TBS,
+      "NVIDIA Blackwell Ultra datasheet, GB300 NVL72 per GPU (dense); nvidia-smi 284208 MiB "
+      "(ai-dynamo/aiconfigurator systems/gb300.yaml)",
+      NET(1800 * GBS, 100 * GBS, 450 * GBS, 1769.0 / 2250, 12288, 18432, 1024, 0.35, TS_NET_GB300),
+      .sm = 103, MEAS(3353.3 / 4500, 0),
+      PWR(1400, "NVIDIA Blackwell Ultra datasheet: 1,400 W per GB300 GPU (the superchip's Grace "
+                "not included)") },
     { "mi300x", "AMD Instinct MI300X 192GB", 653.7 * TFLOPS, 1307.4 * TFLOPS, 2614.9 * TFLOPS,
       205822885888.0, 5.3 * TBS, "AMD Instinct MI300X accelerator data sheet (dense matrix peaks)",
       NET(896 * GBS, 50 * GBS, 64 * GBS, 668.4 / 1300, 10240, 15360, 8192, 0.376, TS_NET_MI300X),
@@ -373,6 +390,7 @@ static const struct {
     { "b300-288gb", "b300" },
     { "hgx-b300", "b300" },
     { "dgx-b300", "b300" },
+    { "gb300-nvl72", "gb300" },
     { "a100", "a100-80" },
     { "a100-80gb", "a100-80" },
     { "a100-sxm4-80gb", "a100-80" },

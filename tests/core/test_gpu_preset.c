@@ -60,9 +60,11 @@ static const struct gpu_case {
     { "h100-96", 989, 1979, 494.7, 97871, 2.4, "torchtitan's Grand Teton H100" },
     /* GB200 NVL72 datasheet per GPU: 2.5 PF BF16 dense, 186 GB, 8 TB/s. */
     { "gb200", 2500, 5000, 1250, 189471, 8.0, "GB200 datasheet" },
-    /* DGX B300 datasheet per GPU: 2.25 PF BF16 dense, 8 TB/s; the SXM6 AC
-     * part's nvidia-smi total, 275040 MiB. */
-    { "b300", 2250, 4500, 1125, 275040, 8.0, "DGX B300 datasheet" },
+    /* Blackwell Ultra datasheet per GPU (aiconfigurator systems/b300_sxm.yaml, gb300.yaml):
+     * B300 2.25 PF BF16 dense, 62 TB/s / 8, nvidia-smi 275040 MiB; GB300
+     * 2.5 PF, 8 TB/s, 284208 MiB. */
+    { "b300", 2250, 4500, 1125, 275040, 7.75, "Blackwell Ultra datasheet" },
+    { "gb300", 2500, 5000, 1250, 284208, 8.0, "Blackwell Ultra datasheet" },
     /* MI250X data sheet per GCD: 191.5 BF16, 64 GB (65520 MiB), 1.6 TB/s. */
     { "mi250x", 191.5, 0, 47.9, 65520, 1.6, "MI250X data sheet" },
     { "mi325x", 1307.4, 2614.9, 653.7, 262144, 6.0, "MI325X data sheet" },

@@ -71,6 +71,7 @@ START_TEST(gpu_names_as_typed)
     /* torch.cuda.get_device_name() on B300 (NVIDIA/cosmos-framework#114). */
     ck_assert_str_eq(ts_gpu_find("NVIDIA B300 SXM6 AC")->id, "b300");
     ck_assert_str_eq(ts_gpu_find("B300")->id, "b300");
+    ck_assert_str_eq(ts_gpu_find("NVIDIA GB300")->id, "gb300");
     ck_assert_ptr_null(ts_gpu_find("geforce"));
     ck_assert_ptr_null(ts_gpu_find("nvidia"));
     ck_assert_ptr_null(ts_gpu_find("tpu-v5p"));
