@@ -190,26 +190,24 @@ static const hf_spec hf_specs[] = {
      * num_attention_heads; GptOssTopKRouter a weight E x h and a bias E;
      * GptOssExperts gate_up_proj E x h x 2I with gate_up_proj_bias E x 2I
      * and down_proj E x I x h with down_proj_bias E x h (Mixtral's keys:
-     * num_local_experts, num_experts_per_tok); two RMSNorms; no tying. */
+     * num_local_experts, num_experts_per_tok); two RMSNorms; no tying.
+     * Absent keys take GptOssConfig's defaults: head_dim 64,
+     * attention_bias true, num_experts_per_tok 4. */
     { .type = "gpt_oss",
       .gated = true,
       .attention_bias_key = true,
+      .attention_bias_default = true,
       .mlp_bias = true,
       .norms = 2,
+      .head_dim_default = 64,
       .moe = HF_MOE_MIXTRAL,
+      .top_k_default = 4,
       .router_bias = true,
       .sinks = true },
     { .type = "internlm2", .gated = true, .norms = 2, .bias_key = "bias" },
 };
 
 #define HF_N (sizeof hf_specs / sizeof hf_specs[0])
-
-const char *const ts_import_hf_types[HF_N + 1] = {
-    "llama",       "mistral",     "mixtral",   "qwen2",      "qwen3",   "qwen3_moe",  "gemma",
-    "gemma2",      "gemma3_text", "gemma3",    "phi3",       "gpt2",    "gpt_neox",   "deepseek_v2",
-    "deepseek_v3", "falcon",      "bloom",     "starcoder2", "granite", "granitemoe", "olmo",
-    "olmo2",       "phimoe",      "qwen2_moe", "internlm2",  NULL
-};
 
 /* Gemma3TextConfig's defaults (transformers configuration_gemma3.py):
  * the released multimodal configs leave most of text_config to them. */
@@ -511,9 +509,9 @@ static const hf_spec *hf_unknown_type(const ts_import_obj *root, const char *typ
     int cut = ts_utf8_prec(type, 48);
 
     list[0] = '\0';
-    for (i = 0; ts_import_hf_types[i] != NULL && n < sizeof list; i++) {
-        int k =
-            snprintf(list + n, sizeof list - n, "%s\"%s\"", i ? ", " : "", ts_import_hf_types[i]);
+    /* The supported types are the table's rows: no second list to keep. */
+    for (i = 0; i < HF_N && n < sizeof list; i++) {
+        int k = snprintf(list + n, sizeof list - n, "%s\"%s\"", i ? ", " : "", hf_specs[i].type);
         if (k < 0)
             break;
         n += (size_t)k;
@@ -597,6 +595,10 @@ int ts_import_hf_from(ts_import *im, const json_t *cfg, const char *base, ts_api
         return -1;
     hf_notes(o, &root, im->notes);
     hf_notes_more(o, s, &h, im->notes);
+    if (s->sinks) {
+        snprintf(im->eager_origin, sizeof im->eager_origin, "%s", root.base);
+        im->eager_src = src;
+    }
     return hf_emit(im, s, &h, src, err);
 }
 

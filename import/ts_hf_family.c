@@ -126,13 +126,10 @@ void hf_notes_more(const ts_import_obj *o, const hf_spec *s, const hf_shape *h, 
                        "2 x head_dim: %lld parameters short",
                        o->base, (long long)((h->heads + kv) * d),
                        (long long)(((h->heads + kv) * d - 2 * d) * h->layers));
-    /* transformers' GptOssPreTrainedModel: _supports_sdpa = False (SDPA
-     * has no sinks), so without a sink-aware kernel it trains eager. */
     if (s->sinks)
         ts_import_note(notes,
-                       "%s: the %lld attention sinks are not counted; transformers has no SDPA "
-                       "path for them, so without a sink-aware FlashAttention kernel it trains "
-                       "with attention \"eager\"",
+                       "%s: gpt-oss's %lld attention sinks (a logit per head and layer) are "
+                       "not counted",
                        o->base, (long long)(h->heads * h->layers));
     if (s->sinks && (v = json_object_get(o->obj, "layer_types")) != NULL && json_is_array(v)) {
         size_t i, n = 0;
@@ -165,7 +162,8 @@ static int hf_read_mixtral(const ts_import_obj *o, const hf_spec *s, hf_shape *h
         return -1;
     ts_import_ptr(h->o[K_EXPERTS], TS_IMPORT_ORIGIN_LEN, o, "num_local_experts");
     h->router_bias = s->router_bias; /* gpt-oss's router is a Linear with bias */
-    h->top_k = 2;                    /* MixtralConfig's default (GraniteMoe's and PhiMoE's too) */
+    /* MixtralConfig's default 2 (GraniteMoe's and PhiMoE's too); GptOssConfig's 4. */
+    h->top_k = s->top_k_default != 0 ? s->top_k_default : 2;
     snprintf(h->o[K_TOPK], TS_IMPORT_ORIGIN_LEN, "%s (%s default num_experts_per_tok)", o->base,
              s->type);
     if ((rc = ts_import_int(o, "num_experts_per_tok", 1, big, false, &h->top_k, err)) < 0)

@@ -52,6 +52,7 @@ typedef struct hf_spec {
     bool qk_norm_full;     /* OLMo 2: q/k norms over the whole projection (noted) */
     bool lm_head_bias_key; /* PhiMoE: "lm_head_bias" (not counted; noted) */
     bool sinks;            /* gpt-oss: a learned sink logit per head (not counted; noted) */
+    int64_t top_k_default; /* num_experts_per_tok when absent; 0 = MixtralConfig's 2 */
 } hf_spec;
 
 /* Every value a row can produce, before it becomes request members. */

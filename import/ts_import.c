@@ -467,8 +467,8 @@ static int settle_dtype16(ts_import *im, const json_t *fw, const json_t *z,
         ts_import_note(im->notes,
                        "%s: a full fine-tune with eager or SDPA attention keeps embed_tokens, "
                        "lm_head and the norms in fp32 beside the %s layers "
-                       "(_configure_embedding_dtypes); master_weights and "
-                       "optimizer_precision keep their request or default values",
+                       "(_configure_embedding_dtypes): master_weights and optimizer_precision "
+                       "stay as given",
                        im->d16_base, im->d16);
         return 0;
     }
@@ -547,10 +547,11 @@ static int settle_sharded(const ts_import *im, const json_t *fw, const json_t *z
 
 /* The one place the rule lives: an import's liger_kernels (axolotl's
  * LigerPlugin, LLaMA-Factory's enable_liger_kernel) under a final
- * framework other than hf is withdrawn, said with where that framework
- * came from, and the layers costed as fused (Liger's kernels still fuse
- * the norms, rotary and SwiGLU), unless the request gives liger_kernels
- * (or layer_impl) itself. */
+ * framework other than hf is withdrawn (unless the request gives
+ * liger_kernels), said with where that framework came from, and the
+ * layers are costed as fused (unless the request gives layer_impl): the
+ * kernels still load and fuse the norms, rotary and SwiGLU, whatever the
+ * request says of liger_kernels, framework hf's input. */
 static int settle_liger(ts_import *im, const json_t *fw, const json_t *const *given,
                         ts_api_err *err)
 {
@@ -558,18 +559,22 @@ static int settle_liger(ts_import *im, const json_t *fw, const json_t *const *gi
     char origin[TS_IMPORT_ORIGIN_LEN];
     ts_api_src src = im->src[TS_FI_LIGER_KERNELS];
 
-    if (!json_is_true(im->vals[TS_FI_LIGER_KERNELS]) || liger != NULL || !json_is_string(fw) ||
-        strcmp(json_string_value(fw), "hf") == 0)
+    if (!json_is_true(im->vals[TS_FI_LIGER_KERNELS]) || !json_is_string(fw) ||
+        strcmp(json_string_value(fw), "hf") == 0 || (liger != NULL && layer_impl != NULL))
         return 0;
     snprintf(origin, sizeof origin, "%s", im->origin[TS_FI_LIGER_KERNELS]);
     ts_import_note(im->notes,
                    "%s: the Liger kernels under framework %s (%s): liger_kernels is framework "
-                   "hf's, so the layers are costed as fused (layer_impl) instead",
+                   "hf's, so the layers are costed as %s",
                    origin, json_string_value(fw),
-                   given[TS_FI_FRAMEWORK] != NULL ? "the request's" : im->origin[TS_FI_FRAMEWORK]);
-    /* The same import's own values, replaced (not a clash between two). */
-    json_decref(im->vals[TS_FI_LIGER_KERNELS]);
-    im->vals[TS_FI_LIGER_KERNELS] = json_false();
+                   given[TS_FI_FRAMEWORK] != NULL ? "the request's" : im->origin[TS_FI_FRAMEWORK],
+                   layer_impl == NULL ? "fused (layer_impl) instead"
+                                      : "the request's layer_impl says");
+    if (liger == NULL) {
+        /* The same import's own value, replaced (not a clash between two). */
+        json_decref(im->vals[TS_FI_LIGER_KERNELS]);
+        im->vals[TS_FI_LIGER_KERNELS] = json_false();
+    }
     if (layer_impl == NULL) {
         json_t *f = json_string("fused");
 
@@ -585,6 +590,25 @@ static int settle_liger(ts_import *im, const json_t *fw, const json_t *const *gi
     return 0;
 }
 
+/* transformers' GptOssPreTrainedModel has _supports_sdpa = False (SDPA
+ * takes no sinks): loaded as is, gpt-oss trains with eager attention,
+ * whose s x s scores are kept; FlashAttention with sinks is a kernel the
+ * user loads (attn_implementation), which a request says as attention. */
+static int settle_eager(ts_import *im, const json_t *fw, const json_t *const *given,
+                        ts_api_err *err)
+{
+    if (im->eager_origin[0] == '\0' || given[TS_FI_ATTENTION] != NULL ||
+        im->vals[TS_FI_ATTENTION] != NULL || !json_is_string(fw) ||
+        strcmp(json_string_value(fw), "hf") != 0)
+        return 0;
+    ts_import_note(im->notes,
+                   "%s: transformers has no SDPA path for gpt-oss's attention sinks, so it trains "
+                   "with attention \"eager\" unless a sink-aware kernel is loaded (then send "
+                   "attention \"flash\")",
+                   im->eager_origin);
+    return ts_import_set_str(im, TS_FI_ATTENTION, "eager", im->eager_src, im->eager_origin, err);
+}
+
 int ts_import_settle(ts_import *im, const json_t *const *given, ts_api_err *err)
 {
     /* The final framework and zero: the request's, else the imports'. */
@@ -594,5 +618,5 @@ int ts_import_settle(ts_import *im, const json_t *const *given, ts_api_err *err)
 
     if (settle_dtype16(im, fw, z, given, err) != 0 || settle_sharded(im, fw, z, err) != 0)
         return -1;
-    return settle_liger(im, fw, given, err);
+    return settle_liger(im, fw, given, err) != 0 ? -1 : settle_eager(im, fw, given, err);
 }

@@ -90,6 +90,12 @@ typedef struct ts_import {
      * shard (LLaMA-Factory): the key's pointer, "" when none
      * (ts_import_settle). */
     char q8_origin[TS_IMPORT_ORIGIN_LEN];
+    /* A model transformers trains with eager attention unless a kernel
+     * that knows its parts is loaded (gpt-oss's sinks): the config's
+     * pointer, "" when none; under framework hf the attention is eager
+     * when neither the request nor another import says (ts_import_settle). */
+    char eager_origin[TS_IMPORT_ORIGIN_LEN];
+    ts_api_src eager_src;
 } ts_import;
 
 void ts_import_init(ts_import *im, ts_api_notes *notes);
@@ -206,8 +212,5 @@ int ts_import_no_yaml(const char *ptr, ts_api_err *err);
 #define ts_import_llamafactory(im, yaml, len, err) ts_import_no_yaml("/llamafactory_config", (err))
 #define ts_import_nemo(im, yaml, len, err)         ts_import_no_yaml("/nemo_config", (err))
 #endif
-
-/* Supported Hugging Face model_type values, NULL-terminated. */
-extern const char *const ts_import_hf_types[];
 
 #endif /* TS_IMPORT_H */
