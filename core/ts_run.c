@@ -191,10 +191,10 @@ static ts_status ts_run_check_fields(const ts_run *r, unsigned only, ts_error *e
 }
 
 /* The CUDA toolkit must be able to run on the GPU at all: Ampere (sm_80)
- * arrived with CUDA 11.0, Hopper (sm_90) with 11.8, Blackwell (sm_100)
- * with 12.8, Blackwell Ultra (sm_103, B300) with 12.9; CUDA 13.0 dropped
- * Volta (sm_70).  CUDA release notes.  The
- * version's own range is the registry's. */
+ * arrived with CUDA 11.0, Hopper (sm_90) with 11.8, Blackwell (sm_100,
+ * and sm_120 of the RTX parts) with 12.8, Blackwell Ultra (sm_103: B300,
+ * GB300) with 12.9; CUDA 13.0 dropped Volta (sm_70).  CUDA release notes.
+ * The version's own range is the registry's. */
 static ts_status ts_run_check_cuda(const ts_run *r, ts_error *err)
 {
     int sm = r->gpu.sm;
@@ -205,7 +205,7 @@ static ts_status ts_run_check_cuda(const ts_run *r, ts_error *err)
     if (sm == 0)
         return ts_error_set(err, TS_EINCOMPAT, "cuda",
                             "GPU '%s' is not an NVIDIA GPU: cuda does not apply", r->gpu.id);
-    lo = sm >= 103 ? 12.9 : sm >= 100 ? 12.8 : sm >= 90 ? 11.8 : sm >= 80 ? 11.0 : 9.0;
+    lo = sm == 103 ? 12.9 : sm >= 100 ? 12.8 : sm >= 90 ? 11.8 : sm >= 80 ? 11.0 : 9.0;
     if (r->cuda < lo - 1e-9)
         return ts_error_set(err, TS_EINCOMPAT, "cuda", "GPU '%s' (sm_%d) needs CUDA %.1f or later",
                             r->gpu.id, sm, lo);
