@@ -131,7 +131,10 @@ void hf_notes_more(const ts_import_obj *o, const hf_spec *s, const hf_shape *h, 
                        "%s: gpt-oss's %lld attention sinks (a logit per head and layer) are "
                        "not counted",
                        o->base, (long long)(h->heads * h->layers));
-    if (s->sinks && (v = json_object_get(o->obj, "layer_types")) != NULL && json_is_array(v)) {
+    /* transformers' layer_types (gpt-oss, and Gemma 3 / Qwen configs
+     * written by newer versions): sliding-window layers attend to a band,
+     * which this model does not cost apart from full attention. */
+    if ((v = json_object_get(o->obj, "layer_types")) != NULL && json_is_array(v)) {
         size_t i, n = 0;
 
         for (i = 0; i < json_array_size(v); i++)
