@@ -135,12 +135,11 @@ void hf_notes_more(const ts_import_obj *o, const hf_spec *s, const hf_shape *h, 
      * written by newer versions): sliding-window layers attend to a band,
      * which this model does not cost apart from full attention. */
     if ((v = json_object_get(o->obj, "layer_types")) != NULL && json_is_array(v)) {
+        const json_t *t;
         size_t i, n = 0;
 
-        for (i = 0; i < json_array_size(v); i++)
-            if (json_is_string(json_array_get(v, i)) &&
-                strcmp(json_string_value(json_array_get(v, i)), "sliding_attention") == 0)
-                n++;
+        json_array_foreach(v, i, t) if (json_is_string(t) &&
+                                        strcmp(json_string_value(t), "sliding_attention") == 0) n++;
         if (n > 0)
             ts_import_note(notes,
                            "%s/layer_types: %zu sliding-window layers are costed as full causal "

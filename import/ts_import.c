@@ -124,14 +124,26 @@ static void oom(ts_api_err *err)
     ts_api_err_set(err, TS_PROB_OUT_OF_MEMORY, NULL, "out of memory reading an imported config");
 }
 
-int ts_import_set(ts_import *im, ts_field_id fi, json_t *v, ts_api_src src, const char *origin,
-                  ts_api_err *err)
+/* Member fi becomes v (reference stolen), from src at origin, with no
+ * word about what it replaces: the after-import rules' own changes. */
+static int import_put(ts_import *im, ts_field_id fi, json_t *v, ts_api_src src, const char *origin,
+                      ts_api_err *err)
 {
     if (v == NULL) {
         oom(err);
         return -1;
     }
-    if (im->vals[fi] != NULL) {
+    json_decref(im->vals[fi]);
+    im->vals[fi] = v;
+    im->src[fi] = src;
+    snprintf(im->origin[fi], sizeof im->origin[fi], "%s", origin);
+    return 0;
+}
+
+int ts_import_set(ts_import *im, ts_field_id fi, json_t *v, ts_api_src src, const char *origin,
+                  ts_api_err *err)
+{
+    if (v != NULL && im->vals[fi] != NULL) {
         /* Two imports say different things: the later one (Megatron over
          * DeepSpeed over HF) wins, and the user is told. */
         if (!json_equal(im->vals[fi], v)) {
@@ -146,12 +158,8 @@ int ts_import_set(ts_import *im, ts_field_id fi, json_t *v, ts_api_src src, cons
             ts_import_note(im->notes, "%s: %s from %s overrides %s from %s", ts_fields[fi].name, b,
                            origin, a, im->origin[fi]);
         }
-        json_decref(im->vals[fi]);
     }
-    im->vals[fi] = v;
-    im->src[fi] = src;
-    snprintf(im->origin[fi], sizeof im->origin[fi], "%s", origin);
-    return 0;
+    return import_put(im, fi, v, src, origin, err);
 }
 
 int ts_import_set_int(ts_import *im, ts_field_id fi, int64_t v, ts_api_src src, const char *origin,
@@ -436,9 +444,7 @@ bool ts_import_hf_optim_torch(const char *name)
  * optimizer keeps its moments 16-bit.  The importers only record what
  * their config says (import/ts_axolotl.c ax_pure16,
  * import/ts_llamafactory.c lf_precision); a build without libyaml never sets
- * d16. */
-/* What a config's 16-bit model dtype (d16) means for the master copy and
- * the moments, now that the framework and zero are known. */
+ * d16.  Applied once the framework and zero are known. */
 static int settle_dtype16(ts_import *im, const json_t *fw, const json_t *z,
                           const json_t *const *given, ts_api_err *err)
 {
@@ -570,23 +576,13 @@ static int settle_liger(ts_import *im, const json_t *fw, const json_t *const *gi
                    given[TS_FI_FRAMEWORK] != NULL ? "the request's" : im->origin[TS_FI_FRAMEWORK],
                    layer_impl == NULL ? "fused (layer_impl) instead"
                                       : "the request's layer_impl says");
-    if (liger == NULL) {
-        /* The same import's own value, replaced (not a clash between two). */
-        json_decref(im->vals[TS_FI_LIGER_KERNELS]);
-        im->vals[TS_FI_LIGER_KERNELS] = json_false();
-    }
-    if (layer_impl == NULL) {
-        json_t *f = json_string("fused");
-
-        if (f == NULL) {
-            oom(err);
-            return -1;
-        }
-        json_decref(im->vals[TS_FI_LAYER_IMPL]);
-        im->vals[TS_FI_LAYER_IMPL] = f;
-        im->src[TS_FI_LAYER_IMPL] = src;
-        snprintf(im->origin[TS_FI_LAYER_IMPL], sizeof im->origin[TS_FI_LAYER_IMPL], "%s", origin);
-    }
+    /* The same import's own values, replaced (not a clash between two):
+     * origin is a copy, as import_put rewrites the member's. */
+    if (liger == NULL && import_put(im, TS_FI_LIGER_KERNELS, json_false(), src, origin, err) != 0)
+        return -1;
+    if (layer_impl == NULL &&
+        import_put(im, TS_FI_LAYER_IMPL, json_string("fused"), src, origin, err) != 0)
+        return -1;
     return 0;
 }
 
@@ -616,7 +612,8 @@ int ts_import_settle(ts_import *im, const json_t *const *given, ts_api_err *err)
         given[TS_FI_FRAMEWORK] != NULL ? given[TS_FI_FRAMEWORK] : im->vals[TS_FI_FRAMEWORK];
     const json_t *z = given[TS_FI_ZERO] != NULL ? given[TS_FI_ZERO] : im->vals[TS_FI_ZERO];
 
-    if (settle_dtype16(im, fw, z, given, err) != 0 || settle_sharded(im, fw, z, err) != 0)
+    if (settle_dtype16(im, fw, z, given, err) != 0 || settle_sharded(im, fw, z, err) != 0 ||
+        settle_liger(im, fw, given, err) != 0 || settle_eager(im, fw, given, err) != 0)
         return -1;
-    return settle_liger(im, fw, given, err) != 0 ? -1 : settle_eager(im, fw, given, err);
+    return 0;
 }

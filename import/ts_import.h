@@ -108,9 +108,10 @@ static inline bool ts_import_from(const ts_import *im, ts_field_id fi, ts_api_sr
 /* After every import, once the framework and zero are final (the
  * request's given[fi], NULL where it gives none, else the imports'):
  * what a config's 16-bit model dtype means for the master copy and the
- * moments, a base the config's trainer will not shard (a 400), and an
+ * moments, a base the config's trainer will not shard (a 400), an
  * import's Liger kernels under a framework other than hf (withdrawn, the
- * layers costed as fused).  0, or -1 with err set. */
+ * layers costed as fused), and gpt-oss's eager attention under hf.  0, or
+ * -1 with err set. */
 int ts_import_settle(ts_import *im, const json_t *const *given, ts_api_err *err);
 void ts_import_free(ts_import *im);
 
