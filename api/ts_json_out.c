@@ -310,6 +310,34 @@ void ts_json_memory(ts_jw *w, const char *key, const ts_memory *m)
  * words fixed. */
 #define TS_NOTE_LEN 512
 
+/* A sliding window narrower than the sequence: what the attention
+ * kernel makes of it (core/ts_step_layer.c ts_step_attn_core). */
+static void put_window(ts_jw *w, const ts_run *r)
+{
+    const ts_model *m = &r->model;
+    char line[TS_NOTE_LEN];
+
+    if (m->layers <= 0 || m->sliding_window <= 0 || m->sliding_window >= r->seq)
+        return;
+    if (r->attention == TS_ATTN_FLASH)
+        snprintf(line, sizeof line,
+                 "sliding_window %lld on %lld of %lld layers: the fused attention computes "
+                 "only the band, %.0f keys a query on the mean layer against %.0f for full "
+                 "causal attention (FlashAttention-2 window_size); transformers' sdpa passes "
+                 "the band as a mask and computes every key: send sliding_window 0 for that",
+                 (long long)m->sliding_window,
+                 (long long)(m->sliding_layers > 0 ? m->sliding_layers : m->layers),
+                 (long long)m->layers, ts_model_attn_span(m, (double)r->seq), (double)r->seq / 2.0);
+    else
+        snprintf(line, sizeof line,
+                 "sliding_window %lld: attention %s computes the whole causal triangle (%s), "
+                 "so the band saves no time",
+                 (long long)m->sliding_window, ts_attention_name(r->attention),
+                 r->attention == TS_ATTN_EAGER ? "the mask applies after the score matmul"
+                                               : "the kernel has no window");
+    ts_jw_str(w, NULL, line);
+}
+
 /* "assumptions": what the answer chose for the run because it gave
  * nothing (issue 25: the global batch, ts_batch_default). */
 static void put_assumptions(ts_jw *w, const ts_run *r, bool batch_default)
@@ -338,6 +366,7 @@ static void put_assumptions(ts_jw *w, const ts_run *r, bool batch_default)
                      r->pp_schedule == TS_PP_INTERLEAVED ? ", a multiple of pp" : "");
         ts_jw_str(w, NULL, line);
     }
+    put_window(w, r);
     ts_jw_close(w, ']');
 }
 

@@ -406,6 +406,10 @@ typedef struct ts_model {
     int64_t qk_nope_dim; /* per-head q/k width without rotary part */
     int64_t qk_rope_dim; /* per-head rotary part (shared k_pe) */
     int64_t v_head_dim;  /* 0 = qk_nope_dim */
+    /* Sliding-window attention (Mistral 7B v0.1, Gemma 2/3, gpt-oss): a
+     * query attends to its last sliding_window tokens, itself included. */
+    int64_t sliding_window; /* 0 = full causal attention on every layer */
+    int64_t sliding_layers; /* layers with the window; 0 = every layer */
 } ts_model;
 
 typedef struct ts_params {
@@ -426,6 +430,10 @@ typedef struct ts_params {
 } ts_params;
 
 ts_status ts_model_params(const ts_model *m, ts_params *out, ts_error *err);
+/* Keys a query attends to in a causal sequence of seq tokens, the mean
+ * over positions and layers: seq / 2 without a sliding window (for a
+ * model ts_model_params() has accepted). */
+double ts_model_attn_span(const ts_model *m, double seq);
 
 /* ------------------------------------------------------------------ */
 /* Presets                                                             */

@@ -31,6 +31,8 @@
 #define TS_MODEL_VOCAB_MAX   (INT64_C(1) << 30)
 #define TS_MODEL_EXPERTS_MAX (INT64_C(1) << 20)
 #define TS_MODEL_NORMS_MAX   16
+/* Like seq's own bound (core/ts_fields.def). */
+#define TS_MODEL_WINDOW_MAX (INT64_C(1) << 24)
 /* A quadrillion parameters: 1000x the largest published dense model. */
 #define TS_MODEL_PARAMS_MAX 1e15
 
@@ -44,18 +46,18 @@ static const char ts_model_formula_plain[] = "params as given";
 static ts_status ts_model_check_plain(const ts_model *m, ts_error *err)
 {
     static const char *const names[] = {
-        "hidden",          "heads",          "kv_heads",     "ffn",
-        "vocab",           "experts",        "top_k",        "head_dim",
-        "norms_per_layer", "pos_embeddings", "moe_ffn",      "shared_experts",
-        "dense_layers",    "q_lora_rank",    "kv_lora_rank", "qk_nope_dim",
-        "qk_rope_dim",     "v_head_dim"
+        "hidden",          "heads",          "kv_heads",       "ffn",
+        "vocab",           "experts",        "top_k",          "head_dim",
+        "norms_per_layer", "pos_embeddings", "moe_ffn",        "shared_experts",
+        "dense_layers",    "q_lora_rank",    "kv_lora_rank",   "qk_nope_dim",
+        "qk_rope_dim",     "v_head_dim",     "sliding_window", "sliding_layers"
     };
     const int64_t vals[] = {
-        m->hidden,          m->heads,          m->kv_heads,     m->ffn,
-        m->vocab,           m->experts,        m->top_k,        m->head_dim,
-        m->norms_per_layer, m->pos_embeddings, m->moe_ffn,      m->shared_experts,
-        m->dense_layers,    m->q_lora_rank,    m->kv_lora_rank, m->qk_nope_dim,
-        m->qk_rope_dim,     m->v_head_dim
+        m->hidden,          m->heads,          m->kv_heads,       m->ffn,
+        m->vocab,           m->experts,        m->top_k,          m->head_dim,
+        m->norms_per_layer, m->pos_embeddings, m->moe_ffn,        m->shared_experts,
+        m->dense_layers,    m->q_lora_rank,    m->kv_lora_rank,   m->qk_nope_dim,
+        m->qk_rope_dim,     m->v_head_dim,     m->sliding_window, m->sliding_layers
     };
     static const char *const flag_names[] = { "qkv_bias",           "out_bias",  "mlp_bias",
                                               "norm_bias",          "qk_norm",   "router_bias",
@@ -158,8 +160,19 @@ static ts_status ts_model_check_shape(const ts_model *m, ts_error *err)
             TS_OK ||
         (st = ts_check_int(m->qk_nope_dim, 0, TS_MODEL_HIDDEN_MAX, "qk_nope_dim", err)) != TS_OK ||
         (st = ts_check_int(m->qk_rope_dim, 0, TS_MODEL_HIDDEN_MAX, "qk_rope_dim", err)) != TS_OK ||
-        (st = ts_check_int(m->v_head_dim, 0, TS_MODEL_HIDDEN_MAX, "v_head_dim", err)) != TS_OK)
+        (st = ts_check_int(m->v_head_dim, 0, TS_MODEL_HIDDEN_MAX, "v_head_dim", err)) != TS_OK ||
+        (st = ts_check_int(m->sliding_window, 0, TS_MODEL_WINDOW_MAX, "sliding_window", err)) !=
+            TS_OK ||
+        (st = ts_check_int(m->sliding_layers, 0, TS_MODEL_LAYERS_MAX, "sliding_layers", err)) !=
+            TS_OK)
         return st;
+    if (m->sliding_layers > m->layers)
+        return ts_error_set(err, TS_EINCOMPAT, "sliding_layers",
+                            "sliding_layers %lld exceeds layers %lld", (long long)m->sliding_layers,
+                            (long long)m->layers);
+    if (m->sliding_layers > 0 && m->sliding_window == 0)
+        return ts_error_set(err, TS_EINCOMPAT, "sliding_layers",
+                            "sliding_layers needs sliding_window (the band's width in tokens)");
     /* An explicit head width (Gemma: 16 x 256 on hidden 3072) or latent
      * attention frees hidden from being heads x head_dim. */
     if (m->head_dim == 0 && m->kv_lora_rank == 0 && m->hidden % m->heads != 0)
@@ -228,6 +241,25 @@ double ts_model_attn_params(const ts_model *m)
 {
     return ts_model_attn(m, (double)m->hidden, (double)m->heads,
                          (double)(m->kv_heads != 0 ? m->kv_heads : m->heads));
+}
+
+/* Keys a query attends to, mean over the s positions of a causal
+ * sequence and over the layers.  Full attention: s / 2 (query i sees
+ * i + 1 keys; the continuous form, as the step model has always taken
+ * it).  A band of w tokens, itself included (transformers passes
+ * flash_attn window_size (w - 1, 0) in effect: the band's left edge,
+ * causal on the right): query i sees min(i + 1, w), which sums to
+ * s w - w (w - 1) / 2; continuous, w - w^2 / (2 s), which is s / 2 at
+ * w = s and w for w << s.  A window of s or more is full attention. */
+double ts_model_attn_span(const ts_model *m, double s)
+{
+    double L = (double)m->layers, w = (double)m->sliding_window, n, band;
+
+    if (!(m->sliding_window > 0) || !(w < s) || !(L > 0))
+        return s / 2.0;
+    n = m->sliding_layers > 0 ? (double)m->sliding_layers : L;
+    band = w - w * w / (2.0 * s);
+    return ((L - n) * (s / 2.0) + n * band) / L;
 }
 
 void ts_model_count(const ts_model *m, ts_params *out)

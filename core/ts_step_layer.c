@@ -353,15 +353,20 @@ static void ts_step_attn_core(const ts_run *r, ts_step_hw *hw, const ts_step_sha
 
     if (r->attention != TS_ATTN_EAGER) {
         /* QK^T and AV: 2 s_kv (qk + vd) FLOPs per head and query token
-         * (4 s_kv h / t when qk = vd = h / a), causal halves s_kv. */
-        double fl = 2.0 * tok * (s / 2.0) * (a / t) * (sh->qk + sh->vd);
+         * (4 s_kv h / t when qk = vd = h / a), causal halves s_kv.  A
+         * sliding window's band is all the fused kernels compute
+         * (FlashAttention-2 skips the key blocks outside it); llm-foundry's
+         * Triton kernel has no window, so it computes the causal half. */
+        double kv = r->attention == TS_ATTN_TRITON ? s / 2.0 : ts_model_attn_span(&r->model, s);
+        double fl = 2.0 * tok * kv * (a / t) * (sh->qk + sh->vd);
         double fa = hw->attn / (r->attention == TS_ATTN_TRITON ? TS_STEP_TRITON_SLOWDOWN : 1.0);
 
         attn_f = fl / (hw->attn_peak * fa);
         attn_b = TS_STEP_FA_BWD * fl / (hw->attn_peak * fa);
     } else {
         /* Materialised scores: full s x s per head (the mask is applied
-         * after the matmul), fused scale-mask-softmax, optional dropout. */
+         * after the matmul, a sliding window's too), fused
+         * scale-mask-softmax, optional dropout. */
         double heads = b * a / t, sq = s / c;
         double scores = heads * sq * s;                  /* elements */
         double pass = (r->dropout ? 9.0 : 4.0) * scores; /* bytes: r+w softmax, dropout r+w+mask */

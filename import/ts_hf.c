@@ -6,8 +6,9 @@
  * bias flags, norm kind and count, q/k norms, default head_dim and tying.
  * Parameter counts then follow core/ts_model.c and are checked in
  * tests/api against the released checkpoints' totals.  Keys that change
- * the count and are not modelled are refused; keys that do not change it
- * (rope_theta, sliding_window, ...) are ignored; a few that users often
+ * the count and are not modelled are refused; the sliding window and its
+ * layers are read (ts_hf_family.c hf_read_window); keys that change
+ * neither (rope_theta, ...) are ignored; a few that users often
  * mistake for run settings (torch_dtype, max_position_embeddings) are
  * noted.  A model_type without a row is read as Llama-like when the file
  * has the standard keys (noted), else refused naming the missing ones.
@@ -30,22 +31,34 @@ static const hf_spec hf_specs[] = {
       .attention_bias_key = true,
       .mlp_bias_key = true,
       .norms = 2 },
-    { .type = "mistral", .gated = true, .norms = 2 },
-    { .type = "mixtral", .gated = true, .norms = 2, .moe = HF_MOE_MIXTRAL },
-    { .type = "qwen2", .gated = true, .qkv_bias = true, .norms = 2 },
+    { .type = "mistral", .gated = true, .norms = 2, .window = HF_WIN_ALL, .window_default = 4096 },
+    { .type = "mixtral", .gated = true, .norms = 2, .moe = HF_MOE_MIXTRAL, .window = HF_WIN_ALL },
+    { .type = "qwen2",
+      .gated = true,
+      .qkv_bias = true,
+      .norms = 2,
+      .window = HF_WIN_FROM,
+      .window_flag = true,
+      .window_default = 4096 },
     { .type = "qwen3",
       .gated = true,
       .attention_bias_key = true,
       .norms = 2,
       .qk_norm = true,
-      .head_dim_default = 128 },
+      .head_dim_default = 128,
+      .window = HF_WIN_FROM,
+      .window_flag = true,
+      .window_default = 4096 },
     { .type = "qwen3_moe",
       .gated = true,
       .attention_bias_key = true,
       .norms = 2,
       .qk_norm = true,
       .head_dim_default = 128,
-      .moe = HF_MOE_QWEN3 },
+      .moe = HF_MOE_QWEN3,
+      .window = HF_WIN_ALL,
+      .window_flag = true,
+      .window_default = 4096 },
     { .type = "gemma",
       .tie_default = true,
       .gated = true,
@@ -57,7 +70,9 @@ static const hf_spec hf_specs[] = {
       .gated = true,
       .attention_bias_key = true,
       .norms = 4,
-      .head_dim_default = 256 },
+      .head_dim_default = 256,
+      .window = HF_WIN_ALT,
+      .window_default = 4096 },
     { .type = "gemma3_text",
       .tie_default = true,
       .gated = true,
@@ -65,7 +80,9 @@ static const hf_spec hf_specs[] = {
       .norms = 4,
       .qk_norm = true,
       .head_dim_default = 256,
-      .gemma3_defaults = true },
+      .gemma3_defaults = true,
+      .window = HF_WIN_PATTERN,
+      .window_default = 4096 },
     { .type = "gemma3",
       .tie_default = true,
       .gated = true,
@@ -74,8 +91,10 @@ static const hf_spec hf_specs[] = {
       .qk_norm = true,
       .head_dim_default = 256,
       .text_config = true,
-      .gemma3_defaults = true },
-    { .type = "phi3", .gated = true, .norms = 2 },
+      .gemma3_defaults = true,
+      .window = HF_WIN_PATTERN,
+      .window_default = 4096 },
+    { .type = "phi3", .gated = true, .norms = 2, .window = HF_WIN_ALL },
     { .type = "gpt2",
       .gpt2_keys = true,
       .tie_default = true,
@@ -155,7 +174,8 @@ static const hf_spec hf_specs[] = {
       .norms = 2,
       .bias_key = "use_bias",
       .bias_key_default = true,
-      .bias_key_mlp = true },
+      .bias_key_mlp = true,
+      .window = HF_WIN_ALL },
     { .type = "granite",
       .gated = true,
       .attention_bias_key = true,
@@ -183,8 +203,16 @@ static const hf_spec hf_specs[] = {
       .layernorm = true,
       .norms = 2,
       .moe = HF_MOE_MIXTRAL,
-      .lm_head_bias_key = true },
-    { .type = "qwen2_moe", .gated = true, .qkv_bias = true, .norms = 2, .moe = HF_MOE_QWEN2 },
+      .lm_head_bias_key = true,
+      .window = HF_WIN_ALL },
+    { .type = "qwen2_moe",
+      .gated = true,
+      .qkv_bias = true,
+      .norms = 2,
+      .moe = HF_MOE_QWEN2,
+      .window = HF_WIN_VERSIONED,
+      .window_flag = true,
+      .window_default = 4096 },
     /* gpt_oss: models/gpt_oss/modeling_gpt_oss.py (transformers 4.55):
      * q/k/v/o with bias=config.attention_bias and a sinks parameter of
      * num_attention_heads; GptOssTopKRouter a weight E x h and a bias E;
@@ -203,7 +231,9 @@ static const hf_spec hf_specs[] = {
       .moe = HF_MOE_MIXTRAL,
       .top_k_default = 4,
       .router_bias = true,
-      .sinks = true },
+      .sinks = true,
+      .window = HF_WIN_ALT,
+      .window_default = 128 },
     { .type = "internlm2", .gated = true, .norms = 2, .bias_key = "bias" },
 };
 
@@ -349,6 +379,8 @@ static int hf_read(const ts_import_obj *o, const hf_spec *s, hf_shape *h, ts_api
         return -1;
     if (s->moe != HF_MOE_NONE && hf_read_moe(o, s, h, notes, err) < 0)
         return -1;
+    if (hf_read_window(o, s, h, notes, err) < 0)
+        return -1;
     if (s->moe == HF_MOE_DEEPSEEK && h->qkv_bias) {
         char ptr[TS_IMPORT_ORIGIN_LEN];
 
@@ -405,6 +437,8 @@ static int hf_emit(ts_import *im, const hf_spec *s, const hf_shape *h, ts_api_sr
     EMIT_I(TS_FI_QK_NOPE_DIM, h->nope, K_NOPE);
     EMIT_I(TS_FI_QK_ROPE_DIM, h->rope, K_ROPE);
     EMIT_I(TS_FI_V_HEAD_DIM, h->v_dim, K_VDIM);
+    EMIT_I(TS_FI_SLIDING_WINDOW, h->window, K_WINDOW);
+    EMIT_I(TS_FI_SLIDING_LAYERS, h->wlayers, K_WLAYERS);
     if (ts_import_set_str(im, TS_FI_NORM, s->layernorm ? "layernorm" : "rmsnorm", S, h->o[K_BIAS],
                           err) != 0)
         return -1;

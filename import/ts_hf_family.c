@@ -105,6 +105,153 @@ int hf_read_more_keys(const ts_import_obj *o, const hf_spec *s, hf_shape *h, ts_
     return 0;
 }
 
+/* layer_types, the list newer transformers writes into every config
+ * (and gpt-oss's and Gemma 3's own): how many layers slide.  Only the
+ * two kinds this model costs; any other (chunked or linear attention)
+ * is refused rather than costed as full attention.  1 listed, 0 absent,
+ * -1 error. */
+static int hf_layer_types(const ts_import_obj *o, const hf_shape *h, int64_t *n, char *origin,
+                          ts_api_err *err)
+{
+    const json_t *v = json_object_get(o->obj, "layer_types"), *t;
+    char ptr[TS_IMPORT_ORIGIN_LEN];
+    size_t i;
+
+    if (v == NULL || json_is_null(v))
+        return 0;
+    ts_import_ptr(ptr, sizeof ptr, o, "layer_types");
+    if (!json_is_array(v) || json_array_size(v) != (size_t)h->layers) {
+        ts_api_err_set(err, json_is_array(v) ? TS_PROB_INVALID_VALUE : TS_PROB_INVALID_TYPE, ptr,
+                       "%s must list one type per layer (%lld layers)", ptr, (long long)h->layers);
+        return -1;
+    }
+    *n = 0;
+    json_array_foreach(v, i, t)
+    {
+        const char *k = json_is_string(t) ? json_string_value(t) : NULL;
+
+        if (k != NULL && strcmp(k, "sliding_attention") == 0) {
+            (*n)++;
+        } else if (k == NULL || strcmp(k, "full_attention") != 0) {
+            snprintf(ptr + strlen(ptr), sizeof ptr - strlen(ptr), "/%zu", i);
+            ts_api_err_set(err, TS_PROB_UNSUPPORTED_CONFIG, ptr,
+                           "%s: only full_attention and sliding_attention layers are "
+                           "modelled",
+                           ptr);
+            return -1;
+        }
+    }
+    snprintf(origin, TS_IMPORT_ORIGIN_LEN, "%s", ptr);
+    return 1;
+}
+
+/* The layers that slide by the type's rule, without layer_types. */
+static int hf_window_layers(const ts_import_obj *o, const hf_spec *s, hf_shape *h, ts_api_err *err)
+{
+    int64_t k;
+    int rc;
+
+    switch (s->window) {
+    case HF_WIN_FROM:
+        k = 28; /* Qwen2Config's and Qwen3Config's default max_window_layers */
+        if (ts_import_int(o, "max_window_layers", 0, INT64_C(1) << 40, false, &k, err) < 0)
+            return -1;
+        h->wlayers = k < h->layers ? h->layers - k : 0;
+        snprintf(h->o[K_WLAYERS], TS_IMPORT_ORIGIN_LEN, "%s/max_window_layers (%lld: from it on)",
+                 o->base, (long long)k);
+        return 0;
+    case HF_WIN_ALT:
+        h->wlayers = (h->layers + 1) / 2;
+        snprintf(h->o[K_WLAYERS], TS_IMPORT_ORIGIN_LEN, "%s (model_type %s: every other layer)",
+                 o->base, s->type);
+        return 0;
+    case HF_WIN_PATTERN:
+        k = 6; /* Gemma3TextConfig's default sliding_window_pattern */
+        if ((rc = ts_import_int(o, "sliding_window_pattern", 1, INT64_C(1) << 40, false, &k, err)) <
+            0)
+            return -1;
+        h->wlayers = h->layers - h->layers / k;
+        if (rc > 0)
+            ts_import_ptr(h->o[K_WLAYERS], TS_IMPORT_ORIGIN_LEN, o, "sliding_window_pattern");
+        else
+            snprintf(h->o[K_WLAYERS], TS_IMPORT_ORIGIN_LEN,
+                     "%s (%s default sliding_window_pattern 6)", o->base, s->type);
+        return 0;
+    case HF_WIN_VERSIONED: {
+        char ptr[TS_IMPORT_ORIGIN_LEN];
+
+        ts_import_ptr(ptr, sizeof ptr, o, "use_sliding_window");
+        ts_api_err_set(err, TS_PROB_UNSUPPORTED_CONFIG, ptr,
+                       "%s: which %s layers slide differs between transformers versions; "
+                       "give sliding_window and sliding_layers",
+                       ptr, s->type);
+        return -1;
+    }
+    default: /* HF_WIN_ALL */
+        h->wlayers = h->layers;
+        snprintf(h->o[K_WLAYERS], TS_IMPORT_ORIGIN_LEN, "%s (model_type %s: every layer)", o->base,
+                 s->type);
+        return 0;
+    }
+}
+
+/* The sliding window, as the <Type>Config decides it (transformers
+ * configuration_<type>.py): sliding_window is the band a query sees,
+ * itself included; null means none and an absent key the type's
+ * default.  Qwen's types slide only with use_sliding_window.  Which
+ * layers: layer_types where listed, else the type's rule. */
+int hf_read_window(const ts_import_obj *o, const hf_spec *s, hf_shape *h, ts_api_notes *notes,
+                   ts_api_err *err)
+{
+    const json_t *v = json_object_get(o->obj, "sliding_window");
+    int64_t n = 0;
+    bool use = true;
+    int listed, rc;
+
+    snprintf(h->o[K_WINDOW], TS_IMPORT_ORIGIN_LEN, "%s (model_type %s)", o->base, s->type);
+    snprintf(h->o[K_WLAYERS], TS_IMPORT_ORIGIN_LEN, "%s", h->o[K_WINDOW]);
+    if ((listed = hf_layer_types(o, h, &n, h->o[K_WLAYERS], err)) < 0)
+        return -1;
+    if (s->window == HF_WIN_NONE && listed == 0) {
+        if (v != NULL && !json_is_null(v))
+            ts_import_note(notes,
+                           "%s/sliding_window: model_type %s does not say which layers use "
+                           "it; costed as full attention",
+                           o->base, s->type);
+        return 0;
+    }
+    if (s->window_flag) {
+        use = false; /* Qwen2Config's default */
+        if (ts_import_bool(o, "use_sliding_window", &use, err) < 0)
+            return -1;
+        if (!use)
+            ts_import_ptr(h->o[K_WINDOW], TS_IMPORT_ORIGIN_LEN, o, "use_sliding_window");
+    }
+    if (use && v == NULL && s->window_default > 0) {
+        h->window = s->window_default;
+        snprintf(h->o[K_WINDOW], TS_IMPORT_ORIGIN_LEN, "%s (%s default sliding_window)", o->base,
+                 s->type);
+    } else if (use && (rc = ts_import_int(o, "sliding_window", 1, INT64_C(1) << 24, false,
+                                          &h->window, err)) != 0) {
+        if (rc < 0)
+            return -1;
+        ts_import_ptr(h->o[K_WINDOW], TS_IMPORT_ORIGIN_LEN, o, "sliding_window");
+    }
+    if (h->window == 0) {
+        if (n > 0)
+            ts_import_note(notes,
+                           "%s/layer_types: %lld sliding layers, but the config gives them no "
+                           "window: costed as full attention",
+                           o->base, (long long)n);
+        return 0;
+    }
+    if (listed > 0) {
+        h->wlayers = n;
+        return 0;
+    }
+    return hf_window_layers(o, s, h, err);
+}
+
 /* What the added rows count differently from the checkpoint, said. */
 void hf_notes_more(const ts_import_obj *o, const hf_spec *s, const hf_shape *h, ts_api_notes *notes)
 {
@@ -131,21 +278,6 @@ void hf_notes_more(const ts_import_obj *o, const hf_spec *s, const hf_shape *h, 
                        "%s: gpt-oss's %lld attention sinks (a logit per head and layer) are "
                        "not counted",
                        o->base, (long long)(h->heads * h->layers));
-    /* transformers' layer_types (gpt-oss, and Gemma 3 / Qwen configs
-     * written by newer versions): sliding-window layers attend to a band,
-     * which this model does not cost apart from full attention. */
-    if ((v = json_object_get(o->obj, "layer_types")) != NULL && json_is_array(v)) {
-        const json_t *t;
-        size_t i, n = 0;
-
-        json_array_foreach(v, i, t) if (json_is_string(t) &&
-                                        strcmp(json_string_value(t), "sliding_attention") == 0) n++;
-        if (n > 0)
-            ts_import_note(notes,
-                           "%s/layer_types: %zu sliding-window layers are costed as full causal "
-                           "attention (their attention FLOPs over-estimated)",
-                           o->base, n);
-    }
     if (s->lm_head_bias_key && (v = json_object_get(o->obj, "lm_head_bias")) != NULL &&
         json_is_true(v))
         ts_import_note(notes,

@@ -23,6 +23,17 @@ typedef enum hf_moe {
     HF_MOE_QWEN2     /* HF_MOE_QWEN3 plus a gated shared expert */
 } hf_moe;
 
+/* Which layers slide when the config gives a window (the <Type>Config's
+ * rule; a layer_types list, where given, says it for any type). */
+typedef enum hf_window {
+    HF_WIN_NONE = 0, /* no sliding window in the model type */
+    HF_WIN_ALL,      /* every layer (Mistral, Mixtral, Phi-3, Starcoder2, Qwen3-MoE) */
+    HF_WIN_FROM,     /* from layer max_window_layers on (Qwen2, Qwen3) */
+    HF_WIN_ALT,      /* every other layer, the first sliding (Gemma 2, gpt-oss) */
+    HF_WIN_PATTERN,  /* all but every sliding_window_pattern-th (Gemma 3) */
+    HF_WIN_VERSIONED /* the layers depend on the transformers version: refused (Qwen2-MoE) */
+} hf_window;
+
 typedef struct hf_spec {
     const char *type;
     bool gpt2_keys;          /* n_embd, n_layer, n_head, n_inner, n_positions */
@@ -53,17 +64,12 @@ typedef struct hf_spec {
     bool lm_head_bias_key; /* PhiMoE: "lm_head_bias" (not counted; noted) */
     bool sinks;            /* gpt-oss: a learned sink logit per head (not counted; noted) */
     int64_t top_k_default; /* num_experts_per_tok when absent; 0 = MixtralConfig's 2 */
+    hf_window window;
+    bool window_flag;       /* slides only with use_sliding_window (Qwen, default off) */
+    int64_t window_default; /* sliding_window when absent (null: none) */
 } hf_spec;
 
-/* Every value a row can produce, before it becomes request members. */
-typedef struct hf_shape {
-    int64_t layers, hidden, heads, kv_heads, ffn, vocab, head_dim, pos;
-    int64_t experts, top_k, moe_ffn, shared, dense_layers;
-    int64_t q_lora, kv_lora, nope, rope, v_dim, norms;
-    bool tied, qkv_bias, out_bias, mlp_bias, router_bias, shared_gate;
-    char o[21][TS_IMPORT_ORIGIN_LEN]; /* origins, by hf_key index below */
-} hf_shape;
-
+/* The origins' indices in hf_shape.o, one per member group. */
 enum {
     K_LAYERS,
     K_HIDDEN,
@@ -85,8 +91,21 @@ enum {
     K_VDIM,
     K_TIE,
     K_BIAS,
-    K_NORMS
+    K_NORMS,
+    K_WINDOW,
+    K_WLAYERS,
+    K_COUNT
 };
+
+/* Every value a row can produce, before it becomes request members. */
+typedef struct hf_shape {
+    int64_t layers, hidden, heads, kv_heads, ffn, vocab, head_dim, pos;
+    int64_t experts, top_k, moe_ffn, shared, dense_layers;
+    int64_t q_lora, kv_lora, nope, rope, v_dim, norms;
+    int64_t window, wlayers; /* sliding_window, sliding_layers */
+    bool tied, qkv_bias, out_bias, mlp_bias, router_bias, shared_gate;
+    char o[K_COUNT][TS_IMPORT_ORIGIN_LEN]; /* origins, by the K_* index */
+} hf_shape;
 
 /* ts_hf_family.c: the readers of one family each (0 or -1 with *err). */
 /* FalconConfig's and BloomConfig's names for the shape */
@@ -96,6 +115,9 @@ int hf_read_gpt2(const ts_import_obj *o, hf_shape *h, ts_api_err *err);
 /* the experts of s->moe's family */
 int hf_read_moe(const ts_import_obj *o, const hf_spec *s, hf_shape *h, ts_api_notes *notes,
                 ts_api_err *err);
+/* the sliding window and the layers that use it */
+int hf_read_window(const ts_import_obj *o, const hf_spec *s, hf_shape *h, ts_api_notes *notes,
+                   ts_api_err *err);
 /* what the catalogue's rows count differently from the checkpoint */
 void hf_notes_more(const ts_import_obj *o, const hf_spec *s, const hf_shape *h,
                    ts_api_notes *notes);

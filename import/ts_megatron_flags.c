@@ -85,6 +85,8 @@ const mega_flag mega_flags[M_COUNT] = {
     [M_OVERLAP_P2P] = { "overlap-p2p-communication", MK_FLAG, TS_FI_COUNT, 0 },
     [M_NO_OVERLAP_P2P] = { "no-overlap-p2p-communication", MK_FLAG, TS_FI_COUNT, 0 },
     [M_TP_OVERLAP] = { "tp-comm-overlap", MK_FLAG, TS_FI_COUNT, 0 },
+    [M_WINDOW] = { "window-size", MK_STR, TS_FI_COUNT, 0 },
+    [M_WINDOW_SKIP] = { "window-attn-skip-freq", MK_STR, TS_FI_COUNT, 0 },
     [M_DEEPSPEED] = { "deepspeed", MK_FLAG, TS_FI_COUNT, 0 },
     [M_DS_CONFIG] = { "deepspeed_config", MK_STR, TS_FI_COUNT, 0 },
     [M_ZERO_STAGE] = { "zero-stage", MK_INT, TS_FI_ZERO, 0 },
@@ -134,6 +136,10 @@ static ts_field_id mega_target(mega_id id)
         return TS_FI_OPTIMIZER;
     case M_MOE_FREQ:
         return TS_FI_DENSE_LAYERS;
+    case M_WINDOW:
+        return TS_FI_SLIDING_WINDOW;
+    case M_WINDOW_SKIP:
+        return TS_FI_SLIDING_LAYERS;
     case M_HDROP:
     case M_ADROP:
         return TS_FI_DROPOUT;

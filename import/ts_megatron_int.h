@@ -92,6 +92,8 @@ typedef enum mega_id {
     M_OVERLAP_P2P,
     M_NO_OVERLAP_P2P,
     M_TP_OVERLAP,
+    M_WINDOW,
+    M_WINDOW_SKIP,
     /* Megatron-DeepSpeed's (deepspeedai/Megatron-DeepSpeed megatron/
      * arguments.py, DeepSpeed's add_config_arguments). */
     M_DEEPSPEED,
@@ -153,6 +155,11 @@ int mega_scan(const ts_import *im, const ts_shell_cmd *c, mega_val *vals, ts_api
 
 /* ts_megatron.c: a request member from a flag, named in its origin */
 int mega_set_i(ts_import *im, ts_field_id fi, int64_t v, mega_id id, ts_api_err *err);
+/* ts_megatron_pattern.c: a list expression ("[0]*3+[1]*58") of --flag
+ * into *out, *n entries of 0 or 1 (malloc'd; the caller frees), which
+ * must number layers when layers > 0; 0, or -1 with a 400. */
+int mega_pattern(const char *p, const char *flag, int64_t layers, unsigned char **out, size_t *n,
+                 ts_api_err *err);
 int mega_set_b(ts_import *im, ts_field_id fi, bool v, const char *why, ts_api_err *err);
 int mega_set_s(ts_import *im, ts_field_id fi, const char *v, const char *why, ts_api_err *err);
 

@@ -1,11 +1,13 @@
 /*
  * ts_megatron_shape.c - the model's shape from Megatron-LM's flags, with
  * Megatron's defaults when the text defines the model: the vocabulary
- * (the tokenizer's, padded as Megatron pads it) and the dense / MoE
- * layers of --moe-layer-freq.
+ * (the tokenizer's, padded as Megatron pads it), the dense / MoE
+ * layers of --moe-layer-freq and the sliding-window layers of
+ * --window-size with --window-attn-skip-freq.
  * Part of the Megatron-LM importer (ts_megatron.c); shared types in
  * ts_megatron_int.h.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,11 +16,6 @@
 #include "ts_ckd.h"
 #include "ts_import.h"
 #include "ts_megatron_int.h"
-
-static void oom(ts_api_err *err)
-{
-    ts_api_err_set(err, TS_PROB_OUT_OF_MEMORY, NULL, "out of memory reading megatron_args");
-}
 
 /* The catalogue model a --tokenizer-model names: a Hub id, or a local
  * path ending in one (".../meta-llama/Meta-Llama-3-8B", with or without
@@ -237,7 +234,45 @@ static int pad_vocab(ts_import *im, const mega_val *v, int64_t vocab, const char
  * Python list expression ("[0]*3+[1]*58", "([1]*3+[0])*2").  The model
  * here has its dense layers first: *dense is their count; 0 when every
  * layer is MoE; -1 with a 400 for any other pattern. */
-static int moe_pattern(const char *p, int64_t layers, int64_t *dense, ts_api_err *err);
+static int moe_pattern(const char *p, int64_t layers, int64_t *dense, ts_api_err *err)
+{
+    const char *t = p;
+    unsigned char *kinds;
+    size_t n, k;
+
+    while (*t == ' ')
+        t++;
+    if (*t >= '0' && *t <= '9') {
+        char *end;
+        long long f = strtoll(t, &end, 10);
+
+        if (*end == '\0' && f == 1) {
+            *dense = 0; /* every layer MoE */
+            return 0;
+        }
+        ts_api_err_set(err, TS_PROB_UNSUPPORTED_CONFIG, MEGA_PTR,
+                       "megatron_args --moe-layer-freq %.*s: MoE layers interleaved with dense "
+                       "ones are not modelled (only dense layers first, then MoE)",
+                       ts_utf8_prec(p, 24), p);
+        return -1;
+    }
+    if (mega_pattern(t, "moe-layer-freq", layers, &kinds, &n, err) != 0)
+        return -1;
+    for (k = 0; k < n && kinds[k] == 0; k++)
+        ;
+    *dense = (int64_t)k;
+    for (; k < n; k++)
+        if (kinds[k] == 0) {
+            ts_api_err_set(err, TS_PROB_UNSUPPORTED_CONFIG, MEGA_PTR,
+                           "megatron_args --moe-layer-freq '%.*s': a dense layer after a "
+                           "MoE layer is not modelled (only dense layers first)",
+                           ts_utf8_prec(p, 48), p);
+            free(kinds);
+            return -1;
+        }
+    free(kinds);
+    return 0;
+}
 
 /* --kv-channels, --group-query-attention with --num-query-groups. */
 static int shape_heads(ts_import *im, const mega_val *v, ts_api_notes *notes, ts_api_err *err)
@@ -372,6 +407,74 @@ static int shape_moe(ts_import *im, const mega_val *v, ts_api_notes *notes, ts_a
     return 0;
 }
 
+/* --window-size "L,R" (tuple_type; -1 an unbounded side): flash-attn's
+ * inclusive band, L keys back and the query itself, so L + 1 tokens (the
+ * gpt-oss examples' 127,0 is gpt-oss's 128; Megatron-Bridge converts a
+ * Hugging Face sliding_window w to (w - 1, 0)).  The decoder is causal:
+ * R is cut to 0 (flash_api.cpp mha_fwd).  Which layers:
+ * --window-attn-skip-freq N, 1-indexed layer n slides when n % N != 0,
+ * or a list with 1 for a sliding layer; without it every layer
+ * (megatron/core/transformer/utils.py is_layer_window_attention). */
+static int shape_window(ts_import *im, const mega_val *v, ts_api_notes *notes, ts_api_err *err)
+{
+    int64_t L = v[M_NUM_LAYERS].set ? v[M_NUM_LAYERS].i : 0, left, right, n = L;
+    const char *p;
+    char *end;
+    bool ok;
+
+    if (!v[M_WINDOW].set)
+        return 0;
+    p = v[M_WINDOW].s;
+    p += strspn(p, " (");
+    errno = 0;
+    left = strtoll(p, &end, 10);
+    ok = end != p && *end == ',';
+    if (ok) {
+        p = end + 1;
+        right = strtoll(p, &end, 10);
+        ok = end != p;
+        end += strspn(end, " )");
+        ok = ok && *end == '\0' && errno == 0 && left >= -1 && left < INT64_C(1) << 24 &&
+             right >= -1;
+    }
+    if (!ok) {
+        ts_api_err_set(err, TS_PROB_INVALID_VALUE, MEGA_PTR,
+                       "megatron_args --window-size takes two integers L,R (keys left and "
+                       "right of the query, -1 unbounded), got '%.*s'",
+                       ts_utf8_prec(v[M_WINDOW].s, 48), v[M_WINDOW].s);
+        return -1;
+    }
+    if (left < 0)
+        return mega_set_i(im, TS_FI_SLIDING_WINDOW, 0, M_WINDOW, err);
+    if (v[M_WINDOW_SKIP].set) {
+        const char *f = v[M_WINDOW_SKIP].s;
+        long long k = strtoll(f, &end, 10);
+
+        if (end != f && *end == '\0' && k >= 1) {
+            n = L > 0 ? L - L / k : 0;
+        } else {
+            unsigned char *kinds;
+            size_t m, i;
+
+            if (mega_pattern(f, "window-attn-skip-freq", L, &kinds, &m, err) != 0)
+                return -1;
+            for (n = 0, i = 0; i < m; i++)
+                n += kinds[i];
+            free(kinds);
+        }
+    }
+    if (mega_set_i(im, TS_FI_SLIDING_WINDOW, left + 1, M_WINDOW, err) != 0)
+        return -1;
+    if (L > 0)
+        return mega_set_i(im, TS_FI_SLIDING_LAYERS, n,
+                          v[M_WINDOW_SKIP].set ? M_WINDOW_SKIP : M_WINDOW, err);
+    if (v[M_WINDOW_SKIP].set)
+        ts_import_note(notes, "megatron_args: --window-attn-skip-freq without --num-layers "
+                              "counts no layers: the sliding layers are the model's own "
+                              "(sliding_layers), else every layer");
+    return 0;
+}
+
 /* The shape's switches given as flags. */
 static int shape_flags(ts_import *im, const mega_val *v, ts_api_err *err)
 {
@@ -491,7 +594,7 @@ int mega_emit_shape(ts_import *im, const mega_val *v, bool hf, ts_api_notes *not
     if (shape_hybrid(v, err) != 0 || shape_heads(im, v, notes, err) != 0 ||
         shape_ffn(im, v, model, err) != 0 || shape_vocab(im, v, model, notes, err) != 0 ||
         shape_mla(im, v, notes, err) != 0 || shape_moe(im, v, notes, err) != 0 ||
-        shape_flags(im, v, err) != 0)
+        shape_flags(im, v, err) != 0 || shape_window(im, v, notes, err) != 0)
         return -1;
     if (!model) {
         if (hf && v[M_NUM_LAYERS].set)
@@ -501,191 +604,4 @@ int mega_emit_shape(ts_import *im, const mega_val *v, bool hf, ts_api_notes *not
         return 0;
     }
     return shape_defaults(im, v, err);
-}
-
-/* ---- --moe-layer-freq ---- */
-
-#define PATTERN_MAX 65536
-
-typedef struct pat {
-    const char *p;
-    unsigned char *out; /* the layer kinds, 0 dense 1 MoE */
-    size_t n;
-    bool bad;
-    unsigned depth;
-} pat;
-
-static void pat_ws(pat *q)
-{
-    while (*q->p == ' ')
-        q->p++;
-}
-
-static int64_t pat_int(pat *q)
-{
-    int64_t v = 0;
-
-    pat_ws(q);
-    if (*q->p < '0' || *q->p > '9') {
-        q->bad = true;
-        return 0;
-    }
-    while (*q->p >= '0' && *q->p <= '9') {
-        if (ts_ckd_mul(&v, v, 10) || ts_ckd_add(&v, v, *q->p - '0') || v > PATTERN_MAX) {
-            q->bad = true;
-            return 0;
-        }
-        q->p++;
-    }
-    return v;
-}
-
-static void pat_sum(pat *q);
-
-/* term: '[' ints ']' or '(' sum ')', then optional '*' int (repeat). */
-static void pat_term(pat *q)
-{
-    size_t start = q->n;
-    int64_t times = 1, t;
-
-    pat_ws(q);
-    if (*q->p == '[') {
-        q->p++;
-        for (;;) {
-            int64_t x = pat_int(q);
-
-            if (q->bad)
-                return;
-            if ((x != 0 && x != 1) || q->n >= PATTERN_MAX) {
-                q->bad = true;
-                return;
-            }
-            q->out[q->n++] = (unsigned char)x;
-            pat_ws(q);
-            if (*q->p == ',') {
-                q->p++;
-                continue;
-            }
-            if (*q->p != ']') {
-                q->bad = true;
-                return;
-            }
-            q->p++;
-            break;
-        }
-    } else if (*q->p == '(') {
-        if (++q->depth > 16) {
-            q->bad = true;
-            return;
-        }
-        q->p++;
-        pat_sum(q);
-        pat_ws(q);
-        if (q->bad || *q->p != ')') {
-            q->bad = true;
-            return;
-        }
-        q->p++;
-        q->depth--;
-    } else {
-        q->bad = true;
-        return;
-    }
-    pat_ws(q);
-    if (*q->p == '*') {
-        q->p++;
-        times = pat_int(q);
-        if (q->bad || times < 0)
-            return;
-    }
-    /* repeat out[start..n) times-1 more times, bounded */
-    {
-        size_t len = q->n - start;
-
-        if (times == 0) {
-            q->n = start;
-            return;
-        }
-        for (t = 1; t < times; t++) {
-            if (q->n + len > PATTERN_MAX) {
-                q->bad = true;
-                return;
-            }
-            memmove(q->out + q->n, q->out + start, len);
-            q->n += len;
-        }
-    }
-}
-
-static void pat_sum(pat *q)
-{
-    pat_term(q);
-    for (;;) {
-        pat_ws(q);
-        if (q->bad || *q->p != '+')
-            return;
-        q->p++;
-        pat_term(q);
-    }
-}
-
-static int moe_pattern(const char *p, int64_t layers, int64_t *dense, ts_api_err *err)
-{
-    const char *t = p;
-    pat q;
-    size_t k;
-    int rc = 0;
-
-    while (*t == ' ')
-        t++;
-    if (*t >= '0' && *t <= '9') {
-        char *end;
-        long long n = strtoll(t, &end, 10);
-
-        if (*end == '\0' && n == 1) {
-            *dense = 0; /* every layer MoE */
-            return 0;
-        }
-        ts_api_err_set(err, TS_PROB_UNSUPPORTED_CONFIG, MEGA_PTR,
-                       "megatron_args --moe-layer-freq %.*s: MoE layers interleaved with dense "
-                       "ones are not modelled (only dense layers first, then MoE)",
-                       ts_utf8_prec(p, 24), p);
-        return -1;
-    }
-    memset(&q, 0, sizeof q);
-    q.p = t;
-    q.out = malloc(PATTERN_MAX);
-    if (q.out == NULL) {
-        oom(err);
-        return -1;
-    }
-    pat_sum(&q);
-    pat_ws(&q);
-    if (q.bad || *q.p != '\0') {
-        ts_api_err_set(err, TS_PROB_INVALID_VALUE, MEGA_PTR,
-                       "megatron_args --moe-layer-freq takes an integer or a list expression "
-                       "like [0]*3+[1]*58, got '%.*s'",
-                       ts_utf8_prec(p, 48), p);
-        rc = -1;
-    } else if (layers > 0 && (int64_t)q.n != layers) {
-        ts_api_err_set(err, TS_PROB_INVALID_VALUE, MEGA_PTR,
-                       "megatron_args --moe-layer-freq lists %zu layers, --num-layers is %lld", q.n,
-                       (long long)layers);
-        rc = -1;
-    } else {
-        for (k = 0; k < q.n && q.out[k] == 0; k++)
-            ;
-        *dense = (int64_t)k;
-        for (; k < q.n; k++)
-            if (q.out[k] == 0) {
-                ts_api_err_set(err, TS_PROB_UNSUPPORTED_CONFIG, MEGA_PTR,
-                               "megatron_args --moe-layer-freq '%.*s': a dense layer after a "
-                               "MoE layer is not modelled (only dense layers first)",
-                               ts_utf8_prec(p, 48), p);
-                rc = -1;
-                break;
-            }
-    }
-    free(q.out);
-    return rc;
 }

@@ -432,6 +432,22 @@ static const bad_case bad[] = {
         .qkv_bias = true },
       TS_EINCOMPAT,
       "qkv_bias" },
+    /* sliding window */
+    { { .params = 1e9, .sliding_window = 4096 }, TS_EINVAL, "sliding_window" },
+    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .sliding_window = -1 },
+      TS_EINVAL,
+      "sliding_window" },
+    { { .layers = 2,
+        .hidden = 64,
+        .heads = 4,
+        .vocab = 10,
+        .sliding_window = 8,
+        .sliding_layers = 3 },
+      TS_EINCOMPAT,
+      "sliding_layers" },
+    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .sliding_layers = 1 },
+      TS_EINCOMPAT,
+      "sliding_layers" },
 };
 
 START_TEST(test_bad_models)

@@ -462,6 +462,58 @@ END_TEST
  * narrower GEMMs' lower efficiency the compute still falls by more than a
  * quarter; a shared expert adds one more MLP per token.  MLA's
  * latent projections are matmuls too: a wider kv latent costs more. */
+/* A sliding window shrinks the fused attention's work to the band: query
+ * i sees min(i + 1, w) keys, continuous mean w - w^2 / (2 s) (core/
+ * ts_model.c ts_model_attn_span), against s / 2 for full causal.  The
+ * attention core is linear in that mean, so the compute differences from
+ * full attention stand in the ratio of the means' differences.  By hand,
+ * s = 8192: w = 1024 gives 1024 - 64 = 960, w = 4096 gives 4096 - 1024 =
+ * 3072; from s / 2 = 4096 that is -3136 and -1024, ratio 3.0625; half the
+ * layers at w = 1024, half of -3136.  Eager computes the whole s x s
+ * scores (the mask after the matmul) and llm-foundry's Triton kernel has
+ * no window: no change.  A window of s or more is full attention. */
+START_TEST(test_sliding_window)
+{
+    ts_run r;
+    ts_step full, w1, w2, half, big;
+    ts_error e;
+
+    mp_run(&r, "llama3-8b", 1, 1, 8192, 1, false);
+    ck_assert_int_eq(ts_step_estimate(&r, &full, &e), TS_OK);
+    r.model.sliding_window = 1024;
+    ck_assert_int_eq(ts_step_estimate(&r, &w1, &e), TS_OK);
+    r.model.sliding_window = 4096;
+    ck_assert_int_eq(ts_step_estimate(&r, &w2, &e), TS_OK);
+    r.model.sliding_window = 1024;
+    r.model.sliding_layers = 16;
+    ck_assert_int_eq(ts_step_estimate(&r, &half, &e), TS_OK);
+    ck_assert(w1.compute < w2.compute && w2.compute < full.compute);
+    REL_CLOSE((w1.compute - full.compute) / (w2.compute - full.compute), 3136.0 / 1024.0, 1e-9);
+    REL_CLOSE((half.compute - full.compute) / (w1.compute - full.compute), 0.5, 1e-9);
+
+    r.model.sliding_layers = 0;
+    r.model.sliding_window = 8192;
+    ck_assert_int_eq(ts_step_estimate(&r, &big, &e), TS_OK);
+    REL_CLOSE(big.compute, full.compute, 1e-12);
+    r.model.sliding_window = 1 << 20;
+    ck_assert_int_eq(ts_step_estimate(&r, &big, &e), TS_OK);
+    REL_CLOSE(big.compute, full.compute, 1e-12);
+
+    r.attention = TS_ATTN_EAGER;
+    r.model.sliding_window = 0;
+    ck_assert_int_eq(ts_step_estimate(&r, &full, &e), TS_OK);
+    r.model.sliding_window = 1024;
+    ck_assert_int_eq(ts_step_estimate(&r, &w1, &e), TS_OK);
+    REL_CLOSE(w1.compute, full.compute, 1e-12);
+    r.attention = TS_ATTN_TRITON;
+    r.model.sliding_window = 0;
+    ck_assert_int_eq(ts_step_estimate(&r, &full, &e), TS_OK);
+    r.model.sliding_window = 1024;
+    ck_assert_int_eq(ts_step_estimate(&r, &w1, &e), TS_OK);
+    REL_CLOSE(w1.compute, full.compute, 1e-12);
+}
+END_TEST
+
 START_TEST(test_layer_widths_follow_the_shape)
 {
     ts_run r;
@@ -2174,6 +2226,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_search_constraints);
     tcase_add_test(tc, test_search_errors);
     tcase_add_test(tc, test_layer_widths_follow_the_shape);
+    tcase_add_test(tc, test_sliding_window);
     suite_add_tcase(s, tc);
     return s;
 }
