@@ -315,26 +315,40 @@ void ts_json_memory(ts_jw *w, const char *key, const ts_memory *m)
 static void put_window(ts_jw *w, const ts_run *r)
 {
     const ts_model *m = &r->model;
+    long long n = m->sliding_layers > 0 ? (long long)m->sliding_layers : (long long)m->layers;
     char line[TS_NOTE_LEN];
 
-    if (m->layers <= 0 || m->sliding_window <= 0 || m->sliding_window >= r->seq)
+    if (m->layers <= 0)
+        return;
+    if (m->sliding_window <= 0) {
+        if (m->sliding_layers > 0)
+            ts_jw_str(w, NULL,
+                      "sliding_layers without sliding_window: every layer attends to the whole "
+                      "causal sequence");
+        return;
+    }
+    if (m->sliding_window >= r->seq)
         return;
     if (r->attention == TS_ATTN_FLASH)
         snprintf(line, sizeof line,
                  "sliding_window %lld on %lld of %lld layers: the fused attention computes "
                  "only the band, %.0f keys a query on the mean layer against %.0f for full "
-                 "causal attention (FlashAttention-2 window_size); transformers' sdpa passes "
-                 "the band as a mask and computes every key: send sliding_window 0 for that",
-                 (long long)m->sliding_window,
-                 (long long)(m->sliding_layers > 0 ? m->sliding_layers : m->layers),
-                 (long long)m->layers, ts_model_attn_span(m, (double)r->seq), (double)r->seq / 2.0);
+                 "causal attention (flash-attn's window_size; transformers' default sdpa "
+                 "computes more: send attention sdpa for that)",
+                 (long long)m->sliding_window, n, (long long)m->layers,
+                 ts_model_attn_span(m, (double)r->seq), (double)r->seq / 2.0);
+    else if (r->attention == TS_ATTN_SDPA)
+        snprintf(line, sizeof line,
+                 "sliding_window %lld on %lld of %lld layers: transformers gives PyTorch's SDPA "
+                 "the band as a dense mask, without is_causal, so its memory-efficient kernel "
+                 "computes every key of those layers, twice the causal half",
+                 (long long)m->sliding_window, n, (long long)m->layers);
     else
         snprintf(line, sizeof line,
-                 "sliding_window %lld: attention %s computes the whole causal triangle (%s), "
-                 "so the band saves no time",
+                 "sliding_window %lld: attention %s %s, so the band saves no time",
                  (long long)m->sliding_window, ts_attention_name(r->attention),
-                 r->attention == TS_ATTN_EAGER ? "the mask applies after the score matmul"
-                                               : "the kernel has no window");
+                 r->attention == TS_ATTN_EAGER ? "computes the whole s x s scores and masks them"
+                                               : "has no window (the causal half)");
     ts_jw_str(w, NULL, line);
 }
 

@@ -134,9 +134,10 @@ typedef enum ts_framework {
 } ts_framework;
 
 typedef enum ts_attention {
-    TS_ATTN_FLASH = 0, /* FlashAttention / SDPA: no s^2 scores kept */
+    TS_ATTN_FLASH = 0, /* FlashAttention, cuDNN, FlexAttention: no s^2 scores, a window's band */
     TS_ATTN_EAGER,     /* scores, softmax (and dropout mask) materialised */
     TS_ATTN_TRITON,    /* FlashAttention written in Triton (llm-foundry attn_impl: triton) */
+    TS_ATTN_SDPA,      /* torch SDPA as transformers calls it: flash, but a window is a mask */
     TS_ATTN_COUNT
 } ts_attention;
 

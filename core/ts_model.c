@@ -166,13 +166,13 @@ static ts_status ts_model_check_shape(const ts_model *m, ts_error *err)
         (st = ts_check_int(m->sliding_layers, 0, TS_MODEL_LAYERS_MAX, "sliding_layers", err)) !=
             TS_OK)
         return st;
-    if (m->sliding_layers > m->layers)
+    /* Without a window the count says nothing (a request's sliding_window
+     * 0 over an imported model's window turns it off). */
+    if (m->sliding_window > 0 && m->sliding_layers > m->layers)
         return ts_error_set(err, TS_EINCOMPAT, "sliding_layers",
-                            "sliding_layers %lld exceeds layers %lld", (long long)m->sliding_layers,
-                            (long long)m->layers);
-    if (m->sliding_layers > 0 && m->sliding_window == 0)
-        return ts_error_set(err, TS_EINCOMPAT, "sliding_layers",
-                            "sliding_layers needs sliding_window (the band's width in tokens)");
+                            "sliding_layers %lld exceeds layers %lld (give sliding_layers with "
+                            "layers; 0 is every layer)",
+                            (long long)m->sliding_layers, (long long)m->layers);
     /* An explicit head width (Gemma: 16 x 256 on hidden 3072) or latent
      * attention frees hidden from being heads x head_dim. */
     if (m->head_dim == 0 && m->kv_lora_rank == 0 && m->hidden % m->heads != 0)

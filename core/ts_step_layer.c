@@ -343,6 +343,27 @@ static void ts_step_layer_gemms(const ts_run *r, ts_step_hw *hw, const ts_step_s
     *bp = bw;
 }
 
+/* Keys a query's scores cover, the mean over positions and layers.  A
+ * sliding window's band is all flash computes (flash-attn skips the key
+ * blocks outside it: ts_model_attn_span).  llm-foundry's Triton kernel
+ * has no window: the causal half.  transformers hands torch's SDPA a
+ * sliding layer's band as a dense mask, with is_causal off
+ * (sdpa_attention_forward: is_causal only without a mask), which rules
+ * out the flash backend (check_for_attn_mask): the memory-efficient
+ * kernel computes every key of the square, s, on those layers. */
+static double ts_step_attn_keys(const ts_run *r, double s)
+{
+    const ts_model *m = &r->model;
+    double L = (double)m->layers, n;
+
+    if (r->attention == TS_ATTN_FLASH)
+        return ts_model_attn_span(m, s);
+    if (r->attention != TS_ATTN_SDPA || m->sliding_window <= 0 || !((double)m->sliding_window < s))
+        return s / 2.0;
+    n = m->sliding_layers > 0 ? (double)m->sliding_layers : L;
+    return ((L - n) * (s / 2.0) + n * s) / L;
+}
+
 /* The attention core, forward and backward. */
 static void ts_step_attn_core(const ts_run *r, ts_step_hw *hw, const ts_step_shape *sh, double *fp,
                               double *bp)
@@ -353,11 +374,8 @@ static void ts_step_attn_core(const ts_run *r, ts_step_hw *hw, const ts_step_sha
 
     if (r->attention != TS_ATTN_EAGER) {
         /* QK^T and AV: 2 s_kv (qk + vd) FLOPs per head and query token
-         * (4 s_kv h / t when qk = vd = h / a), causal halves s_kv.  A
-         * sliding window's band is all the fused kernels compute
-         * (FlashAttention-2 skips the key blocks outside it); llm-foundry's
-         * Triton kernel has no window, so it computes the causal half. */
-        double kv = r->attention == TS_ATTN_TRITON ? s / 2.0 : ts_model_attn_span(&r->model, s);
+         * (4 s_kv h / t when qk = vd = h / a), causal halves s_kv. */
+        double kv = ts_step_attn_keys(r, s);
         double fl = 2.0 * tok * kv * (a / t) * (sh->qk + sh->vd);
         double fa = hw->attn / (r->attention == TS_ATTN_TRITON ? TS_STEP_TRITON_SLOWDOWN : 1.0);
 

@@ -430,6 +430,36 @@ static int ax_pure16(ts_import *im, const ts_import_obj *o, const char *key, ts_
     return 0;
 }
 
+/* attn_implementation, current axolotl's one key for the kernel (it
+ * passes it to from_pretrained): transformers' names.  flash_attention_2
+ * and _3 and flex_attention compute a sliding window's band only; sdpa
+ * computes every key; eager keeps the scores.  Others (a kernels-hub
+ * name) are noted, not guessed. */
+static int ax_attn_impl(ts_import *im, const ts_import_obj *o, ts_api_err *err)
+{
+    const char *impl = NULL, *att;
+
+    if (ts_import_str(o, "attn_implementation", false, &impl, err) < 0)
+        return -1;
+    if (impl == NULL)
+        return 0;
+    att = strcmp(impl, "eager") == 0  ? "eager"
+          : strcmp(impl, "sdpa") == 0 ? "sdpa"
+          : strcmp(impl, "flash_attention_2") == 0 || strcmp(impl, "flash_attention_3") == 0 ||
+                  strcmp(impl, "flex_attention") == 0
+              ? "flash"
+              : NULL;
+    if (att == NULL) {
+        ts_import_note(im->notes,
+                       AX_PTR "/attn_implementation \"%.*s\" is not one trainsize knows: "
+                              "the attention is the request's (attention)",
+                       ts_utf8_prec(impl, 48), impl);
+        return 0;
+    }
+    return ts_import_set_str(im, TS_FI_ATTENTION, att, TS_SRC_AXOLOTL,
+                             AX_PTR "/attn_implementation", err);
+}
+
 static int ax_parallel(ts_import *im, const ts_import_obj *o, ts_api_err *err)
 {
     const char *ds = NULL;
@@ -584,10 +614,14 @@ static int ax_map(ts_import *im, const json_t *cfg, ts_api_err *err)
             if (ts_import_bool(&o, attn[i], &b, err) < 0)
                 return -1;
             snprintf(ptr, sizeof ptr, AX_PTR "/%s", attn[i]);
-            if (b && ts_import_set_str(im, TS_FI_ATTENTION, "flash", TS_SRC_AXOLOTL, ptr, err) != 0)
+            if (b && ts_import_set_str(im, TS_FI_ATTENTION,
+                                       strcmp(attn[i], "sdp_attention") == 0 ? "sdpa" : "flash",
+                                       TS_SRC_AXOLOTL, ptr, err) != 0)
                 return -1;
         }
     }
+    if (ax_attn_impl(im, &o, err) < 0)
+        return -1;
     if (ax_precision(im, &o, &key, err) < 0 || ax_adapter(im, &o, err) < 0 ||
         ax_optimizer(im, &o, err) < 0 || ax_parallel(im, &o, err) < 0 ||
         ax_pure16(im, &o, key, err) < 0 || ax_compile(im, &o, err) < 0 || ax_liger(im, &o, err) < 0)

@@ -154,11 +154,11 @@ static int hf_window_layers(const ts_import_obj *o, const hf_spec *s, hf_shape *
     switch (s->window) {
     case HF_WIN_FROM:
         k = 28; /* Qwen2Config's and Qwen3Config's default max_window_layers */
-        if (ts_import_int(o, "max_window_layers", 0, INT64_C(1) << 40, false, &k, err) < 0)
+        if ((rc = ts_import_int(o, "max_window_layers", 0, INT64_C(1) << 40, false, &k, err)) < 0)
             return -1;
         h->wlayers = k < h->layers ? h->layers - k : 0;
-        snprintf(h->o[K_WLAYERS], TS_IMPORT_ORIGIN_LEN, "%s/max_window_layers (%lld: from it on)",
-                 o->base, (long long)k);
+        snprintf(h->o[K_WLAYERS], TS_IMPORT_ORIGIN_LEN, "%s%s (%lld: from it on)", o->base,
+                 rc > 0 ? "/max_window_layers" : " (default max_window_layers)", (long long)k);
         return 0;
     case HF_WIN_ALT:
         h->wlayers = (h->layers + 1) / 2;
@@ -245,11 +245,17 @@ int hf_read_window(const ts_import_obj *o, const hf_spec *s, hf_shape *h, ts_api
                            o->base, (long long)n);
         return 0;
     }
-    if (listed > 0) {
+    if (listed > 0)
         h->wlayers = n;
-        return 0;
-    }
-    return hf_window_layers(o, s, h, err);
+    else if (hf_window_layers(o, s, h, err) < 0)
+        return -1;
+    /* As the request has them: 0 layers for every one (so that a smaller
+     * layers in the request keeps the rule), no window when none slides. */
+    if (h->wlayers == 0)
+        h->window = 0;
+    else if (h->wlayers == h->layers)
+        h->wlayers = 0;
+    return 0;
 }
 
 /* What the added rows count differently from the checkpoint, said. */

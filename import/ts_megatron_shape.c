@@ -407,51 +407,84 @@ static int shape_moe(ts_import *im, const mega_val *v, ts_api_notes *notes, ts_a
     return 0;
 }
 
-/* --window-size "L,R" (tuple_type; -1 an unbounded side): flash-attn's
- * inclusive band, L keys back and the query itself, so L + 1 tokens (the
- * gpt-oss examples' 127,0 is gpt-oss's 128; Megatron-Bridge converts a
- * Hugging Face sliding_window w to (w - 1, 0)).  The decoder is causal:
- * R is cut to 0 (flash_api.cpp mha_fwd).  Which layers:
- * --window-attn-skip-freq N, 1-indexed layer n slides when n % N != 0,
- * or a list with 1 for a sliding layer; without it every layer
- * (megatron/core/transformer/utils.py is_layer_window_attention). */
-static int shape_window(ts_import *im, const mega_val *v, ts_api_notes *notes, ts_api_err *err)
+/* --window-size "L,R" (tuple_type: "(127, 0)" too; -1 an unbounded
+ * side) into *left; 0, or -1 with a 400. */
+static int window_edges(const char *s, int64_t *left, ts_api_err *err)
 {
-    int64_t L = v[M_NUM_LAYERS].set ? v[M_NUM_LAYERS].i : 0, left, right, n = L;
-    const char *p;
+    const char *p = s + strspn(s, " (");
     char *end;
+    long long l, r = 0;
     bool ok;
 
-    if (!v[M_WINDOW].set)
-        return 0;
-    p = v[M_WINDOW].s;
-    p += strspn(p, " (");
     errno = 0;
-    left = strtoll(p, &end, 10);
-    ok = end != p && *end == ',';
-    if (ok) {
+    l = strtoll(p, &end, 10);
+    ok = end != p;
+    end += strspn(end, " ");
+    if (ok && *end == ',') {
         p = end + 1;
-        right = strtoll(p, &end, 10);
+        r = strtoll(p, &end, 10);
         ok = end != p;
         end += strspn(end, " )");
-        ok = ok && *end == '\0' && errno == 0 && left >= -1 && left < INT64_C(1) << 24 &&
-             right >= -1;
+    } else {
+        ok = false;
     }
-    if (!ok) {
+    if (!ok || *end != '\0' || errno != 0 || l < -1 || l >= INT64_C(1) << 24 || r < -1) {
         ts_api_err_set(err, TS_PROB_INVALID_VALUE, MEGA_PTR,
                        "megatron_args --window-size takes two integers L,R (keys left and "
                        "right of the query, -1 unbounded), got '%.*s'",
-                       ts_utf8_prec(v[M_WINDOW].s, 48), v[M_WINDOW].s);
+                       ts_utf8_prec(s, 48), s);
         return -1;
     }
-    if (left < 0)
-        return mega_set_i(im, TS_FI_SLIDING_WINDOW, 0, M_WINDOW, err);
-    if (v[M_WINDOW_SKIP].set) {
-        const char *f = v[M_WINDOW_SKIP].s;
+    *left = l;
+    return 0;
+}
+
+/* --window-size: flash-attn's inclusive band, L keys back and the query
+ * itself, so L + 1 tokens (the gpt-oss example's 127,0 is gpt-oss's 128;
+ * Megatron-Bridge converts a Hugging Face sliding_window w to (w - 1, 0));
+ * the decoder is causal, so R is cut to 0 (flash_api.cpp mha_fwd).  Which
+ * layers: --window-attn-skip-freq N slides 1-indexed layer n when
+ * n % N != 0, a list slides its 1s; without it every layer
+ * (megatron/core/transformer/utils.py is_layer_window_attention).  The
+ * members as the request has them: sliding_layers 0 for every layer, no
+ * window when no layer slides.  The layer count: --num-layers, the list's
+ * length, else an import's (hf_config). */
+static int shape_window(ts_import *im, const mega_val *v, ts_api_notes *notes, ts_api_err *err)
+{
+    const json_t *lv = im->vals[TS_FI_LAYERS];
+    int64_t L = v[M_NUM_LAYERS].set   ? v[M_NUM_LAYERS].i
+                : json_is_integer(lv) ? (int64_t)json_integer_value(lv)
+                                      : 0;
+    int64_t left, n = -1; /* -1: every layer */
+    const char *f = v[M_WINDOW_SKIP].s;
+
+    if (!v[M_WINDOW].set) {
+        if (v[M_WINDOW_SKIP].set)
+            ts_import_note(notes, "megatron_args: --window-attn-skip-freq without --window-size "
+                                  "has no effect (no window)");
+        return 0;
+    }
+    if (window_edges(v[M_WINDOW].s, &left, err) != 0)
+        return -1;
+    if (left >= 0 && v[M_WINDOW_SKIP].set) {
+        char *end;
         long long k = strtoll(f, &end, 10);
 
-        if (end != f && *end == '\0' && k >= 1) {
-            n = L > 0 ? L - L / k : 0;
+        if (end != f && *end == '\0') {
+            if (k < 1) {
+                ts_api_err_set(err, TS_PROB_INVALID_VALUE, MEGA_PTR,
+                               "megatron_args --window-attn-skip-freq %lld: the frequency is at "
+                               "least 1 (1: no layer slides)",
+                               k);
+                return -1;
+            }
+            if (L > 0)
+                n = L - L / k;
+            else
+                ts_import_note(notes,
+                               "megatron_args: --window-attn-skip-freq %lld without a "
+                               "layer count: every layer is costed with the window",
+                               k);
         } else {
             unsigned char *kinds;
             size_t m, i;
@@ -460,19 +493,16 @@ static int shape_window(ts_import *im, const mega_val *v, ts_api_notes *notes, t
                 return -1;
             for (n = 0, i = 0; i < m; i++)
                 n += kinds[i];
+            L = (int64_t)m;
             free(kinds);
         }
     }
+    if (left < 0 || n == 0)
+        return mega_set_i(im, TS_FI_SLIDING_WINDOW, 0, left < 0 ? M_WINDOW : M_WINDOW_SKIP, err);
     if (mega_set_i(im, TS_FI_SLIDING_WINDOW, left + 1, M_WINDOW, err) != 0)
         return -1;
-    if (L > 0)
-        return mega_set_i(im, TS_FI_SLIDING_LAYERS, n,
-                          v[M_WINDOW_SKIP].set ? M_WINDOW_SKIP : M_WINDOW, err);
-    if (v[M_WINDOW_SKIP].set)
-        ts_import_note(notes, "megatron_args: --window-attn-skip-freq without --num-layers "
-                              "counts no layers: the sliding layers are the model's own "
-                              "(sliding_layers), else every layer");
-    return 0;
+    return mega_set_i(im, TS_FI_SLIDING_LAYERS, n < 0 || n == L ? 0 : n,
+                      v[M_WINDOW_SKIP].set ? M_WINDOW_SKIP : M_WINDOW, err);
 }
 
 /* The shape's switches given as flags. */
@@ -549,6 +579,9 @@ static int shape_defaults(ts_import *im, const mega_val *v, ts_api_err *err)
         return -1;
     if (!v[M_GQA].set && v[M_HEADS].set &&
         mega_set_i(im, TS_FI_KV_HEADS, v[M_HEADS].i, M_HEADS, err) != 0)
+        return -1;
+    /* No --window-size: full attention, whatever a preset's window. */
+    if (!v[M_WINDOW].set && mega_set_i(im, TS_FI_SLIDING_WINDOW, 0, M_NUM_LAYERS, err) != 0)
         return -1;
     if (shape_positions(im, v, err) != 0 ||
         ts_import_set(im, TS_FI_PARAMS, json_null(), TS_SRC_MEGATRON, MEGA_PTR " (--num-layers)",

@@ -205,6 +205,15 @@ int nemo_shape(nemo *n, const ts_import_obj *m, bool model)
         return -1;
     if (key_absent(m, "kv_channels") && nemo_set_i(n, TS_FI_HEAD_DIM, 0, m, "kv_channels") != 0)
         return -1;
+    /* A window NeMo's model classes place per layer (Gemma 2's on
+     * alternate layers in its own code) is not read: full attention,
+     * said when the file has one. */
+    if (nemo_set_i(n, TS_FI_SLIDING_WINDOW, 0, m, "num_layers") != 0)
+        return -1;
+    if (!key_absent(m, "window_size"))
+        ts_import_note(n->im->notes,
+                       NEMO_PTR "/model/window_size is not read: the layers are costed with "
+                                "full attention (give sliding_window and sliding_layers)");
     if (norm_and_biases(n, m, norm, act, bias, qkv_bias, tied) != 0 || positions(n, m, pos) != 0 ||
         dropout(n, m) != 0 ||
         ts_import_set(n->im, TS_FI_PARAMS, json_null(), TS_SRC_NEMO, NEMO_PTR "/model/num_layers",

@@ -140,7 +140,7 @@ export const REQUEST_FIELDS = [
       label: "Whole-job MTBF (hours)", hint: "Empty: per-GPU MTBF / GPUs.", advanced: true },
     { name: "framework", group: "parallel", kind: "enum", options: ["megatron", "fsdp", "deepspeed", "hf"],
       label: "Framework", advanced: true },
-    { name: "attention", group: "parallel", kind: "enum", options: ["flash", "eager", "triton"],
+    { name: "attention", group: "parallel", kind: "enum", options: ["flash", "eager", "triton", "sdpa"],
       label: "Attention kernel", advanced: true },
     { name: "attention_unpad", group: "parallel", kind: "bool",
       label: "Attention unpads its inputs", hint: "llm-foundry attn_impl: flash", advanced: true },

@@ -445,9 +445,6 @@ static const bad_case bad[] = {
         .sliding_layers = 3 },
       TS_EINCOMPAT,
       "sliding_layers" },
-    { { .layers = 2, .hidden = 64, .heads = 4, .vocab = 10, .sliding_layers = 1 },
-      TS_EINCOMPAT,
-      "sliding_layers" },
 };
 
 START_TEST(test_bad_models)

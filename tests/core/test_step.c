@@ -470,8 +470,8 @@ END_TEST
  * s = 8192: w = 1024 gives 1024 - 64 = 960, w = 4096 gives 4096 - 1024 =
  * 3072; from s / 2 = 4096 that is -3136 and -1024, ratio 3.0625; half the
  * layers at w = 1024, half of -3136.  Eager computes the whole s x s
- * scores (the mask after the matmul) and llm-foundry's Triton kernel has
- * no window: no change.  A window of s or more is full attention. */
+ * scores (the mask after the matmul) and llm-foundry's Triton kernel
+ * has no window: no change.  A window of s or more is full attention. */
 START_TEST(test_sliding_window)
 {
     ts_run r;
@@ -511,6 +511,26 @@ START_TEST(test_sliding_window)
     r.model.sliding_window = 1024;
     ck_assert_int_eq(ts_step_estimate(&r, &w1, &e), TS_OK);
     REL_CLOSE(w1.compute, full.compute, 1e-12);
+
+    /* sdpa: flash's time without a window; with one, transformers passes
+     * the band as a dense mask without is_causal, so every key of the
+     * square, s = 8192 against s / 2 = 4096: from full, +4096 where
+     * flash's band is -3136 (half the layers: +2048). */
+    r.attention = TS_ATTN_FLASH;
+    r.model.sliding_window = 0;
+    ck_assert_int_eq(ts_step_estimate(&r, &full, &e), TS_OK);
+    r.model.sliding_window = 1024;
+    ck_assert_int_eq(ts_step_estimate(&r, &w1, &e), TS_OK);
+    r.attention = TS_ATTN_SDPA;
+    r.model.sliding_window = 0;
+    ck_assert_int_eq(ts_step_estimate(&r, &w2, &e), TS_OK);
+    REL_CLOSE(w2.compute, full.compute, 1e-12);
+    r.model.sliding_window = 1024;
+    ck_assert_int_eq(ts_step_estimate(&r, &w2, &e), TS_OK);
+    REL_CLOSE((w2.compute - full.compute) / (w1.compute - full.compute), -4096.0 / 3136.0, 1e-9);
+    r.model.sliding_layers = 16;
+    ck_assert_int_eq(ts_step_estimate(&r, &half, &e), TS_OK);
+    REL_CLOSE((half.compute - full.compute) / (w2.compute - full.compute), 0.5, 1e-9);
 }
 END_TEST
 
