@@ -605,6 +605,33 @@ static int settle_eager(ts_import *im, const json_t *fw, const json_t *const *gi
     return ts_import_set_str(im, TS_FI_ATTENTION, "eager", im->eager_src, im->eager_origin, err);
 }
 
+/* transformers' default attn_implementation is sdpa where the model
+ * supports it (PreTrainedModel._check_and_adjust_attn_implementation),
+ * and sdpa gets a sliding layer's band as a dense mask (docs/formulas.md,
+ * Attention): under framework hf an imported model with a window trains
+ * sdpa unless the request or an import names the kernel.  Without a
+ * window sdpa and flash cost the same, so nothing is said. */
+static int settle_sdpa(ts_import *im, const json_t *fw, const json_t *const *given, ts_api_err *err)
+{
+    const json_t *w = given[TS_FI_SLIDING_WINDOW] != NULL ? given[TS_FI_SLIDING_WINDOW]
+                                                          : im->vals[TS_FI_SLIDING_WINDOW];
+    char origin[TS_IMPORT_ORIGIN_LEN];
+
+    if (im->vals[TS_FI_SLIDING_WINDOW] == NULL || !json_is_number(w) ||
+        !(json_number_value(w) > 0) || given[TS_FI_ATTENTION] != NULL ||
+        im->vals[TS_FI_ATTENTION] != NULL || !json_is_string(fw) ||
+        strcmp(json_string_value(fw), "hf") != 0)
+        return 0;
+    snprintf(origin, sizeof origin, "%s", im->origin[TS_FI_SLIDING_WINDOW]);
+    ts_import_note(im->notes,
+                   "%s: a sliding window under framework hf, whose default attention is "
+                   "transformers' sdpa (every key of a sliding layer computed): attention "
+                   "\"sdpa\" (send \"flash\" for flash_attention_2)",
+                   origin);
+    return ts_import_set_str(im, TS_FI_ATTENTION, "sdpa", im->src[TS_FI_SLIDING_WINDOW], origin,
+                             err);
+}
+
 int ts_import_settle(ts_import *im, const json_t *const *given, ts_api_err *err)
 {
     /* The final framework and zero: the request's, else the imports'. */
@@ -613,7 +640,8 @@ int ts_import_settle(ts_import *im, const json_t *const *given, ts_api_err *err)
     const json_t *z = given[TS_FI_ZERO] != NULL ? given[TS_FI_ZERO] : im->vals[TS_FI_ZERO];
 
     if (settle_dtype16(im, fw, z, given, err) != 0 || settle_sharded(im, fw, z, err) != 0 ||
-        settle_liger(im, fw, given, err) != 0 || settle_eager(im, fw, given, err) != 0)
+        settle_liger(im, fw, given, err) != 0 || settle_eager(im, fw, given, err) != 0 ||
+        settle_sdpa(im, fw, given, err) != 0)
         return -1;
     return 0;
 }
