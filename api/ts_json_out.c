@@ -327,7 +327,7 @@ static void put_window(ts_jw *w, const ts_run *r)
                       "causal sequence");
         return;
     }
-    if (m->sliding_window >= r->seq)
+    if (m->sliding_window > r->seq || (m->sliding_window == r->seq && r->attention != TS_ATTN_SDPA))
         return;
     if (r->attention == TS_ATTN_FLASH)
         snprintf(line, sizeof line,

@@ -358,7 +358,10 @@ static double ts_step_attn_keys(const ts_run *r, double s)
 
     if (r->attention == TS_ATTN_FLASH)
         return ts_model_attn_span(m, s);
-    if (r->attention != TS_ATTN_SDPA || m->sliding_window <= 0 || !((double)m->sliding_window < s))
+    /* transformers drops the mask (and sets is_causal) only while the
+     * keys are fewer than the window (_ignore_causal_mask_sdpa's
+     * local_attention_size): a window of s still takes the square. */
+    if (r->attention != TS_ATTN_SDPA || m->sliding_window <= 0 || (double)m->sliding_window > s)
         return s / 2.0;
     n = m->sliding_layers > 0 ? (double)m->sliding_layers : L;
     return ((L - n) * (s / 2.0) + n * s) / L;

@@ -452,7 +452,7 @@ static int ax_attn_impl(ts_import *im, const ts_import_obj *o, ts_api_err *err)
     if (att == NULL) {
         ts_import_note(im->notes,
                        AX_PTR "/attn_implementation \"%.*s\" is not one trainsize knows: "
-                              "the attention is the request's (attention)",
+                              "not read (give attention)",
                        ts_utf8_prec(impl, 48), impl);
         return 0;
     }

@@ -615,18 +615,22 @@ static int settle_sdpa(ts_import *im, const json_t *fw, const json_t *const *giv
 {
     const json_t *w = given[TS_FI_SLIDING_WINDOW] != NULL ? given[TS_FI_SLIDING_WINDOW]
                                                           : im->vals[TS_FI_SLIDING_WINDOW];
+    const json_t *seq = given[TS_FI_SEQ] != NULL ? given[TS_FI_SEQ] : im->vals[TS_FI_SEQ];
     char origin[TS_IMPORT_ORIGIN_LEN];
 
+    /* A window wider than the sequence (Phi-3.5's 262144) is no window;
+     * the sequence: the request's, an import's, else the default. */
+    double s = json_is_number(seq) ? json_number_value(seq) : ts_fields[TS_FI_SEQ].def;
+
     if (im->vals[TS_FI_SLIDING_WINDOW] == NULL || !json_is_number(w) ||
-        !(json_number_value(w) > 0) || given[TS_FI_ATTENTION] != NULL ||
+        !(json_number_value(w) > 0) || json_number_value(w) > s || given[TS_FI_ATTENTION] != NULL ||
         im->vals[TS_FI_ATTENTION] != NULL || !json_is_string(fw) ||
         strcmp(json_string_value(fw), "hf") != 0)
         return 0;
     snprintf(origin, sizeof origin, "%s", im->origin[TS_FI_SLIDING_WINDOW]);
     ts_import_note(im->notes,
-                   "%s: a sliding window under framework hf, whose default attention is "
-                   "transformers' sdpa (every key of a sliding layer computed): attention "
-                   "\"sdpa\" (send \"flash\" for flash_attention_2)",
+                   "%s: under framework hf a window runs transformers' default sdpa (every "
+                   "key computed): send attention flash for flash_attention_2",
                    origin);
     return ts_import_set_str(im, TS_FI_ATTENTION, "sdpa", im->src[TS_FI_SLIDING_WINDOW], origin,
                              err);

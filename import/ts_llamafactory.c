@@ -581,10 +581,12 @@ static int lf_parallel(ts_import *im, const ts_import_obj *o, bool *named, ts_ap
     return 0;
 }
 
-/* flash_attn: auto (transformers' default, SDPA) and sdpa are sdpa, fa2
- * and fa3 flash (none keeps a score matrix; they differ on a sliding
- * window); disabled is eager (model/model_utils/attention.py
- * configure_attn_implementation). */
+/* flash_attn (model/model_utils/attention.py configure_attn_implementation):
+ * sdpa is transformers' sdpa, fa2 and fa3 flash, disabled eager.  auto (the
+ * default) leaves transformers' sdpa to most models but picks a flash
+ * kernel for the windowed ones it names (FlashAttention-3 for gpt-oss,
+ * fa2 for Gemma 2): flash, which costs the same as sdpa without a window.
+ * None keeps a score matrix but eager. */
 static int lf_attention(ts_import *im, const ts_import_obj *o, ts_api_err *err)
 {
     static const char *const impls[] = { "auto", "disabled", "sdpa", "fa2", "fa3", NULL };
@@ -595,9 +597,9 @@ static int lf_attention(ts_import *im, const ts_import_obj *o, ts_api_err *err)
                       &a, err)) < 0)
         return -1;
     return ts_import_set_str(im, TS_FI_ATTENTION,
-                             a == NULL || strcmp(a, "auto") == 0 || strcmp(a, "sdpa") == 0 ? "sdpa"
-                             : strcmp(a, "disabled") == 0                                  ? "eager"
-                                                          : "flash",
+                             a != NULL && strcmp(a, "sdpa") == 0       ? "sdpa"
+                             : a != NULL && strcmp(a, "disabled") == 0 ? "eager"
+                                                                       : "flash",
                              TS_SRC_LLAMAFACTORY, rc > 0 ? LF_PTR "/flash_attn" : LF_PTR, err);
 }
 

@@ -531,6 +531,12 @@ START_TEST(test_sliding_window)
     r.model.sliding_layers = 16;
     ck_assert_int_eq(ts_step_estimate(&r, &half, &e), TS_OK);
     REL_CLOSE((half.compute - full.compute) / (w2.compute - full.compute), 0.5, 1e-9);
+    /* A window of exactly s keeps the mask under sdpa (the square), where
+     * flash's band is then the causal half. */
+    r.model.sliding_layers = 0;
+    r.model.sliding_window = 8192;
+    ck_assert_int_eq(ts_step_estimate(&r, &big, &e), TS_OK);
+    REL_CLOSE((big.compute - full.compute) / (w2.compute - full.compute), 1.0, 1e-9);
 }
 END_TEST
 
