@@ -32,7 +32,7 @@ typedef struct ts_mem_dims {
     double mlp_n;      /* MLPs a token runs: k, plus a MoE layer's shared experts */
     double F;          /* MLP width */
     double mlp_b;      /* MLP intermediates per token, elements */
-    double eager;      /* eager attention's score tensors, bytes */
+    double eager;      /* eager attention's score tensors (sdpa: its window mask), bytes */
     double rep, shard; /* replicated / tp-sharded saved bytes */
     double V, kc;      /* vocabulary per rank, loss chunks */
 } ts_mem_dims;
@@ -96,8 +96,20 @@ static void ts_mem_layer_dims(const ts_run *run, bool dense, ts_mem_dims *d)
     if (run->attention_unpad)
         d->shard += act_b * d->ov;
     d->eager = 0;
-    if (run->attention == TS_ATTN_EAGER)
+    if (run->attention == TS_ATTN_EAGER) {
         d->eager = (act_b + (run->dropout ? 1.0 + act_b : 0.0)) * a * s / t;
+    } else if (run->attention == TS_ATTN_SDPA && m->sliding_window > 0 &&
+               (double)m->sliding_window <= s) {
+        /* transformers' sdpa: a sliding layer's boolean [b, 1, s, s] mask
+         * (masking_utils.py sdpa_mask, transformers >= 4.53), which PyTorch
+         * turns into an additive one of the query's dtype on every call
+         * (attention.cpp convert_boolean_attn_mask) and the
+         * memory-efficient backward keeps (its attn_bias): act_b s per
+         * token on sliding_layers of the layers, held like scores. */
+        double L = (double)m->layers;
+
+        d->eager = act_b * s * (m->sliding_layers > 0 ? (double)m->sliding_layers : L) / L;
+    }
 }
 
 /* PEFT's LoRA Linear.forward casts the input to the adapter's dtype
@@ -254,13 +266,18 @@ static void ts_mem_layer_saved(const ts_run *run, const ts_mem_dims *d, ts_mem_a
     default:
         o->saved = o->full;
         o->score = d->eager;
-        o->formula = run->attention == TS_ATTN_EAGER
-                         ? "no recompute: act_b (4h [+ dropout 2h])/t_sp + act_b (2q + 2kv + mlp) "
-                           "+ eager (act_b [+1+act_b] a s)/t, the gated 2F at 1 B with "
-                           "activation_func_fp8_input_store"
-                         : "no recompute, FlashAttention: act_b (4h [+ dropout 2h])/t_sp + act_b "
-                           "(2q + 2kv + mlp), mlp = (3 gated | 2) F/t, the gated 2F at 1 B with "
-                           "activation_func_fp8_input_store";
+        o->formula =
+            run->attention == TS_ATTN_EAGER
+                ? "no recompute: act_b (4h [+ dropout 2h])/t_sp + act_b (2q + 2kv + mlp) "
+                  "+ eager (act_b [+1+act_b] a s)/t, the gated 2F at 1 B with "
+                  "activation_func_fp8_input_store"
+            : d->eager > 0
+                ? "no recompute, sdpa with a sliding window: act_b (4h [+ dropout 2h])/t_sp "
+                  "+ act_b (2q + 2kv + mlp) + act_b s (the additive mask) on the sliding "
+                  "layers, mlp = (3 gated | 2) F/t"
+                : "no recompute, FlashAttention: act_b (4h [+ dropout 2h])/t_sp + act_b "
+                  "(2q + 2kv + mlp), mlp = (3 gated | 2) F/t, the gated 2F at 1 B with "
+                  "activation_func_fp8_input_store";
         break;
     }
 }
@@ -364,9 +381,10 @@ void ts_mem_layer(const ts_run *run, bool dense, ts_mem_act *o)
     /* The adapters' dropout: kept with the layer's whole set (and with
      * Megatron's selective set, which recomputes only core attention). */
     o->full += ts_mem_lora_dropout(run, &d);
-    o->work = d.act_b * (2.0 * d.h / d.tr +
-                         fmax(d.mlp_b, d.q + d.kv + d.vv + d.ov +
-                                           (d.eager > 0 ? 2.0 * d.act_b * d.a * d.s / d.t : 0)));
+    o->work = d.act_b * (2.0 * d.h / d.tr + fmax(d.mlp_b, d.q + d.kv + d.vv + d.ov +
+                                                              (run->attention == TS_ATTN_EAGER
+                                                                   ? 2.0 * d.act_b * d.a * d.s / d.t
+                                                                   : 0)));
     ts_mem_layer_saved(run, &d, o);
     ts_mem_layer_loss(run, &d, o);
 }

@@ -1331,6 +1331,46 @@ START_TEST(test_attention_unpad_memory)
 }
 END_TEST
 
+/* transformers' sdpa with a sliding window: each sliding layer keeps its
+ * mask as an additive [b, 1, s, s] tensor of the query's dtype for the
+ * memory-efficient backward (core/ts_mem_act.c).  GPT-3's shape, one GPU,
+ * no recompute, s 2048, window 512 on 48 of the 96 layers: 48 x 2048^2
+ * x 2 B = 402,653,184 B more than flash, which keeps no mask.  A window
+ * wider than s takes no mask; under full recompute only the recomputed
+ * layer's working set holds one, at most 2048^2 x 2 B at the peak. */
+START_TEST(test_sdpa_window_mask)
+{
+    ts_run r;
+    ts_memory a, b;
+
+    gpt3_run(&r, 1, false, TS_RECOMPUTE_NONE);
+    r.attention = TS_ATTN_FLASH;
+    r.dropout = false;
+    r.model.sliding_window = 512;
+    r.model.sliding_layers = 48;
+    ck_assert_int_eq(ts_memory_estimate(&r, &a, NULL), TS_OK);
+    r.attention = TS_ATTN_SDPA;
+    ck_assert_int_eq(ts_memory_estimate(&r, &b, NULL), TS_OK);
+    REL_CLOSE(b.activations.value - a.activations.value, 48.0 * 2048.0 * 2048.0 * 2.0, 1e-9);
+    assert_sane(&b);
+    r.model.sliding_window = 4096;
+    ck_assert_int_eq(ts_memory_estimate(&r, &b, NULL), TS_OK);
+    r.attention = TS_ATTN_FLASH;
+    ck_assert_int_eq(ts_memory_estimate(&r, &a, NULL), TS_OK);
+    REL_CLOSE(b.activations.value, a.activations.value, 1e-12);
+
+    r.recompute = TS_RECOMPUTE_FULL;
+    r.model.sliding_window = 512;
+    ck_assert_int_eq(ts_memory_estimate(&r, &a, NULL), TS_OK);
+    r.attention = TS_ATTN_SDPA;
+    ck_assert_int_eq(ts_memory_estimate(&r, &b, NULL), TS_OK);
+    ck_assert_msg(b.allocated_peak.value > a.allocated_peak.value &&
+                      b.allocated_peak.value - a.allocated_peak.value <= 2048.0 * 2048.0 * 2.0,
+                  "full recompute: sdpa %g vs flash %g", b.allocated_peak.value,
+                  a.allocated_peak.value);
+}
+END_TEST
+
 START_TEST(test_activation_score_term)
 {
     ts_run r;
@@ -1668,6 +1708,7 @@ static Suite *memory_suite(void)
     tcase_add_test(tc, test_fsdp_selective_op);
     tcase_add_loop_test(tc, test_activations_table, 0, (int)(sizeof acts / sizeof acts[0]));
     tcase_add_test(tc, test_activation_score_term);
+    tcase_add_test(tc, test_sdpa_window_mask);
     tcase_add_test(tc, test_loss_impl);
     tcase_add_test(tc, test_logit_metrics);
     tcase_add_test(tc, test_act_fp8_store);
