@@ -636,6 +636,38 @@ static int settle_sdpa(ts_import *im, const json_t *fw, const json_t *const *giv
                              err);
 }
 
+/* The request's layers over an imported model whose window covers some of
+ * its layers (Gemma 3: 22 of 26): the imported count would mean another
+ * share, or exceed the layers.  The same share of the request's layers,
+ * rounded, said; the request's sliding_layers overrides.  The request's
+ * number is used only once it is an integer in layers' range (else its
+ * own 400 follows). */
+static int settle_window_layers(ts_import *im, const json_t *const *given, ts_api_err *err)
+{
+    const json_t *lr = given[TS_FI_LAYERS], *li = im->vals[TS_FI_LAYERS];
+    const json_t *n = im->vals[TS_FI_SLIDING_LAYERS];
+    char origin[TS_IMPORT_ORIGIN_LEN];
+    double L, Lr, k, scaled;
+
+    if (lr == NULL || given[TS_FI_SLIDING_LAYERS] != NULL || !json_is_number(lr) ||
+        !json_is_number(li) || !json_is_number(n))
+        return 0;
+    L = json_number_value(li);
+    Lr = json_number_value(lr);
+    k = json_number_value(n);
+    if (!(k > 0) || !(L >= 1) || !(Lr >= 1) || Lr > ts_fields[TS_FI_LAYERS].maximum ||
+        Lr != floor(Lr) || Lr == L)
+        return 0;
+    scaled = floor(k * Lr / L + 0.5);
+    snprintf(origin, sizeof origin, "%s", im->origin[TS_FI_SLIDING_LAYERS]);
+    ts_import_note(im->notes,
+                   "%s: %.0f sliding layers of %.0f, the same share of the request's %.0f "
+                   "layers: %.0f (give sliding_layers for the exact pattern)",
+                   origin, k, L, Lr, scaled);
+    return import_put(im, TS_FI_SLIDING_LAYERS, json_integer((json_int_t)scaled),
+                      im->src[TS_FI_SLIDING_LAYERS], origin, err);
+}
+
 int ts_import_settle(ts_import *im, const json_t *const *given, ts_api_err *err)
 {
     /* The final framework and zero: the request's, else the imports'. */
@@ -645,7 +677,7 @@ int ts_import_settle(ts_import *im, const json_t *const *given, ts_api_err *err)
 
     if (settle_dtype16(im, fw, z, given, err) != 0 || settle_sharded(im, fw, z, err) != 0 ||
         settle_liger(im, fw, given, err) != 0 || settle_eager(im, fw, given, err) != 0 ||
-        settle_sdpa(im, fw, given, err) != 0)
+        settle_sdpa(im, fw, given, err) != 0 || settle_window_layers(im, given, err) != 0)
         return -1;
     return 0;
 }

@@ -110,8 +110,9 @@ static inline bool ts_import_from(const ts_import *im, ts_field_id fi, ts_api_sr
  * what a config's 16-bit model dtype means for the master copy and the
  * moments, a base the config's trainer will not shard (a 400), an
  * import's Liger kernels under a framework other than hf (withdrawn, the
- * layers costed as fused), gpt-oss's eager attention under hf, and sdpa
- * for a model with a sliding window under hf (transformers' default).  0, or
+ * layers costed as fused), gpt-oss's eager attention under hf, sdpa for
+ * a model with a sliding window under hf (transformers' default), and an
+ * imported window's layer count under the request's layers.  0, or
  * -1 with err set. */
 int ts_import_settle(ts_import *im, const json_t *const *given, ts_api_err *err);
 void ts_import_free(ts_import *im);
