@@ -315,7 +315,7 @@ void ts_json_memory(ts_jw *w, const char *key, const ts_memory *m)
 static void put_window(ts_jw *w, const ts_run *r)
 {
     const ts_model *m = &r->model;
-    long long n = m->sliding_layers > 0 ? (long long)m->sliding_layers : (long long)m->layers;
+    long long n = (long long)ts_model_window_layers(m, (double)r->seq);
     char line[TS_NOTE_LEN];
 
     if (m->layers <= 0)
@@ -327,7 +327,7 @@ static void put_window(ts_jw *w, const ts_run *r)
                       "causal sequence");
         return;
     }
-    if (m->sliding_window > r->seq || (m->sliding_window == r->seq && r->attention != TS_ATTN_SDPA))
+    if (n == 0 || (m->sliding_window == r->seq && r->attention != TS_ATTN_SDPA))
         return;
     if (r->attention == TS_ATTN_FLASH)
         snprintf(line, sizeof line,

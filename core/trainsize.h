@@ -435,6 +435,9 @@ ts_status ts_model_params(const ts_model *m, ts_params *out, ts_error *err);
  * over positions and layers: seq / 2 without a sliding window (for a
  * model ts_model_params() has accepted). */
 double ts_model_attn_span(const ts_model *m, double seq);
+/* Layers with a sliding window no wider than seq: sliding_layers, 0
+ * meaning every layer; 0 without a window or with a wider one. */
+double ts_model_window_layers(const ts_model *m, double seq);
 
 /* ------------------------------------------------------------------ */
 /* Presets                                                             */

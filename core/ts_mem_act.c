@@ -98,17 +98,14 @@ static void ts_mem_layer_dims(const ts_run *run, bool dense, ts_mem_dims *d)
     d->eager = 0;
     if (run->attention == TS_ATTN_EAGER) {
         d->eager = (act_b + (run->dropout ? 1.0 + act_b : 0.0)) * a * s / t;
-    } else if (run->attention == TS_ATTN_SDPA && m->sliding_window > 0 &&
-               (double)m->sliding_window <= s) {
+    } else if (run->attention == TS_ATTN_SDPA && ts_model_window_layers(m, s) > 0) {
         /* transformers' sdpa: a sliding layer's boolean [b, 1, s, s] mask
          * (masking_utils.py sdpa_mask, transformers >= 4.53), which PyTorch
          * turns into an additive one of the query's dtype on every call
          * (attention.cpp convert_boolean_attn_mask) and the
          * memory-efficient backward keeps (its attn_bias): act_b s per
          * token on sliding_layers of the layers, held like scores. */
-        double L = (double)m->layers;
-
-        d->eager = act_b * s * (m->sliding_layers > 0 ? (double)m->sliding_layers : L) / L;
+        d->eager = act_b * s * ts_model_window_layers(m, s) / (double)m->layers;
     }
 }
 

@@ -253,13 +253,21 @@ double ts_model_attn_params(const ts_model *m)
  * w = s and w for w << s.  A window of s or more is full attention. */
 double ts_model_attn_span(const ts_model *m, double s)
 {
-    double L = (double)m->layers, w = (double)m->sliding_window, n, band;
+    double L = (double)m->layers, w = (double)m->sliding_window;
+    double n = ts_model_window_layers(m, s), band;
 
-    if (!(m->sliding_window > 0) || !(w < s) || !(L > 0))
+    if (!(n > 0) || !(w < s))
         return s / 2.0;
-    n = m->sliding_layers > 0 ? (double)m->sliding_layers : L;
     band = w - w * w / (2.0 * s);
     return ((L - n) * (s / 2.0) + n * band) / L;
+}
+
+/* The one place sliding_layers 0 means every layer. */
+double ts_model_window_layers(const ts_model *m, double s)
+{
+    if (!(m->sliding_window > 0) || (double)m->sliding_window > s || !(m->layers > 0))
+        return 0.0;
+    return m->sliding_layers > 0 ? (double)m->sliding_layers : (double)m->layers;
 }
 
 void ts_model_count(const ts_model *m, ts_params *out)

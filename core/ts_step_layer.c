@@ -361,9 +361,9 @@ static double ts_step_attn_keys(const ts_run *r, double s)
     /* transformers drops the mask (and sets is_causal) only while the
      * keys are fewer than the window (_ignore_causal_mask_sdpa's
      * local_attention_size): a window of s still takes the square. */
-    if (r->attention != TS_ATTN_SDPA || m->sliding_window <= 0 || (double)m->sliding_window > s)
+    n = ts_model_window_layers(m, s);
+    if (r->attention != TS_ATTN_SDPA || !(n > 0))
         return s / 2.0;
-    n = m->sliding_layers > 0 ? (double)m->sliding_layers : L;
     return ((L - n) * (s / 2.0) + n * s) / L;
 }
 
