@@ -51,8 +51,10 @@
  * and MI325X 784.9 (torch 2.6.0 + ROCm 6.2.4 at 1000 W) measured on the
  * part itself; the NVIDIA rows moved by under 1.5 % between the two.
  * GB200 takes its own row of that table (1822.0 of 2500 at
- * 4096x9728x2048, torch 2.10 + CUDA 13.0), where it took B200's before:
- * its MSMF is not measured, so no derating (issue 26).
+ * 4096x9728x2048, torch 2.10 + CUDA 13.0) as its burst.  Its MSMF is
+ * not measured; it is B200's die at a 1,200 W limit where B200 has
+ * 1,000 W, so its settled rate is B200's settled one at the clock the
+ * larger budget buys (TS_BW_SETTLED_* below), not its burst.
  * mesh: no switch between the node's GPUs; each GPU's links run point to
  * point, split evenly over its peers (nvlink_topology).  V100 SXM2: six
  * NVLink 2 links (300 GB/s) and no NVSwitch on SXM2 boards (NVSwitch came
@@ -68,6 +70,22 @@
  * FP8 peak (the same table at 082816f: 9472x8192x16384, ~990 W at
  * 1331 MHz), a settled figure like the FP8 sweeps below (issue 26). */
 #define TS_B200_FP8_MSMF (2795.7 / 4500)
+/* Blackwell at its power-limited clock where no MSMF is measured (issue
+ * 26): derived, not measured.  A saturated matmul holds the chip at its
+ * limit; switching power is C V^2 f and V rises with f along the DVFS
+ * curve, so power goes as f^3 and the settled clock as the cube root of
+ * the limit, and the settled rate follows the clock.  From B200's
+ * settled points (BF16 1456.3 at ~994 W and 1339 MHz, FP8 2795.7 at
+ * ~990 W and 1331 MHz, the MSMF rows above), the argument is the cube
+ * root of (limit / 994) for BF16 and of (limit / 990) for FP8: GB200
+ * 1,200 W 1.06479 / 1.06622 (~1426 MHz: 1550.7 and 2980.8 TFLOP/s, under
+ * its 1822.0 burst), B300 1,100 W 1.03435 / 1.03574, GB300 1,400 W
+ * 1.12094 / 1.12244.  GB200 is B200's die; B300 and GB300 (Blackwell
+ * Ultra) have B200's dense rates per clock, their power per clock is
+ * assumed equal.  Leakage and HBM power that do not follow the clock
+ * would make each a few percent higher. */
+#define TS_BW_SETTLED_BF16(cbrt_w) (1456.3 * (cbrt_w))
+#define TS_BW_SETTLED_FP8(cbrt_w)  (2795.7 * (cbrt_w))
 #define NET(nv, ne, pc, mf, mm, mn, mk, at, src)                                      \
     .nvlink_bw = (nv), .net_bw = (ne), .pcie_bw = (pc), .mamf = (mf), .mamf_m = (mm), \
     .mamf_n = (mn), .mamf_k = (mk), .attn_eff = (at), .net_source = (src)
@@ -198,22 +216,25 @@ static const ts_gpu ts_gpu_catalogue[] = {
      * FP8 4500 dense, 62 TB/s over 8 GPUs, configurable up to 1,100 W,
      * 275040 MiB; GB300 BF16 2500, FP8 5000, 8 TB/s, 1,400 W, 284208 MiB).
      * MAMF: ml-engineering@744d01e's B300 rows (BF16 1769.0 at
-     * 12288x18432x1024, FP8 3353.3 at 3072x6144x7168), bursts with no MSMF,
-     * so no derating; GB300 takes them as its fractions (the same die,
-     * assumed: no GB300 measurement). */
+     * 12288x18432x1024, FP8 3353.3 at 3072x6144x7168), bursts with no MSMF;
+     * GB300 takes them as its fractions (the same die, assumed: no GB300
+     * measurement).  Settled rates: B200's moved to each part's power
+     * limit (TS_BW_SETTLED_*). */
     { "b300", "NVIDIA B300 SXM6 AC 288GB", 1125 * TFLOPS, 2250 * TFLOPS, 4500 * TFLOPS,
       275040 * MIB, 7.75 * TBS,
       "NVIDIA Blackwell Ultra datasheet, B300 per GPU (dense; 62 TB/s HGX total / 8); nvidia-smi "
       "275040 MiB (ai-dynamo/aiconfigurator systems/b300_sxm.yaml)",
       NET(1800 * GBS, 100 * GBS, 128 * GBS, 1769.0 / 2250, 12288, 18432, 1024, 0.35, TS_NET_B300),
-      .sm = 103, MEAS(3353.3 / 4500, 0),
+      .sm = 103, .sustain = TS_BW_SETTLED_BF16(1.03435) / 1769.0,
+      MEAS(TS_BW_SETTLED_FP8(1.03574) / 4500, 0),
       PWR(1100, "NVIDIA Blackwell Ultra datasheet: B300 configurable up to 1,100 W") },
     { "gb300", "NVIDIA GB300 (per Blackwell Ultra GPU) 288GB", 1250 * TFLOPS, 2500 * TFLOPS,
       5000 * TFLOPS, 284208 * MIB, 8.0 * TBS,
       "NVIDIA Blackwell Ultra datasheet, GB300 NVL72 per GPU (dense); nvidia-smi 284208 MiB "
       "(ai-dynamo/aiconfigurator systems/gb300.yaml)",
       NET(1800 * GBS, 100 * GBS, 450 * GBS, 1769.0 / 2250, 12288, 18432, 1024, 0.35, TS_NET_GB300),
-      .sm = 103, MEAS(3353.3 / 4500, 0),
+      .sm = 103, .sustain = TS_BW_SETTLED_BF16(1.12094) / (2500 * 1769.0 / 2250),
+      MEAS(TS_BW_SETTLED_FP8(1.12244) / 5000, 0),
       PWR(1400, "NVIDIA Blackwell Ultra datasheet: 1,400 W per GB300 GPU (the superchip's Grace "
                 "not included)") },
     { "mi300x", "AMD Instinct MI300X 192GB", 653.7 * TFLOPS, 1307.4 * TFLOPS, 2614.9 * TFLOPS,
@@ -260,7 +281,8 @@ static const ts_gpu ts_gpu_catalogue[] = {
       5000 * TFLOPS, 189471 * MIB, 8.0 * TBS,
       "NVIDIA GB200 NVL72 datasheet, per GPU (sparse figures halved)",
       NET(1800 * GBS, 50 * GBS, 450 * GBS, 1822.0 / 2500, 4096, 9728, 2048, 0.35, TS_NET_GB200),
-      .sm = 100,
+      .sm = 100, .sustain = TS_BW_SETTLED_BF16(1.06479) / 1822.0,
+      .mamf_fp8 = TS_BW_SETTLED_FP8(1.06622) / 5000,
       PWR(1200, "NVIDIA GB200 NVL72: up to 1,200 W per Blackwell GPU (the superchip's Grace not "
                 "included)") },
     { "mi250x", "AMD Instinct MI250X (one GCD) 64GB", 47.9 * TFLOPS, 191.5 * TFLOPS, 0,

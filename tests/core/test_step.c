@@ -1361,7 +1361,8 @@ END_TEST
 /* FP8 matmuls at the measured FP8 fraction, already power-settled (no
  * sustain derating): H100 1382.2 / 1979, so 6e12 FLOPs take
  * 6e12 / 1382.2e12 s; B200's FP8 MSMF 2795.7 likewise.  BF16 on the
- * same GPU keeps MAMF x sustain. */
+ * same GPU keeps MAMF x sustain; GB200's settled rates are B200's at
+ * the clock its larger power limit buys. */
 START_TEST(test_fp8_matmul_rate)
 {
     ts_run r;
@@ -1382,10 +1383,32 @@ START_TEST(test_fp8_matmul_rate)
     ck_assert_int_eq(ts_step_estimate(&r, &a, &e), TS_OK);
     REL_CLOSE(a.compute, 6e12 / 2795.7e12, 1e-9);
     /* A GPU with no FP8 measurement: the BF16 fraction at the FP8 peak
-     * (GB200: its own BF16 MAMF 1822.0 of 2500, no MSMF, no derating). */
-    r.gpu = *ts_gpu_find("gb200");
+     * (GH200: its BF16 MAMF 0.830, no MSMF, no derating). */
+    r.gpu = *ts_gpu_find("gh200");
     ck_assert_int_eq(ts_step_estimate(&r, &a, &e), TS_OK);
-    REL_CLOSE(a.compute, 6e12 / (5000e12 * (1822.0 / 2500)), 1e-9);
+    REL_CLOSE(a.compute, 6e12 / (1979e12 * 0.830), 1e-9);
+    /* Blackwell parts with no MSMF: B200's settled points moved to each
+     * part's own power limit (its catalogue board_watts), the clock as
+     * the cube root of the power (ts_gpu.c): FP8 2795.7 at ~990 W, BF16
+     * 1456.3 at ~994 W, times (W / 990)^(1/3) and (W / 994)^(1/3);
+     * GB200 1,200 W gives 2980.8 and 1550.7 TFLOP/s. */
+    {
+        static const char *const settled[] = { "gb200", "b300", "gb300" };
+
+        for (size_t i = 0; i < sizeof settled / sizeof settled[0]; i++) {
+            double w;
+
+            r.gpu = *ts_gpu_find(settled[i]);
+            w = r.gpu.board_watts;
+            r.compute_precision = TS_PREC_FP8;
+            ck_assert_int_eq(ts_step_estimate(&r, &a, &e), TS_OK);
+            REL_CLOSE(a.compute, 6e12 / (2795.7e12 * cbrt(w / 990.0)), 1e-5);
+            r.compute_precision = TS_PREC_BF16;
+            ck_assert_int_eq(ts_step_estimate(&r, &a, &e), TS_OK);
+            REL_CLOSE(a.compute, 6e12 / (1456.3e12 * cbrt(w / 994.0)), 1e-5);
+        }
+        REL_CLOSE(2795.7 * cbrt(1200.0 / 990.0), 2980.8, 1e-4);
+    }
 }
 END_TEST
 
