@@ -235,6 +235,36 @@ static const hf_spec hf_specs[] = {
       .window = HF_WIN_ALT,
       .window_default = 128 },
     { .type = "internlm2", .gated = true, .norms = 2, .bias_key = "bias" },
+    /* kimi_k2: Moonshot's Kimi K2 (architectures DeepseekV3ForCausalLM,
+     * auto_map modeling_deepseek.DeepseekV3ForCausalLM in its config.json):
+     * DeepSeek-V3's layout and keys.  kimi_k25: Kimi K2.5, the same
+     * language model in text_config beside a vision tower (not counted). */
+    { .type = "kimi_k2",
+      .gated = true,
+      .attention_bias_key = true,
+      .norms = 2,
+      .moe = HF_MOE_DEEPSEEK,
+      .router_bias = true },
+    { .type = "kimi_k25",
+      .gated = true,
+      .attention_bias_key = true,
+      .norms = 2,
+      .moe = HF_MOE_DEEPSEEK,
+      .router_bias = true,
+      .text_config = true },
+    /* minimax_m2: models/minimax_m2/modular_minimax_m2.py@001f85b3 (see
+     * hf_read_minimax): Mixtral's keys, MiniMaxM2Config's defaults head_dim
+     * 128 and num_experts_per_tok 8, no biases, no tying, two RMSNorms. */
+    { .type = "minimax_m2",
+      .gated = true,
+      .norms = 2,
+      .qk_norm = true,
+      .qk_norm_full = true,
+      .head_dim_default = 128,
+      .moe = HF_MOE_MIXTRAL,
+      .top_k_default = 8,
+      .router_bias = true,
+      .minimax_keys = true },
 };
 
 #define HF_N (sizeof hf_specs / sizeof hf_specs[0])

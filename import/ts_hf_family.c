@@ -274,10 +274,10 @@ void hf_notes_more(const ts_import_obj *o, const hf_spec *s, const hf_shape *h, 
                        (long long)((2 * h->layers + 1) * h->hidden));
     if (s->qk_norm_full)
         ts_import_note(notes,
-                       "%s: OLMo 2 normalises q and k over the whole projection "
+                       "%s: %s normalises q and k over the whole projection "
                        "((heads + kv_heads) x head_dim = %lld weights a layer), counted as "
                        "2 x head_dim: %lld parameters short",
-                       o->base, (long long)((h->heads + kv) * d),
+                       o->base, s->type, (long long)((h->heads + kv) * d),
                        (long long)(((h->heads + kv) * d - 2 * d) * h->layers));
     if (s->sinks)
         ts_import_note(notes,
@@ -310,6 +310,76 @@ static int hf_read_mixtral(const ts_import_obj *o, const hf_spec *s, hf_shape *h
         return -1;
     if (rc > 0)
         ts_import_ptr(h->o[K_TOPK], TS_IMPORT_ORIGIN_LEN, o, "num_experts_per_tok");
+    return 0;
+}
+
+/* MiniMax-M2 (transformers models/minimax_m2/modular_minimax_m2.py@
+ * 001f85b3): MixtralExperts and MixtralTopKRouter (sigmoid scores plus
+ * the e_score_correction_bias of the checkpoint), FlexOlmoAttention =
+ * Olmo2Attention (q and k RMSNorms over the whole projection), every
+ * layer softmax attention and sparse.  The Hub config also carries keys
+ * of MiniMax's own modeling code (auto_map); where one asks for a part
+ * transformers does not build, it is refused rather than dropped. */
+static int hf_read_minimax(const ts_import_obj *o, const hf_shape *h, ts_api_notes *notes,
+                           ts_api_err *err)
+{
+    const int64_t big = INT64_C(1) << 40;
+    const json_t *list = json_object_get(o->obj, "attn_type_list");
+    const json_t *t;
+    const char *qk_type = NULL;
+    int64_t shared = 0, mtp = 0;
+    bool qk = true;
+    char ptr[TS_IMPORT_ORIGIN_LEN];
+    size_t i;
+
+    if (ts_import_int(o, "shared_intermediate_size", 0, big, false, &shared, err) < 0 ||
+        ts_import_bool(o, "use_qk_norm", &qk, err) < 0 ||
+        ts_import_str(o, "qk_norm_type", false, &qk_type, err) < 0 ||
+        ts_import_int(o, "num_mtp_modules", 0, big, false, &mtp, err) < 0)
+        return -1;
+    if (shared > 0) {
+        ts_import_ptr(ptr, sizeof ptr, o, "shared_intermediate_size");
+        ts_api_err_set(err, TS_PROB_UNSUPPORTED_CONFIG, ptr,
+                       "shared_intermediate_size %lld: a shared expert beside the routed "
+                       "ones is not modelled for minimax_m2 (transformers builds none)",
+                       (long long)shared);
+        return -1;
+    }
+    if (!qk || (qk_type != NULL && strcmp(qk_type, "per_layer") != 0)) {
+        ts_import_ptr(ptr, sizeof ptr, o, qk ? "qk_norm_type" : "use_qk_norm");
+        ts_api_err_set(err, TS_PROB_UNSUPPORTED_CONFIG, ptr,
+                       "%s: only q and k norms over the whole projection (use_qk_norm "
+                       "true, qk_norm_type \"per_layer\", what transformers builds) are "
+                       "modelled",
+                       ptr);
+        return -1;
+    }
+    if (list != NULL && !json_is_null(list)) {
+        ts_import_ptr(ptr, sizeof ptr, o, "attn_type_list");
+        if (!json_is_array(list) || json_array_size(list) != (size_t)h->layers) {
+            ts_api_err_set(err, json_is_array(list) ? TS_PROB_INVALID_VALUE : TS_PROB_INVALID_TYPE,
+                           ptr, "%s must list one attention type per layer (%lld layers)", ptr,
+                           (long long)h->layers);
+            return -1;
+        }
+        /* MiniMax's code: 1 softmax attention, 0 its linear (lightning) one. */
+        json_array_foreach(list, i, t)
+        {
+            if (!json_is_number(t) || json_number_value(t) != 1.0) {
+                snprintf(ptr + strlen(ptr), sizeof ptr - strlen(ptr), "/%zu", i);
+                ts_api_err_set(err, TS_PROB_UNSUPPORTED_CONFIG, ptr,
+                               "%s: only softmax attention layers (1) are modelled, not "
+                               "linear attention (0)",
+                               ptr);
+                return -1;
+            }
+        }
+    }
+    if (mtp > 0)
+        ts_import_note(notes,
+                       "%s/num_mtp_modules %lld: the multi-token prediction modules are not "
+                       "counted (transformers' MiniMaxM2ForCausalLM builds none)",
+                       o->base, (long long)mtp);
     return 0;
 }
 
@@ -400,7 +470,10 @@ int hf_read_moe(const ts_import_obj *o, const hf_spec *s, hf_shape *h, ts_api_no
                 ts_api_err *err)
 {
     if (s->moe == HF_MOE_MIXTRAL)
-        return hf_read_mixtral(o, s, h, err);
+        return hf_read_mixtral(o, s, h, err) < 0 ||
+                       (s->minimax_keys && hf_read_minimax(o, h, notes, err) < 0)
+                   ? -1
+                   : 0;
     if (s->moe == HF_MOE_QWEN3 || s->moe == HF_MOE_QWEN2)
         return hf_read_qwen_moe(o, s, h, notes, err);
     return hf_read_deepseek(o, s, h, notes, err);

@@ -63,6 +63,7 @@ typedef struct hf_spec {
     bool qk_norm_full;     /* OLMo 2: q/k norms over the whole projection (noted) */
     bool lm_head_bias_key; /* PhiMoE: "lm_head_bias" (not counted; noted) */
     bool sinks;            /* gpt-oss: a learned sink logit per head (not counted; noted) */
+    bool minimax_keys;     /* MiniMax-M2: its own code's keys checked against transformers' */
     int64_t top_k_default; /* num_experts_per_tok when absent; 0 = MixtralConfig's 2 */
     hf_window window;
     bool window_flag;       /* slides only with use_sliding_window (Qwen, default off) */
