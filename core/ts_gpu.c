@@ -130,6 +130,19 @@
 #define TS_NET_MI250X                                                                        \
     "MI250X GCD: Infinity Fabric ~400 GB/s per GCD and 200 Gb/s per GCD pair assumed; MAMF " \
     "147.0/191.5 per GCD (ml-engineering)"
+#define TS_NET_A100_PCIE                                                                         \
+    "A100 80GB PCIe: no NVSwitch, peers over PCIe Gen4 x16 (ai-dynamo/aiconfigurator "           \
+    "systems/a100_pcie.yaml: 32 GB/s a direction; an NVLink bridge not modelled), 200 Gb/s per " \
+    "GPU; MAMF 252.9/312 (ml-engineering, A100 PCIe); attention fraction of A100 SXM (the same " \
+    "GA100 die) assumed"
+#define TS_NET_RTX_PRO_6000                                                                     \
+    "RTX PRO 6000 Blackwell: no NVLink, peers over PCIe Gen5 x16 (ai-dynamo/aiconfigurator "    \
+    "systems/rtx_pro_6000_server.yaml: 64 GB/s a direction), 400 Gb/s NIC assumed; matmul and " \
+    "attention fractions assumed (not measured)"
+#define TS_NET_MI355X                                                                             \
+    "AMD MI355X: Infinity Fabric mesh to the node's 7 peers, MI300X's 896 GB/s per GPU assumed, " \
+    "400 Gb/s NIC assumed; MAMF 1565.0 (ml-engineering, torch 2.8.0 + ROCm 7.0.2) of 2500; "      \
+    "attention fraction of MI300X assumed (no gfx950 measurement)"
 #define TS_NET_GH200                                                                       \
     "GH200: NVLink4 900 GB/s, NVLink-C2C 900 GB/s to Grace, 400 Gb/s NIC; MAMF 821.0/989 " \
     "(ml-engineering)"
@@ -296,6 +309,18 @@ static const ts_gpu ts_gpu_catalogue[] = {
       NET(896 * GBS, 50 * GBS, 64 * GBS, 784.9 / 1300, 13312, 10240, 8192, 0.376, TS_NET_MI325X),
       MEAS(1527.7 / 2614.9, 0), .mesh = true,
       PWR(1000, "AMD Instinct MI325X data sheet: 1,000 W peak total board power") },
+    /* AMD Instinct MI355X (CDNA 4), ml-engineering@744d01e's tables: BF16
+     * 2500 and FP8 5000 dense (AMD's figures; 2516.6 from 2400 MHz x 1024
+     * Matrix Cores x 512 FMA x 2), 288 GB HBM3E at 8 TB/s, 1,400 W; no TF32
+     * figure is published, so fp32 is the 157.3 vector rate.  Memory as
+     * MI325X's 256 GB reads (256 GiB in rocm-smi): 288 GiB, assumed. */
+    { "mi355x", "AMD Instinct MI355X 288GB", 157.3 * TFLOPS, 2500 * TFLOPS, 5000 * TFLOPS,
+      309237645312.0, 8.0 * TBS,
+      "AMD Instinct MI355X specifications as ml-engineering@744d01e tabulates them (dense BF16 "
+      "2500, FP8 5000, FP32 157.3; 288 GB HBM3E, 8.0 TB/s)",
+      NET(896 * GBS, 50 * GBS, 64 * GBS, 1565.0 / 2500, 12288, 8192, 8192, 0.376, TS_NET_MI355X),
+      .mesh = true,
+      PWR(1400, "AMD Instinct MI355X: 1,400 W typical board power (ml-engineering)") },
     /* Export variants: the same dies as H100 SXM and A100 80GB, NVLink cut
      * to 400 GB/s; nvidia-smi reports the same totals ("NVIDIA H800"
      * 81559 MiB, "NVIDIA A800-SXM4-80GB" 81920 MiB). */
@@ -316,6 +341,32 @@ static const ts_gpu ts_gpu_catalogue[] = {
       "nvidia-smi 143771 MiB as H200 SXM",
       NET(128 * GBS, 50 * GBS, 64 * GBS, 0.801, 6144, 17920, 2816, 0.35, TS_NET_H200_NVL), .sm = 90,
       PWR(600, "NVIDIA H200 NVL: up to 600 W (configurable)") },
+    /* PCIe data-centre parts whose figures NVIDIA's own ai-dynamo/
+     * aiconfigurator@095f58a5 states (systems/<name>.yaml: tensor peaks,
+     * memory, bandwidth, power, links).  A100 80GB PCIe: A100's compute
+     * (312 BF16, 156 TF32 dense), 80 GiB at 1.935 TB/s, 300 W; its MAMF is
+     * ml-engineering's A100 PCIe row.  A30: GA100 at 165 BF16 / 82.5 TF32,
+     * 24 GiB at 933 GB/s, 165 W.  RTX PRO 6000 Blackwell (Server Edition):
+     * 467.8 BF16 / 935.6 FP8 dense at the 2430 MHz its node reports,
+     * 97887 MiB, GDDR7 1.792 TB/s, 600 W, sm_120; TF32 half of BF16, as on
+     * every other tensor-core part (assumed). */
+    { "a100-pcie-80", "NVIDIA A100 80GB PCIe", 156 * TFLOPS, 312 * TFLOPS, 0, 81920 * MIB,
+      1.935 * TBS,
+      "ai-dynamo/aiconfigurator systems/a100_pcie.yaml (312 TFLOPS BF16, 80 GiB, 1.935 TB/s); "
+      "A100 datasheet TF32 156 dense",
+      NET(64 * GBS, 25 * GBS, 32 * GBS, 252.9 / 312, 2048, 5120, 6144, 0.60, TS_NET_A100_PCIE),
+      .sm = 80, PWR(300, "ai-dynamo/aiconfigurator systems/a100_pcie.yaml: 300 W") },
+    { "a30", "NVIDIA A30 24GB", 82.5 * TFLOPS, 165 * TFLOPS, 0, 24576 * MIB, 0.933 * TBS,
+      "ai-dynamo/aiconfigurator systems/a30.yaml (165 TFLOPS BF16, 24 GiB, 933 GB/s); TF32 half of "
+      "BF16",
+      NET_PCIE_CARD, .sm = 80, PWR(165, "ai-dynamo/aiconfigurator systems/a30.yaml: 165 W") },
+    { "rtx-pro-6000", "NVIDIA RTX PRO 6000 Blackwell 96GB", 233.9 * TFLOPS, 467.8 * TFLOPS,
+      935.6 * TFLOPS, 97887 * MIB, 1.792 * TBS,
+      "ai-dynamo/aiconfigurator systems/rtx_pro_6000_server.yaml (467.8 BF16 / 935.6 FP8 dense at "
+      "2430 MHz, 97887 MiB, GDDR7 1.792 TB/s); TF32 half of BF16 (assumed)",
+      NET(128 * GBS, 50 * GBS, 64 * GBS, 0.70, 8192, 8192, 8192, 0.50, TS_NET_RTX_PRO_6000),
+      .sm = 120,
+      PWR(600, "ai-dynamo/aiconfigurator systems/rtx_pro_6000_server.yaml: 600 W power limit") },
     /* Cards people fine-tune on.  The BF16 figure is the tensor rate with
      * FP32 accumulate, what PyTorch's mixed precision runs: on GeForce
      * parts half the FP16-accumulate rate the marketing pages print (Ada
@@ -428,6 +479,17 @@ static const struct {
     { "v100-sxm2-16gb", "v100-16" },
     { "mi300", "mi300x" },
     { "mi250x-gcd", "mi250x" },
+    { "mi355", "mi355x" },
+    { "mi355x-288gb", "mi355x" },
+    { "a100-pcie", "a100-pcie-80" },
+    { "a100-80gb-pcie", "a100-pcie-80" }, /* nvidia-smi's name */
+    { "a100-pcie-80gb", "a100-pcie-80" },
+    { "a30-24gb", "a30" },
+    { "rtx-pro-6000-blackwell", "rtx-pro-6000" },
+    { "rtx-pro-6000-blackwell-server-edition", "rtx-pro-6000" }, /* nvidia-smi's name */
+    { "rtx-pro-6000-blackwell-workstation-edition", "rtx-pro-6000" },
+    { "rtx-pro-6000-server", "rtx-pro-6000" },
+    { "pro-6000", "rtx-pro-6000" },
     /* nvidia-smi names of the cards above (vendor words dropped). */
     { "gh200-480gb", "gh200" }, /* 480 GB counts Grace's LPDDR5X; the GPU has 96 GB */
     { "h800-80gb", "h800" },

@@ -87,6 +87,16 @@ static const struct gpu_case {
     { "l4", 121, 242.5, 60, 23034, 0.3, "L4 datasheet" },
     /* T4 datasheet: FP16 65 mixed precision, FP32 8.1 (no TF32, no BF16). */
     { "t4", 65, 0, 8.1, 15360, 0.32, "T4 datasheet" },
+    /* ml-engineering@744d01e: MI355X BF16 2500 / FP8 5000 dense, FP32 157.3
+     * (no TF32 published), 288 GB (288 GiB as MI325X's 256 reads), 8 TB/s. */
+    { "mi355x", 2500, 5000, 157.3, 294912, 8.0, "ml-engineering MI355X rows" },
+    /* ai-dynamo/aiconfigurator systems/a100_pcie.yaml: 312, 80 GiB, 1.935 TB/s;
+     * a30.yaml: 165, 24 GiB, 933 GB/s; rtx_pro_6000_server.yaml: 467.8 /
+     * 935.6 at 2430 MHz, 97887 MiB, 1.792 TB/s. */
+    { "a100-pcie-80", 312, 0, 156, 81920, 1.935, "aiconfigurator a100_pcie.yaml" },
+    { "a30", 165, 0, 82.5, 24576, 0.933, "aiconfigurator a30.yaml" },
+    { "rtx-pro-6000", 467.8, 935.6, 233.9, 97887, 1.792,
+      "aiconfigurator rtx_pro_6000_server.yaml" },
 };
 
 START_TEST(test_gpu_values)
@@ -125,11 +135,11 @@ START_TEST(test_gpu_catalogue_consistent)
         ck_assert(strlen(g->name) > 0);
         ck_assert_ptr_eq(ts_gpu_find(g->id), g);
         ck_assert(g->hbm_bytes > 0 && g->hbm_bw > 0);
-        /* V100 has no TF32 (its fp32 is the CUDA-core 15.7) and MI250X's
-         * fp32 matrix rate is a quarter of its bf16: both lower, never
-         * higher. */
+        /* V100 has no TF32 (its fp32 is the CUDA-core 15.7), MI250X's
+         * fp32 matrix rate is a quarter of its bf16 and MI355X publishes
+         * no TF32 (its fp32 is the vector 157.3): lower, never higher. */
         if (strncmp(g->id, "v100", 4) == 0 || strcmp(g->id, "mi250x") == 0 ||
-            strcmp(g->id, "t4") == 0)
+            strcmp(g->id, "t4") == 0 || strcmp(g->id, "mi355x") == 0)
             ck_assert_msg(g->fp32_flops / g->bf16_flops < 0.3, "%s fp32/bf16", g->id);
         else
             ck_assert_msg(g->fp32_flops / g->bf16_flops >= 0.45 &&

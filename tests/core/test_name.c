@@ -72,6 +72,14 @@ START_TEST(gpu_names_as_typed)
     ck_assert_str_eq(ts_gpu_find("NVIDIA B300 SXM6 AC")->id, "b300");
     ck_assert_str_eq(ts_gpu_find("B300")->id, "b300");
     ck_assert_str_eq(ts_gpu_find("NVIDIA GB300")->id, "gb300");
+    /* nvidia-smi / rocm-smi product names of the PCIe and CDNA 4 parts. */
+    ck_assert_str_eq(ts_gpu_find("NVIDIA A100 80GB PCIe")->id, "a100-pcie-80");
+    ck_assert_str_eq(ts_gpu_find("A100 PCIe")->id, "a100-pcie-80");
+    ck_assert_str_eq(ts_gpu_find("NVIDIA A30")->id, "a30");
+    ck_assert_str_eq(ts_gpu_find("NVIDIA RTX PRO 6000 Blackwell Server Edition")->id,
+                     "rtx-pro-6000");
+    ck_assert_str_eq(ts_gpu_find("RTX PRO 6000")->id, "rtx-pro-6000");
+    ck_assert_str_eq(ts_gpu_find("AMD Instinct MI355X")->id, "mi355x");
     ck_assert_ptr_null(ts_gpu_find("geforce"));
     ck_assert_ptr_null(ts_gpu_find("nvidia"));
     ck_assert_ptr_null(ts_gpu_find("tpu-v5p"));
