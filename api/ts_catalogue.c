@@ -131,6 +131,35 @@ static const char *org_tail(const char *name)
     return slash != NULL && slash[1] != '\0' && strchr(slash + 1, '/') == NULL ? slash + 1 : NULL;
 }
 
+/* A quantised copy's name: the model's and a suffix saying how the same
+ * tensors are stored, the longest first: bitsandbytes' (unsloth's
+ * "-bnb-4bit", "-unsloth-bnb-4bit") and FP8's ("-FP8", "-FP8-Dynamic"),
+ * which keep every shape.  Not AWQ or GPTQ: their checkpoints may pad a
+ * shape for their kernels (Qwen2.5-72B-Instruct-AWQ's intermediate_size
+ * 29696, where the model has 29568).  The name without it into buf, or
+ * NULL when it has none. */
+static const char *quant_base(const char *name, char *buf, size_t size)
+{
+    static const char *const suffix[] = { "-unsloth-bnb-4bit", "-bnb-4bit", "-bnb-8bit",
+                                          "-fp8-dynamic", "-fp8" };
+    size_t n = strlen(name), i;
+
+    for (i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
+        size_t k = strlen(suffix[i]);
+        const char *t;
+
+        if (n <= k || n - k >= size || name[n - k - 1] == '/')
+            continue;
+        t = name + n - k;
+        if (!skip_prefix(&t, suffix[i]))
+            continue;
+        memcpy(buf, name, n - k);
+        buf[n - k] = '\0';
+        return buf;
+    }
+    return NULL;
+}
+
 static int resolve_as(const char *name, const ts_preset **p, const ts_catalogue_entry **e)
 {
     *p = ts_preset_find(name);
@@ -164,28 +193,46 @@ static const ts_catalogue_entry *entry_named(const char *name)
     return NULL;
 }
 
-const ts_catalogue_entry *ts_catalogue_lookup(const char *name, bool *other)
+/* The entry name or another organisation's copy of it names; *how as
+ * ts_catalogue_lookup's. */
+static const ts_catalogue_entry *entry_or_copy(const char *name, int *how)
 {
-    char buf[TS_NAME_KEY_MAX];
     const ts_catalogue_entry *e;
     const char *tail;
 
-    *other = false;
+    if ((e = entry_named(name)) != NULL) {
+        *how = 1;
+        return e;
+    }
+    if ((tail = org_tail(name)) == NULL || (e = entry_named(tail)) == NULL)
+        return NULL;
+    *how = TS_CATALOGUE_OTHER_ORG;
+    return e;
+}
+
+const ts_catalogue_entry *ts_catalogue_lookup(const char *name, int *how)
+{
+    char buf[TS_NAME_KEY_MAX], qbuf[TS_NAME_KEY_MAX];
+    const ts_catalogue_entry *e;
+    const char *base;
+
+    *how = 0;
     if (name == NULL)
         return NULL;
     name = hub_repo(name, buf, sizeof buf);
-    if ((e = entry_named(name)) != NULL)
+    if ((e = entry_or_copy(name, how)) != NULL)
         return e;
-    if ((tail = org_tail(name)) == NULL || (e = entry_named(tail)) == NULL)
+    if ((base = quant_base(name, qbuf, sizeof qbuf)) == NULL ||
+        (e = entry_or_copy(base, how)) == NULL)
         return NULL;
-    *other = true;
+    *how = TS_CATALOGUE_QUANT;
     return e;
 }
 
 int ts_catalogue_resolve(const char *name, const ts_preset **p, const ts_catalogue_entry **e)
 {
-    char buf[TS_NAME_KEY_MAX];
-    const char *tail;
+    char buf[TS_NAME_KEY_MAX], qbuf[TS_NAME_KEY_MAX];
+    const char *tail, *base;
 
     *p = NULL;
     *e = NULL;
@@ -196,6 +243,9 @@ int ts_catalogue_resolve(const char *name, const ts_preset **p, const ts_catalog
         return 1;
     if ((tail = org_tail(name)) != NULL && resolve_as(tail, p, e))
         return TS_CATALOGUE_OTHER_ORG;
+    if ((base = quant_base(name, qbuf, sizeof qbuf)) != NULL &&
+        (resolve_as(base, p, e) || ((tail = org_tail(base)) != NULL && resolve_as(tail, p, e))))
+        return TS_CATALOGUE_QUANT;
     return 0;
 }
 
@@ -280,13 +330,16 @@ int ts_catalogue_import_at(ts_import *im, const ts_catalogue_entry *e, const cha
 
 int ts_catalogue_import_named(ts_import *im, const char *id, const char *ptr, ts_api_err *err)
 {
-    bool other = false;
-    const ts_catalogue_entry *e = ts_catalogue_lookup(id, &other);
+    int how = 0;
+    const ts_catalogue_entry *e = ts_catalogue_lookup(id, &how);
 
     if (e != NULL && im->vals[TS_FI_LAYERS] == NULL && !im->req_has[TS_FI_MODEL] &&
         !im->req_has[TS_FI_LAYERS] && !im->req_has[TS_FI_PARAMS]) {
-        if (other)
+        if (how == TS_CATALOGUE_OTHER_ORG)
             ts_import_note(im->notes, "%s \"%.*s\": " TS_CATALOGUE_COPY_NOTE, ptr,
+                           ts_utf8_prec(id, 80), id, e->id);
+        else if (how == TS_CATALOGUE_QUANT)
+            ts_import_note(im->notes, "%s \"%.*s\": " TS_CATALOGUE_QUANT_NOTE, ptr,
                            ts_utf8_prec(id, 80), id, e->id);
         return ts_catalogue_import_at(im, e, ptr, err);
     }

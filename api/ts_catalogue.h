@@ -56,16 +56,26 @@ const ts_preset *ts_catalogue_shadow(const ts_catalogue_entry *e);
  * the name after another organisation's slash matched (a re-upload such
  * as "unsloth/Llama-3.2-3B": the caller notes it); 0 when unknown. */
 #define TS_CATALOGUE_OTHER_ORG 2
+/* ... or TS_CATALOGUE_QUANT when the name is a model's with a suffix that
+ * says how a quantised copy stores the same tensors ("unsloth/
+ * Meta-Llama-3.1-8B-bnb-4bit", "...-FP8"). */
+#define TS_CATALOGUE_QUANT 3
 /* What a note says of such a name, after it: "%s" is the entry read. */
 #define TS_CATALOGUE_COPY_NOTE                                                   \
     "read as %s, the model of that name in the catalogue; a copy under another " \
     "organisation may change its config.json (send that file as hf_config to be sure)"
+#define TS_CATALOGUE_QUANT_NOTE                                                         \
+    "read as %s, the model of that name in the catalogue: the suffix names how a "      \
+    "quantised copy stores the same tensors (the count and shapes are the model's); a " \
+    "quantised base trains frozen under LoRA (frozen_precision: nf4 for bitsandbytes "  \
+    "4-bit, int8 for 8-bit, fp8 for FP8)"
 int ts_catalogue_resolve(const char *name, const ts_preset **p, const ts_catalogue_entry **e);
 
 /* The catalogue entry a Hub name means, preset checkpoints included (no
- * preset is consulted): as ts_catalogue_resolve reads the name; *other
- * is set when only another organisation's copy matched.  NULL when none. */
-const ts_catalogue_entry *ts_catalogue_lookup(const char *name, bool *other);
+ * preset is consulted): as ts_catalogue_resolve reads the name; *how is
+ * 1, TS_CATALOGUE_OTHER_ORG or TS_CATALOGUE_QUANT as there.  NULL when
+ * none. */
+const ts_catalogue_entry *ts_catalogue_lookup(const char *name, int *how);
 
 /* Propose e's shape into im: its config read by the hf_config importer,
  * every value's source "catalogue", origins "/model (<id>)/<key>".  0, or

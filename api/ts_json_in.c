@@ -84,10 +84,14 @@ static int apply_preset(ts_api_req *req, const json_t *v, const ts_catalogue_ent
     if (v == NULL || json_is_null(v))
         return 0;
     how = ts_catalogue_resolve(json_string_value(v), &p, &e);
-    if (how == TS_CATALOGUE_OTHER_ORG) {
+    if (how == TS_CATALOGUE_OTHER_ORG || how == TS_CATALOGUE_QUANT) {
         ts_json_quote_short(got, sizeof got, json_string_value(v), 64);
-        ts_import_note(&req->notes, "model \"%s\": " TS_CATALOGUE_COPY_NOTE, got,
-                       p != NULL ? p->id : e->id);
+        if (how == TS_CATALOGUE_QUANT)
+            ts_import_note(&req->notes, "model \"%s\": " TS_CATALOGUE_QUANT_NOTE, got,
+                           p != NULL ? p->id : e->id);
+        else
+            ts_import_note(&req->notes, "model \"%s\": " TS_CATALOGUE_COPY_NOTE, got,
+                           p != NULL ? p->id : e->id);
     }
     if (cat != NULL) {
         snprintf(r->preset, sizeof r->preset, "%s", cat->id);

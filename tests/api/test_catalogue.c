@@ -298,7 +298,16 @@ START_TEST(test_names_as_typed)
     ck_assert_int_eq(ts_catalogue_resolve("NousResearch/Llama-2-7b-hf", &p, &e),
                      TS_CATALOGUE_OTHER_ORG);
     ck_assert_str_eq(p->id, "llama2-7b");
-    ck_assert_int_eq(ts_catalogue_resolve("unsloth/Qwen2.5-72B-Instruct-bnb-4bit", &p, &e), 0);
+    /* A quantised copy whose suffix keeps every shape: found, and said
+     * so; AWQ may pad a shape (Qwen2.5-72B-Instruct-AWQ's 29696), so not. */
+    ck_assert_int_eq(ts_catalogue_resolve("unsloth/Qwen2.5-72B-Instruct-bnb-4bit", &p, &e),
+                     TS_CATALOGUE_QUANT);
+    ck_assert_str_eq(e->id, "Qwen/Qwen2.5-72B");
+    ck_assert_int_eq(ts_catalogue_resolve("Qwen2.5-72B-Instruct-FP8-Dynamic", &p, &e),
+                     TS_CATALOGUE_QUANT);
+    ck_assert_int_eq(ts_catalogue_resolve("Qwen/Qwen2.5-72B-Instruct-AWQ", &p, &e), 0);
+    ck_assert_int_eq(ts_catalogue_resolve("-bnb-4bit", &p, &e), 0);
+    ck_assert_int_eq(ts_catalogue_resolve("bnb-4bit", &p, &e), 0);
     ck_assert_int_eq(ts_catalogue_resolve("a/Qwen/Qwen2.5-72B", &p, &e), 0);
     /* "instrcut": one transposition (distance 1) from an alias. */
     ck_assert_str_eq(ts_catalogue_suggest("Qwen/Qwen2.5-72b-instrcut"), "Qwen/Qwen2.5-72B");
