@@ -631,5 +631,6 @@ static int ax_map(ts_import *im, const json_t *cfg, ts_api_err *err)
 
 int ts_import_axolotl(ts_import *im, const char *yaml, size_t len, ts_api_err *err)
 {
+    im->transformers = true; /* axolotl's trainer is transformers' */
     return ts_yaml_import(im, yaml, len, "axolotl_config", ax_map, err);
 }

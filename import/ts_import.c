@@ -586,6 +586,16 @@ static int settle_liger(ts_import *im, const json_t *fw, const json_t *const *gi
     return 0;
 }
 
+/* Whether the run's model is transformers' (its attention rules apply):
+ * framework hf, or DeepSpeed under an import whose trainer loads the
+ * model through transformers (axolotl's or LLaMA-Factory's deepspeed:). */
+static bool settle_transformers(const ts_import *im, const json_t *fw)
+{
+    const char *f = json_is_string(fw) ? json_string_value(fw) : "";
+
+    return strcmp(f, "hf") == 0 || (im->transformers && strcmp(f, "deepspeed") == 0);
+}
+
 /* transformers' GptOssPreTrainedModel has _supports_sdpa = False (SDPA
  * takes no sinks): loaded as is, gpt-oss trains with eager attention,
  * whose s x s scores are kept; FlashAttention with sinks is a kernel the
@@ -594,8 +604,7 @@ static int settle_eager(ts_import *im, const json_t *fw, const json_t *const *gi
                         ts_api_err *err)
 {
     if (im->eager_origin[0] == '\0' || given[TS_FI_ATTENTION] != NULL ||
-        im->vals[TS_FI_ATTENTION] != NULL || !json_is_string(fw) ||
-        strcmp(json_string_value(fw), "hf") != 0)
+        im->vals[TS_FI_ATTENTION] != NULL || !settle_transformers(im, fw))
         return 0;
     ts_import_note(im->notes,
                    "%s: transformers has no SDPA path for gpt-oss's attention sinks, so it trains "
@@ -608,8 +617,8 @@ static int settle_eager(ts_import *im, const json_t *fw, const json_t *const *gi
 /* transformers' default attn_implementation is sdpa where the model
  * supports it (PreTrainedModel._check_and_adjust_attn_implementation),
  * and sdpa gets a sliding layer's band as a dense mask (docs/formulas.md,
- * Attention): under framework hf an imported model with a window trains
- * sdpa unless the request or an import names the kernel.  Without a
+ * Attention): a transformers model (settle_transformers) with an imported
+ * window trains sdpa unless the request or an import names the kernel.  Without a
  * window sdpa and flash cost the same, so nothing is said. */
 static int settle_sdpa(ts_import *im, const json_t *fw, const json_t *const *given, ts_api_err *err)
 {
@@ -624,13 +633,13 @@ static int settle_sdpa(ts_import *im, const json_t *fw, const json_t *const *giv
 
     if (im->vals[TS_FI_SLIDING_WINDOW] == NULL || !json_is_number(w) ||
         !(json_number_value(w) > 0) || json_number_value(w) > s || given[TS_FI_ATTENTION] != NULL ||
-        im->vals[TS_FI_ATTENTION] != NULL || !json_is_string(fw) ||
-        strcmp(json_string_value(fw), "hf") != 0)
+        im->vals[TS_FI_ATTENTION] != NULL || !settle_transformers(im, fw))
         return 0;
     snprintf(origin, sizeof origin, "%s", im->origin[TS_FI_SLIDING_WINDOW]);
     ts_import_note(im->notes,
-                   "%s: under framework hf a window runs transformers' default sdpa (every "
-                   "key computed): send attention flash for flash_attention_2",
+                   "%s: transformers (framework hf, or an axolotl or LLaMA-Factory config's "
+                   "DeepSpeed) runs a window with its default sdpa (every key computed): send "
+                   "attention flash for flash_attention_2",
                    origin);
     return ts_import_set_str(im, TS_FI_ATTENTION, "sdpa", im->src[TS_FI_SLIDING_WINDOW], origin,
                              err);

@@ -92,10 +92,16 @@ typedef struct ts_import {
     char q8_origin[TS_IMPORT_ORIGIN_LEN];
     /* A model transformers trains with eager attention unless a kernel
      * that knows its parts is loaded (gpt-oss's sinks): the config's
-     * pointer, "" when none; under framework hf the attention is eager
-     * when neither the request nor another import says (ts_import_settle). */
+     * pointer, "" when none; for a transformers model (framework hf, or
+     * an axolotl or LLaMA-Factory config's DeepSpeed) the attention is
+     * eager when neither the request nor another import says
+     * (ts_import_settle). */
     char eager_origin[TS_IMPORT_ORIGIN_LEN];
     ts_api_src eager_src;
+    /* An import whose trainer always loads the model through transformers
+     * (axolotl, LLaMA-Factory): its attention rules (eager for gpt-oss,
+     * sdpa for a window) hold under its DeepSpeed as under framework hf. */
+    bool transformers;
 } ts_import;
 
 void ts_import_init(ts_import *im, ts_api_notes *notes);

@@ -744,5 +744,6 @@ static int lf_map(ts_import *im, const json_t *cfg, ts_api_err *err)
 
 int ts_import_llamafactory(ts_import *im, const char *yaml, size_t len, ts_api_err *err)
 {
+    im->transformers = true; /* LLaMA-Factory's trainer is transformers' */
     return ts_yaml_import(im, yaml, len, "llamafactory_config", lf_map, err);
 }
