@@ -64,11 +64,12 @@ const ts_preset *ts_catalogue_shadow(const ts_catalogue_entry *e);
 #define TS_CATALOGUE_COPY_NOTE                                                   \
     "read as %s, the model of that name in the catalogue; a copy under another " \
     "organisation may change its config.json (send that file as hf_config to be sure)"
-#define TS_CATALOGUE_QUANT_NOTE                                                         \
-    "read as %s, the model of that name in the catalogue: the suffix names how a "      \
-    "quantised copy stores the same tensors (the count and shapes are the model's); a " \
-    "quantised base trains frozen under LoRA (frozen_precision: nf4 for bitsandbytes "  \
-    "4-bit, int8 for 8-bit, fp8 for FP8)"
+#define TS_CATALOGUE_QUANT_NOTE                                                    \
+    "read as %s, the model of that name in the catalogue: the suffix names how a " \
+    "quantised copy stores its tensors, in the model's shapes; a copy may change " \
+    "its config.json (send that file as hf_config to be sure), and a quantised "   \
+    "base trains frozen under LoRA (frozen_precision nf4 for bitsandbytes 4-bit, " \
+    "int8 for 8-bit)"
 int ts_catalogue_resolve(const char *name, const ts_preset **p, const ts_catalogue_entry **e);
 
 /* The catalogue entry a Hub name means, preset checkpoints included (no

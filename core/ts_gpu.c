@@ -11,6 +11,7 @@
  */
 #include "trainsize.h"
 
+#include <math.h>
 #include <string.h>
 
 #define TFLOPS 1e12
@@ -44,7 +45,8 @@
  * below the boost clock the MAMF burst runs at.  Measured on H200 SXM
  * (708.5 / 841.9, 700 W, 1465 vs 1980 MHz) and B200 (1456.3 / 1770.9,
  * 1000 W); H100 SXM (80 and 96 GB) is the same GH100 die at the same
- * 700 W limit.  Other GPUs: not measured, no derating.
+ * 700 W limit.  GB200, B300, GB300: derived from B200's (settle_b200,
+ * ts_gpu_settled).  Other GPUs: not measured, no derating.
  * MI300X and MI325X take the table's current BF16 rows
  * (stas00/ml-engineering@744d01e): MI300X 668.4 (torch 2.5.1 + ROCm 6.3),
  * which replaced the 781.9 of its ROCm 6.2 scan (removed in e695968),
@@ -54,7 +56,7 @@
  * 4096x9728x2048, torch 2.10 + CUDA 13.0) as its burst.  Its MSMF is
  * not measured; it is B200's die at a 1,200 W limit where B200 has
  * 1,000 W, so its settled rate is B200's settled one at the clock the
- * larger budget buys (TS_BW_SETTLED_* below), not its burst.
+ * larger budget buys (ts_gpu_settled below), not its burst.
  * mesh: no switch between the node's GPUs; each GPU's links run point to
  * point, split evenly over its peers (nvlink_topology).  V100 SXM2: six
  * NVLink 2 links (300 GB/s) and no NVSwitch on SXM2 boards (NVSwitch came
@@ -65,27 +67,16 @@
  * unmarked: its GCDs pair up inside a package over four links and reach
  * the other packages' over one or two, not an even split. */
 #define TS_SUSTAIN_HOPPER_700W (708.5 / 841.9)
-#define TS_SUSTAIN_B200        (1456.3 / 1770.9)
-/* B200 FP8 at the power-limited clock: MSMF 2795.7 of the 4500 dense
- * FP8 peak (the same table at 082816f: 9472x8192x16384, ~990 W at
- * 1331 MHz), a settled figure like the FP8 sweeps below (issue 26). */
-#define TS_B200_FP8_MSMF (2795.7 / 4500)
-/* Blackwell at its power-limited clock where no MSMF is measured (issue
- * 26): derived, not measured.  A saturated matmul holds the chip at its
- * limit; switching power is C V^2 f and V rises with f along the DVFS
- * curve, so power goes as f^3 and the settled clock as the cube root of
- * the limit, and the settled rate follows the clock.  From B200's
- * settled points (BF16 1456.3 at ~994 W and 1339 MHz, FP8 2795.7 at
- * ~990 W and 1331 MHz, the MSMF rows above), the argument is the cube
- * root of (limit / 994) for BF16 and of (limit / 990) for FP8: GB200
- * 1,200 W 1.06479 / 1.06622 (~1426 MHz: 1550.7 and 2980.8 TFLOP/s, under
- * its 1822.0 burst), B300 1,100 W 1.03435 / 1.03574, GB300 1,400 W
- * 1.12094 / 1.12244.  GB200 is B200's die; B300 and GB300 (Blackwell
- * Ultra) have B200's dense rates per clock, their power per clock is
- * assumed equal.  Leakage and HBM power that do not follow the clock
- * would make each a few percent higher. */
-#define TS_BW_SETTLED_BF16(cbrt_w) (1456.3 * (cbrt_w))
-#define TS_BW_SETTLED_FP8(cbrt_w)  (2795.7 * (cbrt_w))
+/* B200's settled points, the MSMF rows of the same table at 082816f:
+ * BF16 1456.3 TFLOP/s at ~994 W and 1339 MHz (9472x8192x20480), FP8
+ * 2795.7 of the 4500 dense FP8 peak at ~990 W and 1331 MHz
+ * (9472x8192x16384), a settled figure like the FP8 sweeps below. */
+#define TS_B200_MSMF_BF16   1456.3
+#define TS_B200_MSMF_BF16_W 994.0
+#define TS_B200_MSMF_FP8    2795.7
+#define TS_B200_MSMF_FP8_W  990.0
+#define TS_SUSTAIN_B200     (TS_B200_MSMF_BF16 / 1770.9)
+#define TS_B200_FP8_MSMF    (TS_B200_MSMF_FP8 / 4500)
 #define NET(nv, ne, pc, mf, mm, mn, mk, at, src)                                      \
     .nvlink_bw = (nv), .net_bw = (ne), .pcie_bw = (pc), .mamf = (mf), .mamf_m = (mm), \
     .mamf_n = (mn), .mamf_k = (mk), .attn_eff = (at), .net_source = (src)
@@ -103,12 +94,12 @@
     "attention fraction of H100 assumed"
 #define TS_NET_B300                                                                         \
     "DGX B300: NVLink5 1.8 TB/s, 800 Gb/s ConnectX-8 per GPU, PCIe Gen6; MAMF 1769.0/2250 " \
-    "(ml-engineering, torch 2.9.1 + cu130); its sustained clock not measured; attention "   \
-    "fraction of H100 assumed"
+    "(ml-engineering, torch 2.9.1 + cu130); settled rate B200's at 1,100 W (derived); "     \
+    "attention fraction of H100 assumed"
 #define TS_NET_GB300                                                                            \
     "GB300 NVL72: NVLink5 1.8 TB/s (set gpus_per_node 72 for the NVL72 domain), NVLink-C2C to " \
     "Grace, 800 Gb/s ConnectX-8 per GPU; MAMF of B300 (the same Blackwell Ultra die) assumed, " \
-    "no GB300 measurement; attention fraction of H100 assumed"
+    "settled rate B200's at 1,400 W (derived); attention fraction of H100 assumed"
 #define TS_NET_MI300X                                                                          \
     "AMD MI300X: Infinity Fabric 896 GB/s per GPU, 400 Gb/s NIC assumed; MAMF 668.4/1300 "     \
     "(ml-engineering, torch 2.5.1 + ROCm 6.3); attention 0.376: AITER FMHA v3 (bf16, causal, " \
@@ -125,8 +116,8 @@
     "fractions assumed (not measured)"
 #define TS_NET_GB200                                                                            \
     "GB200 NVL72: NVLink5 1.8 TB/s (set gpus_per_node 72 for the NVL72 domain), NVLink-C2C to " \
-    "Grace, 400 Gb/s per GPU; MAMF 1822.0/2500 (ml-engineering, torch 2.10 + cu130); its "      \
-    "sustained clock at 1,200 W not measured"
+    "Grace, 400 Gb/s per GPU; MAMF 1822.0/2500 (ml-engineering, torch 2.10 + cu130); settled "  \
+    "rate B200's at 1,200 W (derived)"
 #define TS_NET_MI250X                                                                        \
     "MI250X GCD: Infinity Fabric ~400 GB/s per GCD and 200 Gb/s per GCD pair assumed; MAMF " \
     "147.0/191.5 per GCD (ml-engineering)"
@@ -139,10 +130,15 @@
     "RTX PRO 6000 Blackwell: no NVLink, peers over PCIe Gen5 x16 (ai-dynamo/aiconfigurator "    \
     "systems/rtx_pro_6000_server.yaml: 64 GB/s a direction), 400 Gb/s NIC assumed; matmul and " \
     "attention fractions assumed (not measured)"
-#define TS_NET_MI355X                                                                             \
-    "AMD MI355X: Infinity Fabric mesh to the node's 7 peers, MI300X's 896 GB/s per GPU assumed, " \
-    "400 Gb/s NIC assumed; MAMF 1565.0 (ml-engineering, torch 2.8.0 + ROCm 7.0.2) of 2500; "      \
-    "attention fraction of MI300X assumed (no gfx950 measurement)"
+#define TS_NET_MI355X                                                                            \
+    "AMD MI355X: Infinity Fabric mesh, 7 links of 153 GB/s (read as duplex: 1071 GB/s per GPU, " \
+    "ml-engineering network/README.md), 400 Gb/s NIC assumed; MAMF 1565.0 TFLOP/s "              \
+    "(ml-engineering, torch 2.8.0 + ROCm 7.0.2; listed against 2300, AMD's dense 2500 used "     \
+    "here); attention fraction of MI300X assumed (no gfx950 measurement)"
+#define TS_NET_A30                                                                               \
+    "A30: no NVSwitch, peers over PCIe Gen4 x16 (ai-dynamo/aiconfigurator systems/a30.yaml: 32 " \
+    "GB/s a direction; an NVLink bridge not modelled), 200 Gb/s per GPU; A100 PCIe's MAMF "      \
+    "fraction and A100's attention fraction (the same GA100 die) assumed"
 #define TS_NET_GH200                                                                       \
     "GH200: NVLink4 900 GB/s, NVLink-C2C 900 GB/s to Grace, 400 Gb/s NIC; MAMF 821.0/989 " \
     "(ml-engineering)"
@@ -232,22 +228,21 @@ static const ts_gpu ts_gpu_catalogue[] = {
      * 12288x18432x1024, FP8 3353.3 at 3072x6144x7168), bursts with no MSMF;
      * GB300 takes them as its fractions (the same die, assumed: no GB300
      * measurement).  Settled rates: B200's moved to each part's power
-     * limit (TS_BW_SETTLED_*). */
+     * limit (ts_gpu_settled; B300's 1,100 W is its configurable top, a
+     * DGX B300 capped at 1,000 W settles as B200). */
     { "b300", "NVIDIA B300 SXM6 AC 288GB", 1125 * TFLOPS, 2250 * TFLOPS, 4500 * TFLOPS,
       275040 * MIB, 7.75 * TBS,
       "NVIDIA Blackwell Ultra datasheet, B300 per GPU (dense; 62 TB/s HGX total / 8); nvidia-smi "
       "275040 MiB (ai-dynamo/aiconfigurator systems/b300_sxm.yaml)",
       NET(1800 * GBS, 100 * GBS, 128 * GBS, 1769.0 / 2250, 12288, 18432, 1024, 0.35, TS_NET_B300),
-      .sm = 103, .sustain = TS_BW_SETTLED_BF16(1.03435) / 1769.0,
-      MEAS(TS_BW_SETTLED_FP8(1.03574) / 4500, 0),
+      .sm = 103, .settle_b200 = true,
       PWR(1100, "NVIDIA Blackwell Ultra datasheet: B300 configurable up to 1,100 W") },
     { "gb300", "NVIDIA GB300 (per Blackwell Ultra GPU) 288GB", 1250 * TFLOPS, 2500 * TFLOPS,
       5000 * TFLOPS, 284208 * MIB, 8.0 * TBS,
       "NVIDIA Blackwell Ultra datasheet, GB300 NVL72 per GPU (dense); nvidia-smi 284208 MiB "
       "(ai-dynamo/aiconfigurator systems/gb300.yaml)",
       NET(1800 * GBS, 100 * GBS, 450 * GBS, 1769.0 / 2250, 12288, 18432, 1024, 0.35, TS_NET_GB300),
-      .sm = 103, .sustain = TS_BW_SETTLED_BF16(1.12094) / (2500 * 1769.0 / 2250),
-      MEAS(TS_BW_SETTLED_FP8(1.12244) / 5000, 0),
+      .sm = 103, .settle_b200 = true,
       PWR(1400, "NVIDIA Blackwell Ultra datasheet: 1,400 W per GB300 GPU (the superchip's Grace "
                 "not included)") },
     { "mi300x", "AMD Instinct MI300X 192GB", 653.7 * TFLOPS, 1307.4 * TFLOPS, 2614.9 * TFLOPS,
@@ -294,8 +289,7 @@ static const ts_gpu ts_gpu_catalogue[] = {
       5000 * TFLOPS, 189471 * MIB, 8.0 * TBS,
       "NVIDIA GB200 NVL72 datasheet, per GPU (sparse figures halved)",
       NET(1800 * GBS, 50 * GBS, 450 * GBS, 1822.0 / 2500, 4096, 9728, 2048, 0.35, TS_NET_GB200),
-      .sm = 100, .sustain = TS_BW_SETTLED_BF16(1.06479) / 1822.0,
-      .mamf_fp8 = TS_BW_SETTLED_FP8(1.06622) / 5000,
+      .sm = 100, .settle_b200 = true,
       PWR(1200, "NVIDIA GB200 NVL72: up to 1,200 W per Blackwell GPU (the superchip's Grace not "
                 "included)") },
     { "mi250x", "AMD Instinct MI250X (one GCD) 64GB", 47.9 * TFLOPS, 191.5 * TFLOPS, 0,
@@ -313,12 +307,14 @@ static const ts_gpu ts_gpu_catalogue[] = {
      * 2500 and FP8 5000 dense (AMD's figures; 2516.6 from 2400 MHz x 1024
      * Matrix Cores x 512 FMA x 2), 288 GB HBM3E at 8 TB/s, 1,400 W; no TF32
      * figure is published, so fp32 is the 157.3 vector rate.  Memory as
-     * MI325X's 256 GB reads (256 GiB in rocm-smi): 288 GiB, assumed. */
+     * MI325X's 256 GB reads (256 GiB in rocm-smi): 288 GiB, assumed.  Its
+     * BF16 MAMF row (1565.0) is listed against a theory of 2300, MI350X's
+     * clock; the absolute rate is what enters, as a fraction of 2500. */
     { "mi355x", "AMD Instinct MI355X 288GB", 157.3 * TFLOPS, 2500 * TFLOPS, 5000 * TFLOPS,
       309237645312.0, 8.0 * TBS,
       "AMD Instinct MI355X specifications as ml-engineering@744d01e tabulates them (dense BF16 "
       "2500, FP8 5000, FP32 157.3; 288 GB HBM3E, 8.0 TB/s)",
-      NET(896 * GBS, 50 * GBS, 64 * GBS, 1565.0 / 2500, 12288, 8192, 8192, 0.376, TS_NET_MI355X),
+      NET(1071 * GBS, 50 * GBS, 64 * GBS, 1565.0 / 2500, 12288, 8192, 8192, 0.376, TS_NET_MI355X),
       .mesh = true,
       PWR(1400, "AMD Instinct MI355X: 1,400 W typical board power (ml-engineering)") },
     /* Export variants: the same dies as H100 SXM and A100 80GB, NVLink cut
@@ -346,7 +342,7 @@ static const ts_gpu ts_gpu_catalogue[] = {
      * memory, bandwidth, power, links).  A100 80GB PCIe: A100's compute
      * (312 BF16, 156 TF32 dense), 80 GiB at 1.935 TB/s, 300 W; its MAMF is
      * ml-engineering's A100 PCIe row.  A30: GA100 at 165 BF16 / 82.5 TF32,
-     * 24 GiB at 933 GB/s, 165 W.  RTX PRO 6000 Blackwell (Server Edition):
+     * 24 GiB at 933 GB/s, 165 W, A100 PCIe's fractions (assumed).  RTX PRO 6000 Blackwell (Server Edition):
      * 467.8 BF16 / 935.6 FP8 dense at the 2430 MHz its node reports,
      * 97887 MiB, GDDR7 1.792 TB/s, 600 W, sm_120; TF32 half of BF16, as on
      * every other tensor-core part (assumed). */
@@ -359,7 +355,8 @@ static const ts_gpu ts_gpu_catalogue[] = {
     { "a30", "NVIDIA A30 24GB", 82.5 * TFLOPS, 165 * TFLOPS, 0, 24576 * MIB, 0.933 * TBS,
       "ai-dynamo/aiconfigurator systems/a30.yaml (165 TFLOPS BF16, 24 GiB, 933 GB/s); TF32 half of "
       "BF16",
-      NET_PCIE_CARD, .sm = 80, PWR(165, "ai-dynamo/aiconfigurator systems/a30.yaml: 165 W") },
+      NET(64 * GBS, 25 * GBS, 32 * GBS, 252.9 / 312, 2048, 5120, 6144, 0.60, TS_NET_A30), .sm = 80,
+      PWR(165, "ai-dynamo/aiconfigurator systems/a30.yaml: 165 W") },
     { "rtx-pro-6000", "NVIDIA RTX PRO 6000 Blackwell 96GB", 233.9 * TFLOPS, 467.8 * TFLOPS,
       935.6 * TFLOPS, 97887 * MIB, 1.792 * TBS,
       "ai-dynamo/aiconfigurator systems/rtx_pro_6000_server.yaml (467.8 BF16 / 935.6 FP8 dense at "
@@ -590,6 +587,26 @@ const char *ts_gpu_alias(const char *id, size_t i)
 bool ts_gpu_bf16(const ts_gpu *g)
 {
     return g != NULL && !(g->sm > 0 && g->sm < 80);
+}
+
+/* Blackwell at its power-limited clock where no MSMF is measured (issue
+ * 26): derived, not measured.  A saturated matmul holds the chip at its
+ * limit (ml-engineering@082816f); switching power is C V^2 f and V rises
+ * with f along the DVFS curve, so power goes as f^3, the settled clock as
+ * the cube root of the limit, and the rate with the clock: B200's
+ * settled rate times cbrt(board_watts / B200's watts at it).  GB200 at
+ * 1,200 W: ~1426 MHz, BF16 1550.7 (under its own 1822.0 burst) and FP8
+ * 2980.8 TFLOP/s; B300 (1,100 W) 1506.3 and 2895.6; GB300 (1,400 W)
+ * 1632.4 and 3138.0.  GB200 is B200's die; B300 and GB300 (Blackwell
+ * Ultra) have B200's dense peaks and burst MAMF, and their rate and power
+ * per clock are assumed B200's.  Leakage and HBM power that do not follow
+ * the clock would make each a few percent higher. */
+double ts_gpu_settled(const ts_gpu *g, bool fp8)
+{
+    if (g == NULL || !g->settle_b200 || !(g->board_watts > 0))
+        return 0;
+    return fp8 ? TS_B200_MSMF_FP8 * TFLOPS * cbrt(g->board_watts / TS_B200_MSMF_FP8_W)
+               : TS_B200_MSMF_BF16 * TFLOPS * cbrt(g->board_watts / TS_B200_MSMF_BF16_W);
 }
 
 double ts_gpu_peak(const ts_gpu *g, ts_precision compute)

@@ -145,14 +145,19 @@ static ts_status ts_step_rates(const ts_run *r, const ts_params *p, ts_step_hw *
         hw->attn_peak = hw->peak;
     {
         ts_gpu gg = *g;
+        double derived = ts_gpu_settled(g, fp8);
 
         /* FP8 matmuls reach their own measured fraction of the FP8 peak
          * (cuBLASLt / hipBLASLt sweeps, ts_gpu.c) where one is known.
          * That sweep ran 10,000 warm-up iterations before timing, so it
-         * is already at the power-limited clock: no sustain derating. */
-        bool settled = fp8 && g->mamf_fp8 > 0 && g->mamf_fp8 <= 1;
+         * is already at the power-limited clock: no sustain derating.  A
+         * Blackwell part without an MSMF: B200's settled rate at its own
+         * power limit (ts_gpu_settled), never above its burst. */
+        bool settled = (fp8 && g->mamf_fp8 > 0 && g->mamf_fp8 <= 1) || derived > 0;
 
-        if (settled)
+        if (derived > 0)
+            gg.mamf = fmin(derived / hw->peak, g->mamf);
+        else if (settled)
             gg.mamf = g->mamf_fp8;
         /* An explicit gemm_efficiency is what the user's stack achieves;
          * else the catalogue's burst MAMF at the sustained clock. */

@@ -25,6 +25,12 @@
 
 /* Sources: transformers' modeling_<type>.py (q/k/v/o bias arguments, norm
  * classes, tie_word_embeddings defaults of each <Type>Config). */
+/* DeepSeek-V3's layout: MLA, its experts and router bias (Kimi K2 reuses
+ * it whole). */
+#define HF_DEEPSEEK_V3_ROW                                                         \
+    .gated = true, .attention_bias_key = true, .norms = 2, .moe = HF_MOE_DEEPSEEK, \
+    .router_bias = true
+
 static const hf_spec hf_specs[] = {
     { .type = "llama",
       .gated = true,
@@ -114,12 +120,7 @@ static const hf_spec hf_specs[] = {
       .attention_bias_key = true,
       .norms = 2,
       .moe = HF_MOE_DEEPSEEK },
-    { .type = "deepseek_v3",
-      .gated = true,
-      .attention_bias_key = true,
-      .norms = 2,
-      .moe = HF_MOE_DEEPSEEK,
-      .router_bias = true },
+    { .type = "deepseek_v3", HF_DEEPSEEK_V3_ROW },
     /* ---- added for the model catalogue (issue 24); transformers paths
      * at the commits of the stored versions read:
      * falcon: models/falcon/modeling_falcon.py@44272086 (FalconAttention:
@@ -239,22 +240,13 @@ static const hf_spec hf_specs[] = {
      * auto_map modeling_deepseek.DeepseekV3ForCausalLM in its config.json):
      * DeepSeek-V3's layout and keys.  kimi_k25: Kimi K2.5, the same
      * language model in text_config beside a vision tower (not counted). */
-    { .type = "kimi_k2",
-      .gated = true,
-      .attention_bias_key = true,
-      .norms = 2,
-      .moe = HF_MOE_DEEPSEEK,
-      .router_bias = true },
-    { .type = "kimi_k25",
-      .gated = true,
-      .attention_bias_key = true,
-      .norms = 2,
-      .moe = HF_MOE_DEEPSEEK,
-      .router_bias = true,
-      .text_config = true },
+    { .type = "kimi_k2", HF_DEEPSEEK_V3_ROW },
+    { .type = "kimi_k25", HF_DEEPSEEK_V3_ROW, .text_config = true },
     /* minimax_m2: models/minimax_m2/modular_minimax_m2.py@001f85b3 (see
      * hf_read_minimax): Mixtral's keys, MiniMaxM2Config's defaults head_dim
-     * 128 and num_experts_per_tok 8, no biases, no tying, two RMSNorms. */
+     * 128 and num_experts_per_tok 8, no linear biases (the router's
+     * e_score_correction_bias counted, as DeepSeek-V3's), no tying, two
+     * RMSNorms. */
     { .type = "minimax_m2",
       .gated = true,
       .norms = 2,

@@ -301,7 +301,9 @@ static int hf_read_mixtral(const ts_import_obj *o, const hf_spec *s, hf_shape *h
     if (ts_import_int(o, "num_local_experts", 1, big, true, &h->experts, err) < 0)
         return -1;
     ts_import_ptr(h->o[K_EXPERTS], TS_IMPORT_ORIGIN_LEN, o, "num_local_experts");
-    h->router_bias = s->router_bias; /* gpt-oss's router is a Linear with bias */
+    /* gpt-oss's router is a Linear with bias; MiniMax-M2's keeps an
+     * e_score_correction_bias, as DeepSeek-V3's */
+    h->router_bias = s->router_bias;
     /* MixtralConfig's default 2 (GraniteMoe's and PhiMoE's too); GptOssConfig's 4. */
     h->top_k = s->top_k_default != 0 ? s->top_k_default : 2;
     snprintf(h->o[K_TOPK], TS_IMPORT_ORIGIN_LEN, "%s (%s default num_experts_per_tok)", o->base,
@@ -365,14 +367,21 @@ static int hf_read_minimax(const ts_import_obj *o, const hf_shape *h, ts_api_not
         /* MiniMax's code: 1 softmax attention, 0 its linear (lightning) one. */
         json_array_foreach(list, i, t)
         {
-            if (!json_is_number(t) || json_number_value(t) != 1.0) {
-                snprintf(ptr + strlen(ptr), sizeof ptr - strlen(ptr), "/%zu", i);
+            double k = json_is_number(t) ? json_number_value(t) : -1.0;
+
+            if (k == 1.0)
+                continue;
+            snprintf(ptr + strlen(ptr), sizeof ptr - strlen(ptr), "/%zu", i);
+            if (k == 0.0)
                 ts_api_err_set(err, TS_PROB_UNSUPPORTED_CONFIG, ptr,
                                "%s: only softmax attention layers (1) are modelled, not "
                                "linear attention (0)",
                                ptr);
-                return -1;
-            }
+            else
+                ts_api_err_set(
+                    err, json_is_number(t) ? TS_PROB_INVALID_VALUE : TS_PROB_INVALID_TYPE, ptr,
+                    "%s must be 0 (linear attention) or 1 (softmax attention)", ptr);
+            return -1;
         }
     }
     if (mtp > 0)
