@@ -45,6 +45,7 @@ const ts_import_doc ts_import_docs[TS_IMP_COUNT] = {
                     "gemma3_text, gemma3 (text_config), phi3, gpt2, gpt_neox, deepseek_v2, "
                     "deepseek_v3, falcon, bloom, starcoder2, granite, granitemoe, olmo, olmo2, "
                     "phimoe, qwen2_moe, internlm2, gpt_oss, kimi_k2, kimi_k25 (text_config), "
+                    "glm4_moe, "
                     "minimax_m2; any other with num_hidden_layers, "
                     "hidden_size, num_attention_heads, intermediate_size and vocab_size is read "
                     "as Llama-like (noted), else a 400 naming the missing keys; one whose keys say "

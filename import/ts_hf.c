@@ -242,6 +242,19 @@ static const hf_spec hf_specs[] = {
      * language model in text_config beside a vision tower (not counted). */
     { .type = "kimi_k2", HF_DEEPSEEK_V3_ROW },
     { .type = "kimi_k25", HF_DEEPSEEK_V3_ROW, .text_config = true },
+    /* glm4_moe (GLM-4.5, GLM-4.5-Air, GLM-4.6): transformers
+     * models/glm4_moe/modeling_glm4_moe.py@a0699c97: q, k, v with
+     * bias=attention_bias, o_proj without; q/k RMSNorms over head_dim with
+     * use_qk_norm; DeepSeek-V3's experts, shared experts of
+     * moe_intermediate_size x n_shared_experts and sigmoid router with its
+     * e_score_correction_bias, after first_k_dense_replace dense layers of
+     * intermediate_size (hf_read_glm4); two RMSNorms; no tying. */
+    { .type = "glm4_moe",
+      .gated = true,
+      .attention_bias_key = true,
+      .norms = 2,
+      .moe = HF_MOE_GLM4,
+      .router_bias = true },
     /* minimax_m2: models/minimax_m2/modular_minimax_m2.py@001f85b3 (see
      * hf_read_minimax): Mixtral's keys, MiniMaxM2Config's defaults head_dim
      * 128 and num_experts_per_tok 8, no linear biases (the router's
@@ -444,7 +457,7 @@ static int hf_emit(ts_import *im, const hf_spec *s, const hf_shape *h, ts_api_sr
     EMIT_B(TS_FI_MLP_BIAS, h->mlp_bias, K_BIAS);
     EMIT_B(TS_FI_NORM_BIAS, s->layernorm, K_BIAS);
     EMIT_I(TS_FI_NORMS_PER_LAYER, h->norms, K_NORMS);
-    EMIT_B(TS_FI_QK_NORM, s->qk_norm, K_BIAS);
+    EMIT_B(TS_FI_QK_NORM, s->qk_norm || h->qk_norm, K_BIAS);
     EMIT_I(TS_FI_POS_EMBEDDINGS, h->pos, K_POS);
     EMIT_I(TS_FI_EXPERTS, h->experts, K_EXPERTS);
     EMIT_I(TS_FI_TOP_K, h->top_k, K_TOPK);

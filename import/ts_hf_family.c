@@ -392,6 +392,54 @@ static int hf_read_minimax(const ts_import_obj *o, const hf_shape *h, ts_api_not
     return 0;
 }
 
+/* One of Glm4MoeConfig's integer keys, its default when absent
+ * (configuration_glm4_moe.py@c7ec229a), the origin into o_out. */
+static int hf_glm4_int(const ts_import_obj *o, const char *key, int64_t lo, int64_t def, int64_t *v,
+                       char *o_out, ts_api_err *err)
+{
+    int rc;
+
+    *v = def;
+    if ((rc = ts_import_int(o, key, lo, INT64_C(1) << 40, false, v, err)) < 0)
+        return -1;
+    if (rc > 0)
+        ts_import_ptr(o_out, TS_IMPORT_ORIGIN_LEN, o, key);
+    else
+        snprintf(o_out, TS_IMPORT_ORIGIN_LEN, "%s (Glm4MoeConfig default %s %lld)", o->base, key,
+                 (long long)def);
+    return 0;
+}
+
+/* GLM-4.5 (modeling_glm4_moe.py@a0699c97): Glm4MoeMoE is n_routed_experts
+ * MLPs of moe_intermediate_size, one shared MLP of moe_intermediate_size x
+ * n_shared_experts (counted as that many shared experts: the same weights
+ * and FLOPs) and a router of n_routed_experts x h with its
+ * e_score_correction_bias, in every layer from first_k_dense_replace on;
+ * o_proj has no bias whatever attention_bias says.  The checkpoint's
+ * multi-token-prediction layer (num_nextn_predict_layers) is not built
+ * (Glm4MoeModel ignores model.layers.46/92 on load): noted. */
+static int hf_read_glm4(const ts_import_obj *o, hf_shape *h, ts_api_notes *notes, ts_api_err *err)
+{
+    int64_t mtp = 0;
+
+    if (hf_glm4_int(o, "n_routed_experts", 1, 128, &h->experts, h->o[K_EXPERTS], err) < 0 ||
+        hf_glm4_int(o, "num_experts_per_tok", 1, 8, &h->top_k, h->o[K_TOPK], err) < 0 ||
+        hf_glm4_int(o, "moe_intermediate_size", 1, 1408, &h->moe_ffn, h->o[K_MOE_FFN], err) < 0 ||
+        hf_glm4_int(o, "n_shared_experts", 0, 1, &h->shared, h->o[K_SHARED], err) < 0 ||
+        hf_glm4_int(o, "first_k_dense_replace", 0, 1, &h->dense_layers, h->o[K_DENSE], err) < 0 ||
+        ts_import_int(o, "num_nextn_predict_layers", 0, INT64_C(1) << 40, false, &mtp, err) < 0 ||
+        ts_import_bool(o, "use_qk_norm", &h->qk_norm, err) < 0)
+        return -1;
+    h->out_bias = false;
+    h->router_bias = true; /* Glm4MoeTopkRouter's e_score_correction_bias */
+    if (mtp > 0)
+        ts_import_note(notes,
+                       "%s/num_nextn_predict_layers %lld: the multi-token prediction layer in the "
+                       "checkpoint is not counted (transformers' Glm4MoeModel does not build it)",
+                       o->base, (long long)mtp);
+    return 0;
+}
+
 /* Qwen3-MoE and Qwen2-MoE (modeling_qwen3_moe.py): a layer is sparse
  * unless listed in mlp_only_layers or off the decoder_sparse_step grid. */
 static int hf_read_qwen_moe(const ts_import_obj *o, const hf_spec *s, hf_shape *h,
@@ -485,6 +533,8 @@ int hf_read_moe(const ts_import_obj *o, const hf_spec *s, hf_shape *h, ts_api_no
                    : 0;
     if (s->moe == HF_MOE_QWEN3 || s->moe == HF_MOE_QWEN2)
         return hf_read_qwen_moe(o, s, h, notes, err);
+    if (s->moe == HF_MOE_GLM4)
+        return hf_read_glm4(o, h, notes, err);
     return hf_read_deepseek(o, s, h, notes, err);
 }
 

@@ -20,7 +20,8 @@ typedef enum hf_moe {
     HF_MOE_MIXTRAL,  /* num_local_experts, num_experts_per_tok */
     HF_MOE_QWEN3,    /* num_experts, moe_intermediate_size, every layer sparse */
     HF_MOE_DEEPSEEK, /* routed + shared experts, first dense layers, MLA */
-    HF_MOE_QWEN2     /* HF_MOE_QWEN3 plus a gated shared expert */
+    HF_MOE_QWEN2,    /* HF_MOE_QWEN3 plus a gated shared expert */
+    HF_MOE_GLM4      /* DeepSeek's experts, shared ones and first dense layers, with GQA */
 } hf_moe;
 
 /* Which layers slide when the config gives a window (the <Type>Config's
@@ -105,6 +106,7 @@ typedef struct hf_shape {
     int64_t q_lora, kv_lora, nope, rope, v_dim, norms;
     int64_t window, wlayers; /* sliding_window, sliding_layers */
     bool tied, qkv_bias, out_bias, mlp_bias, router_bias, shared_gate;
+    bool qk_norm; /* read from the config (GLM-4.5's use_qk_norm); else the spec's */
     char o[K_COUNT][TS_IMPORT_ORIGIN_LEN]; /* origins, by the K_* index */
 } hf_shape;
 
