@@ -229,22 +229,33 @@ const ts_catalogue_entry *ts_catalogue_lookup(const char *name, int *how)
     return e;
 }
 
+/* The preset or entry name or another organisation's copy of it names:
+ * 1, TS_CATALOGUE_OTHER_ORG, or 0 (entry_or_copy's twin for presets). */
+static int resolve_or_copy(const char *name, const ts_preset **p, const ts_catalogue_entry **e)
+{
+    const char *tail;
+
+    if (resolve_as(name, p, e))
+        return 1;
+    if ((tail = org_tail(name)) != NULL && resolve_as(tail, p, e))
+        return TS_CATALOGUE_OTHER_ORG;
+    return 0;
+}
+
 int ts_catalogue_resolve(const char *name, const ts_preset **p, const ts_catalogue_entry **e)
 {
     char buf[TS_NAME_KEY_MAX], qbuf[TS_NAME_KEY_MAX];
-    const char *tail, *base;
+    const char *base;
+    int how;
 
     *p = NULL;
     *e = NULL;
     if (name == NULL)
         return 0;
     name = hub_repo(name, buf, sizeof buf);
-    if (resolve_as(name, p, e))
-        return 1;
-    if ((tail = org_tail(name)) != NULL && resolve_as(tail, p, e))
-        return TS_CATALOGUE_OTHER_ORG;
-    if ((base = quant_base(name, qbuf, sizeof qbuf)) != NULL &&
-        (resolve_as(base, p, e) || ((tail = org_tail(base)) != NULL && resolve_as(tail, p, e))))
+    if ((how = resolve_or_copy(name, p, e)) != 0)
+        return how;
+    if ((base = quant_base(name, qbuf, sizeof qbuf)) != NULL && resolve_or_copy(base, p, e) != 0)
         return TS_CATALOGUE_QUANT;
     return 0;
 }
