@@ -520,27 +520,28 @@ typedef struct ts_run {
     int zero; /* 0..3, FSDP = 3 */
     bool sequence_parallel;
     ts_recompute recompute;
-    ts_recompute_impl recompute_impl; /* default: the framework's */
-    ts_fsdp_impl fsdp_impl;           /* framework fsdp: FSDP2 (default) or FSDP1 */
-    ts_loss_impl loss_impl;           /* default: the framework's */
-    int64_t recompute_layers;         /* full: layers recomputed per (virtual) stage, 0 = all */
-    ts_framework framework;           /* default megatron */
-    ts_attention attention;           /* default flash */
-    bool attention_unpad;             /* flash: q, k, v unpadded and the output padded back */
-    bool liger_kernels;               /* hf: Liger's fused RMSNorm, RoPE and SwiGLU */
-    bool dropout;                     /* default false (modern LLMs train without) */
-    ts_norm norm;                     /* default rmsnorm */
-    ts_pp_schedule pp_schedule;       /* default 1f1b */
-    int64_t vpp;                      /* virtual stages per PP rank, default 1 */
-    bool overlap_p2p_comm;            /* interleaved: steady-state p2p under compute */
-    bool tp_comm_overlap;             /* TP collectives split and run under the layer's GEMMs */
-    int64_t first_stage_layers;       /* 0 = even split */
-    int64_t last_stage_layers;        /* 0 = even split */
-    int64_t loss_chunks;              /* chunked cross-entropy, default 1 (unchunked) */
-    int64_t logit_metrics;            /* fp32 cross-entropy train metrics per micro-batch */
-    bool act_fp8_input_store;         /* Megatron: the SwiGLU input saved for backward in FP8 */
-    bool offload_optimizer;           /* master + optimizer states to host RAM */
-    bool offload_params;              /* ZeRO-3 only: weights to host RAM */
+    ts_recompute_impl recompute_impl;  /* default: the framework's */
+    ts_fsdp_impl fsdp_impl;            /* framework fsdp: FSDP2 (default) or FSDP1 */
+    ts_loss_impl loss_impl;            /* default: the framework's */
+    int64_t recompute_layers;          /* full: layers recomputed per (virtual) stage, 0 = all */
+    int64_t offload_activation_layers; /* TE CPU offload: first layers' activations in host RAM */
+    ts_framework framework;            /* default megatron */
+    ts_attention attention;            /* default flash */
+    bool attention_unpad;              /* flash: q, k, v unpadded and the output padded back */
+    bool liger_kernels;                /* hf: Liger's fused RMSNorm, RoPE and SwiGLU */
+    bool dropout;                      /* default false (modern LLMs train without) */
+    ts_norm norm;                      /* default rmsnorm */
+    ts_pp_schedule pp_schedule;        /* default 1f1b */
+    int64_t vpp;                       /* virtual stages per PP rank, default 1 */
+    bool overlap_p2p_comm;             /* interleaved: steady-state p2p under compute */
+    bool tp_comm_overlap;              /* TP collectives split and run under the layer's GEMMs */
+    int64_t first_stage_layers;        /* 0 = even split */
+    int64_t last_stage_layers;         /* 0 = even split */
+    int64_t loss_chunks;               /* chunked cross-entropy, default 1 (unchunked) */
+    int64_t logit_metrics;             /* fp32 cross-entropy train metrics per micro-batch */
+    bool act_fp8_input_store;          /* Megatron: the SwiGLU input saved for backward in FP8 */
+    bool offload_optimizer;            /* master + optimizer states to host RAM */
+    bool offload_params;               /* ZeRO-3 only: weights to host RAM */
 
     /* hardware */
     ts_gpu gpu;            /* copy of a catalogue entry, may be overridden */
@@ -653,6 +654,7 @@ typedef struct ts_mem_stage {
     double headroom;
     double host_share; /* this stage's parameters after ZeRO sharding (offload) */
     double paged;      /* paged 8-bit optimizer states (CUDA managed memory), in overhead */
+    double host_act;   /* activations offloaded to host RAM (offload_activation_layers) */
     bool fits;
 } ts_mem_stage;
 

@@ -158,6 +158,55 @@ static ts_status ts_compat_lora_save(const ts_run *r, ts_error *err)
     return TS_OK;
 }
 
+/* Megatron-Core's CPU activation offload (cpu_offloading with
+ * cpu_offloading_num_layers; Transformer Engine's get_cpu_offload_context)
+ * as Megatron-Core validates it (megatron/core/transformer/
+ * transformer_config.py@d98e8a64 1884-1899): 0 <= N < num_layers, no
+ * pipeline parallelism, no activation recompute.  Transformer Engine
+ * only: framework megatron.  A search keeps the layouts that have it. */
+static ts_status ts_compat_offload_act(const ts_run *r, ts_error *err)
+{
+    int64_t n = r->offload_activation_layers;
+
+    if (n == 0)
+        return TS_OK;
+    if (r->framework != TS_FW_MEGATRON)
+        return ts_error_set(err, TS_EINCOMPAT, "offload_activation_layers",
+                            "offload_activation_layers is Megatron-Core's CPU offload "
+                            "(Transformer Engine); it needs framework \"megatron\", got \"%s\"",
+                            ts_framework_name(r->framework));
+    if (r->model.layers <= 0)
+        return ts_error_set(err, TS_EINCOMPAT, "offload_activation_layers",
+                            "offload_activation_layers needs a model shape (layers), not a "
+                            "plain params count");
+    if (n >= r->model.layers)
+        return ts_error_set(err, TS_EINCOMPAT, "offload_activation_layers",
+                            "offload_activation_layers %lld must be below the model's %lld layers "
+                            "(Megatron-Core offloads fewer layers than it has)",
+                            (long long)n, (long long)r->model.layers);
+    if (r->pp > 1)
+        return ts_error_set(err, TS_EINCOMPAT, "offload_activation_layers",
+                            "offload_activation_layers needs pp 1 (Megatron-Core has no CPU "
+                            "offloading with pipeline parallelism), got pp %lld",
+                            (long long)r->pp);
+    if (r->recompute != TS_RECOMPUTE_NONE)
+        return ts_error_set(err, TS_EINCOMPAT, "offload_activation_layers",
+                            "offload_activation_layers needs recompute \"none\" (Megatron-Core "
+                            "does not offload with activation recomputation), got \"%s\"",
+                            ts_recompute_name(r->recompute));
+    return TS_OK;
+}
+
+int64_t ts_run_offloaded_layers(const ts_run *r)
+{
+    int64_t n = r->offload_activation_layers;
+
+    if (n <= 0 || r->framework != TS_FW_MEGATRON || r->pp != 1 ||
+        r->recompute != TS_RECOMPUTE_NONE || n >= r->model.layers)
+        return 0;
+    return n;
+}
+
 ts_status ts_compat_check(const ts_run *r, ts_error *err)
 {
     ts_status st;
@@ -165,7 +214,8 @@ ts_status ts_compat_check(const ts_run *r, ts_error *err)
     if ((st = ts_compat_tp_overlap(r, err)) != TS_OK || (st = ts_compat_liger(r, err)) != TS_OK ||
         (st = ts_compat_pytorch_side(r, err)) != TS_OK ||
         (st = ts_compat_recompute_op(r, err)) != TS_OK ||
-        (st = ts_compat_act_fp8(r, err)) != TS_OK || (st = ts_compat_lora_save(r, err)) != TS_OK)
+        (st = ts_compat_act_fp8(r, err)) != TS_OK || (st = ts_compat_lora_save(r, err)) != TS_OK ||
+        (st = ts_compat_offload_act(r, err)) != TS_OK)
         return st;
     return ts_compat_unpad(r, err);
 }

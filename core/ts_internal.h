@@ -88,6 +88,12 @@ ts_quant ts_run_frozen_dequant(const ts_run *r);
  * (what Megatron's block loop recomputes when N exceeds it). */
 void ts_run_fit_recompute_layers(ts_run *r);
 
+/* The layers whose activations Megatron-Core's CPU offload keeps in host
+ * RAM: offload_activation_layers where the layout has it (framework
+ * megatron, pp 1, recompute none; ts_compat.c refuses the others at a
+ * resolve and a relayout), else 0: a search's probes cost without it. */
+int64_t ts_run_offloaded_layers(const ts_run *r);
+
 /* Parameter counts of a model ts_model_params() accepted (ts_model.c). */
 void ts_model_count(const ts_model *m, ts_params *out);
 /* One layer's attention weights (q, k, v, o, biases, norms; MLA's down

@@ -286,6 +286,26 @@ static double ts_mem_stage_block(const ts_mem_ctx *c, const ts_mem_sw *w, double
            (w->nd_l - kd) * c->act_dense.full;
 }
 
+/* Megatron-Core's CPU activation offload (ts_run_offloaded_layers):
+ * Transformer Engine copies each of the first k layers' saved tensors
+ * (every TE module's and Megatron's fused SwiGLU input, marked
+ * activation_offloading) to pinned host RAM on a side stream, each copy
+ * due by a layer spread evenly over the forward, and reloads it one
+ * layer ahead of its backward (transformer_engine/pytorch/cpu_offload.py,
+ * AsyncDoubleBufferGroupOffloadHandler, layer_window_map; Megatron-Core
+ * transformer_block.py@d98e8a64 305-318).  At the end of the forward the
+ * GPU holds the other layers and the last offloaded one, whose copy is
+ * due with the last layer's commit.  The first layers are the offloaded
+ * ones, a MoE model's dense layers first.  *host: the offloaded bytes. */
+static double ts_mem_stage_offload(const ts_mem_ctx *c, const ts_mem_sw *w, int64_t k, double *host)
+{
+    double kd = fmin(w->nd_l, (double)k), km = (double)k - kd;
+    double kept = (w->n - w->nd_l - km) * c->act.saved + (w->nd_l - kd) * c->act_dense.saved;
+
+    *host = km * c->act.saved + kd * c->act_dense.saved;
+    return kept + (km > 0 ? c->act.saved : c->act_dense.saved);
+}
+
 /* Saved activations of the micro-batches in flight, one layer's working
  * set in forward and backward, the loss working set. */
 static void ts_mem_stage_acts(const ts_mem_ctx *c, int64_t i, ts_mem_stage *st, ts_mem_sw *w)
@@ -299,6 +319,12 @@ static void ts_mem_stage_acts(const ts_mem_ctx *c, int64_t i, ts_mem_stage *st, 
     per_mb = (w->n - w->nd_l) * c->act.saved + w->nd_l * c->act_dense.saved;
     if (r->recompute == TS_RECOMPUTE_FULL && r->recompute_layers > 0 && c->shape)
         per_mb = ts_mem_stage_block(c, w, &freed);
+    if (ts_run_offloaded_layers(r) > 0 && c->shape && c->training) {
+        double host;
+
+        per_mb = ts_mem_stage_offload(c, w, ts_run_offloaded_layers(r), &host);
+        st->host_act = fl * host * c->tokens;
+    }
     w->saved = fl * per_mb * c->tokens;
     if (w->first && c->shape)
         w->saved += fl * 8.0 * c->tokens; /* input ids (int64) */
@@ -467,6 +493,7 @@ void ts_mem_stage_eval(const ts_mem_ctx *c, int64_t i, int64_t start, ts_mem_sta
     const ts_run *r = c->run;
     ts_mem_sw w = { 0 };
 
+    st->host_act = 0;
     w.first = i == 0;
     w.last = i == r->pp - 1;
     w.fsdp = r->framework == TS_FW_FSDP || r->framework == TS_FW_HF;

@@ -243,8 +243,14 @@ static void ts_mem_terms_peak(const ts_run *run, const ts_mem_ctx *c, const ts_m
         &out->activations, worst->activations, c->shape && c->training ? c->act.formula : "0",
         !c->training ? "inference: activations and KV cache not modelled"
         : !c->shape  ? "no model shape: activations need layers, hidden and heads, reported as 0"
-                    : "saved activations at the peak phase: in_flight * layers * per-layer bytes * "
-                      "seq/cp * micro_batch (+ input ids)");
+        : ts_run_offloaded_layers(run) > 0
+            ? "saved activations at the end of the forward: (layers - offload_activation_layers "
+              "+ 1) * per-layer bytes * seq/cp * micro_batch (+ input ids); the offloaded layers' "
+              "in host RAM (host_bytes_per_gpu), the + 1 the last one's copy in flight "
+              "(Transformer "
+              "Engine cpu_offload.py)"
+            : "saved activations at the peak phase: in_flight * layers * per-layer bytes * "
+              "seq/cp * micro_batch (+ input ids)");
     ts_term_set(
         &out->buffers, worst->buffers,
         "peak-phase working set: logits/loss, recompute + gradient working set of one layer, "
@@ -291,6 +297,7 @@ static void ts_mem_host(const ts_run *run, const ts_mem_ctx *c, const ts_mem_sta
         host += (out->bpp_master + out->bpp_optimizer + 4.0 * c->f) * share;
     if (run->offload_params)
         host += out->bpp_weights * share;
+    host += worst->host_act; /* offload_activation_layers (ts_mem_stage_offload) */
     out->host_bytes_per_gpu = host;
     /* Only this job's GPUs on a node share its host RAM. */
     on_node = run->gpus < run->gpus_per_node ? run->gpus : run->gpus_per_node;
@@ -349,6 +356,9 @@ ts_status ts_memory_eval(const ts_run *run, const ts_params *p, ts_memory *out, 
             k0 = ts_run_recomputed(run, out->stages[0].layers);
         out->act_seq2_term =
             (c.act.score * k0 + c.act.eager * (n0 - k0)) * c.tokens * out->stages[0].in_flight;
+        if (ts_run_offloaded_layers(run) > 0) /* recompute none: the layers kept on the GPU */
+            out->act_seq2_term = c.act.score * (n0 - (double)ts_run_offloaded_layers(run) + 1.0) *
+                                 c.tokens * out->stages[0].in_flight;
     }
     out->act_embedding_logits = c.act.loss * c.tokens;
     for (k = 0; k < TS_PHASE_COUNT; k++)

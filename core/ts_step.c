@@ -35,6 +35,7 @@
  * ts_step_layer.c and ts_step_comm.c (ts_step_int.h); this file composes
  * the step.
  */
+#include "ts_mem.h"
 #include "ts_step_int.h"
 
 #include <math.h>
@@ -486,6 +487,32 @@ static void ts_step_optimizer(const ts_run *r, const ts_step_hw *hw, const ts_st
     out->offload = t_off;
 }
 
+/* Megatron-Core's CPU activation offload (offload_activation_layers;
+ * ts_mem_stage.c has the schedule): each micro-batch copies the offloaded
+ * layers' saved bytes to host RAM during its forward and back during its
+ * backward, over the host link (hw->pcie: PCIe, NVLink-C2C on Grace
+ * parts), on Transformer Engine's d2h / h2d streams under the compute.
+ * The copies are spread evenly over the pass (layer_window_map), so what
+ * shows is what a pass's copies take beyond the pass itself.  Copy
+ * engines, not SMs, move the bytes: the hidden part costs nothing. */
+static void ts_step_offload_act(const ts_run *r, const ts_step_hw *hw, const ts_step_sum *s,
+                                ts_step *out)
+{
+    int64_t k = ts_run_offloaded_layers(r);
+    ts_mem_act a, ad;
+    double kd, bytes, t;
+
+    if (k <= 0 || !out->from_shape || !(hw->pcie > 0))
+        return;
+    ts_mem_layer(r, false, &a);
+    ts_mem_layer(r, true, &ad);
+    kd = fmin((double)r->model.dense_layers, (double)k);
+    bytes = ((double)k - kd) * a.saved + kd * ad.saved;
+    bytes *= (double)r->seq / (double)r->cp * (double)r->micro_batch;
+    t = bytes / hw->pcie;
+    out->offload += s->m * (fmax(0, t - s->fwd_max) + fmax(0, t - s->bwd_max));
+}
+
 /* The sums, MFU, warnings and the step time's term. */
 static ts_status ts_step_totals(const ts_run *r, const ts_params *p, const ts_step_hw *hw,
                                 const ts_step_sum *s, double dp_hidden, ts_step *out)
@@ -581,6 +608,7 @@ ts_status ts_step_eval(const ts_run *r, const ts_params *p, ts_step *out)
     out->dp_comm = dp_exposed + TS_STEP_KAPPA * dp_hidden;
 
     ts_step_optimizer(r, &hw, &s, out);
+    ts_step_offload_act(r, &hw, &s, out);
     return ts_step_totals(r, p, &hw, &s, dp_hidden, out);
 }
 

@@ -98,6 +98,7 @@ static int emit_direct(ts_import *im, const mega_val *v, ts_api_err *err)
         { M_MOE_FFN, TS_FI_MOE_FFN },
         { M_FIRST, TS_FI_FIRST_STAGE_LAYERS },
         { M_LAST, TS_FI_LAST_STAGE_LAYERS },
+        { M_CPU_OFFLOAD, TS_FI_OFFLOAD_ACTIVATION_LAYERS },
     };
     size_t k;
 

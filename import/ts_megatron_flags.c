@@ -96,6 +96,11 @@ const mega_flag mega_flags[M_COUNT] = {
     [M_FLASH_V2] = { "use-flash-attn-v2", MK_FLAG, TS_FI_COUNT, 0 },
     [M_FLASH_TRITON] = { "use-flash-attn-triton", MK_FLAG, TS_FI_COUNT, 0 },
     [M_FLASH_BUILDER] = { "use-flash-attn-builder", MK_FLAG, TS_FI_COUNT, 0 },
+    /* Megatron-Core's CPU activation offload: the one CLI flag of it
+     * (arguments.py@d98e8a64 excludes cpu_offloading and its
+     * activations / weights switches from the CLI and turns
+     * cpu_offloading on when this is > 0, 1950-1951). */
+    [M_CPU_OFFLOAD] = { "cpu-offloading-num-layers", MK_INT, TS_FI_OFFLOAD_ACTIVATION_LAYERS, 0 },
     /* Read only to refuse: Mamba hybrid models (ts_megatron_shape.c). */
     [M_HYBRID] = { "hybrid-layer-pattern", MK_STR, TS_FI_COUNT, 0 },
     [M_HYBRID_OLD] = { "hybrid-override-pattern", MK_STR, TS_FI_COUNT, 0 },

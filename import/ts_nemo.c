@@ -402,6 +402,8 @@ static const char *const model_known[] = {
     "activations_checkpoint_granularity", "activations_checkpoint_method",
     "activations_checkpoint_num_layers", "fp8", "fp8_params", "activation_func_fp8_input_store",
     "use_flash_attention", "fsdp", "fsdp_sharding_strategy", "optim", "peft", "ub_tp_comm_overlap",
+    "cpu_offloading", "cpu_offloading_num_layers", "cpu_offloading_activations",
+    "cpu_offloading_weights",
     /* no effect on memory, time or checkpoints as modelled */
     "mcore_gpt", "rampup_batch_size", "init_method_std", "use_scaled_init_method",
     "apply_query_key_layer_scaling", "layernorm_epsilon", "do_layer_norm_weight_decay",
@@ -422,10 +424,8 @@ static const char *const model_known[] = {
     "seq_len_interpolation_factor", "moe_aux_loss_coeff", "moe_router_load_balancing_type",
     "moe_token_dispatcher_type", "moe_grouped_gemm", "moe_z_loss_coeff", "moe_input_jitter_eps",
     "moe_router_pre_softmax", "moe_per_layer_logging", "moe_router_score_function",
-    "attention_backend", "cpu_offloading", "cpu_offloading_num_layers",
-    "cpu_offloading_activations", "cpu_offloading_weights", "defer_embedding_wgrad_compute",
-    "wgrad_deferral_limit", "hidden_size_per_attention_head", "precision",
-    "layernorm_zero_centered_gamma", NULL
+    "attention_backend", "defer_embedding_wgrad_compute", "wgrad_deferral_limit",
+    "hidden_size_per_attention_head", "precision", "layernorm_zero_centered_gamma", NULL
 };
 
 static void note_unread(nemo *n, const ts_import_obj *m)

@@ -442,11 +442,45 @@ static int tp_overlap(nemo *n, const ts_import_obj *m, bool fsdp)
     return 0;
 }
 
+/* cpu_offloading: Megatron-Core's CPU activation offload, whose keys NeMo
+ * hands to its TransformerConfig as they are (cpu_offloading,
+ * cpu_offloading_num_layers, cpu_offloading_activations,
+ * cpu_offloading_weights: megatron/core/model_parallel_config.py@d98e8a64
+ * 458-475, activations on and weights off by default).  Activations are
+ * modelled (offload_activation_layers); weight offloading moves the
+ * copies TE saves for backward, not the parameters, and is noted. */
+static int cpu_offload(nemo *n, const ts_import_obj *m)
+{
+    bool on = false, acts = true, weights = false;
+    int64_t num = 0;
+
+    if (nemo_bool(n, m, "cpu_offloading", &on) < 0)
+        return -1;
+    if (!on)
+        return 0;
+    if (nemo_bool(n, m, "cpu_offloading_activations", &acts) < 0 ||
+        nemo_bool(n, m, "cpu_offloading_weights", &weights) < 0 ||
+        nemo_int(n, m, "cpu_offloading_num_layers", 0, 1048576, &num) < 0)
+        return -1;
+    if (weights)
+        ts_import_note(n->im->notes,
+                       NEMO_PTR "/model/cpu_offloading_weights true: not modelled (Transformer "
+                                "Engine moves the weight copies saved for backward; the "
+                                "parameters stay on the GPU)");
+    if (!acts || num == 0) {
+        ts_import_note(n->im->notes,
+                       NEMO_PTR "/model/cpu_offloading true offloads no activations (%s)",
+                       !acts ? "cpu_offloading_activations false" : "cpu_offloading_num_layers 0");
+        return 0;
+    }
+    return nemo_set_i(n, TS_FI_OFFLOAD_ACTIVATION_LAYERS, num, m, "cpu_offloading_num_layers");
+}
+
 int nemo_layout(nemo *n, const ts_import_obj *m)
 {
     bool fp8 = false, fsdp = false, flash = false;
 
-    if (seq_and_pipeline(n, m) != 0 || recompute(n, m) != 0)
+    if (seq_and_pipeline(n, m) != 0 || recompute(n, m) != 0 || cpu_offload(n, m) != 0)
         return -1;
     if (nemo_bool(n, m, "fp8", &fp8) < 0)
         return -1;

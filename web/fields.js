@@ -90,6 +90,8 @@ export const REQUEST_FIELDS = [
       label: "FSDP implementation", hint: "FullyShardedDataParallel: fsdp1", advanced: true },
     { name: "recompute_layers", group: "parallel", kind: "int",
       label: "Recomputed layers per stage", hint: "Megatron --recompute-num-layers with --recompute-method block; 0 = all", advanced: true },
+    { name: "offload_activation_layers", group: "parallel", kind: "int",
+      label: "Activation-offloaded layers", hint: "Megatron --cpu-offloading-num-layers; 0 = none", advanced: true },
     { name: "offload_optimizer", group: "parallel", kind: "bool",
       label: "Offload optimizer to host" },
     { name: "offload_params", group: "parallel", kind: "bool",

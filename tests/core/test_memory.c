@@ -1576,6 +1576,57 @@ START_TEST(test_recompute_layers_block)
 }
 END_TEST
 
+/* Megatron-Core's CPU activation offload (cpu_offloading_num_layers;
+ * Transformer Engine cpu_offload.py): GPT-3 175B, tp 8 + sp, pp 1, no
+ * recompute, 96 layers of 14.25 s b h each (test_recompute_layers_block).
+ * N = 40: the first 40 layers' activations go to host RAM, the GPU keeps
+ * the other 56 and the 40th, whose copy is due with the last layer's
+ * commit: 57 x 14.25 s b h + the input ids; host RAM 40 x 14.25 s b h;
+ * the seq^2 part the 57 kept layers' 80/8 each. */
+START_TEST(test_offload_activation_layers)
+{
+    ts_run r;
+    ts_memory m, none;
+    ts_error e;
+    double s = 2048;
+
+    gpt3_run(&r, 8, true, TS_RECOMPUTE_NONE);
+    r.global_batch = 1;
+    ck_assert_int_eq(ts_memory_estimate(&r, &none, NULL), TS_OK);
+    REL_CLOSE(none.stages[0].activations, 96 * 14.25 * GPT3_SBH + 8 * s, EXACT);
+    ck_assert(none.host_bytes_per_gpu == 0);
+    r.offload_activation_layers = 40;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    REL_CLOSE(m.stages[0].activations, 57 * 14.25 * GPT3_SBH + 8 * s, EXACT);
+    REL_CLOSE(m.host_bytes_per_gpu, 40 * 14.25 * GPT3_SBH, EXACT);
+    REL_CLOSE(m.act_seq2_term, 57 * GPT3_SBH * 80 / 8, EXACT);
+    REL_CLOSE(none.total.value - m.total.value, 39 * 14.25 * GPT3_SBH, 1e-9);
+    assert_sane(&m);
+    /* What Megatron-Core refuses (transformer_config.py@d98e8a64
+     * 1884-1899) is a 400 naming the field, never a silent no-op. */
+    r.offload_activation_layers = 96;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, &e), TS_EINCOMPAT);
+    ck_assert_str_eq(e.field, "offload_activation_layers");
+    r.offload_activation_layers = 40;
+    r.recompute = TS_RECOMPUTE_SELECTIVE;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, &e), TS_EINCOMPAT);
+    ck_assert_str_eq(e.field, "offload_activation_layers");
+    r.recompute = TS_RECOMPUTE_NONE;
+    r.pp = 2;
+    r.gpus = 16;
+    r.global_batch = 2;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, &e), TS_EINCOMPAT);
+    ck_assert_str_eq(e.field, "offload_activation_layers");
+    r.pp = 1;
+    r.gpus = 8;
+    r.framework = TS_FW_FSDP;
+    r.sequence_parallel = false;
+    r.zero = 3;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, &e), TS_EINCOMPAT);
+    ck_assert_str_eq(e.field, "offload_activation_layers");
+}
+END_TEST
+
 START_TEST(test_no_shape_activations)
 {
     ts_run r;
@@ -1721,6 +1772,7 @@ static Suite *memory_suite(void)
     tcase_add_test(tc, test_context_parallel);
     tcase_add_test(tc, test_pipeline_in_flight);
     tcase_add_test(tc, test_recompute_layers_block);
+    tcase_add_test(tc, test_offload_activation_layers);
     tcase_add_test(tc, test_no_shape_activations);
     tcase_add_test(tc, test_overhead_fit);
     tcase_add_test(tc, test_errors);

@@ -1415,6 +1415,50 @@ START_TEST(test_fp8_matmul_rate)
 }
 END_TEST
 
+/* Megatron-Core's CPU activation offload: the offloaded layers' bytes
+ * (the memory answer's host_bytes_per_gpu, one micro-batch at pp 1) go
+ * out during each micro-batch's forward and back during its backward
+ * over the host link, spread over the pass; what shows is a pass's copy
+ * time beyond the pass.  With a link slow enough that both copies
+ * outlast their passes, offload = m (2 t - fwd - bwd), t = bytes / link:
+ * halving the link adds exactly 2 m t.  At NVLink-C2C's 450 GB/s
+ * (GB200) they hide. */
+START_TEST(test_offload_activation_copies)
+{
+    ts_run r;
+    ts_step a, b;
+    ts_memory mem;
+    double t, m = 4;
+
+    ts_run_defaults(&r);
+    r.model = (ts_model){ .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8,
+                          .ffn = 14336, .vocab = 128256, .gated = true };
+    r.gpu = *ts_gpu_find("h100-sxm");
+    r.seq = 8192;
+    r.micro_batch = 1;
+    r.gpus = 8;
+    r.tp = 1;
+    r.global_batch = 32; /* dp 8: m = 4 */
+    r.offload_activation_layers = 16;
+    r.gpu.pcie_bw = 1e9;
+    ck_assert_int_eq(ts_memory_estimate(&r, &mem, NULL), TS_OK);
+    ck_assert(mem.host_bytes_per_gpu > 0);
+    t = mem.host_bytes_per_gpu / 1e9;
+    ck_assert_int_eq(ts_step_estimate(&r, &a, NULL), TS_OK);
+    r.gpu.pcie_bw = 0.5e9;
+    ck_assert_int_eq(ts_step_estimate(&r, &b, NULL), TS_OK);
+    ck_assert(a.offload > 0);
+    REL_CLOSE(b.offload - a.offload, 2 * m * t, 1e-9);
+    REL_CLOSE(b.step_time.value - a.step_time.value, 2 * m * t, 1e-9);
+    r.gpu = *ts_gpu_find("gb200");
+    ck_assert_int_eq(ts_step_estimate(&r, &a, NULL), TS_OK);
+    ck_assert(a.offload == 0);
+    r.offload_activation_layers = 0;
+    ck_assert_int_eq(ts_step_estimate(&r, &b, NULL), TS_OK);
+    REL_CLOSE(a.step_time.value, b.step_time.value, 1e-12);
+}
+END_TEST
+
 /* Under FP8 the attention core stays in bf16 (TE DotProductAttention
  * without fp8_dpa).  Identity: with the FP8 peak made effectively
  * infinite (GEMM math free), doubling the BF16 peak halves exactly the
@@ -2276,6 +2320,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_search_errors);
     tcase_add_test(tc, test_layer_widths_follow_the_shape);
     tcase_add_test(tc, test_sliding_window);
+    tcase_add_test(tc, test_offload_activation_copies);
     suite_add_tcase(s, tc);
     return s;
 }
