@@ -37,6 +37,36 @@ typedef struct ts_mem_dims {
     double V, kc;      /* vocabulary per rank, loss chunks */
 } ts_mem_dims;
 
+/* What FP8 keeps at 1 B an element of the set ts_mem_layer_dims counts. */
+static void ts_mem_layer_fp8(const ts_run *run, ts_mem_dims *d)
+{
+    /* Megatron-Core's activation_func_fp8_input_store: the SwiGLU saves its
+     * 2F-wide input as input.to(torch.float8_e4m3fn), 1 B an element, and
+     * casts it back in backward (megatron/core/fusions/fused_bias_swiglu.py
+     * @d98e8a64 SwiGLUFunction / BiasSwiGLUFunction.forward; every MLP,
+     * experts included, passes the flag). */
+    if (run->act_fp8_input_store && run->model.gated)
+        d->shard -= (d->act_b - 1.0) * 2.0 * d->F / d->t * d->mlp_n;
+    /* Transformer Engine's linears under FP8 (Megatron-Core's TE layers)
+     * save for the weight gradient the FP8 copy of the input their GEMM
+     * used, 1 B an element (module/linear.py saved_inputmat or its
+     * transpose, never both; layernorm_linear.py and layernorm_mlp.py
+     * cast the norm's output straight to FP8 and save that, the norm's
+     * own input staying 16-bit for its backward: ROCm/TransformerEngine
+     * @ac80527 linear.py 298-309, layernorm_linear.py 150-160): the QKV
+     * and fc1 inputs and fc2's (the MLP product) at 1 B, and the output
+     * projection's FP8 copy of the attention output beside the 16-bit
+     * one the attention backward keeps.  Full training only: a frozen
+     * base saves no input for a weight gradient, which LoRA's adapter
+     * inputs are modelled without. */
+    if (run->compute_precision == TS_PREC_FP8 && run->framework == TS_FW_MEGATRON &&
+        run->lora_rank == 0) {
+        d->rep -= 2.0 * (d->act_b - 1.0) * d->h;
+        d->shard += d->ov;
+        d->shard -= (d->act_b - 1.0) * d->F / d->t * d->mlp_n;
+    }
+}
+
 static void ts_mem_layer_dims(const ts_run *run, bool dense, ts_mem_dims *d)
 {
     const ts_model *m = &run->model;
@@ -82,13 +112,7 @@ static void ts_mem_layer_dims(const ts_run *run, bool dense, ts_mem_dims *d)
      * normed, rotated q and k are what attention keeps above). */
     if (m->qk_norm)
         d->shard += act_b * (d->q + d->kv);
-    /* Megatron-Core's activation_func_fp8_input_store: the SwiGLU saves its
-     * 2F-wide input as input.to(torch.float8_e4m3fn), 1 B an element, and
-     * casts it back in backward (megatron/core/fusions/fused_bias_swiglu.py
-     * @d98e8a64 SwiGLUFunction / BiasSwiGLUFunction.forward; every MLP,
-     * experts included, passes the flag). */
-    if (run->act_fp8_input_store && m->gated)
-        d->shard -= (act_b - 1.0) * 2.0 * d->F / t * d->mlp_n;
+    ts_mem_layer_fp8(run, d);
     /* attention_unpad: the varlen kernel saves its unpadded output and the
      * output projection the padded copy pad_input made of it (bert_padding
      * .py@v2.4.2 index_put_first_axis), where the padded path saves one
@@ -275,6 +299,14 @@ static void ts_mem_layer_saved(const ts_run *run, const ts_mem_dims *d, ts_mem_a
                 : "no recompute, FlashAttention: act_b (4h [+ dropout 2h])/t_sp + act_b "
                   "(2q + 2kv + mlp), mlp = (3 gated | 2) F/t, the gated 2F at 1 B with "
                   "activation_func_fp8_input_store";
+        if (run->compute_precision == TS_PREC_FP8 && run->framework == TS_FW_MEGATRON &&
+            run->lora_rank == 0 && run->attention != TS_ATTN_EAGER && d->eager == 0)
+            o->formula =
+                "no recompute, FlashAttention, Transformer Engine FP8: act_b (2h [+ "
+                "dropout 2h])/t_sp + 2h/t_sp (the QKV and fc1 inputs in FP8) + act_b (2q + "
+                "2kv + mlp) + o (the output projection's FP8 input), mlp = (2 act_b + 1 | "
+                "act_b + 1) F/t (fc2's input in FP8), the gated 2F at 1 B with "
+                "activation_func_fp8_input_store";
         break;
     }
 }

@@ -96,8 +96,10 @@ static bool ts_search_rec_ok(const ts_search_cfg *cfg, ts_recompute rc)
 
 static bool ts_search_rec_fw(const ts_search_cfg *cfg, const ts_run *lay, ts_recompute rc)
 {
+    /* Megatron-Core's CPU offload runs without recompute only (ts_compat.c). */
     return ts_search_rec_ok(cfg, rc) &&
-           (rc != TS_RECOMPUTE_SELECTIVE_OP || lay->framework == TS_FW_FSDP);
+           (rc != TS_RECOMPUTE_SELECTIVE_OP || lay->framework == TS_FW_FSDP) &&
+           (lay->offload_activation_layers == 0 || rc == TS_RECOMPUTE_NONE);
 }
 
 /* Micro-batch and vpp loops for one structural layout and recompute mode,
@@ -234,6 +236,9 @@ static void ts_search_layout(ts_search_ctx *c, ts_run *lay)
             continue;
         if ((lay->cp > 1 || lay->ep > 1) && fw->fw != TS_FW_MEGATRON)
             continue;
+        /* Megatron-Core's CPU offload: megatron at pp 1 only (ts_compat.c). */
+        if (lay->offload_activation_layers > 0 && (fw->fw != TS_FW_MEGATRON || lay->pp > 1))
+            continue;
         lay->framework = fw->fw;
         lay->zero = fw->zero;
         lay->sequence_parallel = lay->tp > 1;
@@ -248,6 +253,8 @@ static void ts_search_layout(ts_search_ctx *c, ts_run *lay)
                 ts_search_rec_fw(cfg, lay, TS_RECOMPUTE_SELECTIVE_OP) ? TS_RECOMPUTE_SELECTIVE_OP
                 : ts_search_rec_ok(cfg, TS_RECOMPUTE_SELECTIVE)       ? TS_RECOMPUTE_SELECTIVE
                                                                       : TS_RECOMPUTE_NONE;
+        if (lay->offload_activation_layers > 0)
+            probe.recompute = TS_RECOMPUTE_NONE;
         probe.micro_batch = cfg->micro_batch > 0 ? cfg->micro_batch : 1;
         probe.vpp = 1;
         probe.pp_schedule = TS_PP_1F1B;

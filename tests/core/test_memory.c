@@ -1576,6 +1576,30 @@ START_TEST(test_recompute_layers_block)
 }
 END_TEST
 
+/* Transformer Engine's linears under FP8 save the FP8 copy of their
+ * input for the weight gradient (linear.py saved_inputmat; the fused
+ * norm casts its output straight to FP8): GPT-3 175B, tp 8 + sp, per
+ * layer / s b h: the QKV and fc1 inputs 1 B instead of 2 (-2/8), fc2's
+ * input, the 4h GeLU output, 1 B (-4/8), and the output projection's FP8
+ * copy of the attention output beside attention's bf16 one (+1/8):
+ * 14.25 - 5/8 = 13.625. */
+START_TEST(test_fp8_saved_inputs)
+{
+    ts_run r;
+    ts_memory m;
+
+    gpt3_run(&r, 8, true, TS_RECOMPUTE_NONE);
+    r.compute_precision = TS_PREC_FP8;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    REL_CLOSE(m.act_per_layer, 13.625 * GPT3_SBH, EXACT);
+    /* Full recompute keeps the layer input only, in bf16 either way. */
+    r.recompute = TS_RECOMPUTE_FULL;
+    ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
+    REL_CLOSE(m.act_per_layer, 2.0 / 8 * GPT3_SBH, EXACT);
+    assert_sane(&m);
+}
+END_TEST
+
 /* Megatron-Core's CPU activation offload (cpu_offloading_num_layers;
  * Transformer Engine cpu_offload.py): GPT-3 175B, tp 8 + sp, pp 1, no
  * recompute, 96 layers of 14.25 s b h each (test_recompute_layers_block).
@@ -1773,6 +1797,7 @@ static Suite *memory_suite(void)
     tcase_add_test(tc, test_pipeline_in_flight);
     tcase_add_test(tc, test_recompute_layers_block);
     tcase_add_test(tc, test_offload_activation_layers);
+    tcase_add_test(tc, test_fp8_saved_inputs);
     tcase_add_test(tc, test_no_shape_activations);
     tcase_add_test(tc, test_overhead_fit);
     tcase_add_test(tc, test_errors);

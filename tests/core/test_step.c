@@ -1431,8 +1431,13 @@ START_TEST(test_offload_activation_copies)
     double t, m = 4;
 
     ts_run_defaults(&r);
-    r.model = (ts_model){ .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8,
-                          .ffn = 14336, .vocab = 128256, .gated = true };
+    r.model = (ts_model){ .layers = 32,
+                          .hidden = 4096,
+                          .heads = 32,
+                          .kv_heads = 8,
+                          .ffn = 14336,
+                          .vocab = 128256,
+                          .gated = true };
     r.gpu = *ts_gpu_find("h100-sxm");
     r.seq = 8192;
     r.micro_batch = 1;
