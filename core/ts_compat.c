@@ -201,8 +201,10 @@ int64_t ts_run_offloaded_layers(const ts_run *r)
 {
     int64_t n = r->offload_activation_layers;
 
+    /* Megatron-Core offloads under torch.is_grad_enabled() only
+     * (transformer_block.py@d98e8a64 739): nothing for inference. */
     if (n <= 0 || r->framework != TS_FW_MEGATRON || r->pp != 1 ||
-        r->recompute != TS_RECOMPUTE_NONE || n >= r->model.layers)
+        r->recompute != TS_RECOMPUTE_NONE || n >= r->model.layers || r->optimizer == TS_OPT_NONE)
         return 0;
     return n;
 }

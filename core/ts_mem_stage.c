@@ -264,6 +264,20 @@ static void ts_mem_stage_buffers(const ts_mem_ctx *c, const ts_mem_stage *st, ts
         }
         if (c->training)
             w->bwd_ws += 2.0 * fmin(TS_MEM_DS_BUCKET, st->params); /* reduce (ipg) bucket */
+    } else if (r->framework == TS_FW_MEGATRON && r->compute_precision == TS_PREC_FP8 &&
+               r->zero < 3 && r->lora_rank == 0 && c->training) {
+        /* Transformer Engine's FP8 weights, held from the first
+         * micro-batch to the next step's (Megatron-Core passes
+         * is_first_microbatch, so Linear.forward caches them): 16-bit
+         * weights get an FP8 copy and its transpose in the module's
+         * workspace, FP8 parameters (Float8Tensor: fp8_params,
+         * fp8_param_gather; precision fp8) their transpose, 1 B an
+         * element each (ROCm/TransformerEngine@ac80527 module/linear.py
+         * 982-1011, with_transpose while training).  Every linear of the
+         * stage; the embedding and output layer are not TE linears. */
+        double lin = st->params - (w->first ? c->emb : 0) - (w->last ? c->head : 0);
+
+        w->persist += (r->precision == TS_PREC_FP8 ? 1.0 : 2.0) * fmax(0, lin);
     }
 }
 
@@ -286,24 +300,24 @@ static double ts_mem_stage_block(const ts_mem_ctx *c, const ts_mem_sw *w, double
            (w->nd_l - kd) * c->act_dense.full;
 }
 
-/* Megatron-Core's CPU activation offload (ts_run_offloaded_layers):
- * Transformer Engine copies each of the first k layers' saved tensors
- * (every TE module's and Megatron's fused SwiGLU input, marked
- * activation_offloading) to pinned host RAM on a side stream, each copy
- * due by a layer spread evenly over the forward, and reloads it one
- * layer ahead of its backward (transformer_engine/pytorch/cpu_offload.py,
- * AsyncDoubleBufferGroupOffloadHandler, layer_window_map; Megatron-Core
- * transformer_block.py@d98e8a64 305-318).  At the end of the forward the
- * GPU holds the other layers and the last offloaded one, whose copy is
- * due with the last layer's commit.  The first layers are the offloaded
- * ones, a MoE model's dense layers first.  *host: the offloaded bytes. */
+/* Megatron-Core's CPU activation offload (ts_run_offloaded_layers),
+ * through Transformer Engine's default handler (>= 2.10,
+ * DefaultOffloadSynchronizer: NVIDIA/TransformerEngine
+ * transformer_engine/pytorch/cpu_offload.py@00382b96,
+ * _default_offload_sync_init): layers 0 .. k-1 go to pinned host RAM,
+ * every saved tensor of 1 MiB or more but the weights; layer i's copy
+ * must finish before layer L - k + i runs forward and its reload starts
+ * at the backward of layer L - 1 - k + i, so the saved activations peak
+ * at (L - k) layers (its docstring: "(num_layers - num_offloaded_layers)
+ * * T").  The first layers are the offloaded ones, a MoE model's dense
+ * layers first.  TE 1.10-2.9 (or NVTE_CPU_OFFLOAD_V1=1) hold one more.
+ * *host: the offloaded bytes. */
 static double ts_mem_stage_offload(const ts_mem_ctx *c, const ts_mem_sw *w, int64_t k, double *host)
 {
     double kd = fmin(w->nd_l, (double)k), km = (double)k - kd;
-    double kept = (w->n - w->nd_l - km) * c->act.saved + (w->nd_l - kd) * c->act_dense.saved;
 
     *host = km * c->act.saved + kd * c->act_dense.saved;
-    return kept + (km > 0 ? c->act.saved : c->act_dense.saved);
+    return (w->n - w->nd_l - km) * c->act.saved + (w->nd_l - kd) * c->act_dense.saved;
 }
 
 /* Saved activations of the micro-batches in flight, one layer's working

@@ -244,11 +244,10 @@ static void ts_mem_terms_peak(const ts_run *run, const ts_mem_ctx *c, const ts_m
         !c->training ? "inference: activations and KV cache not modelled"
         : !c->shape  ? "no model shape: activations need layers, hidden and heads, reported as 0"
         : ts_run_offloaded_layers(run) > 0
-            ? "saved activations at the end of the forward: (layers - offload_activation_layers "
-              "+ 1) * per-layer bytes * seq/cp * micro_batch (+ input ids); the offloaded layers' "
-              "in host RAM (host_bytes_per_gpu), the + 1 the last one's copy in flight "
-              "(Transformer "
-              "Engine cpu_offload.py)"
+            ? "saved activations at the end of the forward: (layers - offload_activation_layers) "
+              "* per-layer bytes * seq/cp * micro_batch (+ input ids); the offloaded layers' in "
+              "host RAM (host_bytes_per_gpu; Transformer Engine >= 2.10's default handler, one "
+              "layer more before it)"
             : "saved activations at the peak phase: in_flight * layers * per-layer bytes * "
               "seq/cp * micro_batch (+ input ids)");
     ts_term_set(
@@ -256,7 +255,9 @@ static void ts_mem_terms_peak(const ts_run *run, const ts_mem_ctx *c, const ts_m
         "peak-phase working set: logits/loss, recompute + gradient working set of one layer, "
         "framework buffers",
         "loss: Megatron fused CE (act_b + 4/chunks) V/tp, PyTorch CE 3 fp32 copies per chunk; FSDP "
-        "unsharded block + prefetch, fp32 reduce-scatter; DeepSpeed buckets 5e8");
+        "unsharded block + prefetch, fp32 reduce-scatter; DeepSpeed buckets 5e8; Megatron under "
+        "FP8: Transformer Engine's cached FP8 weights, copy + transpose of 16-bit weights (2 B) "
+        "or the transpose of FP8 ones (1 B) per linear weight");
     ts_term_set(&out->allocated_peak, worst->allocated_peak,
                 "max over phases (forward, loss, backward, optimizer) of the tensors allocated",
                 "compare with torch.cuda.max_memory_allocated / 'peak active'");
@@ -357,7 +358,7 @@ ts_status ts_memory_eval(const ts_run *run, const ts_params *p, ts_memory *out, 
         out->act_seq2_term =
             (c.act.score * k0 + c.act.eager * (n0 - k0)) * c.tokens * out->stages[0].in_flight;
         if (ts_run_offloaded_layers(run) > 0) /* recompute none: the layers kept on the GPU */
-            out->act_seq2_term = c.act.score * (n0 - (double)ts_run_offloaded_layers(run) + 1.0) *
+            out->act_seq2_term = c.act.score * (n0 - (double)ts_run_offloaded_layers(run)) *
                                  c.tokens * out->stages[0].in_flight;
     }
     out->act_embedding_logits = c.act.loss * c.tokens;

@@ -491,10 +491,13 @@ static void ts_step_optimizer(const ts_run *r, const ts_step_hw *hw, const ts_st
  * ts_mem_stage.c has the schedule): each micro-batch copies the offloaded
  * layers' saved bytes to host RAM during its forward and back during its
  * backward, over the host link (hw->pcie: PCIe, NVLink-C2C on Grace
- * parts), on Transformer Engine's d2h / h2d streams under the compute.
- * The copies are spread evenly over the pass (layer_window_map), so what
- * shows is what a pass's copies take beyond the pass itself.  Copy
- * engines, not SMs, move the bytes: the hidden part costs nothing. */
+ * parts), on Transformer Engine's offload stream under the compute.
+ * Layer i's copy may run from its own forward to layer L - k + i's, k
+ * copies in L - k layers' time, a pass's compute bounding them: what
+ * shows is what a pass's copies take beyond the pass itself (the head
+ * counted in the pass, slightly optimistic).  Copy engines, not SMs, move
+ * the bytes: the hidden part costs nothing.  The bytes are the memory
+ * model's (ts_mem_layer) for the same k first layers. */
 static void ts_step_offload_act(const ts_run *r, const ts_step_hw *hw, const ts_step_sum *s,
                                 ts_step *out)
 {

@@ -1600,13 +1600,61 @@ START_TEST(test_fp8_saved_inputs)
 }
 END_TEST
 
+/* Transformer Engine's cached FP8 weights under Megatron-Core
+ * (linear.py@ac80527 982-1011): 16-bit weights get an FP8 copy and its
+ * transpose (2 B a linear weight), FP8 parameters (precision fp8) their
+ * transpose (1 B), held from the first micro-batch to the next step's,
+ * so in every phase, the optimizer's included.  Llama 3 8B shape on one
+ * GPU's share (tp 1, ZeRO 1 over 8): linear weights 32 x (2 h^2 + 2 h kv
+ * + 3 h F), h 4096, kv 1024, F 14336 = 6,979,321,856 (the norms' 8 K a
+ * layer, counted with them, are 3e-5 of it). */
+START_TEST(test_fp8_weight_cache)
+{
+    ts_run r;
+    ts_memory bf, f8, w8;
+    double lin = 32.0 * (2.0 * 4096 * 4096 + 2.0 * 4096 * 1024 + 3.0 * 4096 * 14336);
+
+    ts_run_defaults(&r);
+    r.model = (ts_model){ .layers = 32,
+                          .hidden = 4096,
+                          .heads = 32,
+                          .kv_heads = 8,
+                          .ffn = 14336,
+                          .vocab = 128256,
+                          .gated = true };
+    r.seq = 4096;
+    r.micro_batch = 1;
+    r.gpus = 8;
+    r.global_batch = 8;
+    r.zero = 1;
+    ck_assert_int_eq(ts_memory_estimate(&r, &bf, NULL), TS_OK);
+    r.compute_precision = TS_PREC_FP8;
+    ck_assert_int_eq(ts_memory_estimate(&r, &f8, NULL), TS_OK);
+    REL_CLOSE(f8.phases[TS_PHASE_OPTIMIZER] - bf.phases[TS_PHASE_OPTIMIZER], 2.0 * lin, 1e-4);
+    /* FP8 parameters: 1 B less per weight (all of them), 1 B less cache
+     * per linear weight. */
+    r.precision = TS_PREC_FP8;
+    ck_assert_int_eq(ts_memory_estimate(&r, &w8, NULL), TS_OK);
+    REL_CLOSE(f8.weights.value - w8.weights.value, f8.weights.value / 2.0, 1e-12);
+    REL_CLOSE(f8.buffers.value - w8.buffers.value, lin, 1e-4);
+    /* Not under FSDP / ZeRO-3 (the weights arrive gathered per layer). */
+    r.precision = TS_PREC_BF16;
+    r.zero = 3;
+    ck_assert_int_eq(ts_memory_estimate(&r, &f8, NULL), TS_OK);
+    r.compute_precision = TS_PREC_BF16;
+    ck_assert_int_eq(ts_memory_estimate(&r, &bf, NULL), TS_OK);
+    ck_assert(f8.phases[TS_PHASE_OPTIMIZER] == bf.phases[TS_PHASE_OPTIMIZER]);
+}
+END_TEST
+
 /* Megatron-Core's CPU activation offload (cpu_offloading_num_layers;
- * Transformer Engine cpu_offload.py): GPT-3 175B, tp 8 + sp, pp 1, no
- * recompute, 96 layers of 14.25 s b h each (test_recompute_layers_block).
- * N = 40: the first 40 layers' activations go to host RAM, the GPU keeps
- * the other 56 and the 40th, whose copy is due with the last layer's
- * commit: 57 x 14.25 s b h + the input ids; host RAM 40 x 14.25 s b h;
- * the seq^2 part the 57 kept layers' 80/8 each. */
+ * Transformer Engine >= 2.10's default handler, cpu_offload.py@00382b96):
+ * GPT-3 175B, tp 8 + sp, pp 1, no recompute, 96 layers of 14.25 s b h
+ * each (test_recompute_layers_block).  N = 40: the first 40 layers'
+ * activations go to host RAM, each copy finished before layer 56 + i
+ * runs, so the GPU holds 56 layers at most: 56 x 14.25 s b h + the input
+ * ids; host RAM 40 x 14.25 s b h; the seq^2 part the 56 kept layers'
+ * 80/8 each. */
 START_TEST(test_offload_activation_layers)
 {
     ts_run r;
@@ -1621,10 +1669,10 @@ START_TEST(test_offload_activation_layers)
     ck_assert(none.host_bytes_per_gpu == 0);
     r.offload_activation_layers = 40;
     ck_assert_int_eq(ts_memory_estimate(&r, &m, NULL), TS_OK);
-    REL_CLOSE(m.stages[0].activations, 57 * 14.25 * GPT3_SBH + 8 * s, EXACT);
+    REL_CLOSE(m.stages[0].activations, 56 * 14.25 * GPT3_SBH + 8 * s, EXACT);
     REL_CLOSE(m.host_bytes_per_gpu, 40 * 14.25 * GPT3_SBH, EXACT);
-    REL_CLOSE(m.act_seq2_term, 57 * GPT3_SBH * 80 / 8, EXACT);
-    REL_CLOSE(none.total.value - m.total.value, 39 * 14.25 * GPT3_SBH, 1e-9);
+    REL_CLOSE(m.act_seq2_term, 56 * GPT3_SBH * 80 / 8, EXACT);
+    REL_CLOSE(none.total.value - m.total.value, 40 * 14.25 * GPT3_SBH, 1e-9);
     assert_sane(&m);
     /* What Megatron-Core refuses (transformer_config.py@d98e8a64
      * 1884-1899) is a 400 naming the field, never a silent no-op. */
@@ -1798,6 +1846,7 @@ static Suite *memory_suite(void)
     tcase_add_test(tc, test_recompute_layers_block);
     tcase_add_test(tc, test_offload_activation_layers);
     tcase_add_test(tc, test_fp8_saved_inputs);
+    tcase_add_test(tc, test_fp8_weight_cache);
     tcase_add_test(tc, test_no_shape_activations);
     tcase_add_test(tc, test_overhead_fit);
     tcase_add_test(tc, test_errors);

@@ -1461,6 +1461,13 @@ START_TEST(test_offload_activation_copies)
     r.offload_activation_layers = 0;
     ck_assert_int_eq(ts_step_estimate(&r, &b, NULL), TS_OK);
     REL_CLOSE(a.step_time.value, b.step_time.value, 1e-12);
+    /* Inference: Megatron-Core offloads under grad mode only. */
+    r.gpu = *ts_gpu_find("h100-sxm");
+    r.gpu.pcie_bw = 0.5e9;
+    r.offload_activation_layers = 16;
+    r.optimizer = TS_OPT_NONE;
+    ck_assert_int_eq(ts_step_estimate(&r, &a, NULL), TS_OK);
+    ck_assert(a.offload == 0);
 }
 END_TEST
 
