@@ -94,6 +94,11 @@ void ts_run_fit_recompute_layers(ts_run *r);
  * resolve and a relayout), else 0: a search's probes cost without it. */
 int64_t ts_run_offloaded_layers(const ts_run *r);
 
+/* The bytes those layers save for backward, one micro-batch on one GPU:
+ * what goes to host RAM and back (core/ts_mem_act.c), for the memory
+ * answer and the step's copies alike. */
+double ts_mem_offload_bytes(const ts_run *run);
+
 /* Parameter counts of a model ts_model_params() accepted (ts_model.c). */
 void ts_model_count(const ts_model *m, ts_params *out);
 /* One layer's attention weights (q, k, v, o, biases, norms; MLA's down

@@ -300,7 +300,14 @@ static void ts_mem_layer_saved(const ts_run *run, const ts_mem_dims *d, ts_mem_a
                   "(2q + 2kv + mlp), mlp = (3 gated | 2) F/t, the gated 2F at 1 B with "
                   "activation_func_fp8_input_store";
         if (run->compute_precision == TS_PREC_FP8 && run->framework == TS_FW_MEGATRON &&
-            run->lora_rank == 0 && run->attention != TS_ATTN_EAGER && d->eager == 0)
+            run->lora_rank == 0 && (run->attention == TS_ATTN_EAGER || d->eager > 0))
+            o->formula =
+                "no recompute, Transformer Engine FP8: act_b (4h [+ dropout 2h])/t_sp + act_b "
+                "(2q + 2kv + mlp) + eager (act_b [+1+act_b] a s)/t, with the QKV, fc1 "
+                "and fc2 inputs at 1 B and the output projection's FP8 copy of the "
+                "attention output (+o)";
+        else if (run->compute_precision == TS_PREC_FP8 && run->framework == TS_FW_MEGATRON &&
+                 run->lora_rank == 0)
             o->formula =
                 "no recompute, FlashAttention, Transformer Engine FP8: act_b (2h [+ "
                 "dropout 2h])/t_sp + 2h/t_sp (the QKV and fc1 inputs in FP8) + act_b (2q + "
@@ -416,4 +423,19 @@ void ts_mem_layer(const ts_run *run, bool dense, ts_mem_act *o)
                                                                    : 0)));
     ts_mem_layer_saved(run, &d, o);
     ts_mem_layer_loss(run, &d, o);
+}
+
+double ts_mem_offload_bytes(const ts_run *run)
+{
+    int64_t k = ts_run_offloaded_layers(run);
+    ts_mem_act a, ad;
+    double kd;
+
+    if (k <= 0)
+        return 0;
+    ts_mem_layer(run, false, &a);
+    ts_mem_layer(run, true, &ad);
+    kd = run->model.experts > 1 ? fmin((double)run->model.dense_layers, (double)k) : 0;
+    return (((double)k - kd) * a.saved + kd * ad.saved) * ((double)run->seq / (double)run->cp) *
+           (double)run->micro_batch;
 }

@@ -311,12 +311,12 @@ static double ts_mem_stage_block(const ts_mem_ctx *c, const ts_mem_sw *w, double
  * at (L - k) layers (its docstring: "(num_layers - num_offloaded_layers)
  * * T").  The first layers are the offloaded ones, a MoE model's dense
  * layers first.  TE 1.10-2.9 (or NVTE_CPU_OFFLOAD_V1=1) hold one more.
- * *host: the offloaded bytes. */
+ * *host: the offloaded bytes of a micro-batch (ts_mem_offload_bytes). */
 static double ts_mem_stage_offload(const ts_mem_ctx *c, const ts_mem_sw *w, int64_t k, double *host)
 {
     double kd = fmin(w->nd_l, (double)k), km = (double)k - kd;
 
-    *host = km * c->act.saved + kd * c->act_dense.saved;
+    *host = ts_mem_offload_bytes(c->run);
     return (w->n - w->nd_l - km) * c->act.saved + (w->nd_l - kd) * c->act_dense.saved;
 }
 
@@ -337,7 +337,7 @@ static void ts_mem_stage_acts(const ts_mem_ctx *c, int64_t i, ts_mem_stage *st, 
         double host;
 
         per_mb = ts_mem_stage_offload(c, w, ts_run_offloaded_layers(r), &host);
-        st->host_act = fl * host * c->tokens;
+        st->host_act = fl * host;
     }
     w->saved = fl * per_mb * c->tokens;
     if (w->first && c->shape)

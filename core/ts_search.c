@@ -382,6 +382,14 @@ static ts_status ts_search_check(const ts_search_cfg *cfg, const ts_run *base, t
     if (cfg->max_cost > 0 && !(base->gpu_hour_usd > 0))
         return ts_error_set(err, TS_EINCOMPAT, "max_cost",
                             "max_cost needs a price: give gpu_hour_usd");
+    /* Megatron-Core's CPU offload runs at pp 1 under megatron only
+     * (ts_compat.c): a search held elsewhere would try nothing. */
+    if (base->offload_activation_layers > 0 &&
+        (cfg->pp > 1 || (cfg->framework >= 0 && cfg->framework != (int)TS_FW_MEGATRON)))
+        return ts_error_set(err, TS_EINCOMPAT, "offload_activation_layers",
+                            "offload_activation_layers needs pp 1 and framework \"megatron\" "
+                            "(Megatron-Core's CPU offload), but the search holds %s",
+                            cfg->pp > 1 ? "pp above 1" : "another framework");
     return TS_OK;
 }
 

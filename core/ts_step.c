@@ -35,7 +35,6 @@
  * ts_step_layer.c and ts_step_comm.c (ts_step_int.h); this file composes
  * the step.
  */
-#include "ts_mem.h"
 #include "ts_step_int.h"
 
 #include <math.h>
@@ -497,22 +496,15 @@ static void ts_step_optimizer(const ts_run *r, const ts_step_hw *hw, const ts_st
  * shows is what a pass's copies take beyond the pass itself (the head
  * counted in the pass, slightly optimistic).  Copy engines, not SMs, move
  * the bytes: the hidden part costs nothing.  The bytes are the memory
- * model's (ts_mem_layer) for the same k first layers. */
+ * answer's host share (ts_mem_offload_bytes). */
 static void ts_step_offload_act(const ts_run *r, const ts_step_hw *hw, const ts_step_sum *s,
                                 ts_step *out)
 {
-    int64_t k = ts_run_offloaded_layers(r);
-    ts_mem_act a, ad;
-    double kd, bytes, t;
+    double t;
 
-    if (k <= 0 || !out->from_shape || !(hw->pcie > 0))
+    if (ts_run_offloaded_layers(r) <= 0 || !out->from_shape || !(hw->pcie > 0))
         return;
-    ts_mem_layer(r, false, &a);
-    ts_mem_layer(r, true, &ad);
-    kd = fmin((double)r->model.dense_layers, (double)k);
-    bytes = ((double)k - kd) * a.saved + kd * ad.saved;
-    bytes *= (double)r->seq / (double)r->cp * (double)r->micro_batch;
-    t = bytes / hw->pcie;
+    t = ts_mem_offload_bytes(r) / hw->pcie;
     out->offload += s->m * (fmax(0, t - s->fwd_max) + fmax(0, t - s->bwd_max));
 }
 
