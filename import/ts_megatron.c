@@ -557,18 +557,57 @@ static int emit_layout(ts_import *im, const mega_val *v, ts_api_notes *notes, ts
     return 0;
 }
 
+/* --fp8-param-gather: Megatron-Core builds the weights as FP8 tensors
+ * (fp8_param, megatron/training/argument_utils.py@d98e8a64 312) and
+ * all-gathers them in FP8; it needs --fp8-format ("fp8_param must be
+ * used together with fp8 mode", transformer_config.py@d98e8a64 1566) and
+ * a sharded optimizer or FSDP (arguments.py@d98e8a64 1095-1097), and
+ * torch FSDP2 under Transformer Engine 2.0 or later turns it off (1051-
+ * 1056, not known here: noted).  1: the weights are FP8. */
+static int fp8_params(const mega_val *v, ts_api_notes *notes, ts_api_err *err)
+{
+    if (!v[M_FP8_PARAM].set)
+        return 0;
+    if (!v[M_FP8].set) {
+        ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, MEGA_PTR,
+                       "megatron_args: --fp8-param-gather needs --fp8-format (Megatron-Core: "
+                       "\"fp8_param must be used together with fp8 mode\")");
+        return -1;
+    }
+    if (!v[M_DIST_OPT].set && !v[M_MFSDP].set && !v[M_TFSDP].set) {
+        ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, MEGA_PTR,
+                       "megatron_args: --fp8-param-gather needs --use-distributed-optimizer, "
+                       "--use-megatron-fsdp or --use-torch-fsdp2 (Megatron asserts it)");
+        return -1;
+    }
+    if (v[M_TFSDP].set) {
+        ts_import_note_about(notes, TS_FI_PRECISION, TS_SRC_MEGATRON,
+                             "megatron_args: --fp8-param-gather under --use-torch-fsdp2: Megatron "
+                             "turns it off with Transformer Engine 2.0 or later, so the weights "
+                             "are costed 16-bit");
+        return 0;
+    }
+    return 1;
+}
+
 static int emit_precision(ts_import *im, const mega_val *v, ts_api_notes *notes, ts_api_err *err)
 {
+    int f8;
+
     if (v[M_BF16].set && v[M_FP16].set) {
         ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, MEGA_PTR,
                        "megatron_args gives both --bf16 and --fp16");
         return -1;
     }
+    if ((f8 = fp8_params(v, notes, err)) < 0)
+        return -1;
     if (mega_set_s(im, TS_FI_PRECISION,
-                   v[M_BF16].set   ? "bf16"
+                   f8              ? "fp8"
+                   : v[M_BF16].set ? "bf16"
                    : v[M_FP16].set ? "fp16"
                                    : "fp32",
-                   v[M_BF16].set   ? "--bf16"
+                   f8              ? "--fp8-param-gather"
+                   : v[M_BF16].set ? "--bf16"
                    : v[M_FP16].set ? "--fp16"
                                    : "no --bf16/--fp16: Megatron trains in fp32",
                    err) != 0)

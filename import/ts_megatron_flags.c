@@ -101,6 +101,7 @@ const mega_flag mega_flags[M_COUNT] = {
      * activations / weights switches from the CLI and turns
      * cpu_offloading on when this is > 0, 1950-1951). */
     [M_CPU_OFFLOAD] = { "cpu-offloading-num-layers", MK_INT, TS_FI_OFFLOAD_ACTIVATION_LAYERS, 0 },
+    [M_FP8_PARAM] = { "fp8-param-gather", MK_FLAG, TS_FI_COUNT, 0 },
     /* Read only to refuse: Mamba hybrid models (ts_megatron_shape.c). */
     [M_HYBRID] = { "hybrid-layer-pattern", MK_STR, TS_FI_COUNT, 0 },
     [M_HYBRID_OLD] = { "hybrid-override-pattern", MK_STR, TS_FI_COUNT, 0 },

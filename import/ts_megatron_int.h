@@ -106,6 +106,7 @@ typedef enum mega_id {
     M_FLASH_TRITON,
     M_FLASH_BUILDER,
     M_CPU_OFFLOAD,
+    M_FP8_PARAM,
     /* Mamba's flags, read only to refuse (ts_megatron_shape.c): one run,
      * M_HYBRID to M_MAMBA_STATE, which mega_mamba() tests. */
     M_HYBRID,
