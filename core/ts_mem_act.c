@@ -61,7 +61,29 @@ static void ts_mem_layer_fp8(const ts_run *run, ts_mem_dims *d)
      * inputs are modelled without. */
     if (run->compute_precision == TS_PREC_FP8 && run->framework == TS_FW_MEGATRON &&
         run->lora_rank == 0) {
-        d->rep -= 2.0 * (d->act_b - 1.0) * d->h;
+        const ts_model *m = &run->model;
+        bool mla = m->kv_lora_rank > 0;
+
+        /* The attention's input: one FP8 copy for the fused QKV; MLA's q
+         * and kv down projections are two plain TE linears after a
+         * separate norm, one copy each (gpt_layer_specs.py@d98e8a64
+         * 117-127), its normed latents the up projections' FP8 inputs. */
+        d->rep -= (d->act_b - (mla ? 2.0 : 1.0)) * d->h;
+        if (mla)
+            d->rep -= (d->act_b - 1.0) * (double)(m->kv_lora_rank + m->q_lora_rank);
+        if (d->moe) {
+            /* The router keeps the norm's output 16-bit
+             * (RouterGatingLinearFunction, moe/moe_utils.py@d98e8a64
+             * 1382); the experts' grouped linear saves the permuted
+             * tokens in FP8 (module/grouped_linear.py@ac80527 225-237);
+             * shared experts save their own FP8 copy of the norm's
+             * output. */
+            d->rep -= (d->act_b - 1.0) * d->h * d->k;
+            if (m->shared_experts > 0)
+                d->rep += d->h;
+        } else {
+            d->rep -= (d->act_b - 1.0) * d->h;
+        }
         d->shard += d->ov;
         d->shard -= (d->act_b - 1.0) * d->F / d->t * d->mlp_n;
     }

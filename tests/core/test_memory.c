@@ -1600,6 +1600,50 @@ START_TEST(test_fp8_saved_inputs)
 }
 END_TEST
 
+/* The same under a MoE layer (h 1024, 8 heads, 8 experts of 512, top 2,
+ * one shared expert, tp 1, bytes per token per layer, act_b 2): the QKV
+ * input at 1 B (-h), the router's input kept 16-bit
+ * (RouterGatingLinearFunction), the two permuted copies at 1 B (-2h),
+ * the shared expert's own FP8 copy of the norm output (+h), the output
+ * projection's FP8 copy (+h) and fc2's inputs of the 3 MLPs at 1 B
+ * (-3 x 512): -h - 1536 = -2560.  Dense: -2h + h - F. */
+START_TEST(test_fp8_saved_inputs_moe)
+{
+    ts_run r;
+    ts_memory bf, f8;
+    double tok = 2048;
+
+    ts_run_defaults(&r);
+    r.model = (ts_model){ .layers = 4,
+                          .hidden = 1024,
+                          .heads = 8,
+                          .vocab = 32000,
+                          .gated = true,
+                          .ffn = 4096,
+                          .experts = 8,
+                          .top_k = 2,
+                          .moe_ffn = 512,
+                          .shared_experts = 1 };
+    r.seq = 2048;
+    r.micro_batch = 1;
+    r.gpus = 1;
+    r.global_batch = 1;
+    ck_assert_int_eq(ts_memory_estimate(&r, &bf, NULL), TS_OK);
+    r.compute_precision = TS_PREC_FP8;
+    ck_assert_int_eq(ts_memory_estimate(&r, &f8, NULL), TS_OK);
+    REL_CLOSE(bf.act_per_layer - f8.act_per_layer, 2560.0 * tok, 1e-12);
+    r.model.experts = 0;
+    r.model.top_k = 0;
+    r.model.moe_ffn = 0;
+    r.model.shared_experts = 0;
+    r.compute_precision = TS_PREC_BF16;
+    ck_assert_int_eq(ts_memory_estimate(&r, &bf, NULL), TS_OK);
+    r.compute_precision = TS_PREC_FP8;
+    ck_assert_int_eq(ts_memory_estimate(&r, &f8, NULL), TS_OK);
+    REL_CLOSE(bf.act_per_layer - f8.act_per_layer, (2.0 * 1024 - 1024 + 4096) * tok, 1e-12);
+}
+END_TEST
+
 /* Transformer Engine's cached FP8 weights under Megatron-Core
  * (linear.py@ac80527 982-1011): 16-bit weights get an FP8 copy and its
  * transpose (2 B a linear weight), FP8 parameters (precision fp8) their
@@ -1847,6 +1891,7 @@ static Suite *memory_suite(void)
     tcase_add_test(tc, test_offload_activation_layers);
     tcase_add_test(tc, test_fp8_saved_inputs);
     tcase_add_test(tc, test_fp8_weight_cache);
+    tcase_add_test(tc, test_fp8_saved_inputs_moe);
     tcase_add_test(tc, test_no_shape_activations);
     tcase_add_test(tc, test_overhead_fit);
     tcase_add_test(tc, test_errors);
