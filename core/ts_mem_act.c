@@ -67,7 +67,7 @@ static void ts_mem_layer_fp8(const ts_run *run, ts_mem_dims *d)
         /* The attention's input: one FP8 copy for the fused QKV; MLA's q
          * and kv down projections are two plain TE linears after a
          * separate norm, one copy each (gpt_layer_specs.py@d98e8a64
-         * 117-127), its normed latents the up projections' FP8 inputs. */
+         * 296-310, the training spec; mla_down_proj_fusion not modelled), its normed latents the up projections' FP8 inputs. */
         d->rep -= (d->act_b - (mla ? 2.0 : 1.0)) * d->h;
         if (mla)
             d->rep -= (d->act_b - 1.0) * (double)(m->kv_lora_rank + m->q_lora_rank);

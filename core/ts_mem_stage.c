@@ -186,6 +186,14 @@ static void ts_mem_stage_states(const ts_mem_ctx *c, ts_mem_stage *st, ts_mem_sw
     w->share = share;
     st->host_share = share;
     w->W = c->bw * (r->zero >= 3 ? share : st->params);
+    if (r->precision == TS_PREC_FP8 && r->framework == TS_FW_MEGATRON && !c->lora) {
+        /* FP8 parameters are Transformer Engine's modules' weights
+         * (fp8_model_init): the word embedding and Megatron's own output
+         * layer stay 16-bit (the norms and a router too, negligible). */
+        double emb_head = (w->first ? c->emb : 0) + (w->last ? c->head : 0);
+
+        w->W += (2.0 - c->bw) * (r->zero >= 3 ? emb_head / c->nd : emb_head);
+    }
     w->G = c->bg * (r->zero >= 2 ? share : st->params);
     w->M = c->bm * (r->zero >= 1 ? share : st->params);
     w->O = c->bo * (r->zero >= 1 ? share : st->params);
@@ -269,15 +277,26 @@ static void ts_mem_stage_buffers(const ts_mem_ctx *c, const ts_mem_stage *st, ts
         /* Transformer Engine's FP8 weights, held from the first
          * micro-batch to the next step's (Megatron-Core passes
          * is_first_microbatch, so Linear.forward caches them): 16-bit
-         * weights get an FP8 copy and its transpose in the module's
-         * workspace, FP8 parameters (Float8Tensor: fp8_params,
-         * fp8_param_gather; precision fp8) their transpose, 1 B an
-         * element each (ROCm/TransformerEngine@ac80527 module/linear.py
-         * 982-1011, with_transpose while training).  Every linear of the
-         * stage; the embedding and output layer are not TE linears. */
+         * weights get an FP8 copy in the module's workspace, 1 B an
+         * element (ROCm/TransformerEngine@ac80527 module/linear.py
+         * 982-1011); FP8 parameters (Float8Tensor: fp8_params,
+         * fp8_param_gather; precision fp8) are that copy.  Where FP8
+         * GEMMs run TN only (Hopper and before; AMD taken so) a transpose
+         * beside it, 1 B more; Blackwell takes any layout and TE 2.x
+         * makes none for per-tensor scaled FP8 (NVIDIA/TransformerEngine
+         * transformer_engine/pytorch/csrc/quantizer.cpp@ad3f651f
+         * create_transpose = columnwise_usage &&
+         * !nvte_is_non_tn_fp8_gemm_supported(); MXFP8 keeps both, not
+         * modelled).  Every linear of the stage; the embedding and output
+         * layer are not TE linears.  Megatron's
+         * disable_parameter_transpose_cache (is_first_microbatch None) and
+         * LoRA's frozen base are not modelled. */
         double lin = st->params - (w->first ? c->emb : 0) - (w->last ? c->head : 0);
+        int sm = r->gpu.sm;
+        bool tn_only = sm < 100 || (sm >= 120 && sm < 130);
 
-        w->persist += (r->precision == TS_PREC_FP8 ? 1.0 : 2.0) * fmax(0, lin);
+        w->persist +=
+            ((r->precision == TS_PREC_FP8 ? 0.0 : 1.0) + (tn_only ? 1.0 : 0.0)) * fmax(0, lin);
     }
 }
 
@@ -305,7 +324,7 @@ static double ts_mem_stage_block(const ts_mem_ctx *c, const ts_mem_sw *w, double
  * DefaultOffloadSynchronizer: NVIDIA/TransformerEngine
  * transformer_engine/pytorch/cpu_offload.py@00382b96,
  * _default_offload_sync_init): layers 0 .. k-1 go to pinned host RAM,
- * every saved tensor of 1 MiB or more but the weights; layer i's copy
+ * every saved tensor of 2^20 elements or more but the weights; layer i's copy
  * must finish before layer L - k + i runs forward and its reload starts
  * at the backward of layer L - 1 - k + i, so the saved activations peak
  * at (L - k) layers (its docstring: "(num_layers - num_offloaded_layers)

@@ -568,6 +568,13 @@ static int fp8_params(const mega_val *v, ts_api_notes *notes, ts_api_err *err)
 {
     if (!v[M_FP8_PARAM].set)
         return 0;
+    if (v[M_TFSDP].set) {
+        ts_import_note_about(notes, TS_FI_PRECISION, TS_SRC_MEGATRON,
+                             "megatron_args: --fp8-param-gather under --use-torch-fsdp2: Megatron "
+                             "turns it off with Transformer Engine 2.0 or later, so the weights "
+                             "are costed 16-bit");
+        return 0;
+    }
     if (!v[M_FP8].set) {
         ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, MEGA_PTR,
                        "megatron_args: --fp8-param-gather needs --fp8-format (Megatron-Core: "
@@ -579,13 +586,6 @@ static int fp8_params(const mega_val *v, ts_api_notes *notes, ts_api_err *err)
                        "megatron_args: --fp8-param-gather needs --use-distributed-optimizer, "
                        "--use-megatron-fsdp or --use-torch-fsdp2 (Megatron asserts it)");
         return -1;
-    }
-    if (v[M_TFSDP].set) {
-        ts_import_note_about(notes, TS_FI_PRECISION, TS_SRC_MEGATRON,
-                             "megatron_args: --fp8-param-gather under --use-torch-fsdp2: Megatron "
-                             "turns it off with Transformer Engine 2.0 or later, so the weights "
-                             "are costed 16-bit");
-        return 0;
     }
     return 1;
 }

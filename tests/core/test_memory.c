@@ -1675,12 +1675,27 @@ START_TEST(test_fp8_weight_cache)
     r.compute_precision = TS_PREC_FP8;
     ck_assert_int_eq(ts_memory_estimate(&r, &f8, NULL), TS_OK);
     REL_CLOSE(f8.phases[TS_PHASE_OPTIMIZER] - bf.phases[TS_PHASE_OPTIMIZER], 2.0 * lin, 1e-4);
-    /* FP8 parameters: 1 B less per weight (all of them), 1 B less cache
-     * per linear weight. */
+    /* FP8 parameters: 1 B less per TE weight (the embedding and the
+     * output layer, 2 x 128256 x 4096, stay 16-bit), 1 B less cache per
+     * linear weight. */
     r.precision = TS_PREC_FP8;
     ck_assert_int_eq(ts_memory_estimate(&r, &w8, NULL), TS_OK);
-    REL_CLOSE(f8.weights.value - w8.weights.value, f8.weights.value / 2.0, 1e-12);
+    REL_CLOSE(f8.weights.value - w8.weights.value, 8030261248.0 - 2.0 * 128256 * 4096, 1e-6);
     REL_CLOSE(f8.buffers.value - w8.buffers.value, lin, 1e-4);
+    /* Blackwell runs FP8 GEMMs in any layout: no transpose (TE 2.x
+     * quantizer.cpp), the copy of 16-bit weights only, none for FP8
+     * ones. */
+    r.gpu = *ts_gpu_find("b200");
+    ck_assert_int_eq(ts_memory_estimate(&r, &w8, NULL), TS_OK);
+    r.precision = TS_PREC_BF16;
+    ck_assert_int_eq(ts_memory_estimate(&r, &f8, NULL), TS_OK);
+    r.compute_precision = TS_PREC_BF16;
+    ck_assert_int_eq(ts_memory_estimate(&r, &bf, NULL), TS_OK);
+    REL_CLOSE(f8.phases[TS_PHASE_OPTIMIZER] - bf.phases[TS_PHASE_OPTIMIZER], lin, 1e-4);
+    REL_CLOSE(w8.buffers.value, bf.buffers.value, 1e-12);
+    r.gpu = *ts_gpu_find("h100-sxm");
+    r.compute_precision = TS_PREC_FP8;
+    ck_assert_int_eq(ts_memory_estimate(&r, &f8, NULL), TS_OK);
     /* Not under FSDP / ZeRO-3 (the weights arrive gathered per layer). */
     r.precision = TS_PREC_BF16;
     r.zero = 3;
