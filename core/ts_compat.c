@@ -209,6 +209,17 @@ int64_t ts_run_offloaded_layers(const ts_run *r)
     return n;
 }
 
+bool ts_run_te_fp8(const ts_run *r)
+{
+    return r->compute_precision == TS_PREC_FP8 && r->framework == TS_FW_MEGATRON &&
+           r->lora_rank == 0;
+}
+
+bool ts_run_te_fp8_params(const ts_run *r)
+{
+    return r->precision == TS_PREC_FP8 && r->framework == TS_FW_MEGATRON;
+}
+
 ts_status ts_compat_check(const ts_run *r, ts_error *err)
 {
     ts_status st;

@@ -94,6 +94,16 @@ void ts_run_fit_recompute_layers(ts_run *r);
  * resolve and a relayout), else 0: a search's probes cost without it. */
 int64_t ts_run_offloaded_layers(const ts_run *r);
 
+/* Transformer Engine under FP8 as Megatron-Core runs it, full training
+ * (ts_compat.c): its linears keep the FP8 copies of their inputs
+ * (ts_mem_act.c) and cache FP8 weights (ts_mem_stage.c). */
+bool ts_run_te_fp8(const ts_run *r);
+
+/* FP8 parameters as Megatron builds them (fp8_param_gather, NeMo's
+ * fp8_params: precision fp8): TE modules' weights only, the embedding and
+ * output layer staying 16-bit (ts_mem_stage.c, ts_step.c). */
+bool ts_run_te_fp8_params(const ts_run *r);
+
 /* The bytes those layers save for backward, one micro-batch on one GPU:
  * what goes to host RAM and back (core/ts_mem_act.c), for the memory
  * answer and the step's copies alike. */

@@ -59,8 +59,7 @@ static void ts_mem_layer_fp8(const ts_run *run, ts_mem_dims *d)
      * one the attention backward keeps.  Full training only: a frozen
      * base saves no input for a weight gradient, which LoRA's adapter
      * inputs are modelled without. */
-    if (run->compute_precision == TS_PREC_FP8 && run->framework == TS_FW_MEGATRON &&
-        run->lora_rank == 0) {
+    if (ts_run_te_fp8(run)) {
         const ts_model *m = &run->model;
         bool mla = m->kv_lora_rank > 0;
 
@@ -321,15 +320,13 @@ static void ts_mem_layer_saved(const ts_run *run, const ts_mem_dims *d, ts_mem_a
                 : "no recompute, FlashAttention: act_b (4h [+ dropout 2h])/t_sp + act_b "
                   "(2q + 2kv + mlp), mlp = (3 gated | 2) F/t, the gated 2F at 1 B with "
                   "activation_func_fp8_input_store";
-        if (run->compute_precision == TS_PREC_FP8 && run->framework == TS_FW_MEGATRON &&
-            run->lora_rank == 0 && (run->attention == TS_ATTN_EAGER || d->eager > 0))
+        if (ts_run_te_fp8(run) && (run->attention == TS_ATTN_EAGER || d->eager > 0))
             o->formula =
                 "no recompute, Transformer Engine FP8: act_b (4h [+ dropout 2h])/t_sp + act_b "
                 "(2q + 2kv + mlp) + eager (act_b [+1+act_b] a s)/t, with the QKV, fc1 "
                 "and fc2 inputs at 1 B and the output projection's FP8 copy of the "
                 "attention output (+o)";
-        else if (run->compute_precision == TS_PREC_FP8 && run->framework == TS_FW_MEGATRON &&
-                 run->lora_rank == 0)
+        else if (ts_run_te_fp8(run))
             o->formula =
                 "no recompute, FlashAttention, Transformer Engine FP8: act_b (2h [+ "
                 "dropout 2h])/t_sp + 2h/t_sp (the QKV and fc1 inputs in FP8) + act_b (2q + "

@@ -96,6 +96,12 @@ typedef struct ts_mem_sw {
     double reserve;                 /* cached blocks the peak phase cannot reuse */
 } ts_mem_sw;
 
+/* The embedding and output layer this stage holds (after tp). */
+static double ts_mem_stage_emb_head(const ts_mem_ctx *c, const ts_mem_sw *w)
+{
+    return (w->first ? c->emb : 0) + (w->last ? c->head : 0);
+}
+
 /* The stage's layers and parameters (before sharding). */
 static void ts_mem_stage_params(const ts_mem_ctx *c, int64_t i, int64_t start, ts_mem_stage *st,
                                 ts_mem_sw *w)
@@ -186,11 +192,11 @@ static void ts_mem_stage_states(const ts_mem_ctx *c, ts_mem_stage *st, ts_mem_sw
     w->share = share;
     st->host_share = share;
     w->W = c->bw * (r->zero >= 3 ? share : st->params);
-    if (r->precision == TS_PREC_FP8 && r->framework == TS_FW_MEGATRON && !c->lora) {
+    if (ts_run_te_fp8_params(r) && !c->lora) {
         /* FP8 parameters are Transformer Engine's modules' weights
          * (fp8_model_init): the word embedding and Megatron's own output
          * layer stay 16-bit (the norms and a router too, negligible). */
-        double emb_head = (w->first ? c->emb : 0) + (w->last ? c->head : 0);
+        double emb_head = ts_mem_stage_emb_head(c, w);
 
         w->W += (2.0 - c->bw) * (r->zero >= 3 ? emb_head / c->nd : emb_head);
     }
@@ -253,7 +259,7 @@ static void ts_mem_stage_buffers(const ts_mem_ctx *c, const ts_mem_stage *st, ts
             /* FSDP2 root module (embedding, final norm, output) is not
              * resharded after forward; each block is all-gathered with
              * the next one prefetched. */
-            w->persist += bf16 * ((w->first ? c->emb : 0) + (w->last ? c->head : 0));
+            w->persist += bf16 * ts_mem_stage_emb_head(c, w);
             w->fwd_ws += 2.0 * bf16 * layer_p;
         }
         /* Backward of one block: unsharded 16-bit gradients and the fp32
@@ -272,8 +278,7 @@ static void ts_mem_stage_buffers(const ts_mem_ctx *c, const ts_mem_stage *st, ts
         }
         if (c->training)
             w->bwd_ws += 2.0 * fmin(TS_MEM_DS_BUCKET, st->params); /* reduce (ipg) bucket */
-    } else if (r->framework == TS_FW_MEGATRON && r->compute_precision == TS_PREC_FP8 &&
-               r->zero < 3 && r->lora_rank == 0 && c->training) {
+    } else if (ts_run_te_fp8(r) && r->zero < 3 && c->training) {
         /* Transformer Engine's FP8 weights, held from the first
          * micro-batch to the next step's (Megatron-Core passes
          * is_first_microbatch, so Linear.forward caches them): 16-bit
@@ -291,12 +296,12 @@ static void ts_mem_stage_buffers(const ts_mem_ctx *c, const ts_mem_stage *st, ts
          * layer are not TE linears.  Megatron's
          * disable_parameter_transpose_cache (is_first_microbatch None) and
          * LoRA's frozen base are not modelled. */
-        double lin = st->params - (w->first ? c->emb : 0) - (w->last ? c->head : 0);
+        double lin = st->params - ts_mem_stage_emb_head(c, w);
         int sm = r->gpu.sm;
         bool tn_only = sm < 100 || (sm >= 120 && sm < 130);
 
         w->persist +=
-            ((r->precision == TS_PREC_FP8 ? 0.0 : 1.0) + (tn_only ? 1.0 : 0.0)) * fmax(0, lin);
+            ((ts_run_te_fp8_params(r) ? 0.0 : 1.0) + (tn_only ? 1.0 : 0.0)) * fmax(0, lin);
     }
 }
 

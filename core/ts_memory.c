@@ -355,11 +355,13 @@ ts_status ts_memory_eval(const ts_run *run, const ts_params *p, ts_memory *out, 
 
         if (run->recompute == TS_RECOMPUTE_FULL && run->recompute_layers > 0)
             k0 = ts_run_recomputed(run, out->stages[0].layers);
+        if (ts_run_offloaded_layers(run) > 0) {
+            /* CPU offload (recompute none): the layers kept on the GPU. */
+            n0 -= (double)ts_run_offloaded_layers(run);
+            k0 = n0;
+        }
         out->act_seq2_term =
             (c.act.score * k0 + c.act.eager * (n0 - k0)) * c.tokens * out->stages[0].in_flight;
-        if (ts_run_offloaded_layers(run) > 0) /* recompute none: the layers kept on the GPU */
-            out->act_seq2_term = c.act.score * (n0 - (double)ts_run_offloaded_layers(run)) *
-                                 c.tokens * out->stages[0].in_flight;
     }
     out->act_embedding_logits = c.act.loss * c.tokens;
     for (k = 0; k < TS_PHASE_COUNT; k++)

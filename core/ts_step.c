@@ -229,7 +229,7 @@ static void ts_step_shares(const ts_run *r, const ts_params *p, const ts_step_hw
                      (emb + ad + cp) * ts_step_bytes(r->precision);
     } else {
         P_gather_b = P_gpu * ts_step_bytes(r->precision);
-        if (r->precision == TS_PREC_FP8 && r->framework == TS_FW_MEGATRON) {
+        if (ts_run_te_fp8_params(r)) {
             /* FP8 parameters are TE modules' weights: the embedding and
              * output layer are gathered 16-bit (ts_mem_stage.c). */
             double emb = (p->embedding + p->output_head) / ((double)r->tp * (double)r->pp);
