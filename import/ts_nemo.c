@@ -493,7 +493,7 @@ static int nemo_map(ts_import *im, const json_t *cfg, ts_api_err *err)
     int64_t max_steps = 0, tp = 1;
     bool hf = ts_import_from(im, TS_FI_LAYERS, TS_SRC_HF);
     bool model;
-    int rm, rt;
+    int rm, rt, lora;
 
     if ((rm = ts_import_sub(&root, "model", &m, err)) < 0 ||
         (rt = ts_import_sub(&root, "trainer", &t, err)) < 0)
@@ -512,7 +512,8 @@ static int nemo_map(ts_import *im, const json_t *cfg, ts_api_err *err)
         return 0;
     model = json_object_get(m.obj, "num_layers") != NULL && !hf;
     if (nemo_mamba(&n, &m) != 0 || direct(&n, &m) != 0 || nemo_shape(&n, &m, model) != 0 ||
-        nemo_layout(&n, &m) != 0 || nemo_peft(&n, &m) != 0)
+        nemo_layout(&n, &m) != 0 || (lora = nemo_peft(&n, &m)) < 0 ||
+        nemo_fp8_weights(&n, &m, lora > 0) != 0)
         return -1;
     if (nemo_int(&n, &m, "tensor_model_parallel_size", 1, 1048576, &tp) < 0)
         return -1;

@@ -37,7 +37,10 @@ int nemo_vocab(nemo *n, const ts_import_obj *m, bool need, int64_t tp);
 int nemo_shape(nemo *n, const ts_import_obj *m, bool model);
 int nemo_layout(nemo *n, const ts_import_obj *m);
 
-/* ts_nemo_peft.c: model.peft (peft_scheme lora: rank, targets, dropout). */
+/* ts_nemo_peft.c: model.peft (peft_scheme lora: rank, targets, dropout);
+ * 1 when it set LoRA up, 0 without, -1 on a problem.  nemo_fp8_weights:
+ * fp8_params, the frozen base's under LoRA, else the model's. */
 int nemo_peft(nemo *n, const ts_import_obj *m);
+int nemo_fp8_weights(nemo *n, const ts_import_obj *m, bool lora);
 
 #endif /* TS_NEMO_INT_H */

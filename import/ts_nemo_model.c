@@ -476,29 +476,6 @@ static int cpu_offload(nemo *n, const ts_import_obj *m)
     return nemo_set_i(n, TS_FI_OFFLOAD_ACTIVATION_LAYERS, num, m, "cpu_offloading_num_layers");
 }
 
-/* fp8 with fp8_params in full training: NeMo builds the weights under
- * Transformer Engine's fp8_model_init (megatron_gpt_model.py@8cfedd7203),
- * FP8 tensors, 1 byte a weight (precision fp8).  Under PEFT the same keys
- * make the frozen base FP8 (ts_nemo_peft.c). */
-static int fp8_weights(nemo *n, const ts_import_obj *m, bool fp8)
-{
-    const json_t *peft = json_object_get(m->obj, "peft"), *scheme;
-    bool params = false;
-
-    if (nemo_bool(n, m, "fp8_params", &params) < 0)
-        return -1;
-    scheme = json_is_object(peft) ? json_object_get(peft, "peft_scheme") : NULL;
-    if (!params || (json_is_string(scheme) && strcmp(json_string_value(scheme), "none") != 0))
-        return 0;
-    if (!fp8) {
-        ts_import_note(n->im->notes,
-                       NEMO_PTR "/model/fp8_params without fp8: NeMo keeps the weights in bf16 (it "
-                                "builds FP8 weights only with fp8)");
-        return 0;
-    }
-    return nemo_set_s(n, TS_FI_PRECISION, "fp8", m, "fp8_params");
-}
-
 int nemo_layout(nemo *n, const ts_import_obj *m)
 {
     bool fp8 = false, fsdp = false, flash = false;
@@ -508,8 +485,6 @@ int nemo_layout(nemo *n, const ts_import_obj *m)
     if (nemo_bool(n, m, "fp8", &fp8) < 0)
         return -1;
     if (fp8 && nemo_set_s(n, TS_FI_COMPUTE_PRECISION, "fp8", m, "fp8") != 0)
-        return -1;
-    if (fp8_weights(n, m, fp8) != 0)
         return -1;
     if (nemo_bool(n, m, "use_flash_attention", &flash) < 0)
         return -1;

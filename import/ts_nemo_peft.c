@@ -116,9 +116,10 @@ static int peft_dropout(nemo *n, const ts_import_obj *l)
 
 /* fp8 with fp8_params: NeMo builds the model under Transformer Engine's
  * fp8_model_init (nemo/collections/nlp/models/language_modeling/
- * megatron_gpt_model.py@8cfedd7203), so the frozen base is stored in FP8,
- * 1 byte a weight (the MLPerf v5.1 Llama-2-70B LoRA configs). */
-static int peft_fp8_base(nemo *n, const ts_import_obj *m)
+ * megatron_gpt_model.py@8cfedd7203), so the weights are FP8, 1 byte
+ * each: under LoRA the frozen base (the MLPerf v5.1 Llama-2-70B LoRA
+ * configs), in full training the model's (precision fp8). */
+int nemo_fp8_weights(nemo *n, const ts_import_obj *m, bool lora)
 {
     bool fp8 = false, params = false;
 
@@ -133,7 +134,7 @@ static int peft_fp8_base(nemo *n, const ts_import_obj *m)
                        m->base);
         return 0;
     }
-    return nemo_set_s(n, TS_FI_FROZEN_PRECISION, "fp8", m, "fp8_params");
+    return nemo_set_s(n, lora ? TS_FI_FROZEN_PRECISION : TS_FI_PRECISION, "fp8", m, "fp8_params");
 }
 
 int nemo_peft(nemo *n, const ts_import_obj *m)
@@ -173,5 +174,5 @@ int nemo_peft(nemo *n, const ts_import_obj *m)
     if (nemo_set_i(n, TS_FI_LORA_RANK, dim, &l, "adapter_dim") != 0 || peft_targets(n, &l) != 0 ||
         peft_dropout(n, &l) != 0)
         return -1;
-    return peft_fp8_base(n, m);
+    return 1;
 }
