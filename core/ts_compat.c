@@ -197,6 +197,26 @@ static ts_status ts_compat_offload_act(const ts_run *r, ts_error *err)
     return TS_OK;
 }
 
+/* FP8 parameters under Megatron-Core are Transformer Engine modules
+ * built under fp8_model_init, which TransformerConfig allows only with
+ * FP8 compute (transformer_config.py@d98e8a64 1566: "fp8_param must be
+ * used together with fp8 mode").  Megatron-LM's launcher also asks for
+ * the distributed optimizer (arguments.py@d98e8a64 1095), but NeMo's
+ * LoRA recipes build the same config with a plain fused Adam
+ * (MLPerf v5.1 Llama-2-70B LoRA, fp8_params True, zero 0), so only
+ * Megatron-Core's own check is a 400 here. */
+static ts_status ts_compat_fp8_params(const ts_run *r, ts_error *err)
+{
+    if (r->precision != TS_PREC_FP8 || r->framework != TS_FW_MEGATRON ||
+        r->compute_precision == TS_PREC_FP8)
+        return TS_OK;
+    return ts_error_set(err, TS_EINCOMPAT, "precision",
+                        "precision fp8 under megatron (FP8 parameters) needs compute_precision fp8 "
+                        "(Megatron-Core: \"fp8_param must be used together with fp8 mode\"), got "
+                        "compute_precision %s",
+                        ts_precision_name(r->compute_precision));
+}
+
 int64_t ts_run_offloaded_layers(const ts_run *r)
 {
     int64_t n = r->offload_activation_layers;
@@ -228,7 +248,8 @@ ts_status ts_compat_check(const ts_run *r, ts_error *err)
         (st = ts_compat_pytorch_side(r, err)) != TS_OK ||
         (st = ts_compat_recompute_op(r, err)) != TS_OK ||
         (st = ts_compat_act_fp8(r, err)) != TS_OK || (st = ts_compat_lora_save(r, err)) != TS_OK ||
-        (st = ts_compat_offload_act(r, err)) != TS_OK)
+        (st = ts_compat_offload_act(r, err)) != TS_OK ||
+        (st = ts_compat_fp8_params(r, err)) != TS_OK)
         return st;
     return ts_compat_unpad(r, err);
 }
