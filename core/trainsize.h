@@ -360,6 +360,12 @@ const char *ts_gpu_alias(const char *id, size_t i);
  * capability 8.0) on; V100 and T4 run bf16 matmuls emulated.  AMD parts
  * and custom GPUs (sm 0) count as having them. */
 bool ts_gpu_bf16(const ts_gpu *g);
+/* Whether FP8 GEMMs take the TN layout only, so Transformer Engine keeps
+ * an FP8 transpose beside each FP8 weight: Hopper and earlier, and
+ * consumer Blackwell (sm 12x); data-centre Blackwell takes any layout
+ * (NVIDIA/TransformerEngine pytorch/csrc/quantizer.cpp@ad3f651f
+ * nvte_is_non_tn_fp8_gemm_supported).  AMD parts (sm 0) are taken so. */
+bool ts_gpu_fp8_tn_only(const ts_gpu *g);
 double ts_gpu_peak(const ts_gpu *g, ts_precision compute);
 /* A Blackwell part's matmul rate at its power-limited clock where none is
  * measured (settle_b200): B200's measured settled rate at the clock its
@@ -788,10 +794,13 @@ void ts_step_loss_bytes(ts_loss_impl impl, double logits, double *fwd, double *b
  * `logits` bf16 logits (core/ts_step_kernel.c). */
 double ts_step_metric_bytes(double logits);
 /* FP8 casting traffic of one layer's linears per micro-batch, bytes:
- * forward (inputs and weights) and backward (output gradients); see
- * core/ts_step_kernel.c. */
+ * forward (inputs, plus wcast for the weights) and backward (output
+ * gradients); see core/ts_step_kernel.c. */
 void ts_step_fp8_cast(double tok, double h, double F, double t, double kv_dim, bool gated,
-                      double top_k, double P_l, double weight_div, double *fwd, double *bwd);
+                      double top_k, double wcast, double *fwd, double *bwd);
+/* Bytes Transformer Engine moves per step to ready P_l weights for FP8
+ * GEMMs: 16-bit weights, FP8 parameters, or a frozen FP8 base. */
+double ts_step_fp8_wcast(bool fp8_params, bool frozen_fp8, bool tn_only, double P_l);
 /* LoRA / QLoRA (core/ts_step_kernel.c, core/ts_step_layer.c).  Dequantisation traffic of one frozen
  * linear of `params` weights with in_el input and out_el output elements,
  * bytes per micro-batch forward and backward (0 for a bf16 base). */

@@ -589,6 +589,11 @@ bool ts_gpu_bf16(const ts_gpu *g)
     return g != NULL && !(g->sm > 0 && g->sm < 80);
 }
 
+bool ts_gpu_fp8_tn_only(const ts_gpu *g)
+{
+    return g->sm < 100 || (g->sm >= 120 && g->sm < 130);
+}
+
 /* Blackwell at its power-limited clock where no MSMF is measured (issue
  * 26): derived, not measured.  A saturated matmul holds the chip at its
  * limit (ml-engineering@082816f); switching power is C V^2 f and V rises

@@ -297,8 +297,7 @@ static void ts_mem_stage_buffers(const ts_mem_ctx *c, const ts_mem_stage *st, ts
          * disable_parameter_transpose_cache (is_first_microbatch None) and
          * LoRA's frozen base are not modelled. */
         double lin = st->params - ts_mem_stage_emb_head(c, w);
-        int sm = r->gpu.sm;
-        bool tn_only = sm < 100 || (sm >= 120 && sm < 130);
+        bool tn_only = ts_gpu_fp8_tn_only(&r->gpu);
 
         w->persist +=
             ((ts_run_te_fp8_params(r) ? 0.0 : 1.0) + (tn_only ? 1.0 : 0.0)) * fmax(0, lin);

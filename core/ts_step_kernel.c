@@ -183,25 +183,41 @@ void ts_step_gemm3(ts_step_hw *hw, double m, double n, double k, double count, d
  *   backward: the bf16 output gradient likewise
  *             (fp8_cast_transpose_bgrad_fused): 4 B per element of the
  *             tok x N gradient;
- *   weights:  read bf16, write FP8 and its transpose, 4 B per weight,
- *             redone every micro-batch unless the caller says which
- *             micro-batch is the first (is_first_microbatch, the
- *             weight-cache path of Linear.forward: Megatron-Core passes
- *             it, so the weights are cast once per step).
+ *   weights:  wcast, the bytes the caller's weights take (ts_step_fp8_wcast),
+ *             per micro-batch.
  * The work is memory-bound: per token it is ~4 (h + N) bytes against
  * ~6 h N FLOPs of the GEMMs, so its share falls as 1/h and dominates
- * small hidden sizes.  weight_div: micro-batches the weight cast is
- * shared over. */
+ * small hidden sizes. */
 void ts_step_fp8_cast(double tok, double h, double F, double t, double kv_dim, bool gated,
-                      double top_k, double P_l, double weight_div, double *fwd, double *bwd)
+                      double top_k, double wcast, double *fwd, double *bwd)
 {
     double fc1 = (gated ? 2.0 : 1.0) * F / t;
     double in_el = tok * (h + h / t) + top_k * tok * (h + F / t); /* QKV, out, FC1, FC2 inputs */
     double out_el =
         tok * (h / t + 2.0 * kv_dim + h) + top_k * tok * (fc1 + h); /* their outputs' grads */
 
-    *fwd = 4.0 * in_el + (weight_div > 1 ? 4.0 * P_l / weight_div : 4.0 * P_l);
+    *fwd = 4.0 * in_el + wcast;
     *bwd = 4.0 * out_el;
+}
+
+/* Bytes Transformer Engine moves to make P_l weights usable by FP8 GEMMs,
+ * per step (ROCm/TransformerEngine@ac80527 module/linear.py 979-1011):
+ *   16-bit weights: cast to an FP8 workspace, read 2 B, write 1 B, and
+ *             1 B more for its transpose where FP8 GEMMs are TN only
+ *             (ts_gpu_fp8_tn_only);
+ *   FP8 parameters (Float8Tensor): no cast (the optimizer writes them,
+ *             in its own step term); on TN-only GPUs the transpose cache
+ *             is filled, read 1 B, write 1 B;
+ *   a frozen FP8 base (LoRA): nothing here.
+ * Redone every micro-batch unless the caller says which micro-batch is the
+ * first (is_first_microbatch: Megatron-Core passes it, so once a step). */
+double ts_step_fp8_wcast(bool fp8_params, bool frozen_fp8, bool tn_only, double P_l)
+{
+    if (frozen_fp8)
+        return 0.0;
+    if (fp8_params)
+        return tn_only ? 2.0 * P_l : 0.0;
+    return (tn_only ? 4.0 : 3.0) * P_l;
 }
 
 /* Bytes the cross-entropy moves over `logits` bf16 logits (this GPU's

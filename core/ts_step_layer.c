@@ -579,9 +579,12 @@ static void ts_step_weight_traffic(const ts_run *r, const ts_step_hw *hw, const 
 
         /* Frozen FP8 weights (fp8_model_init) are not cast again. */
         bool w8 = hw->frozen && r->frozen_precision == TS_QUANT_FP8;
+        double wcast = ts_step_fp8_wcast(ts_run_te_fp8_params(r) && !hw->frozen, w8,
+                                         ts_gpu_fp8_tn_only(&r->gpu), P_l);
 
-        ts_step_fp8_cast(tok, h, F, t, kv_gpu * sh->qk, md->gated, kk, w8 ? 0.0 : P_l,
-                         r->framework == TS_FW_MEGATRON && mb > 1 ? mb : 1.0, &fp8_f, &fp8_b);
+        ts_step_fp8_cast(tok, h, F, t, kv_gpu * sh->qk, md->gated, kk,
+                         r->framework == TS_FW_MEGATRON && mb > 1 ? wcast / mb : wcast, &fp8_f,
+                         &fp8_b);
         fp8_f /= hw->mem;
         fp8_b /= hw->mem;
     }

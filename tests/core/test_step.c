@@ -1344,17 +1344,34 @@ START_TEST(test_fp8_cast_bytes)
 {
     double f, b;
 
-    ts_step_fp8_cast(1000, 100, 400, 1, 100, false, 1, 120000, 1, &f, &b);
+    ts_step_fp8_cast(1000, 100, 400, 1, 100, false, 1, 4.0 * 120000, &f, &b);
     REL_CLOSE(f, 3280000.0, 1e-12);
     REL_CLOSE(b, 3600000.0, 1e-12);
-    ts_step_fp8_cast(1000, 100, 400, 1, 100, false, 1, 120000, 4, &f, &b);
+    ts_step_fp8_cast(1000, 100, 400, 1, 100, false, 1, 4.0 * 120000 / 4, &f, &b);
     REL_CLOSE(f, 2920000.0, 1e-12);
     REL_CLOSE(b, 3600000.0, 1e-12);
     /* tp 2, gated, GQA kv_dim 25: inputs 1000 (100 + 50) + 1000 (100 + 200)
      * = 450,000; grads 1000 (50 + 50 + 100) + 1000 (400 + 100) = 700,000. */
-    ts_step_fp8_cast(1000, 100, 400, 2, 25, true, 1, 0, 1, &f, &b);
+    ts_step_fp8_cast(1000, 100, 400, 2, 25, true, 1, 0, &f, &b);
     REL_CLOSE(f, 4.0 * 450000.0, 1e-12);
     REL_CLOSE(b, 4.0 * 700000.0, 1e-12);
+}
+END_TEST
+
+/* The weights' part, per step, by hand for 120,000 weights (TE linear.py
+ * @ac80527 979-1011; quantizer.cpp@ad3f651f create_transpose):
+ *   16-bit weights, TN-only GPU: read 2, write 1 + 1 transposed = 480,000;
+ *   the same where FP8 GEMMs take any layout (B200): 2 + 1 = 360,000;
+ *   FP8 parameters, TN-only: the transpose cache, read 1 write 1 = 240,000;
+ *   FP8 parameters on B200: 0 (no cast, no transpose);
+ *   a frozen FP8 base: 0. */
+START_TEST(test_fp8_weight_cast_bytes)
+{
+    REL_CLOSE(ts_step_fp8_wcast(false, false, true, 120000), 480000.0, 1e-12);
+    REL_CLOSE(ts_step_fp8_wcast(false, false, false, 120000), 360000.0, 1e-12);
+    REL_CLOSE(ts_step_fp8_wcast(true, false, true, 120000), 240000.0, 1e-12);
+    ck_assert(ts_step_fp8_wcast(true, false, false, 120000) == 0.0);
+    ck_assert(ts_step_fp8_wcast(false, true, true, 120000) == 0.0);
 }
 END_TEST
 
@@ -2306,6 +2323,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_backward_extra_kernels);
     tcase_add_test(tc, test_fsdp1_flat_param_grads);
     tcase_add_test(tc, test_fp8_cast_bytes);
+    tcase_add_test(tc, test_fp8_weight_cast_bytes);
     tcase_add_test(tc, test_loss_bytes);
     tcase_add_test(tc, test_gemm_published_sweep);
     tcase_add_test(tc, test_fp8_matmul_rate);
