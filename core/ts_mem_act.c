@@ -259,6 +259,40 @@ static double ts_mem_layer_eager(const ts_run *run, const ts_mem_dims *d)
     return full;
 }
 
+/* The no-recompute formula text for the kernels and precision run has. */
+static const char *ts_mem_formula_none(const ts_run *run, const ts_mem_dims *d)
+{
+    /* MoE and MLA layers keep more FP8 copies (ts_mem_layer_fp8):
+     * said, not spelled out (docs/formulas.md has the terms). */
+    if (ts_run_te_fp8(run) && (run->model.experts > 1 || run->model.kv_lora_rank > 0))
+        return "no recompute, Transformer Engine FP8: the dense layer's set with the QKV, "
+               "fc1 and fc2 inputs at 1 B and the output projection's FP8 copy (+o); MoE: "
+               "the router's input 16-bit, the permuted tokens and a shared expert's input "
+               "in FP8; MLA: the down projections' input and the latents at 1 B";
+    if (ts_run_te_fp8(run) && (run->attention == TS_ATTN_EAGER || d->eager > 0))
+        return "no recompute, Transformer Engine FP8: act_b (4h [+ dropout 2h])/t_sp + act_b "
+               "(2q + 2kv + mlp) + eager (act_b [+1+act_b] a s)/t, with the QKV, fc1 "
+               "and fc2 inputs at 1 B and the output projection's FP8 copy of the "
+               "attention output (+o)";
+    if (ts_run_te_fp8(run))
+        return "no recompute, FlashAttention, Transformer Engine FP8: act_b (2h [+ "
+               "dropout 2h])/t_sp + 2h/t_sp (the QKV and fc1 inputs in FP8) + act_b (2q + "
+               "2kv + mlp) + o (the output projection's FP8 input), mlp = (2 act_b + 1 | "
+               "act_b + 1) F/t (fc2's input in FP8), the gated 2F at 1 B with "
+               "activation_func_fp8_input_store";
+    return run->attention == TS_ATTN_EAGER
+               ? "no recompute: act_b (4h [+ dropout 2h])/t_sp + act_b (2q + 2kv + mlp) "
+                 "+ eager (act_b [+1+act_b] a s)/t, the gated 2F at 1 B with "
+                 "activation_func_fp8_input_store"
+           : d->eager > 0
+               ? "no recompute, sdpa with a sliding window: act_b (4h [+ dropout 2h])/t_sp "
+                 "+ act_b (2q + 2kv + mlp) + act_b s (the additive mask) on the sliding "
+                 "layers, mlp = (3 gated | 2) F/t"
+               : "no recompute, FlashAttention: act_b (4h [+ dropout 2h])/t_sp + act_b "
+                 "(2q + 2kv + mlp), mlp = (3 gated | 2) F/t, the gated 2F at 1 B with "
+                 "activation_func_fp8_input_store";
+}
+
 /* What a layer's forward keeps for its backward under run->recompute
  * (o->full already set). */
 static void ts_mem_layer_saved(const ts_run *run, const ts_mem_dims *d, ts_mem_act *o)
@@ -308,31 +342,7 @@ static void ts_mem_layer_saved(const ts_run *run, const ts_mem_dims *d, ts_mem_a
     default:
         o->saved = o->full;
         o->score = d->eager;
-        o->formula =
-            run->attention == TS_ATTN_EAGER
-                ? "no recompute: act_b (4h [+ dropout 2h])/t_sp + act_b (2q + 2kv + mlp) "
-                  "+ eager (act_b [+1+act_b] a s)/t, the gated 2F at 1 B with "
-                  "activation_func_fp8_input_store"
-            : d->eager > 0
-                ? "no recompute, sdpa with a sliding window: act_b (4h [+ dropout 2h])/t_sp "
-                  "+ act_b (2q + 2kv + mlp) + act_b s (the additive mask) on the sliding "
-                  "layers, mlp = (3 gated | 2) F/t"
-                : "no recompute, FlashAttention: act_b (4h [+ dropout 2h])/t_sp + act_b "
-                  "(2q + 2kv + mlp), mlp = (3 gated | 2) F/t, the gated 2F at 1 B with "
-                  "activation_func_fp8_input_store";
-        if (ts_run_te_fp8(run) && (run->attention == TS_ATTN_EAGER || d->eager > 0))
-            o->formula =
-                "no recompute, Transformer Engine FP8: act_b (4h [+ dropout 2h])/t_sp + act_b "
-                "(2q + 2kv + mlp) + eager (act_b [+1+act_b] a s)/t, with the QKV, fc1 "
-                "and fc2 inputs at 1 B and the output projection's FP8 copy of the "
-                "attention output (+o)";
-        else if (ts_run_te_fp8(run))
-            o->formula =
-                "no recompute, FlashAttention, Transformer Engine FP8: act_b (2h [+ "
-                "dropout 2h])/t_sp + 2h/t_sp (the QKV and fc1 inputs in FP8) + act_b (2q + "
-                "2kv + mlp) + o (the output projection's FP8 input), mlp = (2 act_b + 1 | "
-                "act_b + 1) F/t (fc2's input in FP8), the gated 2F at 1 B with "
-                "activation_func_fp8_input_store";
+        o->formula = ts_mem_formula_none(run, d);
         break;
     }
 }
