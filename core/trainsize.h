@@ -315,9 +315,10 @@ typedef struct ts_gpu {
     double pcie_bw;                /* host link per GPU, one direction, bytes/s */
     double mamf;                   /* measured max achievable BF16 matmul / dense peak */
     double mamf_m, mamf_n, mamf_k; /* the GEMM shape that measured it */
-    double sustain;  /* MSMF / MAMF: power-saturated over boost-burst matmul rate; 0 = none known */
-    double attn_eff; /* fused attention kernel fwd+bwd / dense peak */
-    double mamf_fp8; /* measured max achievable FP8 matmul / dense FP8 peak; 0 = use mamf */
+    double sustain; /* MSMF / MAMF: power-saturated over boost-burst matmul rate; 0 = none known */
+    double sustain_w; /* the power limit sustain was measured at, W; 0 = this GPU's own */
+    double attn_eff;  /* fused attention kernel fwd+bwd / dense peak */
+    double mamf_fp8;  /* measured max achievable FP8 matmul / dense FP8 peak; 0 = use mamf */
     bool settle_b200; /* no MSMF: B200's settled rates at this board_watts (ts_gpu_settled) */
     double
         stream_eff; /* measured streaming (copy) bandwidth / hbm_bw; 0 = the step model's default */
@@ -371,6 +372,10 @@ double ts_gpu_peak(const ts_gpu *g, ts_precision compute);
  * measured (settle_b200): B200's measured settled rate at the clock its
  * board_watts buys, FLOP/s; 0 for every other GPU. */
 double ts_gpu_settled(const ts_gpu *g, bool fp8);
+/* MSMF / MAMF at this GPU's own power limit: sustain, and where it was
+ * measured at a higher limit (sustain_w) the clock the lower one buys
+ * (the cube-root rule of ts_gpu_settled); 0 when none is known. */
+double ts_gpu_sustain(const ts_gpu *g);
 
 /* ------------------------------------------------------------------ */
 /* Model                                                               */

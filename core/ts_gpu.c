@@ -67,6 +67,9 @@
  * unmarked: its GCDs pair up inside a package over four links and reach
  * the other packages' over one or two, not an even split. */
 #define TS_SUSTAIN_HOPPER_700W (708.5 / 841.9)
+/* Hopper's sustain as measured: H200 SXM at 700 W (ts_gpu_sustain scales
+ * it to a part held at a lower limit). */
+#define SUSTAIN_HOPPER .sustain = TS_SUSTAIN_HOPPER_700W, .sustain_w = 700
 /* B200's settled points, the MSMF rows of the same table at 082816f:
  * BF16 1456.3 TFLOP/s at ~994 W and 1339 MHz (9472x8192x20480), FP8
  * 2795.7 of the 4500 dense FP8 peak at ~990 W and 1331 MHz
@@ -202,7 +205,7 @@ static const ts_gpu ts_gpu_catalogue[] = {
     { "h100-sxm", "NVIDIA H100 SXM5 80GB", 494.7 * TFLOPS, 989 * TFLOPS, 1979 * TFLOPS, 81559 * MIB,
       3.35 * TBS, "NVIDIA H100 Tensor Core GPU datasheet, SXM (sparse figures halved)",
       NET(900 * GBS, 50 * GBS, 64 * GBS, 0.801, 6144, 17920, 2816, 0.35, TS_NET_H100), .sm = 90,
-      .sustain = TS_SUSTAIN_HOPPER_700W, MEAS(1382.2 / 1979, 2.90 / 3.35),
+      SUSTAIN_HOPPER, MEAS(1382.2 / 1979, 2.90 / 3.35),
       PWR(700, "NVIDIA H100 datasheet: SXM max TDP up to 700 W (configurable)") },
     { "h100-pcie", "NVIDIA H100 PCIe 80GB", 378 * TFLOPS, 756 * TFLOPS, 1513 * TFLOPS, 81559 * MIB,
       2.0 * TBS, "NVIDIA H100 Tensor Core GPU datasheet, PCIe (sparse figures halved)",
@@ -211,7 +214,7 @@ static const ts_gpu ts_gpu_catalogue[] = {
     { "h200", "NVIDIA H200 SXM 141GB", 494.7 * TFLOPS, 989 * TFLOPS, 1979 * TFLOPS, 143771 * MIB,
       4.8 * TBS, "NVIDIA H200 Tensor Core GPU datasheet, SXM (sparse figures halved)",
       NET(900 * GBS, 50 * GBS, 64 * GBS, 0.803, 6144, 17920, 2816, 0.35, TS_NET_H100), .sm = 90,
-      .sustain = TS_SUSTAIN_HOPPER_700W, MEAS(1366.3 / 1979, 4.01 / 4.8),
+      SUSTAIN_HOPPER, MEAS(1366.3 / 1979, 4.01 / 4.8),
       PWR(700, "NVIDIA H200 datasheet: SXM max TDP up to 700 W (configurable)") },
     { "b200", "NVIDIA B200 180GB", 1100 * TFLOPS, 2250 * TFLOPS, 4500 * TFLOPS, 183359 * MIB,
       8.0 * TBS, "NVIDIA DGX B200 / HGX B200 datasheet, per GPU (sparse figures halved)",
@@ -276,14 +279,15 @@ static const ts_gpu ts_gpu_catalogue[] = {
      * Teton hosts, the part's one public record (pytorch/torchtitan
      * benchmarks/llama3_h100_202412_torchtitan.md): "96GB HBM2e with
      * 2.4 TB/sec peak memory bandwidth", "the default 500W power limit".
-     * The sustain is the 700 W figure: a 500 W limit settles the clock
-     * lower still, by an amount no published sweep gives. */
+     * A 500 W limit settles the clock below the 700 W one the Hopper
+     * sustain was measured at: by the cube-root rule, cbrt(500 / 700) =
+     * 0.894 of it (ts_gpu_sustain; derived, not measured). */
     { "h100-96", "NVIDIA H100 SXM5 96GB HBM2e", 494.7 * TFLOPS, 989 * TFLOPS, 1979 * TFLOPS,
       97871 * MIB, 2.4 * TBS,
       "H100 SXM compute; 96GB HBM2e at 2.4 TB/s and a 500 W default limit (torchtitan "
       "benchmarks, Grand Teton); 97871 MiB as GH200's 96 GB",
       NET(900 * GBS, 50 * GBS, 64 * GBS, 0.801, 6144, 17920, 2816, 0.35, TS_NET_H100), .sm = 90,
-      .sustain = TS_SUSTAIN_HOPPER_700W,
+      SUSTAIN_HOPPER,
       PWR(500, "torchtitan benchmarks (Grand Teton H100 96GB): the default 500 W power limit") },
     { "gb200", "NVIDIA GB200 (per Blackwell GPU) 186GB", 1250 * TFLOPS, 2500 * TFLOPS,
       5000 * TFLOPS, 189471 * MIB, 8.0 * TBS,
@@ -325,7 +329,7 @@ static const ts_gpu ts_gpu_catalogue[] = {
       "H100 SXM compute and HBM3 (ai-dynamo/aiconfigurator#968: identical to H100 SXM but NVLink "
       "400 GB/s); nvidia-smi 81559 MiB",
       NET(400 * GBS, 50 * GBS, 64 * GBS, 0.801, 6144, 17920, 2816, 0.35, TS_NET_H800), .sm = 90,
-      .sustain = TS_SUSTAIN_HOPPER_700W, MEAS(1382.2 / 1979, 2.90 / 3.35),
+      SUSTAIN_HOPPER, MEAS(1382.2 / 1979, 2.90 / 3.35),
       PWR(700, "H800 SXM: 700 W (nvidia-smi power cap, as H100 SXM)") },
     { "a800-80", "NVIDIA A800 SXM4 80GB", 156 * TFLOPS, 312 * TFLOPS, 0, 81920 * MIB, 2.039 * TBS,
       "A100 80GB SXM compute and HBM2e, NVLink 400 GB/s; nvidia-smi 81920 MiB",
@@ -612,6 +616,20 @@ double ts_gpu_settled(const ts_gpu *g, bool fp8)
         return 0;
     return fp8 ? TS_B200_MSMF_FP8 * TFLOPS * cbrt(g->board_watts / TS_B200_MSMF_FP8_W)
                : TS_B200_MSMF_BF16 * TFLOPS * cbrt(g->board_watts / TS_B200_MSMF_BF16_W);
+}
+
+/* The same rule for a part held below the limit its sustain was measured
+ * at: the matmul rate follows the settled clock, which goes as the cube
+ * root of the power (ts_gpu_settled).  Grand Teton's H100 96GB at its
+ * default 500 W: 708.5 x cbrt(500 / 700) = 633.3 TFLOP/s settled, where
+ * H200 measured 708.5 at 700 W.  Never raised above the measured figure. */
+double ts_gpu_sustain(const ts_gpu *g)
+{
+    if (g == NULL || !(g->sustain > 0 && g->sustain <= 1))
+        return 0;
+    if (g->sustain_w > 0 && g->board_watts > 0 && g->board_watts < g->sustain_w)
+        return g->sustain * cbrt(g->board_watts / g->sustain_w);
+    return g->sustain;
 }
 
 double ts_gpu_peak(const ts_gpu *g, ts_precision compute)

@@ -163,8 +163,8 @@ static ts_status ts_step_rates(const ts_run *r, const ts_params *p, ts_step_hw *
          * else the catalogue's burst MAMF at the sustained clock. */
         if (r->gemm_efficiency > 0)
             gg.mamf = r->gemm_efficiency;
-        else if (!settled && gg.sustain > 0 && gg.sustain <= 1)
-            gg.mamf *= gg.sustain;
+        else if (!settled && ts_gpu_sustain(g) > 0)
+            gg.mamf *= ts_gpu_sustain(g);
         hw->core = ts_step_core_eff(&gg);
     }
     /* FP8/FP32 runs use the BF16 fractions at their own peak (no MAMF

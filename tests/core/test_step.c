@@ -845,6 +845,19 @@ START_TEST(test_sustained_matmul)
     r.cuda = 11.7;
     ck_assert_int_eq(ts_step_estimate(&r, &b, &e), TS_OK);
     REL_CLOSE(b.compute, 6e12 / (312e12 * 0.859), 1e-9);
+    /* Grand Teton's H100 96GB at its default 500 W (torchtitan
+     * benchmarks/llama3_h100_202412_torchtitan.md@c7484b20d): the same die
+     * below the 700 W the sustain was measured at settles at cbrt(500 /
+     * 700) = 0.8939 of that clock (the cube-root rule of ts_gpu_settled):
+     * 989 x 0.801 x 708.5/841.9 x 0.8939 = 596.0 TFLOP/s
+     * (sustain 0.752264). */
+    r.gpu = *ts_gpu_find("h100-96");
+    r.cuda = 0;
+    ck_assert_int_eq(ts_step_estimate(&r, &b, &e), TS_OK);
+    REL_CLOSE(b.compute, 6e12 / (989e12 * 0.801 * (708.5 / 841.9) * cbrt(500.0 / 700.0)), 1e-9);
+    REL_CLOSE(ts_gpu_sustain(&r.gpu), 0.752264, 1e-5);
+    r.gpu = *ts_gpu_find("h100-sxm");
+    REL_CLOSE(ts_gpu_sustain(&r.gpu), 708.5 / 841.9, 1e-12);
 }
 END_TEST
 
