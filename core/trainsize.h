@@ -546,6 +546,8 @@ typedef struct ts_run {
     int64_t vpp;                       /* virtual stages per PP rank, default 1 */
     bool overlap_p2p_comm;             /* interleaved: steady-state p2p under compute */
     bool tp_comm_overlap;              /* TP collectives split and run under the layer's GEMMs */
+    bool overlap_grad_reduce;          /* megatron: DP grad reduce under the last backward */
+    bool overlap_param_gather;         /* megatron, zero >= 1: param all-gather under forward */
     int64_t first_stage_layers;        /* 0 = even split */
     int64_t last_stage_layers;         /* 0 = even split */
     int64_t loss_chunks;               /* chunked cross-entropy, default 1 (unchunked) */

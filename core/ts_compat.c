@@ -197,6 +197,23 @@ static ts_status ts_compat_offload_act(const ts_run *r, ts_error *err)
     return TS_OK;
 }
 
+/* --overlap-grad-reduce and --overlap-param-gather are Megatron's DDP and
+ * distributed optimizer's; FSDP and DeepSpeed schedule their own
+ * collectives (modelled per framework), so turning Megatron's off
+ * elsewhere would be a silent no-op. */
+static ts_status ts_compat_dp_overlap(const ts_run *r, ts_error *err)
+{
+    if (r->framework == TS_FW_MEGATRON || (r->overlap_grad_reduce && r->overlap_param_gather))
+        return TS_OK;
+    return ts_error_set(err, TS_EINCOMPAT,
+                        r->overlap_grad_reduce ? "overlap_param_gather" : "overlap_grad_reduce",
+                        "%s false is Megatron's (--%s off); framework %s schedules its own "
+                        "data-parallel collectives",
+                        r->overlap_grad_reduce ? "overlap_param_gather" : "overlap_grad_reduce",
+                        r->overlap_grad_reduce ? "overlap-param-gather" : "overlap-grad-reduce",
+                        ts_framework_name(r->framework));
+}
+
 /* FP8 parameters under Megatron-Core are Transformer Engine modules
  * built under fp8_model_init, which TransformerConfig allows only with
  * FP8 compute (transformer_config.py@d98e8a64 1566: "fp8_param must be
@@ -249,7 +266,8 @@ ts_status ts_compat_check(const ts_run *r, ts_error *err)
         (st = ts_compat_recompute_op(r, err)) != TS_OK ||
         (st = ts_compat_act_fp8(r, err)) != TS_OK || (st = ts_compat_lora_save(r, err)) != TS_OK ||
         (st = ts_compat_offload_act(r, err)) != TS_OK ||
-        (st = ts_compat_fp8_params(r, err)) != TS_OK)
+        (st = ts_compat_fp8_params(r, err)) != TS_OK ||
+        (st = ts_compat_dp_overlap(r, err)) != TS_OK)
         return st;
     return ts_compat_unpad(r, err);
 }

@@ -239,6 +239,9 @@ static void ts_search_layout(ts_search_ctx *c, ts_run *lay)
         /* Megatron-Core's CPU offload: megatron at pp 1 only (ts_compat.c). */
         if (lay->offload_activation_layers > 0 && (fw->fw != TS_FW_MEGATRON || lay->pp > 1))
             continue;
+        /* Megatron's DP overlap switched off: megatron layouts only. */
+        if ((!lay->overlap_grad_reduce || !lay->overlap_param_gather) && fw->fw != TS_FW_MEGATRON)
+            continue;
         lay->framework = fw->fw;
         lay->zero = fw->zero;
         lay->sequence_parallel = lay->tp > 1;
@@ -390,6 +393,13 @@ static ts_status ts_search_check(const ts_search_cfg *cfg, const ts_run *base, t
                             "offload_activation_layers needs pp 1 and framework \"megatron\" "
                             "(Megatron-Core's CPU offload), but the search holds %s",
                             cfg->pp > 1 ? "pp above 1" : "another framework");
+    if ((!base->overlap_grad_reduce || !base->overlap_param_gather) && cfg->framework >= 0 &&
+        cfg->framework != (int)TS_FW_MEGATRON)
+        return ts_error_set(err, TS_EINCOMPAT,
+                            base->overlap_grad_reduce ? "overlap_param_gather"
+                                                      : "overlap_grad_reduce",
+                            "Megatron's data-parallel overlap is switched off, but the search "
+                            "holds another framework");
     return TS_OK;
 }
 

@@ -406,17 +406,23 @@ void ts_step_dp_comm(const ts_run *r, const ts_step_hw *hw, const ts_step_dp_in 
         ts_step_dp_zero3(in, &t, &dp_exposed, &dp_hidden);
     } else if (r->framework == TS_FW_MEGATRON) {
         /* Distributed optimizer (zero >= 1): RS grads + AG params;
-         * zero 0: all-reduce.  Overlapped with the last backward /
-         * first forward. */
+         * zero 0: all-reduce.  With --overlap-grad-reduce the buckets
+         * reduce under the last backward, with --overlap-param-gather
+         * the gather runs under the first forward (megatron/core/
+         * distributed/param_and_grad_buffer.py@d98e8a64); without, each
+         * is issued after backward / after the step and waited for
+         * (finalize_model_grads, the optimizer's param sync). */
         double red = r->zero >= 1 ? t.rs_g : t.ar;
         double gat = r->zero >= 1 ? t.ag_w : 0;
-        double e1 = red > bwd_max ? red - bwd_max : 0;
-        double e2 = gat > fwd_max ? gat - fwd_max : 0;
+        double ov_red = r->overlap_grad_reduce ? red : 0;
+        double ov_gat = r->overlap_param_gather ? gat : 0;
+        double e1 = ov_red > bwd_max ? ov_red - bwd_max : 0;
+        double e2 = ov_gat > fwd_max ? ov_gat - fwd_max : 0;
         /* The last bucket cannot overlap (Megatron's default buckets
          * are ~40M params: a small share of any large model). */
-        double tail = (red + gat) / stage_factor;
+        double tail = (ov_red + ov_gat) / stage_factor;
 
-        dp_exposed = e1 + e2 + tail;
+        dp_exposed = e1 + e2 + tail + (red - ov_red) + (gat - ov_gat);
         dp_hidden = red + gat - dp_exposed;
     } else {
         ts_step_dp_zero12(r, in, &t, &dp_exposed, &dp_hidden);

@@ -460,6 +460,50 @@ static int layout_recompute(ts_import *im, const mega_val *v, ts_api_notes *note
     return strcmp(g, "full") == 0 ? layout_recompute_method(im, v, notes, err) : 0;
 }
 
+/* Megatron's data-parallel overlap is opt-in (megatron/training/
+ * arguments.py@d98e8a64 3121, 3148: store_true; --overlap-grad-reduce
+ * since 2d5220a424, 2023-08, --overlap-param-gather since f048bf8c08,
+ * 2023-11): a script without the flags waits for the gradient reduce
+ * after backward and the parameter gather after the step.  Megatron
+ * asserts --overlap-param-gather with --overlap-grad-reduce and a
+ * sharded optimizer (1024-1029).  Megatron-DeepSpeed's engine is not
+ * Megatron's DDP: its flags are DeepSpeed's. */
+static int emit_dp_overlap(ts_import *im, const mega_val *v, ts_api_notes *notes, ts_api_err *err)
+{
+    bool g = v[M_OVERLAP_GRAD].set, p = v[M_OVERLAP_PARAM].set;
+
+    if (v[M_DEEPSPEED].set)
+        return 0;
+    if (p && (!g || (!v[M_DIST_OPT].set && !v[M_MFSDP].set))) {
+        ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, MEGA_PTR,
+                       "megatron_args: --overlap-param-gather needs %s (Megatron asserts it)",
+                       !g ? "--overlap-grad-reduce"
+                          : "--use-distributed-optimizer or "
+                            "--use-megatron-fsdp");
+        return -1;
+    }
+    if (mega_set_b(im, TS_FI_OVERLAP_GRAD_REDUCE, g,
+                   g ? "--overlap-grad-reduce" : "no --overlap-grad-reduce: Megatron-LM's default",
+                   err) != 0 ||
+        mega_set_b(im, TS_FI_OVERLAP_PARAM_GATHER, p,
+                   p ? "--overlap-param-gather"
+                     : "no --overlap-param-gather: Megatron-LM's default",
+                   err) != 0)
+        return -1;
+    if (!g || !p)
+        ts_import_note_about(notes, !g ? TS_FI_OVERLAP_GRAD_REDUCE : TS_FI_OVERLAP_PARAM_GATHER,
+                             TS_SRC_MEGATRON,
+                             "megatron_args: no %s (Megatron-LM's default), so nothing hides the "
+                             "data-parallel %s (Megatron-Bridge and NeMo recipes set the flags)",
+                             !g && !p ? "--overlap-grad-reduce or --overlap-param-gather"
+                             : !g     ? "--overlap-grad-reduce"
+                                      : "--overlap-param-gather",
+                             !g && !p ? "gradient reduce and parameter gather"
+                             : !g     ? "gradient reduce"
+                                      : "parameter gather");
+    return 0;
+}
+
 /* Attention.  Megatron-LM: --use-flash-attn (FlashAttention 2), else the
  * request's default.  Megatron-DeepSpeed (megatron/model/transformer.py
  * ParallelAttention): --use-flash-attn-v2 is FlashAttention 2,
@@ -554,7 +598,7 @@ static int emit_layout(ts_import *im, const mega_val *v, ts_api_notes *notes, ts
     if (v[M_TP_OVERLAP].set &&
         mega_set_b(im, TS_FI_TP_COMM_OVERLAP, true, "--tp-comm-overlap", err) != 0)
         return -1;
-    return 0;
+    return emit_dp_overlap(im, v, notes, err);
 }
 
 /* --fp8-param-gather: Megatron-Core builds the weights as FP8 tensors

@@ -92,6 +92,8 @@ typedef enum mega_id {
     M_OVERLAP_P2P,
     M_NO_OVERLAP_P2P,
     M_TP_OVERLAP,
+    M_OVERLAP_GRAD,
+    M_OVERLAP_PARAM,
     M_WINDOW,
     M_WINDOW_SKIP,
     /* Megatron-DeepSpeed's (deepspeedai/Megatron-DeepSpeed megatron/
