@@ -361,6 +361,26 @@ static int fsdp_stage(nemo *n, const ts_import_obj *m)
     return nemo_set_i(n, TS_FI_ZERO, stage, m, "fsdp");
 }
 
+/* The distributed optimizers' data-parallel overlap, as the config gives
+ * it: overlap_grad_sync / overlap_param_sync, which NeMo hands to the
+ * optimizer (apex DistributedFusedAdam, Megatron-Core's DDP config as
+ * overlap_grad_reduce / overlap_param_gather).  Absent keys keep the
+ * request's or the default (on, as NeMo's recipes set them). */
+static int optim_overlap(nemo *n, const ts_import_obj *o)
+{
+    bool g = true, p = true;
+    int rg, rp;
+
+    if ((rg = nemo_bool(n, o, "overlap_grad_sync", &g)) < 0 ||
+        (rp = nemo_bool(n, o, "overlap_param_sync", &p)) < 0)
+        return -1;
+    if (rg > 0 && nemo_set_b(n, TS_FI_OVERLAP_GRAD_REDUCE, g, o, "overlap_grad_sync") != 0)
+        return -1;
+    if (rp > 0 && nemo_set_b(n, TS_FI_OVERLAP_PARAM_GATHER, p, o, "overlap_param_sync") != 0)
+        return -1;
+    return 0;
+}
+
 /* optim.name: the distributed optimizers shard optimizer state and fp32
  * main weights over dp (ZeRO 1); fused_adam does not. */
 static int optim_name(nemo *n, const ts_import_obj *m)
@@ -391,7 +411,7 @@ static int optim_name(nemo *n, const ts_import_obj *m)
     if (nemo_set_i(n, TS_FI_ZERO, dist ? 1 : 0, &o, "name") != 0 ||
         nemo_set_s(n, TS_FI_OPTIMIZER, "adamw", &o, "name") != 0)
         return -1;
-    return 0;
+    return dist ? optim_overlap(n, &o) : 0;
 }
 
 /* activation_func_fp8_input_store: Megatron-Core's MLP keeps the SwiGLU
