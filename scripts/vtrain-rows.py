@@ -46,7 +46,8 @@ COLS = {  # CSV header -> record key
     "# layers": "layers", "sequence length": "seq", "tensor parallelism": "tp",
     "data parallelism": "dp", "pipeline parallelism": "pp", "iteration time (ms)": "ms",
 }
-CFG = ("use_checkpoint", "inter_node_bandwidth", "intra_node_bandwidth", "node_size", "gpu_name")
+CFG = ("use_checkpoint", "use_gradient_bucket", "inter_node_bandwidth", "intra_node_bandwidth",
+       "node_size", "gpu_name")
 
 # Inputs no record of the runs gives; each is "assumed" in every row, with
 # the reason here (the rows carry the key, the file's "about" the text).
@@ -150,6 +151,10 @@ def row(r):
         "global_batch": r["global_batch"], "zero": 0, "framework": "megatron",
         "attention": "eager", "recompute": "full" if r["use_checkpoint"] else "none",
         "sequence_parallel": False, "precision": "fp16", "compute_precision": "fp16",
+        # use_gradient_bucket false: vTrain models the runs' data-parallel
+        # all-reduce as one whole-gradient collective after the last
+        # backward (src/predictor.py, "comm across dp"), not overlapped.
+        "overlap_grad_reduce": bool(r["use_gradient_bucket"]),
     }
     if r["gpus"] > r["node_size"]:
         req["net_gbps"] = net
@@ -159,6 +164,9 @@ def row(r):
     record = {
         "layers, hidden, heads, seq, gpus, tp, pp, micro_batch, global_batch, measured": csvat,
         "recompute, gpus_per_node": cfgat + " use_checkpoint, node_size",
+        "overlap_grad_reduce": cfgat + " use_gradient_bucket %s (%s src/predictor.py@%s: the "
+        "data-parallel all-reduce one collective after the last backward)" % (
+            "true" if r["use_gradient_bucket"] else "false", REPO, COMMIT[:10]),
     }
     if "net_gbps" in req:
         record["net_gbps"] = cfgat + " inter_node_bandwidth %g Gb/s per node" % \
