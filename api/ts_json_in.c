@@ -592,6 +592,12 @@ static void follow_defaults(ts_run *r, const json_t *const *given)
         if (given[TS_FI_MASTER_WEIGHTS] == NULL)
             r->master_weights = r->precision != TS_PREC_FP32;
     }
+    /* Megatron overlaps the parameter gather only with the gradient
+     * reduce (ts_compat.c): the reduce's overlap switched off takes the
+     * gather's default with it. */
+    if (given[TS_FI_OVERLAP_GRAD_REDUCE] != NULL && !r->overlap_grad_reduce &&
+        given[TS_FI_OVERLAP_PARAM_GATHER] == NULL)
+        r->overlap_param_gather = false;
     /* Until now grad_precision is the precision's (or both defaults,
      * bf16): the framework's rule starts from it (the search applies the
      * same rule to every framework it tries). */

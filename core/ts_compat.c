@@ -198,20 +198,30 @@ static ts_status ts_compat_offload_act(const ts_run *r, ts_error *err)
 }
 
 /* --overlap-grad-reduce and --overlap-param-gather are Megatron's DDP and
- * distributed optimizer's; FSDP and DeepSpeed schedule their own
- * collectives (modelled per framework), so turning Megatron's off
- * elsewhere would be a silent no-op. */
+ * distributed optimizer's; FSDP, DeepSpeed and Megatron-FSDP (zero 3)
+ * schedule their own collectives (modelled per framework), so turning
+ * Megatron's off there would be a silent no-op.  Megatron asserts the
+ * parameter gather's overlap only with the gradient reduce's
+ * (arguments.py@d98e8a64 1028-1029). */
 static ts_status ts_compat_dp_overlap(const ts_run *r, ts_error *err)
 {
-    if (r->framework == TS_FW_MEGATRON || (r->overlap_grad_reduce && r->overlap_param_gather))
+    const char *f = !r->overlap_grad_reduce ? "overlap_grad_reduce" : "overlap_param_gather";
+
+    if (r->overlap_grad_reduce && r->overlap_param_gather)
         return TS_OK;
-    return ts_error_set(err, TS_EINCOMPAT,
-                        r->overlap_grad_reduce ? "overlap_param_gather" : "overlap_grad_reduce",
-                        "%s false is Megatron's (--%s off); framework %s schedules its own "
-                        "data-parallel collectives",
-                        r->overlap_grad_reduce ? "overlap_param_gather" : "overlap_grad_reduce",
-                        r->overlap_grad_reduce ? "overlap-param-gather" : "overlap-grad-reduce",
-                        ts_framework_name(r->framework));
+    if (r->framework != TS_FW_MEGATRON || r->zero >= 3)
+        return ts_error_set(
+            err, TS_EINCOMPAT, f,
+            "%s false is Megatron's DDP (--%s off); %s schedules its own "
+            "data-parallel collectives",
+            f, !r->overlap_grad_reduce ? "overlap-grad-reduce" : "overlap-param-gather",
+            r->framework != TS_FW_MEGATRON ? ts_framework_name(r->framework)
+                                           : "Megatron-FSDP (zero 3)");
+    if (!r->overlap_grad_reduce && r->overlap_param_gather && r->zero >= 1)
+        return ts_error_set(err, TS_EINCOMPAT, "overlap_param_gather",
+                            "overlap_param_gather needs overlap_grad_reduce (Megatron: \"Must use "
+                            "--overlap-param-gather with --overlap-grad-reduce\")");
+    return TS_OK;
 }
 
 /* FP8 parameters under Megatron-Core are Transformer Engine modules

@@ -416,11 +416,12 @@ void ts_step_dp_comm(const ts_run *r, const ts_step_hw *hw, const ts_step_dp_in 
         double gat = r->zero >= 1 ? t.ag_w : 0;
         double ov_red = r->overlap_grad_reduce ? red : 0;
         double ov_gat = r->overlap_param_gather ? gat : 0;
-        double e1 = ov_red > bwd_max ? ov_red - bwd_max : 0;
-        double e2 = ov_gat > fwd_max ? ov_gat - fwd_max : 0;
         /* The last bucket cannot overlap (Megatron's default buckets
-         * are ~40M params: a small share of any large model). */
+         * are ~40M params: a small share of any large model); the
+         * others run under the pass and show where they outlast it. */
         double tail = (ov_red + ov_gat) / stage_factor;
+        double e1 = fmax(0, ov_red - ov_red / stage_factor - bwd_max);
+        double e2 = fmax(0, ov_gat - ov_gat / stage_factor - fwd_max);
 
         dp_exposed = e1 + e2 + tail + (red - ov_red) + (gat - ov_gat);
         dp_hidden = red + gat - dp_exposed;

@@ -464,43 +464,60 @@ static int layout_recompute(ts_import *im, const mega_val *v, ts_api_notes *note
  * arguments.py@d98e8a64 3121, 3148: store_true; --overlap-grad-reduce
  * since 2d5220a424, 2023-08, --overlap-param-gather since f048bf8c08,
  * 2023-11): a script without the flags waits for the gradient reduce
- * after backward and the parameter gather after the step.  Megatron
- * asserts --overlap-param-gather with --overlap-grad-reduce and a
- * sharded optimizer (1024-1029).  Megatron-DeepSpeed's engine is not
- * Megatron's DDP: its flags are DeepSpeed's. */
+ * after backward and the parameter gather after the step.  Before them
+ * --DDP-impl chose the data-parallel wrapper: local (the default) reduced
+ * after forward_backward_func, torch is PyTorch DDP, whose buckets
+ * reduce under backward (megatron/training.py@fda81a212b train_step).
+ * Megatron asserts --overlap-param-gather with --overlap-grad-reduce and
+ * a sharded optimizer (1024-1029).  Megatron-FSDP and torch FSDP2 run
+ * their own overlap, and Megatron-DeepSpeed's engine is not Megatron's
+ * DDP: the flags are not theirs. */
 static int emit_dp_overlap(ts_import *im, const mega_val *v, ts_api_notes *notes, ts_api_err *err)
 {
-    bool g = v[M_OVERLAP_GRAD].set, p = v[M_OVERLAP_PARAM].set;
+    bool torch_ddp = v[M_DDP_IMPL].set && strcmp(v[M_DDP_IMPL].s, "torch") == 0;
+    bool g = v[M_OVERLAP_GRAD].set || torch_ddp, p = v[M_OVERLAP_PARAM].set;
+    bool dist = v[M_DIST_OPT].set;
 
-    if (v[M_DEEPSPEED].set)
+    if (v[M_DEEPSPEED].set || v[M_MFSDP].set || v[M_TFSDP].set) {
+        if (v[M_OVERLAP_GRAD].set || v[M_OVERLAP_PARAM].set)
+            ts_import_note(notes,
+                           "megatron_args: --overlap-grad-reduce / --overlap-param-gather "
+                           "are Megatron DDP's; %s schedules its own collectives",
+                           v[M_DEEPSPEED].set ? "DeepSpeed's engine"
+                           : v[M_MFSDP].set   ? "Megatron-FSDP"
+                                              : "torch FSDP2");
         return 0;
-    if (p && (!g || (!v[M_DIST_OPT].set && !v[M_MFSDP].set))) {
+    }
+    if (p && (!v[M_OVERLAP_GRAD].set || !dist)) {
         ts_api_err_set(err, TS_PROB_INCOMPATIBLE_OPTIONS, MEGA_PTR,
                        "megatron_args: --overlap-param-gather needs %s (Megatron asserts it)",
-                       !g ? "--overlap-grad-reduce"
-                          : "--use-distributed-optimizer or "
-                            "--use-megatron-fsdp");
+                       !v[M_OVERLAP_GRAD].set ? "--overlap-grad-reduce"
+                                              : "--use-distributed-optimizer or "
+                                                "--use-megatron-fsdp");
         return -1;
     }
     if (mega_set_b(im, TS_FI_OVERLAP_GRAD_REDUCE, g,
-                   g ? "--overlap-grad-reduce" : "no --overlap-grad-reduce: Megatron-LM's default",
+                   v[M_OVERLAP_GRAD].set ? "--overlap-grad-reduce"
+                   : torch_ddp           ? "--DDP-impl torch: PyTorch DDP reduces under backward"
+                                         : "no --overlap-grad-reduce: Megatron-LM's default",
                    err) != 0 ||
         mega_set_b(im, TS_FI_OVERLAP_PARAM_GATHER, p,
                    p ? "--overlap-param-gather"
                      : "no --overlap-param-gather: Megatron-LM's default",
                    err) != 0)
         return -1;
-    if (!g || !p)
+    /* Without the distributed optimizer there is no parameter gather. */
+    if (!g || (dist && !p))
         ts_import_note_about(notes, !g ? TS_FI_OVERLAP_GRAD_REDUCE : TS_FI_OVERLAP_PARAM_GATHER,
                              TS_SRC_MEGATRON,
                              "megatron_args: no %s (Megatron-LM's default), so nothing hides the "
                              "data-parallel %s (Megatron-Bridge and NeMo recipes set the flags)",
-                             !g && !p ? "--overlap-grad-reduce or --overlap-param-gather"
-                             : !g     ? "--overlap-grad-reduce"
-                                      : "--overlap-param-gather",
-                             !g && !p ? "gradient reduce and parameter gather"
-                             : !g     ? "gradient reduce"
-                                      : "parameter gather");
+                             !g && dist && !p ? "--overlap-grad-reduce or --overlap-param-gather"
+                             : !g             ? "--overlap-grad-reduce"
+                                              : "--overlap-param-gather",
+                             !g && dist && !p ? "gradient reduce and parameter gather"
+                             : !g             ? "gradient reduce"
+                                              : "parameter gather");
     return 0;
 }
 

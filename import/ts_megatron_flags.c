@@ -87,6 +87,7 @@ const mega_flag mega_flags[M_COUNT] = {
     [M_TP_OVERLAP] = { "tp-comm-overlap", MK_FLAG, TS_FI_COUNT, 0 },
     [M_OVERLAP_GRAD] = { "overlap-grad-reduce", MK_FLAG, TS_FI_COUNT, 0 },
     [M_OVERLAP_PARAM] = { "overlap-param-gather", MK_FLAG, TS_FI_COUNT, 0 },
+    [M_DDP_IMPL] = { "DDP-impl", MK_STR, TS_FI_COUNT, 0 },
     [M_WINDOW] = { "window-size", MK_STR, TS_FI_COUNT, 0 },
     [M_WINDOW_SKIP] = { "window-attn-skip-freq", MK_STR, TS_FI_COUNT, 0 },
     [M_DEEPSPEED] = { "deepspeed", MK_FLAG, TS_FI_COUNT, 0 },

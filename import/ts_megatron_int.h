@@ -94,6 +94,7 @@ typedef enum mega_id {
     M_TP_OVERLAP,
     M_OVERLAP_GRAD,
     M_OVERLAP_PARAM,
+    M_DDP_IMPL,
     M_WINDOW,
     M_WINDOW_SKIP,
     /* Megatron-DeepSpeed's (deepspeedai/Megatron-DeepSpeed megatron/

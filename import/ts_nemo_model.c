@@ -361,23 +361,47 @@ static int fsdp_stage(nemo *n, const ts_import_obj *m)
     return nemo_set_i(n, TS_FI_ZERO, stage, m, "fsdp");
 }
 
-/* The distributed optimizers' data-parallel overlap, as the config gives
- * it: overlap_grad_sync / overlap_param_sync, which NeMo hands to the
- * optimizer (apex DistributedFusedAdam, Megatron-Core's DDP config as
- * overlap_grad_reduce / overlap_param_gather).  Absent keys keep the
- * request's or the default (on, as NeMo's recipes set them). */
-static int optim_overlap(nemo *n, const ts_import_obj *o)
+/* The distributed optimizers' data-parallel overlap: overlap_grad_sync /
+ * overlap_param_sync, with the defaults each optimizer has when the keys
+ * are absent.  mcore_distributed_optim: Megatron-Core's DDP config with
+ * overlap_grad_reduce = optim.get('overlap_grad_sync', False) and
+ * overlap_param_gather = optim.get('overlap_param_sync', False) (NVIDIA/
+ * NeMo nlp/models/language_modeling/megatron_gpt_model.py);
+ * distributed_fused_adam: apex's DistributedFusedAdam, overlap_grad_sync
+ * True and overlap_param_sync False (apex/contrib/optimizers/
+ * distributed_fused_adam.py@d571f3ee).  NeMo refuses the parameter sync
+ * without the gradient's ("Must use overlap_param_sync together with
+ * overlap_grad_sync"). */
+static int optim_overlap(nemo *n, const ts_import_obj *o, bool mcore)
 {
-    bool g = true, p = true;
+    bool g = !mcore, p = false;
     int rg, rp;
 
     if ((rg = nemo_bool(n, o, "overlap_grad_sync", &g)) < 0 ||
         (rp = nemo_bool(n, o, "overlap_param_sync", &p)) < 0)
         return -1;
-    if (rg > 0 && nemo_set_b(n, TS_FI_OVERLAP_GRAD_REDUCE, g, o, "overlap_grad_sync") != 0)
+    if (p && !g) {
+        char ptr[TS_IMPORT_ORIGIN_LEN];
+
+        ts_import_ptr(ptr, sizeof ptr, o, "overlap_param_sync");
+        ts_api_err_set(n->err, TS_PROB_INCOMPATIBLE_OPTIONS, ptr,
+                       "%s needs overlap_grad_sync (NeMo: \"Must use overlap_param_sync together "
+                       "with overlap_grad_sync\")",
+                       ptr);
         return -1;
-    if (rp > 0 && nemo_set_b(n, TS_FI_OVERLAP_PARAM_GATHER, p, o, "overlap_param_sync") != 0)
+    }
+    if (nemo_set_b(n, TS_FI_OVERLAP_GRAD_REDUCE, g, o, rg > 0 ? "overlap_grad_sync" : "name") !=
+            0 ||
+        nemo_set_b(n, TS_FI_OVERLAP_PARAM_GATHER, p, o, rp > 0 ? "overlap_param_sync" : "name") !=
+            0)
         return -1;
+    if (rg == 0 || rp == 0)
+        ts_import_note(n->im->notes,
+                       "%s: %s without both overlap keys: %s's defaults fill in (gradient reduce "
+                       "%s, parameter gather %s)",
+                       o->base, mcore ? "mcore_distributed_optim" : "distributed_fused_adam",
+                       mcore ? "Megatron-Core's DDP config" : "apex DistributedFusedAdam",
+                       g ? "overlapped" : "not overlapped", p ? "overlapped" : "not overlapped");
     return 0;
 }
 
@@ -411,7 +435,7 @@ static int optim_name(nemo *n, const ts_import_obj *m)
     if (nemo_set_i(n, TS_FI_ZERO, dist ? 1 : 0, &o, "name") != 0 ||
         nemo_set_s(n, TS_FI_OPTIMIZER, "adamw", &o, "name") != 0)
         return -1;
-    return dist ? optim_overlap(n, &o) : 0;
+    return dist ? optim_overlap(n, &o, strcmp(name, "mcore_distributed_optim") == 0) : 0;
 }
 
 /* activation_func_fp8_input_store: Megatron-Core's MLP keeps the SwiGLU
