@@ -274,7 +274,8 @@ static const ts_gpu ts_gpu_catalogue[] = {
     { "h100-nvl", "NVIDIA H100 NVL 94GB", 417.5 * TFLOPS, 835 * TFLOPS, 1670 * TFLOPS, 95830 * MIB,
       3.9 * TBS, "NVIDIA H100 NVL datasheet, per GPU (sparse figures halved)",
       NET(128 * GBS, 50 * GBS, 64 * GBS, 0.801, 6144, 17920, 2816, 0.35, TS_NET_H100_PCIE),
-      .sm = 90, PWR(400, "NVIDIA H100 NVL datasheet: 350-400 W per GPU (configurable)") },
+      .sm = 90, SUSTAIN_HOPPER,
+      PWR(400, "NVIDIA H100 NVL datasheet: 350-400 W per GPU (configurable)") },
     /* The 96 GB H100 SXM as torchtitan's benchmarks describe Meta's Grand
      * Teton hosts, the part's one public record (pytorch/torchtitan
      * benchmarks/llama3_h100_202412_torchtitan.md): "96GB HBM2e with
@@ -340,7 +341,7 @@ static const ts_gpu ts_gpu_catalogue[] = {
       "NVIDIA H200 datasheet, NVL column (BF16 1,671 / FP8 3,341 with sparsity, halved); "
       "nvidia-smi 143771 MiB as H200 SXM",
       NET(128 * GBS, 50 * GBS, 64 * GBS, 0.801, 6144, 17920, 2816, 0.35, TS_NET_H200_NVL), .sm = 90,
-      PWR(600, "NVIDIA H200 NVL: up to 600 W (configurable)") },
+      SUSTAIN_HOPPER, PWR(600, "NVIDIA H200 NVL: up to 600 W (configurable)") },
     /* PCIe data-centre parts whose figures NVIDIA's own ai-dynamo/
      * aiconfigurator@095f58a5 states (systems/<name>.yaml: tensor peaks,
      * memory, bandwidth, power, links).  A100 80GB PCIe: A100's compute
@@ -622,7 +623,11 @@ double ts_gpu_settled(const ts_gpu *g, bool fp8)
  * at: the matmul rate follows the settled clock, which goes as the cube
  * root of the power (ts_gpu_settled).  Grand Teton's H100 96GB at its
  * default 500 W: 708.5 x cbrt(500 / 700) = 633.3 TFLOP/s settled, where
- * H200 measured 708.5 at 700 W.  Never raised above the measured figure. */
+ * H200 measured 708.5 at 700 W.  The other GH100 parts with all 132 SMs
+ * below 700 W take it too (H100 NVL at 400 W: sustain x 0.830, H200 NVL at
+ * 600 W: x 0.950); H100 PCIe's 114 SMs draw differently per clock and keep
+ * their burst.  Derived, not measured; never raised above the measured
+ * figure. */
 double ts_gpu_sustain(const ts_gpu *g)
 {
     if (g == NULL || !(g->sustain > 0 && g->sustain <= 1))

@@ -268,7 +268,8 @@ static const char *ts_mem_formula_none(const ts_run *run, const ts_mem_dims *d)
         return "no recompute, Transformer Engine FP8: the dense layer's set with the QKV, "
                "fc1 and fc2 inputs at 1 B and the output projection's FP8 copy (+o); MoE: "
                "the router's input 16-bit, the permuted tokens and a shared expert's input "
-               "in FP8; MLA: the down projections' input and the latents at 1 B";
+               "in FP8; MLA: the down projections' input and the latents at 1 B; eager "
+               "attention's score terms or a sliding window's mask as in the dense text";
     if (ts_run_te_fp8(run) && (run->attention == TS_ATTN_EAGER || d->eager > 0))
         return "no recompute, Transformer Engine FP8: act_b (4h [+ dropout 2h])/t_sp + act_b "
                "(2q + 2kv + mlp) + eager (act_b [+1+act_b] a s)/t, with the QKV, fc1 "

@@ -905,6 +905,12 @@ START_TEST(test_sustained_matmul)
     REL_CLOSE(ts_gpu_sustain(&r.gpu), 0.752264, 1e-5);
     r.gpu = *ts_gpu_find("h100-sxm");
     REL_CLOSE(ts_gpu_sustain(&r.gpu), 708.5 / 841.9, 1e-12);
+    /* H100 NVL, the same 132-SM die at 400 W: x cbrt(400 / 700) = 0.8298;
+     * H100 PCIe (114 SMs) keeps its burst (no sustain). */
+    r.gpu = *ts_gpu_find("h100-nvl");
+    REL_CLOSE(ts_gpu_sustain(&r.gpu), 708.5 / 841.9 * cbrt(400.0 / 700.0), 1e-12);
+    r.gpu = *ts_gpu_find("h100-pcie");
+    ck_assert(ts_gpu_sustain(&r.gpu) == 0.0);
 }
 END_TEST
 
