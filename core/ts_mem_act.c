@@ -262,20 +262,22 @@ static double ts_mem_layer_eager(const ts_run *run, const ts_mem_dims *d)
 /* The no-recompute formula text for the kernels and precision run has. */
 static const char *ts_mem_formula_none(const ts_run *run, const ts_mem_dims *d)
 {
+    bool fp8 = ts_run_te_fp8(run);
+
     /* MoE and MLA layers keep more FP8 copies (ts_mem_layer_fp8):
      * said, not spelled out (docs/formulas.md has the terms). */
-    if (ts_run_te_fp8(run) && (run->model.experts > 1 || run->model.kv_lora_rank > 0))
+    if (fp8 && (run->model.experts > 1 || run->model.kv_lora_rank > 0))
         return "no recompute, Transformer Engine FP8: the dense layer's set with the QKV, "
                "fc1 and fc2 inputs at 1 B and the output projection's FP8 copy (+o); MoE: "
                "the router's input 16-bit, the permuted tokens and a shared expert's input "
                "in FP8; MLA: the down projections' input and the latents at 1 B; eager "
                "attention's score terms or a sliding window's mask as in the dense text";
-    if (ts_run_te_fp8(run) && (run->attention == TS_ATTN_EAGER || d->eager > 0))
+    if (fp8 && (run->attention == TS_ATTN_EAGER || d->eager > 0))
         return "no recompute, Transformer Engine FP8: act_b (4h [+ dropout 2h])/t_sp + act_b "
                "(2q + 2kv + mlp) + eager (act_b [+1+act_b] a s)/t, with the QKV, fc1 "
                "and fc2 inputs at 1 B and the output projection's FP8 copy of the "
                "attention output (+o)";
-    if (ts_run_te_fp8(run))
+    if (fp8)
         return "no recompute, FlashAttention, Transformer Engine FP8: act_b (2h [+ "
                "dropout 2h])/t_sp + 2h/t_sp (the QKV and fc1 inputs in FP8) + act_b (2q + "
                "2kv + mlp) + o (the output projection's FP8 input), mlp = (2 act_b + 1 | "

@@ -145,7 +145,7 @@ static ts_status ts_step_rates(const ts_run *r, const ts_params *p, ts_step_hw *
         hw->attn_peak = hw->peak;
     {
         ts_gpu gg = *g;
-        double derived = ts_gpu_settled(g, fp8);
+        double derived = ts_gpu_settled(g, fp8), sustain = ts_gpu_sustain(g);
 
         /* FP8 matmuls reach their own measured fraction of the FP8 peak
          * (cuBLASLt / hipBLASLt sweeps, ts_gpu.c) where one is known.
@@ -163,8 +163,8 @@ static ts_status ts_step_rates(const ts_run *r, const ts_params *p, ts_step_hw *
          * else the catalogue's burst MAMF at the sustained clock. */
         if (r->gemm_efficiency > 0)
             gg.mamf = r->gemm_efficiency;
-        else if (!settled && ts_gpu_sustain(g) > 0)
-            gg.mamf *= ts_gpu_sustain(g);
+        else if (!settled && sustain > 0)
+            gg.mamf *= sustain;
         hw->core = ts_step_core_eff(&gg);
     }
     /* FP8/FP32 runs use the BF16 fractions at their own peak (no MAMF

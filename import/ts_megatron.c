@@ -476,7 +476,7 @@ static int emit_dp_overlap(ts_import *im, const mega_val *v, ts_api_notes *notes
 {
     bool torch_ddp = v[M_DDP_IMPL].set && strcmp(v[M_DDP_IMPL].s, "torch") == 0;
     bool g = v[M_OVERLAP_GRAD].set || torch_ddp, p = v[M_OVERLAP_PARAM].set;
-    bool dist = v[M_DIST_OPT].set;
+    bool dist = v[M_DIST_OPT].set, both;
 
     if (v[M_DEEPSPEED].set || v[M_MFSDP].set || v[M_TFSDP].set) {
         if (v[M_OVERLAP_GRAD].set || v[M_OVERLAP_PARAM].set)
@@ -507,17 +507,18 @@ static int emit_dp_overlap(ts_import *im, const mega_val *v, ts_api_notes *notes
                    err) != 0)
         return -1;
     /* Without the distributed optimizer there is no parameter gather. */
+    both = !g && dist && !p;
     if (!g || (dist && !p))
         ts_import_note_about(notes, !g ? TS_FI_OVERLAP_GRAD_REDUCE : TS_FI_OVERLAP_PARAM_GATHER,
                              TS_SRC_MEGATRON,
                              "megatron_args: no %s (Megatron-LM's default), so nothing hides the "
                              "data-parallel %s (Megatron-Bridge and NeMo recipes set the flags)",
-                             !g && dist && !p ? "--overlap-grad-reduce or --overlap-param-gather"
-                             : !g             ? "--overlap-grad-reduce"
-                                              : "--overlap-param-gather",
-                             !g && dist && !p ? "gradient reduce and parameter gather"
-                             : !g             ? "gradient reduce"
-                                              : "parameter gather");
+                             both ? "--overlap-grad-reduce or --overlap-param-gather"
+                             : !g ? "--overlap-grad-reduce"
+                                  : "--overlap-param-gather",
+                             both ? "gradient reduce and parameter gather"
+                             : !g ? "gradient reduce"
+                                  : "parameter gather");
     return 0;
 }
 
